@@ -1,0 +1,60 @@
+package io.memscope.cli;
+
+import io.memscope.Version;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code memscope} command. Each subcommand is a small class in this package; register new ones in
+ * {@link #SUBCOMMANDS}.
+ */
+@Command(name = "memscope",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.VersionProvider.class,
+        description = "Memory tracking for JVM applications: allocations, leaks, temporaries, native memory, "
+                + "accounting, GC pauses and runtime events.",
+        subcommands = {CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    /** Subcommands, in the order {@code --help} lists them. */
+    static final Object[] SUBCOMMANDS = {
+    };
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the CLI and returns its exit code, without exiting (for tests). */
+    public static int execute(String... args) {
+        return newCommandLine().execute(args);
+    }
+
+    static CommandLine newCommandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        for (Object sub : SUBCOMMANDS) {
+            cl.addSubcommand(sub);
+        }
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionExceptionHandler(new CliErrors());
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Prints the version of this build and of the JVM running the CLI. */
+    static final class VersionProvider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {
+                "memscope " + Version.get(),
+                "JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+            };
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.memscope.error;
+
+import java.util.Objects;
+
+/**
+ * The one exception type of memscope. Every failure carries a {@link ErrorCategory category}, a
+ * {@link Severity severity} and whether the caller can recover from it (retry, skip the item, use a
+ * default) or must give up the operation.
+ *
+ * <p>Code that runs inside a user's JVM never lets one of these escape into the application: it reports it to
+ * {@link Failures}, which counts it and carries on (or throws, in strict mode, for tests). Tools outside the
+ * application (the CLI, analysis) throw it and print its {@link #getMessage() message} to the user.
+ */
+public class MemscopeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final ErrorCategory category;
+    private final Severity severity;
+    private final boolean recoverable;
+
+    public MemscopeException(ErrorCategory category, Severity severity, boolean recoverable, String message) {
+        this(category, severity, recoverable, message, null);
+    }
+
+    public MemscopeException(ErrorCategory category, Severity severity, boolean recoverable, String message,
+                             Throwable cause) {
+        super(message, cause);
+        this.category = Objects.requireNonNull(category, "category");
+        this.severity = Objects.requireNonNull(severity, "severity");
+        this.recoverable = recoverable;
+    }
+
+    /** A problem with memory tracking input (bad size, double free, unknown owner): recoverable, medium. */
+    public static MemscopeException memory(String message) {
+        return new MemscopeException(ErrorCategory.MEMORY, Severity.MEDIUM, true, message);
+    }
+
+    /** A bad option, name or limit given by the user: not recoverable until the user fixes it. */
+    public static MemscopeException configuration(String message) {
+        return new MemscopeException(ErrorCategory.CONFIGURATION, Severity.HIGH, false, message);
+    }
+
+    /** A file memscope writes or reads is damaged or cannot be written. */
+    public static MemscopeException export(String message, Throwable cause) {
+        return new MemscopeException(ErrorCategory.EXPORT, Severity.HIGH, false, message, cause);
+    }
+
+    /** An analysis could not complete. */
+    public static MemscopeException analysis(String message, Throwable cause) {
+        return new MemscopeException(ErrorCategory.ANALYSIS, Severity.HIGH, true, message, cause);
+    }
+
+    /** The OS or the JVM refused something (I/O, attach, mmap). */
+    public static MemscopeException system(String message, Throwable cause) {
+        return new MemscopeException(ErrorCategory.SYSTEM, Severity.HIGH, false, message, cause);
+    }
+
+    /** A bug in memscope. */
+    public static MemscopeException internal(String message, Throwable cause) {
+        return new MemscopeException(ErrorCategory.INTERNAL, Severity.CRITICAL, false, message, cause);
+    }
+
+    public final ErrorCategory category() {
+        return category;
+    }
+
+    public final Severity severity() {
+        return severity;
+    }
+
+    /** @return true if the operation can be retried, skipped or defaulted; false if it must be abandoned */
+    public final boolean recoverable() {
+        return recoverable;
+    }
+
+    @Override
+    public String toString() {
+        return "MemscopeException[" + category + "/" + severity + (recoverable ? ", recoverable" : "") + "]: "
+                + getMessage();
+    }
+}
