@@ -12,7 +12,10 @@ import java.util.List;
 public final class DemoMain {
 
     /** Every workload, in the order they run; add new ones here. */
-    static final List<Workload> WORKLOADS = List.of();
+    static final List<Workload> WORKLOADS = List.of(
+            new LeakyCacheWorkload(),
+            new StringConcatWorkload(),
+            new DirectBufferLeakWorkload());
 
     private DemoMain() {
     }

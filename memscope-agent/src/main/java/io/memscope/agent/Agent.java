@@ -1,0 +1,235 @@
+package io.memscope.agent;
+
+import io.memscope.agent.capture.Capture;
+import io.memscope.agent.instrument.MemscopeTransformer;
+import io.memscope.analysis.CaptureData;
+import io.memscope.analysis.Report;
+import io.memscope.analysis.ReportBuilder;
+import io.memscope.analysis.ReportJson;
+import io.memscope.analysis.Summary;
+import io.memscope.error.Failures;
+import java.io.IOException;
+import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The agent's life cycle in one JVM: parse options, install the transformer, retransform classes already
+ * loaded, start the capture; at JVM exit (or after {@code duration}, or on {@code command=detach}) finish the
+ * capture, restore classes when attached, and write {@code <out>/<pid>/report.json} and {@code summary.txt}.
+ *
+ * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch} after the agent jar was added to the
+ * bootstrap class path.
+ */
+public final class Agent {
+    /** File names inside the per-JVM output directory. */
+    public static final String REPORT_JSON = "report.json";
+    public static final String SUMMARY_TXT = "summary.txt";
+
+    private static Agent current;
+    private static boolean shutdownHookAdded;
+
+    private final Instrumentation inst;
+    private final AgentOptions options;
+    private final boolean attached;
+    private final long pid = ProcessHandle.current().pid();
+    private MemscopeTransformer transformer;
+    private boolean stopped;
+
+    private Agent(Instrumentation inst, AgentOptions options, boolean attached) {
+        this.inst = inst;
+        this.options = options;
+        this.attached = attached;
+    }
+
+    public static void premain(String args, Instrumentation inst) {
+        start(args, inst, false);
+    }
+
+    public static void agentmain(String args, Instrumentation inst) {
+        AgentOptions o = AgentOptions.parse(args, System.getenv());
+        if (o.errors().isEmpty() && o.command().equals("detach")) {
+            Agent a;
+            synchronized (Agent.class) {
+                a = current;
+            }
+            if (a == null) {
+                System.err.println("memscope agent: detach: not running in this JVM");
+            } else {
+                a.stop(true);
+            }
+            return;
+        }
+        start(args, inst, true);
+    }
+
+    private static void start(String args, Instrumentation inst, boolean attached) {
+        AgentOptions o = AgentOptions.parse(args, System.getenv());
+        if (!o.errors().isEmpty()) {
+            String msg = "memscope agent: " + String.join("; ", o.errors())
+                    + ". Tracking is OFF for this JVM (valid options: see `memscope run --help` or docs/agent.md).";
+            System.err.println(msg);
+            if (o.strict()) {
+                throw new IllegalArgumentException(msg);
+            }
+            return;
+        }
+        Failures.setStrict(o.strict());
+        synchronized (Agent.class) {
+            if (current != null && !current.stopped) {
+                System.err.println("memscope agent: already running in this JVM (pid " + current.pid + ")");
+                return;
+            }
+            Agent a = new Agent(inst, o, attached);
+            current = a;
+            a.begin();
+            if (!shutdownHookAdded) {
+                shutdownHookAdded = true;
+                Runtime.getRuntime().addShutdownHook(new Thread(Agent::atExit, "memscope-shutdown"));
+            }
+        }
+    }
+
+    private void begin() {
+        Capture.init(inst);
+        transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
+                options.nativeMemory());
+        inst.addTransformer(transformer, true);
+        Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
+                options.nativeMemory(), options.gc());
+        retransformLoaded();
+        if (options.durationSeconds() > 0) {
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(options.durationSeconds() * 1000);
+                    stop(true);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "memscope-duration");
+            t.setDaemon(true);
+            t.start();
+        }
+        if (!options.quiet()) {
+            System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
+                    + " mode, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
+                    + options.out().toAbsolutePath().resolve(Long.toString(pid)));
+        }
+    }
+
+    private void retransformLoaded() {
+        List<Class<?>> todo = new ArrayList<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            try {
+                if (transformer.wants(c)) {
+                    todo.add(c);
+                }
+            } catch (Throwable t) {
+                Failures.report("agent.retransform.select", t);
+            }
+        }
+        retransform(todo);
+    }
+
+    private void retransform(List<Class<?>> classes) {
+        for (int i = 0; i < classes.size(); i += 64) {
+            List<Class<?>> batch = classes.subList(i, Math.min(classes.size(), i + 64));
+            try {
+                inst.retransformClasses(batch.toArray(new Class<?>[0]));
+            } catch (Throwable batchFailed) {
+                for (Class<?> c : batch) {
+                    try {
+                        inst.retransformClasses(c);
+                    } catch (Throwable t) {
+                        Failures.report("agent.retransform " + c.getName(), t);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void atExit() {
+        Agent a;
+        synchronized (Agent.class) {
+            a = current;
+        }
+        if (a != null) {
+            a.stop(false);
+        }
+    }
+
+    /** Finishes the capture and writes the report; with {@code restore}, also undoes the instrumentation. */
+    void stop(boolean restore) {
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+        }
+        try {
+            Map<String, String> meta = new LinkedHashMap<>();
+            meta.put(CaptureData.PID, Long.toString(pid));
+            meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
+            String cmd = System.getProperty("sun.java.command");
+            if (cmd != null) {
+                meta.put(CaptureData.COMMAND, cmd);
+            }
+            meta.put("attached", Boolean.toString(attached));
+            meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
+            meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
+            meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+            options.raw().forEach((k, v) -> meta.put("option." + k, v));
+            inst.removeTransformer(transformer);
+            CaptureData data = Capture.finish(meta);
+            if (restore) {
+                restoreClasses();
+            }
+            if (data != null) {
+                write(data);
+            }
+        } catch (Throwable t) {
+            System.err.println("memscope agent: could not finish the report: " + t);
+        }
+    }
+
+    private void restoreClasses() {
+        Set<String> names = transformer.transformedClasses();
+        List<Class<?>> todo = new ArrayList<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (!c.isArray() && names.contains(c.getName().replace('.', '/')) && inst.isModifiableClass(c)) {
+                todo.add(c);
+            }
+        }
+        retransform(todo);
+    }
+
+    private void write(CaptureData data) throws IOException {
+        Report report = ReportBuilder.build(data);
+        Path dir = outputDir();
+        Files.createDirectories(dir);
+        ReportJson.write(report, dir.resolve(REPORT_JSON));
+        String summary = Summary.format(report);
+        Files.writeString(dir.resolve(SUMMARY_TXT), summary, StandardCharsets.UTF_8);
+        if (options.summary()) {
+            System.err.print(summary);
+        }
+        if (!options.quiet()) {
+            System.err.println("memscope agent: report written to " + dir.resolve(REPORT_JSON).toAbsolutePath());
+        }
+    }
+
+    private Path outputDir() {
+        Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
+        Path dir = base;
+        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)); n++) {
+            dir = base.resolveSibling(pid + "-" + n);
+        }
+        return dir;
+    }
+}

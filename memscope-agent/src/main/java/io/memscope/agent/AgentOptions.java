@@ -1,0 +1,301 @@
+package io.memscope.agent;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The agent's options, from the agent argument string ({@code key=value,key=value}) and {@code MEMSCOPE_*}
+ * environment variables; the argument string wins. Every option is listed in {@link #HELP} (which
+ * {@code memscope run --help} prints) and in docs/agent.md.
+ *
+ * <p>Parsing never throws: problems are collected in {@link #errors()}; the agent then starts with tracking off
+ * (or fails the JVM start when {@code strict=true}).
+ */
+public final class AgentOptions {
+    /** One line per option: name, environment variable, meaning, default. */
+    public static final String[] HELP = {
+        "mode=sample|exact      MEMSCOPE_MODE         sample: Poisson sampling by bytes per thread (default); exact: "
+            + "also count every allocation per site",
+        "interval=BYTES         MEMSCOPE_INTERVAL     mean sampling interval, e.g. 524288, 512k, 1m (default 512k)",
+        "include=P1;P2          MEMSCOPE_INCLUDE      only instrument classes whose name starts with one of these "
+            + "package prefixes (default: all application classes)",
+        "exclude=P1;P2          MEMSCOPE_EXCLUDE      never instrument classes starting with these prefixes",
+        "includeJdk=true|false  MEMSCOPE_INCLUDE_JDK  also instrument JDK classes (java.util, java.io, java.nio, "
+            + "java.text, java.time, java.math, java.net, StringBuilder) (default false)",
+        "native=true|false      MEMSCOPE_NATIVE       track direct ByteBuffers and Unsafe native memory (default true)",
+        "gc=true|false          MEMSCOPE_GC           record GC collections (default true)",
+        "stackDepth=N           MEMSCOPE_STACK_DEPTH  frames kept per sampled stack, 0 = none (default 64)",
+        "out=DIR                MEMSCOPE_OUT          output directory; each JVM writes DIR/<pid>/ (default "
+            + "./memscope-out)",
+        "duration=SECONDS       MEMSCOPE_DURATION     stop and write the report after this many seconds "
+            + "(default: at JVM exit)",
+        "summary=true|false     MEMSCOPE_SUMMARY      print the summary on stderr at exit (default false)",
+        "quiet=true|false       MEMSCOPE_QUIET        no start-up line on stderr (default false)",
+        "strict=true|false      MEMSCOPE_STRICT       invalid options and internal failures stop the JVM instead of "
+            + "being reported (default false)",
+    };
+
+    public enum Mode { SAMPLE, EXACT }
+
+    private final Map<String, String> raw = new LinkedHashMap<>();
+    private final List<String> errors = new ArrayList<>();
+    private Mode mode = Mode.SAMPLE;
+    private long intervalBytes = 512 * 1024;
+    private List<String> include = List.of();
+    private List<String> exclude = List.of();
+    private boolean includeJdk;
+    private boolean nativeMemory = true;
+    private boolean gc = true;
+    private int stackDepth = 64;
+    private Path out = Path.of("memscope-out");
+    private long durationSeconds;
+    private boolean summary;
+    private boolean quiet;
+    private boolean strict;
+    private String command = "start";
+
+    private static final String[][] KEYS = {
+        {"mode", "MEMSCOPE_MODE"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
+        {"exclude", "MEMSCOPE_EXCLUDE"}, {"includeJdk", "MEMSCOPE_INCLUDE_JDK"}, {"native", "MEMSCOPE_NATIVE"},
+        {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
+        {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
+        {"strict", "MEMSCOPE_STRICT"}, {"command", null},
+    };
+
+    private AgentOptions() {
+    }
+
+    /** Parses the agent argument string (may be null) over the given environment. */
+    public static AgentOptions parse(String args, Map<String, String> env) {
+        AgentOptions o = new AgentOptions();
+        for (String[] k : KEYS) {
+            if (k[1] != null && env.get(k[1]) != null && !env.get(k[1]).isEmpty()) {
+                o.raw.put(k[0], env.get(k[1]));
+            }
+        }
+        if (args != null && !args.isBlank()) {
+            for (String part : args.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                int eq = part.indexOf('=');
+                String key = (eq < 0 ? part : part.substring(0, eq)).trim();
+                String value = eq < 0 ? "true" : part.substring(eq + 1).trim();
+                String known = null;
+                for (String[] k : KEYS) {
+                    if (k[0].equalsIgnoreCase(key)) {
+                        known = k[0];
+                    }
+                }
+                if (known == null) {
+                    o.errors.add("unknown option '" + key + "'");
+                } else {
+                    o.raw.put(known, value);
+                }
+            }
+        }
+        for (Map.Entry<String, String> e : o.raw.entrySet()) {
+            try {
+                o.apply(e.getKey(), e.getValue());
+            } catch (IllegalArgumentException ex) {
+                o.errors.add("invalid value '" + e.getValue() + "' for option '" + e.getKey() + "': "
+                        + ex.getMessage());
+            }
+        }
+        return o;
+    }
+
+    private void apply(String key, String v) {
+        switch (key) {
+            case "mode":
+                mode = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "sample" -> Mode.SAMPLE;
+                    case "exact" -> Mode.EXACT;
+                    default -> throw new IllegalArgumentException("expected sample or exact");
+                };
+                break;
+            case "interval":
+                intervalBytes = parseBytes(v);
+                if (intervalBytes < 1) {
+                    throw new IllegalArgumentException("must be at least 1 byte");
+                }
+                break;
+            case "include":
+                include = prefixes(v);
+                break;
+            case "exclude":
+                exclude = prefixes(v);
+                break;
+            case "includeJdk":
+                includeJdk = bool(v);
+                break;
+            case "native":
+                nativeMemory = bool(v);
+                break;
+            case "gc":
+                gc = bool(v);
+                break;
+            case "stackDepth":
+                stackDepth = (int) number(v, 0, 1024);
+                break;
+            case "out":
+                if (v.isEmpty()) {
+                    throw new IllegalArgumentException("expected a directory");
+                }
+                out = Path.of(v);
+                break;
+            case "duration":
+                durationSeconds = number(v, 0, Long.MAX_VALUE / 1_000_000_000L);
+                break;
+            case "summary":
+                summary = bool(v);
+                break;
+            case "quiet":
+                quiet = bool(v);
+                break;
+            case "strict":
+                strict = bool(v);
+                break;
+            case "command":
+                if (!v.equals("start") && !v.equals("detach")) {
+                    throw new IllegalArgumentException("expected start or detach");
+                }
+                command = v;
+                break;
+            default:
+                throw new IllegalArgumentException("unknown option");
+        }
+    }
+
+    /** Parses {@code 524288}, {@code 512k}, {@code 1m}, {@code 1g} (binary units, case-insensitive). */
+    public static long parseBytes(String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        long mult = 1;
+        if (s.endsWith("b")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        if (s.endsWith("k")) {
+            mult = 1024;
+        } else if (s.endsWith("m")) {
+            mult = 1024 * 1024;
+        } else if (s.endsWith("g")) {
+            mult = 1024L * 1024 * 1024;
+        }
+        if (mult != 1) {
+            s = s.substring(0, s.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(s.trim()), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("expected bytes like 524288, 512k or 1m");
+        }
+    }
+
+    private static long number(String v, long min, long max) {
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a whole number");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("expected a number from " + min + " to " + max);
+        }
+        return n;
+    }
+
+    private static boolean bool(String v) {
+        if (v.equalsIgnoreCase("true") || v.equals("1") || v.equalsIgnoreCase("yes")) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false") || v.equals("0") || v.equalsIgnoreCase("no")) {
+            return false;
+        }
+        throw new IllegalArgumentException("expected true or false");
+    }
+
+    private static List<String> prefixes(String v) {
+        List<String> list = new ArrayList<>();
+        for (String p : v.split("[;:]")) {
+            p = p.trim();
+            if (!p.isEmpty()) {
+                if (!p.matches("[\\p{L}_$][\\p{L}\\p{N}_$.]*")) {
+                    throw new IllegalArgumentException("'" + p + "' is not a package or class name prefix");
+                }
+                list.add(p.replace('.', '/'));
+            }
+        }
+        return List.copyOf(list);
+    }
+
+    public List<String> errors() {
+        return List.copyOf(errors);
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public long intervalBytes() {
+        return intervalBytes;
+    }
+
+    /** @return internal-form prefixes ({@code com/acme/}) */
+    public List<String> include() {
+        return include;
+    }
+
+    public List<String> exclude() {
+        return exclude;
+    }
+
+    public boolean includeJdk() {
+        return includeJdk;
+    }
+
+    public boolean nativeMemory() {
+        return nativeMemory;
+    }
+
+    public boolean gc() {
+        return gc;
+    }
+
+    public int stackDepth() {
+        return stackDepth;
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    public long durationSeconds() {
+        return durationSeconds;
+    }
+
+    public boolean summary() {
+        return summary;
+    }
+
+    public boolean quiet() {
+        return quiet;
+    }
+
+    public boolean strict() {
+        return strict;
+    }
+
+    /** @return {@code start} or {@code detach} (attach only) */
+    public String command() {
+        return command;
+    }
+
+    /** @return the options as given (after environment and arguments were merged), for the report metadata */
+    public Map<String, String> raw() {
+        return Map.copyOf(raw);
+    }
+}

@@ -1,0 +1,208 @@
+package io.memscope.agent.capture;
+
+import io.memscope.error.Failures;
+
+/**
+ * The static methods instrumented bytecode calls. Loaded by the bootstrap class loader, so that application classes
+ * of every loader and instrumented JDK classes all reach this one class.
+ *
+ * <p>Hot path for heap allocations: one volatile read ({@link #heapEnabled}), one thread-local lookup, one cached
+ * size, one subtraction; exact mode adds two per-thread array increments. The slow path (a sample, one per
+ * {@code interval} bytes on average) takes a stack, a weak reference and an event. Nothing here ever throws into
+ * the application: failures go to {@link Failures}.
+ */
+public final class Hooks {
+    static volatile boolean heapEnabled;
+    static volatile boolean nativeEnabled;
+    /** Set before {@link #heapEnabled} is published. */
+    static boolean exact;
+    static double mean = 512 * 1024;
+
+    private Hooks() {
+    }
+
+    /** After {@code new T(...)} completed: the initialized object. */
+    public static void newObject(Object o, int site) {
+        if (!heapEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        allocated(ts, o, site, SiteTable.instanceSize(site, o));
+    }
+
+    /** At a {@code new T} whose object never reaches memscope (no {@code dup} after it): counted, not tracked. */
+    public static void newObjectUntracked(int site) {
+        if (!heapEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        allocated(ts, null, site, SiteTable.knownSize(site));
+    }
+
+    public static void newArray(boolean[] a, int site) {
+        array(a, site, ObjectSizes.BOOLEAN, a.length);
+    }
+
+    public static void newArray(byte[] a, int site) {
+        array(a, site, ObjectSizes.BYTE, a.length);
+    }
+
+    public static void newArray(char[] a, int site) {
+        array(a, site, ObjectSizes.CHAR, a.length);
+    }
+
+    public static void newArray(short[] a, int site) {
+        array(a, site, ObjectSizes.SHORT, a.length);
+    }
+
+    public static void newArray(int[] a, int site) {
+        array(a, site, ObjectSizes.INT, a.length);
+    }
+
+    public static void newArray(long[] a, int site) {
+        array(a, site, ObjectSizes.LONG, a.length);
+    }
+
+    public static void newArray(float[] a, int site) {
+        array(a, site, ObjectSizes.FLOAT, a.length);
+    }
+
+    public static void newArray(double[] a, int site) {
+        array(a, site, ObjectSizes.DOUBLE, a.length);
+    }
+
+    public static void newArray(Object[] a, int site) {
+        array(a, site, ObjectSizes.REFERENCE, a.length);
+    }
+
+    private static void array(Object a, int site, int kind, int length) {
+        if (!heapEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        allocated(ts, a, site, ObjectSizes.array(kind, length));
+    }
+
+    /** After {@code multianewarray}: the array and all its sub-arrays. */
+    public static void newMultiArray(Object a, int site) {
+        dynamic(a, site, true);
+    }
+
+    /** After an array {@code clone()} or {@code java.lang.reflect.Array.newInstance}: type known from the object. */
+    public static void newArrayDynamic(Object a, int site) {
+        dynamic(a, site, false);
+    }
+
+    private static void dynamic(Object a, int site, boolean deep) {
+        if (!heapEnabled || a == null) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        ts.busy = true;
+        long size;
+        try {
+            size = deep ? ObjectSizes.deepArray(a) : ObjectSizes.anyArray(a);
+        } catch (Throwable t) {
+            Failures.report("agent.arraySize", t);
+            return;
+        } finally {
+            ts.busy = false;
+        }
+        allocated(ts, a, site, size);
+    }
+
+    /** After a string concatenation ({@code invokedynamic} StringConcatFactory) or {@code StringBuilder.toString()}. */
+    public static void newString(String s, int site) {
+        if (!heapEnabled || s == null) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        allocated(ts, s, site, ObjectSizes.string(s));
+    }
+
+    private static void allocated(ThreadState ts, Object o, int site, long size) {
+        if (exact) {
+            ts.count(site, size);
+        }
+        if ((ts.untilSample -= size) <= 0) {
+            Capture.sample(ts, o, site, size);
+        }
+    }
+
+    /** At the return of {@code Unsafe.allocateMemory}. */
+    public static void nativeAllocate(long address, long bytes) {
+        if (!nativeEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        ts.busy = true;
+        try {
+            Capture.nativeTracker().allocated(address, bytes);
+        } catch (Throwable t) {
+            Failures.report("agent.native.allocate", t);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /** At the return of {@code Unsafe.reallocateMemory}. */
+    public static void nativeReallocate(long newAddress, long oldAddress, long bytes) {
+        if (!nativeEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        ts.busy = true;
+        try {
+            Capture.nativeTracker().reallocated(newAddress, oldAddress, bytes);
+        } catch (Throwable t) {
+            Failures.report("agent.native.reallocate", t);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /**
+     * At the entry of {@code Unsafe.freeMemory}.
+     *
+     * @return true when this is a double free that must not reach the allocator
+     */
+    public static boolean nativeFree(long address) {
+        if (!nativeEnabled) {
+            return false;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return false;
+        }
+        ts.busy = true;
+        try {
+            return Capture.nativeTracker().freeing(address);
+        } catch (Throwable t) {
+            Failures.report("agent.native.free", t);
+            return false;
+        } finally {
+            ts.busy = false;
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.memscope.agent.capture;
+
+import io.memscope.MemoryEventType;
+import io.memscope.analysis.Anomaly;
+import io.memscope.analysis.Site;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Native memory blocks allocated through {@code jdk.internal.misc.Unsafe} (which backs {@code sun.misc.Unsafe},
+ * direct {@code ByteBuffer}s and FFM arenas): address to size, site and stack while the block is outstanding.
+ *
+ * <p>A free of an address freed before and not allocated since is a {@link Anomaly#DOUBLE_FREE}: it is recorded
+ * and <em>not passed on</em> to the allocator (which would corrupt the heap or abort the JVM). A free of an address
+ * never seen is an {@link Anomaly#UNKNOWN_FREE} (memory allocated before tracking began, or a bogus address) and is
+ * passed on unchanged.
+ */
+final class NativeTracker {
+    /** Anomalies kept in detail; later ones are only counted. */
+    static final int KEPT_ANOMALIES = 256;
+    /** Freed addresses remembered for double-free detection (the set is cleared when it grows past this). */
+    static final int FREED_REMEMBERED = 1 << 16;
+
+    private static final class Block {
+        final long size;
+        final int site;
+
+        Block(long size, int site) {
+            this.size = size;
+            this.site = site;
+        }
+    }
+
+    private final ConcurrentHashMap<Long, Block> blocks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Boolean> freed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> sitesByFrame = new ConcurrentHashMap<>();
+    private final List<Anomaly> anomalies = new ArrayList<>();
+    private final AtomicLong anomalyCount = new AtomicLong();
+    private final AtomicLong outstanding = new AtomicLong();
+    private final AllocationSink sink;
+    private final int stackDepth;
+
+    NativeTracker(AllocationSink sink, int stackDepth) {
+        this.sink = sink;
+        this.stackDepth = stackDepth;
+    }
+
+    void allocated(long address, long size) {
+        if (address == 0) {
+            return;
+        }
+        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        int site = siteOf(st);
+        blocks.put(address, new Block(size, site));
+        freed.remove(address);
+        outstanding.addAndGet(size);
+        sink.record(MemoryEventType.ALLOCATE, address, size, 0, site, stackDepth > 0 ? st.id : 0,
+                st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
+    }
+
+    void reallocated(long newAddress, long oldAddress, long size) {
+        if (newAddress == 0) {
+            return;
+        }
+        long previous = 0;
+        if (oldAddress != 0) {
+            Block old = blocks.remove(oldAddress);
+            if (old != null) {
+                previous = old.size;
+                outstanding.addAndGet(-old.size);
+                sink.record(MemoryEventType.DEALLOCATE, oldAddress, old.size, 0, old.site, 0, null);
+            }
+        }
+        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        int site = siteOf(st);
+        blocks.put(newAddress, new Block(size, site));
+        freed.remove(newAddress);
+        outstanding.addAndGet(size);
+        sink.record(MemoryEventType.REALLOCATE, newAddress, size, previous, site, stackDepth > 0 ? st.id : 0,
+                st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
+    }
+
+    /** @return true if the free must be skipped (a double free) */
+    boolean freeing(long address) {
+        if (address == 0) {
+            return false;
+        }
+        Block b = blocks.remove(address);
+        if (b != null) {
+            outstanding.addAndGet(-b.size);
+            if (freed.size() > FREED_REMEMBERED) {
+                freed.clear();
+            }
+            freed.put(address, Boolean.TRUE);
+            sink.record(MemoryEventType.DEALLOCATE, address, b.size, 0, b.site, 0, null);
+            return false;
+        }
+        boolean doubleFree = freed.containsKey(address);
+        anomaly(doubleFree ? Anomaly.DOUBLE_FREE : Anomaly.UNKNOWN_FREE, address);
+        return doubleFree;
+    }
+
+    private void anomaly(String kind, long address) {
+        anomalyCount.incrementAndGet();
+        synchronized (anomalies) {
+            if (anomalies.size() < KEPT_ANOMALIES) {
+                anomalies.add(new Anomaly(kind, address, 0, StackTable.capture(Math.max(stackDepth, 16)),
+                        System.nanoTime()));
+            }
+        }
+    }
+
+    private int siteOf(StackTable.Captured st) {
+        StackWalker.StackFrame f = st.appFrame;
+        String type = st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE;
+        String cls = f == null ? "jdk" : f.getClassName();
+        String method = f == null ? "internal" : f.getMethodName();
+        String file = f == null ? null : f.getFileName();
+        int line = f == null ? 0 : f.getLineNumber();
+        String key = "native#" + type + "#" + cls + "#" + method + "#" + line;
+        Integer id = sitesByFrame.get(key);
+        if (id == null) {
+            id = SiteTable.register(key, cls, method, file, line, type, false);
+            sitesByFrame.put(key, id);
+        }
+        return id;
+    }
+
+    long outstandingBytes() {
+        return outstanding.get();
+    }
+
+    List<Anomaly> anomalies() {
+        synchronized (anomalies) {
+            return List.copyOf(anomalies);
+        }
+    }
+
+    long anomalyCount() {
+        return anomalyCount.get();
+    }
+}

@@ -1,0 +1,112 @@
+package io.memscope.agent.capture;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Allocation sites: dense ids handed out while classes are instrumented (heap) or when a native allocation comes
+ * from a new application frame (native). Id 0 means "no site". A site is identified by a stable key (class,
+ * method, descriptor and the instruction's ordinal in the method), so retransforming a class keeps its ids.
+ *
+ * <p>{@link #register} locks; reads from the hooks are lock-free (a volatile array, slots written before the
+ * array is published, and sites registered before the instrumented code can run).
+ */
+public final class SiteTable {
+    /** One site. {@code instanceSize} caches the size of the allocated type for {@code new} sites (0 = unknown). */
+    public static final class Info {
+        public final int id;
+        public final String className;
+        public final String method;
+        public final String file;
+        public final int line;
+        public final String type;
+        /** true when the type is only known from the object (reflective arrays, clones). */
+        public final boolean dynamicType;
+        volatile long instanceSize;
+
+        Info(int id, String className, String method, String file, int line, String type, boolean dynamicType) {
+            this.id = id;
+            this.className = className;
+            this.method = method;
+            this.file = file;
+            this.line = line;
+            this.type = type;
+            this.dynamicType = dynamicType;
+        }
+    }
+
+    private static final ConcurrentHashMap<String, Integer> BY_KEY = new ConcurrentHashMap<>();
+    private static volatile Info[] sites = new Info[1024];
+    private static int count = 1;
+
+    private SiteTable() {
+    }
+
+    /** @return the id of the site with this key, registering it if new */
+    public static int register(String key, String className, String method, String file, int line, String type,
+                               boolean dynamicType) {
+        Integer id = BY_KEY.get(key);
+        if (id != null) {
+            return id;
+        }
+        synchronized (SiteTable.class) {
+            id = BY_KEY.get(key);
+            if (id != null) {
+                return id;
+            }
+            int next = count;
+            Info[] a = sites;
+            if (next == a.length) {
+                a = Arrays.copyOf(a, a.length * 2);
+            }
+            a[next] = new Info(next, className, method, file, line, type, dynamicType);
+            sites = a;
+            count = next + 1;
+            BY_KEY.put(key, next);
+            return next;
+        }
+    }
+
+    /** @return the site, or null for an unknown id */
+    public static Info get(int id) {
+        Info[] a = sites;
+        return id > 0 && id < a.length ? a[id] : null;
+    }
+
+    /** @return one more than the highest id handed out */
+    public static int size() {
+        synchronized (SiteTable.class) {
+            return count;
+        }
+    }
+
+    /** Size in bytes of the instances a {@code new} site allocates, measured on the first object and cached. */
+    static long instanceSize(int site, Object o) {
+        Info i = get(site);
+        if (i == null) {
+            return ObjectSizes.measured(o);
+        }
+        long s = i.instanceSize;
+        if (s == 0) {
+            s = ObjectSizes.measured(o);
+            i.instanceSize = s;
+        }
+        return s;
+    }
+
+    /** Size remembered for a site, or 16 bytes (an object header and one field) if never measured. */
+    static long knownSize(int site) {
+        Info i = get(site);
+        long s = i == null ? 0 : i.instanceSize;
+        return s == 0 ? 16 : s;
+    }
+
+    /** @return the exact type of an object allocated at the site */
+    static String typeOf(int site, Object o) {
+        Info i = get(site);
+        if (i == null || i.dynamicType) {
+            return o == null ? null : o.getClass().getTypeName();
+        }
+        return i.type;
+    }
+}

@@ -1,0 +1,229 @@
+package io.memscope.agent.instrument;
+
+import io.memscope.agent.capture.Hooks;
+import io.memscope.error.Failures;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassTooLargeException;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodTooLargeException;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * The agent's class file transformer: allocation sites in accepted classes ({@link ClassFilter}), and the memory
+ * methods of {@code jdk.internal.misc.Unsafe} when native tracking is on.
+ *
+ * <p>Never fails a class load: any problem (a class file newer than ASM knows, a method that would exceed 64 KiB)
+ * is counted and the class (or that one method) is left as it was. Classes of loaders that cannot see the hook
+ * class (OSGi-style isolation) are left alone.
+ */
+public final class MemscopeTransformer implements ClassFileTransformer {
+    private static final String UNSAFE = "jdk/internal/misc/Unsafe";
+
+    private final Instrumentation inst;
+    private final ClassFilter filter;
+    private final boolean nativeMemory;
+    private final Set<String> transformed = ConcurrentHashMap.newKeySet();
+    private final Set<Module> modulesReading = ConcurrentHashMap.newKeySet();
+    private final Map<ClassLoader, Boolean> loaderSeesHooks = new WeakHashMap<>();
+    private final AtomicLong skipped = new AtomicLong();
+    private final AtomicLong tooLarge = new AtomicLong();
+    private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
+
+    public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
+                               boolean nativeMemory) {
+        this.inst = inst;
+        this.filter = new ClassFilter(include, exclude, includeJdk);
+        this.nativeMemory = nativeMemory;
+    }
+
+    /** @return whether this transformer would change the class (for retransforming loaded classes) */
+    public boolean wants(Class<?> c) {
+        if (c.isArray() || c.isPrimitive() || !inst.isModifiableClass(c) || c.isHidden()) {
+            return false;
+        }
+        String name = c.getName().replace('.', '/');
+        if (nativeMemory && name.equals(UNSAFE)) {
+            return true;
+        }
+        ClassLoader l = c.getClassLoader();
+        return filter.accepts(name, l == null || l == platform) && seesHooks(l);
+    }
+
+    @Override
+    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> classBeingRedefined,
+                            ProtectionDomain pd, byte[] classfileBuffer) {
+        if (className == null) {
+            return null;
+        }
+        try {
+            if (className.equals(UNSAFE)) {
+                return nativeMemory ? instrumentUnsafe(module, classfileBuffer) : null;
+            }
+            if (!filter.accepts(className, loader == null || loader == platform) || !seesHooks(loader)) {
+                return null;
+            }
+            byte[] out = instrumentAllocations(className, classfileBuffer);
+            if (out != null) {
+                ensureReads(module);
+                transformed.add(className);
+            }
+            return out;
+        } catch (Throwable t) {
+            skipped.incrementAndGet();
+            Failures.report("agent.transform " + className, t);
+            return null;
+        }
+    }
+
+    private boolean seesHooks(ClassLoader loader) {
+        if (loader == null) {
+            return true;
+        }
+        synchronized (loaderSeesHooks) {
+            Boolean sees = loaderSeesHooks.get(loader);
+            if (sees == null) {
+                try {
+                    sees = Class.forName(Hooks.class.getName(), false, loader) == Hooks.class;
+                } catch (Throwable t) {
+                    sees = Boolean.FALSE;
+                }
+                loaderSeesHooks.put(loader, sees);
+            }
+            return sees;
+        }
+    }
+
+    private void ensureReads(Module module) {
+        if (module == null || !module.isNamed() || modulesReading.contains(module)) {
+            return;
+        }
+        Module hooks = Hooks.class.getModule();
+        if (!module.canRead(hooks) && inst.isModifiableModule(module)) {
+            inst.redefineModule(module, Set.of(hooks), Map.of(), Map.of(), Set.of(), Map.of());
+        }
+        modulesReading.add(module);
+    }
+
+    private byte[] instrumentUnsafe(Module module, byte[] buffer) {
+        ClassReader reader = new ClassReader(buffer);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        boolean[] changed = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+                UnsafeMethodVisitor.Kind kind = UnsafeMethodVisitor.kindOf(name, desc);
+                if (kind == null || (access & Opcodes.ACC_STATIC) != 0) {
+                    return mv;
+                }
+                changed[0] = true;
+                return new UnsafeMethodVisitor(mv, kind);
+            }
+        }, 0);
+        if (!changed[0]) {
+            return null;
+        }
+        ensureReads(module);
+        transformed.add(UNSAFE);
+        return writer.toByteArray();
+    }
+
+    /** @return the instrumented class, or null when nothing was inserted */
+    byte[] instrumentAllocations(String className, byte[] buffer) {
+        Set<String> excludedMethods = new HashSet<>();
+        for (int attempt = 0; attempt < 16; attempt++) {
+            ClassReader reader = new ClassReader(buffer);
+            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+            AllocationClassVisitor cv = new AllocationClassVisitor(writer, excludedMethods);
+            reader.accept(cv, 0);
+            if (cv.inserted() == 0) {
+                return null;
+            }
+            try {
+                return writer.toByteArray();
+            } catch (MethodTooLargeException e) {
+                // The hooks pushed a method past 64 KiB: leave that one method uninstrumented and try again.
+                tooLarge.incrementAndGet();
+                excludedMethods.add(e.getMethodName() + e.getDescriptor());
+            } catch (ClassTooLargeException e) {
+                tooLarge.incrementAndGet();
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Class visitor that remembers the source file and wraps every method with code. */
+    private static final class AllocationClassVisitor extends ClassVisitor {
+        private final Set<String> excludedMethods;
+        private String owner;
+        private String file;
+        private boolean isInterface;
+        private final java.util.List<AllocationMethodVisitor> methods = new java.util.ArrayList<>();
+
+        AllocationClassVisitor(ClassVisitor cv, Set<String> excludedMethods) {
+            super(Opcodes.ASM9, cv);
+            this.excludedMethods = excludedMethods;
+        }
+
+        @Override
+        public void visit(int version, int access, String name, String signature, String superName,
+                          String[] interfaces) {
+            owner = name;
+            isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
+            super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        @Override
+        public void visitSource(String source, String debug) {
+            file = source;
+            super.visitSource(source, debug);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+            MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+            if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || excludedMethods.contains(name + desc)) {
+                return mv;
+            }
+            AllocationMethodVisitor amv = new AllocationMethodVisitor(mv, owner, name, desc, file);
+            methods.add(amv);
+            return amv;
+        }
+
+        int inserted() {
+            int n = 0;
+            for (AllocationMethodVisitor m : methods) {
+                n += m.inserted;
+            }
+            return n;
+        }
+    }
+
+    /** @return internal names of the classes this transformer changed */
+    public Set<String> transformedClasses() {
+        return Set.copyOf(transformed);
+    }
+
+    /** @return classes left unchanged because of an error */
+    public long skipped() {
+        return skipped.get();
+    }
+
+    /** @return methods left uninstrumented because they would have grown past the JVM's size limits */
+    public long tooLarge() {
+        return tooLarge.get();
+    }
+}

@@ -1,0 +1,71 @@
+package io.memscope.agent.launch;
+
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.jar.JarFile;
+
+/**
+ * The agent jar's {@code Premain-Class} and {@code Agent-Class}: a trampoline. It appends the agent jar to the
+ * bootstrap class loader's search path (so that instrumented JDK classes and application classes of every loader
+ * see the same hook classes) and then calls {@code io.memscope.agent.Agent} as loaded by the bootstrap loader.
+ *
+ * <p>It never throws into the JVM unless the options ask for {@code strict=true}: a failure here prints one line
+ * on stderr and the application starts without memscope.
+ */
+public final class AgentLaunch {
+    private static volatile boolean appended;
+
+    private AgentLaunch() {
+    }
+
+    public static void premain(String args, Instrumentation inst) throws Exception {
+        launch("premain", args, inst);
+    }
+
+    public static void agentmain(String args, Instrumentation inst) throws Exception {
+        launch("agentmain", args, inst);
+    }
+
+    private static void launch(String entry, String args, Instrumentation inst) throws Exception {
+        try {
+            appendToBoot(inst);
+            Class<?> agent = Class.forName("io.memscope.agent.Agent", true, null);
+            Method m = agent.getMethod(entry, String.class, Instrumentation.class);
+            m.invoke(null, args, inst);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception && strict(args)) {
+                throw (Exception) cause;
+            }
+            System.err.println("memscope agent: failed to start, the application runs without memscope: " + cause);
+        } catch (Exception | LinkageError e) {
+            if (strict(args)) {
+                throw e;
+            }
+            System.err.println("memscope agent: failed to start, the application runs without memscope: " + e);
+        }
+    }
+
+    private static synchronized void appendToBoot(Instrumentation inst) throws Exception {
+        if (appended) {
+            return;
+        }
+        try {
+            // Already visible to the bootstrap loader (attached a second time): nothing to do.
+            Class.forName("io.memscope.agent.Agent", false, null);
+            appended = true;
+            return;
+        } catch (ClassNotFoundException notYet) {
+            // append below
+        }
+        Path jar = Path.of(AgentLaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        inst.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
+        appended = true;
+    }
+
+    private static boolean strict(String args) {
+        return (args != null && args.contains("strict=true"))
+                || "true".equalsIgnoreCase(System.getenv("MEMSCOPE_STRICT"));
+    }
+}

@@ -1,0 +1,158 @@
+package io.memscope.analysis;
+
+/**
+ * A minimal streaming JSON writer (RFC 8259) into a {@link StringBuilder}, indented by two spaces. Callers nest
+ * {@code beginObject/endObject} and {@code beginArray/endArray} correctly; the writer places commas.
+ */
+final class JsonWriter {
+    private final StringBuilder out = new StringBuilder(4096);
+    private int depth;
+    private boolean first = true;
+    private boolean afterName;
+
+    JsonWriter beginObject() {
+        value();
+        out.append('{');
+        depth++;
+        first = true;
+        return this;
+    }
+
+    JsonWriter endObject() {
+        depth--;
+        if (!first) {
+            newline();
+        }
+        out.append('}');
+        first = false;
+        return this;
+    }
+
+    JsonWriter beginArray() {
+        value();
+        out.append('[');
+        depth++;
+        first = true;
+        return this;
+    }
+
+    JsonWriter endArray() {
+        depth--;
+        if (!first) {
+            newline();
+        }
+        out.append(']');
+        first = false;
+        return this;
+    }
+
+    JsonWriter name(String name) {
+        if (!first) {
+            out.append(',');
+        }
+        newline();
+        string(name);
+        out.append(": ");
+        afterName = true;
+        return this;
+    }
+
+    JsonWriter value(String s) {
+        value();
+        if (s == null) {
+            out.append("null");
+        } else {
+            string(s);
+        }
+        first = false;
+        return this;
+    }
+
+    JsonWriter value(long v) {
+        value();
+        out.append(v);
+        first = false;
+        return this;
+    }
+
+    JsonWriter value(boolean v) {
+        value();
+        out.append(v);
+        first = false;
+        return this;
+    }
+
+    /** Writes a finite double with up to 3 decimals; NaN and infinities become {@code null}. */
+    JsonWriter value(double v) {
+        value();
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            out.append("null");
+        } else {
+            out.append(Math.round(v * 1000) / 1000.0);
+        }
+        first = false;
+        return this;
+    }
+
+    JsonWriter field(String name, String v) {
+        return name(name).value(v);
+    }
+
+    JsonWriter field(String name, long v) {
+        return name(name).value(v);
+    }
+
+    JsonWriter field(String name, double v) {
+        return name(name).value(v);
+    }
+
+    JsonWriter field(String name, boolean v) {
+        return name(name).value(v);
+    }
+
+    private void value() {
+        if (afterName) {
+            afterName = false;
+            return;
+        }
+        if (depth > 0) {
+            if (!first) {
+                out.append(',');
+            }
+            newline();
+        }
+    }
+
+    private void newline() {
+        out.append('\n');
+        for (int i = 0; i < depth; i++) {
+            out.append("  ");
+        }
+    }
+
+    private void string(String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                default:
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        out.append('"');
+    }
+
+    @Override
+    public String toString() {
+        return out.toString();
+    }
+}
