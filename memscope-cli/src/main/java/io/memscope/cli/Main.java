@@ -18,6 +18,9 @@ public final class Main implements Runnable {
 
     /** Subcommands, in the order {@code --help} lists them. */
     static final Object[] SUBCOMMANDS = {
+        new RunCommand(),
+        new AttachCommand(),
+        new DetachCommand(),
     };
 
     @CommandLine.Spec
@@ -36,6 +39,15 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         for (Object sub : SUBCOMMANDS) {
             cl.addSubcommand(sub);
+            if (sub instanceof RunCommand || sub instanceof AttachCommand) {
+                CommandLine c = cl.getSubcommands().get(
+                        sub instanceof RunCommand ? "run" : "attach");
+                String[] footer = c.getCommandSpec().usageMessage().footer();
+                String[] withAgent = java.util.Arrays.copyOf(footer, footer.length + 1);
+                withAgent[footer.length] = AgentArgs.optionsHelp();
+                c.getCommandSpec().usageMessage().footer(withAgent);
+                c.setUsageHelpWidth(160);
+            }
         }
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(new CliErrors());

@@ -271,6 +271,7 @@ public final class Capture {
                 }
             }
             d.putMetadata("nativeAnomalies", Long.toString(nt.anomalyCount()));
+            d.putMetadata("nativeUnknownFreesByJdk", Long.toString(nt.jdkUnknownFrees()));
         }
         for (int id : usedSites) {
             SiteTable.Info i = SiteTable.get(id);

@@ -151,6 +151,7 @@ public final class Hooks {
         }
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
+            Capture.nativeTracker().own(address);
             return;
         }
         ts.busy = true;
@@ -170,6 +171,7 @@ public final class Hooks {
         }
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
+            Capture.nativeTracker().own(newAddress);
             return;
         }
         ts.busy = true;
@@ -193,6 +195,7 @@ public final class Hooks {
         }
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
+            Capture.nativeTracker().freeingOwn(address);
             return false;
         }
         ts.busy = true;

@@ -35,10 +35,13 @@ final class NativeTracker {
 
     private final ConcurrentHashMap<Long, Block> blocks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Boolean> freed = new ConcurrentHashMap<>();
+    /** Blocks allocated by memscope's own code (under the recursion guard): not reported, freed silently. */
+    private final ConcurrentHashMap<Long, Boolean> own = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Integer> sitesByFrame = new ConcurrentHashMap<>();
     private final List<Anomaly> anomalies = new ArrayList<>();
     private final AtomicLong anomalyCount = new AtomicLong();
     private final AtomicLong outstanding = new AtomicLong();
+    private final AtomicLong jdkUnknownFrees = new AtomicLong();
     private final AllocationSink sink;
     private final int stackDepth;
 
@@ -55,6 +58,7 @@ final class NativeTracker {
         int site = siteOf(st);
         blocks.put(address, new Block(size, site));
         freed.remove(address);
+        own.remove(address);
         outstanding.addAndGet(size);
         sink.record(MemoryEventType.ALLOCATE, address, size, 0, site, stackDepth > 0 ? st.id : 0,
                 st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
@@ -77,14 +81,36 @@ final class NativeTracker {
         int site = siteOf(st);
         blocks.put(newAddress, new Block(size, site));
         freed.remove(newAddress);
+        own.remove(newAddress);
         outstanding.addAndGet(size);
         sink.record(MemoryEventType.REALLOCATE, newAddress, size, previous, site, stackDepth > 0 ? st.id : 0,
                 st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
     }
 
+    /** A block memscope's own code allocated: remembered only so that its free is not an anomaly. */
+    void own(long address) {
+        if (address != 0) {
+            own.put(address, Boolean.TRUE);
+        }
+    }
+
+    /** A free under the recursion guard: forget the block whoever allocated it, record nothing. */
+    void freeingOwn(long address) {
+        if (own.remove(address) == null) {
+            Block b = blocks.remove(address);
+            if (b != null) {
+                outstanding.addAndGet(-b.size);
+                sink.record(MemoryEventType.DEALLOCATE, address, b.size, 0, b.site, 0, null);
+            }
+        }
+    }
+
     /** @return true if the free must be skipped (a double free) */
     boolean freeing(long address) {
         if (address == 0) {
+            return false;
+        }
+        if (own.remove(address) != null) {
             return false;
         }
         Block b = blocks.remove(address);
@@ -97,9 +123,19 @@ final class NativeTracker {
             sink.record(MemoryEventType.DEALLOCATE, address, b.size, 0, b.site, 0, null);
             return false;
         }
-        boolean doubleFree = freed.containsKey(address);
-        anomaly(doubleFree ? Anomaly.DOUBLE_FREE : Anomaly.UNKNOWN_FREE, address);
-        return doubleFree;
+        if (freed.containsKey(address)) {
+            anomaly(Anomaly.DOUBLE_FREE, address);
+            return true;
+        }
+        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        if (st.appFrame == null) {
+            // The JDK freeing its own memory, allocated before the hooks were installed: not the application's
+            // problem; counted only.
+            jdkUnknownFrees.incrementAndGet();
+            return false;
+        }
+        anomaly(Anomaly.UNKNOWN_FREE, address);
+        return false;
     }
 
     private void anomaly(String kind, long address) {
@@ -136,6 +172,11 @@ final class NativeTracker {
         synchronized (anomalies) {
             return List.copyOf(anomalies);
         }
+    }
+
+    /** @return frees of unknown addresses from JDK code alone (memory allocated before tracking began) */
+    long jdkUnknownFrees() {
+        return jdkUnknownFrees.get();
     }
 
     long anomalyCount() {

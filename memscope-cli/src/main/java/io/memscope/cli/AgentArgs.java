@@ -1,0 +1,104 @@
+package io.memscope.cli;
+
+import io.memscope.agent.AgentOptions;
+import io.memscope.error.MemscopeException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The agent options shared by {@code run} and {@code attach}, turned into the agent's argument string. */
+final class AgentArgs {
+    @Option(names = "--mode", paramLabel = "sample|exact",
+            description = "sample: Poisson sampling by bytes per thread (default); exact: also count every allocation")
+    String mode;
+
+    @Option(names = "--interval", paramLabel = "BYTES",
+            description = "mean sampling interval, e.g. 524288, 512k, 1m (default 512k)")
+    String interval;
+
+    @Option(names = "--include", paramLabel = "PREFIX", split = ",",
+            description = "only instrument classes under these package prefixes")
+    List<String> include = new ArrayList<>();
+
+    @Option(names = "--exclude", paramLabel = "PREFIX", split = ",",
+            description = "never instrument classes under these package prefixes")
+    List<String> exclude = new ArrayList<>();
+
+    @Option(names = "--include-jdk", description = "also instrument JDK classes (java.util, java.io, ...)")
+    boolean includeJdk;
+
+    @Option(names = "--no-native", description = "do not track direct ByteBuffers and Unsafe native memory")
+    boolean noNative;
+
+    @Option(names = "--no-gc", description = "do not record GC collections")
+    boolean noGc;
+
+    @Option(names = "--stack-depth", paramLabel = "N", description = "frames per sampled stack (default 64)")
+    Integer stackDepth;
+
+    @Option(names = "--strict", description = "invalid options and memscope failures stop the JVM")
+    boolean strict;
+
+    @Option(names = "--agent-option", paramLabel = "KEY=VALUE",
+            description = "any other agent option (see the list below), passed as is")
+    List<String> extra = new ArrayList<>();
+
+    /** @return the agent argument string, validated by the agent's own parser */
+    String toAgentString(Path out, Long durationSeconds) {
+        List<String> parts = new ArrayList<>();
+        if (mode != null) {
+            parts.add("mode=" + mode);
+        }
+        if (interval != null) {
+            parts.add("interval=" + interval);
+        }
+        if (!include.isEmpty()) {
+            parts.add("include=" + String.join(";", include));
+        }
+        if (!exclude.isEmpty()) {
+            parts.add("exclude=" + String.join(";", exclude));
+        }
+        if (includeJdk) {
+            parts.add("includeJdk=true");
+        }
+        if (noNative) {
+            parts.add("native=false");
+        }
+        if (noGc) {
+            parts.add("gc=false");
+        }
+        if (stackDepth != null) {
+            parts.add("stackDepth=" + stackDepth);
+        }
+        if (strict) {
+            parts.add("strict=true");
+        }
+        if (out != null) {
+            String o = out.toAbsolutePath().toString();
+            if (o.contains(",")) {
+                throw MemscopeException.configuration("the output directory must not contain ',': " + o);
+            }
+            parts.add("out=" + o);
+        }
+        if (durationSeconds != null) {
+            parts.add("duration=" + durationSeconds);
+        }
+        parts.addAll(extra);
+        String args = String.join(",", parts);
+        AgentOptions parsed = AgentOptions.parse(args, java.util.Map.of());
+        if (!parsed.errors().isEmpty()) {
+            throw MemscopeException.configuration("invalid agent options: " + String.join("; ", parsed.errors()));
+        }
+        return args;
+    }
+
+    /** The agent options as help text lines. */
+    static String optionsHelp() {
+        StringBuilder sb = new StringBuilder("%nAgent options (agent argument KEY=VALUE, or environment variable):%n");
+        for (String line : AgentOptions.HELP) {
+            sb.append("  ").append(line.replace("%", "%%")).append("%n");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,104 @@
+package io.memscope.cli;
+
+import io.memscope.error.MemscopeException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code memscope run [options] [--out DIR] -- <command...>}: runs any command with the agent injected through
+ * {@code JAVA_TOOL_OPTIONS} (appended to an existing value), so that every JVM it starts (java -jar, java -cp,
+ * scripts, build tools, child JVMs) captures its allocations and writes {@code DIR/<pid>/report.json}; then prints
+ * each JVM's summary. Exit code: the command's.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Run a command with the memscope agent in every JVM it starts, then print each JVM's report.",
+        footerHeading = "%n", footer = {"Examples:",
+            "  memscope run --demo",
+            "  memscope run --mode exact --out /tmp/ms -- java -jar app.jar",
+            "  memscope run -- ./gradlew test"})
+final class RunCommand implements Callable<Integer> {
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "output directory; each JVM writes DIR/<pid>/report.json (default ./memscope-out/<time>/)")
+    Path out;
+
+    @Option(names = "--demo", description = "run the bundled demo workloads (a leak, needless temporaries, a native "
+            + "leak); extra arguments select workloads by name")
+    boolean demo;
+
+    @Mixin
+    AgentArgs agent = new AgentArgs();
+
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the command to run (after --)")
+    List<String> command = new ArrayList<>();
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        List<String> cmd = new ArrayList<>();
+        if (demo) {
+            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+            cmd.add(java.toString());
+            cmd.add("-cp");
+            cmd.add(Jars.demo().toString());
+            cmd.add("io.memscope.demo.DemoMain");
+            cmd.addAll(command);
+        } else {
+            if (command.isEmpty()) {
+                throw MemscopeException.configuration("no command given: memscope run [options] -- <command...> "
+                        + "(or --demo)");
+            }
+            cmd.addAll(command);
+        }
+        Path dir = out != null ? out : Path.of("memscope-out",
+                LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        dir = dir.toAbsolutePath();
+        Files.createDirectories(dir);
+        String agentArgs = agent.toAgentString(dir, null);
+        Path agentJar = Jars.agent();
+
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        Map<String, String> env = pb.environment();
+        String javaagent = "-javaagent:" + agentJar + (agentArgs.isEmpty() ? "" : "=" + agentArgs);
+        if (javaagent.contains(" ")) {
+            javaagent = "\"" + javaagent + "\"";
+        }
+        String existing = env.get("JAVA_TOOL_OPTIONS");
+        env.put("JAVA_TOOL_OPTIONS", existing == null || existing.isBlank() ? javaagent : existing + " " + javaagent);
+        env.put("MEMSCOPE_OUT", dir.toString());
+
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            throw MemscopeException.configuration("cannot start " + cmd.get(0) + ": " + e.getMessage());
+        }
+        int code;
+        try {
+            code = p.waitFor();
+        } catch (InterruptedException e) {
+            p.destroy();
+            throw e;
+        }
+        List<Path> reports = Reports.find(dir);
+        if (reports.isEmpty()) {
+            System.err.println("memscope run: no JVM wrote a report under " + dir + " (did the command start a Java 17+ "
+                    + "JVM? was it killed before it could exit normally?)");
+        } else {
+            Reports.print(reports, System.out);
+        }
+        return code;
+    }
+}
