@@ -16,11 +16,11 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
-    /** Subcommands, in the order {@code --help} lists them. */
+    /** Subcommands (classes: picocli makes a fresh instance per execution), in the order {@code --help} lists them. */
     static final Object[] SUBCOMMANDS = {
-        new RunCommand(),
-        new AttachCommand(),
-        new DetachCommand(),
+        RunCommand.class,
+        AttachCommand.class,
+        DetachCommand.class,
     };
 
     @CommandLine.Spec
@@ -39,9 +39,8 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         for (Object sub : SUBCOMMANDS) {
             cl.addSubcommand(sub);
-            if (sub instanceof RunCommand || sub instanceof AttachCommand) {
-                CommandLine c = cl.getSubcommands().get(
-                        sub instanceof RunCommand ? "run" : "attach");
+            if (sub == RunCommand.class || sub == AttachCommand.class) {
+                CommandLine c = cl.getSubcommands().get(sub == RunCommand.class ? "run" : "attach");
                 String[] footer = c.getCommandSpec().usageMessage().footer();
                 String[] withAgent = java.util.Arrays.copyOf(footer, footer.length + 1);
                 withAgent[footer.length] = AgentArgs.optionsHelp();

@@ -39,6 +39,35 @@ public final class Capture {
     /** Measures object layout; call once before instrumenting anything. */
     public static void init(Instrumentation inst) {
         ObjectSizes.init(inst);
+        try {
+            // To wait for the Reference Handler (which runs direct buffers' Cleaners) at the end of a capture.
+            Module base = Object.class.getModule();
+            inst.redefineModule(base, Set.of(), Map.of("jdk.internal.access", Set.of(Capture.class.getModule())),
+                    Map.of(), Set.of(), Map.of());
+        } catch (Throwable t) {
+            // settleNative() falls back to waiting until outstanding native memory stops changing
+        }
+    }
+
+    /**
+     * Waits until the JVM's Reference Handler has processed every pending reference (so Cleaners of unreachable
+     * direct buffers have run), as {@code java.nio.Bits} does before it reports direct memory exhausted.
+     *
+     * @return false when the JDK's internal access is not available
+     */
+    private static boolean awaitReferenceProcessing() {
+        try {
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
+            java.lang.reflect.Method wait = Class.forName("jdk.internal.access.JavaLangRefAccess")
+                    .getMethod("waitForReferenceProcessing");
+            for (int i = 0; i < 1000 && Boolean.TRUE.equals(wait.invoke(access)); i++) {
+                // it waited: look again until nothing is pending
+            }
+            return true;
+        } catch (Throwable t) {
+            return false;
+        }
     }
 
     /**
@@ -215,6 +244,9 @@ public final class Capture {
     private static void settleNative() {
         NativeTracker nt = nativeTracker;
         if (nt == null || !Hooks.nativeEnabled) {
+            return;
+        }
+        if (awaitReferenceProcessing()) {
             return;
         }
         long previous = nt.outstandingBytes();

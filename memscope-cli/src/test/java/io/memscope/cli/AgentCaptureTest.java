@@ -1,0 +1,130 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import memscope.fixtures.AccuracyFixture;
+import memscope.fixtures.ExactFixture;
+import memscope.fixtures.NativeFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** What the agent captures, checked against known workloads in real JVMs. */
+class AgentCaptureTest {
+    private static final String SRC = "memscope/fixtures/";
+
+    static List<String> javas() {
+        return Jvms.javas();
+    }
+
+    private static Map<String, Object> entry(Object report, String list, String site) {
+        for (Map<String, Object> e : MiniJson.list(report, list.split("\\."))) {
+            if (site.equals(e.get("site"))) {
+                return e;
+            }
+        }
+        throw new AssertionError(site + " not in " + list + ": " + Jvms.sites(report, list.split("\\.")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void nativeLeaksReallocationsAndADoubleFree(String java, @TempDir Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of(), List.of(java, "-cp", Jvms.classPath(NativeFixture.class),
+                NativeFixture.class.getName()));
+        assertThat(code).as("the double free was stopped, the JVM survived").isZero();
+        Object report = Jvms.report(out);
+        Map<String, Object> nat = MiniJson.obj(report, "native");
+        assertThat(MiniJson.num(nat, "outstandingBytes")).isEqualTo(4096 + 30000);
+        assertThat(MiniJson.num(nat, "outstandingBlocks")).isEqualTo(2);
+        String a = "memscope.fixtures.NativeFixture.main(NativeFixture.java:"
+                + Jvms.lineOf(SRC + "NativeFixture.java", "LEAK-A") + ")";
+        String c = "memscope.fixtures.NativeFixture.main(NativeFixture.java:"
+                + Jvms.lineOf(SRC + "NativeFixture.java", "LEAK-C") + ")";
+        assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(c, a);
+        assertThat(MiniJson.num(entry(report, "native.leaks", a), "bytes")).isEqualTo(4096);
+        assertThat(entry(report, "native.leaks", a).get("type")).isEqualTo("native:unsafe");
+        assertThat((List<?>) entry(report, "native.leaks", a).get("stack")).isNotEmpty();
+        List<Map<String, Object>> anomalies = MiniJson.list(report, "native", "anomalies");
+        assertThat(anomalies).hasSize(1);
+        assertThat(anomalies.get(0).get("kind")).isEqualTo("double-free");
+        assertThat(anomalies.get(0).get("stack").toString()).contains("NativeFixture.java:"
+                + Jvms.lineOf(SRC + "NativeFixture.java", "DOUBLE-FREE"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void exactModeCountsEveryAllocation(String java, @TempDir Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--mode", "exact"), List.of(java, "-cp",
+                Jvms.classPath(ExactFixture.class), ExactFixture.class.getName()));
+        assertThat(code).isZero();
+        Object report = Jvms.report(out);
+        assertThat(MiniJson.obj(report, "totals").get("exact")).isEqualTo(true);
+        String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
+        Map<String, Object> ints = entry(report, "topAllocationSites",
+                prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")");
+        assertThat(MiniJson.num(ints, "count")).isEqualTo(1000);
+        assertThat(MiniJson.num(ints, "bytes")).isEqualTo(1000L * 56); // 16-byte header + 10 ints, 8-aligned
+        assertThat(ints.get("type")).isEqualTo("int[]");
+        Map<String, Object> sbs = entry(report, "topAllocationSites",
+                prefix + Jvms.lineOf(SRC + "ExactFixture.java", "OBJ-SITE") + ")");
+        assertThat(MiniJson.num(sbs, "count")).isEqualTo(500);
+        assertThat(sbs.get("type")).isEqualTo("java.lang.StringBuilder");
+        assertThat(MiniJson.num(sbs, "bytes") % 500).isZero();
+        Map<String, Object> multi = entry(report, "topAllocationSites",
+                prefix + Jvms.lineOf(SRC + "ExactFixture.java", "MULTI-SITE") + ")");
+        assertThat(MiniJson.num(multi, "count")).isEqualTo(300);
+        // long[2][3]: an outer array of 2 references and two long[3]
+        assertThat(MiniJson.num(multi, "bytes")).isEqualTo(300L * (24 + 2 * 40));
+        assertThat(multi.get("type")).isEqualTo("long[][]");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void sampledTotalIsWithinFivePercentOfThreadMxBean(@TempDir Path out) throws Exception {
+        Path exact = out.resolve("exact.txt");
+        Path reports = out.resolve("reports");
+        int code = Jvms.memscopeRun(reports, List.of("--interval", "64k"), List.of(Jvms.current(), "-cp",
+                Jvms.classPath(AccuracyFixture.class), AccuracyFixture.class.getName(), exact.toString()));
+        assertThat(code).isZero();
+        long truth = Long.parseLong(Files.readString(exact).trim());
+        Object report = Jvms.report(reports);
+        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        assertThat((double) estimated).isCloseTo(truth, org.assertj.core.data.Percentage.withPercentage(5));
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void invalidAgentOptionLeavesTheApplicationRunningWithTrackingOff(@TempDir Path out) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Jvms.current(),
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=interval=abc,out=" + out,
+                "-cp", Jvms.classPath(ExactFixture.class), ExactFixture.class.getName());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).isZero();
+        assertThat(output).contains("memscope agent: invalid value 'abc' for option 'interval'")
+                .contains("Tracking is OFF");
+        assertThat(out).isEmptyDirectory();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void strictInvalidAgentOptionStopsTheJvm(@TempDir Path out) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Jvms.current(),
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=interval=abc,strict=true",
+                "-cp", Jvms.classPath(ExactFixture.class), ExactFixture.class.getName());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor()).isNotZero();
+    }
+}

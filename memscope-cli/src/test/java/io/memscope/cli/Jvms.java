@@ -1,0 +1,109 @@
+package io.memscope.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/** Helpers for tests that start JVMs: the JDKs to test on, class paths, and reading reports. */
+final class Jvms {
+    static final Path JDK17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+
+    private Jvms() {
+    }
+
+    /** The test JVM's own java (JDK 25 in the build). */
+    static String current() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** The JDKs available for tests: this one, and JDK 17 when installed. */
+    static List<String> javas() {
+        List<String> l = new ArrayList<>();
+        l.add(current());
+        if (Files.isExecutable(JDK17)) {
+            l.add(JDK17.toString());
+        }
+        return l;
+    }
+
+    /** A class path with the test classes and the jars (or directories) holding the given classes. */
+    static String classPath(Class<?>... classes) {
+        List<String> parts = new ArrayList<>();
+        for (Class<?> c : classes) {
+            try {
+                String p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+                if (!parts.contains(p)) {
+                    parts.add(p);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return String.join(File.pathSeparator, parts);
+    }
+
+    /** Runs `memscope run` through Main.execute and returns its exit code. */
+    static int memscopeRun(Path out, List<String> options, List<String> command) {
+        List<String> args = new ArrayList<>();
+        args.add("run");
+        args.add("--out");
+        args.add(out.toString());
+        args.addAll(options);
+        args.add("--");
+        args.addAll(command);
+        return Main.execute(args.toArray(new String[0]));
+    }
+
+    /** @return the parsed report.json files under out (one per JVM) */
+    static List<Object> reports(Path out) throws IOException {
+        List<Object> l = new ArrayList<>();
+        try (Stream<Path> s = Files.list(out)) {
+            for (Path d : (Iterable<Path>) s.sorted()::iterator) {
+                Path r = d.resolve("report.json");
+                if (Files.isRegularFile(r)) {
+                    l.add(MiniJson.parse(Files.readString(r, StandardCharsets.UTF_8)));
+                }
+            }
+        }
+        return l;
+    }
+
+    /** @return the only report under out */
+    static Object report(Path out) throws IOException {
+        List<Object> l = reports(out);
+        if (l.size() != 1) {
+            throw new AssertionError("expected one report under " + out + ", found " + l.size());
+        }
+        return l.get(0);
+    }
+
+    /** @return site strings of a report list, e.g. leakSuspects */
+    static List<String> sites(Object report, String... path) {
+        List<String> l = new ArrayList<>();
+        for (Map<String, Object> e : MiniJson.list(report, path)) {
+            l.add((String) e.get("site"));
+        }
+        return l;
+    }
+
+    /** @return the 1-based line of the first line of a test source containing the marker */
+    static int lineOf(String sourceFile, String marker) throws IOException {
+        Path p = Path.of("src/test/java").resolve(sourceFile);
+        if (!Files.exists(p)) {
+            p = Path.of("../memscope-demo/src/main/java").resolve(sourceFile);
+        }
+        List<String> lines = Files.readAllLines(p);
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(marker)) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError(marker + " not in " + p);
+    }
+}

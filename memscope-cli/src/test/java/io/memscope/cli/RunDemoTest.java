@@ -1,0 +1,116 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** `memscope run` end to end: real JVMs under the agent, report.json read back. */
+class RunDemoTest {
+
+    static List<String> javas() {
+        return Jvms.javas();
+    }
+
+    private static void assertDemoProblemsNamed(Object report) throws Exception {
+        String leak = "io.memscope.demo.LeakyCacheWorkload.run(LeakyCacheWorkload.java:"
+                + Jvms.lineOf("io/memscope/demo/LeakyCacheWorkload.java", "the leaking allocation") + ")";
+        String temp = "io.memscope.demo.StringConcatWorkload.concatenate(StringConcatWorkload.java:"
+                + Jvms.lineOf("io/memscope/demo/StringConcatWorkload.java", "the needless temporaries") + ")";
+        String nativeLeak = "io.memscope.demo.DirectBufferLeakWorkload.run(DirectBufferLeakWorkload.java:"
+                + Jvms.lineOf("io/memscope/demo/DirectBufferLeakWorkload.java", "the native leak") + ")";
+
+        assertThat(Jvms.sites(report, "leakSuspects")).first().isEqualTo(leak);
+        assertThat(Jvms.sites(report, "leakSuspects")).doesNotContain(temp);
+        assertThat(Jvms.sites(report, "temporaries")).first().isEqualTo(temp);
+        assertThat(Jvms.sites(report, "temporaries")).doesNotContain(leak);
+        assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(nativeLeak);
+
+        Map<String, Object> leakEntry = MiniJson.list(report, "leakSuspects").get(0);
+        assertThat(leakEntry.get("type")).isEqualTo("byte[]");
+        // 60,000 responses of 1040 bytes each stay reachable: the estimate must be in the right range.
+        assertThat(MiniJson.num(leakEntry, "bytes")).isBetween(40L << 20, 85L << 20);
+        Map<String, Object> tempEntry = MiniJson.list(report, "temporaries").get(0);
+        assertThat(tempEntry.get("type")).isEqualTo("java.lang.String");
+        assertThat(MiniJson.num(tempEntry, "bytes")).isGreaterThan(100L << 20);
+
+        Map<String, Object> nat = MiniJson.obj(report, "native");
+        assertThat(MiniJson.num(nat, "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+        assertThat(MiniJson.num(nat, "freedBytes")).isEqualTo(32L * 64 * 1024);
+        assertThat(MiniJson.list(report, "native", "anomalies")).isEmpty();
+        assertThat(MiniJson.list(report, "native", "leaks").get(0).get("type")).isEqualTo("native:direct-buffer");
+
+        Map<String, Object> totals = MiniJson.obj(report, "totals");
+        assertThat(MiniJson.num(totals, "allocatedBytes")).isGreaterThan(200L << 20);
+        assertThat(MiniJson.num(totals, "liveBytesAtEnd")).isGreaterThan(40L << 20);
+        assertThat(MiniJson.num(totals, "peakLiveBytes")).isGreaterThanOrEqualTo(MiniJson.num(totals, "liveBytesAtEnd"));
+        assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isPositive();
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void demoNamesItsThreeProblems(@TempDir Path out) throws Exception {
+        int code = Main.execute("run", "--demo", "--out", out.toString());
+        assertThat(code).isZero();
+        assertDemoProblemsNamed(Jvms.report(out));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void demoOnEachJdkThroughAnArbitraryCommand(String java, @TempDir Path out) throws Exception {
+        String demoJar = System.getProperty("memscope.demo.jar");
+        int code = Jvms.memscopeRun(out, List.of(), List.of(java, "-cp", demoJar, "io.memscope.demo.DemoMain"));
+        assertThat(code).isZero();
+        Object report = Jvms.report(out);
+        assertDemoProblemsNamed(report);
+        String version = (String) MiniJson.obj(report, "metadata").get("javaVersion");
+        assertThat(version).startsWith(java.contains("17") ? "17" : System.getProperty("java.specification.version"));
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shellScriptStartingTwoJvmsGivesTwoReports(@TempDir Path out) throws Exception {
+        String demoJar = System.getProperty("memscope.demo.jar");
+        String java = Jvms.current();
+        String script = java + " -cp " + demoJar + " io.memscope.demo.DemoMain direct-buffer-leak && "
+                + java + " -cp " + demoJar + " io.memscope.demo.DemoMain direct-buffer-leak";
+        int code = Jvms.memscopeRun(out, List.of(), List.of("sh", "-c", script));
+        assertThat(code).isZero();
+        List<Object> reports = Jvms.reports(out);
+        assertThat(reports).hasSize(2);
+        for (Object r : reports) {
+            assertThat(MiniJson.num(MiniJson.obj(r, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void exitCodeOfTheCommandIsReturned(@TempDir Path out) {
+        int code = Jvms.memscopeRun(out, List.of(), List.of("sh", "-c", "exit 3"));
+        assertThat(code).isEqualTo(3);
+    }
+
+    @Test
+    void helpListsTheAgentOptions() {
+        String[] r = MainTest.run("run", "--help");
+        assertThat(r[0]).isEqualTo("0");
+        assertThat(r[1]).contains("--demo").contains("--mode").contains("MEMSCOPE_INTERVAL").contains("includeJdk")
+                .contains("strict");
+    }
+
+    @Test
+    void invalidOptionIsRejectedBeforeStarting(@TempDir Path out) {
+        String[] r = MainTest.run("run", "--out", out.toString(), "--interval", "lots", "--", "true");
+        assertThat(r[0]).isEqualTo("1");
+        assertThat(r[2]).contains("interval").contains("lots");
+    }
+}
