@@ -1,0 +1,72 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import memscope.fixtures.AttachFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `memscope attach` / `detach` against a JVM started without any memscope option. */
+class AttachTest {
+    private static final String SRC = "memscope/fixtures/AttachFixture.java";
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void attachWithDurationThenAttachAgainAndDetach(@TempDir Path dir) throws Exception {
+        Path stop = dir.resolve("stop");
+        Path log = dir.resolve("fixture.log");
+        Process p = new ProcessBuilder(Jvms.current(), "-cp", Jvms.classPath(AttachFixture.class),
+                AttachFixture.class.getName(), stop.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!(Files.exists(log) && Files.readString(log).contains("ready")) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            String pid = Long.toString(p.pid());
+            String temp = "memscope.fixtures.AttachFixture.work(AttachFixture.java:"
+                    + Jvms.lineOf(SRC, "ATTACH-TEMP") + ")";
+            String retained = "memscope.fixtures.AttachFixture.work(AttachFixture.java:"
+                    + Jvms.lineOf(SRC, "ATTACH-RETAINED") + ")";
+
+            // 1. attach for 2 seconds: the already loaded fixture class is retransformed, then restored.
+            Path out1 = dir.resolve("one");
+            int code = Main.execute("attach", pid, "--duration", "2", "--out", out1.toString(), "--mode", "exact");
+            assertThat(code).isZero();
+            Object report = Jvms.report(out1);
+            assertThat(MiniJson.obj(report, "metadata").get("attached")).isEqualTo("true");
+            assertThat(Jvms.sites(report, "topAllocationSites")).contains(temp, retained);
+            for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
+                if (temp.equals(e.get("site"))) {
+                    assertThat(e.get("type")).isEqualTo("char[]");
+                    assertThat(MiniJson.num(e, "count")).isGreaterThan(1000);
+                }
+            }
+            assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+            assertThat(p.isAlive()).isTrue();
+
+            // 2. attach again without a duration, then detach: the report appears, the JVM keeps running.
+            Path out2 = dir.resolve("two");
+            assertThat(Main.execute("attach", pid, "--out", out2.toString())).isZero();
+            Thread.sleep(1500);
+            assertThat(Main.execute("detach", pid)).isZero();
+            assertThat(Reports.await(out2.resolve(pid).resolve("report.json"), 30_000)).isTrue();
+            Object second = Jvms.report(out2);
+            assertThat(Jvms.sites(second, "topAllocationSites")).contains(temp);
+            assertThat(p.isAlive()).isTrue();
+
+            Files.createFile(stop);
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            assertThat(Files.readString(log, StandardCharsets.UTF_8)).contains("attach fixture done");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}
