@@ -1,0 +1,59 @@
+package io.memscope.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AgentOptionsTest {
+    @Test
+    void defaults() {
+        AgentOptions o = AgentOptions.parse(null, Map.of());
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.mode()).isEqualTo(AgentOptions.Mode.SAMPLE);
+        assertThat(o.intervalBytes()).isEqualTo(512 * 1024);
+        assertThat(o.nativeMemory()).isTrue();
+        assertThat(o.includeJdk()).isFalse();
+        assertThat(o.out()).isEqualTo(Path.of("memscope-out"));
+    }
+
+    @Test
+    void argumentsOverrideEnvironment() {
+        AgentOptions o = AgentOptions.parse("mode=exact,interval=1m,include=com.acme;org.x",
+                Map.of("MEMSCOPE_MODE", "sample", "MEMSCOPE_INTERVAL", "4k", "MEMSCOPE_OUT", "/tmp/o",
+                        "MEMSCOPE_INCLUDE_JDK", "true"));
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.mode()).isEqualTo(AgentOptions.Mode.EXACT);
+        assertThat(o.intervalBytes()).isEqualTo(1 << 20);
+        assertThat(o.include()).isEqualTo(List.of("com/acme", "org/x"));
+        assertThat(o.out()).isEqualTo(Path.of("/tmp/o"));
+        assertThat(o.includeJdk()).isTrue();
+    }
+
+    @Test
+    void errorsAreCollectedNotThrown() {
+        AgentOptions o = AgentOptions.parse("interval=abc,mode=fast,bogus=1,native=maybe,include=1bad", Map.of());
+        assertThat(o.errors()).hasSize(5);
+        assertThat(String.join("\n", o.errors())).contains("interval").contains("mode").contains("bogus")
+                .contains("native").contains("1bad");
+    }
+
+    @Test
+    void everyOptionIsDocumentedInHelp() {
+        String help = String.join("\n", AgentOptions.HELP);
+        for (String k : List.of("mode=", "interval=", "include=", "exclude=", "includeJdk=", "native=", "gc=",
+                "stackDepth=", "out=", "duration=", "summary=", "quiet=", "strict=")) {
+            assertThat(help).contains(k);
+        }
+    }
+
+    @Test
+    void bytes() {
+        assertThat(AgentOptions.parseBytes("524288")).isEqualTo(524288);
+        assertThat(AgentOptions.parseBytes("512k")).isEqualTo(524288);
+        assertThat(AgentOptions.parseBytes("2MB")).isEqualTo(2 << 20);
+        assertThat(AgentOptions.parseBytes("1g")).isEqualTo(1L << 30);
+    }
+}
