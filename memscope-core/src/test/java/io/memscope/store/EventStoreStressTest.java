@@ -100,13 +100,13 @@ class EventStoreStressTest {
             }
         });
         drainer.start();
-        int waves = runWaves(store, null, () -> rounds.get() >= 200);
+        int waves = runWaves(store, null, () -> rounds.get() >= 1000);
         done.set(true);
         drainer.join();
         assertThat(failure.get()).isNull();
         drained[0] += store.drainTo(collector);
         long total = (long) WRITERS * waves * PER_THREAD;
-        assertThat(rounds.get()).as("drains while recording").isGreaterThanOrEqualTo(200);
+        assertThat(rounds.get()).as("drains while recording").isGreaterThanOrEqualTo(1000);
         assertThat(duplicates[0]).isZero();
         assertThat(drained[0]).isEqualTo(total);
         for (int w = 0; w < WRITERS; w++) {
@@ -141,11 +141,11 @@ class EventStoreStressTest {
             }
         });
         clearer.start();
-        runWaves(store, progress, () -> clears.get() >= 200);
+        runWaves(store, progress, () -> clears.get() >= 1000);
         done.set(true);
         clearer.join();
         assertThat(failure.get()).isNull();
-        assertThat(clears.get()).isGreaterThanOrEqualTo(200);
+        assertThat(clears.get()).isGreaterThanOrEqualTo(1000);
         // quiescent: what is left is, per writer, exactly a suffix of its sequence, and size() agrees
         Snapshot rest = store.snapshot();
         assertThat(store.size()).isEqualTo(rest.size());
