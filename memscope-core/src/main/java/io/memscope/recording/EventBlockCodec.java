@@ -225,7 +225,7 @@ final class EventBlockCodec {
                 if ((tag & TAG_THREAD) != 0) {
                     int refAt = in.position();
                     long ref = in.uleb();
-                    if (ref < threadCount) {
+                    if (ref >= 0 && ref < threadCount) {
                         threadId = threadIds[(int) ref];
                         threadName = threadNames[(int) ref];
                     } else if (ref == threadCount) {
@@ -264,7 +264,7 @@ final class EventBlockCodec {
                 if ((tag & TAG_STACK) != 0) {
                     int refAt = in.position();
                     long ref = in.uleb();
-                    if (ref < stackCount) {
+                    if (ref >= 0 && ref < stackCount) {
                         stack = stackIds[(int) ref];
                     } else if (ref == stackCount) {
                         stack = in.uleb();

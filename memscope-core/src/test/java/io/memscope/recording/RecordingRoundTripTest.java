@@ -185,6 +185,30 @@ class RecordingRoundTripTest {
     }
 
     @Test
+    void closeFromAnotherThreadWhileEventsArriveLeavesASoundFile() throws Exception {
+        Path file = dir.resolve("hook.msrec");
+        RecordingWriter w = RecordingWriter.builder(file).blockBytes(1024).open();
+        Thread producer = new Thread(() -> {
+            for (long i = 0; w.eventsRefused() == 0; i++) {
+                w.accept(i, MemoryEventType.ALLOCATE, i, 8, 0, 1, 0, 0, 0, 0, 0);
+            }
+        });
+        producer.start();
+        while (w.eventsWritten() < 20_000) {
+            Thread.sleep(1);
+        }
+        w.close(false);                          // what a shutdown hook does
+        producer.join(10_000);
+        assertThat(producer.isAlive()).isFalse();
+        Recording rec = RecordingReader.readStrict(file);
+        assertThat(rec.totals().get().clean()).isFalse();
+        assertThat((long) rec.eventCount()).isEqualTo(rec.totals().get().eventsWritten()).isGreaterThanOrEqualTo(20_000);
+        for (int i = 0; i < rec.eventCount(); i++) {
+            assertThat(rec.event(i).address()).isEqualTo(i);
+        }
+    }
+
+    @Test
     void clockPairGivesAbsoluteTime() {
         RecordingHeader h = new RecordingHeader(1, 0, 0, 1_700_000_000_123_456_789L, 5_000, 1, 0);
         assertThat(h.toEpochNanos(6_000)).isEqualTo(1_700_000_000_123_457_789L);
