@@ -1,0 +1,301 @@
+package io.memscope.cli;
+
+import io.memscope.MemoryEventType;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.Damage;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.RecordingHeader;
+import io.memscope.recording.RecordingReader;
+import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.Site;
+import io.memscope.recording.Totals;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code memscope dump FILE [--json]}: prints a recording as text or JSON lines, streaming (any file size).
+ * Output formats are specified in {@code docs/formats/recording.md}, section "memscope dump".
+ */
+@Command(name = "dump",
+        mixinStandardHelpOptions = true,
+        description = {"Print a recording's header, metadata, events, GC records and anomalies, then a summary.",
+            "A damaged or unfinished file prints what could be read, then the damage on stderr (exit code 1)."})
+final class DumpCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "the recording file")
+    Path file;
+
+    @Option(names = "--json", description = "one JSON object per line instead of text")
+    boolean json;
+
+    @Option(names = "--limit", paramLabel = "N", description = "stop after printing N events")
+    Long limit;
+
+    @Option(names = "--type", split = ",", paramLabel = "TYPE",
+            description = "print only events of these types (${COMPLETION-CANDIDATES}); repeatable or comma-separated")
+    List<MemoryEventType> types;
+
+    @Option(names = "--thread", paramLabel = "ID", description = "print only events of this thread id")
+    Long thread;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (limit != null && limit < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        Printer printer = new Printer(out);
+        Optional<Damage> damage;
+        try {
+            damage = RecordingReader.stream(file, printer);
+        } finally {
+            out.flush();
+        }
+        printer.summary(damage.orElse(null));
+        out.flush();
+        if (damage.isPresent()) {
+            spec.commandLine().getErr().println("memscope dump: damaged recording: " + damage.get().message());
+            spec.commandLine().getErr().flush();
+            return CliErrors.EXIT_FAILURE;
+        }
+        return 0;
+    }
+
+    /** Prints each part of the recording as it is read. */
+    private final class Printer implements RecordingVisitor {
+        private final PrintWriter out;
+        private final StringBuilder line = new StringBuilder(256);
+        private final Set<MemoryEventType> wanted = types == null || types.isEmpty()
+                ? EnumSet.allOf(MemoryEventType.class) : EnumSet.copyOf(types);
+        private final List<String> strings = new ArrayList<>();
+        private final Map<Integer, String> sites = new HashMap<>();
+        private RecordingHeader header;
+        private long events;
+        private long shown;
+        private long gcs;
+        private long anomalies;
+        private long stacks;
+        private Totals totals;
+        private boolean stopped;
+
+        Printer(PrintWriter out) {
+            this.out = out;
+            strings.add(null);
+        }
+
+        private void emit() {
+            out.append(line).append('\n');
+            line.setLength(0);
+        }
+
+        private String time(long nanoTime) {
+            return header.toInstant(nanoTime).toString();
+        }
+
+        @Override
+        public void header(RecordingHeader h) {
+            header = h;
+            String start = h.processStartEpochMillis() == 0 ? null
+                    : Instant.ofEpochMilli(h.processStartEpochMillis()).toString();
+            if (json) {
+                Json.object(line).field("kind", "header").field("file", file.toString())
+                        .field("version", h.majorVersion() + "." + h.minorVersion()).field("flags", h.flags())
+                        .field("pid", h.pid()).field("processStart", start)
+                        .field("clockEpochNanos", h.epochNanos()).field("clockNanoTime", h.nanoTime())
+                        .field("clockTime", time(h.nanoTime())).end();
+            } else {
+                line.append("# memscope recording ").append(file).append(" (format ").append(h.majorVersion())
+                        .append('.').append(h.minorVersion()).append(")\n");
+                line.append("# pid ").append(h.pid()).append(", process started ").append(start == null ? "?" : start)
+                        .append(", recording started ").append(time(h.nanoTime())).append(" (nanoTime ")
+                        .append(h.nanoTime()).append(')');
+            }
+            emit();
+        }
+
+        @Override
+        public void string(int id, String value) {
+            strings.add(value);
+        }
+
+        private String str(int id) {
+            return strings.get(id);
+        }
+
+        @Override
+        public void site(Site site) {
+            sites.put(site.id(), site.frame());
+        }
+
+        @Override
+        public void stack(long stackId, List<String> frames) {
+            stacks++;
+        }
+
+        @Override
+        public void metadata(String key, String value) {
+            if (json) {
+                Json.object(line).field("kind", "metadata").field("key", key).field("value", value).end();
+            } else {
+                line.append("# ").append(key).append(" = ").append(value == null ? "" : value);
+            }
+            emit();
+        }
+
+        @Override
+        public void accept(long ts, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+            events++;
+            if (stopped || !wanted.contains(type) || (thread != null && thread != threadId)) {
+                return;
+            }
+            if (limit != null && shown >= limit) {
+                stopped = true;
+                return;
+            }
+            shown++;
+            String site = siteId == 0 ? null : sites.getOrDefault(siteId, "site#" + Integer.toUnsignedString(siteId));
+            String stack = stackId == 0 ? null : "0x" + Long.toHexString(stackId);
+            if (json) {
+                Json.object(line).field("kind", "event").field("time", time(ts)).field("timestampNanos", ts)
+                        .field("type", type.name()).field("address", "0x" + Long.toHexString(address))
+                        .unsigned("size", size).unsigned("previousSize", previousSize).field("threadId", threadId)
+                        .field("threadName", str(threadNameId)).field("typeName", str(typeNameId))
+                        .field("variable", str(variableNameId)).field("site", site)
+                        .unsigned("siteId", Integer.toUnsignedLong(siteId)).field("stackId", stack).end();
+            } else {
+                line.append(time(ts)).append(' ').append(type.name()).append(" 0x").append(Long.toHexString(address))
+                        .append(" size=").append(Long.toUnsignedString(size))
+                        .append(" prev=").append(Long.toUnsignedString(previousSize))
+                        .append(" thread=").append(threadId);
+                if (threadNameId != 0) {
+                    line.append('/').append(str(threadNameId));
+                }
+                line.append(" type=").append(orDash(str(typeNameId)))
+                        .append(" var=").append(orDash(str(variableNameId)))
+                        .append(" site=").append(orDash(site))
+                        .append(" stack=").append(orDash(stack));
+            }
+            emit();
+        }
+
+        @Override
+        public void gc(GcRecord g) {
+            gcs++;
+            if (stopped) {
+                return;
+            }
+            if (json) {
+                Json.object(line).field("kind", "gc").field("time", time(g.startNanos()))
+                        .field("timestampNanos", g.startNanos()).unsigned("durationNanos", g.durationNanos())
+                        .field("name", g.name()).field("cause", g.cause())
+                        .unsigned("heapUsedBefore", g.heapUsedBefore()).unsigned("heapUsedAfter", g.heapUsedAfter())
+                        .unsigned("heapCommitted", g.heapCommitted()).end();
+            } else {
+                line.append(time(g.startNanos())).append(" GC ").append(orDash(g.name()))
+                        .append(" cause=").append(orDash(g.cause()))
+                        .append(" duration=").append(Long.toUnsignedString(g.durationNanos())).append("ns")
+                        .append(" used=").append(Long.toUnsignedString(g.heapUsedBefore())).append("->")
+                        .append(Long.toUnsignedString(g.heapUsedAfter()))
+                        .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()));
+            }
+            emit();
+        }
+
+        @Override
+        public void anomaly(Anomaly a) {
+            anomalies++;
+            if (stopped) {
+                return;
+            }
+            String stack = a.stackId() == 0 ? null : "0x" + Long.toHexString(a.stackId());
+            if (json) {
+                Json.object(line).field("kind", "anomaly").field("time", time(a.timestampNanos()))
+                        .field("timestampNanos", a.timestampNanos()).field("anomaly", a.kind())
+                        .field("address", "0x" + Long.toHexString(a.address())).unsigned("size", a.size())
+                        .field("threadId", a.threadId()).field("stackId", stack).field("detail", a.detail()).end();
+            } else {
+                line.append(time(a.timestampNanos())).append(" ANOMALY ").append(a.kind())
+                        .append(" 0x").append(Long.toHexString(a.address()))
+                        .append(" size=").append(Long.toUnsignedString(a.size()))
+                        .append(" thread=").append(a.threadId())
+                        .append(" stack=").append(orDash(stack))
+                        .append(" detail=").append(orDash(a.detail()));
+            }
+            emit();
+        }
+
+        @Override
+        public void end(Totals t) {
+            totals = t;
+        }
+
+        @Override
+        public boolean done() {
+            return stopped;
+        }
+
+        void summary(Damage damage) {
+            if (json) {
+                Json j = Json.object(line).field("kind", "summary").field("events", events).field("shown", shown)
+                        .field("gcs", gcs).field("anomalies", anomalies).field("sites", sites.size())
+                        .field("stacks", stacks).field("stoppedAtLimit", stopped);
+                if (totals != null) {
+                    j.unsigned("eventsWritten", totals.eventsWritten()).unsigned("eventsDropped", totals.eventsDropped())
+                            .field("clean", totals.clean());
+                } else {
+                    j.raw("eventsWritten", "null").raw("eventsDropped", "null").raw("clean", "null");
+                }
+                if (damage != null) {
+                    StringBuilder d = new StringBuilder();
+                    Json.object(d).field("offset", damage.offset()).field("what", damage.what()).end();
+                    j.raw("damage", d.toString());
+                } else {
+                    j.raw("damage", "null");
+                }
+                j.end();
+            } else {
+                line.append("# ");
+                if (stopped) {
+                    line.append("stopped after ").append(shown).append(" events (--limit); ");
+                } else {
+                    line.append(events).append(" events, ").append(shown).append(" shown, ");
+                }
+                line.append(gcs).append(" GCs, ").append(anomalies).append(" anomalies, ").append(sites.size())
+                        .append(" sites, ").append(stacks).append(" stacks");
+                if (totals != null) {
+                    line.append("; END: ").append(Long.toUnsignedString(totals.eventsWritten())).append(" written, ")
+                            .append(Long.toUnsignedString(totals.eventsDropped())).append(" dropped, ")
+                            .append(totals.clean() ? "closed cleanly" : "closed after a failure or by an emergency hook");
+                } else if (!stopped) {
+                    line.append("; no END block");
+                }
+                if (damage != null) {
+                    line.append("; DAMAGED at offset ").append(damage.offset());
+                }
+            }
+            emit();
+        }
+    }
+
+    private static String orDash(String s) {
+        return s == null ? "-" : s;
+    }
+}

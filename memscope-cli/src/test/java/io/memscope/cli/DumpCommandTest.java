@@ -1,0 +1,171 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memscope.MemoryEventType;
+import io.memscope.recording.RecordingWriter;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class DumpCommandTest {
+    /** 2026-01-01T00:00:00Z in ns since the epoch. */
+    private static final long EPOCH = 1_767_225_600_000_000_000L;
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private PrintStream oldOut;
+    private PrintStream oldErr;
+
+    @BeforeEach
+    void capture() {
+        oldOut = System.out;
+        oldErr = System.err;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setOut(oldOut);
+        System.setErr(oldErr);
+    }
+
+    private int run(String... args) {
+        out.reset();
+        err.reset();
+        return Main.execute(args);
+    }
+
+    private List<String> lines() {
+        return Arrays.asList(out.toString(StandardCharsets.UTF_8).split("\n"));
+    }
+
+    /** Writes a small recording: 1000 events (every 10th a DEALLOCATE), a GC, an anomaly, metadata. */
+    private Path recording() {
+        Path file = dir.resolve("app.msrec");
+        try (RecordingWriter w = RecordingWriter.builder(file).clock(EPOCH, 1_000).process(777, 0)
+                .blockBytes(512).open()) {
+            w.metadata("command", "java -jar \"app.jar\"\tx");
+            w.metadata("mode", "exact");
+            w.site(3, "com.example.Cache", "put", "Cache.java", 42, "byte[]");
+            w.stack(0xabcL, List.of("com.example.Cache.put(Cache.java:42)"));
+            int main = w.strings().intern("main");
+            int type = w.strings().intern("byte[]");
+            int var = w.strings().intern("buf");
+            for (int i = 0; i < 1000; i++) {
+                MemoryEventType t = i % 10 == 9 ? MemoryEventType.DEALLOCATE : MemoryEventType.ALLOCATE;
+                w.accept(1_000 + i * 1_000L, t, 0x1000 + i, 64, 0, 1, main, i == 0 ? var : 0, type, 0xabcL, 3);
+            }
+            w.gc(5_000, 1_500_000, "G1 Young Generation", "G1 Evacuation Pause", 100, 40, 200);
+            w.anomaly("double-free", 6_000, 0x1005, 64, 1, 0, "freed twice");
+        }
+        return file;
+    }
+
+    @Test
+    void textDumpShowsHeaderMetadataEventsAndSummary() {
+        Path file = recording();
+        assertThat(run("dump", file.toString())).isEqualTo(0);
+        List<String> lines = lines();
+        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.0)");
+        assertThat(lines.get(1)).contains("pid 777").contains("recording started 2026-01-01T00:00:00Z");
+        assertThat(lines).contains("# command = java -jar \"app.jar\"\tx", "# mode = exact");
+        assertThat(lines).contains("2026-01-01T00:00:00Z ALLOCATE 0x1000 size=64 prev=0 thread=1/main type=byte[] "
+                + "var=buf site=com.example.Cache.put(Cache.java:42) stack=0xabc");
+        assertThat(lines).contains("2026-01-01T00:00:00.000009Z DEALLOCATE 0x1009 size=64 prev=0 thread=1/main "
+                + "type=byte[] var=- site=com.example.Cache.put(Cache.java:42) stack=0xabc");
+        assertThat(lines).contains("2026-01-01T00:00:00.000004Z GC G1 Young Generation cause=G1 Evacuation Pause "
+                + "duration=1500000ns used=100->40 committed=200");
+        assertThat(lines).contains("2026-01-01T00:00:00.000005Z ANOMALY double-free 0x1005 size=64 thread=1 "
+                + "stack=- detail=freed twice");
+        assertThat(lines.stream().filter(l -> l.contains(" ALLOCATE ") || l.contains(" DEALLOCATE "))).hasSize(1000);
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("# 1000 events, 1000 shown, 1 GCs, 1 anomalies, 1 sites, "
+                + "1 stacks; END: 1000 written, 0 dropped, closed cleanly");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void typeAndLimitFilterEvents() {
+        Path file = recording();
+        assertThat(run("dump", "--type", "DEALLOCATE", file.toString())).isEqualTo(0);
+        assertThat(lines().stream().filter(l -> l.contains(" DEALLOCATE "))).hasSize(100);
+        assertThat(lines().stream().filter(l -> l.contains(" ALLOCATE "))).isEmpty();
+        assertThat(lines().get(lines().size() - 1)).startsWith("# 1000 events, 100 shown");
+
+        assertThat(run("dump", "--limit", "5", "--type", "allocate", file.toString())).isEqualTo(0);
+        assertThat(lines().stream().filter(l -> l.contains(" ALLOCATE "))).hasSize(5);
+        assertThat(lines().get(lines().size() - 1)).startsWith("# stopped after 5 events (--limit)");
+    }
+
+    @Test
+    void jsonLinesAreOneObjectPerLineWithEscapedStrings() {
+        Path file = recording();
+        assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
+        List<String> lines = lines();
+        assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.0\"")
+                .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
+        assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
+        assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"
+                + "\"type\":\"ALLOCATE\",\"address\":\"0x1000\",\"size\":64,\"previousSize\":0,\"threadId\":1,"
+                + "\"threadName\":\"main\",\"typeName\":\"byte[]\",\"variable\":\"buf\","
+                + "\"site\":\"com.example.Cache.put(Cache.java:42)\",\"siteId\":3,\"stackId\":\"0xabc\"}");
+        assertThat(lines.stream().filter(l -> l.startsWith("{\"kind\":\"event\""))).hasSize(1000);
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"gc\"").contains("\"cause\":\"G1 Evacuation Pause\""));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"anomaly\"").contains("\"anomaly\":\"double-free\""));
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"kind\":\"summary\",\"events\":1000,\"shown\":1000,"
+                + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
+                + "\"eventsDropped\":0,\"clean\":true,\"damage\":null}");
+    }
+
+    @Test
+    void damagedFilePrintsWhatItCanThenTheDamageOnStderrWithExitCode1() throws Exception {
+        Path file = recording();
+        byte[] bytes = Files.readAllBytes(file);
+        Path cut = dir.resolve("cut.msrec");
+        Files.write(cut, Arrays.copyOf(bytes, bytes.length * 2 / 3));
+        assertThat(run("dump", cut.toString())).isEqualTo(1);
+        long shown = lines().stream().filter(l -> l.contains("ALLOCATE ")).count();
+        assertThat(shown).isBetween(300L, 999L);
+        assertThat(lines().get(lines().size() - 1)).contains("no END block").contains("DAMAGED at offset");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .startsWith("memscope dump: damaged recording: " + cut + ": at offset ")
+                .contains("truncated block");
+
+        assertThat(run("dump", "--json", cut.toString())).isEqualTo(1);
+        assertThat(lines().get(lines().size() - 1)).contains("\"eventsWritten\":null").contains("\"damage\":{\"offset\":");
+    }
+
+    @Test
+    void notARecordingOrMissingFileIsAClearError() throws Exception {
+        Path junk = dir.resolve("junk.txt");
+        Files.writeString(junk, "just some text that is long enough to hold a header, but is not a recording");
+        assertThat(run("dump", junk.toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("at offset 0: not a memscope recording (bad magic)");
+        assertThat(run("dump", dir.resolve("missing.msrec").toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no such file");
+    }
+
+    @Test
+    void jsonEscapingHandlesControlCharacters() {
+        StringBuilder b = new StringBuilder();
+        Json.quote(b, "a\"b\\c\n\u0001é");
+        assertThat(b.toString()).isEqualTo("\"a\\\"b\\\\c\\n\\u0001é\"");
+    }
+}

@@ -1,0 +1,42 @@
+package io.memscope.recording;
+
+/** The block types of a recording file, with their stable one-byte codes (see {@link RecordingFormat}). */
+enum BlockType {
+    /** New string table entries: uleb firstId, uleb count, count x (uleb byteLength, UTF-8 bytes). */
+    STRINGS(1),
+    /** Allocation sites: uleb count, count x (uleb siteId, class, method, file ids, uleb line, type id). */
+    SITES(2),
+    /** Call stacks: uleb count, count x (uleb stackId, uleb frameCount, frameCount x uleb frame string id). */
+    STACKS(3),
+    /** Memory events, compressed; see {@link EventBlockCodec}. */
+    EVENTS(4),
+    /** GC records: uleb count, count x (zz start, uleb duration, name, cause, used before/after, committed). */
+    GC(5),
+    /** Cumulative per-site totals: uleb count, count x (uleb siteId, uleb allocations, uleb bytes). */
+    SITE_COUNTS(6),
+    /** Key/value pairs: uleb count, count x (uleb keyId, uleb valueId). */
+    METADATA(7),
+    /** Anomalies: uleb count, count x (kind id, zz timestamp, address, size, thread id, stack id, detail id). */
+    ANOMALIES(8),
+    /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
+    END(15);
+
+    final int code;
+
+    BlockType(int code) {
+        this.code = code;
+    }
+
+    private static final BlockType[] BY_CODE = new BlockType[256];
+
+    static {
+        for (BlockType t : values()) {
+            BY_CODE[t.code] = t;
+        }
+    }
+
+    /** @return the type with this code, or null if this reader does not know it */
+    static BlockType ofCode(int code) {
+        return BY_CODE[code & 0xFF];
+    }
+}

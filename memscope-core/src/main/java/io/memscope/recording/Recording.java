@@ -1,0 +1,162 @@
+package io.memscope.recording;
+
+import io.memscope.MemoryEvent;
+import io.memscope.store.EventSink;
+
+import java.util.AbstractList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A recording read into memory by {@link RecordingReader#read}: immutable. Events are held in columnar form
+ * (primitive arrays, about 65 bytes per event, no object per event); {@link #forEach(EventSink)} hands them out
+ * in file order with string fields as ids ({@link #string(int)}), {@link #events()} is a {@code List} view that
+ * builds a {@link MemoryEvent} per access (convenient for small recordings).
+ *
+ * <p>A damaged file (truncated, writer killed, corrupted) still gives a recording: everything in the complete,
+ * valid blocks before the damage, and {@link #damage()} says where and what.
+ */
+public final class Recording {
+    private final RecordingHeader header;
+    private final String[] strings;
+    private final int stringCount;
+    private final Map<Integer, Site> sites;
+    private final Map<Long, List<String>> stacks;
+    private final EventColumns events;
+    private final List<GcRecord> gcRecords;
+    private final Map<Integer, SiteCount> siteCounts;
+    private final Map<String, String> metadata;
+    private final List<Anomaly> anomalies;
+    private final Totals totals;
+    private final Damage damage;
+    private final long fileBytes;
+    private final int skippedBlocks;
+
+    Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
+              Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
+              Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
+              Totals totals, Damage damage, long fileBytes, int skippedBlocks) {
+        this.header = Objects.requireNonNull(header);
+        this.strings = strings;
+        this.stringCount = stringCount;
+        this.sites = Collections.unmodifiableMap(sites);
+        this.stacks = Collections.unmodifiableMap(stacks);
+        this.events = events;
+        this.gcRecords = Collections.unmodifiableList(gcRecords);
+        this.siteCounts = Collections.unmodifiableMap(siteCounts);
+        this.metadata = Collections.unmodifiableMap(metadata);
+        this.anomalies = Collections.unmodifiableList(anomalies);
+        this.totals = totals;
+        this.damage = damage;
+        this.fileBytes = fileBytes;
+        this.skippedBlocks = skippedBlocks;
+    }
+
+    public RecordingHeader header() {
+        return header;
+    }
+
+    /** @return number of string ids, including the reserved id 0 */
+    public int stringCount() {
+        return stringCount;
+    }
+
+    /** @return the string with this id; null for 0 */
+    public String string(int id) {
+        if (id < 0 || id >= stringCount) {
+            throw new IllegalArgumentException("unknown string id " + id + " (recording has " + stringCount + ")");
+        }
+        return strings[id];
+    }
+
+    /** @return sites by id (the last definition of each id) */
+    public Map<Integer, Site> sites() {
+        return sites;
+    }
+
+    /** @return the site, if the recording defines it */
+    public Optional<Site> site(int siteId) {
+        return Optional.ofNullable(sites.get(siteId));
+    }
+
+    /** @return stacks by id: frames innermost first */
+    public Map<Long, List<String>> stacks() {
+        return stacks;
+    }
+
+    /** @return number of events read */
+    public int eventCount() {
+        return events.size;
+    }
+
+    /** Hands every event, in file order, to {@code sink}; string fields are ids for {@link #string(int)}. */
+    public void forEach(EventSink sink) {
+        events.forEach(sink);
+    }
+
+    /** @return event {@code index} as an object, strings resolved */
+    public MemoryEvent event(int index) {
+        Objects.checkIndex(index, events.size);
+        EventColumns c = events;
+        return new MemoryEvent(c.timestamp[index], c.typeOf(index), c.address[index], c.eventSize[index],
+                c.previousSize[index], c.threadId[index], strings[c.threadNameId[index]],
+                strings[c.variableNameId[index]], strings[c.typeNameId[index]], c.stackId[index],
+                c.siteId[index]);
+    }
+
+    /** @return a read-only list view of the events, building one {@link MemoryEvent} per {@code get} */
+    public List<MemoryEvent> events() {
+        return new AbstractList<>() {
+            @Override
+            public MemoryEvent get(int index) {
+                return event(index);
+            }
+
+            @Override
+            public int size() {
+                return events.size;
+            }
+        };
+    }
+
+    public List<GcRecord> gcRecords() {
+        return gcRecords;
+    }
+
+    /** @return the latest cumulative totals of each site */
+    public Map<Integer, SiteCount> siteCounts() {
+        return siteCounts;
+    }
+
+    /** @return metadata in order of first appearance; a later value of a key replaced the earlier one */
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
+    public List<Anomaly> anomalies() {
+        return anomalies;
+    }
+
+    /** @return the END block's totals; empty if the writer did not close the file or the file is damaged before */
+    public Optional<Totals> totals() {
+        return Optional.ofNullable(totals);
+    }
+
+    /** @return where and how the file is damaged (truncated, corrupt, not closed); empty for a sound file */
+    public Optional<Damage> damage() {
+        return Optional.ofNullable(damage);
+    }
+
+    /** @return the file's size in bytes when it was read */
+    public long fileBytes() {
+        return fileBytes;
+    }
+
+    /** @return blocks of unknown skippable types that were skipped (written by a newer minor version) */
+    public int skippedBlocks() {
+        return skippedBlocks;
+    }
+}

@@ -1,0 +1,157 @@
+package io.memscope.recording;
+
+import io.memscope.MemoryEventType;
+import io.memscope.error.CorruptFileException;
+import io.memscope.error.MemscopeException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads recording files (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
+ *
+ * <ul>
+ *   <li>{@link #read(Path)}: the whole recording in memory; a damaged file gives what could be read plus
+ *       {@link Recording#damage()}.</li>
+ *   <li>{@link #readStrict(Path)}: the same, but any damage (including a missing END block) throws.</li>
+ *   <li>{@link #stream(Path, RecordingVisitor)}: block by block to a visitor, in memory only the string table
+ *       and one block: for files of any size.</li>
+ * </ul>
+ *
+ * <p>Reading never throws anything but {@link CorruptFileException} (header missing, damaged, wrong magic, or a
+ * version this reader does not support; any damage for the strict variant) and {@link MemscopeException} of
+ * category SYSTEM (file missing or unreadable). Every length is checked before allocating, so damaged input
+ * cannot cause an {@code OutOfMemoryError} or a hang.
+ */
+public final class RecordingReader {
+    private RecordingReader() {
+    }
+
+    /**
+     * Reads a recording, tolerating damage after the header.
+     *
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     */
+    public static Recording read(Path file) {
+        Collector c = new Collector();
+        RecordingParser parser = new RecordingParser(file, c);
+        Optional<Damage> damage = parser.run();
+        return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
+    }
+
+    /**
+     * Reads a recording that must be complete and sound.
+     *
+     * @throws CorruptFileException naming the offset of the first damage, including a missing END block
+     */
+    public static Recording readStrict(Path file) {
+        Recording r = read(file);
+        if (r.damage().isPresent()) {
+            throw r.damage().get().toException();
+        }
+        return r;
+    }
+
+    /**
+     * Streams a recording to {@code visitor} block by block.
+     *
+     * @return the damage, if the file is damaged after its header (every complete block before it was delivered)
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     */
+    public static Optional<Damage> stream(Path file, RecordingVisitor visitor) {
+        return new RecordingParser(file, visitor).run();
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Builds a {@link Recording} from the visitor callbacks. */
+    private static final class Collector implements RecordingVisitor {
+        private RecordingHeader header;
+        private String[] strings = new String[256];
+        private int stringCount = 1;
+        private final Map<Integer, Site> sites = new LinkedHashMap<>();
+        private final Map<Long, List<String>> stacks = new LinkedHashMap<>();
+        private final EventColumns events = new EventColumns(1024);
+        private final List<GcRecord> gc = new ArrayList<>();
+        private final Map<Integer, SiteCount> siteCounts = new LinkedHashMap<>();
+        private final Map<String, String> metadata = new LinkedHashMap<>();
+        private final List<Anomaly> anomalies = new ArrayList<>();
+        private Totals totals;
+
+        @Override
+        public void header(RecordingHeader h) {
+            header = h;
+        }
+
+        @Override
+        public void string(int id, String value) {
+            if (id == strings.length) {
+                strings = Arrays.copyOf(strings, strings.length * 2);
+            }
+            strings[id] = value;
+            stringCount = id + 1;
+        }
+
+        @Override
+        public void site(Site site) {
+            sites.put(site.id(), site);
+        }
+
+        @Override
+        public void stack(long stackId, List<String> frames) {
+            stacks.put(stackId, frames);
+        }
+
+        @Override
+        public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                           int siteId) {
+            events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                    variableNameId, typeNameId, stackId, siteId);
+        }
+
+        @Override
+        public void gc(GcRecord record) {
+            gc.add(record);
+        }
+
+        @Override
+        public void siteCount(SiteCount count) {
+            siteCounts.put(count.siteId(), count);
+        }
+
+        @Override
+        public void metadata(String key, String value) {
+            metadata.put(key, value);
+        }
+
+        @Override
+        public void anomaly(Anomaly anomaly) {
+            anomalies.add(anomaly);
+        }
+
+        @Override
+        public void end(Totals t) {
+            totals = t;
+        }
+
+        Recording build(Damage damage, long fileBytes, int skipped) {
+            events.trim();
+            return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
+                    gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.memscope.recording;
+
+import io.memscope.MemoryEventType;
+import io.memscope.store.EventSink;
+
+import java.util.List;
+
+/**
+ * Receives a recording's content in file order from {@link RecordingReader#stream}, one block at a time, without
+ * the reader holding the file's events in memory. A block's content is delivered only after the whole block has
+ * been checked (CRC, lengths, string ids), so a visitor never sees part of a damaged block.
+ *
+ * <p>Events come through {@link EventSink#accept}: string-valued fields are ids announced before by
+ * {@link #string(int, String)} (0 = none). Every method has an empty default.
+ */
+public interface RecordingVisitor extends EventSink {
+
+    /** The file header, first. */
+    default void header(RecordingHeader header) {
+    }
+
+    /** A string table entry: ids come densely in order 1, 2, 3 ... and before any use. */
+    default void string(int id, String value) {
+    }
+
+    default void site(Site site) {
+    }
+
+    /** A call stack: frames innermost first, as {@code pkg.Class.method(File.java:LINE)}. */
+    default void stack(long stackId, List<String> frames) {
+    }
+
+    @Override
+    default void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                        long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                        int siteId) {
+    }
+
+    default void gc(GcRecord record) {
+    }
+
+    default void siteCount(SiteCount count) {
+    }
+
+    default void metadata(String key, String value) {
+    }
+
+    default void anomaly(Anomaly anomaly) {
+    }
+
+    /** The END block's totals, last (absent if the writer did not close the file). */
+    default void end(Totals totals) {
+    }
+
+    /** Checked between blocks: return true to stop reading early (the rest of the file is not checked). */
+    default boolean done() {
+        return false;
+    }
+}

@@ -1,0 +1,584 @@
+package io.memscope.store;
+
+import io.memscope.MemoryEvent;
+import io.memscope.MemoryEventType;
+import io.memscope.error.Failures;
+import io.memscope.error.MemscopeException;
+
+import java.lang.ref.WeakReference;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The memory history: every {@link MemoryEvent} the capture paths record, kept losslessly (or, in bounded mode,
+ * with an exact count of what was dropped) until cleared or drained. The improved version of seed 000's store.
+ *
+ * <h2>Recording</h2>
+ * {@link #record(MemoryEventType, long, long, long, int, long, int, int)} writes into the calling thread's own
+ * {@link ThreadBuffer} (found through a {@code ThreadLocal}): primitive column chunks of up to 4096 events, no
+ * shared lock, queue or counter, and no allocation except a new chunk once per up to 4096 events (none at all
+ * when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest are reused). The thread's id and name
+ * (interned once per thread) are taken from the current thread. Strings are interned in {@link #strings()}; a
+ * stored event holds no object: 32 bytes per event (timestamp, address, size: 8 bytes each; type and context
+ * index: 4; previous size: 4) plus about 48 bytes per distinct (thread, site, stack, type name, variable name)
+ * combination per thread. {@code record} never throws into the caller: failures go to {@link Failures}.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ * <li>{@link #size()} is exact: once {@code record} returns, {@code size()} called afterwards (by any thread
+ *     that sees the return, e.g. after a join) includes the event. It sums per-thread counters, so it is also
+ *     exact whenever no other thread records or removes concurrently.</li>
+ * <li>{@link #snapshot()} holds every event recorded before the call, merged in timestamp order (a k-way merge
+ *     of the per-thread runs into compact columns), and removes nothing. Events recorded concurrently with the
+ *     call may or may not be included, but always whole.</li>
+ * <li>{@link #clear()} and {@link #drainTo} cannot race with {@code record}: an event counts as recorded at one
+ *     instant (the release store that publishes its thread's end position); a remover reads each thread's end
+ *     and removes exactly the events below it. Every event is therefore either entirely before the cut (removed,
+ *     and for a drain handed to the sink exactly once) or entirely after it (kept). None is half-written, lost or
+ *     duplicated, and recording threads never wait for a remover. The cut is taken thread by thread, so an event
+ *     recorded on thread A while a clear is in progress may be kept although an older-by-nanoseconds event of
+ *     thread B was removed; every event whose {@code record} returned before {@code clear()} was called is
+ *     removed, and every event recorded after {@code clear()} returned is kept.</li>
+ * <li>Bounded mode ({@link Builder#capacityEvents}, {@link Builder#capacityBytes}): at most the capacity of
+ *     events is stored. Threads reserve capacity in leases of up to 1/16 of it (at most 1024 events), so drops
+ *     may begin while up to one lease per live thread is reserved but unused. When full, {@link OverflowPolicy}
+ *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
+ * <li>A thread that ends keeps its events until they are drained or cleared. Then its buffer is released: the
+ *     store finds dead threads through a {@code WeakReference<Thread>} per buffer and unregisters empty buffers of
+ *     dead threads on clear, drain, snapshot and when the registry grows. The {@code ThreadLocal} holds only a
+ *     weak reference to the buffer, so neither a dead thread's buffer nor a discarded store is kept alive by a
+ *     thread.</li>
+ * </ul>
+ *
+ * <h2>Clock</h2>
+ * Timestamps are {@link System#nanoTime()} by default, paired once, at creation, with wall-clock time
+ * ({@link #wallClockEpochNanos()}, {@link #nanoTimeAtEpoch()}) so that exports can show absolute time. Measured
+ * here, {@code nanoTime()} costs about 24 ns and dominates {@code record()} (see docs/benchmarks.md), so
+ * {@link ClockSource#COARSE} (about 1 ms resolution, about 1 ns) is offered as a cheaper option.
+ */
+public final class EventStore {
+    private static final long UNBOUNDED = Long.MAX_VALUE;
+    private static final int UNBOUNDED_POOL_CHUNKS = 64;
+
+    private final StringTable strings = new StringTable();
+    private final ClockSource clock;
+    private final boolean coarse;
+    private final long wallClockEpochNanos;
+    private final long nanoTimeAtEpoch;
+
+    private final ThreadLocal<WeakReference<ThreadBuffer>> local = new ThreadLocal<>();
+    private final Object registryLock = new Object();
+    private volatile Registry registry = new Registry(new ThreadBuffer[16]);
+    /** Held by everything that reads chunks or removes events: snapshot, drain, clear, eviction, reaping. */
+    private final ReentrantLock maintenance = new ReentrantLock();
+    private final ChunkPool pool;
+
+    private final long capacity;
+    private final OverflowPolicy overflow;
+    private final int leaseSize;
+    /** Bounded mode: capacity neither stored nor leased to a thread. */
+    private final AtomicLong free;
+    /** Events removed by drop-oldest since creation or the last clear (written under the lock). */
+    private volatile long evicted;
+    /** Drop-newest counts of buffers already unregistered (written under the lock). */
+    private volatile long reapedDropped;
+
+    private EventStore(Builder b) {
+        this.clock = b.clock;
+        this.coarse = b.clock == ClockSource.COARSE;
+        if (coarse) {
+            CoarseClock.start();
+        }
+        Instant wall = Instant.now();
+        this.nanoTimeAtEpoch = System.nanoTime();
+        this.wallClockEpochNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano();
+        this.capacity = b.capacity;
+        this.overflow = b.overflow;
+        boolean bounded = capacity != UNBOUNDED;
+        this.leaseSize = bounded ? (int) Math.max(1, Math.min(1024, capacity / 16)) : 0;
+        this.free = bounded ? new AtomicLong(capacity) : null;
+        this.pool = new ChunkPool(bounded
+                ? (int) Math.min(UNBOUNDED_POOL_CHUNKS * 4L, capacity / Chunk.MAX_CAPACITY + 2)
+                : UNBOUNDED_POOL_CHUNKS);
+    }
+
+    /** @return a builder for a store: unbounded, {@link ClockSource#NANO_TIME} unless told otherwise */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a new unbounded store with the default clock */
+    public static EventStore unbounded() {
+        return builder().build();
+    }
+
+    /** @return the store's string table: names in events are interned here */
+    public StringTable strings() {
+        return strings;
+    }
+
+    /** @return the clock timestamps come from */
+    public ClockSource clock() {
+        return clock;
+    }
+
+    /** @return the capacity in events, or {@link Long#MAX_VALUE} when unbounded */
+    public long capacityEvents() {
+        return capacity;
+    }
+
+    public OverflowPolicy overflowPolicy() {
+        return overflow;
+    }
+
+    /** @return wall-clock time at the store's creation, nanoseconds since the Unix epoch */
+    public long wallClockEpochNanos() {
+        return wallClockEpochNanos;
+    }
+
+    /** @return {@link System#nanoTime()} read right after {@link #wallClockEpochNanos()}: the clock pair */
+    public long nanoTimeAtEpoch() {
+        return nanoTimeAtEpoch;
+    }
+
+    // ------------------------------------------------------------------------------------------ recording
+
+    /**
+     * Records one event on the current thread, timestamped now.
+     *
+     * @param type           what happened
+     * @param address        native address, or heap sample id, or 0
+     * @param size           bytes (the new size for a reallocation)
+     * @param previousSize   the old size for a reallocation, else 0
+     * @param siteId         allocation site id, 0 if none
+     * @param stackId        stack id (call-stack hash), 0 if none
+     * @param typeNameId     id in {@link #strings()} of the type name, 0 if none
+     * @param variableNameId id in {@link #strings()} of the variable name, 0 if none
+     */
+    public void record(MemoryEventType type, long address, long size, long previousSize, int siteId, long stackId,
+                       int typeNameId, int variableNameId) {
+        try {
+            ThreadBuffer b = buffer();
+            long now = coarse ? CoarseClock.now() : System.nanoTime();
+            store(b, now, type, address, size, previousSize, b.threadId, b.threadNameId, siteId, stackId,
+                    typeNameId, variableNameId);
+        } catch (Throwable t) {
+            Failures.report("store.record", t);
+        }
+    }
+
+    /**
+     * Records an event object as it is: its timestamp, thread id and thread name are kept (strings are interned
+     * in {@link #strings()}). It is stored in the current thread's buffer. Allocates only when a string is new.
+     */
+    public void record(MemoryEvent e) {
+        try {
+            ThreadBuffer b = buffer();
+            store(b, e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                    strings.intern(e.threadName()), e.siteId(), e.callStackHash(), strings.intern(e.typeName()),
+                    strings.intern(e.variableName()));
+        } catch (Throwable t) {
+            Failures.report("store.record", t);
+        }
+    }
+
+    private void store(ThreadBuffer b, long timestamp, MemoryEventType type, long address, long size,
+                       long previousSize, long threadId, int threadNameId, int siteId, long stackId,
+                       int typeNameId, int variableNameId) {
+        int typeCode = type.code(); // null type: NullPointerException, reported by the caller
+        if (free != null && b.lease == 0 && !reserve(b)) {
+            return;
+        }
+        int previous;
+        long widePrevious;
+        if (previousSize >= 0 && previousSize <= Integer.MAX_VALUE) {
+            previous = (int) previousSize;
+            widePrevious = 0;
+        } else {
+            previous = -1;
+            widePrevious = previousSize;
+        }
+        int context = b.contexts.indexOf(threadId, threadNameId, siteId, stackId, typeNameId, variableNameId,
+                widePrevious);
+        if (context < 0) {
+            b.countDropped();
+            throw MemscopeException.memory("thread " + threadId + " used more than " + ContextTable.MAX_ENTRIES
+                    + " distinct event contexts; event dropped and counted");
+        }
+        if (free != null) {
+            b.lease--;
+        }
+        b.append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
+    }
+
+    private ThreadBuffer buffer() {
+        WeakReference<ThreadBuffer> ref = local.get();
+        ThreadBuffer b = ref == null ? null : ref.get();
+        return b != null ? b : register();
+    }
+
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
+    private ThreadBuffer register() {
+        Thread t = Thread.currentThread();
+        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool);
+        Registry r = registry;
+        if (r.count == r.slots.length && maintenance.tryLock()) {
+            try {
+                reapLocked();
+            } finally {
+                maintenance.unlock();
+            }
+        }
+        synchronized (registryLock) {
+            r = registry;
+            int n = r.count;
+            if (n == r.slots.length) {
+                ThreadBuffer[] grown = java.util.Arrays.copyOf(r.slots, n * 2);
+                r = new Registry(grown);
+                r.count = n;
+                registry = r;
+            }
+            r.slots[n] = b;
+            r.count = n + 1; // volatile: publishes the slot
+        }
+        local.set(new WeakReference<>(b));
+        return b;
+    }
+
+    /** Bounded mode, on the owner thread: gets a new lease, making room or counting a drop if full. */
+    private boolean reserve(ThreadBuffer b) {
+        long got = takeFree();
+        if (got == 0 && overflow == OverflowPolicy.DROP_OLDEST && maintenance.tryLock()) {
+            try {
+                evictOldestLocked(leaseSize);
+            } finally {
+                maintenance.unlock();
+            }
+            got = takeFree();
+        }
+        if (got == 0) {
+            b.countDropped();
+            return false;
+        }
+        b.lease = got;
+        return true;
+    }
+
+    private long takeFree() {
+        while (true) {
+            long f = free.get();
+            if (f <= 0) {
+                return 0;
+            }
+            long take = Math.min(leaseSize, f);
+            if (free.compareAndSet(f, f - take)) {
+                return take;
+            }
+        }
+    }
+
+    /** Under the lock: removes about {@code need} of the oldest events, oldest thread head first. */
+    private void evictOldestLocked(long need) {
+        Registry r = registry;
+        int n = r.count;
+        long removed = 0;
+        while (removed < need) {
+            ThreadBuffer oldest = null;
+            long oldestTimestamp = Long.MAX_VALUE;
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                long s = b.start();
+                if (s < b.end()) {
+                    long t = b.timestampAt(s);
+                    if (oldest == null || t < oldestTimestamp) {
+                        oldest = b;
+                        oldestTimestamp = t;
+                    }
+                }
+            }
+            if (oldest == null) {
+                break;
+            }
+            long s = oldest.start();
+            long take = Math.min(need - removed, oldest.end() - s);
+            removed += oldest.removeUpTo(s + take);
+        }
+        if (removed > 0) {
+            evicted = evicted + removed;
+            free.addAndGet(removed);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ reading
+
+    /** @return the number of events stored: exact as soon as {@code record} returns */
+    public long size() {
+        Registry r = registry;
+        int n = r.count;
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += r.slots[i].size();
+        }
+        return sum;
+    }
+
+    /**
+     * @return events not stored or removed because the bounded store was full, since creation or the last
+     *         {@link #clear()}; exact
+     */
+    public long dropped() {
+        Registry r = registry;
+        int n = r.count;
+        long sum = evicted + reapedDropped;
+        for (int i = 0; i < n; i++) {
+            ThreadBuffer b = r.slots[i];
+            sum += b.droppedNewest() - b.droppedBaseline;
+        }
+        return sum;
+    }
+
+    /**
+     * @return an immutable view of every event recorded before the call, in timestamp order; nothing is removed
+     * @throws MemscopeException (analysis, recoverable) if the store holds more than {@link Snapshot#MAX_EVENTS}
+     *                           events
+     */
+    public Snapshot snapshot() {
+        maintenance.lock();
+        try {
+            Cut cut = cutLocked();
+            EventColumns columns = EventColumns.build(cut.buffers, cut.from, cut.to, cut.n, strings,
+                    dropped(), wallClockEpochNanos, nanoTimeAtEpoch);
+            reapLocked();
+            return new Snapshot(columns);
+        } finally {
+            maintenance.unlock();
+        }
+    }
+
+    /**
+     * Hands every event recorded before the call to {@code sink}, in timestamp order, and removes them from the
+     * store (each event exactly once: see the class comment on cuts). Events recorded meanwhile stay. Runs while
+     * holding the store's maintenance lock; recording threads never wait for it. If the sink throws, nothing is
+     * removed and the exception propagates (the events handed out so far will be handed out again by the next
+     * drain).
+     *
+     * @return how many events were handed out and removed
+     */
+    public long drainTo(EventSink sink) {
+        maintenance.lock();
+        try {
+            Cut cut = cutLocked();
+            List<Run> runs = new ArrayList<>();
+            for (int i = 0; i < cut.n; i++) {
+                if (cut.to[i] > cut.from[i]) {
+                    ThreadBuffer b = cut.buffers[i];
+                    b.contexts.size(); // acquire: entries below the size read now cover the cut
+                    Run.split(b, b.contexts.entries(), 0, cut.from[i], cut.to[i], runs);
+                }
+            }
+            Merge.merge(runs.toArray(new Run[0]), run -> {
+                Chunk c = run.chunk;
+                int i = run.index;
+                int context = c.contexts[i];
+                int k = context & ContextTable.INDEX_MASK;
+                ContextTable.Entries e = run.contexts;
+                int p = c.previous[i];
+                sink.accept(c.timestamps[i], MemoryEventType.ofCode(context >>> ContextTable.TYPE_SHIFT),
+                        c.addresses[i], c.sizes[i], p >= 0 ? p : e.previousSizes[k], e.threadIds[k],
+                        e.threadNames[k], e.variableNames[k], e.typeNames[k], e.stacks[k], e.sites[k]);
+            });
+            long removed = 0;
+            for (int i = 0; i < cut.n; i++) {
+                removed += cut.buffers[i].removeUpTo(cut.to[i]);
+            }
+            if (free != null && removed > 0) {
+                free.addAndGet(removed);
+            }
+            reapLocked();
+            return removed;
+        } finally {
+            maintenance.unlock();
+        }
+    }
+
+    /**
+     * Removes every event recorded before the call (see the class comment for the exact guarantee when threads
+     * record concurrently) and resets {@link #dropped()} to 0. Buffers of threads that ended are released.
+     */
+    public void clear() {
+        maintenance.lock();
+        try {
+            Registry r = registry;
+            int n = r.count;
+            long removed = 0;
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                removed += b.removeUpTo(b.end());
+                b.droppedBaseline = b.droppedNewest();
+            }
+            evicted = 0;
+            reapedDropped = 0;
+            if (free != null && removed > 0) {
+                free.addAndGet(removed);
+            }
+            reapLocked();
+        } finally {
+            maintenance.unlock();
+        }
+    }
+
+    /** @return bytes held by the stored events' chunks and context tables (array payloads, without headers) */
+    public long retainedBytes() {
+        maintenance.lock();
+        try {
+            Registry r = registry;
+            int n = r.count;
+            long sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += r.slots[i].payloadBytes();
+            }
+            return sum;
+        } finally {
+            maintenance.unlock();
+        }
+    }
+
+    /** @return how many thread buffers are registered (live threads, and dead ones with events left) */
+    int registeredBuffers() {
+        return registry.count;
+    }
+
+    int pooledChunks() {
+        return pool.size();
+    }
+
+    // ------------------------------------------------------------------------------------------ internals
+
+    /** Under the lock: the end of every registered buffer, read once. */
+    private Cut cutLocked() {
+        Registry r = registry;
+        int n = r.count;
+        Cut cut = new Cut(n);
+        for (int i = 0; i < n; i++) {
+            ThreadBuffer b = r.slots[i];
+            cut.buffers[i] = b;
+            cut.from[i] = b.start();
+        }
+        for (int i = 0; i < n; i++) {
+            cut.to[i] = cut.buffers[i].end();
+        }
+        return cut;
+    }
+
+    /** Under the lock: unregisters the buffers of dead threads that hold no events. */
+    private void reapLocked() {
+        synchronized (registryLock) {
+            Registry r = registry;
+            int n = r.count;
+            int live = 0;
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                if (!(b.ownerDead() && b.start() == b.end())) {
+                    live++;
+                }
+            }
+            if (live == n) {
+                return;
+            }
+            Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
+            int k = 0;
+            long dropped = reapedDropped;
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                if (b.ownerDead() && b.start() == b.end()) {
+                    dropped += b.droppedNewest() - b.droppedBaseline;
+                    if (free != null && b.lease > 0) {
+                        free.addAndGet(b.lease);
+                        b.lease = 0;
+                    }
+                } else {
+                    next.slots[k++] = b;
+                }
+            }
+            reapedDropped = dropped;
+            next.count = k;
+            registry = next;
+        }
+    }
+
+    /** The registered buffers: slots below {@code count} are set before {@code count} is raised. */
+    private static final class Registry {
+        final ThreadBuffer[] slots;
+        volatile int count;
+
+        Registry(ThreadBuffer[] slots) {
+            this.slots = slots;
+        }
+    }
+
+    private static final class Cut {
+        final ThreadBuffer[] buffers;
+        final long[] from;
+        final long[] to;
+        final int n;
+
+        Cut(int n) {
+            this.n = n;
+            buffers = new ThreadBuffer[n];
+            from = new long[n];
+            to = new long[n];
+        }
+    }
+
+    /** Configures an {@link EventStore}. */
+    public static final class Builder {
+        private long capacity = UNBOUNDED;
+        private OverflowPolicy overflow = OverflowPolicy.DROP_NEWEST;
+        private ClockSource clock = ClockSource.NANO_TIME;
+
+        private Builder() {
+        }
+
+        /** Bounds the store to {@code events} stored events (at least 1). */
+        public Builder capacityEvents(long events) {
+            if (events < 1) {
+                throw MemscopeException.configuration("event store capacity must be at least 1 event, got "
+                        + events);
+            }
+            this.capacity = events;
+            return this;
+        }
+
+        /**
+         * Bounds the store to {@code bytes} of stored events at {@value Chunk#BYTES_PER_EVENT} bytes each (the
+         * fixed per-event size; context tables and the unused part of each thread's last chunk come on top).
+         */
+        public Builder capacityBytes(long bytes) {
+            if (bytes < Chunk.BYTES_PER_EVENT) {
+                throw MemscopeException.configuration("event store capacity must be at least "
+                        + Chunk.BYTES_PER_EVENT + " bytes (one event), got " + bytes);
+            }
+            this.capacity = bytes / Chunk.BYTES_PER_EVENT;
+            return this;
+        }
+
+        /** What to drop when a bounded store is full; {@link OverflowPolicy#DROP_NEWEST} by default. */
+        public Builder overflow(OverflowPolicy policy) {
+            this.overflow = java.util.Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Where timestamps come from; {@link ClockSource#NANO_TIME} by default. */
+        public Builder clock(ClockSource source) {
+            this.clock = java.util.Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        public EventStore build() {
+            return new EventStore(this);
+        }
+    }
+}
