@@ -3,6 +3,7 @@ package io.memscope.agent;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.analysis.CaptureData;
+import io.memscope.analysis.Recordings;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportJson;
@@ -31,6 +32,8 @@ public final class Agent {
     /** File names inside the per-JVM output directory. */
     public static final String REPORT_JSON = "report.json";
     public static final String SUMMARY_TXT = "summary.txt";
+    /** The recording of the capture (docs/formats/recording.md); {@code memscope report} regenerates the report. */
+    public static final String RECORDING = "recording.msrec";
 
     private static Agent current;
     private static boolean shutdownHookAdded;
@@ -213,6 +216,13 @@ public final class Agent {
         Report report = ReportBuilder.build(data);
         Path dir = outputDir();
         Files.createDirectories(dir);
+        try {
+            long startEpochMs = data.metadataLong(CaptureData.START_EPOCH_MS, System.currentTimeMillis());
+            Recordings.write(data, dir.resolve(RECORDING), startEpochMs);
+        } catch (Throwable t) {
+            Failures.report("agent.recording", t);
+            System.err.println("memscope agent: could not write the recording: " + t);
+        }
         ReportJson.write(report, dir.resolve(REPORT_JSON));
         String summary = Summary.format(report);
         Files.writeString(dir.resolve(SUMMARY_TXT), summary, StandardCharsets.UTF_8);

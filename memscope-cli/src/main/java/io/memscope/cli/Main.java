@@ -21,6 +21,7 @@ public final class Main implements Runnable {
         RunCommand.class,
         AttachCommand.class,
         DetachCommand.class,
+        ReportCommand.class,
         DumpCommand.class,
     };
 

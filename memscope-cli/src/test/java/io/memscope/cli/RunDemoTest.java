@@ -60,7 +60,24 @@ class RunDemoTest {
     void demoNamesItsThreeProblems(@TempDir Path out) throws Exception {
         int code = Main.execute("run", "--demo", "--out", out.toString());
         assertThat(code).isZero();
-        assertDemoProblemsNamed(Jvms.report(out));
+        Object report = Jvms.report(out);
+        assertDemoProblemsNamed(report);
+
+        // The recording regenerates the same report.
+        Path jvmDir;
+        try (var s = java.nio.file.Files.list(out)) {
+            jvmDir = s.filter(java.nio.file.Files::isDirectory).findFirst().orElseThrow();
+        }
+        Path again = out.resolve("again.json");
+        assertThat(Main.execute("report", jvmDir.toString(), "--json", again.toString())).isZero();
+        Object regenerated = MiniJson.parse(java.nio.file.Files.readString(again));
+        for (String key : List.of("totals", "topAllocationSites", "topLiveSites", "leakSuspects", "temporaries",
+                "native")) {
+            assertThat(((Map<?, ?>) regenerated).get(key)).as(key).isEqualTo(((Map<?, ?>) report).get(key));
+        }
+        assertThat(MiniJson.obj(regenerated, "gc").get("count")).isEqualTo(MiniJson.obj(report, "gc").get("count"));
+        assertThat(MiniJson.obj(regenerated, "gc").get("pauseTotalMs"))
+                .isEqualTo(MiniJson.obj(report, "gc").get("pauseTotalMs"));
     }
 
     @ParameterizedTest
