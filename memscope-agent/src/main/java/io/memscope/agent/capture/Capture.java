@@ -92,7 +92,6 @@ public final class Capture {
         }
         for (ThreadState ts : ThreadState.ALL) {
             ts.counts = new long[0];
-            ts.bytes = new long[0];
         }
         stackDepth = depth;
         startNanos = System.nanoTime();
@@ -158,17 +157,16 @@ public final class Capture {
 
     private static void fold(ThreadState ts) {
         long[] c = ts.counts;
-        long[] b = ts.bytes;
-        int n = Math.min(c.length, b.length);
         synchronized (FOLDED) {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i + 1 < c.length; i += 2) {
                 if (c[i] != 0) {
-                    long[] acc = FOLDED.computeIfAbsent(i, k -> new long[2]);
+                    long[] acc = FOLDED.computeIfAbsent(i >> 1, k -> new long[2]);
                     acc[0] += c[i];
-                    acc[1] += b[i];
+                    acc[1] += c[i + 1];
                 }
             }
         }
+        ts.counts = new long[0];
     }
 
     /** The slow path of a heap allocation: the thread's byte counter crossed its sampling point. */

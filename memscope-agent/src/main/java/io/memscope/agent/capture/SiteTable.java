@@ -22,7 +22,8 @@ public final class SiteTable {
         public final String type;
         /** true when the type is only known from the object (reflective arrays, clones). */
         public final boolean dynamicType;
-        volatile long instanceSize;
+        /** Plain field: a racing reader at worst measures the size again. */
+        long instanceSize;
 
         Info(int id, String className, String method, String file, int line, String type, boolean dynamicType) {
             this.id = id;

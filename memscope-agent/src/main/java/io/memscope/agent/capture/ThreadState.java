@@ -20,8 +20,8 @@ final class ThreadState {
     /** Bytes left until the next sampled allocation. */
     long untilSample;
     private long rng;
+    /** Exact mode: {@code [2 * site]} = allocations, {@code [2 * site + 1]} = bytes (adjacent: one cache line). */
     long[] counts = new long[0];
-    long[] bytes = new long[0];
 
     private ThreadState(Thread thread, double mean) {
         this.thread = thread;
@@ -64,19 +64,21 @@ final class ThreadState {
     }
 
     void count(int site, long size) {
-        if (site >= counts.length) {
-            grow(site);
+        long[] c = counts;
+        int i = site << 1;
+        if (i + 1 >= c.length) {
+            c = grow(i);
         }
-        counts[site]++;
-        bytes[site] += size;
+        c[i]++;
+        c[i + 1] += size;
     }
 
-    private void grow(int site) {
-        int n = Math.max(site + 1, counts.length * 2);
+    private long[] grow(int index) {
+        int n = Math.max(index + 2, counts.length * 2);
         busy = true;
         try {
             counts = java.util.Arrays.copyOf(counts, n);
-            bytes = java.util.Arrays.copyOf(bytes, n);
+            return counts;
         } finally {
             busy = false;
         }

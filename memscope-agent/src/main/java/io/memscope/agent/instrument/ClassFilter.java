@@ -6,7 +6,7 @@ import java.util.List;
  * Which classes get allocation instrumentation. Names are internal ({@code com/acme/Foo}).
  *
  * <ul>
- *   <li>never: memscope itself (except {@code io/memscope/demo/}), hidden and lambda classes, and JDK classes
+ *   <li>never: memscope itself (except its workloads {@link #MEMSCOPE_WORKLOADS}), hidden and lambda classes, and JDK classes
  *       outside {@link #JDK_ALLOWED} or inside {@link #JDK_NEVER};</li>
  *   <li>JDK classes (bootstrap or platform loader) only with {@code includeJdk};</li>
  *   <li>application classes: all, or only those matching {@code include}, minus {@code exclude}.</li>
@@ -22,6 +22,9 @@ final class ClassFilter {
             "java/util/logging/", "java/nio/DirectByteBuffer", "java/nio/Bits", "java/util/ImmutableCollections",
             "java/io/ObjectStreamClass", "java/util/WeakHashMap", "java/util/Arrays");
 
+    /** memscope's own code is never instrumented, except its workloads (the demo and the benchmarks). */
+    static final List<String> MEMSCOPE_WORKLOADS = List.of("io/memscope/demo/", "io/memscope/bench/");
+
     private final List<String> include;
     private final List<String> exclude;
     private final boolean includeJdk;
@@ -34,7 +37,7 @@ final class ClassFilter {
 
     boolean accepts(String className, boolean jdkLoader) {
         if (className == null || className.contains("$$Lambda") || className.contains("LambdaForm$")
-                || className.startsWith("io/memscope/") && !className.startsWith("io/memscope/demo/")) {
+                || className.startsWith("io/memscope/") && !startsWithAny(className, MEMSCOPE_WORKLOADS)) {
             return false;
         }
         for (String p : exclude) {

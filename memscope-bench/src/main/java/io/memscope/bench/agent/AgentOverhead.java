@@ -1,0 +1,172 @@
+package io.memscope.bench.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipFile;
+
+/**
+ * Whole-process overhead of allocation profilers on {@code io.memscope.bench.agent.workload.AllocationWorkload}, all measured in the same run on the
+ * same machine: no agent; memscope sample mode; memscope exact mode; JFR with {@code settings=profile} (allocation
+ * sampling); async-profiler in alloc mode ({@code tools.profiler:async-profiler}); Google's
+ * java-allocation-instrumenter with a counting sampler. Each configuration runs {@code reps} fresh JVMs; the figure
+ * is the median of their median round times. Also checks accuracy: memscope's sampled total against ThreadMXBean's
+ * exact count, and exact mode's allocation count against the workload's own count.
+ *
+ * <p>Usage (from the repository root, after {@code ./mvnw package -DskipTests}):
+ * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.AgentOverhead [reps] [rounds] [java]}
+ * (the measured JVMs default to JDK 17 when installed: java-allocation-instrumenter 3.3.4 cannot read JDK 25
+ * class files, so on JDK 25 it would silently instrument nothing).
+ */
+public final class AgentOverhead {
+    private static final String WORKLOAD = "io.memscope.bench.agent.workload.AllocationWorkload";
+
+    private AgentOverhead() {
+    }
+
+    private static final class Result {
+        final List<Double> medians = new ArrayList<>();
+        final List<String> outputs = new ArrayList<>();
+
+        double median() {
+            double[] v = medians.stream().mapToDouble(Double::doubleValue).toArray();
+            Arrays.sort(v);
+            return v.length == 0 ? Double.NaN : v[v.length / 2];
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int reps = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        String rounds = args.length > 1 ? args[1] : "10";
+        Path root = Path.of("").toAbsolutePath();
+        Path benchJar = Path.of(AgentOverhead.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path memscope = root.resolve("memscope-agent/target/memscope-agent.jar");
+        Path m2 = Path.of(System.getProperty("user.home"), ".m2", "repository");
+        Path instrumenter = m2.resolve("com/google/code/java-allocation-instrumenter/java-allocation-instrumenter/"
+                + "3.3.4/java-allocation-instrumenter-3.3.4.jar");
+        Path asyncJar = m2.resolve("tools/profiler/async-profiler/4.1/async-profiler-4.1.jar");
+        Path work = Files.createTempDirectory("memscope-agent-bench");
+        Path asyncLib = extract(asyncJar, "linux-x64/libasyncProfiler.so", work.resolve("libasyncProfiler.so"));
+        Path jdk17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+        String java = args.length > 2 ? args[2]
+                : Files.isExecutable(jdk17) ? jdk17.toString()
+                : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        System.out.println("measured JVM: " + java + ", " + reps + " JVMs per configuration, " + rounds
+                + " warm-up and " + rounds + " measured rounds each");
+
+        Map<String, List<String>> configs = new LinkedHashMap<>();
+        configs.put("no agent", List.of());
+        configs.put("memscope sample", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("s")));
+        configs.put("memscope exact", List.of("-javaagent:" + memscope + "=quiet=true,mode=exact,out="
+                + work.resolve("e")));
+        configs.put("JFR profile", List.of("-XX:StartFlightRecording=settings=profile,filename="
+                + work.resolve("r.jfr")));
+        if (asyncLib != null) {
+            configs.put("async-profiler alloc", List.of("-agentpath:" + asyncLib + "=start,event=alloc,file="
+                    + work.resolve("ap.txt") + ",collapsed"));
+        }
+        if (Files.exists(instrumenter) && java.contains("17")) {
+            configs.put("allocation-instrumenter", List.of("-javaagent:" + instrumenter,
+                    "-Dbench.countingSampler=true"));
+        }
+
+        Map<String, Result> results = new LinkedHashMap<>();
+        for (String name : configs.keySet()) {
+            results.put(name, new Result());
+        }
+        for (int r = 0; r < reps; r++) {
+            for (Map.Entry<String, List<String>> c : configs.entrySet()) {
+                List<String> cmd = new ArrayList<>();
+                cmd.add(java);
+                cmd.add("-Xmx1g");
+                cmd.addAll(c.getValue());
+                cmd.addAll(List.of("-cp", benchJar.toString(), WORKLOAD, rounds, rounds));
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (p.waitFor() != 0) {
+                    throw new IllegalStateException(c.getKey() + " failed:\n" + out);
+                }
+                results.get(c.getKey()).medians.add(Double.parseDouble(field(out, "MEDIAN_ROUND_MS")));
+                results.get(c.getKey()).outputs.add(out);
+            }
+        }
+
+        double base = results.get("no agent").median();
+        System.out.println("| configuration | median round (ms) | vs no agent |");
+        System.out.println("|---|---:|---:|");
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            double m = e.getValue().median();
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.2fx (%+.1f%%) |%n", e.getKey(), m, m / base,
+                    (m / base - 1) * 100);
+        }
+
+        // Accuracy, from the last repetition.
+        String sampleOut = last(results.get("memscope sample").outputs);
+        long truth = Long.parseLong(field(sampleOut, "THREAD_ALLOCATED_BYTES"));
+        long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
+        System.out.printf(Locale.ROOT, "%nsample mode: estimated %d bytes, ThreadMXBean %d bytes: error %+.2f%%%n",
+                estimated, truth, (estimated - (double) truth) / truth * 100);
+        String exactOut = last(results.get("memscope exact").outputs);
+        long allocations = Long.parseLong(field(exactOut, "ALLOCATIONS"));
+        long counted = reportTotal(work.resolve("e"), "allocatedObjects");
+        System.out.printf(Locale.ROOT, "exact mode: counted %d allocations, workload made %d in its loop (the rest "
+                + "are its start-up and printing)%n", counted, allocations);
+    }
+
+    private static String last(List<String> l) {
+        return l.get(l.size() - 1);
+    }
+
+    private static String field(String out, String name) {
+        Matcher m = Pattern.compile("^" + name + " (\\S+)$", Pattern.MULTILINE).matcher(out);
+        if (!m.find()) {
+            throw new IllegalStateException("no " + name + " in output:\n" + out);
+        }
+        return m.group(1);
+    }
+
+    /** @return a totals field of the newest report.json under dir */
+    private static long reportTotal(Path dir, String key) throws IOException {
+        Path newest = null;
+        try (var s = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) s.filter(f -> f.getFileName().toString().equals("report.json"))::iterator) {
+                if (newest == null || Files.getLastModifiedTime(p).compareTo(Files.getLastModifiedTime(newest)) > 0) {
+                    newest = p;
+                }
+            }
+        }
+        String json = Files.readString(newest);
+        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
+        if (!m.find()) {
+            throw new IllegalStateException("no " + key + " in " + newest);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    private static Path extract(Path jar, String entry, Path to) throws IOException {
+        if (!Files.exists(jar)) {
+            return null;
+        }
+        try (ZipFile z = new ZipFile(jar.toFile())) {
+            var e = z.getEntry(entry);
+            if (e == null) {
+                return null;
+            }
+            try (InputStream in = z.getInputStream(e)) {
+                Files.copy(in, to, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return to;
+    }
+}
