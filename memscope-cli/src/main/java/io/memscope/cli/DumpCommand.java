@@ -31,10 +31,12 @@ import java.util.concurrent.Callable;
  * Output formats are specified in {@code docs/formats/recording.md}, section "memscope dump".
  */
 @Command(name = "dump",
-        mixinStandardHelpOptions = true,
         description = {"Print a recording's header, metadata, events, GC records and anomalies, then a summary.",
             "A damaged or unfinished file prints what could be read, then the damage on stderr (exit code 1)."})
 final class DumpCommand implements Callable<Integer> {
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
 
     @Parameters(index = "0", paramLabel = "FILE", description = "the recording file")
     Path file;

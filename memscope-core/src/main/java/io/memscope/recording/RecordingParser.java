@@ -306,7 +306,11 @@ final class RecordingParser {
     private void events(ByteSource in) {
         decoder.decode(in, stringCount, blockEvents);
         eventsRead += blockEvents.size;
-        blockEvents.forEach(visitor);
+        if (visitor instanceof ColumnSink) {
+            ((ColumnSink) visitor).events(blockEvents);     // in-memory reads copy whole columns
+        } else {
+            blockEvents.forEach(visitor);
+        }
     }
 
     private void gc(ByteSource in) {
@@ -381,6 +385,11 @@ final class RecordingParser {
             }
         }
         return buf.position();
+    }
+
+    /** A visitor that takes a whole decoded EVENTS block at once (must copy it: the columns are reused). */
+    interface ColumnSink {
+        void events(EventColumns block);
     }
 
     /** A block-level inconsistency reported at the block's offset. */

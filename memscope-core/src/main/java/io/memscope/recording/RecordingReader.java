@@ -78,7 +78,7 @@ public final class RecordingReader {
     }
 
     /** Builds a {@link Recording} from the visitor callbacks. */
-    private static final class Collector implements RecordingVisitor {
+    private static final class Collector implements RecordingVisitor, RecordingParser.ColumnSink {
         private RecordingHeader header;
         private String[] strings = new String[256];
         private int stringCount = 1;
@@ -121,6 +121,11 @@ public final class RecordingReader {
                            int siteId) {
             events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
                     variableNameId, typeNameId, stackId, siteId);
+        }
+
+        @Override
+        public void events(EventColumns block) {
+            events.addAll(block);
         }
 
         @Override
