@@ -75,8 +75,9 @@ public final class Agent {
     private static void start(String args, Instrumentation inst, boolean attached) {
         AgentOptions o = AgentOptions.parse(args, System.getenv());
         if (!o.errors().isEmpty()) {
-            String msg = "memscope agent: " + String.join("; ", o.errors())
-                    + ". Tracking is OFF for this JVM (valid options: see `memscope run --help` or docs/agent.md).";
+            String msg = "memscope agent: " + String.join("; ", o.errors()) + ". "
+                    + (o.strict() ? "strict=true: the JVM does not start." : "Tracking is OFF for this JVM.")
+                    + " (Valid options: see `memscope run --help` or docs/agent.md.)";
             System.err.println(msg);
             if (o.strict()) {
                 throw new IllegalArgumentException(msg);

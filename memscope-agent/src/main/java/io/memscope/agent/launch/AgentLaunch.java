@@ -2,7 +2,7 @@ package io.memscope.agent.launch;
 
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
-import java.nio.file.Path;
+import java.io.File;
 import java.util.jar.JarFile;
 
 /**
@@ -11,7 +11,9 @@ import java.util.jar.JarFile;
  * see the same hook classes) and then calls {@code io.memscope.agent.Agent} as loaded by the bootstrap loader.
  *
  * <p>It never throws into the JVM unless the options ask for {@code strict=true}: a failure here prints one line
- * on stderr and the application starts without memscope.
+ * on stderr and the application starts without memscope. Compiled for Java 8 (nothing else in the jar is), so that
+ * an older JVM started under {@code memscope run} (a build tool's daemon, say) gets that line instead of failing
+ * to start because of an unreadable agent class.
  */
 public final class AgentLaunch {
     private static volatile boolean appended;
@@ -28,6 +30,12 @@ public final class AgentLaunch {
     }
 
     private static void launch(String entry, String args, Instrumentation inst) throws Exception {
+        String spec = System.getProperty("java.specification.version", "0");
+        if (spec.startsWith("1.") || spec.matches("\\d+") && Integer.parseInt(spec) < 17) {
+            System.err.println("memscope agent: needs Java 17 or newer, this JVM is " + spec
+                    + "; it runs without memscope");
+            return;
+        }
         try {
             appendToBoot(inst);
             Class<?> agent = Class.forName("io.memscope.agent.Agent", true, null);
@@ -39,7 +47,12 @@ public final class AgentLaunch {
                 throw (Exception) cause;
             }
             System.err.println("memscope agent: failed to start, the application runs without memscope: " + cause);
-        } catch (Exception | LinkageError e) {
+        } catch (Exception e) {
+            if (strict(args)) {
+                throw e;
+            }
+            System.err.println("memscope agent: failed to start, the application runs without memscope: " + e);
+        } catch (LinkageError e) {
             if (strict(args)) {
                 throw e;
             }
@@ -59,8 +72,8 @@ public final class AgentLaunch {
         } catch (ClassNotFoundException notYet) {
             // append below
         }
-        Path jar = Path.of(AgentLaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        inst.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
+        File jar = new File(AgentLaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        inst.appendToBootstrapClassLoaderSearch(new JarFile(jar));
         appended = true;
     }
 

@@ -21,7 +21,8 @@ import java.util.zip.ZipFile;
  * same machine: no agent; memscope sample mode; memscope exact mode; JFR with {@code settings=profile} (allocation
  * sampling); async-profiler in alloc mode ({@code tools.profiler:async-profiler}); Google's
  * java-allocation-instrumenter with a counting sampler. Each configuration runs {@code reps} fresh JVMs; the figure
- * is the median of their median round times. Also checks accuracy: memscope's sampled total against ThreadMXBean's
+ * is the median of their median round times, both in the main thread's CPU time (robust against other processes
+ * competing for the cores) and in wall-clock time. Also checks accuracy: memscope's sampled total against ThreadMXBean's
  * exact count, and exact mode's allocation count against the workload's own count.
  *
  * <p>Usage (from the repository root, after {@code ./mvnw package -DskipTests}):
@@ -37,10 +38,19 @@ public final class AgentOverhead {
 
     private static final class Result {
         final List<Double> medians = new ArrayList<>();
+        final List<Double> cpuMedians = new ArrayList<>();
         final List<String> outputs = new ArrayList<>();
 
         double median() {
-            double[] v = medians.stream().mapToDouble(Double::doubleValue).toArray();
+            return median(medians);
+        }
+
+        double cpuMedian() {
+            return median(cpuMedians);
+        }
+
+        private static double median(List<Double> l) {
+            double[] v = l.stream().mapToDouble(Double::doubleValue).toArray();
             Arrays.sort(v);
             return v.length == 0 ? Double.NaN : v[v.length / 2];
         }
@@ -98,17 +108,20 @@ public final class AgentOverhead {
                     throw new IllegalStateException(c.getKey() + " failed:\n" + out);
                 }
                 results.get(c.getKey()).medians.add(Double.parseDouble(field(out, "MEDIAN_ROUND_MS")));
+                results.get(c.getKey()).cpuMedians.add(Double.parseDouble(field(out, "MEDIAN_ROUND_CPU_MS")));
                 results.get(c.getKey()).outputs.add(out);
             }
         }
 
         double base = results.get("no agent").median();
-        System.out.println("| configuration | median round (ms) | vs no agent |");
-        System.out.println("|---|---:|---:|");
+        double cpuBase = results.get("no agent").cpuMedian();
+        System.out.println("| configuration | round, main thread CPU (ms) | vs no agent | round, wall (ms) | vs no agent |");
+        System.out.println("|---|---:|---:|---:|---:|");
         for (Map.Entry<String, Result> e : results.entrySet()) {
             double m = e.getValue().median();
-            System.out.printf(Locale.ROOT, "| %s | %.1f | %.2fx (%+.1f%%) |%n", e.getKey(), m, m / base,
-                    (m / base - 1) * 100);
+            double c = e.getValue().cpuMedian();
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.2fx (%+.1f%%) | %.1f | %.2fx (%+.1f%%) |%n", e.getKey(),
+                    c, c / cpuBase, (c / cpuBase - 1) * 100, m, m / base, (m / base - 1) * 100);
         }
 
         // Accuracy, from the last repetition.

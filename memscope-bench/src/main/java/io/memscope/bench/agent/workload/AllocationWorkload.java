@@ -6,7 +6,7 @@ import java.lang.management.ManagementFactory;
  * The measured program of {@code io.memscope.bench.agent.AgentOverhead} (compiled for Java 17 so that it runs on
  * JDK 17, where every peer works): an allocation-heavy loop whose allocations all happen in this
  * class (small objects, byte, int and long arrays of mixed sizes, a ring keeping the last 4096 alive so that escape
- * analysis cannot remove them). Runs {@code warmup + measured} rounds and prints the median measured round time,
+ * analysis cannot remove them). Runs {@code warmup + measured} rounds and prints the median measured round time (wall clock and the main thread's CPU time),
  * the main thread's allocated bytes (ThreadMXBean, exact) and the number of allocations it made.
  *
  * <p>Usage: {@code AllocationWorkload [warmupRounds] [measuredRounds] [iterationsPerRound]}. With the system
@@ -71,14 +71,20 @@ public final class AllocationWorkload {
         long before = mx.getThreadAllocatedBytes(tid);
         long allocations = 0;
         long[] times = new long[measured];
+        long[] cpu = new long[measured];
         for (int r = 0; r < warmup + measured; r++) {
+            long c0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             allocations += round(iterations, r);
             long t = System.nanoTime() - t0;
+            long c = mx.getCurrentThreadCpuTime() - c0;
             if (r >= warmup) {
                 times[r - warmup] = t;
+                cpu[r - warmup] = c;
             }
         }
+        java.util.Arrays.sort(cpu);
+        System.out.println("MEDIAN_ROUND_CPU_MS " + cpu[measured / 2] / 1e6);
         long allocated = mx.getThreadAllocatedBytes(tid) - before;
         java.util.Arrays.sort(times);
         System.out.println("MEDIAN_ROUND_MS " + times[measured / 2] / 1e6);
