@@ -74,6 +74,8 @@ public final class MemoryAccounting {
     volatile int generation;
     private volatile boolean enabled = true;
     private volatile boolean strict;
+    /** Watermark deltas that left a thread stat (slow path only); for tests of the "no shared write" promise. */
+    final java.util.concurrent.atomic.LongAdder carries = new java.util.concurrent.atomic.LongAdder();
 
     /** A new, empty registry (tests, or an application that wants several). Most code uses {@link #global()}. */
     public MemoryAccounting() {
@@ -668,6 +670,7 @@ public final class MemoryAccounting {
      */
     private void carry(Node account, int index, int countCap, int sizeCap, long countDelta, long sizeDelta,
                        boolean includeAccount) {
+        carries.increment();
         int b = Node.base(index);
         if (account != null) {
             if (includeAccount) {
