@@ -308,26 +308,27 @@ public final class MemoryAccounting {
      * change of user. Run by the owner thread itself, or by a reader once the thread has ended.
      */
     private void retire(ThreadRecord rec, Owner seg) {
-        long[] pending;
+        // Under the owner's lock from start to end: an operation from another thread either lands in the inbox
+        // before (and is replayed here) or sees the stats already in the account (never an over-free in between).
         synchronized (seg) {
             if (seg.retired) {
                 return;
             }
             seg.retired = true;
-            pending = seg.takeInbox();
+            long[] pending = seg.takeInbox();
+            if (rec.generation != generation) {
+                rebaseLocal(rec, seg);
+            }
+            if (pending != null) {
+                replay(rec, seg, pending);
+            }
+            long[] s = seg.stats;
+            Node target = seg.account == null ? globalNode : seg.account;
+            for (int k = 0; k * Stats.WIDTH < s.length; k++) {
+                target.aggregate(k, s, k * Stats.WIDTH);
+            }
+            seg.releaseStats();
         }
-        if (rec.generation != generation) {
-            rebaseLocal(rec, seg);
-        }
-        if (pending != null) {
-            replay(rec, seg, pending);
-        }
-        long[] s = seg.stats;
-        Node target = seg.account == null ? globalNode : seg.account;
-        for (int k = 0; k * Stats.WIDTH < s.length; k++) {
-            target.aggregate(k, s, k * Stats.WIDTH);
-        }
-        seg.releaseStats();
     }
 
     // ------------------------------------------------------------------------------------------- operations
