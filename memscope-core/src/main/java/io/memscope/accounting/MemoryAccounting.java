@@ -635,8 +635,8 @@ public final class MemoryAccounting {
             }
             return true;
         }
-        long held = a.get(b + Stats.ALLOC_SIZE) - a.get(b + Stats.FREE_SIZE);
-        if (a.get(b + Stats.ALLOC_COUNT) - a.get(b + Stats.FREE_COUNT) < 1 || held < size) {
+        long held = held(a, b, Stats.ALLOC_SIZE, Stats.FREE_SIZE);
+        if (held(a, b, Stats.ALLOC_COUNT, Stats.FREE_COUNT) < 1 || held < size) {
             overFree(instrument, owner, 1, size, held);
             return false;
         }
@@ -646,11 +646,20 @@ public final class MemoryAccounting {
         return true;
     }
 
+    /**
+     * ALLOC - FREE of a shared stat, never under-estimated by a concurrent update: writers add ALLOC before FREE
+     * (aggregation adds slots in order), so reading FREE first can only see ALLOC at least as new.
+     */
+    private static long held(AtomicLongArray a, int b, int alloc, int free) {
+        long f = a.get(b + free);
+        return a.get(b + alloc) - f;
+    }
+
     private boolean globalFree(Instrument instrument, long size) {
         AtomicLongArray a = globalNode.chunk(instrument.index);
         int b = Node.base(instrument.index);
-        long held = a.get(b + Stats.ALLOC_SIZE) - a.get(b + Stats.FREE_SIZE);
-        if (a.get(b + Stats.ALLOC_COUNT) - a.get(b + Stats.FREE_COUNT) < 1 || held < size) {
+        long held = held(a, b, Stats.ALLOC_SIZE, Stats.FREE_SIZE);
+        if (held(a, b, Stats.ALLOC_COUNT, Stats.FREE_COUNT) < 1 || held < size) {
             overFree(instrument, Owner.GLOBAL, 1, size, held);
             return false;
         }

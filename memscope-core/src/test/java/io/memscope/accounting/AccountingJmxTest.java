@@ -21,6 +21,7 @@ class AccountingJmxTest {
             acct.alloc(cache, 123);
         }
         acct.alloc(pool, 77);
+        acct.alloc(cache, 5); // a thread row (the scope's rows went to alice@h1 when it closed)
         String name = "io.memscope.test:type=Accounting,name=readBack";
         assertThat(AccountingJmx.register(acct, name)).isTrue();
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -35,13 +36,14 @@ class AccountingJmxTest {
             CompositeData row = global[0];
             assertThat(row.getCompositeType().getTypeName()).isEqualTo(AccountingJmx.ROW_TYPE);
             assertThat(row.get("EVENT_NAME")).isEqualTo("memory/jmx/cache");
-            assertThat(row.get("CURRENT_NUMBER_OF_BYTES_USED")).isEqualTo(123L);
+            assertThat(row.get("CURRENT_NUMBER_OF_BYTES_USED")).isEqualTo(128L);
             assertThat((String[]) server.getAttribute(on, "InstrumentNames"))
                     .containsExactly("memory/jmx/cache", "memory/jmx/pool");
             server.invoke(on, "truncate", new Object[0], new String[0]);
             SummaryRow afterTruncate = AccountingJmx.toRows((CompositeData[]) server.getAttribute(on, "UserTable")).get(0);
             assertThat(afterTruncate.get(Column.COUNT_ALLOC)).isEqualTo(1);
             assertThat(afterTruncate.lowBytes()).isEqualTo(123);
+            assertThat(afterTruncate.highBytes()).isEqualTo(123);
         } finally {
             server.unregisterMBean(on);
         }
