@@ -18,6 +18,7 @@ public final class Main implements Runnable {
 
     /** Subcommands, in the order {@code --help} lists them. */
     static final Object[] SUBCOMMANDS = {
+        AccountingCommand.class,
     };
 
     @CommandLine.Spec
