@@ -26,7 +26,7 @@ class VirtualThreadTest {
             threads.add((Thread) start.invoke(null, (Runnable) () -> {
                 try (OwnerScope s = acct.scope(tenant, "vt")) {
                     owners.add(acct.alloc(inst, 10));
-                    acct.free(inst, 10, acct.alloc(inst, 1000));
+                    acct.free(inst, 1000, acct.alloc(inst, 1000));
                 }
             }));
         }
