@@ -40,6 +40,7 @@ public final class TenantCacheWorkload implements DemoMain.Workload {
     }
 
     @Override
+    @SuppressWarnings("try") // OwnerScope is a scope guard: its body need not reference it
     public void run() throws Exception {
         MemoryAccounting acct = MemoryAccounting.global();
         Instrument entries = acct.instrument("memory/tenantcache/entries");
