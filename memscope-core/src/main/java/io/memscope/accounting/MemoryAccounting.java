@@ -340,6 +340,31 @@ public final class MemoryAccounting {
      *         {@link Owner#NONE} when nothing was recorded (disabled, or a bad call)
      */
     public Owner alloc(Instrument instrument, long size) {
+        // Fast path, kept small so that it inlines: a per-owner instrument, enabled, a sane size, nothing queued.
+        if (instrument != null && instrument.registry == this && instrument.enabled && !instrument.global
+                && size >= 0 && size <= MAX_SIZE && enabled) {
+            ThreadRecord rec = current.get();
+            Owner seg = rec.segment;
+            if (rec.enabled && rec.generation == generation && !seg.remotePending) {
+                long[] s = seg.stats;
+                int index = instrument.index;
+                int b = index * Stats.WIDTH;
+                if (b < s.length) {
+                    long[] d = rec.delta;
+                    if (Stats.countAlloc(s, b, 1, size, d) != 0) {
+                        carry(seg.account, index, Stats.ALLOC_COUNT_CAP, Stats.ALLOC_SIZE_CAP, d[0], d[1], true);
+                    }
+                    if (instrument.budget != null || seg.account != null) {
+                        charge(instrument, seg.account, size);
+                    }
+                    return seg;
+                }
+            }
+        }
+        return allocSlow(instrument, size);
+    }
+
+    private Owner allocSlow(Instrument instrument, long size) {
         if (instrument == null || instrument.registry != this) {
             return badInstrument(instrument, "alloc");
         }
@@ -427,6 +452,33 @@ public final class MemoryAccounting {
      */
     @SuppressWarnings("deprecation")
     public void free(Instrument instrument, long size, Owner owner) {
+        // Fast path: the owner thread frees under its current account, nothing queued, enough held.
+        if (instrument != null && owner != null && owner.registry == this && instrument.registry == this
+                && size >= 0 && size <= MAX_SIZE && !instrument.global
+                && owner.threadId == Thread.currentThread().getId()) {
+            ThreadRecord rec = owner.record;
+            if (rec.segment == owner && rec.generation == generation && !owner.remotePending) {
+                long[] s = owner.stats;
+                int index = instrument.index;
+                int b = index * Stats.WIDTH;
+                if (b < s.length && s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] >= 1
+                        && s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE] >= size) {
+                    long[] d = rec.delta;
+                    if (Stats.countFree(s, b, 1, size, d) != 0) {
+                        carry(owner.account, index, Stats.FREE_COUNT_CAP, Stats.FREE_SIZE_CAP, d[0], d[1], true);
+                    }
+                    if (instrument.budget != null || owner.account != null) {
+                        charge(instrument, owner.account, -size);
+                    }
+                    return;
+                }
+            }
+        }
+        freeSlow(instrument, size, owner);
+    }
+
+    @SuppressWarnings("deprecation")
+    private void freeSlow(Instrument instrument, long size, Owner owner) {
         if (instrument == null || instrument.registry != this) {
             badInstrument(instrument, "free");
             return;
@@ -1027,7 +1079,7 @@ public final class MemoryAccounting {
         /** A thread's stats as it would have them after applying a pending truncate and its queued remote ops. */
         private long[] threadView(ThreadRecord rec, Owner seg) {
             long[] v = new long[width];
-            long[] s = seg.stats;
+            long[] s = seg.statsForReader();
             int len = Math.min(s.length, width);
             for (int i = 0; i < len; i++) {
                 v[i] = Stats.read(s, i);

@@ -30,8 +30,20 @@ public final class Owner {
     /** The account charged (user@host), or null when the thread has no user and no host. */
     final Node account;
     final long threadId;
-    /** Thread-level ("safe") stats, {@link Stats#WIDTH} longs per instrument index; written only by the thread. */
-    volatile long[] stats = NO_STATS;
+    /**
+     * Thread-level ("safe") stats, {@link Stats#WIDTH} longs per instrument index; written only by the thread,
+     * which reads the field plainly; other threads read it through {@link #statsForReader()}.
+     */
+    long[] stats = NO_STATS;
+    private static final java.lang.invoke.VarHandle STATS;
+
+    static {
+        try {
+            STATS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Owner.class, "stats", long[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** Set once, under this object's lock, when the stats were aggregated into the account (or global row). */
     volatile boolean retired;
     /** Set when another thread queued an operation for this owner; cleared by the owner thread when it drains. */
@@ -79,7 +91,7 @@ public final class Owner {
             return s;
         }
         long[] bigger = Arrays.copyOf(s, Math.max(need, Math.min(s.length * 2, MemoryAccounting.MAX_INSTRUMENTS * Stats.WIDTH)));
-        stats = bigger;
+        STATS.setRelease(this, bigger);
         return bigger;
     }
 
@@ -145,7 +157,13 @@ public final class Owner {
     }
 
     void releaseStats() {
-        stats = NO_STATS;
+        STATS.setRelease(this, NO_STATS);
+    }
+
+    /** The stats array as last published by the owner thread (never null). */
+    long[] statsForReader() {
+        long[] s = (long[]) STATS.getAcquire(this);
+        return s == null ? NO_STATS : s;
     }
 
     @Override

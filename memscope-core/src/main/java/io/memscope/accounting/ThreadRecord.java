@@ -12,10 +12,14 @@ final class ThreadRecord {
     private final String nameAtStart;
     /** The thread's current owner (its account since the last switch). Written by the thread only. */
     volatile Owner segment;
-    /** Accounting enabled for this thread. */
-    volatile boolean enabled = true;
-    /** The registry truncate generation this thread's stats were last rebased to. */
-    volatile int generation;
+    /** Accounting enabled for this thread; written and read by the thread only. */
+    boolean enabled = true;
+    /**
+     * The registry truncate generation this thread's stats were last rebased to. Written by the thread (or by the
+     * reaper once it ended); readers on other threads read it racily (an int is never torn) to decide whether to
+     * show the thread's values rebased.
+     */
+    int generation;
     /** Scratch for watermark deltas, used only by this thread (or by the reaper once the thread has ended). */
     final long[] delta = new long[2];
 
