@@ -214,6 +214,26 @@ public final class MemoryAccounting {
         current.get().enabled = value;
     }
 
+    /**
+     * Turns accounting for {@code thread} on or off, from any thread; effective for its next call. A thread this
+     * registry has not seen yet starts enabled whatever this says.
+     *
+     * @return false if the registry does not know the thread (it never called it, or it ended)
+     */
+    @SuppressWarnings("deprecation")
+    public boolean setThreadEnabled(Thread thread, boolean value) {
+        long id = thread.getId();
+        synchronized (lock) {
+            for (ThreadRecord rec : records) {
+                if (rec.threadId == id && rec.thread.get() == thread) {
+                    rec.enabled = value;
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     public boolean isThreadEnabled() {
         return current.get().enabled;
     }

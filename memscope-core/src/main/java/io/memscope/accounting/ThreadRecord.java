@@ -12,8 +12,8 @@ final class ThreadRecord {
     private final String nameAtStart;
     /** The thread's current owner (its account since the last switch). Written by the thread only. */
     volatile Owner segment;
-    /** Accounting enabled for this thread; written and read by the thread only. */
-    boolean enabled = true;
+    /** Accounting enabled for this thread (set by the thread itself or by another one). */
+    volatile boolean enabled = true;
     /**
      * The registry truncate generation this thread's stats were last rebased to. Written by the thread (or by the
      * reaper once it ended); readers on other threads read it racily (an int is never torn) to decide whether to

@@ -201,6 +201,31 @@ class MemoryAccountingTest {
     }
 
     @Test
+    void accountingForAnotherThreadCanBeSwitchedOff() throws Exception {
+        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch switched = new java.util.concurrent.CountDownLatch(1);
+        Owner[] after = new Owner[1];
+        Thread worker = new Thread(() -> {
+            acct.alloc(cache, 1);
+            ready.countDown();
+            try {
+                switched.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            after[0] = acct.alloc(cache, 1);
+        });
+        worker.start();
+        ready.await();
+        assertThat(acct.setThreadEnabled(worker, false)).isTrue();
+        assertThat(acct.setThreadEnabled(new Thread(() -> { }), false)).isFalse();
+        switched.countDown();
+        worker.join(10_000);
+        assertThat(after[0]).isSameAs(Owner.NONE);
+        assertThat(Rows.global(acct, cache.name()).get(COUNT_ALLOC)).isEqualTo(1);
+    }
+
+    @Test
     void instrumentNamesAreValidated_andTheMaximumIsEnforced() {
         assertThatThrownBy(() -> acct.instrument("mem/cache/x")).hasMessageContaining("starts with 'mem'");
         assertThatThrownBy(() -> acct.instrument("memory/cache")).hasMessageContaining("expected memory/<component>/<what>");
