@@ -19,6 +19,7 @@ public final class Main implements Runnable {
     /** Subcommands, in the order {@code --help} lists them. */
     static final Object[] SUBCOMMANDS = {
         DumpCommand.class,
+        AccountingCommand.class,
     };
 
     @CommandLine.Spec

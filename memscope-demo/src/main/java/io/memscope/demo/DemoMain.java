@@ -12,7 +12,7 @@ import java.util.List;
 public final class DemoMain {
 
     /** Every workload, in the order they run; add new ones here. */
-    static final List<Workload> WORKLOADS = List.of();
+    static final List<Workload> WORKLOADS = List.of(new TenantCacheWorkload());
 
     private DemoMain() {
     }
