@@ -78,11 +78,17 @@ final class ContextTable {
      */
     int indexOf(long threadId, int threadName, int site, long stack, int typeName, int variableName,
                 long previous) {
-        if (lastIndex >= 0 && site == lastSite && stack == lastStack && typeName == lastTypeName
-                && variableName == lastVariableName && threadId == lastThreadId && threadName == lastThreadName
-                && previous == lastPrevious) {
+        if (site == lastSite && stack == lastStack && typeName == lastTypeName && variableName == lastVariableName
+                && threadId == lastThreadId && threadName == lastThreadName && previous == lastPrevious
+                && lastIndex >= 0) {
             return lastIndex;
         }
+        return miss(threadId, threadName, site, stack, typeName, variableName, previous);
+    }
+
+    /** Kept out of {@link #indexOf} so that the last-hit check stays small enough to inline. */
+    private int miss(long threadId, int threadName, int site, long stack, int typeName, int variableName,
+                     long previous) {
         int index = find(threadId, threadName, site, stack, typeName, variableName, previous);
         if (index >= 0) {
             lastIndex = index;

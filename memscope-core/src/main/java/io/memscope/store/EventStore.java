@@ -162,9 +162,8 @@ public final class EventStore {
                        int typeNameId, int variableNameId) {
         try {
             ThreadBuffer b = buffer();
-            long now = coarse ? CoarseClock.now() : System.nanoTime();
-            store(b, now, type, address, size, previousSize, b.threadId, b.threadNameId, siteId, stackId,
-                    typeNameId, variableNameId);
+            b.put(coarse ? CoarseClock.now() : System.nanoTime(), type.code(), address, size, previousSize,
+                    b.threadId, b.threadNameId, siteId, stackId, typeNameId, variableNameId);
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
@@ -177,41 +176,12 @@ public final class EventStore {
     public void record(MemoryEvent e) {
         try {
             ThreadBuffer b = buffer();
-            store(b, e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+            b.put(e.timestampNanos(), e.type().code(), e.address(), e.size(), e.previousSize(), e.threadId(),
                     strings.intern(e.threadName()), e.siteId(), e.callStackHash(), strings.intern(e.typeName()),
                     strings.intern(e.variableName()));
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
-    }
-
-    private void store(ThreadBuffer b, long timestamp, MemoryEventType type, long address, long size,
-                       long previousSize, long threadId, int threadNameId, int siteId, long stackId,
-                       int typeNameId, int variableNameId) {
-        int typeCode = type.code(); // null type: NullPointerException, reported by the caller
-        if (free != null && b.lease == 0 && !reserve(b)) {
-            return;
-        }
-        int previous;
-        long widePrevious;
-        if (previousSize >= 0 && previousSize <= Integer.MAX_VALUE) {
-            previous = (int) previousSize;
-            widePrevious = 0;
-        } else {
-            previous = -1;
-            widePrevious = previousSize;
-        }
-        int context = b.contexts.indexOf(threadId, threadNameId, siteId, stackId, typeNameId, variableNameId,
-                widePrevious);
-        if (context < 0) {
-            b.countDropped();
-            throw MemscopeException.memory("thread " + threadId + " used more than " + ContextTable.MAX_ENTRIES
-                    + " distinct event contexts; event dropped and counted");
-        }
-        if (free != null) {
-            b.lease--;
-        }
-        b.append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
     }
 
     private ThreadBuffer buffer() {
@@ -223,7 +193,8 @@ public final class EventStore {
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
     private ThreadBuffer register() {
         Thread t = Thread.currentThread();
-        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool);
+        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool,
+                free != null ? this : null);
         Registry r = registry;
         if (r.count == r.slots.length && maintenance.tryLock()) {
             try {
@@ -249,7 +220,7 @@ public final class EventStore {
     }
 
     /** Bounded mode, on the owner thread: gets a new lease, making room or counting a drop if full. */
-    private boolean reserve(ThreadBuffer b) {
+    boolean reserve(ThreadBuffer b) {
         long got = takeFree();
         if (got == 0 && overflow == OverflowPolicy.DROP_OLDEST && maintenance.tryLock()) {
             try {

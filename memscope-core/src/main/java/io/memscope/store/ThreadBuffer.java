@@ -46,6 +46,8 @@ final class ThreadBuffer {
     final int threadNameId;
     final ContextTable contexts = new ContextTable();
     private final ChunkPool pool;
+    /** The store, for bounded mode's leases; null when unbounded. */
+    private final EventStore bounded;
 
     // ---- owner thread only ----
     private Chunk tail;
@@ -68,7 +70,8 @@ final class ThreadBuffer {
     /** {@link #droppedNewest()} at the last clear, so that clear resets the dropped count. */
     volatile long droppedBaseline;
 
-    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool) {
+    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool, EventStore bounded) {
+        this.bounded = bounded;
         this.owner = new WeakReference<>(thread);
         this.threadId = threadId;
         this.threadNameId = threadNameId;
@@ -79,6 +82,34 @@ final class ThreadBuffer {
     }
 
     // ------------------------------------------------------------------------------------------ owner side
+
+    /**
+     * Owner thread only: stores one event (interning its context) and publishes it, or counts it as dropped when
+     * a bounded store is full. Kept small, with the rare paths in other methods, so that the JIT inlines it.
+     */
+    void put(long timestamp, int typeCode, long address, long size, long previousSize, long threadId,
+             int threadNameId, int siteId, long stackId, int typeNameId, int variableNameId) {
+        if (bounded != null && lease == 0 && !bounded.reserve(this)) {
+            return;
+        }
+        int previous = (previousSize >>> 31) == 0 ? (int) previousSize : -1; // else kept in the context
+        int context = contexts.indexOf(threadId, threadNameId, siteId, stackId, typeNameId, variableNameId,
+                previous < 0 ? previousSize : 0);
+        if (context < 0) {
+            contextsFull(threadId);
+            return;
+        }
+        if (bounded != null) {
+            lease--;
+        }
+        append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
+    }
+
+    private void contextsFull(long threadId) {
+        countDropped();
+        throw io.memscope.error.MemscopeException.memory("thread " + threadId + " used more than "
+                + ContextTable.MAX_ENTRIES + " distinct event contexts; event dropped and counted");
+    }
 
     /** Owner thread only: stores one event and publishes it. */
     void append(long timestamp, int context, long address, long size, int previous) {
