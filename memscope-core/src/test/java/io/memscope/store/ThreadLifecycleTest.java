@@ -47,7 +47,12 @@ class ThreadLifecycleTest {
         int rounds = 4;
         int perRound = 1000;
         for (int r = 0; r < rounds; r++) {
-            ExecutorService pool = Executors.newFixedThreadPool(2); // reuse: also checks pooled-thread buffers
+            List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(2, task -> { // a pool too: its threads end later
+                Thread t = new Thread(task);
+                workers.add(t);
+                return t;
+            });
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < perRound; i++) {
                 threads.add(new Thread(() -> {
@@ -65,6 +70,9 @@ class ThreadLifecycleTest {
             pool.submit(() -> store.record(ALLOCATE, 1, 1, 0, 0, 0, 0, 0)).get();
             pool.shutdown();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            for (Thread w : workers) {
+                w.join(); // awaitTermination returns before the worker thread has quite ended
+            }
             assertThat(store.size()).isEqualTo(perRound * 20L + 1);
             List<WeakReference<ThreadBuffer>> refs = new ArrayList<>();
             collectBufferRefs(store, refs);
