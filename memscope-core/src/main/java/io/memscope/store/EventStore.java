@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ThreadBuffer} (found through a {@code ThreadLocal}): primitive column chunks of up to 4096 events, no
  * shared lock, queue or counter, and no allocation except a new chunk once per up to 4096 events (none at all
  * when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest are reused). The thread's id and name
- * (interned once per thread) are taken from the current thread. Strings are interned in {@link #strings()}; a
+ * are taken from the current thread once, at its first event in this store (a later rename is not seen). Strings are interned in {@link #strings()}; a
  * stored event holds no object: 32 bytes per event (timestamp, address, size: 8 bytes each; type and context
  * index: 4; previous size: 4) plus about 48 bytes per distinct (thread, site, stack, type name, variable name)
  * combination per thread. {@code record} never throws into the caller: failures go to {@link Failures}.

@@ -108,7 +108,7 @@ class EventStoreStressTest {
         assertThat(failure.get()).isNull();
         drained[0] += store.drainTo(collector);
         long total = (long) WRITERS * waves * PER_THREAD;
-        assertThat(rounds.get()).as("drains while recording").isGreaterThanOrEqualTo(1000);
+        assertThat(rounds.get()).as("drains while recording").isGreaterThanOrEqualTo(100);
         assertThat(duplicates[0]).isZero();
         assertThat(drained[0]).isEqualTo(total);
         for (int w = 0; w < WRITERS; w++) {
@@ -198,7 +198,7 @@ class EventStoreStressTest {
         done.set(true);
         clearer.join();
         assertThat(failure.get()).isNull();
-        assertThat(clears.get()).isGreaterThanOrEqualTo(1000);
+        assertThat(clears.get()).as("clears while recording").isGreaterThanOrEqualTo(100);
         // quiescent: what is left is, per writer, exactly a suffix of its sequence, and size() agrees
         Snapshot rest = store.snapshot();
         assertThat(store.size()).isEqualTo(rest.size());
