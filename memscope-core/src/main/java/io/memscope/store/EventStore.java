@@ -336,6 +336,10 @@ public final class EventStore {
      * removed and the exception propagates (the events handed out so far will be handed out again by the next
      * drain).
      *
+     * <p>Order across drains: each drain is in timestamp order, but the next drain may hand out an event whose
+     * timestamp is slightly older than the last one of this drain (its thread read the clock before this drain's
+     * cut and published the event after it). Writers of delta-encoded timestamps must accept negative deltas.
+     *
      * @return how many events were handed out and removed
      */
     public long drainTo(EventSink sink) {
@@ -401,7 +405,10 @@ public final class EventStore {
         }
     }
 
-    /** @return bytes held by the stored events' chunks and context tables (array payloads, without headers) */
+    /**
+     * @return bytes held by the registered threads' chunks and context tables (array payloads, without headers);
+     *         chunks kept in the reuse pool after a clear or drain (at most 8 MiB unbounded) are not counted
+     */
     public long retainedBytes() {
         maintenance.lock();
         try {
