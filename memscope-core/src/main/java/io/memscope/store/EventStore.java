@@ -8,7 +8,9 @@ import io.memscope.error.MemscopeException;
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -207,7 +209,7 @@ public final class EventStore {
             r = registry;
             int n = r.count;
             if (n == r.slots.length) {
-                ThreadBuffer[] grown = java.util.Arrays.copyOf(r.slots, n * 2);
+                ThreadBuffer[] grown = Arrays.copyOf(r.slots, n * 2);
                 r = new Registry(grown);
                 r.count = n;
                 registry = r;
@@ -545,13 +547,13 @@ public final class EventStore {
 
         /** What to drop when a bounded store is full; {@link OverflowPolicy#DROP_NEWEST} by default. */
         public Builder overflow(OverflowPolicy policy) {
-            this.overflow = java.util.Objects.requireNonNull(policy, "policy");
+            this.overflow = Objects.requireNonNull(policy, "policy");
             return this;
         }
 
         /** Where timestamps come from; {@link ClockSource#NANO_TIME} by default. */
         public Builder clock(ClockSource source) {
-            this.clock = java.util.Objects.requireNonNull(source, "source");
+            this.clock = Objects.requireNonNull(source, "source");
             return this;
         }
 

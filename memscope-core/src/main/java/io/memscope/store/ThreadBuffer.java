@@ -1,5 +1,7 @@
 package io.memscope.store;
 
+import io.memscope.error.MemscopeException;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
@@ -107,7 +109,7 @@ final class ThreadBuffer {
 
     private void contextsFull(long threadId) {
         countDropped();
-        throw io.memscope.error.MemscopeException.memory("thread " + threadId + " used more than "
+        throw MemscopeException.memory("thread " + threadId + " used more than "
                 + ContextTable.MAX_ENTRIES + " distinct event contexts; event dropped and counted");
     }
 
