@@ -87,6 +87,17 @@ public final class EventStore {
     private volatile long evicted;
     /** Drop-newest counts of buffers already unregistered (written under the lock). */
     private volatile long reapedDropped;
+    /**
+     * The events of ended threads, moved out of their buffers so that those can be released before the events are
+     * drained. Written only under the maintenance lock (its "owner"); null while there is none.
+     */
+    private ThreadBuffer graveyard;
+    /**
+     * Seqlock for readers that sum per-buffer counters ({@link #size()}, {@link #dropped()}): odd while events or
+     * counts move between buffers (compaction, reaping), so that such a sum is retried instead of seeing an event
+     * twice or not at all.
+     */
+    private volatile long moving;
 
     private EventStore(Builder b) {
         this.clock = b.clock;
@@ -289,13 +300,21 @@ public final class EventStore {
 
     /** @return the number of events stored: exact as soon as {@code record} returns */
     public long size() {
-        Registry r = registry;
-        int n = r.count;
-        long sum = 0;
-        for (int i = 0; i < n; i++) {
-            sum += r.slots[i].size();
+        while (true) {
+            long seq = moving;
+            if ((seq & 1) == 0) {
+                Registry r = registry;
+                int n = r.count;
+                long sum = 0;
+                for (int i = 0; i < n; i++) {
+                    sum += r.slots[i].size();
+                }
+                if (moving == seq) {
+                    return sum;
+                }
+            }
+            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
         }
-        return sum;
     }
 
     /**
@@ -303,14 +322,22 @@ public final class EventStore {
      *         {@link #clear()}; exact
      */
     public long dropped() {
-        Registry r = registry;
-        int n = r.count;
-        long sum = evicted + reapedDropped;
-        for (int i = 0; i < n; i++) {
-            ThreadBuffer b = r.slots[i];
-            sum += b.droppedNewest() - b.droppedBaseline;
+        while (true) {
+            long seq = moving;
+            if ((seq & 1) == 0) {
+                Registry r = registry;
+                int n = r.count;
+                long sum = evicted + reapedDropped;
+                for (int i = 0; i < n; i++) {
+                    ThreadBuffer b = r.slots[i];
+                    sum += b.droppedNewest() - b.droppedBaseline;
+                }
+                if (moving == seq) {
+                    return sum;
+                }
+            }
+            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
         }
-        return sum;
     }
 
     /**
@@ -453,40 +480,118 @@ public final class EventStore {
         return cut;
     }
 
-    /** Under the lock: unregisters the buffers of dead threads that hold no events. */
+    /**
+     * Under the lock: moves the events of ended threads into the graveyard, then unregisters the buffers of ended
+     * threads (and an empty graveyard), returning their unused lease and keeping their drop counts.
+     */
     private void reapLocked() {
-        synchronized (registryLock) {
-            Registry r = registry;
-            int n = r.count;
-            int live = 0;
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                if (!(b.ownerDead() && b.start() == b.end())) {
-                    live++;
-                }
-            }
-            if (live == n) {
-                return;
-            }
-            Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
-            int k = 0;
-            long dropped = reapedDropped;
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                if (b.ownerDead() && b.start() == b.end()) {
-                    dropped += b.droppedNewest() - b.droppedBaseline;
-                    if (free != null && b.lease > 0) {
-                        free.addAndGet(b.lease);
-                        b.lease = 0;
-                    }
-                } else {
-                    next.slots[k++] = b;
-                }
-            }
-            reapedDropped = dropped;
-            next.count = k;
-            registry = next;
+        Registry r = registry;
+        int n = r.count;
+        boolean any = false;
+        for (int i = 0; i < n && !any; i++) {
+            ThreadBuffer b = r.slots[i];
+            any = b.ownerDead() || (b.isGraveyard() && b.size() == 0);
         }
+        if (!any) {
+            return;
+        }
+        moving++; // odd: size() and dropped() wait
+        try {
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                if (b.ownerDead() && b.size() > 0) {
+                    buryLocked(b);
+                }
+            }
+            synchronized (registryLock) {
+                r = registry;
+                n = r.count;
+                int live = 0;
+                for (int i = 0; i < n; i++) {
+                    if (!releasable(r.slots[i])) {
+                        live++;
+                    }
+                }
+                if (live == n) {
+                    return;
+                }
+                Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
+                int k = 0;
+                long dropped = reapedDropped;
+                for (int i = 0; i < n; i++) {
+                    ThreadBuffer b = r.slots[i];
+                    if (releasable(b)) {
+                        dropped += b.droppedNewest() - b.droppedBaseline;
+                        if (free != null && b.lease > 0) {
+                            free.addAndGet(b.lease);
+                            b.lease = 0;
+                        }
+                        if (b == graveyard) {
+                            graveyard = null;
+                        }
+                    } else {
+                        next.slots[k++] = b;
+                    }
+                }
+                reapedDropped = dropped;
+                next.count = k;
+                registry = next;
+            }
+        } finally {
+            moving++; // even again
+        }
+    }
+
+    /** A dead thread's buffer, or the graveyard, holding no events. Under the lock. */
+    private static boolean releasable(ThreadBuffer b) {
+        return (b.ownerDead() || b.isGraveyard()) && b.start() == b.end();
+    }
+
+    /**
+     * Under the lock, inside {@code moving}: moves the events of an ended thread's buffer to the graveyard (with
+     * their contexts, so thread ids and names stay), so that the buffer, its chunks and its context table can be
+     * released before the events are drained.
+     */
+    private void buryLocked(ThreadBuffer dead) {
+        ThreadBuffer g = graveyard;
+        if (g == null) {
+            g = new ThreadBuffer(null, 0, 0, pool, null);
+            synchronized (registryLock) {
+                Registry r = registry;
+                int n = r.count;
+                if (n == r.slots.length) {
+                    r = new Registry(Arrays.copyOf(r.slots, n * 2));
+                    r.count = n;
+                    registry = r;
+                }
+                r.slots[n] = g;
+                r.count = n + 1;
+            }
+            graveyard = g;
+        }
+        long from = dead.start();
+        long to = dead.end();
+        dead.contexts.size(); // acquire: the entries cover every event below the end read above
+        ContextTable.Entries e = dead.contexts.entries();
+        Chunk c = dead.chunkAt(from);
+        int i = (int) (from - c.base);
+        long p = from;
+        for (; p < to; p++, i++) {
+            if (i == c.capacity) {
+                c = c.next;
+                i = 0;
+            }
+            int context = c.contexts[i];
+            int k = context & ContextTable.INDEX_MASK;
+            int moved = g.contexts.indexOf(e.threadIds[k], e.threadNames[k], e.sites[k], e.stacks[k],
+                    e.typeNames[k], e.variableNames[k], e.previousSizes[k]);
+            if (moved < 0) {
+                break; // graveyard context table full: the rest stays where it is
+            }
+            g.append(c.timestamps[i], (context & ~ContextTable.INDEX_MASK) | moved, c.addresses[i], c.sizes[i],
+                    c.previous[i]);
+        }
+        dead.removeUpTo(p);
     }
 
     /** The registered buffers: slots below {@code count} are set before {@code count} is raised. */

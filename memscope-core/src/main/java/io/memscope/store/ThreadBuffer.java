@@ -42,7 +42,7 @@ final class ThreadBuffer {
         }
     }
 
-    /** The owner, weakly: cleared or not alive means no more events will come. */
+    /** The owner, weakly: cleared or not alive means no more events will come. Null for the store's graveyard. */
     private final WeakReference<Thread> owner;
     final long threadId;
     final int threadNameId;
@@ -74,7 +74,7 @@ final class ThreadBuffer {
 
     ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool, EventStore bounded) {
         this.bounded = bounded;
-        this.owner = new WeakReference<>(thread);
+        this.owner = thread == null ? null : new WeakReference<>(thread);
         this.threadId = threadId;
         this.threadNameId = threadNameId;
         this.pool = pool;
@@ -179,10 +179,18 @@ final class ThreadBuffer {
         return end() - s;        // and end only grows: never negative
     }
 
-    /** @return true once the owner is gone: no event will be added any more */
+    /** @return true once the owner is gone: no event will be added any more (false for the graveyard) */
     boolean ownerDead() {
+        if (owner == null) {
+            return false;
+        }
         Thread t = owner.get();
         return t == null || !t.isAlive();
+    }
+
+    /** @return true for the store's graveyard, which holds the events of ended threads and has no owner */
+    boolean isGraveyard() {
+        return owner == null;
     }
 
     /** Under the store's lock, for a position in [start, end): the chunk holding it. */
