@@ -48,10 +48,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *     events is stored. Threads reserve capacity in leases of up to 1/16 of it (at most 1024 events), so drops
  *     may begin while up to one lease per live thread is reserved but unused. When full, {@link OverflowPolicy}
  *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
- * <li>A thread that ends keeps its events until they are drained or cleared. Then its buffer is released: the
- *     store finds dead threads through a {@code WeakReference<Thread>} per buffer and unregisters empty buffers of
- *     dead threads on clear, drain, snapshot and when the registry grows. The {@code ThreadLocal} holds only a
- *     weak reference to the buffer, so neither a dead thread's buffer nor a discarded store is kept alive by a
+ * <li>A thread that ends keeps its events until they are drained or cleared, but not its buffer: the store finds
+ *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
+ *     the registry is full it moves their events (32 bytes each, with their thread id and name) into one shared
+ *     "graveyard" buffer and unregisters their buffers. Meanwhile {@link #size()} and {@link #dropped()} wait (a
+ *     seqlock) so that they never count a moving event twice or not at all. The {@code ThreadLocal} holds only a
+ *     weak reference to the buffer, so neither an ended thread's buffer nor a discarded store is kept alive by a
  *     thread.</li>
  * </ul>
  *
