@@ -50,8 +50,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
  * <li>A thread that ends keeps its events until they are drained or cleared, but not its buffer: the store finds
  *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
- *     the registry is full it moves their events (32 bytes each, with their thread id and name) into one shared
- *     "graveyard" buffer and unregisters their buffers. Meanwhile {@link #size()} and {@link #dropped()} wait (a
+ *     the registry is full it moves their events (up to {@value #BURY_LIMIT} per thread; 32 bytes each, with
+ *     their thread id and name) into one shared "graveyard" buffer and unregisters their buffers; buffers of
+ *     ended threads with more events are unregistered once drained. Meanwhile {@link #size()} and {@link #dropped()} wait (a
  *     seqlock) so that they never count a moving event twice or not at all. The {@code ThreadLocal} holds only a
  *     weak reference to the buffer, so neither an ended thread's buffer nor a discarded store is kept alive by a
  *     thread.</li>
@@ -66,6 +67,11 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class EventStore {
     private static final long UNBOUNDED = Long.MAX_VALUE;
     private static final int UNBOUNDED_POOL_CHUNKS = 64;
+    /**
+     * Ended threads holding at most this many events have them moved to the graveyard (their buffer's overhead
+     * matters next to so few events); larger ones keep their buffer until drained.
+     */
+    static final int BURY_LIMIT = Chunk.MAX_CAPACITY;
 
     private final StringTable strings = new StringTable();
     private final ClockSource clock;
@@ -501,7 +507,8 @@ public final class EventStore {
         try {
             for (int i = 0; i < n; i++) {
                 ThreadBuffer b = r.slots[i];
-                if (b.ownerDead() && b.size() > 0) {
+                long size = b.size();
+                if (size > 0 && size <= BURY_LIMIT && b.ownerDead()) {
                     buryLocked(b);
                 }
             }

@@ -375,7 +375,9 @@ class EventStoreTest {
             for (Thread t : ts) {
                 t.join();
             }
-            assertThat(store.size()).as(policy.name()).isLessThanOrEqualTo(10_000).isGreaterThan(9_000);
+            // at most one lease (capacity / 16 = 625 events) per thread may be reserved but unused
+            assertThat(store.size()).as(policy.name()).isLessThanOrEqualTo(10_000)
+                    .isGreaterThanOrEqualTo(10_000 - 4 * 625);
             assertThat(store.size() + store.dropped()).as(policy.name()).isEqualTo(80_000);
             assertThat(store.snapshot().size()).isEqualTo(store.size());
         }

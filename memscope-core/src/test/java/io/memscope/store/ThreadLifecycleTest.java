@@ -83,6 +83,23 @@ class ThreadLifecycleTest {
         assertThat(store.snapshot().size()).isEqualTo(threads * 5);
     }
 
+    @Test
+    void endedThreadsWithManyEventsKeepTheirBufferUntilDrained() throws Exception {
+        EventStore store = EventStore.unbounded();
+        Thread big = new Thread(() -> {
+            for (int j = 0; j < EventStore.BURY_LIMIT + 1; j++) {
+                store.record(ALLOCATE, j, 8, 0, 1, 0, 0, 0);
+            }
+        });
+        big.start();
+        big.join();
+        store.snapshot();
+        assertThat(store.registeredBuffers()).isEqualTo(1); // its own, not moved
+        assertThat(store.size()).isEqualTo(EventStore.BURY_LIMIT + 1);
+        store.clear();
+        assertThat(store.registeredBuffers()).isZero();
+    }
+
     @SuppressWarnings("deprecation")
     private static long threadId(Thread t) {
         return t.getId();
