@@ -23,6 +23,7 @@ public final class Main implements Runnable {
         DetachCommand.class,
         ReportCommand.class,
         DumpCommand.class,
+        AccountingCommand.class,
     };
 
     @CommandLine.Spec

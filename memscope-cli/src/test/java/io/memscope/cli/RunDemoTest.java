@@ -43,7 +43,7 @@ class RunDemoTest {
 
         Map<String, Object> nat = MiniJson.obj(report, "native");
         assertThat(MiniJson.num(nat, "outstandingBytes")).isEqualTo(32L * 256 * 1024);
-        assertThat(MiniJson.num(nat, "freedBytes")).isEqualTo(32L * 64 * 1024);
+        assertThat(MiniJson.num(nat, "freedBytes")).isGreaterThanOrEqualTo(32L * 64 * 1024);
         assertThat(MiniJson.list(report, "native", "anomalies")).isEmpty();
         assertThat(MiniJson.list(report, "native", "leaks").get(0).get("type")).isEqualTo("native:direct-buffer");
 

@@ -1,5 +1,7 @@
 package io.memscope.store;
 
+import java.util.Arrays;
+
 /**
  * Full-size {@link Chunk}s freed by clear, drain or eviction, kept for reuse so that a store that is emptied
  * regularly (streamed to a file, or bounded with drop-oldest) records without allocating. Holds at most
@@ -34,7 +36,7 @@ final class ChunkPool {
     }
 
     synchronized void clear() {
-        java.util.Arrays.fill(chunks, 0, count, null);
+        Arrays.fill(chunks, 0, count, null);
         count = 0;
     }
 }

@@ -78,11 +78,17 @@ final class ContextTable {
      */
     int indexOf(long threadId, int threadName, int site, long stack, int typeName, int variableName,
                 long previous) {
-        if (lastIndex >= 0 && site == lastSite && stack == lastStack && typeName == lastTypeName
-                && variableName == lastVariableName && threadId == lastThreadId && threadName == lastThreadName
-                && previous == lastPrevious) {
+        if (site == lastSite && stack == lastStack && typeName == lastTypeName && variableName == lastVariableName
+                && threadId == lastThreadId && threadName == lastThreadName && previous == lastPrevious
+                && lastIndex >= 0) {
             return lastIndex;
         }
+        return miss(threadId, threadName, site, stack, typeName, variableName, previous);
+    }
+
+    /** Kept out of {@link #indexOf} so that the last-hit check stays small enough to inline. */
+    private int miss(long threadId, int threadName, int site, long stack, int typeName, int variableName,
+                     long previous) {
         int index = find(threadId, threadName, site, stack, typeName, variableName, previous);
         if (index >= 0) {
             lastIndex = index;
@@ -160,13 +166,12 @@ final class ContextTable {
 
     private static int hash(long threadId, int threadName, int site, long stack, int typeName, int variableName,
                             long previous) {
-        long h = threadId * 0x9E3779B97F4A7C15L;
-        h = (h ^ threadName) * 0xC2B2AE3D27D4EB4FL;
-        h = (h ^ site) * 0x9E3779B97F4A7C15L;
-        h = (h ^ stack) * 0xC2B2AE3D27D4EB4FL;
-        h = (h ^ typeName) * 0x9E3779B97F4A7C15L;
-        h = (h ^ variableName) * 0xC2B2AE3D27D4EB4FL;
-        h = (h ^ previous) * 0x9E3779B97F4A7C15L;
+        // independent multiplies (they run in parallel), then one final mix
+        long h = site * 0x9E3779B97F4A7C15L + stack * 0xC2B2AE3D27D4EB4FL + typeName * 0x165667B19E3779F9L
+                + variableName * 0x27D4EB2F165667C5L + threadId * 0x94D049BB133111EBL
+                + threadName * 0xBF58476D1CE4E5B9L + previous * 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 29;
+        h *= 0xBF58476D1CE4E5B9L;
         return (int) (h ^ (h >>> 32));
     }
 

@@ -2,7 +2,11 @@ package io.memscope.store;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
+import io.memscope.error.ErrorCategory;
+import io.memscope.error.MemscopeException;
+import io.memscope.error.Severity;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -70,19 +74,19 @@ final class EventColumns {
             }
         }
         if (total > Snapshot.MAX_EVENTS) {
-            throw new io.memscope.error.MemscopeException(io.memscope.error.ErrorCategory.ANALYSIS,
-                    io.memscope.error.Severity.MEDIUM, true, "a snapshot holds at most " + Snapshot.MAX_EVENTS
+            throw new MemscopeException(ErrorCategory.ANALYSIS,
+                    Severity.MEDIUM, true, "a snapshot holds at most " + Snapshot.MAX_EVENTS
                     + " events and the store has " + total + ": use drainTo(EventSink) to stream them instead");
         }
         if (contextTotal > ContextTable.MAX_ENTRIES) {
-            throw new io.memscope.error.MemscopeException(io.memscope.error.ErrorCategory.ANALYSIS,
-                    io.memscope.error.Severity.MEDIUM, true, "a snapshot holds at most " + ContextTable.MAX_ENTRIES
+            throw new MemscopeException(ErrorCategory.ANALYSIS,
+                    Severity.MEDIUM, true, "a snapshot holds at most " + ContextTable.MAX_ENTRIES
                     + " distinct event contexts and the store has " + contextTotal
                     + ": use drainTo(EventSink) instead");
         }
         EventColumns c = new EventColumns((int) total, (int) contextTotal, strings, dropped, wallClockEpochNanos,
                 nanoTimeAtEpoch);
-        List<Run> runs = new java.util.ArrayList<>();
+        List<Run> runs = new ArrayList<>();
         int offset = 0;
         for (int b = 0; b < n; b++) {
             if (to[b] <= from[b]) {

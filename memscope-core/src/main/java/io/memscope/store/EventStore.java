@@ -8,7 +8,9 @@ import io.memscope.error.MemscopeException;
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -21,7 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ThreadBuffer} (found through a {@code ThreadLocal}): primitive column chunks of up to 4096 events, no
  * shared lock, queue or counter, and no allocation except a new chunk once per up to 4096 events (none at all
  * when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest are reused). The thread's id and name
- * (interned once per thread) are taken from the current thread. Strings are interned in {@link #strings()}; a
+ * are taken from the current thread once, at its first event in this store (a later rename is not seen). Strings are interned in {@link #strings()}; a
  * stored event holds no object: 32 bytes per event (timestamp, address, size: 8 bytes each; type and context
  * index: 4; previous size: 4) plus about 48 bytes per distinct (thread, site, stack, type name, variable name)
  * combination per thread. {@code record} never throws into the caller: failures go to {@link Failures}.
@@ -46,10 +48,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *     events is stored. Threads reserve capacity in leases of up to 1/16 of it (at most 1024 events), so drops
  *     may begin while up to one lease per live thread is reserved but unused. When full, {@link OverflowPolicy}
  *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
- * <li>A thread that ends keeps its events until they are drained or cleared. Then its buffer is released: the
- *     store finds dead threads through a {@code WeakReference<Thread>} per buffer and unregisters empty buffers of
- *     dead threads on clear, drain, snapshot and when the registry grows. The {@code ThreadLocal} holds only a
- *     weak reference to the buffer, so neither a dead thread's buffer nor a discarded store is kept alive by a
+ * <li>A thread that ends keeps its events until they are drained or cleared, but not its buffer: the store finds
+ *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
+ *     the registry is full it moves their events (up to {@value #BURY_LIMIT} per thread; 32 bytes each, with
+ *     their thread id and name) into one shared "graveyard" buffer and unregisters their buffers; buffers of
+ *     ended threads with more events are unregistered once drained. Meanwhile {@link #size()} and {@link #dropped()} wait (a
+ *     seqlock) so that they never count a moving event twice or not at all. The {@code ThreadLocal} holds only a
+ *     weak reference to the buffer, so neither an ended thread's buffer nor a discarded store is kept alive by a
  *     thread.</li>
  * </ul>
  *
@@ -62,6 +67,11 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class EventStore {
     private static final long UNBOUNDED = Long.MAX_VALUE;
     private static final int UNBOUNDED_POOL_CHUNKS = 64;
+    /**
+     * Ended threads holding at most this many events have them moved to the graveyard (their buffer's overhead
+     * matters next to so few events); larger ones keep their buffer until drained.
+     */
+    static final int BURY_LIMIT = Chunk.MAX_CAPACITY;
 
     private final StringTable strings = new StringTable();
     private final ClockSource clock;
@@ -85,6 +95,17 @@ public final class EventStore {
     private volatile long evicted;
     /** Drop-newest counts of buffers already unregistered (written under the lock). */
     private volatile long reapedDropped;
+    /**
+     * The events of ended threads, moved out of their buffers so that those can be released before the events are
+     * drained. Written only under the maintenance lock (its "owner"); null while there is none.
+     */
+    private ThreadBuffer graveyard;
+    /**
+     * Seqlock for readers that sum per-buffer counters ({@link #size()}, {@link #dropped()}): odd while events or
+     * counts move between buffers (compaction, reaping), so that such a sum is retried instead of seeing an event
+     * twice or not at all.
+     */
+    private volatile long moving;
 
     private EventStore(Builder b) {
         this.clock = b.clock;
@@ -162,9 +183,8 @@ public final class EventStore {
                        int typeNameId, int variableNameId) {
         try {
             ThreadBuffer b = buffer();
-            long now = coarse ? CoarseClock.now() : System.nanoTime();
-            store(b, now, type, address, size, previousSize, b.threadId, b.threadNameId, siteId, stackId,
-                    typeNameId, variableNameId);
+            b.put(coarse ? CoarseClock.now() : System.nanoTime(), type.code(), address, size, previousSize,
+                    b.threadId, b.threadNameId, siteId, stackId, typeNameId, variableNameId);
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
@@ -177,41 +197,12 @@ public final class EventStore {
     public void record(MemoryEvent e) {
         try {
             ThreadBuffer b = buffer();
-            store(b, e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+            b.put(e.timestampNanos(), e.type().code(), e.address(), e.size(), e.previousSize(), e.threadId(),
                     strings.intern(e.threadName()), e.siteId(), e.callStackHash(), strings.intern(e.typeName()),
                     strings.intern(e.variableName()));
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
-    }
-
-    private void store(ThreadBuffer b, long timestamp, MemoryEventType type, long address, long size,
-                       long previousSize, long threadId, int threadNameId, int siteId, long stackId,
-                       int typeNameId, int variableNameId) {
-        int typeCode = type.code(); // null type: NullPointerException, reported by the caller
-        if (free != null && b.lease == 0 && !reserve(b)) {
-            return;
-        }
-        int previous;
-        long widePrevious;
-        if (previousSize >= 0 && previousSize <= Integer.MAX_VALUE) {
-            previous = (int) previousSize;
-            widePrevious = 0;
-        } else {
-            previous = -1;
-            widePrevious = previousSize;
-        }
-        int context = b.contexts.indexOf(threadId, threadNameId, siteId, stackId, typeNameId, variableNameId,
-                widePrevious);
-        if (context < 0) {
-            b.countDropped();
-            throw MemscopeException.memory("thread " + threadId + " used more than " + ContextTable.MAX_ENTRIES
-                    + " distinct event contexts; event dropped and counted");
-        }
-        if (free != null) {
-            b.lease--;
-        }
-        b.append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
     }
 
     private ThreadBuffer buffer() {
@@ -223,7 +214,8 @@ public final class EventStore {
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
     private ThreadBuffer register() {
         Thread t = Thread.currentThread();
-        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool);
+        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool,
+                free != null ? this : null);
         Registry r = registry;
         if (r.count == r.slots.length && maintenance.tryLock()) {
             try {
@@ -236,7 +228,7 @@ public final class EventStore {
             r = registry;
             int n = r.count;
             if (n == r.slots.length) {
-                ThreadBuffer[] grown = java.util.Arrays.copyOf(r.slots, n * 2);
+                ThreadBuffer[] grown = Arrays.copyOf(r.slots, n * 2);
                 r = new Registry(grown);
                 r.count = n;
                 registry = r;
@@ -249,7 +241,7 @@ public final class EventStore {
     }
 
     /** Bounded mode, on the owner thread: gets a new lease, making room or counting a drop if full. */
-    private boolean reserve(ThreadBuffer b) {
+    boolean reserve(ThreadBuffer b) {
         long got = takeFree();
         if (got == 0 && overflow == OverflowPolicy.DROP_OLDEST && maintenance.tryLock()) {
             try {
@@ -316,13 +308,21 @@ public final class EventStore {
 
     /** @return the number of events stored: exact as soon as {@code record} returns */
     public long size() {
-        Registry r = registry;
-        int n = r.count;
-        long sum = 0;
-        for (int i = 0; i < n; i++) {
-            sum += r.slots[i].size();
+        while (true) {
+            long seq = moving;
+            if ((seq & 1) == 0) {
+                Registry r = registry;
+                int n = r.count;
+                long sum = 0;
+                for (int i = 0; i < n; i++) {
+                    sum += r.slots[i].size();
+                }
+                if (moving == seq) {
+                    return sum;
+                }
+            }
+            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
         }
-        return sum;
     }
 
     /**
@@ -330,14 +330,22 @@ public final class EventStore {
      *         {@link #clear()}; exact
      */
     public long dropped() {
-        Registry r = registry;
-        int n = r.count;
-        long sum = evicted + reapedDropped;
-        for (int i = 0; i < n; i++) {
-            ThreadBuffer b = r.slots[i];
-            sum += b.droppedNewest() - b.droppedBaseline;
+        while (true) {
+            long seq = moving;
+            if ((seq & 1) == 0) {
+                Registry r = registry;
+                int n = r.count;
+                long sum = evicted + reapedDropped;
+                for (int i = 0; i < n; i++) {
+                    ThreadBuffer b = r.slots[i];
+                    sum += b.droppedNewest() - b.droppedBaseline;
+                }
+                if (moving == seq) {
+                    return sum;
+                }
+            }
+            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
         }
-        return sum;
     }
 
     /**
@@ -364,6 +372,10 @@ public final class EventStore {
      * holding the store's maintenance lock; recording threads never wait for it. If the sink throws, nothing is
      * removed and the exception propagates (the events handed out so far will be handed out again by the next
      * drain).
+     *
+     * <p>Order across drains: each drain is in timestamp order, but the next drain may hand out an event whose
+     * timestamp is slightly older than the last one of this drain (its thread read the clock before this drain's
+     * cut and published the event after it). Writers of delta-encoded timestamps must accept negative deltas.
      *
      * @return how many events were handed out and removed
      */
@@ -430,7 +442,10 @@ public final class EventStore {
         }
     }
 
-    /** @return bytes held by the stored events' chunks and context tables (array payloads, without headers) */
+    /**
+     * @return bytes held by the registered threads' chunks and context tables (array payloads, without headers);
+     *         chunks kept in the reuse pool after a clear or drain (at most 8 MiB unbounded) are not counted
+     */
     public long retainedBytes() {
         maintenance.lock();
         try {
@@ -473,40 +488,119 @@ public final class EventStore {
         return cut;
     }
 
-    /** Under the lock: unregisters the buffers of dead threads that hold no events. */
+    /**
+     * Under the lock: moves the events of ended threads into the graveyard, then unregisters the buffers of ended
+     * threads (and an empty graveyard), returning their unused lease and keeping their drop counts.
+     */
     private void reapLocked() {
-        synchronized (registryLock) {
-            Registry r = registry;
-            int n = r.count;
-            int live = 0;
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                if (!(b.ownerDead() && b.start() == b.end())) {
-                    live++;
-                }
-            }
-            if (live == n) {
-                return;
-            }
-            Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
-            int k = 0;
-            long dropped = reapedDropped;
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                if (b.ownerDead() && b.start() == b.end()) {
-                    dropped += b.droppedNewest() - b.droppedBaseline;
-                    if (free != null && b.lease > 0) {
-                        free.addAndGet(b.lease);
-                        b.lease = 0;
-                    }
-                } else {
-                    next.slots[k++] = b;
-                }
-            }
-            reapedDropped = dropped;
-            next.count = k;
-            registry = next;
+        Registry r = registry;
+        int n = r.count;
+        boolean any = false;
+        for (int i = 0; i < n && !any; i++) {
+            ThreadBuffer b = r.slots[i];
+            any = b.ownerDead() || (b.isGraveyard() && b.size() == 0);
         }
+        if (!any) {
+            return;
+        }
+        moving++; // odd: size() and dropped() wait
+        try {
+            for (int i = 0; i < n; i++) {
+                ThreadBuffer b = r.slots[i];
+                long size = b.size();
+                if (size > 0 && size <= BURY_LIMIT && b.ownerDead()) {
+                    buryLocked(b);
+                }
+            }
+            synchronized (registryLock) {
+                r = registry;
+                n = r.count;
+                int live = 0;
+                for (int i = 0; i < n; i++) {
+                    if (!releasable(r.slots[i])) {
+                        live++;
+                    }
+                }
+                if (live == n) {
+                    return;
+                }
+                Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
+                int k = 0;
+                long dropped = reapedDropped;
+                for (int i = 0; i < n; i++) {
+                    ThreadBuffer b = r.slots[i];
+                    if (releasable(b)) {
+                        dropped += b.droppedNewest() - b.droppedBaseline;
+                        if (free != null && b.lease > 0) {
+                            free.addAndGet(b.lease);
+                            b.lease = 0;
+                        }
+                        if (b == graveyard) {
+                            graveyard = null;
+                        }
+                    } else {
+                        next.slots[k++] = b;
+                    }
+                }
+                reapedDropped = dropped;
+                next.count = k;
+                registry = next;
+            }
+        } finally {
+            moving++; // even again
+        }
+    }
+
+    /** A dead thread's buffer, or the graveyard, holding no events. Under the lock. */
+    private static boolean releasable(ThreadBuffer b) {
+        return (b.ownerDead() || b.isGraveyard()) && b.start() == b.end();
+    }
+
+    /**
+     * Under the lock, inside {@code moving}: moves the events of an ended thread's buffer to the graveyard (with
+     * their contexts, so thread ids and names stay), so that the buffer, its chunks and its context table can be
+     * released before the events are drained.
+     */
+    private void buryLocked(ThreadBuffer dead) {
+        ThreadBuffer g = graveyard;
+        if (g == null) {
+            g = new ThreadBuffer(null, 0, 0, pool, null);
+            synchronized (registryLock) {
+                Registry r = registry;
+                int n = r.count;
+                if (n == r.slots.length) {
+                    r = new Registry(Arrays.copyOf(r.slots, n * 2));
+                    r.count = n;
+                    registry = r;
+                }
+                r.slots[n] = g;
+                r.count = n + 1;
+            }
+            graveyard = g;
+        }
+        long from = dead.start();
+        long to = dead.end();
+        dead.contexts.size(); // acquire: the entries cover every event below the end read above
+        ContextTable.Entries e = dead.contexts.entries();
+        Chunk c = dead.chunkAt(from);
+        int i = (int) (from - c.base);
+        long p = from;
+        for (; p < to; p++, i++) {
+            if (i == c.capacity) {
+                c = c.next;
+                i = 0;
+            }
+            int context = c.contexts[i];
+            int k = context & ContextTable.INDEX_MASK;
+            int moved = g.contexts.indexOf(e.threadIds[k], e.threadNames[k], e.sites[k], e.stacks[k],
+                    e.typeNames[k], e.variableNames[k], e.previousSizes[k]);
+            if (moved < 0) {
+                break; // graveyard context table full: the rest stays where it is
+            }
+            g.append(c.timestamps[i], (context & ~ContextTable.INDEX_MASK) | moved, c.addresses[i], c.sizes[i],
+                    c.previous[i]);
+        }
+        dead.removeUpTo(p);
     }
 
     /** The registered buffers: slots below {@code count} are set before {@code count} is raised. */
@@ -567,13 +661,13 @@ public final class EventStore {
 
         /** What to drop when a bounded store is full; {@link OverflowPolicy#DROP_NEWEST} by default. */
         public Builder overflow(OverflowPolicy policy) {
-            this.overflow = java.util.Objects.requireNonNull(policy, "policy");
+            this.overflow = Objects.requireNonNull(policy, "policy");
             return this;
         }
 
         /** Where timestamps come from; {@link ClockSource#NANO_TIME} by default. */
         public Builder clock(ClockSource source) {
-            this.clock = java.util.Objects.requireNonNull(source, "source");
+            this.clock = Objects.requireNonNull(source, "source");
             return this;
         }
 

@@ -1,5 +1,7 @@
 package io.memscope.store;
 
+import io.memscope.error.MemscopeException;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
@@ -40,12 +42,14 @@ final class ThreadBuffer {
         }
     }
 
-    /** The owner, weakly: cleared or not alive means no more events will come. */
+    /** The owner, weakly: cleared or not alive means no more events will come. Null for the store's graveyard. */
     private final WeakReference<Thread> owner;
     final long threadId;
     final int threadNameId;
     final ContextTable contexts = new ContextTable();
     private final ChunkPool pool;
+    /** The store, for bounded mode's leases; null when unbounded. */
+    private final EventStore bounded;
 
     // ---- owner thread only ----
     private Chunk tail;
@@ -68,8 +72,9 @@ final class ThreadBuffer {
     /** {@link #droppedNewest()} at the last clear, so that clear resets the dropped count. */
     volatile long droppedBaseline;
 
-    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool) {
-        this.owner = new WeakReference<>(thread);
+    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool, EventStore bounded) {
+        this.bounded = bounded;
+        this.owner = thread == null ? null : new WeakReference<>(thread);
         this.threadId = threadId;
         this.threadNameId = threadNameId;
         this.pool = pool;
@@ -79,6 +84,34 @@ final class ThreadBuffer {
     }
 
     // ------------------------------------------------------------------------------------------ owner side
+
+    /**
+     * Owner thread only: stores one event (interning its context) and publishes it, or counts it as dropped when
+     * a bounded store is full. Kept small, with the rare paths in other methods, so that the JIT inlines it.
+     */
+    void put(long timestamp, int typeCode, long address, long size, long previousSize, long threadId,
+             int threadNameId, int siteId, long stackId, int typeNameId, int variableNameId) {
+        if (bounded != null && lease == 0 && !bounded.reserve(this)) {
+            return;
+        }
+        int previous = (previousSize >>> 31) == 0 ? (int) previousSize : -1; // else kept in the context
+        int context = contexts.indexOf(threadId, threadNameId, siteId, stackId, typeNameId, variableNameId,
+                previous < 0 ? previousSize : 0);
+        if (context < 0) {
+            contextsFull(threadId);
+            return;
+        }
+        if (bounded != null) {
+            lease--;
+        }
+        append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
+    }
+
+    private void contextsFull(long threadId) {
+        countDropped();
+        throw MemscopeException.memory("thread " + threadId + " used more than "
+                + ContextTable.MAX_ENTRIES + " distinct event contexts; event dropped and counted");
+    }
 
     /** Owner thread only: stores one event and publishes it. */
     void append(long timestamp, int context, long address, long size, int previous) {
@@ -146,10 +179,18 @@ final class ThreadBuffer {
         return end() - s;        // and end only grows: never negative
     }
 
-    /** @return true once the owner is gone: no event will be added any more */
+    /** @return true once the owner is gone: no event will be added any more (false for the graveyard) */
     boolean ownerDead() {
+        if (owner == null) {
+            return false;
+        }
         Thread t = owner.get();
         return t == null || !t.isAlive();
+    }
+
+    /** @return true for the store's graveyard, which holds the events of ended threads and has no owner */
+    boolean isGraveyard() {
+        return owner == null;
     }
 
     /** Under the store's lock, for a position in [start, end): the chunk holding it. */

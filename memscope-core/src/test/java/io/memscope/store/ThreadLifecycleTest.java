@@ -21,6 +21,7 @@ class ThreadLifecycleTest {
     void deadThreadsKeepTheirEventsUntilDrainedThenTheirBuffersAreReleased() throws Exception {
         EventStore store = EventStore.unbounded();
         List<WeakReference<ThreadBuffer>> buffers = new ArrayList<>();
+        List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             Thread t = new Thread(() -> {
                 for (int j = 0; j < 10; j++) {
@@ -29,16 +30,79 @@ class ThreadLifecycleTest {
             }, "short-" + i);
             t.start();
             t.join();
+            ids.add(threadId(t));
         }
         assertThat(store.size()).isEqualTo(500);
-        store.snapshot(); // does not release anything
-        assertThat(store.registeredBuffers()).isEqualTo(50);
-        assertThat(store.snapshot().onThread(0).size()).isZero();
+        // when the registry fills up, the buffers of ended threads are already compacted away
+        assertThat(store.registeredBuffers()).isLessThan(50);
         collectBufferRefs(store, buffers);
-        assertThat(store.snapshot().size()).isEqualTo(500);
-        assertThat(store.drainTo((ts, type, a, s, p, th, tn, vn, tyn, st, si) -> { })).isEqualTo(500);
+        // a snapshot keeps every event, and moves those of ended threads into one graveyard buffer
+        Snapshot s = store.snapshot();
+        assertThat(s.size()).isEqualTo(500);
+        assertThat(store.size()).isEqualTo(500);
+        assertThat(store.registeredBuffers()).isEqualTo(1);
+        buffers.removeIf(r -> r.get() != null && r.get().isGraveyard());
+        awaitCollected(buffers); // the threads' own buffers are gone before their events are drained
+        Snapshot after = store.snapshot();
+        assertThat(after.size()).isEqualTo(500);
+        for (int i = 0; i < 50; i++) {
+            Snapshot mine = after.onThread(ids.get(i));
+            assertThat(mine.size()).isEqualTo(10);
+            assertThat(mine.get(0).threadName()).isEqualTo("short-" + i);
+            assertThat(mine.asList()).extracting(io.memscope.MemoryEvent::address)
+                    .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        }
+        List<WeakReference<ThreadBuffer>> graveyard = new ArrayList<>();
+        collectBufferRefs(store, graveyard);
+        assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { })).isEqualTo(500);
         assertThat(store.registeredBuffers()).isZero();
-        awaitCollected(buffers);
+        awaitCollected(graveyard);
+    }
+
+    @Test
+    void endedThreadsCostTheirEventsNotTheirBuffersWithoutDrain() throws Exception {
+        EventStore store = EventStore.unbounded();
+        int threads = 3000;
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(() -> {
+                for (int j = 0; j < 5; j++) {
+                    store.record(ALLOCATE, j, 8, 0, 1, 0, 0, 0);
+                }
+            });
+            t.start();
+            t.join();
+        }
+        assertThat(store.size()).isEqualTo(threads * 5L);
+        assertThat(store.registeredBuffers()).as("buffers of ended threads are compacted as threads come")
+                .isLessThan(100);
+        store.snapshot();
+        assertThat(store.registeredBuffers()).isEqualTo(1);
+        // 32 bytes per event plus one 40-byte context per ended thread (its thread id differs), no buffer each
+        double perEvent = store.retainedBytes() / (double) store.size();
+        assertThat(perEvent).isLessThan(80);
+        assertThat(store.snapshot().size()).isEqualTo(threads * 5);
+    }
+
+    @Test
+    void endedThreadsWithManyEventsKeepTheirBufferUntilDrained() throws Exception {
+        EventStore store = EventStore.unbounded();
+        Thread big = new Thread(() -> {
+            for (int j = 0; j < EventStore.BURY_LIMIT + 1; j++) {
+                store.record(ALLOCATE, j, 8, 0, 1, 0, 0, 0);
+            }
+        });
+        big.start();
+        big.join();
+        store.snapshot();
+        assertThat(store.registeredBuffers()).isEqualTo(1); // its own, not moved
+        assertThat(store.size()).isEqualTo(EventStore.BURY_LIMIT + 1);
+        store.clear();
+        assertThat(store.registeredBuffers()).isZero();
+    }
+
+    @SuppressWarnings("deprecation")
+    private static long threadId(Thread t) {
+        return t.getId();
     }
 
     @Test
@@ -47,7 +111,12 @@ class ThreadLifecycleTest {
         int rounds = 4;
         int perRound = 1000;
         for (int r = 0; r < rounds; r++) {
-            ExecutorService pool = Executors.newFixedThreadPool(2); // reuse: also checks pooled-thread buffers
+            List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(2, task -> { // a pool too: its threads end later
+                Thread t = new Thread(task);
+                workers.add(t);
+                return t;
+            });
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < perRound; i++) {
                 threads.add(new Thread(() -> {
@@ -65,6 +134,9 @@ class ThreadLifecycleTest {
             pool.submit(() -> store.record(ALLOCATE, 1, 1, 0, 0, 0, 0, 0)).get();
             pool.shutdown();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            for (Thread w : workers) {
+                w.join(); // awaitTermination returns before the worker thread has quite ended
+            }
             assertThat(store.size()).isEqualTo(perRound * 20L + 1);
             List<WeakReference<ThreadBuffer>> refs = new ArrayList<>();
             collectBufferRefs(store, refs);
@@ -115,11 +187,20 @@ class ThreadLifecycleTest {
             assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(store.size()).isEqualTo(tasks * 5L);
+        List<WeakReference<ThreadBuffer>> refs = new ArrayList<>();
+        collectBufferRefs(store, refs);
         Snapshot s = store.snapshot();
         assertThat(s.size()).isEqualTo(tasks * 5);
-        // one buffer per virtual thread while events remain
-        assertThat(store.registeredBuffers()).isGreaterThan(1000);
-        List<WeakReference<ThreadBuffer>> refs = new ArrayList<>();
+        // virtual threads end asynchronously after their task; once ended, their buffers are compacted away
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (store.registeredBuffers() > 1 && System.nanoTime() < until) {
+            Thread.sleep(10);
+            assertThat(store.snapshot().size()).isEqualTo(tasks * 5);
+        }
+        assertThat(store.registeredBuffers()).isEqualTo(1);
+        assertThat(store.size()).isEqualTo(tasks * 5L);
+        refs.removeIf(r -> r.get() != null && r.get().isGraveyard());
+        awaitCollected(refs);
         collectBufferRefs(store, refs);
         java.util.BitSet seen = new java.util.BitSet();
         assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> seen.set((int) a)))

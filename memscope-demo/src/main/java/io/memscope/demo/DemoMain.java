@@ -15,7 +15,8 @@ public final class DemoMain {
     static final List<Workload> WORKLOADS = List.of(
             new LeakyCacheWorkload(),
             new StringConcatWorkload(),
-            new DirectBufferLeakWorkload());
+            new DirectBufferLeakWorkload(),
+            new TenantCacheWorkload());
 
     private DemoMain() {
     }

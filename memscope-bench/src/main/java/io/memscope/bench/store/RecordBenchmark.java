@@ -128,7 +128,7 @@ public class RecordBenchmark {
 
     @Benchmark
     @Threads(1)
-    public void jfr_1t(Producer p) {
+    public void jfr_1t(Stores s, Producer p) { // Stores: starts the recording
         long a = ++p.address;
         AllocationJfrEvent e = new AllocationJfrEvent();
         e.address = a;
@@ -172,7 +172,7 @@ public class RecordBenchmark {
 
     @Benchmark
     @Threads(2)
-    public void jfr_2t(Producer p) {
-        jfr_1t(p);
+    public void jfr_2t(Stores s, Producer p) {
+        jfr_1t(s, p);
     }
 }

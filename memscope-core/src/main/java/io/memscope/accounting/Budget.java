@@ -1,0 +1,105 @@
+package io.memscope.accounting;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A byte limit on one instrument (over all owners), one user or one host (over all per-owner instruments).
+ * Created by {@link MemoryAccounting#setBudget}, {@link MemoryAccounting#setUserBudget} and
+ * {@link MemoryAccounting#setHostBudget}.
+ *
+ * <p>{@link #usedBytes()} is exact: an atomic counter updated by every alloc and free charged to the budgeted
+ * instrument, user or host (this is the one shared atomic a budget adds to those calls). It starts from the
+ * CURRENT_NUMBER_OF_BYTES_USED of the summary tables when the budget is set. {@code alloc} always charges and
+ * may go over the limit (listeners are told); {@link MemoryAccounting#tryAlloc} refuses instead.
+ */
+public final class Budget {
+    /** What a budget limits. */
+    public enum Kind { INSTRUMENT, USER, HOST }
+
+    private final MemoryAccounting registry;
+    private final Kind kind;
+    private final String target;
+    private final long limit;
+    private final AtomicLong used;
+    private final AtomicBoolean over = new AtomicBoolean();
+    private final AtomicLong refusals = new AtomicLong();
+
+    Budget(MemoryAccounting registry, Kind kind, String target, long limit, long initialUsed) {
+        this.registry = registry;
+        this.kind = kind;
+        this.target = target;
+        this.limit = limit;
+        this.used = new AtomicLong(initialUsed);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** @return the instrument name, user or host this budget limits */
+    public String target() {
+        return target;
+    }
+
+    /** @return the limit in bytes */
+    public long limitBytes() {
+        return limit;
+    }
+
+    /** @return bytes currently charged to the budgeted instrument, user or host */
+    public long usedBytes() {
+        return used.get();
+    }
+
+    /** @return true while used bytes are above the limit (as last reported to listeners) */
+    public boolean isExceeded() {
+        return over.get();
+    }
+
+    /** @return how many {@code tryAlloc} calls this budget refused */
+    public long refusals() {
+        return refusals.get();
+    }
+
+    void add(long delta) {
+        long u = used.addAndGet(delta);
+        if ((u > limit) != over.get()) {
+            reconcile();
+        }
+    }
+
+    boolean tryReserve(long size) {
+        for (;;) {
+            long u = used.get();
+            if (u + size > limit) {
+                refusals.incrementAndGet();
+                return false;
+            }
+            if (used.compareAndSet(u, u + size)) {
+                return true;
+            }
+        }
+    }
+
+    /** Brings {@link #over} in line with the used bytes, telling listeners of each transition it makes. */
+    private void reconcile() {
+        for (;;) {
+            long u = used.get();
+            boolean shouldBeOver = u > limit;
+            boolean was = over.get();
+            if (was == shouldBeOver) {
+                return;
+            }
+            if (over.compareAndSet(was, shouldBeOver)) {
+                registry.budgetCrossed(this, shouldBeOver, u);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Budget[" + kind.name().toLowerCase(java.util.Locale.ROOT) + " " + target + ": " + used.get()
+                + " of " + limit + " bytes" + (over.get() ? ", exceeded" : "") + "]";
+    }
+}
