@@ -3,8 +3,8 @@ package io.memscope.agent.capture;
 import io.memscope.MemoryEventType;
 
 /**
- * Where the capture code puts memory events. Mirrors the hot-path {@code record} of the core EventStore, so that
- * the store can replace {@link EventLog} without touching the capture code. Called with the recursion guard held;
+ * Where the capture code puts memory events. Mirrors the hot-path {@code record} of the core EventStore, which
+ * backs it ({@link StoreSink}). Called with the recursion guard held;
  * implementations must not throw.
  */
 public interface AllocationSink {

@@ -23,7 +23,7 @@ import java.util.Set;
  * <p>At most one capture runs at a time; {@link #start} after {@link #finish} begins a new one.
  */
 public final class Capture {
-    private static volatile AllocationSink sink = new EventLog();
+    private static volatile AllocationSink sink = new StoreSink();
     private static volatile NativeTracker nativeTracker;
     private static GcListener gcListener;
     private static int stackDepth = 64;
@@ -84,7 +84,7 @@ public final class Capture {
         if (running) {
             return;
         }
-        EventLog log = new EventLog();
+        StoreSink log = new StoreSink();
         sink = log;
         Liveness.clear();
         synchronized (FOLDED) {
@@ -272,7 +272,7 @@ public final class Capture {
         metadata.forEach(d::putMetadata);
         Set<Integer> usedSites = new HashSet<>();
         Set<Long> usedStacks = new HashSet<>();
-        List<MemoryEvent> events = sink instanceof EventLog ? ((EventLog) sink).snapshot() : List.of();
+        List<MemoryEvent> events = sink instanceof StoreSink ? ((StoreSink) sink).drain() : List.of();
         for (MemoryEvent e : events) {
             d.addEvent(e);
             usedSites.add(e.siteId());
