@@ -344,8 +344,10 @@ public final class MemoryAccounting {
             }
             long[] s = seg.stats;
             Node target = seg.account == null ? globalNode : seg.account;
-            for (int k = 0; k * Stats.WIDTH < s.length; k++) {
-                target.aggregate(k, s, k * Stats.WIDTH);
+            long[] one = new long[Stats.WIDTH];
+            for (int k = 0; Stats.holds(s, Stats.threadBase(k)); k++) {
+                Stats.toCapacities(s, Stats.threadBase(k), one, 0);
+                target.aggregate(k, one, 0);
             }
             seg.releaseStats();
         }
@@ -368,8 +370,8 @@ public final class MemoryAccounting {
             if (rec.enabled && rec.generation == generation && !seg.remotePending) {
                 long[] s = seg.stats;
                 int index = instrument.index;
-                int b = index * Stats.WIDTH;
-                if (b < s.length) {
+                int b = Stats.threadBase(index);
+                if (Stats.holds(s, b)) {
                     long[] d = rec.delta;
                     if (Stats.countAlloc(s, b, 1, size, d) != 0) {
                         carry(seg.account, index, Stats.ALLOC_COUNT_CAP, Stats.ALLOC_SIZE_CAP, d[0], d[1], true);
@@ -480,8 +482,8 @@ public final class MemoryAccounting {
             if (rec.segment == owner && rec.generation == generation && !owner.remotePending) {
                 long[] s = owner.stats;
                 int index = instrument.index;
-                int b = index * Stats.WIDTH;
-                if (b < s.length && s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] >= 1
+                int b = Stats.threadBase(index);
+                if (Stats.holds(s, b) && s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] >= 1
                         && s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE] >= size) {
                     long[] d = rec.delta;
                     if (Stats.countFree(s, b, 1, size, d) != 0) {
@@ -638,7 +640,7 @@ public final class MemoryAccounting {
     private void rebaseLocal(ThreadRecord rec, Owner seg) {
         int g = generation;
         long[] s = seg.stats;
-        for (int b = 0; b < s.length; b += Stats.WIDTH) {
+        for (int b = Stats.threadBase(0); Stats.holds(s, b); b += Stats.WIDTH) {
             Stats.rebase(s, b);
         }
         rec.generation = g;
@@ -657,8 +659,8 @@ public final class MemoryAccounting {
 
     private void localAlloc(ThreadRecord rec, Owner seg, int index, long count, long size) {
         long[] s = seg.stats;
-        int b = index * Stats.WIDTH;
-        if (b >= s.length) {
+        int b = Stats.threadBase(index);
+        if (!Stats.holds(s, b)) {
             s = seg.grow(index);
         }
         long[] d = rec.delta;
@@ -670,10 +672,10 @@ public final class MemoryAccounting {
     /** @return false (and an anomaly) if the owner does not hold that much */
     private boolean localFree(ThreadRecord rec, Owner seg, int index, long count, long size) {
         long[] s = seg.stats;
-        int b = index * Stats.WIDTH;
-        if (b >= s.length || s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] < count
+        int b = Stats.threadBase(index);
+        if (!Stats.holds(s, b) || s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] < count
                 || s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE] < size) {
-            overFree(instruments[index], seg, count, size, b >= s.length ? 0 : s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE]);
+            overFree(instruments[index], seg, count, size, !Stats.holds(s, b) ? 0 : s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE]);
             return false;
         }
         long[] d = rec.delta;
@@ -1096,20 +1098,19 @@ public final class MemoryAccounting {
             return v;
         }
 
-        /** A thread's stats as it would have them after applying a pending truncate and its queued remote ops. */
+        /**
+         * A thread's stats as it would have them after applying a pending truncate and its queued remote ops, in
+         * the capacity form of rows.
+         */
         private long[] threadView(ThreadRecord rec, Owner seg) {
             long[] v = new long[width];
             long[] s = seg.statsForReader();
-            int len = Math.min(s.length, width);
-            for (int i = 0; i < len; i++) {
-                v[i] = Stats.read(s, i);
+            for (int k = 0; k < n && Stats.holds(s, Stats.threadBase(k)); k++) {
+                Stats.readThread(s, Stats.threadBase(k), v, k * Stats.WIDTH);
             }
             if (rec.generation != generation) {
-                long[] one = new long[Stats.WIDTH];
                 for (int b = 0; b < width; b += Stats.WIDTH) {
-                    System.arraycopy(v, b, one, 0, Stats.WIDTH);
-                    Stats.rebaseCopy(one);
-                    System.arraycopy(one, 0, v, b, Stats.WIDTH);
+                    Stats.rebase(v, b);
                 }
             }
             long[] pending;
@@ -1131,6 +1132,9 @@ public final class MemoryAccounting {
                         Stats.countFree(v, b, pending[i + 1], pending[i + 2], d);
                     }
                 }
+            }
+            for (int b = 0; b < width; b += Stats.WIDTH) {
+                Stats.toCapacities(v, b, v, b);
             }
             return v;
         }
