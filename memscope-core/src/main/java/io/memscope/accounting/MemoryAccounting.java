@@ -67,6 +67,15 @@ public final class MemoryAccounting {
     private final ConcurrentHashMap<String, Node> hosts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Node> accounts = new ConcurrentHashMap<>();
     private final ThreadLocal<ThreadRecord> current = ThreadLocal.withInitial(this::register);
+    /**
+     * A direct-mapped cache in front of {@link #current}: slot {@code threadId & (RECORD_SLOTS - 1)} holds the record
+     * of one live thread, found by {@link #record()} with an array load and an identity check instead of a
+     * ThreadLocal lookup. Written only when a thread finds its slot empty (its first calls) and when the reaper
+     * drops an ended thread's record, so threads only read it on the hot path; a thread whose slot is taken by
+     * another live thread uses the ThreadLocal.
+     */
+    private final ThreadRecord[] recordSlots = new ThreadRecord[RECORD_SLOTS];
+    private static final int RECORD_SLOTS = 512;
     private final ArrayList<ThreadRecord> records = new ArrayList<>(); // guarded by lock
     private int reapThreshold = 64;                                     // guarded by lock
     private final CopyOnWriteArrayList<BudgetListener> listeners = new CopyOnWriteArrayList<>();
@@ -211,7 +220,7 @@ public final class MemoryAccounting {
 
     /** Turns accounting for the current thread on or off; frees of memory it already recorded are still recorded. */
     public void setThreadEnabled(boolean value) {
-        current.get().enabled = value;
+        record().enabled = value;
     }
 
     /**
@@ -235,7 +244,7 @@ public final class MemoryAccounting {
     }
 
     public boolean isThreadEnabled() {
-        return current.get().enabled;
+        return record().enabled;
     }
 
     /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@link Failures#isStrict()}). */
@@ -250,7 +259,7 @@ public final class MemoryAccounting {
      * See {@link OwnerScope}.
      */
     public OwnerScope scope(String user, String host) {
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         Owner before = rec.segment;
         switchAccount(rec, account(user, host));
         return new OwnerScope(this, rec, before.account);
@@ -258,11 +267,11 @@ public final class MemoryAccounting {
 
     /** @return the owner the current thread charges now (its current account) */
     public Owner currentOwner() {
-        return current.get().segment;
+        return record().segment;
     }
 
     void closeScope(ThreadRecord rec, Node previous) {
-        ThreadRecord now = current.get();
+        ThreadRecord now = record();
         if (now != rec) {
             anomaly(invalid, "OwnerScope closed on thread " + now.threadName() + ", opened on " + rec.threadName());
             return;
@@ -294,6 +303,31 @@ public final class MemoryAccounting {
         retire(rec, old);
     }
 
+    /** The current thread's record (registered on first use). */
+    @SuppressWarnings("deprecation")
+    private ThreadRecord record() {
+        Thread t = Thread.currentThread();
+        ThreadRecord r = recordSlots[(int) t.getId() & (RECORD_SLOTS - 1)];
+        if (r != null && r.thread.get() == t) {
+            return r;
+        }
+        return recordSlow(t);
+    }
+
+    @SuppressWarnings("deprecation")
+    private ThreadRecord recordSlow(Thread t) {
+        ThreadRecord r = current.get();
+        int slot = (int) t.getId() & (RECORD_SLOTS - 1);
+        if (recordSlots[slot] == null) {
+            synchronized (lock) {
+                if (recordSlots[slot] == null) {
+                    recordSlots[slot] = r;
+                }
+            }
+        }
+        return r;
+    }
+
     private ThreadRecord register() {
         ThreadRecord rec = new ThreadRecord(Thread.currentThread(), generation);
         rec.segment = new Owner(this, rec, null);
@@ -314,6 +348,10 @@ public final class MemoryAccounting {
             ThreadRecord rec = records.get(i);
             if (rec.ended()) {
                 retire(rec, rec.segment);
+                int slot = (int) rec.threadId & (RECORD_SLOTS - 1);
+                if (recordSlots[slot] == rec) {
+                    recordSlots[slot] = null;
+                }
             } else {
                 records.set(kept++, rec);
             }
@@ -365,7 +403,7 @@ public final class MemoryAccounting {
         // Fast path, kept small so that it inlines: a per-owner instrument, enabled, a sane size, nothing queued.
         if (instrument != null && instrument.registry == this && instrument.enabled && !instrument.global
                 && size >= 0 && size <= MAX_SIZE && enabled) {
-            ThreadRecord rec = current.get();
+            ThreadRecord rec = record();
             Owner seg = rec.segment;
             if (rec.enabled && rec.generation == generation && !seg.remotePending) {
                 long[] s = seg.stats;
@@ -404,7 +442,7 @@ public final class MemoryAccounting {
             }
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -438,7 +476,7 @@ public final class MemoryAccounting {
             Stats.sharedAlloc(globalNode.chunk(instrument.index), Node.base(instrument.index), 1, size, null);
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -602,7 +640,7 @@ public final class MemoryAccounting {
         if (size < 0 || size > MAX_SIZE) {
             return badSize(instrument, "claim", size);
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         Owner seg = prologue(rec);
         if (owner == seg) {
             return seg;
