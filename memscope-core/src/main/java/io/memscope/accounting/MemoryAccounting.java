@@ -74,8 +74,8 @@ public final class MemoryAccounting {
      * drops an ended thread's record, so threads only read it on the hot path; a thread whose slot is taken by
      * another live thread uses the ThreadLocal.
      */
-    private final ThreadRecord[] recordSlots = new ThreadRecord[RECORD_SLOTS];
-    private static final int RECORD_SLOTS = 512;
+    final ThreadRecord[] recordSlots = new ThreadRecord[RECORD_SLOTS];
+    static final int RECORD_SLOTS = 512;
     private final ArrayList<ThreadRecord> records = new ArrayList<>(); // guarded by lock
     private int reapThreshold = 64;                                     // guarded by lock
     private final CopyOnWriteArrayList<BudgetListener> listeners = new CopyOnWriteArrayList<>();
@@ -229,9 +229,8 @@ public final class MemoryAccounting {
      *
      * @return false if the registry does not know the thread (it never called it, or it ended)
      */
-    @SuppressWarnings("deprecation")
     public boolean setThreadEnabled(Thread thread, boolean value) {
-        long id = thread.getId();
+        long id = ThreadIds.of(thread);
         synchronized (lock) {
             for (ThreadRecord rec : records) {
                 if (rec.threadId == id && rec.thread.get() == thread) {
@@ -304,20 +303,19 @@ public final class MemoryAccounting {
     }
 
     /** The current thread's record (registered on first use). */
-    @SuppressWarnings("deprecation")
     private ThreadRecord record() {
         Thread t = Thread.currentThread();
-        ThreadRecord r = recordSlots[(int) t.getId() & (RECORD_SLOTS - 1)];
-        if (r != null && r.thread.get() == t) {
+        long id = ThreadIds.of(t);
+        ThreadRecord r = recordSlots[(int) id & (RECORD_SLOTS - 1)];
+        if (r != null && r.isThread(t, id)) {
             return r;
         }
-        return recordSlow(t);
+        return recordSlow(id);
     }
 
-    @SuppressWarnings("deprecation")
-    private ThreadRecord recordSlow(Thread t) {
+    private ThreadRecord recordSlow(long id) {
         ThreadRecord r = current.get();
-        int slot = (int) t.getId() & (RECORD_SLOTS - 1);
+        int slot = (int) id & (RECORD_SLOTS - 1);
         if (recordSlots[slot] == null) {
             synchronized (lock) {
                 if (recordSlots[slot] == null) {
@@ -510,12 +508,11 @@ public final class MemoryAccounting {
      * Records a free of {@code size} bytes under {@code instrument}, charged to {@code owner} (the value
      * {@link #alloc} returned), from any thread. {@link Owner#NONE} records nothing.
      */
-    @SuppressWarnings("deprecation")
     public void free(Instrument instrument, long size, Owner owner) {
         // Fast path: the owner thread frees under its current account, nothing queued, enough held.
         if (instrument != null && owner != null && owner.registry == this && instrument.registry == this
                 && size >= 0 && size <= MAX_SIZE && !instrument.global
-                && owner.threadId == Thread.currentThread().getId()) {
+                && owner.record.isCurrentThread()) {
             ThreadRecord rec = owner.record;
             if (rec.segment == owner && rec.generation == generation && !owner.remotePending) {
                 long[] s = owner.stats;
@@ -537,7 +534,6 @@ public final class MemoryAccounting {
         freeSlow(instrument, size, owner);
     }
 
-    @SuppressWarnings("deprecation")
     private void freeSlow(Instrument instrument, long size, Owner owner) {
         if (instrument == null || instrument.registry != this) {
             badInstrument(instrument, "free");
@@ -562,7 +558,7 @@ public final class MemoryAccounting {
             badOwner(instrument, "free", owner);
             return;
         }
-        if (owner.threadId == Thread.currentThread().getId() && owner.record.segment == owner) {
+        if (owner.record.isCurrentThread() && owner.record.segment == owner) {
             ThreadRecord rec = owner.record;
             prologue(rec);
             if (localFree(rec, owner, instrument.index, 1, size)) {
@@ -581,7 +577,6 @@ public final class MemoryAccounting {
      *
      * @return the owner to use from now on (the same owner, or the current thread's when it was NONE)
      */
-    @SuppressWarnings("deprecation")
     public Owner realloc(Instrument instrument, long oldSize, long newSize, Owner owner) {
         if (instrument == null || instrument.registry != this) {
             return badInstrument(instrument, "realloc");
@@ -605,7 +600,7 @@ public final class MemoryAccounting {
         if (owner == null || owner.registry != this) {
             return badOwner(instrument, "realloc", owner);
         }
-        if (owner.threadId == Thread.currentThread().getId() && owner.record.segment == owner) {
+        if (owner.record.isCurrentThread() && owner.record.segment == owner) {
             ThreadRecord rec = owner.record;
             prologue(rec);
             if (localFree(rec, owner, instrument.index, 1, oldSize)) {

@@ -60,7 +60,7 @@ public final class Owner {
         this.threadId = record == null ? -1 : record.threadId;
     }
 
-    /** @return the id of the thread charged ({@code Thread.getId()}), or -1 for NONE and GLOBAL */
+    /** @return the id of the thread charged ({@code Thread.threadId()}; {@code getId()} before JDK 19), or -1 for NONE and GLOBAL */
     public long threadId() {
         return threadId;
     }
