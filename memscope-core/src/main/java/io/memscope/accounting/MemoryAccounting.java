@@ -25,9 +25,10 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <h2>Cost</h2>
- * A per-owner alloc or free by the owning thread writes only that thread's plain statistics (the seed's "safe"
- * stat) and reads a few fields; while the thread stays between its own low and high watermarks no shared
- * memory is written at all. Only when a thread pushes its own watermark does the delta travel up the carry chain
+ * A per-owner alloc or free by the owning thread writes two longs of that thread's plain statistics (the seed's
+ * "safe" stat, with LOW and HIGH kept directly, see {@link Stats}) and reads a few fields, finding the thread's
+ * record by thread id without a ThreadLocal lookup; while the thread stays between its own low and high
+ * watermarks no shared memory is written at all. Only when a thread pushes its own watermark does the delta travel up the carry chain
  * thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
  * shared atomics on every call. Alloc and free allocate nothing.
  *
