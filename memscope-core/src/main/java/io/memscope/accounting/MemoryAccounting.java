@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
  * A per-owner alloc or free by the owning thread writes two longs of that thread's plain statistics (the seed's
  * "safe" stat, with LOW and HIGH kept directly, see {@link Stats}) and reads a few fields, finding the thread's
  * record by thread id without a ThreadLocal lookup; while the thread stays between its own low and high
- * watermarks no shared memory is written at all. Only when a thread pushes its own watermark does the delta travel up the carry chain
- * thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
+ * watermarks no shared memory is written at all. Only when a thread pushes its own watermark does the delta
+ * travel up the carry chain thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
  * shared atomics on every call. Alloc and free allocate nothing.
  *
  * <h2>Threads</h2>
