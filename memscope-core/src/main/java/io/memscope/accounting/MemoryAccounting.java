@@ -25,10 +25,11 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <h2>Cost</h2>
- * A per-owner alloc or free by the owning thread writes only that thread's plain statistics (the seed's "safe"
- * stat) and reads a few fields; while the thread stays between its own low and high watermarks no shared
- * memory is written at all. Only when a thread pushes its own watermark does the delta travel up the carry chain
- * thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
+ * A per-owner alloc or free by the owning thread writes two longs of that thread's plain statistics (the seed's
+ * "safe" stat, with LOW and HIGH kept directly, see {@link Stats}) and reads a few fields, finding the thread's
+ * record by thread id without a ThreadLocal lookup; while the thread stays between its own low and high
+ * watermarks no shared memory is written at all. Only when a thread pushes its own watermark does the delta
+ * travel up the carry chain thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
  * shared atomics on every call. Alloc and free allocate nothing.
  *
  * <h2>Threads</h2>
@@ -67,6 +68,15 @@ public final class MemoryAccounting {
     private final ConcurrentHashMap<String, Node> hosts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Node> accounts = new ConcurrentHashMap<>();
     private final ThreadLocal<ThreadRecord> current = ThreadLocal.withInitial(this::register);
+    /**
+     * A direct-mapped cache in front of {@link #current}: slot {@code threadId & (RECORD_SLOTS - 1)} holds the record
+     * of one live thread, found by {@link #record()} with an array load and an identity check instead of a
+     * ThreadLocal lookup. Written only when a thread finds its slot empty (its first calls) and when the reaper
+     * drops an ended thread's record, so threads only read it on the hot path; a thread whose slot is taken by
+     * another live thread uses the ThreadLocal.
+     */
+    final ThreadRecord[] recordSlots = new ThreadRecord[RECORD_SLOTS];
+    static final int RECORD_SLOTS = 512;
     private final ArrayList<ThreadRecord> records = new ArrayList<>(); // guarded by lock
     private int reapThreshold = 64;                                     // guarded by lock
     private final CopyOnWriteArrayList<BudgetListener> listeners = new CopyOnWriteArrayList<>();
@@ -211,7 +221,7 @@ public final class MemoryAccounting {
 
     /** Turns accounting for the current thread on or off; frees of memory it already recorded are still recorded. */
     public void setThreadEnabled(boolean value) {
-        current.get().enabled = value;
+        record().enabled = value;
     }
 
     /**
@@ -220,9 +230,8 @@ public final class MemoryAccounting {
      *
      * @return false if the registry does not know the thread (it never called it, or it ended)
      */
-    @SuppressWarnings("deprecation")
     public boolean setThreadEnabled(Thread thread, boolean value) {
-        long id = thread.getId();
+        long id = ThreadIds.of(thread);
         synchronized (lock) {
             for (ThreadRecord rec : records) {
                 if (rec.threadId == id && rec.thread.get() == thread) {
@@ -235,7 +244,7 @@ public final class MemoryAccounting {
     }
 
     public boolean isThreadEnabled() {
-        return current.get().enabled;
+        return record().enabled;
     }
 
     /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@link Failures#isStrict()}). */
@@ -250,7 +259,7 @@ public final class MemoryAccounting {
      * See {@link OwnerScope}.
      */
     public OwnerScope scope(String user, String host) {
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         Owner before = rec.segment;
         switchAccount(rec, account(user, host));
         return new OwnerScope(this, rec, before.account);
@@ -258,11 +267,11 @@ public final class MemoryAccounting {
 
     /** @return the owner the current thread charges now (its current account) */
     public Owner currentOwner() {
-        return current.get().segment;
+        return record().segment;
     }
 
     void closeScope(ThreadRecord rec, Node previous) {
-        ThreadRecord now = current.get();
+        ThreadRecord now = record();
         if (now != rec) {
             anomaly(invalid, "OwnerScope closed on thread " + now.threadName() + ", opened on " + rec.threadName());
             return;
@@ -294,6 +303,30 @@ public final class MemoryAccounting {
         retire(rec, old);
     }
 
+    /** The current thread's record (registered on first use). */
+    private ThreadRecord record() {
+        Thread t = Thread.currentThread();
+        long id = ThreadIds.of(t);
+        ThreadRecord r = recordSlots[(int) id & (RECORD_SLOTS - 1)];
+        if (r != null && r.isThread(t, id)) {
+            return r;
+        }
+        return recordSlow(id);
+    }
+
+    private ThreadRecord recordSlow(long id) {
+        ThreadRecord r = current.get();
+        int slot = (int) id & (RECORD_SLOTS - 1);
+        if (recordSlots[slot] == null) {
+            synchronized (lock) {
+                if (recordSlots[slot] == null) {
+                    recordSlots[slot] = r;
+                }
+            }
+        }
+        return r;
+    }
+
     private ThreadRecord register() {
         ThreadRecord rec = new ThreadRecord(Thread.currentThread(), generation);
         rec.segment = new Owner(this, rec, null);
@@ -314,6 +347,10 @@ public final class MemoryAccounting {
             ThreadRecord rec = records.get(i);
             if (rec.ended()) {
                 retire(rec, rec.segment);
+                int slot = (int) rec.threadId & (RECORD_SLOTS - 1);
+                if (recordSlots[slot] == rec) {
+                    recordSlots[slot] = null;
+                }
             } else {
                 records.set(kept++, rec);
             }
@@ -344,8 +381,10 @@ public final class MemoryAccounting {
             }
             long[] s = seg.stats;
             Node target = seg.account == null ? globalNode : seg.account;
-            for (int k = 0; k * Stats.WIDTH < s.length; k++) {
-                target.aggregate(k, s, k * Stats.WIDTH);
+            long[] one = new long[Stats.WIDTH];
+            for (int k = 0; Stats.holds(s, Stats.threadBase(k)); k++) {
+                Stats.toCapacities(s, Stats.threadBase(k), one, 0);
+                target.aggregate(k, one, 0);
             }
             seg.releaseStats();
         }
@@ -363,13 +402,13 @@ public final class MemoryAccounting {
         // Fast path, kept small so that it inlines: a per-owner instrument, enabled, a sane size, nothing queued.
         if (instrument != null && instrument.registry == this && instrument.enabled && !instrument.global
                 && size >= 0 && size <= MAX_SIZE && enabled) {
-            ThreadRecord rec = current.get();
+            ThreadRecord rec = record();
             Owner seg = rec.segment;
             if (rec.enabled && rec.generation == generation && !seg.remotePending) {
                 long[] s = seg.stats;
                 int index = instrument.index;
-                int b = index * Stats.WIDTH;
-                if (b < s.length) {
+                int b = Stats.threadBase(index);
+                if (Stats.holds(s, b)) {
                     long[] d = rec.delta;
                     if (Stats.countAlloc(s, b, 1, size, d) != 0) {
                         carry(seg.account, index, Stats.ALLOC_COUNT_CAP, Stats.ALLOC_SIZE_CAP, d[0], d[1], true);
@@ -402,7 +441,7 @@ public final class MemoryAccounting {
             }
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -436,7 +475,7 @@ public final class MemoryAccounting {
             Stats.sharedAlloc(globalNode.chunk(instrument.index), Node.base(instrument.index), 1, size, null);
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -470,18 +509,17 @@ public final class MemoryAccounting {
      * Records a free of {@code size} bytes under {@code instrument}, charged to {@code owner} (the value
      * {@link #alloc} returned), from any thread. {@link Owner#NONE} records nothing.
      */
-    @SuppressWarnings("deprecation")
     public void free(Instrument instrument, long size, Owner owner) {
         // Fast path: the owner thread frees under its current account, nothing queued, enough held.
         if (instrument != null && owner != null && owner.registry == this && instrument.registry == this
                 && size >= 0 && size <= MAX_SIZE && !instrument.global
-                && owner.threadId == Thread.currentThread().getId()) {
+                && owner.record.isCurrentThread()) {
             ThreadRecord rec = owner.record;
             if (rec.segment == owner && rec.generation == generation && !owner.remotePending) {
                 long[] s = owner.stats;
                 int index = instrument.index;
-                int b = index * Stats.WIDTH;
-                if (b < s.length && s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] >= 1
+                int b = Stats.threadBase(index);
+                if (Stats.holds(s, b) && s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] >= 1
                         && s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE] >= size) {
                     long[] d = rec.delta;
                     if (Stats.countFree(s, b, 1, size, d) != 0) {
@@ -497,7 +535,6 @@ public final class MemoryAccounting {
         freeSlow(instrument, size, owner);
     }
 
-    @SuppressWarnings("deprecation")
     private void freeSlow(Instrument instrument, long size, Owner owner) {
         if (instrument == null || instrument.registry != this) {
             badInstrument(instrument, "free");
@@ -522,7 +559,7 @@ public final class MemoryAccounting {
             badOwner(instrument, "free", owner);
             return;
         }
-        if (owner.threadId == Thread.currentThread().getId() && owner.record.segment == owner) {
+        if (owner.record.isCurrentThread() && owner.record.segment == owner) {
             ThreadRecord rec = owner.record;
             prologue(rec);
             if (localFree(rec, owner, instrument.index, 1, size)) {
@@ -541,7 +578,6 @@ public final class MemoryAccounting {
      *
      * @return the owner to use from now on (the same owner, or the current thread's when it was NONE)
      */
-    @SuppressWarnings("deprecation")
     public Owner realloc(Instrument instrument, long oldSize, long newSize, Owner owner) {
         if (instrument == null || instrument.registry != this) {
             return badInstrument(instrument, "realloc");
@@ -565,7 +601,7 @@ public final class MemoryAccounting {
         if (owner == null || owner.registry != this) {
             return badOwner(instrument, "realloc", owner);
         }
-        if (owner.threadId == Thread.currentThread().getId() && owner.record.segment == owner) {
+        if (owner.record.isCurrentThread() && owner.record.segment == owner) {
             ThreadRecord rec = owner.record;
             prologue(rec);
             if (localFree(rec, owner, instrument.index, 1, oldSize)) {
@@ -600,7 +636,7 @@ public final class MemoryAccounting {
         if (size < 0 || size > MAX_SIZE) {
             return badSize(instrument, "claim", size);
         }
-        ThreadRecord rec = current.get();
+        ThreadRecord rec = record();
         Owner seg = prologue(rec);
         if (owner == seg) {
             return seg;
@@ -638,7 +674,7 @@ public final class MemoryAccounting {
     private void rebaseLocal(ThreadRecord rec, Owner seg) {
         int g = generation;
         long[] s = seg.stats;
-        for (int b = 0; b < s.length; b += Stats.WIDTH) {
+        for (int b = Stats.threadBase(0); Stats.holds(s, b); b += Stats.WIDTH) {
             Stats.rebase(s, b);
         }
         rec.generation = g;
@@ -657,8 +693,8 @@ public final class MemoryAccounting {
 
     private void localAlloc(ThreadRecord rec, Owner seg, int index, long count, long size) {
         long[] s = seg.stats;
-        int b = index * Stats.WIDTH;
-        if (b >= s.length) {
+        int b = Stats.threadBase(index);
+        if (!Stats.holds(s, b)) {
             s = seg.grow(index);
         }
         long[] d = rec.delta;
@@ -670,10 +706,10 @@ public final class MemoryAccounting {
     /** @return false (and an anomaly) if the owner does not hold that much */
     private boolean localFree(ThreadRecord rec, Owner seg, int index, long count, long size) {
         long[] s = seg.stats;
-        int b = index * Stats.WIDTH;
-        if (b >= s.length || s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] < count
+        int b = Stats.threadBase(index);
+        if (!Stats.holds(s, b) || s[b + Stats.ALLOC_COUNT] - s[b + Stats.FREE_COUNT] < count
                 || s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE] < size) {
-            overFree(instruments[index], seg, count, size, b >= s.length ? 0 : s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE]);
+            overFree(instruments[index], seg, count, size, !Stats.holds(s, b) ? 0 : s[b + Stats.ALLOC_SIZE] - s[b + Stats.FREE_SIZE]);
             return false;
         }
         long[] d = rec.delta;
@@ -1096,20 +1132,19 @@ public final class MemoryAccounting {
             return v;
         }
 
-        /** A thread's stats as it would have them after applying a pending truncate and its queued remote ops. */
+        /**
+         * A thread's stats as it would have them after applying a pending truncate and its queued remote ops, in
+         * the capacity form of rows.
+         */
         private long[] threadView(ThreadRecord rec, Owner seg) {
             long[] v = new long[width];
             long[] s = seg.statsForReader();
-            int len = Math.min(s.length, width);
-            for (int i = 0; i < len; i++) {
-                v[i] = Stats.read(s, i);
+            for (int k = 0; k < n && Stats.holds(s, Stats.threadBase(k)); k++) {
+                Stats.readThread(s, Stats.threadBase(k), v, k * Stats.WIDTH);
             }
             if (rec.generation != generation) {
-                long[] one = new long[Stats.WIDTH];
                 for (int b = 0; b < width; b += Stats.WIDTH) {
-                    System.arraycopy(v, b, one, 0, Stats.WIDTH);
-                    Stats.rebaseCopy(one);
-                    System.arraycopy(one, 0, v, b, Stats.WIDTH);
+                    Stats.rebase(v, b);
                 }
             }
             long[] pending;
@@ -1131,6 +1166,9 @@ public final class MemoryAccounting {
                         Stats.countFree(v, b, pending[i + 1], pending[i + 2], d);
                     }
                 }
+            }
+            for (int b = 0; b < width; b += Stats.WIDTH) {
+                Stats.toCapacities(v, b, v, b);
             }
             return v;
         }

@@ -31,7 +31,8 @@ public final class Owner {
     final Node account;
     final long threadId;
     /**
-     * Thread-level ("safe") stats, {@link Stats#WIDTH} longs per instrument index; written only by the thread,
+     * Thread-level ("safe") stats in {@link Stats}' thread form, {@link Stats#WIDTH} longs per instrument index at
+     * {@link Stats#threadBase}, padded by {@link Stats#PAD} longs at both ends; written only by the thread,
      * which reads the field plainly; other threads read it through {@link #statsForReader()}.
      */
     long[] stats = NO_STATS;
@@ -59,7 +60,7 @@ public final class Owner {
         this.threadId = record == null ? -1 : record.threadId;
     }
 
-    /** @return the id of the thread charged ({@code Thread.getId()}), or -1 for NONE and GLOBAL */
+    /** @return the id of the thread charged ({@code Thread.threadId()}; {@code getId()} before JDK 19), or -1 for NONE and GLOBAL */
     public long threadId() {
         return threadId;
     }
@@ -86,11 +87,12 @@ public final class Owner {
 
     long[] grow(int index) {
         long[] s = stats;
-        int need = (index + 1) * Stats.WIDTH;
-        if (need <= s.length) {
+        if (Stats.holds(s, Stats.threadBase(index))) {
             return s;
         }
-        long[] bigger = Arrays.copyOf(s, Math.max(need, Math.min(s.length * 2, MemoryAccounting.MAX_INSTRUMENTS * Stats.WIDTH)));
+        int held = s.length == 0 ? 0 : (s.length - 2 * Stats.PAD) / Stats.WIDTH;
+        int instruments = Math.max(index + 1, Math.min(held * 2, MemoryAccounting.MAX_INSTRUMENTS));
+        long[] bigger = Arrays.copyOf(s, Stats.threadLength(instruments));
         STATS.setRelease(this, bigger);
         return bigger;
     }

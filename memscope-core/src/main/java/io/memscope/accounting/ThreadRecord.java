@@ -23,12 +23,22 @@ final class ThreadRecord {
     /** Scratch for watermark deltas, used only by this thread (or by the reaper once the thread has ended). */
     final long[] delta = new long[2];
 
-    @SuppressWarnings("deprecation")
     ThreadRecord(Thread t, int generation) {
-        this.threadId = t.getId();
+        this.threadId = ThreadIds.of(t);
         this.thread = new WeakReference<>(t);
         this.nameAtStart = t.getName();
         this.generation = generation;
+    }
+
+    /** @return true if this is the record of {@code t}, whose {@link ThreadIds#of id} is {@code id} */
+    boolean isThread(Thread t, long id) {
+        return ThreadIds.GENUINE ? threadId == id : thread.get() == t;
+    }
+
+    /** @return true if this is the current thread's record */
+    boolean isCurrentThread() {
+        Thread t = Thread.currentThread();
+        return isThread(t, ThreadIds.of(t));
     }
 
     String threadName() {

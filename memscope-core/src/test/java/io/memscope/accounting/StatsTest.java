@@ -7,92 +7,106 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import static io.memscope.accounting.Stats.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The seed's four count_alloc cases, their count_free mirrors, apply_*_delta and count_global_*. */
+/**
+ * The seed's four count_alloc cases, their count_free mirrors, apply_*_delta and count_global_*. Thread stats are
+ * kept in thread form (LOW and HIGH); {@link #caps} sets a state by the seed's capacities and {@link #c} reads it
+ * back as capacities, so the expectations are the seed's own.
+ */
 class StatsTest {
-    private final long[] s = new long[WIDTH];
+    private final long[] t = new long[WIDTH];
     private final long[] d = new long[2];
 
+    /** Sets the thread stat's watermarks so that its capacities are these (counters as they are). */
     private void caps(long allocCount, long allocSize, long freeCount, long freeSize) {
-        s[ALLOC_COUNT_CAP] = allocCount;
-        s[ALLOC_SIZE_CAP] = allocSize;
-        s[FREE_COUNT_CAP] = freeCount;
-        s[FREE_SIZE_CAP] = freeSize;
+        long curCount = t[ALLOC_COUNT] - t[FREE_COUNT];
+        long curBytes = t[ALLOC_SIZE] - t[FREE_SIZE];
+        t[HIGH_COUNT] = curCount + allocCount;
+        t[HIGH_SIZE] = curBytes + allocSize;
+        t[LOW_COUNT] = curCount - freeCount;
+        t[LOW_SIZE] = curBytes - freeSize;
+    }
+
+    /** @return the thread stat in the seed's capacity form */
+    private long[] c() {
+        long[] out = new long[WIDTH];
+        toCapacities(t, 0, out, 0);
+        return out;
     }
 
     @Test
     void alloc_case1_underBothHighWatermarks_noDelta() {
         caps(2, 500, 0, 0);
-        assertThat(countAlloc(s, 0, 1, 100, d)).isZero();
-        assertThat(s[ALLOC_COUNT]).isEqualTo(1);
-        assertThat(s[ALLOC_SIZE]).isEqualTo(100);
-        assertThat(s[ALLOC_COUNT_CAP]).isEqualTo(1);
-        assertThat(s[ALLOC_SIZE_CAP]).isEqualTo(400);
-        assertThat(s[FREE_COUNT_CAP]).isEqualTo(1);
-        assertThat(s[FREE_SIZE_CAP]).isEqualTo(100);
+        assertThat(countAlloc(t, 0, 1, 100, d)).isZero();
+        assertThat(t[ALLOC_COUNT]).isEqualTo(1);
+        assertThat(t[ALLOC_SIZE]).isEqualTo(100);
+        assertThat(c()[ALLOC_COUNT_CAP]).isEqualTo(1);
+        assertThat(c()[ALLOC_SIZE_CAP]).isEqualTo(400);
+        assertThat(c()[FREE_COUNT_CAP]).isEqualTo(1);
+        assertThat(c()[FREE_SIZE_CAP]).isEqualTo(100);
     }
 
     @Test
     void alloc_case2_countCapacityButNotBytes_byteWatermarkRises() {
         caps(1, 30, 0, 0);
-        assertThat(countAlloc(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countAlloc(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(0, 70);
-        assertThat(s[ALLOC_COUNT_CAP]).isZero();
-        assertThat(s[ALLOC_SIZE_CAP]).isZero();
+        assertThat(c()[ALLOC_COUNT_CAP]).isZero();
+        assertThat(c()[ALLOC_SIZE_CAP]).isZero();
     }
 
     @Test
     void alloc_case3_noCapacity_bothWatermarksRise() {
         caps(0, 10, 0, 0);
-        assertThat(countAlloc(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countAlloc(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(1, 90);
-        assertThat(s[ALLOC_COUNT_CAP]).isZero();
-        assertThat(s[ALLOC_SIZE_CAP]).isZero();
+        assertThat(c()[ALLOC_COUNT_CAP]).isZero();
+        assertThat(c()[ALLOC_SIZE_CAP]).isZero();
     }
 
     @Test
     void alloc_case4_byteCapacityButNoCount_countWatermarkRises() {
         caps(0, 500, 0, 0);
-        assertThat(countAlloc(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countAlloc(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(1, 0);
-        assertThat(s[ALLOC_SIZE_CAP]).isEqualTo(400);
+        assertThat(c()[ALLOC_SIZE_CAP]).isEqualTo(400);
     }
 
     @Test
     void free_case1_aboveBothLowWatermarks_noDelta() {
-        s[ALLOC_COUNT] = 3;
-        s[ALLOC_SIZE] = 300;
+        t[ALLOC_COUNT] = 3;
+        t[ALLOC_SIZE] = 300;
         caps(0, 0, 2, 250);
-        assertThat(countFree(s, 0, 1, 100, d)).isZero();
-        assertThat(s[FREE_COUNT]).isEqualTo(1);
-        assertThat(s[FREE_SIZE]).isEqualTo(100);
-        assertThat(s[FREE_COUNT_CAP]).isEqualTo(1);
-        assertThat(s[FREE_SIZE_CAP]).isEqualTo(150);
-        assertThat(s[ALLOC_COUNT_CAP]).isEqualTo(1);
-        assertThat(s[ALLOC_SIZE_CAP]).isEqualTo(100);
+        assertThat(countFree(t, 0, 1, 100, d)).isZero();
+        assertThat(t[FREE_COUNT]).isEqualTo(1);
+        assertThat(t[FREE_SIZE]).isEqualTo(100);
+        assertThat(c()[FREE_COUNT_CAP]).isEqualTo(1);
+        assertThat(c()[FREE_SIZE_CAP]).isEqualTo(150);
+        assertThat(c()[ALLOC_COUNT_CAP]).isEqualTo(1);
+        assertThat(c()[ALLOC_SIZE_CAP]).isEqualTo(100);
     }
 
     @Test
     void free_case2_countCapacityButNotBytes_byteLowWatermarkFalls() {
         caps(0, 0, 1, 30);
-        assertThat(countFree(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countFree(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(0, 70);
-        assertThat(s[FREE_COUNT_CAP]).isZero();
-        assertThat(s[FREE_SIZE_CAP]).isZero();
+        assertThat(c()[FREE_COUNT_CAP]).isZero();
+        assertThat(c()[FREE_SIZE_CAP]).isZero();
     }
 
     @Test
     void free_case3_noCapacity_bothLowWatermarksFall() {
         caps(0, 0, 0, 10);
-        assertThat(countFree(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countFree(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(1, 90);
     }
 
     @Test
     void free_case4_byteCapacityButNoCount_countLowWatermarkFalls() {
         caps(0, 0, 0, 500);
-        assertThat(countFree(s, 0, 1, 100, d)).isNotZero();
+        assertThat(countFree(t, 0, 1, 100, d)).isNotZero();
         assertThat(d).containsExactly(1, 0);
-        assertThat(s[FREE_SIZE_CAP]).isEqualTo(400);
+        assertThat(c()[FREE_SIZE_CAP]).isEqualTo(400);
     }
 
     @Test
@@ -103,18 +117,18 @@ class StatsTest {
         long[] sizes = {100, 50, -120, 300, -30, -300, 10};
         for (long z : sizes) {
             if (z > 0) {
-                countAlloc(s, 0, 1, z, d);
+                countAlloc(t, 0, 1, z, d);
                 cur += z;
             } else {
-                countFree(s, 0, 1, -z, d);
+                countFree(t, 0, 1, -z, d);
                 cur += z;
             }
             high = Math.max(high, cur);
             low = Math.min(low, cur);
-            long current = s[ALLOC_SIZE] - s[FREE_SIZE];
+            long current = t[ALLOC_SIZE] - t[FREE_SIZE];
             assertThat(current).isEqualTo(cur);
-            assertThat(current + s[ALLOC_SIZE_CAP]).as("HIGH").isEqualTo(high);
-            assertThat(current - s[FREE_SIZE_CAP]).as("LOW").isEqualTo(Math.min(low, 0));
+            assertThat(current + c()[ALLOC_SIZE_CAP]).as("HIGH").isEqualTo(high);
+            assertThat(current - c()[FREE_SIZE_CAP]).as("LOW").isEqualTo(Math.min(low, 0));
         }
     }
 
@@ -150,16 +164,38 @@ class StatsTest {
 
     @Test
     void rebase_keepsCurrentAndCollapsesWatermarks() {
-        countAlloc(s, 0, 1, 100, d);
-        countAlloc(s, 0, 1, 50, d);
-        countFree(s, 0, 1, 100, d);
-        rebase(s, 0);
-        assertThat(s[ALLOC_COUNT]).isEqualTo(1);
-        assertThat(s[FREE_COUNT]).isZero();
-        assertThat(s[ALLOC_SIZE]).isEqualTo(50);
-        assertThat(s[FREE_SIZE]).isZero();
+        countAlloc(t, 0, 1, 100, d);
+        countAlloc(t, 0, 1, 50, d);
+        countFree(t, 0, 1, 100, d);
+        rebase(t, 0);
+        assertThat(t[ALLOC_COUNT]).isEqualTo(1);
+        assertThat(t[FREE_COUNT]).isZero();
+        assertThat(t[ALLOC_SIZE]).isEqualTo(50);
+        assertThat(t[FREE_SIZE]).isZero();
+        long[] caps = c();
         for (int i = ALLOC_COUNT_CAP; i <= FREE_SIZE_CAP; i++) {
-            assertThat(s[i]).isZero();
+            assertThat(caps[i]).isZero();
+        }
+        assertThat(t[HIGH_SIZE]).isEqualTo(50);
+        assertThat(t[LOW_SIZE]).isEqualTo(50);
+    }
+
+    @Test
+    void readThread_restoresLowCurrentHighOrderOfARacyCopy() {
+        long[] torn = new long[WIDTH];
+        torn[ALLOC_COUNT] = 3;      // the third alloc is stored, its HIGH not yet
+        torn[ALLOC_SIZE] = 300;
+        torn[HIGH_COUNT] = 2;
+        torn[HIGH_SIZE] = 200;
+        torn[LOW_COUNT] = 0;
+        long[] v = new long[WIDTH];
+        readThread(torn, 0, v, 0);
+        assertThat(v[HIGH_COUNT]).isEqualTo(3);
+        assertThat(v[HIGH_SIZE]).isEqualTo(300);
+        long[] caps = new long[WIDTH];
+        toCapacities(v, 0, caps, 0);
+        for (int i = ALLOC_COUNT_CAP; i <= FREE_SIZE_CAP; i++) {
+            assertThat(caps[i]).isNotNegative();
         }
     }
 }
