@@ -130,6 +130,13 @@ public final class EventCursor implements AutoCloseable {
         }
     }
 
+    /** Reads a ring file image already in memory (tests, or bytes copied from elsewhere); {@code name} names it in errors. */
+    static EventCursor of(Path name, ByteBuffer image) {
+        ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining()); // atomic views need a direct buffer
+        direct.put(image.duplicate()).flip();
+        return new EventCursor(name, direct.order(ByteOrder.LITTLE_ENDIAN));
+    }
+
     /** Opens the ring file of process {@code pid} in the events directory ({@code MEMSCOPE_EVENTS_DIR} or default). */
     public static EventCursor open(long pid) {
         return open(fileOf(pid));
@@ -294,9 +301,6 @@ public final class EventCursor implements AutoCloseable {
             default: {
                 int typeId = id < eventTypes.length ? eventTypes[id] : 0;
                 String typeName = typeName(typeId);
-                if (typeId == NameRegistry.TYPE_LONG && payloadLength == 8) {
-                    putLongLE(value);
-                }
                 payloadView.limit(payloadLength).position(0);
                 cb.custom(tid, ts, name, typeName, payloadView);
                 CustomEventHandler<?> h = handlers.get(typeName);
@@ -304,12 +308,6 @@ public final class EventCursor implements AutoCloseable {
                     deliver(h, tid, ts, name, typeName, payloadLength);
                 }
             }
-        }
-    }
-
-    private void putLongLE(long v) {
-        for (int i = 0; i < 8; i++) {
-            scratch[i] = (byte) (v >>> (8 * i));
         }
     }
 
