@@ -29,7 +29,9 @@ import static io.memscope.events.RingLayout.*;
  * position and the ring's tail, and calls the callback of each record's kind. Each record is copied, then the
  * ring's head is re-read: if the writer overwrote the record meanwhile, it is discarded. When the writer lapped
  * the cursor, the cursor jumps to the head and reports the exact number of overwritten events through
- * {@link EventCallbacks#lost(long, long)} (the head's event sequence number minus the cursor's).
+ * {@link EventCallbacks#lost(long, long)} (the head's event sequence number minus the cursor's). A new cursor
+ * starts at each ring's oldest record and reports the events already overwritten before it first looked as lost,
+ * so that for every ring, events delivered plus events reported lost equals events written.
  *
  * <p>A file that is truncated, corrupted, of another version or not a ring file raises
  * {@link CorruptFileException} with the offset of the damage, from {@link #open(Path)} or from {@code poll}.
@@ -58,6 +60,7 @@ public final class EventCursor implements AutoCloseable {
     private final Map<Integer, String> typeNames = new HashMap<>();
     private int namesParsed;
     private long lost;
+    private long firstLost;
 
     private EventCursor(Path file, ByteBuffer buf) {
         this.file = file;
@@ -189,6 +192,11 @@ public final class EventCursor implements AutoCloseable {
         if (!readSlotHeader(st, base)) {
             return 0;
         }
+        if (firstLost > 0) {
+            lost += firstLost;
+            cb.lost(st.tid, firstLost);
+            firstLost = 0;
+        }
         int data = base + SLOT_HEADER_BYTES;
         long tail = (long) LONG.getAcquire(buf, base + S_TAIL);
         int n = 0;
@@ -214,7 +222,7 @@ public final class EventCursor implements AutoCloseable {
             int alen = align8(len);
             long ts = 0;
             long value = 0;
-            boolean sane = len >= 8 && roff + alen <= ringSize;
+            boolean sane = len >= 8 && len <= MAX_RECORD_BYTES && roff + alen <= ringSize;
             if (sane && kind != KIND_PADDING && len >= RECORD_HEADER_BYTES) {
                 ts = buf.getLong(off + 8);
                 if (kind == KIND_CUSTOM) {
@@ -352,11 +360,16 @@ public final class EventCursor implements AutoCloseable {
         }
     }
 
-    /** Consistent (head, head sequence) under the slot's seqlock; gives up waiting after a bounded spin. */
+    /**
+     * Consistent (head, head sequence) under the slot's seqlock. Waits (spinning, then yielding) while the writer
+     * is mid-update; only a writer that stays mid-update for {@value #SEQLOCK_PATIENCE_MS} ms (it died there, for
+     * example killed) makes the reader use the values as they are.
+     */
     private long[] readHead(int base) {
         long h = 0;
         long s = 0;
-        for (int i = 0; i < 10_000; i++) {
+        long deadline = 0;
+        for (int i = 0; ; i++) {
             long v1 = (long) LONG.getAcquire(buf, base + S_HEAD_VERSION);
             h = (long) LONG.getAcquire(buf, base + S_HEAD);
             s = (long) LONG.getAcquire(buf, base + S_HEAD_SEQ);
@@ -364,10 +377,22 @@ public final class EventCursor implements AutoCloseable {
             if (v1 == v2 && (v1 & 1) == 0) {
                 break;
             }
-            Thread.onSpinWait(); // a writer that died mid-update leaves an odd version: use what we read
+            if (i < 64) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + SEQLOCK_PATIENCE_MS * 1_000_000L;
+            } else if (now - deadline > 0) {
+                break;
+            }
+            Thread.yield();
         }
         return new long[] {h, s};
     }
+
+    static final long SEQLOCK_PATIENCE_MS = 500;
 
     /** Reads state, thread id, start position and name consistently; false if the slot has nothing to read. */
     private boolean readSlotHeader(SlotState st, int base) {
@@ -406,6 +431,9 @@ public final class EventCursor implements AutoCloseable {
                 st.pos = hs[0];
                 st.seq = hs[1];
                 st.tid = tid;
+                if (hs[1] > 0) {
+                    firstLost = hs[1]; // overwritten before this cursor first saw the ring
+                }
             } else {
                 st.switchPos = startPos;
                 st.nextTid = tid;
