@@ -18,6 +18,9 @@ public final class Main implements Runnable {
 
     /** Subcommands, in the order {@code --help} lists them. */
     static final Object[] SUBCOMMANDS = {
+        new TraceCommand(),
+        new LatencyCommand(),
+        new EventsCommand(),
     };
 
     @CommandLine.Spec

@@ -71,6 +71,10 @@ public final class EventCursor implements AutoCloseable {
             throw corrupt(0, "truncated: " + size + " bytes, the header alone is " + HEADER_BYTES);
         }
         long magic = buf.getLong(H_MAGIC);
+        if (magic == 0 && (int) INT.getAcquire(buf, H_READY) == 0) {
+            throw corrupt(H_READY, "not ready: the producer has not finished writing the header (or the file is "
+                    + "all zeros)");
+        }
         if (magic != MAGIC) {
             throw corrupt(H_MAGIC, String.format("not a memscope events file (magic 0x%016x)", magic));
         }

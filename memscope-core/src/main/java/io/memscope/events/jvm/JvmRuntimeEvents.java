@@ -5,6 +5,9 @@ import io.memscope.events.Counter;
 import io.memscope.events.Lifecycle;
 import io.memscope.events.RuntimeEvents;
 import io.memscope.events.Span;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
@@ -31,11 +34,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *       {@code heap.committed} (bytes) at the summary's time</td></tr>
  *   <tr><td>jdk.ThreadStart / jdk.ThreadEnd</td><td>lifecycle {@code thread.start} / {@code thread.end},
  *       datum the Java thread id</td></tr>
+ *   <tr><td>jdk.GCPhasePause with the lowest gcId so far</td><td>lifecycle {@code gc.firstObservedId}, datum
+ *       the gcId: collections with a lower id happened before JFR recorded (JFR's own start-up can cause one)</td></tr>
  *   <tr><td>(bridge start) / (shutdown hook)</td><td>lifecycle {@code vm.start} at the JVM's start time, datum
  *       the pid / {@code vm.shutdown}</td></tr>
  * </table>
  * JFR delivers events about once a second; they carry their own start and end times, converted to the ring's
- * monotonic clock. All of them are written by the JFR stream's thread, so they share one ring. At shutdown the
+ * monotonic clock. The stream reads from the JVM's start time: when a recording was started at VM start
+ * ({@code -XX:StartFlightRecording} with these events enabled, which {@code memscope trace} and {@code latency} add),
+ * pauses before the bridge started are delivered too; otherwise the bridge sees pauses from its own start on.
+ * All of them are written by the JFR stream's thread, so they share one ring. At shutdown the
  * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); on JDK 17-19 the last second of
  * events before exit may be missing.
  */
@@ -59,7 +67,14 @@ public final class JvmRuntimeEvents {
             Lifecycle vmShutdown = RuntimeEvents.lifecycle("vm.shutdown");
             long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
             vmStart.emit(ProcessHandle.current().pid(), toMono(Instant.ofEpochMilli(startMillis)));
+            java.util.Set<Long> before = new java.util.HashSet<>();
+            for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+                before.add(r.getId());
+            }
             RecordingStream rs = new RecordingStream();
+            // Events of a recording started at VM start (-XX:StartFlightRecording, as memscope trace/latency do)
+            // are in the repository already: read them from the JVM's start, so that early pauses count too.
+            rs.setStartTime(Instant.ofEpochMilli(startMillis));
             rs.enable("jdk.GCPhasePause");
             rs.enable("jdk.GCPhasePauseLevel1");
             rs.enable("jdk.GarbageCollection");
@@ -71,20 +86,27 @@ public final class JvmRuntimeEvents {
             Counter sumOfPauses = RuntimeEvents.counter("gc.sumOfPauses.ns");
             Lifecycle threadStart = RuntimeEvents.lifecycle("thread.start");
             Lifecycle threadEnd = RuntimeEvents.lifecycle("thread.end");
-            rs.onEvent("jdk.GCPhasePause", e -> guarded(() -> span("gc.pause/" + e.getString("name"), e)));
-            rs.onEvent("jdk.GCPhasePauseLevel1", e -> guarded(() -> span("gc.phase/" + e.getString("name"), e)));
-            rs.onEvent("jdk.GarbageCollection", e -> guarded(() -> {
-                span("gc.collection/" + e.getString("name") + " (" + e.getString("cause") + ")", e);
-                sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
-            }));
-            rs.onEvent("jdk.GCHeapSummary", e -> guarded(() -> {
-                long ts = toMono(e.getStartTime());
-                used.set(e.getLong("heapUsed"), ts);
-                committed.set(e.getLong("heapSpace.committedSize"), ts);
-            }));
-            rs.onEvent("jdk.ThreadStart", e -> guarded(() -> threadStart.emit(threadId(e), toMono(e.getStartTime()))));
-            rs.onEvent("jdk.ThreadEnd", e -> guarded(() -> threadEnd.emit(threadId(e), toMono(e.getStartTime()))));
-            rs.startAsync();
+            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
+            for (String name : Handlers.NAMES) {
+                rs.onEvent(name, e -> guarded(() -> h.accept(e)));
+            }
+            // start() (blocking) in our own daemon thread: startAsync() runs the stream in a non-daemon thread that
+            // would keep the JVM alive. Then wait until the recording runs, so that no early pause is missed.
+            Thread t = new Thread(() -> {
+                try {
+                    rs.start();
+                } catch (Throwable e) {
+                    Failures.report("events.jfr.stream", e);
+                }
+            }, "memscope-jfr-bridge");
+            t.setDaemon(true);
+            t.start();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!running(before) && System.nanoTime() < deadline && t.isAlive()) {
+                Thread.sleep(1);
+            }
+            h.horizon = Instant.now().plusSeconds(5);
+            readEarlierChunks(h);
             stream = rs;
             RuntimeEvents.beforeStop(() -> {
                 vmShutdown.emit(ProcessHandle.current().pid());
@@ -104,19 +126,133 @@ public final class JvmRuntimeEvents {
             return;
         }
         stream = null;
+        boolean flushed = false;
         try {
             Method stop = RecordingStream.class.getMethod("stop"); // JDK 20+: stops and delivers the rest
             stop.invoke(rs);
-        } catch (NoSuchMethodException e) {
-            try {
-                rs.awaitTermination(Duration.ofMillis(200));
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            flushed = true;
+        } catch (NoSuchMethodException | java.lang.reflect.InvocationTargetException e) {
+            // JDK 17-19, or JFR's own shutdown hook stopped the recording first: wait for the stream to drain
         } catch (Throwable t) {
             Failures.report("events.jfr.stop", t);
         }
+        if (!flushed) {
+            try {
+                rs.awaitTermination(Duration.ofMillis(1500));
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            } catch (Throwable t) {
+                Failures.report("events.jfr.await", t);
+            }
+        }
         rs.close();
+    }
+
+    /**
+     * Delivers the GC events of chunks the JVM finished before the stream started (a recording from VM start,
+     * {@code -XX:StartFlightRecording}): a stream starts with the newest chunk, so earlier pauses would be missed.
+     * Events seen by both paths are written once (keyed by type, gcId, name and start time).
+     */
+    private static void readEarlierChunks(Handlers h) {
+        String repo = System.getProperty("jdk.jfr.repository");
+        if (repo == null) {
+            return;
+        }
+        java.io.File[] chunks = new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
+        if (chunks == null) {
+            return;
+        }
+        java.util.Arrays.sort(chunks);
+        for (java.io.File chunk : chunks) {
+            try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(chunk.toPath())) {
+                while (f.hasMoreEvents()) {
+                    RecordedEvent e = f.readEvent();
+                    if (Handlers.NAMES.contains(e.getEventType().getName()) && e.getStartTime().isBefore(h.horizon)) {
+                        h.accept(e);
+                    }
+                }
+            } catch (Throwable unfinished) {
+                // the chunk being written: its events come through the stream
+            }
+        }
+    }
+
+    /** Maps JFR events to ring events; events before {@link #horizon} are de-duplicated. */
+    private static final class Handlers {
+        static final java.util.List<String> NAMES = java.util.List.of("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1",
+                "jdk.GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart", "jdk.ThreadEnd");
+        final Counter used;
+        final Counter committed;
+        final Counter sumOfPauses;
+        final Lifecycle threadStart;
+        final Lifecycle threadEnd;
+        final java.util.Set<String> seen = ConcurrentHashMap.newKeySet();
+        volatile Instant horizon = Instant.MAX;
+        final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
+        long firstGcId = Long.MAX_VALUE;
+
+        Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
+            this.used = used;
+            this.committed = committed;
+            this.sumOfPauses = sumOfPauses;
+            this.threadStart = threadStart;
+            this.threadEnd = threadEnd;
+        }
+
+        synchronized void accept(RecordedEvent e) {
+            String type = e.getEventType().getName();
+            if (e.getStartTime().isBefore(horizon)) {
+                String key = type + "/" + (e.hasField("gcId") ? e.getValue("gcId") : "") + "/"
+                        + (e.hasField("name") ? e.getValue("name") : "") + "/"
+                        + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getStartTime();
+                if (!seen.add(key)) {
+                    return;
+                }
+            } else if (!seen.isEmpty()) {
+                seen.clear();
+            }
+            switch (type) {
+                case "jdk.GCPhasePause": {
+                    long gcId = e.getLong("gcId");
+                    if (gcId < firstGcId) {
+                        firstGcId = gcId;
+                        firstObserved.emit(gcId, toMono(e.getStartTime()));
+                    }
+                    span("gc.pause/" + e.getString("name"), e);
+                    break;
+                }
+                case "jdk.GCPhasePauseLevel1":
+                    span("gc.phase/" + e.getString("name"), e);
+                    break;
+                case "jdk.GarbageCollection":
+                    span("gc.collection/" + e.getString("name") + " (" + e.getString("cause") + ")", e);
+                    sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
+                    break;
+                case "jdk.GCHeapSummary": {
+                    long ts = toMono(e.getStartTime());
+                    used.set(e.getLong("heapUsed"), ts);
+                    committed.set(e.getLong("heapSpace.committedSize"), ts);
+                    break;
+                }
+                case "jdk.ThreadStart":
+                    threadStart.emit(threadId(e), toMono(e.getStartTime()));
+                    break;
+                case "jdk.ThreadEnd":
+                    threadEnd.emit(threadId(e), toMono(e.getStartTime()));
+                    break;
+                default:
+            }
+        }
+    }
+
+    /** @return true once a recording created after {@code before} was taken runs (our stream's recording) */
+    private static boolean running(java.util.Set<Long> before) {
+        for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (!before.contains(r.getId()) && r.getState() == RecordingState.RUNNING) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void span(String name, RecordedEvent e) {
