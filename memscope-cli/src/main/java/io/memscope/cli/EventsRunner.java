@@ -72,11 +72,13 @@ final class EventsRunner {
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         Map<String, String> env = pb.environment();
         String jto = env.getOrDefault("JAVA_TOOL_OPTIONS", "");
+        Files.createDirectories(jfrDumps());
         Path jfc = dir.resolve("memscope-gc.jfc");
         Files.write(jfc, GC_JFC.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         // A JFR recording from VM start keeps the pauses that happen before the agent's stream runs.
         env.put("JAVA_TOOL_OPTIONS", (jto.isEmpty() ? "" : jto + " ") + "-javaagent:" + jar + "=waitjfr=1"
-                + " -XX:StartFlightRecording:settings=" + jfc + " -Xlog:jfr+startup=error");
+                + " -XX:StartFlightRecording:settings=" + jfc + ",filename=" + jfrDumps() + ",dumponexit=true"
+                + " -Xlog:jfr+startup=error");
         env.put("MEMSCOPE_EVENTS_DIR", dir.toString());
         env.put("MEMSCOPE_EVENTS_PRESERVE", "1");
         env.put("MEMSCOPE_EVENTS_START", "1");
@@ -174,8 +176,41 @@ final class EventsRunner {
         return l;
     }
 
-    /** Deletes the ring files and the private directory. */
+    /**
+     * The directory where each JVM of the command dumps its GC recording at exit
+     * ({@code hotspot-pid-<pid>-id-<n>-<date>.jfr}): the record of the last pauses, which the live stream of a
+     * JVM can miss when JFR's own shutdown hook stops the recording first.
+     */
+    Path jfrDumps() {
+        return dir.resolve("jfr");
+    }
+
+    /** @return the exit dump of process {@code pid}, or null */
+    Path jfrDumpOf(long pid) throws IOException {
+        if (!Files.isDirectory(jfrDumps())) {
+            return null;
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(jfrDumps(), "hotspot-pid-" + pid + "-*.jfr")) {
+            for (Path p : ds) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Deletes the ring files, the JFR dumps and the private directory. */
     void cleanup() {
+        try {
+            if (Files.isDirectory(jfrDumps())) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(jfrDumps())) {
+                    for (Path f : ds) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            err.println("memscope: could not remove " + jfrDumps() + ": " + e.getMessage());
+        }
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path f : ds) {
                 Files.deleteIfExists(f);

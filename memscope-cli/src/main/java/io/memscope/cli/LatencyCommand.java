@@ -2,12 +2,17 @@ package io.memscope.cli;
 
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,7 +24,9 @@ import java.util.concurrent.Callable;
  * {@code memscope latency [--json] -- <command...>}: the distribution of GC pauses (every {@code gc.pause/*} span
  * of the JVM bridge: young, mixed, remark, cleanup, full) of a command's JVMs, as seed 002's {@code olly latency}
  * prints it. Count, total, mean, stddev, min and max are exact; percentiles come from an HdrHistogram (3
- * significant digits) of the pause durations in ns.
+ * significant digits) of the pause durations in ns. Pauses after the last one a JVM's ring delivered are taken
+ * from that JVM's JFR dump at exit (JFR's shutdown hook can stop the in-process stream before it delivers them);
+ * collections before JFR recorded at all (JFR's own start-up can cause one) are reported as unobserved.
  */
 @Command(name = "latency", mixinStandardHelpOptions = true,
         description = "Run a command and print the distribution of its GC pauses (ms).")
@@ -45,6 +52,12 @@ public final class LatencyCommand implements Callable<Integer> {
         int exit;
         try {
             exit = runner.run(command, pollMs);
+            for (EventCursor c : runner.cursors()) {
+                Path dump = runner.jfrDumpOf(c.pid());
+                if (dump != null) {
+                    pauses.addTail(c, dump);
+                }
+            }
         } finally {
             runner.cleanup();
         }
@@ -69,6 +82,38 @@ public final class LatencyCommand implements Callable<Integer> {
             return n;
         }
 
+        /** Per process: monotonic start of the last pause read from the ring. */
+        final Map<Long, Long> lastBegin = new HashMap<>();
+        /** Pauses taken from the JVMs' exit dumps because the rings ended before them. */
+        long tailFromJfr;
+
+        /**
+         * Adds the pauses a JVM's exit dump holds after the last pause its ring delivered (the JFR stream inside a
+         * JVM can be stopped by JFR's own shutdown hook before it delivers the last second of events).
+         */
+        synchronized void addTail(EventCursor c, Path dump) throws IOException {
+            long last = lastBegin.getOrDefault(c.pid(), Long.MIN_VALUE);
+            long first = firstObserved.getOrDefault(c.pid(), 0L);
+            try (RecordingFile f = new RecordingFile(dump)) {
+                while (f.hasMoreEvents()) {
+                    RecordedEvent e = f.readEvent();
+                    if (!e.getEventType().getName().equals("jdk.GCPhasePause") || e.getLong("gcId") < first) {
+                        continue;
+                    }
+                    Instant t = e.getStartTime();
+                    long mono = c.startMonotonicNanos()
+                            + (t.getEpochSecond() * 1_000_000_000L + t.getNano() - c.startEpochNanos());
+                    if (mono > last + TAIL_SLACK_NANOS) {
+                        durations.add(e.getDuration().toNanos());
+                        tailFromJfr++;
+                    }
+                }
+            }
+        }
+
+        /** Clock conversions of the ring and of a JFR file differ by microseconds; pauses are further apart. */
+        static final long TAIL_SLACK_NANOS = 200_000;
+
         EventCallbacks forCursor(EventCursor c) {
             Map<String, Long> open = new HashMap<>();
             return new EventCallbacks() {
@@ -76,6 +121,9 @@ public final class LatencyCommand implements Callable<Integer> {
                 public void spanBegin(long tid, long ts, String name) {
                     if (name.startsWith(PAUSE_PREFIX)) {
                         open.put(tid + "/" + name, ts);
+                        synchronized (Pauses.this) {
+                            lastBegin.merge(c.pid(), ts, Math::max);
+                        }
                     }
                 }
 
@@ -123,6 +171,10 @@ public final class LatencyCommand implements Callable<Integer> {
                 sb.append("# ").append(unobserved()).append(" collection(s) ran before JFR recorded and are not "
                         + "counted\n");
             }
+            if (tailFromJfr > 0) {
+                sb.append("# ").append(tailFromJfr).append(" pause(s) after the last one the rings delivered were "
+                        + "taken from the JVM's JFR dump at exit\n");
+            }
             if (lost > 0) {
                 sb.append("# ").append(lost).append(" events were lost (ring overwritten before it was read)\n");
             }
@@ -140,6 +192,7 @@ public final class LatencyCommand implements Callable<Integer> {
                     .append(",\"totalMs\":").append(num(s.totalMs))
                     .append(",\"lostEvents\":").append(lost)
                     .append(",\"unobservedCollections\":").append(unobserved())
+                    .append(",\"fromExitDump\":").append(tailFromJfr)
                     .append(",\"percentiles\":{");
             for (int i = 0; i < PERCENTILES.length; i++) {
                 sb.append(i == 0 ? "" : ",").append('"').append(PERCENTILES[i]).append("\":")

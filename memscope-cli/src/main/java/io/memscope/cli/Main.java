@@ -16,11 +16,14 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
-    /** Subcommands, in the order {@code --help} lists them. */
+    /**
+     * Subcommands, in the order {@code --help} lists them. Register classes (not instances): picocli then makes a
+     * fresh instance per {@link #execute} call, so options never leak from one call to the next.
+     */
     static final Object[] SUBCOMMANDS = {
-        new TraceCommand(),
-        new LatencyCommand(),
-        new EventsCommand(),
+        TraceCommand.class,
+        LatencyCommand.class,
+        EventsCommand.class,
     };
 
     @CommandLine.Spec

@@ -229,9 +229,13 @@ class RingFileTest {
     @Test
     void badFilesGiveClearErrors() throws Exception {
         Path foreign = tmp.resolve("foreign.events");
-        Files.write(foreign, new byte[8192]);
+        Files.write(foreign, "GIF89a not a ring file ".repeat(400).getBytes(StandardCharsets.US_ASCII));
         assertThatThrownBy(() -> EventCursor.open(foreign)).isInstanceOf(CorruptFileException.class)
                 .hasMessageContaining("not a memscope events file");
+        Path zeros = tmp.resolve("zeros.events");
+        Files.write(zeros, new byte[8192]);
+        assertThatThrownBy(() -> EventCursor.open(zeros)).isInstanceOf(CorruptFileException.class)
+                .hasMessageContaining("not ready");
         Path small = tmp.resolve("small.events");
         Files.write(small, new byte[100]);
         assertThatThrownBy(() -> EventCursor.open(small)).isInstanceOf(CorruptFileException.class)

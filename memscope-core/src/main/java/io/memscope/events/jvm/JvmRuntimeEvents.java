@@ -5,16 +5,11 @@ import io.memscope.events.Counter;
 import io.memscope.events.Lifecycle;
 import io.memscope.events.RuntimeEvents;
 import io.memscope.events.Span;
-import jdk.jfr.FlightRecorder;
-import jdk.jfr.Recording;
-import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
 
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Method;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +44,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class JvmRuntimeEvents {
     private static RecordingStream stream;
+    private static Handlers handlers;
+    private static volatile long lastFlush = Long.MIN_VALUE / 2;
     private static final Map<String, Span> SPANS = new ConcurrentHashMap<>();
 
     private JvmRuntimeEvents() {
@@ -67,10 +64,6 @@ public final class JvmRuntimeEvents {
             Lifecycle vmShutdown = RuntimeEvents.lifecycle("vm.shutdown");
             long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
             vmStart.emit(ProcessHandle.current().pid(), toMono(Instant.ofEpochMilli(startMillis)));
-            java.util.Set<Long> before = new java.util.HashSet<>();
-            for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
-                before.add(r.getId());
-            }
             RecordingStream rs = new RecordingStream();
             // Events of a recording started at VM start (-XX:StartFlightRecording, as memscope trace/latency do)
             // are in the repository already: read them from the JVM's start, so that early pauses count too.
@@ -86,12 +79,15 @@ public final class JvmRuntimeEvents {
             Counter sumOfPauses = RuntimeEvents.counter("gc.sumOfPauses.ns");
             Lifecycle threadStart = RuntimeEvents.lifecycle("thread.start");
             Lifecycle threadEnd = RuntimeEvents.lifecycle("thread.end");
+            rs.onFlush(() -> lastFlush = System.nanoTime());
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            rs.onMetadata(m -> started.countDown()); // the stream reads its first chunk: the recording runs
             Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
             for (String name : Handlers.NAMES) {
                 rs.onEvent(name, e -> guarded(() -> h.accept(e)));
             }
             // start() (blocking) in our own daemon thread: startAsync() runs the stream in a non-daemon thread that
-            // would keep the JVM alive. Then wait until the recording runs, so that no early pause is missed.
+            // would keep the JVM alive. Then wait (bounded) until the stream reads its first chunk.
             Thread t = new Thread(() -> {
                 try {
                     rs.start();
@@ -101,17 +97,15 @@ public final class JvmRuntimeEvents {
             }, "memscope-jfr-bridge");
             t.setDaemon(true);
             t.start();
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (!running(before) && System.nanoTime() < deadline && t.isAlive()) {
-                Thread.sleep(1);
-            }
-            h.horizon = Instant.now().plusSeconds(5);
-            readEarlierChunks(h);
             stream = rs;
+            handlers = h;
             RuntimeEvents.beforeStop(() -> {
                 vmShutdown.emit(ProcessHandle.current().pid());
                 stopStream();
             });
+            started.await(1, java.util.concurrent.TimeUnit.SECONDS);
+            h.horizon = Instant.now().plusSeconds(5);
+            readEarlierChunks(h);
             return true;
         } catch (Throwable t) {
             Failures.report("events.jfr", t);
@@ -126,26 +120,51 @@ public final class JvmRuntimeEvents {
             return;
         }
         stream = null;
-        boolean flushed = false;
-        try {
-            Method stop = RecordingStream.class.getMethod("stop"); // JDK 20+: stops and delivers the rest
-            stop.invoke(rs);
-            flushed = true;
-        } catch (NoSuchMethodException | java.lang.reflect.InvocationTargetException e) {
-            // JDK 17-19, or JFR's own shutdown hook stopped the recording first: wait for the stream to drain
-        } catch (Throwable t) {
-            Failures.report("events.jfr.stop", t);
-        }
-        if (!flushed) {
+        // RecordingStream.stop() (JDK 20+) delivers the rest, but it waits without bound for the stream, which can
+        // hang when JFR's own shutdown hook runs at the same time: call it in a daemon thread and wait at most 2 s.
+        boolean[] done = new boolean[1];
+        Thread stopper = new Thread(() -> {
             try {
-                rs.awaitTermination(Duration.ofMillis(1500));
+                RecordingStream.class.getMethod("stop").invoke(rs);
+                done[0] = true;
+            } catch (Throwable notAvailableOrAlreadyStopped) {
+                // JDK 17-19, or JFR's shutdown hook stopped the recording first
+            }
+        }, "memscope-jfr-stop");
+        stopper.setDaemon(true);
+        stopper.start();
+        try {
+            stopper.join(2000);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        boolean flushed = done[0];
+        if (!flushed) {
+            // wait (bounded) until the stream flushed what was recorded up to now
+            long t0 = System.nanoTime();
+            try {
+                while (lastFlush - t0 < 0 && System.nanoTime() - t0 < 1_500_000_000L) {
+                    Thread.sleep(10);
+                }
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
-            } catch (Throwable t) {
-                Failures.report("events.jfr.await", t);
             }
         }
-        rs.close();
+        if (!flushed && handlers != null) {
+            readChunksAtExit(handlers);
+        }
+        if (System.getenv("MEMSCOPE_DEBUG") != null) {
+            System.err.println("memscope events: JFR stream stop: flushed=" + flushed + " lastFlush="
+                    + (System.nanoTime() - lastFlush) / 1_000_000 + " ms ago");
+        }
+        Thread closer = new Thread(rs::close, "memscope-jfr-close"); // never block the JVM's exit on it
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(500);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -177,6 +196,51 @@ public final class JvmRuntimeEvents {
         }
     }
 
+    /**
+     * At exit, when JFR's own shutdown hook stopped the recording before the stream delivered its last events:
+     * waits (bounded) until the chunk files are complete, then delivers the recent GC events the stream missed.
+     */
+    private static void readChunksAtExit(Handlers h) {
+        String repo = System.getProperty("jdk.jfr.repository");
+        if (repo == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + 1_500_000_000L;
+        while (true) {
+            java.io.File[] chunks = new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
+            if (chunks == null) {
+                return;
+            }
+            java.util.Arrays.sort(chunks);
+            java.util.List<RecordedEvent> events = new java.util.ArrayList<>();
+            boolean complete = true;
+            for (java.io.File chunk : chunks) {
+                try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(chunk.toPath())) {
+                    while (f.hasMoreEvents()) {
+                        RecordedEvent e = f.readEvent();
+                        if (h.isRecent(e)) {
+                            events.add(e);
+                        }
+                    }
+                } catch (Throwable unfinished) {
+                    complete = false;
+                }
+            }
+            if (complete || System.nanoTime() > deadline) {
+                for (RecordedEvent e : events) {
+                    h.accept(e);
+                }
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Maps JFR events to ring events; events before {@link #horizon} are de-duplicated. */
     private static final class Handlers {
         static final java.util.List<String> NAMES = java.util.List.of("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1",
@@ -191,6 +255,10 @@ public final class JvmRuntimeEvents {
         final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
         long firstGcId = Long.MAX_VALUE;
 
+        private static long gcIdOf(String key) {
+            return Long.parseLong(key.substring(0, key.indexOf('/')));
+        }
+
         Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
             this.used = used;
             this.committed = committed;
@@ -199,17 +267,33 @@ public final class JvmRuntimeEvents {
             this.threadEnd = threadEnd;
         }
 
+        /** Largest gcId delivered; keys of GC events within {@link #KEEP_IDS} of it are kept for de-duplication. */
+        long maxGcId = -1;
+        static final long KEEP_IDS = 16;
+
+        synchronized boolean isRecent(RecordedEvent e) {
+            return NAMES.contains(e.getEventType().getName()) && e.hasField("gcId")
+                    && e.getLong("gcId") >= maxGcId - KEEP_IDS;
+        }
+
         synchronized void accept(RecordedEvent e) {
             String type = e.getEventType().getName();
-            if (e.getStartTime().isBefore(horizon)) {
-                String key = type + "/" + (e.hasField("gcId") ? e.getValue("gcId") : "") + "/"
+            boolean gc = e.hasField("gcId");
+            if (gc || e.getStartTime().isBefore(horizon)) {
+                // not the start time: the stream and a chunk file convert ticks to time slightly differently
+                String key = (gc ? e.getLong("gcId") : -1) + "/" + type + "/"
                         + (e.hasField("name") ? e.getValue("name") : "") + "/"
-                        + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getStartTime();
+                        + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getDuration().toNanos() + "/"
+                        + (e.hasField("thread") ? threadId(e) : "");
                 if (!seen.add(key)) {
                     return;
                 }
-            } else if (!seen.isEmpty()) {
-                seen.clear();
+                if (gc && e.getLong("gcId") > maxGcId) {
+                    maxGcId = e.getLong("gcId");
+                    if (Instant.now().isAfter(horizon) && seen.size() > 4096) {
+                        seen.removeIf(k -> gcIdOf(k) < maxGcId - KEEP_IDS); // bounded memory in long runs
+                    }
+                }
             }
             switch (type) {
                 case "jdk.GCPhasePause": {
@@ -243,16 +327,6 @@ public final class JvmRuntimeEvents {
                 default:
             }
         }
-    }
-
-    /** @return true once a recording created after {@code before} was taken runs (our stream's recording) */
-    private static boolean running(java.util.Set<Long> before) {
-        for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
-            if (!before.contains(r.getId()) && r.getState() == RecordingState.RUNNING) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void span(String name, RecordedEvent e) {
