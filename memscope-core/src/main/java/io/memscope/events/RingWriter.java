@@ -80,6 +80,26 @@ final class RingWriter {
         publish(pos + 24);
     }
 
+    /**
+     * Writes a custom record whose payload is the low {@code length} (0..8) bytes of {@code bits}, little-endian
+     * (unit, int, span edge): one record of 16 or 24 bytes, no copy through the scratch array.
+     */
+    void writeSmall(int id, long timestamp, long bits, int length) {
+        if (busy) {
+            file.countDropped();
+            return;
+        }
+        int aligned = length == 0 ? RECORD_HEADER_BYTES : 24;
+        long pos = reserve(aligned);
+        int off = data + (int) (pos & mask);
+        buf.putLong(off, header(RECORD_HEADER_BYTES + length, KIND_CUSTOM, id, pos >>> shift));
+        buf.putLong(off + 8, timestamp);
+        if (length > 0) {
+            buf.putLong(off + 16, length == 8 ? bits : bits & ((1L << (8 * length)) - 1));
+        }
+        publish(pos + aligned);
+    }
+
     /** Writes a custom record whose payload is {@code scratch[0, length)}. */
     void writeScratch(int id, long timestamp, int length) {
         int len = RECORD_HEADER_BYTES + length;

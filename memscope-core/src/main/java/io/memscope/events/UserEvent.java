@@ -25,12 +25,8 @@ public final class UserEvent<T> {
     public void write() {
         if (RuntimeEvents.enabled && check(EventType.UNIT)) {
             RingWriter w = RuntimeEvents.writer();
-            if (w != null && w.enter()) {
-                try {
-                    w.writeScratch(id, System.nanoTime(), 0);
-                } finally {
-                    w.exit();
-                }
+            if (w != null) {
+                w.writeSmall(id, System.nanoTime(), 0, 0);
             }
         }
     }
@@ -39,17 +35,8 @@ public final class UserEvent<T> {
     public void writeInt(int value) {
         if (RuntimeEvents.enabled && check(EventType.INT)) {
             RingWriter w = RuntimeEvents.writer();
-            if (w != null && w.enter()) {
-                try {
-                    byte[] b = w.scratch;
-                    b[0] = (byte) value;
-                    b[1] = (byte) (value >>> 8);
-                    b[2] = (byte) (value >>> 16);
-                    b[3] = (byte) (value >>> 24);
-                    w.writeScratch(id, System.nanoTime(), 4);
-                } finally {
-                    w.exit();
-                }
+            if (w != null) {
+                w.writeSmall(id, System.nanoTime(), value, 4);
             }
         }
     }
@@ -74,13 +61,8 @@ public final class UserEvent<T> {
     private void edge(int e) {
         if (RuntimeEvents.enabled && check(EventType.SPAN)) {
             RingWriter w = RuntimeEvents.writer();
-            if (w != null && w.enter()) {
-                try {
-                    w.scratch[0] = (byte) e;
-                    w.writeScratch(id, System.nanoTime(), 1);
-                } finally {
-                    w.exit();
-                }
+            if (w != null) {
+                w.writeSmall(id, System.nanoTime(), e, 1);
             }
         }
     }
