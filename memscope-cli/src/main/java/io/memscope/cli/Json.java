@@ -63,6 +63,11 @@ final class Json {
         b.append('}');
     }
 
+    /** @return {@code s} as a JSON string literal */
+    static String quote(String s) {
+        return quote(new StringBuilder(s.length() + 2), s).toString();
+    }
+
     /** Appends {@code s} as a JSON string literal. */
     static StringBuilder quote(StringBuilder b, String s) {
         b.append('"');

@@ -24,6 +24,9 @@ public final class Main implements Runnable {
         ReportCommand.class,
         DumpCommand.class,
         AccountingCommand.class,
+        TraceCommand.class,
+        LatencyCommand.class,
+        EventsCommand.class,
     };
 
     @CommandLine.Spec

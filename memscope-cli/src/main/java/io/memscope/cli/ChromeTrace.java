@@ -1,0 +1,209 @@
+package io.memscope.cli;
+
+import io.memscope.events.EventCallbacks;
+import io.memscope.events.EventCursor;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes ring events as Chrome trace-event JSON (the array form, loadable by Perfetto and chrome://tracing),
+ * streaming: spans become complete events ({@code "ph":"X"}, begin and end paired per thread by name), counters
+ * {@code "C"}, lifecycle events thread-scoped instants {@code "i"} (process-scoped for {@code vm.*}), custom events
+ * spans / counters / instants by their type, lost events an instant named {@code "lost events"}. {@code ts} and
+ * {@code dur} are microseconds with three decimals (nanosecond precision) on the producers' monotonic clock.
+ * {@link #close()} ends unfinished spans at the last timestamp seen (marked {@code "unfinished":true}), writes
+ * {@code process_name} / {@code thread_name} metadata and closes the array.
+ */
+final class ChromeTrace implements AutoCloseable {
+    private final Writer out;
+    private boolean first = true;
+    private boolean closed;
+    private long lastTs;
+    private final Map<Long, String> processNames = new LinkedHashMap<>();
+    private final List<PerProcess> processes = new ArrayList<>();
+    long events;
+
+    ChromeTrace(Path file) throws IOException {
+        this.out = new BufferedWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), 1 << 16);
+        out.write("[\n");
+    }
+
+    EventCallbacks forCursor(EventCursor cursor) {
+        PerProcess p = new PerProcess(cursor);
+        synchronized (this) {
+            processes.add(p);
+            processNames.put(cursor.pid(), "pid " + cursor.pid());
+        }
+        return p;
+    }
+
+    private synchronized void emit(String json) {
+        if (closed) {
+            return;
+        }
+        try {
+            if (!first) {
+                out.write(",\n");
+            }
+            first = false;
+            out.write(json);
+            events++;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String micros(long ns) {
+        long us = Math.floorDiv(ns, 1000L);
+        long frac = Math.floorMod(ns, 1000L);
+        String f = Long.toString(frac);
+        return us + "." + ("000".substring(f.length())) + f;
+    }
+
+    private final class PerProcess implements EventCallbacks {
+        private final EventCursor cursor;
+        private final long pid;
+        private final Map<Long, Deque<long[]>> open = new HashMap<>();
+        private final Map<Long, Deque<String>> openNames = new HashMap<>();
+        private final Map<Long, Boolean> threads = new LinkedHashMap<>();
+
+        PerProcess(EventCursor cursor) {
+            this.cursor = cursor;
+            this.pid = cursor.pid();
+        }
+
+        private String head(String name, String ph, long tid, long ts) {
+            threads.putIfAbsent(tid, Boolean.TRUE);
+            if (ts > lastTs) {
+                lastTs = ts;
+            }
+            return "{\"name\":" + Json.quote(name) + ",\"ph\":\"" + ph + "\",\"ts\":" + micros(ts) + ",\"pid\":" + pid
+                    + ",\"tid\":" + tid;
+        }
+
+        @Override
+        public void spanBegin(long tid, long ts, String name) {
+            open.computeIfAbsent(tid, k -> new ArrayDeque<>()).push(new long[] {ts});
+            openNames.computeIfAbsent(tid, k -> new ArrayDeque<>()).push(name);
+            threads.putIfAbsent(tid, Boolean.TRUE);
+        }
+
+        @Override
+        public void spanEnd(long tid, long ts, String name) {
+            Deque<String> names = openNames.get(tid);
+            if (names == null) {
+                return; // its begin was lost
+            }
+            Iterator<String> it = names.iterator();
+            Iterator<long[]> its = open.get(tid).iterator();
+            while (it.hasNext()) {
+                String n = it.next();
+                long[] begin = its.next();
+                if (n.equals(name)) {
+                    it.remove();
+                    its.remove();
+                    complete(name, tid, begin[0], ts, false);
+                    return;
+                }
+            }
+        }
+
+        void complete(String name, long tid, long begin, long end, boolean unfinished) {
+            emit(head(name, "X", tid, begin) + ",\"dur\":" + micros(Math.max(0, end - begin))
+                    + (unfinished ? ",\"args\":{\"unfinished\":true}" : "") + "}");
+        }
+
+        @Override
+        public void counter(long tid, long ts, String name, long value) {
+            emit(head(name, "C", tid, ts) + ",\"args\":{\"value\":" + value + "}}");
+        }
+
+        @Override
+        public void lifecycle(long tid, long ts, String name, long data) {
+            String scope = name.startsWith("vm.") ? "p" : "t";
+            emit(head(name, "i", tid, ts) + ",\"s\":\"" + scope + "\",\"args\":{\"data\":" + data + "}}");
+        }
+
+        @Override
+        public void custom(long tid, long ts, String name, String type, ByteBuffer payload) {
+            ByteBuffer p = payload.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            switch (type) {
+                case "span":
+                    if (p.remaining() > 0 && p.get(0) == 1) {
+                        spanEnd(tid, ts, name);
+                    } else {
+                        spanBegin(tid, ts, name);
+                    }
+                    return;
+                case "int":
+                    counter(tid, ts, name, p.remaining() >= 4 ? p.getInt(0) : 0);
+                    return;
+                case "long":
+                    counter(tid, ts, name, p.remaining() >= 8 ? p.getLong(0) : 0);
+                    return;
+                default:
+                    StringBuilder hex = new StringBuilder();
+                    for (int i = 0; i < p.remaining(); i++) {
+                        hex.append(Character.forDigit((p.get(i) >> 4) & 0xF, 16))
+                                .append(Character.forDigit(p.get(i) & 0xF, 16));
+                    }
+                    emit(head(name, "i", tid, ts) + ",\"s\":\"t\",\"args\":{\"type\":" + Json.quote(type)
+                            + ",\"bytes\":\"" + hex + "\"}}");
+            }
+        }
+
+        @Override
+        public void lost(long tid, long count) {
+            emit(head("lost events", "i", tid, lastTs) + ",\"s\":\"t\",\"args\":{\"count\":" + count + "}}");
+        }
+
+        void finish() {
+            for (Map.Entry<Long, Deque<String>> e : openNames.entrySet()) {
+                Iterator<long[]> its = open.get(e.getKey()).iterator();
+                for (String n : e.getValue()) {
+                    complete(n, e.getKey(), its.next()[0], lastTs, true);
+                }
+            }
+            open.clear();
+            openNames.clear();
+            for (Long tid : threads.keySet()) {
+                String tn = cursor.threadName(tid);
+                emit("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + tid
+                        + ",\"args\":{\"name\":" + Json.quote(tn == null ? "thread " + tid : tn) + "}}");
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        for (PerProcess p : processes) {
+            p.finish();
+        }
+        for (Map.Entry<Long, String> e : processNames.entrySet()) {
+            emit("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + e.getKey() + ",\"tid\":0,\"args\":{\"name\":"
+                    + Json.quote(e.getValue()) + "}}");
+        }
+        closed = true;
+        out.write("\n]\n");
+        out.close();
+    }
+}

@@ -1,0 +1,567 @@
+package io.memscope.events;
+
+import io.memscope.error.CorruptFileException;
+import io.memscope.error.MemscopeException;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static io.memscope.events.RingLayout.*;
+
+/**
+ * Reads the events of a ring file, in this process or another one, while the producer runs, after it exited
+ * (preserved file) or after it was killed. The file is mapped read-only: a cursor never writes, so any number
+ * of cursors read without disturbing each other or the producer.
+ *
+ * <p>{@link #poll(EventCallbacks)} reads, for each thread ring in slot order, the records between the cursor's
+ * position and the ring's tail, and calls the callback of each record's kind. Each record is copied, then the
+ * ring's head is re-read: if the writer overwrote the record meanwhile, it is discarded. When the writer lapped
+ * the cursor, the cursor jumps to the head and reports the exact number of overwritten events through
+ * {@link EventCallbacks#lost(long, long)} (the head's event sequence number minus the cursor's). A new cursor
+ * starts at each ring's oldest record and reports the events already overwritten before it first looked as lost,
+ * so that for every ring, events delivered plus events reported lost equals events written.
+ *
+ * <p>A file that is truncated, corrupted, of another version or not a ring file raises
+ * {@link CorruptFileException} with the offset of the damage, from {@link #open(Path)} or from {@code poll}.
+ * Not thread-safe: one cursor per reading thread.
+ */
+public final class EventCursor implements AutoCloseable {
+    private final String path;
+    private final Path file;
+    private final ByteBuffer buf;
+    private final long pid;
+    private final long startEpoch;
+    private final long startMono;
+    private final int slotCount;
+    private final int ringSize;
+    private final int mask;
+    private final int shift;
+    private final int namesCapacity;
+    private final long slotsOffset;
+    private final SlotState[] slots;
+    private final byte[] scratch = new byte[MAX_RECORD_BYTES];
+    private final ByteBuffer payloadView = ByteBuffer.wrap(scratch).order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer();
+    private final Map<String, CustomEventHandler<?>> handlers = new HashMap<>();
+    private final Map<Long, String> threadNames = new ConcurrentHashMap<>();
+    private String[] eventNames = new String[64];
+    private int[] eventTypes = new int[64];
+    private final Map<Integer, String> typeNames = new HashMap<>();
+    private int namesParsed;
+    private long lost;
+    private long firstLost;
+
+    private EventCursor(Path file, ByteBuffer buf) {
+        this.file = file;
+        this.path = file.toString();
+        this.buf = buf;
+        long size = buf.capacity();
+        if (size < HEADER_BYTES) {
+            throw corrupt(0, "truncated: " + size + " bytes, the header alone is " + HEADER_BYTES);
+        }
+        long magic = buf.getLong(H_MAGIC);
+        if (magic == 0 && (int) INT.getAcquire(buf, H_READY) == 0) {
+            throw corrupt(H_READY, "not ready: the producer has not finished writing the header (or the file is "
+                    + "all zeros)");
+        }
+        if (magic != MAGIC) {
+            throw corrupt(H_MAGIC, String.format("not a memscope events file (magic 0x%016x)", magic));
+        }
+        int version = buf.getInt(H_VERSION);
+        if (version != VERSION) {
+            throw corrupt(H_VERSION, "unsupported events format version " + version + " (this reader reads "
+                    + VERSION + ")");
+        }
+        if ((int) INT.getAcquire(buf, H_READY) != 1) {
+            throw corrupt(H_READY, "not ready: the producer has not finished writing the header");
+        }
+        check(buf.getInt(H_HEADER_SIZE) == HEADER_BYTES, H_HEADER_SIZE, "header size " + buf.getInt(H_HEADER_SIZE));
+        check(buf.getInt(H_SLOT_HEADER_SIZE) == SLOT_HEADER_BYTES, H_SLOT_HEADER_SIZE,
+                "slot header size " + buf.getInt(H_SLOT_HEADER_SIZE));
+        check(buf.getInt(H_MAX_RECORD) == MAX_RECORD_BYTES, H_MAX_RECORD, "max record " + buf.getInt(H_MAX_RECORD));
+        slotCount = buf.getInt(H_SLOT_COUNT);
+        check(slotCount >= 1 && slotCount <= 4096, H_SLOT_COUNT, "slot count " + slotCount);
+        ringSize = buf.getInt(H_RING_SIZE);
+        check(ringSize >= MIN_RING_SIZE && ringSize <= MAX_RING_SIZE && Integer.bitCount(ringSize) == 1,
+                H_RING_SIZE, "ring size " + ringSize);
+        namesCapacity = buf.getInt(H_NAMES_CAPACITY);
+        check(namesCapacity >= 0 && namesCapacity <= (1 << 24) && namesCapacity % 8 == 0, H_NAMES_CAPACITY,
+                "names capacity " + namesCapacity);
+        check(buf.getLong(H_NAMES_OFFSET) == HEADER_BYTES, H_NAMES_OFFSET, "names offset "
+                + buf.getLong(H_NAMES_OFFSET));
+        slotsOffset = buf.getLong(H_SLOTS_OFFSET);
+        check(slotsOffset == HEADER_BYTES + (long) namesCapacity, H_SLOTS_OFFSET, "slots offset " + slotsOffset);
+        long fileSize = buf.getLong(H_FILE_SIZE);
+        check(fileSize == slotsOffset + slotsBytes(slotCount, ringSize), H_FILE_SIZE, "file size field " + fileSize);
+        if (size < fileSize) {
+            throw corrupt(size, "truncated: " + size + " bytes, the header says " + fileSize);
+        }
+        pid = buf.getLong(H_PID);
+        startEpoch = buf.getLong(H_START_EPOCH);
+        startMono = buf.getLong(H_START_MONO);
+        mask = ringSize - 1;
+        shift = Integer.numberOfTrailingZeros(ringSize);
+        slots = new SlotState[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            slots[i] = new SlotState();
+        }
+        refreshNames();
+    }
+
+    /** Opens a ring file by path. */
+    public static EventCursor open(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size > Integer.MAX_VALUE) {
+                throw new CorruptFileException(file.toString(), 0, "file of " + size + " bytes is too large");
+            }
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            m.order(ByteOrder.LITTLE_ENDIAN);
+            return new EventCursor(file, m);
+        } catch (NoSuchFileException e) {
+            throw MemscopeException.system("no events file " + file
+                    + " (is the process running with runtime events started?)", e);
+        } catch (IOException e) {
+            throw MemscopeException.system("cannot read events file " + file + ": " + e, e);
+        }
+    }
+
+    /** Reads a ring file image already in memory (tests, or bytes copied from elsewhere); {@code name} names it in errors. */
+    static EventCursor of(Path name, ByteBuffer image) {
+        ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining()); // atomic views need a direct buffer
+        direct.put(image.duplicate()).flip();
+        return new EventCursor(name, direct.order(ByteOrder.LITTLE_ENDIAN));
+    }
+
+    /** Opens the ring file of process {@code pid} in the events directory ({@code MEMSCOPE_EVENTS_DIR} or default). */
+    public static EventCursor open(long pid) {
+        return open(fileOf(pid));
+    }
+
+    /** @return the path the ring file of {@code pid} has under the environment's settings */
+    public static Path fileOf(long pid) {
+        return EventsSettings.fromEnvironment().directory().resolve(pid + ".events");
+    }
+
+    /** Opens this process's ring file. @throws MemscopeException if runtime events are not started */
+    public static EventCursor openCurrent() {
+        Path p = RuntimeEvents.file();
+        if (p == null) {
+            throw MemscopeException.configuration("runtime events are not started in this process");
+        }
+        return open(p);
+    }
+
+    /** Decodes custom events of {@code type} (matched by type name in the file) and passes them to {@code handler}. */
+    public <T> EventCursor onCustom(EventType<T> type, CustomEventHandler<T> handler) {
+        handlers.put(type.name(), handler);
+        return this;
+    }
+
+    /** Reads every available event. @return the number of events delivered */
+    public int poll(EventCallbacks callbacks) {
+        return poll(callbacks, Integer.MAX_VALUE);
+    }
+
+    /** Reads at most {@code max} events. @return the number of events delivered */
+    public int poll(EventCallbacks callbacks, int max) {
+        if ((int) INT.getAcquire(buf, H_NAMES_USED) != namesParsed) {
+            refreshNames();
+        }
+        int n = 0;
+        for (int i = 0; i < slotCount && n < max; i++) {
+            n += pollSlot(i, callbacks, max - n);
+        }
+        return n;
+    }
+
+    private int slotBase(int slot) {
+        return (int) (slotsOffset + (long) slot * (SLOT_HEADER_BYTES + ringSize));
+    }
+
+    private int pollSlot(int slot, EventCallbacks cb, int max) {
+        SlotState st = slots[slot];
+        int base = slotBase(slot);
+        if (!readSlotHeader(st, base)) {
+            return 0;
+        }
+        if (firstLost > 0) {
+            lost += firstLost;
+            cb.lost(st.tid, firstLost);
+            firstLost = 0;
+        }
+        int data = base + SLOT_HEADER_BYTES;
+        long tail = (long) LONG.getAcquire(buf, base + S_TAIL);
+        int n = 0;
+        while (st.pos < tail && n < max) {
+            if (st.switchPos >= 0 && st.pos >= st.switchPos) {
+                st.tid = st.nextTid;
+                st.switchPos = -1;
+            }
+            long head = (long) LONG.getAcquire(buf, base + S_HEAD);
+            if (st.pos < head) {
+                lapped(st, base, cb);
+                continue;
+            }
+            if (tail - st.pos > ringSize) {
+                throw corrupt(base + S_TAIL, "slot " + slot + ": tail " + tail + " is more than a ring ahead of "
+                        + st.pos);
+            }
+            int roff = (int) (st.pos & mask);
+            int off = data + roff;
+            long w = buf.getLong(off);
+            int len = length(w);
+            int kind = kind(w);
+            int alen = align8(len);
+            long ts = 0;
+            long value = 0;
+            boolean sane = len >= 8 && len <= MAX_RECORD_BYTES && roff + alen <= ringSize;
+            if (sane && kind != KIND_PADDING && len >= RECORD_HEADER_BYTES) {
+                ts = buf.getLong(off + 8);
+                if (kind == KIND_CUSTOM) {
+                    int pl = len - RECORD_HEADER_BYTES;
+                    for (int k = 0; k < pl; k++) {
+                        scratch[k] = buf.get(off + RECORD_HEADER_BYTES + k);
+                    }
+                } else if (len >= 24) {
+                    value = buf.getLong(off + 16);
+                }
+            }
+            VarHandle.acquireFence();
+            if (st.pos < (long) LONG.getAcquire(buf, base + S_HEAD)) {
+                continue; // overwritten while we copied it: discard, the lapped path counts it
+            }
+            validate(slot, off, w, st.pos, sane);
+            st.pos += alen;
+            if (kind == KIND_PADDING) {
+                continue;
+            }
+            st.seq++;
+            n++;
+            dispatch(cb, st.tid, kind, id(w), ts, value, len - RECORD_HEADER_BYTES);
+        }
+        return n;
+    }
+
+    private void validate(int slot, int off, long w, long pos, boolean sane) {
+        int len = length(w);
+        int kind = kind(w);
+        String what = null;
+        if (lap(w) != (int) ((pos >>> shift) & LAP_MASK)) {
+            what = "lap " + lap(w) + " where " + ((pos >>> shift) & LAP_MASK) + " was expected";
+        } else if (!sane) {
+            what = "record length " + len + " does not fit the ring";
+        } else {
+            switch (kind) {
+                case KIND_PADDING:
+                    if ((pos & mask) + len != ringSize || (len & 7) != 0) {
+                        what = "padding of " + len + " bytes does not end at the ring's end";
+                    }
+                    break;
+                case KIND_SPAN_BEGIN:
+                case KIND_SPAN_END:
+                    if (len != RECORD_HEADER_BYTES) {
+                        what = "span record of " + len + " bytes (16 expected)";
+                    }
+                    break;
+                case KIND_LIFECYCLE:
+                case KIND_COUNTER:
+                    if (len != 24) {
+                        what = "lifecycle/counter record of " + len + " bytes (24 expected)";
+                    }
+                    break;
+                case KIND_CUSTOM:
+                    if (len < RECORD_HEADER_BYTES || len > MAX_RECORD_BYTES) {
+                        what = "custom record of " + len + " bytes";
+                    }
+                    break;
+                default:
+                    what = "unknown record kind " + kind;
+            }
+        }
+        if (what != null) {
+            throw corrupt(off, "slot " + slot + " position " + pos + ": " + what);
+        }
+    }
+
+    private void dispatch(EventCallbacks cb, long tid, int kind, int id, long ts, long value, int payloadLength) {
+        String name = eventName(id);
+        switch (kind) {
+            case KIND_SPAN_BEGIN:
+                cb.spanBegin(tid, ts, name);
+                break;
+            case KIND_SPAN_END:
+                cb.spanEnd(tid, ts, name);
+                break;
+            case KIND_LIFECYCLE:
+                cb.lifecycle(tid, ts, name, value);
+                break;
+            case KIND_COUNTER:
+                cb.counter(tid, ts, name, value);
+                break;
+            default: {
+                int typeId = id < eventTypes.length ? eventTypes[id] : 0;
+                String typeName = typeName(typeId);
+                payloadView.limit(payloadLength).position(0);
+                cb.custom(tid, ts, name, typeName, payloadView);
+                CustomEventHandler<?> h = handlers.get(typeName);
+                if (h != null) {
+                    deliver(h, tid, ts, name, typeName, payloadLength);
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> void deliver(CustomEventHandler<T> h, long tid, long ts, String name, String typeName, int len) {
+        EventType<T> type = (EventType<T>) EventType.byName(typeName);
+        if (type != null) {
+            h.event(tid, ts, name, type.decode(scratch, len));
+        }
+    }
+
+    private String eventName(int id) {
+        if (id >= eventNames.length || eventNames[id] == null) {
+            refreshNames();
+            if (id >= eventNames.length) {
+                growNames(id);
+            }
+            if (eventNames[id] == null) {
+                eventNames[id] = "#" + id; // name not stored (names region full)
+            }
+        }
+        return eventNames[id];
+    }
+
+    private String typeName(int typeId) {
+        EventType<?> b = EventType.builtin(typeId);
+        if (b != null) {
+            return b.name();
+        }
+        String s = typeNames.get(typeId);
+        return s != null ? s : "#type" + typeId;
+    }
+
+    private void lapped(SlotState st, int base, EventCallbacks cb) {
+        long[] hs = readHead(base);
+        long missed = hs[1] - st.seq;
+        st.pos = hs[0];
+        st.seq = hs[1];
+        if (missed > 0) {
+            lost += missed;
+            cb.lost(st.tid, missed);
+        }
+    }
+
+    /**
+     * Consistent (head, head sequence) under the slot's seqlock. Waits (spinning, then yielding) while the writer
+     * is mid-update; only a writer that stays mid-update for {@value #SEQLOCK_PATIENCE_MS} ms (it died there, for
+     * example killed) makes the reader use the values as they are.
+     */
+    private long[] readHead(int base) {
+        long h = 0;
+        long s = 0;
+        long deadline = 0;
+        for (int i = 0; ; i++) {
+            long v1 = (long) LONG.getAcquire(buf, base + S_HEAD_VERSION);
+            h = (long) LONG.getAcquire(buf, base + S_HEAD);
+            s = (long) LONG.getAcquire(buf, base + S_HEAD_SEQ);
+            long v2 = (long) LONG.getAcquire(buf, base + S_HEAD_VERSION);
+            if (v1 == v2 && (v1 & 1) == 0) {
+                break;
+            }
+            if (i < 64) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + SEQLOCK_PATIENCE_MS * 1_000_000L;
+            } else if (now - deadline > 0) {
+                break;
+            }
+            Thread.yield();
+        }
+        return new long[] {h, s};
+    }
+
+    static final long SEQLOCK_PATIENCE_MS = 500;
+
+    /** Reads state, thread id, start position and name consistently; false if the slot has nothing to read. */
+    private boolean readSlotHeader(SlotState st, int base) {
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            long s1 = (long) LONG.getAcquire(buf, base + S_STATE);
+            int state = (int) (s1 & 0xFF);
+            if (state == STATE_CLAIMING) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long gen = s1 >>> 8;
+            if (gen == 0 || state > STATE_CLAIMING) {
+                if (state > STATE_CLAIMING) {
+                    throw corrupt(base + S_STATE, "slot state " + state);
+                }
+                return false; // never used
+            }
+            if (gen == st.gen) {
+                return true;
+            }
+            long tid = buf.getLong(base + S_TID);
+            long startPos = buf.getLong(base + S_START_POS);
+            int nameLen = Math.min(buf.getShort(base + S_NAME_LEN) & 0xFFFF, MAX_THREAD_NAME_BYTES);
+            byte[] nb = new byte[nameLen];
+            for (int k = 0; k < nameLen; k++) {
+                nb[k] = buf.get(base + S_NAME + k);
+            }
+            VarHandle.acquireFence();
+            if ((long) LONG.getAcquire(buf, base + S_STATE) != s1) {
+                continue;
+            }
+            String name = new String(nb, StandardCharsets.UTF_8);
+            threadNames.put(tid, name);
+            if (st.gen < 0) {
+                long[] hs = readHead(base);
+                st.pos = hs[0];
+                st.seq = hs[1];
+                st.tid = tid;
+                if (hs[1] > 0) {
+                    firstLost = hs[1]; // overwritten before this cursor first saw the ring
+                }
+            } else {
+                st.switchPos = startPos;
+                st.nextTid = tid;
+            }
+            st.gen = gen;
+            return true;
+        }
+        return false;
+    }
+
+    private void refreshNames() {
+        int used = (int) INT.getAcquire(buf, H_NAMES_USED);
+        if (used < 0 || used > namesCapacity) {
+            throw corrupt(H_NAMES_USED, "names used " + used + " exceeds capacity " + namesCapacity);
+        }
+        int at = namesParsed;
+        while (at < used) {
+            int off = HEADER_BYTES + at;
+            int len = buf.getShort(off) & 0xFFFF;
+            int entryKind = buf.get(off + 2) & 0xFF;
+            int id = buf.getShort(off + 4) & 0xFFFF;
+            int typeId = buf.getShort(off + 6) & 0xFFFF;
+            int nameLen = buf.getShort(off + 8) & 0xFFFF;
+            if (len < 16 || (len & 7) != 0 || at + len > used || ENTRY_HEADER_BYTES + nameLen > len) {
+                throw corrupt(off, "names entry of length " + len + " with a name of " + nameLen + " bytes");
+            }
+            byte[] nb = new byte[nameLen];
+            for (int k = 0; k < nameLen; k++) {
+                nb[k] = buf.get(off + ENTRY_HEADER_BYTES + k);
+            }
+            String name = new String(nb, StandardCharsets.UTF_8).intern();
+            if (entryKind == ENTRY_EVENT) {
+                growNames(id);
+                eventNames[id] = name;
+                eventTypes[id] = typeId;
+            } else if (entryKind == ENTRY_TYPE) {
+                typeNames.put(id, name);
+            } else {
+                throw corrupt(off + 2, "names entry kind " + entryKind);
+            }
+            at += len;
+        }
+        namesParsed = at;
+    }
+
+    private void growNames(int id) {
+        if (id >= eventNames.length) {
+            int n = Math.max(id + 1, eventNames.length * 2);
+            eventNames = Arrays.copyOf(eventNames, n);
+            eventTypes = Arrays.copyOf(eventTypes, n);
+        }
+    }
+
+    private void check(boolean ok, long offset, String what) {
+        if (!ok) {
+            throw corrupt(offset, "bad header: " + what);
+        }
+    }
+
+    private CorruptFileException corrupt(long offset, String what) {
+        return new CorruptFileException(path, offset, what);
+    }
+
+    /** @return the pid of the process that wrote the file */
+    public long pid() {
+        return pid;
+    }
+
+    /** @return the file this cursor reads */
+    public Path path() {
+        return file;
+    }
+
+    /** @return the producer's start time, ns since the Unix epoch */
+    public long startEpochNanos() {
+        return startEpoch;
+    }
+
+    /** @return the producer's monotonic clock (ns) at {@link #startEpochNanos()} */
+    public long startMonotonicNanos() {
+        return startMono;
+    }
+
+    /** @return an event timestamp converted to ns since the Unix epoch (through the header's clock pair) */
+    public long toEpochNanos(long timestamp) {
+        return startEpoch + (timestamp - startMono);
+    }
+
+    /** @return the name of a thread seen by this cursor (as of its first event), or null */
+    public String threadName(long threadId) {
+        return threadNames.get(threadId);
+    }
+
+    /** @return thread ids and names seen so far */
+    public Map<Long, String> threadNames() {
+        return Map.copyOf(threadNames);
+    }
+
+    /** @return true once the producer stopped cleanly (it may still be running without events) */
+    public boolean producerClosed() {
+        return (int) INT.getAcquire(buf, H_CLOSED) == 1;
+    }
+
+    /** @return events the producer could not write: no free thread slot, or a re-entrant write */
+    public long producerDropped() {
+        return (long) LONG.getAcquire(buf, H_DROPPED);
+    }
+
+    /** @return events this cursor lost to lapping, in total */
+    public long lostEvents() {
+        return lost;
+    }
+
+    @Override
+    public void close() {
+        // The mapping is released when the cursor becomes unreachable; nothing is locked or written.
+    }
+
+    private static final class SlotState {
+        long gen = -1;
+        long tid;
+        long pos;
+        long seq;
+        long switchPos = -1;
+        long nextTid;
+    }
+}
