@@ -20,6 +20,8 @@ final class ContextTable {
     /** Indexes must fit in the 29 low bits of a context word. */
     static final int MAX_ENTRIES = 1 << 29;
     static final int INDEX_MASK = MAX_ENTRIES - 1;
+    /** Entries one thread's table holds at most: its hash index (6 longs a slot, at most half full) is one array. */
+    static final int MAX_CONTEXTS = 1 << 27;
     static final int TYPE_SHIFT = 29;
 
     /** One immutable-size generation of the entry columns. */
@@ -79,7 +81,7 @@ final class ContextTable {
 
     /**
      * Owner thread only. @return the index of this combination, adding it if new; -1 if the table is full
-     * ({@value #MAX_ENTRIES} entries)
+     * ({@value #MAX_CONTEXTS} entries)
      */
     int indexOf(long threadId, int threadName, int site, long stack, int typeName, int variableName,
                 long previous) {
@@ -104,12 +106,12 @@ final class ContextTable {
     private int add(int slot, long threadId, int threadName, int site, long stack, int typeName,
                     int variableName, long previous) {
         int n = size;
-        if (n >= MAX_ENTRIES) {
+        if (n >= MAX_CONTEXTS) {
             return -1;
         }
         Entries e = entries;
         if (n == e.capacity()) {
-            e = new Entries(e, Math.min(MAX_ENTRIES, n * 2));
+            e = new Entries(e, Math.min(MAX_CONTEXTS, n * 2));
             entries = e;
         }
         e.threadIds[n] = threadId;

@@ -109,7 +109,7 @@ final class ThreadBuffer {
     private void contextsFull(long threadId) {
         countDropped();
         throw MemscopeException.memory("thread " + threadId + " used more than "
-                + ContextTable.MAX_ENTRIES + " distinct event contexts; event dropped and counted");
+                + ContextTable.MAX_CONTEXTS + " distinct event contexts; event dropped and counted");
     }
 
     /**
