@@ -31,7 +31,7 @@ class KilledStoreDrainerTest {
     void killedWhileDrainingKeepsEveryEventBeforeTheLastCompleteBlock() throws Exception {
         Path file = dir.resolve("killed-store.msrec");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 KilledStoreDrainerMain.class.getName(), file.toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         long flushed = 0;
