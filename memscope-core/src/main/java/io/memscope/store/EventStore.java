@@ -24,8 +24,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #record(MemoryEventType, long, long, long, int, long, int, int)} writes into the calling thread's own
  * {@link ThreadBuffer} (found in a small array by thread id, else through a {@code ThreadLocal}): primitive
  * column chunks of up to 4096 events, no shared lock, queue or counter, and no allocation except a new chunk
- * once per up to 4096 events (none at all when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest are reused). The thread's id and name
- * are taken from the current thread once, at its first event in this store (a later rename is not seen).
+ * once per up to 4096 events (none at all when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest
+ * are reused). The thread's id and name are taken from the current thread once, at its first event in this
+ * store (a later rename is not seen).
  * Strings are interned in {@link #strings()}; a stored event holds no object: 32 bytes per event (timestamp,
  * address, size: 8 bytes each; type and context index: 4; previous size: 4) plus 136 - 232 bytes per distinct
  * (thread, site, stack, type name, variable name) combination per thread (its {@link ContextTable} entry and
