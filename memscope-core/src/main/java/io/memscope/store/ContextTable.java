@@ -13,12 +13,15 @@ import java.util.Arrays;
  * publishes {@code size = n + 1} with a volatile write; readers read {@link #size()} first, then
  * {@link #entries()}, and may use every entry below the size they read.
  *
- * <p>Memory: 40 bytes per entry plus 8 bytes of hash index per entry at worst (load factor 1/2).
+ * <p>Memory: 40 bytes per entry in the columns, 48 bytes per slot of the hash index (between 2 and 4 slots per
+ * entry once past the initial 8 slots): 136 - 232 bytes per distinct context.
  */
 final class ContextTable {
     /** Indexes must fit in the 29 low bits of a context word. */
     static final int MAX_ENTRIES = 1 << 29;
     static final int INDEX_MASK = MAX_ENTRIES - 1;
+    /** Entries one thread's table holds at most: its hash index (6 longs a slot, at most half full) is one array. */
+    static final int MAX_CONTEXTS = 1 << 27;
     static final int TYPE_SHIFT = 29;
 
     /** One immutable-size generation of the entry columns. */
@@ -59,79 +62,56 @@ final class ContextTable {
     private volatile Entries entries = new Entries(4);
     private volatile int size;
 
-    // Owner-only: open-addressing hash of entry index + 1 (0 = empty slot).
-    private int[] slots = new int[8];
-
-    // Owner-only: the last entry found or added, compared before hashing.
-    private int lastIndex = -1;
-    private long lastThreadId;
-    private int lastThreadName;
-    private int lastSite;
-    private long lastStack;
-    private int lastTypeName;
-    private int lastVariableName;
-    private long lastPrevious;
+    /**
+     * Owner-only: the open-addressing hash index (linear probing, at most half full), holding each entry's key
+     * next to its index so that a lookup that finds its entry reads one or two cache lines of one array instead
+     * of the seven entry columns. Slot {@code j} occupies {@code keys[j * STRIDE .. j * STRIDE + 5]}:
+     * <pre>
+     *   +0  site (low 32 bits) | typeName (high 32 bits)
+     *   +1  stack
+     *   +2  variableName (low 32 bits) | threadName (high 32 bits)
+     *   +3  threadId
+     *   +4  previous
+     *   +5  entry index + 1 (0 = empty slot)
+     * </pre>
+     */
+    private long[] keys = new long[8 * STRIDE];
+    private int mask = 7;
+    static final int STRIDE = 6;
 
     /**
      * Owner thread only. @return the index of this combination, adding it if new; -1 if the table is full
-     * ({@value #MAX_ENTRIES} entries)
+     * ({@value #MAX_CONTEXTS} entries)
      */
     int indexOf(long threadId, int threadName, int site, long stack, int typeName, int variableName,
                 long previous) {
-        if (site == lastSite && stack == lastStack && typeName == lastTypeName && variableName == lastVariableName
-                && threadId == lastThreadId && threadName == lastThreadName && previous == lastPrevious
-                && lastIndex >= 0) {
-            return lastIndex;
-        }
-        return miss(threadId, threadName, site, stack, typeName, variableName, previous);
-    }
-
-    /** Kept out of {@link #indexOf} so that the last-hit check stays small enough to inline. */
-    private int miss(long threadId, int threadName, int site, long stack, int typeName, int variableName,
-                     long previous) {
-        int index = find(threadId, threadName, site, stack, typeName, variableName, previous);
-        if (index >= 0) {
-            lastIndex = index;
-            lastThreadId = threadId;
-            lastThreadName = threadName;
-            lastSite = site;
-            lastStack = stack;
-            lastTypeName = typeName;
-            lastVariableName = variableName;
-            lastPrevious = previous;
-        }
-        return index;
-    }
-
-    private int find(long threadId, int threadName, int site, long stack, int typeName, int variableName,
-                     long previous) {
-        Entries e = entries;
-        int[] s = slots;
-        int mask = s.length - 1;
-        int h = hash(threadId, threadName, site, stack, typeName, variableName, previous);
-        for (int i = h & mask; ; i = (i + 1) & mask) {
-            int slot = s[i];
-            if (slot == 0) {
+        long k0 = Integer.toUnsignedLong(site) | (long) typeName << 32;
+        long k2 = Integer.toUnsignedLong(variableName) | (long) threadName << 32;
+        long[] t = keys;
+        int m = mask;
+        for (int i = hash(k0, stack, k2, threadId, previous) & m; ; i = (i + 1) & m) {
+            int at = i * STRIDE;
+            long index = t[at + 5];
+            if (index == 0) {
                 return add(i, threadId, threadName, site, stack, typeName, variableName, previous);
             }
-            int k = slot - 1;
-            if (e.sites[k] == site && e.stacks[k] == stack && e.typeNames[k] == typeName
-                    && e.variableNames[k] == variableName && e.threadIds[k] == threadId
-                    && e.threadNames[k] == threadName && e.previousSizes[k] == previous) {
-                return k;
+            if (t[at] == k0 && t[at + 1] == stack && t[at + 2] == k2 && t[at + 3] == threadId
+                    && t[at + 4] == previous) {
+                return (int) index - 1;
             }
         }
     }
 
-    private int add(int slotIndex, long threadId, int threadName, int site, long stack, int typeName,
+    /** Kept out of {@link #indexOf} so that the lookup stays small enough to inline. */
+    private int add(int slot, long threadId, int threadName, int site, long stack, int typeName,
                     int variableName, long previous) {
         int n = size;
-        if (n >= MAX_ENTRIES) {
+        if (n >= MAX_CONTEXTS) {
             return -1;
         }
         Entries e = entries;
         if (n == e.capacity()) {
-            e = new Entries(e, Math.min(MAX_ENTRIES, n * 2));
+            e = new Entries(e, Math.min(MAX_CONTEXTS, n * 2));
             entries = e;
         }
         e.threadIds[n] = threadId;
@@ -141,35 +121,48 @@ final class ContextTable {
         e.typeNames[n] = typeName;
         e.variableNames[n] = variableName;
         e.previousSizes[n] = previous;
-        slots[slotIndex] = n + 1;
+        put(keys, slot * STRIDE, Integer.toUnsignedLong(site) | (long) typeName << 32, stack,
+                Integer.toUnsignedLong(variableName) | (long) threadName << 32, threadId, previous, n + 1L);
         size = n + 1; // publish
-        if ((n + 1) * 2 > slots.length) {
-            rehash(e, n + 1);
+        if ((n + 1) * 2 > mask + 1) {
+            rehash();
         }
         return n;
     }
 
-    private void rehash(Entries e, int count) {
-        int[] s = new int[slots.length * 2];
-        int mask = s.length - 1;
-        for (int k = 0; k < count; k++) {
-            int h = hash(e.threadIds[k], e.threadNames[k], e.sites[k], e.stacks[k], e.typeNames[k],
-                    e.variableNames[k], e.previousSizes[k]);
-            int i = h & mask;
-            while (s[i] != 0) {
-                i = (i + 1) & mask;
-            }
-            s[i] = k + 1;
-        }
-        slots = s;
+    private static void put(long[] t, int at, long k0, long stack, long k2, long threadId, long previous,
+                            long indexPlusOne) {
+        t[at] = k0;
+        t[at + 1] = stack;
+        t[at + 2] = k2;
+        t[at + 3] = threadId;
+        t[at + 4] = previous;
+        t[at + 5] = indexPlusOne;
     }
 
-    private static int hash(long threadId, int threadName, int site, long stack, int typeName, int variableName,
-                            long previous) {
+    private void rehash() {
+        long[] old = keys;
+        int slots = (mask + 1) * 2;
+        long[] t = new long[slots * STRIDE];
+        int m = slots - 1;
+        for (int from = 0; from < old.length; from += STRIDE) {
+            if (old[from + 5] == 0) {
+                continue;
+            }
+            int i = hash(old[from], old[from + 1], old[from + 2], old[from + 3], old[from + 4]) & m;
+            while (t[i * STRIDE + 5] != 0) {
+                i = (i + 1) & m;
+            }
+            System.arraycopy(old, from, t, i * STRIDE, STRIDE);
+        }
+        keys = t;
+        mask = m;
+    }
+
+    private static int hash(long k0, long stack, long k2, long threadId, long previous) {
         // independent multiplies (they run in parallel), then one final mix
-        long h = site * 0x9E3779B97F4A7C15L + stack * 0xC2B2AE3D27D4EB4FL + typeName * 0x165667B19E3779F9L
-                + variableName * 0x27D4EB2F165667C5L + threadId * 0x94D049BB133111EBL
-                + threadName * 0xBF58476D1CE4E5B9L + previous * 0xFF51AFD7ED558CCDL;
+        long h = k0 * 0x9E3779B97F4A7C15L + stack * 0xC2B2AE3D27D4EB4FL + k2 * 0x165667B19E3779F9L
+                + threadId * 0x94D049BB133111EBL + previous * 0xFF51AFD7ED558CCDL;
         h ^= h >>> 29;
         h *= 0xBF58476D1CE4E5B9L;
         return (int) (h ^ (h >>> 32));
@@ -187,6 +180,6 @@ final class ContextTable {
 
     /** @return bytes held by the entry columns and the hash index (payloads, without headers) */
     long payloadBytes() {
-        return (long) entries.capacity() * 40 + (long) slots.length * 4;
+        return (long) entries.capacity() * 40 + (long) keys.length * 8;
     }
 }

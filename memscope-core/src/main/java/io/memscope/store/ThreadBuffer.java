@@ -52,12 +52,14 @@ final class ThreadBuffer {
     private final EventStore bounded;
 
     // ---- owner thread only ----
+    /** The chunk holding position {@code end} (or full, when {@code end} is its last position + 1). */
     private Chunk tail;
-    private int tailIndex;
-    private long written;
     private long lastTimestamp = Long.MIN_VALUE;
-    /** Bounded mode: events this thread may still store without asking the store (read by reapers once dead). */
-    long lease;
+    /**
+     * Bounded mode: positions below this may be written without asking the store for capacity (a lease of
+     * {@code leaseEnd - end} events). Read and reset by reapers once the owner is dead.
+     */
+    long leaseEnd;
 
     // ---- published by the owner (release stores), read by anyone ----
     @SuppressWarnings("unused") private volatile long end;
@@ -91,7 +93,7 @@ final class ThreadBuffer {
      */
     void put(long timestamp, int typeCode, long address, long size, long previousSize, long threadId,
              int threadNameId, int siteId, long stackId, int typeNameId, int variableNameId) {
-        if (bounded != null && lease == 0 && !bounded.reserve(this)) {
+        if (bounded != null && (long) END.get(this) == leaseEnd && !bounded.reserve(this)) {
             return;
         }
         int previous = (previousSize >>> 31) == 0 ? (int) previousSize : -1; // else kept in the context
@@ -101,22 +103,23 @@ final class ThreadBuffer {
             contextsFull(threadId);
             return;
         }
-        if (bounded != null) {
-            lease--;
-        }
         append(timestamp, (typeCode << ContextTable.TYPE_SHIFT) | context, address, size, previous);
     }
 
     private void contextsFull(long threadId) {
         countDropped();
         throw MemscopeException.memory("thread " + threadId + " used more than "
-                + ContextTable.MAX_ENTRIES + " distinct event contexts; event dropped and counted");
+                + ContextTable.MAX_CONTEXTS + " distinct event contexts; event dropped and counted");
     }
 
-    /** Owner thread only: stores one event and publishes it. */
+    /**
+     * Owner thread only: stores one event and publishes it. Seven stores: the five columns, the last timestamp
+     * and the end; the owner reads its own {@code end} plainly (it is its only writer) and derives the slot from it.
+     */
     void append(long timestamp, int context, long address, long size, int previous) {
+        long position = (long) END.get(this);
         Chunk c = tail;
-        int i = tailIndex;
+        int i = (int) (position - c.base);
         if (i == c.capacity) {
             c = grow(c);
             i = 0;
@@ -126,14 +129,26 @@ final class ThreadBuffer {
         c.sizes[i] = size;
         c.contexts[i] = context;
         c.previous[i] = previous;
-        tailIndex = i + 1;
-        long position = written;
         if (timestamp < lastTimestamp) {
             LAST_DESCENT.setRelease(this, position);
         }
         lastTimestamp = timestamp;
-        written = position + 1;
         END.setRelease(this, position + 1);
+    }
+
+    /** Bounded mode, owner thread only: may write {@code events} more events without asking the store. */
+    void grantLease(long events) {
+        leaseEnd = (long) END.get(this) + events;
+    }
+
+    /**
+     * Bounded mode, under the store's lock, once the owner is dead (its end is final): takes back the unused
+     * part of the lease. @return how many events of capacity it held
+     */
+    long takeBackLease() {
+        long unused = leaseEnd - end();
+        leaseEnd = end();
+        return Math.max(0, unused);
     }
 
     private Chunk grow(Chunk full) {
@@ -186,6 +201,11 @@ final class ThreadBuffer {
         }
         Thread t = owner.get();
         return t == null || !t.isAlive();
+    }
+
+    /** @return true if {@code t} is this buffer's owner (false for the graveyard) */
+    boolean isOwnedBy(Thread t) {
+        return owner != null && owner.refersTo(t);
     }
 
     /** @return true for the store's graveyard, which holds the events of ended threads and has no owner */
