@@ -3,7 +3,6 @@ package io.memscope.agent;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.Recordings;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportJson;
@@ -43,6 +42,7 @@ public final class Agent {
     private final boolean attached;
     private final long pid = ProcessHandle.current().pid();
     private MemscopeTransformer transformer;
+    private Path dir;
     private boolean stopped;
 
     private Agent(Instrumentation inst, AgentOptions options, boolean attached) {
@@ -105,8 +105,10 @@ public final class Agent {
         transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
                 options.nativeMemory());
         inst.addTransformer(transformer, true);
+        dir = outputDir();
         Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc());
+                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
+                options.flushMillis(), options.debug());
         retransformLoaded();
         if (options.durationSeconds() > 0) {
             Thread t = new Thread(() -> {
@@ -123,7 +125,7 @@ public final class Agent {
         if (!options.quiet()) {
             System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
                     + " mode, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
-                    + options.out().toAbsolutePath().resolve(Long.toString(pid)));
+                    + dir);
         }
     }
 
@@ -177,18 +179,10 @@ public final class Agent {
             stopped = true;
         }
         try {
-            Map<String, String> meta = new LinkedHashMap<>();
-            meta.put(CaptureData.PID, Long.toString(pid));
-            meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
-            String cmd = System.getProperty("sun.java.command");
-            if (cmd != null) {
-                meta.put(CaptureData.COMMAND, cmd);
-            }
-            meta.put("attached", Boolean.toString(attached));
+            Map<String, String> meta = startMetadata();
             meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
             meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
             meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-            options.raw().forEach((k, v) -> meta.put("option." + k, v));
             inst.removeTransformer(transformer);
             CaptureData data = Capture.finish(meta);
             if (restore) {
@@ -200,6 +194,20 @@ public final class Agent {
         } catch (Throwable t) {
             System.err.println("memscope agent: could not finish the report: " + t);
         }
+    }
+
+    /** Metadata known when the capture starts (written at the head of the recording). */
+    private Map<String, String> startMetadata() {
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put(CaptureData.PID, Long.toString(pid));
+        meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
+        String cmd = System.getProperty("sun.java.command");
+        if (cmd != null) {
+            meta.put(CaptureData.COMMAND, cmd);
+        }
+        meta.put("attached", Boolean.toString(attached));
+        options.raw().forEach((k, v) -> meta.put("option." + k, v));
+        return meta;
     }
 
     private void restoreClasses() {
@@ -215,15 +223,7 @@ public final class Agent {
 
     private void write(CaptureData data) throws IOException {
         Report report = ReportBuilder.build(data);
-        Path dir = outputDir();
         Files.createDirectories(dir);
-        try {
-            long startEpochMs = data.metadataLong(CaptureData.START_EPOCH_MS, System.currentTimeMillis());
-            Recordings.write(data, dir.resolve(RECORDING), startEpochMs);
-        } catch (Throwable t) {
-            Failures.report("agent.recording", t);
-            System.err.println("memscope agent: could not write the recording: " + t);
-        }
         ReportJson.write(report, dir.resolve(REPORT_JSON));
         String summary = Summary.format(report);
         Files.writeString(dir.resolve(SUMMARY_TXT), summary, StandardCharsets.UTF_8);
@@ -238,7 +238,7 @@ public final class Agent {
     private Path outputDir() {
         Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
         Path dir = base;
-        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)); n++) {
+        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)) || Files.exists(dir.resolve(RECORDING)); n++) {
             dir = base.resolveSibling(pid + "-" + n);
         }
         return dir;
