@@ -2,6 +2,7 @@ package io.memscope.agent;
 
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
+import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.CaptureData;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
@@ -110,6 +111,9 @@ public final class Agent {
                 options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
                 options.flushMillis(), options.debug());
         retransformLoaded();
+        if (options.jmx()) {
+            AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
+        }
         if (options.durationSeconds() > 0) {
             Thread t = new Thread(() -> {
                 try {
@@ -184,6 +188,9 @@ public final class Agent {
             meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
             meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
             inst.removeTransformer(transformer);
+            if (options.jmx()) {
+                AgentJmx.unregister();
+            }
             CaptureData data = Capture.finish(meta);
             if (restore) {
                 restoreClasses();

@@ -113,6 +113,7 @@ public final class Capture {
         flushNanos = flushMillis * 1_000_000L;
         debug = debugFlushes;
         Liveness.clear();
+        LiveSites.clear();
         synchronized (FOLDED) {
             FOLDED.clear();
         }
@@ -187,6 +188,30 @@ public final class Capture {
 
     public static boolean running() {
         return running;
+    }
+
+    /** @return events waiting in the store (not yet moved into the recording) */
+    public static long storeEvents() {
+        AllocationSink s = sink;
+        return s instanceof StoreSink ? ((StoreSink) s).size() : 0;
+    }
+
+    /** @return bytes held by the store's buffers */
+    public static long storeRetainedBytes() {
+        AllocationSink s = sink;
+        return s instanceof StoreSink ? ((StoreSink) s).store().retainedBytes() : 0;
+    }
+
+    /** @return events moved into the recording by this capture */
+    public static long recordingEvents() {
+        RecordingStream rs = stream;
+        return rs == null ? 0 : rs.drained();
+    }
+
+    /** @return the recording file of the current capture, or an empty string */
+    public static String recordingFile() {
+        Path f = recordingFile;
+        return f == null ? "" : f.toAbsolutePath().toString();
     }
 
     private static void backgroundLoop() {
@@ -270,7 +295,7 @@ public final class Capture {
             if (o == null) {
                 return;
             }
-            long id = Liveness.track(o, site, size);
+            long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
             long stack = StackTable.capture(stackDepth);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {
