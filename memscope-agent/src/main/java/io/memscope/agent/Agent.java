@@ -1,5 +1,6 @@
 package io.memscope.agent;
 
+import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.jmx.AgentJmx;
@@ -25,8 +26,8 @@ import java.util.Set;
  * loaded, start the capture; at JVM exit (or after {@code duration}, or on {@code command=detach}) finish the
  * capture, restore classes when attached, and write {@code <out>/<pid>/report.json} and {@code summary.txt}.
  *
- * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch} after the agent jar was added to the
- * bootstrap class path.
+ * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch}. Before anything is instrumented,
+ * {@link BootHooks} defines the hook class that instrumented code calls inside {@code java.base}.
  */
 public final class Agent {
     /** File names inside the per-JVM output directory. */
@@ -86,6 +87,17 @@ public final class Agent {
             return;
         }
         Failures.setStrict(o.strict());
+        try {
+            BootHooks.install(inst);
+        } catch (Exception | LinkageError e) {
+            String msg = "memscope agent: cannot define the hook class in java.base (" + e
+                    + "); the application runs without memscope";
+            System.err.println(msg);
+            if (o.strict()) {
+                throw new IllegalStateException(msg, e);
+            }
+            return;
+        }
         synchronized (Agent.class) {
             if (current != null && !current.stopped) {
                 System.err.println("memscope agent: already running in this JVM (pid " + current.pid + ")");

@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code memscope live <pid>}: the live and allocated heap per allocation site of a JVM running under the memscope
- * agent, read from its {@value AgentJmx#OBJECT_NAME} MXBean over local JMX ({@link LocalJmx}).
+ * agent, read from its {@code io.memscope:type=Agent} MXBean over local JMX ({@link LocalJmx}).
  *
  * <p>JSON output (one object):
  * <pre>

@@ -108,6 +108,25 @@ class AgentCaptureTest {
         assertThat((double) estimated).isCloseTo(truth, org.assertj.core.data.Percentage.withPercentage(5));
     }
 
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void noClassDataSharingWarningAndTheHookClassLivesInJavaBase(String java, @TempDir Path out) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xshare:auto",
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=mode=exact,out=" + out,
+                "-cp", Jvms.classPath(ExactFixture.class), ExactFixture.class.getName());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(output).isZero();
+        assertThat(output).doesNotContain("Sharing is only supported").doesNotContain("bootstrap classpath")
+                .contains("memscope agent: report written");
+        Object report = Jvms.report(out);
+        String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
+        assertThat(MiniJson.num(entry(report, "topAllocationSites",
+                prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")"), "count")).isEqualTo(1000);
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void invalidAgentOptionLeavesTheApplicationRunningWithTrackingOff(@TempDir Path out) throws Exception {

@@ -56,6 +56,8 @@ class StreamingTest {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         assertThat(flushes).as("flush lines in %s", output).hasSize(15);
+        assertThat(output).as("no bootstrap class path append, class data sharing stays on")
+                .noneMatch(l -> l.contains("Sharing is only supported"));
         long[] last = flushes.get(flushes.size() - 1);
         long streamed = last[3];
         assertThat(streamed).as("events streamed into the recording").isGreaterThan(20_000);

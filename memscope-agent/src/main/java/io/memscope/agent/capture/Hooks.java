@@ -3,8 +3,9 @@ package io.memscope.agent.capture;
 import io.memscope.error.Failures;
 
 /**
- * The static methods instrumented bytecode calls. Loaded by the bootstrap class loader, so that application classes
- * of every loader and instrumented JDK classes all reach this one class.
+ * The static methods instrumented bytecode reaches, through {@code java.lang.MemscopeHooks} (defined in
+ * {@code java.base} by {@code io.memscope.agent.boot.BootHooks}; each of its methods forwards here through a
+ * constant method handle, which the JIT inlines). Public because that class looks them up with a public lookup.
  *
  * <p>Hot path for heap allocations: one volatile read ({@link #heapEnabled}), one thread-local lookup, one cached
  * size, one subtraction; exact mode adds two per-thread array increments. The slow path (a sample, one per

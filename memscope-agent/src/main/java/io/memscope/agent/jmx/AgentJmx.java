@@ -12,8 +12,11 @@ import javax.management.ObjectName;
 
 /** Registers and unregisters the {@link AgentMXBean} on the platform MBean server. */
 public final class AgentJmx implements AgentMXBean {
-    /** The MXBean's object name. */
-    public static final String OBJECT_NAME = "io.memscope:type=Agent";
+    /**
+     * The MXBean's object name, {@code io.memscope:type=Agent}. Built at run time: the agent jar's shading relocates
+     * string constants that start with memscope's package name.
+     */
+    public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
     /** Upper bound of rows per call. */
     static final int MAX_ROWS = 10_000;
 

@@ -1,7 +1,7 @@
 package io.memscope.agent.jmx;
 
 /**
- * The running agent as seen over JMX, registered as {@value AgentJmx#OBJECT_NAME} while a capture runs (option
+ * The running agent as seen over JMX, registered as {@code io.memscope:type=Agent} while a capture runs (option
  * {@code jmx=true}, the default). Read by {@code memscope live <pid>}.
  *
  * <p>Bytes and objects per site are estimates from the samples (Horvitz-Thompson weights, unbiased); "live" means
