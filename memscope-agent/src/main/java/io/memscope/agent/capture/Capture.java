@@ -159,6 +159,7 @@ public final class Capture {
         background = t;
         t.start();
         Hooks.nativeEnabled = nativeMemory;
+        Hooks.heapSampling = true;
         Hooks.heapEnabled = true;
     }
 
@@ -268,6 +269,7 @@ public final class Capture {
             ThreadState ts = it.next();
             if (!ts.thread.isAlive()) {
                 fold(ts);
+                ThreadState.release(ts);
                 it.remove();
             }
         }
@@ -292,7 +294,7 @@ public final class Capture {
         ts.busy = true;
         try {
             ts.untilSample = ts.nextInterval(Hooks.mean);
-            if (o == null) {
+            if (o == null || !Hooks.heapSampling) {
                 return;
             }
             long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
@@ -321,6 +323,7 @@ public final class Capture {
             self.busy = true;
         }
         try {
+            Hooks.heapSampling = false;
             Hooks.heapEnabled = false;
             if (!running) {
                 return null;
