@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import memscope.fixtures.AccuracyFixture;
 import memscope.fixtures.ExactFixture;
 import memscope.fixtures.NativeFixture;
+import memscope.fixtures.ThreadsFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -85,6 +86,20 @@ class AgentCaptureTest {
         // long[2][3]: an outer array of 2 references and two long[3]
         assertThat(MiniJson.num(multi, "bytes")).isEqualTo(300L * (24 + 2 * 40));
         assertThat(multi.get("type")).isEqualTo("long[][]");
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void exactCountsOverManyShortLivedThreads(String java, @TempDir Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--mode", "exact"), List.of(java, "-cp",
+                Jvms.classPath(ThreadsFixture.class), ThreadsFixture.class.getName()));
+        assertThat(code).isZero();
+        Map<String, Object> site = entry(Jvms.report(out), "topAllocationSites",
+                "memscope.fixtures.ThreadsFixture.work(ThreadsFixture.java:"
+                        + Jvms.lineOf(SRC + "ThreadsFixture.java", "THREADS-SITE") + ")");
+        assertThat(MiniJson.num(site, "count")).isEqualTo(200_000);
+        assertThat(MiniJson.num(site, "bytes")).isEqualTo(200_000L * 56);
     }
 
     @Test
