@@ -1,9 +1,10 @@
 package io.memscope.agent;
 
+import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
+import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.Recordings;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportJson;
@@ -25,8 +26,8 @@ import java.util.Set;
  * loaded, start the capture; at JVM exit (or after {@code duration}, or on {@code command=detach}) finish the
  * capture, restore classes when attached, and write {@code <out>/<pid>/report.json} and {@code summary.txt}.
  *
- * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch} after the agent jar was added to the
- * bootstrap class path.
+ * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch}. Before anything is instrumented,
+ * {@link BootHooks} defines the hook class that instrumented code calls inside {@code java.base}.
  */
 public final class Agent {
     /** File names inside the per-JVM output directory. */
@@ -43,6 +44,7 @@ public final class Agent {
     private final boolean attached;
     private final long pid = ProcessHandle.current().pid();
     private MemscopeTransformer transformer;
+    private Path dir;
     private boolean stopped;
 
     private Agent(Instrumentation inst, AgentOptions options, boolean attached) {
@@ -85,6 +87,17 @@ public final class Agent {
             return;
         }
         Failures.setStrict(o.strict());
+        try {
+            BootHooks.install(inst);
+        } catch (Exception | LinkageError e) {
+            String msg = "memscope agent: cannot define the hook class in java.base (" + e
+                    + "); the application runs without memscope";
+            System.err.println(msg);
+            if (o.strict()) {
+                throw new IllegalStateException(msg, e);
+            }
+            return;
+        }
         synchronized (Agent.class) {
             if (current != null && !current.stopped) {
                 System.err.println("memscope agent: already running in this JVM (pid " + current.pid + ")");
@@ -105,9 +118,14 @@ public final class Agent {
         transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
                 options.nativeMemory());
         inst.addTransformer(transformer, true);
+        dir = outputDir();
         Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc());
+                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
+                options.flushMillis(), options.debug());
         retransformLoaded();
+        if (options.jmx()) {
+            AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
+        }
         if (options.durationSeconds() > 0) {
             Thread t = new Thread(() -> {
                 try {
@@ -123,7 +141,7 @@ public final class Agent {
         if (!options.quiet()) {
             System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
                     + " mode, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
-                    + options.out().toAbsolutePath().resolve(Long.toString(pid)));
+                    + dir);
         }
     }
 
@@ -177,19 +195,14 @@ public final class Agent {
             stopped = true;
         }
         try {
-            Map<String, String> meta = new LinkedHashMap<>();
-            meta.put(CaptureData.PID, Long.toString(pid));
-            meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
-            String cmd = System.getProperty("sun.java.command");
-            if (cmd != null) {
-                meta.put(CaptureData.COMMAND, cmd);
-            }
-            meta.put("attached", Boolean.toString(attached));
+            Map<String, String> meta = startMetadata();
             meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
             meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
             meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-            options.raw().forEach((k, v) -> meta.put("option." + k, v));
             inst.removeTransformer(transformer);
+            if (options.jmx()) {
+                AgentJmx.unregister();
+            }
             CaptureData data = Capture.finish(meta);
             if (restore) {
                 restoreClasses();
@@ -200,6 +213,20 @@ public final class Agent {
         } catch (Throwable t) {
             System.err.println("memscope agent: could not finish the report: " + t);
         }
+    }
+
+    /** Metadata known when the capture starts (written at the head of the recording). */
+    private Map<String, String> startMetadata() {
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put(CaptureData.PID, Long.toString(pid));
+        meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
+        String cmd = System.getProperty("sun.java.command");
+        if (cmd != null) {
+            meta.put(CaptureData.COMMAND, cmd);
+        }
+        meta.put("attached", Boolean.toString(attached));
+        options.raw().forEach((k, v) -> meta.put("option." + k, v));
+        return meta;
     }
 
     private void restoreClasses() {
@@ -215,15 +242,7 @@ public final class Agent {
 
     private void write(CaptureData data) throws IOException {
         Report report = ReportBuilder.build(data);
-        Path dir = outputDir();
         Files.createDirectories(dir);
-        try {
-            long startEpochMs = data.metadataLong(CaptureData.START_EPOCH_MS, System.currentTimeMillis());
-            Recordings.write(data, dir.resolve(RECORDING), startEpochMs);
-        } catch (Throwable t) {
-            Failures.report("agent.recording", t);
-            System.err.println("memscope agent: could not write the recording: " + t);
-        }
         ReportJson.write(report, dir.resolve(REPORT_JSON));
         String summary = Summary.format(report);
         Files.writeString(dir.resolve(SUMMARY_TXT), summary, StandardCharsets.UTF_8);
@@ -238,7 +257,7 @@ public final class Agent {
     private Path outputDir() {
         Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
         Path dir = base;
-        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)); n++) {
+        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)) || Files.exists(dir.resolve(RECORDING)); n++) {
             dir = base.resolveSibling(pid + "-" + n);
         }
         return dir;

@@ -35,6 +35,12 @@ public final class AgentOptions {
             + "(default: at JVM exit)",
         "summary=true|false     MEMSCOPE_SUMMARY      print the summary on stderr at exit (default false)",
         "quiet=true|false       MEMSCOPE_QUIET        no start-up line on stderr (default false)",
+        "flush=MILLIS           MEMSCOPE_FLUSH        move captured events from memory into the recording this "
+            + "often (default 1000; also whenever 65536 events are waiting)",
+        "jmx=true|false         MEMSCOPE_JMX          register the io.memscope:type=Agent MXBean (live and "
+            + "allocated bytes per site, read by `memscope live`) (default true)",
+        "debug=true|false       MEMSCOPE_DEBUG        print one line per flush on stderr (events moved, events "
+            + "and bytes held in memory) (default false)",
         "strict=true|false      MEMSCOPE_STRICT       invalid options and internal failures stop the JVM instead of "
             + "being reported (default false)",
     };
@@ -56,6 +62,9 @@ public final class AgentOptions {
     private boolean summary;
     private boolean quiet;
     private boolean strict;
+    private long flushMillis = 1000;
+    private boolean jmx = true;
+    private boolean debug;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -63,7 +72,8 @@ public final class AgentOptions {
         {"exclude", "MEMSCOPE_EXCLUDE"}, {"includeJdk", "MEMSCOPE_INCLUDE_JDK"}, {"native", "MEMSCOPE_NATIVE"},
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
-        {"strict", "MEMSCOPE_STRICT"}, {"command", null},
+        {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
+        {"debug", "MEMSCOPE_DEBUG"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -159,6 +169,15 @@ public final class AgentOptions {
                 break;
             case "strict":
                 strict = bool(v);
+                break;
+            case "flush":
+                flushMillis = number(v, 10, 3_600_000);
+                break;
+            case "jmx":
+                jmx = bool(v);
+                break;
+            case "debug":
+                debug = bool(v);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -279,6 +298,21 @@ public final class AgentOptions {
 
     public boolean summary() {
         return summary;
+    }
+
+    /** @return how often captured events move from memory into the recording, in milliseconds */
+    public long flushMillis() {
+        return flushMillis;
+    }
+
+    /** @return whether to register the {@code io.memscope:type=Agent} MXBean */
+    public boolean jmx() {
+        return jmx;
+    }
+
+    /** @return whether to print one line per flush on stderr */
+    public boolean debug() {
+        return debug;
     }
 
     public boolean quiet() {

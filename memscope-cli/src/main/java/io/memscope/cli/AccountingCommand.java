@@ -1,7 +1,5 @@
 package io.memscope.cli;
 
-import com.sun.tools.attach.AttachNotSupportedException;
-import com.sun.tools.attach.VirtualMachine;
 import io.memscope.accounting.AccountingJmx;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
@@ -15,12 +13,7 @@ import picocli.CommandLine.Parameters;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,8 +21,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code memscope accounting <pid>}: attaches to a running JVM (jdk.attach), starts its local JMX agent, reads the
- * {@value AccountingJmx#OBJECT_NAME} MBean and prints the memory summary tables.
+ * {@code memscope accounting <pid>}: reads the {@value AccountingJmx#OBJECT_NAME} MBean of a running JVM over local
+ * JMX ({@link LocalJmx}) and prints the memory summary tables.
  */
 @Command(name = "accounting",
         description = "Print the memory accounting tables (by thread, account, user, host, global) of a running JVM "
@@ -57,45 +50,8 @@ public final class AccountingCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long id;
-        try {
-            id = Long.parseLong(pid);
-        } catch (NumberFormatException e) {
-            throw MemscopeException.configuration("'" + pid + "' is not a process id");
-        }
-        if (id == ProcessHandle.current().pid()) {
-            print(read(ManagementFactory.getPlatformMBeanServer(), pid));
-            return 0;
-        }
-        if (ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false) == Boolean.FALSE) {
-            throw MemscopeException.configuration("no process with pid " + pid);
-        }
-        String address = jmxAddress(pid);
-        try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
-            print(read(connector.getMBeanServerConnection(), pid));
-        }
+        print(LocalJmx.read(pid, server -> read(server, pid)));
         return 0;
-    }
-
-    private static String jmxAddress(String pid) {
-        VirtualMachine vm;
-        try {
-            vm = VirtualMachine.attach(pid);
-        } catch (AttachNotSupportedException | IOException e) {
-            throw MemscopeException.system("cannot attach to JVM " + pid + " (is it a JVM run by the same user, "
-                    + "without -XX:+DisableAttachMechanism?): " + e.getMessage(), e);
-        }
-        try {
-            return vm.startLocalManagementAgent();
-        } catch (IOException e) {
-            throw MemscopeException.system("cannot start the JMX agent in JVM " + pid + ": " + e.getMessage(), e);
-        } finally {
-            try {
-                vm.detach();
-            } catch (IOException ignored) {
-                // the agent address is what we needed
-            }
-        }
     }
 
     private Map<SummaryTable, List<SummaryRow>> read(MBeanServerConnection server, String pid) throws Exception {

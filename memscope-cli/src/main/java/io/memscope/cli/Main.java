@@ -24,6 +24,7 @@ public final class Main implements Runnable {
         ReportCommand.class,
         DumpCommand.class,
         AccountingCommand.class,
+        LiveCommand.class,
         TraceCommand.class,
         LatencyCommand.class,
         EventsCommand.class,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import memscope.fixtures.AccuracyFixture;
 import memscope.fixtures.ExactFixture;
 import memscope.fixtures.NativeFixture;
+import memscope.fixtures.ThreadsFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -87,6 +88,20 @@ class AgentCaptureTest {
         assertThat(multi.get("type")).isEqualTo("long[][]");
     }
 
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void exactCountsOverManyShortLivedThreads(String java, @TempDir Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--mode", "exact"), List.of(java, "-cp",
+                Jvms.classPath(ThreadsFixture.class), ThreadsFixture.class.getName()));
+        assertThat(code).isZero();
+        Map<String, Object> site = entry(Jvms.report(out), "topAllocationSites",
+                "memscope.fixtures.ThreadsFixture.work(ThreadsFixture.java:"
+                        + Jvms.lineOf(SRC + "ThreadsFixture.java", "THREADS-SITE") + ")");
+        assertThat(MiniJson.num(site, "count")).isEqualTo(200_000);
+        assertThat(MiniJson.num(site, "bytes")).isEqualTo(200_000L * 56);
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void sampledTotalIsWithinFivePercentOfThreadMxBean(@TempDir Path out) throws Exception {
@@ -106,6 +121,25 @@ class AgentCaptureTest {
         Object report = Jvms.report(reports);
         long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
         assertThat((double) estimated).isCloseTo(truth, org.assertj.core.data.Percentage.withPercentage(5));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void noClassDataSharingWarningAndTheHookClassLivesInJavaBase(String java, @TempDir Path out) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xshare:auto",
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=mode=exact,out=" + out,
+                "-cp", Jvms.classPath(ExactFixture.class), ExactFixture.class.getName());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(output).isZero();
+        assertThat(output).doesNotContain("Sharing is only supported").doesNotContain("bootstrap classpath")
+                .contains("memscope agent: report written");
+        Object report = Jvms.report(out);
+        String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
+        assertThat(MiniJson.num(entry(report, "topAllocationSites",
+                prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")"), "count")).isEqualTo(1000);
     }
 
     @Test

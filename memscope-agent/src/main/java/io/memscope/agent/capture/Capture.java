@@ -5,9 +5,13 @@ import io.memscope.MemoryEventType;
 import io.memscope.analysis.Anomaly;
 import io.memscope.analysis.CaptureData;
 import io.memscope.analysis.GcRecord;
+import io.memscope.analysis.Recordings;
 import io.memscope.analysis.Site;
 import io.memscope.error.Failures;
+import io.memscope.recording.RecordingReader;
+import io.memscope.recording.RecordingWriter;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -17,13 +21,27 @@ import java.util.Set;
 
 /**
  * One capture inside the JVM: starts the hooks, runs the background thread (collected samples become
- * DEALLOCATE events; counters of dead threads are folded), and at the end runs a full GC, settles liveness and
- * native memory, and hands everything over as {@link CaptureData}.
+ * DEALLOCATE events; counters of dead threads are folded; every {@code flush} period, or whenever
+ * {@value #FLUSH_EVENTS} events are waiting, the store is drained into the recording file by a
+ * {@link RecordingStream}), and at the end runs a full GC, settles liveness and native memory, finishes the
+ * recording and hands everything over as {@link CaptureData} read back from it (the same data
+ * {@code memscope report} sees).
+ *
+ * <p>Memory: the {@link io.memscope.store.EventStore} holds at most about one flush period of events. If the
+ * recording cannot be opened, the capture keeps its events in memory until the end (the pre-streaming behaviour)
+ * and tries to write the recording then.
  *
  * <p>At most one capture runs at a time; {@link #start} after {@link #finish} begins a new one.
  */
 public final class Capture {
+    /** Events waiting in the store that trigger a flush before the period is over. */
+    static final int FLUSH_EVENTS = 65_536;
+
     private static volatile AllocationSink sink = new StoreSink();
+    private static volatile RecordingStream stream;
+    private static Path recordingFile;
+    private static long flushNanos = 1_000_000_000L;
+    private static boolean debug;
     private static volatile NativeTracker nativeTracker;
     private static GcListener gcListener;
     private static int stackDepth = 64;
@@ -78,15 +96,24 @@ public final class Capture {
      * @param depth          frames per sampled stack (0 = none)
      * @param nativeMemory   track native memory (the Unsafe hooks must also be installed)
      * @param gc             record GC notifications
+     * @param recording      the recording file to stream into
+     * @param metadata       key/values known at the start (pid, command, options...), written first
+     * @param flushMillis    how often the store is drained into the recording
+     * @param debugFlushes   print one line per flush on stderr
      */
     public static synchronized void start(boolean exact, long intervalBytes, int depth, boolean nativeMemory,
-                                          boolean gc) {
+                                          boolean gc, Path recording, Map<String, String> metadata,
+                                          long flushMillis, boolean debugFlushes) {
         if (running) {
             return;
         }
         StoreSink log = new StoreSink();
         sink = log;
+        recordingFile = recording;
+        flushNanos = flushMillis * 1_000_000L;
+        debug = debugFlushes;
         Liveness.clear();
+        LiveSites.clear();
         synchronized (FOLDED) {
             FOLDED.clear();
         }
@@ -108,6 +135,21 @@ public final class Capture {
         }
         Hooks.exact = exact;
         Hooks.mean = intervalBytes;
+        // The writer's file I/O may allocate (and cache per thread) temporary direct buffers: track them as
+        // memscope's own, so that when this thread's buffer cache later frees them it is not an unknown free.
+        Hooks.nativeEnabled = nativeMemory;
+        ThreadState self = ThreadState.current();
+        boolean wasBusy = self != null && self.busy;
+        if (self != null) {
+            self.busy = true;
+        }
+        try {
+            stream = openStream(log, recording, exact, intervalBytes, metadata);
+        } finally {
+            if (self != null) {
+                self.busy = wasBusy;
+            }
+        }
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(intervalBytes);
         }
@@ -117,11 +159,60 @@ public final class Capture {
         background = t;
         t.start();
         Hooks.nativeEnabled = nativeMemory;
+        Hooks.heapSampling = true;
         Hooks.heapEnabled = true;
+    }
+
+    private static RecordingStream openStream(StoreSink log, Path file, boolean exact, long intervalBytes,
+                                              Map<String, String> metadata) {
+        if (file == null) {
+            return null;
+        }
+        try {
+            java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
+            RecordingWriter w = RecordingWriter.builder(file).strings(log.store().strings())
+                    .clock(startEpochMs * 1_000_000L, startNanos).open();
+            w.metadata(CaptureData.MODE, exact ? "exact" : "sample");
+            w.metadata(CaptureData.INTERVAL_BYTES, Long.toString(intervalBytes));
+            w.metadata(CaptureData.START_NANOS, Long.toString(startNanos));
+            w.metadata(CaptureData.START_EPOCH_MS, Long.toString(startEpochMs));
+            metadata.forEach(w::metadata);
+            w.flush();
+            return new RecordingStream(log.store(), w);
+        } catch (Throwable t) {
+            Failures.report("agent.recording.open", t);
+            System.err.println("memscope agent: cannot stream into " + file + " (" + t
+                    + "); events stay in memory until the end");
+            return null;
+        }
     }
 
     public static boolean running() {
         return running;
+    }
+
+    /** @return events waiting in the store (not yet moved into the recording) */
+    public static long storeEvents() {
+        AllocationSink s = sink;
+        return s instanceof StoreSink ? ((StoreSink) s).size() : 0;
+    }
+
+    /** @return bytes held by the store's buffers */
+    public static long storeRetainedBytes() {
+        AllocationSink s = sink;
+        return s instanceof StoreSink ? ((StoreSink) s).store().retainedBytes() : 0;
+    }
+
+    /** @return events moved into the recording by this capture */
+    public static long recordingEvents() {
+        RecordingStream rs = stream;
+        return rs == null ? 0 : rs.drained();
+    }
+
+    /** @return the recording file of the current capture, or an empty string */
+    public static String recordingFile() {
+        Path f = recordingFile;
+        return f == null ? "" : f.toAbsolutePath().toString();
     }
 
     private static void backgroundLoop() {
@@ -130,12 +221,21 @@ public final class Capture {
             self.busy = true;
         }
         long lastFold = System.nanoTime();
+        long lastFlush = lastFold;
+        // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {
             try {
                 Liveness.drain(sink, 100);
-                if (System.nanoTime() - lastFold > 1_000_000_000L) {
+                long now = System.nanoTime();
+                if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
-                    lastFold = System.nanoTime();
+                    lastFold = now;
+                }
+                AllocationSink s = sink;
+                if (stream != null && (now - lastFlush >= flushNanos
+                        || (s instanceof StoreSink && ((StoreSink) s).size() >= FLUSH_EVENTS))) {
+                    flush();
+                    lastFlush = System.nanoTime();
                 }
             } catch (InterruptedException e) {
                 return;
@@ -145,11 +245,31 @@ public final class Capture {
         }
     }
 
+    /** Drains the store into the recording (background thread and end of capture). */
+    private static void flush() {
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            long n = rs.drain(gcListener);
+            if (debug) {
+                StoreSink s = (StoreSink) sink;
+                System.err.println("memscope agent: flushed " + n + " events; store holds " + s.size()
+                        + " events in " + s.store().retainedBytes() + " bytes; recording has "
+                        + rs.drained() + " events");
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.recording.flush", t);
+        }
+    }
+
     private static void foldDeadThreads() {
         for (Iterator<ThreadState> it = ThreadState.ALL.iterator(); it.hasNext(); ) {
             ThreadState ts = it.next();
             if (!ts.thread.isAlive()) {
                 fold(ts);
+                ThreadState.release(ts);
                 it.remove();
             }
         }
@@ -174,10 +294,10 @@ public final class Capture {
         ts.busy = true;
         try {
             ts.untilSample = ts.nextInterval(Hooks.mean);
-            if (o == null) {
+            if (o == null || !Hooks.heapSampling) {
                 return;
             }
-            long id = Liveness.track(o, site, size);
+            long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
             long stack = StackTable.capture(stackDepth);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {
@@ -203,6 +323,7 @@ public final class Capture {
             self.busy = true;
         }
         try {
+            Hooks.heapSampling = false;
             Hooks.heapEnabled = false;
             if (!running) {
                 return null;
@@ -212,7 +333,6 @@ public final class Capture {
             running = false;
             Thread t = background;
             if (t != null) {
-                t.interrupt();
                 try {
                     t.join(2000);
                 } catch (InterruptedException e) {
@@ -231,7 +351,7 @@ public final class Capture {
             if (gcListener != null) {
                 gcListener.stop();
             }
-            return build(metadata, endNanos);
+            return finishRecording(metadata, endNanos);
         } finally {
             if (self != null) {
                 self.busy = false;
@@ -262,7 +382,70 @@ public final class Capture {
         }
     }
 
-    private static CaptureData build(Map<String, String> metadata, long endNanos) {
+    /**
+     * Moves the last events into the recording, appends what is only known at the end (exact counts, anomalies,
+     * failures, final metadata), closes it and reads it back; without a stream, writes everything at once.
+     */
+    private static CaptureData finishRecording(Map<String, String> metadata, long endNanos) {
+        RecordingStream rs = stream;
+        stream = null;
+        Path file = recordingFile;
+        if (rs == null) {
+            CaptureData all = build(metadata, endNanos, true);
+            if (file != null) {
+                try {
+                    java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
+                    Recordings.write(all, file, startEpochMs);
+                } catch (Throwable t) {
+                    Failures.report("agent.recording", t);
+                    System.err.println("memscope agent: could not write the recording: " + t);
+                }
+            }
+            return all;
+        }
+        CaptureData tail;
+        try {
+            rs.drain(gcListener);
+        } catch (Throwable t) {
+            Failures.report("agent.recording.flush", t);
+        }
+        tail = build(metadata, endNanos, false);
+        try {
+            RecordingWriter w = rs.writer();
+            for (Map.Entry<String, String> m : tail.metadata().entrySet()) {
+                w.metadata(m.getKey(), m.getValue());
+            }
+            for (Map.Entry<Integer, long[]> c : tail.exactCounts().entrySet()) {
+                rs.site(c.getKey());
+                w.siteCount(c.getKey(), c.getValue()[0], c.getValue()[1]);
+            }
+            for (Anomaly a : tail.anomalies()) {
+                rs.stack(a.stackId());
+                w.anomaly(a.kind(), a.timeNanos(), a.address(), a.size(), 0, a.stackId(), null);
+            }
+            w.metadata("failures", Long.toString(Failures.total()));
+            List<String> messages = Failures.messages();
+            for (int i = 0; i < messages.size(); i++) {
+                w.metadata("failure." + i, messages.get(i));
+            }
+            w.close();
+            CaptureData read = Recordings.read(RecordingReader.read(file));
+            // Failures that happened while finishing are counted too.
+            read.failures(Failures.total(), Failures.messages());
+            return read;
+        } catch (Throwable t) {
+            Failures.report("agent.recording", t);
+            System.err.println("memscope agent: could not finish the recording " + file + ": " + t);
+            try {
+                rs.writer().close(false);
+            } catch (Throwable ignored) {
+                // already reported
+            }
+            return tail;
+        }
+    }
+
+    private static CaptureData build(Map<String, String> metadata, long endNanos, boolean withEvents) {
         CaptureData d = new CaptureData();
         d.putMetadata(CaptureData.MODE, Hooks.exact ? "exact" : "sample");
         d.putMetadata(CaptureData.INTERVAL_BYTES, Long.toString((long) Hooks.mean));
@@ -272,7 +455,7 @@ public final class Capture {
         metadata.forEach(d::putMetadata);
         Set<Integer> usedSites = new HashSet<>();
         Set<Long> usedStacks = new HashSet<>();
-        List<MemoryEvent> events = sink instanceof StoreSink ? ((StoreSink) sink).drain() : List.of();
+        List<MemoryEvent> events = withEvents && sink instanceof StoreSink ? ((StoreSink) sink).drain() : List.of();
         for (MemoryEvent e : events) {
             d.addEvent(e);
             usedSites.add(e.siteId());

@@ -3,16 +3,25 @@ package io.memscope.agent.capture;
 import io.memscope.error.Failures;
 
 /**
- * The static methods instrumented bytecode calls. Loaded by the bootstrap class loader, so that application classes
- * of every loader and instrumented JDK classes all reach this one class.
+ * The static methods instrumented bytecode reaches, through {@code java.lang.MemscopeHooks} (defined in
+ * {@code java.base} by {@code io.memscope.agent.boot.BootHooks}; each of its methods forwards here through a
+ * constant method handle, which the JIT inlines). Public because that class looks them up with a public lookup.
  *
- * <p>Hot path for heap allocations: one volatile read ({@link #heapEnabled}), one thread-local lookup, one cached
- * size, one subtraction; exact mode adds two per-thread array increments. The slow path (a sample, one per
+ * <p>Hot path for heap allocations: one plain read ({@link #heapEnabled}), the thread's state found by its id
+ * ({@link ThreadState#current()}), the site's cached size from a plain array (or an array's size computed from its
+ * length), one subtraction; exact mode adds two per-thread array increments. The slow path (a sample, one per
  * {@code interval} bytes on average) takes a stack, a weak reference and an event. Nothing here ever throws into
  * the application: failures go to {@link Failures}.
  */
 public final class Hooks {
-    static volatile boolean heapEnabled;
+    /**
+     * Fast-path switch, deliberately not volatile: a volatile read in every hook keeps the JIT from keeping values
+     * in registers across the application's allocations. A compiled loop may therefore see a change late; the slow
+     * path checks the volatile {@link #heapSampling} before it records anything.
+     */
+    static boolean heapEnabled;
+    /** The authoritative switch, read on the slow path only. */
+    static volatile boolean heapSampling;
     static volatile boolean nativeEnabled;
     /** Set before {@link #heapEnabled} is published. */
     static boolean exact;

@@ -27,20 +27,24 @@ final class Liveness {
         final int site;
         final long size;
         final long allocatedNanos;
+        /** Horvitz-Thompson weight of the sample (see {@link LiveSites}). */
+        final double weight;
 
-        SampleRef(Object referent, long id, int site, long size) {
+        SampleRef(Object referent, long id, int site, long size, double weight) {
             super(referent, QUEUE);
             this.id = id;
             this.site = site;
             this.size = size;
+            this.weight = weight;
             this.allocatedNanos = System.nanoTime();
         }
     }
 
     /** Starts tracking an object; @return its sample id (the "address" of its events) */
-    static long track(Object o, int site, long size) {
+    static long track(Object o, int site, long size, double weight) {
         long id = IDS.incrementAndGet();
-        LIVE.add(new SampleRef(o, id, site, size));
+        LIVE.add(new SampleRef(o, id, site, size, weight));
+        LiveSites.sampled(site, size, weight);
         return id;
     }
 
@@ -51,6 +55,7 @@ final class Liveness {
         while (r != null) {
             if (r instanceof SampleRef && LIVE.remove(r)) {
                 SampleRef s = (SampleRef) r;
+                LiveSites.collected(s.site, s.size, s.weight);
                 sink.record(MemoryEventType.DEALLOCATE, s.id, s.size, System.nanoTime() - s.allocatedNanos, s.site,
                         0, null);
                 n++;
@@ -68,6 +73,7 @@ final class Liveness {
         int n = 0;
         for (SampleRef s : LIVE) {
             if (s.refersTo(null) && LIVE.remove(s)) {
+                LiveSites.collected(s.site, s.size, s.weight);
                 sink.record(MemoryEventType.DEALLOCATE, s.id, s.size, System.nanoTime() - s.allocatedNanos, s.site,
                         0, null);
                 n++;

@@ -87,6 +87,21 @@ final class NativeTracker {
                 st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
     }
 
+    /**
+     * @return whether the free comes from the JDK's per-thread cache of temporary direct buffers
+     *         ({@code sun.nio.ch.Util}), which only ever frees buffers it allocated itself (possibly before the hooks
+     *         were installed, e.g. for memscope's own recording I/O)
+     */
+    private static boolean jdkTemporaryBuffer(long stackId) {
+        List<String> frames = StackTable.frames(stackId);
+        for (int i = 0; i < Math.min(4, frames.size()); i++) {
+            if (frames.get(i).startsWith("sun.nio.ch.Util.")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A block memscope's own code allocated: remembered only so that its free is not an anomaly. */
     void own(long address) {
         if (address != 0) {
@@ -128,7 +143,7 @@ final class NativeTracker {
             return true;
         }
         StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
-        if (st.appFrame == null) {
+        if (st.appFrame == null || jdkTemporaryBuffer(st.id)) {
             // The JDK freeing its own memory, allocated before the hooks were installed: not the application's
             // problem; counted only.
             jdkUnknownFrees.incrementAndGet();

@@ -31,6 +31,11 @@ final class StoreSink implements AllocationSink {
         return out;
     }
 
+    /** @return the store itself (drained into the recording by {@link RecordingStream}) */
+    EventStore store() {
+        return store;
+    }
+
     /** @return events recorded and not yet drained */
     long size() {
         return store.size();

@@ -9,7 +9,8 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 
 /**
- * Inserts a call to {@code io.memscope.agent.capture.Hooks} after every allocation instruction of a method, with
+ * Inserts a call to {@code java.lang.MemscopeHooks} (see {@code BootHooks}; it forwards to
+ * {@code io.memscope.agent.capture.Hooks}) after every allocation instruction of a method, with
  * the instruction's static site id as a constant:
  *
  * <pre>
@@ -26,7 +27,7 @@ import org.objectweb.asm.Type;
  * max stack grows (by at most 3 slots).
  */
 final class AllocationMethodVisitor extends MethodVisitor {
-    private static final String HOOKS = "io/memscope/agent/capture/Hooks";
+    private static final String HOOKS = io.memscope.agent.boot.BootHooks.INTERNAL_NAME;
 
     private static final class PendingNew {
         final String type;

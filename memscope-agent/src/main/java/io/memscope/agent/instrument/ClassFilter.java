@@ -23,7 +23,12 @@ final class ClassFilter {
             "java/io/ObjectStreamClass", "java/util/WeakHashMap", "java/util/Arrays");
 
     /** memscope's own code is never instrumented, except its workloads (the demo and the benchmarks). */
-    static final List<String> MEMSCOPE_WORKLOADS = List.of("io/memscope/demo/", "io/memscope/bench/");
+    /**
+     * memscope's own packages. Built at run time: the agent jar's shading relocates string constants that start
+     * with memscope's package (its copy of core becomes io.memscope.agent.shaded.memscope), and these must not move.
+     */
+    static final String MEMSCOPE = String.join("/", "io", "memscope", "");
+    static final List<String> MEMSCOPE_WORKLOADS = List.of(MEMSCOPE + "demo/", MEMSCOPE + "bench/");
 
     private final List<String> include;
     private final List<String> exclude;
@@ -37,7 +42,7 @@ final class ClassFilter {
 
     boolean accepts(String className, boolean jdkLoader) {
         if (className == null || className.contains("$$Lambda") || className.contains("LambdaForm$")
-                || className.startsWith("io/memscope/") && !startsWithAny(className, MEMSCOPE_WORKLOADS)) {
+                || className.startsWith(MEMSCOPE) && !startsWithAny(className, MEMSCOPE_WORKLOADS)) {
             return false;
         }
         for (String p : exclude) {

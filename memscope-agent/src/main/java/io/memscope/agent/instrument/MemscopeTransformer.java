@@ -1,15 +1,12 @@
 package io.memscope.agent.instrument;
 
-import io.memscope.agent.capture.Hooks;
 import io.memscope.error.Failures;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.objectweb.asm.ClassReader;
@@ -25,8 +22,8 @@ import org.objectweb.asm.Opcodes;
  * methods of {@code jdk.internal.misc.Unsafe} when native tracking is on.
  *
  * <p>Never fails a class load: any problem (a class file newer than ASM knows, a method that would exceed 64 KiB)
- * is counted and the class (or that one method) is left as it was. Classes of loaders that cannot see the hook
- * class (OSGi-style isolation) are left alone.
+ * is counted and the class (or that one method) is left as it was. The inserted calls go to
+ * {@code java.lang.MemscopeHooks} (see {@code BootHooks}), which every class of every loader and module can see.
  */
 public final class MemscopeTransformer implements ClassFileTransformer {
     private static final String UNSAFE = "jdk/internal/misc/Unsafe";
@@ -35,8 +32,6 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final ClassFilter filter;
     private final boolean nativeMemory;
     private final Set<String> transformed = ConcurrentHashMap.newKeySet();
-    private final Set<Module> modulesReading = ConcurrentHashMap.newKeySet();
-    private final Map<ClassLoader, Boolean> loaderSeesHooks = new WeakHashMap<>();
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
     private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
@@ -58,7 +53,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             return true;
         }
         ClassLoader l = c.getClassLoader();
-        return filter.accepts(name, l == null || l == platform) && seesHooks(l);
+        return filter.accepts(name, l == null || l == platform);
     }
 
     @Override
@@ -71,12 +66,11 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             if (className.equals(UNSAFE)) {
                 return nativeMemory ? instrumentUnsafe(module, classfileBuffer) : null;
             }
-            if (!filter.accepts(className, loader == null || loader == platform) || !seesHooks(loader)) {
+            if (!filter.accepts(className, loader == null || loader == platform)) {
                 return null;
             }
             byte[] out = instrumentAllocations(className, classfileBuffer);
             if (out != null) {
-                ensureReads(module);
                 transformed.add(className);
             }
             return out;
@@ -85,35 +79,6 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             Failures.report("agent.transform " + className, t);
             return null;
         }
-    }
-
-    private boolean seesHooks(ClassLoader loader) {
-        if (loader == null) {
-            return true;
-        }
-        synchronized (loaderSeesHooks) {
-            Boolean sees = loaderSeesHooks.get(loader);
-            if (sees == null) {
-                try {
-                    sees = Class.forName(Hooks.class.getName(), false, loader) == Hooks.class;
-                } catch (Throwable t) {
-                    sees = Boolean.FALSE;
-                }
-                loaderSeesHooks.put(loader, sees);
-            }
-            return sees;
-        }
-    }
-
-    private void ensureReads(Module module) {
-        if (module == null || !module.isNamed() || modulesReading.contains(module)) {
-            return;
-        }
-        Module hooks = Hooks.class.getModule();
-        if (!module.canRead(hooks) && inst.isModifiableModule(module)) {
-            inst.redefineModule(module, Set.of(hooks), Map.of(), Map.of(), Set.of(), Map.of());
-        }
-        modulesReading.add(module);
     }
 
     private byte[] instrumentUnsafe(Module module, byte[] buffer) {
@@ -135,7 +100,6 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         if (!changed[0]) {
             return null;
         }
-        ensureReads(module);
         transformed.add(UNSAFE);
         return writer.toByteArray();
     }

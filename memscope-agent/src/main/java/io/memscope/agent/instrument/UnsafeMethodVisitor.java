@@ -18,7 +18,7 @@ import org.objectweb.asm.Opcodes;
  * parameters and the stack is empty, which is exactly the implicit initial frame.
  */
 final class UnsafeMethodVisitor extends MethodVisitor {
-    static final String HOOKS = "io/memscope/agent/capture/Hooks";
+    static final String HOOKS = io.memscope.agent.boot.BootHooks.INTERNAL_NAME;
 
     enum Kind { ALLOCATE, REALLOCATE, FREE }
 

@@ -2,13 +2,10 @@ package io.memscope.agent.launch;
 
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
-import java.io.File;
-import java.util.jar.JarFile;
 
 /**
- * The agent jar's {@code Premain-Class} and {@code Agent-Class}: a trampoline. It appends the agent jar to the
- * bootstrap class loader's search path (so that instrumented JDK classes and application classes of every loader
- * see the same hook classes) and then calls {@code io.memscope.agent.Agent} as loaded by the bootstrap loader.
+ * The agent jar's {@code Premain-Class} and {@code Agent-Class}: a trampoline that checks the Java version and calls
+ * {@code io.memscope.agent.Agent} (loaded, like this class, by the system class loader).
  *
  * <p>It never throws into the JVM unless the options ask for {@code strict=true}: a failure here prints one line
  * on stderr and the application starts without memscope. Compiled for Java 8 (nothing else in the jar is), so that
@@ -16,8 +13,6 @@ import java.util.jar.JarFile;
  * to start because of an unreadable agent class.
  */
 public final class AgentLaunch {
-    private static volatile boolean appended;
-
     private AgentLaunch() {
     }
 
@@ -37,8 +32,7 @@ public final class AgentLaunch {
             return;
         }
         try {
-            appendToBoot(inst);
-            Class<?> agent = Class.forName("io.memscope.agent.Agent", true, null);
+            Class<?> agent = Class.forName("io.memscope.agent.Agent", true, AgentLaunch.class.getClassLoader());
             Method m = agent.getMethod(entry, String.class, Instrumentation.class);
             m.invoke(null, args, inst);
         } catch (java.lang.reflect.InvocationTargetException e) {
@@ -58,23 +52,6 @@ public final class AgentLaunch {
             }
             System.err.println("memscope agent: failed to start, the application runs without memscope: " + e);
         }
-    }
-
-    private static synchronized void appendToBoot(Instrumentation inst) throws Exception {
-        if (appended) {
-            return;
-        }
-        try {
-            // Already visible to the bootstrap loader (attached a second time): nothing to do.
-            Class.forName("io.memscope.agent.Agent", false, null);
-            appended = true;
-            return;
-        } catch (ClassNotFoundException notYet) {
-            // append below
-        }
-        File jar = new File(AgentLaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        inst.appendToBootstrapClassLoaderSearch(new JarFile(jar));
-        appended = true;
     }
 
     private static boolean strict(String args) {

@@ -48,6 +48,7 @@ class AllocationInstrumentationTest {
     @Test
     @SuppressWarnings("unchecked")
     void instrumentedClassVerifiesRunsAndRegistersEverySite() throws Exception {
+        io.memscope.agent.boot.BootHooks.install(null); // java.lang is opened to the tests by the surefire argLine
         MemscopeTransformer t = new MemscopeTransformer(null, List.of(), List.of(), false, false);
         String internal = Sample.class.getName().replace('.', '/');
         int before = SiteTable.size();

@@ -85,6 +85,7 @@ public final class AllocationWorkload {
         }
         java.util.Arrays.sort(cpu);
         System.out.println("MEDIAN_ROUND_CPU_MS " + cpu[measured / 2] / 1e6);
+        System.out.println("MIN_ROUND_CPU_MS " + cpu[0] / 1e6);
         long allocated = mx.getThreadAllocatedBytes(tid) - before;
         java.util.Arrays.sort(times);
         System.out.println("MEDIAN_ROUND_MS " + times[measured / 2] / 1e6);

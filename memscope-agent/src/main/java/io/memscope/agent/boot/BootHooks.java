@@ -1,0 +1,133 @@
+package io.memscope.agent.boot;
+
+import io.memscope.agent.capture.Hooks;
+import java.io.InputStream;
+import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandles;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Defines {@code java.lang.MemscopeHooks} (from {@link MemscopeHooksTemplate}) inside {@code java.base}, the class
+ * that instrumented code calls.
+ *
+ * <p>Why: instrumented classes of every class loader (including strictly isolated ones, which still delegate
+ * {@code java.*} to the bootstrap loader) and instrumented JDK classes must all see one hook class. Appending the
+ * agent jar to the bootstrap class path would do it, but makes the JVM print "Sharing is only supported for boot
+ * loader classes because bootstrap classpath has been appended" and turns class data sharing off for application
+ * classes (slower start-up). Instead: {@link Instrumentation#redefineModule} opens {@code java.lang} to the agent's
+ * module, {@link MethodHandles#privateLookupIn} gives a lookup in {@code java.lang}, and
+ * {@link MethodHandles.Lookup#defineClass} defines the renamed template there (bootstrap loader, {@code java.base}).
+ * Its static initializer, run here before anything is instrumented, binds its methods to
+ * {@link io.memscope.agent.capture.Hooks}.
+ */
+public final class BootHooks {
+    /** Binary name of the hook class instrumented code calls. */
+    public static final String NAME = "java.lang.MemscopeHooks";
+    /** Internal name of {@link #NAME}. */
+    public static final String INTERNAL_NAME = "java/lang/MemscopeHooks";
+    private static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
+
+    private BootHooks() {
+    }
+
+    /**
+     * Defines and initializes the hook class unless it exists already (an earlier attach).
+     *
+     * @param inst the agent's instrumentation, or null when {@code java.lang} is already open to this module
+     *             (tests run with {@code --add-opens java.base/java.lang=ALL-UNNAMED})
+     * @throws Exception when the class cannot be defined; the agent must then not instrument anything
+     */
+    public static synchronized void install(Instrumentation inst) throws Exception {
+        try {
+            Class.forName(NAME, true, null);
+            return;
+        } catch (ClassNotFoundException notYet) {
+            // define it below
+        }
+        Module base = Object.class.getModule();
+        Module self = BootHooks.class.getModule();
+        if (inst != null && !base.isOpen("java.lang", self)) {
+            inst.redefineModule(base, Set.of(), Map.of(), Map.of("java.lang", Set.of(self)), Set.of(), Map.of());
+        }
+        byte[] bytes = renamed(template());
+        MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Object.class, MethodHandles.lookup());
+        Properties p = System.getProperties();
+        p.put(MemscopeHooksTemplate.HANDOFF, Hooks.class);
+        try {
+            Class<?> c = lookup.defineClass(bytes);
+            lookup.ensureInitialized(c);
+        } finally {
+            p.remove(MemscopeHooksTemplate.HANDOFF);
+        }
+    }
+
+    private static byte[] template() throws Exception {
+        try (InputStream in = BootHooks.class.getResourceAsStream("/" + TEMPLATE + ".class")) {
+            if (in == null) {
+                throw new IllegalStateException(TEMPLATE + ".class missing from the agent jar");
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    /** @return the template with every reference to its own name replaced by {@link #INTERNAL_NAME} */
+    static byte[] renamed(byte[] template) {
+        ClassReader reader = new ClassReader(template);
+        ClassWriter writer = new ClassWriter(0);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public void visit(int version, int access, String name, String signature, String superName,
+                              String[] interfaces) {
+                super.visit(version, access, rename(name), signature, superName, interfaces);
+            }
+
+            @Override
+            public void visitSource(String source, String debug) {
+                super.visitSource("MemscopeHooks.java", debug);
+            }
+
+            @Override
+            public void visitInnerClass(String name, String outerName, String innerName, int access) {
+                // java.lang.invoke.MethodHandles$Lookup: a JDK nested class, kept as is
+                super.visitInnerClass(name, outerName, innerName, access);
+            }
+
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                                           Object value) {
+                return super.visitField(access, name, descriptor, signature, value);
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitFieldInsn(int opcode, String owner, String fieldName, String desc) {
+                        super.visitFieldInsn(opcode, rename(owner), fieldName, desc);
+                    }
+
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
+                                                boolean isInterface) {
+                        super.visitMethodInsn(opcode, rename(owner), methodName, desc, isInterface);
+                    }
+                };
+            }
+        }, 0);
+        return writer.toByteArray();
+    }
+
+    private static String rename(String internalName) {
+        return TEMPLATE.equals(internalName) ? INTERNAL_NAME : internalName;
+    }
+}

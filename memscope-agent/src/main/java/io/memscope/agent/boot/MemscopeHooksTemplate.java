@@ -1,0 +1,246 @@
+package io.memscope.agent.boot;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Template of {@code java.lang.MemscopeHooks}, the one class that instrumented code calls. Never loaded under this
+ * name: {@link BootHooks} renames it and defines it inside {@code java.base} (package {@code java.lang}, which
+ * every module reads and which is exported to all), so that application classes of any class loader and
+ * instrumented JDK classes reach it without the agent jar on the bootstrap class path.
+ *
+ * <p>Each method forwards to the same-named static method of the agent's {@code io.memscope.agent.capture.Hooks}
+ * (loaded by the system class loader, as every agent is) through a {@code static final} method handle: the JIT
+ * treats it as a constant and inlines the target, so the indirection costs nothing once compiled. The handles are
+ * looked up once, in the static initializer, which {@link BootHooks} runs before any class is instrumented. If
+ * the agent's class cannot be found, every method does nothing.
+ *
+ * <p>Rules for this source: no references to classes outside the JDK, no lambdas, no nested classes, no class
+ * literal of itself (the renamer only rewrites the class's own name).
+ */
+public final class MemscopeHooksTemplate {
+    /** System property (an object, not a string) through which the installer hands over the agent's class. */
+    static final String HANDOFF = "io.memscope.agent.hooks.class";
+    private static final String TARGET = "io.memscope.agent.capture.Hooks";
+
+    private static final MethodHandle NEW_OBJECT;
+    private static final MethodHandle NEW_OBJECT_UNTRACKED;
+    private static final MethodHandle NEW_BOOLEAN_ARRAY;
+    private static final MethodHandle NEW_BYTE_ARRAY;
+    private static final MethodHandle NEW_CHAR_ARRAY;
+    private static final MethodHandle NEW_SHORT_ARRAY;
+    private static final MethodHandle NEW_INT_ARRAY;
+    private static final MethodHandle NEW_LONG_ARRAY;
+    private static final MethodHandle NEW_FLOAT_ARRAY;
+    private static final MethodHandle NEW_DOUBLE_ARRAY;
+    private static final MethodHandle NEW_OBJECT_ARRAY;
+    private static final MethodHandle NEW_MULTI_ARRAY;
+    private static final MethodHandle NEW_ARRAY_DYNAMIC;
+    private static final MethodHandle NEW_STRING;
+    private static final MethodHandle NATIVE_ALLOCATE;
+    private static final MethodHandle NATIVE_REALLOCATE;
+    private static final MethodHandle NATIVE_FREE;
+
+    static {
+        MethodHandle[] h = handles();
+        NEW_OBJECT = h[0];
+        NEW_OBJECT_UNTRACKED = h[1];
+        NEW_BOOLEAN_ARRAY = h[2];
+        NEW_BYTE_ARRAY = h[3];
+        NEW_CHAR_ARRAY = h[4];
+        NEW_SHORT_ARRAY = h[5];
+        NEW_INT_ARRAY = h[6];
+        NEW_LONG_ARRAY = h[7];
+        NEW_FLOAT_ARRAY = h[8];
+        NEW_DOUBLE_ARRAY = h[9];
+        NEW_OBJECT_ARRAY = h[10];
+        NEW_MULTI_ARRAY = h[11];
+        NEW_ARRAY_DYNAMIC = h[12];
+        NEW_STRING = h[13];
+        NATIVE_ALLOCATE = h[14];
+        NATIVE_REALLOCATE = h[15];
+        NATIVE_FREE = h[16];
+    }
+
+    private MemscopeHooksTemplate() {
+    }
+
+    private static MethodHandle[] handles() {
+        Class<?> c = null;
+        try {
+            Object handedOver = System.getProperties().get(HANDOFF);
+            c = handedOver instanceof Class ? (Class<?>) handedOver
+                    : Class.forName(TARGET, true, ClassLoader.getSystemClassLoader());
+        } catch (Throwable t) {
+            System.err.println("memscope agent: hooks not connected, nothing is tracked: " + t);
+        }
+        MethodHandles.Lookup l = MethodHandles.publicLookup();
+        return new MethodHandle[] {
+            find(l, c, "newObject", MethodType.methodType(void.class, Object.class, int.class)),
+            find(l, c, "newObjectUntracked", MethodType.methodType(void.class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, boolean[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, byte[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, char[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, short[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, int[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, long[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, float[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, double[].class, int.class)),
+            find(l, c, "newArray", MethodType.methodType(void.class, Object[].class, int.class)),
+            find(l, c, "newMultiArray", MethodType.methodType(void.class, Object.class, int.class)),
+            find(l, c, "newArrayDynamic", MethodType.methodType(void.class, Object.class, int.class)),
+            find(l, c, "newString", MethodType.methodType(void.class, String.class, int.class)),
+            find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
+            find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
+            find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
+        };
+    }
+
+    private static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
+        if (c != null) {
+            try {
+                return l.findStatic(c, name, type);
+            } catch (Throwable t) {
+                System.err.println("memscope agent: hook " + name + " not connected: " + t);
+            }
+        }
+        return MethodHandles.empty(type);
+    }
+
+    public static void newObject(Object o, int site) {
+        try {
+            NEW_OBJECT.invokeExact(o, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newObjectUntracked(int site) {
+        try {
+            NEW_OBJECT_UNTRACKED.invokeExact(site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(boolean[] a, int site) {
+        try {
+            NEW_BOOLEAN_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(byte[] a, int site) {
+        try {
+            NEW_BYTE_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(char[] a, int site) {
+        try {
+            NEW_CHAR_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(short[] a, int site) {
+        try {
+            NEW_SHORT_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(int[] a, int site) {
+        try {
+            NEW_INT_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(long[] a, int site) {
+        try {
+            NEW_LONG_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(float[] a, int site) {
+        try {
+            NEW_FLOAT_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(double[] a, int site) {
+        try {
+            NEW_DOUBLE_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArray(Object[] a, int site) {
+        try {
+            NEW_OBJECT_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newMultiArray(Object a, int site) {
+        try {
+            NEW_MULTI_ARRAY.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newArrayDynamic(Object a, int site) {
+        try {
+            NEW_ARRAY_DYNAMIC.invokeExact(a, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void newString(String s, int site) {
+        try {
+            NEW_STRING.invokeExact(s, site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void nativeAllocate(long address, long bytes) {
+        try {
+            NATIVE_ALLOCATE.invokeExact(address, bytes);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void nativeReallocate(long newAddress, long oldAddress, long bytes) {
+        try {
+            NATIVE_REALLOCATE.invokeExact(newAddress, oldAddress, bytes);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static boolean nativeFree(long address) {
+        try {
+            return (boolean) NATIVE_FREE.invokeExact(address);
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+}

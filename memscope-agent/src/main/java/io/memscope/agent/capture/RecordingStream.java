@@ -1,0 +1,99 @@
+package io.memscope.agent.capture;
+
+import io.memscope.MemoryEventType;
+import io.memscope.analysis.GcRecord;
+import io.memscope.recording.RecordingWriter;
+import io.memscope.store.EventSink;
+import io.memscope.store.EventStore;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Moves the capture's events out of the {@link EventStore} into the recording file while the program runs, so
+ * that the store holds at most one drain period of events and a JVM that dies abruptly leaves a recording with
+ * everything up to its last complete block.
+ *
+ * <p>Each {@link #drain()} hands the store's events to the {@link RecordingWriter} (which shares the store's string
+ * table, so string ids pass through unchanged), writes the definition of every site and stack the first time an
+ * event refers to it (before the event's block), appends GC records seen since the last drain, and flushes: every
+ * drained event is then in a complete block in the file (the OS page cache; not forced to the device).
+ *
+ * <p>One drainer at a time ({@code synchronized}): the background thread, then the end of the capture.
+ */
+final class RecordingStream implements EventSink {
+    private final EventStore store;
+    private final RecordingWriter writer;
+    private final BitSet sitesWritten = new BitSet();
+    private final Set<Long> stacksWritten = new HashSet<>();
+    private int gcWritten;
+    private long drained;
+
+    RecordingStream(EventStore store, RecordingWriter writer) {
+        this.store = store;
+        this.writer = writer;
+    }
+
+    RecordingWriter writer() {
+        return writer;
+    }
+
+    /**
+     * Drains the store into the file and flushes.
+     *
+     * @param gc the GC listener whose new records to append, or null
+     * @return events moved by this call
+     */
+    synchronized long drain(GcListener gc) {
+        long n = store.drainTo(this);
+        drained += n;
+        if (gc != null) {
+            List<GcRecord> records = gc.records();
+            for (int i = gcWritten; i < records.size(); i++) {
+                GcRecord g = records.get(i);
+                writer.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(),
+                        g.heapUsedAfter(), g.heapCommitted());
+            }
+            gcWritten = Math.max(gcWritten, records.size());
+        }
+        writer.flush();
+        return n;
+    }
+
+    /** @return events moved into the file so far */
+    synchronized long drained() {
+        return drained;
+    }
+
+    /** Writes a site's definition unless already written. */
+    synchronized void site(int siteId) {
+        if (siteId > 0 && !sitesWritten.get(siteId)) {
+            SiteTable.Info i = SiteTable.get(siteId);
+            if (i != null) {
+                writer.site(i.id, i.className, i.method, i.file, i.line, i.type);
+            }
+            sitesWritten.set(siteId);
+        }
+    }
+
+    /** Writes a stack's frames unless already written. */
+    synchronized void stack(long stackId) {
+        if (stackId != 0 && stacksWritten.add(stackId)) {
+            List<String> frames = StackTable.frames(stackId);
+            if (frames != null && !frames.isEmpty()) {
+                writer.stack(stackId, frames);
+            }
+        }
+    }
+
+    @Override
+    public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                       long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                       int siteId) {
+        site(siteId);
+        stack(stackId);
+        writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
+                typeNameId, stackId, siteId);
+    }
+}

@@ -1,0 +1,131 @@
+package io.memscope.agent.jmx;
+
+import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.LiveSites;
+import io.memscope.agent.capture.SiteTable;
+import io.memscope.analysis.Site;
+import io.memscope.error.Failures;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/** Registers and unregisters the {@link AgentMXBean} on the platform MBean server. */
+public final class AgentJmx implements AgentMXBean {
+    /**
+     * The MXBean's object name, {@code io.memscope:type=Agent}. Built at run time: the agent jar's shading relocates
+     * string constants that start with memscope's package name.
+     */
+    public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
+    /** Upper bound of rows per call. */
+    static final int MAX_ROWS = 10_000;
+
+    private final String mode;
+    private final long intervalBytes;
+    private final long startNanos = System.nanoTime();
+
+    private AgentJmx(String mode, long intervalBytes) {
+        this.mode = mode;
+        this.intervalBytes = intervalBytes;
+    }
+
+    /** Registers the MXBean (replacing one of an earlier capture); failures are reported, never thrown. */
+    public static void register(String mode, long intervalBytes) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName(OBJECT_NAME);
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+            server.registerMBean(new AgentJmx(mode, intervalBytes), name);
+        } catch (Throwable t) {
+            Failures.report("agent.jmx.register", t);
+        }
+    }
+
+    /** Unregisters the MXBean if registered; failures are reported, never thrown. */
+    public static void unregister() {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName(OBJECT_NAME);
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jmx.unregister", t);
+        }
+    }
+
+    @Override
+    public String getMode() {
+        return mode;
+    }
+
+    @Override
+    public long getIntervalBytes() {
+        return intervalBytes;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return Capture.running();
+    }
+
+    @Override
+    public long getUptimeMillis() {
+        return (System.nanoTime() - startNanos) / 1_000_000L;
+    }
+
+    @Override
+    public long getLiveBytes() {
+        return LiveSites.liveBytes();
+    }
+
+    @Override
+    public long getAllocatedBytes() {
+        return LiveSites.allocatedBytes();
+    }
+
+    @Override
+    public long getStoreEvents() {
+        return Capture.storeEvents();
+    }
+
+    @Override
+    public long getStoreRetainedBytes() {
+        return Capture.storeRetainedBytes();
+    }
+
+    @Override
+    public long getRecordingEvents() {
+        return Capture.recordingEvents();
+    }
+
+    @Override
+    public String getRecordingFile() {
+        return Capture.recordingFile();
+    }
+
+    @Override
+    public SiteRow[] topSitesByLiveBytes(int n) {
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), true));
+    }
+
+    @Override
+    public SiteRow[] topSitesByAllocatedBytes(int n) {
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), false));
+    }
+
+    private static SiteRow[] rows(List<LiveSites.Usage> usages) {
+        SiteRow[] rows = new SiteRow[usages.size()];
+        for (int i = 0; i < rows.length; i++) {
+            LiveSites.Usage u = usages.get(i);
+            SiteTable.Info s = SiteTable.get(u.site);
+            String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
+            String type = s == null ? null : s.type;
+            rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
+                    u.allocatedBytes, u.allocatedObjects, u.samples);
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,145 @@
+package io.memscope.cli;
+
+import io.memscope.agent.jmx.AgentJmx;
+import io.memscope.analysis.Summary;
+import io.memscope.error.MemscopeException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code memscope live <pid>}: the live and allocated heap per allocation site of a JVM running under the memscope
+ * agent, read from its {@code io.memscope:type=Agent} MXBean over local JMX ({@link LocalJmx}).
+ *
+ * <p>JSON output (one object):
+ * <pre>
+ * {"pid":123,"mode":"sample","intervalBytes":524288,"uptimeMillis":5012,"liveBytes":1234,"allocatedBytes":5678,
+ *  "byLiveBytes":[{"site":"a.B.m(B.java:12)","type":"byte[]","liveBytes":..,"liveObjects":..,"liveSamples":..,
+ *                  "allocatedBytes":..,"allocatedObjects":..,"samples":..}, ...],
+ *  "byAllocatedBytes":[ ...same fields... ]}
+ * </pre>
+ * Bytes and objects are estimates from the samples (unbiased); "live" = sampled objects not yet seen collected.
+ */
+@Command(name = "live", mixinStandardHelpOptions = true,
+        description = "Print the live and allocated heap per allocation site of a JVM running under the memscope "
+                + "agent (memscope run, -javaagent or memscope attach), while it runs.")
+public final class LiveCommand implements Callable<Integer> {
+    private static final String[] FIELDS = {"liveBytes", "liveObjects", "liveSamples", "allocatedBytes",
+        "allocatedObjects", "samples"};
+
+    @Parameters(index = "0", paramLabel = "<pid>", description = "Process id of the JVM.")
+    String pid;
+
+    @Option(names = "--top", paramLabel = "N", description = "Sites per table (default: 10).")
+    int top = 10;
+
+    @Option(names = "--json", description = "Print JSON instead of text.")
+    boolean json;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (top < 1) {
+            throw MemscopeException.configuration("--top must be at least 1, not " + top);
+        }
+        String text = LocalJmx.read(pid, this::read);
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(text);
+        out.flush();
+        return 0;
+    }
+
+    private String read(MBeanServerConnection server) throws Exception {
+        ObjectName name = new ObjectName(AgentJmx.OBJECT_NAME);
+        if (!server.isRegistered(name)) {
+            throw MemscopeException.configuration("JVM " + pid + " runs no memscope agent (no MBean "
+                    + AgentJmx.OBJECT_NAME + "): start it with `memscope run`, -javaagent or `memscope attach` "
+                    + "(and jmx=true)");
+        }
+        String mode = (String) server.getAttribute(name, "Mode");
+        long interval = (Long) server.getAttribute(name, "IntervalBytes");
+        long uptime = (Long) server.getAttribute(name, "UptimeMillis");
+        long live = (Long) server.getAttribute(name, "LiveBytes");
+        long allocated = (Long) server.getAttribute(name, "AllocatedBytes");
+        Object[] param = {top};
+        String[] signature = {int.class.getName()};
+        List<CompositeData> byLive = rows(server.invoke(name, "topSitesByLiveBytes", param, signature));
+        List<CompositeData> byAllocated = rows(server.invoke(name, "topSitesByAllocatedBytes", param, signature));
+        if (json) {
+            StringBuilder b = new StringBuilder();
+            b.append("{\"pid\":").append(Long.parseLong(pid)).append(",\"mode\":");
+            Json.quote(b, mode).append(",\"intervalBytes\":").append(interval)
+                    .append(",\"uptimeMillis\":").append(uptime)
+                    .append(",\"liveBytes\":").append(live)
+                    .append(",\"allocatedBytes\":").append(allocated);
+            b.append(",\"byLiveBytes\":");
+            jsonRows(b, byLive);
+            b.append(",\"byAllocatedBytes\":");
+            jsonRows(b, byAllocated);
+            return b.append("}\n").toString();
+        }
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "memscope live: pid %s, %s mode (interval %s), capturing for %.1f s%n",
+                pid, mode, Summary.bytes(interval), uptime / 1000.0));
+        b.append(String.format(Locale.ROOT, "live heap (estimated): %s; allocated (estimated): %s%n%n",
+                Summary.bytes(live), Summary.bytes(allocated)));
+        table(b, "Top sites by live bytes", byLive);
+        b.append('\n');
+        table(b, "Top sites by allocated bytes", byAllocated);
+        return b.toString();
+    }
+
+    private static List<CompositeData> rows(Object result) {
+        List<CompositeData> l = new ArrayList<>();
+        if (result instanceof CompositeData[]) {
+            for (CompositeData c : (CompositeData[]) result) {
+                l.add(c);
+            }
+        }
+        return l;
+    }
+
+    private static void jsonRows(StringBuilder b, List<CompositeData> rows) {
+        b.append('[');
+        for (int i = 0; i < rows.size(); i++) {
+            CompositeData c = rows.get(i);
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append("{\"site\":");
+            Json.quote(b, (String) c.get("site")).append(",\"type\":");
+            Json.quote(b, (String) c.get("type"));
+            for (String f : FIELDS) {
+                b.append(",\"").append(f).append("\":").append((long) (Long) c.get(f));
+            }
+            b.append('}');
+        }
+        b.append(']');
+    }
+
+    private static void table(StringBuilder b, String title, List<CompositeData> rows) {
+        b.append(title).append('\n');
+        if (rows.isEmpty()) {
+            b.append("  (none yet)\n");
+            return;
+        }
+        b.append(String.format(Locale.ROOT, "  %12s %12s %14s  %-20s %s%n", "live", "live objs", "allocated",
+                "type", "site"));
+        for (CompositeData c : rows) {
+            b.append(String.format(Locale.ROOT, "  %12s %12d %14s  %-20s %s%n", Summary.bytes((Long) c.get("liveBytes")),
+                    (Long) c.get("liveObjects"), Summary.bytes((Long) c.get("allocatedBytes")), c.get("type"),
+                    c.get("site")));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.memscope.cli;
+
+import com.sun.tools.attach.AttachNotSupportedException;
+import com.sun.tools.attach.VirtualMachine;
+import io.memscope.error.MemscopeException;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * Reads MBeans of a running JVM of the same user: attaches (jdk.attach), starts its local JMX agent
+ * ({@code startLocalManagementAgent}, a local-only connector) and connects. For this JVM's own pid, the platform
+ * MBean server is used directly.
+ */
+final class LocalJmx {
+    /** What to read over the connection. */
+    interface Reader<T> {
+        T read(MBeanServerConnection server) throws Exception;
+    }
+
+    private LocalJmx() {
+    }
+
+    /**
+     * Connects to the JVM {@code pid} and runs {@code reader} over its MBean server.
+     *
+     * @throws MemscopeException (configuration) for a bad or dead pid, (system) when the JVM cannot be attached
+     */
+    static <T> T read(String pid, Reader<T> reader) throws Exception {
+        long id;
+        try {
+            id = Long.parseLong(pid);
+        } catch (NumberFormatException e) {
+            throw MemscopeException.configuration("'" + pid + "' is not a process id");
+        }
+        if (id == ProcessHandle.current().pid()) {
+            return reader.read(ManagementFactory.getPlatformMBeanServer());
+        }
+        if (ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false) == Boolean.FALSE) {
+            throw MemscopeException.configuration("no process with pid " + pid);
+        }
+        String address = address(pid);
+        try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
+            return reader.read(connector.getMBeanServerConnection());
+        }
+    }
+
+    private static String address(String pid) {
+        VirtualMachine vm;
+        try {
+            vm = VirtualMachine.attach(pid);
+        } catch (AttachNotSupportedException | IOException e) {
+            throw MemscopeException.system("cannot attach to JVM " + pid + " (is it a JVM run by the same user, "
+                    + "without -XX:+DisableAttachMechanism?): " + e.getMessage(), e);
+        }
+        try {
+            return vm.startLocalManagementAgent();
+        } catch (IOException e) {
+            throw MemscopeException.system("cannot start the JMX agent in JVM " + pid + ": " + e.getMessage(), e);
+        } finally {
+            try {
+                vm.detach();
+            } catch (IOException ignored) {
+                // the agent address is what we needed
+            }
+        }
+    }
+}
