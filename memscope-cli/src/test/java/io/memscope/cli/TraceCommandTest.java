@@ -112,7 +112,15 @@ class TraceCommandTest {
             assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "vm.start".equals(e.get("name")));
             assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "vm.shutdown".equals(e.get("name")));
             if (gcExpected) {
+                // the bridge's own thread starts after the VM-start recording runs: always recorded, and read
+                // during the run or from the repository at exit
                 assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "thread.start".equals(e.get("name")));
+                // pauses carry their kind as -Xlog:gc names it (JDK 21+ JFR names young and full pauses "GC Pause")
+                assertThat(events).anyMatch(e -> "X".equals(e.get("ph"))
+                        && ((String) e.get("name")).startsWith("gc.pause/Pause Young ("));
+                assertThat(events).anyMatch(e -> "X".equals(e.get("ph"))
+                        && "gc.pause/Pause Full (System.gc())".equals(e.get("name")));
+                assertThat(count(events, "X", "gc.pause/GC Pause")).as("pauses without a kind").isZero();
             }
         }
         // nanosecond precision kept: timestamps carry three decimals of microseconds

@@ -21,7 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <caption>JFR event to ring event</caption>
  *   <tr><th>JFR event</th><th>ring event</th></tr>
  *   <tr><td>jdk.GCPhasePause (every stop-the-world pause: young, mixed, remark, cleanup, full)</td>
- *       <td>span {@code gc.pause/<name>} from the pause's start to its end</td></tr>
+ *       <td>span {@code gc.pause/<name>} from the pause's start to its end. JDK 21+ names young and full pauses
+ *       only "GC Pause": the bridge then names them as {@code -Xlog:gc} does, from the jdk.GarbageCollection and
+ *       jdk.G1GarbageCollection events of the same gcId (see {@link #pauseName}), e.g.
+ *       {@code gc.pause/Pause Young (Mixed) (G1 Evacuation Pause)}, {@code gc.pause/Pause Full (System.gc())};
+ *       remark and cleanup keep JFR's names ({@code Pause Remark}, {@code Pause Cleanup})</td></tr>
  *   <tr><td>jdk.GCPhasePauseLevel1</td><td>span {@code gc.phase/<name>}</td></tr>
  *   <tr><td>jdk.GarbageCollection</td><td>span {@code gc.collection/<gc name> (<cause>)}; counter
  *       {@code gc.sumOfPauses.ns}</td></tr>
@@ -39,8 +43,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code -XX:StartFlightRecording} with these events enabled, which {@code memscope trace} and {@code latency} add),
  * pauses before the bridge started are delivered too; otherwise the bridge sees pauses from its own start on.
  * All of them are written by the JFR stream's thread, so they share one ring. At shutdown the
- * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); on JDK 17-19 the last second of
- * events before exit may be missing.
+ * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); when that fails (JFR's own
+ * shutdown hook stopped the recording first, or JDK 17-19) the recent events are read from the repository's chunk
+ * files instead. Every event is written once, whichever path delivered it.
  */
 public final class JvmRuntimeEvents {
     private static RecordingStream stream;
@@ -71,6 +76,7 @@ public final class JvmRuntimeEvents {
             rs.enable("jdk.GCPhasePause");
             rs.enable("jdk.GCPhasePauseLevel1");
             rs.enable("jdk.GarbageCollection");
+            rs.enable("jdk.G1GarbageCollection"); // the young pause's type (Normal, Mixed, ...); absent on other GCs
             rs.enable("jdk.GCHeapSummary");
             rs.enable("jdk.ThreadStart").withoutStackTrace();
             rs.enable("jdk.ThreadEnd").withoutStackTrace();
@@ -79,10 +85,13 @@ public final class JvmRuntimeEvents {
             Counter sumOfPauses = RuntimeEvents.counter("gc.sumOfPauses.ns");
             Lifecycle threadStart = RuntimeEvents.lifecycle("thread.start");
             Lifecycle threadEnd = RuntimeEvents.lifecycle("thread.end");
-            rs.onFlush(() -> lastFlush = System.nanoTime());
+            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
+            rs.onFlush(() -> {
+                guarded(() -> h.flushPending(false));
+                lastFlush = System.nanoTime();
+            });
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             rs.onMetadata(m -> started.countDown()); // the stream reads its first chunk: the recording runs
-            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
             for (String name : Handlers.NAMES) {
                 rs.onEvent(name, e -> guarded(() -> h.accept(e)));
             }
@@ -106,6 +115,7 @@ public final class JvmRuntimeEvents {
             started.await(1, java.util.concurrent.TimeUnit.SECONDS);
             h.horizon = Instant.now().plusSeconds(5);
             readEarlierChunks(h);
+            h.flushPending(false);
             return true;
         } catch (Throwable t) {
             Failures.report("events.jfr", t);
@@ -152,6 +162,9 @@ public final class JvmRuntimeEvents {
         }
         if (!flushed && handlers != null) {
             readChunksAtExit(handlers);
+        }
+        if (handlers != null) {
+            handlers.flushPending(true);
         }
         if (System.getenv("MEMSCOPE_DEBUG") != null) {
             System.err.println("memscope events: JFR stream stop: flushed=" + flushed + " lastFlush="
@@ -241,22 +254,52 @@ public final class JvmRuntimeEvents {
         }
     }
 
-    /** Maps JFR events to ring events; events before {@link #horizon} are de-duplicated. */
+    /**
+     * Maps JFR events to ring events. An event can reach it twice (through the stream and through a chunk file read
+     * at start or at exit): every event is keyed and written once. Keys are kept while their event is recent (end
+     * time within {@link #RETAIN_NANOS} of the newest delivered, or a GC id within {@link #KEEP_IDS} of the
+     * newest), which bounds the memory in long runs; chunk reads at exit only deliver events at least that recent.
+     */
     private static final class Handlers {
         static final java.util.List<String> NAMES = java.util.List.of("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1",
-                "jdk.GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart", "jdk.ThreadEnd");
+                "jdk.GarbageCollection", "jdk.G1GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart",
+                "jdk.ThreadEnd");
+        /** Events whose end is this close to the newest delivered one are read again from the chunks at exit. */
+        static final long EXIT_WINDOW_NANOS = 5_000_000_000L;
+        /** Keys of events this recent stay in {@link #seen} (longer than the exit window: no duplicate). */
+        static final long RETAIN_NANOS = 10_000_000_000L;
+        static final long KEEP_IDS = 16;
+        /** The generic name JDK 21+ gives young and full pauses in jdk.GCPhasePause. */
+        static final String GENERIC_PAUSE = "GC Pause";
+
         final Counter used;
         final Counter committed;
         final Counter sumOfPauses;
         final Lifecycle threadStart;
         final Lifecycle threadEnd;
-        final java.util.Set<String> seen = ConcurrentHashMap.newKeySet();
-        volatile Instant horizon = Instant.MAX;
         final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
+        /** key of a delivered event to its end time (epoch ns) */
+        final Map<String, Long> seen = new java.util.HashMap<>();
+        int pruneAt = 4096;
+        long newestEnd = Long.MIN_VALUE;
+        long maxGcId = -1;
         long firstGcId = Long.MAX_VALUE;
+        volatile Instant horizon = Instant.MAX;
+        /** Pauses named {@link #GENERIC_PAUSE}, held until their collection's name and cause are known. */
+        final java.util.List<PendingPause> pending = new java.util.ArrayList<>();
+        /** gcId to "name/cause" of jdk.GarbageCollection, and gcId to the G1 young type (Normal, Mixed, ...). */
+        final Map<Long, String[]> collections = recent();
+        final Map<Long, String> g1Types = recent();
+        static final int MAX_PENDING = 256;
 
-        private static long gcIdOf(String key) {
-            return Long.parseLong(key.substring(0, key.indexOf('/')));
+        /** @return a map that keeps the {@code 1024} entries put last (bounded memory in long runs) */
+        private static <V> Map<Long, V> recent() {
+            return new java.util.LinkedHashMap<Long, V>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, V> eldest) {
+                    return size() > 1024;
+                }
+            };
         }
 
         Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
@@ -267,50 +310,62 @@ public final class JvmRuntimeEvents {
             this.threadEnd = threadEnd;
         }
 
-        /** Largest gcId delivered; keys of GC events within {@link #KEEP_IDS} of it are kept for de-duplication. */
-        long maxGcId = -1;
-        static final long KEEP_IDS = 16;
-
+        /** @return true if a chunk read at exit should offer {@code e} (it may be one the stream did not deliver) */
         synchronized boolean isRecent(RecordedEvent e) {
-            return NAMES.contains(e.getEventType().getName()) && e.hasField("gcId")
-                    && e.getLong("gcId") >= maxGcId - KEEP_IDS;
+            if (!NAMES.contains(e.getEventType().getName())) {
+                return false;
+            }
+            return epochNanos(e.getEndTime()) >= newestEnd - EXIT_WINDOW_NANOS
+                    || (e.hasField("gcId") && e.getLong("gcId") >= maxGcId - KEEP_IDS);
         }
 
         synchronized void accept(RecordedEvent e) {
             String type = e.getEventType().getName();
-            boolean gc = e.hasField("gcId");
-            if (gc || e.getStartTime().isBefore(horizon)) {
-                // not the start time: the stream and a chunk file convert ticks to time slightly differently
-                String key = (gc ? e.getLong("gcId") : -1) + "/" + type + "/"
-                        + (e.hasField("name") ? e.getValue("name") : "") + "/"
-                        + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getDuration().toNanos() + "/"
-                        + (e.hasField("thread") ? threadId(e) : "");
-                if (!seen.add(key)) {
-                    return;
-                }
-                if (gc && e.getLong("gcId") > maxGcId) {
-                    maxGcId = e.getLong("gcId");
-                    if (Instant.now().isAfter(horizon) && seen.size() > 4096) {
-                        seen.removeIf(k -> gcIdOf(k) < maxGcId - KEEP_IDS); // bounded memory in long runs
-                    }
-                }
+            long gcId = e.hasField("gcId") ? e.getLong("gcId") : -1;
+            // not the start time: the stream and a chunk file convert ticks to time slightly differently
+            String key = gcId + "/" + type + "/" + (e.hasField("name") ? e.getValue("name") : "") + "/"
+                    + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getDuration().toNanos() + "/"
+                    + (e.hasField("thread") ? threadId(e) : "");
+            long end = epochNanos(e.getEndTime());
+            if (seen.putIfAbsent(key, end) != null) {
+                return;
+            }
+            newestEnd = Math.max(newestEnd, end);
+            maxGcId = Math.max(maxGcId, gcId);
+            if (seen.size() > pruneAt) {
+                seen.entrySet().removeIf(k -> k.getValue() < newestEnd - RETAIN_NANOS
+                        && gcIdOf(k.getKey()) < maxGcId - KEEP_IDS);
+                pruneAt = Math.max(4096, 2 * seen.size());
             }
             switch (type) {
                 case "jdk.GCPhasePause": {
-                    long gcId = e.getLong("gcId");
                     if (gcId < firstGcId) {
                         firstGcId = gcId;
                         firstObserved.emit(gcId, toMono(e.getStartTime()));
                     }
-                    span("gc.pause/" + e.getString("name"), e);
+                    String name = e.getString("name");
+                    long begin = toMono(e.getStartTime());
+                    long stop = toMono(e.getEndTime());
+                    if (GENERIC_PAUSE.equals(name)) {
+                        pending.add(new PendingPause(gcId, begin, stop));
+                        resolve(gcId);
+                    } else {
+                        span("gc.pause/" + name, begin, stop);
+                    }
                     break;
                 }
                 case "jdk.GCPhasePauseLevel1":
                     span("gc.phase/" + e.getString("name"), e);
                     break;
                 case "jdk.GarbageCollection":
+                    collections.put(gcId, new String[] {e.getString("name"), e.getString("cause")});
+                    resolve(gcId);
                     span("gc.collection/" + e.getString("name") + " (" + e.getString("cause") + ")", e);
                     sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
+                    break;
+                case "jdk.G1GarbageCollection":
+                    g1Types.put(gcId, e.getString("type"));
+                    resolve(gcId);
                     break;
                 case "jdk.GCHeapSummary": {
                     long ts = toMono(e.getStartTime());
@@ -327,12 +382,103 @@ public final class JvmRuntimeEvents {
                 default:
             }
         }
+
+        /**
+         * Writes the held pauses of collection {@code gcId} once it is known (for a G1 young collection also its
+         * type). JFR commits a pause, its jdk.GarbageCollection and jdk.G1GarbageCollection together, in either
+         * order, so they reach the bridge together through whichever path (stream or chunk file) delivers them;
+         * the two paths are not ordered with each other, so nothing is concluded from gcIds of other collections.
+         */
+        private void resolve(long gcId) {
+            String[] gc = collections.get(gcId);
+            if (gc == null || ("G1New".equals(gc[0]) && !g1Types.containsKey(gcId))) {
+                return;
+            }
+            for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
+                PendingPause p = it.next();
+                if (p.gcId == gcId) {
+                    span("gc.pause/" + pauseName(gc, g1Types.get(gcId)), p.begin, p.end);
+                    it.remove();
+                }
+            }
+            if (pending.size() > MAX_PENDING) {
+                flushPending(true); // collection events are not arriving (not enabled in the recording read)
+            }
+        }
+
+        /**
+         * Writes the held pauses with what is known of their collections: a pause still unnamed after two more
+         * flushes of the stream (about 2 s), or every pause when {@code force} (exit), is written as it is.
+         */
+        synchronized void flushPending(boolean force) {
+            for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
+                PendingPause p = it.next();
+                String[] gc = collections.get(p.gcId);
+                if (force || p.flushes++ >= 2) {
+                    span("gc.pause/" + pauseName(gc, g1Types.get(p.gcId)), p.begin, p.end);
+                    it.remove();
+                }
+            }
+        }
+
+        private static long gcIdOf(String key) {
+            return Long.parseLong(key.substring(0, key.indexOf('/')));
+        }
+    }
+
+    /**
+     * The pause name {@code -Xlog:gc} prints, from the collection a generic JFR pause belongs to: {@code Pause
+     * Young (<G1 type>) (<cause>)} for G1 young collections, {@code Pause Young (<cause>)} for Serial/Parallel
+     * young, {@code Pause Full (<cause>)} for full collections; otherwise the generic name.
+     */
+    static String pauseName(String[] collection, String g1Type) {
+        if (collection == null) {
+            return Handlers.GENERIC_PAUSE;
+        }
+        String gc = collection[0];
+        String cause = collection[1] == null ? "" : " (" + collection[1] + ")";
+        switch (gc) {
+            case "G1New":
+                return "Pause Young" + (g1Type == null ? "" : " (" + g1Type + ")") + cause;
+            case "DefNew":
+            case "ParallelScavenge":
+                return "Pause Young" + cause;
+            case "G1Full":
+            case "SerialOld":
+            case "ParallelOld":
+            case "PSMarkSweep":
+                return "Pause Full" + cause;
+            default:
+                return Handlers.GENERIC_PAUSE;
+        }
+    }
+
+    /** A pause waiting for its name. */
+    private static final class PendingPause {
+        final long gcId;
+        final long begin;
+        final long end;
+        int flushes;
+
+        PendingPause(long gcId, long begin, long end) {
+            this.gcId = gcId;
+            this.begin = begin;
+            this.end = end;
+        }
+    }
+
+    private static long epochNanos(Instant t) {
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
     private static void span(String name, RecordedEvent e) {
+        span(name, toMono(e.getStartTime()), toMono(e.getEndTime()));
+    }
+
+    private static void span(String name, long begin, long end) {
         Span s = SPANS.computeIfAbsent(name, RuntimeEvents::span);
-        s.begin(toMono(e.getStartTime()));
-        s.end(toMono(e.getEndTime()));
+        s.begin(begin);
+        s.end(end);
     }
 
     private static long threadId(RecordedEvent e) {
