@@ -37,6 +37,8 @@ public final class AgentOptions {
         "quiet=true|false       MEMSCOPE_QUIET        no start-up line on stderr (default false)",
         "strict=true|false      MEMSCOPE_STRICT       invalid options and internal failures stop the JVM instead of "
             + "being reported (default false)",
+        "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
+            + "<pid>.events for memscope events/trace (1 = true; default false)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -56,6 +58,7 @@ public final class AgentOptions {
     private boolean summary;
     private boolean quiet;
     private boolean strict;
+    private boolean events;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -63,7 +66,7 @@ public final class AgentOptions {
         {"exclude", "MEMSCOPE_EXCLUDE"}, {"includeJdk", "MEMSCOPE_INCLUDE_JDK"}, {"native", "MEMSCOPE_NATIVE"},
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
-        {"strict", "MEMSCOPE_STRICT"}, {"command", null},
+        {"strict", "MEMSCOPE_STRICT"}, {"events", "MEMSCOPE_EVENTS_START"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -159,6 +162,9 @@ public final class AgentOptions {
                 break;
             case "strict":
                 strict = bool(v);
+                break;
+            case "events":
+                events = bool(v);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -287,6 +293,11 @@ public final class AgentOptions {
 
     public boolean strict() {
         return strict;
+    }
+
+    /** @return true to start runtime events and the JFR bridge ({@code <pid>.events} rings, docs/formats/events.md) */
+    public boolean events() {
+        return events;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */
