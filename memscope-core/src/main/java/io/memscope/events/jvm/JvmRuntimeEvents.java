@@ -12,7 +12,6 @@ import jdk.jfr.consumer.RecordingStream;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Bridges the JVM's own runtime events into the event rings, through JFR streaming inside this JVM
@@ -51,7 +50,6 @@ public final class JvmRuntimeEvents {
     private static RecordingStream stream;
     private static Handlers handlers;
     private static volatile long lastFlush = Long.MIN_VALUE / 2;
-    private static final Map<String, Span> SPANS = new ConcurrentHashMap<>();
 
     private JvmRuntimeEvents() {
     }
@@ -93,7 +91,7 @@ public final class JvmRuntimeEvents {
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             rs.onMetadata(m -> started.countDown()); // the stream reads its first chunk: the recording runs
             for (String name : Handlers.NAMES) {
-                rs.onEvent(name, e -> guarded(() -> h.accept(e)));
+                rs.onEvent(name, e -> guarded(() -> h.accept(e, Handlers.STREAM)));
             }
             // start() (blocking) in our own daemon thread: startAsync() runs the stream in a non-daemon thread that
             // would keep the JVM alive. Then wait (bounded) until the stream reads its first chunk.
@@ -168,7 +166,9 @@ public final class JvmRuntimeEvents {
         }
         if (System.getenv("MEMSCOPE_DEBUG") != null) {
             System.err.println("memscope events: JFR stream stop: flushed=" + flushed + " lastFlush="
-                    + (System.nanoTime() - lastFlush) / 1_000_000 + " ms ago");
+                    + (System.nanoTime() - lastFlush) / 1_000_000 + " ms ago; written/duplicate per source "
+                    + "(stream, start chunks, exit chunks): " + java.util.Arrays.toString(handlers == null ? null
+                    : handlers.counts));
         }
         Thread closer = new Thread(rs::close, "memscope-jfr-close"); // never block the JVM's exit on it
         closer.setDaemon(true);
@@ -183,15 +183,13 @@ public final class JvmRuntimeEvents {
     /**
      * Delivers the GC events of chunks the JVM finished before the stream started (a recording from VM start,
      * {@code -XX:StartFlightRecording}): a stream starts with the newest chunk, so earlier pauses would be missed.
-     * Events seen by both paths are written once (keyed by type, gcId, name and start time).
+     * Events seen by both paths are written once (see {@link Handlers}).
      */
     private static void readEarlierChunks(Handlers h) {
         String repo = System.getProperty("jdk.jfr.repository");
-        if (repo == null) {
-            return;
-        }
-        java.io.File[] chunks = new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
-        if (chunks == null) {
+        java.io.File[] chunks = repo == null ? null : new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
+        if (chunks == null || chunks.length <= 1) {
+            h.noEarlyChunks(); // only the stream's own chunk, being written: nothing can arrive twice
             return;
         }
         java.util.Arrays.sort(chunks);
@@ -200,7 +198,7 @@ public final class JvmRuntimeEvents {
                 while (f.hasMoreEvents()) {
                     RecordedEvent e = f.readEvent();
                     if (Handlers.NAMES.contains(e.getEventType().getName()) && e.getStartTime().isBefore(h.horizon)) {
-                        h.accept(e);
+                        h.accept(e, Handlers.EARLY_CHUNKS);
                     }
                 }
             } catch (Throwable unfinished) {
@@ -231,7 +229,7 @@ public final class JvmRuntimeEvents {
                 try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(chunk.toPath())) {
                     while (f.hasMoreEvents()) {
                         RecordedEvent e = f.readEvent();
-                        if (h.isRecent(e)) {
+                        if (h.isCandidateAtExit(e)) {
                             events.add(e);
                         }
                     }
@@ -241,7 +239,7 @@ public final class JvmRuntimeEvents {
             }
             if (complete || System.nanoTime() > deadline) {
                 for (RecordedEvent e : events) {
-                    h.accept(e);
+                    h.accept(e, Handlers.EXIT_CHUNKS);
                 }
                 return;
             }
@@ -255,21 +253,32 @@ public final class JvmRuntimeEvents {
     }
 
     /**
-     * Maps JFR events to ring events. An event can reach it twice (through the stream and through a chunk file read
-     * at start or at exit): every event is keyed and written once. Keys are kept while their event is recent (end
-     * time within {@link #RETAIN_NANOS} of the newest delivered, or a GC id within {@link #KEEP_IDS} of the
-     * newest), which bounds the memory in long runs; chunk reads at exit only deliver events at least that recent.
+     * Maps JFR events to ring events. An event can reach it twice: through the stream and through a chunk file read
+     * at start ({@link #EARLY_CHUNKS}: the recording's finished chunks, events before {@link #horizon}) or at exit
+     * ({@link #EXIT_CHUNKS}: what the stream did not deliver before JFR's shutdown hook stopped it). Every event is
+     * written once, keyed by a 64-bit hash of its type, gcId, name, duration, thread and heap-summary side:
+     * <ul>
+     *   <li>start: the keys of events before the horizon are kept in a set, dropped once the stream is past it;</li>
+     *   <li>exit: the keys and end times of the last {@link #RECENT} events delivered are kept in two fixed arrays;
+     *       a chunk event at exit is written if it ends after {@link #floor} (the end of the newest event that left
+     *       those arrays) and its key is not in them.</li>
+     * </ul>
+     * In between, stream events are not looked up at all, and nothing per event is retained: the bridge's memory is
+     * constant and it adds no old-to-young references for the collector to track on a GC-heavy workload.
      */
     private static final class Handlers {
         static final java.util.List<String> NAMES = java.util.List.of("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1",
                 "jdk.GarbageCollection", "jdk.G1GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart",
                 "jdk.ThreadEnd");
-        /** Events whose end is this close to the newest delivered one are read again from the chunks at exit. */
-        static final long EXIT_WINDOW_NANOS = 5_000_000_000L;
-        /** Keys of events this recent stay in {@link #seen} (longer than the exit window: no duplicate). */
-        static final long RETAIN_NANOS = 10_000_000_000L;
-        static final long KEEP_IDS = 16;
-        /** The generic name JDK 21+ gives young and full pauses in jdk.GCPhasePause. */
+        static final int STREAM = 0;
+        static final int EARLY_CHUNKS = 1;
+        static final int EXIT_CHUNKS = 2;
+        /** Delivered events remembered for the exit read. */
+        static final int RECENT = 1024;
+        /** Collections remembered for naming pauses (indexed by gcId modulo this). */
+        static final int COLLECTIONS = 256;
+        static final int MAX_PENDING = 256;
+        /** The generic name JDK 17+ gives young and full pauses in jdk.GCPhasePause. */
         static final String GENERIC_PAUSE = "GC Pause";
 
         final Counter used;
@@ -278,29 +287,28 @@ public final class JvmRuntimeEvents {
         final Lifecycle threadStart;
         final Lifecycle threadEnd;
         final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
-        /** key of a delivered event to its end time (epoch ns) */
-        final Map<String, Long> seen = new java.util.HashMap<>();
-        int pruneAt = 4096;
-        long newestEnd = Long.MIN_VALUE;
-        long maxGcId = -1;
         long firstGcId = Long.MAX_VALUE;
+        /** Per source (stream, early chunks, exit chunks): events written, duplicates skipped (MEMSCOPE_DEBUG). */
+        final long[] counts = new long[6];
         volatile Instant horizon = Instant.MAX;
+        /** Keys of events before the horizon; null once the stream delivered events well past it. */
+        java.util.Set<Long> early = new java.util.HashSet<>();
+        final long[] recentKey = new long[RECENT];
+        final long[] recentEnd = new long[RECENT];
+        long recentCount;
+        /** Exit reads skip events ending at or before this (epoch ns): the stream delivered them. */
+        long floor = Long.MIN_VALUE;
         /** Pauses named {@link #GENERIC_PAUSE}, held until their collection's name and cause are known. */
         final java.util.List<PendingPause> pending = new java.util.ArrayList<>();
-        /** gcId to "name/cause" of jdk.GarbageCollection, and gcId to the G1 young type (Normal, Mixed, ...). */
-        final Map<Long, String[]> collections = recent();
-        final Map<Long, String> g1Types = recent();
-        static final int MAX_PENDING = 256;
-
-        /** @return a map that keeps the {@code 1024} entries put last (bounded memory in long runs) */
-        private static <V> Map<Long, V> recent() {
-            return new java.util.LinkedHashMap<Long, V>() {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, V> eldest) {
-                    return size() > 1024;
-                }
-            };
-        }
+        /** Per gcId modulo {@link #COLLECTIONS}: the gcId, its jdk.GarbageCollection name and cause, its G1 type. */
+        final long[] collectionId = new long[COLLECTIONS];
+        final String[][] collection = new String[COLLECTIONS][];
+        final long[] g1TypeId = new long[COLLECTIONS];
+        final String[] g1Type = new String[COLLECTIONS];
+        /** Spans by JFR name, per category (no string concatenation per event). */
+        final Map<String, Span> pauseSpans = new java.util.HashMap<>();
+        final Map<String, Span> phaseSpans = new java.util.HashMap<>();
+        final Map<String, Span> collectionSpans = new java.util.HashMap<>();
 
         Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
             this.used = used;
@@ -308,35 +316,88 @@ public final class JvmRuntimeEvents {
             this.sumOfPauses = sumOfPauses;
             this.threadStart = threadStart;
             this.threadEnd = threadEnd;
+            java.util.Arrays.fill(collectionId, -1);
+            java.util.Arrays.fill(g1TypeId, -1);
         }
 
-        /** @return true if a chunk read at exit should offer {@code e} (it may be one the stream did not deliver) */
-        synchronized boolean isRecent(RecordedEvent e) {
-            if (!NAMES.contains(e.getEventType().getName())) {
-                return false;
-            }
-            return epochNanos(e.getEndTime()) >= newestEnd - EXIT_WINDOW_NANOS
-                    || (e.hasField("gcId") && e.getLong("gcId") >= maxGcId - KEEP_IDS);
+        /** No finished chunk was there to read at start: stream events need no start-up de-duplication. */
+        synchronized void noEarlyChunks() {
+            early = null;
         }
 
-        synchronized void accept(RecordedEvent e) {
-            String type = e.getEventType().getName();
-            long gcId = e.hasField("gcId") ? e.getLong("gcId") : -1;
+        /** @return true if a chunk read at exit should offer {@code e} (the stream may not have delivered it) */
+        synchronized boolean isCandidateAtExit(RecordedEvent e) {
+            return NAMES.contains(e.getEventType().getName()) && epochNanos(e.getEndTime()) > floor;
+        }
+
+        /** @return the event's identity: equal for the same event read through the stream or a chunk file */
+        private static long key(RecordedEvent e, int type) {
             // not the start time: the stream and a chunk file convert ticks to time slightly differently
-            String key = gcId + "/" + type + "/" + (e.hasField("name") ? e.getValue("name") : "") + "/"
-                    + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getDuration().toNanos() + "/"
-                    + (e.hasField("thread") ? threadId(e) : "");
+            long h = type;
+            if (type <= 4) {
+                h = h * 0x9E3779B97F4A7C15L + e.getLong("gcId");
+            }
+            if (type <= 2) {
+                h = h * 0x9E3779B97F4A7C15L + java.util.Objects.toString(e.getString("name")).hashCode();
+            } else if (type == 4) {
+                h = h * 0x9E3779B97F4A7C15L + java.util.Objects.toString(e.getValue("when")).hashCode();
+            } else if (type >= 5) {
+                h = h * 0x9E3779B97F4A7C15L + threadId(e);
+            }
+            h = h * 0x9E3779B97F4A7C15L + e.getDuration().toNanos();
+            h ^= h >>> 31;
+            return h * 0xBF58476D1CE4E5B9L;
+        }
+
+        /** @return true if the event was delivered already (and remembers it otherwise) */
+        private boolean duplicate(RecordedEvent e, int type, int source) {
             long end = epochNanos(e.getEndTime());
-            if (seen.putIfAbsent(key, end) != null) {
+            java.util.Set<Long> early = this.early;
+            boolean beforeHorizon = e.getStartTime().isBefore(horizon);
+            long key = 0;
+            if (source == EXIT_CHUNKS) {
+                if (end <= floor) {
+                    return true;
+                }
+                key = key(e, type);
+                int n = (int) Math.min(recentCount, RECENT);
+                for (int i = 0; i < n; i++) {
+                    if (recentKey[i] == key) {
+                        return true;
+                    }
+                }
+                if (early != null && early.contains(key)) {
+                    return true;
+                }
+            } else if (early != null && beforeHorizon) {
+                key = key(e, type);
+                if (!early.add(key)) {
+                    return true;
+                }
+            } else if (early != null && source == STREAM
+                    && e.getStartTime().isAfter(horizon.plusSeconds(10))) {
+                // the stream delivers in time order: everything before the horizon is behind it
+                this.early = null;
+                floor = Math.max(floor, epochNanos(horizon));
+            }
+            int i = (int) (recentCount++ % RECENT);
+            if (recentCount > RECENT) {
+                floor = Math.max(floor, recentEnd[i]);
+            }
+            recentKey[i] = key != 0 ? key : key(e, type);
+            recentEnd[i] = end;
+            return false;
+        }
+
+        synchronized void accept(RecordedEvent e, int source) {
+            String type = e.getEventType().getName();
+            int typeIndex = NAMES.indexOf(type);
+            if (typeIndex < 0 || duplicate(e, typeIndex, source)) {
+                counts[source * 2 + 1]++;
                 return;
             }
-            newestEnd = Math.max(newestEnd, end);
-            maxGcId = Math.max(maxGcId, gcId);
-            if (seen.size() > pruneAt) {
-                seen.entrySet().removeIf(k -> k.getValue() < newestEnd - RETAIN_NANOS
-                        && gcIdOf(k.getKey()) < maxGcId - KEEP_IDS);
-                pruneAt = Math.max(4096, 2 * seen.size());
-            }
+            counts[source * 2]++;
+            long gcId = typeIndex <= 4 ? e.getLong("gcId") : -1;
             switch (type) {
                 case "jdk.GCPhasePause": {
                     if (gcId < firstGcId) {
@@ -350,23 +411,36 @@ public final class JvmRuntimeEvents {
                         pending.add(new PendingPause(gcId, begin, stop));
                         resolve(gcId);
                     } else {
-                        span("gc.pause/" + name, begin, stop);
+                        span(pauseSpans, "gc.pause/", name, begin, stop);
                     }
                     break;
                 }
                 case "jdk.GCPhasePauseLevel1":
-                    span("gc.phase/" + e.getString("name"), e);
+                    span(phaseSpans, "gc.phase/", e.getString("name"), toMono(e.getStartTime()),
+                            toMono(e.getEndTime()));
                     break;
-                case "jdk.GarbageCollection":
-                    collections.put(gcId, new String[] {e.getString("name"), e.getString("cause")});
+                case "jdk.GarbageCollection": {
+                    String name = e.getString("name");
+                    String cause = e.getString("cause");
+                    int i = (int) (gcId & (COLLECTIONS - 1));
+                    collectionId[i] = gcId;
+                    String[] c = collection[i];
+                    if (c == null || !java.util.Objects.equals(c[0], name) || !java.util.Objects.equals(c[1], cause)) {
+                        collection[i] = new String[] {name, cause}; // the same few pairs recur: rarely replaced
+                    }
                     resolve(gcId);
-                    span("gc.collection/" + e.getString("name") + " (" + e.getString("cause") + ")", e);
+                    span(collectionSpans, "gc.collection/", name + " (" + cause + ")", toMono(e.getStartTime()),
+                            toMono(e.getEndTime()));
                     sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
                     break;
-                case "jdk.G1GarbageCollection":
-                    g1Types.put(gcId, e.getString("type"));
+                }
+                case "jdk.G1GarbageCollection": {
+                    int i = (int) (gcId & (COLLECTIONS - 1));
+                    g1TypeId[i] = gcId;
+                    g1Type[i] = e.getString("type");
                     resolve(gcId);
                     break;
+                }
                 case "jdk.GCHeapSummary": {
                     long ts = toMono(e.getStartTime());
                     used.set(e.getLong("heapUsed"), ts);
@@ -390,20 +464,34 @@ public final class JvmRuntimeEvents {
          * the two paths are not ordered with each other, so nothing is concluded from gcIds of other collections.
          */
         private void resolve(long gcId) {
-            String[] gc = collections.get(gcId);
-            if (gc == null || ("G1New".equals(gc[0]) && !g1Types.containsKey(gcId))) {
+            String[] gc = collectionOf(gcId);
+            if (gc == null || ("G1New".equals(gc[0]) && g1TypeOf(gcId) == null)) {
                 return;
             }
             for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
                 PendingPause p = it.next();
                 if (p.gcId == gcId) {
-                    span("gc.pause/" + pauseName(gc, g1Types.get(gcId)), p.begin, p.end);
+                    writePause(p);
                     it.remove();
                 }
             }
             if (pending.size() > MAX_PENDING) {
                 flushPending(true); // collection events are not arriving (not enabled in the recording read)
             }
+        }
+
+        private String[] collectionOf(long gcId) {
+            int i = (int) (gcId & (COLLECTIONS - 1));
+            return collectionId[i] == gcId ? collection[i] : null;
+        }
+
+        private String g1TypeOf(long gcId) {
+            int i = (int) (gcId & (COLLECTIONS - 1));
+            return g1TypeId[i] == gcId ? g1Type[i] : null;
+        }
+
+        private void writePause(PendingPause p) {
+            span(pauseSpans, "gc.pause/", pauseName(collectionOf(p.gcId), g1TypeOf(p.gcId)), p.begin, p.end);
         }
 
         /**
@@ -413,16 +501,11 @@ public final class JvmRuntimeEvents {
         synchronized void flushPending(boolean force) {
             for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
                 PendingPause p = it.next();
-                String[] gc = collections.get(p.gcId);
                 if (force || p.flushes++ >= 2) {
-                    span("gc.pause/" + pauseName(gc, g1Types.get(p.gcId)), p.begin, p.end);
+                    writePause(p);
                     it.remove();
                 }
             }
-        }
-
-        private static long gcIdOf(String key) {
-            return Long.parseLong(key.substring(0, key.indexOf('/')));
         }
     }
 
@@ -471,12 +554,13 @@ public final class JvmRuntimeEvents {
         return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
-    private static void span(String name, RecordedEvent e) {
-        span(name, toMono(e.getStartTime()), toMono(e.getEndTime()));
-    }
-
-    private static void span(String name, long begin, long end) {
-        Span s = SPANS.computeIfAbsent(name, RuntimeEvents::span);
+    /** Writes span {@code prefix + name} from begin to end; spans are looked up by the JFR name alone. */
+    private static void span(Map<String, Span> spans, String prefix, String name, long begin, long end) {
+        Span s = spans.get(name);
+        if (s == null) {
+            s = RuntimeEvents.span(prefix + name);
+            spans.put(name, s);
+        }
         s.begin(begin);
         s.end(end);
     }
@@ -505,7 +589,12 @@ public final class JvmRuntimeEvents {
         try {
             r.run();
         } catch (Throwable t) {
+            if (DEBUG) {
+                t.printStackTrace();
+            }
             Failures.report("events.jfr", t);
         }
     }
+
+    private static final boolean DEBUG = System.getenv("MEMSCOPE_DEBUG") != null;
 }
