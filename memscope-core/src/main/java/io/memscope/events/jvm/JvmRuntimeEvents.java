@@ -561,8 +561,7 @@ public final class JvmRuntimeEvents {
             s = RuntimeEvents.span(prefix + name);
             spans.put(name, s);
         }
-        s.begin(begin);
-        s.end(end);
+        s.record(begin, end); // both edges or neither, even when events stop at exit meanwhile
     }
 
     private static long threadId(RecordedEvent e) {
