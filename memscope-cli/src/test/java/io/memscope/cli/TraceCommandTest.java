@@ -41,12 +41,14 @@ class TraceCommandTest {
 
     @Test
     void traceOfARunningJvmByPid() throws Exception {
-        Process child = new ProcessBuilder(CliRun.churn(CliRun.testJava(), 6000)).redirectErrorStream(true).start();
+        // the window must cover JFR's start-up inside the target (seconds on a loaded 2-core machine) plus one JFR
+        // flush (about 1 s) plus a collection: 5 s, in a child that outlives it
+        Process child = new ProcessBuilder(CliRun.churn(CliRun.testJava(), 9000)).redirectErrorStream(true).start();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(),
                 StandardCharsets.UTF_8))) {
             assertThat(r.readLine()).isEqualTo("started");
             Path out = tmp.resolve("attached.json");
-            CliRun run = CliRun.run("trace", out.toString(), "--pid", Long.toString(child.pid()), "--duration", "3");
+            CliRun run = CliRun.run("trace", out.toString(), "--pid", Long.toString(child.pid()), "--duration", "5");
             assertThat(run.exit).isZero();
             List<Map<String, Object>> events = parse(out);
             check(events, false, true);
