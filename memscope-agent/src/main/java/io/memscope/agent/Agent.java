@@ -106,6 +106,9 @@ public final class Agent {
             Agent a = new Agent(inst, o, attached);
             current = a;
             a.begin();
+            if (o.events()) {
+                startRuntimeEvents();
+            }
             if (!shutdownHookAdded) {
                 shutdownHookAdded = true;
                 Runtime.getRuntime().addShutdownHook(new Thread(Agent::atExit, "memscope-shutdown"));
@@ -143,6 +146,22 @@ public final class Agent {
                     + " mode, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
                     + dir);
         }
+    }
+
+    /**
+     * Starts runtime events and the JFR bridge ({@code events=true} or {@code MEMSCOPE_EVENTS_START=1}) in a daemon
+     * thread: JFR's start-up takes a while and must not delay the application's main.
+     */
+    private static void startRuntimeEvents() {
+        Thread t = new Thread(() -> {
+            try {
+                io.memscope.events.jvm.JvmRuntimeEvents.start();
+            } catch (Throwable e) {
+                Failures.report("agent.events", e);
+            }
+        }, "memscope-events-start");
+        t.setDaemon(true);
+        t.start();
     }
 
     private void retransformLoaded() {

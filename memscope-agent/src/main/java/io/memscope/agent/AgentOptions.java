@@ -43,6 +43,8 @@ public final class AgentOptions {
             + "and bytes held in memory) (default false)",
         "strict=true|false      MEMSCOPE_STRICT       invalid options and internal failures stop the JVM instead of "
             + "being reported (default false)",
+        "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
+            + "<pid>.events for memscope events/trace (1 = true; default false)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -65,6 +67,7 @@ public final class AgentOptions {
     private long flushMillis = 1000;
     private boolean jmx = true;
     private boolean debug;
+    private boolean events;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -73,7 +76,7 @@ public final class AgentOptions {
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
-        {"debug", "MEMSCOPE_DEBUG"}, {"command", null},
+        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -178,6 +181,9 @@ public final class AgentOptions {
                 break;
             case "debug":
                 debug = bool(v);
+                break;
+            case "events":
+                events = bool(v);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -321,6 +327,11 @@ public final class AgentOptions {
 
     public boolean strict() {
         return strict;
+    }
+
+    /** @return true to start runtime events and the JFR bridge ({@code <pid>.events} rings, docs/formats/events.md) */
+    public boolean events() {
+        return events;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

@@ -44,7 +44,7 @@ class AgentOptionsTest {
     void everyOptionIsDocumentedInHelp() {
         String help = String.join("\n", AgentOptions.HELP);
         for (String k : List.of("mode=", "interval=", "include=", "exclude=", "includeJdk=", "native=", "gc=",
-                "stackDepth=", "out=", "duration=", "summary=", "quiet=", "strict=")) {
+                "stackDepth=", "out=", "duration=", "summary=", "quiet=", "strict=", "events=")) {
             assertThat(help).contains(k);
         }
     }
@@ -55,5 +55,14 @@ class AgentOptionsTest {
         assertThat(AgentOptions.parseBytes("512k")).isEqualTo(524288);
         assertThat(AgentOptions.parseBytes("2MB")).isEqualTo(2 << 20);
         assertThat(AgentOptions.parseBytes("1g")).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void eventsFromTheArgumentOrTheOcamlStyleVariable() {
+        assertThat(AgentOptions.parse(null, Map.of()).events()).isFalse();
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_EVENTS_START", "1")).events()).isTrue();
+        assertThat(AgentOptions.parse("events=true", Map.of()).events()).isTrue();
+        assertThat(AgentOptions.parse("events=false", Map.of("MEMSCOPE_EVENTS_START", "1")).events()).isFalse();
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_EVENTS_START", "maybe")).errors()).isNotEmpty();
     }
 }

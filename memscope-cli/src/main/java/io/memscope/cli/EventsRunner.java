@@ -44,16 +44,35 @@ final class EventsRunner {
         }
     }
 
-    /** JFR settings of the recording started at VM start: only the GC events the bridge maps. */
+    /**
+     * JFR settings of the recording started at VM start: the events the bridge maps. Thread start and end are in
+     * it so that threads started before the bridge's own stream runs (its own threads, early application threads)
+     * are recorded too, and delivered during the run rather than only by the racy final flush at exit.
+     */
     static final String GC_JFC = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<configuration version=\"2.0\" label=\"memscope-gc\" description=\"GC events for memscope\">\n"
             + event("jdk.GCPhasePause") + event("jdk.GCPhasePauseLevel1") + event("jdk.GarbageCollection")
+            + event("jdk.G1GarbageCollection")
             + "  <event name=\"jdk.GCHeapSummary\"><setting name=\"enabled\">true</setting></event>\n"
+            + "  <event name=\"jdk.ThreadStart\"><setting name=\"enabled\">true</setting>"
+            + "<setting name=\"stackTrace\">false</setting></event>\n"
+            + "  <event name=\"jdk.ThreadEnd\"><setting name=\"enabled\">true</setting></event>\n"
             + "</configuration>\n";
 
     private static String event(String name) {
         return "  <event name=\"" + name + "\"><setting name=\"enabled\">true</setting>"
                 + "<setting name=\"threshold\">0 ms</setting></event>\n";
+    }
+
+    private boolean gcLog;
+
+    /**
+     * Also has every JVM of the command write its unified GC log ({@code -Xlog:gc}, from VM start to exit, no
+     * rotation) to {@link #gcLogOf(long)}.
+     */
+    EventsRunner withGcLog() {
+        gcLog = true;
+        return this;
     }
 
     EventsRunner(Function<EventCursor, EventCallbacks> sink, PrintStream err) throws IOException {
@@ -73,12 +92,16 @@ final class EventsRunner {
         Map<String, String> env = pb.environment();
         String jto = env.getOrDefault("JAVA_TOOL_OPTIONS", "");
         Files.createDirectories(jfrDumps());
+        if (gcLog) {
+            Files.createDirectories(gcLogs());
+        }
         Path jfc = dir.resolve("memscope-gc.jfc");
         Files.write(jfc, GC_JFC.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         // A JFR recording from VM start keeps the pauses that happen before the agent's stream runs.
         env.put("JAVA_TOOL_OPTIONS", (jto.isEmpty() ? "" : jto + " ") + "-javaagent:" + jar + "=waitjfr=1"
                 + " -XX:StartFlightRecording:settings=" + jfc + ",filename=" + jfrDumps() + ",dumponexit=true"
-                + " -Xlog:jfr+startup=error");
+                + " -Xlog:jfr+startup=error"
+                + (gcLog ? " -Xlog:gc:file=" + gcLogs().resolve("gc-%p.log") + ":uptimenanos:filecount=0" : ""));
         env.put("MEMSCOPE_EVENTS_DIR", dir.toString());
         env.put("MEMSCOPE_EVENTS_PRESERVE", "1");
         env.put("MEMSCOPE_EVENTS_START", "1");
@@ -198,18 +221,51 @@ final class EventsRunner {
         return null;
     }
 
-    /** Deletes the ring files, the JFR dumps and the private directory. */
-    void cleanup() {
-        try {
-            if (Files.isDirectory(jfrDumps())) {
-                try (DirectoryStream<Path> ds = Files.newDirectoryStream(jfrDumps())) {
-                    for (Path f : ds) {
-                        Files.deleteIfExists(f);
+    /** The directory of the GC logs ({@link #withGcLog()}): {@code gc-<pid>.log} per JVM. */
+    Path gcLogs() {
+        return dir.resolve("gclog");
+    }
+
+    /** @return the GC log of process {@code pid}, or null */
+    Path gcLogOf(long pid) {
+        Path p = gcLogs().resolve("gc-" + pid + ".log");
+        return Files.isRegularFile(p) ? p : null;
+    }
+
+    /** @return the pids of the JVMs that wrote a GC log, in order */
+    List<Long> gcLogPids() throws IOException {
+        List<Long> pids = new ArrayList<>();
+        if (Files.isDirectory(gcLogs())) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(gcLogs(), "gc-*.log")) {
+                for (Path p : ds) {
+                    String n = p.getFileName().toString();
+                    try {
+                        pids.add(Long.parseLong(n.substring(3, n.length() - 4)));
+                    } catch (NumberFormatException notOurs) {
+                        // ignore
                     }
                 }
             }
-        } catch (IOException e) {
-            err.println("memscope: could not remove " + jfrDumps() + ": " + e.getMessage());
+        }
+        pids.sort(null);
+        return pids;
+    }
+
+    /** Deletes the ring files, the JFR dumps, the GC logs and the private directory. */
+    void cleanup() {
+        for (Path sub : List.of(jfrDumps(), gcLogs())) {
+            try {
+                if (Files.isDirectory(sub)) {
+                    try (DirectoryStream<Path> ds = Files.newDirectoryStream(sub)) {
+                        for (Path f : ds) {
+                            Files.deleteIfExists(f);
+                        }
+                    }
+                    Files.deleteIfExists(sub);
+                }
+            } catch (IOException e) {
+                err.println("memscope: could not remove " + sub + ": " + e.getMessage());
+            }
         }
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path f : ds) {

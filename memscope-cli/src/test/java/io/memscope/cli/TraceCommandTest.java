@@ -41,12 +41,14 @@ class TraceCommandTest {
 
     @Test
     void traceOfARunningJvmByPid() throws Exception {
-        Process child = new ProcessBuilder(CliRun.churn(CliRun.testJava(), 6000)).redirectErrorStream(true).start();
+        // the window must cover JFR's start-up inside the target (seconds on a loaded 2-core machine) plus one JFR
+        // flush (about 1 s) plus a collection: 5 s, in a child that outlives it
+        Process child = new ProcessBuilder(CliRun.churn(CliRun.testJava(), 9000)).redirectErrorStream(true).start();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(),
                 StandardCharsets.UTF_8))) {
             assertThat(r.readLine()).isEqualTo("started");
             Path out = tmp.resolve("attached.json");
-            CliRun run = CliRun.run("trace", out.toString(), "--pid", Long.toString(child.pid()), "--duration", "3");
+            CliRun run = CliRun.run("trace", out.toString(), "--pid", Long.toString(child.pid()), "--duration", "5");
             assertThat(run.exit).isZero();
             List<Map<String, Object>> events = parse(out);
             check(events, false, true);
@@ -112,7 +114,15 @@ class TraceCommandTest {
             assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "vm.start".equals(e.get("name")));
             assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "vm.shutdown".equals(e.get("name")));
             if (gcExpected) {
+                // the bridge's own thread starts after the VM-start recording runs: always recorded, and read
+                // during the run or from the repository at exit
                 assertThat(events).anyMatch(e -> "i".equals(e.get("ph")) && "thread.start".equals(e.get("name")));
+                // pauses carry their kind as -Xlog:gc names it (JDK 21+ JFR names young and full pauses "GC Pause")
+                assertThat(events).anyMatch(e -> "X".equals(e.get("ph"))
+                        && ((String) e.get("name")).startsWith("gc.pause/Pause Young ("));
+                assertThat(events).anyMatch(e -> "X".equals(e.get("ph"))
+                        && "gc.pause/Pause Full (System.gc())".equals(e.get("name")));
+                assertThat(count(events, "X", "gc.pause/GC Pause")).as("pauses without a kind").isZero();
             }
         }
         // nanosecond precision kept: timestamps carry three decimals of microseconds

@@ -10,9 +10,10 @@ import static io.memscope.events.RingLayout.*;
  * slot was first used and only grow; a position's ring offset is {@code position & (ringSize - 1)}.
  *
  * <p>A write: (1) if the record does not fit between the tail and the end of the ring, a padding record fills the
- * rest; (2) if the ring lacks room, the head advances over whole oldest records, and the new head and head
- * sequence are published under the head seqlock followed by a store-store fence, before any of those bytes is
- * overwritten; (3) the record's header word, timestamp and payload are stored; (4) the new tail is published with
+ * rest; (2) if the ring lacks room, the head advances over whole oldest records, by at least one batch
+ * ({@code ringSize >> }{@value #HEAD_BATCH_SHIFT} bytes, so that a full ring pays for the seqlock once per batch, not
+ * once per record), and the new head and head sequence are published under the head seqlock followed by a
+ * store-store fence, before any of those bytes is overwritten; (3) the record's header word, timestamp and payload are stored; (4) the new tail is published with
  * a store-release. Readers therefore see only complete records below the tail, and a reader that copied bytes
  * the writer overwrote sees a head beyond its position when it re-checks.
  *
@@ -20,6 +21,9 @@ import static io.memscope.events.RingLayout.*;
  * itself writes events) is dropped and counted instead of corrupting the ring.
  */
 final class RingWriter {
+    /** The head advances by at least ringSize &gt;&gt; this many bytes when the ring is full (1/16 of the ring). */
+    static final int HEAD_BATCH_SHIFT = 4;
+
     final EventsFile file;
     final int slot;
     private final MappedByteBuffer buf;
@@ -32,6 +36,7 @@ final class RingWriter {
     private long headSeq;
     private long headVersion;
     private long tail;
+    private final int batch;
     private boolean busy;
     final byte[] scratch = new byte[MAX_PAYLOAD_BYTES];
 
@@ -44,6 +49,7 @@ final class RingWriter {
         this.size = file.ringSize;
         this.mask = size - 1;
         this.shift = Integer.numberOfTrailingZeros(size);
+        this.batch = size >>> HEAD_BATCH_SHIFT;
         this.head = (long) LONG.getVolatile(buf, base + S_HEAD);
         this.headSeq = (long) LONG.getVolatile(buf, base + S_HEAD_SEQ);
         this.headVersion = (long) LONG.getVolatile(buf, base + S_HEAD_VERSION);
@@ -145,7 +151,10 @@ final class RingWriter {
         int room = size - (int) (pos & mask);
         long need = aligned <= room ? aligned : room + (long) aligned;
         if (pos + need - head > size) {
-            makeRoom(pos + need - size);
+            // free a batch at once: the head seqlock (two fences, four ordered stores) is then paid once per
+            // batch instead of once per record; readers simply see the head jump further (and count those events
+            // lost), the ring keeps between size - batch and size bytes of history
+            makeRoom(pos + need - size, Math.min(pos, pos + need - size + batch));
         }
         if (aligned > room) {
             buf.putLong(data + (int) (pos & mask), header(room, KIND_PADDING, 0, pos >>> shift));
@@ -154,10 +163,12 @@ final class RingWriter {
         return pos;
     }
 
-    private void makeRoom(long minHead) {
+    /** Advances the head over whole records to at least {@code minHead}, and as far as {@code wantHead} allows. */
+    private void makeRoom(long minHead, long wantHead) {
         long h = head;
         long s = headSeq;
-        while (h < minHead) {
+        long target = Math.max(minHead, wantHead);
+        while (h < target) {
             long w = buf.getLong(data + (int) (h & mask));
             if (kind(w) != KIND_PADDING) {
                 s++;

@@ -39,6 +39,20 @@ public final class Span {
         }
     }
 
+    /**
+     * Records a whole span after the fact: both edges or, if events stop in between, neither (a span reported by
+     * another source, such as a GC pause from JFR). Times in {@link RuntimeEvents#now()} nanoseconds.
+     */
+    public void record(long beginNanos, long endNanos) {
+        if (RuntimeEvents.enabled) {
+            RingWriter w = RuntimeEvents.writer();
+            if (w != null) {
+                w.write(RingLayout.KIND_SPAN_BEGIN, id, beginNanos);
+                w.write(RingLayout.KIND_SPAN_END, id, endNanos);
+            }
+        }
+    }
+
     public String name() {
         return name;
     }

@@ -164,6 +164,28 @@ class RingFileTest {
         }
     }
 
+    /**
+     * A full ring frees a batch (1/16 of the ring) at a time: a reader still gets at least the ring minus one batch
+     * of the newest events, and delivered + lost still equals written.
+     */
+    @Test
+    void fullRingKeepsAllButOneBatchOfHistory() {
+        int ring = 4096;
+        RuntimeEvents.start(settings(ring));
+        Counter c = RuntimeEvents.counter("history");
+        for (int i = 0; i < 5_000; i++) {
+            c.set(i);
+        }
+        try (EventCursor cursor = EventCursor.openCurrent()) {
+            Recorded r = new Recorded();
+            int n = cursor.poll(r);
+            int batch = ring >>> RingWriter.HEAD_BATCH_SHIFT;
+            assertThat(n).isGreaterThanOrEqualTo((ring - batch) / 24 - 1).isLessThanOrEqualTo(ring / 24);
+            assertThat(r.lost + n).isEqualTo(5_000);
+            assertThat(r.values.get(r.values.size() - 1)).isEqualTo(4_999);
+        }
+    }
+
     @Test
     void endedThreadsSlotIsReusedOnlyAfterTheGracePeriod() throws Exception {
         RuntimeEvents.start(settings(4096).withGraceMillis(0));

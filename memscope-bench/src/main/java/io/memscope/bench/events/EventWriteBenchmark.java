@@ -86,6 +86,12 @@ public class EventWriteBenchmark {
         Files.deleteIfExists(dir);
     }
 
+    /** The clock every variant reads: what is left of a write once this is subtracted is the transport's own cost. */
+    @Benchmark
+    public long clockOnly() {
+        return System.nanoTime();
+    }
+
     @Benchmark
     public void ringSpanBegin() {
         span.begin();

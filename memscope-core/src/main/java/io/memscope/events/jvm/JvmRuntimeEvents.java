@@ -12,7 +12,6 @@ import jdk.jfr.consumer.RecordingStream;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Bridges the JVM's own runtime events into the event rings, through JFR streaming inside this JVM
@@ -21,7 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <caption>JFR event to ring event</caption>
  *   <tr><th>JFR event</th><th>ring event</th></tr>
  *   <tr><td>jdk.GCPhasePause (every stop-the-world pause: young, mixed, remark, cleanup, full)</td>
- *       <td>span {@code gc.pause/<name>} from the pause's start to its end</td></tr>
+ *       <td>span {@code gc.pause/<name>} from the pause's start to its end. JDK 21+ names young and full pauses
+ *       only "GC Pause": the bridge then names them as {@code -Xlog:gc} does, from the jdk.GarbageCollection and
+ *       jdk.G1GarbageCollection events of the same gcId (see {@link #pauseName}), e.g.
+ *       {@code gc.pause/Pause Young (Mixed) (G1 Evacuation Pause)}, {@code gc.pause/Pause Full (System.gc())};
+ *       remark and cleanup keep JFR's names ({@code Pause Remark}, {@code Pause Cleanup})</td></tr>
  *   <tr><td>jdk.GCPhasePauseLevel1</td><td>span {@code gc.phase/<name>}</td></tr>
  *   <tr><td>jdk.GarbageCollection</td><td>span {@code gc.collection/<gc name> (<cause>)}; counter
  *       {@code gc.sumOfPauses.ns}</td></tr>
@@ -39,14 +42,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code -XX:StartFlightRecording} with these events enabled, which {@code memscope trace} and {@code latency} add),
  * pauses before the bridge started are delivered too; otherwise the bridge sees pauses from its own start on.
  * All of them are written by the JFR stream's thread, so they share one ring. At shutdown the
- * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); on JDK 17-19 the last second of
- * events before exit may be missing.
+ * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); when that fails (JFR's own
+ * shutdown hook stopped the recording first, or JDK 17-19) the recent events are read from the repository's chunk
+ * files instead. Every event is written once, whichever path delivered it.
  */
 public final class JvmRuntimeEvents {
     private static RecordingStream stream;
     private static Handlers handlers;
     private static volatile long lastFlush = Long.MIN_VALUE / 2;
-    private static final Map<String, Span> SPANS = new ConcurrentHashMap<>();
 
     private JvmRuntimeEvents() {
     }
@@ -71,6 +74,7 @@ public final class JvmRuntimeEvents {
             rs.enable("jdk.GCPhasePause");
             rs.enable("jdk.GCPhasePauseLevel1");
             rs.enable("jdk.GarbageCollection");
+            rs.enable("jdk.G1GarbageCollection"); // the young pause's type (Normal, Mixed, ...); absent on other GCs
             rs.enable("jdk.GCHeapSummary");
             rs.enable("jdk.ThreadStart").withoutStackTrace();
             rs.enable("jdk.ThreadEnd").withoutStackTrace();
@@ -79,12 +83,15 @@ public final class JvmRuntimeEvents {
             Counter sumOfPauses = RuntimeEvents.counter("gc.sumOfPauses.ns");
             Lifecycle threadStart = RuntimeEvents.lifecycle("thread.start");
             Lifecycle threadEnd = RuntimeEvents.lifecycle("thread.end");
-            rs.onFlush(() -> lastFlush = System.nanoTime());
+            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
+            rs.onFlush(() -> {
+                guarded(() -> h.flushPending(false));
+                lastFlush = System.nanoTime();
+            });
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             rs.onMetadata(m -> started.countDown()); // the stream reads its first chunk: the recording runs
-            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
             for (String name : Handlers.NAMES) {
-                rs.onEvent(name, e -> guarded(() -> h.accept(e)));
+                rs.onEvent(name, e -> guarded(() -> h.accept(e, Handlers.STREAM)));
             }
             // start() (blocking) in our own daemon thread: startAsync() runs the stream in a non-daemon thread that
             // would keep the JVM alive. Then wait (bounded) until the stream reads its first chunk.
@@ -106,6 +113,7 @@ public final class JvmRuntimeEvents {
             started.await(1, java.util.concurrent.TimeUnit.SECONDS);
             h.horizon = Instant.now().plusSeconds(5);
             readEarlierChunks(h);
+            h.flushPending(false);
             return true;
         } catch (Throwable t) {
             Failures.report("events.jfr", t);
@@ -153,9 +161,14 @@ public final class JvmRuntimeEvents {
         if (!flushed && handlers != null) {
             readChunksAtExit(handlers);
         }
+        if (handlers != null) {
+            handlers.flushPending(true);
+        }
         if (System.getenv("MEMSCOPE_DEBUG") != null) {
             System.err.println("memscope events: JFR stream stop: flushed=" + flushed + " lastFlush="
-                    + (System.nanoTime() - lastFlush) / 1_000_000 + " ms ago");
+                    + (System.nanoTime() - lastFlush) / 1_000_000 + " ms ago; written/duplicate per source "
+                    + "(stream, start chunks, exit chunks): " + java.util.Arrays.toString(handlers == null ? null
+                    : handlers.counts));
         }
         Thread closer = new Thread(rs::close, "memscope-jfr-close"); // never block the JVM's exit on it
         closer.setDaemon(true);
@@ -170,15 +183,13 @@ public final class JvmRuntimeEvents {
     /**
      * Delivers the GC events of chunks the JVM finished before the stream started (a recording from VM start,
      * {@code -XX:StartFlightRecording}): a stream starts with the newest chunk, so earlier pauses would be missed.
-     * Events seen by both paths are written once (keyed by type, gcId, name and start time).
+     * Events seen by both paths are written once (see {@link Handlers}).
      */
     private static void readEarlierChunks(Handlers h) {
         String repo = System.getProperty("jdk.jfr.repository");
-        if (repo == null) {
-            return;
-        }
-        java.io.File[] chunks = new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
-        if (chunks == null) {
+        java.io.File[] chunks = repo == null ? null : new java.io.File(repo).listFiles((d, n) -> n.endsWith(".jfr"));
+        if (chunks == null || chunks.length <= 1) {
+            h.noEarlyChunks(); // only the stream's own chunk, being written: nothing can arrive twice
             return;
         }
         java.util.Arrays.sort(chunks);
@@ -187,7 +198,7 @@ public final class JvmRuntimeEvents {
                 while (f.hasMoreEvents()) {
                     RecordedEvent e = f.readEvent();
                     if (Handlers.NAMES.contains(e.getEventType().getName()) && e.getStartTime().isBefore(h.horizon)) {
-                        h.accept(e);
+                        h.accept(e, Handlers.EARLY_CHUNKS);
                     }
                 }
             } catch (Throwable unfinished) {
@@ -218,7 +229,7 @@ public final class JvmRuntimeEvents {
                 try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(chunk.toPath())) {
                     while (f.hasMoreEvents()) {
                         RecordedEvent e = f.readEvent();
-                        if (h.isRecent(e)) {
+                        if (h.isCandidateAtExit(e)) {
                             events.add(e);
                         }
                     }
@@ -228,7 +239,7 @@ public final class JvmRuntimeEvents {
             }
             if (complete || System.nanoTime() > deadline) {
                 for (RecordedEvent e : events) {
-                    h.accept(e);
+                    h.accept(e, Handlers.EXIT_CHUNKS);
                 }
                 return;
             }
@@ -241,23 +252,63 @@ public final class JvmRuntimeEvents {
         }
     }
 
-    /** Maps JFR events to ring events; events before {@link #horizon} are de-duplicated. */
+    /**
+     * Maps JFR events to ring events. An event can reach it twice: through the stream and through a chunk file read
+     * at start ({@link #EARLY_CHUNKS}: the recording's finished chunks, events before {@link #horizon}) or at exit
+     * ({@link #EXIT_CHUNKS}: what the stream did not deliver before JFR's shutdown hook stopped it). Every event is
+     * written once, keyed by a 64-bit hash of its type, gcId, name, duration, thread and heap-summary side:
+     * <ul>
+     *   <li>start: the keys of events before the horizon are kept in a set, dropped once the stream is past it;</li>
+     *   <li>exit: the keys and end times of the last {@link #RECENT} events delivered are kept in two fixed arrays;
+     *       a chunk event at exit is written if it ends after {@link #floor} (the end of the newest event that left
+     *       those arrays) and its key is not in them.</li>
+     * </ul>
+     * In between, stream events are not looked up at all, and nothing per event is retained: the bridge's memory is
+     * constant and it adds no old-to-young references for the collector to track on a GC-heavy workload.
+     */
     private static final class Handlers {
         static final java.util.List<String> NAMES = java.util.List.of("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1",
-                "jdk.GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart", "jdk.ThreadEnd");
+                "jdk.GarbageCollection", "jdk.G1GarbageCollection", "jdk.GCHeapSummary", "jdk.ThreadStart",
+                "jdk.ThreadEnd");
+        static final int STREAM = 0;
+        static final int EARLY_CHUNKS = 1;
+        static final int EXIT_CHUNKS = 2;
+        /** Delivered events remembered for the exit read. */
+        static final int RECENT = 1024;
+        /** Collections remembered for naming pauses (indexed by gcId modulo this). */
+        static final int COLLECTIONS = 256;
+        static final int MAX_PENDING = 256;
+        /** The generic name JDK 17+ gives young and full pauses in jdk.GCPhasePause. */
+        static final String GENERIC_PAUSE = "GC Pause";
+
         final Counter used;
         final Counter committed;
         final Counter sumOfPauses;
         final Lifecycle threadStart;
         final Lifecycle threadEnd;
-        final java.util.Set<String> seen = ConcurrentHashMap.newKeySet();
-        volatile Instant horizon = Instant.MAX;
         final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
         long firstGcId = Long.MAX_VALUE;
-
-        private static long gcIdOf(String key) {
-            return Long.parseLong(key.substring(0, key.indexOf('/')));
-        }
+        /** Per source (stream, early chunks, exit chunks): events written, duplicates skipped (MEMSCOPE_DEBUG). */
+        final long[] counts = new long[6];
+        volatile Instant horizon = Instant.MAX;
+        /** Keys of events before the horizon; null once the stream delivered events well past it. */
+        java.util.Set<Long> early = new java.util.HashSet<>();
+        final long[] recentKey = new long[RECENT];
+        final long[] recentEnd = new long[RECENT];
+        long recentCount;
+        /** Exit reads skip events ending at or before this (epoch ns): the stream delivered them. */
+        long floor = Long.MIN_VALUE;
+        /** Pauses named {@link #GENERIC_PAUSE}, held until their collection's name and cause are known. */
+        final java.util.List<PendingPause> pending = new java.util.ArrayList<>();
+        /** Per gcId modulo {@link #COLLECTIONS}: the gcId, its jdk.GarbageCollection name and cause, its G1 type. */
+        final long[] collectionId = new long[COLLECTIONS];
+        final String[][] collection = new String[COLLECTIONS][];
+        final long[] g1TypeId = new long[COLLECTIONS];
+        final String[] g1Type = new String[COLLECTIONS];
+        /** Spans by JFR name, per category (no string concatenation per event). */
+        final Map<String, Span> pauseSpans = new java.util.HashMap<>();
+        final Map<String, Span> phaseSpans = new java.util.HashMap<>();
+        final Map<String, Span> collectionSpans = new java.util.HashMap<>();
 
         Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
             this.used = used;
@@ -265,53 +316,131 @@ public final class JvmRuntimeEvents {
             this.sumOfPauses = sumOfPauses;
             this.threadStart = threadStart;
             this.threadEnd = threadEnd;
+            java.util.Arrays.fill(collectionId, -1);
+            java.util.Arrays.fill(g1TypeId, -1);
         }
 
-        /** Largest gcId delivered; keys of GC events within {@link #KEEP_IDS} of it are kept for de-duplication. */
-        long maxGcId = -1;
-        static final long KEEP_IDS = 16;
-
-        synchronized boolean isRecent(RecordedEvent e) {
-            return NAMES.contains(e.getEventType().getName()) && e.hasField("gcId")
-                    && e.getLong("gcId") >= maxGcId - KEEP_IDS;
+        /** No finished chunk was there to read at start: stream events need no start-up de-duplication. */
+        synchronized void noEarlyChunks() {
+            early = null;
         }
 
-        synchronized void accept(RecordedEvent e) {
-            String type = e.getEventType().getName();
-            boolean gc = e.hasField("gcId");
-            if (gc || e.getStartTime().isBefore(horizon)) {
-                // not the start time: the stream and a chunk file convert ticks to time slightly differently
-                String key = (gc ? e.getLong("gcId") : -1) + "/" + type + "/"
-                        + (e.hasField("name") ? e.getValue("name") : "") + "/"
-                        + (e.hasField("when") ? e.getValue("when") : "") + "/" + e.getDuration().toNanos() + "/"
-                        + (e.hasField("thread") ? threadId(e) : "");
-                if (!seen.add(key)) {
-                    return;
+        /** @return true if a chunk read at exit should offer {@code e} (the stream may not have delivered it) */
+        synchronized boolean isCandidateAtExit(RecordedEvent e) {
+            return NAMES.contains(e.getEventType().getName()) && epochNanos(e.getEndTime()) > floor;
+        }
+
+        /** @return the event's identity: equal for the same event read through the stream or a chunk file */
+        private static long key(RecordedEvent e, int type) {
+            // not the start time: the stream and a chunk file convert ticks to time slightly differently
+            long h = type;
+            if (type <= 4) {
+                h = h * 0x9E3779B97F4A7C15L + e.getLong("gcId");
+            }
+            if (type <= 2) {
+                h = h * 0x9E3779B97F4A7C15L + java.util.Objects.toString(e.getString("name")).hashCode();
+            } else if (type == 4) {
+                h = h * 0x9E3779B97F4A7C15L + java.util.Objects.toString(e.getValue("when")).hashCode();
+            } else if (type >= 5) {
+                h = h * 0x9E3779B97F4A7C15L + threadId(e);
+            }
+            h = h * 0x9E3779B97F4A7C15L + e.getDuration().toNanos();
+            h ^= h >>> 31;
+            return h * 0xBF58476D1CE4E5B9L;
+        }
+
+        /** @return true if the event was delivered already (and remembers it otherwise) */
+        private boolean duplicate(RecordedEvent e, int type, int source) {
+            long end = epochNanos(e.getEndTime());
+            java.util.Set<Long> early = this.early;
+            boolean beforeHorizon = e.getStartTime().isBefore(horizon);
+            long key = 0;
+            if (source == EXIT_CHUNKS) {
+                if (end <= floor) {
+                    return true;
                 }
-                if (gc && e.getLong("gcId") > maxGcId) {
-                    maxGcId = e.getLong("gcId");
-                    if (Instant.now().isAfter(horizon) && seen.size() > 4096) {
-                        seen.removeIf(k -> gcIdOf(k) < maxGcId - KEEP_IDS); // bounded memory in long runs
+                key = key(e, type);
+                int n = (int) Math.min(recentCount, RECENT);
+                for (int i = 0; i < n; i++) {
+                    if (recentKey[i] == key) {
+                        return true;
                     }
                 }
+                if (early != null && early.contains(key)) {
+                    return true;
+                }
+            } else if (early != null && beforeHorizon) {
+                key = key(e, type);
+                if (!early.add(key)) {
+                    return true;
+                }
+            } else if (early != null && source == STREAM
+                    && e.getStartTime().isAfter(horizon.plusSeconds(10))) {
+                // the stream delivers in time order: everything before the horizon is behind it
+                this.early = null;
+                floor = Math.max(floor, epochNanos(horizon));
             }
+            int i = (int) (recentCount++ % RECENT);
+            if (recentCount > RECENT) {
+                floor = Math.max(floor, recentEnd[i]);
+            }
+            recentKey[i] = key != 0 ? key : key(e, type);
+            recentEnd[i] = end;
+            return false;
+        }
+
+        synchronized void accept(RecordedEvent e, int source) {
+            String type = e.getEventType().getName();
+            int typeIndex = NAMES.indexOf(type);
+            if (typeIndex < 0 || duplicate(e, typeIndex, source)) {
+                counts[source * 2 + 1]++;
+                return;
+            }
+            counts[source * 2]++;
+            long gcId = typeIndex <= 4 ? e.getLong("gcId") : -1;
             switch (type) {
                 case "jdk.GCPhasePause": {
-                    long gcId = e.getLong("gcId");
                     if (gcId < firstGcId) {
                         firstGcId = gcId;
                         firstObserved.emit(gcId, toMono(e.getStartTime()));
                     }
-                    span("gc.pause/" + e.getString("name"), e);
+                    String name = e.getString("name");
+                    long begin = toMono(e.getStartTime());
+                    long stop = toMono(e.getEndTime());
+                    if (GENERIC_PAUSE.equals(name)) {
+                        pending.add(new PendingPause(gcId, begin, stop));
+                        resolve(gcId);
+                    } else {
+                        span(pauseSpans, "gc.pause/", name, begin, stop);
+                    }
                     break;
                 }
                 case "jdk.GCPhasePauseLevel1":
-                    span("gc.phase/" + e.getString("name"), e);
+                    span(phaseSpans, "gc.phase/", e.getString("name"), toMono(e.getStartTime()),
+                            toMono(e.getEndTime()));
                     break;
-                case "jdk.GarbageCollection":
-                    span("gc.collection/" + e.getString("name") + " (" + e.getString("cause") + ")", e);
+                case "jdk.GarbageCollection": {
+                    String name = e.getString("name");
+                    String cause = e.getString("cause");
+                    int i = (int) (gcId & (COLLECTIONS - 1));
+                    collectionId[i] = gcId;
+                    String[] c = collection[i];
+                    if (c == null || !java.util.Objects.equals(c[0], name) || !java.util.Objects.equals(c[1], cause)) {
+                        collection[i] = new String[] {name, cause}; // the same few pairs recur: rarely replaced
+                    }
+                    resolve(gcId);
+                    span(collectionSpans, "gc.collection/", name + " (" + cause + ")", toMono(e.getStartTime()),
+                            toMono(e.getEndTime()));
                     sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
                     break;
+                }
+                case "jdk.G1GarbageCollection": {
+                    int i = (int) (gcId & (COLLECTIONS - 1));
+                    g1TypeId[i] = gcId;
+                    g1Type[i] = e.getString("type");
+                    resolve(gcId);
+                    break;
+                }
                 case "jdk.GCHeapSummary": {
                     long ts = toMono(e.getStartTime());
                     used.set(e.getLong("heapUsed"), ts);
@@ -327,12 +456,112 @@ public final class JvmRuntimeEvents {
                 default:
             }
         }
+
+        /**
+         * Writes the held pauses of collection {@code gcId} once it is known (for a G1 young collection also its
+         * type). JFR commits a pause, its jdk.GarbageCollection and jdk.G1GarbageCollection together, in either
+         * order, so they reach the bridge together through whichever path (stream or chunk file) delivers them;
+         * the two paths are not ordered with each other, so nothing is concluded from gcIds of other collections.
+         */
+        private void resolve(long gcId) {
+            String[] gc = collectionOf(gcId);
+            if (gc == null || ("G1New".equals(gc[0]) && g1TypeOf(gcId) == null)) {
+                return;
+            }
+            for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
+                PendingPause p = it.next();
+                if (p.gcId == gcId) {
+                    writePause(p);
+                    it.remove();
+                }
+            }
+            if (pending.size() > MAX_PENDING) {
+                flushPending(true); // collection events are not arriving (not enabled in the recording read)
+            }
+        }
+
+        private String[] collectionOf(long gcId) {
+            int i = (int) (gcId & (COLLECTIONS - 1));
+            return collectionId[i] == gcId ? collection[i] : null;
+        }
+
+        private String g1TypeOf(long gcId) {
+            int i = (int) (gcId & (COLLECTIONS - 1));
+            return g1TypeId[i] == gcId ? g1Type[i] : null;
+        }
+
+        private void writePause(PendingPause p) {
+            span(pauseSpans, "gc.pause/", pauseName(collectionOf(p.gcId), g1TypeOf(p.gcId)), p.begin, p.end);
+        }
+
+        /**
+         * Writes the held pauses with what is known of their collections: a pause still unnamed after two more
+         * flushes of the stream (about 2 s), or every pause when {@code force} (exit), is written as it is.
+         */
+        synchronized void flushPending(boolean force) {
+            for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
+                PendingPause p = it.next();
+                if (force || p.flushes++ >= 2) {
+                    writePause(p);
+                    it.remove();
+                }
+            }
+        }
     }
 
-    private static void span(String name, RecordedEvent e) {
-        Span s = SPANS.computeIfAbsent(name, RuntimeEvents::span);
-        s.begin(toMono(e.getStartTime()));
-        s.end(toMono(e.getEndTime()));
+    /**
+     * The pause name {@code -Xlog:gc} prints, from the collection a generic JFR pause belongs to: {@code Pause
+     * Young (<G1 type>) (<cause>)} for G1 young collections, {@code Pause Young (<cause>)} for Serial/Parallel
+     * young, {@code Pause Full (<cause>)} for full collections; otherwise the generic name.
+     */
+    static String pauseName(String[] collection, String g1Type) {
+        if (collection == null) {
+            return Handlers.GENERIC_PAUSE;
+        }
+        String gc = collection[0];
+        String cause = collection[1] == null ? "" : " (" + collection[1] + ")";
+        switch (gc) {
+            case "G1New":
+                return "Pause Young" + (g1Type == null ? "" : " (" + g1Type + ")") + cause;
+            case "DefNew":
+            case "ParallelScavenge":
+                return "Pause Young" + cause;
+            case "G1Full":
+            case "SerialOld":
+            case "ParallelOld":
+            case "PSMarkSweep":
+                return "Pause Full" + cause;
+            default:
+                return Handlers.GENERIC_PAUSE;
+        }
+    }
+
+    /** A pause waiting for its name. */
+    private static final class PendingPause {
+        final long gcId;
+        final long begin;
+        final long end;
+        int flushes;
+
+        PendingPause(long gcId, long begin, long end) {
+            this.gcId = gcId;
+            this.begin = begin;
+            this.end = end;
+        }
+    }
+
+    private static long epochNanos(Instant t) {
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+    }
+
+    /** Writes span {@code prefix + name} from begin to end; spans are looked up by the JFR name alone. */
+    private static void span(Map<String, Span> spans, String prefix, String name, long begin, long end) {
+        Span s = spans.get(name);
+        if (s == null) {
+            s = RuntimeEvents.span(prefix + name);
+            spans.put(name, s);
+        }
+        s.record(begin, end); // both edges or neither, even when events stop at exit meanwhile
     }
 
     private static long threadId(RecordedEvent e) {
@@ -359,7 +588,12 @@ public final class JvmRuntimeEvents {
         try {
             r.run();
         } catch (Throwable t) {
+            if (DEBUG) {
+                t.printStackTrace();
+            }
             Failures.report("events.jfr", t);
         }
     }
+
+    private static final boolean DEBUG = System.getenv("MEMSCOPE_DEBUG") != null;
 }
