@@ -209,7 +209,9 @@ public final class JvmRuntimeEvents {
 
     /**
      * At exit, when JFR's own shutdown hook stopped the recording before the stream delivered its last events:
-     * waits (bounded) until the chunk files are complete, then delivers the recent GC events the stream missed.
+     * waits (bounded) until the chunk files are complete, then delivers the events (GC and thread) the stream
+     * missed. Finds nothing when JFR's hook already removed the repository: then the last second before exit is
+     * missing from the rings (memscope latency does not depend on it: it reads each JVM's GC log).
      */
     private static void readChunksAtExit(Handlers h) {
         String repo = System.getProperty("jdk.jfr.repository");
