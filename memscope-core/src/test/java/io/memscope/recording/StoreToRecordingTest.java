@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -119,6 +120,9 @@ class StoreToRecordingTest {
         RecordingWriter writer = writerFor(store, file, 4096);
 
         CountDownLatch start = new CountDownLatch(1);
+        // Drains that handed out events, published by the drainer. Workers wait at a few gates for the next one,
+        // so that recording spans many drains however fast or slow this machine is (a sleep alone does not).
+        AtomicInteger drainsWithEvents = new AtomicInteger();
         Thread[] threads = new Thread[workers];
         for (int w = 0; w < workers; w++) {
             int worker = w;
@@ -129,10 +133,20 @@ class StoreToRecordingTest {
                     return;
                 }
                 try {
+                    int seenAtLastGate = drainsWithEvents.get();
                     for (long i = 0; i < perWorker; i++) {
                         recordExpected(store, worker, i);
                         if (i % 50 == 49) {
                             Thread.sleep(1);        // spread recording over many drains
+                        }
+                        if (i % 2000 == 1999) {
+                            // Events recorded since the last gate are waiting (or already drained, which also
+                            // moved the count): the next drain with events comes. Bounded, never a hang.
+                            long deadline = System.nanoTime() + 5_000_000_000L;
+                            while (drainsWithEvents.get() <= seenAtLastGate && System.nanoTime() < deadline) {
+                                Thread.sleep(1);
+                            }
+                            seenAtLastGate = drainsWithEvents.get();
                         }
                     }
                 } catch (InterruptedException e) {
@@ -165,6 +179,7 @@ class StoreToRecordingTest {
                     }
                     if (!drained.isEmpty()) {
                         drainsAndOlderStarts[0]++;
+                        drainsWithEvents.incrementAndGet();
                         if (drained.get(0).timestampNanos() < lastEnded) {
                             drainsAndOlderStarts[1]++;
                         }
