@@ -4,9 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -36,31 +34,14 @@ class AccountingCommandTest {
         }
     }
 
-    /** Runs the CLI in this JVM; returns {exit code, stdout, stderr}. */
-    private static Object[] run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.execute(args);
-            return new Object[] {code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8)};
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-    }
-
     @Test
     void printsTheTablesOfARunningJvm() throws Exception {
         Process target = start();
         try {
             String pid = Long.toString(target.pid());
-            Object[] csv = run("accounting", pid, "--format", "csv");
-            assertThat(csv[0]).as((String) csv[2]).isEqualTo(0);
-            String text = (String) csv[1];
+            CliRun csv = CliRun.run("accounting", pid, "--format", "csv");
+            assertThat(csv.exit).as(csv.err).isEqualTo(0);
+            String text = csv.out;
             assertThat(text).startsWith("TABLE,THREAD_ID,THREAD_NAME,USER,HOST,EVENT_NAME,COUNT_ALLOC,COUNT_FREE,");
             assertThat(text).contains(
                     "MEMORY_SUMMARY_BY_USER_BY_EVENT_NAME,,,tenant-a,,memory/target/cache,2,0,1234,0,0,2,2,0,1234,1234,0",
@@ -71,15 +52,15 @@ class AccountingCommandTest {
                     ",main,,,memory/target/cache,1,0,7,0,0,1,1,0,7,7,0");
             assertThat(text).containsPattern("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME,,,,,memory/target/cache,4,1,1291,50,0,3,\\d+,0,1241,\\d+,0");
 
-            Object[] json = run("accounting", pid, "--json", "--table", "user");
-            assertThat(json[0]).isEqualTo(0);
-            assertThat((String) json[1]).startsWith("{\n  \"MEMORY_SUMMARY_BY_USER_BY_EVENT_NAME\": [")
+            CliRun json = CliRun.run("accounting", pid, "--json", "--table", "user");
+            assertThat(json.exit).isEqualTo(0);
+            assertThat(json.out).startsWith("{\n  \"MEMORY_SUMMARY_BY_USER_BY_EVENT_NAME\": [")
                     .contains("\"USER\": \"tenant-a\"", "\"CURRENT_NUMBER_OF_BYTES_USED\": 1234")
                     .doesNotContain("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME");
 
-            Object[] table = run("accounting", pid, "--table", "global");
-            assertThat(table[0]).isEqualTo(0);
-            assertThat((String) table[1]).startsWith("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME (2 rows)")
+            CliRun table = CliRun.run("accounting", pid, "--table", "global");
+            assertThat(table.exit).isEqualTo(0);
+            assertThat(table.out).startsWith("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME (2 rows)")
                     .contains("EVENT_NAME", "HIGH_NUMBER_OF_BYTES_USED", "memory/target/pool");
         } finally {
             stop(target);
@@ -92,19 +73,19 @@ class AccountingCommandTest {
                 .redirectErrorStream(true).start();
         done.getInputStream().readAllBytes();
         done.waitFor(20, TimeUnit.SECONDS);
-        Object[] gone = run("accounting", Long.toString(done.pid()));
-        assertThat(gone[0]).isEqualTo(1);
-        assertThat((String) gone[2]).contains("memscope accounting: no process with pid " + done.pid());
+        CliRun gone = CliRun.run("accounting", Long.toString(done.pid()));
+        assertThat(gone.exit).isEqualTo(1);
+        assertThat(gone.err).contains("memscope accounting: no process with pid " + done.pid());
 
-        Object[] bad = run("accounting", "12ab");
-        assertThat(bad[0]).isEqualTo(1);
-        assertThat((String) bad[2]).contains("'12ab' is not a process id");
+        CliRun bad = CliRun.run("accounting", "12ab");
+        assertThat(bad.exit).isEqualTo(1);
+        assertThat(bad.err).contains("'12ab' is not a process id");
 
         Process plain = start("--no-accounting");
         try {
-            Object[] none = run("accounting", Long.toString(plain.pid()));
-            assertThat(none[0]).as((String) none[2]).isEqualTo(1);
-            assertThat((String) none[2]).contains("has no memscope accounting", "io.memscope:type=Accounting");
+            CliRun none = CliRun.run("accounting", Long.toString(plain.pid()));
+            assertThat(none.exit).as(none.err).isEqualTo(1);
+            assertThat(none.err).contains("has no memscope accounting", "io.memscope:type=Accounting");
         } finally {
             stop(plain);
         }

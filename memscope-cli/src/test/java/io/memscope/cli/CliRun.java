@@ -8,26 +8,33 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Runs the CLI in-process with stdout captured. */
+/** Runs the CLI in-process with stdout and stderr captured. */
 final class CliRun {
     final int exit;
     final String out;
+    final String err;
 
-    private CliRun(int exit, String out) {
+    private CliRun(int exit, String out, String err) {
         this.exit = exit;
         this.out = out;
+        this.err = err;
     }
 
     static synchronized CliRun run(String... args) {
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
             int exit = Main.execute(args);
             System.out.flush();
-            return new CliRun(exit, buf.toString(StandardCharsets.UTF_8));
+            System.err.flush();
+            return new CliRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         } finally {
-            System.setOut(old);
+            System.setOut(oldOut);
+            System.setErr(oldErr);
         }
     }
 

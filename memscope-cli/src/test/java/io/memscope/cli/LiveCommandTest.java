@@ -3,9 +3,7 @@ package io.memscope.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,23 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code memscope live <pid>} against a real JVM under the agent whose live set grows. */
 class LiveCommandTest {
-
-    /** Runs the CLI in this JVM; returns {exit code, stdout, stderr}. */
-    private static Object[] run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.execute(args);
-            return new Object[] {code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8)};
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-    }
 
     private static Map<String, Object> growing(Object json, String list, String site) {
         for (Map<String, Object> row : MiniJson.list(json, list)) {
@@ -60,12 +41,12 @@ class LiveCommandTest {
             String site = "memscope.fixtures.ChurnFixture.main(ChurnFixture.java:"
                     + Jvms.lineOf("memscope/fixtures/ChurnFixture.java", "GROWING-SITE") + ")";
             Thread.sleep(1500);
-            Object[] first = run("live", pid, "--json", "--top", "5");
-            assertThat(first[0]).as((String) first[2]).isEqualTo(0);
-            Object j1 = MiniJson.parse((String) first[1]);
+            CliRun first = CliRun.run("live", pid, "--json", "--top", "5");
+            assertThat(first.exit).as(first.err).isEqualTo(0);
+            Object j1 = MiniJson.parse(first.out);
             long live1 = MiniJson.num(growing(j1, "byLiveBytes", site), "liveBytes");
             Thread.sleep(2000);
-            Object j2 = MiniJson.parse((String) run("live", pid, "--json", "--top", "5")[1]);
+            Object j2 = MiniJson.parse(CliRun.run("live", pid, "--json", "--top", "5").out);
             Map<String, Object> row2 = growing(j2, "byLiveBytes", site);
             long live2 = MiniJson.num(row2, "liveBytes");
             assertThat(row2.get("type")).isEqualTo("byte[]");
@@ -78,9 +59,9 @@ class LiveCommandTest {
             assertThat(MiniJson.num(churn, "liveBytes")).isLessThan(MiniJson.num(churn, "allocatedBytes") / 4);
             assertThat(MiniJson.num(MiniJson.obj(j2), "liveBytes")).isGreaterThanOrEqualTo(live2);
 
-            Object[] text = run("live", pid, "--top", "3");
-            assertThat(text[0]).isEqualTo(0);
-            assertThat((String) text[1]).contains("Top sites by live bytes", "Top sites by allocated bytes", site,
+            CliRun text = CliRun.run("live", pid, "--top", "3");
+            assertThat(text.exit).isEqualTo(0);
+            assertThat(text.out).contains("Top sites by live bytes", "Top sites by allocated bytes", site,
                     "byte[]", "sample mode");
         } finally {
             p.destroyForcibly();
@@ -96,9 +77,9 @@ class LiveCommandTest {
         try {
             BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             assertThat(r.readLine()).isEqualTo("churning");
-            Object[] res = run("live", Long.toString(p.pid()));
-            assertThat(res[0]).isNotEqualTo(0);
-            assertThat((String) res[2]).contains("runs no memscope agent");
+            CliRun res = CliRun.run("live", Long.toString(p.pid()));
+            assertThat(res.exit).isNotEqualTo(0);
+            assertThat(res.err).contains("runs no memscope agent");
         } finally {
             p.destroyForcibly();
             p.waitFor(30, TimeUnit.SECONDS);
