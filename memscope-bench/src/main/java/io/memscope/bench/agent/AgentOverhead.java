@@ -153,6 +153,12 @@ public final class AgentOverhead {
                     m, m / base, (m / base - 1) * 100);
         }
 
+        System.out.println();
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            System.out.println(e.getKey() + ": per-JVM median round CPU ms " + e.getValue().cpuMedians
+                    + ", fastest " + e.getValue().cpuMins);
+        }
+
         // Accuracy, from the last repetition.
         // Truth: ThreadMXBean in the JVM without an agent (the loop is deterministic; with the agent ThreadMXBean
         // would also count memscope's own per-sample allocations).
