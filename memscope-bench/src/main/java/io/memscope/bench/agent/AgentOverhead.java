@@ -102,6 +102,11 @@ public final class AgentOverhead {
         Map<String, List<String>> configs = new LinkedHashMap<>();
         configs.put("no agent", List.of());
         configs.put("memscope sample", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("s")));
+        if (!workloadName.equals("alloc")) {
+            // Realistic workloads allocate much inside java.* methods, which memscope hooks only with includeJdk.
+            configs.put("memscope sample includeJdk", List.of("-javaagent:" + memscope
+                    + "=quiet=true,includeJdk=true,out=" + work.resolve("sj")));
+        }
         configs.put("memscope exact", List.of("-javaagent:" + memscope + "=quiet=true,mode=exact,out="
                 + work.resolve("e")));
         configs.put("JFR profile", List.of("-XX:StartFlightRecording=settings=profile,filename="
@@ -166,6 +171,11 @@ public final class AgentOverhead {
         long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
         System.out.printf(Locale.ROOT, "%nsample mode: estimated %d bytes, ThreadMXBean (no agent) %d bytes: error %+.2f%%%n",
                 estimated, truth, (estimated - (double) truth) / truth * 100);
+        if (results.containsKey("memscope sample includeJdk")) {
+            long withJdk = reportTotal(work.resolve("sj"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "sample mode includeJdk: estimated %d bytes: error %+.2f%%%n",
+                    withJdk, (withJdk - (double) truth) / truth * 100);
+        }
         String exactOut = last(results.get("memscope exact").outputs);
         long allocations = Long.parseLong(field(exactOut, "ALLOCATIONS"));
         long counted = reportTotal(work.resolve("e"), "allocatedObjects");
