@@ -26,12 +26,17 @@ import java.util.zip.ZipFile;
  * exact count, and exact mode's allocation count against the workload's own count.
  *
  * <p>Usage (from the repository root, after {@code ./mvnw package -DskipTests}):
- * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.AgentOverhead [reps] [rounds] [java]}
+ * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.AgentOverhead [workload=alloc|jackson]
+ * [reps] [rounds] [java]} ({@code alloc}, the default, is {@code AllocationWorkload}, a bare allocation loop;
+ * {@code jackson} is {@code JacksonWorkload}, Jackson databind writing and parsing a list of POJOs)
  * (the measured JVMs default to JDK 17 when installed: java-allocation-instrumenter 3.3.4 cannot read JDK 25
  * class files, so on JDK 25 it would silently instrument nothing).
  */
 public final class AgentOverhead {
-    private static final String WORKLOAD = "io.memscope.bench.agent.workload.AllocationWorkload";
+    /** Selectable measured programs, by the name given as {@code workload=NAME}; the first is the default. */
+    private static final Map<String, String> WORKLOADS = Map.of(
+            "alloc", "io.memscope.bench.agent.workload.AllocationWorkload",
+            "jackson", "io.memscope.bench.agent.workload.JacksonWorkload");
 
     private AgentOverhead() {
     }
@@ -61,7 +66,21 @@ public final class AgentOverhead {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        String workloadName = "alloc";
+        List<String> positional = new ArrayList<>();
+        for (String a : argv) {
+            if (a.startsWith("workload=")) {
+                workloadName = a.substring("workload=".length());
+            } else {
+                positional.add(a);
+            }
+        }
+        String workload = WORKLOADS.get(workloadName);
+        if (workload == null) {
+            throw new IllegalArgumentException("unknown workload " + workloadName + ", known: " + WORKLOADS.keySet());
+        }
+        String[] args = positional.toArray(new String[0]);
         int reps = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         String rounds = args.length > 1 ? args[1] : "10";
         Path root = Path.of("").toAbsolutePath();
@@ -77,12 +96,17 @@ public final class AgentOverhead {
         String java = args.length > 2 ? args[2]
                 : Files.isExecutable(jdk17) ? jdk17.toString()
                 : Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        System.out.println("measured JVM: " + java + ", " + reps + " JVMs per configuration, " + rounds
+        System.out.println("workload: " + workload + ", measured JVM: " + java + ", " + reps + " JVMs per configuration, " + rounds
                 + " warm-up and " + rounds + " measured rounds each");
 
         Map<String, List<String>> configs = new LinkedHashMap<>();
         configs.put("no agent", List.of());
         configs.put("memscope sample", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("s")));
+        if (!workloadName.equals("alloc")) {
+            // Realistic workloads allocate much inside java.* methods, which memscope hooks only with includeJdk.
+            configs.put("memscope sample includeJdk", List.of("-javaagent:" + memscope
+                    + "=quiet=true,includeJdk=true,out=" + work.resolve("sj")));
+        }
         configs.put("memscope exact", List.of("-javaagent:" + memscope + "=quiet=true,mode=exact,out="
                 + work.resolve("e")));
         configs.put("JFR profile", List.of("-XX:StartFlightRecording=settings=profile,filename="
@@ -106,7 +130,7 @@ public final class AgentOverhead {
                 cmd.add(java);
                 cmd.add("-Xmx1g");
                 cmd.addAll(c.getValue());
-                cmd.addAll(List.of("-cp", benchJar.toString(), WORKLOAD, rounds, rounds));
+                cmd.addAll(List.of("-cp", benchJar.toString(), workload, rounds, rounds));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (p.waitFor() != 0) {
@@ -134,6 +158,12 @@ public final class AgentOverhead {
                     m, m / base, (m / base - 1) * 100);
         }
 
+        System.out.println();
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            System.out.println(e.getKey() + ": per-JVM median round CPU ms " + e.getValue().cpuMedians
+                    + ", fastest " + e.getValue().cpuMins);
+        }
+
         // Accuracy, from the last repetition.
         // Truth: ThreadMXBean in the JVM without an agent (the loop is deterministic; with the agent ThreadMXBean
         // would also count memscope's own per-sample allocations).
@@ -141,11 +171,27 @@ public final class AgentOverhead {
         long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
         System.out.printf(Locale.ROOT, "%nsample mode: estimated %d bytes, ThreadMXBean (no agent) %d bytes: error %+.2f%%%n",
                 estimated, truth, (estimated - (double) truth) / truth * 100);
+        if (results.containsKey("memscope sample includeJdk")) {
+            long withJdk = reportTotal(work.resolve("sj"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "sample mode includeJdk: estimated %d bytes: error %+.2f%%%n",
+                    withJdk, (withJdk - (double) truth) / truth * 100);
+        }
         String exactOut = last(results.get("memscope exact").outputs);
         long allocations = Long.parseLong(field(exactOut, "ALLOCATIONS"));
         long counted = reportTotal(work.resolve("e"), "allocatedObjects");
-        System.out.printf(Locale.ROOT, "exact mode: counted %d allocations, workload made %d in its loop (the rest "
-                + "are its start-up and printing)%n", counted, allocations);
+        if (allocations >= 0) {
+            System.out.printf(Locale.ROOT, "exact mode: counted %d allocations, workload made %d in its loop (the "
+                    + "rest are its start-up and printing)%n", counted, allocations);
+        } else {
+            System.out.printf(Locale.ROOT, "exact mode: counted %d allocations (the workload does not count its "
+                    + "own: most happen inside the library)%n", counted);
+        }
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            String checksum = field(last(e.getValue().outputs), "CHECKSUM");
+            String sampled = e.getKey().equals("allocation-instrumenter")
+                    ? ", sampler saw " + field(last(e.getValue().outputs), "SAMPLER_COUNT") + " allocations" : "";
+            System.out.println(e.getKey() + ": checksum " + checksum + sampled);
+        }
     }
 
     private static String last(List<String> l) {
