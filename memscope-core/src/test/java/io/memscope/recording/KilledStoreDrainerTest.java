@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,37 +26,23 @@ class KilledStoreDrainerTest {
     @Timeout(90)
     void killedWhileDrainingKeepsEveryEventBeforeTheLastCompleteBlock() throws Exception {
         Path file = dir.resolve("killed-store.msrec");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                KilledStoreDrainerMain.class.getName(), file.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        long flushed = 0;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.startsWith("DRAINED ")) {
-                    String[] parts = line.split(" ");
-                    flushed = Long.parseLong(parts[1]);
-                    assertThat(Long.parseLong(parts[3])).as("dropped").isZero();
-                    if (flushed >= 60_000) {
-                        break;
-                    }
-                }
+        long[] flushed = {0};
+        KilledChild.runUntilKilled("256m", KilledStoreDrainerMain.class, file, line -> {
+            if (line.startsWith("DRAINED ")) {
+                String[] parts = line.split(" ");
+                flushed[0] = Long.parseLong(parts[1]);
+                assertThat(Long.parseLong(parts[3])).as("dropped").isZero();
             }
-            p.destroyForcibly();        // mid-way: recording threads and the drain loop are running
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            p.destroyForcibly();
-        }
-        assertThat(flushed).as("the child announced its progress").isGreaterThanOrEqualTo(60_000);
+            return flushed[0] >= 60_000;        // mid-way: recording threads and the drain loop are running
+        });
+        assertThat(flushed[0]).as("the child announced its progress").isGreaterThanOrEqualTo(60_000);
 
         Recording rec = RecordingReader.read(file);
         assertThat(rec.damage()).as("a killed writer leaves no END block").isPresent();
         assertThat(rec.totals()).isEmpty();
         assertThat(rec.metadata()).containsEntry("purpose", "killed store drainer test");
         assertThat(rec.sites()).hasSize(StoreToRecordingTest.SITES);
-        assertThat((long) rec.eventCount()).as("every event flushed before the kill").isGreaterThanOrEqualTo(flushed);
+        assertThat((long) rec.eventCount()).as("every event flushed before the kill").isGreaterThanOrEqualTo(flushed[0]);
 
         // Each thread's events in the file are its first n events, complete and in order: nothing lost before
         // the damage, nothing half-written.
@@ -86,7 +68,7 @@ class KilledStoreDrainerTest {
         long size = Files.size(file);
         assertThat(rec.damage().get().offset()).as("the damage is where the complete blocks end")
                 .isBetween(size - 4096 - 1024, size);
-        System.out.println("killed store drainer: " + rec.eventCount() + " events read (" + flushed
+        System.out.println("killed store drainer: " + rec.eventCount() + " events read (" + flushed[0]
                 + " announced), per thread " + next[0] + "/" + next[1] + "/" + next[2] + ", " + size
                 + " bytes, damage: " + rec.damage().get().message());
     }

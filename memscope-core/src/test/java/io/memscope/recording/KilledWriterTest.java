@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,34 +19,20 @@ class KilledWriterTest {
     @Timeout(60)
     void recordingOfAKilledProcessKeepsEveryCompleteBlock() throws Exception {
         Path file = dir.resolve("killed.msrec");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
-                KilledWriterMain.class.getName(), file.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        long flushed = 0;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.startsWith("FLUSHED ")) {
-                    flushed = Long.parseLong(line.substring(8));
-                    if (flushed >= 50_000) {
-                        break;
-                    }
-                }
+        long[] flushed = {0};
+        KilledChild.runUntilKilled("64m", KilledWriterMain.class, file, line -> {
+            if (line.startsWith("FLUSHED ")) {
+                flushed[0] = Long.parseLong(line.substring(8));
             }
-            p.destroyForcibly();
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            p.destroyForcibly();
-        }
-        assertThat(flushed).as("the writer announced its progress").isGreaterThanOrEqualTo(50_000);
+            return flushed[0] >= 50_000;
+        });
+        assertThat(flushed[0]).as("the writer announced its progress").isGreaterThanOrEqualTo(50_000);
 
         Recording rec = RecordingReader.read(file);
         assertThat(rec.damage()).as("a killed writer leaves no END block").isPresent();
         assertThat(rec.totals()).isEmpty();
         assertThat(rec.metadata()).containsEntry("purpose", "killed writer test");
-        assertThat((long) rec.eventCount()).isGreaterThanOrEqualTo(flushed);
+        assertThat((long) rec.eventCount()).isGreaterThanOrEqualTo(flushed[0]);
         for (int i = 0; i < rec.eventCount(); i++) {
             MemoryEvent e = rec.event(i);
             assertThat(e.address()).isEqualTo(KilledWriterMain.expectedAddress(i));
