@@ -122,7 +122,16 @@ class TraceCommandTest {
                         && ((String) e.get("name")).startsWith("gc.pause/Pause Young ("));
                 assertThat(events).anyMatch(e -> "X".equals(e.get("ph"))
                         && "gc.pause/Pause Full (System.gc())".equals(e.get("name")));
-                assertThat(count(events, "X", "gc.pause/GC Pause")).as("pauses without a kind").isZero();
+                // docs/formats/events.md: only a pause whose collection JFR had not delivered when the JVM exited
+                // keeps JFR's generic name, i.e. at most the last pause or two, after every named one
+                double lastNamed = events.stream().filter(e -> "X".equals(e.get("ph"))
+                                && ((String) e.get("name")).startsWith("gc.pause/Pause "))
+                        .mapToDouble(e -> ((Number) e.get("ts")).doubleValue()).max().orElseThrow();
+                List<Double> unnamed = events.stream().filter(e -> "X".equals(e.get("ph"))
+                                && "gc.pause/GC Pause".equals(e.get("name")))
+                        .map(e -> ((Number) e.get("ts")).doubleValue()).collect(java.util.stream.Collectors.toList());
+                assertThat(unnamed).as("pauses without a kind").hasSizeLessThanOrEqualTo(2)
+                        .allMatch(ts -> ts > lastNamed);
             }
         }
         // nanosecond precision kept: timestamps carry three decimals of microseconds

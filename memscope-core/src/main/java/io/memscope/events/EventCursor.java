@@ -70,8 +70,11 @@ public final class EventCursor implements AutoCloseable {
         if (size < HEADER_BYTES) {
             throw corrupt(0, "truncated: " + size + " bytes, the header alone is " + HEADER_BYTES);
         }
+        // the ready word first (acquire), then the magic: read the other way round, a header completed between
+        // the two reads would look like a zero magic with the ready word set, i.e. a foreign file
+        int ready = (int) INT.getAcquire(buf, H_READY);
         long magic = buf.getLong(H_MAGIC);
-        if (magic == 0 && (int) INT.getAcquire(buf, H_READY) == 0) {
+        if (ready == 0 && (magic == 0 || magic == MAGIC)) {
             throw corrupt(H_READY, "not ready: the producer has not finished writing the header (or the file is "
                     + "all zeros)");
         }
@@ -83,8 +86,8 @@ public final class EventCursor implements AutoCloseable {
             throw corrupt(H_VERSION, "unsupported events format version " + version + " (this reader reads "
                     + VERSION + ")");
         }
-        if ((int) INT.getAcquire(buf, H_READY) != 1) {
-            throw corrupt(H_READY, "not ready: the producer has not finished writing the header");
+        if (ready != 1) {
+            throw corrupt(H_READY, "header ready word " + ready + " (1 when the header is complete)");
         }
         check(buf.getInt(H_HEADER_SIZE) == HEADER_BYTES, H_HEADER_SIZE, "header size " + buf.getInt(H_HEADER_SIZE));
         check(buf.getInt(H_SLOT_HEADER_SIZE) == SLOT_HEADER_BYTES, H_SLOT_HEADER_SIZE,

@@ -248,6 +248,37 @@ class RingFileTest {
         }
     }
 
+    /**
+     * A reader that opens a ring file while its producer writes the header sees "not ready" (or "truncated", before
+     * the mapping grew the file), retries, and opens it: never "not a memscope events file". Regression: the reader
+     * read the magic before the ready word, so a header completed between the two reads looked foreign and the CLI
+     * dropped the file for good (an empty trace).
+     */
+    @Test
+    void aReaderRacingTheHeaderWriteNeverSeesAForeignFile() throws Exception {
+        EventsSettings s = settings(4096);
+        for (int round = 0; round < 200; round++) {
+            long pid = 1_000_000 + round;
+            Path file = s.directory().resolve(pid + ".events");
+            Thread producer = new Thread(() -> EventsFile.create(s, pid));
+            producer.start();
+            boolean opened = false;
+            while (!opened) {
+                try (EventCursor c = EventCursor.open(file)) {
+                    assertThat(c.pid()).isEqualTo(pid);
+                    opened = true;
+                } catch (io.memscope.error.MemscopeException notYet) { // no such file yet, or not ready
+                    if (notYet instanceof CorruptFileException) {
+                        assertThat(notYet.getMessage()).containsAnyOf("not ready", "truncated");
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+            producer.join();
+            Files.delete(file);
+        }
+    }
+
     @Test
     void badFilesGiveClearErrors() throws Exception {
         Path foreign = tmp.resolve("foreign.events");
