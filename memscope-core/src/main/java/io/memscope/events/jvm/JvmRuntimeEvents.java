@@ -50,6 +50,8 @@ public final class JvmRuntimeEvents {
     private static RecordingStream stream;
     private static Handlers handlers;
     private static volatile long lastFlush = Long.MIN_VALUE / 2;
+    /** nanoTime of the stream's last delivery (an event or a flush). */
+    private static volatile long lastDelivery = Long.MIN_VALUE / 2;
 
     private JvmRuntimeEvents() {
     }
@@ -87,11 +89,15 @@ public final class JvmRuntimeEvents {
             rs.onFlush(() -> {
                 guarded(() -> h.flushPending(false));
                 lastFlush = System.nanoTime();
+                lastDelivery = lastFlush;
             });
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             rs.onMetadata(m -> started.countDown()); // the stream reads its first chunk: the recording runs
             for (String name : Handlers.NAMES) {
-                rs.onEvent(name, e -> guarded(() -> h.accept(e, Handlers.STREAM)));
+                rs.onEvent(name, e -> {
+                    lastDelivery = System.nanoTime();
+                    guarded(() -> h.accept(e, Handlers.STREAM));
+                });
             }
             // start() (blocking) in our own daemon thread: startAsync() runs the stream in a non-daemon thread that
             // would keep the JVM alive. Then wait (bounded) until the stream reads its first chunk.
@@ -148,10 +154,16 @@ public final class JvmRuntimeEvents {
         }
         boolean flushed = done[0];
         if (!flushed) {
-            // wait (bounded) until the stream flushed what was recorded up to now
+            // JFR's own shutdown hook stopped the recording first (stop() then throws "already stopped"); the
+            // stream still reads the recording's last chunk and delivers its events, after a first (often empty)
+            // flush. Wait (bounded) for a flush after now and then 200 ms without deliveries.
             long t0 = System.nanoTime();
             try {
-                while (lastFlush - t0 < 0 && System.nanoTime() - t0 < 1_500_000_000L) {
+                while (System.nanoTime() - t0 < 2_000_000_000L) {
+                    long now = System.nanoTime();
+                    if (lastFlush - t0 > 0 && now - Math.max(lastFlush, lastDelivery) > 200_000_000L) {
+                        break;
+                    }
                     Thread.sleep(10);
                 }
             } catch (InterruptedException ie) {
