@@ -7,13 +7,10 @@ import io.memscope.events.EventCursor;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URISyntaxException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.jar.JarFile;
 
 /**
  * Runs a command with runtime events switched on, or attaches to a running JVM, and follows the ring files
@@ -87,7 +83,7 @@ final class EventsRunner {
         if (command.isEmpty()) {
             throw MemscopeException.configuration("no command given after --");
         }
-        String jar = agentJar();
+        String jar = Jars.eventsAgent().toString();
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         Map<String, String> env = pb.environment();
         String jto = env.getOrDefault("JAVA_TOOL_OPTIONS", "");
@@ -129,7 +125,7 @@ final class EventsRunner {
      * process lives.
      */
     void attach(long pid, BooleanSupplier keepGoing, long pollMillis) throws Exception {
-        String jar = agentJar();
+        String jar = Jars.eventsAgent().toString();
         try {
             Class<?> vmClass = Class.forName("com.sun.tools.attach.VirtualMachine");
             Object vm = vmClass.getMethod("attach", String.class).invoke(null, Long.toString(pid));
@@ -275,65 +271,5 @@ final class EventsRunner {
         } catch (IOException e) {
             err.println("memscope: could not remove " + dir + ": " + e.getMessage());
         }
-    }
-
-    /**
-     * The jar whose manifest starts the events agent: system property {@code memscope.agentJar}, environment
-     * {@code MEMSCOPE_EVENTS_AGENT_JAR}, {@code $MEMSCOPE_HOME/memscope-core/target/memscope-core-*.jar}, or the
-     * jar this CLI runs from (its manifest has the same Premain-Class).
-     */
-    static String agentJar() {
-        String p = System.getProperty("memscope.agentJar");
-        if (p == null || p.isEmpty()) {
-            p = System.getenv("MEMSCOPE_EVENTS_AGENT_JAR");
-        }
-        if (p != null && !p.isEmpty() && Files.isRegularFile(Paths.get(p))) {
-            return check(Paths.get(p).toAbsolutePath().toString());
-        }
-        String home = System.getenv("MEMSCOPE_HOME");
-        if (home != null) {
-            Path target = Paths.get(home, "memscope-core", "target");
-            if (Files.isDirectory(target)) {
-                try (DirectoryStream<Path> ds = Files.newDirectoryStream(target, "memscope-core-*.jar")) {
-                    for (Path j : ds) {
-                        String n = j.getFileName().toString();
-                        if (!n.endsWith("-sources.jar") && !n.endsWith("-javadoc.jar") && !n.endsWith("-tests.jar")) {
-                            return check(j.toAbsolutePath().toString());
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // fall through to the CLI's own jar
-                }
-            }
-        }
-        try {
-            CodeSource cs = EventsRunner.class.getProtectionDomain().getCodeSource();
-            if (cs != null) {
-                Path self = Paths.get(cs.getLocation().toURI());
-                if (Files.isRegularFile(self)) {
-                    return check(self.toString());
-                }
-            }
-        } catch (URISyntaxException | SecurityException ignored) {
-            // no usable code source
-        }
-        throw MemscopeException.configuration("cannot find the memscope agent jar: set MEMSCOPE_HOME (the "
-                + "repository root) or MEMSCOPE_EVENTS_AGENT_JAR");
-    }
-
-    private static String check(String jar) {
-        if (jar.contains(" ")) {
-            throw MemscopeException.configuration("the agent jar path contains a space, which JAVA_TOOL_OPTIONS "
-                    + "cannot carry: " + jar);
-        }
-        try (JarFile jf = new JarFile(jar)) {
-            if (jf.getManifest() == null
-                    || jf.getManifest().getMainAttributes().getValue("Premain-Class") == null) {
-                throw MemscopeException.configuration(jar + " has no Premain-Class: not an agent jar");
-            }
-        } catch (IOException e) {
-            throw MemscopeException.configuration("cannot read agent jar " + jar + ": " + e.getMessage());
-        }
-        return jar;
     }
 }

@@ -137,7 +137,7 @@ class EventsCommandTest {
     @Test
     void followReadsUntilTheProcessExits() throws Exception {
         Path dir = tmp.resolve("follow");
-        String jar = EventsRunner.agentJar();
+        String jar = Jars.eventsAgent().toString();
         Process child = new ProcessBuilder(CliRun.churn(CliRun.testJava(), 1500,
                 "-javaagent:" + jar + "=dir=" + dir + ",preserve=1")).redirectErrorStream(true).start();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
