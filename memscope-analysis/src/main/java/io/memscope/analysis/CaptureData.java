@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Everything one capture (one JVM's run under the agent, or one recording file) holds, in the form the
@@ -18,6 +19,10 @@ import java.util.Map;
  * {@code previousSize} = lifetime in nanoseconds). Native events: {@code ALLOCATE} / {@code DEALLOCATE} with the real
  * address; a reallocation is a {@code DEALLOCATE} of the old address followed by a {@code REALLOCATE} of the new
  * one ({@code size} = new size, {@code previousSize} = old size).
+ *
+ * <p>The events are either held in memory ({@link #addEvent}) or streamed again from where they live each time the
+ * report builder replays them ({@link #eventSource}, e.g. a recording file read by {@link Recordings#open}), so that
+ * a report of a long capture does not need its events in memory.
  *
  * <p>Not thread-safe: filled by one thread, then read.
  */
@@ -39,6 +44,7 @@ public final class CaptureData {
     private final Map<Integer, Site> sites = new HashMap<>();
     private final Map<Long, List<String>> stacks = new HashMap<>();
     private final List<MemoryEvent> events = new ArrayList<>();
+    private EventSource source;
     private final Map<Integer, long[]> exactCounts = new HashMap<>();
     private final List<GcRecord> gcs = new ArrayList<>();
     private final List<Anomaly> anomalies = new ArrayList<>();
@@ -63,6 +69,15 @@ public final class CaptureData {
 
     public CaptureData addEvent(MemoryEvent event) {
         events.add(event);
+        return this;
+    }
+
+    /**
+     * Streams the events from {@code source} instead of holding them: every replay reads them again, in the
+     * source's order, which must be close to time order (see {@link EventSource}).
+     */
+    public CaptureData eventSource(EventSource source) {
+        this.source = source;
         return this;
     }
 
@@ -125,8 +140,33 @@ public final class CaptureData {
         return stacks.getOrDefault(id, List.of());
     }
 
+    /** @return the events held in memory (none when they are streamed from an {@link #eventSource}) */
     public List<MemoryEvent> events() {
         return Collections.unmodifiableList(events);
+    }
+
+    /** @return true if the events are streamed from a source, in an order only close to time order */
+    boolean isStreamed() {
+        return source != null;
+    }
+
+    /** Hands every event to {@code sink}: the streamed source's, or the events held, in the order they were added. */
+    void replay(Consumer<MemoryEvent> sink) {
+        if (source != null) {
+            source.replay(sink);
+        } else {
+            events.forEach(sink);
+        }
+    }
+
+    /**
+     * Events that can be read more than once, each time in the same order, with any event at most a few seconds
+     * (see {@link ReportBuilder}) behind events with later timestamps: a recording, whose blocks the agent writes
+     * drain by drain.
+     */
+    @FunctionalInterface
+    public interface EventSource {
+        void replay(Consumer<MemoryEvent> sink);
     }
 
     /** @return site id to {count, bytes}; empty in sample mode */

@@ -49,7 +49,7 @@ public final class ReportBuilder {
         long lastNanos = Long.MIN_VALUE;
         double liveAtMid = -1;
         long deadSamples;
-        final List<Long> lifetimes = new ArrayList<>();
+        final LifetimeMedian lifetimes = new LifetimeMedian();
         long stackId;
         String type;
 
@@ -102,102 +102,47 @@ public final class ReportBuilder {
             return s != null && s.isNative();
         }
 
-        Report build() {
-            List<MemoryEvent> events = new ArrayList<>(data.events());
-            events.sort(Comparator.comparingLong(MemoryEvent::timestampNanos));
-            long start = data.metadataLong(CaptureData.START_NANOS,
-                    events.isEmpty() ? 0 : events.get(0).timestampNanos());
-            long end = data.metadataLong(CaptureData.END_NANOS,
-                    events.isEmpty() ? start : events.get(events.size() - 1).timestampNanos());
+        // Replay state (pass 2).
+        final Map<Long, double[]> liveSamples = new HashMap<>(); // sample id -> {bytes weight, count weight, site}
+        double totalLive;
+        double peakLive;
+        long samples;
+        double sampledAllocatedBytes;
+        double sampledAllocatedCount;
+        final Map<Long, NativeBlock> blocks = new HashMap<>();
+        long nAllocated;
+        long nAllocations;
+        long nFreed;
+        long nOutstanding;
+        long nPeak;
+        long lateEvents;
 
-            // Pass 1: allocation windows per heap site.
-            for (MemoryEvent e : events) {
+        Report build() {
+            // Pass 1: allocation windows per heap site; the first and last timestamps.
+            long[] firstLast = {Long.MAX_VALUE, Long.MIN_VALUE};
+            data.replay(e -> {
+                firstLast[0] = Math.min(firstLast[0], e.timestampNanos());
+                firstLast[1] = Math.max(firstLast[1], e.timestampNanos());
                 if (e.type() == MemoryEventType.ALLOCATE && !isNative(e)) {
                     SiteAcc a = acc(e.siteId());
                     a.firstNanos = Math.min(a.firstNanos, e.timestampNanos());
                     a.lastNanos = Math.max(a.lastNanos, e.timestampNanos());
                 }
-            }
+            });
+            boolean none = firstLast[0] == Long.MAX_VALUE;
+            long start = data.metadataLong(CaptureData.START_NANOS, none ? 0 : firstLast[0]);
+            long end = data.metadataLong(CaptureData.END_NANOS, none ? start : firstLast[1]);
 
-            // Pass 2: replay.
-            Map<Long, double[]> liveSamples = new HashMap<>(); // sample id -> {bytes weight, count weight, site}
-            double totalLive = 0;
-            double peakLive = 0;
-            long samples = 0;
-            double sampledAllocatedBytes = 0;
-            double sampledAllocatedCount = 0;
-            Map<Long, NativeBlock> blocks = new HashMap<>();
-            long nAllocated = 0;
-            long nAllocations = 0;
-            long nFreed = 0;
-            long nOutstanding = 0;
-            long nPeak = 0;
-            for (MemoryEvent e : events) {
-                if (isNative(e)) {
-                    switch (e.type()) {
-                        case ALLOCATE:
-                        case REALLOCATE: {
-                            NativeBlock old = blocks.put(e.address(), new NativeBlock(e.size(), e.siteId(),
-                                    e.callStackHash()));
-                            if (old != null) {
-                                nOutstanding -= old.size;
-                            }
-                            nAllocated += e.size();
-                            nAllocations++;
-                            nOutstanding += e.size();
-                            nPeak = Math.max(nPeak, nOutstanding);
-                            break;
-                        }
-                        case DEALLOCATE: {
-                            NativeBlock old = blocks.remove(e.address());
-                            if (old != null) {
-                                nOutstanding -= old.size;
-                                nFreed += old.size;
-                            }
-                            break;
-                        }
-                        default:
-                            break;
-                    }
-                    continue;
-                }
-                // Heap: check midpoint crossings before applying the event.
-                if (e.type() == MemoryEventType.ALLOCATE) {
-                    SiteAcc a = acc(e.siteId());
-                    markMid(a, e.timestampNanos());
-                    double p = probability(e.size());
-                    double wb = e.size() / p;
-                    double wc = 1 / p;
-                    liveSamples.put(e.address(), new double[] {wb, wc, e.siteId()});
-                    a.samples++;
-                    a.estBytes += wb;
-                    a.estCount += wc;
-                    a.liveBytes += wb;
-                    a.liveCount += wc;
-                    if (a.stackId == 0) {
-                        a.stackId = e.callStackHash();
-                    }
-                    if (e.typeName() != null && (a.type == null || a.type.equals("?"))) {
-                        a.type = e.typeName();
-                    }
-                    samples++;
-                    sampledAllocatedBytes += wb;
-                    sampledAllocatedCount += wc;
-                    totalLive += wb;
-                    peakLive = Math.max(peakLive, totalLive);
-                } else if (e.type() == MemoryEventType.DEALLOCATE) {
-                    double[] w = liveSamples.remove(e.address());
-                    if (w == null) {
-                        continue;
-                    }
-                    SiteAcc a = acc((int) w[2]);
-                    markMid(a, e.timestampNanos());
-                    a.liveBytes -= w[0];
-                    a.liveCount -= w[1];
-                    a.deadSamples++;
-                    a.lifetimes.add(e.previousSize());
-                    totalLive -= w[0];
-                }
+            // Pass 2: replay in time order.
+            if (data.isStreamed()) {
+                TimeOrder order = new TimeOrder(TimeOrder.WINDOW_NANOS, this::apply);
+                data.replay(order::add);
+                order.finish();
+                lateEvents = order.late();
+            } else {
+                List<MemoryEvent> events = new ArrayList<>(data.events());
+                events.sort(Comparator.comparingLong(MemoryEvent::timestampNanos));
+                events.forEach(this::apply);
             }
             for (SiteAcc a : heap.values()) {
                 markMid(a, Long.MAX_VALUE);
@@ -238,7 +183,8 @@ public final class ReportBuilder {
                 long liveB = Math.max(0, Math.round(a.liveBytes));
                 long liveC = Math.max(0, Math.round(a.liveCount));
                 long growth = a.liveAtMid < 0 ? 0 : Math.max(0, Math.round(a.liveBytes - a.liveAtMid));
-                double median = median(a.lifetimes);
+                long medianNanos = a.lifetimes.medianNanos();
+                double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
                 entries.add(new SiteEntry0(a, allocB, allocC, liveB, liveC, growth, median, durationNanos));
             }
 
@@ -311,23 +257,88 @@ public final class ReportBuilder {
 
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects, Math.round(peakLive),
                     liveAtEnd, samples, durationNanos / 1_000_000, exact);
-            return new Report(data.metadata(), totals, top, topLive, leaks, temps, nativeMemory, gc,
+            Map<String, String> metadata = data.metadata();
+            if (lateEvents > 0) {
+                metadata = new LinkedHashMap<>(metadata);
+                metadata.put("lateEvents", Long.toString(lateEvents));
+            }
+            return new Report(metadata, totals, top, topLive, leaks, temps, nativeMemory, gc,
                     data.failureCount(), data.failureMessages());
+        }
+
+        /** Applies one event, in time order, to the replay state. */
+        private void apply(MemoryEvent e) {
+            if (isNative(e)) {
+                switch (e.type()) {
+                    case ALLOCATE:
+                    case REALLOCATE: {
+                        NativeBlock old = blocks.put(e.address(), new NativeBlock(e.size(), e.siteId(),
+                                e.callStackHash()));
+                        if (old != null) {
+                            nOutstanding -= old.size;
+                        }
+                        nAllocated += e.size();
+                        nAllocations++;
+                        nOutstanding += e.size();
+                        nPeak = Math.max(nPeak, nOutstanding);
+                        break;
+                    }
+                    case DEALLOCATE: {
+                        NativeBlock old = blocks.remove(e.address());
+                        if (old != null) {
+                            nOutstanding -= old.size;
+                            nFreed += old.size;
+                        }
+                        break;
+                    }
+                    default:
+                        break;
+                }
+                return;
+            }
+            // Heap: check midpoint crossings before applying the event.
+            if (e.type() == MemoryEventType.ALLOCATE) {
+                SiteAcc a = acc(e.siteId());
+                markMid(a, e.timestampNanos());
+                double p = probability(e.size());
+                double wb = e.size() / p;
+                double wc = 1 / p;
+                liveSamples.put(e.address(), new double[] {wb, wc, e.siteId()});
+                a.samples++;
+                a.estBytes += wb;
+                a.estCount += wc;
+                a.liveBytes += wb;
+                a.liveCount += wc;
+                if (a.stackId == 0) {
+                    a.stackId = e.callStackHash();
+                }
+                if (e.typeName() != null && (a.type == null || a.type.equals("?"))) {
+                    a.type = e.typeName();
+                }
+                samples++;
+                sampledAllocatedBytes += wb;
+                sampledAllocatedCount += wc;
+                totalLive += wb;
+                peakLive = Math.max(peakLive, totalLive);
+            } else if (e.type() == MemoryEventType.DEALLOCATE) {
+                double[] w = liveSamples.remove(e.address());
+                if (w == null) {
+                    return;
+                }
+                SiteAcc a = acc((int) w[2]);
+                markMid(a, e.timestampNanos());
+                a.liveBytes -= w[0];
+                a.liveCount -= w[1];
+                a.deadSamples++;
+                a.lifetimes.add(e.previousSize());
+                totalLive -= w[0];
+            }
         }
 
         private static void markMid(SiteAcc a, long now) {
             if (a.liveAtMid < 0 && a.firstNanos != Long.MAX_VALUE && now > a.midNanos()) {
                 a.liveAtMid = a.liveBytes;
             }
-        }
-
-        private static double median(List<Long> values) {
-            if (values.isEmpty()) {
-                return -1;
-            }
-            long[] v = values.stream().mapToLong(Long::longValue).toArray();
-            Arrays.sort(v);
-            return v[v.length / 2] / 1e6;
         }
 
         /** A heap site with its final figures, before it becomes a {@link Report.SiteEntry}. */

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ReportBuilderTest {
     private static final long MS = 1_000_000L;
@@ -130,5 +134,70 @@ class ReportBuilderTest {
         String summary = Summary.format(ReportBuilder.build(d));
         assertThat(summary).contains("Leak suspects").contains("a.Cache.put(Cache.java:10)")
                 .contains("Temporaries").contains("a.Concat.run(Concat.java:20)").contains("1.1 KiB outstanding");
+    }
+
+    /**
+     * The agent's report at exit and {@code memscope report} stream the events from the recording (never all in
+     * memory): the file is written here in the capture's insertion order, up to 800 ms away from time order, and the
+     * report equals the one built from the events in memory.
+     */
+    @Test
+    void aReportStreamedFromTheRecordingEqualsTheOneFromMemory(@TempDir Path tmp) {
+        CaptureData memory = capture();
+        Path file = tmp.resolve("r.msrec");
+        Recordings.write(memory, file, 0);
+        List<String> damage = new ArrayList<>();
+        CaptureData streamed = Recordings.open(file, d -> damage.add(d.toString()));
+        assertThat(damage).isEmpty();
+        assertThat(streamed.events()).isEmpty(); // not held
+        Report a = ReportBuilder.build(memory);
+        Report b = ReportBuilder.build(streamed);
+        assertThat(b.totals()).isEqualTo(a.totals());
+        assertThat(b.topAllocationSites()).isEqualTo(a.topAllocationSites());
+        assertThat(b.topLiveSites()).isEqualTo(a.topLiveSites());
+        assertThat(b.leakSuspects()).isEqualTo(a.leakSuspects());
+        assertThat(b.temporaries()).isEqualTo(a.temporaries());
+        assertThat(b.nativeMemory().leaks()).isEqualTo(a.nativeMemory().leaks());
+        assertThat(b.nativeMemory().outstandingBytes()).isEqualTo(a.nativeMemory().outstandingBytes());
+        assertThat(b.metadata()).doesNotContainKey("lateEvents");
+    }
+
+    @Test
+    void timeOrderSortsWithinItsWindowAndCountsWhatCameLater() {
+        List<Long> out = new ArrayList<>();
+        TimeOrder order = new TimeOrder(100, e -> out.add(e.timestampNanos()));
+        long[] in = {10, 5, 60, 30, 150, 120, 90, 400, 20, 390, 500};
+        for (long t : in) {
+            order.add(ev(t, MemoryEventType.ALLOCATE, t, 1, 0, 1));
+        }
+        order.finish();
+        // 20 arrives after 400 released everything up to 300: out of order, passed on at once and counted
+        assertThat(order.late()).isEqualTo(1);
+        assertThat(out).containsExactly(5L, 10L, 30L, 60L, 90L, 120L, 150L, 20L, 390L, 400L, 500L);
+    }
+
+    @Test
+    void lifetimeMedianIsExactForFewSamplesAndWithinThreePercentForMany() {
+        LifetimeMedian few = new LifetimeMedian();
+        assertThat(few.medianNanos()).isEqualTo(-1);
+        for (long v : new long[] {7, 3, 1_000_000_000L, 5}) {
+            few.add(v);
+        }
+        assertThat(few.medianNanos()).isEqualTo(7); // the upper median, as before
+        Random rnd = new Random(42);
+        LifetimeMedian many = new LifetimeMedian();
+        long[] values = new long[200_000];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (long) Math.exp(rnd.nextDouble() * 30); // 1 ns .. 10 s, log-uniform
+            many.add(values[i]);
+        }
+        java.util.Arrays.sort(values);
+        long exact = values[values.length / 2];
+        assertThat((double) many.medianNanos()).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(3.2));
+        for (long v = 0; v < 5000; v += 7) { // every bucket's middle lies in the bucket
+            assertThat(LifetimeMedian.bucket(LifetimeMedian.middle(LifetimeMedian.bucket(v))))
+                    .isEqualTo(LifetimeMedian.bucket(v));
+        }
+        assertThat(LifetimeMedian.bucket(Long.MAX_VALUE)).isLessThan(64 * LifetimeMedian.SUB_BUCKETS);
     }
 }

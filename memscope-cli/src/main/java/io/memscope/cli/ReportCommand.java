@@ -6,8 +6,7 @@ import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
 import io.memscope.error.MemscopeException;
-import io.memscope.recording.Recording;
-import io.memscope.recording.RecordingReader;
+import io.memscope.analysis.CaptureData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -36,10 +35,9 @@ final class ReportCommand implements Callable<Integer> {
         if (!Files.isRegularFile(file)) {
             throw MemscopeException.configuration("no recording at " + file);
         }
-        Recording recording = RecordingReader.read(file);
-        recording.damage().ifPresent(d -> System.err.println("memscope report: the recording is damaged, "
-                + "reporting what was readable: " + d));
-        Report report = ReportBuilder.build(Recordings.read(recording));
+        CaptureData capture = Recordings.open(file, d -> System.err.println("memscope report: the recording is "
+                + "damaged, reporting what was readable: " + d));
+        Report report = ReportBuilder.build(capture);
         System.out.print(Summary.format(report));
         if (json != null) {
             ReportJson.write(report, json);

@@ -8,7 +8,6 @@ import io.memscope.analysis.GcRecord;
 import io.memscope.analysis.Recordings;
 import io.memscope.analysis.Site;
 import io.memscope.error.Failures;
-import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingWriter;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -429,7 +428,10 @@ public final class Capture {
                 w.metadata("failure." + i, messages.get(i));
             }
             w.close();
-            CaptureData read = Recordings.read(RecordingReader.read(file));
+            CaptureData read = Recordings.open(file, damage -> {
+                // the agent wrote and closed the file just now: damage here means the disk failed under it
+                Failures.report("agent.recording.read", new IllegalStateException(damage.toString()));
+            });
             // Failures that happened while finishing are counted too.
             read.failures(Failures.total(), Failures.messages());
             return read;
