@@ -295,13 +295,13 @@ class RecordingRoundTripTest {
         int n = 200_000;
         long sideTables;
         try (RecordingWriter w = RecordingWriter.open(file)) {
-            SyntheticStreams.typical(w, 0, 7);
+            new TypicalStream(0, 7).writeTo(w);
             w.flush();
             sideTables = w.bytesWritten();
         }
         Files.delete(file);
         try (RecordingWriter w = RecordingWriter.open(file)) {
-            SyntheticStreams.typical(w, n, 7);
+            new TypicalStream(n, 7).writeTo(w);
         }
         long size = Files.size(file);
         double perEvent = (double) (size - sideTables) / n;

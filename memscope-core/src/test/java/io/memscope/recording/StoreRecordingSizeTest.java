@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the store's
  * timestamp-ordered merge of the threads, drained into the writer in several drains while recording goes on.
  *
- * <p>The stream follows the agent's model (as {@link SyntheticStreams#typical}): 200 sites with Zipf-like
+ * <p>The stream follows the agent's model (as {@link TypicalStream}): 200 sites with Zipf-like
  * popularity, each with a fixed size, type name and stack; 75 % heap ALLOCATE of sampled objects (ids from one
  * shared counter), 18 % heap DEALLOCATE of a recent sample id carrying the object's lifetime in ns as previous
  * size, 7 % native ALLOCATE/DEALLOCATE of 4 KiB at real-looking addresses. Between two events each thread does

@@ -1,7 +1,6 @@
-package io.memscope.bench.recording;
+package io.memscope.recording;
 
 import io.memscope.MemoryEventType;
-import io.memscope.recording.RecordingWriter;
 import io.memscope.store.EventSink;
 import io.memscope.store.StringTable;
 
@@ -9,35 +8,35 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A typical allocation stream held in primitive columns, to feed writers without generating it during the
- * measurement. The model is that of memscope-core's test {@code SyntheticStreams.typical} (same seed, same
- * events): 200 sites with Zipf-like popularity, each with a fixed size, type and stack; 4 threads switching on
+ * A typical allocation stream as the agent produces it, held in primitive columns so that benchmarks can feed
+ * writers without generating it during the measurement (memscope-bench uses it through core's test jar) and tests
+ * can write it ({@link #writeTo}): 200 sites with Zipf-like popularity, each with a fixed size, type and stack; 4 threads switching on
  * 5 % of events; timestamps increasing by 50 - 2050 ns; 75 % heap ALLOCATE with increasing sample ids, 18 % heap
  * DEALLOCATE of a recent sample id carrying the lifetime in {@code previousSize}, 7 % native ALLOCATE/DEALLOCATE
  * of 4 KiB at real-looking addresses.
  */
-final class TypicalStream {
-    static final int SITES = 200;
+public final class TypicalStream {
+    public static final int SITES = 200;
     private static final String[] TYPES = {"byte[]", "java.lang.String", "java.util.HashMap$Node", "int[]",
         "java.lang.Object[]", "com.example.Order", "java.util.ArrayList", "char[]"};
 
-    final int n;
-    final long[] timestamp;
-    final MemoryEventType[] type;
-    final long[] address;
-    final long[] size;
-    final long[] previousSize;
-    final long[] threadId;
-    final int[] threadName;
-    final int[] typeName;
-    final long[] stack;
-    final int[] site;
+    public final int n;
+    public final long[] timestamp;
+    public final MemoryEventType[] type;
+    public final long[] address;
+    public final long[] size;
+    public final long[] previousSize;
+    public final long[] threadId;
+    public final int[] threadName;
+    public final int[] typeName;
+    public final long[] stack;
+    public final int[] site;
     /** The names the events' string ids refer to; copy it for each writer ({@link #strings()}). */
     private final String[] names;
     private final String[] siteType;
     private final long[] siteStack;
 
-    TypicalStream(int n, long seed) {
+    public TypicalStream(int n, long seed) {
         this.n = n;
         timestamp = new long[n];
         type = new MemoryEventType[n];
@@ -108,7 +107,7 @@ final class TypicalStream {
     }
 
     /** @return a new string table with the stream's names at the ids its events carry */
-    StringTable strings() {
+    public StringTable strings() {
         StringTable t = new StringTable();
         for (int id = 1; id < names.length; id++) {
             t.intern(names[id]);
@@ -117,7 +116,7 @@ final class TypicalStream {
     }
 
     /** Defines the sites and stacks in {@code w}, as a capture would before or while writing events. */
-    void defineSites(RecordingWriter w) {
+    public void defineSites(RecordingWriter w) {
         for (int s = 1; s <= SITES; s++) {
             w.site(s, "com.example.pkg" + (s % 7) + ".Class" + (s % 23), "method" + (s % 11),
                     "Class" + (s % 23) + ".java", 10 + s, siteType[s]);
@@ -126,11 +125,27 @@ final class TypicalStream {
         }
     }
 
-    /** Hands every event to {@code sink}. */
-    void forEach(EventSink sink) {
+    /** Hands every event to {@code sink}; string ids are those of {@link #strings()}. */
+    public void forEach(EventSink sink) {
         for (int i = 0; i < n; i++) {
             sink.accept(timestamp[i], type[i], address[i], size[i], previousSize[i], threadId[i], threadName[i], 0,
                     typeName[i], stack[i], site[i]);
+        }
+    }
+
+    /**
+     * Writes the sites, stacks and events to {@code w}, whose string table may already hold other strings: the
+     * events' string ids are mapped to ids of {@code w.strings()}.
+     */
+    public void writeTo(RecordingWriter w) {
+        defineSites(w);
+        int[] id = new int[names.length];
+        for (int i = 1; i < names.length; i++) {
+            id[i] = w.strings().intern(names[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            w.accept(timestamp[i], type[i], address[i], size[i], previousSize[i], threadId[i], id[threadName[i]], 0,
+                    id[typeName[i]], stack[i], site[i]);
         }
     }
 }
