@@ -75,6 +75,19 @@ public final class SiteTable {
         }
     }
 
+    /**
+     * The site of a JVM-sampled allocation: a stack frame and the object's exact type (JVMTI sampler). The same
+     * frame and type always give the same id.
+     */
+    static int registerFrame(StackWalker.StackFrame f, String type) {
+        String cls = f.getClassName();
+        String method = f.getMethodName();
+        int line = f.getLineNumber();
+        String key = "frame#" + cls + "#" + method + "#" + line + "#" + type;
+        Integer id = BY_KEY.get(key);
+        return id != null ? id : register(key, cls, method, f.getFileName(), line, type, false);
+    }
+
     /** @return the site, or null for an unknown id */
     public static Info get(int id) {
         Info[] a = sites;
