@@ -68,10 +68,13 @@ public final class AgentOverhead {
 
     public static void main(String[] argv) throws Exception {
         String workloadName = "alloc";
+        List<String> only = List.of();
         List<String> positional = new ArrayList<>();
         for (String a : argv) {
             if (a.startsWith("workload=")) {
                 workloadName = a.substring("workload=".length());
+            } else if (a.startsWith("only=")) {
+                only = List.of(a.substring("only=".length()).split(","));
             } else {
                 positional.add(a);
             }
@@ -101,7 +104,10 @@ public final class AgentOverhead {
 
         Map<String, List<String>> configs = new LinkedHashMap<>();
         configs.put("no agent", List.of());
+        // sampler=auto: the JVM's own sampler (JVMTI) when its library loads, which the run checks below.
         configs.put("memscope sample", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("s")));
+        configs.put("memscope sample bytecode", List.of("-javaagent:" + memscope
+                + "=quiet=true,sampler=bytecode,out=" + work.resolve("sb")));
         if (!workloadName.equals("alloc")) {
             // Realistic workloads allocate much inside java.* methods, which memscope hooks only with includeJdk.
             configs.put("memscope sample includeJdk", List.of("-javaagent:" + memscope
@@ -118,6 +124,12 @@ public final class AgentOverhead {
         if (Files.exists(instrumenter) && java.contains("17")) {
             configs.put("allocation-instrumenter", List.of("-javaagent:" + instrumenter,
                     "-Dbench.countingSampler=true"));
+        }
+
+        if (!only.isEmpty()) {
+            // only=a,b: keep "no agent" and the configurations whose name contains one of these strings.
+            List<String> keep = only;
+            configs.keySet().removeIf(name -> !name.equals("no agent") && keep.stream().noneMatch(name::contains));
         }
 
         Map<String, Result> results = new LinkedHashMap<>();
@@ -168,14 +180,34 @@ public final class AgentOverhead {
         // Truth: ThreadMXBean in the JVM without an agent (the loop is deterministic; with the agent ThreadMXBean
         // would also count memscope's own per-sample allocations).
         long truth = Long.parseLong(field(last(results.get("no agent").outputs), "THREAD_ALLOCATED_BYTES"));
-        long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
-        System.out.printf(Locale.ROOT, "%nsample mode: estimated %d bytes, ThreadMXBean (no agent) %d bytes: error %+.2f%%%n",
-                estimated, truth, (estimated - (double) truth) / truth * 100);
+        if (results.containsKey("memscope sample")) {
+            long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "%nsample mode (sampler %s): estimated %d bytes, ThreadMXBean (no agent) %d "
+                    + "bytes: error %+.2f%%%n", reportMetadata(work.resolve("s"), "sampler"), estimated, truth,
+                    (estimated - (double) truth) / truth * 100);
+        }
+        if (results.containsKey("memscope sample bytecode")) {
+            long estimated = reportTotal(work.resolve("sb"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "sample mode (sampler %s): estimated %d bytes: error %+.2f%%%n",
+                    reportMetadata(work.resolve("sb"), "sampler"), estimated, (estimated - (double) truth) / truth * 100);
+        }
         if (results.containsKey("memscope sample includeJdk")) {
             long withJdk = reportTotal(work.resolve("sj"), "allocatedBytes");
             System.out.printf(Locale.ROOT, "sample mode includeJdk: estimated %d bytes: error %+.2f%%%n",
                     withJdk, (withJdk - (double) truth) / truth * 100);
         }
+        if (results.containsKey("memscope exact")) {
+            exactAccuracy(results, work);
+        }
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            String checksum = field(last(e.getValue().outputs), "CHECKSUM");
+            String sampled = e.getKey().equals("allocation-instrumenter")
+                    ? ", sampler saw " + field(last(e.getValue().outputs), "SAMPLER_COUNT") + " allocations" : "";
+            System.out.println(e.getKey() + ": checksum " + checksum + sampled);
+        }
+    }
+
+    private static void exactAccuracy(Map<String, Result> results, Path work) throws Exception {
         String exactOut = last(results.get("memscope exact").outputs);
         long allocations = Long.parseLong(field(exactOut, "ALLOCATIONS"));
         long counted = reportTotal(work.resolve("e"), "allocatedObjects");
@@ -185,12 +217,6 @@ public final class AgentOverhead {
         } else {
             System.out.printf(Locale.ROOT, "exact mode: counted %d allocations (the workload does not count its "
                     + "own: most happen inside the library)%n", counted);
-        }
-        for (Map.Entry<String, Result> e : results.entrySet()) {
-            String checksum = field(last(e.getValue().outputs), "CHECKSUM");
-            String sampled = e.getKey().equals("allocation-instrumenter")
-                    ? ", sampler saw " + field(last(e.getValue().outputs), "SAMPLER_COUNT") + " allocations" : "";
-            System.out.println(e.getKey() + ": checksum " + checksum + sampled);
         }
     }
 
@@ -207,7 +233,23 @@ public final class AgentOverhead {
     }
 
     /** @return a totals field of the newest report.json under dir */
+    /** @return a string metadata value of the newest report under dir, or "?" */
+    private static String reportMetadata(Path dir, String key) throws IOException {
+        String json = Files.readString(newestReport(dir));
+        Matcher m = Pattern.compile("\"" + key + "\": \"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : "?";
+    }
+
     private static long reportTotal(Path dir, String key) throws IOException {
+        String json = Files.readString(newestReport(dir));
+        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
+        if (!m.find()) {
+            throw new IllegalStateException("no " + key + " in " + dir);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    private static Path newestReport(Path dir) throws IOException {
         Path newest = null;
         try (var s = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) s.filter(f -> f.getFileName().toString().equals("report.json"))::iterator) {
@@ -216,12 +258,7 @@ public final class AgentOverhead {
                 }
             }
         }
-        String json = Files.readString(newest);
-        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
-        if (!m.find()) {
-            throw new IllegalStateException("no " + key + " in " + newest);
-        }
-        return Long.parseLong(m.group(1));
+        return newest;
     }
 
     private static Path extract(Path jar, String entry, Path to) throws IOException {
