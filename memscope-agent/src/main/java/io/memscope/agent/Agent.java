@@ -174,7 +174,7 @@ public final class Agent {
             return;
         }
         Capture.includeJdkSites(options.includeJdk());
-        String why = JvmtiSampler.start(options.intervalBytes());
+        String why = JvmtiSampler.start(options.intervalBytes(), options.stackDepth());
         if (why == null) {
             jvmtiSampler = true;
             return;

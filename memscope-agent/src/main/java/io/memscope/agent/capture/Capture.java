@@ -313,20 +313,33 @@ public final class Capture {
      * live-site weights as a bytecode sample. Its site is the first application frame of the stack and the object's
      * exact class; memscope's own allocations (a memscope frame on the stack) are dropped.
      */
-    static void sampleJvmti(ThreadState ts, Object o, Class<?> type, long size) {
+    static void sampleJvmti(ThreadState ts, Object o, Class<?> type, long size, long[] frames) {
         ts.busy = true;
         try {
             if (o == null || size <= 0 || !Hooks.heapSampling) {
                 return;
             }
-            StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdkSites);
-            if (st == null) {
+            String typeName = TYPE_NAMES.get(type == null ? o.getClass() : type);
+            int site;
+            long stack;
+            StackTable.JvmStack js = StackTable.resolveJvm(frames, stackDepth, includeJdkSites);
+            if (js == StackTable.OWN) {
                 return;
             }
-            String typeName = TYPE_NAMES.get(type == null ? o.getClass() : type);
-            int site = SiteTable.registerFrame(st.siteFrame, typeName);
+            if (js != null) {
+                site = js.site(typeName);
+                stack = js.id;
+            } else {
+                // The JVM gave no frames: walk the stack here (slower, same result).
+                StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdkSites);
+                if (st == null) {
+                    return;
+                }
+                site = SiteTable.registerFrame(st.siteFrame, typeName);
+                stack = st.id;
+            }
             long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
-            sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, st.id, typeName);
+            sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, typeName);
         } catch (Throwable t) {
             Failures.report("agent.sample.jvmti", t);
         } finally {

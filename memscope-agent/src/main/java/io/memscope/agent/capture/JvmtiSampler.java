@@ -37,9 +37,10 @@ public final class JvmtiSampler {
      * Loads the library (once per JVM) and enables the JVM's sampling with the given mean interval. Samples are
      * ignored until the capture's heap sampling is on.
      *
+     * @param stackDepth frames kept per sampled stack (more are looked at to find the site)
      * @return null when sampling runs, else a one-line reason why not (the caller falls back to bytecode hooks)
      */
-    public static synchronized String start(long intervalBytes) {
+    public static synchronized String start(long intervalBytes, int stackDepth) {
         if (active) {
             return null;
         }
@@ -53,7 +54,7 @@ public final class JvmtiSampler {
         }
         int rc;
         try {
-            rc = start0((int) intervalBytes);
+            rc = start0((int) intervalBytes, Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES));
         } catch (Throwable t) {
             return "starting the JVMTI sampler failed: " + t;
         }
@@ -129,9 +130,11 @@ public final class JvmtiSampler {
      *
      * @param o    the new object (its constructor may not have run yet)
      * @param type its exact class
-     * @param size its size in bytes as the JVM allocated it
+     * @param size   its size in bytes as the JVM allocated it
+     * @param frames the allocating thread's stack, top frame first, as pairs (jmethodID, bytecode index; -1 in a
+     *               native method), at most {@link StackTable#SITE_SEARCH_FRAMES} or {@code stackDepth} frames
      */
-    static void sampled(Object o, Class<?> type, long size) {
+    static void sampled(Object o, Class<?> type, long size, long[] frames) {
         if (!Hooks.heapSampling) {
             return;
         }
@@ -139,10 +142,37 @@ public final class JvmtiSampler {
         if (ts == null || ts.busy) {
             return;
         }
-        Capture.sampleJvmti(ts, o, type, size);
+        Capture.sampleJvmti(ts, o, type, size, frames);
     }
 
-    private static native int start0(int intervalBytes);
+    /**
+     * A method of a sampled stack, resolved once: {@code [class name, method name, source file or null]} and its
+     * line number table, or null when the method is gone (its class was unloaded) or the JVM cannot say.
+     */
+    static String[] describe(long method) {
+        String s = describe0(method);
+        if (s == null) {
+            return null;
+        }
+        String[] parts = s.split("\t", -1);
+        if (parts.length != 3 || parts[0].length() < 3 || parts[0].charAt(0) != 'L') {
+            return null;
+        }
+        String sig = parts[0];
+        String cls = sig.substring(1, sig.length() - 1).replace('/', '.');
+        return new String[] {cls, parts[1], parts[2].isEmpty() ? null : parts[2]};
+    }
+
+    /** @return the method's line number table as pairs (first bytecode index, line), or null */
+    static int[] lines(long method) {
+        return lines0(method);
+    }
+
+    private static native int start0(int intervalBytes, int frames);
 
     private static native int stop0();
+
+    private static native String describe0(long method);
+
+    private static native int[] lines0(long method);
 }

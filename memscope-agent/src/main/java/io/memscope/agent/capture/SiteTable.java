@@ -80,12 +80,14 @@ public final class SiteTable {
      * frame and type always give the same id.
      */
     static int registerFrame(StackWalker.StackFrame f, String type) {
-        String cls = f.getClassName();
-        String method = f.getMethodName();
-        int line = f.getLineNumber();
+        return registerFrame(f.getClassName(), f.getMethodName(), f.getFileName(), f.getLineNumber(), type);
+    }
+
+    /** The site of a JVM-sampled allocation at a frame given by its parts. */
+    static int registerFrame(String cls, String method, String file, int line, String type) {
         String key = "frame#" + cls + "#" + method + "#" + line + "#" + type;
         Integer id = BY_KEY.get(key);
-        return id != null ? id : register(key, cls, method, f.getFileName(), line, type, false);
+        return id != null ? id : register(key, cls, method, file, line, type, false);
     }
 
     /** @return the site, or null for an unknown id */
