@@ -3,7 +3,8 @@
  *
  * The JVM samples each thread's allocations by bytes (a Poisson process whose mean is the interval set with
  * SetHeapSamplingInterval) from its allocation slow path: nothing is added to the application's own allocations.
- * Each sampled object is handed to io.memscope.agent.capture.JvmtiSampler.sampled(Object, Class, long, long[]) on
+ * Each sampled object is handed to java.lang.MemscopeHooks.jvmtiSampled(Object, Class, long, long[]) (which forwards
+ * to io.memscope.agent.capture.JvmtiSampler.sampled) on
  * the allocating thread, with the thread's stack taken here by GetStackTrace (much cheaper than a StackWalker walk
  * in Java): a long[] of (jmethodID, bytecode index) pairs, top frame first. Java resolves each method once through
  * describe0 and lines0 and caches it.
@@ -96,7 +97,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
 }
 
 /* Returns 0, or a positive JVMTI error code, or -1 when no JVMTI 11 environment is available, -2 on a JNI error. */
-JNIEXPORT jint JNICALL Java_io_memscope_agent_capture_JvmtiSampler_start0(JNIEnv *jni, jclass cls, jint interval,
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval,
                                                                            jint frames) {
     if (jvmti == NULL) {
         return -1;
@@ -107,7 +108,7 @@ JNIEXPORT jint JNICALL Java_io_memscope_agent_capture_JvmtiSampler_start0(JNIEnv
         if (global == NULL) {
             return -2;
         }
-        jmethodID m = (*jni)->GetStaticMethodID(jni, cls, "sampled", "(Ljava/lang/Object;Ljava/lang/Class;J[J)V");
+        jmethodID m = (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampled", "(Ljava/lang/Object;Ljava/lang/Class;J[J)V");
         if (m == NULL) {
             if ((*jni)->ExceptionCheck(jni)) {
                 (*jni)->ExceptionClear(jni);
@@ -152,7 +153,7 @@ JNIEXPORT jint JNICALL Java_io_memscope_agent_capture_JvmtiSampler_start0(JNIEnv
 }
 
 /* Disables the event; callbacks already running finish (the Java side ignores them once stopped). */
-JNIEXPORT jint JNICALL Java_io_memscope_agent_capture_JvmtiSampler_stop0(JNIEnv *jni, jclass cls) {
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStop0(JNIEnv *jni, jclass cls) {
     (void) jni;
     (void) cls;
     if (jvmti == NULL) {
@@ -174,7 +175,7 @@ JNIEXPORT jint JNICALL Java_io_memscope_agent_capture_JvmtiSampler_stop0(JNIEnv 
  * "Lpkg/Cls;<TAB>method<TAB>File.java" (the file empty when unknown) for a jmethodID taken by the callback, or null
  * when the method is gone (class unloaded) or JVMTI fails.
  */
-JNIEXPORT jstring JNICALL Java_io_memscope_agent_capture_JvmtiSampler_describe0(JNIEnv *jni, jclass cls, jlong id) {
+JNIEXPORT jstring JNICALL Java_java_lang_MemscopeHooks_jvmtiDescribe0(JNIEnv *jni, jclass cls, jlong id) {
     (void) cls;
     if (jvmti == NULL || id == 0) {
         return NULL;
@@ -221,7 +222,7 @@ done:
 }
 
 /* The method's line number table as int pairs (start bytecode index, line), or null when absent. */
-JNIEXPORT jintArray JNICALL Java_io_memscope_agent_capture_JvmtiSampler_lines0(JNIEnv *jni, jclass cls, jlong id) {
+JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni, jclass cls, jlong id) {
     (void) cls;
     if (jvmti == NULL || id == 0) {
         return NULL;

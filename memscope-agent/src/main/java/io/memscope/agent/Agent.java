@@ -158,7 +158,8 @@ public final class Agent {
      * Sample mode with {@code sampler=auto|jvmti}: enables the JVM's own heap sampler (JVMTI), which then replaces the
      * allocation hooks. If it cannot start (no library for this platform, no JVMTI 11, a JVMTI error), the bytecode
      * sampler runs instead and the reason goes into the report's metadata ({@code samplerFallback}); a failure of
-     * the library on Linux x86_64, or of an explicit {@code sampler=jvmti}, is also counted as a failure. Exact mode
+     * the library on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a
+     * failure (thrown with {@code strict=true}). Exact mode
      * counts with the bytecode hooks and samples with them too.
      */
     private void chooseSampler() {
@@ -180,7 +181,8 @@ public final class Agent {
             return;
         }
         samplerFallback = why;
-        boolean unsupported = why.startsWith("no JVMTI sampler library for");
+        // Not failures: a platform without the library, an interval the JVM cannot take.
+        boolean unsupported = why.startsWith("no JVMTI sampler library for") || why.startsWith("interval ");
         if (options.sampler() == AgentOptions.Sampler.JVMTI || !unsupported) {
             Failures.report("agent.jvmti.start", new IllegalStateException(why));
         }

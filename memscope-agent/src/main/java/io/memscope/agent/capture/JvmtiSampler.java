@@ -1,6 +1,9 @@
 package io.memscope.agent.capture;
 
 import java.io.InputStream;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -12,8 +15,8 @@ import java.util.Locale;
  * the JVM samples each thread's allocations by bytes, as a Poisson process whose mean is the interval, from its
  * allocation slow path (TLAB refills), so the application's allocations pay nothing and allocations inside the JDK
  * are seen like any other. The native part is {@code libmemscope-sampler.so} (src/main/native), shipped in the
- * agent jar under {@value #RESOURCE}, copied to a private temporary file, loaded with {@link System#load} and
- * deleted again.
+ * agent jar under {@value #RESOURCE}, copied to a private temporary file, loaded by {@code java.lang.MemscopeHooks}
+ * (so that it belongs to {@code java.base}, see {@link Natives}) and deleted again.
  *
  * <p>Each sampled object arrives on the allocating thread in {@link #sampled}, which records it like a sample of the
  * bytecode hooks ({@link Capture#sampleJvmti}). Linux x86_64 only; elsewhere {@link #start} returns the reason and
@@ -108,7 +111,7 @@ public final class JvmtiSampler {
             tmp = Files.createTempFile("memscope-sampler-", ".so",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            System.load(tmp.toAbsolutePath().toString());
+            natives().load.invokeExact(tmp.toAbsolutePath().toString());
             loadResult = "";
         } catch (Throwable t) {
             loadResult = "cannot load the JVMTI sampler library: " + t;
@@ -125,8 +128,8 @@ public final class JvmtiSampler {
     }
 
     /**
-     * Called by the native callback on the allocating thread for each object the JVM sampled. Never throws (the
-     * native side would clear it anyway).
+     * Called by the native callback (through {@code java.lang.MemscopeHooks.jvmtiSampled}) on the allocating thread
+     * for each object the JVM sampled. Public for that class's method handle; not an API. Never throws.
      *
      * @param o    the new object (its constructor may not have run yet)
      * @param type its exact class
@@ -134,7 +137,7 @@ public final class JvmtiSampler {
      * @param frames the allocating thread's stack, top frame first, as pairs (jmethodID, bytecode index; -1 in a
      *               native method), at most {@link StackTable#SITE_SEARCH_FRAMES} or {@code stackDepth} frames
      */
-    static void sampled(Object o, Class<?> type, long size, long[] frames) {
+    public static void sampled(Object o, Class<?> type, long size, long[] frames) {
         if (!Hooks.heapSampling) {
             return;
         }
@@ -168,11 +171,65 @@ public final class JvmtiSampler {
         return lines0(method);
     }
 
-    private static native int start0(int intervalBytes, int frames);
+    private static int start0(int intervalBytes, int frames) throws Throwable {
+        return (int) natives().start.invokeExact(intervalBytes, frames);
+    }
 
-    private static native int stop0();
+    private static int stop0() {
+        try {
+            return (int) natives().stop.invokeExact();
+        } catch (Throwable t) {
+            return -2;
+        }
+    }
 
-    private static native String describe0(long method);
+    private static String describe0(long method) {
+        try {
+            return (String) natives().describe.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
 
-    private static native int[] lines0(long method);
+    private static int[] lines0(long method) {
+        try {
+            return (int[]) natives().lines.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /**
+     * The library's entry points, declared by {@code java.lang.MemscopeHooks} (see {@code MemscopeHooksTemplate}):
+     * the library is loaded by that class, so it belongs to {@code java.base} (native access: no restricted-method
+     * warning on JDK 24+) and its JNI functions bind to that class's native methods.
+     */
+    private static final class Natives {
+        final MethodHandle load;
+        final MethodHandle start;
+        final MethodHandle stop;
+        final MethodHandle describe;
+        final MethodHandle lines;
+
+        Natives() throws ReflectiveOperationException {
+            Class<?> c = Class.forName(io.memscope.agent.boot.BootHooks.NAME, false, null);
+            MethodHandles.Lookup l = MethodHandles.publicLookup();
+            load = l.findStatic(c, "jvmtiLoad", MethodType.methodType(void.class, String.class));
+            start = l.findStatic(c, "jvmtiStart0", MethodType.methodType(int.class, int.class, int.class));
+            stop = l.findStatic(c, "jvmtiStop0", MethodType.methodType(int.class));
+            describe = l.findStatic(c, "jvmtiDescribe0", MethodType.methodType(String.class, long.class));
+            lines = l.findStatic(c, "jvmtiLines0", MethodType.methodType(int[].class, long.class));
+        }
+    }
+
+    private static volatile Natives natives;
+
+    private static Natives natives() throws ReflectiveOperationException {
+        Natives n = natives;
+        if (n == null) {
+            n = new Natives();
+            natives = n;
+        }
+        return n;
+    }
 }
