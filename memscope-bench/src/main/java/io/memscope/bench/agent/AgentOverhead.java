@@ -27,6 +27,7 @@ import java.util.zip.ZipFile;
  *
  * <p>Usage (from the repository root, after {@code ./mvnw package -DskipTests}):
  * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.AgentOverhead [workload=alloc|jackson]
+ * [only=NAME,NAME] (only these configurations, by their names in the table, plus "no agent")
  * [reps] [rounds] [java]} ({@code alloc}, the default, is {@code AllocationWorkload}, a bare allocation loop;
  * {@code jackson} is {@code JacksonWorkload}, Jackson databind writing and parsing a list of POJOs)
  * (the measured JVMs default to JDK 17 when installed: java-allocation-instrumenter 3.3.4 cannot read JDK 25
@@ -127,9 +128,9 @@ public final class AgentOverhead {
         }
 
         if (!only.isEmpty()) {
-            // only=a,b: keep "no agent" and the configurations whose name contains one of these strings.
+            // only=a,b: keep "no agent" and the configurations with exactly these names.
             List<String> keep = only;
-            configs.keySet().removeIf(name -> !name.equals("no agent") && keep.stream().noneMatch(name::contains));
+            configs.keySet().removeIf(name -> !name.equals("no agent") && !keep.contains(name));
         }
 
         Map<String, Result> results = new LinkedHashMap<>();
