@@ -187,6 +187,17 @@ public final class AgentOverhead {
                     + "bytes: error %+.2f%%%n", reportMetadata(work.resolve("s"), "sampler"), estimated, truth,
                     (estimated - (double) truth) / truth * 100);
         }
+        // The whole JVM: memscope's estimate covers every thread from the agent's start to the end, the rounds'
+        // count above only the main thread's measured rounds (not its start-up, not the other threads).
+        long wholeTruth = Long.parseLong(field(last(results.get("no agent").outputs), "ALL_THREADS_ALLOCATED_BYTES"));
+        for (String[] c : new String[][] {{"memscope sample", "s"}, {"memscope sample bytecode", "sb"}}) {
+            if (results.containsKey(c[0])) {
+                long estimated = reportTotal(work.resolve(c[1]), "allocatedBytes");
+                System.out.printf(Locale.ROOT, "%s, whole JVM: estimated %d bytes, ThreadMXBean all live threads (no "
+                        + "agent) %d bytes: error %+.2f%%%n", c[0], estimated, wholeTruth,
+                        (estimated - (double) wholeTruth) / wholeTruth * 100);
+            }
+        }
         if (results.containsKey("memscope sample bytecode")) {
             long estimated = reportTotal(work.resolve("sb"), "allocatedBytes");
             System.out.printf(Locale.ROOT, "sample mode (sampler %s): estimated %d bytes: error %+.2f%%%n",
