@@ -305,6 +305,7 @@ public final class Capture {
         includeJdkSites = includeJdk;
         // Initialize the classes of the sample path now, not inside the first callback on an application thread.
         StackTable.isJdk("");
+        SiteTable.size();
         TYPE_NAMES.get(Object.class);
     }
 

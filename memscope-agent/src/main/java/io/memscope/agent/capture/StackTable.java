@@ -15,6 +15,7 @@ final class StackTable {
     private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
     private static final String CALLBACK_CLASS = JvmtiSampler.class.getName();
+    private static final String HOOKS_CLASS = io.memscope.agent.boot.BootHooks.NAME;
 
     private StackTable() {
     }
@@ -102,9 +103,10 @@ final class StackTable {
             List<StackWalker.StackFrame> list = new ArrayList<>(32);
             boolean[] callback = {false};
             // Everything up to and including JvmtiSampler.sampled is the callback; the allocation is below it.
+            // Then java.lang.MemscopeHooks.jvmtiSampled, which the library called.
             s.dropWhile(f -> {
                 if (callback[0]) {
-                    return false;
+                    return f.getClassName().equals(HOOKS_CLASS);
                 }
                 callback[0] = f.getClassName().equals(CALLBACK_CLASS) && f.getMethodName().equals("sampled");
                 return true;
