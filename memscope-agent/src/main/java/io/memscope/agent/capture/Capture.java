@@ -324,7 +324,7 @@ public final class Capture {
             int site;
             long stack;
             StackTable.JvmStack js = StackTable.resolveJvm(frames, stackDepth, includeJdkSites);
-            if (js == StackTable.OWN) {
+            if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
                 return;
             }
             if (js != null) {
@@ -346,6 +346,16 @@ public final class Capture {
         } finally {
             ts.busy = false;
         }
+    }
+
+    /**
+     * @return whether this is the JVM's JMX notification thread, whose JDK-only stacks build the GC notifications
+     *         memscope's own {@link GcListener} asked for ({@code GcInfoBuilder}, {@code GcInfo}, maps): memscope's
+     *         doing, not the application's (an application's own listener has its frames on the stack)
+     */
+    private static boolean jmxNotifications() {
+        Thread t = Thread.currentThread();
+        return gcListener != null && t.isDaemon() && "Notification Thread".equals(t.getName());
     }
 
     /** The slow path of a heap allocation: the thread's byte counter crossed its sampling point. */

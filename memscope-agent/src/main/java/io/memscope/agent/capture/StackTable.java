@@ -198,11 +198,14 @@ final class StackTable {
         final String siteMethod;
         final String siteFile;
         final int siteLine;
+        /** No frame outside the JDK: the site is the top (JDK) frame. */
+        final boolean jdkOnly;
         /** Site id per allocated type name at this stack. */
         final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
 
-        JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine) {
+        JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine, boolean jdkOnly) {
             this.id = id;
+            this.jdkOnly = jdkOnly;
             this.siteClass = siteClass;
             this.siteMethod = siteMethod;
             this.siteFile = siteFile;
@@ -220,7 +223,7 @@ final class StackTable {
     }
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
-    static final JvmStack OWN = new JvmStack(0, "", "", null, 0);
+    static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
     /** Methods by jmethodID. HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md). */
     private static final ConcurrentHashMap<Long, Method> METHODS = new ConcurrentHashMap<>();
     /** Resolved stacks by a hash of their raw (jmethodID, bytecode index) pairs; a cache, cleared when large. */
@@ -273,15 +276,13 @@ final class StackTable {
         if (methods.isEmpty()) {
             return null;
         }
-        int site = includeJdk ? 0 : -1;
-        for (int i = 0; site < 0 && i < methods.size(); i++) {
+        int app = -1;
+        for (int i = 0; app < 0 && i < methods.size(); i++) {
             if (!isJdk(methods.get(i).className)) {
-                site = i;
+                app = i;
             }
         }
-        if (site < 0) {
-            site = 0;
-        }
+        int site = includeJdk || app < 0 ? 0 : app;
         int keep = Math.min(depth, methods.size());
         long h = 0x9E3779B97F4A7C15L;
         for (int i = 0; i < keep; i++) {
@@ -302,7 +303,7 @@ final class StackTable {
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
         Method sm = methods.get(site);
-        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines.get(site));
+        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines.get(site), app < 0);
     }
 
     private static Method method(long id) {
