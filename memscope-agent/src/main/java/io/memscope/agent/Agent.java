@@ -2,6 +2,7 @@ package io.memscope.agent;
 
 import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.JvmtiSampler;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.CaptureData;
@@ -44,6 +45,10 @@ public final class Agent {
     private final boolean attached;
     private final long pid = ProcessHandle.current().pid();
     private MemscopeTransformer transformer;
+    /** Sample mode's heap samples come from the JVM (JVMTI) instead of bytecode hooks. */
+    private boolean jvmtiSampler;
+    /** Why the JVMTI sampler was not used although asked for (auto or jvmti), or null. */
+    private String samplerFallback;
     private Path dir;
     private boolean stopped;
 
@@ -118,8 +123,9 @@ public final class Agent {
 
     private void begin() {
         Capture.init(inst);
+        chooseSampler();
         transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                options.nativeMemory());
+                options.nativeMemory(), !jvmtiSampler);
         inst.addTransformer(transformer, true);
         dir = outputDir();
         Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
@@ -143,8 +149,45 @@ public final class Agent {
         }
         if (!options.quiet()) {
             System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
-                    + " mode, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
+                    + " mode, " + (jvmtiSampler ? "jvmti" : "bytecode") + " sampler, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
                     + dir);
+        }
+    }
+
+    /**
+     * Sample mode with {@code sampler=auto|jvmti}: enables the JVM's own heap sampler (JVMTI), which then replaces the
+     * allocation hooks. If it cannot start (no library for this platform, no JVMTI 11, a JVMTI error), the bytecode
+     * sampler runs instead and the reason goes into the report's metadata ({@code samplerFallback}); a failure of
+     * the library on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a
+     * failure (thrown with {@code strict=true}). Exact mode
+     * counts with the bytecode hooks and samples with them too.
+     */
+    private void chooseSampler() {
+        jvmtiSampler = false;
+        samplerFallback = null;
+        if (options.sampler() == AgentOptions.Sampler.BYTECODE) {
+            return;
+        }
+        if (options.mode() == AgentOptions.Mode.EXACT) {
+            if (options.sampler() == AgentOptions.Sampler.JVMTI) {
+                samplerFallback = "exact mode counts and samples with the bytecode hooks";
+            }
+            return;
+        }
+        Capture.includeJdkSites(options.includeJdk());
+        String why = JvmtiSampler.start(options.intervalBytes(), options.stackDepth());
+        if (why == null) {
+            jvmtiSampler = true;
+            return;
+        }
+        samplerFallback = why;
+        // Not failures: a platform without the library, an interval the JVM cannot take.
+        boolean unsupported = why.startsWith("no JVMTI sampler library for") || why.startsWith("interval ");
+        if (options.sampler() == AgentOptions.Sampler.JVMTI || !unsupported) {
+            Failures.report("agent.jvmti.start", new IllegalStateException(why));
+        }
+        if (!options.quiet() || options.sampler() == AgentOptions.Sampler.JVMTI) {
+            System.err.println("memscope agent: " + why + "; using the bytecode sampler");
         }
     }
 
@@ -244,6 +287,10 @@ public final class Agent {
             meta.put(CaptureData.COMMAND, cmd);
         }
         meta.put("attached", Boolean.toString(attached));
+        meta.put("sampler", jvmtiSampler ? "jvmti" : "bytecode");
+        if (samplerFallback != null) {
+            meta.put("samplerFallback", samplerFallback);
+        }
         options.raw().forEach((k, v) -> meta.put("option." + k, v));
         return meta;
     }

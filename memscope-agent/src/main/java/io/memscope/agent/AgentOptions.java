@@ -20,6 +20,9 @@ public final class AgentOptions {
     public static final String[] HELP = {
         "mode=sample|exact      MEMSCOPE_MODE         sample: Poisson sampling by bytes per thread (default); exact: "
             + "also count every allocation per site",
+        "sampler=auto|jvmti|bytecode MEMSCOPE_SAMPLER sample mode's heap sampler: jvmti = the JVM's own allocation "
+            + "sampler (JVMTI SampledObjectAlloc; sees JDK-internal allocations, lowest overhead; Linux x86_64), "
+            + "bytecode = hooks after each allocation instruction; auto = jvmti when its library loads (default auto)",
         "interval=BYTES         MEMSCOPE_INTERVAL     mean sampling interval, e.g. 524288, 512k, 1m (default 512k)",
         "include=P1;P2          MEMSCOPE_INCLUDE      only instrument classes whose name starts with one of these "
             + "package prefixes (default: all application classes)",
@@ -49,9 +52,13 @@ public final class AgentOptions {
 
     public enum Mode { SAMPLE, EXACT }
 
+    /** Sample mode's heap sampler: the JVM's (JVMTI), bytecode hooks, or JVMTI when available. */
+    public enum Sampler { AUTO, JVMTI, BYTECODE }
+
     private final Map<String, String> raw = new LinkedHashMap<>();
     private final List<String> errors = new ArrayList<>();
     private Mode mode = Mode.SAMPLE;
+    private Sampler sampler = Sampler.AUTO;
     private long intervalBytes = 512 * 1024;
     private List<String> include = List.of();
     private List<String> exclude = List.of();
@@ -71,7 +78,7 @@ public final class AgentOptions {
     private String command = "start";
 
     private static final String[][] KEYS = {
-        {"mode", "MEMSCOPE_MODE"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
+        {"mode", "MEMSCOPE_MODE"}, {"sampler", "MEMSCOPE_SAMPLER"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
         {"exclude", "MEMSCOPE_EXCLUDE"}, {"includeJdk", "MEMSCOPE_INCLUDE_JDK"}, {"native", "MEMSCOPE_NATIVE"},
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
@@ -129,6 +136,14 @@ public final class AgentOptions {
                     case "sample" -> Mode.SAMPLE;
                     case "exact" -> Mode.EXACT;
                     default -> throw new IllegalArgumentException("expected sample or exact");
+                };
+                break;
+            case "sampler":
+                sampler = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "auto" -> Sampler.AUTO;
+                    case "jvmti" -> Sampler.JVMTI;
+                    case "bytecode" -> Sampler.BYTECODE;
+                    default -> throw new IllegalArgumentException("expected auto, jvmti or bytecode");
                 };
                 break;
             case "interval":
@@ -263,6 +278,11 @@ public final class AgentOptions {
 
     public Mode mode() {
         return mode;
+    }
+
+    /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
+    public Sampler sampler() {
+        return sampler;
     }
 
     public long intervalBytes() {

@@ -33,6 +33,19 @@ class AgentOptionsTest {
     }
 
     @Test
+    void sampler() {
+        assertThat(AgentOptions.parse(null, Map.of()).sampler()).isEqualTo(AgentOptions.Sampler.AUTO);
+        assertThat(AgentOptions.parse("sampler=JVMTI", Map.of()).sampler()).isEqualTo(AgentOptions.Sampler.JVMTI);
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_SAMPLER", "bytecode")).sampler())
+                .isEqualTo(AgentOptions.Sampler.BYTECODE);
+        assertThat(AgentOptions.parse("sampler=auto", Map.of("MEMSCOPE_SAMPLER", "bytecode")).sampler())
+                .isEqualTo(AgentOptions.Sampler.AUTO);
+        AgentOptions bad = AgentOptions.parse("sampler=fast", Map.of());
+        assertThat(bad.errors()).hasSize(1);
+        assertThat(bad.errors().get(0)).contains("sampler").contains("auto, jvmti or bytecode");
+    }
+
+    @Test
     void errorsAreCollectedNotThrown() {
         AgentOptions o = AgentOptions.parse("interval=abc,mode=fast,bogus=1,native=maybe,include=1bad", Map.of());
         assertThat(o.errors()).hasSize(5);
@@ -44,7 +57,7 @@ class AgentOptionsTest {
     void everyOptionIsDocumentedInHelp() {
         String help = String.join("\n", AgentOptions.HELP);
         for (String k : List.of("mode=", "interval=", "include=", "exclude=", "includeJdk=", "native=", "gc=",
-                "stackDepth=", "out=", "duration=", "summary=", "quiet=", "strict=", "events=")) {
+                "stackDepth=", "out=", "duration=", "summary=", "quiet=", "strict=", "events=", "sampler=")) {
             assertThat(help).contains(k);
         }
     }

@@ -13,6 +13,11 @@ final class AgentArgs {
             description = "sample: Poisson sampling by bytes per thread (default); exact: also count every allocation")
     String mode;
 
+    @Option(names = "--sampler", paramLabel = "auto|jvmti|bytecode",
+            description = "sample mode's heap sampler: the JVM's own (jvmti) or bytecode hooks; auto (default) = jvmti "
+                    + "when available")
+    String sampler;
+
     @Option(names = "--interval", paramLabel = "BYTES",
             description = "mean sampling interval, e.g. 524288, 512k, 1m (default 512k)")
     String interval;
@@ -49,6 +54,9 @@ final class AgentArgs {
         List<String> parts = new ArrayList<>();
         if (mode != null) {
             parts.add("mode=" + mode);
+        }
+        if (sampler != null) {
+            parts.add("sampler=" + sampler);
         }
         if (interval != null) {
             parts.add("interval=" + interval);

@@ -41,6 +41,7 @@ class AttachTest {
             assertThat(code).isZero();
             Object report = Jvms.report(out1);
             assertThat(MiniJson.obj(report, "metadata").get("attached")).isEqualTo("true");
+            assertThat(MiniJson.obj(report, "metadata").get("sampler")).as("exact mode").isEqualTo("bytecode");
             assertThat(Jvms.sites(report, "topAllocationSites")).contains(temp, retained);
             for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
                 if (temp.equals(e.get("site"))) {
@@ -59,6 +60,17 @@ class AttachTest {
             assertThat(Reports.await(out2.resolve(pid).resolve("report.json"), 30_000)).isTrue();
             Object second = Jvms.report(out2);
             assertThat(Jvms.sites(second, "topAllocationSites")).contains(temp);
+            assertThat(MiniJson.obj(second, "metadata").get("sampler")).as("sample mode: the JVM's sampler, enabled "
+                    + "in the live phase").isEqualTo("jvmti");
+            assertThat(p.isAlive()).isTrue();
+
+            // 3. attach once more after the JVMTI sampler was disabled by detach: it starts again.
+            Path out3 = dir.resolve("three");
+            assertThat(Main.execute("attach", pid, "--duration", "2", "--out", out3.toString())).isZero();
+            Object third = Jvms.report(out3);
+            assertThat(MiniJson.obj(third, "metadata").get("sampler")).isEqualTo("jvmti");
+            assertThat(Jvms.sites(third, "topAllocationSites")).contains(temp);
+            assertThat(MiniJson.num(MiniJson.obj(third, "failures"), "count")).isZero();
             assertThat(p.isAlive()).isTrue();
 
             Files.createFile(stop);

@@ -23,6 +23,8 @@ public final class MemscopeHooksTemplate {
     /** System property (an object, not a string) through which the installer hands over the agent's class. */
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
+    /** The agent's receiver of JVM-sampled allocations (JVMTI sampler). */
+    private static final String SAMPLER = "io.memscope.agent.capture.JvmtiSampler";
 
     private static final MethodHandle NEW_OBJECT;
     private static final MethodHandle NEW_OBJECT_UNTRACKED;
@@ -41,6 +43,7 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_ALLOCATE;
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
+    private static final MethodHandle JVMTI_SAMPLED;
 
     static {
         MethodHandle[] h = handles();
@@ -61,6 +64,7 @@ public final class MemscopeHooksTemplate {
         NATIVE_ALLOCATE = h[14];
         NATIVE_REALLOCATE = h[15];
         NATIVE_FREE = h[16];
+        JVMTI_SAMPLED = h[17];
     }
 
     private MemscopeHooksTemplate() {
@@ -94,7 +98,22 @@ public final class MemscopeHooksTemplate {
             find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
+            find(l, sibling(c, SAMPLER), "sampled",
+                    MethodType.methodType(void.class, Object.class, Class.class, long.class, long[].class)),
         };
+    }
+
+    /** @return the agent's class of that name, from the loader of {@code c}, or null */
+    private static Class<?> sibling(Class<?> c, String name) {
+        if (c == null) {
+            return null;
+        }
+        try {
+            return Class.forName(name, false, c.getClassLoader());
+        } catch (Throwable t) {
+            System.err.println("memscope agent: " + name + " not found: " + t);
+            return null;
+        }
     }
 
     private static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
@@ -241,6 +260,36 @@ public final class MemscopeHooksTemplate {
             return (boolean) NATIVE_FREE.invokeExact(address);
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    // The JVMTI sampler (io.memscope.agent.capture.JvmtiSampler). Its library is loaded by this class, so that it
+    // belongs to the bootstrap loader and java.base, which has native access: no "restricted method" warning on
+    // JDK 24 and later, and these native methods bind to it (JNI names Java_java_lang_MemscopeHooks_*).
+
+    /** Loads the sampler library (System.load with this class as the caller). */
+    public static void jvmtiLoad(String path) {
+        System.load(path);
+    }
+
+    /** Enables the JVM's heap sampling; 0 = done, else an error code (see JvmtiSampler). */
+    public static native int jvmtiStart0(int intervalBytes, int frames);
+
+    /** Disables it again. */
+    public static native int jvmtiStop0();
+
+    /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
+    public static native String jvmtiDescribe0(long method);
+
+    /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
+    public static native int[] jvmtiLines0(long method);
+
+    /** Called by the library for each allocation the JVM sampled, on the allocating thread. */
+    static void jvmtiSampled(Object o, Class<?> type, long size, long[] frames) {
+        try {
+            JVMTI_SAMPLED.invokeExact(o, type, size, frames);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 }

@@ -288,6 +288,75 @@ public final class Capture {
         ts.counts = new long[0];
     }
 
+    /** Names of allocated types, one per class (a JVM-sampled object's type). */
+    private static final ClassValue<String> TYPE_NAMES = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            return type.getTypeName();
+        }
+    };
+
+    /** Whether JVM-sampled allocations are attributed to their top (JDK) frame rather than the first application frame. */
+    private static volatile boolean includeJdkSites;
+
+    /** Sets how JVM-sampled allocations are attributed ({@code includeJdk}); before {@link JvmtiSampler#start}. */
+    public static void includeJdkSites(boolean includeJdk) {
+        includeJdkSites = includeJdk;
+        // Initialize the classes of the sample path now, not inside the first callback on an application thread.
+        StackTable.isJdk("");
+        SiteTable.size();
+        TYPE_NAMES.get(Object.class);
+    }
+
+    /**
+     * A heap sample taken by the JVM (JVMTI sampler) on this thread: the same ALLOCATE event, weak reference and
+     * live-site weights as a bytecode sample. Its site is the first application frame of the stack and the object's
+     * exact class; memscope's own allocations (a memscope frame on the stack) are dropped.
+     */
+    static void sampleJvmti(ThreadState ts, Object o, Class<?> type, long size, long[] frames) {
+        ts.busy = true;
+        try {
+            if (o == null || size <= 0 || !Hooks.heapSampling) {
+                return;
+            }
+            String typeName = TYPE_NAMES.get(type == null ? o.getClass() : type);
+            int site;
+            long stack;
+            StackTable.JvmStack js = StackTable.resolveJvm(frames, stackDepth, includeJdkSites);
+            if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
+                return;
+            }
+            if (js != null) {
+                site = js.site(typeName);
+                stack = js.id;
+            } else {
+                // The JVM gave no frames: walk the stack here (slower, same result).
+                StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdkSites);
+                if (st == null) {
+                    return;
+                }
+                site = SiteTable.registerFrame(st.siteFrame, typeName);
+                stack = st.id;
+            }
+            long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
+            sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, typeName);
+        } catch (Throwable t) {
+            Failures.report("agent.sample.jvmti", t);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /**
+     * @return whether this is the JVM's JMX notification thread, whose JDK-only stacks build the GC notifications
+     *         memscope's own {@link GcListener} asked for ({@code GcInfoBuilder}, {@code GcInfo}, maps): memscope's
+     *         doing, not the application's (an application's own listener has its frames on the stack)
+     */
+    private static boolean jmxNotifications() {
+        Thread t = Thread.currentThread();
+        return gcListener != null && t.isDaemon() && "Notification Thread".equals(t.getName());
+    }
+
     /** The slow path of a heap allocation: the thread's byte counter crossed its sampling point. */
     static void sample(ThreadState ts, Object o, int site, long size) {
         ts.busy = true;
@@ -324,6 +393,7 @@ public final class Capture {
         try {
             Hooks.heapSampling = false;
             Hooks.heapEnabled = false;
+            JvmtiSampler.stop();
             if (!running) {
                 return null;
             }

@@ -75,6 +75,21 @@ public final class SiteTable {
         }
     }
 
+    /**
+     * The site of a JVM-sampled allocation: a stack frame and the object's exact type (JVMTI sampler). The same
+     * frame and type always give the same id.
+     */
+    static int registerFrame(StackWalker.StackFrame f, String type) {
+        return registerFrame(f.getClassName(), f.getMethodName(), f.getFileName(), f.getLineNumber(), type);
+    }
+
+    /** The site of a JVM-sampled allocation at a frame given by its parts. */
+    static int registerFrame(String cls, String method, String file, int line, String type) {
+        String key = "frame#" + cls + "#" + method + "#" + line + "#" + type;
+        Integer id = BY_KEY.get(key);
+        return id != null ? id : register(key, cls, method, file, line, type, false);
+    }
+
     /** @return the site, or null for an unknown id */
     public static Info get(int id) {
         Info[] a = sites;

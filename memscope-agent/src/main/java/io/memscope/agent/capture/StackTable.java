@@ -14,6 +14,8 @@ final class StackTable {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
+    private static final String CALLBACK_CLASS = JvmtiSampler.class.getName();
+    private static final String HOOKS_CLASS = io.memscope.agent.boot.BootHooks.NAME;
 
     private StackTable() {
     }
@@ -72,6 +74,248 @@ final class StackTable {
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
         return new Captured(depth <= 0 ? 0 : h, app, direct);
+    }
+
+    /** The stack of a JVM-sampled allocation: its id (0 without stacks) and the frame its site is named after. */
+    static final class Sampled {
+        final long id;
+        final StackWalker.StackFrame siteFrame;
+
+        Sampled(long id, StackWalker.StackFrame siteFrame) {
+            this.id = id;
+            this.siteFrame = siteFrame;
+        }
+    }
+
+    /** Frames looked at to find the site of a JVM-sampled allocation when the stack itself keeps fewer. */
+    static final int SITE_SEARCH_FRAMES = 128;
+
+    /**
+     * The current thread's stack at a JVM-sampled allocation (called from the JVMTI callback): memscope's own
+     * frames at the top (the callback) are left out; the site frame is the first frame outside the JDK (the top
+     * frame with {@code includeJdk}, or when every frame is the JDK's).
+     *
+     * @return null when memscope's own code made the allocation (a memscope frame below the callback)
+     */
+    static Sampled captureSample(int depth, boolean includeJdk) {
+        int limit = Math.max(depth, SITE_SEARCH_FRAMES);
+        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
+            List<StackWalker.StackFrame> list = new ArrayList<>(32);
+            boolean[] callback = {false};
+            // Everything up to and including JvmtiSampler.sampled is the callback; the allocation is below it.
+            // Then java.lang.MemscopeHooks.jvmtiSampled, which the library called.
+            s.dropWhile(f -> {
+                if (callback[0]) {
+                    return f.getClassName().equals(HOOKS_CLASS);
+                }
+                callback[0] = f.getClassName().equals(CALLBACK_CLASS) && f.getMethodName().equals("sampled");
+                return true;
+            }).limit(limit).forEach(list::add);
+            return list;
+        });
+        if (frames.isEmpty()) {
+            return null;
+        }
+        StackWalker.StackFrame site = includeJdk ? frames.get(0) : null;
+        int n = Math.min(depth, frames.size());
+        long h = 0x9E3779B97F4A7C15L;
+        for (int i = 0; i < frames.size(); i++) {
+            StackWalker.StackFrame f = frames.get(i);
+            String c = f.getClassName();
+            if (c.startsWith(AGENT)) {
+                return null;
+            }
+            if (site == null && !isJdk(c)) {
+                site = f;
+            }
+            if (i < n) {
+                h = mix(h, c.hashCode());
+                h = mix(h, f.getMethodName().hashCode());
+                h = mix(h, f.getLineNumber());
+            }
+        }
+        if (site == null) {
+            site = frames.get(0);
+        }
+        if (n <= 0) {
+            return new Sampled(0, site);
+        }
+        if (h == 0) {
+            h = 1;
+        }
+        if (!FRAMES.containsKey(h)) {
+            List<String> text = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                StackWalker.StackFrame f = frames.get(i);
+                text.add(io.memscope.analysis.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                        f.getLineNumber()));
+            }
+            FRAMES.putIfAbsent(h, List.copyOf(text));
+        }
+        return new Sampled(h, site);
+    }
+
+    /** A method of a JVM-sampled stack, resolved once through JVMTI. */
+    private static final class Method {
+        final String className;
+        final String name;
+        final String file;
+        /** Pairs (first bytecode index, line); empty when unknown. */
+        final int[] lines;
+        /** Frames of hidden classes (lambda forms, lambda proxies) and reflection plumbing: left out, as StackWalker does. */
+        final boolean hidden;
+
+        Method(String className, String name, String file, int[] lines) {
+            this.className = className;
+            this.name = name;
+            this.file = file;
+            this.lines = lines == null ? new int[0] : lines;
+            this.hidden = className.contains("/0x") || className.contains("+0x") || className.contains(".0x")
+                    || className.startsWith("jdk.internal.reflect.");
+        }
+
+        /** @return the source line of a bytecode index, -1 when unknown, -2 in a native method (as StackWalker) */
+        int lineAt(long bci) {
+            if (bci < 0) {
+                return -2;
+            }
+            int best = -1;
+            long bestStart = -1;
+            for (int i = 0; i + 1 < lines.length; i += 2) {
+                if (lines[i] <= bci && lines[i] > bestStart) {
+                    bestStart = lines[i];
+                    best = lines[i + 1];
+                }
+            }
+            return best;
+        }
+    }
+
+    /** What a raw JVM stack resolves to: its stack id, the frame its site is named after, and its sites per type. */
+    static final class JvmStack {
+        final long id;
+        final String siteClass;
+        final String siteMethod;
+        final String siteFile;
+        final int siteLine;
+        /** No frame outside the JDK: the site is the top (JDK) frame. */
+        final boolean jdkOnly;
+        /** Site id per allocated type name at this stack. */
+        final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
+
+        JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine, boolean jdkOnly) {
+            this.id = id;
+            this.jdkOnly = jdkOnly;
+            this.siteClass = siteClass;
+            this.siteMethod = siteMethod;
+            this.siteFile = siteFile;
+            this.siteLine = siteLine;
+        }
+
+        int site(String type) {
+            Integer s = sites.get(type);
+            if (s == null) {
+                s = SiteTable.registerFrame(siteClass, siteMethod, siteFile, siteLine, type);
+                sites.putIfAbsent(type, s);
+            }
+            return s;
+        }
+    }
+
+    /** memscope's own allocation (a memscope frame on the stack): not a sample. */
+    static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
+    /** Methods by jmethodID. HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md). */
+    private static final ConcurrentHashMap<Long, Method> METHODS = new ConcurrentHashMap<>();
+    /** Resolved stacks by a hash of their raw (jmethodID, bytecode index) pairs; a cache, cleared when large. */
+    private static final ConcurrentHashMap<Long, JvmStack> RAW = new ConcurrentHashMap<>();
+    private static final int RAW_LIMIT = 1 << 16;
+    private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
+
+    /**
+     * Resolves the stack the JVMTI callback took (pairs of jmethodID and bytecode index, top frame first): the
+     * stack id over the first {@code depth} visible frames (same hash and text as {@link #captureFull}), and the
+     * site frame: the first frame outside the JDK, or the top frame with {@code includeJdk} or when every frame is
+     * the JDK's. Cached per raw stack: a repeated stack costs one hash over its pairs and one map lookup.
+     *
+     * @return {@link #OWN} when memscope's own code allocated, null when the stack is empty
+     */
+    static JvmStack resolveJvm(long[] raw, int depth, boolean includeJdk) {
+        if (raw == null || raw.length < 2) {
+            return null;
+        }
+        long rh = includeJdk ? 0x5851F42D4C957F2DL : 0x2545F4914F6CDD1DL;
+        for (long v : raw) {
+            rh = mix(rh, v);
+        }
+        JvmStack cached = RAW.get(rh);
+        if (cached != null) {
+            return cached;
+        }
+        JvmStack s = resolveUncached(raw, depth, includeJdk);
+        if (RAW.size() >= RAW_LIMIT) {
+            RAW.clear();
+        }
+        RAW.putIfAbsent(rh, s);
+        return s;
+    }
+
+    private static JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk) {
+        int n = raw.length / 2;
+        List<Method> methods = new ArrayList<>(n);
+        List<Integer> lines = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Method m = method(raw[2 * i]);
+            if (m.className.startsWith(AGENT)) {
+                return OWN;
+            }
+            if (!m.hidden) {
+                methods.add(m);
+                lines.add(m.lineAt(raw[2 * i + 1]));
+            }
+        }
+        if (methods.isEmpty()) {
+            return null;
+        }
+        int app = -1;
+        for (int i = 0; app < 0 && i < methods.size(); i++) {
+            if (!isJdk(methods.get(i).className)) {
+                app = i;
+            }
+        }
+        int site = includeJdk || app < 0 ? 0 : app;
+        int keep = Math.min(depth, methods.size());
+        long h = 0x9E3779B97F4A7C15L;
+        for (int i = 0; i < keep; i++) {
+            Method m = methods.get(i);
+            h = mix(h, m.className.hashCode());
+            h = mix(h, m.name.hashCode());
+            h = mix(h, lines.get(i));
+        }
+        if (h == 0) {
+            h = 1;
+        }
+        if (keep > 0 && !FRAMES.containsKey(h)) {
+            List<String> text = new ArrayList<>(keep);
+            for (int i = 0; i < keep; i++) {
+                Method m = methods.get(i);
+                text.add(io.memscope.analysis.Site.frame(m.className, m.name, m.file, lines.get(i)));
+            }
+            FRAMES.putIfAbsent(h, List.copyOf(text));
+        }
+        Method sm = methods.get(site);
+        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines.get(site), app < 0);
+    }
+
+    private static Method method(long id) {
+        Method m = METHODS.get(id);
+        if (m == null) {
+            String[] d = JvmtiSampler.describe(id);
+            m = d == null ? UNKNOWN : new Method(d[0], d[1], d[2], JvmtiSampler.lines(id));
+            if (d != null) {
+                METHODS.putIfAbsent(id, m);
+            }
+        }
+        return m;
     }
 
     static boolean isJdk(String className) {

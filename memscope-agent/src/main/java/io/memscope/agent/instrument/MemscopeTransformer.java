@@ -31,16 +31,23 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final Instrumentation inst;
     private final ClassFilter filter;
     private final boolean nativeMemory;
+    /** false when the JVM samples the heap (JVMTI sampler): then only Unsafe is instrumented. */
+    private final boolean heapHooks;
     private final Set<String> transformed = ConcurrentHashMap.newKeySet();
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
     private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
 
+    /**
+     * @param heapHooks insert the allocation hooks (bytecode sampler, exact mode); false when the JVM's own sampler
+     *                  (JVMTI) takes the heap samples, and only {@code Unsafe} is instrumented (native memory)
+     */
     public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
-                               boolean nativeMemory) {
+                               boolean nativeMemory, boolean heapHooks) {
         this.inst = inst;
         this.filter = new ClassFilter(include, exclude, includeJdk);
         this.nativeMemory = nativeMemory;
+        this.heapHooks = heapHooks;
     }
 
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
@@ -51,6 +58,9 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         String name = c.getName().replace('.', '/');
         if (nativeMemory && name.equals(UNSAFE)) {
             return true;
+        }
+        if (!heapHooks) {
+            return false;
         }
         ClassLoader l = c.getClassLoader();
         return filter.accepts(name, l == null || l == platform);
@@ -66,7 +76,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             if (className.equals(UNSAFE)) {
                 return nativeMemory ? instrumentUnsafe(module, classfileBuffer) : null;
             }
-            if (!filter.accepts(className, loader == null || loader == platform)) {
+            if (!heapHooks || !filter.accepts(className, loader == null || loader == platform)) {
                 return null;
             }
             byte[] out = instrumentAllocations(className, classfileBuffer);

@@ -27,6 +27,7 @@ import java.util.zip.ZipFile;
  *
  * <p>Usage (from the repository root, after {@code ./mvnw package -DskipTests}):
  * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.AgentOverhead [workload=alloc|jackson]
+ * [only=NAME,NAME] (only these configurations, by their names in the table, plus "no agent")
  * [reps] [rounds] [java]} ({@code alloc}, the default, is {@code AllocationWorkload}, a bare allocation loop;
  * {@code jackson} is {@code JacksonWorkload}, Jackson databind writing and parsing a list of POJOs)
  * (the measured JVMs default to JDK 17 when installed: java-allocation-instrumenter 3.3.4 cannot read JDK 25
@@ -68,10 +69,13 @@ public final class AgentOverhead {
 
     public static void main(String[] argv) throws Exception {
         String workloadName = "alloc";
+        List<String> only = List.of();
         List<String> positional = new ArrayList<>();
         for (String a : argv) {
             if (a.startsWith("workload=")) {
                 workloadName = a.substring("workload=".length());
+            } else if (a.startsWith("only=")) {
+                only = List.of(a.substring("only=".length()).split(","));
             } else {
                 positional.add(a);
             }
@@ -101,7 +105,10 @@ public final class AgentOverhead {
 
         Map<String, List<String>> configs = new LinkedHashMap<>();
         configs.put("no agent", List.of());
+        // sampler=auto: the JVM's own sampler (JVMTI) when its library loads, which the run checks below.
         configs.put("memscope sample", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("s")));
+        configs.put("memscope sample bytecode", List.of("-javaagent:" + memscope
+                + "=quiet=true,sampler=bytecode,out=" + work.resolve("sb")));
         if (!workloadName.equals("alloc")) {
             // Realistic workloads allocate much inside java.* methods, which memscope hooks only with includeJdk.
             configs.put("memscope sample includeJdk", List.of("-javaagent:" + memscope
@@ -118,6 +125,12 @@ public final class AgentOverhead {
         if (Files.exists(instrumenter) && java.contains("17")) {
             configs.put("allocation-instrumenter", List.of("-javaagent:" + instrumenter,
                     "-Dbench.countingSampler=true"));
+        }
+
+        if (!only.isEmpty()) {
+            // only=a,b: keep "no agent" and the configurations with exactly these names.
+            List<String> keep = only;
+            configs.keySet().removeIf(name -> !name.equals("no agent") && !keep.contains(name));
         }
 
         Map<String, Result> results = new LinkedHashMap<>();
@@ -168,14 +181,45 @@ public final class AgentOverhead {
         // Truth: ThreadMXBean in the JVM without an agent (the loop is deterministic; with the agent ThreadMXBean
         // would also count memscope's own per-sample allocations).
         long truth = Long.parseLong(field(last(results.get("no agent").outputs), "THREAD_ALLOCATED_BYTES"));
-        long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
-        System.out.printf(Locale.ROOT, "%nsample mode: estimated %d bytes, ThreadMXBean (no agent) %d bytes: error %+.2f%%%n",
-                estimated, truth, (estimated - (double) truth) / truth * 100);
+        if (results.containsKey("memscope sample")) {
+            long estimated = reportTotal(work.resolve("s"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "%nsample mode (sampler %s): estimated %d bytes, ThreadMXBean (no agent) %d "
+                    + "bytes: error %+.2f%%%n", reportMetadata(work.resolve("s"), "sampler"), estimated, truth,
+                    (estimated - (double) truth) / truth * 100);
+        }
+        // The whole JVM: memscope's estimate covers every thread from the agent's start to the end, the rounds'
+        // count above only the main thread's measured rounds (not its start-up, not the other threads).
+        long wholeTruth = Long.parseLong(field(last(results.get("no agent").outputs), "ALL_THREADS_ALLOCATED_BYTES"));
+        for (String[] c : new String[][] {{"memscope sample", "s"}, {"memscope sample bytecode", "sb"}}) {
+            if (results.containsKey(c[0])) {
+                long estimated = reportTotal(work.resolve(c[1]), "allocatedBytes");
+                System.out.printf(Locale.ROOT, "%s, whole JVM: estimated %d bytes, ThreadMXBean all live threads (no "
+                        + "agent) %d bytes: error %+.2f%%%n", c[0], estimated, wholeTruth,
+                        (estimated - (double) wholeTruth) / wholeTruth * 100);
+            }
+        }
+        if (results.containsKey("memscope sample bytecode")) {
+            long estimated = reportTotal(work.resolve("sb"), "allocatedBytes");
+            System.out.printf(Locale.ROOT, "sample mode (sampler %s): estimated %d bytes: error %+.2f%%%n",
+                    reportMetadata(work.resolve("sb"), "sampler"), estimated, (estimated - (double) truth) / truth * 100);
+        }
         if (results.containsKey("memscope sample includeJdk")) {
             long withJdk = reportTotal(work.resolve("sj"), "allocatedBytes");
             System.out.printf(Locale.ROOT, "sample mode includeJdk: estimated %d bytes: error %+.2f%%%n",
                     withJdk, (withJdk - (double) truth) / truth * 100);
         }
+        if (results.containsKey("memscope exact")) {
+            exactAccuracy(results, work);
+        }
+        for (Map.Entry<String, Result> e : results.entrySet()) {
+            String checksum = field(last(e.getValue().outputs), "CHECKSUM");
+            String sampled = e.getKey().equals("allocation-instrumenter")
+                    ? ", sampler saw " + field(last(e.getValue().outputs), "SAMPLER_COUNT") + " allocations" : "";
+            System.out.println(e.getKey() + ": checksum " + checksum + sampled);
+        }
+    }
+
+    private static void exactAccuracy(Map<String, Result> results, Path work) throws Exception {
         String exactOut = last(results.get("memscope exact").outputs);
         long allocations = Long.parseLong(field(exactOut, "ALLOCATIONS"));
         long counted = reportTotal(work.resolve("e"), "allocatedObjects");
@@ -185,12 +229,6 @@ public final class AgentOverhead {
         } else {
             System.out.printf(Locale.ROOT, "exact mode: counted %d allocations (the workload does not count its "
                     + "own: most happen inside the library)%n", counted);
-        }
-        for (Map.Entry<String, Result> e : results.entrySet()) {
-            String checksum = field(last(e.getValue().outputs), "CHECKSUM");
-            String sampled = e.getKey().equals("allocation-instrumenter")
-                    ? ", sampler saw " + field(last(e.getValue().outputs), "SAMPLER_COUNT") + " allocations" : "";
-            System.out.println(e.getKey() + ": checksum " + checksum + sampled);
         }
     }
 
@@ -207,7 +245,23 @@ public final class AgentOverhead {
     }
 
     /** @return a totals field of the newest report.json under dir */
+    /** @return a string metadata value of the newest report under dir, or "?" */
+    private static String reportMetadata(Path dir, String key) throws IOException {
+        String json = Files.readString(newestReport(dir));
+        Matcher m = Pattern.compile("\"" + key + "\": \"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : "?";
+    }
+
     private static long reportTotal(Path dir, String key) throws IOException {
+        String json = Files.readString(newestReport(dir));
+        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
+        if (!m.find()) {
+            throw new IllegalStateException("no " + key + " in " + dir);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    private static Path newestReport(Path dir) throws IOException {
         Path newest = null;
         try (var s = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) s.filter(f -> f.getFileName().toString().equals("report.json"))::iterator) {
@@ -216,12 +270,7 @@ public final class AgentOverhead {
                 }
             }
         }
-        String json = Files.readString(newest);
-        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
-        if (!m.find()) {
-            throw new IllegalStateException("no " + key + " in " + newest);
-        }
-        return Long.parseLong(m.group(1));
+        return newest;
     }
 
     private static Path extract(Path jar, String entry, Path to) throws IOException {

@@ -90,6 +90,7 @@ public final class AllocationWorkload {
         java.util.Arrays.sort(times);
         System.out.println("MEDIAN_ROUND_MS " + times[measured / 2] / 1e6);
         System.out.println("THREAD_ALLOCATED_BYTES " + allocated);
+        AllThreadsAllocated.print();
         System.out.println("ALLOCATIONS " + allocations);
         if (sampler != null) {
             System.out.println("SAMPLER_COUNT " + CountingSampler.count());

@@ -153,6 +153,7 @@ public final class JacksonWorkload {
         Arrays.sort(times);
         System.out.println("MEDIAN_ROUND_MS " + times[measured / 2] / 1e6);
         System.out.println("THREAD_ALLOCATED_BYTES " + allocated);
+        AllThreadsAllocated.print();
         System.out.println("ALLOCATIONS -1");
         if (Boolean.getBoolean("bench.countingSampler")) {
             System.out.println("SAMPLER_COUNT " + CountingSampler.count());

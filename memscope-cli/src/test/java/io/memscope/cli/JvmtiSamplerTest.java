@@ -1,0 +1,98 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import memscope.fixtures.JdkAllocationFixture;
+import org.assertj.core.data.Percentage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Sample mode on the JVM's own allocation sampler (JVMTI SampledObjectAlloc), against the bytecode sampler. */
+class JvmtiSamplerTest {
+    private static final String SRC = "memscope/fixtures/JdkAllocationFixture.java";
+    private static final String PREFIX = "memscope.fixtures.JdkAllocationFixture.main(JdkAllocationFixture.java:";
+
+    static List<String> javas() {
+        return Jvms.javas();
+    }
+
+    private static long run(String java, Path out, List<String> options) throws Exception {
+        Path truth = out.resolve("threadmxbean.txt");
+        int code = Jvms.memscopeRun(out.resolve("reports"), options, List.of(java, "-Xmx512m", "-cp",
+                Jvms.classPath(JdkAllocationFixture.class), JdkAllocationFixture.class.getName(), truth.toString()));
+        assertThat(code).isZero();
+        return Long.parseLong(Files.readString(truth).trim());
+    }
+
+    private static Map<String, Object> site(Object report, String site, String type) {
+        for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
+            if (site.equals(e.get("site")) && type.equals(e.get("type"))) {
+                return e;
+            }
+        }
+        throw new AssertionError(site + " [" + type + "] not in " + Jvms.sites(report, "topAllocationSites"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void totalsIncludeAllocationsInsideTheJdkAndSitesNameTheApplicationLine(String java, @TempDir Path out)
+            throws Exception {
+        long truth = run(java, out, List.of());
+        Object report = Jvms.report(out.resolve("reports"));
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        assertThat(meta.get("sampler")).as("default sampler=auto on Linux x86_64").isEqualTo("jvmti");
+        assertThat(meta).doesNotContainKey("samplerFallback");
+        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        System.out.printf("jvmti sampler on %s: estimated %d bytes, ThreadMXBean %d bytes, error %+.2f%%%n", java,
+                estimated, truth, (estimated - (double) truth) / truth * 100);
+        assertThat((double) estimated).as("estimate vs the thread's ThreadMXBean count %d", truth)
+                .isCloseTo(truth, Percentage.withPercentage(10));
+        // Integer.valueOf, ArrayList.grow, HashMap.resize and putVal, Formatter: all inside the JDK, all named after
+        // the fixture's line that called them.
+        site(report, PREFIX + Jvms.lineOf(SRC, "BOXING-SITE") + ")", "java.lang.Integer");
+        site(report, PREFIX + Jvms.lineOf(SRC, "BOXING-SITE") + ")", "java.lang.Object[]");
+        site(report, PREFIX + Jvms.lineOf(SRC, "MAP-SITE") + ")", "java.util.HashMap$Node");
+        Map<String, Object> boxing = site(report, PREFIX + Jvms.lineOf(SRC, "BOXING-SITE") + ")", "java.lang.Integer");
+        assertThat(boxing.get("stack").toString()).as("the stack starts inside the JDK")
+                .startsWith("[java.lang.Integer.valueOf(Integer.java:");
+        for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites").subList(0, 3)) {
+            assertThat(e.get("site").toString()).startsWith(PREFIX);
+        }
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void bytecodeSamplerStillWorksAndMissesTheJdksAllocations(@TempDir Path out) throws Exception {
+        long truth = run(Jvms.current(), out, List.of("--sampler", "bytecode"));
+        Object report = Jvms.report(out.resolve("reports"));
+        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("bytecode");
+        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        // Only `new ArrayList`, `new HashMap`, `new StringBuilder` and the formatted strings' sites are hooked.
+        assertThat(estimated).isLessThan(truth / 2);
+        assertThat(Jvms.sites(report, "topAllocationSites")).doesNotContain(
+                PREFIX + Jvms.lineOf(SRC, "MAP-SITE") + ")");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void fallsBackToTheBytecodeSamplerWithTheReasonInTheReport(@TempDir Path out) throws Exception {
+        // The JVM's sampling interval is a 32-bit int: 4 GiB cannot be set, so the agent uses its own hooks.
+        int code = Jvms.memscopeRun(out, List.of("--interval", "4g"), List.of(Jvms.current(), "-cp",
+                Jvms.classPath(JdkAllocationFixture.class), "memscope.fixtures.AccuracyFixture",
+                out.resolve("x.txt").toString()));
+        assertThat(code).isZero();
+        Map<String, Object> meta = MiniJson.obj(Jvms.report(out), "metadata");
+        assertThat(meta.get("sampler")).isEqualTo("bytecode");
+        assertThat(meta.get("samplerFallback").toString()).contains("4294967296").contains("limit");
+    }
+}
