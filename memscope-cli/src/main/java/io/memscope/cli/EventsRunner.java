@@ -63,7 +63,7 @@ final class EventsRunner {
     private boolean gcLog;
 
     /**
-     * Also has every JVM of the command write its unified GC log ({@code -Xlog:gc}, from VM start to exit, no
+     * Also has every JVM of the command write its unified GC log ({@code -Xlog:gc,gc+phases}, from VM start to exit, no
      * rotation) to {@link #gcLogOf(long)}.
      */
     EventsRunner withGcLog() {
@@ -97,7 +97,7 @@ final class EventsRunner {
         env.put("JAVA_TOOL_OPTIONS", (jto.isEmpty() ? "" : jto + " ") + "-javaagent:" + jar + "=waitjfr=1"
                 + " -XX:StartFlightRecording:settings=" + jfc + ",filename=" + jfrDumps() + ",dumponexit=true"
                 + " -Xlog:jfr+startup=error"
-                + (gcLog ? " -Xlog:gc:file=" + gcLogs().resolve("gc-%p.log") + ":uptimenanos:filecount=0" : ""));
+                + (gcLog ? " -Xlog:gc,gc+phases:file=" + gcLogs().resolve("gc-%p.log") + ":uptimenanos:filecount=0" : ""));
         env.put("MEMSCOPE_EVENTS_DIR", dir.toString());
         env.put("MEMSCOPE_EVENTS_PRESERVE", "1");
         env.put("MEMSCOPE_EVENTS_START", "1");

@@ -12,19 +12,27 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The stop-the-world pauses of a JVM's unified GC log ({@code -Xlog:gc}): one line per pause, written by the JVM
- * at the end of the pause from VM start to exit, for example
+ * The stop-the-world pauses of a JVM's unified GC log ({@code -Xlog:gc,gc+phases}): one line per pause, written by
+ * the JVM at the end of the pause from VM start to exit, for example
  * <pre>
- * [123456789ns] GC(7) Pause Young (Mixed) (G1 Evacuation Pause) 82M-&gt;31M(96M) 1.777ms
+ * [123456789ns] GC(7) Pause Young (Mixed) (G1 Evacuation Pause) 82M-&gt;31M(96M) 1.777ms      G1, Parallel, Serial (gc)
  * [123456789ns] GC(5) Pause Remark 65M-&gt;44M(96M) 1.172ms
+ * [123456789ns] GC(0) Pause Init Mark (unload classes) 0.019ms                            Shenandoah (gc)
+ * [123456789ns] GC(9) Pause Mark End 0.015ms                                              ZGC, JDK 17 (gc+phases)
+ * [123456789ns] GC(0) Y: Pause Mark Start (Major) 0.022ms                                 generational ZGC (gc+phases)
  * </pre>
- * Durations have the log's precision: milliseconds with three decimals (1 µs). Collectors that log their pauses
- * under other tags (ZGC, Shenandoah: {@code gc+phases}) have no pause lines here.
+ * (generational ZGC prefixes the generation: {@code Y:} young of a major collection, {@code y:} a minor one,
+ * {@code O:} old; the prefix is kept in the name). Durations have the log's precision: milliseconds with three
+ * decimals (1 µs). {@code gc+phases} adds sub-phase lines for the other collectors (G1's "Pre Evacuate Collection
+ * Set", full collections' "Phase 1: Mark live objects", ...), which do not start with "Pause" and are not pauses.
  */
 final class GcLog {
-    /** {@code GC(<id>) <name> [<heap before>-><after>(<capacity>)] <ms>ms} where name starts with "Pause ". */
+    /**
+     * {@code GC(<id>) <name> [<heap before>-><after>(<capacity>)] <ms>ms} where name starts with "Pause ", or with
+     * a ZGC generation and "Pause ".
+     */
     static final Pattern PAUSE = Pattern.compile(
-            "GC\\((\\d+)\\) (Pause .*?)(?: \\d+[BKMGT]?->\\d+[BKMGT]?\\(\\d+[BKMGT]?\\))? (\\d+\\.\\d+)ms$");
+            "GC\\((\\d+)\\) ((?:[YyO]: )?Pause .*?)(?: \\d+[BKMGT]?->\\d+[BKMGT]?\\(\\d+[BKMGT]?\\))? (\\d+\\.\\d+)ms$");
 
     private GcLog() {
     }

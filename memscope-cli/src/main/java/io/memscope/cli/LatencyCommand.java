@@ -26,10 +26,10 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code memscope latency [--json] -- <command...>}: the distribution of the stop-the-world GC pauses (young, mixed,
- * remark, cleanup, full) of a command's JVMs, as seed 002's {@code olly latency} prints it. Count, total, mean,
+ * remark, cleanup, full; ZGC's and Shenandoah's pauses as other) of a command's JVMs, as seed 002's {@code olly latency} prints it. Count, total, mean,
  * stddev, min and max are exact; percentiles come from an HdrHistogram (3 significant digits) of the durations in ns.
  *
- * <p>Where the pauses come from. Each JVM of the command writes its unified GC log ({@code -Xlog:gc}, added to
+ * <p>Where the pauses come from. Each JVM of the command writes its unified GC log ({@code -Xlog:gc,gc+phases}, added to
  * {@code JAVA_TOOL_OPTIONS} with the events agent) into the run's private directory: the JVM's own record of every
  * pause from VM start to exit, and the list this command reports, with the log's 1 µs precision. The JFR bridge's
  * pause spans in the rings (what {@code memscope trace} shows) cannot be that list: a collection caused by JFR's
@@ -275,7 +275,7 @@ public final class LatencyCommand implements Callable<Integer> {
                 sb.append("# pauses by kind: ").append(kinds.length() == 0 ? "none" : kinds).append('\n');
             }
             if (jvmsFromGcLog > 0) {
-                sb.append("# source: the JVMs' GC logs (-Xlog:gc, 1 us precision); JFR recorded ").append(jfrRecorded)
+                sb.append("# source: the JVMs' GC logs (-Xlog:gc,gc+phases, 1 us precision); JFR recorded ").append(jfrRecorded)
                         .append(" of them");
                 if (jfrMissedBeforeStart > 0) {
                     sb.append(", ").append(jfrMissedBeforeStart).append(" happened before JFR's recording started");
