@@ -26,8 +26,9 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code memscope latency [--json] -- <command...>}: the distribution of the stop-the-world GC pauses (young, mixed,
- * remark, cleanup, full; ZGC's and Shenandoah's pauses as other) of a command's JVMs, as seed 002's {@code olly latency} prints it. Count, total, mean,
- * stddev, min and max are exact; percentiles come from an HdrHistogram (3 significant digits) of the durations in ns.
+ * remark, cleanup, full; ZGC's and Shenandoah's pauses as other) of a command's JVMs, as seed 002's
+ * {@code olly latency} prints it. Count, total, mean, stddev, min and max are exact; percentiles come from an
+ * HdrHistogram (3 significant digits) of the durations in ns.
  *
  * <p>Where the pauses come from. Each JVM of the command writes its unified GC log ({@code -Xlog:gc,gc+phases}, added to
  * {@code JAVA_TOOL_OPTIONS} with the events agent) into the run's private directory: the JVM's own record of every
