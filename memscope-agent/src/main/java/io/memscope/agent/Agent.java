@@ -109,8 +109,20 @@ public final class Agent {
                 return;
             }
             Agent a = new Agent(inst, o, attached);
+            try {
+                a.begin();
+            } catch (Throwable t) {
+                // never out of premain/agentmain (that would stop the JVM or the attach) and never half-started
+                a.abandon();
+                Failures.report("agent.start", t);
+                String msg = "memscope agent: could not start (" + t + "); the application runs without memscope";
+                System.err.println(msg);
+                if (o.strict()) {
+                    throw new IllegalStateException(msg, t);
+                }
+                return;
+            }
             current = a;
-            a.begin();
             if (o.events()) {
                 startRuntimeEvents();
             }
@@ -151,6 +163,22 @@ public final class Agent {
             System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
                     + " mode, " + (jvmtiSampler ? "jvmti" : "bytecode") + " sampler, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
                     + dir);
+        }
+    }
+
+    /** Undoes what a failed {@link #begin} did: heap sampling, hooks and the transformer off, the capture ended. */
+    private void abandon() {
+        try {
+            if (transformer != null) {
+                inst.removeTransformer(transformer);
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.start.undo", t);
+        }
+        try {
+            Capture.finish(Map.of()); // stops the JVMTI sampler and the hooks even when the capture never ran
+        } catch (Throwable t) {
+            Failures.report("agent.start.undo", t);
         }
     }
 
