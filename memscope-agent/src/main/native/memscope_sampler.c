@@ -3,11 +3,13 @@
  *
  * The JVM samples each thread's allocations by bytes (a Poisson process whose mean is the interval set with
  * SetHeapSamplingInterval) from its allocation slow path: nothing is added to the application's own allocations.
- * Each sampled object is handed to java.lang.MemscopeHooks.jvmtiSampled(Object, Class, long, long[]) (which forwards
- * to io.memscope.agent.capture.JvmtiSampler.sampled) on
- * the allocating thread, with the thread's stack taken here by GetStackTrace (much cheaper than a StackWalker walk
- * in Java): a long[] of (jmethodID, bytecode index) pairs, top frame first. Java resolves each method once through
- * describe0 and lines0 and caches it.
+ * Each sampled object is handed to java.lang.MemscopeHooks.jvmtiSampled(Object, Class, long size, long hash, int count)
+ * (which forwards to io.memscope.agent.capture.JvmtiSampler.sampled) on the allocating thread, with a 64-bit hash of
+ * the thread's stack taken here by GetStackTrace (much cheaper than a StackWalker walk in Java). When the Java side
+ * has not seen that hash before it answers NEED_FRAMES, and the frames follow through jvmtiSampledFrames(Object,
+ * Class, long, long, long[]): a long[] of (jmethodID, bytecode index) pairs, top frame first. Java resolves each
+ * method once through describe0 and lines0 and caches it, and each stack once by its hash: a repeated stack costs
+ * no Java array.
  *
  * Rules: never crash the JVM. Every JVMTI and JNI return code is checked; an application exception pending when
  * the event arrives is left alone (no upcall); an exception thrown by the upcall is cleared. Global references and
@@ -26,6 +28,9 @@ static jvmtiEnv *jvmti;
 /* Set once by start0 (under the Java class's lock), read by the callback. */
 static jclass sampler_class;
 static jmethodID sampled_method;
+static jmethodID frames_method;
+/* What jvmtiSampled answers when it has not seen the stack's hash before: call jvmtiSampledFrames with the frames. */
+#define NEED_FRAMES 1
 static volatile int enabled;
 /* Frames fetched per sample (set by start0, at most MAX_FRAMES). */
 static volatile jint frames_wanted = 128;
@@ -36,6 +41,23 @@ static volatile jint frames_wanted = 128;
 _Static_assert(sizeof(jvmtiFrameInfo) == 2 * sizeof(jlong), "jvmtiFrameInfo must be two 64-bit words");
 _Static_assert(offsetof(jvmtiFrameInfo, location) == sizeof(jlong), "jvmtiFrameInfo.location must be the second word");
 _Static_assert(sizeof(jmethodID) == sizeof(jlong), "64-bit only");
+
+/* The same 64-bit mixing step as the Java side's hashes (splitmix-style finalizer). */
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    return h ^ (h >> 31);
+}
+
+/* A 64-bit hash of the raw frames (jmethodID, bytecode index pairs): the key of the Java side's stack cache. */
+static jlong hash_frames(const jvmtiFrameInfo *frames, jint count) {
+    uint64_t h = UINT64_C(0x2545F4914F6CDD1D);
+    for (jint i = 0; i < count; i++) {
+        h = mix(h, (uint64_t) (uintptr_t) frames[i].method);
+        h = mix(h, (uint64_t) frames[i].location);
+    }
+    return (jlong) h;
+}
 
 static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object, jclass klass,
                                jlong size) {
@@ -62,25 +84,31 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
     if ((*env)->GetStackTrace(env, NULL, 0, wanted, frames, &count) != JVMTI_ERROR_NONE) {
         count = 0;
     }
-    jlongArray ids = (*jni)->NewLongArray(jni, 2 * count);
-    if (ids == NULL) {
-        (*jni)->ExceptionClear(jni); /* out of memory: drop this sample */
-        if (frames != local) {
-            free(frames);
-        }
-        return;
+    /*
+     * First the hash only: a stack the Java side has seen costs no array. It answers NEED_FRAMES for a new stack,
+     * which is then passed as a long[] of (jmethodID, bytecode index) pairs (jvmtiFrameInfo is exactly that).
+     */
+    jlong hash = hash_frames(frames, count);
+    jint answer = (*jni)->CallStaticIntMethod(jni, sampler_class, sampled_method, object, klass, size, hash, count);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        answer = 0;
     }
-    if (count > 0) {
-        /* jvmtiFrameInfo is {jmethodID, jlocation}: two 64-bit words, the pairs the Java side expects. */
-        (*jni)->SetLongArrayRegion(jni, ids, 0, 2 * count, (const jlong *) frames);
+    if (answer == NEED_FRAMES && count > 0) {
+        jlongArray ids = (*jni)->NewLongArray(jni, 2 * count);
+        if (ids == NULL) {
+            (*jni)->ExceptionClear(jni); /* out of memory: drop this sample */
+        } else {
+            (*jni)->SetLongArrayRegion(jni, ids, 0, 2 * count, (const jlong *) frames);
+            (*jni)->CallStaticVoidMethod(jni, sampler_class, frames_method, object, klass, size, hash, ids);
+            (*jni)->DeleteLocalRef(jni, ids);
+            if ((*jni)->ExceptionCheck(jni)) {
+                (*jni)->ExceptionClear(jni);
+            }
+        }
     }
     if (frames != local) {
         free(frames);
-    }
-    (*jni)->CallStaticVoidMethod(jni, sampler_class, sampled_method, object, klass, size, ids);
-    (*jni)->DeleteLocalRef(jni, ids);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
     }
 }
 
@@ -108,8 +136,10 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
         if (global == NULL) {
             return -2;
         }
-        jmethodID m = (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampled", "(Ljava/lang/Object;Ljava/lang/Class;J[J)V");
-        if (m == NULL) {
+        jmethodID m = (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampled", "(Ljava/lang/Object;Ljava/lang/Class;JJI)I");
+        jmethodID f = m == NULL ? NULL
+                : (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampledFrames", "(Ljava/lang/Object;Ljava/lang/Class;JJ[J)V");
+        if (m == NULL || f == NULL) {
             if ((*jni)->ExceptionCheck(jni)) {
                 (*jni)->ExceptionClear(jni);
             }
@@ -117,6 +147,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
             return -2;
         }
         sampler_class = global;
+        frames_method = f;
         sampled_method = m;
     }
     jvmtiCapabilities caps;

@@ -44,6 +44,7 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
     private static final MethodHandle JVMTI_SAMPLED;
+    private static final MethodHandle JVMTI_SAMPLED_FRAMES;
 
     static {
         MethodHandle[] h = handles();
@@ -65,6 +66,7 @@ public final class MemscopeHooksTemplate {
         NATIVE_REALLOCATE = h[15];
         NATIVE_FREE = h[16];
         JVMTI_SAMPLED = h[17];
+        JVMTI_SAMPLED_FRAMES = h[18];
     }
 
     private MemscopeHooksTemplate() {
@@ -99,7 +101,9 @@ public final class MemscopeHooksTemplate {
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
             find(l, sibling(c, SAMPLER), "sampled",
-                    MethodType.methodType(void.class, Object.class, Class.class, long.class, long[].class)),
+                    MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
+            find(l, sibling(c, SAMPLER), "sampledFrames",
+                    MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
         };
     }
 
@@ -284,10 +288,23 @@ public final class MemscopeHooksTemplate {
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
 
-    /** Called by the library for each allocation the JVM sampled, on the allocating thread. */
-    static void jvmtiSampled(Object o, Class<?> type, long size, long[] frames) {
+    /**
+     * Called by the library for each allocation the JVM sampled, on the allocating thread, with a hash of the
+     * stack's raw frames; returns 1 when it needs the frames themselves (a stack not seen before), which the library
+     * then passes to {@link #jvmtiSampledFrames}.
+     */
+    static int jvmtiSampled(Object o, Class<?> type, long size, long stackHash, int frameCount) {
         try {
-            JVMTI_SAMPLED.invokeExact(o, type, size, frames);
+            return (int) JVMTI_SAMPLED.invokeExact(o, type, size, stackHash, frameCount);
+        } catch (Throwable t) {
+            return 0; // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /** The same sample again with its raw frames, (jmethodID, bytecode index) pairs, top frame first. */
+    static void jvmtiSampledFrames(Object o, Class<?> type, long size, long stackHash, long[] frames) {
+        try {
+            JVMTI_SAMPLED_FRAMES.invokeExact(o, type, size, stackHash, frames);
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }

@@ -268,6 +268,7 @@ public final class Capture {
             ThreadState ts = it.next();
             if (!ts.thread.isAlive()) {
                 fold(ts);
+                Liveness.orphan(ts);
                 ThreadState.release(ts);
                 it.remove();
             }
@@ -306,45 +307,70 @@ public final class Capture {
         StackTable.isJdk("");
         SiteTable.size();
         TYPE_NAMES.get(Object.class);
+        StackTable.cachedJvm(0L);
+        SiteTable.frameKey("", "", 0, ""); // links the string concatenation
+        new SampleList(-1).add(new SampleRef(null, null, 0, 0, 0, 1, -1));
     }
 
     /**
      * A heap sample taken by the JVM (JVMTI sampler) on this thread: the same ALLOCATE event, weak reference and
      * live-site weights as a bytecode sample. Its site is the first application frame of the stack and the object's
-     * exact class; memscope's own allocations (a memscope frame on the stack) are dropped.
+     * exact class; memscope's own allocations (a memscope frame on the stack) are dropped. A stack is resolved once:
+     * later samples with the same raw stack hash find it in the cache without their frames.
+     *
+     * @param frames the raw frames, or null on the first call (then a stack not in the cache is not recorded and the
+     *               answer is {@link JvmtiSampler#NEED_FRAMES})
+     * @return {@link JvmtiSampler#NEED_FRAMES} or 0
      */
-    static void sampleJvmti(ThreadState ts, Object o, Class<?> type, long size, long[] frames) {
+    static int sampleJvmti(ThreadState ts, Object o, Class<?> type, long size, long stackHash, int frameCount,
+                           long[] frames) {
         ts.busy = true;
         try {
             if (o == null || size <= 0 || !Hooks.heapSampling) {
-                return;
+                return 0;
             }
-            String typeName = TYPE_NAMES.get(type == null ? o.getClass() : type);
+            boolean includeJdk = includeJdkSites;
+            StackTable.JvmStack js = null;
+            if (frameCount > 0) {
+                long key = StackTable.rawKey(stackHash, stackDepth, includeJdk);
+                js = StackTable.cachedJvm(key);
+                if (js == null) {
+                    if (frames == null) {
+                        return JvmtiSampler.NEED_FRAMES;
+                    }
+                    js = StackTable.resolveJvm(key, frames, stackDepth, includeJdk);
+                }
+            }
+            if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
+                return 0;
+            }
+            Class<?> cls = type == null ? o.getClass() : type;
             int site;
             long stack;
-            StackTable.JvmStack js = StackTable.resolveJvm(frames, stackDepth, includeJdkSites);
-            if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
-                return;
-            }
-            if (js != null) {
-                site = js.site(typeName);
+            String typeName;
+            if (js != null && js != StackTable.NONE) {
+                StackTable.TypeSite t = js.site(cls, TYPE_NAMES);
+                site = t.site;
+                typeName = t.typeName;
                 stack = js.id;
             } else {
-                // The JVM gave no frames: walk the stack here (slower, same result).
-                StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdkSites);
+                // The JVM gave no usable frames: walk the stack here (slower, same result).
+                StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdk);
                 if (st == null) {
-                    return;
+                    return 0;
                 }
+                typeName = TYPE_NAMES.get(cls);
                 site = SiteTable.registerFrame(st.siteFrame, typeName);
                 stack = st.id;
             }
-            long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
+            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, typeName);
         } catch (Throwable t) {
             Failures.report("agent.sample.jvmti", t);
         } finally {
             ts.busy = false;
         }
+        return 0;
     }
 
     /**
@@ -365,7 +391,7 @@ public final class Capture {
             if (o == null || !Hooks.heapSampling) {
                 return;
             }
-            long id = Liveness.track(o, site, size, LiveSites.weight(size, Hooks.mean));
+            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
             long stack = StackTable.capture(stackDepth);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {

@@ -127,25 +127,47 @@ public final class JvmtiSampler {
         return loadResult;
     }
 
+    /** What {@link #sampled} answers when it needs the stack's frames ({@link #sampledFrames} follows). */
+    public static final int NEED_FRAMES = 1;
+
     /**
      * Called by the native callback (through {@code java.lang.MemscopeHooks.jvmtiSampled}) on the allocating thread
-     * for each object the JVM sampled. Public for that class's method handle; not an API. Never throws.
+     * for each object the JVM sampled, with a hash of its raw stack. Public for that class's method handle; not an
+     * API. Never throws.
      *
-     * @param o    the new object (its constructor may not have run yet)
-     * @param type its exact class
-     * @param size   its size in bytes as the JVM allocated it
-     * @param frames the allocating thread's stack, top frame first, as pairs (jmethodID, bytecode index; -1 in a
-     *               native method), at most {@link StackTable#SITE_SEARCH_FRAMES} or {@code stackDepth} frames
+     * @param o          the new object (its constructor may not have run yet)
+     * @param type       its exact class
+     * @param size       its size in bytes as the JVM allocated it
+     * @param stackHash  the library's 64-bit hash of the stack's raw (jmethodID, bytecode index) pairs
+     * @param frameCount frames in that stack (0 when the JVM gave none)
+     * @return {@link #NEED_FRAMES} when the stack was not seen before and the sample waits for
+     *         {@link #sampledFrames}, else 0 (recorded, or ignored)
      */
-    public static void sampled(Object o, Class<?> type, long size, long[] frames) {
+    public static int sampled(Object o, Class<?> type, long size, long stackHash, int frameCount) {
         if (!Hooks.heapSampling) {
+            return 0;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return 0;
+        }
+        return Capture.sampleJvmti(ts, o, type, size, stackHash, frameCount, null);
+    }
+
+    /**
+     * The same sample after {@link #sampled} answered {@link #NEED_FRAMES}, with the frames: pairs (jmethodID,
+     * bytecode index; -1 in a native method), top frame first, at most {@link StackTable#SITE_SEARCH_FRAMES} or
+     * {@code stackDepth} frames. Never throws.
+     */
+    public static void sampledFrames(Object o, Class<?> type, long size, long stackHash, long[] frames) {
+        if (!Hooks.heapSampling || frames == null) {
             return;
         }
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
             return;
         }
-        Capture.sampleJvmti(ts, o, type, size, frames);
+        Capture.sampleJvmti(ts, o, type, size, stackHash, frames.length / 2, frames);
     }
 
     /**

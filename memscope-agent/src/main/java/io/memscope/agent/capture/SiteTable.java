@@ -85,9 +85,14 @@ public final class SiteTable {
 
     /** The site of a JVM-sampled allocation at a frame given by its parts. */
     static int registerFrame(String cls, String method, String file, int line, String type) {
-        String key = "frame#" + cls + "#" + method + "#" + line + "#" + type;
+        String key = frameKey(cls, method, line, type);
         Integer id = BY_KEY.get(key);
         return id != null ? id : register(key, cls, method, file, line, type, false);
+    }
+
+    /** @return the key of a JVM-sampled allocation's site */
+    static String frameKey(String cls, String method, int line, String type) {
+        return "frame#" + cls + "#" + method + "#" + line + "#" + type;
     }
 
     /** @return the site, or null for an unknown id */

@@ -102,13 +102,13 @@ final class StackTable {
         List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
             List<StackWalker.StackFrame> list = new ArrayList<>(32);
             boolean[] callback = {false};
-            // Everything up to and including JvmtiSampler.sampled is the callback; the allocation is below it.
+            // Everything up to and including JvmtiSampler.sampled(Frames) is the callback; the allocation is below it.
             // Then java.lang.MemscopeHooks.jvmtiSampled, which the library called.
             s.dropWhile(f -> {
                 if (callback[0]) {
                     return f.getClassName().equals(HOOKS_CLASS);
                 }
-                callback[0] = f.getClassName().equals(CALLBACK_CLASS) && f.getMethodName().equals("sampled");
+                callback[0] = f.getClassName().equals(CALLBACK_CLASS) && f.getMethodName().startsWith("sampled");
                 return true;
             }).limit(limit).forEach(list::add);
             return list;
@@ -191,6 +191,19 @@ final class StackTable {
         }
     }
 
+    /** The site of one allocated type at one stack, with the type's name (immutable). */
+    static final class TypeSite {
+        final Class<?> type;
+        final String typeName;
+        final int site;
+
+        TypeSite(Class<?> type, String typeName, int site) {
+            this.type = type;
+            this.typeName = typeName;
+            this.site = site;
+        }
+    }
+
     /** What a raw JVM stack resolves to: its stack id, the frame its site is named after, and its sites per type. */
     static final class JvmStack {
         final long id;
@@ -202,6 +215,11 @@ final class StackTable {
         final boolean jdkOnly;
         /** Site id per allocated type name at this stack. */
         final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
+        /**
+         * The last type sampled at this stack and its site: almost always the only one (the top frame's allocation
+         * instruction fixes the type, except for reflection and clones). Plain field; entries are immutable.
+         */
+        private TypeSite last;
 
         JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine, boolean jdkOnly) {
             this.id = id;
@@ -220,42 +238,54 @@ final class StackTable {
             }
             return s;
         }
+
+        /** @return the site of objects of class {@code type} allocated at this stack, with the type's name */
+        TypeSite site(Class<?> type, ClassValue<String> names) {
+            TypeSite t = last;
+            if (t != null && t.type == type) {
+                return t;
+            }
+            String name = names.get(type);
+            t = new TypeSite(type, name, site(name));
+            last = t;
+            return t;
+        }
     }
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
+    /** A stack without a visible frame (only hidden frames): the site is found by a stack walk instead. */
+    static final JvmStack NONE = new JvmStack(0, "", "", null, 0, false);
     /** Methods by jmethodID. HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md). */
     private static final ConcurrentHashMap<Long, Method> METHODS = new ConcurrentHashMap<>();
-    /** Resolved stacks by a hash of their raw (jmethodID, bytecode index) pairs; a cache, cleared when large. */
-    private static final ConcurrentHashMap<Long, JvmStack> RAW = new ConcurrentHashMap<>();
-    private static final int RAW_LIMIT = 1 << 16;
+    /** Resolved stacks by {@link #rawKey}: a bounded cache. */
+    private static final RawStackCache<JvmStack> RAW = new RawStackCache<>(1 << 15);
     private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
 
     /**
-     * Resolves the stack the JVMTI callback took (pairs of jmethodID and bytecode index, top frame first): the
-     * stack id over the first {@code depth} visible frames (same hash and text as {@link #captureFull}), and the
-     * site frame: the first frame outside the JDK, or the top frame with {@code includeJdk} or when every frame is
-     * the JDK's. Cached per raw stack: a repeated stack costs one hash over its pairs and one map lookup.
-     *
-     * @return {@link #OWN} when memscope's own code allocated, null when the stack is empty
+     * @param rawHash    the sampler library's 64-bit hash of a stack's raw (jmethodID, bytecode index) pairs
+     * @return the cache key of that raw stack resolved with these settings
      */
-    static JvmStack resolveJvm(long[] raw, int depth, boolean includeJdk) {
-        if (raw == null || raw.length < 2) {
-            return null;
-        }
-        long rh = includeJdk ? 0x5851F42D4C957F2DL : 0x2545F4914F6CDD1DL;
-        for (long v : raw) {
-            rh = mix(rh, v);
-        }
-        JvmStack cached = RAW.get(rh);
-        if (cached != null) {
-            return cached;
-        }
-        JvmStack s = resolveUncached(raw, depth, includeJdk);
-        if (RAW.size() >= RAW_LIMIT) {
-            RAW.clear();
-        }
-        RAW.putIfAbsent(rh, s);
+    static long rawKey(long rawHash, int depth, boolean includeJdk) {
+        return mix(rawHash, ((long) depth << 1) | (includeJdk ? 1 : 0));
+    }
+
+    /** @return the stack cached for a {@link #rawKey}, or null when it must be resolved from its frames */
+    static JvmStack cachedJvm(long key) {
+        return RAW.get(key);
+    }
+
+    /**
+     * Resolves the stack the JVMTI callback took (pairs of jmethodID and bytecode index, top frame first) and caches
+     * it under {@code key} ({@link #rawKey}): the stack id over the first {@code depth} visible frames (same hash and
+     * text as {@link #captureFull}), and the site frame: the first frame outside the JDK, or the top frame with
+     * {@code includeJdk} or when every frame is the JDK's.
+     *
+     * @return {@link #OWN} when memscope's own code allocated, {@link #NONE} when no frame is visible
+     */
+    static JvmStack resolveJvm(long key, long[] raw, int depth, boolean includeJdk) {
+        JvmStack s = raw == null || raw.length < 2 ? NONE : resolveUncached(raw, depth, includeJdk);
+        RAW.put(key, s);
         return s;
     }
 
@@ -274,7 +304,7 @@ final class StackTable {
             }
         }
         if (methods.isEmpty()) {
-            return null;
+            return NONE;
         }
         int app = -1;
         for (int i = 0; app < 0 && i < methods.size(); i++) {

@@ -32,6 +32,8 @@ final class ThreadState {
     private long rng;
     /** Exact mode: {@code [2 * site]} = allocations, {@code [2 * site + 1]} = bytes (adjacent: one cache line). */
     long[] counts = new long[0];
+    /** Sample references this thread made and the capture has not settled yet ({@link Liveness}). */
+    SampleList samples;
 
     private ThreadState(Thread thread, double mean) {
         this.thread = thread;
