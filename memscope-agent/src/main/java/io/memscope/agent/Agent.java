@@ -203,6 +203,7 @@ public final class Agent {
             return;
         }
         Capture.includeJdkSites(options.includeJdk());
+        Capture.siteFilter(options.include(), options.exclude());
         String why = JvmtiSampler.start(options.intervalBytes(), options.stackDepth());
         if (why == null) {
             jvmtiSampler = true;

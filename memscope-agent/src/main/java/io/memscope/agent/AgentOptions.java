@@ -24,9 +24,10 @@ public final class AgentOptions {
             + "sampler (JVMTI SampledObjectAlloc; sees JDK-internal allocations, lowest overhead; Linux x86_64), "
             + "bytecode = hooks after each allocation instruction; auto = jvmti when its library loads (default auto)",
         "interval=BYTES         MEMSCOPE_INTERVAL     mean sampling interval, e.g. 524288, 512k, 1m (default 512k)",
-        "include=P1;P2          MEMSCOPE_INCLUDE      only instrument classes whose name starts with one of these "
-            + "package prefixes (default: all application classes)",
-        "exclude=P1;P2          MEMSCOPE_EXCLUDE      never instrument classes starting with these prefixes",
+        "include=P1;P2          MEMSCOPE_INCLUDE      only track allocations by classes whose name starts with one of "
+            + "these package prefixes (jvmti: the sample's site class; bytecode: the instrumented classes) "
+            + "(default: all application classes)",
+        "exclude=P1;P2          MEMSCOPE_EXCLUDE      never track allocations by classes starting with these prefixes",
         "includeJdk=true|false  MEMSCOPE_INCLUDE_JDK  also instrument JDK classes (java.util, java.io, java.nio, "
             + "java.text, java.time, java.math, java.net, StringBuilder) (default false)",
         "native=true|false      MEMSCOPE_NATIVE       track direct ByteBuffers and Unsafe native memory (default true)",

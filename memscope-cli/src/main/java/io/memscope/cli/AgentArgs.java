@@ -23,11 +23,11 @@ final class AgentArgs {
     String interval;
 
     @Option(names = "--include", paramLabel = "PREFIX", split = ",",
-            description = "only instrument classes under these package prefixes")
+            description = "only track allocations by classes under these package prefixes (the site's class)")
     List<String> include = new ArrayList<>();
 
     @Option(names = "--exclude", paramLabel = "PREFIX", split = ",",
-            description = "never instrument classes under these package prefixes")
+            description = "never track allocations by classes under these package prefixes")
     List<String> exclude = new ArrayList<>();
 
     @Option(names = "--include-jdk", description = "also instrument JDK classes (java.util, java.io, ...)")

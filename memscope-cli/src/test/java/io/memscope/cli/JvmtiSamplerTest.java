@@ -95,4 +95,24 @@ class JvmtiSamplerTest {
         assertThat(meta.get("sampler")).isEqualTo("bytecode");
         assertThat(meta.get("samplerFallback").toString()).contains("4294967296").contains("limit");
     }
+
+    /**
+     * include/exclude select the JVM sampler's samples by their site class, as they select the instrumented classes
+     * of the bytecode sampler: the fixture's allocations all have fixture sites.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void includeAndExcludeSelectSamplesBySiteClass(@TempDir Path out) throws Exception {
+        long truth = run(Jvms.current(), out.resolve("in"), List.of("--include", "memscope.fixtures"));
+        Object included = Jvms.report(out.resolve("in").resolve("reports"));
+        assertThat(MiniJson.obj(included, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(Jvms.sites(included, "topAllocationSites")).isNotEmpty().allMatch(s -> s.startsWith(PREFIX));
+        assertThat((double) MiniJson.num(MiniJson.obj(included, "totals"), "allocatedBytes"))
+                .isCloseTo(truth, Percentage.withPercentage(10));
+
+        run(Jvms.current(), out.resolve("ex"), List.of("--exclude", "memscope.fixtures"));
+        Object excluded = Jvms.report(out.resolve("ex").resolve("reports"));
+        assertThat(Jvms.sites(excluded, "topAllocationSites")).noneMatch(s -> s.startsWith("memscope.fixtures."));
+        assertThat(MiniJson.num(MiniJson.obj(excluded, "totals"), "allocatedBytes")).isLessThan(truth / 10);
+    }
 }

@@ -54,6 +54,9 @@ public final class Capture {
     }
 
     /** Measures object layout; call once before instrumenting anything. */
+    /** The JVM sampler's samples kept, by site class ({@link #siteFilter}). */
+    private static volatile SiteFilter siteFilter = SiteFilter.ALL;
+
     public static void init(Instrumentation inst) {
         ObjectSizes.init(inst);
         try {
@@ -300,6 +303,14 @@ public final class Capture {
     /** Whether JVM-sampled allocations are attributed to their top (JDK) frame rather than the first application frame. */
     private static volatile boolean includeJdkSites;
 
+    /**
+     * Keeps only JVM-sampled allocations whose site class matches the agent's {@code include} / {@code exclude}
+     * prefixes ({@link SiteFilter}); before {@link JvmtiSampler#start}.
+     */
+    public static void siteFilter(List<String> include, List<String> exclude) {
+        siteFilter = include.isEmpty() && exclude.isEmpty() ? SiteFilter.ALL : new SiteFilter(include, exclude);
+    }
+
     /** Sets how JVM-sampled allocations are attributed ({@code includeJdk}); before {@link JvmtiSampler#start}. */
     public static void includeJdkSites(boolean includeJdk) {
         includeJdkSites = includeJdk;
@@ -344,6 +355,10 @@ public final class Capture {
             if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
                 return 0;
             }
+            SiteFilter filter = siteFilter;
+            if (js != null && js != StackTable.NONE && !filter.acceptsAll() && !js.accepted(filter)) {
+                return 0;
+            }
             Class<?> cls = type == null ? o.getClass() : type;
             int site;
             long stack;
@@ -356,7 +371,7 @@ public final class Capture {
             } else {
                 // The JVM gave no usable frames: walk the stack here (slower, same result).
                 StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdk);
-                if (st == null) {
+                if (st == null || !filter.accepts(st.siteFrame.getClassName())) {
                     return 0;
                 }
                 typeName = TYPE_NAMES.get(cls);

@@ -215,6 +215,20 @@ final class StackTable {
         final boolean jdkOnly;
         /** Site id per allocated type name at this stack. */
         final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
+        /** {@link SiteFilter} generation &lt;&lt; 1 | accepted: one field, so that it is read and written whole. */
+        private volatile int filtered = -1;
+
+        /** @return whether {@code f} keeps samples of this stack (cached per filter) */
+        boolean accepted(SiteFilter f) {
+            int v = filtered;
+            if (v >>> 1 == f.generation && v >= 0) {
+                return (v & 1) != 0;
+            }
+            boolean a = f.accepts(siteClass);
+            filtered = f.generation << 1 | (a ? 1 : 0);
+            return a;
+        }
+
         /**
          * The last type sampled at this stack and its site: almost always the only one (the top frame's allocation
          * instruction fixes the type, except for reflection and clones). Plain field; entries are immutable.
