@@ -65,6 +65,12 @@ class RunDemoTest {
         assertThat(code).isZero();
         Object report = Jvms.report(out);
         assertDemoProblemsNamed(report);
+        // memscope's own API in the application (the tenant cache's accounting) is library code: its allocations
+        // are named after the workload's lines that called it, as the JDK's are
+        for (String ranking : List.of("topAllocationSites", "topLiveSites")) {
+            assertThat(Jvms.sites(report, ranking)).as(ranking)
+                    .noneMatch(s -> s.startsWith("io.memscope.accounting.") || s.startsWith("io.memscope.events."));
+        }
 
         // The recording regenerates the same report.
         Path jvmDir;

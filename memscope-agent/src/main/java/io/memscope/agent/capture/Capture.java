@@ -315,7 +315,7 @@ public final class Capture {
     public static void includeJdkSites(boolean includeJdk) {
         includeJdkSites = includeJdk;
         // Initialize the classes of the sample path now, not inside the first callback on an application thread.
-        StackTable.isJdk("");
+        StackTable.isLibrary("");
         SiteTable.size();
         TYPE_NAMES.get(Object.class);
         StackTable.cachedJvm(0L);

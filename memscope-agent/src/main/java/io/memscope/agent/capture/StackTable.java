@@ -58,7 +58,7 @@ final class StackTable {
             if (c.equals("java.nio.DirectByteBuffer") || c.equals("java.nio.ByteBuffer")) {
                 direct = true;
             }
-            if (app == null && !isJdk(c)) {
+            if (app == null && !isLibrary(c)) {
                 app = f;
             }
         }
@@ -125,7 +125,7 @@ final class StackTable {
             if (c.startsWith(AGENT)) {
                 return null;
             }
-            if (site == null && !isJdk(c)) {
+            if (site == null && !isLibrary(c)) {
                 site = f;
             }
             if (i < n) {
@@ -322,7 +322,7 @@ final class StackTable {
         }
         int app = -1;
         for (int i = 0; app < 0 && i < methods.size(); i++) {
-            if (!isJdk(methods.get(i).className)) {
+            if (!isLibrary(methods.get(i).className)) {
                 app = i;
             }
         }
@@ -360,6 +360,34 @@ final class StackTable {
             }
         }
         return m;
+    }
+
+    /**
+     * memscope's API in the application (accounting, runtime events), built at run time: the agent jar's shading
+     * would relocate a string constant starting with memscope's package. Its workloads (demo, benchmarks) are
+     * application code.
+     */
+    private static final String MEMSCOPE = String.join(".", "io", "memscope", "");
+    private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
+
+    /**
+     * @return whether the site search passes over a frame of this class, as library code: the JDK's, or memscope's
+     *         own API called by the application (the allocation is then named after the application line that
+     *         called it)
+     */
+    static boolean isLibrary(String className) {
+        if (isJdk(className)) {
+            return true;
+        }
+        if (!className.startsWith(MEMSCOPE)) {
+            return false;
+        }
+        for (String w : MEMSCOPE_WORKLOADS) {
+            if (className.startsWith(w)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean isJdk(String className) {
