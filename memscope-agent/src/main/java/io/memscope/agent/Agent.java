@@ -117,6 +117,10 @@ public final class Agent {
                 Failures.report("agent.start", t);
                 String msg = "memscope agent: could not start (" + t + "); the application runs without memscope";
                 System.err.println(msg);
+                StackTraceElement[] where = t.getStackTrace();
+                for (int i = 0; i < Math.min(where.length, 12); i++) {
+                    System.err.println("memscope agent:     at " + where[i]);
+                }
                 if (o.strict()) {
                     throw new IllegalStateException(msg, t);
                 }

@@ -20,9 +20,9 @@ public final class AgentOptions {
     public static final String[] HELP = {
         "mode=sample|exact      MEMSCOPE_MODE         sample: Poisson sampling by bytes per thread (default); exact: "
             + "also count every allocation per site",
-        "sampler=auto|jvmti|bytecode MEMSCOPE_SAMPLER sample mode's heap sampler: jvmti = the JVM's own allocation "
-            + "sampler (JVMTI SampledObjectAlloc; sees JDK-internal allocations, lowest overhead; Linux x86_64), "
-            + "bytecode = hooks after each allocation instruction; auto = jvmti when its library loads (default auto)",
+        "sampler=KIND           MEMSCOPE_SAMPLER      sample mode's heap sampler, auto|jvmti|bytecode: jvmti = "
+            + "the JVM's own allocation sampler (JVMTI SampledObjectAlloc; sees JDK-internal allocations, lowest "
+            + "overhead; Linux x86_64), bytecode = hooks after each allocation instruction; auto = jvmti when its library loads (default auto)",
         "interval=BYTES         MEMSCOPE_INTERVAL     mean sampling interval, e.g. 524288, 512k, 1m (default 512k)",
         "include=P1;P2          MEMSCOPE_INCLUDE      only track allocations by classes whose name starts with one of "
             + "these package prefixes (jvmti: the sample's site class; bytecode: the instrumented classes) "

@@ -115,4 +115,29 @@ class JvmtiSamplerTest {
         assertThat(Jvms.sites(excluded, "topAllocationSites")).noneMatch(s -> s.startsWith("memscope.fixtures."));
         assertThat(MiniJson.num(MiniJson.obj(excluded, "totals"), "allocatedBytes")).isLessThan(truth / 10);
     }
+
+    /**
+     * With an interval of 1 byte the JVM samples every allocation, including the {@code java.lang.Class} mirrors it
+     * allocates while it loads a class. Those are dropped before any Java code runs (Java code in the middle of a
+     * class load that needs that class fails with ClassCircularityError, which the JVM then remembers for good); and
+     * nothing else on the sample path fails (threads sampled while the JVM constructs their Thread object).
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void everyAllocationSampledWithoutHarm(String java, @TempDir Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--interval", "1"), List.of(java, "-cp",
+                Jvms.classPath(JdkAllocationFixture.class), "memscope.fixtures.NativeFixture"));
+        assertThat(code).as("the double free was stopped, the JVM survived").isZero();
+        Object report = Jvms.report(out);
+        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isGreaterThan(500);
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        for (String ranking : List.of("topAllocationSites", "topLiveSites")) {
+            for (Map<String, Object> e : MiniJson.list(report, ranking)) {
+                assertThat(e.get("type")).as(ranking).isNotEqualTo("java.lang.Class");
+            }
+        }
+        assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
+    }
 }

@@ -395,7 +395,15 @@ public final class Capture {
      */
     private static boolean jmxNotifications() {
         Thread t = Thread.currentThread();
-        return gcListener != null && t.isDaemon() && "Notification Thread".equals(t.getName());
+        if (gcListener == null || !"Notification Thread".equals(t.getName())) {
+            return false;
+        }
+        try {
+            return t.isDaemon();
+        } catch (RuntimeException halfConstructed) {
+            // sampled inside the JVM's own construction of that thread's Thread object (its fields not all set)
+            return true;
+        }
     }
 
     /** The slow path of a heap allocation: the thread's byte counter crossed its sampling point. */

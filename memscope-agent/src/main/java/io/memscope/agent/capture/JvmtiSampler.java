@@ -179,13 +179,16 @@ public final class JvmtiSampler {
         if (s == null) {
             return null;
         }
-        String[] parts = s.split("\t", -1);
-        if (parts.length != 3 || parts[0].length() < 3 || parts[0].charAt(0) != 'L') {
+        // indexOf, not String.split: this runs inside the JVM's sampling callback, where as little JDK code as
+        // possible should run (split uses ArrayList.subList)
+        int t1 = s.indexOf('\t');
+        int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
+        if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
             return null;
         }
-        String sig = parts[0];
-        String cls = sig.substring(1, sig.length() - 1).replace('/', '.');
-        return new String[] {cls, parts[1], parts[2].isEmpty() ? null : parts[2]};
+        String cls = s.substring(1, t1 - 1).replace('/', '.');
+        String file = s.substring(t2 + 1);
+        return new String[] {cls, s.substring(t1 + 1, t2), file.isEmpty() ? null : file};
     }
 
     /** @return the method's line number table as pairs (first bytecode index, line), or null */
