@@ -3,7 +3,6 @@ package io.memscope.analysis;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
