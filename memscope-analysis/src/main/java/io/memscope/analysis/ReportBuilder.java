@@ -12,6 +12,11 @@ import java.util.Map;
 /**
  * Turns a {@link CaptureData} into a {@link Report}.
  *
+ * <p><b>Replay.</b> The events are read twice, as the capture holds or streams them ({@link CaptureData#eventSource}):
+ * first for each site's allocation window, then in time order for the live figures: sorted when held in memory,
+ * through a {@link TimeOrder} window when streamed from a recording. Memory: per site, per live sample and per
+ * outstanding native block, never per event of a streamed capture.
+ *
  * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the capture's
  * {@value CaptureData#INTERVAL_BYTES}), so an object of {@code s} bytes is sampled with probability
  * {@code p = 1 - exp(-s/m)}. Each sample stands for {@code 1/p} objects and {@code s/p} bytes (Horvitz-Thompson):
