@@ -43,6 +43,45 @@ final class EventBlockCodec {
     private EventBlockCodec() {
     }
 
+    /**
+     * What the previous event of each site in the block carried (size, type name id, stack id), which an event of
+     * the same site does not repeat: the same table on both sides, so that the encoder's tag bits and the decoder's
+     * reading of them agree. Slots are the block's site dictionary indexes; a new site starts at all zeros.
+     */
+    static final class SiteMemo {
+        private final BlockDictionary sites = new BlockDictionary(256);
+        long[] size = new long[256];
+        long[] typeName = new long[256];
+        long[] stack = new long[256];
+
+        void clear() {
+            sites.clear();
+        }
+
+        /** @return the slot of {@code site}, added (all zeros) when the block has not seen it yet */
+        int slot(long site) {
+            int slot = sites.find(site, 0);
+            if (slot < 0) {
+                slot = sites.add(site, 0);
+                if (slot == size.length) {
+                    size = Arrays.copyOf(size, slot * 2);
+                    typeName = Arrays.copyOf(typeName, slot * 2);
+                    stack = Arrays.copyOf(stack, slot * 2);
+                }
+                size[slot] = 0;
+                typeName[slot] = 0;
+                stack[slot] = 0;
+            }
+            return slot;
+        }
+
+        void remember(int slot, long size, long typeName, long stack) {
+            this.size[slot] = size;
+            this.typeName[slot] = typeName;
+            this.stack[slot] = stack;
+        }
+    }
+
     /** Appends events to an EVENTS payload under construction. Not thread-safe. */
     static final class Encoder {
         final ByteSink body;
@@ -54,10 +93,7 @@ final class EventBlockCodec {
         private long currentThreadName;
         private final BlockDictionary threads = new BlockDictionary(16);
         private final BlockDictionary stacks = new BlockDictionary(256);
-        private final BlockDictionary sites = new BlockDictionary(256);
-        private long[] memoSize = new long[256];
-        private long[] memoTypeName = new long[256];
-        private long[] memoStack = new long[256];
+        private final SiteMemo memo = new SiteMemo();
 
         Encoder(int initialBytes) {
             body = new ByteSink(initialBytes);
@@ -79,7 +115,7 @@ final class EventBlockCodec {
             currentThreadName = 0;
             threads.clear();
             stacks.clear();
-            sites.clear();
+            memo.clear();
         }
 
         /** String ids and site ids are written as unsigned 32-bit values. */
@@ -92,30 +128,19 @@ final class EventBlockCodec {
             long threadName = Integer.toUnsignedLong(threadNameId);
             long typeName = Integer.toUnsignedLong(typeNameId);
             long site = Integer.toUnsignedLong(siteId);
-            int memo = sites.find(site, 0);
-            if (memo < 0) {
-                memo = sites.add(site, 0);
-                if (memo == memoSize.length) {
-                    memoSize = Arrays.copyOf(memoSize, memo * 2);
-                    memoTypeName = Arrays.copyOf(memoTypeName, memo * 2);
-                    memoStack = Arrays.copyOf(memoStack, memo * 2);
-                }
-                memoSize[memo] = 0;
-                memoTypeName[memo] = 0;
-                memoStack[memo] = 0;
-            }
+            int slot = memo.slot(site);
             int tag = typeCode;
             boolean newThread = threadId != currentThreadId || threadName != currentThreadName;
             if (newThread) {
                 tag |= TAG_THREAD;
             }
-            if (size != memoSize[memo]) {
+            if (size != memo.size[slot]) {
                 tag |= TAG_SIZE;
             }
-            if (typeName != memoTypeName[memo]) {
+            if (typeName != memo.typeName[slot]) {
                 tag |= TAG_TYPE_NAME;
             }
-            if (stackId != memoStack[memo]) {
+            if (stackId != memo.stack[slot]) {
                 tag |= TAG_STACK;
             }
             if (previousSize != 0) {
@@ -162,9 +187,7 @@ final class EventBlockCodec {
             if (variableNameId != 0) {
                 out.uleb(Integer.toUnsignedLong(variableNameId));
             }
-            memoSize[memo] = size;
-            memoTypeName[memo] = typeName;
-            memoStack[memo] = stackId;
+            memo.remember(slot, size, typeName, stackId);
             previousTimestamp = timestamp;
             previousAddress = address;
             count++;
@@ -179,10 +202,7 @@ final class EventBlockCodec {
 
     /** Decodes EVENTS payloads. Reused across blocks; not thread-safe. */
     static final class Decoder {
-        private final BlockDictionary sites = new BlockDictionary(256);
-        private long[] memoSize = new long[256];
-        private int[] memoTypeName = new int[256];
-        private long[] memoStack = new long[256];
+        private final SiteMemo memo = new SiteMemo();
         private long[] threadIds = new long[16];
         private int[] threadNames = new int[16];
         private long[] stackIds = new long[64];
@@ -195,7 +215,7 @@ final class EventBlockCodec {
          */
         void decode(ByteSource in, int stringCount, EventColumns out) {
             out.clear();
-            sites.clear();
+            memo.clear();
             int countAt = in.position();
             long count = in.uleb();
             // Every event takes at least 4 bytes (tag, time delta, address delta, site): validate before allocating.
@@ -245,22 +265,11 @@ final class EventBlockCodec {
                 }
                 address += in.zigzag();
                 int site = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");
-                int memo = sites.find(site, 0);
-                if (memo < 0) {
-                    memo = sites.add(site, 0);
-                    if (memo == memoSize.length) {
-                        memoSize = Arrays.copyOf(memoSize, memo * 2);
-                        memoTypeName = Arrays.copyOf(memoTypeName, memo * 2);
-                        memoStack = Arrays.copyOf(memoStack, memo * 2);
-                    }
-                    memoSize[memo] = 0;
-                    memoTypeName[memo] = 0;
-                    memoStack[memo] = 0;
-                }
-                long size = (tag & TAG_SIZE) != 0 ? in.uleb() : memoSize[memo];
+                int slot = memo.slot(site);
+                long size = (tag & TAG_SIZE) != 0 ? in.uleb() : memo.size[slot];
                 int typeName = (tag & TAG_TYPE_NAME) != 0 ? stringId(in, stringCount, "type name")
-                        : memoTypeName[memo];
-                long stack = memoStack[memo];
+                        : (int) memo.typeName[slot]; // a string id the decoder checked when it was remembered
+                long stack = memo.stack[slot];
                 if ((tag & TAG_STACK) != 0) {
                     int refAt = in.position();
                     long ref = in.uleb();
@@ -279,9 +288,7 @@ final class EventBlockCodec {
                 }
                 long previousSize = (tag & TAG_PREVIOUS_SIZE) != 0 ? in.uleb() : 0;
                 int variable = (tag & TAG_VARIABLE) != 0 ? stringId(in, stringCount, "variable name") : 0;
-                memoSize[memo] = size;
-                memoTypeName[memo] = typeName;
-                memoStack[memo] = stack;
+                memo.remember(slot, size, Integer.toUnsignedLong(typeName), stack);
                 out.add(timestamp, typeCode, address, size, previousSize, threadId, threadName, variable, typeName,
                         stack, site);
             }
