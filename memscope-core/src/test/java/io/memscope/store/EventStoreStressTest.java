@@ -60,23 +60,34 @@ class EventStoreStressTest {
         }
     }
 
-    @Test
-    void concurrentDrainsHandOutEveryEventExactlyOnce() throws Exception {
-        EventStore store = EventStore.unbounded();
-        BitSet[] seen = new BitSet[WRITERS];
-        for (int w = 0; w < WRITERS; w++) {
-            seen[w] = new BitSet();
+    /** Drained events by writer (address bits 40+) and sequence (low 40 bits), each checked whole; repeats counted. */
+    private static final class Seen implements EventSink {
+        final BitSet[] seen = new BitSet[WRITERS];
+        long duplicates;
+
+        Seen() {
+            for (int w = 0; w < WRITERS; w++) {
+                seen[w] = new BitSet();
+            }
         }
-        long[] duplicates = new long[1];
-        EventSink collector = (ts, type, a, size, prev, th, tn, vn, tyn, stack, site) -> {
+
+        @Override
+        public void accept(long ts, io.memscope.MemoryEventType type, long a, long size, long prev, long th, int tn,
+                           int vn, int tyn, long stack, int site) {
             checkWhole(ts, type, a, size, prev, site, stack);
             int w = (int) (a >>> 40);
             int seq = (int) (a & ((1L << 40) - 1));
             if (seen[w].get(seq)) {
-                duplicates[0]++;
+                duplicates++;
             }
             seen[w].set(seq);
-        };
+        }
+    }
+
+    @Test
+    void concurrentDrainsHandOutEveryEventExactlyOnce() throws Exception {
+        EventStore store = EventStore.unbounded();
+        Seen collector = new Seen();
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long[] drained = new long[1];
@@ -109,10 +120,10 @@ class EventStoreStressTest {
         drained[0] += store.drainTo(collector);
         long total = (long) WRITERS * waves * PER_THREAD;
         assertThat(rounds.get()).as("drains while recording").isGreaterThanOrEqualTo(100);
-        assertThat(duplicates[0]).isZero();
+        assertThat(collector.duplicates).isZero();
         assertThat(drained[0]).isEqualTo(total);
         for (int w = 0; w < WRITERS; w++) {
-            assertThat(seen[w].cardinality()).isEqualTo(waves * PER_THREAD);
+            assertThat(collector.seen[w].cardinality()).isEqualTo(waves * PER_THREAD);
         }
         assertThat(store.size()).isZero();
         assertThat(store.dropped()).isZero();
@@ -124,21 +135,8 @@ class EventStoreStressTest {
     void boundedStoresAccountForEveryEventUnderConcurrentDrains() throws Exception {
         for (OverflowPolicy policy : OverflowPolicy.values()) {
             EventStore store = EventStore.builder().capacityEvents(5_000).overflow(policy).build();
-            BitSet[] seen = new BitSet[WRITERS];
-            for (int w = 0; w < WRITERS; w++) {
-                seen[w] = new BitSet();
-            }
-            long[] duplicates = new long[1];
+            Seen collector = new Seen();
             long[] drained = new long[1];
-            EventSink collector = (ts, type, a, size, prev, th, tn, vn, tyn, stack, site) -> {
-                checkWhole(ts, type, a, size, prev, site, stack);
-                int w = (int) (a >>> 40);
-                int seq = (int) (a & ((1L << 40) - 1));
-                if (seen[w].get(seq)) {
-                    duplicates[0]++;
-                }
-                seen[w].set(seq);
-            };
             AtomicBoolean done = new AtomicBoolean();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
@@ -164,7 +162,7 @@ class EventStoreStressTest {
             assertThat(failure.get()).isNull();
             drained[0] += store.drainTo(collector);
             long total = (long) WRITERS * waves * PER_THREAD;
-            assertThat(duplicates[0]).as(policy.name()).isZero();
+            assertThat(collector.duplicates).as(policy.name()).isZero();
             assertThat(drained[0] + store.dropped()).as(policy.name() + ": drained + dropped").isEqualTo(total);
             assertThat(store.dropped()).as(policy.name()).isGreaterThan(0);
             assertThat(store.size()).isZero();
