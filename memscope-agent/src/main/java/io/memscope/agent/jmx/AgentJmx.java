@@ -1,6 +1,7 @@
 package io.memscope.agent.jmx;
 
 import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.HeldQuery;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.analysis.Site;
@@ -125,6 +126,41 @@ public final class AgentJmx implements AgentMXBean {
             String type = s == null ? null : s.type;
             rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
                     u.allocatedBytes, u.allocatedObjects, u.samples);
+        }
+        return rows;
+    }
+
+    @Override
+    public HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
+        return held(HeldQuery.heap(fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+                                            int maxRows) {
+        return held(HeldQuery.nativeBlocks(fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public long getNativeOutstandingBytes() {
+        return HeldQuery.nativeOutstandingBytes();
+    }
+
+    @Override
+    public long getDroppedSamples() {
+        return Capture.droppedSamples();
+    }
+
+    @Override
+    public long getFailures() {
+        return Failures.total();
+    }
+
+    private static HeldRow[] held(List<HeldQuery.Held> groups) {
+        HeldRow[] rows = new HeldRow[groups.size()];
+        for (int i = 0; i < rows.length; i++) {
+            HeldQuery.Held h = groups.get(i);
+            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.stack.toArray(new String[0]));
         }
         return rows;
     }

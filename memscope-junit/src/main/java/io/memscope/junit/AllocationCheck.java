@@ -1,0 +1,126 @@
+package io.memscope.junit;
+
+import io.memscope.jmx.AgentClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link MaxAllocation}: bytes the test allocated, exact per thread:
+ *
+ * <pre>
+ *   test thread      its allocated bytes at the end minus at the start (ThreadMXBean, TLAB-exact)
+ * + started threads  only while no other test runs (serial execution): threads created during the window that
+ *                    are still alive (their whole life is inside it), and on JDK 21+ the threads that ended
+ *                    meanwhile (the JVM-wide total, which keeps ended threads, minus what every live thread
+ *                    allocated in the window)
+ * </pre>
+ *
+ * Threads alive before the test (the framework's, the agent's, pools created earlier) are not counted, even when
+ * the test hands them work: a pool created in {@code @BeforeAll} allocates on its own threads.
+ */
+final class AllocationCheck {
+    /** Bytes of the test thread, of the threads it started, and whether the latter could be counted. */
+    record Result(long own, long started, boolean startedCounted, boolean endedCounted) {
+        long total() {
+            return own + started;
+        }
+    }
+
+    private AllocationCheck() {
+    }
+
+    static Result measure(Window w) {
+        long own = w.currentAtEnd - w.currentAtStart;
+        if (w.ownThreadOnly()) {
+            return new Result(own, 0, false, false);
+        }
+        Map<Long, Long> now = ThreadAllocations.all();
+        long total = ThreadAllocations.total();
+        long ownToTotal = ThreadAllocations.current() - w.currentAtTotal;
+        long started = 0;
+        long liveDelta = ownToTotal;
+        for (Map.Entry<Long, Long> e : now.entrySet()) {
+            long id = e.getKey();
+            if (id == w.testThread) {
+                continue;
+            }
+            Long before = w.threadsAtStart.get(id);
+            if (id >= w.threadsFrom) {
+                started += e.getValue();
+            }
+            liveDelta += e.getValue() - (before == null ? 0 : before);
+        }
+        boolean ended = total >= 0 && w.totalAtStart >= 0;
+        if (ended) {
+            // what threads that are gone now allocated in the window (mostly the test's started-and-joined ones)
+            started += Math.max(0, (total - w.totalAtStart) - liveDelta);
+        }
+        return new Result(own, started, true, ended);
+    }
+
+    /** @return the failure message, or null when within the limit */
+    static String verdict(Result r, long limit, Window w, AgentClient agent) {
+        if (r.total() <= limit) {
+            return null;
+        }
+        StringBuilder m = new StringBuilder("@MaxAllocation: the test allocated ").append(Sizes.format(r.total()))
+                .append(", ").append(Sizes.format(r.total() - limit)).append(" over the limit of ")
+                .append(Sizes.format(limit)).append(" (").append(percent(r.total() - limit, limit))
+                .append(" over): its thread ").append(Sizes.format(r.own()));
+        if (r.startedCounted()) {
+            m.append(", threads it started ").append(Sizes.format(r.started()));
+            if (!r.endedCounted()) {
+                m.append(" (threads that already ended are not seen before JDK 21)");
+            }
+        } else {
+            m.append("; threads it started are not counted while other tests run in parallel");
+        }
+        m.append('.');
+        if (w.sitesAtStart != null && agent.isPresent()) {
+            List<String[]> top = topSites(w.sitesAtStart, agent, 5);
+            if (!top.isEmpty()) {
+                m.append("\nTop allocation sites during the test (estimated by the memscope agent from samples, every "
+                        + "thread of the JVM):");
+                for (String[] s : top) {
+                    m.append(String.format("%n  %12s  %-14s %s", s[0], s[1], s[2]));
+                }
+            }
+        } else {
+            m.append("\nRun the test JVM with the memscope agent to see the sites that allocated it (see ")
+                    .append(MemscopeExtension.HOW_TO_ADD_THE_AGENT).append(").");
+        }
+        return m.toString();
+    }
+
+    /** @return the agent's per-site allocated bytes now, to diff at the end */
+    static Map<String, Long> sites(AgentClient agent) {
+        Map<String, Long> m = new HashMap<>();
+        for (AgentClient.SiteUsage u : agent.topSites(AgentClient.MAX_ROWS, false)) {
+            m.merge(u.site() + "\u0000" + u.type(), u.allocatedBytes(), Long::sum);
+        }
+        return m;
+    }
+
+    private static List<String[]> topSites(Map<String, Long> before, AgentClient agent, int n) {
+        List<Map.Entry<String, Long>> grown = new ArrayList<>();
+        for (Map.Entry<String, Long> e : sites(agent).entrySet()) {
+            long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (d > 0) {
+                grown.add(Map.entry(e.getKey(), d));
+            }
+        }
+        grown.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+        List<String[]> out = new ArrayList<>();
+        for (Map.Entry<String, Long> e : grown.subList(0, Math.min(n, grown.size()))) {
+            String[] k = e.getKey().split("\u0000", 2);
+            out.add(new String[] {Sizes.format(e.getValue()), k[1], k[0]});
+        }
+        return out;
+    }
+
+    static String percent(long over, long limit) {
+        return limit <= 0 ? "all of it" : Math.round(100.0 * over / limit) + "%";
+    }
+}

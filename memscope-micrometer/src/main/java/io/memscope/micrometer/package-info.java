@@ -1,0 +1,2 @@
+/** Micrometer meters for memscope. */
+package io.memscope.micrometer;
