@@ -82,7 +82,7 @@ final class AllocationCheck {
             List<String[]> top = topSites(w.sitesAtStart, agent, 5);
             if (!top.isEmpty()) {
                 m.append("\nTop allocation sites during the test (estimated by the memscope agent from samples, every "
-                        + "thread of the JVM):");
+                        + "thread of the JVM, the test framework's left out):");
                 for (String[] s : top) {
                     m.append(String.format("%n  %12s  %-14s %s", s[0], s[1], s[2]));
                 }
@@ -107,7 +107,7 @@ final class AllocationCheck {
         List<Map.Entry<String, Long>> grown = new ArrayList<>();
         for (Map.Entry<String, Long> e : sites(agent).entrySet()) {
             long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-            if (d > 0) {
+            if (d > 0 && !HeldFilter.framework(e.getKey())) {
                 grown.add(Map.entry(e.getKey(), d));
             }
         }

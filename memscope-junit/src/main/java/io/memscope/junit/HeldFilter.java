@@ -32,7 +32,7 @@ final class HeldFilter {
             "java.lang.Class.getEnumConstantsShared", "java.lang.reflect.Method.acquireMethodAccessor",
             "java.lang.reflect.Constructor.acquireConstructorAccessor", "java.lang.reflect.Field.acquire",
             "jdk.internal.reflect.", "java.lang.ClassValue.");
-    private static final List<String> FRAMEWORK = List.of(
+    static final List<String> FRAMEWORK = List.of(
             "org.junit.", "org.opentest4j.", "org.apache.maven.surefire.", "org.gradle.", "io.memscope.junit.");
 
     private final List<String> include;
@@ -43,6 +43,16 @@ final class HeldFilter {
 
     /** Why a group is not blamed on the test: null when it is. */
     enum Excuse { WARM_UP, FRAMEWORK, NOT_INCLUDED }
+
+    /** @return whether a site ({@code pkg.Class.method(File.java:LINE)}) is the test framework's */
+    static boolean framework(String site) {
+        for (String f : FRAMEWORK) {
+            if (site.startsWith(f)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     Excuse excuse(HeldGroup g) {
         for (String frame : g.stack()) {
@@ -55,10 +65,8 @@ final class HeldFilter {
                 }
             }
         }
-        for (String f : FRAMEWORK) {
-            if (g.site().startsWith(f)) {
-                return Excuse.FRAMEWORK;
-            }
+        if (framework(g.site())) {
+            return Excuse.FRAMEWORK;
         }
         if (!include.isEmpty() && include.stream().noneMatch(g.site()::startsWith)) {
             return Excuse.NOT_INCLUDED;
