@@ -127,7 +127,8 @@ final class LeakCheck {
             int shown = 0;
             for (String frame : g.stack()) {
                 if (shown == SHOWN_FRAMES || frame.startsWith("org.junit.") || frame.startsWith("java.lang.reflect.Method.")
-                        || frame.startsWith("jdk.internal.reflect.") || frame.startsWith("io.memscope.junit.")) {
+                        || frame.startsWith("jdk.internal.reflect.") || frame.startsWith("java.lang.invoke.")
+                        || frame.startsWith("io.memscope.junit.")) {
                     break;
                 }
                 m.append("\n        at ").append(frame);
