@@ -24,6 +24,7 @@ public final class Budget {
     private final AtomicLong used;
     private final AtomicBoolean over = new AtomicBoolean();
     private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLong exceeded = new AtomicLong();
     /** The largest {@link #used} since the budget was set or {@link #resetPeak}; raised by {@link #raisePeak}. */
     private final AtomicLong peak;
 
@@ -77,6 +78,11 @@ public final class Budget {
         return peak.getAndSet(used.get());
     }
 
+    /** @return how many times used bytes went above the limit (each crossing listeners were told of) */
+    public long exceededCount() {
+        return exceeded.get();
+    }
+
     /** @return how many {@code tryAlloc} calls this budget refused */
     public long refusals() {
         return refusals.get();
@@ -124,6 +130,9 @@ public final class Budget {
                 return;
             }
             if (over.compareAndSet(was, shouldBeOver)) {
+                if (shouldBeOver) {
+                    exceeded.incrementAndGet();
+                }
                 registry.budgetCrossed(this, shouldBeOver, u);
             }
         }

@@ -1,2 +1,0 @@
-/** Micrometer meters for memscope. */
-package io.memscope.micrometer;
