@@ -74,11 +74,7 @@ class DistributionIT {
 
         TreeSet<String> zipped = new TreeSet<>();
         try (ZipFile z = new ZipFile(zip().toFile())) {
-            for (ZipEntry e : (Iterable<ZipEntry>) z.stream()::iterator) {
-                if (!e.isDirectory()) {
-                    zipped.add(e.getName());
-                }
-            }
+            z.stream().filter(e -> !e.isDirectory()).map(ZipEntry::getName).forEach(zipped::add);
         }
         assertThat(zipped).containsExactlyElementsOf(CONTENT);
     }
