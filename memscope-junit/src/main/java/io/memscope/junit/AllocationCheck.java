@@ -36,9 +36,11 @@ final class AllocationCheck {
         if (w.ownThreadOnly()) {
             return new Result(own, 0, false, false);
         }
-        Map<Long, Long> now = ThreadAllocations.all();
+        // The total first, live threads after: what other threads allocate in between can only make the share of
+        // ended threads smaller, never blame the test for it (the start reads them the other way round).
         long total = ThreadAllocations.total();
         long ownToTotal = ThreadAllocations.current() - w.currentAtTotal;
+        Map<Long, Long> now = ThreadAllocations.all();
         long started = 0;
         long liveDelta = ownToTotal;
         for (Map.Entry<Long, Long> e : now.entrySet()) {

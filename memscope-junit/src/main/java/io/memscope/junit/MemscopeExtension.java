@@ -22,8 +22,9 @@ import org.opentest4j.TestAbortedException;
  * release what the test made), for what was allocated while the test method ran.
  *
  * <p>Which threads: the test's own thread, always; threads created while it ran, when no other test runs at the
- * same time. With parallel execution on ({@code junit.jupiter.execution.parallel.enabled}), or when another
- * measured test overlaps, only the test's own thread is attributed: threads cannot be told apart by test then.
+ * same time. With parallel execution on ({@code junit.jupiter.execution.parallel.enabled}) outside an
+ * {@code @Isolated} class, or when another measured test overlaps, only the test's own thread is attributed: threads
+ * cannot be told apart by test then.
  *
  * <p>Under {@code @RepeatedTest} and {@code @ParameterizedTest}, the first invocation's leftovers are its warm-up of
  * the code under test (caches filled on first use) and are not judged by {@link NoLeaks}; every later invocation is.
@@ -52,7 +53,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
             return;
         }
         boolean parallel = context.getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
-                .map(Boolean::parseBoolean).orElse(false);
+                .map(Boolean::parseBoolean).orElse(false) && !isolated(context);
         Map<String, Long> sites = null;
         if (limits.maxAllocation() >= 0) {
             AgentClient agent = AgentClient.platform();
@@ -136,6 +137,17 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
             }
         }
         fail(failures);
+    }
+
+    /** @return whether the test's class (or an enclosing one) is {@code @Isolated}: no other test runs meanwhile */
+    private static boolean isolated(ExtensionContext context) {
+        for (Class<?> c = context.getTestClass().orElse(null); c != null; c = c.getEnclosingClass()) {
+            if (org.junit.platform.commons.support.AnnotationSupport.isAnnotated(c,
+                    org.junit.jupiter.api.parallel.Isolated.class)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether this is the first invocation of a test template (repeated or parameterized test) */
