@@ -95,6 +95,28 @@ class SampleProjectIT {
                 .contains("com.example.catalog.Catalog.render(Catalog.java:" + lineOf(project, "// the needless") + ")");
     }
 
+    /** What {@code ./mvnw install} publishes carries sources, javadoc and the metadata a repository needs. */
+    @Test
+    void publishedModulesHaveSourcesJavadocAndPomMetadata() throws IOException {
+        for (String module : List.of("memscope-core", "memscope-junit")) {
+            assertThat(ROOT.resolve(module + "/target/" + module + "-" + VERSION + "-sources.jar")).isRegularFile();
+            assertThat(ROOT.resolve(module + "/target/" + module + "-" + VERSION + "-javadoc.jar")).isRegularFile();
+        }
+        assertThat(ROOT.resolve("memscope-agent/target/memscope-agent-sources.jar")).isRegularFile();
+        assertThat(ROOT.resolve("memscope-agent/target/memscope-agent-javadoc.jar")).isRegularFile();
+        String parent = Files.readString(ROOT.resolve("pom.xml"));
+        assertThat(parent).contains("<url>https://", "<licenses>", "<name>Apache-2.0</name>", "<developers>", "<scm>",
+                "<connection>scm:git:");
+        // the agent's published POM: the -javaagent jar needs nothing else
+        String agentPom = Files.readString(ROOT.resolve("memscope-agent/target/dependency-reduced-pom.xml"));
+        assertThat(agentPom).doesNotContain("<dependency>");
+        for (String module : List.of("memscope-core", "memscope-junit", "memscope-micrometer", "memscope-agent")) {
+            String pom = Files.readString(ROOT.resolve(module + "/pom.xml"));
+            assertThat(pom).as(module).contains("<description>", "<name>" + module + "</name>")
+                    .doesNotContain("<memscope.publish.skip>true");
+        }
+    }
+
     private static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
