@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.analysis.Site;
+import io.memscope.recording.Site;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
