@@ -121,7 +121,8 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         }
         if (!FullGc.run()) {
             throw new AssertionFailedError("memscope could not force a full GC to judge what the test left behind "
-                    + "(System.gc() cleared no weak reference: is -XX:+DisableExplicitGC set?)");
+                    + "(System.gc() cleared no weak reference: is -XX:+DisableExplicitGC set, or a collector that never collects, "
+                    + "like Epsilon?)");
         }
         List<String> failures = new ArrayList<>();
         if (limits.noLeaks() != null && !warmUpInvocation(context)) {
