@@ -102,6 +102,28 @@ public final class AgentClient {
     }
 
     /**
+     * @return the agent's estimated allocated bytes per site id since its capture started (one array: cheap to take
+     *         before and after a piece of work and diff); empty without an agent
+     */
+    public long[] allocatedBytesBySite() {
+        Object v = invoke("allocatedBytesBySite", new Object[0], new String[0]);
+        return v instanceof long[] ? (long[]) v : new long[0];
+    }
+
+    /** @return {site, type} of each site id ({@code pkg.Class.method(File.java:LINE)}; empty strings if unknown) */
+    public List<String[]> siteNames(int[] siteIds) {
+        Object v = invoke("siteNames", new Object[] {siteIds}, new String[] {"[I"});
+        List<String[]> out = new ArrayList<>();
+        if (v instanceof String[]) {
+            for (String s : (String[]) v) {
+                int tab = s.indexOf('\t');
+                out.add(tab < 0 ? new String[] {s, ""} : new String[] {s.substring(0, tab), s.substring(tab + 1)});
+            }
+        }
+        return out;
+    }
+
+    /**
      * Sampled heap objects allocated in a window and still reachable now (call after a full GC), by site and stack,
      * largest first.
      *

@@ -2,7 +2,6 @@ package io.memscope.junit;
 
 import io.memscope.jmx.AgentClient;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -96,28 +95,32 @@ final class AllocationCheck {
         return m.toString();
     }
 
-    /** @return the agent's per-site allocated bytes now, to diff at the end */
-    static Map<String, Long> sites(AgentClient agent) {
-        Map<String, Long> m = new HashMap<>();
-        for (AgentClient.SiteUsage u : agent.topSites(AgentClient.MAX_ROWS, false)) {
-            m.merge(u.site() + "\u0000" + u.type(), u.allocatedBytes(), Long::sum);
-        }
-        return m;
+    /** @return the agent's per-site allocated bytes now (by site id), to diff at the end */
+    static long[] sites(AgentClient agent) {
+        return agent.allocatedBytesBySite();
     }
 
-    private static List<String[]> topSites(Map<String, Long> before, AgentClient agent, int n) {
-        List<Map.Entry<String, Long>> grown = new ArrayList<>();
-        for (Map.Entry<String, Long> e : sites(agent).entrySet()) {
-            long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-            if (d > 0 && !HeldFilter.framework(e.getKey())) {
-                grown.add(Map.entry(e.getKey(), d));
+    /** @return {bytes, type, site} of the sites that allocated most since {@code before}, the framework's left out */
+    private static List<String[]> topSites(long[] before, AgentClient agent, int n) {
+        long[] now = agent.allocatedBytesBySite();
+        List<long[]> grown = new ArrayList<>(); // {site id, bytes}
+        for (int site = 1; site < now.length; site++) {
+            long d = now[site] - (site < before.length ? before[site] : 0);
+            if (d > 0) {
+                grown.add(new long[] {site, d});
             }
         }
-        grown.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+        grown.sort((a, b) -> Long.compare(b[1], a[1]));
         List<String[]> out = new ArrayList<>();
-        for (Map.Entry<String, Long> e : grown.subList(0, Math.min(n, grown.size()))) {
-            String[] k = e.getKey().split("\u0000", 2);
-            out.add(new String[] {Sizes.format(e.getValue()), k[1], k[0]});
+        // names of a few more than shown, as some may be the framework's
+        List<long[]> candidates = grown.subList(0, Math.min(grown.size(), 4 * n));
+        int[] ids = candidates.stream().mapToInt(g -> (int) g[0]).toArray();
+        List<String[]> names = agent.siteNames(ids);
+        for (int i = 0; i < candidates.size() && i < names.size() && out.size() < n; i++) {
+            String[] name = names.get(i);
+            if (!name[0].isEmpty() && !HeldFilter.framework(name[0])) {
+                out.add(new String[] {Sizes.format(candidates.get(i)[1]), name[1], name[0]});
+            }
         }
         return out;
     }

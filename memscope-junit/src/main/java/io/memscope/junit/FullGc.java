@@ -34,12 +34,12 @@ final class FullGc {
     }
 
     /**
-     * Waits until {@code reading} gives the same value twice in a row 20 ms apart (the Cleaners the GC made due have
-     * run), at most one second.
+     * Waits until {@code reading} is at most {@code limit}, or gives the same value twice in a row 20 ms apart (the
+     * Cleaners the GC made due have run), at most one second.
      */
-    static long settle(LongSupplier reading) {
+    static long settle(LongSupplier reading, long limit) {
         long previous = reading.getAsLong();
-        for (int i = 0; i < 50; i++) {
+        for (int i = 0; i < 50 && previous > limit; i++) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {

@@ -29,7 +29,10 @@ final class LeakCheck {
         return w.ownThreadOnly() ? Long.MAX_VALUE : w.threadsFrom;
     }
 
-    /** @return the failure message, or null */
+    /**
+     * @return the failure message, or null. Before a full GC the figure is an upper bound of the figure after it
+     *         (objects not yet collected include every object a GC keeps)
+     */
     static String noLeaks(Window w, long toNanos, NoLeaks ann, long maxRetained, AgentClient agent) {
         List<HeldGroup> groups = agent.heldSince(w.startNanos, toNanos, threads(w), threadsFrom(w), AgentClient.MAX_ROWS);
         HeldFilter filter = new HeldFilter(ann.include());
@@ -71,11 +74,19 @@ final class LeakCheck {
         return m.toString();
     }
 
-    /** @return the failure message, or null */
+    /** @return whether the test's native blocks still allocated now exceed the limit */
+    static boolean nativeOver(Window w, long toNanos, long limit, AgentClient agent) {
+        return sum(agent.nativeOutstandingSince(w.startNanos, toNanos, threads(w), threadsFrom(w), AgentClient.MAX_ROWS))
+                > limit;
+    }
+
+    /** @return the failure message, or null; call after a full GC */
     static String maxNative(Window w, long toNanos, long limit, AgentClient agent) {
         long[] threads = threads(w);
         long from = threadsFrom(w);
-        FullGc.settle(() -> sum(agent.nativeOutstandingSince(w.startNanos, toNanos, threads, from, AgentClient.MAX_ROWS)));
+        // the Cleaners the GC made due run on the Reference Handler thread: wait until within the limit or stable
+        FullGc.settle(() -> sum(agent.nativeOutstandingSince(w.startNanos, toNanos, threads, from, AgentClient.MAX_ROWS)),
+                limit);
         List<HeldGroup> groups = agent.nativeOutstandingSince(w.startNanos, toNanos, threads, from, AgentClient.MAX_ROWS);
         long outstanding = sum(groups);
         if (outstanding <= limit) {

@@ -17,14 +17,14 @@ final class Window {
     final long totalAtStart;
     /** The test thread's allocated bytes just before {@link #totalAtStart} was read. */
     final long currentAtTotal;
-    final Map<String, Long> sitesAtStart;
+    final long[] sitesAtStart;
     final BudgetCheck budgets;
     final long startNanos;
     final long currentAtStart;
     long currentAtEnd = -1;
 
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
-    Window(Limits limits, boolean parallelConfigured, Map<String, Long> sitesAtStart) {
+    Window(Limits limits, boolean parallelConfigured, long[] sitesAtStart) {
         this.testThread = Thread.currentThread().getId();
         this.parallelConfigured = parallelConfigured;
         this.sitesAtStart = sitesAtStart;

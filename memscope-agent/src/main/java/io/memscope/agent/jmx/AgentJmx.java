@@ -164,4 +164,20 @@ public final class AgentJmx implements AgentMXBean {
         }
         return rows;
     }
+
+    @Override
+    public long[] allocatedBytesBySite() {
+        return LiveSites.allocatedBytesBySite();
+    }
+
+    @Override
+    public String[] siteNames(int[] siteIds) {
+        String[] names = new String[siteIds == null ? 0 : Math.min(siteIds.length, MAX_ROWS)];
+        for (int i = 0; i < names.length; i++) {
+            SiteTable.Info s = siteIds[i] > 0 ? SiteTable.get(siteIds[i]) : null;
+            names[i] = s == null ? "" : Site.frame(s.className, s.method, s.file, s.line) + "\t"
+                    + (s.type == null ? "" : s.type);
+        }
+        return names;
+    }
 }

@@ -80,4 +80,13 @@ public interface AgentMXBean {
 
     /** @return failures inside the agent, counted instead of thrown into the application (the report lists them) */
     long getFailures();
+
+    /**
+     * @return estimated heap bytes allocated per site since the capture started, indexed by site id (index 0: no
+     *         site); one array, cheap enough to take before and after a test and diff (names: {@link #siteNames})
+     */
+    long[] allocatedBytesBySite();
+
+    /** @return for each site id, {@code pkg.Class.method(File.java:LINE)} and its allocated type, tab-separated ("" if unknown) */
+    String[] siteNames(int[] siteIds);
 }
