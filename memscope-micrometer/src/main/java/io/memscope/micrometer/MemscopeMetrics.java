@@ -82,11 +82,16 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
     private volatile AccountingSnapshot snapshot = AccountingSnapshot.EMPTY;
     private MeterRegistry registry;
     private ScheduledExecutorService scheduler;
+    /** The agent's meters, registered once. */
+    private final List<Meter> fixed = new ArrayList<>();
     /** Meters of rows that come and go, by row key. */
     private final Map<String, List<Meter>> rows = new HashMap<>();
-    /** Per marked instrument: the users / hosts that have meters of their own (the rest is "other"). */
-    private final Map<String, Set<String>> shownUsers = new HashMap<>();
-    private final Map<String, Set<String>> shownHosts = new HashMap<>();
+    /**
+     * Per marked instrument: the users / hosts that have meters of their own (the rest is "other"). Replaced whole by
+     * {@link #refresh()}, read by gauges without a lock (a scrape never waits for a refresh).
+     */
+    private volatile Map<String, Set<String>> shownUsers = Map.of();
+    private volatile Map<String, Set<String>> shownHosts = Map.of();
 
     private MemscopeMetrics(Builder b) {
         this.accounting = b.accounting;
@@ -129,21 +134,21 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
     }
 
     private void bindAgent() {
-        gauge("memscope.agent.heap.live", Tags.empty(), "bytes",
+        fixed.add(gauge("memscope.agent.heap.live", Tags.empty(), "bytes",
                 "estimated heap bytes of sampled objects not yet seen collected (memscope agent)",
-                s -> s.agent() == null ? Double.NaN : s.agent().liveBytes());
-        counter("memscope.agent.heap.allocated", Tags.empty(), "bytes",
+                s -> s.agent() == null ? Double.NaN : s.agent().liveBytes()));
+        fixed.add(counter("memscope.agent.heap.allocated", Tags.empty(), "bytes",
                 "estimated heap bytes allocated since the capture started (memscope agent)",
-                s -> s.agent() == null ? Double.NaN : s.agent().allocatedBytes());
-        gauge("memscope.agent.native.outstanding", Tags.empty(), "bytes",
+                s -> s.agent() == null ? Double.NaN : s.agent().allocatedBytes()));
+        fixed.add(gauge("memscope.agent.native.outstanding", Tags.empty(), "bytes",
                 "direct and Unsafe native memory allocated and not freed; exact (memscope agent)",
-                s -> s.agent() == null ? Double.NaN : s.agent().nativeOutstandingBytes());
-        counter("memscope.agent.samples.dropped", Tags.empty(), null,
+                s -> s.agent() == null ? Double.NaN : s.agent().nativeOutstandingBytes()));
+        fixed.add(counter("memscope.agent.samples.dropped", Tags.empty(), null,
                 "heap samples the memscope agent could not record", s -> s.agent() == null ? Double.NaN
-                        : s.agent().droppedSamples());
-        counter("memscope.agent.failures", Tags.empty(), null,
+                        : s.agent().droppedSamples()));
+        fixed.add(counter("memscope.agent.failures", Tags.empty(), null,
                 "failures the memscope agent counted instead of throwing", s -> s.agent() == null ? Double.NaN
-                        : s.agent().failures());
+                        : s.agent().failures()));
     }
 
     /**
@@ -164,13 +169,15 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         for (String b : s.budgets().keySet()) {
             wanted.add(budgetRow(b));
         }
+        Map<String, Set<String>> users = new HashMap<>();
+        Map<String, Set<String>> hosts = new HashMap<>();
         for (String instrument : perOwner) {
-            shownUsers.put(instrument, top(s.byUser(), instrument));
-            shownHosts.put(instrument, top(s.byHost(), instrument));
-            for (String u : shownUsers.get(instrument)) {
+            users.put(instrument, top(s.byUser(), instrument));
+            hosts.put(instrument, top(s.byHost(), instrument));
+            for (String u : users.get(instrument)) {
                 wanted.add(ownerRow("user", instrument, u));
             }
-            for (String h : shownHosts.get(instrument)) {
+            for (String h : hosts.get(instrument)) {
                 wanted.add(ownerRow("host", instrument, h));
             }
             if (s.global().containsKey(instrument)) {
@@ -181,6 +188,8 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         for (String site : s.topSites().keySet()) {
             wanted.add(siteRow(site));
         }
+        shownUsers = Map.copyOf(users);
+        shownHosts = Map.copyOf(hosts);
         for (String key : new ArrayList<>(rows.keySet())) {
             if (!wanted.contains(key)) {
                 rows.remove(key).forEach(registry::remove);
@@ -322,10 +331,7 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         if (owner != null) {
             return AccountingSnapshot.value(table.get(AccountingSnapshot.key(instrument, owner.isEmpty() ? null : owner)), c);
         }
-        Set<String> shown;
-        synchronized (this) {
-            shown = new HashSet<>((user ? shownUsers : shownHosts).getOrDefault(instrument, Set.of()));
-        }
+        Set<String> shown = (user ? shownUsers : shownHosts).getOrDefault(instrument, Set.of());
         double sum = 0;
         String prefix = instrument + "\u0000";
         for (Map.Entry<String, SummaryRow> e : table.entrySet()) {
@@ -362,18 +368,16 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
                 .baseUnit(unit).description(description).register(registry);
     }
 
-    /** Stops the refresh thread and removes every meter this binder registered. */
+    /** Stops the refresh thread and removes the meters this binder registered. */
     @Override
     public synchronized void close() {
         if (scheduler != null) {
             scheduler.shutdownNow();
         }
         if (registry != null) {
-            for (Meter m : new ArrayList<>(registry.getMeters())) {
-                if (m.getId().getName().startsWith("memscope.")) {
-                    registry.remove(m);
-                }
-            }
+            fixed.forEach(registry::remove);
+            fixed.clear();
+            rows.values().forEach(meters -> meters.forEach(registry::remove));
             rows.clear();
         }
     }
