@@ -155,4 +155,26 @@ class MemscopeMetricsTest {
                     .contains("memscope_budget_exceeded_total{kind=\"instrument\",target=\"memory/cache/entries\"} 0.0");
         }
     }
+
+    @Test
+    void theRefreshThreadPicksUpNewRowsAndStopsOnClose() throws Exception {
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        MemscopeMetrics m = MemscopeMetrics.builder().accounting(acct).topSites(0)
+                .refreshEvery(Duration.ofMillis(20)).build();
+        m.bindTo(r);
+        acct.alloc(acct.instrument("memory/cache/later"), 99);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (r.find("memscope.accounting.used").tag("instrument", "memory/cache/later").gauge() == null
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(gauge(r, "memscope.accounting.used", "instrument", "memory/cache/later")).isEqualTo(99);
+        Thread refresher = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("memscope-metrics")).findFirst().orElseThrow();
+        assertThat(refresher.isDaemon()).isTrue();
+        m.close();
+        refresher.join(30_000);
+        assertThat(refresher.isAlive()).isFalse();
+        assertThat(r.getMeters()).isEmpty();
+    }
 }
