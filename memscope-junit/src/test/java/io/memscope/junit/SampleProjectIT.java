@@ -26,6 +26,15 @@ class SampleProjectIT {
     private static final String VERSION = System.getProperty("memscope.version");
     private static final Path ROOT = Path.of(System.getProperty("memscope.root")).toAbsolutePath().normalize();
 
+    /**
+     * @return a JDK 17 when installed (the oldest the extension supports: the sample's tests then run on it, while
+     *         this module's own tests run on the build's JDK), else the JDK running this test
+     */
+    private static Path oldestJdk() {
+        Path jdk17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
+        return Files.isExecutable(jdk17.resolve("bin/java")) ? jdk17 : Path.of(System.getProperty("java.home"));
+    }
+
     /** Lays out one artifact as {@code mvn install} would (no _remote.repositories: locally installed). */
     private static void install(Path repo, String artifactId, Path pom, Path jar) throws IOException {
         Path dir = repo.resolve("io/memscope/" + artifactId + "/" + VERSION);
@@ -70,7 +79,7 @@ class SampleProjectIT {
                 "-Dmaven.repo.local=" + repo, "-Dmaven.repo.local.tail=" + System.getProperty("memscope.repo.tail"),
                 "-Dmemscope.version=" + VERSION, "-Djunit.version=" + System.getProperty("junit.version")));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(project.toFile()).redirectErrorStream(true);
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("JAVA_HOME", oldestJdk().toString());
         pb.environment().remove("MAVEN_OPTS");
         Path log = target.resolve("it-sample-project.log");
         pb.redirectOutput(log.toFile());
