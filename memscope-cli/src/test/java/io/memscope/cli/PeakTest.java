@@ -28,8 +28,11 @@ class PeakTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void thePeakIsAttributedToTheLargeStructureAndNotToGarbage(@TempDir Path out) throws Exception {
-        int code = Jvms.memscopeRun(out, List.of("--interval", "128k"), List.of(Jvms.current(), "-Xmx768m",
-                "-XX:+UseG1GC", "-cp", Jvms.classPath(PeakFixture.class), PeakFixture.class.getName(), "160", "40"));
+        // A young generation of 512 MiB: collections some hundred milliseconds apart, so that the agent observes
+        // each collected sample before the next collection starts even on a loaded machine (the attribution rule's
+        // precision, GcTimeline).
+        int code = Jvms.memscopeRun(out, List.of("--interval", "128k"), List.of(Jvms.current(), "-Xmx1g",
+                "-Xmn512m", "-XX:+UseG1GC", "-cp", Jvms.classPath(PeakFixture.class), PeakFixture.class.getName(), "160", "40"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
         Map<String, Object> peak = MiniJson.obj(report, "peak");
