@@ -35,16 +35,18 @@ final class Apportion {
         }
         long left = total - given;
         if (left > 0) {
-            Integer[] order = new Integer[n];
+            // the largest remainders first: sort (remainder, index) pairs packed in longs, no boxing
+            long[] keys = new long[n];
+            int k = 0;
             for (int i = 0; i < n; i++) {
-                order[i] = i;
-            }
-            java.util.Arrays.sort(order, (a, b) -> Double.compare(rest[b], rest[a]));
-            for (int i = 0; left > 0; i = (i + 1) % n) {
-                if (parts[order[i]] > 0) {
-                    out[order[i]]++;
-                    left--;
+                if (parts[i] > 0) {
+                    keys[k++] = ((long) (rest[i] * (1 << 30)) << 32) | (n - 1 - i);
                 }
+            }
+            java.util.Arrays.sort(keys, 0, k);
+            for (int j = k - 1; left > 0; j = j == 0 ? k - 1 : j - 1) {
+                out[n - 1 - (int) (keys[j] & 0xFFFF_FFFFL)]++;
+                left--;
             }
         }
         return out;

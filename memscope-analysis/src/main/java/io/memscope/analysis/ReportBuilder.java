@@ -129,6 +129,7 @@ public final class ReportBuilder {
         double estCount;
         final LifetimeMedian lifetimes = new LifetimeMedian();
         final List<StackAcc> stacks = new ArrayList<>(2);
+        StackAcc lastStack;
         // native
         long nAllocated;
         long nAllocations;
@@ -157,6 +158,9 @@ public final class ReportBuilder {
         int[] buckets = new int[4];
         double[] bucketBytes = new double[4];
         int bucketCount;
+        /** The bucket being filled and its bytes, kept in fields: most allocations of a stack fall in it. */
+        int openBucket = -1;
+        double openBytes;
         // native
         long nOutstanding;
         long nBlocks;
@@ -171,6 +175,24 @@ public final class ReportBuilder {
         }
 
         void addToBucket(int b, double bytes) {
+            if (b == openBucket) {
+                openBytes += bytes;
+                return;
+            }
+            closeBucket();
+            openBucket = b;
+            openBytes = bytes;
+        }
+
+        /** Moves the open bucket's bytes into the arrays. */
+        void closeBucket() {
+            if (openBucket < 0) {
+                return;
+            }
+            int b = openBucket;
+            double bytes = openBytes;
+            openBucket = -1;
+            openBytes = 0;
             for (int i = bucketCount - 1; i >= 0 && i >= bucketCount - 4; i--) {
                 if (buckets[i] == b) {
                     bucketBytes[i] += bytes;
@@ -216,6 +238,8 @@ public final class ReportBuilder {
         final SampleTable samples = new SampleTable();
         final StackIndex stackIndex = new StackIndex();
         final Map<Integer, SiteAcc> sitesById = new HashMap<>();
+        /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
+        final SiteAcc[] smallIds = new SiteAcc[1 << 16];
         final List<SiteAcc> sites = new ArrayList<>();
         final List<StackAcc> stacks = new ArrayList<>();
         final Map<Long, NativeBlock> blocks = new HashMap<>();
@@ -340,7 +364,8 @@ public final class ReportBuilder {
         }
 
         SiteAcc site(int siteId) {
-            SiteAcc a = sitesById.get(siteId);
+            boolean small = siteId >= 0 && siteId < smallIds.length;
+            SiteAcc a = small ? smallIds[siteId] : sitesById.get(siteId);
             if (a == null) {
                 Site s = run.site(siteId);
                 if (s == null) {
@@ -358,6 +383,9 @@ public final class ReportBuilder {
                 }
                 heldSites.ensure(a.key);
                 sitesById.put(siteId, a);
+                if (small) {
+                    smallIds[siteId] = a;
+                }
                 sites.add(a);
                 if (inWindow) {
                     a.nPeak = 0;
@@ -367,6 +395,16 @@ public final class ReportBuilder {
         }
 
         StackAcc stack(long stackId, SiteAcc site) {
+            StackAcc last = site.lastStack;
+            if (last != null && last.stackId == stackId) {
+                return last;
+            }
+            StackAcc found = lookup(stackId, site);
+            site.lastStack = found;
+            return found;
+        }
+
+        private StackAcc lookup(long stackId, SiteAcc site) {
             int key = stackIndex.indexOf(stackId, site.site.id(), stacks.size());
             if (key == stacks.size()) {
                 StackAcc s = new StackAcc(key, stackId, site);
@@ -423,7 +461,7 @@ public final class ReportBuilder {
                 double wb = size / p;
                 double wc = 1 / p;
                 StackAcc stack = stack(stackId, site);
-                samples.put(address, site.key, stack.key, wb, wc, epoch);
+                samples.put(address, site.key, stack.key, epoch);
                 heldSites.allocated(site.key, wb, wc);
                 heldStacks.allocated(stack.key, wb, wc);
                 if (site.stackId == 0) {
@@ -449,8 +487,10 @@ public final class ReportBuilder {
                     return;
                 }
                 boolean old = samples.epoch(slot) < epoch;
-                double wb = samples.bytes(slot);
-                double wc = samples.count(slot);
+                // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
+                double p = probability(size);
+                double wb = size / p;
+                double wc = 1 / p;
                 heldSites.collected(samples.site(slot), wb, wc, old);
                 heldStacks.collected(samples.stack(slot), wb, wc, old);
                 long allocated = t - previousSize;
@@ -669,6 +709,9 @@ public final class ReportBuilder {
         }
 
         private Report report() {
+            for (StackAcc s : stacks) {
+                s.closeBucket();
+            }
             Map<Integer, SiteCount> counts = run.siteCounts();
             boolean exact = "exact".equals(run.metadata().get(MetadataKeys.MODE)) && !counts.isEmpty() && !restricted;
             if (exact) {
@@ -824,16 +867,22 @@ public final class ReportBuilder {
                 if (frames.isEmpty()) {
                     frames = List.of(s.site.site.frame());
                 }
-                double[] raw = new double[s.bucketCount];
-                int[] idx = new int[s.bucketCount];
-                Integer[] order = new Integer[s.bucketCount];
-                for (int i = 0; i < s.bucketCount; i++) {
-                    order[i] = i;
+                double[] raw = java.util.Arrays.copyOf(s.bucketBytes, s.bucketCount);
+                int[] idx = java.util.Arrays.copyOf(s.buckets, s.bucketCount);
+                boolean sorted = true;
+                for (int i = 1; i < idx.length && sorted; i++) {
+                    sorted = idx[i - 1] < idx[i];
                 }
-                java.util.Arrays.sort(order, Comparator.comparingInt(i -> s.buckets[i]));
-                for (int i = 0; i < s.bucketCount; i++) {
-                    idx[i] = s.buckets[order[i]];
-                    raw[i] = s.bucketBytes[order[i]];
+                if (!sorted) { // events put out of order by more than the reorder window: rare
+                    Integer[] order = new Integer[s.bucketCount];
+                    for (int i = 0; i < s.bucketCount; i++) {
+                        order[i] = i;
+                    }
+                    java.util.Arrays.sort(order, Comparator.comparingInt(i -> s.buckets[i]));
+                    for (int i = 0; i < s.bucketCount; i++) {
+                        idx[i] = s.buckets[order[i]];
+                        raw[i] = s.bucketBytes[order[i]];
+                    }
                 }
                 long[] values = Apportion.round(raw, f[0]);
                 if (raw.length == 0 && f[0] > 0) {

@@ -1,34 +1,26 @@
 package io.memscope.analysis;
 
 /**
- * The sampled heap objects not yet observed collected, by sample id: where each was allocated (site and stack keys),
- * what it weighs, and which collections had started before it was allocated. Open addressing with linear probing
- * and backward-shift deletion over primitive columns: no object per sample. Memory: about 80 bytes per live sample
- * (load factor at most 1/2); the live samples of a run are its heap size over the sampling interval, not its length.
+ * The sampled heap objects not yet observed collected, by sample id: where each was allocated (site and stack keys)
+ * and which collections had started before it was allocated. (Its weight is not kept: a DEALLOCATE carries the
+ * object's size, from which the weight is computed again.) Open addressing with linear probing and backward-shift
+ * deletion in one {@code long[]}, three longs per slot (id, site and stack keys, epoch + 1; 0 marks a free slot), so
+ * that a lookup touches one cache line: the replay's lookups are random (objects die in any order). Memory: at most
+ * 48 bytes per live sample (load factor at most 1/2); the live samples of a run are its heap size over the sampling
+ * interval, not its length.
  */
 final class SampleTable {
-    private long[] ids;
-    private int[] site;
-    private int[] stack;
-    private double[] bytes;
-    private double[] count;
-    private int[] epoch;
-    private boolean[] used;
-    private int size;
+    private static final int STRIDE = 3;
+    private long[] slots;
     private int mask;
+    private int size;
 
     SampleTable() {
         allocate(1024);
     }
 
     private void allocate(int capacity) {
-        ids = new long[capacity];
-        site = new int[capacity];
-        stack = new int[capacity];
-        bytes = new double[capacity];
-        count = new double[capacity];
-        epoch = new int[capacity];
-        used = new boolean[capacity];
+        slots = new long[capacity * STRIDE];
         mask = capacity - 1;
         size = 0;
     }
@@ -39,31 +31,30 @@ final class SampleTable {
     }
 
     /** Adds (or replaces) a sample. */
-    void put(long id, int siteKey, int stackKey, double weightBytes, double weightCount, int gcEpoch) {
-        if ((size + 1) * 2 > ids.length) {
+    void put(long id, int siteKey, int stackKey, int gcEpoch) {
+        if ((size + 1) * 2 > mask + 1) {
             grow();
         }
+        long[] s = slots;
         int i = hash(id) & mask;
-        while (used[i] && ids[i] != id) {
+        while (s[i * STRIDE + 2] != 0 && s[i * STRIDE] != id) {
             i = (i + 1) & mask;
         }
-        if (!used[i]) {
-            used[i] = true;
-            ids[i] = id;
+        int o = i * STRIDE;
+        if (s[o + 2] == 0) {
             size++;
         }
-        site[i] = siteKey;
-        stack[i] = stackKey;
-        bytes[i] = weightBytes;
-        count[i] = weightCount;
-        epoch[i] = gcEpoch;
+        s[o] = id;
+        s[o + 1] = ((long) siteKey << 32) | (stackKey & 0xFFFF_FFFFL);
+        s[o + 2] = gcEpoch + 1L;
     }
 
     /** @return the slot of {@code id}, or -1; valid until the next put or remove */
     int find(long id) {
+        long[] s = slots;
         int i = hash(id) & mask;
-        while (used[i]) {
-            if (ids[i] == id) {
+        while (s[i * STRIDE + 2] != 0) {
+            if (s[i * STRIDE] == id) {
                 return i;
             }
             i = (i + 1) & mask;
@@ -72,51 +63,34 @@ final class SampleTable {
     }
 
     int site(int slot) {
-        return site[slot];
+        return (int) (slots[slot * STRIDE + 1] >>> 32);
     }
 
     int stack(int slot) {
-        return stack[slot];
-    }
-
-    double bytes(int slot) {
-        return bytes[slot];
-    }
-
-    double count(int slot) {
-        return count[slot];
+        return (int) slots[slot * STRIDE + 1];
     }
 
     int epoch(int slot) {
-        return epoch[slot];
+        return (int) (slots[slot * STRIDE + 2] - 1);
     }
 
     /** Removes the entry in {@code slot} (from {@link #find}), shifting back the entries of its probe run. */
     void remove(int slot) {
+        long[] s = slots;
         int hole = slot;
-        used[hole] = false;
+        s[hole * STRIDE + 2] = 0;
         size--;
         int i = (hole + 1) & mask;
-        while (used[i]) {
-            int home = hash(ids[i]) & mask;
-            // move i into the hole if its home is not in (hole, i] (cyclically)
+        while (s[i * STRIDE + 2] != 0) {
+            int home = hash(s[i * STRIDE]) & mask;
+            // move i into the hole unless its home lies cyclically in (hole, i]
             if (((i - home) & mask) >= ((i - hole) & mask)) {
-                move(i, hole);
-                used[i] = false;
+                System.arraycopy(s, i * STRIDE, s, hole * STRIDE, STRIDE);
+                s[i * STRIDE + 2] = 0;
                 hole = i;
             }
             i = (i + 1) & mask;
         }
-    }
-
-    private void move(int from, int to) {
-        used[to] = true;
-        ids[to] = ids[from];
-        site[to] = site[from];
-        stack[to] = stack[from];
-        bytes[to] = bytes[from];
-        count[to] = count[from];
-        epoch[to] = epoch[from];
     }
 
     int size() {
@@ -124,23 +98,17 @@ final class SampleTable {
     }
 
     private void grow() {
-        long[] oIds = ids;
-        int[] oSite = site;
-        int[] oStack = stack;
-        double[] oBytes = bytes;
-        double[] oCount = count;
-        int[] oEpoch = epoch;
-        boolean[] oUsed = used;
-        allocate(ids.length * 2);
-        for (int i = 0; i < oIds.length; i++) {
-            if (oUsed[i]) {
-                put(oIds[i], oSite[i], oStack[i], oBytes[i], oCount[i], oEpoch[i]);
+        long[] old = slots;
+        allocate((mask + 1) * 2);
+        for (int o = 0; o < old.length; o += STRIDE) {
+            if (old[o + 2] != 0) {
+                put(old[o], (int) (old[o + 1] >>> 32), (int) old[o + 1], (int) (old[o + 2] - 1));
             }
         }
     }
 
     @Override
     public String toString() {
-        return "SampleTable[" + size + " of " + ids.length + "]";
+        return "SampleTable[" + size + " of " + (mask + 1) + "]";
     }
 }
