@@ -99,17 +99,44 @@ public final class ReportBuilder {
     /** First and last heap ALLOCATE per site id (optionally inside a time range): the sites' allocation windows. */
     static final class AllocationWindows implements EventSink {
         final Map<Integer, long[]> bySite = new HashMap<>();
+        /** The windows of the usual small, dense site ids (the agent's), without boxing per event. */
+        private long[] small = new long[0];
         long from = Long.MIN_VALUE;
         long to = Long.MAX_VALUE;
 
         @Override
         public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
                            int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
-            if (type == MemoryEventType.ALLOCATE && t >= from && t <= to) {
-                long[] w = bySite.computeIfAbsent(siteId, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
-                w[0] = Math.min(w[0], t);
-                w[1] = Math.max(w[1], t);
+            if (type != MemoryEventType.ALLOCATE || t < from || t > to) {
+                return;
             }
+            if (siteId >= 0 && siteId < 1 << 16) {
+                int i = siteId * 2;
+                if (i >= small.length) {
+                    int n = Math.max(i + 2, small.length * 2);
+                    int old = small.length;
+                    small = java.util.Arrays.copyOf(small, n);
+                    for (int j = old; j < n; j += 2) {
+                        small[j] = Long.MAX_VALUE;
+                        small[j + 1] = Long.MIN_VALUE;
+                    }
+                }
+                small[i] = Math.min(small[i], t);
+                small[i + 1] = Math.max(small[i + 1], t);
+                return;
+            }
+            long[] w = bySite.computeIfAbsent(siteId, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+            w[0] = Math.min(w[0], t);
+            w[1] = Math.max(w[1], t);
+        }
+
+        /** @return {first, last} allocation of the site, or null if it allocated nothing (in the range) */
+        long[] window(int siteId) {
+            if (siteId >= 0 && siteId < 1 << 16) {
+                int i = siteId * 2;
+                return i < small.length && small[i] != Long.MAX_VALUE ? new long[] {small[i], small[i + 1]} : null;
+            }
+            return bySite.get(siteId);
         }
     }
 
@@ -372,7 +399,7 @@ public final class ReportBuilder {
                     s = new Site(siteId, "unknown", "site" + siteId, null, 0, null);
                 }
                 a = new SiteAcc(sites.size(), s, s.typeName());
-                long[] w = windows.bySite.get(siteId);
+                long[] w = windows.window(siteId);
                 if (w != null) {
                     a.firstAlloc = w[0];
                     a.lastAlloc = w[1];
