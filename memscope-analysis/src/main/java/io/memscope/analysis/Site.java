@@ -10,13 +10,15 @@ package io.memscope.analysis;
  * @param file      source file name from the class file's SourceFile attribute, or null when absent
  * @param line      source line from the LineNumberTable, or 0 when unknown
  * @param type      allocated type as the JVM names it in Java syntax ({@code byte[]}, {@code java.lang.String});
- *                  native sites use {@value #NATIVE_DIRECT} or {@value #NATIVE_UNSAFE}
+ *                  native sites use {@value #NATIVE_DIRECT}, {@value #NATIVE_ARENA} or {@value #NATIVE_UNSAFE}
  */
 public record Site(int id, String className, String method, String file, int line, String type) {
     /** Type of native sites whose memory backs a direct {@code ByteBuffer}. */
     public static final String NATIVE_DIRECT = "native:direct-buffer";
-    /** Type of native sites that called {@code Unsafe.allocateMemory} (or an FFM arena) themselves. */
+    /** Type of native sites that called {@code Unsafe.allocateMemory} themselves. */
     public static final String NATIVE_UNSAFE = "native:unsafe";
+    /** Type of native sites whose memory is an FFM arena's segment ({@code Arena.allocate}, memscope-ffm). */
+    public static final String NATIVE_ARENA = "native:arena";
 
     /** @return true when this site allocates native (off-heap) memory */
     public boolean isNative() {

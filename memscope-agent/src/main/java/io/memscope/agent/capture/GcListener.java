@@ -31,6 +31,10 @@ final class GcListener implements NotificationListener {
     private final long startNanos;
     private final long jvmStartEpochMs;
     private final long startEpochMs;
+    /** Collections recorded so far, published after the record (read by the background thread and JMX). */
+    private volatile long count;
+    /** Start of the most recent collection, on the capture's nanoTime clock. */
+    private volatile long lastStartNanos;
 
     GcListener(long startNanos, long startEpochMs) {
         this.startNanos = startNanos;
@@ -84,6 +88,8 @@ final class GcListener implements NotificationListener {
                     committed(gi.getMemoryUsageAfterGc()));
             synchronized (records) {
                 records.add(r);
+                lastStartNanos = Math.max(lastStartNanos, start);
+                count = records.size();
             }
         } catch (Throwable t) {
             Failures.report("agent.gc", t);
@@ -112,6 +118,25 @@ final class GcListener implements NotificationListener {
             }
         }
         return sum;
+    }
+
+    /** @return collections recorded so far */
+    long count() {
+        return count;
+    }
+
+    /** @return start of the latest collection recorded ({@link System#nanoTime()}), 0 before the first */
+    long lastStartNanos() {
+        return lastStartNanos;
+    }
+
+    /** @return the records after the first {@code from} ones, at most {@code max} */
+    List<GcRecord> since(long from, int max) {
+        synchronized (records) {
+            int a = (int) Math.max(0, Math.min(from, records.size()));
+            int b = (int) Math.min(records.size(), (long) a + Math.max(0, max));
+            return new ArrayList<>(records.subList(a, b));
+        }
     }
 
     List<GcRecord> records() {
