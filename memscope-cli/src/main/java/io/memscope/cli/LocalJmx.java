@@ -24,12 +24,41 @@ final class LocalJmx {
     private LocalJmx() {
     }
 
+    /** An open connection to a JVM's MBean server; closing it closes the JMX connector (if any). */
+    static final class Connection implements AutoCloseable {
+        final MBeanServerConnection server;
+        private final JMXConnector connector;
+
+        private Connection(MBeanServerConnection server, JMXConnector connector) {
+            this.server = server;
+            this.connector = connector;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (connector != null) {
+                connector.close();
+            }
+        }
+    }
+
     /**
      * Connects to the JVM {@code pid} and runs {@code reader} over its MBean server.
      *
      * @throws MemscopeException (configuration) for a bad or dead pid, (system) when the JVM cannot be attached
      */
     static <T> T read(String pid, Reader<T> reader) throws Exception {
+        try (Connection c = connect(pid)) {
+            return reader.read(c.server);
+        }
+    }
+
+    /**
+     * Connects to the JVM {@code pid} (kept open until closed, for repeated reads).
+     *
+     * @throws MemscopeException (configuration) for a bad or dead pid, (system) when the JVM cannot be attached
+     */
+    static Connection connect(String pid) throws Exception {
         long id;
         try {
             id = Long.parseLong(pid);
@@ -37,15 +66,13 @@ final class LocalJmx {
             throw MemscopeException.configuration("'" + pid + "' is not a process id");
         }
         if (id == ProcessHandle.current().pid()) {
-            return reader.read(ManagementFactory.getPlatformMBeanServer());
+            return new Connection(ManagementFactory.getPlatformMBeanServer(), null);
         }
         if (ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false) == Boolean.FALSE) {
             throw MemscopeException.configuration("no process with pid " + pid);
         }
-        String address = address(pid);
-        try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
-            return reader.read(connector.getMBeanServerConnection());
-        }
+        JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address(pid)));
+        return new Connection(connector.getMBeanServerConnection(), connector);
     }
 
     private static String address(String pid) {
