@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.memscope.accounting.MemoryAccounting;
 import io.memscope.cli.Main;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +20,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import memscope.ffmfixtures.FfmAttachFixture;
 import memscope.ffmfixtures.FfmLeakFixture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * instrument's figures match the report's.
  */
 class TrackingArenaUnderAgentTest {
-    private static final String FIXTURE = "memscope/ffmfixtures/FfmLeakFixture.java";
     private static final String CLASS = FfmLeakFixture.class.getName();
 
     @TempDir
@@ -39,6 +42,8 @@ class TrackingArenaUnderAgentTest {
 
     @BeforeAll
     static void runTheFixtureUnderTheAgent() throws Exception {
+        // The build's toolchain JDK (25) runs this test; its java runs the fixture.
+        assertThat(Runtime.version().feature()).isGreaterThanOrEqualTo(25);
         Path accountingFile = out.resolve("accounting.properties");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         int exit = Main.execute("run", "--out", out.resolve("run").toString(), "--", java, "-cp", classPath(),
@@ -70,10 +75,15 @@ class TrackingArenaUnderAgentTest {
     }
 
     private static String site(String marker) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("src/test/java", FIXTURE));
+        return site(FfmLeakFixture.class, marker);
+    }
+
+    private static String site(Class<?> fixture, String marker) throws IOException {
+        String file = fixture.getSimpleName() + ".java";
+        List<String> lines = Files.readAllLines(Path.of("src/test/java", "memscope/ffmfixtures", file));
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains("// " + marker)) {
-                return CLASS + ".main(FfmLeakFixture.java:" + (i + 1) + ")";
+                return fixture.getName() + ".main(" + file + ":" + (i + 1) + ")";
             }
         }
         throw new AssertionError(marker);
@@ -141,5 +151,49 @@ class TrackingArenaUnderAgentTest {
         // the leaked arena at the end), at most the sum of its owners' own HIGHs (the main thread's 220 000 and the
         // helper thread's 64 000, whose unused capacity stays with it after it ended).
         assertThat(accounting.get("highBytes")).isBetween(220_000L, 284_000L);
+    }
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void attachedLaterAnArenaOfBeforeClosesWithoutAnomalyAndANewOneIsSeen(@TempDir Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        Path stop = dir.resolve("stop");
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(javaBin, "-cp", classPath(), FfmAttachFixture.class.getName(),
+                go.toString(), stop.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            assertThat(lines.readLine()).isEqualTo("ready");
+            String pid = Long.toString(p.pid());
+            Path attached = dir.resolve("attached");
+            assertThat(Main.execute("attach", pid, "--out", attached.toString())).isZero();
+            Files.createFile(go);
+            assertThat(lines.readLine()).isEqualTo("done");
+            assertThat(Main.execute("detach", pid)).isZero();
+            Path json = attached.resolve(pid).resolve("report.json");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.isRegularFile(json) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            JsonNode r = new ObjectMapper().readTree(json.toFile());
+            JsonNode leak = null;
+            String after = site(FfmAttachFixture.class, "AFTER-ATTACH");
+            for (JsonNode l : r.path("native").path("leaks")) {
+                if (after.equals(l.path("site").asText())) {
+                    leak = l;
+                }
+            }
+            assertThat(leak).as("%s", r.path("native")).isNotNull();
+            assertThat(leak.path("type").asText()).isEqualTo("native:arena");
+            assertThat(leak.path("bytes").asLong()).isEqualTo(30_000);
+            // The arena of before the attach freed a block the agent never saw allocated: the JDK's own memory,
+            // counted, not an anomaly of the application.
+            assertThat(r.path("native").path("anomalies")).isEmpty();
+            assertThat(r.path("metadata").path("nativeUnknownFreesByJdk").asText()).isNotEqualTo("0");
+            Files.createFile(stop);
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
     }
 }
