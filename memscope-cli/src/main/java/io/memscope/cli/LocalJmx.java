@@ -34,10 +34,29 @@ final class LocalJmx {
             this.connector = connector;
         }
 
+        /**
+         * Closes the connector, waiting at most 2 s: closing makes a remote call, which a frozen or dying JVM may
+         * never answer, and a command (q in {@code memscope top}) must not hang on it. The JVM exit closes the
+         * socket anyway.
+         */
         @Override
-        public void close() throws IOException {
-            if (connector != null) {
-                connector.close();
+        public void close() {
+            if (connector == null) {
+                return;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    connector.close();
+                } catch (IOException | RuntimeException ignored) {
+                    // best effort: the connection goes with this process
+                }
+            }, "memscope-jmx-close");
+            t.setDaemon(true);
+            t.start();
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

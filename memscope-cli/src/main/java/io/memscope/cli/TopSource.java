@@ -75,6 +75,9 @@ final class TopSource {
             }
         }
         long gcCount = num(a, "GcCount");
+        if (gcCount < lastGcCount) {
+            lastGcCount = -1; // a new capture (attached again): its GCs count from 0
+        }
         long window = 0;
         int pauses = 0;
         int cycles = 0;

@@ -111,7 +111,7 @@ class TopCommandTest {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aRealTerminalShowsTheScreenAndFollowsKeys() throws Exception {
-        Tmux tmux = Tmux.start("ms-top-" + ProcessHandle.current().pid(), 160, 40, List.of(Jvms.current(), "-cp",
+        Tmux tmux = Tmux.start(out.resolve("tmux.sock"), 160, 40, List.of(Jvms.current(), "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "top", pid));
         try {
             String screen = tmux.await(s -> s.contains("*held") && s.contains(growing) && s.contains("[running]"));
@@ -142,15 +142,20 @@ class TopCommandTest {
         }
     }
 
-    /** A tmux session running one command in a detached terminal of a fixed size, its screen read back. */
+    /**
+     * A tmux server of its own (a private socket: nothing shared with other tmux users of the machine, and an
+     * environment that is this test's) running one command in a detached terminal of a fixed size, its screen read
+     * back.
+     */
     static final class Tmux {
-        private final String session;
+        private static final String SESSION = "top";
+        private final String socket;
 
-        private Tmux(String session) {
-            this.session = session;
+        private Tmux(String socket) {
+            this.socket = socket;
         }
 
-        static Tmux start(String session, int width, int height, List<String> command) throws Exception {
+        static Tmux start(Path socket, int width, int height, List<String> command) throws Exception {
             try {
                 run("tmux", "-V");
             } catch (IOException e) {
@@ -160,18 +165,28 @@ class TopCommandTest {
             for (String part : command) {
                 cmd.append('\'').append(part.replace("'", "'\\''")).append("' ");
             }
-            run("tmux", "new-session", "-d", "-s", session, "-x", Integer.toString(width), "-y",
-                    Integer.toString(height), "bash", "-c", "exec " + cmd);
-            run("tmux", "set-option", "-t", session, "remain-on-exit", "on");
-            return new Tmux(session);
+            Tmux t = new Tmux(socket.toString());
+            t.tmux("new-session", "-d", "-s", SESSION, "-x", Integer.toString(width), "-y", Integer.toString(height),
+                    "bash", "-c", "exec " + cmd);
+            t.tmux("set-option", "-t", SESSION, "remain-on-exit", "on");
+            return t;
+        }
+
+        private String tmux(String... args) throws Exception {
+            String[] cmd = new String[args.length + 3];
+            cmd[0] = "tmux";
+            cmd[1] = "-S";
+            cmd[2] = socket;
+            System.arraycopy(args, 0, cmd, 3, args.length);
+            return run(cmd);
         }
 
         String screen() throws Exception {
-            return run("tmux", "capture-pane", "-p", "-t", session);
+            return tmux("capture-pane", "-p", "-t", SESSION);
         }
 
         void keys(String keys) throws Exception {
-            run("tmux", "send-keys", "-t", session, keys);
+            tmux("send-keys", "-t", SESSION, keys);
         }
 
         /** Waits until the screen satisfies the condition (the JVM starts and attaches: seconds under load). */
@@ -192,20 +207,28 @@ class TopCommandTest {
         int awaitExit() throws Exception {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (true) {
-                String dead = run("tmux", "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}")
-                        .trim();
+                String dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead} #{pane_dead_status}").trim();
                 if (dead.startsWith("1 ")) {
                     return Integer.parseInt(dead.substring(2).trim());
                 }
                 if (System.nanoTime() > end) {
-                    throw new AssertionError("still running: " + screen());
+                    String pid = tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").trim();
+                    String threads;
+                    try {
+                        threads = run(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), pid,
+                                "Thread.print");
+                    } catch (IOException e) {
+                        threads = e.toString();
+                    }
+                    throw new AssertionError("still running after q; screen:\n" + screen() + "\nthreads:\n" + threads);
                 }
                 Thread.sleep(100);
             }
         }
 
+        /** Ends the command, the session and this test's tmux server. */
         void kill() throws Exception {
-            new ProcessBuilder("tmux", "kill-session", "-t", session).start().waitFor();
+            new ProcessBuilder("tmux", "-S", socket, "kill-server").start().waitFor();
         }
 
         private static String run(String... cmd) throws IOException, InterruptedException {
