@@ -37,8 +37,8 @@ final class StackTable {
 
         /** @return the type of a native block allocated with this stack */
         String nativeType() {
-            return directBuffer ? io.memscope.analysis.Site.NATIVE_DIRECT
-                    : arena ? io.memscope.analysis.Site.NATIVE_ARENA : io.memscope.analysis.Site.NATIVE_UNSAFE;
+            return directBuffer ? io.memscope.recording.Site.NATIVE_DIRECT
+                    : arena ? io.memscope.recording.Site.NATIVE_ARENA : io.memscope.recording.Site.NATIVE_UNSAFE;
         }
     }
 
@@ -110,7 +110,7 @@ final class StackTable {
             List<String> text = new ArrayList<>(end - first);
             for (int i = first; i < end; i++) {
                 StackWalker.StackFrame f = frames.get(i);
-                text.add(io.memscope.analysis.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
@@ -192,7 +192,7 @@ final class StackTable {
             List<String> text = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 StackWalker.StackFrame f = frames.get(i);
-                text.add(io.memscope.analysis.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
@@ -387,7 +387,7 @@ final class StackTable {
             List<String> text = new ArrayList<>(keep);
             for (int i = 0; i < keep; i++) {
                 Method m = methods.get(i);
-                text.add(io.memscope.analysis.Site.frame(m.className, m.name, m.file, lines.get(i)));
+                text.add(io.memscope.recording.Site.frame(m.className, m.name, m.file, lines.get(i)));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
