@@ -11,8 +11,8 @@ import java.lang.invoke.MethodType;
  * <p>The agent's own classes are relocated inside its jar and loaded next to the application, so they cannot be
  * named here. What every class can reach is {@code java.lang.MemscopeHooks}, which the agent defines inside
  * {@code java.base} at start-up: its public static methods forward to the agent's capture. This class looks it up at
- * run time (once a second at most while it is absent, so that an agent attached later is found) and calls two of its
- * methods around each allocation: {@code nativeArenaEnter()} and {@code nativeArenaExit()}. In between, the agent
+ * run time, when a tracking arena is made (once a second at most while it is absent, so that an agent attached later is
+ * found by the arenas made after it) and calls two of its methods around each allocation: {@code nativeArenaEnter()} and {@code nativeArenaExit()}. In between, the agent
  * records the native blocks the wrapped arena allocates on this thread (it sees them through its
  * {@code Unsafe.allocateMemory} hook) as {@code native:arena} memory of the code that called the tracking arena.
  * Nothing else is reported to the agent: it already sees the real block, its address and size, and its free when
@@ -77,8 +77,11 @@ final class AgentBridge {
         }
     }
 
-    /** Marks this thread's native allocations as the arena's; @return false when the call failed (no mark) */
+    /** Marks this thread's native allocations as the arena's; @return false when it failed now or before (no mark) */
     boolean enter() {
+        if (broken) {
+            return false;
+        }
         try {
             enter.invokeExact();
             return true;

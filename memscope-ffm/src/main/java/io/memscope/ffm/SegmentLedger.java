@@ -15,8 +15,8 @@ import java.util.Arrays;
  * for an array store.
  */
 final class SegmentLedger {
-    private long[] sizes = new long[8];
-    private Owner[] owners = new Owner[8];
+    private long[] sizes = new long[4];
+    private Owner[] owners = new Owner[4];
     private int count;
     private long bytes;
     private boolean closed;

@@ -33,6 +33,8 @@ import java.util.Objects;
  * block is an arena segment made for its caller ({@link AgentBridge}): the block is then recorded once, typed
  * {@code native:arena}, with the caller's line as its site and a stack that starts at the caller (no JDK arena or
  * memscope frames). An arena never closed is therefore a native leak in the report, per call site, with its stack.
+ * The agent is looked up when the arena is made: the segments of an arena made before {@code memscope attach} are
+ * still recorded (the agent sees every block), typed by their stack, which then starts in the JDK's arena code.
  * The recorded size is what the JDK allocated for the segment: its byte size rounded up to a multiple of 8
  * (JDK 22 to 25), plus {@code alignment - 16} bytes for alignments above 16; the accounting counts the byte size
  * itself. Memory the wrapped arena hands out without allocating (an arena slicing memory it already holds) is not
@@ -57,11 +59,14 @@ public final class TrackingArena implements Arena {
     private final Instrument instrument;
     private final MemoryAccounting accounting;
     private final SegmentLedger ledger = new SegmentLedger();
+    /** The agent, when one runs (looked up when the arena is made, at most once a second while absent), or null. */
+    private final AgentBridge bridge;
 
     private TrackingArena(Arena arena, Instrument instrument) {
         this.arena = Objects.requireNonNull(arena, "arena");
         this.instrument = Objects.requireNonNull(instrument, "instrument");
         this.accounting = instrument.accounting();
+        this.bridge = AgentBridge.current();
     }
 
     /** @return a tracking {@link Arena#ofConfined() confined arena}, accounted to {@value #DEFAULT_INSTRUMENT} */
@@ -112,7 +117,7 @@ public final class TrackingArena implements Arena {
      */
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
-        AgentBridge bridge = AgentBridge.current();
+        AgentBridge bridge = this.bridge;
         boolean marked = bridge != null && bridge.enter();
         MemorySegment segment;
         try {
