@@ -81,13 +81,10 @@ public final class TopCommand implements Callable<Integer> {
             TopFrame f;
             try {
                 f = source.next(sort, rows);
-            } catch (Exception e) {
-                if (ended(pid)) {
-                    out.println("memscope top: JVM " + pid + " ended");
-                    out.flush();
-                    return 0;
-                }
-                throw e;
+            } catch (TopSource.Ended e) {
+                out.println("memscope top: " + e.getMessage());
+                out.flush();
+                return 0;
             }
             if (i > 0) {
                 out.println();
@@ -99,28 +96,6 @@ public final class TopCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
-    }
-
-    /**
-     * @return whether the process is gone or going (a failed read then means it ended, not an error): waits up to
-     *         10 s for it to exit, since a JVM under the agent closes its JMX connections before its shutdown hooks
-     *         (the agent's report) are done
-     */
-    static boolean ended(String pid) {
-        try {
-            java.util.Optional<ProcessHandle> p = ProcessHandle.of(Long.parseLong(pid));
-            if (p.isEmpty() || !p.get().isAlive()) {
-                return true;
-            }
-            p.get().onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
-            return true;
-        } catch (NumberFormatException | java.util.concurrent.ExecutionException
-                 | java.util.concurrent.TimeoutException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     /**

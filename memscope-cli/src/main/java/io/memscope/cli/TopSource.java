@@ -51,8 +51,59 @@ final class TopSource {
         }
     }
 
-    /** @return the next frame, with {@code rows} sites ordered by {@code sort} */
+    /** The JVM ended (or is ending) while {@code top} read it. */
+    static final class Ended extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Ended(String pid) {
+            super("JVM " + pid + " ended", null, false, false);
+        }
+    }
+
+    /**
+     * @return the next frame, with {@code rows} sites ordered by {@code sort}
+     * @throws Ended when the JVM ended or is ending (its agent unregisters the MXBean at exit, then the connection goes)
+     * @throws MemscopeException (configuration) when the agent's capture has ended (detach, {@code duration}) while the
+     *         JVM runs on
+     */
     TopFrame next(TopSort sort, int rows) throws Exception {
+        try {
+            return read(sort, rows);
+        } catch (javax.management.InstanceNotFoundException gone) {
+            if (ended(pid, 5_000)) {
+                throw new Ended(pid);
+            }
+            throw MemscopeException.configuration("the memscope agent in JVM " + pid + " stopped capturing (detached, "
+                    + "or its duration ended)");
+        } catch (MemscopeException e) {
+            throw e;
+        } catch (Exception e) {
+            if (ended(pid, 10_000)) {
+                throw new Ended(pid);
+            }
+            throw e;
+        }
+    }
+
+    /** @return whether the process is gone, or goes within {@code millis} */
+    static boolean ended(String pid, long millis) {
+        try {
+            java.util.Optional<ProcessHandle> p = ProcessHandle.of(Long.parseLong(pid));
+            if (p.isEmpty() || !p.get().isAlive()) {
+                return true;
+            }
+            p.get().onExit().get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+            return true;
+        } catch (NumberFormatException | java.util.concurrent.ExecutionException
+                 | java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private TopFrame read(TopSort sort, int rows) throws Exception {
         Map<String, Object> a = new LinkedHashMap<>();
         for (Attribute at : server.getAttributes(agent, AGENT_ATTRIBUTES).asList()) {
             a.put(at.getName(), at.getValue());

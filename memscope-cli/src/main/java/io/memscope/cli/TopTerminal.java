@@ -89,11 +89,8 @@ final class TopTerminal {
                 int rows = fixedRows > 0 ? fixedRows : Math.max(1, height - TopScreen.HEADER_LINES);
                 try {
                     frame = source.next(sort, rows);
-                } catch (Exception e) {
-                    if (TopCommand.ended(pid)) {
-                        return "memscope top: JVM " + pid + " ended";
-                    }
-                    throw e;
+                } catch (TopSource.Ended e) {
+                    return "memscope top: " + e.getMessage();
                 }
                 refreshes++;
                 due = System.currentTimeMillis() + periodMillis;

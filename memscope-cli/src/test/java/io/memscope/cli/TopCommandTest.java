@@ -109,6 +109,45 @@ class TopCommandTest {
     }
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void itStopsWhenTheJvmEndsOrTheCaptureStops() throws Exception {
+        // A JVM that ends after 4 s: top says so and exits 0.
+        Process shortLived = new ProcessBuilder(Jvms.current(), "-Xmx128m",
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,out=" + out.resolve("short"),
+                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "4")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader r = new BufferedReader(new InputStreamReader(shortLived.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(r.readLine()).isEqualTo("churning");
+            CliRun res = CliRun.run("top", Long.toString(shortLived.pid()), "-d", "0.5", "--top", "2");
+            assertThat(res.exit).as(res.err).isZero();
+            assertThat(res.out).contains("memscope top  pid " + shortLived.pid())
+                    .endsWith("memscope top: JVM " + shortLived.pid() + " ended\n");
+        } finally {
+            shortLived.destroyForcibly();
+        }
+        // A capture that stops after 3 s while the JVM runs on: a clear error, not a hang or a stack trace.
+        Process detached = new ProcessBuilder(Jvms.current(), "-Xmx128m",
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,duration=3,out="
+                        + out.resolve("detached"),
+                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "60")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader r = new BufferedReader(new InputStreamReader(detached.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(r.readLine()).isEqualTo("churning");
+            CliRun res = CliRun.run("top", Long.toString(detached.pid()), "-d", "0.5", "--top", "2");
+            assertThat(res.exit).isEqualTo(1);
+            assertThat(res.err).contains("stopped capturing");
+            assertThat(detached.isAlive()).isTrue();
+        } finally {
+            detached.destroyForcibly();
+            detached.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aRealTerminalShowsTheScreenAndFollowsKeys() throws Exception {
         Tmux tmux = Tmux.start(out.resolve("tmux.sock"), 160, 40, List.of(Jvms.current(), "-cp",
