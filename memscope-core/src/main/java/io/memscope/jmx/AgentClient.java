@@ -82,20 +82,41 @@ public final class AgentClient {
         return longAttribute("Failures");
     }
 
+    /** What {@link #topSites} orders by. */
+    public enum SiteOrder {
+        /** Bytes of sampled objects not yet seen collected (garbage counts until a GC frees it). */
+        LIVE("topSitesByLiveBytes"),
+        /** Bytes reachable at the last GC the agent processed. */
+        HELD("topSitesByHeldBytes"),
+        /** Bytes allocated since the capture started. */
+        ALLOCATED("topSitesByAllocatedBytes");
+
+        final String operation;
+
+        SiteOrder(String operation) {
+            this.operation = operation;
+        }
+    }
+
+    /** @return the agent's estimated heap bytes reachable at the last GC it processed (see docs/agent.md) */
+    public long heldBytes() {
+        return longAttribute("HeldBytes");
+    }
+
     /**
      * @param n     sites at most
-     * @param byLive order by live (not yet collected) bytes instead of allocated bytes
+     * @param order what to order by (sites with nothing in that figure are left out)
      * @return the agent's top sites, largest first; bytes and objects are estimates
      */
-    public List<SiteUsage> topSites(int n, boolean byLive) {
-        Object rows = invoke(byLive ? "topSitesByLiveBytes" : "topSitesByAllocatedBytes", new Object[] {n},
-                new String[] {"int"});
+    public List<SiteUsage> topSites(int n, SiteOrder order) {
+        Object rows = invoke(order.operation, new Object[] {n}, new String[] {"int"});
         List<SiteUsage> out = new ArrayList<>();
         if (rows instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) rows) {
+                long held = c.getCompositeType().containsKey("heldBytes") ? (Long) c.get("heldBytes") : 0;
                 out.add(new SiteUsage((String) c.get("site"), (String) c.get("type"), (Long) c.get("liveBytes"),
-                        (Long) c.get("liveObjects"), (Long) c.get("allocatedBytes"), (Long) c.get("allocatedObjects"),
-                        (Long) c.get("samples")));
+                        held, (Long) c.get("liveObjects"), (Long) c.get("allocatedBytes"),
+                        (Long) c.get("allocatedObjects"), (Long) c.get("samples")));
             }
         }
         return out;
@@ -207,13 +228,14 @@ public final class AgentClient {
      * @param site             {@code pkg.Class.method(File.java:LINE)}
      * @param type             the allocated type
      * @param liveBytes        bytes of this site's sampled objects not yet seen collected
-     * @param liveObjects      objects of that kind
+     * @param heldBytes        bytes of this site's sampled objects reachable at the last GC the agent processed
+     * @param liveObjects      objects not yet seen collected
      * @param allocatedBytes   bytes allocated at this site since the capture started
      * @param allocatedObjects objects allocated there
      * @param samples          samples taken there
      */
-    public record SiteUsage(String site, String type, long liveBytes, long liveObjects, long allocatedBytes,
-                            long allocatedObjects, long samples) {
+    public record SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
+                            long allocatedBytes, long allocatedObjects, long samples) {
     }
 
     /**

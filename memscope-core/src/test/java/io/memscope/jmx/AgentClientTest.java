@@ -100,7 +100,7 @@ class AgentClientTest {
         assertThat(c.isRunning()).isFalse();
         assertThat(c.liveBytes()).isZero();
         assertThat(c.heldSince(0, 1, new long[0], 0, 10)).isEmpty();
-        assertThat(c.topSites(10, true)).isEmpty();
+        assertThat(c.topSites(10, AgentClient.SiteOrder.LIVE)).isEmpty();
     }
 
     @Test
@@ -125,7 +125,7 @@ class AgentClientTest {
         AgentClient c = AgentClient.platform();
         assertThatThrownBy(c::droppedSamples).isInstanceOf(AgentClient.AgentUnavailableException.class)
                 .hasMessageContaining("no attribute DroppedSamples").hasMessageContaining("older version");
-        assertThatThrownBy(() -> c.topSites(3, false)).isInstanceOf(AgentClient.AgentUnavailableException.class)
+        assertThatThrownBy(() -> c.topSites(3, AgentClient.SiteOrder.ALLOCATED)).isInstanceOf(AgentClient.AgentUnavailableException.class)
                 .hasMessageContaining("cannot run topSitesByAllocatedBytes");
     }
 }

@@ -21,7 +21,7 @@ import java.util.Map;
  * @param byHost      "instrument\0host" to its HOST row
  * @param budgets     "kind\0target" to the budget
  * @param agent       the agent's totals, or null without an agent
- * @param topSites    the agent's top sites by live bytes ({@code site\0type} to the site's figures)
+ * @param topSites    the agent's top sites by held bytes ({@code site\0type} to the site's figures)
  * @param takenNanos  when it was taken
  */
 record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow> byUser,
@@ -29,8 +29,8 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
                           Map<String, AgentClient.SiteUsage> topSites, long takenNanos) {
 
     /** The agent's totals at the snapshot. */
-    record AgentTotals(long liveBytes, long allocatedBytes, long nativeOutstandingBytes, long droppedSamples,
-                       long failures) {
+    record AgentTotals(long liveBytes, long heldBytes, long allocatedBytes, long nativeOutstandingBytes,
+                       long droppedSamples, long failures) {
     }
 
     static final AccountingSnapshot EMPTY = new AccountingSnapshot(Map.of(), Map.of(), Map.of(), Map.of(), null,
@@ -58,10 +58,10 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
         AgentTotals totals = null;
         Map<String, AgentClient.SiteUsage> sites = new LinkedHashMap<>();
         if (agent != null && agent.isPresent()) {
-            totals = new AgentTotals(agent.liveBytes(), agent.allocatedBytes(), agent.nativeOutstandingBytes(),
-                    agent.droppedSamples(), agent.failures());
+            totals = new AgentTotals(agent.liveBytes(), agent.heldBytes(), agent.allocatedBytes(),
+                    agent.nativeOutstandingBytes(), agent.droppedSamples(), agent.failures());
             if (topSites > 0) {
-                List<AgentClient.SiteUsage> top = agent.topSites(topSites, true);
+                List<AgentClient.SiteUsage> top = agent.topSites(topSites, AgentClient.SiteOrder.HELD);
                 for (AgentClient.SiteUsage u : top) {
                     sites.put(key(u.site(), u.type()), u);
                 }

@@ -52,10 +52,12 @@ import java.util.function.ToDoubleFunction;
  *       bytes went over the limit; {@code tryAlloc} calls refused</td></tr>
  *   <tr><td>{@code memscope.agent.heap.live} (gauge, bytes)</td><td></td><td>with the agent: estimated heap bytes of
  *       sampled objects not yet seen collected (garbage counts until the GC that frees it)</td></tr>
+ *   <tr><td>{@code memscope.agent.heap.held} (gauge, bytes)</td><td></td><td>estimated heap bytes reachable at
+ *       the last GC the agent processed</td></tr>
  *   <tr><td>{@code memscope.agent.heap.allocated} (counter, bytes)</td><td></td><td>estimated heap bytes allocated
  *       since the capture started</td></tr>
- *   <tr><td>{@code memscope.agent.site.live} (gauge, bytes)</td><td>site, type</td><td>the {@link Builder#topSites} sites
- *       holding the most, estimated</td></tr>
+ *   <tr><td>{@code memscope.agent.site.held} (gauge, bytes)</td><td>site, type</td><td>the {@link Builder#topSites}
+ *       sites holding the most at the last GC, estimated</td></tr>
  *   <tr><td>{@code memscope.agent.native.outstanding} (gauge, bytes)</td><td></td><td>direct and Unsafe memory not
  *       freed: exact</td></tr>
  *   <tr><td>{@code memscope.agent.samples.dropped}, {@code memscope.agent.failures} (counters)</td><td></td><td>samples
@@ -137,6 +139,9 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         fixed.add(gauge("memscope.agent.heap.live", Tags.empty(), "bytes",
                 "estimated heap bytes of sampled objects not yet seen collected (memscope agent)",
                 s -> s.agent() == null ? Double.NaN : s.agent().liveBytes()));
+        fixed.add(gauge("memscope.agent.heap.held", Tags.empty(), "bytes",
+                "estimated heap bytes reachable at the last GC the memscope agent processed",
+                s -> s.agent() == null ? Double.NaN : s.agent().heldBytes()));
         fixed.add(counter("memscope.agent.heap.allocated", Tags.empty(), "bytes",
                 "estimated heap bytes allocated since the capture started (memscope agent)",
                 s -> s.agent() == null ? Double.NaN : s.agent().allocatedBytes()));
@@ -309,11 +314,11 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
             default: {
                 String siteKey = p[1] + "\u0000" + p[2];
                 Tags t = Tags.of("site", p[1], "type", p[2]);
-                m.add(gauge("memscope.agent.site.live", t, "bytes",
-                        "estimated heap bytes of this site's sampled objects not yet seen collected (memscope agent)",
+                m.add(gauge("memscope.agent.site.held", t, "bytes",
+                        "estimated heap bytes of this site's objects reachable at the last GC (memscope agent)",
                         s -> {
                             AgentClient.SiteUsage u = s.topSites().get(siteKey);
-                            return u == null ? Double.NaN : u.liveBytes();
+                            return u == null ? Double.NaN : u.heldBytes();
                         }));
                 return m;
             }

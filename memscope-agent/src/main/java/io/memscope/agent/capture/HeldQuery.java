@@ -112,12 +112,6 @@ public final class HeldQuery {
         return top(out, max);
     }
 
-    /** @return native bytes outstanding now (allocated through Unsafe and not freed), 0 when not tracked */
-    public static long nativeOutstandingBytes() {
-        NativeTracker nt = Capture.nativeTrackerIfEnabled();
-        return nt == null ? 0 : nt.outstandingBytes();
-    }
-
     private static String name(SiteTable.Info i, int site) {
         return i == null ? "site#" + site : Site.frame(i.className, i.method, i.file, i.line);
     }

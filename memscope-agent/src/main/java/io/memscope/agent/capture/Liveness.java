@@ -41,8 +41,9 @@ final class Liveness {
             ts.samples = list;
         }
         long id = IDS.incrementAndGet();
-        list.add(new SampleRef(o, QUEUE, id, site, size, weight, g, ts.thread.getId(), stack));
-        LiveSites.sampled(site, size, weight);
+        SampleRef r = new SampleRef(o, QUEUE, id, site, size, weight, g, ts.thread.getId(), stack);
+        list.add(r);
+        LiveSites.sampled(r);
         return id;
     }
 
@@ -77,7 +78,7 @@ final class Liveness {
     }
 
     private static void collected(AllocationSink sink, SampleRef s) {
-        LiveSites.collected(s.site, s.size, s.weight);
+        LiveSites.collected(s);
         sink.record(MemoryEventType.DEALLOCATE, s.id, s.size, System.nanoTime() - s.allocatedNanos, s.site, 0, null);
     }
 

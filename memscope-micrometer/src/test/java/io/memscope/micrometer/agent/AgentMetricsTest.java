@@ -38,19 +38,27 @@ class AgentMetricsTest {
         for (int i = 0; i < 4; i++) {
             BUFFERS.add(ByteBuffer.allocateDirect(1 << 20));
         }
+        // "held" is what the last GC the agent processed found reachable: collect, and wait until the agent has seen it
+        AgentClient agent = AgentClient.platform();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (agent.heldBytes() < (12 << 20) && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
         PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (MemscopeMetrics m = MemscopeMetrics.builder().topSites(5).maxAge(Duration.ZERO)
                 .refreshEvery(Duration.ZERO).build()) {
             m.bindTo(r);
             assertThat(r.find("memscope.agent.heap.live").gauge().value()).isGreaterThan(12 << 20);
+            assertThat(r.find("memscope.agent.heap.held").gauge().value()).isGreaterThan(12 << 20);
             assertThat(r.find("memscope.agent.heap.allocated").functionCounter().count()).isGreaterThan(12 << 20);
             assertThat(r.find("memscope.agent.native.outstanding").gauge().value()).isGreaterThanOrEqualTo(4 << 20);
             assertThat(r.find("memscope.agent.samples.dropped").functionCounter().count()).isZero();
             assertThat(r.find("memscope.agent.failures").functionCounter().count()).isZero();
-            List<Gauge> sites = new ArrayList<>(r.find("memscope.agent.site.live").gauges());
+            List<Gauge> sites = new ArrayList<>(r.find("memscope.agent.site.held").gauges());
             assertThat(sites).hasSizeLessThanOrEqualTo(5);
             String site = "memscope.fixtures.Holder.keep(Holder.java:" + lineOf("// held") + ")";
-            Gauge held = r.find("memscope.agent.site.live").tag("site", site)
+            Gauge held = r.find("memscope.agent.site.held").tag("site", site)
                     .tag("type", "byte[]").gauge();
             assertThat(held).as("the holding site among %s", sites).isNotNull();
             assertThat(held.value()).isGreaterThan(12 << 20);
@@ -58,7 +66,8 @@ class AgentMetricsTest {
             assertThat(text).contains("# TYPE memscope_agent_heap_live_bytes gauge")
                     .contains("memscope_agent_native_outstanding_bytes ")
                     .contains("memscope_agent_samples_dropped_total 0.0")
-                    .contains("memscope_agent_site_live_bytes{site=\"" + site + "\",type=\"byte[]\"}");
+                    .contains("memscope_agent_heap_held_bytes ")
+                    .contains("memscope_agent_site_held_bytes{site=\"" + site + "\",type=\"byte[]\"}");
         }
     }
 }
