@@ -21,7 +21,8 @@ class MaxAllocationTest {
         assertThat(o.message()).matches("(?s)@MaxAllocation: the test allocated 8\\.[01]\\d MiB, 4\\.[01]\\d MiB over the "
                 + "limit of 4\\.00 MiB \\(10\\d% over\\): its thread 8\\.[01]\\d MiB.*");
         if (io.memscope.jmx.AgentClient.platform().isPresent()) {
-            assertThat(o.message()).containsPattern("Top allocation sites during the test .*\\n +[78]\\.\\d+ MiB  byte\\[\\] +"
+            // an estimate from about 80 samples of 64 KiB arrays at a 64 KiB interval: 8 MiB within a few standard deviations
+            assertThat(o.message()).containsPattern("Top allocation sites during the test .*\\n +([5-9]|1[01])\\.\\d+ MiB  byte\\[\\] +"
                     + "memscope\\.fixtures\\.AllocationFixture\\.allocate\\(AllocationFixture\\.java:\\d+\\)");
         } else {
             assertThat(o.message()).contains("Run the test JVM with the memscope agent to see the sites");
