@@ -310,6 +310,7 @@
     })
       .attr('data-name', function (n) { return n.data.name; })
       .attr('data-kind', function (n) { return n.data.kind; })
+      .attr('data-depth', function (n) { return n.depth; })
       .classed('dim', function (n) { return n.depth < zoom.depth; })
       .classed('matched', function (n) { return !!(match && n.depth > 0 && match(n.data.name)); });
     g.select('rect')
@@ -331,7 +332,7 @@
 
     // status: total, zoom and search share
     var total = tree.value;
-    status.appendChild(el('b', null, isDiff ? 'Change' : m.label));
+    status.appendChild(el('strong', null, isDiff ? 'Change' : m.label));
     status.appendChild(document.createTextNode(': ' + fmtValue(m, total) + (state.window ? ' in the selected time range' : '')
       + ' · ' + fmtCount(NSTACKS) + ' stacks'));
     if (zoom !== tree) {
@@ -504,20 +505,25 @@
 
   function renderProblems() {
     var ul = $('problems'), sites = D.sites || [], n = 0;
-    function item(tag, text, fig, href) {
+    function item(tag, text, fig, href, type) {
       n++;
       ul.appendChild(el('li', null, el('span', {className: 'tag'}, tag),
-        el('a', {href: href}, text), el('span', {className: 'fig'}, fig)));
+        el('span', {className: 'what'}, el('a', {href: href}, text), type != null ? el('span', {className: 'type'}, typeName(type)) : null),
+        el('span', {className: 'fig'}, fig)));
     }
-    sites.forEach(function (s, i) {
-      if (s.leak) item('Leak suspect', s.site, fmtBytes(s.heldBytes) + ' held, +' + fmtBytes(s.growthBytes) + ' growth', '#site-leaks-' + i);
-    });
-    sites.forEach(function (s, i) {
-      if (s.temporary) item('Temporaries', s.site, fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs), '#site-temps-' + i);
-    });
-    sites.forEach(function (s, i) {
-      if (s.native && s.nativeBytes > 0) item('Native leak', s.site, fmtBytes(s.nativeBytes) + ' in ' + fmtCount(s.nativeBlocks) + ' blocks', '#site-native-' + i);
-    });
+    var MAX = 5;
+    function list(tag, keep, order, fig, anchor, tableId) {
+      var rows = sites.map(function (s, i) { return {s: s, i: i}; }).filter(function (x) { return keep(x.s); })
+        .sort(function (a, b) { return order(b.s) - order(a.s); });
+      rows.slice(0, MAX).forEach(function (x) { item(tag, x.s.site, fig(x.s), '#' + anchor + x.i, x.s.type); });
+      if (rows.length > MAX) item(tag, (rows.length - MAX) + ' more', '', '#' + tableId);
+    }
+    list('Leak suspect', function (s) { return s.leak; }, function (s) { return s.growthBytes; },
+      function (s) { return fmtBytes(s.heldBytes) + ' held, +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-leaks-', 'leaks');
+    list('Temporaries', function (s) { return s.temporary; }, function (s) { return s.allocBytes; },
+      function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
+    list('Native leak', function (s) { return s.native && s.nativeBytes > 0; }, function (s) { return s.nativeBytes; },
+      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + fmtCount(s.nativeBlocks) + ' blocks'; }, 'site-native-', 'native');
     var an = D.anomalies || [];
     if (an.length) {
       var kinds = {};
@@ -580,11 +586,15 @@
       for (var k in d[4]) s[k] = d[4][k];
       series.push(s);
     });
+    var incrs = [];
+    for (var p = 0; p < 6; p++) {
+      [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].forEach(function (m) { incrs.push(m * Math.pow(1024, p)); });
+    }
     var axes = [
       {values: function (u, vals) { return vals.map(function (v) { return fmtSec(v); }); }, stroke: '#5d6676', grid: {stroke: '#eef0f3'}},
-      {scale: 'bytes', size: 74, values: function (u, vals) { return vals.map(fmtBytes); }, stroke: '#5d6676', grid: {stroke: '#eef0f3'}}
+      {scale: 'bytes', size: 74, incrs: incrs, values: function (u, vals) { return vals.map(fmtBytes); }, stroke: '#5d6676', grid: {stroke: '#eef0f3'}}
     ];
-    if (have.rate) axes.push({scale: 'rate', side: 1, size: 84, grid: {show: false}, stroke: '#8a76b8',
+    if (have.rate) axes.push({scale: 'rate', side: 1, size: 84, grid: {show: false}, stroke: '#8a76b8', incrs: incrs,
       values: function (u, vals) { return vals.map(function (v) { return fmtBytes(v) + '/s'; }); }});
     var width = Math.max(400, box.clientWidth || 1000);
     var pauses = gcs.filter(function (g) { return g.pause; });
@@ -594,7 +604,7 @@
       scales: {x: {time: false}, bytes: {range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }},
         rate: {range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }}},
       series: series, axes: axes,
-      cursor: {drag: {x: hasBuckets, y: false, setScale: false}},
+      cursor: {drag: {x: hasBuckets, y: false, setScale: false}, y: false},
       legend: {live: true},
       hooks: {
         setSelect: [function (u) {
@@ -609,6 +619,7 @@
     note.textContent = (hasBuckets ? 'Drag across the chart to restrict the flame graph and the tables to a time range. ' : '')
       + 'Red ticks on the time axis: GC pauses (taller = longer). Dashed line: ' + (peakMark ? peakMark.what : 'the peak') + '.'
       + (hasBuckets ? '' : ' Selecting a time range needs the per-stack timeline, which this report does not have.');
+    $('window-clear').addEventListener('click', function () { setWindow(null); });
     window.addEventListener('resize', function () { if (plot) plot.setSize({width: Math.max(400, box.clientWidth), height: 280}); });
   }
   function peakMarker(gcs) {
@@ -701,7 +712,7 @@
     panel.appendChild(wrap);
     var sort = spec.sort;
     var rows = spec.rows;
-    var limit = 200;
+    var limit = spec.pageSize || 50;
     function columns() { return spec.columns().filter(function (c) { return !c.hidden; }); }
     function draw() {
       var cols = columns();
@@ -763,7 +774,12 @@
           q ? 'No row matches the filter.' : (spec.empty || 'None.'))));
       }
       count.textContent = shown.length + (shown.length === 1 ? ' row' : ' rows')
-        + (shown.length !== rows.length ? ' of ' + rows.length : '') + (shown.length > limit ? ' (first ' + limit + ' shown)' : '');
+        + (shown.length !== rows.length ? ' of ' + rows.length : '');
+      if (shown.length > limit) {
+        var more = el('button', {type: 'button', className: 'linkish'}, 'show all ' + shown.length + ' rows');
+        more.addEventListener('click', function () { limit = Infinity; draw(); });
+        tbody.appendChild(el('tr', null, el('td', {colspan: String(cols.length + (spec.stack ? 1 : 0))}, more)));
+      }
       if (location.hash && location.hash.length > 1) {
         var target = document.getElementById(location.hash.substring(1));
         if (target && target.tagName === 'TR') target.classList.add('target');
@@ -937,7 +953,7 @@
     });
     box.appendChild(by.panel);
     var list = makeTable({
-      id: 'gc-list', title: 'Collections',
+      id: 'gc-list', title: 'Collections', pageSize: 12,
       rows: gc.collections || [], sort: {key: 'durationMs', dir: 'descending'},
       columns: function () {
         return [

@@ -100,6 +100,9 @@ public final class HeadlessChromium implements AutoCloseable {
 
     /** Opens a page from disk and waits until its script says it is drawn (or it failed). */
     public void open(Path html) {
+        collectLogs();
+        consoleErrors.clear();
+        requests.clear();
         driver.get(html.toUri().toString());
         new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> {
             Object ready = ((JavascriptExecutor) d).executeScript(
@@ -115,13 +118,16 @@ public final class HeadlessChromium implements AutoCloseable {
         return driver.executeScript(js, args);
     }
 
-    /** @return every console error so far: messages of level SEVERE (script errors, CSP violations) */
+    /** @return every console error of the page opened last: level SEVERE (script errors, CSP violations) */
     public List<String> consoleErrors() {
         collectLogs();
         return List.copyOf(consoleErrors);
     }
 
-    /** @return the URL of every request the pages made so far (documents, scripts, fonts, images, fetches) */
+    /**
+     * @return the URL of every request made by the page opened last (its document, scripts, fonts, images,
+     *     fetches), that is every request whose document is a {@code file:} page
+     */
     public List<String> requests() {
         collectLogs();
         return List.copyOf(requests);
@@ -143,7 +149,9 @@ public final class HeadlessChromium implements AutoCloseable {
             }
             String method = (String) message.get("method");
             Map<String, Object> params = (Map<String, Object>) message.get("params");
-            if ("Network.requestWillBeSent".equals(method) && params != null) {
+            // requests of pages opened from disk (the browser's own start page, chrome://, is not ours)
+            if ("Network.requestWillBeSent".equals(method) && params != null
+                    && String.valueOf(params.get("documentURL")).startsWith("file:")) {
                 Map<String, Object> request = (Map<String, Object>) params.get("request");
                 if (request != null) {
                     requests.add(String.valueOf(request.get("url")));

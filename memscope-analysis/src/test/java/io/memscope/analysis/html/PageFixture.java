@@ -83,8 +83,8 @@ final class PageFixture {
 
     /** A page whose every application-given name is an attempt to inject markup or script. */
     static PageFixture hostile() {
-        PageFixture f = new PageFixture("</script><script>document.title='pwned'</script> <!-- --port=\u2028\u2029 &amp;",
-                "<img src=x onerror=\"document.title='pwned'\">");
+        PageFixture f = new PageFixture("</script><script>window.pwned=1</script> <!-- --port=\u2028\u2029 &amp;",
+                "<img src=x onerror=\"window.pwned=1\">");
         f.add(List.of("evil.<script>alert(1)</script>.run(<b>Evil</b>.java:1)",
                         "evil.Main.main(</script><!--<script>alert(2)</script>.java:2)"),
                 "<svg onload=alert(3)>", false, 50L << 20, 1000, 40L << 20, 30L << 20, 0, true, 0, 20_000);
