@@ -255,6 +255,35 @@ class ReportPageBrowserTest {
         assertNothingRan(browser);
     }
 
+    @Test
+    void pageOfAReportBuiltFromACapture() throws Exception {
+        Path page = OUT.resolve("from-report.html");
+        HtmlReport.write(HtmlReportTest.report(false), page);
+        openClean(browser, page);
+        browser.screenshot(OUT.resolve("from-report.png"));
+        assertThat(flameFrames()).contains("com.example.app.Cache.put(Cache.java:10)",
+                "com.example.app.Main.main(Main.java:5)", "byte[]", "java.lang.String");
+        assertThat(text("#problems")).contains("LEAK SUSPECT", "com.example.app.Cache.put(Cache.java:10)",
+                "TEMPORARIES", "NATIVE LEAK", "com.example.app.Buf.alloc(Buf.java:40)");
+        assertThat(text("#gc")).contains("P50\n5.0 ms");
+        metric("nativeBytes");
+        assertThat(flameFrames()).contains("com.example.app.Buf.alloc(Buf.java:40)", "native:direct-buffer");
+    }
+
+    @Test
+    void hostileNamesOfACaptureAreShownAsText() throws Exception {
+        Path page = OUT.resolve("from-report-hostile.html");
+        HtmlReport.write(HtmlReportTest.report(true), page);
+        openClean(browser, page);
+        assertNothingRan(browser);
+        assertThat(text("#command")).startsWith(HtmlReportTest.HOSTILE_CLASS + " </SCRIPT><script>window.pwned=1"
+                + "</script> &lt;");
+        assertThat(text("#sites")).contains(HtmlReportTest.HOSTILE_CLASS + ".put(Cache.java:10)",
+                "evil.\"quoted\"&amp;.run(Concat.java:20)");
+        assertThat(text("#gc-list")).contains("</script><!--<img src=x onerror=window.pwned=1>");
+        assertThat(flameFrames()).contains(HtmlReportTest.HOSTILE_CLASS + ".put(Cache.java:10)");
+    }
+
     /** No injected element, handler or script ran: the page holds only its own four script elements. */
     static void assertNothingRan(HeadlessChromium browser) {
         try {
