@@ -51,6 +51,7 @@ final class AttachCommand implements Callable<Integer> {
             now.removeAll(before);
             now.removeIf(d -> !d.getFileName().toString().startsWith(Long.toString(pid)));
             if (!now.isEmpty()) {
+                Reports.writePages(now, System.err);
                 Reports.print(now, System.out);
                 return 0;
             }

@@ -29,7 +29,8 @@ import picocli.CommandLine.Parameters;
             "  memscope run -- ./gradlew test"})
 final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR",
-            description = "output directory; each JVM writes DIR/<pid>/report.json (default ./memscope-out/<time>/)")
+            description = "output directory; each JVM's report goes to DIR/<pid>/ (report.json, report.html, "
+                    + "recording.msrec; default ./memscope-out/<time>/)")
     Path out;
 
     @Option(names = "--demo", description = "run the bundled demo workloads (a leak, needless temporaries, a native "
@@ -97,6 +98,7 @@ final class RunCommand implements Callable<Integer> {
             System.err.println("memscope run: no JVM wrote a report under " + dir + " (did the command start a Java 17+ "
                     + "JVM? was it killed before it could exit normally?)");
         } else {
+            Reports.writePages(reports, System.err);
             Reports.print(reports, System.out);
         }
         return code;

@@ -145,6 +145,13 @@ public final class PageData {
                 w.value(m);
             }
             w.endArray().endObject();
+            w.name("definitions").beginObject()
+                    .field("Peak held", "the highest estimate, during the run, of sampled heap bytes not yet "
+                            + "collected; garbage counts until the GC that collects it, so this can exceed what the "
+                            + "heap held after any GC.")
+                    .field("Held", "bytes of sampled objects not collected at the end (the agent runs a full GC "
+                            + "before it stops); an estimate.")
+                    .endObject();
             w.name("notes").beginArray();
             w.value("Flame graphs show one sampled stack for each site the report lists (at most "
                     + ReportBuilder.TOP + " per list), not every stack of the run.");

@@ -38,6 +38,7 @@
     var p = x * 100;
     return (p !== 0 && Math.abs(p) < 0.1 ? p.toFixed(2) : p.toFixed(1)) + '%';
   }
+  function plural(n, what) { return fmtCount(n) + ' ' + what + (Math.round(n) === 1 ? '' : 's'); }
   function fmtHex(n) { return '0x' + Number(n).toString(16); }
 
   /* ---------- DOM helpers: text only ---------- */
@@ -495,11 +496,12 @@
     }
     card('Allocated', fmtBytes(t.allocatedBytes), fmtCount(t.allocatedObjects) + ' objects' + (t.exact ? ', exact' : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
     card('Held at end', fmtBytes(t.heldAtEndBytes), 'reachable at the last GC', false, 'card-held');
-    var peakSub = t.peakTimeMs >= 0 ? 'at ' + fmtSec(t.peakTimeMs / 1000) : 'estimate';
+    var peakSub = t.peakTimeMs >= 0 ? 'at ' + fmtSec(t.peakTimeMs / 1000)
+      : (D.definitions && D.definitions['Peak held'] ? 'estimate, see “Peak held” below' : 'estimate');
     if (D.peak && D.peak.heapUsedAfterGcBytes) peakSub += ', heap after that GC ' + fmtBytes(D.peak.heapUsedAfterGcBytes);
     card('Peak held', fmtBytes(t.peakHeldBytes), peakSub, false, 'card-peak');
     card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
-      fmtCount(t.nativeOutstandingBlocks) + ' blocks, peak ' + fmtBytes(t.nativePeakBytes), t.nativeOutstandingBytes > 0, 'card-native');
+      plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes), t.nativeOutstandingBytes > 0, 'card-native');
     card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
   }
 
@@ -523,7 +525,7 @@
     list('Temporaries', function (s) { return s.temporary; }, function (s) { return s.allocBytes; },
       function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
     list('Native leak', function (s) { return s.native && s.nativeBytes > 0; }, function (s) { return s.nativeBytes; },
-      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + fmtCount(s.nativeBlocks) + ' blocks'; }, 'site-native-', 'native');
+      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block'); }, 'site-native-', 'native');
     var an = D.anomalies || [];
     if (an.length) {
       var kinds = {};
@@ -586,12 +588,20 @@
       for (var k in d[4]) s[k] = d[4][k];
       series.push(s);
     });
+    var secIncrs = [];
+    for (var e = -3; e < 6; e++) {
+      [1, 2, 5].forEach(function (m) { secIncrs.push(m * Math.pow(10, e)); });
+    }
     var incrs = [];
     for (var p = 0; p < 6; p++) {
       [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].forEach(function (m) { incrs.push(m * Math.pow(1024, p)); });
     }
     var axes = [
-      {values: function (u, vals) { return vals.map(function (v) { return fmtSec(v); }); }, stroke: '#5d6676', grid: {stroke: '#eef0f3'}},
+      {incrs: secIncrs, stroke: '#5d6676', grid: {stroke: '#eef0f3'},
+        values: function (u, vals, ax, space, incr) {
+          var dec = Math.max(0, Math.min(3, -Math.floor(Math.log10(incr) + 1e-9)));
+          return vals.map(function (v) { return v.toFixed(dec) + ' s'; });
+        }},
       {scale: 'bytes', size: 74, incrs: incrs, values: function (u, vals) { return vals.map(fmtBytes); }, stroke: '#5d6676', grid: {stroke: '#eef0f3'}}
     ];
     if (have.rate) axes.push({scale: 'rate', side: 1, size: 84, grid: {show: false}, stroke: '#8a76b8', incrs: incrs,
@@ -633,10 +643,10 @@
   function drawMarks(u, pauses, peak) {
     var ctx = u.ctx, dpr = window.devicePixelRatio || 1, bottom = u.bbox.top + u.bbox.height;
     ctx.save();
-    ctx.fillStyle = 'rgba(192,57,43,.85)';
+    ctx.fillStyle = 'rgba(192,57,43,.6)';
     pauses.forEach(function (g) {
       var x0 = u.valToPos(g.timeMs / 1000, 'x', true), x1 = u.valToPos((g.timeMs + g.durationMs) / 1000, 'x', true);
-      var h = Math.min(26, 5 + 3.2 * Math.log2(1 + g.durationMs)) * dpr;
+      var h = Math.min(20, 4 + 2.4 * Math.log2(1 + g.durationMs)) * dpr;
       ctx.fillRect(x0, bottom - h, Math.max(2 * dpr, x1 - x0), h);
     });
     if (peak) {

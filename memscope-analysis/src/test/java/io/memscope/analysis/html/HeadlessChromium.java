@@ -36,6 +36,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 public final class HeadlessChromium implements AutoCloseable {
     /** Environment variable that makes a missing browser a test failure instead of a skip. */
     public static final String REQUIRED = "MEMSCOPE_BROWSER_TESTS_REQUIRED";
+    /** Environment variables naming the browser and its driver, for machines where they live elsewhere. */
+    public static final String BROWSER_ENV = "MEMSCOPE_CHROMIUM";
+    public static final String DRIVER_ENV = "MEMSCOPE_CHROMEDRIVER";
 
     private static final List<String> BROWSERS = List.of("/usr/lib/chromium/chromium", "/usr/bin/chromium",
             "/usr/bin/chromium-browser", "/usr/bin/google-chrome");
@@ -56,8 +59,8 @@ public final class HeadlessChromium implements AutoCloseable {
      * when Chromium or chromium-driver is not installed.
      */
     public static HeadlessChromium start(Path workDir) throws IOException {
-        String browser = first(BROWSERS);
-        String driverPath = first(DRIVERS);
+        String browser = first(BROWSER_ENV, BROWSERS);
+        String driverPath = first(DRIVER_ENV, DRIVERS);
         if (browser == null || driverPath == null) {
             String what = "headless Chromium tests need Debian's chromium and chromium-driver (apt-get install "
                     + "chromium chromium-driver); found browser " + browser + ", driver " + driverPath;
@@ -85,7 +88,11 @@ public final class HeadlessChromium implements AutoCloseable {
         return new HeadlessChromium(new ChromeDriver(service, options), profile);
     }
 
-    private static String first(List<String> paths) {
+    private static String first(String env, List<String> paths) {
+        String named = System.getenv(env);
+        if (named != null && !named.isBlank()) {
+            return Files.isExecutable(Path.of(named)) ? named : null;
+        }
         for (String p : paths) {
             if (Files.isExecutable(Path.of(p))) {
                 return p;

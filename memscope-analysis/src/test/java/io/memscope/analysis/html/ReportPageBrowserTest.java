@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
@@ -33,11 +34,18 @@ class ReportPageBrowserTest {
     private Path shop;
 
     @BeforeAll
-    void start() throws Exception {
+    void writePages() throws Exception {
         Files.createDirectories(OUT);
         shop = OUT.resolve("shop.html");
         HtmlReport.writePage(PageFixture.shop().json(), shop);
-        browser = HeadlessChromium.start(OUT);
+    }
+
+    /** One browser for the class, started by the first test (each test is skipped, or fails, without one). */
+    @BeforeEach
+    void startBrowser() throws Exception {
+        if (browser == null) {
+            browser = HeadlessChromium.start(OUT);
+        }
     }
 
     @AfterAll
