@@ -36,9 +36,11 @@
   function fmtPct(x) {
     if (!isFinite(x)) return '–';
     var p = x * 100;
-    return (p !== 0 && Math.abs(p) < 0.1 ? p.toFixed(2) : p.toFixed(1)) + '%';
+    return (p !== 0 && Math.abs(p) < 0.1 ? p.toFixed(2) : p.toFixed(1)).replace('-', '−') + '%';
   }
   function plural(n, what) { return fmtCount(n) + ' ' + what + (Math.round(n) === 1 ? '' : 's'); }
+  function signed(b) { return (b > 0 ? '+' : '') + fmtBytes(b); }
+  function signedPct(x) { return (x > 0 ? '+' : '') + fmtPct(x); }
   function fmtHex(n) { return '0x' + Number(n).toString(16); }
 
   /* ---------- DOM helpers: text only ---------- */
@@ -84,7 +86,12 @@
   var state = { metric: null, view: 'flame', search: '', zoomPath: null, window: null };
 
   var METRICS = isDiff ? [
-    {key: 'diffBytes', label: 'Change', unit: 'bytes', col: 'deltaBytes'}
+    {key: 'newBytes', label: 'New run', unit: 'bytes', col: 'newBytes',
+      help: 'widths from the new run; colour: growth (red) or shrinkage (blue) since the base run'},
+    {key: 'baseBytes', label: 'Base run', unit: 'bytes', col: 'baseBytes',
+      help: 'widths from the base run: shows what shrank or disappeared'},
+    {key: 'changeBytes', label: 'Size of change', unit: 'bytes', col: 'deltaBytes', abs: true,
+      help: 'widths by the absolute change of each stack'}
   ] : [
     {key: 'allocBytes', label: 'Allocated bytes', unit: 'bytes', col: 'allocBytes', windowed: true,
       help: 'bytes allocated by each stack'},
@@ -153,7 +160,20 @@
       return wbytes;
     }
     var col = S[m.col];
-    return col ? (col[s] || 0) : 0;
+    var v = col ? (col[s] || 0) : 0;
+    return m.abs ? Math.abs(v) : v;
+  }
+  /** Allocated objects behind a stack's value under an allocation metric (scaled to its time-range share). */
+  function stackObjects(s, m, v) {
+    if (!m.windowed || !S.allocBytes || !S.allocObjects) return 0;
+    if (m.unit === 'objects') return v;
+    var ab = S.allocBytes[s];
+    return ab > 0 ? v * S.allocObjects[s] / ab : 0;
+  }
+  function stackBytes(s, m, v) {
+    if (m.unit !== 'objects') return v;
+    var ao = S.allocObjects[s];
+    return ao > 0 ? v * S.allocBytes[s] / ao : 0;
   }
 
   /* ---------- flame graph: tree ---------- */
@@ -165,15 +185,14 @@
       var c = node.map.get(key);
       if (!c) {
         c = {key: key, name: name, kind: kind, self: 0, map: new Map(), uid: uid++, types: null,
-          base: 0, now: 0};
+          base: 0, now: 0, objects: 0, bytes: 0};
         node.map.set(key, c);
       }
       return c;
     }
     for (var s = 0; s < NSTACKS; s++) {
-      var v = isDiff ? S.deltaBytes[s] : stackValue(s, m, win);
-      if (!v) continue;
-      if (!isDiff && v < 0) continue;
+      var v = stackValue(s, m, win);
+      if (!(v > 0)) continue;
       var fr = S.frames[s], node = root, path = [root], i, f;
       if (state.view === 'flame') {
         for (i = fr.length - 1; i >= 0; i--) {
@@ -194,12 +213,15 @@
           }
         }
       }
-      node.self += Math.abs(v);
-      if (isDiff) {
-        for (i = 0; i < path.length; i++) {
+      node.self += v;
+      var objs = stackObjects(s, m, v), bytes = stackBytes(s, m, v);
+      for (i = 0; i < path.length; i++) {
+        if (isDiff) {
           path[i].base += S.baseBytes[s];
           path[i].now += S.newBytes[s];
         }
+        path[i].objects += objs;
+        path[i].bytes += bytes;
       }
     }
     var h = d3.hierarchy(root, function (d) { return d.map.size ? Array.from(d.map.values()) : null; })
@@ -333,7 +355,7 @@
 
     // status: total, zoom and search share
     var total = tree.value;
-    status.appendChild(el('strong', null, isDiff ? 'Change' : m.label));
+    status.appendChild(el('strong', null, isDiff ? 'Width: ' + m.label.toLowerCase() : m.label));
     status.appendChild(document.createTextNode(': ' + fmtValue(m, total) + (state.window ? ' in the selected time range' : '')
       + ' · ' + fmtCount(NSTACKS) + ' stacks'));
     if (zoom !== tree) {
@@ -376,15 +398,13 @@
     if (n.depth > 0) row('kind', KIND_NAMES[n.data.kind] || '');
     if (n.data.types && n.data.types.size) row('allocated type', Array.from(n.data.types).join(', '));
     if (isDiff) {
-      row('base', fmtBytes(n.data.base));
-      row('new', fmtBytes(n.data.now));
-      row('change', (n.data.now >= n.data.base ? '+' : '') + fmtBytes(n.data.now - n.data.base));
+      row('base run', fmtBytes(n.data.base));
+      row('new run', fmtBytes(n.data.now));
+      row('change', signed(n.data.now - n.data.base) + (n.data.base > 0 ? ' (' + signedPct((n.data.now - n.data.base) / n.data.base) + ')' : ''));
     } else {
       row(m.label + (state.window ? ' (time range)' : ''), fmtValue(m, n.value));
-      if (m.unit === 'bytes' && m.windowed) {
-        var objs = objectsUnder(n);
-        if (objs > 0) row('objects', fmtCount(objs));
-      }
+      if (m.windowed && m.unit === 'bytes' && n.data.objects > 0) row('objects', fmtCount(n.data.objects));
+      if (m.windowed && m.unit === 'objects' && n.data.bytes > 0) row('bytes', fmtBytes(n.data.bytes));
     }
     row('share of total', fmtPct(n.value / total));
     if (n.parent) row('share of caller', fmtPct(n.value / n.parent.value));
@@ -397,12 +417,6 @@
     tooltip.style.top = ty + 'px';
   }
   function hideTip() { tooltip.hidden = true; }
-  /** Objects allocated under a node: the allocated-objects metric over the same stacks (leaves carry the ratio). */
-  function objectsUnder(n) {
-    if (!S.allocObjects) return 0;
-    var ratio = metricTotal({col: 'allocObjects'}) / Math.max(1, metricTotal({col: 'allocBytes'}));
-    return n.value * ratio;
-  }
 
   /* ---------- flame graph: controls ---------- */
   function initFlame() {
@@ -468,10 +482,83 @@
       b.setAttribute('aria-pressed', String(b.getAttribute('data-view') === state.view));
     });
     var m = metric();
-    $('flame-title').textContent = isDiff ? 'Differential flame graph' : 'Flame graph: ' + m.label.toLowerCase();
+    $('flame-title').textContent = isDiff ? 'Differential flame graph: ' + (D.meta.metricLabel || 'change')
+      : 'Flame graph: ' + m.label.toLowerCase();
   }
 
   /* ---------- header, cards, problems ---------- */
+  function renderDiffHeader() {
+    var meta = D.meta || {}, b = meta.base || {}, n = meta['new'] || {};
+    $('page-kind').textContent = 'comparison of two runs';
+    $('command').textContent = n.command || b.command || '';
+    document.title = 'memscope diff: ' + (n.label || '');
+    var facts = $('facts');
+    function fact(k, v) { if (v != null && v !== '') facts.appendChild(el('div', null, el('dt', null, k), el('dd', null, String(v)))); }
+    function run(r) {
+      return (r.label || '') + ' (' + fmtMs(r.durationMs) + (r.startEpochMs > 0
+        ? ', ' + new Date(r.startEpochMs).toISOString().replace('T', ' ').substring(0, 16) + ' UTC' : '') + ')';
+    }
+    fact('base', run(b));
+    fact('new', run(n));
+    fact('compared', meta.metricLabel);
+    if (meta.normalized) fact('normalized', meta.per ? 'per ' + meta.per : 'per second of run');
+  }
+
+  function renderDiffCards() {
+    var t = D.totals || {}, box = $('totals');
+    var base = t.baseBytes || 0, now = t.newBytes || 0, delta = now - base;
+    var sites = D.diffSites || [];
+    function card(label, value, sub, cls, id) {
+      box.appendChild(el('div', {className: 'card' + (cls ? ' ' + cls : ''), id: id},
+        el('div', {className: 'label'}, label), el('div', {className: 'value'}, value), sub ? el('div', {className: 'sub'}, sub) : null));
+    }
+    card('Base run', fmtBytes(base), D.meta.metricLabel, null, 'card-base');
+    card('New run', fmtBytes(now), D.meta.metricLabel, null, 'card-new');
+    card('Change', signed(delta), base > 0 ? signedPct(delta / base) + ' of the base run' : '', delta > 0 ? 'bad' : 'good', 'card-change');
+    card('Sites', sites.filter(function (x) { return x.deltaBytes > 0; }).length + ' grew',
+      sites.filter(function (x) { return x.deltaBytes < 0; }).length + ' shrank, ' + sites.length + ' compared', null, 'card-sites');
+  }
+
+  function renderDiffProblems() {
+    var ul = $('problems'), sites = (D.diffSites || []).map(function (x, i) { return {s: x, i: i}; });
+    $('problems-section').querySelector('h2').textContent = 'Largest changes';
+    function items(tag, list) {
+      list.forEach(function (x) {
+        ul.appendChild(el('li', {className: x.s.deltaBytes < 0 ? 'shrink' : null}, el('span', {className: 'tag'}, tag),
+          el('span', {className: 'what'}, el('a', {href: '#diff-' + x.i}, x.s.site), el('span', {className: 'type'}, typeName(x.s.type))),
+          el('span', {className: 'fig'}, signed(x.s.deltaBytes) + ' (' + fmtBytes(x.s.baseBytes) + ' → ' + fmtBytes(x.s.newBytes) + ')')));
+      });
+    }
+    items('Grew', sites.filter(function (x) { return x.s.deltaBytes > 0; })
+      .sort(function (a, b) { return b.s.deltaBytes - a.s.deltaBytes; }).slice(0, 5));
+    items('Shrank', sites.filter(function (x) { return x.s.deltaBytes < 0; })
+      .sort(function (a, b) { return a.s.deltaBytes - b.s.deltaBytes; }).slice(0, 3));
+    if (!ul.firstChild) ul.appendChild(el('li', {className: 'none'}, 'No site changed.'));
+  }
+
+  function renderDiffTables() {
+    var box = $('tables'), sites = D.diffSites || [];
+    var t = makeTable({
+      id: 'diff', title: 'Sites by change',
+      intro: 'Every compared site, largest absolute change first. Click a column to sort, type to filter.',
+      rows: sites, sort: {key: 'abs', dir: 'descending'},
+      rowId: function (x) { return 'diff-' + sites.indexOf(x); },
+      columns: function () {
+        return [
+          col('site', 'Site', 'text', function (x) { return x.site; }, {code: true}),
+          col('type', 'Type', 'text', function (x) { return typeName(x.type); }, {code: true}),
+          col('baseBytes', 'Base', 'bytes', function (x) { return x.baseBytes; }),
+          col('newBytes', 'New', 'bytes', function (x) { return x.newBytes; }),
+          col('deltaBytes', 'Change', 'signed', function (x) { return x.deltaBytes; }),
+          col('pct', 'Change %', 'pct', function (x) { return x.baseBytes > 0 ? x.deltaBytes / x.baseBytes : null; }),
+          col('abs', '|Change|', 'bytes', function (x) { return Math.abs(x.deltaBytes); })
+        ];
+      },
+      stack: siteStack, empty: 'No site to compare.'
+    });
+    box.appendChild(t.panel);
+  }
+
   function renderHeader() {
     var meta = D.meta || {};
     $('command').textContent = meta.command || (isDiff ? '' : '(command unknown)');
@@ -700,6 +787,8 @@
       case 'count': return fmtCount(v);
       case 'ms': return fmtMs(v);
       case 'sec': return fmtSec(v);
+      case 'signed': return v == null ? '–' : signed(v);
+      case 'pct': return v == null ? 'new' : signedPct(v);
       default: return v == null ? '' : String(v);
     }
   }
@@ -1015,6 +1104,12 @@
       ['Native outstanding', 'native bytes (direct buffers, Unsafe) allocated while memscope tracked and not freed at the end; exact.'],
       ['Flame graph', 'each box is a frame; its width is its share of the metric. Click to zoom, search to highlight; colours tell application, library and JDK code apart.']
     ];
+    if (isDiff) {
+      defs = [
+        ['Change', 'new run minus base run, for the compared figure (' + (D.meta.metricLabel || '') + ')' + (D.meta.normalized ? ', each divided by its run’s ' + (D.meta.per ? D.meta.per : 'duration') : '') + '.'],
+        ['Differential flame graph', 'widths from one run (or the size of the change); colour: red where the stack grew, blue where it shrank, deeper for a larger change relative to the stack.']
+      ];
+    }
     var over = D.definitions || {};
     var dl = el('dl');
     defs.forEach(function (d) { dl.appendChild(el('dt', null, d[0])); dl.appendChild(el('dd', null, over[d[0]] || d[1])); });
@@ -1029,13 +1124,23 @@
 
   try {
     if (D.format !== 'memscope-page') throw new Error('not a memscope page-data document: ' + D.format);
-    renderHeader();
-    renderCards();
-    renderProblems();
-    initFlame();
-    renderChart();
-    renderFlame();
-    renderTables();
+    if (isDiff) {
+      renderDiffHeader();
+      renderDiffCards();
+      renderDiffProblems();
+      $('timeline-section').hidden = true;
+      initFlame();
+      renderFlame();
+      renderDiffTables();
+    } else {
+      renderHeader();
+      renderCards();
+      renderProblems();
+      initFlame();
+      renderChart();
+      renderFlame();
+      renderTables();
+    }
     renderFooter();
     document.body.setAttribute('data-ready', 'true');
   } catch (e) {

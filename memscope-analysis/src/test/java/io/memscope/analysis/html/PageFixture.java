@@ -244,6 +244,106 @@ final class PageFixture {
         return w.toString();
     }
 
+    static final String NEW_SITE = "com.example.shop.api.Recommendations.compute(Recommendations.java:77)";
+
+    /** How a stack's allocated bytes changed in the compared run of {@link #diffJson()}. */
+    static long newBytes(Stack s) {
+        String site = siteOf(s);
+        if (site.equals(LEAK_SITE)) {
+            return s.allocBytes() * 3;
+        }
+        if (site.equals(TEMP_SITE)) {
+            return s.allocBytes() / 2;
+        }
+        if (site.startsWith("com.example.shop.report.")) {
+            return 0;
+        }
+        return s.allocBytes();
+    }
+
+    /**
+     * A comparison page of the shop with a newer build of itself, compared by allocated bytes: the session cache
+     * allocates three times as much, the price formatter half, the nightly report is gone and a recommendation
+     * engine is new.
+     */
+    static String diffJson() {
+        PageFixture f = shop();
+        f.stacks.removeIf(x -> x.nativeStack());
+        f.add(List.of(NEW_SITE, "com.example.shop.api.OrderController.post(OrderController.java:70)",
+                "java.lang.Thread.run(Thread.java:1583)"), "double[]", false, 0, 0, 0, 0, 0, false, 0, 20_000);
+        Map<String, Integer> frameIds = new LinkedHashMap<>();
+        Map<String, Integer> typeIds = new LinkedHashMap<>();
+        for (Stack x : f.stacks) {
+            x.frames().forEach(fr -> frameIds.putIfAbsent(fr, frameIds.size()));
+            typeIds.putIfAbsent(x.type(), typeIds.size());
+        }
+        long[] base = new long[f.stacks.size()];
+        long[] now = new long[f.stacks.size()];
+        for (int i = 0; i < base.length; i++) {
+            Stack x = f.stacks.get(i);
+            base[i] = x.allocBytes();
+            now[i] = x.frames().get(0).equals(NEW_SITE) ? 90L << 20 : newBytes(x);
+        }
+        JsonWriter w = JsonWriter.compact();
+        w.beginObject().field("format", PageData.FORMAT).field("version", PageData.VERSION).field("kind", "diff");
+        w.name("meta").beginObject().field("metric", "allocated").field("metricLabel", "allocated bytes")
+                .field("normalized", false).field("applicationPackage", "com.example.shop.");
+        w.name("base").beginObject().field("label", "runs/v41/4242").field("command", f.command)
+                .field("durationMs", 20_000).field("startEpochMs", 1_767_000_000_000L).endObject();
+        w.name("new").beginObject().field("label", "runs/v42/5150").field("command", f.command)
+                .field("durationMs", 20_000).field("startEpochMs", 1_767_100_000_000L).endObject();
+        w.endObject();
+        w.name("totals").beginObject().field("baseBytes", java.util.Arrays.stream(base).sum())
+                .field("newBytes", java.util.Arrays.stream(now).sum()).endObject();
+        w.name("stacks").beginObject();
+        w.name("frames").beginArray();
+        for (Stack x : f.stacks) {
+            w.beginArray();
+            x.frames().forEach(fr -> w.value(frameIds.get(fr)));
+            w.endArray();
+        }
+        w.endArray();
+        longs(w, "type", f.stacks.stream().mapToLong(x -> typeIds.get(x.type())).toArray());
+        longs(w, "baseBytes", base);
+        longs(w, "newBytes", now);
+        long[] delta = new long[base.length];
+        for (int i = 0; i < base.length; i++) {
+            delta[i] = now[i] - base[i];
+        }
+        longs(w, "deltaBytes", delta);
+        w.endObject();
+        w.name("frames").beginArray();
+        frameIds.keySet().forEach(w::value);
+        w.endArray();
+        FrameKinds kinds = FrameKinds.of(f.command, f.stacks.stream().map(Stack::frames).toList());
+        w.name("frameKinds").beginArray();
+        frameIds.keySet().forEach(fr -> w.value(kinds.kind(fr)));
+        w.endArray();
+        w.name("types").beginArray();
+        typeIds.keySet().forEach(w::value);
+        w.endArray();
+        Map<String, List<Integer>> sites = new LinkedHashMap<>();
+        for (int i = 0; i < f.stacks.size(); i++) {
+            sites.computeIfAbsent(siteOf(f.stacks.get(i)) + '\u0000' + f.stacks.get(i).type(),
+                    k -> new ArrayList<>()).add(i);
+        }
+        w.name("diffSites").beginArray();
+        for (List<Integer> idx : sites.values()) {
+            Stack first = f.stacks.get(idx.get(0));
+            long b = idx.stream().mapToLong(i -> base[i]).sum();
+            long n = idx.stream().mapToLong(i -> now[i]).sum();
+            w.beginObject().field("site", siteOf(first)).field("type", typeIds.get(first.type()))
+                    .field("baseBytes", b).field("newBytes", n).field("deltaBytes", n - b);
+            w.name("stacks").beginArray();
+            idx.forEach(w::value);
+            w.endArray().endObject();
+        }
+        w.endArray();
+        w.name("notes").beginArray().value("Test fixture.").endArray();
+        w.endObject();
+        return w.toString();
+    }
+
     /** The innermost frame of the application (the site), or the innermost frame. */
     static String siteOf(Stack s) {
         for (String fr : s.frames()) {

@@ -292,6 +292,40 @@ class ReportPageBrowserTest {
         assertThat(flameFrames()).contains(HtmlReportTest.HOSTILE_CLASS + ".put(Cache.java:10)");
     }
 
+    @Test
+    void diffPageColoursGrowthAndShrinkageApart() throws Exception {
+        Path page = OUT.resolve("diff.html");
+        HtmlReport.writePage(PageFixture.diffJson(), page);
+        openClean(browser, page);
+        browser.screenshot(OUT.resolve("diff.png"));
+        assertThat(text("#page-kind")).isEqualToIgnoringCase("comparison of two runs");
+        assertThat(text("#flame-title")).isEqualTo("Differential flame graph: allocated bytes");
+        assertThat(driver().findElement(By.id("timeline-section")).isDisplayed()).isFalse();
+        // widths from the new run: the nightly report (gone in the new run) is not drawn, the new site is
+        assertThat(flameFrames()).contains(PageFixture.LEAK_SITE, PageFixture.NEW_SITE)
+                .doesNotContain(PageFixture.BATCH_SITE);
+        assertThat(fill(PageFixture.LEAK_SITE)).as("grew: red").satisfies(c -> assertThat(c[0]).isGreaterThan(c[2]));
+        assertThat(fill(PageFixture.TEMP_SITE)).as("shrank: blue").satisfies(c -> assertThat(c[2]).isGreaterThan(c[0]));
+        metric("baseBytes");
+        assertThat(flameFrames()).contains(PageFixture.BATCH_SITE).doesNotContain(PageFixture.NEW_SITE);
+        new Actions(driver()).moveToElement(frame(PageFixture.BATCH_SITE)).perform();
+        waitFor(d -> d.findElement(By.id("tooltip")).isDisplayed());
+        assertThat(text("#tooltip")).contains("base run\n300 MiB", "new run\n0 B", "change\n−300 MiB (−100.0%)");
+        // the diff table: largest absolute change first (the price formatter's String stack lost 305 MiB)
+        assertThat(firstColumn("diff")).first().isEqualTo(PageFixture.TEMP_SITE);
+        assertThat(text("#problems")).contains("GREW", PageFixture.LEAK_SITE, "+192 MiB", "SHRANK",
+                PageFixture.BATCH_SITE);
+        assertThat(text("#card-change")).contains("−");
+    }
+
+    /** The fill of a frame's rectangle as {r, g, b}. */
+    private int[] fill(String name) {
+        String rgb = (String) browser.script("return getComputedStyle(arguments[0].querySelector('rect')).fill",
+                frame(name));
+        String[] parts = rgb.replaceAll("[^0-9,]", "").split(",");
+        return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])};
+    }
+
     /** No injected element, handler or script ran: the page holds only its own four script elements. */
     static void assertNothingRan(HeadlessChromium browser) {
         try {
