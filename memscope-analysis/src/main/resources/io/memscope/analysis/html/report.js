@@ -1143,6 +1143,7 @@
     }
     renderFooter();
     document.body.setAttribute('data-ready', 'true');
+    if (window.performance && performance.mark) performance.mark('memscope-drawn');
   } catch (e) {
     fatal(e);
     throw e;

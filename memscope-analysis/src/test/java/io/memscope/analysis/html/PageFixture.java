@@ -244,6 +244,36 @@ final class PageFixture {
         return w.toString();
     }
 
+    /**
+     * A large synthetic profile for size and first-paint measurements: {@code count} stacks drawn as random walks
+     * through a call tree (branching 3, depth 12 to 40, about 6,000 distinct frames), so stacks share their outer
+     * frames as real ones do; each allocates in up to 30 consecutive buckets.
+     */
+    static PageFixture scaled(int count, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        PageFixture f = new PageFixture("com.example.big.Main --scale " + count, "main");
+        String[] pkgs = {"com.example.big.", "org.apache.kafka.clients.", "java.util.", "io.netty.buffer.",
+                "com.fasterxml.jackson.databind.", "java.lang."};
+        for (int i = 0; i < count; i++) {
+            int depth = 12 + r.nextInt(29);
+            List<String> frames = new ArrayList<>();
+            long node = 1;
+            for (int d = 0; d < depth; d++) {
+                node = (node * 3 + r.nextInt(3)) % 400_009;
+                long code = node % 6007; // a few thousand distinct frames, as in a real application
+                String pkg = pkgs[(int) (code % pkgs.length)];
+                frames.add(0, pkg + "Class" + (code % 499) + ".method" + (code % 13) + "(Class" + (code % 499)
+                        + ".java:" + (10 + code % 400) + ")");
+            }
+            long bytes = (long) (Math.exp(r.nextGaussian() * 2 + 12));
+            long from = r.nextInt(BUCKETS - 30) * BUCKET_MS;
+            f.add(frames, "byte[]" + (i % 7 == 0 ? "" : "[]".repeat(i % 3)), false, bytes, bytes / 64 + 1,
+                    r.nextInt(10) == 0 ? bytes / 3 : 0, r.nextInt(5) == 0 ? bytes / 2 : 0, 0, r.nextInt(50) == 0,
+                    from, from + (1 + r.nextInt(30)) * BUCKET_MS);
+        }
+        return f;
+    }
+
     static final String NEW_SITE = "com.example.shop.api.Recommendations.compute(Recommendations.java:77)";
 
     /** How a stack's allocated bytes changed in the compared run of {@link #diffJson()}. */
