@@ -1,11 +1,11 @@
 package io.memscope.analysis.html;
 
-import io.memscope.analysis.Anomaly;
-import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.GcRecord;
 import io.memscope.analysis.JsonWriter;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -116,7 +116,7 @@ public final class PageData {
                 stacks.add(row.entry.stack().isEmpty() ? List.of(row.entry.site()) : row.entry.stack());
             }
             Map<String, String> meta = r.metadata();
-            FrameKinds kinds = FrameKinds.of(meta.get(CaptureData.COMMAND), stacks);
+            FrameKinds kinds = FrameKinds.of(meta.get(MetadataKeys.COMMAND), stacks);
 
             JsonWriter w = JsonWriter.compact();
             w.beginObject().field("format", FORMAT).field("version", VERSION).field("kind", "report");
@@ -177,13 +177,13 @@ public final class PageData {
 
         void meta(JsonWriter w, Map<String, String> meta, FrameKinds kinds) {
             w.name("meta").beginObject()
-                    .field("command", meta.getOrDefault(CaptureData.COMMAND, ""))
-                    .field("pid", meta.getOrDefault(CaptureData.PID, ""))
-                    .field("jvm", meta.getOrDefault(CaptureData.JAVA_VERSION, ""))
+                    .field("command", meta.getOrDefault(MetadataKeys.COMMAND, ""))
+                    .field("pid", meta.getOrDefault(MetadataKeys.PID, ""))
+                    .field("jvm", meta.getOrDefault(MetadataKeys.JAVA_VERSION, ""))
                     .field("mode", r.totals().exact() ? "exact" : "sample")
-                    .field("intervalBytes", parseLong(meta.get(CaptureData.INTERVAL_BYTES), 512 * 1024))
+                    .field("intervalBytes", parseLong(meta.get(MetadataKeys.INTERVAL_BYTES), 512 * 1024))
                     .field("durationMs", r.totals().durationMs())
-                    .field("startEpochMs", parseLong(meta.get(CaptureData.START_EPOCH_MS), 0))
+                    .field("startEpochMs", parseLong(meta.get(MetadataKeys.START_EPOCH_MS), 0))
                     .field("sampler", meta.getOrDefault("sampler", ""))
                     .field("attached", Boolean.parseBoolean(meta.getOrDefault("attached", "false")))
                     .field("applicationPackage", kinds.applicationPrefix())
@@ -265,11 +265,11 @@ public final class PageData {
         }
 
         void anomalies(JsonWriter w) {
-            long start = parseLong(r.metadata().get(CaptureData.START_NANOS), 0);
+            long start = parseLong(r.metadata().get(MetadataKeys.START_NANOS), 0);
             w.name("anomalies").beginArray();
             for (Anomaly a : r.nativeMemory().anomalies()) {
                 w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
-                        .field("timeMs", (a.timeNanos() - start) / 1e6);
+                        .field("timeMs", (a.timestampNanos() - start) / 1e6);
                 w.name("stack").beginArray();
                 for (String f : r.nativeMemory().anomalyStacks().getOrDefault(a.stackId(), List.of())) {
                     w.value(frames.id(f));
@@ -280,7 +280,7 @@ public final class PageData {
         }
 
         void gc(JsonWriter w) {
-            long start = parseLong(r.metadata().get(CaptureData.START_NANOS), 0);
+            long start = parseLong(r.metadata().get(MetadataKeys.START_NANOS), 0);
             List<GcRecord> all = r.gc().collections();
             w.name("gc").beginObject();
             double[] pauses = all.stream().filter(GcRecord::isPause).mapToDouble(g -> g.durationNanos() / 1e6)

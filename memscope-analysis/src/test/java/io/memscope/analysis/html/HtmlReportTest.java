@@ -2,13 +2,14 @@ package io.memscope.analysis.html;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.GcRecord;
+import io.memscope.analysis.RecordedRun;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
-import io.memscope.analysis.Site;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.RecordingWriter;
+import io.memscope.recording.Site;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,52 +31,60 @@ class HtmlReportTest {
     static final String HOSTILE_COMMAND = HOSTILE_CLASS + " </SCRIPT><script>window.pwned=1</script> &lt; \u2029";
     private static final long MS = 1_000_000L;
 
-    /** A capture with a leak, temporaries, a native leak and GCs, whose names are hostile when asked. */
-    static CaptureData capture(boolean hostile) {
-        String cls = hostile ? HOSTILE_CLASS : "com.example.app.Cache";
-        Site leak = new Site(1, cls, "put", "Cache.java", 10, "byte[]");
-        Site temp = new Site(2, hostile ? "evil.\"quoted\"&amp;" : "com.example.app.Concat", "run", "Concat.java", 20,
-                "java.lang.String");
-        Site nat = new Site(3, "com.example.app.Buf", "alloc", "Buf.java", 40, Site.NATIVE_DIRECT);
-        CaptureData d = new CaptureData()
-                .putMetadata(CaptureData.MODE, "sample")
-                .putMetadata(CaptureData.INTERVAL_BYTES, "1024")
-                .putMetadata(CaptureData.START_NANOS, "0")
-                .putMetadata(CaptureData.END_NANOS, Long.toString(1000 * MS))
-                .putMetadata(CaptureData.PID, "77")
-                .putMetadata(CaptureData.JAVA_VERSION, "25")
-                .putMetadata(CaptureData.COMMAND, hostile ? HOSTILE_COMMAND : "com.example.app.Main --serve")
-                .addSite(leak).addSite(temp).addSite(nat);
-        String thread = hostile ? HOSTILE_THREAD : "main";
-        d.addStack(11, List.of(leak.frame(), "com.example.app.Main.main(Main.java:5)"));
-        d.addStack(12, List.of("java.lang.StringBuilder.toString(StringBuilder.java:453)", temp.frame(),
-                "com.example.app.Main.main(Main.java:6)"));
-        d.addStack(13, List.of(nat.frame(), "com.example.app.Main.main(Main.java:7)"));
-        long id = 1;
-        for (int i = 0; i < 80; i++) {
-            d.addEvent(new MemoryEvent(100 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread,
-                    null, "byte[]", 11, 1));
-        }
-        for (int i = 0; i < 400; i++) {
-            long t = 100 * MS + i * 2 * MS;
-            long sid = id++;
-            d.addEvent(new MemoryEvent(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 1, thread, null,
-                    "java.lang.String", 12, 2));
-            d.addEvent(new MemoryEvent(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 1, thread, null,
-                    "java.lang.String", 12, 2));
-        }
-        d.addEvent(new MemoryEvent(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 1 << 20, 0, 1, thread, null, null, 13,
-                3));
-        for (int i = 0; i < 5; i++) {
-            d.addGc(new GcRecord((100 + i * 150) * MS, (3 + i) * MS, "G1 Young Generation", "end of minor GC",
-                    hostile ? HOSTILE_THREAD : "G1 Evacuation Pause", (200L + i) << 20, (50L + 10 * i) << 20,
-                    512L << 20));
-        }
-        return d;
-    }
-
+    /**
+     * A recording (written the way the agent writes one) with a leak, temporaries, a native leak and GCs, whose
+     * names are hostile when asked, analysed into a report: the page's real input path.
+     */
     static Report report(boolean hostile) {
-        return ReportBuilder.build(capture(hostile));
+        try {
+            Path dir = Files.createTempDirectory("memscope-html-test");
+            Path file = dir.resolve("recording.msrec");
+            String cls = hostile ? HOSTILE_CLASS : "com.example.app.Cache";
+            Site leak = new Site(1, cls, "put", "Cache.java", 10, "byte[]");
+            Site temp = new Site(2, hostile ? "evil.\"quoted\"&amp;" : "com.example.app.Concat", "run",
+                    "Concat.java", 20, "java.lang.String");
+            Site nat = new Site(3, "com.example.app.Buf", "alloc", "Buf.java", 40, Site.NATIVE_DIRECT);
+            try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, 0)
+                    .process(77, 1_767_225_600_000L).open()) {
+                w.metadata(MetadataKeys.MODE, "sample");
+                w.metadata(MetadataKeys.INTERVAL_BYTES, "1024");
+                w.metadata(MetadataKeys.START_NANOS, "0");
+                w.metadata(MetadataKeys.PID, "77");
+                w.metadata(MetadataKeys.JAVA_VERSION, "25");
+                w.metadata(MetadataKeys.COMMAND, hostile ? HOSTILE_COMMAND : "com.example.app.Main --serve");
+                for (Site s : List.of(leak, temp, nat)) {
+                    w.site(s.id(), s.className(), s.methodName(), s.fileName(), s.line(), s.typeName());
+                }
+                int thread = w.strings().intern(hostile ? HOSTILE_THREAD : "main");
+                int bytes = w.strings().intern("byte[]");
+                int string = w.strings().intern("java.lang.String");
+                w.stack(11, List.of(leak.frame(), "com.example.app.Main.main(Main.java:5)"));
+                w.stack(12, List.of("java.lang.StringBuilder.toString(StringBuilder.java:453)", temp.frame(),
+                        "com.example.app.Main.main(Main.java:6)"));
+                w.stack(13, List.of(nat.frame(), "com.example.app.Main.main(Main.java:7)"));
+                long id = 1;
+                w.accept(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 1 << 20, 0, 1, thread, 0, 0, 13, 3);
+                for (int i = 0; i < 80; i++) {
+                    w.accept(100 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread, 0, bytes,
+                            11, 1);
+                }
+                for (int i = 0; i < 400; i++) {
+                    long t = 100 * MS + i * 2 * MS;
+                    long sid = id++;
+                    w.accept(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 1, thread, 0, string, 12, 2);
+                    w.accept(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 1, thread, 0, string, 12, 2);
+                }
+                for (int i = 0; i < 5; i++) {
+                    w.gc(new GcRecord((100 + i * 150) * MS, (3 + i) * MS, "G1 Young Generation",
+                            hostile ? HOSTILE_THREAD : "G1 Evacuation Pause", (200L + i) << 20, (50L + 10 * i) << 20,
+                            512L << 20, "end of minor GC"));
+                }
+                w.metadata(MetadataKeys.END_NANOS, Long.toString(1000 * MS));
+            }
+            return ReportBuilder.build(RecordedRun.open(file));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
