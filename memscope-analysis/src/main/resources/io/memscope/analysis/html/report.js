@@ -5,10 +5,14 @@
 (function () {
   'use strict';
 
+  function mark(name) { if (window.performance && performance.mark) performance.mark('memscope-' + name); }
+  mark('start');
   var D = JSON.parse(document.getElementById('memscope-data').textContent);
+  mark('parsed');
   var S = D.stacks || {frames: []};
   var NSTACKS = S.frames.length;
   var ROW = 18;
+  var MIN_BOX_PX = 1.5;
 
   /* ---------- formatting ---------- */
   var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -124,7 +128,7 @@
     var st = D.timeline.startMs, n = st.length, end = D.meta.durationMs;
     var b0 = -1, b1 = -1;
     for (var i = 0; i < n; i++) {
-      var s0 = st[i], s1 = i + 1 < n ? st[i + 1] : Math.max(end, s0 + 1);
+      var s0 = st[i], s1 = i + 1 < n ? st[i + 1] : s0 + (D.timeline.bucketMs || Math.max(1, end - s0));
       if (s1 > state.window.fromMs && s0 < state.window.toMs) { if (b0 < 0) b0 = i; b1 = i; }
     }
     return b0 < 0 ? [1, 0] : [b0, b1];
@@ -139,9 +143,11 @@
     for (var s = 0; s < NSTACKS; s++) {
       var pairs = S.allocByBucket[s];
       if (!pairs) continue;
-      var sum = 0;
+      var sum = 0, bucket = -1;
       for (var i = 0; i < pairs.length; i += 2) {
-        if (pairs[i] >= wb[0] && pairs[i] <= wb[1]) sum += pairs[i + 1];
+        bucket += pairs[i];
+        if (bucket > wb[1]) break;
+        if (bucket >= wb[0]) sum += pairs[i + 1];
       }
       values[s] = sum;
     }
@@ -274,6 +280,7 @@
 
   /* ---------- flame graph: drawing ---------- */
   var tree = null;
+  var treeKey = null;
   var tooltip = $('tooltip');
 
   function zoomNode() {
@@ -290,7 +297,14 @@
 
   function renderFlame() {
     var box = $('flame');
-    tree = buildTree();
+    // the tree changes with the metric, the view and the time range; zoom and search only redraw it
+    var wb = windowBuckets();
+    var key = state.metric + '|' + state.view + '|' + (wb ? wb.join('-') : '');
+    if (key !== treeKey) {
+      tree = buildTree();
+      treeKey = key;
+      mark('tree');
+    }
     var m = metric();
     var status = clear($('flame-status'));
     if (!tree.value) {
@@ -309,7 +323,7 @@
     var visible = [];
     (function visit(n) {
       var x0 = Math.max(0, x(n.x0)), x1 = Math.min(width, x(n.x1));
-      if (x1 - x0 < 0.4) return;
+      if (x1 - x0 < MIN_BOX_PX) return; // slivers are not drawn (nor their children); zoom in to see them
       visible.push(n);
       if (n.children) n.children.forEach(visit);
     })(tree);
@@ -588,7 +602,8 @@
     if (D.peak && D.peak.heapUsedAfterGcBytes) peakSub += ', heap after that GC ' + fmtBytes(D.peak.heapUsedAfterGcBytes);
     card('Peak held', fmtBytes(t.peakHeldBytes), peakSub, false, 'card-peak');
     card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
-      plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes), t.nativeOutstandingBytes > 0, 'card-native');
+      plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
+      + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''), t.nativeOutstandingBytes > 0, 'card-native');
     card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
   }
 
@@ -619,6 +634,9 @@
       an.forEach(function (a) { kinds[a.kind] = (kinds[a.kind] || 0) + 1; });
       item('Native anomaly', Object.keys(kinds).map(function (k) { return kinds[k] + ' × ' + k; }).join(', '), '', '#anomalies');
     }
+    var meta = D.meta || {};
+    if (meta.recordingClosed === false) item('Recording', 'not closed: the JVM was killed, crashed or is still running; the report covers what it holds', '', '#notes');
+    else if (meta.recordingDamage) item('Recording', 'damaged: ' + meta.recordingDamage, '', '#notes');
     var t = D.totals || {};
     if (t.gcPauseMaxMs >= 200) item('Long GC pause', 'longest pause ' + fmtMs(t.gcPauseMaxMs), fmtCount(t.gcPauseCount) + ' pauses', '#gc');
     if (D.failures && D.failures.count > 0) item('memscope failures', (D.failures.messages || [])[0] || 'see below', fmtCount(D.failures.count), '#failures');
@@ -789,6 +807,7 @@
       case 'sec': return fmtSec(v);
       case 'signed': return v == null ? '–' : signed(v);
       case 'pct': return v == null ? 'new' : signedPct(v);
+      case 'share': return v == null ? '–' : fmtPct(v);
       default: return v == null ? '' : String(v);
     }
   }
@@ -849,10 +868,11 @@
           var td = el('td');
           if (st && st.length) {
             var open = false, stackRow = null;
-            var btn = el('button', {type: 'button', className: 'linkish'}, 'show ' + st.length + ' frames');
+            var showText = 'show ' + (st.length === 1 ? '1 frame' : st.length + ' frames');
+            var btn = el('button', {type: 'button', className: 'linkish'}, showText);
             btn.addEventListener('click', function () {
               open = !open;
-              btn.textContent = open ? 'hide' : 'show ' + st.length + ' frames';
+              btn.textContent = open ? 'hide' : showText;
               if (open) {
                 var ol = el('ol', {className: 'stack'});
                 st.forEach(function (f) { ol.appendChild(el('li', {className: 'k' + frameKinds[f]}, frameName(f))); });
@@ -899,7 +919,7 @@
   }
   function siteStack(site) {
     var s = (site.stacks || [])[0];
-    return s == null ? null : S.frames[s];
+    return s == null ? (site.stack || null) : S.frames[s];
   }
   function col(key, label, type, get, extra) {
     var c = {key: key, label: label, type: type, get: get};
@@ -913,7 +933,8 @@
     }
     var box = $('tables');
     var sites = D.sites || [];
-    var anyPeak = sites.some(function (s) { return s.peakBytes >= 0; });
+    var anyPeak = sites.some(function (s) { return s.peakBytes > 0; });
+    var anyHeldAtPeak = sites.some(function (s) { return s.heldAtPeakBytes > 0; });
     var inWindow = function () { return !state.window; };
     function windowCol() {
       return col('window', 'Allocated in time range', 'bytes', siteWindowAlloc, {hidden: !state.window});
@@ -934,7 +955,10 @@
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
           col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
           col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
-          col('peakBytes', 'Held at peak', 'bytes', function (s) { return s.peakBytes; }, {hidden: !anyPeak}),
+          col('heldAtPeakBytes', 'Held at peak', 'bytes', function (s) { return s.heldAtPeakBytes; },
+            {hidden: !anyHeldAtPeak, help: 'held at the run’s peak collection'}),
+          col('peakBytes', 'Own peak', 'bytes', function (s) { return s.peakBytes; },
+            {hidden: !anyPeak, help: 'the site’s own highest held bytes at any collection'}),
           col('samples', 'Samples', 'count', function (s) { return s.samples; })
         ];
       },
@@ -943,6 +967,28 @@
     top.windowSort = {key: 'window', dir: 'descending'};
     top.baseSort = {key: 'allocBytes', dir: 'descending'};
     tables.push(top);
+
+    if (D.peak && D.peak.sites && D.peak.sites.length) {
+      var p = D.peak;
+      var peakTable = makeTable({
+        id: 'peak', title: 'Held at the peak',
+        intro: 'At ' + fmtSec(p.timeMs / 1000) + ', after ' + (p.gcName || 'a collection') + (p.gcCause ? ' (' + p.gcCause + ')' : '')
+          + ', the heap held ' + fmtBytes(p.heapUsedAfterGcBytes) + ', the most of the run; sampled objects say '
+          + fmtBytes(p.estimatedBytes) + ' of it was held by these sites.',
+        rows: p.sites, sort: {key: 'bytes', dir: 'descending'}, filter: false,
+        columns: function () {
+          return [
+            col('site', 'Site', 'text', function (h) { return h.site; }, {code: true}),
+            col('type', 'Type', 'text', function (h) { return typeName(h.type); }, {code: true}),
+            col('bytes', 'Held', 'bytes', function (h) { return h.bytes; }),
+            col('count', 'Objects', 'count', function (h) { return h.count; }),
+            col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; })
+          ];
+        },
+        stack: function (h) { return h.stack; }
+      });
+      tables.push(peakTable);
+    }
 
     var leaks = makeTable({
       id: 'leaks', title: 'Leak suspects',
@@ -1138,12 +1184,15 @@
       renderProblems();
       initFlame();
       renderChart();
+      mark('chart');
       renderFlame();
+      mark('flame');
       renderTables();
+      mark('tables');
     }
     renderFooter();
     document.body.setAttribute('data-ready', 'true');
-    if (window.performance && performance.mark) performance.mark('memscope-drawn');
+    mark('drawn');
   } catch (e) {
     fatal(e);
     throw e;

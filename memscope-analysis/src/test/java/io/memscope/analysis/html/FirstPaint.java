@@ -55,6 +55,10 @@ public final class FirstPaint {
                                 + " (median of %d; min %.0f / %.0f, max %.0f / %.0f)%n", page.getFileName(),
                         Files.size(page), fcp[loads / 2], drawn[loads / 2], loads, fcp[0], drawn[0],
                         fcp[loads - 1], drawn[loads - 1]);
+                System.out.println("  last load, ms from navigation start: " + browser.script(
+                        "return performance.getEntriesByType('mark').filter(m => m.name.startsWith('memscope-'))"
+                                + ".map(m => m.name.substring(9) + ' ' + Math.round(m.startTime)).join(', ')"
+                                + " + '; flame boxes drawn: ' + document.getElementById('flame').dataset.frames"));
                 if (!browser.consoleErrors().isEmpty()) {
                     System.out.println("  console errors: " + browser.consoleErrors());
                 }

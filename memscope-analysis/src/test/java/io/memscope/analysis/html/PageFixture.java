@@ -177,10 +177,12 @@ final class PageFixture {
         w.name("allocByBucket").beginArray();
         for (Stack s : stacks) {
             w.beginArray();
+            int previous = -1;
             for (int b = 0; b < BUCKETS; b++) {
                 long v = bucketBytes(s, b);
                 if (v > 0) {
-                    w.value(b).value(v);
+                    w.value(b - previous).value(v);
+                    previous = b;
                 }
             }
             w.endArray();
@@ -208,6 +210,7 @@ final class PageFixture {
                     .field("allocObjects", idx.stream().mapToLong(i -> stacks.get(i).allocObjects()).sum())
                     .field("heldBytes", heldB).field("heldObjects", heldB / 64)
                     .field("peakBytes", idx.stream().mapToLong(i -> stacks.get(i).peakBytes()).sum())
+                    .field("heldAtPeakBytes", idx.stream().mapToLong(i -> stacks.get(i).peakBytes()).sum())
                     .field("nativeBytes", idx.stream().mapToLong(i -> stacks.get(i).nativeBytes()).sum())
                     .field("nativeBlocks", first.nativeStack() ? 12 : 0)
                     .field("growthBytes", first.leak() ? heldB / 2 : 0)

@@ -155,9 +155,11 @@ class ReportPageBrowserTest {
         openClean(browser, shop);
         WebElement search = driver().findElement(By.id("flame-search"));
         search.sendKeys("hashmap");
+        // the status is redrawn as the query is typed: wait for the whole query's
         String match = waitFor(d -> {
-            List<WebElement> m = d.findElements(By.id("flame-match"));
-            return m.isEmpty() ? null : m.get(0).getText();
+            Object m = browser.script("const m = document.getElementById('flame-match');"
+                    + " return m ? m.textContent : null");
+            return m != null && m.toString().contains("4 frames matched") ? m.toString() : null;
         });
         // the share of every stack with a HashMap frame, computed from the fixture, not from the page
         PageFixture f = PageFixture.shop();
@@ -168,7 +170,8 @@ class ReportPageBrowserTest {
         assertThat(driver().findElements(By.cssSelector("#flame g.frame.matched"))).hasSize(4);
         search.clear();
         search.sendKeys("/Nightly.*render/");
-        waitFor(d -> d.findElement(By.id("flame-match")).getText().contains("1 frame matched"));
+        waitFor(d -> String.valueOf(browser.script("const m = document.getElementById('flame-match');"
+                + " return m ? m.textContent : ''")).contains("1 frame matched"));
         assertThat(browser.consoleErrors()).isEmpty();
     }
 
