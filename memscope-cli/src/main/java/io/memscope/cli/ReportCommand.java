@@ -1,12 +1,12 @@
 package io.memscope.cli;
 
-import io.memscope.analysis.RecordedRun;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
 import io.memscope.analysis.html.HtmlReport;
+import io.memscope.analysis.TimeWindow;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +16,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code memscope report <recording|dir> [--json FILE] [--html FILE]}: builds the report (terminal summary,
- * report.json with {@code --json}, its page with {@code --html}) of a recording the agent wrote, or of a per-JVM
- * output directory holding {@code recording.msrec}: what {@code -javaagent} users run after their JVM exited. The
- * report is the same as the one {@code memscope run} writes for that recording. With {@code --json} alone, the page
- * goes beside the JSON file as report.html.
+ * {@code memscope report <recording|dir> [--json FILE] [--html FILE] [--from S] [--to S]}: builds the report
+ * (terminal summary, report.json with {@code --json}, its page with {@code --html}) of a recording the agent wrote,
+ * or of a per-JVM output directory holding {@code recording.msrec}: what {@code -javaagent} users run after their JVM
+ * exited. The report is the same as the one {@code memscope run} writes for that recording. With {@code --json}
+ * alone, the page goes beside the JSON file as report.html.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Print the report of a recording (leaks, temporaries, top sites, native memory, GC).")
@@ -37,15 +37,26 @@ final class ReportCommand implements Callable<Integer> {
             + "memory over time, every finding; one offline file) to FILE")
     Path html;
 
+    @Option(names = "--from", paramLabel = "SECONDS", description = "restrict every figure to the run from this "
+            + "many seconds after its start")
+    Double from;
+
+    @Option(names = "--to", paramLabel = "SECONDS", description = "restrict every figure to the run up to this many "
+            + "seconds after its start")
+    Double to;
+
     @Override
     public Integer call() throws Exception {
         Path file = recording(input);
-        RecordedRun run = RecordedRun.open(file);
-        run.damage().ifPresent(d -> System.err.println("memscope report: " + (run.totals().isPresent()
-                ? "the recording is damaged, reporting what was readable: " + d.message()
-                : "the recording was not closed (the JVM was killed, crashed or is still running): reporting what it "
-                        + "holds")));
-        Report report = ReportBuilder.build(run);
+        Report report = ReportBuilder.build(file, new TimeWindow(from, to));
+        Report.Source src = report.recording();
+        if (src.damage() != null) {
+            System.err.println("memscope report: " + (src.closed()
+                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + src.damage()
+                            + "), reporting what was readable"
+                    : "the recording was not closed (the JVM was killed, crashed or is still running): reporting "
+                            + "what it holds"));
+        }
         System.out.print(Summary.format(report));
         if (json != null) {
             ReportJson.write(report, json);

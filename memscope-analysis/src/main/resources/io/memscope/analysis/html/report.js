@@ -186,7 +186,8 @@
   var uid = 0;
   function buildTree() {
     var m = metric(), win = windowAlloc();
-    var root = {key: 'root', name: 'all', kind: -1, self: 0, map: new Map(), uid: uid++};
+    var root = {key: 'root', name: 'all', kind: -1, self: 0, map: new Map(), uid: uid++, base: 0, now: 0,
+      objects: 0, bytes: 0};
     function child(node, key, name, kind) {
       var c = node.map.get(key);
       if (!c) {
@@ -203,15 +204,15 @@
       if (state.view === 'flame') {
         for (i = fr.length - 1; i >= 0; i--) {
           f = fr[i];
-          node = child(node, 'f' + f, frameName(f), frameKinds[f]);
+          node = child(node, f, frameName(f), frameKinds[f]);
           path.push(node);
         }
-        node = child(node, 't' + S.type[s], typeName(S.type[s]), 3);
+        node = child(node, -1 - S.type[s], typeName(S.type[s]), 3); // types: negative keys, frames: their index
         path.push(node);
       } else {
         for (i = 0; i < fr.length; i++) {
           f = fr[i];
-          node = child(node, 'f' + f, frameName(f), frameKinds[f]);
+          node = child(node, f, frameName(f), frameKinds[f]);
           path.push(node);
           if (i === 0) {
             node.types = node.types || new Set();
@@ -317,16 +318,17 @@
     }
     var width = Math.max(300, box.clientWidth || 1000);
     var zoom = zoomNode();
-    var depth = tree.height + 1;
-    var height = depth * ROW;
     var x = d3.scaleLinear().domain([zoom.x0, zoom.x1]).range([0, width]);
-    var visible = [];
+    var visible = [], maxDepth = 0;
     (function visit(n) {
       var x0 = Math.max(0, x(n.x0)), x1 = Math.min(width, x(n.x1));
       if (x1 - x0 < MIN_BOX_PX) return; // slivers are not drawn (nor their children); zoom in to see them
       visible.push(n);
+      if (n.depth > maxDepth) maxDepth = n.depth;
       if (n.children) n.children.forEach(visit);
     })(tree);
+    var depth = maxDepth + 1; // as tall as what is drawn
+    var height = depth * ROW;
     var flameUp = state.view === 'flame';
     var match = matcher();
 

@@ -153,10 +153,12 @@ class HtmlReportTest {
         Map<String, Object> totals = (Map<String, Object>) page.get("totals");
         assertThat(totals.get("allocatedBytes")).isEqualTo(r.totals().allocatedBytes());
         assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().liveBytesAtEnd());
+        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakLiveBytes());
         assertThat(totals.get("nativeOutstandingBytes")).isEqualTo(1L << 20);
         assertThat(totals.get("gcCount")).isEqualTo(5L);
         List<Map<String, Object>> sites = (List<Map<String, Object>>) page.get("sites");
         List<String> types = (List<String>) page.get("types");
+        assertThat(sites).hasSameSizeAs(r.sites());
         Map<String, Object> leak = sites.stream().filter(s -> Boolean.TRUE.equals(s.get("leak"))).findFirst()
                 .orElseThrow();
         assertThat(leak.get("site")).isEqualTo("com.example.app.Cache.put(Cache.java:10)");
@@ -166,16 +168,34 @@ class HtmlReportTest {
             assertThat(s.get("native")).isEqualTo(true);
             assertThat(s.get("nativeBytes")).isEqualTo(1L << 20);
         });
-        // stacks: one per site, frames by index into the frame table, innermost first; kinds for colours
+        // stacks: the report's stacks, frames by index into the frame table, innermost first; kinds for colours
         Map<String, Object> stacks = (Map<String, Object>) page.get("stacks");
         List<String> frames = (List<String>) page.get("frames");
         List<Long> kinds = (List<Long>) page.get("frameKinds");
         List<List<Long>> stackFrames = (List<List<Long>>) stacks.get("frames");
-        assertThat(stackFrames).hasSameSizeAs(sites);
+        assertThat(stackFrames).hasSameSizeAs(r.stacks());
         int leakStack = ((List<Long>) leak.get("stacks")).get(0).intValue();
         assertThat(stackFrames.get(leakStack).stream().map(i -> frames.get(i.intValue())))
                 .containsExactly("com.example.app.Cache.put(Cache.java:10)", "com.example.app.Main.main(Main.java:5)");
+        assertThat(((List<Long>) stacks.get("leak")).get(leakStack)).isEqualTo(1L);
         assertThat(((List<Long>) stacks.get("heldBytes")).get(leakStack)).isEqualTo(leak.get("heldBytes"));
+        // every stack's allocations per bucket add up to its allocated bytes, and all of them to the total
+        List<Long> alloc = (List<Long>) stacks.get("allocBytes");
+        List<List<Long>> byBucket = (List<List<Long>>) stacks.get("allocByBucket");
+        long sum = 0;
+        for (int i = 0; i < alloc.size(); i++) {
+            long s = 0;
+            for (int j = 1; j < byBucket.get(i).size(); j += 2) {
+                s += byBucket.get(i).get(j);
+            }
+            assertThat(s).as("stack %d", i).isEqualTo(alloc.get(i));
+            sum += alloc.get(i);
+        }
+        assertThat(sum).isEqualTo(r.totals().allocatedBytes());
+        Map<String, Object> timeline = (Map<String, Object>) page.get("timeline");
+        assertThat((List<Object>) timeline.get("startMs")).hasSameSizeAs(r.timeline().buckets());
+        assertThat(((List<Long>) timeline.get("allocatedBytes")).stream().mapToLong(Long::longValue).sum())
+                .isEqualTo(r.totals().allocatedBytes());
         assertThat(kinds.get(frames.indexOf("java.lang.StringBuilder.toString(StringBuilder.java:453)")))
                 .isEqualTo((long) FrameKinds.JDK);
         assertThat(kinds.get(frames.indexOf("com.example.app.Main.main(Main.java:5)")))
@@ -186,6 +206,9 @@ class HtmlReportTest {
         assertThat(((Number) pct.get("p50")).doubleValue()).isEqualTo(5.0);
         assertThat(((Number) pct.get("max")).doubleValue()).isEqualTo(7.0);
         assertThat((List<?>) gc.get("collections")).hasSize(5);
+        Map<String, Object> peak = (Map<String, Object>) page.get("peak");
+        assertThat(((Number) peak.get("timeMs")).doubleValue()).isEqualTo(r.peak().timeMs());
+        assertThat(peak.get("estimatedBytes")).isEqualTo(r.peak().estimatedBytes());
     }
 
     @Test
