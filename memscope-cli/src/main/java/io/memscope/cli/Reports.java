@@ -50,11 +50,20 @@ final class Reports {
         }
         String summary = ReportFiles.write(report, dir);
         Path page = dir.resolve(HtmlReport.FILE_NAME);
-        HtmlReport.write(report, page);
+        boolean pageWritten = true;
+        try {
+            HtmlReport.write(report, page);
+        } catch (IOException | RuntimeException e) {
+            // the page is a view of the report: report.json and the summary stand without it
+            pageWritten = false;
+            err.println("memscope: could not write " + page + ": " + e);
+        }
         out.println();
         out.print(summary);
         out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
-        out.println("  page:   " + page);
+        if (pageWritten) {
+            out.println("  page:   " + page);
+        }
         return report;
     }
 
