@@ -45,6 +45,8 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_FREE;
     private static final MethodHandle JVMTI_SAMPLED;
     private static final MethodHandle JVMTI_SAMPLED_FRAMES;
+    private static final MethodHandle NATIVE_ARENA_ENTER;
+    private static final MethodHandle NATIVE_ARENA_EXIT;
 
     static {
         MethodHandle[] h = handles();
@@ -67,6 +69,8 @@ public final class MemscopeHooksTemplate {
         NATIVE_FREE = h[16];
         JVMTI_SAMPLED = h[17];
         JVMTI_SAMPLED_FRAMES = h[18];
+        NATIVE_ARENA_ENTER = h[19];
+        NATIVE_ARENA_EXIT = h[20];
     }
 
     private MemscopeHooksTemplate() {
@@ -104,6 +108,8 @@ public final class MemscopeHooksTemplate {
                     MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
             find(l, sibling(c, SAMPLER), "sampledFrames",
                     MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
+            find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
+            find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
         };
     }
 
@@ -264,6 +270,28 @@ public final class MemscopeHooksTemplate {
             return (boolean) NATIVE_FREE.invokeExact(address);
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    /**
+     * Called by memscope-ffm's tracking arena before it asks the arena it wraps for memory: until
+     * {@link #nativeArenaExit}, native memory allocated on this thread is that arena's, for the code that called
+     * it (site and stack start there). Calls nest.
+     */
+    public static void nativeArenaEnter() {
+        try {
+            NATIVE_ARENA_ENTER.invokeExact();
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /** Ends the innermost {@link #nativeArenaEnter} of this thread. */
+    public static void nativeArenaExit() {
+        try {
+            NATIVE_ARENA_EXIT.invokeExact();
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 
