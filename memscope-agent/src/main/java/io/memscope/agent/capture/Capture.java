@@ -45,6 +45,9 @@ public final class Capture {
     private static volatile boolean running;
     private static Thread background;
     private static final Map<Integer, long[]> FOLDED = new HashMap<>();
+    /** Heap samples lost to a failure on the sample path (each also counted by {@code Failures}). */
+    private static final java.util.concurrent.atomic.AtomicLong DROPPED_SAMPLES =
+            new java.util.concurrent.atomic.AtomicLong();
 
     private Capture() {
     }
@@ -250,6 +253,21 @@ public final class Capture {
         return rs == null ? 0 : rs.drained();
     }
 
+    /**
+     * @return heap samples the JVM or the bytecode hooks delivered that the agent could not record (a failure on the
+     *         sample path) plus events its store dropped, since the JVM started; 0 when nothing was lost. Samples
+     *         left out on purpose (memscope's own allocations, {@code include}/{@code exclude}) are not counted
+     */
+    public static long droppedSamples() {
+        AllocationSink s = sink;
+        return DROPPED_SAMPLES.get() + (s instanceof StoreSink ? ((StoreSink) s).store().dropped() : 0);
+    }
+
+    /** @return the current capture's native memory tracker, or null (none started, or {@code native=false}) */
+    static NativeTracker nativeTrackerIfEnabled() {
+        return Hooks.nativeEnabled ? nativeTracker : null;
+    }
+
     /** @return the recording file of the current capture, or an empty string */
     public static String recordingFile() {
         Path f = recordingFile;
@@ -361,7 +379,7 @@ public final class Capture {
         TYPE_NAMES.get(Object.class);
         StackTable.cachedJvm(0L);
         SiteTable.frameKey("", "", 0, ""); // links the string concatenation
-        new SampleList(-1).add(new SampleRef(null, null, 0, 0, 0, 1, -1));
+        new SampleList(-1).add(new SampleRef(null, null, 0, 0, 0, 1, -1, 0, 0));
     }
 
     /**
@@ -419,9 +437,10 @@ public final class Capture {
                 site = SiteTable.registerFrame(st.siteFrame, typeName);
                 stack = st.id;
             }
-            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
+            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean), stack);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, typeName);
         } catch (Throwable t) {
+            DROPPED_SAMPLES.incrementAndGet();
             Failures.report("agent.sample.jvmti", t);
         } finally {
             ts.busy = false;
@@ -455,10 +474,11 @@ public final class Capture {
             if (o == null || !Hooks.heapSampling) {
                 return;
             }
-            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
             long stack = StackTable.capture(stackDepth);
+            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean), stack);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {
+            DROPPED_SAMPLES.incrementAndGet();
             Failures.report("agent.sample", t);
         } finally {
             ts.busy = false;

@@ -27,8 +27,13 @@ final class Liveness {
     private Liveness() {
     }
 
-    /** Starts tracking an object sampled on the current thread {@code ts}; @return its sample id (the "address" of its events) */
-    static long track(ThreadState ts, Object o, int site, long size, double weight) {
+    /**
+     * Starts tracking an object sampled on the current thread {@code ts}, allocated with stack {@code stack}.
+     *
+     * @return its sample id (the "address" of its events)
+     */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
+    static long track(ThreadState ts, Object o, int site, long size, double weight, long stack) {
         int g = generation;
         SampleList list = ts.samples;
         if (list == null || list.generation != g) {
@@ -36,7 +41,7 @@ final class Liveness {
             ts.samples = list;
         }
         long id = IDS.incrementAndGet();
-        SampleRef r = new SampleRef(o, QUEUE, id, site, size, weight, g);
+        SampleRef r = new SampleRef(o, QUEUE, id, site, size, weight, g, ts.thread.getId(), stack);
         list.add(r);
         LiveSites.sampled(r);
         return id;
@@ -100,6 +105,26 @@ final class Liveness {
             orphans.forEach(settle);
         }
         return n[0];
+    }
+
+    /**
+     * Calls {@code action} for every sample of the current capture not settled yet (any thread; a sample being added
+     * meanwhile may be missed, see {@link SampleList}). Whether its object is still reachable is
+     * {@code !s.refersTo(null)}.
+     */
+    static void forEachTracked(java.util.function.Consumer<SampleRef> action) {
+        int g = generation;
+        for (ThreadState ts : ThreadState.ALL) {
+            SampleList list = ts.samples;
+            if (list != null && list.generation == g) {
+                list.forEach(action);
+            }
+        }
+        synchronized (ORPHAN_LOCK) {
+            if (orphans.generation == g) {
+                orphans.forEach(action);
+            }
+        }
     }
 
     /** Forgets every tracked sample (detach / new capture). */

@@ -17,7 +17,7 @@ class LiveSitesTest {
     }
 
     private SampleRef sample(int site, long size) {
-        SampleRef r = new SampleRef(new Object(), queue, 1, site, size, 1.0, 0);
+        SampleRef r = new SampleRef(new Object(), queue, 1, site, size, 1.0, 0, 1, 0);
         LiveSites.sampled(r);
         return r;
     }
