@@ -2,7 +2,6 @@ package io.memscope.agent;
 
 import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.capture.Capture;
-import io.memscope.agent.capture.JvmtiSampler;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.CaptureData;
@@ -139,14 +138,24 @@ public final class Agent {
 
     private void begin() {
         Capture.init(inst);
-        chooseSampler();
+        boolean jvmtiWanted = options.sampler() != AgentOptions.Sampler.BYTECODE
+                && options.mode() == AgentOptions.Mode.SAMPLE;
+        if (options.mode() == AgentOptions.Mode.EXACT && options.sampler() == AgentOptions.Sampler.JVMTI) {
+            samplerFallback = "exact mode counts and samples with the bytecode hooks";
+        }
+        Capture.JvmtiSettings jvmtiSettings = jvmtiWanted ? new Capture.JvmtiSettings(options.include(),
+                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples()) : null;
+        dir = outputDir();
+        Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
+                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), () -> {
+                    if (jvmtiSettings != null) {
+                        samplerChosen(jvmtiSettings.fallback());
+                    }
+                    return startMetadata();
+                }, options.flushMillis(), options.debug(), jvmtiSettings);
         transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
                 options.nativeMemory(), !jvmtiSampler);
         inst.addTransformer(transformer, true);
-        dir = outputDir();
-        Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
-                options.flushMillis(), options.debug());
         retransformLoaded();
         if (options.jmx()) {
             AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
@@ -186,31 +195,21 @@ public final class Agent {
         }
     }
 
+    /** The JVM sampler's queue (bytes): about 14 000 samples whose stacks were seen before. */
+    static final long QUEUE_BYTES = 1 << 20;
+
     /**
-     * Sample mode with {@code sampler=auto|jvmti}: enables the JVM's own heap sampler (JVMTI), which then replaces the
-     * allocation hooks. If it cannot start (no library for this platform, no JVMTI 11, a JVMTI error), the bytecode
-     * sampler runs instead and the reason goes into the report's metadata ({@code samplerFallback}); a failure of
-     * the library on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a
-     * failure (thrown with {@code strict=true}). Exact mode
-     * counts with the bytecode hooks and samples with them too.
+     * Sample mode with {@code sampler=auto|jvmti}: the JVM's own heap sampler (JVMTI) replaces the allocation hooks
+     * unless it could not start (no library for this platform, no JVMTI 11, a JVMTI error); then the bytecode sampler
+     * runs instead and the reason goes into the report's metadata ({@code samplerFallback}). A failure of the library
+     * on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a failure (thrown
+     * with {@code strict=true}). Exact mode counts with the bytecode hooks and samples with them too.
+     *
+     * @param why null when the JVM's sampler runs
      */
-    private void chooseSampler() {
-        jvmtiSampler = false;
-        samplerFallback = null;
-        if (options.sampler() == AgentOptions.Sampler.BYTECODE) {
-            return;
-        }
-        if (options.mode() == AgentOptions.Mode.EXACT) {
-            if (options.sampler() == AgentOptions.Sampler.JVMTI) {
-                samplerFallback = "exact mode counts and samples with the bytecode hooks";
-            }
-            return;
-        }
-        Capture.includeJdkSites(options.includeJdk());
-        Capture.siteFilter(options.include(), options.exclude());
-        String why = JvmtiSampler.start(options.intervalBytes(), options.stackDepth());
+    private void samplerChosen(String why) {
+        jvmtiSampler = why == null;
         if (why == null) {
-            jvmtiSampler = true;
             return;
         }
         samplerFallback = why;

@@ -49,6 +49,8 @@ public final class AgentOptions {
             + "being reported (default false)",
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
+        "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
+            + "sampler); beyond it samples count as allocated, never as held (default 262144)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -76,6 +78,7 @@ public final class AgentOptions {
     private boolean jmx = true;
     private boolean debug;
     private boolean events;
+    private int liveSamples = 1 << 18;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -84,7 +87,8 @@ public final class AgentOptions {
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
-        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"command", null},
+        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"},
+        {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -200,6 +204,9 @@ public final class AgentOptions {
                 break;
             case "events":
                 events = bool(v);
+                break;
+            case "liveSamples":
+                liveSamples = (int) number(v, 0, 1 << 24);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -353,6 +360,14 @@ public final class AgentOptions {
     /** @return true to start runtime events and the JFR bridge ({@code <pid>.events} rings, docs/formats/events.md) */
     public boolean events() {
         return events;
+    }
+
+    /**
+     * @return sampled objects the JVM sampler watches for collection at most; samples beyond it are recorded as
+     *         allocated with their collection not tracked
+     */
+    public int liveSamples() {
+        return liveSamples;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

@@ -23,8 +23,6 @@ public final class MemscopeHooksTemplate {
     /** System property (an object, not a string) through which the installer hands over the agent's class. */
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
-    /** The agent's receiver of JVM-sampled allocations (JVMTI sampler). */
-    private static final String SAMPLER = "io.memscope.agent.capture.JvmtiSampler";
 
     private static final MethodHandle NEW_OBJECT;
     private static final MethodHandle NEW_OBJECT_UNTRACKED;
@@ -43,8 +41,6 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_ALLOCATE;
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
-    private static final MethodHandle JVMTI_SAMPLED;
-    private static final MethodHandle JVMTI_SAMPLED_FRAMES;
 
     static {
         MethodHandle[] h = handles();
@@ -65,8 +61,6 @@ public final class MemscopeHooksTemplate {
         NATIVE_ALLOCATE = h[14];
         NATIVE_REALLOCATE = h[15];
         NATIVE_FREE = h[16];
-        JVMTI_SAMPLED = h[17];
-        JVMTI_SAMPLED_FRAMES = h[18];
     }
 
     private MemscopeHooksTemplate() {
@@ -100,24 +94,7 @@ public final class MemscopeHooksTemplate {
             find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
-            find(l, sibling(c, SAMPLER), "sampled",
-                    MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
-            find(l, sibling(c, SAMPLER), "sampledFrames",
-                    MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
         };
-    }
-
-    /** @return the agent's class of that name, from the loader of {@code c}, or null */
-    private static Class<?> sibling(Class<?> c, String name) {
-        if (c == null) {
-            return null;
-        }
-        try {
-            return Class.forName(name, false, c.getClassLoader());
-        } catch (Throwable t) {
-            System.err.println("memscope agent: " + name + " not found: " + t);
-            return null;
-        }
     }
 
     private static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
@@ -267,46 +244,62 @@ public final class MemscopeHooksTemplate {
         }
     }
 
-    // The JVMTI sampler (io.memscope.agent.capture.JvmtiSampler). Its library is loaded by this class, so that it
+    // The JVMTI sampler (io.memscope.agent.capture.SamplerLibrary). Its library is loaded by this class, so that it
     // belongs to the bootstrap loader and java.base, which has native access: no "restricted method" warning on
-    // JDK 24 and later, and these native methods bind to it (JNI names Java_java_lang_MemscopeHooks_*).
+    // JDK 24 and later, and these native methods bind to it (JNI names Java_java_lang_MemscopeHooks_*). The library
+    // never calls Java: its callback queues each sample, and memscope's drain thread takes them out (jvmtiDrain0).
 
     /** Loads the sampler library (System.load with this class as the caller). */
     public static void jvmtiLoad(String path) {
         System.load(path);
     }
 
-    /** Enables the JVM's heap sampling; 0 = done, else an error code (see JvmtiSampler). */
-    public static native int jvmtiStart0(int intervalBytes, int frames);
+    /** Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary). */
+    public static native int jvmtiStart0(int intervalBytes, int frames, long ringBytes, int liveLimit,
+                                         boolean sampleHeap);
 
-    /** Disables it again. */
-    public static native int jvmtiStop0();
+    /** The drain thread's Java id, whose allocations are not sampled. */
+    public static native void jvmtiOwnThread0(long tid);
+
+    /** Stops sampling and waits for callbacks in flight. */
+    public static native int jvmtiPause0();
+
+    /** Ends the capture: events off, references deleted, buffers freed. */
+    public static native int jvmtiClose0();
+
+    /** Waits for a collection's end, a half-full queue, a wake-up or the timeout. */
+    public static native void jvmtiAwait0(long timeoutNanos);
+
+    /** Ends a wait of jvmtiAwait0. */
+    public static native void jvmtiWake0();
+
+    /** Moves queued samples into the arrays; returns how many. */
+    public static native int jvmtiDrain0(long[] records, long[] frames);
+
+    /** JVM signature of a sampled class id, or null. */
+    public static native String jvmtiClassName0(int id);
+
+    /** The Thread a sample announced (its global reference is deleted). */
+    public static native Object jvmtiThread0(long ref);
+
+    /** Deletes weak references of samples not tracked. */
+    public static native void jvmtiRelease0(long[] refs, int n);
+
+    /** Tracks samples for collection; returns how many were taken. */
+    public static native int jvmtiTrack0(long[] entries, int n);
+
+    /** Checks tracked samples for collection; returns 2 * collected written + (done ? 1 : 0). */
+    public static native int jvmtiScan0(long[] out, boolean begin);
+
+    /** Finished collections from an ordinal on, as (ordinal, start, end) triples; returns how many. */
+    public static native int jvmtiCollections0(long[] out, int from);
+
+    /** The library's counters. */
+    public static native void jvmtiCounters0(long[] out);
 
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);
 
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
-
-    /**
-     * Called by the library for each allocation the JVM sampled, on the allocating thread, with a hash of the
-     * stack's raw frames; returns 1 when it needs the frames themselves (a stack not seen before), which the library
-     * then passes to {@link #jvmtiSampledFrames}.
-     */
-    static int jvmtiSampled(Object o, Class<?> type, long size, long stackHash, int frameCount) {
-        try {
-            return (int) JVMTI_SAMPLED.invokeExact(o, type, size, stackHash, frameCount);
-        } catch (Throwable t) {
-            return 0; // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    /** The same sample again with its raw frames, (jmethodID, bytecode index) pairs, top frame first. */
-    static void jvmtiSampledFrames(Object o, Class<?> type, long size, long stackHash, long[] frames) {
-        try {
-            JVMTI_SAMPLED_FRAMES.invokeExact(o, type, size, stackHash, frames);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
 }

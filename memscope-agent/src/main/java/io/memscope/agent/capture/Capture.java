@@ -48,14 +48,16 @@ public final class Capture {
     private static long startEpochMs;
     private static volatile boolean running;
     private static Thread background;
+    /** The JVM's heap sampler (JVMTI) when it takes this capture's samples, else null. */
+    private static volatile JvmtiHeapSampler jvmti;
+    /** GC records from the JVM's collections (with {@link #jvmti}), else {@link #gcListener} alone. */
+    private static volatile CollectionLog collectionLog;
     private static final Map<Integer, long[]> FOLDED = new HashMap<>();
 
     private Capture() {
     }
 
     /** Measures object layout; call once before instrumenting anything. */
-    /** The JVM sampler's samples kept, by site class ({@link #siteFilter}). */
-    private static volatile SiteFilter siteFilter = SiteFilter.ALL;
 
     public static void init(Instrumentation inst) {
         ObjectSizes.init(inst);
@@ -106,6 +108,48 @@ public final class Capture {
     public static synchronized void start(boolean exact, long intervalBytes, int depth, boolean nativeMemory,
                                           boolean gc, Path recording, Map<String, String> metadata,
                                           long flushMillis, boolean debugFlushes) {
+        start(exact, intervalBytes, depth, nativeMemory, gc, recording, () -> metadata, flushMillis, debugFlushes,
+                null);
+    }
+
+    /**
+     * The settings of the JVM's heap sampler (JVMTI) for {@link #start}: its samples are kept by their site class
+     * ({@code include}/{@code exclude}) and attributed to their top frame with {@code includeJdk}.
+     */
+    public static final class JvmtiSettings {
+        final List<String> include;
+        final List<String> exclude;
+        final boolean includeJdk;
+        final long queueBytes;
+        final int liveLimit;
+        /** Filled by {@link #start}: null when the JVM's sampler runs, else why not. */
+        volatile String fallback;
+
+        public JvmtiSettings(List<String> include, List<String> exclude, boolean includeJdk, long queueBytes,
+                             int liveLimit) {
+            this.include = include;
+            this.exclude = exclude;
+            this.includeJdk = includeJdk;
+            this.queueBytes = queueBytes;
+            this.liveLimit = liveLimit;
+        }
+
+        /** @return null when the JVM's sampler took the capture's samples, else why it could not */
+        public String fallback() {
+            return fallback;
+        }
+    }
+
+    /**
+     * Starts capturing.
+     *
+     * @param jvmtiSettings sample with the JVM's own sampler (JVMTI) when possible; null for the bytecode hooks
+     * @param metadata      key/values known at the start, asked for once the sampler is chosen
+     */
+    public static synchronized void start(boolean exact, long intervalBytes, int depth, boolean nativeMemory,
+                                          boolean gc, Path recording,
+                                          java.util.function.Supplier<Map<String, String>> metadata,
+                                          long flushMillis, boolean debugFlushes, JvmtiSettings jvmtiSettings) {
         if (running) {
             return;
         }
@@ -126,7 +170,25 @@ public final class Capture {
         startNanos = System.nanoTime();
         startEpochMs = System.currentTimeMillis();
         nativeTracker = new NativeTracker(log, depth);
-        if (gc) {
+        Hooks.exact = exact;
+        Hooks.mean = intervalBytes;
+        jvmti = null;
+        collectionLog = null;
+        gcListener = null;
+        if (jvmtiSettings != null) {
+            CollectionLog collections = new CollectionLog(gc);
+            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(intervalBytes, depth,
+                    jvmtiSettings.includeJdk, jvmtiSettings.include.isEmpty() && jvmtiSettings.exclude.isEmpty()
+                            ? SiteFilter.ALL : new SiteFilter(jvmtiSettings.include, jvmtiSettings.exclude),
+                    true, jvmtiSettings.queueBytes, jvmtiSettings.liveLimit, log.store().strings(), HEAP_EVENTS,
+                    collections::listening, collections);
+            jvmtiSettings.fallback = started.whyNot;
+            jvmti = started.sampler;
+            if (started.sampler != null) {
+                collectionLog = collections;
+            }
+        }
+        if (gc && collectionLog == null) {
             try {
                 gcListener = new GcListener(startNanos, startEpochMs);
                 gcListener.start();
@@ -135,8 +197,6 @@ public final class Capture {
                 Failures.report("agent.gc.start", t);
             }
         }
-        Hooks.exact = exact;
-        Hooks.mean = intervalBytes;
         // The writer's file I/O may allocate (and cache per thread) temporary direct buffers: track them as
         // memscope's own, so that when this thread's buffer cache later frees them it is not an unknown free.
         Hooks.nativeEnabled = nativeMemory;
@@ -146,7 +206,7 @@ public final class Capture {
             self.busy = true;
         }
         try {
-            stream = openStream(log, recording, exact, intervalBytes, metadata);
+            stream = openStream(log, recording, exact, intervalBytes, metadata.get());
         } finally {
             if (self != null) {
                 self.busy = wasBusy;
@@ -159,6 +219,10 @@ public final class Capture {
         Thread t = new Thread(Capture::backgroundLoop, "memscope-reaper");
         t.setDaemon(true);
         background = t;
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler != null) {
+            sampler.drainingThread(t);
+        }
         t.start();
         Hooks.nativeEnabled = nativeMemory;
         Hooks.heapSampling = true;
@@ -227,7 +291,14 @@ public final class Capture {
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {
             try {
-                Liveness.drain(sink, 100);
+                JvmtiHeapSampler sampler = jvmti;
+                if (sampler != null) {
+                    sampler.await(JvmtiHeapSampler.IDLE_NANOS);
+                    sampler.drain();
+                    Liveness.drain(sink, 0);
+                } else {
+                    Liveness.drain(sink, 100);
+                }
                 long now = System.nanoTime();
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
@@ -254,7 +325,7 @@ public final class Capture {
             return;
         }
         try {
-            long n = rs.drain(gcListener);
+            long n = rs.drain(gcRecords(false));
             if (debug) {
                 StoreSink s = (StoreSink) sink;
                 System.err.println("memscope agent: flushed " + n + " events; store holds " + s.size()
@@ -292,118 +363,55 @@ public final class Capture {
         ts.counts = new long[0];
     }
 
-    /** Names of allocated types, one per class (a JVM-sampled object's type). */
-    private static final ClassValue<String> TYPE_NAMES = new ClassValue<>() {
+    /**
+     * The JVM sampler's samples and collections, recorded by the drain thread on behalf of the allocating threads:
+     * straight into the recording when it streams (the store's string table is the writer's), else into the store.
+     */
+    private static final HeapSampleSink HEAP_EVENTS = new HeapSampleSink() {
         @Override
-        protected String computeValue(Class<?> type) {
-            return type.getTypeName();
+        public void allocated(long timeNanos, long threadId, int threadNameId, long sampleId, long size, int siteId,
+                              long stackId, int typeNameId) {
+            event(timeNanos, MemoryEventType.ALLOCATE, sampleId, size, 0, threadId, threadNameId, siteId, stackId,
+                    typeNameId);
+        }
+
+        @Override
+        public void collected(long timeNanos, long sampleId, long size, long lifetimeNanos, int siteId) {
+            JvmtiHeapSampler s = jvmti;
+            event(timeNanos, MemoryEventType.DEALLOCATE, sampleId, size, lifetimeNanos, s == null ? 0 : s.ownTid(),
+                    s == null ? 0 : s.ownNameId(), siteId, 0, 0);
+        }
+
+        private void event(long time, MemoryEventType type, long address, long size, long previousSize,
+                           long threadId, int threadNameId, int siteId, long stackId, int typeNameId) {
+            try {
+                RecordingStream rs = stream;
+                if (rs != null) {
+                    rs.accept(time, type, address, size, previousSize, threadId, threadNameId, 0, typeNameId,
+                            stackId, siteId);
+                    return;
+                }
+                AllocationSink s = sink;
+                if (s instanceof StoreSink) {
+                    io.memscope.store.EventStore store = ((StoreSink) s).store();
+                    io.memscope.store.StringTable strings = store.strings();
+                    store.record(new MemoryEvent(time, type, address, size, previousSize, threadId,
+                            strings.get(threadNameId), null, strings.get(typeNameId), stackId, siteId));
+                }
+            } catch (Throwable t) {
+                Failures.report("agent.sample.record", t);
+            }
         }
     };
 
-    /** Whether JVM-sampled allocations are attributed to their top (JDK) frame rather than the first application frame. */
-    private static volatile boolean includeJdkSites;
-
-    /**
-     * Keeps only JVM-sampled allocations whose site class matches the agent's {@code include} / {@code exclude}
-     * prefixes ({@link SiteFilter}); before {@link JvmtiSampler#start}.
-     */
-    public static void siteFilter(List<String> include, List<String> exclude) {
-        siteFilter = include.isEmpty() && exclude.isEmpty() ? SiteFilter.ALL : new SiteFilter(include, exclude);
-    }
-
-    /** Sets how JVM-sampled allocations are attributed ({@code includeJdk}); before {@link JvmtiSampler#start}. */
-    public static void includeJdkSites(boolean includeJdk) {
-        includeJdkSites = includeJdk;
-        // Initialize the classes of the sample path now, not inside the first callback on an application thread.
-        StackTable.isLibrary("");
-        SiteTable.size();
-        TYPE_NAMES.get(Object.class);
-        StackTable.cachedJvm(0L);
-        SiteTable.frameKey("", "", 0, ""); // links the string concatenation
-        new SampleList(-1).add(new SampleRef(null, null, 0, 0, 0, 1, -1));
-    }
-
-    /**
-     * A heap sample taken by the JVM (JVMTI sampler) on this thread: the same ALLOCATE event, weak reference and
-     * live-site weights as a bytecode sample. Its site is the first application frame of the stack and the object's
-     * exact class; memscope's own allocations (a memscope frame on the stack) are dropped. A stack is resolved once:
-     * later samples with the same raw stack hash find it in the cache without their frames.
-     *
-     * @param frames the raw frames, or null on the first call (then a stack not in the cache is not recorded and the
-     *               answer is {@link JvmtiSampler#NEED_FRAMES})
-     * @return {@link JvmtiSampler#NEED_FRAMES} or 0
-     */
-    static int sampleJvmti(ThreadState ts, Object o, Class<?> type, long size, long stackHash, int frameCount,
-                           long[] frames) {
-        ts.busy = true;
-        try {
-            if (o == null || size <= 0 || !Hooks.heapSampling) {
-                return 0;
-            }
-            boolean includeJdk = includeJdkSites;
-            StackTable.JvmStack js = null;
-            if (frameCount > 0) {
-                long key = StackTable.rawKey(stackHash, stackDepth, includeJdk);
-                js = StackTable.cachedJvm(key);
-                if (js == null) {
-                    if (frames == null) {
-                        return JvmtiSampler.NEED_FRAMES;
-                    }
-                    js = StackTable.resolveJvm(key, frames, stackDepth, includeJdk);
-                }
-            }
-            if (js == StackTable.OWN || js != null && js.jdkOnly && jmxNotifications()) {
-                return 0;
-            }
-            SiteFilter filter = siteFilter;
-            if (js != null && js != StackTable.NONE && !filter.acceptsAll() && !js.accepted(filter)) {
-                return 0;
-            }
-            Class<?> cls = type == null ? o.getClass() : type;
-            int site;
-            long stack;
-            String typeName;
-            if (js != null && js != StackTable.NONE) {
-                StackTable.TypeSite t = js.site(cls, TYPE_NAMES);
-                site = t.site;
-                typeName = t.typeName;
-                stack = js.id;
-            } else {
-                // The JVM gave no usable frames: walk the stack here (slower, same result).
-                StackTable.Sampled st = StackTable.captureSample(stackDepth, includeJdk);
-                if (st == null || !filter.accepts(st.siteFrame.getClassName())) {
-                    return 0;
-                }
-                typeName = TYPE_NAMES.get(cls);
-                site = SiteTable.registerFrame(st.siteFrame, typeName);
-                stack = st.id;
-            }
-            long id = Liveness.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
-            sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, typeName);
-        } catch (Throwable t) {
-            Failures.report("agent.sample.jvmti", t);
-        } finally {
-            ts.busy = false;
+    /** @return the GC records to write now: all of them at the end of the capture */
+    private static List<GcRecord> gcRecords(boolean all) {
+        CollectionLog log = collectionLog;
+        if (log != null) {
+            return log.take(all);
         }
-        return 0;
-    }
-
-    /**
-     * @return whether this is the JVM's JMX notification thread, whose JDK-only stacks build the GC notifications
-     *         memscope's own {@link GcListener} asked for ({@code GcInfoBuilder}, {@code GcInfo}, maps): memscope's
-     *         doing, not the application's (an application's own listener has its frames on the stack)
-     */
-    private static boolean jmxNotifications() {
-        Thread t = Thread.currentThread();
-        if (gcListener == null || !"Notification Thread".equals(t.getName())) {
-            return false;
-        }
-        try {
-            return t.isDaemon();
-        } catch (RuntimeException halfConstructed) {
-            // sampled inside the JVM's own construction of that thread's Thread object (its fields not all set)
-            return true;
-        }
+        GcListener l = gcListener;
+        return l == null ? List.of() : l.takeRecords();
     }
 
     /** The slow path of a heap allocation: the thread's byte counter crossed its sampling point. */
@@ -442,13 +450,23 @@ public final class Capture {
         try {
             Hooks.heapSampling = false;
             Hooks.heapEnabled = false;
-            JvmtiSampler.stop();
+            JvmtiHeapSampler sampler = jvmti;
+            if (sampler != null) {
+                sampler.pause();
+            }
             if (!running) {
+                if (sampler != null) {
+                    sampler.close();
+                    jvmti = null;
+                }
                 return null;
             }
             System.gc();
             settleNative();
             running = false;
+            if (sampler != null) {
+                sampler.wake();
+            }
             Thread t = background;
             if (t != null) {
                 try {
@@ -456,6 +474,10 @@ public final class Capture {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+            }
+            if (sampler != null) {
+                sampler.close(); // the last samples, and which were collected by the GC above
+                jvmtiMetadata(sampler);
             }
             AllocationSink s = sink;
             try {
@@ -469,12 +491,38 @@ public final class Capture {
             if (gcListener != null) {
                 gcListener.stop();
             }
-            return finishRecording(metadata, endNanos);
+            if (collectionLog != null) {
+                collectionLog.stop();
+            }
+            Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
+            meta.putAll(JVMTI_METADATA);
+            JVMTI_METADATA.clear();
+            return finishRecording(meta, endNanos);
         } finally {
             if (self != null) {
                 self.busy = false;
             }
         }
+    }
+
+    /** What the JVM sampler counted, for the recording's metadata at the end. */
+    private static final Map<String, String> JVMTI_METADATA = new java.util.LinkedHashMap<>();
+
+    private static void jvmtiMetadata(JvmtiHeapSampler s) {
+        JVMTI_METADATA.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.SEEN)));
+        JVMTI_METADATA.put("jvmti.samplesKept", Long.toString(s.kept()));
+        JVMTI_METADATA.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
+        JVMTI_METADATA.put("jvmti.skippedExceptionPending",
+                Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
+        JVMTI_METADATA.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
+        JVMTI_METADATA.put("jvmti.unknownClass", Long.toString(s.counter(JvmtiHeapSampler.CLASS_UNKNOWN)));
+        JVMTI_METADATA.put("jvmti.ownAllocations", Long.toString(s.own()));
+        JVMTI_METADATA.put("jvmti.filtered", Long.toString(s.filtered()));
+        JVMTI_METADATA.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
+        JVMTI_METADATA.put("liveness.untracked", Long.toString(s.untracked()));
+        JVMTI_METADATA.put("liveness.collected", Long.toString(s.collected()));
+        JVMTI_METADATA.put("liveness.ambiguousCollections", Long.toString(s.ambiguous()));
+        JVMTI_METADATA.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
     }
 
     private static void settleNative() {
@@ -523,7 +571,7 @@ public final class Capture {
         }
         CaptureData tail;
         try {
-            rs.drain(gcListener);
+            rs.drain(gcRecords(true));
         } catch (Throwable t) {
             Failures.report("agent.recording.flush", t);
         }
@@ -616,10 +664,8 @@ public final class Capture {
         for (long id : usedStacks) {
             d.addStack(id, StackTable.frames(id));
         }
-        if (gcListener != null) {
-            for (GcRecord g : gcListener.records()) {
-                d.addGc(g);
-            }
+        for (GcRecord g : gcRecords(true)) {
+            d.addGc(g);
         }
         d.failures(Failures.total(), Failures.messages());
         return d;

@@ -26,6 +26,8 @@ import javax.management.openmbean.CompositeData;
  */
 final class GcListener implements NotificationListener {
     private final List<GcRecord> records = new ArrayList<>();
+    /** Records already returned by {@link #takeRecords}. */
+    private int taken;
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final long startNanos;
@@ -114,9 +116,12 @@ final class GcListener implements NotificationListener {
         return sum;
     }
 
-    List<GcRecord> records() {
+    /** @return the records not returned by an earlier call, oldest first */
+    List<GcRecord> takeRecords() {
         synchronized (records) {
-            return new ArrayList<>(records);
+            List<GcRecord> out = new ArrayList<>(records.subList(taken, records.size()));
+            taken = records.size();
+            return out;
         }
     }
 }

@@ -75,6 +75,21 @@ public final class LiveSites {
         }
     }
 
+    /** A sampled allocation whose collection is not tracked: counts as allocated, never as live. */
+    static void allocatedOnly(int site, long size, double w) {
+        if (site < 0) {
+            return;
+        }
+        synchronized (LOCK) {
+            ensure(site);
+            int i = site << 2;
+            sums[i] += size * w;
+            sums[i + 1] += w;
+            counts[site << 1]++;
+            allocatedBytes += size * w;
+        }
+    }
+
     /** A sampled object was collected. */
     static void collected(int site, long size, double w) {
         if (site < 0) {

@@ -27,7 +27,6 @@ final class RecordingStream implements EventSink {
     private final RecordingWriter writer;
     private final BitSet sitesWritten = new BitSet();
     private final Set<Long> stacksWritten = new HashSet<>();
-    private int gcWritten;
     private long drained;
 
     RecordingStream(EventStore store, RecordingWriter writer) {
@@ -42,20 +41,15 @@ final class RecordingStream implements EventSink {
     /**
      * Drains the store into the file and flushes.
      *
-     * @param gc the GC listener whose new records to append, or null
+     * @param gcs GC records to append (each given once)
      * @return events moved by this call
      */
-    synchronized long drain(GcListener gc) {
+    synchronized long drain(List<GcRecord> gcs) {
         long n = store.drainTo(this);
         drained += n;
-        if (gc != null) {
-            List<GcRecord> records = gc.records();
-            for (int i = gcWritten; i < records.size(); i++) {
-                GcRecord g = records.get(i);
-                writer.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(),
-                        g.heapUsedAfter(), g.heapCommitted());
-            }
-            gcWritten = Math.max(gcWritten, records.size());
+        for (GcRecord g : gcs) {
+            writer.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(), g.heapUsedAfter(),
+                    g.heapCommitted());
         }
         writer.flush();
         return n;

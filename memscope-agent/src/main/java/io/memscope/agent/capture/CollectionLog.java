@@ -1,0 +1,326 @@
+package io.memscope.agent.capture;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.GcInfo;
+import io.memscope.analysis.GcRecord;
+import io.memscope.error.Failures;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * The capture's GC records, built from two sources:
+ *
+ * <ul>
+ * <li>the collections the JVM reports through JVMTI ({@link JvmtiHeapSampler.PauseListener}): every pause, exactly
+ *     timed on {@link System#nanoTime()}'s clock, the same collections whose start times the heap samples'
+ *     DEALLOCATE events carry;</li>
+ * <li>the JDK's GC notifications ({@code GarbageCollectionNotificationInfo}): the collector's name, the action, the
+ *     cause, and heap used before and after (summed over heap pools), at millisecond precision on the JVM's
+ *     management clock.</li>
+ * </ul>
+ *
+ * A record is one JVMTI collection with the details of the notification(s) that fall within it (Parallel's full
+ * collection reports a young and an old collection inside one pause: the record has the first's heap before and the
+ * last's heap after and name). The management clock's offset from {@code nanoTime} is learned from the first
+ * notification (paired with the latest collection that had ended when it arrived) and then matched within
+ * {@value #TOLERANCE_NANOS} ns. A collection without a notification (G1's remark and cleanup pauses on JDK 17) is
+ * named {@value #UNNAMED}, with the heap in use when memscope saw it end ({@code Runtime}: approximate). A
+ * notification without a collection (the concurrent cycles of ZGC and Shenandoah) is a record of its own, timed by
+ * the learned offset.
+ *
+ * <p>Nothing of JMX is loaded before the first collection: the notification listener is registered by the drain
+ * thread when it sees the first collection end, and that collection's details are read from
+ * {@code getLastGcInfo()} instead (without its cause).
+ */
+final class CollectionLog implements JvmtiHeapSampler.PauseListener {
+    /** How far a notification's start may be from its collection's start once the clock offset is known. */
+    static final long TOLERANCE_NANOS = 3_000_000L;
+    /** Name of a collection the JDK sent no notification for. */
+    static final String UNNAMED = "JVM pause";
+    /** A collection is written this long after its end (its notifications arrive in the meantime). */
+    private static final long SETTLE_NANOS = 500_000_000L;
+
+    private static final class Pause {
+        final int ordinal;
+        final long start;
+        final long end;
+        final long usedAtEnd;
+        final long committedAtEnd;
+        final List<Details> details = new ArrayList<>(1);
+
+        Pause(int ordinal, long start, long end, long usedAtEnd, long committedAtEnd) {
+            this.ordinal = ordinal;
+            this.start = start;
+            this.end = end;
+            this.usedAtEnd = usedAtEnd;
+            this.committedAtEnd = committedAtEnd;
+        }
+    }
+
+    /** One notification: what it says, and when it arrived. */
+    private static final class Details {
+        final String name;
+        final String action;
+        final String cause;
+        final long startMillis;
+        final long durationMillis;
+        final long before;
+        final long after;
+        final long committed;
+        final long receivedNanos;
+
+        Details(String name, String action, String cause, long startMillis, long durationMillis, long before,
+                long after, long committed, long receivedNanos) {
+            this.name = name;
+            this.action = action;
+            this.cause = cause;
+            this.startMillis = startMillis;
+            this.durationMillis = durationMillis;
+            this.before = before;
+            this.after = after;
+            this.committed = committed;
+            this.receivedNanos = receivedNanos;
+        }
+    }
+
+    private final boolean notifications;
+    private final List<Pause> pauses = new ArrayList<>();
+    private final List<Details> arrived = new ArrayList<>();
+    private final List<GcRecord> ready = new ArrayList<>();
+    private final List<NotificationEmitter> emitters = new ArrayList<>();
+    private final Set<String> heapPools = new HashSet<>();
+    private final Set<Long> seenIds = new HashSet<>();
+    private boolean listening;
+    private boolean stopped;
+    /** nanoTime minus the management clock's milliseconds times 10^6; valid when {@link #offsetKnown}. */
+    private long offset;
+    private boolean offsetKnown;
+
+    /** @param notifications read the JDK's GC notifications (the agent's {@code gc} option) */
+    CollectionLog(boolean notifications) {
+        this.notifications = notifications;
+    }
+
+    /** A JVMTI collection ended (drain thread). */
+    @Override
+    public void pause(int ordinal, long startNanos, long endNanos) {
+        Runtime rt = Runtime.getRuntime();
+        long committed = rt.totalMemory();
+        Pause p = new Pause(ordinal, startNanos, endNanos, committed - rt.freeMemory(), committed);
+        synchronized (this) {
+            pauses.add(p);
+        }
+        if (notifications && !listening && !stopped) {
+            listen();
+        }
+    }
+
+    /** Registers the notification listener; reads what the collections so far left in {@code getLastGcInfo()}. */
+    private void listen() {
+        listening = true;
+        ThreadState ts = ThreadState.current();
+        boolean wasBusy = ts != null && ts.busy;
+        if (ts != null) {
+            ts.busy = true;
+        }
+        try {
+            for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (p.getType() == MemoryType.HEAP) {
+                    heapPools.add(p.getName());
+                }
+            }
+            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof NotificationEmitter) {
+                    NotificationEmitter e = (NotificationEmitter) gc;
+                    if (listener == null) {
+                        listener = new Listener();
+                    }
+                    e.addNotificationListener(listener, null, null);
+                    synchronized (this) {
+                        emitters.add(e);
+                    }
+                }
+                if (gc instanceof com.sun.management.GarbageCollectorMXBean) {
+                    GcInfo last = ((com.sun.management.GarbageCollectorMXBean) gc).getLastGcInfo();
+                    if (last != null) {
+                        arrive(gc.getName(), "", "", last, System.nanoTime());
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.gc.start", t);
+        } finally {
+            if (ts != null) {
+                ts.busy = wasBusy;
+            }
+        }
+    }
+
+    /** The notification listener: a nested class, so that JMX is not loaded with {@link CollectionLog}. */
+    private final class Listener implements NotificationListener {
+        @Override
+        public void handleNotification(Notification n, Object handback) {
+            notified(n);
+        }
+    }
+
+    private NotificationListener listener;
+
+    private void notified(Notification n) {
+        ThreadState ts = ThreadState.current();
+        if (ts != null) {
+            ts.busy = true;
+        }
+        try {
+            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            GarbageCollectionNotificationInfo info =
+                    GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            arrive(info.getGcName(), info.getGcAction(), info.getGcCause(), info.getGcInfo(), System.nanoTime());
+        } catch (Throwable t) {
+            Failures.report("agent.gc", t);
+        } finally {
+            if (ts != null) {
+                ts.busy = false;
+            }
+        }
+    }
+
+    private void arrive(String name, String action, String cause, GcInfo gi, long now) {
+        Details d = new Details(name, action, cause, gi.getStartTime(), gi.getDuration(),
+                heap(gi.getMemoryUsageBeforeGc(), false), heap(gi.getMemoryUsageAfterGc(), false),
+                heap(gi.getMemoryUsageAfterGc(), true), now);
+        synchronized (this) {
+            // getLastGcInfo() and the first notification may describe the same collection
+            if (seenIds.add(((long) name.hashCode() << 32) ^ gi.getId())) {
+                arrived.add(d);
+            }
+        }
+    }
+
+    private long heap(Map<String, MemoryUsage> usage, boolean committed) {
+        long sum = 0;
+        for (Map.Entry<String, MemoryUsage> e : usage.entrySet()) {
+            if (heapPools.contains(e.getKey())) {
+                sum += committed ? e.getValue().getCommitted() : e.getValue().getUsed();
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * @param all also the collections that ended just now (end of capture)
+     * @return the GC records ready to be written, oldest first; each is returned once
+     */
+    synchronized List<GcRecord> take(boolean all) {
+        match();
+        long now = System.nanoTime();
+        for (Iterator<Pause> it = pauses.iterator(); it.hasNext(); ) {
+            Pause p = it.next();
+            if (!all && now - p.end < SETTLE_NANOS) {
+                break;
+            }
+            ready.add(record(p));
+            it.remove();
+        }
+        List<GcRecord> out = new ArrayList<>(ready);
+        ready.clear();
+        return out;
+    }
+
+    /** Pairs the notifications that arrived with their collections. */
+    private void match() {
+        for (Details d : arrived) {
+            if (d.name.contains("Cycles")) {
+                // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
+                long start = offsetKnown ? offset + d.startMillis * 1_000_000L
+                        : d.receivedNanos - d.durationMillis * 1_000_000L;
+                ready.add(new GcRecord(start, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
+                        d.after, d.committed));
+                continue;
+            }
+            Pause best = null;
+            if (offsetKnown) {
+                long predicted = offset + d.startMillis * 1_000_000L;
+                long bestDistance = Long.MAX_VALUE;
+                for (Pause p : pauses) {
+                    long distance = predicted < p.start ? p.start - predicted
+                            : predicted > p.end ? predicted - p.end : 0;
+                    if (distance < bestDistance) {
+                        bestDistance = distance;
+                        best = p;
+                    }
+                }
+                if (bestDistance > TOLERANCE_NANOS) {
+                    best = null;
+                }
+            } else {
+                for (Pause p : pauses) {
+                    if (p.end <= d.receivedNanos && (best == null || p.end > best.end)) {
+                        best = p;
+                    }
+                }
+                if (best != null) {
+                    offset = best.start - d.startMillis * 1_000_000L;
+                    offsetKnown = true;
+                }
+            }
+            if (best != null) {
+                best.details.add(d);
+            } else {
+                long start = offsetKnown ? offset + d.startMillis * 1_000_000L
+                        : d.receivedNanos - d.durationMillis * 1_000_000L;
+                ready.add(new GcRecord(start, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
+                        d.after, d.committed));
+            }
+        }
+        arrived.clear();
+    }
+
+    private static GcRecord record(Pause p) {
+        long duration = Math.max(0, p.end - p.start);
+        if (p.details.isEmpty()) {
+            return new GcRecord(p.start, duration, UNNAMED, "", "", p.usedAtEnd, p.usedAtEnd, p.committedAtEnd);
+        }
+        Details first = p.details.get(0);
+        Details last = p.details.get(p.details.size() - 1);
+        return new GcRecord(p.start, duration, last.name, last.action, first.cause.isEmpty() ? last.cause
+                : first.cause, first.before, last.after, last.committed);
+    }
+
+    /** Stops listening (end of capture); the records not yet taken stay available to {@link #take}. */
+    void stop() {
+        List<NotificationEmitter> es;
+        synchronized (this) {
+            stopped = true;
+            es = new ArrayList<>(emitters);
+            emitters.clear();
+        }
+        for (NotificationEmitter e : es) {
+            try {
+                e.removeNotificationListener(listener);
+            } catch (Exception ex) {
+                Failures.report("agent.gc.stop", ex);
+            }
+        }
+    }
+
+    /** @return whether memscope's notification listener is registered */
+    synchronized boolean listening() {
+        return !emitters.isEmpty();
+    }
+}

@@ -1,0 +1,622 @@
+package io.memscope.agent.capture;
+
+import io.memscope.error.Failures;
+import io.memscope.store.StringTable;
+
+/**
+ * One capture's use of the JVM's own heap sampler (JVMTI {@code SampledObjectAlloc}, JEP 331) through the sampler
+ * library ({@link SamplerLibrary}). The JVM samples each thread's allocations by bytes, a Poisson process whose mean
+ * is the interval, from its allocation slow path (TLAB refills): the application's allocations pay nothing, and
+ * allocations inside the JDK are seen like any other.
+ *
+ * <p><b>No Java in the callback.</b> The library's callback queues each sample in C (a weak global reference, the
+ * class, size, thread, time and stack; see memscope_sampler.c). Everything else happens here, on memscope's drain
+ * thread ({@link #drain}): each method, stack, class and thread is resolved once; a sample gets its site (the first
+ * frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its Horvitz-Thompson weight,
+ * is recorded ({@link HeapSampleSink#allocated}) and its weak reference is tracked by the library's live table.
+ *
+ * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
+ * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
+ * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link #scan}). A sample seen
+ * alive after collection k-1 and cleared after collection k was collected by collection k: its DEALLOCATE gets
+ * collection k's start time. So "held at collection k" (allocated before it, collected after it or never) is exact
+ * for stop-the-world collectors (Serial, Parallel, G1): a sample is taken outside a pause and survives any pause
+ * during the callback (the callback holds a local reference), and each check reads the collection count around the
+ * JVM's {@code IsSameObject}, inside which no pause can start. When several collections happened between two checks
+ * of a sample (the drain thread did not run in between), the sample is attributed to the first of them and counted
+ * in {@link #ambiguous()}. ZGC and Shenandoah clear weak references concurrently, between their pauses: a collection
+ * is then attributed to the last pause that started before it was seen, and when none started since the sample was
+ * last seen alive, to the time it was seen collected.
+ *
+ * <p><b>Memory.</b> Bounded: the library's queue (a fixed ring; samples that do not fit are dropped and counted
+ * exactly), its live table ({@code liveLimit} samples; samples beyond it are recorded with sample id 0, "collection
+ * not tracked", and counted in {@link #untracked()}), one entry per sampled class, stack and thread here.
+ */
+final class JvmtiHeapSampler {
+    /** Longs per record of the library's drain (see memscope_sampler.c, drain0). */
+    static final int RECORD_LONGS = 8;
+    /** Longs per entry of the library's live-table input (track0) and of its scan output (scan0). */
+    static final int TRACK_LONGS = 6;
+    static final int SCAN_LONGS = 6;
+    /** Records moved per drain call. */
+    private static final int BATCH = 512;
+    /** Drain calls per round of the drain thread at most. */
+    private static final int ROUNDS = 64;
+    /** Collections remembered for attribution (the library keeps as many). */
+    private static final int GC_SLOTS = 4096;
+    /** Nanoseconds the drain thread waits when nothing wakes it. */
+    static final long IDLE_NANOS = 100_000_000L;
+
+    /** The library's counters (counters0), by index. */
+    static final int SEEN = 0;
+    static final int QUEUED = 1;
+    static final int DROPPED_FULL = 2;
+    static final int SKIPPED_EXCEPTION = 3;
+    static final int SKIPPED_ERROR = 4;
+    static final int CLASS_UNKNOWN = 5;
+    static final int TRACKED = 6;
+    static final int GC_STARTED = 7;
+    static final int GC_FINISHED = 8;
+    static final int OWN_THREAD = 12;
+
+    /** A thread that allocated, as the drain thread knows it. */
+    private static final class ThreadInfo {
+        final int nameId;
+        /** The JVM's notification thread (builds the GC notifications memscope's GC listener asked for). */
+        final boolean notifications;
+
+        ThreadInfo(int nameId, boolean notifications) {
+            this.nameId = nameId;
+            this.notifications = notifications;
+        }
+    }
+
+    private final SamplerLibrary.Natives natives;
+    private final int depth;
+    private final boolean includeJdk;
+    private final SiteFilter filter;
+    private final double mean;
+    private final StringTable strings;
+    private final HeapSampleSink sink;
+    /** Whether memscope's own GC notification listener runs (its notifications' allocations are memscope's). */
+    private final java.util.function.BooleanSupplier gcListening;
+
+    private final long[] records = new long[BATCH * RECORD_LONGS];
+    private final long[] frames = new long[2 * 8192];
+    private final long[] track = new long[BATCH * TRACK_LONGS];
+    private final long[] release = new long[BATCH];
+    private final long[] scanOut = new long[512 * SCAN_LONGS];
+    private final long[] gcOut = new long[64 * 3];
+    private final long[] counters = new long[13];
+    /** Per record of a batch kept for tracking: what its ALLOCATE event needs besides the track entry. */
+    private final long[] keptTid = new long[BATCH];
+    private final int[] keptThreadName = new int[BATCH];
+    private final long[] keptStack = new long[BATCH];
+    private final int[] keptType = new int[BATCH];
+
+    private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
+    private final LongMap<ThreadInfo> threads = new LongMap<>(64);
+    private String[] typeNames = new String[256];
+    private int[] typeNameIds = new int[256];
+    private final long[] gcStart = new long[GC_SLOTS];
+    private final int[] gcOrdinal = new int[GC_SLOTS];
+    /** The first collection whose end is not known yet. */
+    private int nextCollection;
+    /** Collections started at the last scan. */
+    private long scannedAt = -1;
+    private volatile int ownNameId;
+    private volatile long ownTid = -1;
+    private final StackTable.JvmStack noFrames = StackTable.noFrames();
+    private boolean closed;
+
+    private long sampleIds;
+    private long kept;
+    private long ownSamples;
+    private long filtered;
+    private long unresolved;
+    private long untracked;
+    private long ambiguous;
+    private long collected;
+    private final PauseListener pauses;
+
+    /** Collections as the JVM reported them through JVMTI, in order (drain thread). */
+    interface PauseListener {
+        /** @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock */
+        void pause(int ordinal, long startNanos, long endNanos);
+    }
+
+    private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
+                             double mean, StringTable strings, HeapSampleSink sink,
+                             java.util.function.BooleanSupplier gcListening, PauseListener pauses,
+                             int firstCollection) {
+        this.natives = natives;
+        this.depth = depth;
+        this.includeJdk = includeJdk;
+        this.filter = filter;
+        this.mean = mean;
+        this.strings = strings;
+        this.sink = sink;
+        this.gcListening = gcListening;
+        this.pauses = pauses;
+        this.nextCollection = firstCollection;
+    }
+
+    /** The outcome of {@link #start}: a running sampler, or why there is none. */
+    static final class Started {
+        final JvmtiHeapSampler sampler;
+        final String whyNot;
+
+        Started(JvmtiHeapSampler sampler, String whyNot) {
+            this.sampler = sampler;
+            this.whyNot = whyNot;
+        }
+    }
+
+    /**
+     * Loads the library (once per JVM) and starts a capture's sampling and collection events. Samples queue in the
+     * library until the drain thread ({@link #drainingThread}) takes them.
+     *
+     * @param sampleHeap     false: only collections are reported (the bytecode sampler takes the samples)
+     * @param ringBytes      the queue's size (rounded up to a power of two, at least 64 KiB)
+     * @param liveLimit      samples tracked for collection at most
+     */
+    static Started start(long intervalBytes, int stackDepth, boolean includeJdk, SiteFilter filter,
+                         boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
+                         java.util.function.BooleanSupplier gcListening, PauseListener pauses) {
+        if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
+            return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
+                    + Integer.MAX_VALUE + " bytes");
+        }
+        String why = SamplerLibrary.load();
+        if (!why.isEmpty()) {
+            return new Started(null, why);
+        }
+        SamplerLibrary.Natives n = SamplerLibrary.natives();
+        try {
+            long[] c = new long[13];
+            n.counters.invokeExact(c);
+            int first = (int) c[GC_FINISHED] + 1;
+            int rc = (int) n.start.invokeExact((int) Math.min(intervalBytes, Integer.MAX_VALUE),
+                    Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap);
+            if (rc != 0) {
+                return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
+            }
+            return new Started(new JvmtiHeapSampler(n, stackDepth, includeJdk, filter, intervalBytes, strings,
+                    sink, gcListening, pauses, first), null);
+        } catch (Throwable t) {
+            return new Started(null, "starting the JVMTI sampler failed: " + t);
+        }
+    }
+
+    /** Declares the thread that drains (its allocations are then not sampled; it is the thread of DEALLOCATEs). */
+    void drainingThread(Thread t) {
+        ownNameId = strings.intern(t.getName());
+        ownTid = threadId(t);
+        try {
+            natives.ownThread.invokeExact(ownTid);
+        } catch (Throwable e) {
+            Failures.report("agent.jvmti.own", e);
+        }
+    }
+
+    /** Waits until a collection ends, the queue is half full, {@link #wake} is called, or {@code nanos} passed. */
+    void await(long nanos) {
+        try {
+            natives.await.invokeExact(nanos);
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.await", t);
+        }
+    }
+
+    /** Ends a wait of {@link #await} (any thread). */
+    void wake() {
+        try {
+            natives.wake.invokeExact();
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.wake", t);
+        }
+    }
+
+    /**
+     * One round of the drain thread: moves queued samples out of the library, records and tracks them; then, when
+     * collections ended since the last round, checks the tracked samples for collection. Never throws.
+     *
+     * @return samples moved
+     */
+    synchronized long drain() {
+        if (closed) {
+            return 0;
+        }
+        long n = 0;
+        try {
+            n = drainQueue(false);
+            if (collections()) {
+                scan();
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.drain", t);
+        }
+        return n;
+    }
+
+    /**
+     * Ends sampling (waits for callbacks in flight), takes the last samples, checks liveness once more (after the
+     * collection the caller may have run) and frees the library's buffers and references. Never throws.
+     */
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            int rc = (int) natives.pause.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+            drainQueue(true);
+            collections();
+            scan();
+            readCounters();
+            rc = (int) natives.close.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.close", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.close", t);
+        } finally {
+            closed = true;
+        }
+    }
+
+    /** Stops sampling at once (waits for callbacks in flight); {@link #close} does the rest. Never throws. */
+    void pause() {
+        try {
+            int rc = (int) natives.pause.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.stop", t);
+        }
+    }
+
+    /**
+     * @param all until the queue is empty (after {@link #pause}: nothing is added any more); else at most
+     *            {@value #ROUNDS} batches, what producers add meanwhile is taken next round
+     */
+    private long drainQueue(boolean all) throws Throwable {
+        long total = 0;
+        for (int round = 0; all || round < ROUNDS; round++) {
+            int n = (int) natives.drain.invokeExact(records, frames);
+            if (n <= 0) {
+                break;
+            }
+            process(n);
+            total += n;
+        }
+        return total;
+    }
+
+    private void process(int n) throws Throwable {
+        int keep = 0;
+        int drop = 0;
+        for (int i = 0; i < n; i++) {
+            int r = i * RECORD_LONGS;
+            long ref = records[r];
+            long size = records[r + 1];
+            long time = records[r + 2];
+            long tid = records[r + 3];
+            long hash = records[r + 4];
+            long announce = records[r + 5];
+            int classId = (int) records[r + 6];
+            long epoch = records[r + 6] >>> 32;
+            int frameCount = (int) records[r + 7];
+            int frameOffset = (int) (records[r + 7] >>> 32);
+            ThreadInfo thread = announce != 0 ? announce(tid, announce) : threads.get(tid);
+            StackTable.JvmStack js = stack(hash, frameCount, frameOffset);
+            boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
+                    && gcListening.getAsBoolean();
+            if (js == null || js == StackTable.OWN || ownNotifications) {
+                if (js == null) {
+                    unresolved++;
+                } else {
+                    ownSamples++;
+                }
+                release[drop++] = ref;
+                continue;
+            }
+            if (!filter.acceptsAll() && !js.accepted(filter)) {
+                filtered++;
+                release[drop++] = ref;
+                continue;
+            }
+            String typeName = typeName(classId);
+            int site = js.site(classId, typeName);
+            long id = ++sampleIds;
+            int t = keep * TRACK_LONGS;
+            track[t] = ref;
+            track[t + 1] = id;
+            track[t + 2] = site;
+            track[t + 3] = size;
+            track[t + 4] = time;
+            track[t + 5] = epoch;
+            keptTid[keep] = tid;
+            keptThreadName[keep] = thread == null ? 0 : thread.nameId;
+            keptStack[keep] = js.id;
+            keptType[keep] = typeNameIds[classId];
+            keep++;
+        }
+        if (drop > 0) {
+            natives.release.invokeExact(release, drop);
+        }
+        int taken = keep == 0 ? 0 : (int) natives.track.invokeExact(track, keep);
+        for (int k = 0; k < keep; k++) {
+            int t = k * TRACK_LONGS;
+            long size = track[t + 3];
+            int site = (int) track[t + 2];
+            double w = LiveSites.weight(size, mean);
+            boolean tracked = k < taken;
+            if (tracked) {
+                LiveSites.sampled(site, size, w);
+            } else {
+                LiveSites.allocatedOnly(site, size, w);
+                untracked++;
+            }
+            sink.allocated(track[t + 4], keptTid[k], keptThreadName[k], tracked ? track[t + 1] : 0, size, site,
+                    keptStack[k], keptType[k]);
+        }
+        kept += keep;
+    }
+
+    /** The stack of a record: resolved now when its frames came with it, else from the stacks seen before. */
+    private StackTable.JvmStack stack(long hash, int frameCount, int frameOffset) {
+        if (hash == 0) {
+            return noFrames;
+        }
+        StackTable.JvmStack js = stacks.get(hash);
+        if (js == null && frameCount > 0) {
+            js = StackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
+            stacks.put(hash, js);
+        }
+        return js;
+    }
+
+    private ThreadInfo announce(long tid, long ref) throws Throwable {
+        Object o = (Object) natives.thread.invokeExact(ref);
+        ThreadInfo known = threads.get(tid);
+        if (known != null || !(o instanceof Thread)) {
+            return known;
+        }
+        Thread t = (Thread) o;
+        String name = t.getName();
+        boolean notifications = "Notification Thread".equals(name);
+        if (notifications) {
+            try {
+                notifications = t.isDaemon();
+            } catch (RuntimeException halfConstructed) {
+                // sampled inside the JVM's own construction of that Thread object (its fields not all set)
+            }
+        }
+        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications);
+        threads.put(tid, info);
+        return info;
+    }
+
+    /** @return the type name of a class id ("java.lang.String", "int[]"), interned; "unknown" for id 0 */
+    private String typeName(int classId) throws Throwable {
+        if (classId >= typeNames.length) {
+            int n = Integer.highestOneBit(classId) << 1;
+            typeNames = java.util.Arrays.copyOf(typeNames, n);
+            typeNameIds = java.util.Arrays.copyOf(typeNameIds, n);
+        }
+        String name = typeNames[classId];
+        if (name == null) {
+            String sig = classId == 0 ? null : (String) natives.className.invokeExact(classId);
+            name = sig == null ? "unknown" : typeNameOf(sig);
+            typeNames[classId] = name;
+            typeNameIds[classId] = strings.intern(name);
+        }
+        return name;
+    }
+
+    /**
+     * @return the type name ({@link Class#getTypeName()} form) of a JVM type signature: {@code Ljava/lang/String;}
+     *         is {@code java.lang.String}, {@code [[I} is {@code int[][]}
+     */
+    static String typeNameOf(String signature) {
+        int dims = 0;
+        while (dims < signature.length() && signature.charAt(dims) == '[') {
+            dims++;
+        }
+        String element;
+        char c = dims < signature.length() ? signature.charAt(dims) : '?';
+        switch (c) {
+            case 'Z': element = "boolean"; break;
+            case 'B': element = "byte"; break;
+            case 'C': element = "char"; break;
+            case 'S': element = "short"; break;
+            case 'I': element = "int"; break;
+            case 'J': element = "long"; break;
+            case 'F': element = "float"; break;
+            case 'D': element = "double"; break;
+            case 'L':
+                int end = signature.endsWith(";") ? signature.length() - 1 : signature.length();
+                element = signature.substring(dims + 1, end).replace('/', '.');
+                break;
+            default:
+                element = signature.substring(dims);
+        }
+        if (dims == 0) {
+            return element;
+        }
+        StringBuilder b = new StringBuilder(element.length() + 2 * dims).append(element);
+        for (int i = 0; i < dims; i++) {
+            b.append("[]");
+        }
+        return b.toString();
+    }
+
+    /** Takes the collections the library logged since the last call; @return whether any ended */
+    private boolean collections() throws Throwable {
+        boolean ended = false;
+        for (;;) {
+            int n = (int) natives.collections.invokeExact(gcOut, nextCollection);
+            for (int i = 0; i < n; i++) {
+                int ordinal = (int) gcOut[3 * i];
+                long start = gcOut[3 * i + 1];
+                long end = gcOut[3 * i + 2];
+                gcStart[ordinal & (GC_SLOTS - 1)] = start;
+                gcOrdinal[ordinal & (GC_SLOTS - 1)] = ordinal;
+                nextCollection = ordinal + 1;
+                ended = true;
+                if (pauses != null) {
+                    pauses.pause(ordinal, start, end);
+                }
+            }
+            if (n < gcOut.length / 3) {
+                return ended;
+            }
+        }
+    }
+
+    /** Checks every tracked sample; each one collected becomes a DEALLOCATE at its collection's start. */
+    private void scan() throws Throwable {
+        boolean begin = true;
+        long now = System.nanoTime();
+        for (;;) {
+            int rc = (int) natives.scan.invokeExact(scanOut, begin);
+            begin = false;
+            int n = rc >>> 1;
+            for (int i = 0; i < n; i++) {
+                int s = i * SCAN_LONGS;
+                long id = scanOut[s];
+                int site = (int) scanOut[s + 1];
+                long size = scanOut[s + 2];
+                long time = scanOut[s + 3];
+                long checked = scanOut[s + 4];
+                long started = scanOut[s + 5];
+                long at;
+                if (started > checked) {
+                    int ordinal = (int) (checked + 1);
+                    int slot = ordinal & (GC_SLOTS - 1);
+                    at = gcOrdinal[slot] == ordinal ? gcStart[slot] : now;
+                    if (started > checked + 1) {
+                        ambiguous++;
+                    }
+                } else {
+                    at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
+                }
+                if (at < time) {
+                    at = time;
+                }
+                LiveSites.collected(site, size, LiveSites.weight(size, mean));
+                sink.collected(at, id, size, at - time, site);
+                collected++;
+            }
+            if ((rc & 1) != 0) {
+                break;
+            }
+        }
+    }
+
+    /** Reads the library's counters into {@link #counter}. */
+    synchronized void readCounters() {
+        if (closed) {
+            return;
+        }
+        try {
+            natives.counters.invokeExact(counters);
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.counters", t);
+        }
+    }
+
+    /** @return a counter of the library as last read by {@link #readCounters} ({@link #SEEN}, ...) */
+    synchronized long counter(int index) {
+        return counters[index];
+    }
+
+    /** @return samples recorded */
+    synchronized long kept() {
+        return kept;
+    }
+
+    /** @return samples recorded whose collection is not tracked (the live table was full) */
+    synchronized long untracked() {
+        return untracked;
+    }
+
+    /** @return samples collected by one of several collections that ended between two checks */
+    synchronized long ambiguous() {
+        return ambiguous;
+    }
+
+    /** @return tracked samples seen collected */
+    synchronized long collected() {
+        return collected;
+    }
+
+    /** @return samples of memscope's own allocations, dropped (the drain thread's are not even queued) */
+    synchronized long own() {
+        return ownSamples + counters[OWN_THREAD];
+    }
+
+    /** @return samples dropped by include/exclude */
+    synchronized long filtered() {
+        return filtered;
+    }
+
+    /** @return samples whose stack could not be resolved (dropped) */
+    synchronized long unresolved() {
+        return unresolved;
+    }
+
+    /** @return the drain thread's name id (the thread of DEALLOCATE events) */
+    int ownNameId() {
+        return ownNameId;
+    }
+
+    /** @return the drain thread's id */
+    long ownTid() {
+        return ownTid;
+    }
+
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
+    private static long threadId(Thread t) {
+        return t.getId();
+    }
+
+    /**
+     * A method of a sampled stack, resolved once: {@code [class name, method name, source file or null]}, or null
+     * when the method is gone (its class was unloaded) or the JVM cannot say.
+     */
+    static String[] describe(long method) {
+        SamplerLibrary.Natives n = SamplerLibrary.natives();
+        String s;
+        try {
+            s = n == null ? null : (String) n.describe.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+        if (s == null) {
+            return null;
+        }
+        int t1 = s.indexOf('\t');
+        int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
+        if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
+            return null;
+        }
+        String cls = s.substring(1, t1 - 1).replace('/', '.');
+        String file = s.substring(t2 + 1);
+        return new String[] {cls, s.substring(t1 + 1, t2), file.isEmpty() ? null : file};
+    }
+
+    /** @return the method's line number table as pairs (first bytecode index, line), or null */
+    static int[] lines(long method) {
+        SamplerLibrary.Natives n = SamplerLibrary.natives();
+        try {
+            return n == null ? null : (int[]) n.lines.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+}
