@@ -14,11 +14,12 @@
  *   - the number of GCs started so far.
  * A sample that does not fit is counted as dropped (exactly) and its references deleted.
  *
- * memscope's drain thread (Java, io.memscope.agent.capture.SampleDrain) takes the records out (drain0), resolves
- * methods, stacks, classes and threads once each, records the sample, and hands the weak references of the samples
- * it keeps to the live table (track0). After each GC (GarbageCollectionFinish wakes it through a semaphore) it
- * checks every tracked reference (scan0): one the GC cleared was collected by that GC (see scan0 for when that is
- * exact). The live table belongs to the drain thread alone.
+ * memscope's drain thread (Java, io.memscope.agent.capture.JvmtiHeapSampler) takes the records out (drain0: their
+ * weak references move into the live table, live_table.h), resolves methods, stacks, classes and threads once
+ * each, records the samples and says which it keeps (commit0). After each collection (GarbageCollectionFinish wakes
+ * it through a semaphore) it checks every tracked reference (scan0): one that collection cleared was collected by it.
+ * When the next collection starts before the drain thread got to it, the collection's start callback does that
+ * check first, so that every reference is checked between every two collections (live_table.h).
  *
  * Rules: never crash or block the application. Every JVMTI and JNI return code is checked; an exception the
  * application has pending when a sample arrives is left alone (the sample is counted as skipped); the callback
@@ -29,7 +30,7 @@
 #include <errno.h>
 #include <jni.h>
 #include <jvmti.h>
-#include <math.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,14 +63,16 @@ typedef struct {
     jlong tid;
     jlong stack;
     uint32_t class_id;
+    /* Collections started when the object was last known alive (at the end of the callback, or by a mark pass). */
     uint32_t gc_epoch;
     uint32_t frames;
-    uint32_t reserved;
+    /* The collection that cleared the reference while the record waited in the ring (mark pass), else 0. */
+    uint32_t collected_by;
 } sample_record;
 
 _Static_assert(sizeof(sample_record) % 8 == 0, "records are 8-byte aligned");
 
-/* Longs per record handed to Java by drain0 (see JvmtiSampler.Record). */
+/* Longs per record handed to Java by drain0 (see JvmtiHeapSampler.process). */
 #define RECORD_LONGS 8
 
 /* ------------------------------------------------------------------------------------ state of a capture */
@@ -123,41 +126,7 @@ static jlong hash_frames(const jvmtiFrameInfo *frames, jint count) {
     return h == 0 ? 1 : (jlong) h;
 }
 
-/* ---------------------------------------------------------------------------------------------- collections */
-
-/*
- * Every collection the JVM reports through JVMTI (GarbageCollectionStart/Finish: its stop-the-world pauses, and
- * those of ZGC and Shenandoah), numbered from 1 in the order they start, with start and end on the monotonic clock.
- * Written by the GC callbacks only (one collection at a time), read by the drain thread (gc_log0).
- */
-#define GC_LOG_SLOTS 4096
-typedef struct {
-    jlong start;
-    jlong end;
-} gc_entry;
-static gc_entry gc_log[GC_LOG_SLOTS];
-static volatile uint32_t gc_started_count;
-static volatile uint32_t gc_finished_count;
-
-static void JNICALL on_gc_start(jvmtiEnv *env) {
-    (void) env;
-    uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_RELAXED) + 1;
-    gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
-    __atomic_store_n(&e->end, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&e->start, now_nanos(), __ATOMIC_RELAXED);
-    __atomic_store_n(&gc_started_count, k, __ATOMIC_RELEASE);
-}
-
-/* Only raw monitors, memory and environment-local storage may be used here (no JNI): a semaphore post is plain C. */
-static void JNICALL on_gc_finish(jvmtiEnv *env) {
-    (void) env;
-    uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&gc_log[k & (GC_LOG_SLOTS - 1)].end, now_nanos(), __ATOMIC_RELAXED);
-    __atomic_store_n(&gc_finished_count, k, __ATOMIC_RELEASE);
-    if (wake_ready) {
-        sem_post(&wake);
-    }
-}
+#include "live_table.h"
 
 /* --------------------------------------------------------------------------------------- stacks already sent */
 
@@ -357,7 +326,7 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
         r->stack = stack;
         r->class_id = cls;
         r->frames = send;
-        r->reserved = 0;
+        r->collected_by = 0;
         if (send > 0) {
             memcpy(r + 1, frames, send * sizeof(jvmtiFrameInfo));
         }
@@ -383,35 +352,19 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
     __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
 }
 
-/* ---------------------------------------------------------------------------------------------- live table */
-
-/*
- * The samples whose collection is being watched, owned by the drain thread (track0, scan0, close0 are only called
- * by it, or after it ended). Bounded by live_limit: a sample that does not fit is not tracked (track0 says how many
- * were taken) and its reference is deleted at once.
- */
-typedef struct {
-    jweak ref;
-    jlong id;
-    jlong size;
-    jlong time;
-    int32_t site;
-    /* The number of collections that had started when this sample was last seen alive (or queued). */
-    uint32_t checked;
-} live_entry;
-
-static live_entry *live;
-static uint32_t live_count;
-static uint32_t live_capacity;
-static uint32_t live_limit;
-static uint32_t scan_read;
-static uint32_t scan_write;
-
-/* Longs per entry of track0's input and of scan0's output. */
-#define TRACK_LONGS 6
-#define SCAN_LONGS 6
 
 /* ------------------------------------------------------------------------------------------------- JNI API */
+
+/* Sizes of the drain thread's arrays (JvmtiHeapSampler), and of the staging buffers filled under table_lock. */
+#define DRAIN_RECORDS 512
+#define DRAIN_FRAME_LONGS (2 * 8192)
+#define SCAN_LONGS 6
+#define COMMIT_LONGS 3
+
+static jlong *staged;
+static jlong *staged_frames;
+static jweak *staged_refs;
+static live_entry *staged_entries;
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
     (void) reserved;
@@ -436,8 +389,12 @@ static void delete_ref(JNIEnv *jni, jobject ref, int weak) {
     }
 }
 
-/* Frees the buffers of a capture, deleting every reference they hold. Only once no callback can use them. */
+/*
+ * Frees the buffers of a capture, deleting every reference they hold. Only once no callback can use them: sampling
+ * and collection events off, no callback in flight.
+ */
 static void free_capture(JNIEnv *jni) {
+    lock_table();
     if (ring.buffer != NULL) {
         ring_header *h;
         while ((h = ring_peek(&ring)) != NULL) {
@@ -450,12 +407,18 @@ static void free_capture(JNIEnv *jni) {
     }
     if (live != NULL) {
         for (uint32_t i = 0; i < live_count; i++) {
+            if (i == live_write && live_read > live_write) {
+                i = live_read;
+                if (i >= live_count) {
+                    break;
+                }
+            }
             delete_ref(jni, live[i].ref, 1);
         }
         free(live);
         live = NULL;
     }
-    live_count = live_capacity = scan_read = scan_write = 0;
+    live_count = live_capacity = live_read = live_write = 0;
     if (classes != NULL) {
         for (uint32_t i = 0; i < CLASS_SLOTS; i++) {
             if (classes[i].state == CLASS_READY) {
@@ -469,8 +432,20 @@ static void free_capture(JNIEnv *jni) {
     free(stack_set);
     stack_set = NULL;
     stack_set_count = 0;
+    free(staged);
+    free(staged_frames);
+    free(staged_refs);
+    free(staged_entries);
+    staged = staged_frames = NULL;
+    staged_refs = NULL;
+    staged_entries = NULL;
+    unlock_table();
 }
 
+/*
+ * Sampling first, then the start of collections, then their end: a collection is never in progress while a JVMTI
+ * call runs (the calling thread is in the VM), so once the start event is off no collection holds table_lock.
+ */
 static jint stop_events(void) {
     jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     jvmtiError e2 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
@@ -495,34 +470,43 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
         return -3;
     }
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (thread_class == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -2;
+    }
     if (tid_field == NULL) {
-        jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
-        tid_field = thread_class == NULL ? NULL : (*jni)->GetFieldID(jni, thread_class, "tid", "J");
+        tid_field = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
         if ((*jni)->ExceptionCheck(jni)) {
             (*jni)->ExceptionClear(jni); /* no such field in this JDK: samples carry thread id 0 */
             tid_field = NULL;
         }
-        if (thread_class != NULL) {
-            (*jni)->DeleteLocalRef(jni, thread_class);
-        }
     }
+    raw_handles = check_handle_layout(jni, thread_class);
+    (*jni)->DeleteLocalRef(jni, thread_class);
     uint64_t capacity = 1u << 16;
     while (capacity < (uint64_t) ring_bytes && capacity < (UINT64_C(1) << 30)) {
         capacity <<= 1;
     }
     live_limit = limit < 0 ? 0 : (uint32_t) limit;
     live_capacity = live_limit < 1024 ? live_limit : 1024;
+    live_count = live_read = live_write = 0;
     if (ring_init(&ring, capacity) != 0
             || (stack_set = calloc(STACK_SET_SLOTS, sizeof(uint64_t))) == NULL
             || (classes = calloc(CLASS_SLOTS, sizeof(class_entry))) == NULL
+            || (staged = calloc(DRAIN_RECORDS * RECORD_LONGS, sizeof(jlong))) == NULL
+            || (staged_frames = calloc(DRAIN_FRAME_LONGS, sizeof(jlong))) == NULL
+            || (staged_refs = calloc(DRAIN_RECORDS, sizeof(jweak))) == NULL
+            || (staged_entries = calloc(DRAIN_RECORDS, sizeof(live_entry))) == NULL
             || (live_capacity > 0 && (live = calloc(live_capacity, sizeof(live_entry))) == NULL)) {
         free_capture(jni);
         return -5;
     }
     samples_seen = samples_queued = dropped_full = skipped_exception = skipped_error = classes_unknown = 0;
-    skipped_own = 0;
+    skipped_own = raw_disagreements = marked_by_collection = 0;
     ring_signaled = 0;
     own_tid = -1;
+    marked_through = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
 
     jvmtiCapabilities caps;
@@ -550,10 +534,10 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
         err = (*jvmti)->SetHeapSamplingInterval(jvmti, interval);
     }
     if (err == JVMTI_ERROR_NONE) {
-        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
     }
     if (err == JVMTI_ERROR_NONE) {
-        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
     }
     if (err == JVMTI_ERROR_NONE && sample_heap) {
         __atomic_store_n(&enabled, 1, __ATOMIC_SEQ_CST);
@@ -656,22 +640,50 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiWake0(JNIEnv *jni, jcla
     }
 }
 
+/* Under table_lock: makes room for one more entry. @return its index, or -1 when the table is full */
+static int64_t live_append(void) {
+    if (live_count == live_capacity && live_capacity < live_limit) {
+        uint32_t grown = live_capacity * 2 < live_limit ? live_capacity * 2 : live_limit;
+        live_entry *bigger = realloc(live, sizeof(live_entry) * grown);
+        if (bigger != NULL) {
+            live = bigger;
+            live_capacity = grown;
+        }
+    }
+    if (live == NULL || live_count == live_capacity) {
+        return -1;
+    }
+    return live_count++;
+}
+
 /*
- * Moves queued samples to Java: RECORD_LONGS longs per record into records (see JvmtiSampler.Record for the layout),
- * frames of stacks sent for the first time into frames as (jmethodID, bytecode index) pairs. Stops when either array
- * is full. Returns the number of records.
+ * Moves queued samples to Java: RECORD_LONGS longs per record into records (see JvmtiHeapSampler.process for the
+ * layout), frames of stacks queued for the first time into frames as (jmethodID, bytecode index) pairs. Each
+ * record's weak reference moves into the live table as an uncommitted entry (its index is in the record; -1 when the
+ * table is full and the sample is not tracked), where the mark passes see it until commit0 says what became of it.
+ * With wait false, returns 0 at once when a collection is running. Returns the number of records.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jclass cls, jlongArray records,
-                                                               jlongArray frames) {
+                                                               jlongArray frames, jboolean wait) {
     (void) cls;
-    if (ring.buffer == NULL || records == NULL || frames == NULL) {
+    if (records == NULL || frames == NULL) {
         return 0;
     }
     jsize record_cap = (*jni)->GetArrayLength(jni, records) / RECORD_LONGS;
     jsize frame_cap = (*jni)->GetArrayLength(jni, frames);
-    jlong batch[32 * RECORD_LONGS];
-    jsize batched = 0;
+    record_cap = record_cap < DRAIN_RECORDS ? record_cap : DRAIN_RECORDS;
+    frame_cap = frame_cap < DRAIN_FRAME_LONGS ? frame_cap : DRAIN_FRAME_LONGS;
+    if (wait) {
+        lock_table();
+    } else if (!try_lock_table()) {
+        return 0;
+    }
+    if (ring.buffer == NULL) {
+        unlock_table();
+        return 0;
+    }
     jsize n = 0;
+    jsize untracked = 0;
     jsize frame_pos = 0;
     while (n < record_cap) {
         ring_header *h = ring_peek(&ring);
@@ -684,10 +696,24 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             break;
         }
         if (need > 0) {
-            (*jni)->SetLongArrayRegion(jni, frames, frame_pos, need, (const jlong *) (r + 1));
+            memcpy(staged_frames + frame_pos, r + 1, (size_t) need * sizeof(jlong));
         }
-        jlong *b = &batch[batched * RECORD_LONGS];
-        b[0] = (jlong) (intptr_t) r->object;
+        int64_t index = live_append();
+        if (index < 0) {
+            staged_refs[untracked++] = r->object;
+        } else {
+            live_entry *e = &live[index];
+            e->ref = r->object;
+            e->id = 0;
+            e->size = r->size;
+            e->time = r->time;
+            e->site = 0;
+            e->state = ENTRY_UNCOMMITTED;
+            e->checked = r->gc_epoch;
+            e->collected_by = r->collected_by;
+        }
+        jlong *b = &staged[n * RECORD_LONGS];
+        b[0] = index;
         b[1] = r->size;
         b[2] = r->time;
         b[3] = r->tid;
@@ -698,15 +724,159 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
         frame_pos += need;
         ring_consume(&ring, h);
         n++;
-        if (++batched == 32) {
-            (*jni)->SetLongArrayRegion(jni, records, (n - batched) * RECORD_LONGS, batched * RECORD_LONGS, batch);
-            batched = 0;
+    }
+    unlock_table();
+    __atomic_store_n(&ring_signaled, 0, __ATOMIC_RELEASE);
+    for (jsize i = 0; i < untracked; i++) {
+        delete_ref(jni, staged_refs[i], 1);
+    }
+    if (n > 0) {
+        (*jni)->SetLongArrayRegion(jni, records, 0, n * RECORD_LONGS, staged);
+    }
+    if (frame_pos > 0) {
+        (*jni)->SetLongArrayRegion(jni, frames, 0, frame_pos, staged_frames);
+    }
+    return n;
+}
+
+/*
+ * What the drain thread made of the samples of drain0's last records: n entries of COMMIT_LONGS longs (table index,
+ * sample id, site), a negative site meaning not kept (memscope's own, filtered out). Their indexes are valid until the
+ * next scan0.
+ */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jclass cls, jlongArray entries,
+                                                                jint n) {
+    (void) cls;
+    if (n <= 0 || n > DRAIN_RECORDS || staged == NULL) {
+        return;
+    }
+    (*jni)->GetLongArrayRegion(jni, entries, 0, n * COMMIT_LONGS, staged);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    lock_table();
+    for (jint i = 0; i < n; i++) {
+        jlong index = staged[i * COMMIT_LONGS];
+        if (index < 0 || (uint64_t) index >= live_count) {
+            continue;
+        }
+        live_entry *e = &live[index];
+        jlong site = staged[i * COMMIT_LONGS + 2];
+        if (site < 0) {
+            e->state = ENTRY_DROPPED;
+        } else {
+            e->id = staged[i * COMMIT_LONGS + 1];
+            e->site = (int32_t) site;
+            e->state = ENTRY_TRACKED;
         }
     }
-    if (batched > 0) {
-        (*jni)->SetLongArrayRegion(jni, records, (n - batched) * RECORD_LONGS, batched * RECORD_LONGS, batch);
+    unlock_table();
+}
+
+/*
+ * Reports collected samples: with begin, first checks every entry against the last collection that ended (a mark
+ * pass, unless a collection's start already did it), then goes through the table from where the previous call
+ * stopped, removing what was collected or dropped. Each collected sample is written to out as SCAN_LONGS longs:
+ * sample id, site, size, time, `checked` and `collected_by` (live_table.h); it was collected by collection
+ * collected_by, which is checked + 1 when every collection was looked at. Every reference found gone by a plain read
+ * is confirmed with IsSameObject first. Returns 2 * written, plus 1 when the table has been gone through.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jclass cls, jlongArray out,
+                                                              jboolean begin) {
+    (void) cls;
+    jsize cap = out == NULL ? 0 : (*jni)->GetArrayLength(jni, out) / SCAN_LONGS;
+    cap = cap < DRAIN_RECORDS ? cap : DRAIN_RECORDS;
+    lock_table();
+    if (live == NULL) {
+        unlock_table();
+        return 1;
     }
-    __atomic_store_n(&ring_signaled, 0, __ATOMIC_RELEASE);
+    if (begin) {
+        uint32_t k = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+        if (marked_through < k) {
+            /* Without plain reads IsSameObject may wait for a collection: none takes the lock in that mode. */
+            mark(k, raw_handles ? NULL : jni);
+        }
+        live_read = live_write = 0;
+    }
+    jsize found = 0;
+    jsize dropped = 0;
+    while (live_read < live_count && found < cap && dropped < DRAIN_RECORDS) {
+        live_entry *e = &live[live_read++];
+        if (e->state == ENTRY_DROPPED) {
+            staged_refs[dropped++] = e->ref;
+        } else if (e->state == ENTRY_TRACKED && e->collected_by != 0) {
+            staged_entries[found++] = *e;
+        } else {
+            live[live_write++] = *e;
+        }
+    }
+    int done = live_read >= live_count;
+    if (done) {
+        live_count = live_write;
+        live_read = live_write = live_count;
+    }
+    unlock_table();
+    for (jsize i = 0; i < dropped; i++) {
+        delete_ref(jni, staged_refs[i], 1);
+    }
+    jsize written = 0;
+    for (jsize i = 0; i < found; i++) {
+        live_entry *e = &staged_entries[i];
+        if (!(*jni)->IsSameObject(jni, e->ref, NULL)) {
+            /* a plain read said gone, the JVM says alive: the handle layout is not what it seemed */
+            __atomic_add_fetch(&raw_disagreements, 1, __ATOMIC_RELAXED);
+            raw_handles = 0;
+            lock_table();
+            int64_t index = live_append();
+            if (index >= 0) {
+                e->checked = e->collected_by;
+                e->collected_by = 0;
+                live[index] = *e;
+            }
+            unlock_table();
+            if (index < 0) {
+                delete_ref(jni, e->ref, 1);
+            }
+            continue;
+        }
+        delete_ref(jni, e->ref, 1);
+        jlong *b = &staged[written * SCAN_LONGS];
+        b[0] = e->id;
+        b[1] = e->site;
+        b[2] = e->size;
+        b[3] = e->time;
+        b[4] = e->checked;
+        b[5] = e->collected_by;
+        written++;
+    }
+    if (written > 0) {
+        (*jni)->SetLongArrayRegion(jni, out, 0, written * SCAN_LONGS, staged);
+    }
+    return written * 2 + done;
+}
+
+/*
+ * Collections from ordinal `from` on, as triples (ordinal, start, end) into out, while they are finished and out has
+ * room. An ordinal older than the log's GC_LOG_SLOTS entries is skipped. Returns the number of triples.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiCollections0(JNIEnv *jni, jclass cls, jlongArray out,
+                                                                     jint from) {
+    (void) cls;
+    jsize cap = (*jni)->GetArrayLength(jni, out) / 3;
+    uint32_t finished = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+    uint32_t k = from < 1 ? 1 : (uint32_t) from;
+    if (finished >= GC_LOG_SLOTS && k <= finished - GC_LOG_SLOTS) {
+        k = finished - GC_LOG_SLOTS + 1;
+    }
+    jsize n = 0;
+    for (; k <= finished && n < cap; k++, n++) {
+        gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
+        jlong t[3] = {(jlong) k, __atomic_load_n(&e->start, __ATOMIC_RELAXED), __atomic_load_n(&e->end,
+                                                                                              __ATOMIC_RELAXED)};
+        (*jni)->SetLongArrayRegion(jni, out, n * 3, 3, t);
+    }
     return n;
 }
 
@@ -739,154 +909,16 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
     return local;
 }
 
-/* Deletes the weak references of the first n samples of drain0's records that are not tracked. */
-JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiRelease0(JNIEnv *jni, jclass cls, jlongArray refs, jint n) {
-    (void) cls;
-    jlong buf[256];
-    for (jint i = 0; i < n; i += 256) {
-        jint m = n - i < 256 ? n - i : 256;
-        (*jni)->GetLongArrayRegion(jni, refs, i, m, buf);
-        if ((*jni)->ExceptionCheck(jni)) {
-            (*jni)->ExceptionClear(jni);
-            return;
-        }
-        for (jint j = 0; j < m; j++) {
-            delete_ref(jni, (jobject) (intptr_t) buf[j], 1);
-        }
-    }
-}
-
 /*
- * Tracks samples: n entries of TRACK_LONGS longs (weak reference, sample id, site, size, time, GC epoch). Takes them
- * in order until the table is full; the references of the rest are deleted. Returns how many were taken.
- */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiTrack0(JNIEnv *jni, jclass cls, jlongArray entries, jint n) {
-    (void) cls;
-    jlong e[TRACK_LONGS];
-    jint taken = 0;
-    for (jint i = 0; i < n; i++) {
-        (*jni)->GetLongArrayRegion(jni, entries, i * TRACK_LONGS, TRACK_LONGS, e);
-        if ((*jni)->ExceptionCheck(jni)) {
-            (*jni)->ExceptionClear(jni);
-            return taken;
-        }
-        jweak ref = (jweak) (intptr_t) e[0];
-        if (live_count == live_capacity && live_capacity < live_limit) {
-            uint32_t grown = live_capacity * 2 < live_limit ? live_capacity * 2 : live_limit;
-            live_entry *bigger = realloc(live, sizeof(live_entry) * grown);
-            if (bigger != NULL) {
-                live = bigger;
-                live_capacity = grown;
-            }
-        }
-        if (live == NULL || live_count == live_capacity || taken < i) {
-            delete_ref(jni, ref, 1);
-            continue;
-        }
-        live_entry *l = &live[live_count++];
-        l->ref = ref;
-        l->id = e[1];
-        l->site = (int32_t) e[2];
-        l->size = e[3];
-        l->time = e[4];
-        l->checked = (uint32_t) e[5];
-        taken++;
-    }
-    return taken;
-}
-
-/*
- * Checks the tracked samples for collection, from where the previous call stopped (from the start when begin).
- * A sample whose reference the GC cleared is removed and written to out as SCAN_LONGS longs: sample id, site, size,
- * time, the number of collections started when it was last seen alive, and that number now. It was collected by one
- * of the collections after the first and up to the second: exactly the last one when the two differ by one, which
- * is the case when this scan runs after every collection. Each check reads the collection count before and after
- * IsSameObject (which runs in the VM, where no stop-the-world collection can happen): when they differ, the check
- * is repeated. Returns 2 * written, plus 1 when the table has been gone through.
- */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jclass cls, jlongArray out,
-                                                              jboolean begin) {
-    (void) cls;
-    if (begin) {
-        scan_read = scan_write = 0;
-    }
-    jsize cap = out == NULL ? 0 : (*jni)->GetArrayLength(jni, out) / SCAN_LONGS;
-    jlong batch[32 * SCAN_LONGS];
-    jsize batched = 0;
-    jsize written = 0;
-    while (scan_read < live_count && written + batched < cap) {
-        live_entry e = live[scan_read++];
-        int dead = 0;
-        uint32_t before = 0;
-        uint32_t after = 1;
-        for (int attempt = 0; attempt < 4 && before != after; attempt++) {
-            before = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
-            dead = (*jni)->IsSameObject(jni, e.ref, NULL);
-            after = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
-        }
-        if (!dead || before != after) {
-            if (!dead && before == after) {
-                e.checked = after;
-            }
-            live[scan_write++] = e;
-            continue;
-        }
-        delete_ref(jni, e.ref, 1);
-        jlong *b = &batch[batched * SCAN_LONGS];
-        b[0] = e.id;
-        b[1] = e.site;
-        b[2] = e.size;
-        b[3] = e.time;
-        b[4] = e.checked;
-        b[5] = after;
-        if (++batched == 32) {
-            (*jni)->SetLongArrayRegion(jni, out, written * SCAN_LONGS, batched * SCAN_LONGS, batch);
-            written += batched;
-            batched = 0;
-        }
-    }
-    if (batched > 0) {
-        (*jni)->SetLongArrayRegion(jni, out, written * SCAN_LONGS, batched * SCAN_LONGS, batch);
-        written += batched;
-    }
-    int done = scan_read >= live_count;
-    if (done) {
-        live_count = scan_write;
-    }
-    return written * 2 + done;
-}
-
-/*
- * Collections from ordinal `from` on, as triples (ordinal, start, end) into out, while they are finished and out has
- * room. An ordinal older than the log's GC_LOG_SLOTS entries is skipped. Returns the number of triples.
- */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiCollections0(JNIEnv *jni, jclass cls, jlongArray out,
-                                                                     jint from) {
-    (void) cls;
-    jsize cap = (*jni)->GetArrayLength(jni, out) / 3;
-    uint32_t finished = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
-    uint32_t k = from < 1 ? 1 : (uint32_t) from;
-    if (finished >= GC_LOG_SLOTS && k <= finished - GC_LOG_SLOTS) {
-        k = finished - GC_LOG_SLOTS + 1;
-    }
-    jsize n = 0;
-    for (; k <= finished && n < cap; k++, n++) {
-        gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
-        jlong t[3] = {(jlong) k, __atomic_load_n(&e->start, __ATOMIC_RELAXED), __atomic_load_n(&e->end,
-                                                                                              __ATOMIC_RELAXED)};
-        (*jni)->SetLongArrayRegion(jni, out, n * 3, 3, t);
-    }
-    return n;
-}
-
-/*
- * The counters: samples the JVM handed over, queued, dropped because the ring was full, skipped because an exception
- * was pending, skipped on a JNI failure, samples of an unknown class, samples tracked now, collections started,
- * collections finished, ring capacity, ring bytes in use, stacks sent, samples of the drain thread (not queued).
+ * The counters (see JvmtiHeapSampler): samples the JVM handed over, queued, dropped because the ring was full,
+ * skipped because an exception was pending, skipped on a JNI failure, samples of an unknown class, entries in the
+ * live table, collections started, collections finished, ring capacity, ring bytes in use, stacks sent, samples of
+ * the drain thread (not queued), plain reads of handles in use (1/0), disagreements with IsSameObject, mark passes run
+ * by a collection's start.
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[13] = {
+    jlong c[16] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -900,9 +932,12 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         ring.buffer == NULL ? 0 : (jlong) ring_used(&ring),
         (jlong) __atomic_load_n(&stack_set_count, __ATOMIC_RELAXED),
         __atomic_load_n(&skipped_own, __ATOMIC_RELAXED),
+        (jlong) raw_handles,
+        __atomic_load_n(&raw_disagreements, __ATOMIC_RELAXED),
+        __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 13 ? n : 13, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 16 ? n : 16, c);
 }
 
 /*

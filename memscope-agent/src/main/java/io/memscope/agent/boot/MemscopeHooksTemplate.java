@@ -273,8 +273,8 @@ public final class MemscopeHooksTemplate {
     /** Ends a wait of jvmtiAwait0. */
     public static native void jvmtiWake0();
 
-    /** Moves queued samples into the arrays; returns how many. */
-    public static native int jvmtiDrain0(long[] records, long[] frames);
+    /** Moves queued samples into the arrays (and their references into the live table); returns how many. */
+    public static native int jvmtiDrain0(long[] records, long[] frames, boolean wait);
 
     /** JVM signature of a sampled class id, or null. */
     public static native String jvmtiClassName0(int id);
@@ -282,11 +282,8 @@ public final class MemscopeHooksTemplate {
     /** The Thread a sample announced (its global reference is deleted). */
     public static native Object jvmtiThread0(long ref);
 
-    /** Deletes weak references of samples not tracked. */
-    public static native void jvmtiRelease0(long[] refs, int n);
-
-    /** Tracks samples for collection; returns how many were taken. */
-    public static native int jvmtiTrack0(long[] entries, int n);
+    /** Says which drained samples are kept (sample id and site) and which are not. */
+    public static native void jvmtiCommit0(long[] entries, int n);
 
     /** Checks tracked samples for collection; returns 2 * collected written + (done ? 1 : 0). */
     public static native int jvmtiScan0(long[] out, boolean begin);

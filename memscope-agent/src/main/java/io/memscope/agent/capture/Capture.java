@@ -492,7 +492,9 @@ public final class Capture {
                 gcListener.stop();
             }
             if (collectionLog != null) {
+                collectionLog.awaitDetails(200);
                 collectionLog.stop();
+                JVMTI_METADATA.put("gcNotificationsUnmatched", Long.toString(collectionLog.unmatched()));
             }
             Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
             meta.putAll(JVMTI_METADATA);
@@ -522,6 +524,11 @@ public final class Capture {
         JVMTI_METADATA.put("liveness.untracked", Long.toString(s.untracked()));
         JVMTI_METADATA.put("liveness.collected", Long.toString(s.collected()));
         JVMTI_METADATA.put("liveness.ambiguousCollections", Long.toString(s.ambiguous()));
+        JVMTI_METADATA.put("liveness.plainHandleReads", Long.toString(s.counter(JvmtiHeapSampler.PLAIN_READS)));
+        JVMTI_METADATA.put("liveness.handleDisagreements",
+                Long.toString(s.counter(JvmtiHeapSampler.DISAGREEMENTS)));
+        JVMTI_METADATA.put("liveness.checkedAtCollectionStart",
+                Long.toString(s.counter(JvmtiHeapSampler.MARKED_AT_GC_START)));
         JVMTI_METADATA.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
     }
 

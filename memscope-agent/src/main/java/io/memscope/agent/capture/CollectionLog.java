@@ -35,11 +35,11 @@ import javax.management.openmbean.CompositeData;
  * A record is one JVMTI collection with the details of the notification(s) that fall within it (Parallel's full
  * collection reports a young and an old collection inside one pause: the record has the first's heap before and the
  * last's heap after and name). The management clock's offset from {@code nanoTime} is learned from the first
- * notification (paired with the latest collection that had ended when it arrived) and then matched within
- * {@value #TOLERANCE_NANOS} ns. A collection without a notification (G1's remark and cleanup pauses on JDK 17) is
- * named {@value #UNNAMED}, with the heap in use when memscope saw it end ({@code Runtime}: approximate). A
- * notification without a collection (the concurrent cycles of ZGC and Shenandoah) is a record of its own, timed by
- * the learned offset.
+ * notifications (see {@link #match}); then a notification belongs to the collection its start falls in, within
+ * {@value #TOLERANCE_NANOS} ns. A collection without a notification (G1's remark and cleanup pauses on JDK 17, the
+ * collections before the listener was registered) is named {@value #UNNAMED}, with the heap in use when memscope saw
+ * it end ({@code Runtime}: approximate). The concurrent cycles of ZGC and Shenandoah are records of their own, timed
+ * by the learned offset.
  *
  * <p>Nothing of JMX is loaded before the first collection: the notification listener is registered by the drain
  * thread when it sees the first collection end, and that collection's details are read from
@@ -51,7 +51,9 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
     /** Name of a collection the JDK sent no notification for. */
     static final String UNNAMED = "JVM pause";
     /** A collection is written this long after its end (its notifications arrive in the meantime). */
-    private static final long SETTLE_NANOS = 500_000_000L;
+    private static final long SETTLE_NANOS = 2_000_000_000L;
+    /** How long a notification waits for its collection to be reported. */
+    private static final long WAIT_NANOS = 1_000_000_000L;
 
     private static final class Pause {
         final int ordinal;
@@ -108,6 +110,7 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
     /** nanoTime minus the management clock's milliseconds times 10^6; valid when {@link #offsetKnown}. */
     private long offset;
     private boolean offsetKnown;
+    private long unmatched;
 
     /** @param notifications read the JDK's GC notifications (the agent's {@code gc} option) */
     CollectionLog(boolean notifications) {
@@ -123,6 +126,11 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         synchronized (this) {
             pauses.add(p);
         }
+    }
+
+    /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
+    @Override
+    public void caughtUp() {
         if (notifications && !listening && !stopped) {
             listen();
         }
@@ -242,53 +250,86 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         return out;
     }
 
-    /** Pairs the notifications that arrived with their collections. */
+    /**
+     * Pairs the notifications that arrived with their collections. Until the clock offset is known, it is taken from
+     * the pairing of one notification with one collection that places the most notifications inside a collection
+     * (the first notifications are usually the last collections' {@code getLastGcInfo()}, read once several
+     * collections may have passed). A notification whose collection is not known yet waits for it, at most
+     * {@value #WAIT_NANOS} ns; one that fits no collection then is dropped and counted.
+     */
     private void match() {
-        for (Details d : arrived) {
-            if (d.name.contains("Cycles")) {
-                // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
-                long start = offsetKnown ? offset + d.startMillis * 1_000_000L
-                        : d.receivedNanos - d.durationMillis * 1_000_000L;
-                ready.add(new GcRecord(start, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
-                        d.after, d.committed));
-                continue;
-            }
-            Pause best = null;
-            if (offsetKnown) {
-                long predicted = offset + d.startMillis * 1_000_000L;
-                long bestDistance = Long.MAX_VALUE;
-                for (Pause p : pauses) {
-                    long distance = predicted < p.start ? p.start - predicted
-                            : predicted > p.end ? predicted - p.end : 0;
-                    if (distance < bestDistance) {
-                        bestDistance = distance;
-                        best = p;
-                    }
-                }
-                if (bestDistance > TOLERANCE_NANOS) {
-                    best = null;
-                }
-            } else {
-                for (Pause p : pauses) {
-                    if (p.end <= d.receivedNanos && (best == null || p.end > best.end)) {
-                        best = p;
-                    }
-                }
-                if (best != null) {
-                    offset = best.start - d.startMillis * 1_000_000L;
-                    offsetKnown = true;
-                }
-            }
-            if (best != null) {
-                best.details.add(d);
-            } else {
-                long start = offsetKnown ? offset + d.startMillis * 1_000_000L
-                        : d.receivedNanos - d.durationMillis * 1_000_000L;
-                ready.add(new GcRecord(start, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
-                        d.after, d.committed));
+        if (!offsetKnown) {
+            calibrate();
+            if (!offsetKnown) {
+                return;
             }
         }
-        arrived.clear();
+        long now = System.nanoTime();
+        for (Iterator<Details> it = arrived.iterator(); it.hasNext(); ) {
+            Details d = it.next();
+            long predicted = offset + d.startMillis * 1_000_000L;
+            if (d.name.contains("Cycles")) {
+                // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
+                ready.add(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
+                        d.after, d.committed));
+                it.remove();
+                continue;
+            }
+            Pause best = containing(predicted);
+            if (best != null) {
+                best.details.add(d);
+                it.remove();
+            } else if (now - d.receivedNanos > WAIT_NANOS) {
+                unmatched++;
+                it.remove();
+            }
+        }
+    }
+
+    /** @return the collection (not yet written) whose time contains the predicted start, or null */
+    private Pause containing(long predicted) {
+        Pause best = null;
+        long bestDistance = Long.MAX_VALUE;
+        for (Pause p : pauses) {
+            long distance = predicted < p.start ? p.start - predicted : predicted > p.end ? predicted - p.end : 0;
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = p;
+            }
+        }
+        return bestDistance <= TOLERANCE_NANOS ? best : null;
+    }
+
+    private void calibrate() {
+        int bestScore = 0;
+        long bestOffset = 0;
+        for (Pause p : pauses) {
+            for (Details d : arrived) {
+                if (d.name.contains("Cycles")) {
+                    continue;
+                }
+                long candidate = p.start - d.startMillis * 1_000_000L;
+                offset = candidate;
+                int score = 0;
+                for (Details other : arrived) {
+                    if (!other.name.contains("Cycles") && containing(candidate + other.startMillis * 1_000_000L)
+                            != null) {
+                        score++;
+                    }
+                }
+                if (score > bestScore) {
+                    bestScore = score;
+                    bestOffset = candidate;
+                }
+            }
+        }
+        offset = bestOffset;
+        offsetKnown = bestScore > 0;
+    }
+
+    /** @return notifications that fitted no collection (dropped) */
+    synchronized long unmatched() {
+        return unmatched;
     }
 
     private static GcRecord record(Pause p) {
@@ -300,6 +341,35 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         Details last = p.details.get(p.details.size() - 1);
         return new GcRecord(p.start, duration, last.name, last.action, first.cause.isEmpty() ? last.cause
                 : first.cause, first.before, last.after, last.committed);
+    }
+
+    /**
+     * Waits (at most {@code millis}) until every collection reported so far has its notification: the end of a
+     * capture, after its last collection. Does not wait when not listening.
+     */
+    void awaitDetails(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            synchronized (this) {
+                if (emitters.isEmpty()) {
+                    return;
+                }
+                match();
+                boolean all = true;
+                for (Pause p : pauses) {
+                    all &= !p.details.isEmpty();
+                }
+                if (all) {
+                    return;
+                }
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Stops listening (end of capture); the records not yet taken stay available to {@link #take}. */

@@ -35,8 +35,8 @@ import io.memscope.store.StringTable;
 final class JvmtiHeapSampler {
     /** Longs per record of the library's drain (see memscope_sampler.c, drain0). */
     static final int RECORD_LONGS = 8;
-    /** Longs per entry of the library's live-table input (track0) and of its scan output (scan0). */
-    static final int TRACK_LONGS = 6;
+    /** Longs per entry of the library's commit0 input and of its scan0 output. */
+    static final int COMMIT_LONGS = 3;
     static final int SCAN_LONGS = 6;
     /** Records moved per drain call. */
     private static final int BATCH = 512;
@@ -58,6 +58,9 @@ final class JvmtiHeapSampler {
     static final int GC_STARTED = 7;
     static final int GC_FINISHED = 8;
     static final int OWN_THREAD = 12;
+    static final int PLAIN_READS = 13;
+    static final int DISAGREEMENTS = 14;
+    static final int MARKED_AT_GC_START = 15;
 
     /** A thread that allocated, as the drain thread knows it. */
     private static final class ThreadInfo {
@@ -83,16 +86,10 @@ final class JvmtiHeapSampler {
 
     private final long[] records = new long[BATCH * RECORD_LONGS];
     private final long[] frames = new long[2 * 8192];
-    private final long[] track = new long[BATCH * TRACK_LONGS];
-    private final long[] release = new long[BATCH];
+    private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[13];
-    /** Per record of a batch kept for tracking: what its ALLOCATE event needs besides the track entry. */
-    private final long[] keptTid = new long[BATCH];
-    private final int[] keptThreadName = new int[BATCH];
-    private final long[] keptStack = new long[BATCH];
-    private final int[] keptType = new int[BATCH];
+    private final long[] counters = new long[16];
 
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
@@ -123,6 +120,9 @@ final class JvmtiHeapSampler {
     interface PauseListener {
         /** @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock */
         void pause(int ordinal, long startNanos, long endNanos);
+
+        /** Every collection that ended so far has been passed to {@link #pause}. */
+        void caughtUp();
     }
 
     private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
@@ -173,7 +173,7 @@ final class JvmtiHeapSampler {
         }
         SamplerLibrary.Natives n = SamplerLibrary.natives();
         try {
-            long[] c = new long[13];
+            long[] c = new long[16];
             n.counters.invokeExact(c);
             int first = (int) c[GC_FINISHED] + 1;
             int rc = (int) n.start.invokeExact((int) Math.min(intervalBytes, Integer.MAX_VALUE),
@@ -229,8 +229,11 @@ final class JvmtiHeapSampler {
         }
         long n = 0;
         try {
+            // Collections first: the GC details listener is registered at the first one. The mark passes cover
+            // the samples still queued, so draining after that changes no attribution.
+            boolean ended = collections();
             n = drainQueue(false);
-            if (collections()) {
+            if (ended) {
                 scan();
             }
         } catch (Throwable t) {
@@ -286,7 +289,7 @@ final class JvmtiHeapSampler {
     private long drainQueue(boolean all) throws Throwable {
         long total = 0;
         for (int round = 0; all || round < ROUNDS; round++) {
-            int n = (int) natives.drain.invokeExact(records, frames);
+            int n = (int) natives.drain.invokeExact(records, frames, all);
             if (n <= 0) {
                 break;
             }
@@ -296,75 +299,69 @@ final class JvmtiHeapSampler {
         return total;
     }
 
+    /**
+     * Records one batch of the library's drain. Each record is {@code RECORD_LONGS} longs: its live-table index (-1:
+     * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
+     * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
+     * {@link #frames} &lt;&lt; 32. The library then learns which samples are kept ({@code commit0}).
+     */
     private void process(int n) throws Throwable {
-        int keep = 0;
-        int drop = 0;
+        int commits = 0;
         for (int i = 0; i < n; i++) {
             int r = i * RECORD_LONGS;
-            long ref = records[r];
+            long index = records[r];
             long size = records[r + 1];
             long time = records[r + 2];
             long tid = records[r + 3];
             long hash = records[r + 4];
             long announce = records[r + 5];
             int classId = (int) records[r + 6];
-            long epoch = records[r + 6] >>> 32;
             int frameCount = (int) records[r + 7];
             int frameOffset = (int) (records[r + 7] >>> 32);
             ThreadInfo thread = announce != 0 ? announce(tid, announce) : threads.get(tid);
             StackTable.JvmStack js = stack(hash, frameCount, frameOffset);
             boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
                     && gcListening.getAsBoolean();
-            if (js == null || js == StackTable.OWN || ownNotifications) {
-                if (js == null) {
-                    unresolved++;
-                } else {
-                    ownSamples++;
-                }
-                release[drop++] = ref;
-                continue;
-            }
-            if (!filter.acceptsAll() && !js.accepted(filter)) {
+            int site = -1;
+            if (js == null) {
+                unresolved++;
+            } else if (js == StackTable.OWN || ownNotifications) {
+                ownSamples++;
+            } else if (!filter.acceptsAll() && !js.accepted(filter)) {
                 filtered++;
-                release[drop++] = ref;
+            } else {
+                String typeName = typeName(classId);
+                site = js.site(classId, typeName);
+                long id = ++sampleIds;
+                double w = LiveSites.weight(size, mean);
+                boolean tracked = index >= 0;
+                if (tracked) {
+                    LiveSites.sampled(site, size, w);
+                } else {
+                    LiveSites.allocatedOnly(site, size, w);
+                    untracked++;
+                }
+                sink.allocated(time, tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
+                        typeNameIds[classId]);
+                kept++;
+                if (tracked) {
+                    int c = commits++ * COMMIT_LONGS;
+                    commit[c] = index;
+                    commit[c + 1] = id;
+                    commit[c + 2] = site;
+                }
                 continue;
             }
-            String typeName = typeName(classId);
-            int site = js.site(classId, typeName);
-            long id = ++sampleIds;
-            int t = keep * TRACK_LONGS;
-            track[t] = ref;
-            track[t + 1] = id;
-            track[t + 2] = site;
-            track[t + 3] = size;
-            track[t + 4] = time;
-            track[t + 5] = epoch;
-            keptTid[keep] = tid;
-            keptThreadName[keep] = thread == null ? 0 : thread.nameId;
-            keptStack[keep] = js.id;
-            keptType[keep] = typeNameIds[classId];
-            keep++;
-        }
-        if (drop > 0) {
-            natives.release.invokeExact(release, drop);
-        }
-        int taken = keep == 0 ? 0 : (int) natives.track.invokeExact(track, keep);
-        for (int k = 0; k < keep; k++) {
-            int t = k * TRACK_LONGS;
-            long size = track[t + 3];
-            int site = (int) track[t + 2];
-            double w = LiveSites.weight(size, mean);
-            boolean tracked = k < taken;
-            if (tracked) {
-                LiveSites.sampled(site, size, w);
-            } else {
-                LiveSites.allocatedOnly(site, size, w);
-                untracked++;
+            if (index >= 0) {
+                int c = commits++ * COMMIT_LONGS;
+                commit[c] = index;
+                commit[c + 1] = 0;
+                commit[c + 2] = -1;
             }
-            sink.allocated(track[t + 4], keptTid[k], keptThreadName[k], tracked ? track[t + 1] : 0, size, site,
-                    keptStack[k], keptType[k]);
         }
-        kept += keep;
+        if (commits > 0) {
+            natives.commit.invokeExact(commit, commits);
+        }
     }
 
     /** The stack of a record: resolved now when its frames came with it, else from the stacks seen before. */
@@ -473,6 +470,9 @@ final class JvmtiHeapSampler {
                 }
             }
             if (n < gcOut.length / 3) {
+                if (ended && pauses != null) {
+                    pauses.caughtUp();
+                }
                 return ended;
             }
         }

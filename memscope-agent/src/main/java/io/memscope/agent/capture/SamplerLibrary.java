@@ -132,8 +132,7 @@ final class SamplerLibrary {
         final MethodHandle drain;
         final MethodHandle className;
         final MethodHandle thread;
-        final MethodHandle release;
-        final MethodHandle track;
+        final MethodHandle commit;
         final MethodHandle scan;
         final MethodHandle collections;
         final MethodHandle counters;
@@ -151,11 +150,11 @@ final class SamplerLibrary {
             close = l.findStatic(c, "jvmtiClose0", MethodType.methodType(int.class));
             await = l.findStatic(c, "jvmtiAwait0", MethodType.methodType(void.class, long.class));
             wake = l.findStatic(c, "jvmtiWake0", MethodType.methodType(void.class));
-            drain = l.findStatic(c, "jvmtiDrain0", MethodType.methodType(int.class, long[].class, long[].class));
+            drain = l.findStatic(c, "jvmtiDrain0", MethodType.methodType(int.class, long[].class, long[].class,
+                    boolean.class));
             className = l.findStatic(c, "jvmtiClassName0", MethodType.methodType(String.class, int.class));
             thread = l.findStatic(c, "jvmtiThread0", MethodType.methodType(Object.class, long.class));
-            release = l.findStatic(c, "jvmtiRelease0", MethodType.methodType(void.class, long[].class, int.class));
-            track = l.findStatic(c, "jvmtiTrack0", MethodType.methodType(int.class, long[].class, int.class));
+            commit = l.findStatic(c, "jvmtiCommit0", MethodType.methodType(void.class, long[].class, int.class));
             scan = l.findStatic(c, "jvmtiScan0", MethodType.methodType(int.class, long[].class, boolean.class));
             collections = l.findStatic(c, "jvmtiCollections0", MethodType.methodType(int.class, long[].class,
                     int.class));
