@@ -2,7 +2,7 @@ package io.memscope.agent.capture;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
-import io.memscope.analysis.GcRecord;
+import io.memscope.recording.GcRecord;
 import io.memscope.error.Failures;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -270,8 +270,8 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
             long predicted = offset + d.startMillis * 1_000_000L;
             if (d.name.contains("Cycles")) {
                 // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
-                ready.add(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.action, d.cause, d.before,
-                        d.after, d.committed));
+                ready.add(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.cause, d.before, d.after,
+                        d.committed, d.action));
                 it.remove();
                 continue;
             }
@@ -335,12 +335,12 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
     private static GcRecord record(Pause p) {
         long duration = Math.max(0, p.end - p.start);
         if (p.details.isEmpty()) {
-            return new GcRecord(p.start, duration, UNNAMED, "", "", p.usedAtEnd, p.usedAtEnd, p.committedAtEnd);
+            return new GcRecord(p.start, duration, UNNAMED, null, p.usedAtEnd, p.usedAtEnd, p.committedAtEnd, null);
         }
         Details first = p.details.get(0);
         Details last = p.details.get(p.details.size() - 1);
-        return new GcRecord(p.start, duration, last.name, last.action, first.cause.isEmpty() ? last.cause
-                : first.cause, first.before, last.after, last.committed);
+        return new GcRecord(p.start, duration, last.name, first.cause.isEmpty() ? last.cause : first.cause,
+                first.before, last.after, last.committed, last.action.isEmpty() ? null : last.action);
     }
 
     /**

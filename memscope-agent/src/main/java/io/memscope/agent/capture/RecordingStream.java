@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.analysis.GcRecord;
+import io.memscope.recording.GcRecord;
 import io.memscope.recording.RecordingWriter;
 import io.memscope.store.EventSink;
 import io.memscope.store.EventStore;
@@ -48,8 +48,7 @@ final class RecordingStream implements EventSink {
         long n = store.drainTo(this);
         drained += n;
         for (GcRecord g : gcs) {
-            writer.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(), g.heapUsedAfter(),
-                    g.heapCommitted());
+            writer.gc(g);
         }
         writer.flush();
         return n;
