@@ -11,6 +11,7 @@ import io.memscope.recording.Site;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ class LivenessTest {
                 collected.put(e.address(), e);
             }
         }
-        StringBuilder why = new StringBuilder("A=" + a.startNanos() + " B=" + b.startNanos() + " t=" + java.util.Arrays.toString(t));
+        StringBuilder why = new StringBuilder("A=" + a.startNanos() + " B=" + b.startNanos() + " t=" + Arrays.toString(t));
         for (GcRecord g : gcs) {
             why.append("\n  ").append(g);
         }

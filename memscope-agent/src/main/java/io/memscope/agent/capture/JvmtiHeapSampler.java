@@ -116,6 +116,7 @@ final class JvmtiHeapSampler {
     private long collected;
     private final PauseListener pauses;
 
+
     /** Collections as the JVM reported them through JVMTI, in order (drain thread). */
     interface PauseListener {
         /** @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock */
@@ -498,6 +499,9 @@ final class JvmtiHeapSampler {
                 if (started > checked) {
                     int ordinal = (int) (checked + 1);
                     int slot = ordinal & (GC_SLOTS - 1);
+                    if (gcOrdinal[slot] != ordinal) {
+                        collections(); // collections that ended after this round's first look
+                    }
                     at = gcOrdinal[slot] == ordinal ? gcStart[slot] : now;
                     if (started > checked + 1) {
                         ambiguous++;
