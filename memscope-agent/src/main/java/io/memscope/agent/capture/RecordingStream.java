@@ -46,7 +46,6 @@ final class RecordingStream implements EventSink {
      */
     synchronized long drain(List<GcRecord> gcs) {
         long n = store.drainTo(this);
-        drained += n;
         for (GcRecord g : gcs) {
             writer.gc(g);
         }
@@ -54,7 +53,7 @@ final class RecordingStream implements EventSink {
         return n;
     }
 
-    /** @return events moved into the file so far */
+    /** @return events written into the file so far: drained from the store, or given directly to {@link #accept} */
     synchronized long drained() {
         return drained;
     }
@@ -81,12 +80,13 @@ final class RecordingStream implements EventSink {
     }
 
     @Override
-    public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                       long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                       int siteId) {
+    public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
+                                    long previousSize, long threadId, int threadNameId, int variableNameId,
+                                    int typeNameId, long stackId, int siteId) {
         site(siteId);
         stack(stackId);
         writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
                 typeNameId, stackId, siteId);
+        drained++;
     }
 }
