@@ -37,6 +37,8 @@ typedef struct {
 static gc_entry gc_log[GC_LOG_SLOTS];
 static volatile uint32_t gc_started_count;
 static volatile uint32_t gc_finished_count;
+/* The first collection of the current capture (collections0's default start). */
+static uint32_t capture_first_collection;
 
 #define ENTRY_UNCOMMITTED 0
 #define ENTRY_TRACKED 1

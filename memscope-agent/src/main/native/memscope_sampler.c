@@ -507,6 +507,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     ring_signaled = 0;
     own_tid = -1;
     marked_through = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+    capture_first_collection = marked_through + 1;
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
 
     jvmtiCapabilities caps;
@@ -858,7 +859,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
 }
 
 /*
- * Collections from ordinal `from` on, as triples (ordinal, start, end) into out, while they are finished and out has
+ * Collections from ordinal `from` on (from the capture's first when `from` is 0), as triples (ordinal, start, end) into out, while they are finished and out has
  * room. An ordinal older than the log's GC_LOG_SLOTS entries is skipped. Returns the number of triples.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiCollections0(JNIEnv *jni, jclass cls, jlongArray out,
@@ -866,7 +867,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiCollections0(JNIEnv *jn
     (void) cls;
     jsize cap = (*jni)->GetArrayLength(jni, out) / 3;
     uint32_t finished = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
-    uint32_t k = from < 1 ? 1 : (uint32_t) from;
+    uint32_t k = from < 1 ? capture_first_collection : (uint32_t) from;
     if (finished >= GC_LOG_SLOTS && k <= finished - GC_LOG_SLOTS) {
         k = finished - GC_LOG_SLOTS + 1;
     }

@@ -3,7 +3,8 @@ package io.memscope.agent;
 import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.instrument.MemscopeTransformer;
-import io.memscope.agent.jmx.AgentJmx;
+import io.memscope.agent.capture.PlatformServerGate;
+import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.error.Failures;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
@@ -41,7 +42,7 @@ public final class Agent {
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
-    private final long pid = ProcessHandle.current().pid();
+    private final long pid = pid();
     private MemscopeTransformer transformer;
     /** Sample mode's heap samples come from the JVM (JVMTI) instead of bytecode hooks. */
     private boolean jvmtiSampler;
@@ -54,6 +55,19 @@ public final class Agent {
         this.inst = inst;
         this.options = options;
         this.attached = attached;
+    }
+
+    /**
+     * @return this JVM's process id: on Linux from {@code /proc/self} (a link to the process's directory), which
+     *         costs a system call instead of initializing {@code ProcessHandle}'s native support at start-up
+     */
+    static long pid() {
+        try {
+            java.io.File self = new java.io.File("/proc/self").getCanonicalFile();
+            return Long.parseLong(self.getName());
+        } catch (Exception | LinkageError e) {
+            return ProcessHandle.current().pid();
+        }
     }
 
     public static void premain(String args, Instrumentation inst) {
@@ -112,6 +126,7 @@ public final class Agent {
             } catch (Throwable t) {
                 // never out of premain/agentmain (that would stop the JVM or the attach) and never half-started
                 a.abandon();
+                io.memscope.agent.boot.AgentJar.release();
                 Failures.report("agent.start", t);
                 String msg = "memscope agent: could not start (" + t + "); the application runs without memscope";
                 System.err.println(msg);
@@ -125,12 +140,18 @@ public final class Agent {
                 return;
             }
             current = a;
+            io.memscope.agent.boot.AgentJar.release();
             if (o.events()) {
                 startRuntimeEvents();
             }
             if (!shutdownHookAdded) {
                 shutdownHookAdded = true;
-                Runtime.getRuntime().addShutdownHook(new Thread(Agent::atExit, "memscope-shutdown"));
+                Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
+                    @Override
+                    public void run() {
+                        atExit();
+                    }
+                }, "memscope-shutdown"));
             }
         }
     }
@@ -146,27 +167,38 @@ public final class Agent {
                 options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples()) : null;
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
+        // Anonymous classes, not lambdas, on the start-up path: the first lambda bootstraps java.lang.invoke.
         Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), () -> {
-                    if (jvmtiSettings != null) {
-                        samplerChosen(jvmtiSettings.fallback());
+                options.nativeMemory(), options.gc(), dir.resolve(RECORDING),
+                new java.util.function.Supplier<Map<String, String>>() {
+                    @Override
+                    public Map<String, String> get() {
+                        if (jvmtiSettings != null) {
+                            samplerChosen(jvmtiSettings.fallback());
+                        }
+                        return startMetadata();
                     }
-                    return startMetadata();
                 }, options.flushMillis(), options.debug(), jvmtiSettings);
-        transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                options.nativeMemory(), !jvmtiSampler);
-        inst.addTransformer(transformer, true);
-        retransformLoaded();
-        if (options.jmx()) {
-            AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
+        if (!jvmtiSampler) {
+            try {
+                BootHooks.installHeapHooks(inst);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot define the heap hook class in java.base: " + e, e);
+            }
         }
+        // Before the application's main, also with the JVM's sampler: a native block the application allocates or
+        // frees before Unsafe is instrumented would be missed, and a double free of it not stopped.
+        instrument();
         if (options.durationSeconds() > 0) {
-            Thread t = new Thread(() -> {
-                try {
-                    Thread.sleep(options.durationSeconds() * 1000);
-                    stop(true);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            Thread t = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        Thread.sleep(options.durationSeconds() * 1000);
+                        stop(true);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }, "memscope-duration");
             t.setDaemon(true);
@@ -189,7 +221,7 @@ public final class Agent {
             Failures.report("agent.start.undo", t);
         }
         try {
-            Capture.finish(Map.of()); // stops the JVMTI sampler and the hooks even when the capture never ran
+            Capture.finish(Map.of(), false); // stops the JVMTI sampler and the hooks even when the capture never ran
         } catch (Throwable t) {
             Failures.report("agent.start.undo", t);
         }
@@ -239,11 +271,54 @@ public final class Agent {
         t.start();
     }
 
-    private void retransformLoaded() {
+    /**
+     * Installs the transformer (native memory hooks, the bytecode heap hooks, the platform MBean server hook),
+     * retransforms what was loaded before it, and arms the MXBean's registration. Skipped when the capture has ended
+     * before it ran (a program shorter than the background thread's start).
+     */
+    private void instrument() {
+        MemscopeTransformer t;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
+                    options.nativeMemory(), !jvmtiSampler, options.jmx());
+            transformer = t;
+            if (options.jmx()) {
+                PlatformServerGate.arm(new AgentJmxRegistrar(options.mode().name().toLowerCase(java.util.Locale.ROOT),
+                        options.intervalBytes()), null);
+            }
+            if (options.nativeMemory() || t.transformsNewClasses()) {
+                inst.addTransformer(t, true);
+            }
+        }
+        // Outside the lock: the end of the capture does not wait for the retransformation (it may overlap it; the
+        // hooks of a class retransformed after the end return at once).
+        Object platformServer = retransformLoaded(t);
+        if (platformServer != null) {
+            PlatformServerGate.ready(platformServer);
+        }
+    }
+
+    /**
+     * Retransforms the classes loaded before the agent that it changes: {@code Unsafe} (native memory), the classes
+     * the bytecode hooks instrument, and {@code ManagementFactory} when it was loaded already and the platform MBean
+     * server does not exist yet.
+     *
+     * @return the platform MBean server when it existed before the agent started (an attach), else null
+     */
+    private Object retransformLoaded(MemscopeTransformer transformer) {
         List<Class<?>> todo = new ArrayList<>();
+        Object server = null;
         for (Class<?> c : inst.getAllLoadedClasses()) {
             try {
-                if (transformer.wants(c)) {
+                if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
+                    server = existingPlatformServer(c);
+                    if (server == null) {
+                        todo.add(c);
+                    }
+                } else if (transformer.wants(c)) {
                     todo.add(c);
                 }
             } catch (Throwable t) {
@@ -251,6 +326,21 @@ public final class Agent {
             }
         }
         retransform(todo);
+        return server;
+    }
+
+    /** @return the platform MBean server if {@code ManagementFactory} made it already, else null */
+    private Object existingPlatformServer(Class<?> managementFactory) {
+        try {
+            inst.redefineModule(managementFactory.getModule(), Set.of(), Map.of(),
+                    Map.of("java.lang.management", Set.of(Agent.class.getModule())), Set.of(), Map.of());
+            java.lang.reflect.Field f = managementFactory.getDeclaredField("platformMBeanServer");
+            f.setAccessible(true);
+            return f.get(null);
+        } catch (Throwable t) {
+            // an unknown JDK layout: the retransformed class will announce the server when it is asked for
+            return null;
+        }
     }
 
     private void retransform(List<Class<?>> classes) {
@@ -285,24 +375,26 @@ public final class Agent {
      * report: that happens outside the JVM, from the recording.
      */
     void stop(boolean restore) {
+        MemscopeTransformer transformer;
         synchronized (this) {
             if (stopped) {
                 return;
             }
             stopped = true;
+            transformer = this.transformer;
         }
         try {
             Map<String, String> meta = new LinkedHashMap<>();
-            meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
-            meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
-            meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-            inst.removeTransformer(transformer);
-            if (options.jmx()) {
-                AgentJmx.unregister();
+            if (transformer != null) {
+                meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
+                meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
+                meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+                inst.removeTransformer(transformer);
             }
-            Path recording = Capture.finish(meta);
+            PlatformServerGate.disarm();
+            Path recording = Capture.finish(meta, options.gcAtEnd());
             if (restore) {
-                restoreClasses();
+                restoreClasses(transformer);
             }
             if (recording != null && (!options.quiet() || options.summary())) {
                 System.err.println("memscope agent: recording closed: " + recording + " (the report: memscope report "
@@ -327,11 +419,16 @@ public final class Agent {
         if (samplerFallback != null) {
             meta.put("samplerFallback", samplerFallback);
         }
-        options.raw().forEach((k, v) -> meta.put("option." + k, v));
+        for (Map.Entry<String, String> e : options.raw().entrySet()) {
+            meta.put("option." + e.getKey(), e.getValue());
+        }
         return meta;
     }
 
-    private void restoreClasses() {
+    private void restoreClasses(MemscopeTransformer transformer) {
+        if (transformer == null) {
+            return;
+        }
         Set<String> names = transformer.transformedClasses();
         List<Class<?>> todo = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {

@@ -50,6 +50,9 @@ public final class AgentOptions {
             + "being reported (default false)",
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
+        "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
+            + "the end is measured at it (default true; false: the capture ends at once, held memory at the end is "
+            + "what the last GC of the run found)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
     };
@@ -80,6 +83,7 @@ public final class AgentOptions {
     private boolean debug;
     private boolean events;
     private int liveSamples = 1 << 18;
+    private boolean gcAtEnd = true;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -89,7 +93,7 @@ public final class AgentOptions {
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"},
-        {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"}, {"command", null},
+        {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"}, {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -205,6 +209,9 @@ public final class AgentOptions {
                 break;
             case "events":
                 events = bool(v);
+                break;
+            case "gcAtEnd":
+                gcAtEnd = bool(v);
                 break;
             case "liveSamples":
                 liveSamples = (int) number(v, 0, 1 << 24);
@@ -369,6 +376,14 @@ public final class AgentOptions {
      */
     public int liveSamples() {
         return liveSamples;
+    }
+
+    /**
+     * @return whether the capture ends with a full GC (and waits for Cleaners and its notification) so that held
+     *         memory at the end is measured at it
+     */
+    public boolean gcAtEnd() {
+        return gcAtEnd;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

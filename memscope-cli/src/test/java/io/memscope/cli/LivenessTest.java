@@ -59,7 +59,9 @@ class LivenessTest {
         }
         List<GcRecord> gcs = new ArrayList<>(r.gcRecords());
         gcs.sort((x, y) -> Long.compare(x.startNanos(), y.startNanos()));
-        GcRecord a = within(gcs, t[0], t[1]);
+        // System.gc() may be skipped by the JVM when another collection ran meanwhile (G1 during a concurrent cycle):
+        // A is the last collection before the arrays were dropped, B the explicit one after, when it ran.
+        GcRecord a = lastBefore(gcs, t[1]);
         GcRecord b = within(gcs, t[2], t[3]);
         int held = site(r, "HELD-SITE");
         int garbage = site(r, "GARBAGE-SITE");
@@ -77,7 +79,7 @@ class LivenessTest {
                 collected.put(e.address(), e);
             }
         }
-        StringBuilder why = new StringBuilder("A=" + a.startNanos() + " B=" + b.startNanos() + " t=" + Arrays.toString(t));
+        StringBuilder why = new StringBuilder("A=" + a.startNanos() + " B=" + (b == null ? "skipped" : b.startNanos()) + " t=" + Arrays.toString(t));
         for (GcRecord g : gcs) {
             why.append("\n  ").append(g);
         }
@@ -91,7 +93,12 @@ class LivenessTest {
                 heldSamples++;
                 assertThat(e.timestampNanos()).isLessThan(a.startNanos());
                 assertThat(d).as("a held array is collected").isNotNull();
-                assertThat(d.timestampNanos()).as("held at A, collected by B: " + why).isEqualTo(b.startNanos());
+                if (b != null) {
+                    assertThat(d.timestampNanos()).as("held at A, collected by B: " + why).isEqualTo(b.startNanos());
+                } else {
+                    assertThat(d.timestampNanos()).as("held until dropped, collected by a collection: " + why)
+                            .isGreaterThan(t[2]).isIn(starts(gcs));
+                }
             } else if (e.siteId() == kept) {
                 keptSamples++;
                 assertThat(d).as("kept to the end").isNull();
@@ -112,13 +119,35 @@ class LivenessTest {
         assertThat(r.metadata().get("liveness.untracked")).isEqualTo("0");
     }
 
+    /** @return the collection that starts in [from, to], or null when the JVM skipped it */
     private static GcRecord within(List<GcRecord> gcs, long from, long to) {
         for (GcRecord g : gcs) {
             if (g.startNanos() >= from && g.startNanos() <= to) {
                 return g;
             }
         }
-        throw new AssertionError("no GC record starts in [" + from + ", " + to + "]: " + gcs);
+        return null;
+    }
+
+    private static GcRecord lastBefore(List<GcRecord> gcs, long time) {
+        GcRecord last = null;
+        for (GcRecord g : gcs) {
+            if (g.startNanos() < time) {
+                last = g;
+            }
+        }
+        if (last == null) {
+            throw new AssertionError("no GC record before " + time + ": " + gcs);
+        }
+        return last;
+    }
+
+    private static List<Long> starts(List<GcRecord> gcs) {
+        List<Long> l = new ArrayList<>();
+        for (GcRecord g : gcs) {
+            l.add(g.startNanos());
+        }
+        return l;
     }
 
     private static GcRecord firstAfter(List<GcRecord> gcs, long time) {

@@ -5,7 +5,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * Template of {@code java.lang.MemscopeHooks}, the one class that instrumented code calls. Never loaded under this
+ * Template of {@code java.lang.MemscopeHooks}, the class that the instrumented JDK classes call ({@code Unsafe}'s
+ * memory methods, {@code ManagementFactory.getPlatformMBeanServer}) and that declares the JVMTI sampler library's
+ * native methods (the bytecode heap hooks are {@link MemscopeHeapHooksTemplate}). Never loaded under this
  * name: {@link BootHooks} renames it and defines it inside {@code java.base} (package {@code java.lang}, which
  * every module reads and which is exported to all), so that application classes of any class loader and
  * instrumented JDK classes reach it without the agent jar on the bootstrap class path.
@@ -24,43 +26,17 @@ public final class MemscopeHooksTemplate {
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
 
-    private static final MethodHandle NEW_OBJECT;
-    private static final MethodHandle NEW_OBJECT_UNTRACKED;
-    private static final MethodHandle NEW_BOOLEAN_ARRAY;
-    private static final MethodHandle NEW_BYTE_ARRAY;
-    private static final MethodHandle NEW_CHAR_ARRAY;
-    private static final MethodHandle NEW_SHORT_ARRAY;
-    private static final MethodHandle NEW_INT_ARRAY;
-    private static final MethodHandle NEW_LONG_ARRAY;
-    private static final MethodHandle NEW_FLOAT_ARRAY;
-    private static final MethodHandle NEW_DOUBLE_ARRAY;
-    private static final MethodHandle NEW_OBJECT_ARRAY;
-    private static final MethodHandle NEW_MULTI_ARRAY;
-    private static final MethodHandle NEW_ARRAY_DYNAMIC;
-    private static final MethodHandle NEW_STRING;
     private static final MethodHandle NATIVE_ALLOCATE;
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
+    private static final MethodHandle PLATFORM_SERVER;
 
     static {
         MethodHandle[] h = handles();
-        NEW_OBJECT = h[0];
-        NEW_OBJECT_UNTRACKED = h[1];
-        NEW_BOOLEAN_ARRAY = h[2];
-        NEW_BYTE_ARRAY = h[3];
-        NEW_CHAR_ARRAY = h[4];
-        NEW_SHORT_ARRAY = h[5];
-        NEW_INT_ARRAY = h[6];
-        NEW_LONG_ARRAY = h[7];
-        NEW_FLOAT_ARRAY = h[8];
-        NEW_DOUBLE_ARRAY = h[9];
-        NEW_OBJECT_ARRAY = h[10];
-        NEW_MULTI_ARRAY = h[11];
-        NEW_ARRAY_DYNAMIC = h[12];
-        NEW_STRING = h[13];
-        NATIVE_ALLOCATE = h[14];
-        NATIVE_REALLOCATE = h[15];
-        NATIVE_FREE = h[16];
+        NATIVE_ALLOCATE = h[0];
+        NATIVE_REALLOCATE = h[1];
+        NATIVE_FREE = h[2];
+        PLATFORM_SERVER = h[3];
     }
 
     private MemscopeHooksTemplate() {
@@ -77,23 +53,10 @@ public final class MemscopeHooksTemplate {
         }
         MethodHandles.Lookup l = MethodHandles.publicLookup();
         return new MethodHandle[] {
-            find(l, c, "newObject", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newObjectUntracked", MethodType.methodType(void.class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, boolean[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, byte[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, char[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, short[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, int[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, long[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, float[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, double[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, Object[].class, int.class)),
-            find(l, c, "newMultiArray", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newArrayDynamic", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newString", MethodType.methodType(void.class, String.class, int.class)),
             find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
+            find(l, c, "platformServer", MethodType.methodType(void.class, Object.class)),
         };
     }
 
@@ -106,118 +69,6 @@ public final class MemscopeHooksTemplate {
             }
         }
         return MethodHandles.empty(type);
-    }
-
-    public static void newObject(Object o, int site) {
-        try {
-            NEW_OBJECT.invokeExact(o, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newObjectUntracked(int site) {
-        try {
-            NEW_OBJECT_UNTRACKED.invokeExact(site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(boolean[] a, int site) {
-        try {
-            NEW_BOOLEAN_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(byte[] a, int site) {
-        try {
-            NEW_BYTE_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(char[] a, int site) {
-        try {
-            NEW_CHAR_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(short[] a, int site) {
-        try {
-            NEW_SHORT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(int[] a, int site) {
-        try {
-            NEW_INT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(long[] a, int site) {
-        try {
-            NEW_LONG_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(float[] a, int site) {
-        try {
-            NEW_FLOAT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(double[] a, int site) {
-        try {
-            NEW_DOUBLE_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(Object[] a, int site) {
-        try {
-            NEW_OBJECT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newMultiArray(Object a, int site) {
-        try {
-            NEW_MULTI_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArrayDynamic(Object a, int site) {
-        try {
-            NEW_ARRAY_DYNAMIC.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newString(String s, int site) {
-        try {
-            NEW_STRING.invokeExact(s, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
     }
 
     public static void nativeAllocate(long address, long bytes) {
@@ -241,6 +92,18 @@ public final class MemscopeHooksTemplate {
             return (boolean) NATIVE_FREE.invokeExact(address);
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    /**
+     * At the return of {@code java.lang.management.ManagementFactory.getPlatformMBeanServer()}: the agent registers
+     * its MXBean in the platform MBean server when that exists, instead of creating the server at start-up.
+     */
+    public static void platformServer(Object server) {
+        try {
+            PLATFORM_SERVER.invokeExact(server);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 

@@ -32,10 +32,23 @@ public final class Capture {
     /** Events waiting in the store that trigger a flush before the period is over. */
     static final int FLUSH_EVENTS = 65_536;
 
-    private static volatile AllocationSink sink = new StoreSink();
+    /** Drops everything: before the first capture (no store is made until one starts). */
+    private static final AllocationSink NO_SINK = new AllocationSink() {
+        @Override
+        public void record(MemoryEventType type, long address, long size, long previousSize, int siteId, long stackId,
+                           String typeName) {
+        }
+    };
+    private static volatile AllocationSink sink = NO_SINK;
+
     private static volatile RecordingStream stream;
     private static Path recordingFile;
     private static Map<String, String> startMetadata = Map.of();
+    /**
+     * Whether the background thread has tried to open the recording (it does first thing: the writer's classes and
+     * the file are not the application's start-up's business). Events recorded before wait in the store.
+     */
+    private static volatile boolean opened;
     private static long flushNanos = 1_000_000_000L;
     private static boolean debug;
     private static volatile NativeTracker nativeTracker;
@@ -56,16 +69,11 @@ public final class Capture {
 
     /** Measures object layout; call once before instrumenting anything. */
 
+    /** The agent's instrumentation: sizes objects for the bytecode hooks, opens a JDK package for the end. */
+    private static Instrumentation instrumentation;
+
     public static void init(Instrumentation inst) {
-        ObjectSizes.init(inst);
-        try {
-            // To wait for the Reference Handler (which runs direct buffers' Cleaners) at the end of a capture.
-            Module base = Object.class.getModule();
-            inst.redefineModule(base, Set.of(), Map.of("jdk.internal.access", Set.of(Capture.class.getModule())),
-                    Map.of(), Set.of(), Map.of());
-        } catch (Throwable t) {
-            // settleNative() falls back to waiting until outstanding native memory stops changing
-        }
+        instrumentation = inst;
     }
 
     /**
@@ -76,6 +84,12 @@ public final class Capture {
      */
     private static boolean awaitReferenceProcessing() {
         try {
+            Instrumentation inst = instrumentation;
+            if (inst != null) {
+                Module base = Object.class.getModule();
+                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.access", Set.of(Capture.class.getModule())),
+                        Map.of(), Set.of(), Map.of());
+            }
             Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
             Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
             java.lang.reflect.Method wait = Class.forName("jdk.internal.access.JavaLangRefAccess")
@@ -185,6 +199,9 @@ public final class Capture {
                 collectionLog = collections;
             }
         }
+        if (jvmti == null && instrumentation != null) {
+            ObjectSizes.init(instrumentation); // the bytecode hooks size what they see; the JVM's sampler needs not
+        }
         if (gc && collectionLog == null) {
             try {
                 gcListener = new GcListener(startNanos, startEpochMs);
@@ -204,28 +221,47 @@ public final class Capture {
         }
         try {
             startMetadata = new LinkedHashMap<>(metadata.get());
-            stream = openStream(log, recording, exact, intervalBytes, startMetadata);
         } finally {
             if (self != null) {
                 self.busy = wasBusy;
             }
         }
+        stream = null;
+        opened = false;
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(intervalBytes);
         }
         running = true;
-        Thread t = new Thread(Capture::backgroundLoop, "memscope-reaper");
+        Thread t = new Thread(new Runnable() {
+            @Override
+            public void run() {
+                backgroundLoop();
+            }
+        }, "memscope-reaper");
         t.setDaemon(true);
         background = t;
-        JvmtiHeapSampler sampler = jvmti;
-        if (sampler != null) {
-            sampler.drainingThread(t);
-        }
         t.start();
         Hooks.nativeEnabled = nativeMemory;
         Hooks.heapSampling = true;
         Hooks.heapEnabled = true;
     }
+
+    /** Opens the recording the capture streams into (background thread, once; or the end of a short capture). */
+    private static void openRecording() {
+        synchronized (OPEN_LOCK) {
+            if (opened) {
+                return;
+            }
+            opened = true;
+            AllocationSink s = sink;
+            if (s instanceof StoreSink) {
+                stream = openStream((StoreSink) s, recordingFile, Hooks.exact, (long) Hooks.mean, startMetadata);
+            }
+        }
+    }
+
+    /** Not the class's lock: the end of a capture holds that while it waits for the background thread. */
+    private static final Object OPEN_LOCK = new Object();
 
     private static RecordingStream openStream(StoreSink log, Path file, boolean exact, long intervalBytes,
                                               Map<String, String> metadata) {
@@ -284,8 +320,13 @@ public final class Capture {
         if (self != null) {
             self.busy = true;
         }
+        JvmtiHeapSampler own = jvmti;
+        if (own != null) {
+            own.drainingThread(Thread.currentThread());
+        }
         long lastFold = System.nanoTime();
         long lastFlush = lastFold;
+        openRecording();
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {
             try {
@@ -444,6 +485,15 @@ public final class Capture {
      * @return the closed recording, or null if there was no capture or no recording could be written
      */
     public static synchronized Path finish(Map<String, String> metadata) {
+        return finish(metadata, true);
+    }
+
+    /**
+     * @param collect run a full GC first (and wait for Cleaners and for its notification), so that the recording
+     *                ends with a collection at which "held" is measured; without it the capture ends at once and
+     *                held memory is what the last collection of the run found
+     */
+    public static synchronized Path finish(Map<String, String> metadata, boolean collect) {
         ThreadState self = ThreadState.current();
         if (self != null) {
             self.busy = true;
@@ -463,12 +513,14 @@ public final class Capture {
                 return null;
             }
             GcListener gcs = gcListener;
-            int gcsBefore = gcs == null ? 0 : gcs.count();
-            System.gc();
-            settleNative();
-            if (gcs != null) {
-                // The final collection's record goes into the recording: held memory at the end is measured at it.
-                gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+            if (collect) {
+                int gcsBefore = gcs == null ? 0 : gcs.count();
+                System.gc();
+                settleNative();
+                if (gcs != null) {
+                    // The final collection's record goes into the recording: held memory at the end is measured at it.
+                    gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+                }
             }
             running = false;
             if (sampler != null) {
@@ -499,7 +551,9 @@ public final class Capture {
                 gcs.stop();
             }
             if (collectionLog != null) {
-                collectionLog.awaitDetails(FINAL_GC_WAIT_MILLIS);
+                if (collect) {
+                    collectionLog.awaitDetails(FINAL_GC_WAIT_MILLIS);
+                }
                 collectionLog.stop();
                 JVMTI_METADATA.put("gcNotificationsUnmatched", Long.toString(collectionLog.unmatched()));
             }
@@ -573,6 +627,7 @@ public final class Capture {
      * @return the closed recording, or null if it could not be written
      */
     private static Path finishRecording(Map<String, String> metadata, long endNanos) {
+        openRecording(); // a capture that ended before the background thread opened it
         RecordingStream rs = stream;
         stream = null;
         Path file = recordingFile;

@@ -153,6 +153,24 @@ public final class Hooks {
         }
     }
 
+    /** At the return of {@code ManagementFactory.getPlatformMBeanServer()} (see {@link PlatformServerGate}). */
+    public static void platformServer(Object server) {
+        ThreadState ts = ThreadState.current();
+        boolean wasBusy = ts != null && ts.busy;
+        if (ts != null) {
+            ts.busy = true;
+        }
+        try {
+            PlatformServerGate.ready(server);
+        } catch (Throwable t) {
+            Failures.report("agent.jmx.register", t);
+        } finally {
+            if (ts != null) {
+                ts.busy = wasBusy;
+            }
+        }
+    }
+
     /** At the return of {@code Unsafe.allocateMemory}. */
     public static void nativeAllocate(long address, long bytes) {
         if (!nativeEnabled) {

@@ -75,6 +75,7 @@ final class JvmtiHeapSampler {
     }
 
     private final SamplerLibrary.Natives natives;
+    private SamplerLibrary.DrainNatives drainNatives;
     private final int depth;
     private final boolean includeJdk;
     private final SiteFilter filter;
@@ -128,8 +129,7 @@ final class JvmtiHeapSampler {
 
     private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
                              double mean, StringTable strings, HeapSampleSink sink,
-                             java.util.function.BooleanSupplier gcListening, PauseListener pauses,
-                             int firstCollection) {
+                             java.util.function.BooleanSupplier gcListening, PauseListener pauses) {
         this.natives = natives;
         this.depth = depth;
         this.includeJdk = includeJdk;
@@ -139,7 +139,7 @@ final class JvmtiHeapSampler {
         this.sink = sink;
         this.gcListening = gcListening;
         this.pauses = pauses;
-        this.nextCollection = firstCollection;
+        this.nextCollection = 0; // the library's first collection of this capture
     }
 
     /** The outcome of {@link #start}: a running sampler, or why there is none. */
@@ -174,19 +174,25 @@ final class JvmtiHeapSampler {
         }
         SamplerLibrary.Natives n = SamplerLibrary.natives();
         try {
-            long[] c = new long[16];
-            n.counters.invokeExact(c);
-            int first = (int) c[GC_FINISHED] + 1;
             int rc = (int) n.start.invokeExact((int) Math.min(intervalBytes, Integer.MAX_VALUE),
                     Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap);
             if (rc != 0) {
                 return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
             }
             return new Started(new JvmtiHeapSampler(n, stackDepth, includeJdk, filter, intervalBytes, strings,
-                    sink, gcListening, pauses, first), null);
+                    sink, gcListening, pauses), null);
         } catch (Throwable t) {
             return new Started(null, "starting the JVMTI sampler failed: " + t);
         }
+    }
+
+    private SamplerLibrary.DrainNatives drainNatives() {
+        SamplerLibrary.DrainNatives d = drainNatives;
+        if (d == null) {
+            d = SamplerLibrary.DrainNatives.INSTANCE;
+            drainNatives = d;
+        }
+        return d;
     }
 
     /** Declares the thread that drains (its allocations are then not sampled; it is the thread of DEALLOCATEs). */
@@ -194,7 +200,7 @@ final class JvmtiHeapSampler {
         ownNameId = strings.intern(t.getName());
         ownTid = threadId(t);
         try {
-            natives.ownThread.invokeExact(ownTid);
+            drainNatives().ownThread.invokeExact(ownTid);
         } catch (Throwable e) {
             Failures.report("agent.jvmti.own", e);
         }
@@ -203,7 +209,7 @@ final class JvmtiHeapSampler {
     /** Waits until a collection ends, the queue is half full, {@link #wake} is called, or {@code nanos} passed. */
     void await(long nanos) {
         try {
-            natives.await.invokeExact(nanos);
+            drainNatives().await.invokeExact(nanos);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.await", t);
         }
@@ -212,7 +218,7 @@ final class JvmtiHeapSampler {
     /** Ends a wait of {@link #await} (any thread). */
     void wake() {
         try {
-            natives.wake.invokeExact();
+            drainNatives().wake.invokeExact();
         } catch (Throwable t) {
             Failures.report("agent.jvmti.wake", t);
         }
@@ -252,7 +258,7 @@ final class JvmtiHeapSampler {
             return;
         }
         try {
-            int rc = (int) natives.pause.invokeExact();
+            int rc = (int) drainNatives().pause.invokeExact();
             if (rc != 0) {
                 Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -260,7 +266,7 @@ final class JvmtiHeapSampler {
             collections();
             scan();
             readCounters();
-            rc = (int) natives.close.invokeExact();
+            rc = (int) drainNatives().close.invokeExact();
             if (rc != 0) {
                 Failures.report("agent.jvmti.close", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -274,7 +280,7 @@ final class JvmtiHeapSampler {
     /** Stops sampling at once (waits for callbacks in flight); {@link #close} does the rest. Never throws. */
     void pause() {
         try {
-            int rc = (int) natives.pause.invokeExact();
+            int rc = (int) drainNatives().pause.invokeExact();
             if (rc != 0) {
                 Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -290,7 +296,7 @@ final class JvmtiHeapSampler {
     private long drainQueue(boolean all) throws Throwable {
         long total = 0;
         for (int round = 0; all || round < ROUNDS; round++) {
-            int n = (int) natives.drain.invokeExact(records, frames, all);
+            int n = (int) drainNatives().drain.invokeExact(records, frames, all);
             if (n <= 0) {
                 break;
             }
@@ -361,7 +367,7 @@ final class JvmtiHeapSampler {
             }
         }
         if (commits > 0) {
-            natives.commit.invokeExact(commit, commits);
+            drainNatives().commit.invokeExact(commit, commits);
         }
     }
 
@@ -379,7 +385,7 @@ final class JvmtiHeapSampler {
     }
 
     private ThreadInfo announce(long tid, long ref) throws Throwable {
-        Object o = (Object) natives.thread.invokeExact(ref);
+        Object o = (Object) drainNatives().thread.invokeExact(ref);
         ThreadInfo known = threads.get(tid);
         if (known != null || !(o instanceof Thread)) {
             return known;
@@ -408,7 +414,7 @@ final class JvmtiHeapSampler {
         }
         String name = typeNames[classId];
         if (name == null) {
-            String sig = classId == 0 ? null : (String) natives.className.invokeExact(classId);
+            String sig = classId == 0 ? null : (String) drainNatives().className.invokeExact(classId);
             name = sig == null ? "unknown" : typeNameOf(sig);
             typeNames[classId] = name;
             typeNameIds[classId] = strings.intern(name);
@@ -457,7 +463,7 @@ final class JvmtiHeapSampler {
     private boolean collections() throws Throwable {
         boolean ended = false;
         for (;;) {
-            int n = (int) natives.collections.invokeExact(gcOut, nextCollection);
+            int n = (int) drainNatives().collections.invokeExact(gcOut, nextCollection);
             for (int i = 0; i < n; i++) {
                 int ordinal = (int) gcOut[3 * i];
                 long start = gcOut[3 * i + 1];
@@ -484,7 +490,7 @@ final class JvmtiHeapSampler {
         boolean begin = true;
         long now = System.nanoTime();
         for (;;) {
-            int rc = (int) natives.scan.invokeExact(scanOut, begin);
+            int rc = (int) drainNatives().scan.invokeExact(scanOut, begin);
             begin = false;
             int n = rc >>> 1;
             for (int i = 0; i < n; i++) {
@@ -528,7 +534,7 @@ final class JvmtiHeapSampler {
             return;
         }
         try {
-            natives.counters.invokeExact(counters);
+            drainNatives().counters.invokeExact(counters);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.counters", t);
         }
@@ -594,10 +600,10 @@ final class JvmtiHeapSampler {
      * when the method is gone (its class was unloaded) or the JVM cannot say.
      */
     static String[] describe(long method) {
-        SamplerLibrary.Natives n = SamplerLibrary.natives();
         String s;
         try {
-            s = n == null ? null : (String) n.describe.invokeExact(method);
+            s = SamplerLibrary.natives() == null ? null
+                    : (String) SamplerLibrary.DrainNatives.INSTANCE.describe.invokeExact(method);
         } catch (Throwable t) {
             return null;
         }
@@ -616,9 +622,9 @@ final class JvmtiHeapSampler {
 
     /** @return the method's line number table as pairs (first bytecode index, line), or null */
     static int[] lines(long method) {
-        SamplerLibrary.Natives n = SamplerLibrary.natives();
         try {
-            return n == null ? null : (int[]) n.lines.invokeExact(method);
+            return SamplerLibrary.natives() == null ? null
+                    : (int[]) SamplerLibrary.DrainNatives.INSTANCE.lines.invokeExact(method);
         } catch (Throwable t) {
             return null;
         }

@@ -1,13 +1,11 @@
 package io.memscope.agent.capture;
 
-import java.io.InputStream;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 
 /**
@@ -45,28 +43,26 @@ final class SamplerLibrary {
             loadResult = "no JVMTI sampler library for " + os + "/" + arch + " (Linux x86_64 only)";
             return loadResult;
         }
-        Path tmp = null;
-        ClassLoader loader = SamplerLibrary.class.getClassLoader();
-        try (InputStream in = loader == null ? null : loader.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
+        File tmp = null;
+        try {
+            byte[] library = io.memscope.agent.boot.AgentJar.read(RESOURCE);
+            if (library == null) {
                 loadResult = RESOURCE + " is missing from the agent jar";
                 return loadResult;
             }
             tmp = privateFile();
-            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            try (FileOutputStream out = new FileOutputStream(tmp)) {
+                out.write(library);
+            }
             Natives n = new Natives();
-            n.load.invokeExact(tmp.toAbsolutePath().toString());
+            n.load.invokeExact(tmp.getAbsolutePath());
             natives = n;
             loadResult = "";
         } catch (Throwable t) {
             loadResult = "cannot load the JVMTI sampler library: " + t;
         } finally {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp); // mapped already: the file is not needed any more
-                } catch (Throwable ignored) {
-                    // a temporary file left behind; nothing else to do
-                }
+            if (tmp != null && !tmp.delete()) {
+                tmp.deleteOnExit(); // mapped already: the file is not needed any more
             }
         }
         return loadResult;
@@ -75,21 +71,22 @@ final class SamplerLibrary {
     /**
      * A new file readable by this user only, in the temporary directory. Not {@code Files.createTempFile}: its
      * {@code SecureRandom} loads and seeds the JDK's security providers, tens of milliseconds at start-up; the name
-     * needs to be unique, not unguessable ({@code CREATE_NEW} refuses an existing file or link).
+     * needs to be unique, not unguessable ({@code createNewFile} refuses an existing file or link).
      */
-    private static Path privateFile() throws java.io.IOException {
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
-        long seed = System.nanoTime() ^ ProcessHandle.current().pid() << 32;
+    private static File privateFile() throws IOException {
+        File dir = new File(System.getProperty("java.io.tmpdir"));
+        long seed = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
-            Path p = dir.resolve("memscope-sampler-" + ProcessHandle.current().pid() + "-"
-                    + Long.toHexString(seed + attempt) + ".so");
-            try {
-                return Files.createFile(p,
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                if (attempt > 100) {
-                    throw e;
-                }
+            File f = new File(dir, "memscope-sampler-" + Long.toHexString(seed + attempt) + ".so");
+            if (f.createNewFile()) {
+                f.setReadable(false, false);
+                f.setWritable(false, false);
+                f.setReadable(true, true);
+                f.setWritable(true, true);
+                return f;
+            }
+            if (attempt > 100) {
+                throw new IOException("cannot create a file in " + dir);
             }
         }
     }
@@ -118,49 +115,74 @@ final class SamplerLibrary {
     }
 
     /**
-     * The library's entry points, declared by {@code java.lang.MemscopeHooks} (see {@code MemscopeHooksTemplate}),
-     * as method handles: that class is defined at run time, so the agent cannot link to it directly.
+     * The library's entry points used to start a capture, declared by {@code java.lang.MemscopeHooks} (see
+     * {@code MemscopeHooksTemplate}), as method handles: that class is defined at run time, so the agent cannot link
+     * to it directly. The drain thread's are in {@link DrainNatives}, made when it first needs them (not inside the
+     * application's start-up).
      */
     static final class Natives {
         final MethodHandle load;
         final MethodHandle start;
-        final MethodHandle ownThread;
-        final MethodHandle pause;
-        final MethodHandle close;
-        final MethodHandle await;
-        final MethodHandle wake;
-        final MethodHandle drain;
-        final MethodHandle className;
-        final MethodHandle thread;
-        final MethodHandle commit;
-        final MethodHandle scan;
-        final MethodHandle collections;
-        final MethodHandle counters;
-        final MethodHandle describe;
-        final MethodHandle lines;
 
         Natives() throws ReflectiveOperationException {
-            Class<?> c = Class.forName(io.memscope.agent.boot.BootHooks.NAME, false, null);
+            Class<?> c = hooks();
             MethodHandles.Lookup l = MethodHandles.publicLookup();
             load = l.findStatic(c, "jvmtiLoad", MethodType.methodType(void.class, String.class));
             start = l.findStatic(c, "jvmtiStart0", MethodType.methodType(int.class, int.class, int.class, long.class,
                     int.class, boolean.class));
+        }
+    }
+
+    /** The entry points of the drain thread and of the end of a capture (see {@link Natives}). */
+    static final class DrainNatives {
+        static final DrainNatives INSTANCE = create();
+
+        final MethodHandle ownThread;
+        final MethodHandle pause;
+        final MethodHandle close;
+        final MethodHandle wake;
+        final MethodHandle counters;
+        final MethodHandle await;
+        final MethodHandle drain;
+        final MethodHandle commit;
+        final MethodHandle scan;
+        final MethodHandle collections;
+        final MethodHandle className;
+        final MethodHandle thread;
+        final MethodHandle describe;
+        final MethodHandle lines;
+
+        private DrainNatives() throws ReflectiveOperationException {
+            Class<?> c = hooks();
+            MethodHandles.Lookup l = MethodHandles.publicLookup();
             ownThread = l.findStatic(c, "jvmtiOwnThread0", MethodType.methodType(void.class, long.class));
             pause = l.findStatic(c, "jvmtiPause0", MethodType.methodType(int.class));
             close = l.findStatic(c, "jvmtiClose0", MethodType.methodType(int.class));
-            await = l.findStatic(c, "jvmtiAwait0", MethodType.methodType(void.class, long.class));
             wake = l.findStatic(c, "jvmtiWake0", MethodType.methodType(void.class));
+            counters = l.findStatic(c, "jvmtiCounters0", MethodType.methodType(void.class, long[].class));
+            await = l.findStatic(c, "jvmtiAwait0", MethodType.methodType(void.class, long.class));
             drain = l.findStatic(c, "jvmtiDrain0", MethodType.methodType(int.class, long[].class, long[].class,
                     boolean.class));
-            className = l.findStatic(c, "jvmtiClassName0", MethodType.methodType(String.class, int.class));
-            thread = l.findStatic(c, "jvmtiThread0", MethodType.methodType(Object.class, long.class));
             commit = l.findStatic(c, "jvmtiCommit0", MethodType.methodType(void.class, long[].class, int.class));
             scan = l.findStatic(c, "jvmtiScan0", MethodType.methodType(int.class, long[].class, boolean.class));
             collections = l.findStatic(c, "jvmtiCollections0", MethodType.methodType(int.class, long[].class,
                     int.class));
-            counters = l.findStatic(c, "jvmtiCounters0", MethodType.methodType(void.class, long[].class));
+            className = l.findStatic(c, "jvmtiClassName0", MethodType.methodType(String.class, int.class));
+            thread = l.findStatic(c, "jvmtiThread0", MethodType.methodType(Object.class, long.class));
             describe = l.findStatic(c, "jvmtiDescribe0", MethodType.methodType(String.class, long.class));
             lines = l.findStatic(c, "jvmtiLines0", MethodType.methodType(int[].class, long.class));
         }
+
+        private static DrainNatives create() {
+            try {
+                return new DrainNatives();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("the sampler library's entry points: " + e, e);
+            }
+        }
+    }
+
+    private static Class<?> hooks() throws ClassNotFoundException {
+        return Class.forName(io.memscope.agent.boot.BootHooks.NAME, false, null);
     }
 }

@@ -31,6 +31,32 @@ final class StackTable {
         }
     }
 
+    /**
+     * The first {@code limit} frames outside memscope's agent. A class, not a lambda: it runs the first time inside
+     * the JDK's own frees at start-up, where bootstrapping a lambda would cost milliseconds.
+     */
+    private static final class Frames
+            implements java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>,
+            List<StackWalker.StackFrame>> {
+        private final int limit;
+
+        Frames(int limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public List<StackWalker.StackFrame> apply(java.util.stream.Stream<StackWalker.StackFrame> s) {
+            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(limit, 32));
+            for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext() && list.size() < limit; ) {
+                StackWalker.StackFrame f = it.next();
+                if (!f.getClassName().startsWith(AGENT)) {
+                    list.add(f);
+                }
+            }
+            return list;
+        }
+    }
+
     /** @return the id of the current thread's stack (at most {@code depth} frames), 0 when depth is 0 */
     static long capture(int depth) {
         if (depth <= 0) {
@@ -40,11 +66,7 @@ final class StackTable {
     }
 
     static Captured captureFull(int depth) {
-        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
-            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(depth, 32));
-            s.filter(f -> !f.getClassName().startsWith(AGENT)).limit(Math.max(depth, 1)).forEach(list::add);
-            return list;
-        });
+        List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(depth, 1)));
         long h = 0x9E3779B97F4A7C15L;
         StackWalker.StackFrame app = null;
         boolean direct = false;

@@ -5,12 +5,9 @@ import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.recording.Site;
 import io.memscope.error.Failures;
-import java.lang.management.ManagementFactory;
 import java.util.List;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
-/** Registers and unregisters the {@link AgentMXBean} on the platform MBean server. */
+/** The {@link AgentMXBean}, registered by {@link AgentJmxRegistrar} once the platform MBean server exists. */
 public final class AgentJmx implements AgentMXBean {
     /**
      * The MXBean's object name, {@code io.memscope:type=Agent}. Built at run time: the agent jar's shading relocates
@@ -24,36 +21,9 @@ public final class AgentJmx implements AgentMXBean {
     private final long intervalBytes;
     private final long startNanos = System.nanoTime();
 
-    private AgentJmx(String mode, long intervalBytes) {
+    AgentJmx(String mode, long intervalBytes) {
         this.mode = mode;
         this.intervalBytes = intervalBytes;
-    }
-
-    /** Registers the MXBean (replacing one of an earlier capture); failures are reported, never thrown. */
-    public static void register(String mode, long intervalBytes) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName(OBJECT_NAME);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-            server.registerMBean(new AgentJmx(mode, intervalBytes), name);
-        } catch (Throwable t) {
-            Failures.report("agent.jmx.register", t);
-        }
-    }
-
-    /** Unregisters the MXBean if registered; failures are reported, never thrown. */
-    public static void unregister() {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName(OBJECT_NAME);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-        } catch (Throwable t) {
-            Failures.report("agent.jmx.unregister", t);
-        }
     }
 
     @Override
