@@ -42,7 +42,7 @@ public final class Agent {
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
-    private final long pid = pid();
+    private final long pid = io.memscope.agent.capture.ProcessInfo.pid();
     private MemscopeTransformer transformer;
     /** Sample mode's heap samples come from the JVM (JVMTI) instead of bytecode hooks. */
     private boolean jvmtiSampler;
@@ -55,19 +55,6 @@ public final class Agent {
         this.inst = inst;
         this.options = options;
         this.attached = attached;
-    }
-
-    /**
-     * @return this JVM's process id: on Linux from {@code /proc/self} (a link to the process's directory), which
-     *         costs a system call instead of initializing {@code ProcessHandle}'s native support at start-up
-     */
-    static long pid() {
-        try {
-            java.io.File self = new java.io.File("/proc/self").getCanonicalFile();
-            return Long.parseLong(self.getName());
-        } catch (Exception | LinkageError e) {
-            return ProcessHandle.current().pid();
-        }
     }
 
     public static void premain(String args, Instrumentation inst) {

@@ -51,7 +51,7 @@ public final class AgentOptions {
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
         "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
-            + "the end is measured at it (default true; false: the capture ends at once, held memory at the end is "
+            + "the end is measured at it (default false: the capture ends at once, and held memory at the end is "
             + "what the last GC of the run found)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
@@ -83,7 +83,7 @@ public final class AgentOptions {
     private boolean debug;
     private boolean events;
     private int liveSamples = 1 << 18;
-    private boolean gcAtEnd = true;
+    private boolean gcAtEnd;
     private String command = "start";
 
     private static final String[][] KEYS = {

@@ -32,7 +32,8 @@ class AnalysisOutOfProcessTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theApplicationsJvmLoadsNoAnalysisClassAndRunBuildsTheReport(@TempDir Path out) throws Exception {
         Path classLog = out.resolve("classes.log");
-        CliRun r = CliRun.run("run", "--out", out.toString(), "--", Jvms.current(),
+        // --gc-at-end: the buffers still held at the end are told from the unreachable ones by a collection
+        CliRun r = CliRun.run("run", "--out", out.toString(), "--gc-at-end", "--", Jvms.current(),
                 "-Xlog:class+load=info:file=" + classLog, "-cp", System.getProperty("memscope.demo.jar"),
                 "io.memscope.demo.DemoMain", "direct-buffer-leak");
         assertThat(r.exit).as(r.err).isZero();

@@ -271,6 +271,7 @@ public final class Capture {
         try {
             java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
             RecordingWriter w = RecordingWriter.builder(file).strings(log.store().strings())
+                    .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
                     .clock(startEpochMs * 1_000_000L, startNanos).open();
             w.metadata(MetadataKeys.MODE, exact ? "exact" : "sample");
             w.metadata(MetadataKeys.INTERVAL_BYTES, Long.toString(intervalBytes));
@@ -534,28 +535,35 @@ public final class Capture {
                     Thread.currentThread().interrupt();
                 }
             }
+            CollectionLog collections = collectionLog;
+            if (collections != null && !collections.listening()) {
+                collections.stop(); // no JMX at the end: the collections it did not see keep no details
+            }
             if (sampler != null) {
                 sampler.close(); // the last samples, and which were collected by the GC above
                 jvmtiMetadata(sampler);
             }
             AllocationSink s = sink;
-            try {
-                Liveness.drain(s, 0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (sampler == null) {
+                // the bytecode hooks' samples (Java weak references)
+                try {
+                    Liveness.drain(s, 0);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                Liveness.sweep(s);
             }
-            Liveness.sweep(s);
             long endNanos = System.nanoTime();
             Hooks.nativeEnabled = false;
             if (gcs != null) {
                 gcs.stop();
             }
-            if (collectionLog != null) {
+            if (collections != null) {
                 if (collect) {
-                    collectionLog.awaitDetails(FINAL_GC_WAIT_MILLIS);
+                    collections.awaitDetails(FINAL_GC_WAIT_MILLIS);
                 }
-                collectionLog.stop();
-                JVMTI_METADATA.put("gcNotificationsUnmatched", Long.toString(collectionLog.unmatched()));
+                collections.stop();
+                JVMTI_METADATA.put("gcNotificationsUnmatched", Long.toString(collections.unmatched()));
             }
             Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
             meta.putAll(JVMTI_METADATA);
