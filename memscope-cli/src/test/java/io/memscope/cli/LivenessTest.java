@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Which collection collected each sampled object is exact (JVMTI sampler, stop-the-world collectors): a sample's
- * DEALLOCATE carries the start of the very collection that collected it, on the same clock as its ALLOCATE, so that
- * "held at collection k" (allocated before k, collected after k or never) can be read off the recording.
+ * DEALLOCATE carries the end of the very collection that collected it, on the same clock as its ALLOCATE, so that
+ * "held at collection k" (allocated before k, collected after k or never) can be read off the recording with the
+ * analysis' rule (a DEALLOCATE belongs to the last collection that started before it).
  * Linux x86_64 (the JVMTI sampler).
  */
 class LivenessTest {
@@ -94,10 +95,10 @@ class LivenessTest {
                 assertThat(e.timestampNanos()).isLessThan(a.startNanos());
                 assertThat(d).as("a held array is collected").isNotNull();
                 if (b != null) {
-                    assertThat(d.timestampNanos()).as("held at A, collected by B: " + why).isEqualTo(b.startNanos());
+                    assertThat(d.timestampNanos()).as("held at A, collected by B: " + why).isEqualTo(end(b));
                 } else {
                     assertThat(d.timestampNanos()).as("held until dropped, collected by a collection: " + why)
-                            .isGreaterThan(t[2]).isIn(starts(gcs));
+                            .isGreaterThan(t[2]).isIn(ends(gcs));
                 }
             } else if (e.siteId() == kept) {
                 keptSamples++;
@@ -106,7 +107,7 @@ class LivenessTest {
                 garbageSamples++;
                 GcRecord next = firstAfter(gcs, e.timestampNanos());
                 assertThat(d).as("garbage is collected").isNotNull();
-                if (d.timestampNanos() != next.startNanos()) {
+                if (d.timestampNanos() != end(next)) {
                     garbageLate++; // the array still in `sink` at that collection
                 }
                 assertThat(d.previousSize()).as("lifetime").isEqualTo(d.timestampNanos() - e.timestampNanos());
@@ -142,10 +143,15 @@ class LivenessTest {
         return last;
     }
 
-    private static List<Long> starts(List<GcRecord> gcs) {
+    /** The DEALLOCATE of an object the collection freed is at its end: after its start, before the next start. */
+    private static long end(GcRecord g) {
+        return g.startNanos() + g.durationNanos();
+    }
+
+    private static List<Long> ends(List<GcRecord> gcs) {
         List<Long> l = new ArrayList<>();
         for (GcRecord g : gcs) {
-            l.add(g.startNanos());
+            l.add(end(g));
         }
         return l;
     }

@@ -23,7 +23,7 @@ interface HeapSampleSink {
     /**
      * A tracked sample was collected.
      *
-     * @param timeNanos     the start of the collection that collected it (see {@link JvmtiHeapSampler} for when
+     * @param timeNanos     the end of the collection that collected it (see {@link JvmtiHeapSampler} for when
      *                      that is exact)
      * @param lifetimeNanos from its allocation to {@code timeNanos}
      */

@@ -97,6 +97,7 @@ final class JvmtiHeapSampler {
     private String[] typeNames = new String[256];
     private int[] typeNameIds = new int[256];
     private final long[] gcStart = new long[GC_SLOTS];
+    private final long[] gcEnd = new long[GC_SLOTS];
     private final int[] gcOrdinal = new int[GC_SLOTS];
     /** The first collection whose end is not known yet. */
     private int nextCollection;
@@ -469,6 +470,7 @@ final class JvmtiHeapSampler {
                 long start = gcOut[3 * i + 1];
                 long end = gcOut[3 * i + 2];
                 gcStart[ordinal & (GC_SLOTS - 1)] = start;
+                gcEnd[ordinal & (GC_SLOTS - 1)] = end;
                 gcOrdinal[ordinal & (GC_SLOTS - 1)] = ordinal;
                 nextCollection = ordinal + 1;
                 ended = true;
@@ -485,7 +487,7 @@ final class JvmtiHeapSampler {
         }
     }
 
-    /** Checks every tracked sample; each one collected becomes a DEALLOCATE at its collection's start. */
+    /** Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection. */
     private void scan() throws Throwable {
         boolean begin = true;
         long now = System.nanoTime();
@@ -508,7 +510,10 @@ final class JvmtiHeapSampler {
                     if (gcOrdinal[slot] != ordinal) {
                         collections(); // collections that ended after this round's first look
                     }
-                    at = gcOrdinal[slot] == ordinal ? gcStart[slot] : now;
+                    // the end of the collection that freed it: after its start, before the next one's (the
+                    // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
+                    at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
+                            : gcStart[slot] + 1;
                     if (started > checked + 1) {
                         ambiguous++;
                     }
