@@ -110,7 +110,7 @@ static inline int referent_gone(jweak ref) {
 
 /* @return whether this JVM's weak handles look as referent_gone expects (a live object: tag 1, a real address) */
 static int check_handle_layout(JNIEnv *jni, jobject live_object) {
-    jweak w = (*jni)->NewWeakGlobalRef(jni, live_object);
+    jweak w = new_weak(jni, live_object);
     if (w == NULL) {
         if ((*jni)->ExceptionCheck(jni)) {
             (*jni)->ExceptionClear(jni);
@@ -119,7 +119,7 @@ static int check_handle_layout(JNIEnv *jni, jobject live_object) {
     }
     int ok = ((uintptr_t) w & 3) == 1 && ((uintptr_t) w & ~(uintptr_t) 3) != 0 && !referent_gone(w)
             && !(*jni)->IsSameObject(jni, w, NULL);
-    (*jni)->DeleteWeakGlobalRef(jni, w);
+    delete_weak(jni, w);
     return ok;
 }
 

@@ -99,6 +99,39 @@ static volatile int64_t skipped_exception;
 static volatile int64_t skipped_error;
 static volatile int64_t classes_unknown;
 static volatile int64_t skipped_own;
+/* References the library holds now (weak: samples and classes; global: threads being announced). */
+static volatile int64_t weak_refs_held;
+static volatile int64_t global_refs_held;
+
+static inline jweak new_weak(JNIEnv *jni, jobject o) {
+    jweak w = (*jni)->NewWeakGlobalRef(jni, o);
+    if (w != NULL) {
+        __atomic_add_fetch(&weak_refs_held, 1, __ATOMIC_RELAXED);
+    }
+    return w;
+}
+
+static inline void delete_weak(JNIEnv *jni, jweak w) {
+    if (w != NULL) {
+        (*jni)->DeleteWeakGlobalRef(jni, w);
+        __atomic_sub_fetch(&weak_refs_held, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static inline jobject new_global(JNIEnv *jni, jobject o) {
+    jobject g = (*jni)->NewGlobalRef(jni, o);
+    if (g != NULL) {
+        __atomic_add_fetch(&global_refs_held, 1, __ATOMIC_RELAXED);
+    }
+    return g;
+}
+
+static inline void delete_global(JNIEnv *jni, jobject g) {
+    if (g != NULL) {
+        (*jni)->DeleteGlobalRef(jni, g);
+        __atomic_sub_fetch(&global_refs_held, 1, __ATOMIC_RELAXED);
+    }
+}
 
 /* Wakes the drain thread: after each GC, when the ring is half full, and at stop. */
 static sem_t wake;
@@ -217,7 +250,7 @@ static uint32_t class_id(JNIEnv *jni, jclass klass) {
             if (__atomic_compare_exchange_n(&e->state, &expected, CLASS_CLAIMED, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
                 char *sig = NULL;
-                jweak ref = (*jni)->NewWeakGlobalRef(jni, klass);
+                jweak ref = new_weak(jni, klass);
                 if (ref != NULL && (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE
                         && sig != NULL) {
                     size_t n = strlen(sig) + 1;
@@ -230,9 +263,7 @@ static uint32_t class_id(JNIEnv *jni, jclass klass) {
                     (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
                 }
                 if (ref == NULL || e->name == NULL) {
-                    if (ref != NULL) {
-                        (*jni)->DeleteWeakGlobalRef(jni, ref);
-                    }
+                    delete_weak(jni, ref);
                     __atomic_store_n(&e->state, CLASS_BROKEN, __ATOMIC_RELEASE);
                     return 0;
                 }
@@ -298,22 +329,18 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
     if (cls == 0) {
         __atomic_add_fetch(&classes_unknown, 1, __ATOMIC_RELAXED);
     }
-    jweak weak = (*jni)->NewWeakGlobalRef(jni, object);
+    jweak weak = new_weak(jni, object);
     uint32_t gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
     jobject announce = NULL;
     if (announced_generation != gen || announced_tid != tid) {
-        announce = thread == NULL ? NULL : (*jni)->NewGlobalRef(jni, thread);
+        announce = thread == NULL ? NULL : new_global(jni, thread);
     }
     uint32_t length = (uint32_t) sizeof(sample_record) + send * (uint32_t) sizeof(jvmtiFrameInfo);
     sample_record *r = weak == NULL ? NULL : (sample_record *) ring_claim(&ring, length);
     if (r == NULL) {
         __atomic_add_fetch(weak == NULL ? &skipped_error : &dropped_full, 1, __ATOMIC_RELAXED);
-        if (weak != NULL) {
-            (*jni)->DeleteWeakGlobalRef(jni, weak);
-        }
-        if (announce != NULL) {
-            (*jni)->DeleteGlobalRef(jni, announce);
-        }
+        delete_weak(jni, weak);
+        delete_global(jni, announce);
         if ((*jni)->ExceptionCheck(jni)) {
             (*jni)->ExceptionClear(jni); /* ours (out of memory for a reference), not the application's */
         }
@@ -380,12 +407,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
 }
 
 static void delete_ref(JNIEnv *jni, jobject ref, int weak) {
-    if (ref != NULL) {
-        if (weak) {
-            (*jni)->DeleteWeakGlobalRef(jni, ref);
-        } else {
-            (*jni)->DeleteGlobalRef(jni, ref);
-        }
+    if (weak) {
+        delete_weak(jni, ref);
+    } else {
+        delete_global(jni, ref);
     }
 }
 
@@ -906,7 +931,7 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
     }
     jobject global = (jobject) (intptr_t) ref;
     jobject local = (*jni)->NewLocalRef(jni, global);
-    (*jni)->DeleteGlobalRef(jni, global);
+    delete_global(jni, global);
     return local;
 }
 
@@ -915,11 +940,12 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
  * skipped because an exception was pending, skipped on a JNI failure, samples of an unknown class, entries in the
  * live table, collections started, collections finished, ring capacity, ring bytes in use, stacks sent, samples of
  * the drain thread (not queued), plain reads of handles in use (1/0), disagreements with IsSameObject, mark passes run
- * by a collection's start.
+ * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
+ * (0 between captures: what attach, detach, attach again must leave).
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[16] = {
+    jlong c[19] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -936,9 +962,12 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         (jlong) raw_handles,
         __atomic_load_n(&raw_disagreements, __ATOMIC_RELAXED),
         __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
+        __atomic_load_n(&weak_refs_held, __ATOMIC_RELAXED),
+        __atomic_load_n(&global_refs_held, __ATOMIC_RELAXED),
+        (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL) + (staged != NULL)),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 16 ? n : 16, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 19 ? n : 19, c);
 }
 
 /*

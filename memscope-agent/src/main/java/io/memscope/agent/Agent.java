@@ -1,7 +1,8 @@
 package io.memscope.agent;
 
 import io.memscope.agent.boot.BootHooks;
-import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.CaptureSession;
+import io.memscope.agent.capture.CaptureSettings;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
@@ -44,6 +45,10 @@ public final class Agent {
     private final boolean attached;
     private final long pid = io.memscope.agent.capture.ProcessInfo.pid();
     private MemscopeTransformer transformer;
+    /** This agent's capture. */
+    private CaptureSession session;
+    /** Ends the capture after {@code duration} seconds, or null. */
+    private Thread durationThread;
     /** Sample mode's heap samples come from the JVM (JVMTI) instead of bytecode hooks. */
     private boolean jvmtiSampler;
     /** Why the JVMTI sampler was not used although asked for (auto or jvmti), or null. */
@@ -144,29 +149,20 @@ public final class Agent {
     }
 
     private void begin() {
-        Capture.init(inst);
         boolean jvmtiWanted = options.sampler() != AgentOptions.Sampler.BYTECODE
                 && options.mode() == AgentOptions.Mode.SAMPLE;
         if (options.mode() == AgentOptions.Mode.EXACT && options.sampler() == AgentOptions.Sampler.JVMTI) {
             samplerFallback = "exact mode counts and samples with the bytecode hooks";
         }
-        Capture.JvmtiSettings jvmtiSettings = jvmtiWanted ? new Capture.JvmtiSettings(options.include(),
-                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples()) : null;
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
-        // Anonymous classes, not lambdas, on the start-up path: the first lambda bootstraps java.lang.invoke.
-        Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc(), dir.resolve(RECORDING),
-                new java.util.function.Supplier<Map<String, String>>() {
-                    @Override
-                    public Map<String, String> get() {
-                        if (jvmtiSettings != null) {
-                            samplerChosen(jvmtiSettings.fallback());
-                        }
-                        return startMetadata();
-                    }
-                }, options.flushMillis(), options.debug(), jvmtiSettings);
-        if (!jvmtiSampler) {
+        CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
+                options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
+                dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
+                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples());
+        CaptureSession s = new CaptureSession(settings, inst);
+        session = s;
+        if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {
                 BootHooks.installHeapHooks(inst);
             } catch (Exception e) {
@@ -174,8 +170,28 @@ public final class Agent {
             }
         }
         // Before the application's main, also with the JVM's sampler: a native block the application allocates or
-        // frees before Unsafe is instrumented would be missed, and a double free of it not stopped.
-        instrument();
+        // frees before Unsafe is instrumented would be missed, and a double free of it not stopped. Before the
+        // capture starts: the JVM's sampler would sample this start-up's own allocations.
+        instrument(!jvmtiWanted);
+        // Anonymous classes, not lambdas, on the start-up path: the first lambda bootstraps java.lang.invoke.
+        s.start(new java.util.function.Supplier<Map<String, String>>() {
+            @Override
+            public Map<String, String> get() {
+                if (jvmtiWanted) {
+                    samplerChosen(s.samplerFallback());
+                }
+                return startMetadata();
+            }
+        });
+        if (!jvmtiSampler && jvmtiWanted) {
+            // the JVM's sampler could not start: the bytecode hooks sample instead
+            try {
+                BootHooks.installHeapHooks(inst);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot define the heap hook class in java.base: " + e, e);
+            }
+            retransformHeapHooks();
+        }
         if (options.durationSeconds() > 0) {
             Thread t = new Thread(new Runnable() {
                 @Override
@@ -184,11 +200,12 @@ public final class Agent {
                         Thread.sleep(options.durationSeconds() * 1000);
                         stop(true);
                     } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                        // stopped before: nothing to do
                     }
                 }
             }, "memscope-duration");
             t.setDaemon(true);
+            durationThread = t;
             t.start();
         }
         if (!options.quiet()) {
@@ -208,7 +225,10 @@ public final class Agent {
             Failures.report("agent.start.undo", t);
         }
         try {
-            Capture.finish(Map.of(), false); // stops the JVMTI sampler and the hooks even when the capture never ran
+            CaptureSession s = session;
+            if (s != null) {
+                s.finish(Map.of(), false); // stops the JVMTI sampler and the hooks even when the capture never ran
+            }
         } catch (Throwable t) {
             Failures.report("agent.start.undo", t);
         }
@@ -228,6 +248,9 @@ public final class Agent {
      */
     private void samplerChosen(String why) {
         jvmtiSampler = why == null;
+        if (jvmtiSampler) {
+            samplerFallback = null;
+        }
         if (why == null) {
             return;
         }
@@ -263,29 +286,58 @@ public final class Agent {
      * retransforms what was loaded before it, and arms the MXBean's registration. Skipped when the capture has ended
      * before it ran (a program shorter than the background thread's start).
      */
-    private void instrument() {
+    private void instrument(boolean heapHooks) {
         MemscopeTransformer t;
         synchronized (this) {
             if (stopped) {
                 return;
             }
             t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                    options.nativeMemory(), !jvmtiSampler, options.jmx());
+                    options.nativeMemory(), heapHooks, options.jmx());
             transformer = t;
             if (options.jmx()) {
-                PlatformServerGate.arm(new AgentJmxRegistrar(options.mode().name().toLowerCase(java.util.Locale.ROOT),
-                        options.intervalBytes()), null);
+                PlatformServerGate.arm(new AgentJmxRegistrar(session,
+                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes()), null);
             }
             if (options.nativeMemory() || t.transformsNewClasses()) {
                 inst.addTransformer(t, true);
             }
         }
-        // Outside the lock: the end of the capture does not wait for the retransformation (it may overlap it; the
-        // hooks of a class retransformed after the end return at once).
         Object platformServer = retransformLoaded(t);
         if (platformServer != null) {
             PlatformServerGate.ready(platformServer);
         }
+    }
+
+    /** The JVM's sampler could not start: replaces the transformer by one with the heap hooks, for every class. */
+    private void retransformHeapHooks() {
+        MemscopeTransformer old;
+        MemscopeTransformer t;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            old = transformer;
+            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
+                    options.nativeMemory(), true, options.jmx());
+            transformer = t;
+            inst.addTransformer(t, true);
+            if (old != null) {
+                inst.removeTransformer(old);
+            }
+        }
+        List<Class<?>> todo = new ArrayList<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            try {
+                if (t.wants(c) && !c.getName().equals("jdk.internal.misc.Unsafe")
+                        && !c.getName().equals("java.lang.management.ManagementFactory")) {
+                    todo.add(c);
+                }
+            } catch (Throwable e) {
+                Failures.report("agent.retransform.select", e);
+            }
+        }
+        retransform(todo);
     }
 
     /**
@@ -302,7 +354,7 @@ public final class Agent {
             try {
                 if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
                     server = existingPlatformServer(c);
-                    if (server == null) {
+                    if (server == null && transformer.wants(c)) {
                         todo.add(c);
                     }
                 } else if (transformer.wants(c)) {
@@ -379,7 +431,11 @@ public final class Agent {
                 inst.removeTransformer(transformer);
             }
             PlatformServerGate.disarm();
-            Path recording = Capture.finish(meta, options.gcAtEnd());
+            Thread duration = durationThread;
+            if (duration != null && duration != Thread.currentThread()) {
+                duration.interrupt(); // a detach before the duration ended: its thread ends now
+            }
+            Path recording = session == null ? null : session.finish(meta, options.gcAtEnd());
             if (restore) {
                 restoreClasses(transformer);
             }
@@ -419,7 +475,9 @@ public final class Agent {
         Set<String> names = transformer.transformedClasses();
         List<Class<?>> todo = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (!c.isArray() && names.contains(c.getName().replace('.', '/')) && inst.isModifiableClass(c)) {
+            String name = c.getName().replace('.', '/');
+            if (!c.isArray() && names.contains(name) && !BootHooks.jdkClassHooked0(name)
+                    && inst.isModifiableClass(c)) {
                 todo.add(c);
             }
         }

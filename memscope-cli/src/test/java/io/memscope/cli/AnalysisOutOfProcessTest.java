@@ -23,7 +23,7 @@ class AnalysisOutOfProcessTest {
     void theAgentJarHoldsNoAnalysisClass() throws Exception {
         try (JarFile jar = new JarFile(System.getProperty("memscope.agent.jar"))) {
             List<String> names = jar.stream().map(e -> e.getName()).toList();
-            assertThat(names).as("the agent is in the jar").contains("io/memscope/agent/capture/Capture.class");
+            assertThat(names).as("the agent is in the jar").contains("io/memscope/agent/capture/CaptureSession.class");
             assertThat(names).noneMatch(n -> n.contains("/analysis/"));
         }
     }
@@ -39,7 +39,7 @@ class AnalysisOutOfProcessTest {
         assertThat(r.exit).as(r.err).isZero();
         List<String> loaded = Files.readAllLines(classLog);
         assertThat(loaded).as("the agent ran in that JVM")
-                .anyMatch(l -> l.contains("io.memscope.agent.capture.Capture "));
+                .anyMatch(l -> l.contains("io.memscope.agent.capture.CaptureSession "));
         assertThat(loaded).noneMatch(l -> l.contains("io.memscope.analysis.")
                 || l.contains("io.memscope.agent.shaded.memscope.analysis."));
         Object report = Jvms.report(out);

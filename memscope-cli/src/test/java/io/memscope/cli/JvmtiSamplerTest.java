@@ -131,7 +131,8 @@ class JvmtiSamplerTest {
         assertThat(code).as("the double free was stopped, the JVM survived").isZero();
         Object report = Jvms.report(out);
         assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isGreaterThan(500);
+        // a small program: a few hundred of its allocations fit the queue between two drains, the rest is counted
+        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isGreaterThan(100);
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
     }

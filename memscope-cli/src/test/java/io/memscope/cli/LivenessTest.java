@@ -168,7 +168,9 @@ class LivenessTest {
     private static int site(Recording r, String marker) throws Exception {
         int line = Jvms.lineOf(SRC, marker);
         for (Site s : r.sites().values()) {
-            if (s.line() == line && "memscope.fixtures.HeldFixture".equals(s.className())) {
+            // the arrays themselves, not the ArrayList's backing arrays grown on the same line
+            if (s.line() == line && "memscope.fixtures.HeldFixture".equals(s.className())
+                    && "byte[]".equals(s.typeName())) {
                 return s.id();
             }
         }

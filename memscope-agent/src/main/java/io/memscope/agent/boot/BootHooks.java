@@ -40,7 +40,26 @@ public final class BootHooks {
     private static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
     private static final String HEAP_TEMPLATE = "io/memscope/agent/boot/MemscopeHeapHooksTemplate";
 
+    /**
+     * JDK classes instrumented with the agent's hooks in this JVM ({@code jdk/internal/misc/Unsafe},
+     * {@code java/lang/management/ManagementFactory}): they keep their hooks, dormant between captures (each hook
+     * returns at once without one), until the JVM exits. Retransforming them at every attach and detach would leave
+     * a copy of their metadata behind each time (the JVM keeps previous versions of methods that may still run), and
+     * costs a class redefinition of {@code Unsafe} at each start.
+     */
+    private static final java.util.Set<String> JDK_HOOKED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private BootHooks() {
+    }
+
+    /** A JDK class now carries the agent's hooks (internal name). */
+    public static void jdkClassHooked(String internalName) {
+        JDK_HOOKED.add(internalName);
+    }
+
+    /** @return whether a JDK class carries the agent's hooks already (internal name) */
+    public static boolean jdkClassHooked0(String internalName) {
+        return JDK_HOOKED.contains(internalName);
     }
 
     /**

@@ -24,7 +24,7 @@ import javax.management.openmbean.CompositeData;
  * The capture's GC records, built from two sources:
  *
  * <ul>
- * <li>the collections the JVM reports through JVMTI ({@link JvmtiHeapSampler.PauseListener}): every pause, exactly
+ * <li>the collections the JVM reports through JVMTI (from {@link JvmtiHeapSampler}): every pause, exactly
  *     timed on {@link System#nanoTime()}'s clock, the same collections whose start times the heap samples'
  *     DEALLOCATE events carry;</li>
  * <li>the JDK's GC notifications ({@code GarbageCollectionNotificationInfo}): the collector's name, the action, the
@@ -37,15 +37,15 @@ import javax.management.openmbean.CompositeData;
  * last's heap after and name). The management clock's offset from {@code nanoTime} is learned from the first
  * notifications (see {@link #match}); then a notification belongs to the collection its start falls in, within
  * {@value #TOLERANCE_NANOS} ns. A collection without a notification (G1's remark and cleanup pauses on JDK 17, the
- * collections before the listener was registered) is named {@value #UNNAMED}, with the heap in use when memscope saw
- * it end ({@code Runtime}: approximate). The concurrent cycles of ZGC and Shenandoah are records of their own, timed
+ * collections before the listener was registered) is named {@value #UNNAMED}, with its heap figures 0 (unknown: the
+ * JVM reports them only in its notifications). The concurrent cycles of ZGC and Shenandoah are records of their own, timed
  * by the learned offset.
  *
  * <p>Nothing of JMX is loaded before the first collection: the notification listener is registered by the drain
  * thread when it sees the first collection end, and that collection's details are read from
  * {@code getLastGcInfo()} instead (without its cause).
  */
-final class CollectionLog implements JvmtiHeapSampler.PauseListener {
+final class CollectionLog {
     /** How far a notification's start may be from its collection's start once the clock offset is known. */
     static final long TOLERANCE_NANOS = 3_000_000L;
     /** Name of a collection the JDK sent no notification for. */
@@ -59,16 +59,12 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         final int ordinal;
         final long start;
         final long end;
-        final long usedAtEnd;
-        final long committedAtEnd;
         final List<Details> details = new ArrayList<>(1);
 
-        Pause(int ordinal, long start, long end, long usedAtEnd, long committedAtEnd) {
+        Pause(int ordinal, long start, long end) {
             this.ordinal = ordinal;
             this.start = start;
             this.end = end;
-            this.usedAtEnd = usedAtEnd;
-            this.committedAtEnd = committedAtEnd;
         }
     }
 
@@ -117,20 +113,20 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         this.notifications = notifications;
     }
 
-    /** A JVMTI collection ended (drain thread). */
-    @Override
-    public void pause(int ordinal, long startNanos, long endNanos) {
-        Runtime rt = Runtime.getRuntime();
-        long committed = rt.totalMemory();
-        Pause p = new Pause(ordinal, startNanos, endNanos, committed - rt.freeMemory(), committed);
+    /**
+     * A JVMTI collection ended (drain thread).
+     *
+     * @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock
+     */
+    void pause(int ordinal, long startNanos, long endNanos) {
+        Pause p = new Pause(ordinal, startNanos, endNanos);
         synchronized (this) {
             pauses.add(p);
         }
     }
 
     /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
-    @Override
-    public void caughtUp() {
+    void caughtUp() {
         if (notifications && !listening && !stopped) {
             listen();
         }
@@ -300,8 +296,16 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
         return bestDistance <= TOLERANCE_NANOS ? best : null;
     }
 
+    /**
+     * Learns the management clock's offset: of the pairings of one notification with one collection, the one that
+     * places the most notifications inside a collection; among equals, the one whose placed notifications' durations
+     * fit their collections' best (the management clock's milliseconds against JVMTI's nanoseconds), then the later
+     * collection. With a single notification (the first collection seen, its details read from
+     * {@code getLastGcInfo()} once several collections may have passed) the durations decide.
+     */
     private void calibrate() {
         int bestScore = 0;
+        long bestMisfit = Long.MAX_VALUE;
         long bestOffset = 0;
         for (Pause p : pauses) {
             for (Details d : arrived) {
@@ -309,16 +313,21 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
                     continue;
                 }
                 long candidate = p.start - d.startMillis * 1_000_000L;
-                offset = candidate;
                 int score = 0;
+                long misfit = 0;
                 for (Details other : arrived) {
-                    if (!other.name.contains("Cycles") && containing(candidate + other.startMillis * 1_000_000L)
-                            != null) {
+                    if (other.name.contains("Cycles")) {
+                        continue;
+                    }
+                    Pause q = containing(candidate + other.startMillis * 1_000_000L);
+                    if (q != null) {
                         score++;
+                        misfit += Math.abs((q.end - q.start) - other.durationMillis * 1_000_000L);
                     }
                 }
-                if (score > bestScore) {
+                if (score > bestScore || score == bestScore && score > 0 && misfit <= bestMisfit) {
                     bestScore = score;
+                    bestMisfit = misfit;
                     bestOffset = candidate;
                 }
             }
@@ -335,7 +344,7 @@ final class CollectionLog implements JvmtiHeapSampler.PauseListener {
     private static GcRecord record(Pause p) {
         long duration = Math.max(0, p.end - p.start);
         if (p.details.isEmpty()) {
-            return new GcRecord(p.start, duration, UNNAMED, null, p.usedAtEnd, p.usedAtEnd, p.committedAtEnd, null);
+            return new GcRecord(p.start, duration, UNNAMED, null, 0, 0, 0, null); // heap figures unknown
         }
         Details first = p.details.get(0);
         Details last = p.details.get(p.details.size() - 1);

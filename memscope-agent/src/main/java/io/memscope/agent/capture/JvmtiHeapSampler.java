@@ -61,6 +61,9 @@ final class JvmtiHeapSampler {
     static final int PLAIN_READS = 13;
     static final int DISAGREEMENTS = 14;
     static final int MARKED_AT_GC_START = 15;
+    static final int WEAK_REFS_HELD = 16;
+    static final int GLOBAL_REFS_HELD = 17;
+    static final int BUFFERS = 18;
 
     /** A thread that allocated, as the drain thread knows it. */
     private static final class ThreadInfo {
@@ -82,15 +85,14 @@ final class JvmtiHeapSampler {
     private final double mean;
     private final StringTable strings;
     private final HeapSampleSink sink;
-    /** Whether memscope's own GC notification listener runs (its notifications' allocations are memscope's). */
-    private final java.util.function.BooleanSupplier gcListening;
+    private final LiveSites liveSites;
 
     private final long[] records = new long[BATCH * RECORD_LONGS];
     private final long[] frames = new long[2 * 8192];
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[16];
+    private final long[] counters = new long[19];
 
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
@@ -116,21 +118,14 @@ final class JvmtiHeapSampler {
     private long untracked;
     private long ambiguous;
     private long collected;
-    private final PauseListener pauses;
+    /** The collections as JVMTI reports them, handed on for the GC records (memscope's own GC listener too). */
+    private final CollectionLog pauses;
 
 
-    /** Collections as the JVM reported them through JVMTI, in order (drain thread). */
-    interface PauseListener {
-        /** @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock */
-        void pause(int ordinal, long startNanos, long endNanos);
-
-        /** Every collection that ended so far has been passed to {@link #pause}. */
-        void caughtUp();
-    }
 
     private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
-                             double mean, StringTable strings, HeapSampleSink sink,
-                             java.util.function.BooleanSupplier gcListening, PauseListener pauses) {
+                             double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
+                             CollectionLog pauses) {
         this.natives = natives;
         this.depth = depth;
         this.includeJdk = includeJdk;
@@ -138,7 +133,7 @@ final class JvmtiHeapSampler {
         this.mean = mean;
         this.strings = strings;
         this.sink = sink;
-        this.gcListening = gcListening;
+        this.liveSites = liveSites;
         this.pauses = pauses;
         this.nextCollection = 0; // the library's first collection of this capture
     }
@@ -164,7 +159,7 @@ final class JvmtiHeapSampler {
      */
     static Started start(long intervalBytes, int stackDepth, boolean includeJdk, SiteFilter filter,
                          boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
-                         java.util.function.BooleanSupplier gcListening, PauseListener pauses) {
+                         LiveSites liveSites, CollectionLog pauses) {
         if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
             return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
                     + Integer.MAX_VALUE + " bytes");
@@ -180,11 +175,32 @@ final class JvmtiHeapSampler {
             if (rc != 0) {
                 return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
             }
+            if (sampleHeap && intervalBytes < JVM_DEFAULT_INTERVAL) {
+                crossFirstSamplingPoint();
+            }
             return new Started(new JvmtiHeapSampler(n, stackDepth, includeJdk, filter, intervalBytes, strings,
-                    sink, gcListening, pauses), null);
+                    sink, liveSites, pauses), null);
         } catch (Throwable t) {
             return new Started(null, "starting the JVMTI sampler failed: " + t);
         }
+    }
+
+    /** The JVM's sampling interval when nobody set one (JEP 331). */
+    private static final long JVM_DEFAULT_INTERVAL = 512 * 1024;
+    /** Keeps the JIT from removing the allocations of {@link #crossFirstSamplingPoint}. */
+    private static volatile Object keep;
+
+    /**
+     * A thread that already ran keeps the distance to its next sample that the JVM drew with the earlier interval
+     * (512 KiB by default) until it takes that sample. With a smaller interval, the thread starting the capture (the
+     * application's main thread, under {@code -javaagent}) would otherwise go unsampled for up to about that many
+     * bytes: it allocates 4 MiB here (its samples are memscope's own, dropped), past that point with near certainty.
+     */
+    private static void crossFirstSamplingPoint() {
+        for (int i = 0; i < 8; i++) {
+            keep = new byte[512 * 1024];
+        }
+        keep = null;
     }
 
     private SamplerLibrary.DrainNatives drainNatives() {
@@ -329,7 +345,7 @@ final class JvmtiHeapSampler {
             ThreadInfo thread = announce != 0 ? announce(tid, announce) : threads.get(tid);
             StackTable.JvmStack js = stack(hash, frameCount, frameOffset);
             boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
-                    && gcListening.getAsBoolean();
+                    && pauses != null && pauses.listening();
             int site = -1;
             if (js == null) {
                 unresolved++;
@@ -344,9 +360,9 @@ final class JvmtiHeapSampler {
                 double w = LiveSites.weight(size, mean);
                 boolean tracked = index >= 0;
                 if (tracked) {
-                    LiveSites.sampled(site, size, w);
+                    liveSites.sampled(site, size, w);
                 } else {
-                    LiveSites.allocatedOnly(site, size, w);
+                    liveSites.allocatedOnly(site, size, w);
                     untracked++;
                 }
                 sink.allocated(time, tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
@@ -523,7 +539,7 @@ final class JvmtiHeapSampler {
                 if (at < time) {
                     at = time;
                 }
-                LiveSites.collected(site, size, LiveSites.weight(size, mean));
+                liveSites.collected(site, size, LiveSites.weight(size, mean));
                 sink.collected(at, id, size, at - time, site);
                 collected++;
             }

@@ -39,15 +39,16 @@ public final class LiveSites {
         }
     }
 
-    private static final Object LOCK = new Object();
+    private final Object lock = new Object();
     /** Per site id: {@code [4 * site]} allocated bytes, {@code +1} allocated objects, {@code +2} live bytes, {@code +3} live objects. */
-    private static double[] sums = new double[4 * 1024];
+    private double[] sums = new double[4 * 1024];
     /** Per site id: {@code [2 * site]} samples, {@code +1} live samples. */
-    private static long[] counts = new long[2 * 1024];
-    private static double liveBytes;
-    private static double allocatedBytes;
+    private long[] counts = new long[2 * 1024];
+    private double liveBytes;
+    private double allocatedBytes;
 
-    private LiveSites() {
+    /** Figures of one capture, all zero. */
+    LiveSites() {
     }
 
     /** @return the weight ({@code 1/p}) of a sample of {@code size} bytes at mean interval {@code mean} */
@@ -57,11 +58,11 @@ public final class LiveSites {
     }
 
     /** A sampled allocation of {@code size} bytes with weight {@code w}. */
-    static void sampled(int site, long size, double w) {
+    void sampled(int site, long size, double w) {
         if (site < 0) {
             return;
         }
-        synchronized (LOCK) {
+        synchronized (lock) {
             ensure(site);
             int i = site << 2;
             sums[i] += size * w;
@@ -76,11 +77,11 @@ public final class LiveSites {
     }
 
     /** A sampled allocation whose collection is not tracked: counts as allocated, never as live. */
-    static void allocatedOnly(int site, long size, double w) {
+    void allocatedOnly(int site, long size, double w) {
         if (site < 0) {
             return;
         }
-        synchronized (LOCK) {
+        synchronized (lock) {
             ensure(site);
             int i = site << 2;
             sums[i] += size * w;
@@ -91,11 +92,11 @@ public final class LiveSites {
     }
 
     /** A sampled object was collected. */
-    static void collected(int site, long size, double w) {
+    void collected(int site, long size, double w) {
         if (site < 0) {
             return;
         }
-        synchronized (LOCK) {
+        synchronized (lock) {
             ensure(site);
             int i = site << 2;
             sums[i + 2] = Math.max(0, sums[i + 2] - size * w);
@@ -105,7 +106,7 @@ public final class LiveSites {
         }
     }
 
-    private static void ensure(int site) {
+    private void ensure(int site) {
         if ((site << 2) + 3 >= sums.length) {
             int n = Math.max(sums.length * 2, (site + 1) << 2);
             sums = Arrays.copyOf(sums, n);
@@ -113,26 +114,17 @@ public final class LiveSites {
         }
     }
 
-    /** Forgets everything (a new capture). */
-    static void clear() {
-        synchronized (LOCK) {
-            Arrays.fill(sums, 0);
-            Arrays.fill(counts, 0);
-            liveBytes = 0;
-            allocatedBytes = 0;
-        }
-    }
 
     /** @return estimated live bytes over all sites */
-    public static long liveBytes() {
-        synchronized (LOCK) {
+    public long liveBytes() {
+        synchronized (lock) {
             return Math.round(liveBytes);
         }
     }
 
     /** @return estimated allocated bytes over all sites since the capture started */
-    public static long allocatedBytes() {
-        synchronized (LOCK) {
+    public long allocatedBytes() {
+        synchronized (lock) {
             return Math.round(allocatedBytes);
         }
     }
@@ -142,9 +134,9 @@ public final class LiveSites {
      * @param byLive order by live bytes (sites with nothing live left out) instead of allocated bytes
      * @return the top sites, largest first
      */
-    public static List<Usage> top(int n, boolean byLive) {
+    public List<Usage> top(int n, boolean byLive) {
         List<Usage> all = new ArrayList<>();
-        synchronized (LOCK) {
+        synchronized (lock) {
             for (int site = 0; (site << 2) + 3 < sums.length; site++) {
                 int i = site << 2;
                 long samples = counts[site << 1];

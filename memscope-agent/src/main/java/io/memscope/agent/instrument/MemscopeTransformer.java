@@ -83,6 +83,9 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             return false;
         }
         String name = c.getName().replace('.', '/');
+        if (io.memscope.agent.boot.BootHooks.jdkClassHooked0(name)) {
+            return false; // hooked by an earlier capture: its hooks wake up with this one
+        }
         if (nativeMemory && name.equals(UNSAFE) || jmxHook && name.equals(MANAGEMENT_FACTORY)) {
             return true;
         }
@@ -108,6 +111,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
                 byte[] cached = c == null ? null : c.get(UNSAFE, classfileBuffer);
                 if (cached != null) {
                     transformed.add(UNSAFE);
+                    io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
                     return cached;
                 }
                 byte[] out = instrumentUnsafe(module, classfileBuffer);
@@ -154,6 +158,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             return null;
         }
         transformed.add(UNSAFE);
+        io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
         return writer.toByteArray();
     }
 
@@ -190,6 +195,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             return null;
         }
         transformed.add(MANAGEMENT_FACTORY);
+        io.memscope.agent.boot.BootHooks.jdkClassHooked(MANAGEMENT_FACTORY);
         return writer.toByteArray();
     }
 

@@ -1,6 +1,6 @@
 package io.memscope.agent.jmx;
 
-import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.recording.Site;
@@ -17,11 +17,13 @@ public final class AgentJmx implements AgentMXBean {
     /** Upper bound of rows per call. */
     static final int MAX_ROWS = 10_000;
 
+    private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
     private final long startNanos = System.nanoTime();
 
-    AgentJmx(String mode, long intervalBytes) {
+    AgentJmx(CaptureSession session, String mode, long intervalBytes) {
+        this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
     }
@@ -38,7 +40,7 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public boolean isRunning() {
-        return Capture.running();
+        return session.running();
     }
 
     @Override
@@ -48,42 +50,42 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public long getLiveBytes() {
-        return LiveSites.liveBytes();
+        return session.liveSites().liveBytes();
     }
 
     @Override
     public long getAllocatedBytes() {
-        return LiveSites.allocatedBytes();
+        return session.liveSites().allocatedBytes();
     }
 
     @Override
     public long getStoreEvents() {
-        return Capture.storeEvents();
+        return session.storeEvents();
     }
 
     @Override
     public long getStoreRetainedBytes() {
-        return Capture.storeRetainedBytes();
+        return session.storeRetainedBytes();
     }
 
     @Override
     public long getRecordingEvents() {
-        return Capture.recordingEvents();
+        return session.recordingEvents();
     }
 
     @Override
     public String getRecordingFile() {
-        return Capture.recordingFile();
+        return session.recordingFile();
     }
 
     @Override
     public SiteRow[] topSitesByLiveBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), true));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), true));
     }
 
     @Override
     public SiteRow[] topSitesByAllocatedBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), false));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), false));
     }
 
     private static SiteRow[] rows(List<LiveSites.Usage> usages) {

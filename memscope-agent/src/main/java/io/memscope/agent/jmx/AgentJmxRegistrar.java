@@ -1,5 +1,6 @@
 package io.memscope.agent.jmx;
 
+import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.error.Failures;
 import javax.management.MBeanServer;
@@ -10,10 +11,12 @@ import javax.management.ObjectName;
  * server exists), replacing one of an earlier capture; failures are reported, never thrown.
  */
 public final class AgentJmxRegistrar implements PlatformServerGate.Registrar {
+    private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
 
-    public AgentJmxRegistrar(String mode, long intervalBytes) {
+    public AgentJmxRegistrar(CaptureSession session, String mode, long intervalBytes) {
+        this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
     }
@@ -26,7 +29,7 @@ public final class AgentJmxRegistrar implements PlatformServerGate.Registrar {
             if (s.isRegistered(name)) {
                 s.unregisterMBean(name);
             }
-            s.registerMBean(new AgentJmx(mode, intervalBytes), name);
+            s.registerMBean(new AgentJmx(session, mode, intervalBytes), name);
         } catch (Throwable t) {
             Failures.report("agent.jmx.register", t);
         }
