@@ -65,22 +65,8 @@ final class JvmtiHeapSampler {
     static final int GLOBAL_REFS_HELD = 17;
     static final int BUFFERS = 18;
 
-    /** A thread that allocated, as the drain thread knows it. */
-    private static final class ThreadInfo {
-        final int nameId;
-        /** The JVM's notification thread (builds the GC notifications memscope's GC listener asked for). */
-        final boolean notifications;
-
-        ThreadInfo(int nameId, boolean notifications) {
-            this.nameId = nameId;
-            this.notifications = notifications;
-        }
-    }
-
     private final SamplerLibrary.Natives natives;
     private SamplerLibrary.DrainNatives drainNatives;
-    private final int depth;
-    private final boolean includeJdk;
     private final SiteFilter filter;
     private final double mean;
     private final StringTable strings;
@@ -94,10 +80,7 @@ final class JvmtiHeapSampler {
     private final long[] gcOut = new long[64 * 3];
     private final long[] counters = new long[19];
 
-    private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
-    private final LongMap<ThreadInfo> threads = new LongMap<>(64);
-    private String[] typeNames = new String[256];
-    private int[] typeNameIds = new int[256];
+    private final SampleResolver resolver;
     private final long[] gcStart = new long[GC_SLOTS];
     private final long[] gcEnd = new long[GC_SLOTS];
     private final int[] gcOrdinal = new int[GC_SLOTS];
@@ -107,7 +90,6 @@ final class JvmtiHeapSampler {
     private long scannedAt = -1;
     private volatile int ownNameId;
     private volatile long ownTid = -1;
-    private final StackTable.JvmStack noFrames = StackTable.noFrames();
     private boolean closed;
 
     private long sampleIds;
@@ -127,8 +109,7 @@ final class JvmtiHeapSampler {
                              double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
                              CollectionLog pauses) {
         this.natives = natives;
-        this.depth = depth;
-        this.includeJdk = includeJdk;
+        this.resolver = new SampleResolver(depth, includeJdk, strings);
         this.filter = filter;
         this.mean = mean;
         this.strings = strings;
@@ -342,8 +323,10 @@ final class JvmtiHeapSampler {
             int classId = (int) records[r + 6];
             int frameCount = (int) records[r + 7];
             int frameOffset = (int) (records[r + 7] >>> 32);
-            ThreadInfo thread = announce != 0 ? announce(tid, announce) : threads.get(tid);
-            StackTable.JvmStack js = stack(hash, frameCount, frameOffset);
+            SampleResolver.ThreadInfo thread = announce != 0
+                    ? resolver.announce(tid, (Object) drainNatives().thread.invokeExact(announce))
+                    : resolver.thread(tid);
+            StackTable.JvmStack js = resolver.stack(hash, frames, frameCount, frameOffset);
             boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
                     && pauses != null && pauses.listening();
             int site = -1;
@@ -354,7 +337,8 @@ final class JvmtiHeapSampler {
             } else if (!filter.acceptsAll() && !js.accepted(filter)) {
                 filtered++;
             } else {
-                String typeName = typeName(classId);
+                String typeName = resolver.typeName(classId, classId == 0 ? null
+                        : resolver.knows(classId) ? null : (String) drainNatives().className.invokeExact(classId));
                 site = js.site(classId, typeName);
                 long id = ++sampleIds;
                 double w = LiveSites.weight(size, mean);
@@ -366,7 +350,7 @@ final class JvmtiHeapSampler {
                     untracked++;
                 }
                 sink.allocated(time, tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
-                        typeNameIds[classId]);
+                        resolver.typeNameId(classId));
                 kept++;
                 if (tracked) {
                     int c = commits++ * COMMIT_LONGS;
@@ -386,94 +370,6 @@ final class JvmtiHeapSampler {
         if (commits > 0) {
             drainNatives().commit.invokeExact(commit, commits);
         }
-    }
-
-    /** The stack of a record: resolved now when its frames came with it, else from the stacks seen before. */
-    private StackTable.JvmStack stack(long hash, int frameCount, int frameOffset) {
-        if (hash == 0) {
-            return noFrames;
-        }
-        StackTable.JvmStack js = stacks.get(hash);
-        if (js == null && frameCount > 0) {
-            js = StackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
-            stacks.put(hash, js);
-        }
-        return js;
-    }
-
-    private ThreadInfo announce(long tid, long ref) throws Throwable {
-        Object o = (Object) drainNatives().thread.invokeExact(ref);
-        ThreadInfo known = threads.get(tid);
-        if (known != null || !(o instanceof Thread)) {
-            return known;
-        }
-        Thread t = (Thread) o;
-        String name = t.getName();
-        boolean notifications = "Notification Thread".equals(name);
-        if (notifications) {
-            try {
-                notifications = t.isDaemon();
-            } catch (RuntimeException halfConstructed) {
-                // sampled inside the JVM's own construction of that Thread object (its fields not all set)
-            }
-        }
-        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications);
-        threads.put(tid, info);
-        return info;
-    }
-
-    /** @return the type name of a class id ("java.lang.String", "int[]"), interned; "unknown" for id 0 */
-    private String typeName(int classId) throws Throwable {
-        if (classId >= typeNames.length) {
-            int n = Integer.highestOneBit(classId) << 1;
-            typeNames = java.util.Arrays.copyOf(typeNames, n);
-            typeNameIds = java.util.Arrays.copyOf(typeNameIds, n);
-        }
-        String name = typeNames[classId];
-        if (name == null) {
-            String sig = classId == 0 ? null : (String) drainNatives().className.invokeExact(classId);
-            name = sig == null ? "unknown" : typeNameOf(sig);
-            typeNames[classId] = name;
-            typeNameIds[classId] = strings.intern(name);
-        }
-        return name;
-    }
-
-    /**
-     * @return the type name ({@link Class#getTypeName()} form) of a JVM type signature: {@code Ljava/lang/String;}
-     *         is {@code java.lang.String}, {@code [[I} is {@code int[][]}
-     */
-    static String typeNameOf(String signature) {
-        int dims = 0;
-        while (dims < signature.length() && signature.charAt(dims) == '[') {
-            dims++;
-        }
-        String element;
-        char c = dims < signature.length() ? signature.charAt(dims) : '?';
-        switch (c) {
-            case 'Z': element = "boolean"; break;
-            case 'B': element = "byte"; break;
-            case 'C': element = "char"; break;
-            case 'S': element = "short"; break;
-            case 'I': element = "int"; break;
-            case 'J': element = "long"; break;
-            case 'F': element = "float"; break;
-            case 'D': element = "double"; break;
-            case 'L':
-                int end = signature.endsWith(";") ? signature.length() - 1 : signature.length();
-                element = signature.substring(dims + 1, end).replace('/', '.');
-                break;
-            default:
-                element = signature.substring(dims);
-        }
-        if (dims == 0) {
-            return element;
-        }
-        StringBuilder b = new StringBuilder(element.length() + 2 * dims).append(element);
-        for (int i = 0; i < dims; i++) {
-            b.append("[]");
-        }
-        return b.toString();
     }
 
     /** Takes the collections the library logged since the last call; @return whether any ended */
