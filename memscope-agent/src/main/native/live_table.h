@@ -16,6 +16,8 @@
  * starts and the pass for k has not run yet (two collections back to back), on_gc_start runs it first, before that
  * collection touches a reference: so every sample is looked at between every two collections, and
  * collected_by == checked + 1 always, for the entries in the table and for the records still in the ring alike.
+ * An entry also records `born`, the collections started when it was sampled: once checked > born it was reachable
+ * at a collection that started after it was allocated, and scan0 reports it held (once).
  *
  * A reference is looked at with a plain read of the JVM's weak handle (its slot holds the object, or null once the
  * collector cleared it), as async-profiler's live mode does: JNI's IsSameObject cannot be called from a collection
@@ -53,6 +55,10 @@ typedef struct {
     uint32_t state;
     uint32_t checked;
     uint32_t collected_by;
+    /* Collections started when it was sampled; held once checked > born (reachable at a later collection). */
+    uint32_t born;
+    /* Reported held by scan0 (once). */
+    uint32_t held;
 } live_entry;
 
 /* Valid entries: [0, live_write) and [live_read, live_count); the gap is a harvest in progress (scan0). */

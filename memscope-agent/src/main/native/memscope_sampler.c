@@ -68,6 +68,9 @@ typedef struct {
     uint32_t frames;
     /* The collection that cleared the reference while the record waited in the ring (mark pass), else 0. */
     uint32_t collected_by;
+    /* Collections started when the sample was taken: it is held at every later one it survives. */
+    uint32_t born;
+    uint32_t reserved;
 } sample_record;
 
 _Static_assert(sizeof(sample_record) % 8 == 0, "records are 8-byte aligned");
@@ -359,6 +362,8 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
         }
         /* Read last: the object, strongly held by the callback's local reference, survived every GC up to here. */
         r->gc_epoch = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
+        r->born = r->gc_epoch;
+        r->reserved = 0;
         ring_publish(&r->header, RECORD_SAMPLE, length);
         __atomic_add_fetch(&samples_queued, 1, __ATOMIC_RELAXED);
         if (send > 0) {
@@ -385,7 +390,7 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
 /* Sizes of the drain thread's arrays (JvmtiHeapSampler), and of the staging buffers filled under table_lock. */
 #define DRAIN_RECORDS 512
 #define DRAIN_FRAME_LONGS (2 * 8192)
-#define SCAN_LONGS 6
+#define SCAN_LONGS 7
 #define COMMIT_LONGS 3
 
 static jlong *staged;
@@ -737,6 +742,8 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             e->state = ENTRY_UNCOMMITTED;
             e->checked = r->gc_epoch;
             e->collected_by = r->collected_by;
+            e->born = r->born;
+            e->held = 0;
         }
         jlong *b = &staged[n * RECORD_LONGS];
         b[0] = index;
@@ -804,8 +811,10 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jc
  * Reports collected samples: with begin, first checks every entry against the last collection that ended (a mark
  * pass, unless a collection's start already did it), then goes through the table from where the previous call
  * stopped, removing what was collected or dropped. Each collected sample is written to out as SCAN_LONGS longs:
- * sample id, site, size, time, `checked` and `collected_by` (live_table.h); it was collected by collection
- * collected_by, which is checked + 1 when every collection was looked at. Every reference found gone by a plain read
+ * sample id, site, size, time, `checked`, `collected_by` (live_table.h) and whether it was held; it was collected by
+ * collection collected_by, which is checked + 1 when every collection was looked at. A sample seen alive after a
+ * collection that started after it was taken (checked > born) becomes held: it is written once, the same way with
+ * collected_by 0 and held 1, and stays in the table. Every reference found gone by a plain read
  * is confirmed with IsSameObject first. Returns 2 * written, plus 1 when the table has been gone through.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jclass cls, jlongArray out,
@@ -835,6 +844,11 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
         } else if (e->state == ENTRY_TRACKED && e->collected_by != 0) {
             staged_entries[found++] = *e;
         } else {
+            if (e->state == ENTRY_TRACKED && !e->held && e->checked > e->born) {
+                /* seen alive after a collection that started after it was sampled: held from now on */
+                e->held = 1;
+                staged_entries[found++] = *e;
+            }
             live[live_write++] = *e;
         }
     }
@@ -850,6 +864,19 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
     jsize written = 0;
     for (jsize i = 0; i < found; i++) {
         live_entry *e = &staged_entries[i];
+        if (e->collected_by == 0) {
+            /* became held: its reference stays in the table */
+            jlong *b = &staged[written * SCAN_LONGS];
+            b[0] = e->id;
+            b[1] = e->site;
+            b[2] = e->size;
+            b[3] = e->time;
+            b[4] = e->checked;
+            b[5] = 0;
+            b[6] = 1;
+            written++;
+            continue;
+        }
         if (!(*jni)->IsSameObject(jni, e->ref, NULL)) {
             /* a plain read said gone, the JVM says alive: the handle layout is not what it seemed */
             __atomic_add_fetch(&raw_disagreements, 1, __ATOMIC_RELAXED);
@@ -875,6 +902,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
         b[3] = e->time;
         b[4] = e->checked;
         b[5] = e->collected_by;
+        b[6] = e->held;
         written++;
     }
     if (written > 0) {

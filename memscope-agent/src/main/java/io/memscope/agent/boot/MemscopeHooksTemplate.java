@@ -30,6 +30,8 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
     private static final MethodHandle PLATFORM_SERVER;
+    private static final MethodHandle NATIVE_ARENA_ENTER;
+    private static final MethodHandle NATIVE_ARENA_EXIT;
 
     static {
         MethodHandle[] h = handles();
@@ -37,6 +39,8 @@ public final class MemscopeHooksTemplate {
         NATIVE_REALLOCATE = h[1];
         NATIVE_FREE = h[2];
         PLATFORM_SERVER = h[3];
+        NATIVE_ARENA_ENTER = h[4];
+        NATIVE_ARENA_EXIT = h[5];
     }
 
     private MemscopeHooksTemplate() {
@@ -57,6 +61,8 @@ public final class MemscopeHooksTemplate {
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
             find(l, c, "platformServer", MethodType.methodType(void.class, Object.class)),
+            find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
+            find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
         };
     }
 
@@ -102,6 +108,28 @@ public final class MemscopeHooksTemplate {
     public static void platformServer(Object server) {
         try {
             PLATFORM_SERVER.invokeExact(server);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /**
+     * Called by memscope-ffm's tracking arena before it asks the arena it wraps for memory: until
+     * {@link #nativeArenaExit}, native memory allocated on this thread is that arena's, for the code that called
+     * it (site and stack start there). Calls nest.
+     */
+    public static void nativeArenaEnter() {
+        try {
+            NATIVE_ARENA_ENTER.invokeExact();
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /** Ends the innermost {@link #nativeArenaEnter} of this thread. */
+    public static void nativeArenaExit() {
+        try {
+            NATIVE_ARENA_EXIT.invokeExact();
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }

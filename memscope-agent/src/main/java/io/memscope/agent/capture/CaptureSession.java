@@ -45,7 +45,8 @@ public final class CaptureSession {
     private final CaptureSettings settings;
     private final Instrumentation inst;
     private final StoreSink sink = new StoreSink();
-    private final LiveSites liveSites = new LiveSites();
+    /** Replaced once at the start when the bytecode sampler keeps its samples for the held figures. */
+    private volatile LiveSites liveSites = new LiveSites(false);
     private final NativeTracker nativeTracker;
     private final long startNanos = System.nanoTime();
     private final long startEpochMs = System.currentTimeMillis();
@@ -98,15 +99,6 @@ public final class CaptureSession {
                 collections = log;
             }
         }
-        if (jvmti == null) {
-            liveness = new Liveness(liveSites);
-            if (inst != null) {
-                ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
-            }
-        }
-        if (settings.exact()) {
-            counts = new ExactCounts();
-        }
         if (settings.gc() && collections == null) {
             try {
                 gcListener = new GcListener(startNanos, startEpochMs);
@@ -115,6 +107,17 @@ public final class CaptureSession {
                 gcListener = null;
                 Failures.report("agent.gc.start", t);
             }
+        }
+        if (jvmti == null) {
+            // held figures need the GCs: the samples wait for the next one only when it will be seen
+            liveSites = new LiveSites(gcListener != null);
+            liveness = new Liveness(liveSites);
+            if (inst != null) {
+                ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
+            }
+        }
+        if (settings.exact()) {
+            counts = new ExactCounts();
         }
         ThreadState self = ThreadState.current();
         boolean wasBusy = self != null && self.busy;
@@ -192,6 +195,44 @@ public final class CaptureSession {
         return nativeTracker;
     }
 
+    /** @return native bytes allocated and not yet freed (0 without native tracking) */
+    public long nativeOutstandingBytes() {
+        return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;
+    }
+
+    /** @return native blocks allocated and not yet freed (0 without native tracking) */
+    public long nativeOutstandingBlocks() {
+        return settings.nativeMemory() && running ? nativeTracker.outstandingBlocks() : 0;
+    }
+
+    /**
+     * @return GC records of this capture made so far (with the JVM's sampler a collection's record is made about
+     *         2 s after it, once its notification arrived), -1 when GCs are not recorded (option {@code gc=false})
+     */
+    public long gcCount() {
+        CollectionLog log = collections;
+        if (log != null) {
+            return settings.gc() ? log.count() : -1;
+        }
+        GcListener g = gcListener;
+        return g == null ? -1 : g.count();
+    }
+
+    /** @return the GC records after the first {@code from} of this capture, at most {@code max}, oldest first */
+    public List<GcRecord> gcSince(long from, int max) {
+        CollectionLog log = collections;
+        if (log != null) {
+            return settings.gc() ? log.since(from, max) : List.of();
+        }
+        GcListener g = gcListener;
+        return g == null ? List.of() : g.since(from, max);
+    }
+
+    /** @return the capture's start on the {@link System#nanoTime()} clock (GC records' time base) */
+    public long startNanos() {
+        return startNanos;
+    }
+
     /** The bytecode hooks' slow path: the thread's byte counter crossed its sampling point. */
     void sample(ThreadState ts, Object o, int site, long size) {
         ts.busy = true;
@@ -252,8 +293,10 @@ public final class CaptureSession {
                     sampler.drain();
                 } else {
                     liveness.drain(sink, 100);
+                    processGcs();
                 }
                 long now = System.nanoTime();
+                liveSites.tick(now);
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
                     lastFold = now;
@@ -269,6 +312,31 @@ public final class CaptureSession {
                 Failures.report("agent.reaper", t);
             }
         }
+    }
+
+    /** Collections already turned into held figures of bytecode samples ({@link #processGcs}); background thread. */
+    private long gcsProcessed;
+
+    /**
+     * Bytecode sampler: when the GC listener saw new collections, waits until the Reference Handler has enqueued the
+     * references they cleared, settles those samples, then tells {@link LiveSites} which objects were reachable at
+     * the latest GC (its held figures). The JVM sampler judges its samples at each collection itself.
+     */
+    private void processGcs() throws InterruptedException {
+        GcListener g = gcListener;
+        if (g == null || g.count() == gcsProcessed) {
+            return;
+        }
+        long n = g.count();
+        long start = g.lastStartNanos();
+        // Once: the references the GCs seen so far cleared are then enqueued (looping until nothing is pending
+        // would chase the next GCs' references in a program that collects all the time).
+        if (ReferenceProcessing.waitOnce(inst) == null) {
+            Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
+        }
+        liveness.drain(sink, 0);
+        liveSites.gcProcessed(start);
+        gcsProcessed = n;
     }
 
     private void foldDeadThreads() {
@@ -333,7 +401,7 @@ public final class CaptureSession {
             }
             GcListener gcs = gcListener;
             if (collect) {
-                int gcsBefore = gcs == null ? 0 : gcs.count();
+                long gcsBefore = gcs == null ? 0 : gcs.count();
                 System.gc();
                 settleNative();
                 if (gcs != null) {
@@ -369,6 +437,7 @@ public final class CaptureSession {
                 }
                 liveness.sweep(sink);
             }
+            liveSites.release();
             long endNanos = System.nanoTime();
             Hooks.deactivate(this);
             if (gcs != null) {
@@ -418,7 +487,7 @@ public final class CaptureSession {
         if (!settings.nativeMemory()) {
             return;
         }
-        if (awaitReferenceProcessing()) {
+        if (ReferenceProcessing.awaitAll(inst)) {
             return;
         }
         long previous = nativeTracker.outstandingBytes();
@@ -433,32 +502,6 @@ public final class CaptureSession {
             long now = nativeTracker.outstandingBytes();
             stable = now == previous ? stable + 1 : 0;
             previous = now;
-        }
-    }
-
-    /**
-     * Waits until the JVM's Reference Handler has processed every pending reference (so Cleaners of unreachable
-     * direct buffers have run), as {@code java.nio.Bits} does before it reports direct memory exhausted.
-     *
-     * @return false when the JDK's internal access is not available
-     */
-    private boolean awaitReferenceProcessing() {
-        try {
-            if (inst != null) {
-                Module base = Object.class.getModule();
-                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.access",
-                        Set.of(CaptureSession.class.getModule())), Map.of(), Set.of(), Map.of());
-            }
-            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
-            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
-            java.lang.reflect.Method wait = Class.forName("jdk.internal.access.JavaLangRefAccess")
-                    .getMethod("waitForReferenceProcessing");
-            for (int i = 0; i < 1000 && Boolean.TRUE.equals(wait.invoke(access)); i++) {
-                // it waited: look again until nothing is pending
-            }
-            return true;
-        } catch (Throwable t) {
-            return false;
         }
     }
 }

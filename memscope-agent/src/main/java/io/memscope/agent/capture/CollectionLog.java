@@ -97,7 +97,9 @@ final class CollectionLog {
     private final boolean notifications;
     private final List<Pause> pauses = new ArrayList<>();
     private final List<Details> arrived = new ArrayList<>();
+    /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
+    private final GcHistory history = new GcHistory();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final Set<Long> seenIds = new HashSet<>();
@@ -231,6 +233,26 @@ final class CollectionLog {
      * @return the GC records ready to be written, oldest first; each is returned once
      */
     synchronized List<GcRecord> take(boolean all) {
+        settle(all);
+        List<GcRecord> out = new ArrayList<>(ready);
+        ready.clear();
+        return out;
+    }
+
+    /** @return GC records made final so far (a collection's record is final about 2 s after it ended) */
+    synchronized long count() {
+        settle(false);
+        return history.count();
+    }
+
+    /** @return the final records after the first {@code from}, at most {@code max}, oldest first */
+    synchronized List<GcRecord> since(long from, int max) {
+        settle(false);
+        return history.since(from, max);
+    }
+
+    /** Makes the records of the collections settled (or all) final. */
+    private void settle(boolean all) {
         match();
         long now = System.nanoTime();
         for (Iterator<Pause> it = pauses.iterator(); it.hasNext(); ) {
@@ -238,12 +260,14 @@ final class CollectionLog {
             if (!all && now - p.end < SETTLE_NANOS) {
                 break;
             }
-            ready.add(record(p));
+            done(record(p));
             it.remove();
         }
-        List<GcRecord> out = new ArrayList<>(ready);
-        ready.clear();
-        return out;
+    }
+
+    private void done(GcRecord r) {
+        ready.add(r);
+        history.add(r);
     }
 
     /**
@@ -266,7 +290,7 @@ final class CollectionLog {
             long predicted = offset + d.startMillis * 1_000_000L;
             if (d.name.contains("Cycles")) {
                 // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
-                ready.add(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.cause, d.before, d.after,
+                done(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.cause, d.before, d.after,
                         d.committed, d.action));
                 it.remove();
                 continue;

@@ -25,14 +25,16 @@ import javax.management.openmbean.CompositeData;
  * Notifications arrive on the JVM's notification thread, shortly after the collection.
  */
 final class GcListener implements NotificationListener {
+    /** Records not yet returned by {@link #takeRecords}; guards {@link #history} updates and waits too. */
     private final List<GcRecord> records = new ArrayList<>();
-    /** Records already returned by {@link #takeRecords}. */
-    private int taken;
+    private final GcHistory history = new GcHistory();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final long startNanos;
     private final long jvmStartEpochMs;
     private final long startEpochMs;
+    /** Start of the most recent collection, on the capture's nanoTime clock. */
+    private volatile long lastStartNanos;
 
     GcListener(long startNanos, long startEpochMs) {
         this.startNanos = startNanos;
@@ -86,6 +88,8 @@ final class GcListener implements NotificationListener {
                     committed(gi.getMemoryUsageAfterGc()), info.getGcAction());
             synchronized (records) {
                 records.add(r);
+                history.add(r);
+                lastStartNanos = Math.max(lastStartNanos, start);
                 records.notifyAll();
             }
         } catch (Throwable t) {
@@ -118,10 +122,8 @@ final class GcListener implements NotificationListener {
     }
 
     /** @return collections recorded so far */
-    int count() {
-        synchronized (records) {
-            return records.size();
-        }
+    long count() {
+        return history.count();
     }
 
     /**
@@ -132,15 +134,14 @@ final class GcListener implements NotificationListener {
      *
      * @return whether it was recorded
      */
-    boolean awaitExplicitCollection(int since, long timeoutMillis) {
+    boolean awaitExplicitCollection(long since, long timeoutMillis) {
         if (explicitGcDisabled()) {
             return false;
         }
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         synchronized (records) {
             while (true) {
-                for (int i = since; i < records.size(); i++) {
-                    GcRecord r = records.get(i);
+                for (GcRecord r : history.since(since, GcHistory.KEPT)) {
                     if ("System.gc()".equals(r.cause()) && (r.name() == null || !r.name().endsWith("Pauses"))) {
                         return true;
                     }
@@ -169,11 +170,21 @@ final class GcListener implements NotificationListener {
         }
     }
 
+    /** @return start of the latest collection recorded ({@link System#nanoTime()}), 0 before the first */
+    long lastStartNanos() {
+        return lastStartNanos;
+    }
+
+    /** @return the records after the first {@code from} ones, at most {@code max} */
+    List<GcRecord> since(long from, int max) {
+        return history.since(from, max);
+    }
+
     /** @return the records not returned by an earlier call, oldest first */
     List<GcRecord> takeRecords() {
         synchronized (records) {
-            List<GcRecord> out = new ArrayList<>(records.subList(taken, records.size()));
-            taken = records.size();
+            List<GcRecord> out = new ArrayList<>(records);
+            records.clear();
             return out;
         }
     }

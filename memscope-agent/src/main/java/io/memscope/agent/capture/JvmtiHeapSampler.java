@@ -37,7 +37,7 @@ final class JvmtiHeapSampler {
     static final int RECORD_LONGS = 8;
     /** Longs per entry of the library's commit0 input and of its scan0 output. */
     static final int COMMIT_LONGS = 3;
-    static final int SCAN_LONGS = 6;
+    static final int SCAN_LONGS = 7;
     /** Records moved per drain call. */
     private static final int BATCH = 512;
     /** Drain calls per round of the drain thread at most. */
@@ -399,10 +399,15 @@ final class JvmtiHeapSampler {
         }
     }
 
-    /** Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection. */
+    /**
+     * Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection, each one
+     * seen alive after a collection that started after it was taken becomes held ({@link LiveSites#becameHeld}).
+     */
     private void scan() throws Throwable {
         boolean begin = true;
         long now = System.nanoTime();
+        // every collection ended before this pass is judged by it: the held figures are as of the latest one
+        int judged = nextCollection - 1;
         for (;;) {
             int rc = (int) drainNatives().scan.invokeExact(scanOut, begin);
             begin = false;
@@ -414,9 +419,15 @@ final class JvmtiHeapSampler {
                 long size = scanOut[s + 2];
                 long time = scanOut[s + 3];
                 long checked = scanOut[s + 4];
-                long started = scanOut[s + 5];
+                long collectedBy = scanOut[s + 5]; // 0: not collected, became held
+                boolean held = scanOut[s + 6] != 0;
+                double w = LiveSites.weight(size, mean);
+                if (collectedBy == 0) {
+                    liveSites.becameHeld(site, size, w);
+                    continue;
+                }
                 long at;
-                if (started > checked) {
+                if (collectedBy > checked) {
                     int ordinal = (int) (checked + 1);
                     int slot = ordinal & (GC_SLOTS - 1);
                     if (gcOrdinal[slot] != ordinal) {
@@ -426,7 +437,7 @@ final class JvmtiHeapSampler {
                     // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
                     at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
                             : gcStart[slot] + 1;
-                    if (started > checked + 1) {
+                    if (collectedBy > checked + 1) {
                         ambiguous++;
                     }
                 } else {
@@ -435,13 +446,17 @@ final class JvmtiHeapSampler {
                 if (at < time) {
                     at = time;
                 }
-                liveSites.collected(site, size, LiveSites.weight(size, mean));
+                liveSites.collected(site, size, w, held);
                 sink.collected(at, id, size, at - time, site);
                 collected++;
             }
             if ((rc & 1) != 0) {
                 break;
             }
+        }
+        int slot = judged & (GC_SLOTS - 1);
+        if (judged > 0 && gcOrdinal[slot] == judged) {
+            liveSites.heldAsOf(gcStart[slot]);
         }
     }
 

@@ -39,8 +39,9 @@ final class Liveness {
             ts.samples = list;
         }
         long id = ids.incrementAndGet();
-        list.add(new SampleRef(o, queue, id, site, size, weight, generation));
-        liveSites.sampled(site, size, weight);
+        SampleRef r = new SampleRef(o, queue, id, site, size, weight, generation);
+        list.add(r);
+        liveSites.sampled(r);
         return id;
     }
 
@@ -71,7 +72,7 @@ final class Liveness {
     }
 
     private void collected(AllocationSink sink, SampleRef s) {
-        liveSites.collected(s.site, s.size, s.weight);
+        liveSites.collected(s);
         sink.record(MemoryEventType.DEALLOCATE, s.id, s.size, System.nanoTime() - s.allocatedNanos, s.site, 0, null);
     }
 

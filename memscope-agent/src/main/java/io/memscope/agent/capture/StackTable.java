@@ -14,6 +14,8 @@ final class StackTable {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
+    private static final String HOOKS = io.memscope.agent.boot.BootHooks.NAME;
+    private static final String HEAP_HOOKS = io.memscope.agent.boot.BootHooks.HEAP_NAME;
 
     private StackTable() {
     }
@@ -23,16 +25,25 @@ final class StackTable {
         final long id;
         final StackWalker.StackFrame appFrame;
         final boolean directBuffer;
+        /** The stack goes through the JDK's FFM implementation, or a tracking arena marked the allocation. */
+        final boolean arena;
 
-        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer) {
+        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer, boolean arena) {
             this.id = id;
             this.appFrame = appFrame;
             this.directBuffer = directBuffer;
+            this.arena = arena;
+        }
+
+        /** @return the type of a native block allocated with this stack */
+        String nativeType() {
+            return directBuffer ? io.memscope.recording.Site.NATIVE_DIRECT
+                    : arena ? io.memscope.recording.Site.NATIVE_ARENA : io.memscope.recording.Site.NATIVE_UNSAFE;
         }
     }
 
     /**
-     * The first {@code limit} frames outside memscope's agent. A class, not a lambda: it runs the first time inside
+     * The first {@code limit} frames outside memscope's agent and its hook classes. A class, not a lambda: it runs the first time inside
      * the JDK's own frees at start-up, where bootstrapping a lambda would cost milliseconds.
      */
     private static final class Frames
@@ -49,7 +60,8 @@ final class StackTable {
             List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(limit, 32));
             for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext() && list.size() < limit; ) {
                 StackWalker.StackFrame f = it.next();
-                if (!f.getClassName().startsWith(AGENT)) {
+                String c = f.getClassName();
+                if (!c.startsWith(AGENT) && !c.equals(HOOKS) && !c.equals(HEAP_HOOKS)) {
                     list.add(f);
                 }
             }
@@ -66,35 +78,70 @@ final class StackTable {
     }
 
     static Captured captureFull(int depth) {
-        List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(depth, 1)));
-        long h = 0x9E3779B97F4A7C15L;
+        return captureNative(depth, false);
+    }
+
+    /**
+     * The current thread's stack without memscope's agent and hook frames.
+     *
+     * @param forArena the allocation was made for a memscope-ffm tracking arena: the stack starts at the application
+     *                 frame that called it (the site), leaving out the tracking arena's frames, the JDK arena it
+     *                 wraps and {@code SegmentAllocator}'s default methods in between
+     */
+    static Captured captureNative(int depth, boolean forArena) {
+        int walk = forArena ? depth + ARENA_FRAMES : depth;
+        List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(walk, 1)));
         StackWalker.StackFrame app = null;
         boolean direct = false;
-        for (StackWalker.StackFrame f : frames) {
-            h = mix(h, f.getClassName().hashCode());
-            h = mix(h, f.getMethodName().hashCode());
-            h = mix(h, f.getLineNumber());
-            String c = f.getClassName();
+        boolean foreign = forArena;
+        int first = 0;
+        for (int i = 0; i < frames.size(); i++) {
+            String c = frames.get(i).getClassName();
             if (c.equals("java.nio.DirectByteBuffer") || c.equals("java.nio.ByteBuffer")) {
                 direct = true;
             }
-            if (app == null && !isLibrary(c)) {
-                app = f;
+            if (c.startsWith("jdk.internal.foreign.")) {
+                foreign = true;
             }
+            if (app == null) {
+                if (!isLibrary(c)) {
+                    app = frames.get(i);
+                    if (forArena) {
+                        first = i; // the code that called the tracking arena (through SegmentAllocator's defaults)
+                    }
+                } else if (forArena && c.startsWith(MEMSCOPE)) {
+                    first = i + 1; // no application frame (yet): below the innermost memscope frame
+                }
+            }
+        }
+        if (first >= frames.size()) {
+            first = 0;
+        }
+        int end = Math.min(frames.size(), first + Math.max(depth, 1));
+        long h = 0x9E3779B97F4A7C15L;
+        for (int i = first; i < end; i++) {
+            StackWalker.StackFrame f = frames.get(i);
+            h = mix(h, f.getClassName().hashCode());
+            h = mix(h, f.getMethodName().hashCode());
+            h = mix(h, f.getLineNumber());
         }
         if (h == 0) {
             h = 1;
         }
         if (!FRAMES.containsKey(h)) {
-            List<String> text = new ArrayList<>(frames.size());
-            for (StackWalker.StackFrame f : frames) {
+            List<String> text = new ArrayList<>(end - first);
+            for (int i = first; i < end; i++) {
+                StackWalker.StackFrame f = frames.get(i);
                 text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
-        return new Captured(depth <= 0 ? 0 : h, app, direct);
+        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
     }
+
+    /** Frames walked beyond the stack depth for a tracking arena's allocation, to reach its caller. */
+    private static final int ARENA_FRAMES = 24;
 
     /** Frames looked at to find the site of a JVM-sampled allocation when the stack itself keeps fewer. */
     static final int SITE_SEARCH_FRAMES = 128;

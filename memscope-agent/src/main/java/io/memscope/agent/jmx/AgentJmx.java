@@ -3,6 +3,7 @@ package io.memscope.agent.jmx;
 import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
+import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
 import io.memscope.error.Failures;
 import java.util.List;
@@ -16,11 +17,12 @@ public final class AgentJmx implements AgentMXBean {
     public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
     /** Upper bound of rows per call. */
     static final int MAX_ROWS = 10_000;
+    /** Upper bound of collections per {@link #gcSince} call. */
+    static final int MAX_GCS = 1000;
 
     private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
-    private final long startNanos = System.nanoTime();
 
     AgentJmx(CaptureSession session, String mode, long intervalBytes) {
         this.session = session;
@@ -45,7 +47,7 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public long getUptimeMillis() {
-        return (System.nanoTime() - startNanos) / 1_000_000L;
+        return (System.nanoTime() - session.startNanos()) / 1_000_000L;
     }
 
     @Override
@@ -80,12 +82,66 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public SiteRow[] topSitesByLiveBytes(int n) {
-        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), true));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.LIVE));
     }
 
     @Override
     public SiteRow[] topSitesByAllocatedBytes(int n) {
-        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), false));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATED));
+    }
+
+    @Override
+    public long getHeldBytes() {
+        return session.liveSites().heldBytes();
+    }
+
+    @Override
+    public long getHeldAgeMillis() {
+        long at = session.liveSites().heldAsOfNanos();
+        return at < 0 ? -1 : Math.max(0, (System.nanoTime() - at) / 1_000_000L);
+    }
+
+    @Override
+    public long getAllocationRate() {
+        return session.liveSites().allocationRate();
+    }
+
+    @Override
+    public long getNativeOutstandingBytes() {
+        return session.nativeOutstandingBytes();
+    }
+
+    @Override
+    public long getNativeOutstandingBlocks() {
+        return session.nativeOutstandingBlocks();
+    }
+
+    @Override
+    public long getGcCount() {
+        return session.gcCount();
+    }
+
+    @Override
+    public GcRow[] gcSince(long from) {
+        List<GcRecord> records = session.gcSince(from, MAX_GCS);
+        GcRow[] rows = new GcRow[records.size()];
+        long start = session.startNanos();
+        for (int i = 0; i < rows.length; i++) {
+            GcRecord g = records.get(i);
+            rows[i] = new GcRow(g.name(), g.action(), g.cause(), Math.floorDiv(g.startNanos() - start, 1_000_000L),
+                    g.durationNanos() / 1_000_000L, g.isPause(), g.heapUsedBefore(), g.heapUsedAfter());
+        }
+        return rows;
+    }
+
+    @Override
+    public SiteRow[] topSitesByHeldBytes(int n) {
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.HELD));
+    }
+
+    @Override
+    public SiteRow[] topSitesByAllocationRate(int n) {
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATION_RATE));
     }
 
     private static SiteRow[] rows(List<LiveSites.Usage> usages) {
@@ -96,7 +152,7 @@ public final class AgentJmx implements AgentMXBean {
             String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
             String type = s == null ? null : s.type;
             rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
-                    u.allocatedBytes, u.allocatedObjects, u.samples);
+                    u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.allocationRate);
         }
         return rows;
     }
