@@ -51,6 +51,9 @@ typedef struct {
     jlong id;
     jlong size;
     jlong time;
+    /* The allocating thread's Java id, and the stack's id on the Java side (commit0), for held0's queries. */
+    jlong tid;
+    jlong stack;
     int32_t site;
     uint32_t state;
     uint32_t checked;

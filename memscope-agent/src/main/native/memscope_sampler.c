@@ -391,7 +391,7 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
 #define DRAIN_RECORDS 512
 #define DRAIN_FRAME_LONGS (2 * 8192)
 #define SCAN_LONGS 7
-#define COMMIT_LONGS 3
+#define COMMIT_LONGS 4
 
 static jlong *staged;
 static jlong *staged_frames;
@@ -738,6 +738,8 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             e->id = 0;
             e->size = r->size;
             e->time = r->time;
+            e->tid = r->tid;
+            e->stack = 0;
             e->site = 0;
             e->state = ENTRY_UNCOMMITTED;
             e->checked = r->gc_epoch;
@@ -774,7 +776,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
 
 /*
  * What the drain thread made of the samples of drain0's last records: n entries of COMMIT_LONGS longs (table index,
- * sample id, site), a negative site meaning not kept (memscope's own, filtered out). Their indexes are valid until the
+ * sample id, site, stack id), a negative site meaning not kept (memscope's own, filtered out). Their indexes are valid until the
  * next scan0.
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jclass cls, jlongArray entries,
@@ -801,6 +803,7 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jc
         } else {
             e->id = staged[i * COMMIT_LONGS + 1];
             e->site = (int32_t) site;
+            e->stack = staged[i * COMMIT_LONGS + 3];
             e->state = ENTRY_TRACKED;
         }
     }
@@ -909,6 +912,101 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
         (*jni)->SetLongArrayRegion(jni, out, 0, written * SCAN_LONGS, staged);
     }
     return written * 2 + done;
+}
+
+/* Longs per sample in held0's answer. */
+#define HELD_LONGS 3
+
+static int sorted_contains(const jlong *sorted, jsize n, jlong v) {
+    jsize lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        jsize mid = (jsize) (((uint32_t) lo + (uint32_t) hi) >> 1);
+        if (sorted[mid] < v) {
+            lo = mid + 1;
+        } else if (sorted[mid] > v) {
+            hi = mid - 1;
+        } else {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The tracked samples taken in [from, to) (nanoTime) by the threads named in `threads` (sorted Java ids) or with an id
+ * of at least threads_from, whose object is reachable now: HELD_LONGS longs each (site, stack id, size), or null when
+ * memory runs out. The object is looked at now (a plain read of its handle, or IsSameObject when plain reads are
+ * off), not as of the last mark pass: a collection that just ended counts before the drain thread has seen it.
+ * Samples still in the queue are not seen (the caller drains first).
+ */
+JNIEXPORT jlongArray JNICALL Java_java_lang_MemscopeHooks_jvmtiHeld0(JNIEnv *jni, jclass cls, jlong from, jlong to,
+                                                                    jlongArray threads, jlong threads_from) {
+    (void) cls;
+    jsize nthreads = threads == NULL ? 0 : (*jni)->GetArrayLength(jni, threads);
+    jlong *sorted = nthreads > 0 ? malloc(sizeof(jlong) * (size_t) nthreads) : NULL;
+    if (nthreads > 0) {
+        if (sorted == NULL) {
+            return NULL;
+        }
+        (*jni)->GetLongArrayRegion(jni, threads, 0, nthreads, sorted);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            free(sorted);
+            return NULL;
+        }
+    }
+    size_t cap = 0, n = 0;
+    jlong *found = NULL;
+    int failed = 0;
+    lock_table();
+    int raw = raw_handles;
+    for (uint32_t i = 0; live != NULL && i < live_count && !failed; i++) {
+        if (i == live_write && live_read > live_write) {
+            i = live_read; /* the gap of a harvest in progress */
+            if (i >= live_count) {
+                break;
+            }
+        }
+        live_entry *e = &live[i];
+        if (e->state != ENTRY_TRACKED || e->collected_by != 0 || e->time < from || e->time >= to
+                || !(e->tid >= threads_from || sorted_contains(sorted, nthreads, e->tid))) {
+            continue;
+        }
+        /* without plain reads no collection takes the lock, so IsSameObject cannot wait for one holding it */
+        int gone = raw ? referent_gone(e->ref) : (*jni)->IsSameObject(jni, e->ref, NULL);
+        if (gone) {
+            continue;
+        }
+        if (n == cap) {
+            size_t grown = cap == 0 ? 256 : cap * 2;
+            jlong *bigger = realloc(found, grown * HELD_LONGS * sizeof(jlong));
+            if (bigger == NULL) {
+                failed = 1;
+                break;
+            }
+            found = bigger;
+            cap = grown;
+        }
+        found[n * HELD_LONGS] = e->site;
+        found[n * HELD_LONGS + 1] = e->stack;
+        found[n * HELD_LONGS + 2] = e->size;
+        n++;
+    }
+    unlock_table();
+    free(sorted);
+    jlongArray out = NULL;
+    if (!failed && n * HELD_LONGS <= (size_t) INT32_MAX) {
+        out = (*jni)->NewLongArray(jni, (jsize) (n * HELD_LONGS));
+        if (out != NULL && n > 0) {
+            (*jni)->SetLongArrayRegion(jni, out, 0, (jsize) (n * HELD_LONGS), found);
+        }
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            out = NULL;
+        }
+    }
+    free(found);
+    return out;
 }
 
 /*

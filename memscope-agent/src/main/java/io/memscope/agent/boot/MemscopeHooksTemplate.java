@@ -179,6 +179,9 @@ public final class MemscopeHooksTemplate {
     /** Checks tracked samples for collection; returns 2 * collected written + (done ? 1 : 0). */
     public static native int jvmtiScan0(long[] out, boolean begin);
 
+    /** Tracked samples of a window and threads whose object is reachable now, (site, stack, size) each, or null. */
+    public static native long[] jvmtiHeld0(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom);
+
     /** Finished collections from an ordinal on, as (ordinal, start, end) triples; returns how many. */
     public static native int jvmtiCollections0(long[] out, int from);
 

@@ -31,6 +31,8 @@ final class CaptureRecording {
     private final Object openLock = new Object();
     private boolean opened;
     private volatile RecordingStream stream;
+    /** Events {@link #event} could not record (a failure, each also counted by {@code Failures}). */
+    private final java.util.concurrent.atomic.AtomicLong failedEvents = new java.util.concurrent.atomic.AtomicLong();
 
     CaptureRecording(StoreSink sink, Path file, Map<String, String> startMetadata, long startNanos,
                      long startEpochMs, boolean exact, long intervalBytes) {
@@ -102,8 +104,14 @@ final class CaptureRecording {
             store.record(new MemoryEvent(time, type, address, size, previousSize, threadId, strings.get(threadNameId),
                     null, strings.get(typeNameId), stackId, siteId));
         } catch (Throwable t) {
+            failedEvents.incrementAndGet();
             Failures.report("agent.sample.record", t);
         }
+    }
+
+    /** @return events {@link #event} failed to record */
+    long failedEvents() {
+        return failedEvents.get();
     }
 
     /**

@@ -62,6 +62,8 @@ public final class CaptureSession {
     private volatile boolean running;
     private boolean finished;
     private Thread background;
+    /** Bytecode samples lost to a failure on the sample path (each also counted by {@code Failures}). */
+    private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -195,6 +197,40 @@ public final class CaptureSession {
         return nativeTracker;
     }
 
+    /** @return the native memory tracker while it tracks (null with {@code native=false} or after the end) */
+    NativeTracker nativeTrackerIfEnabled() {
+        return settings.nativeMemory() && running ? nativeTracker : null;
+    }
+
+    /** @return the JVM's heap sampler of this capture, or null (the bytecode hooks sample) */
+    JvmtiHeapSampler jvmHeapSampler() {
+        return jvmti;
+    }
+
+    /** @return the bytecode samples' liveness, or null (the JVM's sampler tracks its own) */
+    Liveness liveness() {
+        return liveness;
+    }
+
+    /**
+     * @return heap samples the JVM or the bytecode hooks delivered that this capture could not record: the JVM
+     *         sampler's queue was full, a JNI failure or a pending exception in its callback, an unresolvable stack,
+     *         a failure on the sample path; plus events the store dropped. 0 when nothing was lost. Samples left out
+     *         on purpose (memscope's own allocations, {@code include}/{@code exclude}) are not counted
+     */
+    public long droppedSamples() {
+        long n = lostSamples.get() + sink.store().dropped();
+        CaptureRecording r = recording;
+        if (r != null) {
+            n += r.failedEvents();
+        }
+        JvmtiHeapSampler s = jvmti;
+        if (s != null) {
+            n += s.lost();
+        }
+        return n;
+    }
+
     /** @return native bytes allocated and not yet freed (0 without native tracking) */
     public long nativeOutstandingBytes() {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;
@@ -242,10 +278,11 @@ public final class CaptureSession {
             if (o == null || !Hooks.heapSampling || l == null) {
                 return;
             }
-            long id = l.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean));
             long stack = StackTable.capture(settings.stackDepth());
+            long id = l.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean), stack);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {
+            lostSamples.incrementAndGet();
             Failures.report("agent.sample", t);
         } finally {
             ts.busy = false;

@@ -36,7 +36,7 @@ final class JvmtiHeapSampler {
     /** Longs per record of the library's drain (see memscope_sampler.c, drain0). */
     static final int RECORD_LONGS = 8;
     /** Longs per entry of the library's commit0 input and of its scan0 output. */
-    static final int COMMIT_LONGS = 3;
+    static final int COMMIT_LONGS = 4;
     static final int SCAN_LONGS = 7;
     /** Records moved per drain call. */
     private static final int BATCH = 512;
@@ -357,6 +357,7 @@ final class JvmtiHeapSampler {
                     commit[c] = index;
                     commit[c + 1] = id;
                     commit[c + 2] = site;
+                    commit[c + 3] = js.id;
                 }
                 continue;
             }
@@ -365,6 +366,7 @@ final class JvmtiHeapSampler {
                 commit[c] = index;
                 commit[c + 1] = 0;
                 commit[c + 2] = -1;
+                commit[c + 3] = 0;
             }
         }
         if (commits > 0) {
@@ -460,6 +462,34 @@ final class JvmtiHeapSampler {
         }
     }
 
+    /**
+     * The tracked samples taken in {@code [fromNanos, toNanos)} by the given threads whose object is reachable now
+     * (after draining what is queued, so that the latest samples count). Any thread; never throws.
+     *
+     * @param sortedThreads Java thread ids, sorted
+     * @param threadsFrom   also every thread whose id is at least this
+     * @return (site, stack id, size) per sample, or null when it could not be answered
+     */
+    long[] reachable(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom) {
+        drain();
+        synchronized (this) {
+            if (closed) {
+                return new long[0];
+            }
+            try {
+                return (long[]) drainNatives().held.invokeExact(fromNanos, toNanos, sortedThreads, threadsFrom);
+            } catch (Throwable t) {
+                Failures.report("agent.jvmti.held", t);
+                return null;
+            }
+        }
+    }
+
+    /** @return the mean sampling interval in bytes (the samples' weights) */
+    double mean() {
+        return mean;
+    }
+
     /** Reads the library's counters into {@link #counter}. */
     synchronized void readCounters() {
         if (closed) {
@@ -500,6 +530,17 @@ final class JvmtiHeapSampler {
     /** @return samples of memscope's own allocations, dropped (the drain thread's are not even queued) */
     synchronized long own() {
         return ownSamples + counters[OWN_THREAD];
+    }
+
+    /**
+     * @return samples the JVM handed over that were lost: the queue was full, the callback met a JNI failure or a
+     *         pending exception, or the stack could not be resolved (reads the library's counters)
+     */
+    long lost() {
+        readCounters();
+        synchronized (this) {
+            return counters[DROPPED_FULL] + counters[SKIPPED_ERROR] + counters[SKIPPED_EXCEPTION] + unresolved;
+        }
     }
 
     /** @return samples dropped by include/exclude */

@@ -329,6 +329,22 @@ public final class LiveSites {
     }
 
     /**
+     * @return estimated bytes allocated per site since the capture started, indexed by site id (rounded); a cheap
+     *         snapshot for diffs (one array, no per-site objects)
+     */
+    public long[] allocatedBytesBySite() {
+        int registered = SiteTable.size(); // outside the lock: never hold two locks
+        synchronized (lock) {
+            int n = Math.min(registered, sums.length / STRIDE);
+            long[] out = new long[n];
+            for (int site = 0; site < n; site++) {
+                out[site] = Math.round(sums[site * STRIDE + ALLOC_BYTES]);
+            }
+            return out;
+        }
+    }
+
+    /**
      * @param n     how many sites at most
      * @param order what to order by; sites with nothing in that figure are left out
      * @return the top sites, largest first

@@ -31,15 +31,20 @@ final class Liveness {
         this.liveSites = liveSites;
     }
 
-    /** Starts tracking an object sampled on the current thread {@code ts}; @return its sample id (the "address" of its events) */
-    long track(ThreadState ts, Object o, int site, long size, double weight) {
+    /**
+     * Starts tracking an object sampled on the current thread {@code ts}, allocated with stack {@code stack}.
+     *
+     * @return its sample id (the "address" of its events)
+     */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
+    long track(ThreadState ts, Object o, int site, long size, double weight, long stack) {
         SampleList list = ts.samples;
         if (list == null || list.generation != generation) {
             list = new SampleList(generation);
             ts.samples = list;
         }
         long id = ids.incrementAndGet();
-        SampleRef r = new SampleRef(o, queue, id, site, size, weight, generation);
+        SampleRef r = new SampleRef(o, queue, id, site, size, weight, generation, ts.thread.getId(), stack);
         list.add(r);
         liveSites.sampled(r);
         return id;
@@ -107,5 +112,22 @@ final class Liveness {
             }
         });
         return n[0];
+    }
+
+    /**
+     * Calls {@code action} for every sample of this capture not settled yet (any thread; a sample being added
+     * meanwhile may be missed, see {@link SampleList}). Whether its object is still reachable is
+     * {@code !s.refersTo(null)}.
+     */
+    void forEachTracked(java.util.function.Consumer<SampleRef> action) {
+        for (ThreadState ts : ThreadState.ALL) {
+            SampleList list = ts.samples;
+            if (list != null && list.generation == generation) {
+                list.forEach(action);
+            }
+        }
+        synchronized (orphans) {
+            orphans.forEach(action);
+        }
     }
 }

@@ -146,6 +146,7 @@ final class SamplerLibrary {
         final MethodHandle drain;
         final MethodHandle commit;
         final MethodHandle scan;
+        final MethodHandle held;
         final MethodHandle collections;
         final MethodHandle className;
         final MethodHandle thread;
@@ -165,6 +166,8 @@ final class SamplerLibrary {
                     boolean.class));
             commit = l.findStatic(c, "jvmtiCommit0", MethodType.methodType(void.class, long[].class, int.class));
             scan = l.findStatic(c, "jvmtiScan0", MethodType.methodType(int.class, long[].class, boolean.class));
+            held = l.findStatic(c, "jvmtiHeld0", MethodType.methodType(long[].class, long.class, long.class,
+                    long[].class, long.class));
             collections = l.findStatic(c, "jvmtiCollections0", MethodType.methodType(int.class, long[].class,
                     int.class));
             className = l.findStatic(c, "jvmtiClassName0", MethodType.methodType(String.class, int.class));

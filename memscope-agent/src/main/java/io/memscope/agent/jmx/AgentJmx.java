@@ -1,6 +1,7 @@
 package io.memscope.agent.jmx;
 
 import io.memscope.agent.capture.CaptureSession;
+import io.memscope.agent.capture.HeldQuery;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.recording.GcRecord;
@@ -155,5 +156,51 @@ public final class AgentJmx implements AgentMXBean {
                     u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.allocationRate);
         }
         return rows;
+    }
+
+    @Override
+    public HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
+        return held(HeldQuery.heap(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+                                            int maxRows) {
+        return held(HeldQuery.nativeBlocks(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public long getDroppedSamples() {
+        return session.droppedSamples();
+    }
+
+    @Override
+    public long getFailures() {
+        return Failures.total();
+    }
+
+    private static HeldRow[] held(List<HeldQuery.Held> groups) {
+        HeldRow[] rows = new HeldRow[groups.size()];
+        for (int i = 0; i < rows.length; i++) {
+            HeldQuery.Held h = groups.get(i);
+            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.stack.toArray(new String[0]));
+        }
+        return rows;
+    }
+
+    @Override
+    public long[] allocatedBytesBySite() {
+        return session.liveSites().allocatedBytesBySite();
+    }
+
+    @Override
+    public String[] siteNames(int[] siteIds) {
+        String[] names = new String[siteIds == null ? 0 : Math.min(siteIds.length, MAX_ROWS)];
+        for (int i = 0; i < names.length; i++) {
+            SiteTable.Info s = siteIds[i] > 0 ? SiteTable.get(siteIds[i]) : null;
+            names[i] = s == null ? "" : Site.frame(s.className, s.method, s.file, s.line) + "\t"
+                    + (s.type == null ? "" : s.type);
+        }
+        return names;
     }
 }

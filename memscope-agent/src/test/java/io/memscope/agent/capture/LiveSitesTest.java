@@ -12,7 +12,7 @@ class LiveSitesTest {
     private LiveSites sites = new LiveSites(true);
 
     private SampleRef sample(int site, long size) {
-        SampleRef r = new SampleRef(new Object(), queue, 1, site, size, 1.0, 0);
+        SampleRef r = new SampleRef(new Object(), queue, 1, site, size, 1.0, 0, 1, 0);
         sites.sampled(r);
         return r;
     }
