@@ -50,6 +50,11 @@ public final class AgentOptions {
             + "being reported (default false)",
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
+        "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
+            + "the end is measured at it (default false: the capture ends at once, and held memory at the end is "
+            + "what the last GC of the run found)",
+        "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
+            + "sampler); beyond it samples count as allocated, never as held (default 262144)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -77,6 +82,8 @@ public final class AgentOptions {
     private boolean jmx = true;
     private boolean debug;
     private boolean events;
+    private int liveSamples = 1 << 18;
+    private boolean gcAtEnd;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -85,7 +92,8 @@ public final class AgentOptions {
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
-        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"command", null},
+        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"},
+        {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"}, {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -201,6 +209,12 @@ public final class AgentOptions {
                 break;
             case "events":
                 events = bool(v);
+                break;
+            case "gcAtEnd":
+                gcAtEnd = bool(v);
+                break;
+            case "liveSamples":
+                liveSamples = (int) number(v, 0, 1 << 24);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -354,6 +368,22 @@ public final class AgentOptions {
     /** @return true to start runtime events and the JFR bridge ({@code <pid>.events} rings, docs/formats/events.md) */
     public boolean events() {
         return events;
+    }
+
+    /**
+     * @return sampled objects the JVM sampler watches for collection at most; samples beyond it are recorded as
+     *         allocated with their collection not tracked
+     */
+    public int liveSamples() {
+        return liveSamples;
+    }
+
+    /**
+     * @return whether the capture ends with a full GC (and waits for Cleaners and its notification) so that held
+     *         memory at the end is measured at it
+     */
+    public boolean gcAtEnd() {
+        return gcAtEnd;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

@@ -39,6 +39,11 @@ final class AgentArgs {
     @Option(names = "--no-gc", description = "do not record GC collections")
     boolean noGc;
 
+    @Option(names = "--gc-at-end", description = "end each capture with a full GC, so that the report's held "
+            + "memory at the end is measured at it (costs that GC at the JVM's exit; without it, held memory is what "
+            + "the last GC of the run found)")
+    boolean gcAtEnd;
+
     @Option(names = "--stack-depth", paramLabel = "N", description = "frames per sampled stack (default 64)")
     Integer stackDepth;
 
@@ -75,6 +80,9 @@ final class AgentArgs {
         }
         if (noGc) {
             parts.add("gc=false");
+        }
+        if (gcAtEnd) {
+            parts.add("gcAtEnd=true");
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a window of time left behind, grouped by site and stack: sampled heap objects allocated in the window and
- * still reachable ({@link #heap}), native blocks allocated in the window and not freed ({@link #nativeBlocks}).
+ * What a window of time left behind in a capture, grouped by site and stack: sampled heap objects allocated in the
+ * window and still reachable ({@link #heap}), native blocks allocated in the window and not freed
+ * ({@link #nativeBlocks}).
  * Asked by a test (the JUnit extension, over the agent's MXBean) after the test ended and a full GC ran, so that
  * "held" means reachable at that GC.
  *
@@ -57,19 +58,31 @@ public final class HeldQuery {
      * @param max       groups to return at most, largest first
      * @return sampled objects allocated in the window by these threads whose referent is still reachable now
      */
-    public static List<Held> heap(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int max) {
+    public static List<Held> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                  long threadsFrom, int max) {
         long[] threads = sorted(threadIds);
         Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples}
-        Liveness.forEachTracked(s -> {
-            if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0 || !wanted(threads, threadsFrom, s.threadId)
-                    || s.refersTo(null)) {
-                return;
+        JvmtiHeapSampler jvm = session.jvmHeapSampler();
+        Liveness liveness = session.liveness();
+        if (jvm != null) {
+            // the JVM sampler's samples are tracked by its library, which judges reachability now
+            long[] found = jvm.reachable(fromNanos, toNanos, threads, threadsFrom);
+            if (found == null) {
+                return List.of();
             }
-            double[] a = sums.computeIfAbsent(new Key(s.site, s.stack), k -> new double[3]);
-            a[0] += s.size * s.weight;
-            a[1] += s.weight;
-            a[2]++;
-        });
+            for (int i = 0; i + 2 < found.length; i += 3) {
+                long size = found[i + 2];
+                add(sums, (int) found[i], found[i + 1], size, LiveSites.weight(size, jvm.mean()));
+            }
+        } else if (liveness != null) {
+            liveness.forEachTracked(s -> {
+                if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0
+                        || !wanted(threads, threadsFrom, s.threadId) || s.refersTo(null)) {
+                    return;
+                }
+                add(sums, s.site, s.stack, s.size, s.weight);
+            });
+        }
         List<Held> out = new ArrayList<>();
         for (Map.Entry<Key, double[]> e : sums.entrySet()) {
             Key k = e.getKey();
@@ -85,9 +98,9 @@ public final class HeldQuery {
      * @return native blocks allocated in the window by these threads (same parameters as {@link #heap}) that are
      *         still outstanding; empty when native memory is not tracked
      */
-    public static List<Held> nativeBlocks(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
-                                          int max) {
-        NativeTracker nt = Capture.nativeTrackerIfEnabled();
+    public static List<Held> nativeBlocks(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                          long threadsFrom, int max) {
+        NativeTracker nt = session.nativeTrackerIfEnabled();
         if (nt == null) {
             return List.of();
         }
@@ -110,6 +123,13 @@ public final class HeldQuery {
                     StackTable.frames(k.stack())));
         }
         return top(out, max);
+    }
+
+    private static void add(Map<Key, double[]> sums, int site, long stack, long size, double weight) {
+        double[] a = sums.computeIfAbsent(new Key(site, stack), k -> new double[3]);
+        a[0] += size * weight;
+        a[1] += weight;
+        a[2]++;
     }
 
     private static String name(SiteTable.Info i, int site) {
