@@ -81,6 +81,12 @@ static volatile int64_t marked_by_collection;
 static volatile int table_lock;
 /* Whether the running collection took table_lock in on_gc_start (VM thread only). */
 static int collection_holds_lock;
+/*
+ * Collection events nest (VM thread only): HotSpot posts a second start inside a first pause, then two finishes, when
+ * a collection for a failed metadata allocation runs a young or full collection inside its own pause. The outer pair
+ * is the collection; an inner start must not take table_lock again (the VM thread would spin on its own lock).
+ */
+static int collection_depth;
 
 static inline void lock_table(void) {
     for (int spins = 0; __atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE); spins++) {
@@ -190,6 +196,9 @@ static void mark(uint32_t k, JNIEnv *jni) {
  */
 static void JNICALL on_gc_start(jvmtiEnv *env) {
     (void) env;
+    if (collection_depth++ > 0) {
+        return;
+    }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_RELAXED) + 1;
     gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
     __atomic_store_n(&e->end, 0, __ATOMIC_RELAXED);
@@ -210,6 +219,9 @@ static void JNICALL on_gc_start(jvmtiEnv *env) {
 /* Only raw monitors, memory and environment-local storage may be used here (no JNI): plain C is fine. */
 static void JNICALL on_gc_finish(jvmtiEnv *env) {
     (void) env;
+    if (collection_depth == 0 || --collection_depth > 0) {
+        return; /* an inner collection's end (or an end without a start): the outer one's end counts */
+    }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
     __atomic_store_n(&gc_log[k & (GC_LOG_SLOTS - 1)].end, now_nanos(), __ATOMIC_RELAXED);
     __atomic_store_n(&gc_finished_count, k, __ATOMIC_RELEASE);

@@ -177,4 +177,34 @@ class JvmtiSamplerTest {
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();
     }
+
+    /**
+     * A collection for a failed metadata allocation runs a young or full collection inside its own pause, and HotSpot
+     * posts a second collection start inside the first: the sampler library must not wait there for the lock its own
+     * start took (the JVM's VM thread would spin for good, every other thread stopped at the safepoint, as a Maven
+     * build under the agent did). A small MetaspaceSize makes heavy class loading trigger such collections. The JVM is
+     * started here, not through memscope run, so that a hang fails the test and the JVM is killed.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void nestedCollectionsForMetadataDoNotStopTheJvm(String java, @TempDir Path out) throws Exception {
+        Path gcLog = out.resolve("gc.log");
+        Process p = new ProcessBuilder(java, "-XX:MetaspaceSize=4m", "-Xlog:gc:file=" + gcLog,
+                "-javaagent:" + Jars.agent() + "=quiet=true,out=" + out.resolve("rec"),
+                "-cp", Jvms.classPath(ClassLoadingFixture.class), ClassLoadingFixture.class.getName(),
+                out.resolve("count.txt").toString()).inheritIO().start();
+        boolean ended;
+        try {
+            ended = p.waitFor(120, TimeUnit.SECONDS);
+        } finally {
+            p.destroyForcibly();
+        }
+        assertThat(ended).as("the JVM ended (a hang in a collection callback never does)").isTrue();
+        assertThat(p.exitValue()).isZero();
+        assertThat(Files.readString(gcLog)).as("collections for metadata happened").contains("Metadata GC Threshold");
+        Object report = Jvms.reportFromRecording(out.resolve("rec"));
+        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+    }
 }
