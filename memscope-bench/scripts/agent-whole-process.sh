@@ -3,6 +3,7 @@
 # the same alternating runs (docs/benchmarks.md, "Agent: whole process").
 #
 #   memscope-bench/scripts/agent-whole-process.sh [start|mixed|build|all] [-n ROUNDS] [--java PATH] [--out FILE]
+#                                                 [--all-configs]
 #
 # Workloads:
 #   start  the smallest program (io.memscope.bench.agent.workload.HelloMain: main prints one line holding the time its
@@ -10,8 +11,9 @@
 #          -javaagent (default options) and by JAVA_TOOL_OPTIONS (as `memscope run` starts it), async-profiler
 #          alloc,live and JFR (default settings). Default 20 rounds.
 #   mixed  Jackson + Guava + H2, about 5 s (io.memscope.bench.agent.workload.MixedWorkload): no agent, memscope
-#          default (sample mode, 512 KiB), memscope interval=1g (fixed costs), async-profiler alloc (its default
-#          512 KiB), JFR default, memscope interval=2k and async-profiler alloc=2k,live. Default 10 rounds.
+#          default (sample mode, 512 KiB), async-profiler alloc (its default 512 KiB), memscope interval=2k and
+#          async-profiler alloc=2k,live; with --all-configs also memscope interval=1g (fixed costs) and JFR
+#          (default settings). Default 10 rounds.
 #   build  a Maven build whose tests fork 4 JVMs (src/test/resources/fork-build, `mvnw -o test`, offline against the
 #          local repository): no agent, `memscope run -- <build>` (agent in every JVM, then each JVM's report),
 #          memscope's agent alone through JAVA_TOOL_OPTIONS, async-profiler alloc,live through JAVA_TOOL_OPTIONS.
@@ -37,11 +39,13 @@ rounds=""
 java="/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 [ -x "$java" ] || java="$(command -v java)"
 report=""
+all_configs=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) rounds="$2"; shift 2 ;;
     --java) java="$2"; shift 2 ;;
     --out) report="$2"; shift 2 ;;
+    --all-configs) all_configs=1; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -178,15 +182,17 @@ mixed_workload() {
   local n="${rounds:-10}"
   [ -e "$bench_jar" ] || { echo "missing $bench_jar" >&2; exit 1; }
   local mixed="-cp $bench_jar io.memscope.bench.agent.workload.MixedWorkload"
-  names=("no agent" "memscope default" "memscope interval=1g" "async-profiler alloc" "JFR" "memscope interval=2k"
-         "async-profiler alloc=2k,live")
+  names=("no agent" "memscope default" "async-profiler alloc" "memscope interval=2k" "async-profiler alloc=2k,live")
   cmds=("$java $mixed"
         "$java -javaagent:$agent=out=$work/rec $mixed"
-        "$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
         "$java -agentpath:$ap=start,event=alloc,file=$work/ap.jfr $mixed"
-        "$java -XX:StartFlightRecording=filename=$work/r.jfr $mixed"
         "$java -javaagent:$agent=out=$work/rec,interval=2k $mixed"
         "$java -agentpath:$ap=start,event=alloc=2k,live,file=$work/ap.jfr $mixed")
+  if [ "$all_configs" = 1 ]; then
+    names+=("memscope interval=1g" "JFR")
+    cmds+=("$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
+           "$java -XX:StartFlightRecording=filename=$work/r.jfr $mixed")
+  fi
   header "mixed: Jackson + Guava + H2, about 5 s" "$n"
   alternate "$n"
   summary
