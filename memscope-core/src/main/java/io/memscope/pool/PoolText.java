@@ -43,10 +43,11 @@ final class PoolText {
         }
     }
 
-    /** @return whether a frame is memscope's own API, left out of borrowing stacks */
+    /** @return whether a frame is memscope's own API (the walker retains class references), left out of stacks */
     static boolean ownFrame(StackWalker.StackFrame f) {
-        String c = f.getClassName();
-        return c.startsWith("io.memscope.pool.") || c.equals("io.memscope.Memscope");
+        Class<?> c = f.getDeclaringClass();
+        return c == PoolTracker.class || c == Lease.class || c == PoolText.class
+                || c.getName().equals("io.memscope.Memscope");
     }
 
     static String frame(StackWalker.StackFrame f) {

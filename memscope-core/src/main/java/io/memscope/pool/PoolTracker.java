@@ -43,7 +43,7 @@ public final class PoolTracker {
     static final int RECENT_RETURNS = 256;
     private static final Map<String, PoolTracker> POOLS = new ConcurrentHashMap<>();
     private static final AtomicLong LEASE_IDS = new AtomicLong();
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private final String name;
     private final boolean linked;
