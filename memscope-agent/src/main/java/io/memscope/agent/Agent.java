@@ -5,15 +5,9 @@ import io.memscope.agent.capture.Capture;
 import io.memscope.agent.capture.JvmtiSampler;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.jmx.AgentJmx;
-import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.Report;
-import io.memscope.analysis.ReportBuilder;
-import io.memscope.analysis.ReportJson;
-import io.memscope.analysis.Summary;
 import io.memscope.error.Failures;
-import java.io.IOException;
+import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,18 +18,23 @@ import java.util.Set;
 
 /**
  * The agent's life cycle in one JVM: parse options, install the transformer, retransform classes already
- * loaded, start the capture; at JVM exit (or after {@code duration}, or on {@code command=detach}) finish the
- * capture, restore classes when attached, and write {@code <out>/<pid>/report.json} and {@code summary.txt}.
+ * loaded, start the capture streaming into {@code <out>/<pid>/recording.msrec}; at JVM exit (or after
+ * {@code duration}, or on {@code command=detach}) finish the capture, close the recording and restore classes when
+ * attached. The agent writes the recording and nothing else: no analysis runs in the application's JVM; the
+ * {@code memscope} command builds the report from the recording ({@code run}, {@code attach --duration},
+ * {@code detach} after the JVM or the capture ended; {@code report} on demand).
  *
  * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch}. Before anything is instrumented,
  * {@link BootHooks} defines the hook class that instrumented code calls inside {@code java.base}.
  */
 public final class Agent {
-    /** File names inside the per-JVM output directory. */
-    public static final String REPORT_JSON = "report.json";
-    public static final String SUMMARY_TXT = "summary.txt";
-    /** The recording of the capture (docs/formats/recording.md); {@code memscope report} regenerates the report. */
+    /** The recording of the capture in the per-JVM output directory (docs/formats/recording.md). */
     public static final String RECORDING = "recording.msrec";
+    /**
+     * Agent property ({@code VirtualMachine.getAgentProperties()}) naming the recording of the capture running or
+     * last finished in this JVM, so that {@code memscope attach} and {@code detach} find it.
+     */
+    public static final String RECORDING_PROPERTY = "memscope.recording";
 
     private static Agent current;
     private static boolean shutdownHookAdded;
@@ -144,6 +143,7 @@ public final class Agent {
                 options.nativeMemory(), !jvmtiSampler);
         inst.addTransformer(transformer, true);
         dir = outputDir();
+        AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
         Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
                 options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
                 options.flushMillis(), options.debug());
@@ -165,8 +165,8 @@ public final class Agent {
         }
         if (!options.quiet()) {
             System.err.println("memscope agent: tracking pid " + pid + " (" + options.mode().name().toLowerCase()
-                    + " mode, " + (jvmtiSampler ? "jvmti" : "bytecode") + " sampler, interval " + Summary.bytes(options.intervalBytes()) + "), report in "
-                    + dir);
+                    + " mode, " + (jvmtiSampler ? "jvmti" : "bytecode") + " sampler, interval " + options.intervalBytes()
+                    + " bytes), recording " + dir.resolve(RECORDING));
         }
     }
 
@@ -281,7 +281,10 @@ public final class Agent {
         }
     }
 
-    /** Finishes the capture and writes the report; with {@code restore}, also undoes the instrumentation. */
+    /**
+     * Finishes the capture and closes its recording; with {@code restore}, also undoes the instrumentation. Builds no
+     * report: that happens outside the JVM, from the recording.
+     */
     void stop(boolean restore) {
         synchronized (this) {
             if (stopped) {
@@ -290,7 +293,7 @@ public final class Agent {
             stopped = true;
         }
         try {
-            Map<String, String> meta = startMetadata();
+            Map<String, String> meta = new LinkedHashMap<>();
             meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
             meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
             meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
@@ -298,26 +301,27 @@ public final class Agent {
             if (options.jmx()) {
                 AgentJmx.unregister();
             }
-            CaptureData data = Capture.finish(meta);
+            Path recording = Capture.finish(meta);
             if (restore) {
                 restoreClasses();
             }
-            if (data != null) {
-                write(data);
+            if (recording != null && (!options.quiet() || options.summary())) {
+                System.err.println("memscope agent: recording closed: " + recording + " (the report: memscope report "
+                        + dir + ")");
             }
         } catch (Throwable t) {
-            System.err.println("memscope agent: could not finish the report: " + t);
+            System.err.println("memscope agent: could not finish the recording: " + t);
         }
     }
 
     /** Metadata known when the capture starts (written at the head of the recording). */
     private Map<String, String> startMetadata() {
         Map<String, String> meta = new LinkedHashMap<>();
-        meta.put(CaptureData.PID, Long.toString(pid));
-        meta.put(CaptureData.JAVA_VERSION, System.getProperty("java.version"));
+        meta.put(MetadataKeys.PID, Long.toString(pid));
+        meta.put(MetadataKeys.JAVA_VERSION, System.getProperty("java.version"));
         String cmd = System.getProperty("sun.java.command");
         if (cmd != null) {
-            meta.put(CaptureData.COMMAND, cmd);
+            meta.put(MetadataKeys.COMMAND, cmd);
         }
         meta.put("attached", Boolean.toString(attached));
         meta.put("sampler", jvmtiSampler ? "jvmti" : "bytecode");
@@ -339,24 +343,10 @@ public final class Agent {
         retransform(todo);
     }
 
-    private void write(CaptureData data) throws IOException {
-        Report report = ReportBuilder.build(data);
-        Files.createDirectories(dir);
-        ReportJson.write(report, dir.resolve(REPORT_JSON));
-        String summary = Summary.format(report);
-        Files.writeString(dir.resolve(SUMMARY_TXT), summary, StandardCharsets.UTF_8);
-        if (options.summary()) {
-            System.err.print(summary);
-        }
-        if (!options.quiet()) {
-            System.err.println("memscope agent: report written to " + dir.resolve(REPORT_JSON).toAbsolutePath());
-        }
-    }
-
     private Path outputDir() {
         Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
         Path dir = base;
-        for (int n = 2; Files.exists(dir.resolve(REPORT_JSON)) || Files.exists(dir.resolve(RECORDING)); n++) {
+        for (int n = 2; Files.exists(dir.resolve("report.json")) || Files.exists(dir.resolve(RECORDING)); n++) {
             dir = base.resolveSibling(pid + "-" + n);
         }
         return dir;

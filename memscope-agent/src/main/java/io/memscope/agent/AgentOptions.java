@@ -35,9 +35,10 @@ public final class AgentOptions {
         "stackDepth=N           MEMSCOPE_STACK_DEPTH  frames kept per sampled stack, 0 = none (default 64)",
         "out=DIR                MEMSCOPE_OUT          output directory; each JVM writes DIR/<pid>/ (default "
             + "./memscope-out)",
-        "duration=SECONDS       MEMSCOPE_DURATION     stop and write the report after this many seconds "
+        "duration=SECONDS       MEMSCOPE_DURATION     stop and close the recording after this many seconds "
             + "(default: at JVM exit)",
-        "summary=true|false     MEMSCOPE_SUMMARY      print the summary on stderr at exit (default false)",
+        "summary=true|false     MEMSCOPE_SUMMARY      obsolete: reports are built outside the JVM (memscope run, "
+            + "memscope report DIR); true prints where the recording is even when quiet (default false)",
         "quiet=true|false       MEMSCOPE_QUIET        no start-up line on stderr (default false)",
         "flush=MILLIS           MEMSCOPE_FLUSH        move captured events from memory into the recording this "
             + "often (default 1000; also whenever 65536 events are waiting)",

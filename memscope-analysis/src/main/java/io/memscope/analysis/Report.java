@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
 import java.util.List;
 import java.util.Map;
 
@@ -8,9 +10,32 @@ import java.util.Map;
  * {@link ReportBuilder}; written by {@link ReportJson} and {@link Summary}. Byte and count figures from sampled
  * data are unbiased estimates rounded to whole numbers; in exact mode allocated figures are exact.
  */
-public record Report(Map<String, String> metadata, Totals totals, List<SiteEntry> topAllocationSites,
-                     List<SiteEntry> topLiveSites, List<SiteEntry> leakSuspects, List<SiteEntry> temporaries,
-                     NativeMemory nativeMemory, Gc gc, long failureCount, List<String> failures) {
+public record Report(Map<String, String> metadata, Source recording, Totals totals,
+                     List<SiteEntry> topAllocationSites, List<SiteEntry> topLiveSites, List<SiteEntry> leakSuspects,
+                     List<SiteEntry> temporaries, NativeMemory nativeMemory, Gc gc, long failureCount,
+                     List<String> failures) {
+
+    /**
+     * The recording the report was built from, and how complete it is.
+     *
+     * @param file          the recording file as given
+     * @param formatVersion {@code major.minor} of the file
+     * @param closed        true if the file ends with its END block: the agent closed it (JVM exit, duration,
+     *                      detach); false when the JVM died without closing it (killed, crashed, out of memory)
+     *                      or is still writing it: the report then covers what the file holds, up to its last
+     *                      complete block
+     * @param clean         true if closed normally (the END block's CLEAN flag); false when not closed or closed after
+     *                      an I/O failure
+     * @param events        events read
+     * @param eventsDropped events recorded but not in the file (the END block's count; 0 when not closed)
+     * @param damage        why the file stops being readable there, for example {@code file ends without an END
+     *                      block (...)}, or null
+     * @param damageOffset  the byte offset of the damage, -1 without damage
+     * @param skippedBlocks blocks of a newer minor version this reader does not know, skipped
+     */
+    public record Source(String file, String formatVersion, boolean closed, boolean clean, long events,
+                         long eventsDropped, String damage, long damageOffset, int skippedBlocks) {
+    }
 
     /**
      * @param allocatedBytes   heap bytes allocated at instrumented sites

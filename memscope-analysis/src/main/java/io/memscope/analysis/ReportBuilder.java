@@ -1,7 +1,11 @@
 package io.memscope.analysis;
 
-import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.Site;
+import io.memscope.recording.SiteCount;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -10,15 +14,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a {@link CaptureData} into a {@link Report}.
+ * Turns a {@link RecordedRun} into a {@link Report}.
  *
- * <p><b>Replay.</b> The events are read twice, as the capture holds or streams them ({@link CaptureData#eventSource}):
- * first for each site's allocation window, then in time order for the live figures: sorted when held in memory,
- * through a {@link TimeOrder} window when streamed from a recording. Memory: per site, per live sample and per
- * outstanding native block, never per event of a streamed capture.
+ * <p><b>Replay.</b> The events are streamed from the recording twice: first for each site's allocation window, then
+ * in time order (through a {@link TimeOrder} window) for the live figures. Memory: per site, per live sample and
+ * per outstanding native block, never per event.
  *
  * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the capture's
- * {@value CaptureData#INTERVAL_BYTES}), so an object of {@code s} bytes is sampled with probability
+ * {@value MetadataKeys#INTERVAL_BYTES}), so an object of {@code s} bytes is sampled with probability
  * {@code p = 1 - exp(-s/m)}. Each sample stands for {@code 1/p} objects and {@code s/p} bytes (Horvitz-Thompson):
  * sums over samples are unbiased estimates of allocated and live figures, per site and in total.
  *
@@ -37,8 +40,19 @@ public final class ReportBuilder {
     private ReportBuilder() {
     }
 
-    public static Report build(CaptureData data) {
-        return new ReportBuilder.Run(data).build();
+    public static Report build(RecordedRun run) {
+        return new ReportBuilder.Run(run).build();
+    }
+
+    /** @return what the report says about the recording it comes from: closed or not, damage */
+    static Report.Source source(RecordedRun run) {
+        var h = run.header();
+        var end = run.totals();
+        var damage = run.damage();
+        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), end.isPresent(),
+                end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
+                damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
+                run.skippedBlocks());
     }
 
     /** Per-site accumulation during replay. */
@@ -59,7 +73,7 @@ public final class ReportBuilder {
 
         SiteAcc(Site site) {
             this.site = site;
-            this.type = site.type();
+            this.type = site.typeName();
         }
 
         long midNanos() {
@@ -80,13 +94,13 @@ public final class ReportBuilder {
     }
 
     private static final class Run {
-        final CaptureData data;
+        final RecordedRun data;
         final double mean;
         final Map<Integer, SiteAcc> heap = new HashMap<>();
 
-        Run(CaptureData data) {
+        Run(RecordedRun data) {
             this.data = data;
-            this.mean = Math.max(1, data.metadataLong(CaptureData.INTERVAL_BYTES, 512 * 1024));
+            this.mean = Math.max(1, data.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
         }
 
         double probability(long size) {
@@ -101,8 +115,8 @@ public final class ReportBuilder {
             });
         }
 
-        boolean isNative(MemoryEvent e) {
-            Site s = data.site(e.siteId());
+        boolean isNative(int siteId) {
+            Site s = data.site(siteId);
             return s != null && s.isNative();
         }
 
@@ -124,37 +138,34 @@ public final class ReportBuilder {
         Report build() {
             // Pass 1: allocation windows per heap site; the first and last timestamps.
             long[] firstLast = {Long.MAX_VALUE, Long.MIN_VALUE};
-            data.replay(e -> {
-                firstLast[0] = Math.min(firstLast[0], e.timestampNanos());
-                firstLast[1] = Math.max(firstLast[1], e.timestampNanos());
-                if (e.type() == MemoryEventType.ALLOCATE && !isNative(e)) {
-                    SiteAcc a = acc(e.siteId());
-                    a.firstNanos = Math.min(a.firstNanos, e.timestampNanos());
-                    a.lastNanos = Math.max(a.lastNanos, e.timestampNanos());
+            data.replay((t, type, address, size, prev, tid, tname, var, typeName, stack, site) -> {
+                firstLast[0] = Math.min(firstLast[0], t);
+                firstLast[1] = Math.max(firstLast[1], t);
+                if (type == MemoryEventType.ALLOCATE && !isNative(site)) {
+                    SiteAcc a = acc(site);
+                    a.firstNanos = Math.min(a.firstNanos, t);
+                    a.lastNanos = Math.max(a.lastNanos, t);
                 }
             });
             boolean none = firstLast[0] == Long.MAX_VALUE;
-            long start = data.metadataLong(CaptureData.START_NANOS, none ? 0 : firstLast[0]);
-            long end = data.metadataLong(CaptureData.END_NANOS, none ? start : firstLast[1]);
+            long start = data.metadataLong(MetadataKeys.START_NANOS, none ? 0 : firstLast[0]);
+            long end = data.metadataLong(MetadataKeys.END_NANOS, none ? start : firstLast[1]);
 
             // Pass 2: replay in time order.
-            if (data.isStreamed()) {
-                TimeOrder order = new TimeOrder(TimeOrder.WINDOW_NANOS, this::apply);
-                data.replay(order::add);
-                order.finish();
-                lateEvents = order.late();
-            } else {
-                List<MemoryEvent> events = new ArrayList<>(data.events());
-                events.sort(Comparator.comparingLong(MemoryEvent::timestampNanos));
-                events.forEach(this::apply);
-            }
+            TimeOrder order = new TimeOrder(this::apply);
+            data.replay(order);
+            order.finish();
+            lateEvents = order.late();
             for (SiteAcc a : heap.values()) {
                 markMid(a, Long.MAX_VALUE);
             }
 
             // Allocated figures: exact counts when present, else the sampled estimates.
-            boolean exact = "exact".equals(data.metadata(CaptureData.MODE, "sample"));
-            Map<Integer, long[]> counts = data.exactCounts();
+            boolean exact = "exact".equals(data.metadata().getOrDefault(MetadataKeys.MODE, "sample"));
+            Map<Integer, long[]> counts = new HashMap<>();
+            for (SiteCount c : data.siteCounts().values()) {
+                counts.put(c.siteId(), new long[] {c.allocations(), c.bytes()});
+            }
             long allocatedBytes;
             long allocatedObjects;
             if (exact) {
@@ -227,7 +238,7 @@ public final class ReportBuilder {
             for (Map.Entry<Integer, long[]> en : bySite.entrySet()) {
                 Site s = data.site(en.getKey());
                 String frame = s == null ? "unknown" : s.frame();
-                String type = s == null ? "native" : s.type();
+                String type = s == null ? "native" : s.typeName();
                 long[] v = en.getValue();
                 nLeaks.add(new Report.SiteEntry(frame, type, v[0], v[1], v[0], v[1], v[0], v[1], 0, -1, 0,
                         data.stack(stackBySite.getOrDefault(en.getKey(), 0L))));
@@ -248,7 +259,7 @@ public final class ReportBuilder {
             double pauseTotal = 0;
             double pauseMax = 0;
             long maxAfter = 0;
-            for (GcRecord g : data.gcs()) {
+            for (GcRecord g : data.gcRecords()) {
                 maxAfter = Math.max(maxAfter, g.heapUsedAfter());
                 if (g.isPause()) {
                     pauses++;
@@ -257,7 +268,7 @@ public final class ReportBuilder {
                     pauseMax = Math.max(pauseMax, ms);
                 }
             }
-            Report.Gc gc = new Report.Gc(data.gcs().size(), pauses, pauseTotal, pauseMax, maxAfter, data.gcs());
+            Report.Gc gc = new Report.Gc(data.gcRecords().size(), pauses, pauseTotal, pauseMax, maxAfter, data.gcRecords());
 
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects, Math.round(peakLive),
                     liveAtEnd, samples, durationNanos / 1_000_000, exact);
@@ -266,29 +277,31 @@ public final class ReportBuilder {
                 metadata = new LinkedHashMap<>(metadata);
                 metadata.put("lateEvents", Long.toString(lateEvents));
             }
-            return new Report(metadata, totals, top, topLive, leaks, temps, nativeMemory, gc,
+            return new Report(metadata, source(data), totals, top, topLive, leaks, temps, nativeMemory, gc,
                     data.failureCount(), data.failureMessages());
         }
 
         /** Applies one event, in time order, to the replay state. */
-        private void apply(MemoryEvent e) {
-            if (isNative(e)) {
-                switch (e.type()) {
+        private void apply(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                           int siteId) {
+            if (isNative(siteId)) {
+                switch (type) {
                     case ALLOCATE:
                     case REALLOCATE: {
-                        NativeBlock old = blocks.put(e.address(), new NativeBlock(e.size(), e.siteId(),
-                                e.callStackHash()));
+                        NativeBlock old = blocks.put(address, new NativeBlock(size, siteId,
+                                stackId));
                         if (old != null) {
                             nOutstanding -= old.size;
                         }
-                        nAllocated += e.size();
+                        nAllocated += size;
                         nAllocations++;
-                        nOutstanding += e.size();
+                        nOutstanding += size;
                         nPeak = Math.max(nPeak, nOutstanding);
                         break;
                     }
                     case DEALLOCATE: {
-                        NativeBlock old = blocks.remove(e.address());
+                        NativeBlock old = blocks.remove(address);
                         if (old != null) {
                             nOutstanding -= old.size;
                             nFreed += old.size;
@@ -301,40 +314,40 @@ public final class ReportBuilder {
                 return;
             }
             // Heap: check midpoint crossings before applying the event.
-            if (e.type() == MemoryEventType.ALLOCATE) {
-                SiteAcc a = acc(e.siteId());
-                markMid(a, e.timestampNanos());
-                double p = probability(e.size());
-                double wb = e.size() / p;
+            if (type == MemoryEventType.ALLOCATE) {
+                SiteAcc a = acc(siteId);
+                markMid(a, timestampNanos);
+                double p = probability(size);
+                double wb = size / p;
                 double wc = 1 / p;
-                liveSamples.put(e.address(), new double[] {wb, wc, e.siteId()});
+                liveSamples.put(address, new double[] {wb, wc, siteId});
                 a.samples++;
                 a.estBytes += wb;
                 a.estCount += wc;
                 a.liveBytes += wb;
                 a.liveCount += wc;
                 if (a.stackId == 0) {
-                    a.stackId = e.callStackHash();
+                    a.stackId = stackId;
                 }
-                if (e.typeName() != null && (a.type == null || a.type.equals("?"))) {
-                    a.type = e.typeName();
+                if (typeNameId != 0 && (a.type == null || a.type.equals("?"))) {
+                    a.type = data.string(typeNameId);
                 }
                 samples++;
                 sampledAllocatedBytes += wb;
                 sampledAllocatedCount += wc;
                 totalLive += wb;
                 peakLive = Math.max(peakLive, totalLive);
-            } else if (e.type() == MemoryEventType.DEALLOCATE) {
-                double[] w = liveSamples.remove(e.address());
+            } else if (type == MemoryEventType.DEALLOCATE) {
+                double[] w = liveSamples.remove(address);
                 if (w == null) {
                     return;
                 }
                 SiteAcc a = acc((int) w[2]);
-                markMid(a, e.timestampNanos());
+                markMid(a, timestampNanos);
                 a.liveBytes -= w[0];
                 a.liveCount -= w[1];
                 a.deadSamples++;
-                a.lifetimes.add(e.previousSize());
+                a.lifetimes.add(previousSize);
                 totalLive -= w[0];
             }
         }

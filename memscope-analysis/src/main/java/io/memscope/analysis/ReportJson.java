@@ -1,10 +1,9 @@
 package io.memscope.analysis;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
 import java.util.List;
 import java.util.Map;
 
@@ -25,9 +24,7 @@ public final class ReportJson {
 
     /** Writes atomically: a temporary file in the same directory, then a rename. */
     public static void write(Report report, Path file) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, toJson(report), StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        ReportFiles.writeAtomically(file, toJson(report));
     }
 
     public static String toJson(Report r) {
@@ -39,6 +36,20 @@ public final class ReportJson {
             w.field(e.getKey(), e.getValue());
         }
         w.endObject();
+        Report.Source src = r.recording();
+        w.name("recording").beginObject()
+                .field("formatVersion", src.formatVersion())
+                .field("closed", src.closed())
+                .field("clean", src.clean())
+                .field("events", src.events())
+                .field("eventsDropped", src.eventsDropped());
+        if (src.damage() == null) {
+            w.name("damage").value((String) null);
+        } else {
+            w.name("damage").beginObject().field("offset", src.damageOffset()).field("what", src.damage())
+                    .endObject();
+        }
+        w.field("skippedBlocks", src.skippedBlocks()).endObject();
         Report.Totals t = r.totals();
         w.name("totals").beginObject()
                 .field("allocatedBytes", t.allocatedBytes())
@@ -65,7 +76,7 @@ public final class ReportJson {
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
-                    .field("timeNanos", a.timeNanos());
+                    .field("timeNanos", a.timestampNanos()).field("threadId", a.threadId());
             stack(w, n.anomalyStacks().getOrDefault(a.stackId(), List.of()));
             w.endObject();
         }

@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.MetadataKeys;
 import java.util.List;
 import java.util.Locale;
 
@@ -14,14 +16,24 @@ public final class Summary {
     public static String format(Report r) {
         StringBuilder sb = new StringBuilder(2048);
         Report.Totals t = r.totals();
-        String pid = r.metadata().getOrDefault(CaptureData.PID, "?");
-        String cmd = r.metadata().getOrDefault(CaptureData.COMMAND, "");
+        String pid = r.metadata().getOrDefault(MetadataKeys.PID, "?");
+        String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
         if (!cmd.isEmpty()) {
             sb.append(" (").append(abbreviate(cmd, 60)).append(')');
         }
         sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
                 t.exact() ? "exact" : "sample"));
+        Report.Source src = r.recording();
+        if (!src.closed()) {
+            sb.append("  ! the recording was not closed: the JVM ended without closing it (killed, crashed, out of "
+                    + "memory) or is still running; this report covers what it recorded up to its last complete "
+                    + "block\n");
+        }
+        if (src.damage() != null && src.closed()) {
+            sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
+                    .append(src.damage()).append("; this report covers what comes before\n");
+        }
         sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s, peak live %s, live at end %s%n",
                 bytes(t.allocatedBytes()), count(t.allocatedObjects()), t.exact() ? "" : " (estimated from "
                         + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));

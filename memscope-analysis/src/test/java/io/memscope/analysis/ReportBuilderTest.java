@@ -2,8 +2,10 @@ package io.memscope.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.Site;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,50 +20,57 @@ class ReportBuilderTest {
     private static final Site STARTUP = new Site(3, "a.Main", "init", "Main.java", 30, "long[]");
     private static final Site NATIVE = new Site(4, "a.Buf", "alloc", "Buf.java", 40, Site.NATIVE_DIRECT);
 
-    private static MemoryEvent ev(long t, MemoryEventType type, long address, long size, long prev, int site) {
-        return new MemoryEvent(t, type, address, size, prev, 1, null, null, null, 0, site);
-    }
+    @TempDir
+    Path tmp;
 
-    private static CaptureData capture() {
-        CaptureData d = new CaptureData()
-                .putMetadata(CaptureData.MODE, "sample")
-                .putMetadata(CaptureData.INTERVAL_BYTES, "1024")
-                .putMetadata(CaptureData.START_NANOS, "0")
-                .putMetadata(CaptureData.END_NANOS, Long.toString(1000 * MS))
-                .addSite(LEAK).addSite(TEMP).addSite(STARTUP).addSite(NATIVE);
+    /**
+     * A capture in the agent's order of writing: heap events first, then native ones up to 800 ms earlier (the
+     * report puts them in time order).
+     */
+    private TestRun capture(String name) {
+        TestRun d = TestRun.create(tmp.resolve(name + ".msrec"))
+                .meta(MetadataKeys.MODE, "sample")
+                .meta(MetadataKeys.INTERVAL_BYTES, "1024")
+                .meta(MetadataKeys.START_NANOS, "0")
+                .meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS))
+                .site(LEAK).site(TEMP).site(STARTUP).site(NATIVE);
         long id = 1;
         // Startup: 10 big samples in the first millisecond, all still alive: not growing over the run.
         for (int i = 0; i < 10; i++) {
-            d.addEvent(ev(i * 1000, MemoryEventType.ALLOCATE, id++, 1 << 20, 0, 3));
+            d.alloc(i * 1000, id++, 1 << 20, 3);
         }
         // Leak: one sample every 10 ms from 100 ms to 900 ms, never collected.
         for (int i = 0; i < 80; i++) {
-            d.addEvent(ev(100 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, id++, 4096, 0, 1));
+            d.alloc(100 * MS + i * 10 * MS, id++, 4096, 1);
         }
         // Temporaries: 400 samples, each collected 1 ms later.
         for (int i = 0; i < 400; i++) {
             long t = 100 * MS + i * 2 * MS;
             long sid = id++;
-            d.addEvent(ev(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 2));
-            d.addEvent(ev(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 2));
+            d.alloc(t, sid, 65536, 2);
+            d.free(t + MS, sid, 65536, MS, 2);
         }
         // Native: 3 blocks, one freed, one reallocated (free old + realloc new).
-        d.addEvent(ev(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 100, 0, 4));
-        d.addEvent(ev(11 * MS, MemoryEventType.ALLOCATE, 0x2000, 200, 0, 4));
-        d.addEvent(ev(12 * MS, MemoryEventType.ALLOCATE, 0x3000, 300, 0, 4));
-        d.addEvent(ev(13 * MS, MemoryEventType.DEALLOCATE, 0x2000, 200, 0, 4));
-        d.addEvent(ev(14 * MS, MemoryEventType.DEALLOCATE, 0x3000, 300, 0, 4));
-        d.addEvent(ev(14 * MS, MemoryEventType.REALLOCATE, 0x4000, 1000, 300, 4));
-        d.addGc(new GcRecord(5 * MS, 3 * MS, "G1 Young Generation", "end of minor GC", "G1 Evacuation Pause", 100,
-                50, 200));
-        d.addGc(new GcRecord(6 * MS, 7 * MS, "G1 Concurrent GC", "end of concurrent GC cycle", "x", 0, 0, 0));
-        d.addGc(new GcRecord(9 * MS, 5 * MS, "G1 Old Generation", "end of major GC", "System.gc()", 100, 70, 200));
+        d.event(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 100, 0, 4);
+        d.event(11 * MS, MemoryEventType.ALLOCATE, 0x2000, 200, 0, 4);
+        d.event(12 * MS, MemoryEventType.ALLOCATE, 0x3000, 300, 0, 4);
+        d.event(13 * MS, MemoryEventType.DEALLOCATE, 0x2000, 200, 0, 4);
+        d.event(14 * MS, MemoryEventType.DEALLOCATE, 0x3000, 300, 0, 4);
+        d.event(14 * MS, MemoryEventType.REALLOCATE, 0x4000, 1000, 300, 4);
+        d.gc(new GcRecord(5 * MS, 3 * MS, "G1 Young Generation", "G1 Evacuation Pause", 100, 50, 200,
+                "end of minor GC"));
+        d.gc(new GcRecord(6 * MS, 7 * MS, "G1 Concurrent GC", "x", 0, 0, 0, "end of concurrent GC cycle"));
+        d.gc(new GcRecord(9 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 100, 70, 200, "end of major GC"));
         return d;
+    }
+
+    private Report report() {
+        return ReportBuilder.build(capture("c").close());
     }
 
     @Test
     void leakSuspectIsTheGrowingSiteNotTheStartupTable() {
-        Report r = ReportBuilder.build(capture());
+        Report r = report();
         assertThat(r.leakSuspects()).extracting(Report.SiteEntry::site).containsExactly("a.Cache.put(Cache.java:10)");
         assertThat(r.topLiveSites()).extracting(Report.SiteEntry::site)
                 .containsExactly("a.Main.init(Main.java:30)", "a.Cache.put(Cache.java:10)");
@@ -74,7 +83,7 @@ class ReportBuilderTest {
 
     @Test
     void temporaryIsTheChurningSite() {
-        Report r = ReportBuilder.build(capture());
+        Report r = report();
         assertThat(r.temporaries()).extracting(Report.SiteEntry::site).containsExactly("a.Concat.run(Concat.java:20)");
         Report.SiteEntry t = r.temporaries().get(0);
         assertThat(t.bytes()).isEqualTo(400L * 65536); // p ~ 1 for objects 64x the mean
@@ -85,7 +94,7 @@ class ReportBuilderTest {
 
     @Test
     void nativeOutstandingAndGcFigures() {
-        Report r = ReportBuilder.build(capture());
+        Report r = report();
         assertThat(r.nativeMemory().outstandingBytes()).isEqualTo(1100);
         assertThat(r.nativeMemory().outstandingBlocks()).isEqualTo(2);
         assertThat(r.nativeMemory().freedBytes()).isEqualTo(500);
@@ -104,8 +113,8 @@ class ReportBuilderTest {
 
     @Test
     void exactModeUsesExactCounts() {
-        CaptureData d = capture().putMetadata(CaptureData.MODE, "exact").addExactCount(2, 12345, 999_999_999);
-        Report r = ReportBuilder.build(d);
+        Report r = ReportBuilder.build(capture("exact").meta(MetadataKeys.MODE, "exact")
+                .siteCount(2, 12345, 999_999_999).close());
         assertThat(r.totals().exact()).isTrue();
         assertThat(r.totals().allocatedObjects()).isEqualTo(12345);
         assertThat(r.totals().allocatedBytes()).isEqualTo(999_999_999);
@@ -114,7 +123,7 @@ class ReportBuilderTest {
 
     @Test
     void emptyCaptureGivesAnEmptyReport() {
-        Report r = ReportBuilder.build(new CaptureData());
+        Report r = ReportBuilder.build(TestRun.create(tmp.resolve("empty.msrec")).close());
         assertThat(r.totals().allocatedBytes()).isZero();
         assertThat(r.leakSuspects()).isEmpty();
         assertThat(ReportJson.toJson(r)).contains("\"leakSuspects\": []");
@@ -122,8 +131,9 @@ class ReportBuilderTest {
 
     @Test
     void jsonHasEveryDocumentedFieldAndEscapes() {
-        CaptureData d = capture().putMetadata(CaptureData.COMMAND, "say \"hi\"\n\\now\u0001");
-        String json = ReportJson.toJson(ReportBuilder.build(d));
+        Report report = ReportBuilder.build(capture("c").meta(MetadataKeys.COMMAND, "say \"hi\"\n\\now\u0001")
+                .close());
+        String json = ReportJson.toJson(report);
         for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 1", "\"allocatedBytes\"",
                 "\"allocatedObjects\"", "\"peakLiveBytes\"", "\"liveBytesAtEnd\"", "\"topAllocationSites\"",
                 "\"leakSuspects\"", "\"temporaries\"", "\"outstandingBytes\"", "\"leaks\"", "\"pauseTotalMs\"",
@@ -131,44 +141,38 @@ class ReportBuilderTest {
             assertThat(json).contains(f);
         }
         assertThat(json).contains("say \\\"hi\\\"\\n\\\\now\\u0001");
-        String summary = Summary.format(ReportBuilder.build(d));
+        String summary = Summary.format(report);
         assertThat(summary).contains("Leak suspects").contains("a.Cache.put(Cache.java:10)")
                 .contains("Temporaries").contains("a.Concat.run(Concat.java:20)").contains("1.1 KiB outstanding");
     }
 
-    /**
-     * The agent's report at exit and {@code memscope report} stream the events from the recording (never all in
-     * memory): the file is written here in the capture's insertion order, up to 800 ms away from time order, and the
-     * report equals the one built from the events in memory.
-     */
+    /** Events written up to 800 ms away from time order are put in order: no event is late. */
     @Test
-    void aReportStreamedFromTheRecordingEqualsTheOneFromMemory(@TempDir Path tmp) {
-        CaptureData memory = capture();
-        Path file = tmp.resolve("r.msrec");
-        Recordings.write(memory, file, 0);
-        List<String> damage = new ArrayList<>();
-        CaptureData streamed = Recordings.open(file, d -> damage.add(d.toString()));
-        assertThat(damage).isEmpty();
-        assertThat(streamed.events()).isEmpty(); // not held
-        Report a = ReportBuilder.build(memory);
-        Report b = ReportBuilder.build(streamed);
-        assertThat(b.totals()).isEqualTo(a.totals());
-        assertThat(b.topAllocationSites()).isEqualTo(a.topAllocationSites());
-        assertThat(b.topLiveSites()).isEqualTo(a.topLiveSites());
-        assertThat(b.leakSuspects()).isEqualTo(a.leakSuspects());
-        assertThat(b.temporaries()).isEqualTo(a.temporaries());
-        assertThat(b.nativeMemory().leaks()).isEqualTo(a.nativeMemory().leaks());
-        assertThat(b.nativeMemory().outstandingBytes()).isEqualTo(a.nativeMemory().outstandingBytes());
-        assertThat(b.metadata()).doesNotContainKey("lateEvents");
+    void eventsOutOfOrderWithinTheWindowAreNotLate() {
+        assertThat(report().metadata()).doesNotContainKey("lateEvents");
+    }
+
+    /** A recording whose writer was killed (no END block) still reports what its complete blocks hold. */
+    @Test
+    void anUnclosedRecordingReportsWhatItHoldsAndSaysSo() {
+        Report r = ReportBuilder.build(capture("killed").abandon());
+        assertThat(r.recording().closed()).isFalse();
+        assertThat(r.recording().damage()).contains("without an END block");
+        assertThat(r.nativeMemory().outstandingBytes()).isEqualTo(1100);
+        assertThat(Summary.format(r)).contains("the recording was not closed");
+        assertThat(ReportJson.toJson(r)).contains("\"closed\": false");
+        assertThat(report().recording().closed()).isTrue();
+        assertThat(report().recording().damage()).isNull();
     }
 
     @Test
     void timeOrderSortsWithinItsWindowAndCountsWhatCameLater() {
         List<Long> out = new ArrayList<>();
-        TimeOrder order = new TimeOrder(100, e -> out.add(e.timestampNanos()));
+        TimeOrder order = new TimeOrder(100, 8, (t, type, address, size, prev, tid, tname, var, typeName, stack,
+                                                  site) -> out.add(t));
         long[] in = {10, 5, 60, 30, 150, 120, 90, 400, 20, 390, 500};
         for (long t : in) {
-            order.add(ev(t, MemoryEventType.ALLOCATE, t, 1, 0, 1));
+            order.accept(t, MemoryEventType.ALLOCATE, t, 1, 0, 1, 0, 0, 0, 0, 1);
         }
         order.finish();
         // 20 arrives after 400 released everything up to 300: out of order, passed on at once and counted

@@ -1,6 +1,7 @@
 package io.memscope.cli;
 
 import com.sun.tools.attach.VirtualMachine;
+import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +15,10 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code memscope attach <pid> [--duration S] [--out DIR]}: loads the agent into a running JVM of the same user
  * (started without any memscope option); its already loaded classes are retransformed. With {@code --duration}
- * the agent stops after S seconds, restores the classes and writes its report, which this command waits for and
- * prints; without it, recording runs until {@code memscope detach <pid>} or the JVM's exit.
+ * the agent stops after S seconds, restores the classes and closes its recording; this command waits for that,
+ * then builds the report here, writes it next to the recording and prints it. Without it, recording runs until
+ * {@code memscope detach <pid>} (which builds the report the same way) or the JVM's exit ({@code memscope report
+ * DIR/<pid>} then).
  */
 @Command(name = "attach", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Load the memscope agent into a running JVM and record its allocations.")
@@ -24,7 +27,8 @@ final class AttachCommand implements Callable<Integer> {
     long pid;
 
     @Option(names = "--duration", paramLabel = "SECONDS",
-            description = "stop after this many seconds, write and print the report (default: until detach or exit)")
+            description = "stop after this many seconds, then build and print the report (default: until detach or "
+                    + "exit)")
     Long duration;
 
     @Option(names = "--out", paramLabel = "DIR", description = "output directory (default ./memscope-out)")
@@ -38,39 +42,58 @@ final class AttachCommand implements Callable<Integer> {
         Path dir = out.toAbsolutePath();
         Files.createDirectories(dir);
         String args = agent.toAgentString(dir, duration);
-        List<Path> before = Reports.find(dir);
-        load(pid, Jars.agent(), args);
-        if (duration == null) {
-            System.out.println("memscope: recording in pid " + pid + "; run `memscope detach " + pid
-                    + "` to stop, the report goes to " + dir.resolve(Long.toString(pid)));
-            return 0;
+        List<Path> before = Reports.recordingDirs(dir);
+        VirtualMachine vm = attach(pid);
+        String recording;
+        try {
+            vm.loadAgent(Jars.agent().toString(), args);
+            recording = recordingOf(vm);
+        } finally {
+            vm.detach();
         }
-        long deadline = System.nanoTime() + (duration + 60) * 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            List<Path> now = Reports.find(dir);
+        Path file;
+        if (recording != null) {
+            file = Path.of(recording);
+        } else {
+            // An agent that could not publish where it records: the new directory for this pid.
+            List<Path> now = Reports.recordingDirs(dir);
             now.removeAll(before);
             now.removeIf(d -> !d.getFileName().toString().startsWith(Long.toString(pid)));
-            if (!now.isEmpty()) {
-                Reports.print(now, System.out);
-                return 0;
-            }
-            Thread.sleep(200);
+            file = now.isEmpty() ? dir.resolve(Long.toString(pid)).resolve(ReportFiles.RECORDING)
+                    : now.get(now.size() - 1).resolve(ReportFiles.RECORDING);
         }
-        throw MemscopeException.system("no report from pid " + pid + " within " + (duration + 60) + " s", null);
+        if (duration == null) {
+            System.out.println("memscope: recording pid " + pid + " into " + file + "; run `memscope detach " + pid
+                    + "` to stop and get the report");
+            return 0;
+        }
+        if (!Reports.awaitClosed(file, (duration + 60) * 1000)) {
+            throw MemscopeException.system("the recording " + file + " of pid " + pid + " was not closed within "
+                    + (duration + 60) + " s", null);
+        }
+        Reports.buildAndPrint(file.getParent(), System.out, System.err);
+        return 0;
     }
 
-    static void load(long pid, Path agentJar, String args) throws Exception {
-        VirtualMachine vm;
+    /** Attaches to a JVM of this user, with a message naming what to check when it fails. */
+    static VirtualMachine attach(long pid) throws MemscopeException {
         try {
-            vm = VirtualMachine.attach(Long.toString(pid));
+            return VirtualMachine.attach(Long.toString(pid));
         } catch (Exception e) {
             throw MemscopeException.system("cannot attach to pid " + pid + " (is it a JVM of this user, started "
                     + "without -XX:+DisableAttachMechanism?): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * @return the recording the agent in that JVM writes or last wrote (its agent property
+     *         {@code memscope.recording}), or null when there is none
+     */
+    static String recordingOf(VirtualMachine vm) {
         try {
-            vm.loadAgent(agentJar.toString(), args);
-        } finally {
-            vm.detach();
+            return vm.getAgentProperties().getProperty(io.memscope.agent.Agent.RECORDING_PROPERTY);
+        } catch (Exception e) {
+            return null;
         }
     }
 }

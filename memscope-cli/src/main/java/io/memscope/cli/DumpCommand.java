@@ -209,14 +209,15 @@ final class DumpCommand implements Callable<Integer> {
                         .field("timestampNanos", g.startNanos()).unsigned("durationNanos", g.durationNanos())
                         .field("name", g.name()).field("cause", g.cause())
                         .unsigned("heapUsedBefore", g.heapUsedBefore()).unsigned("heapUsedAfter", g.heapUsedAfter())
-                        .unsigned("heapCommitted", g.heapCommitted()).end();
+                        .unsigned("heapCommitted", g.heapCommitted()).field("action", g.action()).end();
             } else {
                 line.append(time(g.startNanos())).append(" GC ").append(orDash(g.name()))
                         .append(" cause=").append(orDash(g.cause()))
                         .append(" duration=").append(Long.toUnsignedString(g.durationNanos())).append("ns")
                         .append(" used=").append(Long.toUnsignedString(g.heapUsedBefore())).append("->")
                         .append(Long.toUnsignedString(g.heapUsedAfter()))
-                        .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()));
+                        .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()))
+                        .append(" action=").append(orDash(g.action()));
             }
             emit();
         }

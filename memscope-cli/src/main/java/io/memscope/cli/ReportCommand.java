@@ -1,12 +1,12 @@
 package io.memscope.cli;
 
-import io.memscope.analysis.Recordings;
+import io.memscope.analysis.RecordedRun;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
+import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
 import io.memscope.error.MemscopeException;
-import io.memscope.analysis.CaptureData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -15,9 +15,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code memscope report <recording|dir> [--json FILE]}: regenerates the report (terminal summary, and
- * report.json with {@code --json}) from a recording the agent wrote, or from a per-JVM output directory holding
- * {@code recording.msrec}.
+ * {@code memscope report <recording|dir> [--json FILE]}: builds the report (terminal summary, and report.json with
+ * {@code --json}) of a recording the agent wrote, or of a per-JVM output directory holding {@code recording.msrec}:
+ * what {@code -javaagent} users run after their JVM exited. The report is the same as the one {@code memscope run}
+ * writes for that recording.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Print the report of a recording (leaks, temporaries, top sites, native memory, GC).")
@@ -31,18 +32,27 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path file = Files.isDirectory(input) ? input.resolve("recording.msrec") : input;
-        if (!Files.isRegularFile(file)) {
-            throw MemscopeException.configuration("no recording at " + file);
-        }
-        CaptureData capture = Recordings.open(file, d -> System.err.println("memscope report: the recording is "
-                + "damaged, reporting what was readable: " + d));
-        Report report = ReportBuilder.build(capture);
+        Path file = recording(input);
+        RecordedRun run = RecordedRun.open(file);
+        run.damage().ifPresent(d -> System.err.println("memscope report: " + (run.totals().isPresent()
+                ? "the recording is damaged, reporting what was readable: " + d.message()
+                : "the recording was not closed (the JVM was killed, crashed or is still running): reporting what it "
+                        + "holds")));
+        Report report = ReportBuilder.build(run);
         System.out.print(Summary.format(report));
         if (json != null) {
             ReportJson.write(report, json);
             System.out.println("  report: " + json.toAbsolutePath());
         }
         return 0;
+    }
+
+    /** @return the recording file named by {@code input}: the file itself, or a directory's recording.msrec */
+    static Path recording(Path input) {
+        Path file = Files.isDirectory(input) ? input.resolve(ReportFiles.RECORDING) : input;
+        if (!Files.isRegularFile(file)) {
+            throw MemscopeException.configuration("no recording at " + file);
+        }
+        return file;
     }
 }

@@ -1,51 +1,72 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.Report;
+import io.memscope.analysis.ReportFiles;
+import io.memscope.error.MemscopeException;
+import io.memscope.recording.RecordingReader;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Finds the per-JVM reports the agent wrote under an output directory and prints their summaries. */
+/**
+ * Builds the reports of the JVMs the agent recorded, in this process (never in the application's JVM): finds the
+ * per-JVM directories under an output directory, builds each one's report from its recording, writes the report
+ * files next to it ({@link ReportFiles}) and prints the summaries.
+ */
 final class Reports {
     private Reports() {
     }
 
-    /** @return directories under {@code out} holding a report.json, in name order */
-    static List<Path> find(Path out) throws IOException {
+    /** @return directories under {@code out} holding a recording, in name order */
+    static List<Path> recordingDirs(Path out) throws IOException {
         List<Path> dirs = new ArrayList<>();
         if (!Files.isDirectory(out)) {
             return dirs;
         }
         try (Stream<Path> s = Files.list(out)) {
-            s.filter(d -> Files.isRegularFile(d.resolve("report.json"))).sorted().forEach(dirs::add);
+            s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))).sorted().forEach(dirs::add);
         }
         return dirs;
     }
 
-    static void print(List<Path> dirs, PrintStream out) throws IOException {
-        for (Path d : dirs) {
-            Path summary = d.resolve("summary.txt");
-            out.println();
-            if (Files.isRegularFile(summary)) {
-                out.print(Files.readString(summary, StandardCharsets.UTF_8));
-            }
-            out.println("  report: " + d.resolve("report.json"));
+    /**
+     * Builds the report of {@code dir}'s recording, writes report.json and summary.txt into {@code dir}, and prints
+     * the summary. A recording that cannot be read at all (no valid header) is named on stderr and skipped.
+     *
+     * @return the report, or null when the recording could not be read
+     */
+    static Report buildAndPrint(Path dir, PrintStream out, PrintStream err) throws IOException {
+        Report report;
+        try {
+            report = ReportFiles.build(dir);
+        } catch (MemscopeException e) {
+            err.println("memscope: no report for " + dir + ": " + e.getMessage());
+            return null;
         }
+        String summary = ReportFiles.write(report, dir);
+        out.println();
+        out.print(summary);
+        out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
+        return report;
     }
 
-    /** Waits until {@code dir/report.json} exists, at most {@code timeoutMillis}. */
-    static boolean await(Path reportJson, long timeoutMillis) throws InterruptedException {
+    /**
+     * Waits until the recording is closed (its END block written), at most {@code timeoutMillis}.
+     *
+     * @return whether it is closed
+     */
+    static boolean awaitClosed(Path recording, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        while (System.nanoTime() < deadline) {
-            if (Files.isRegularFile(reportJson)) {
-                return true;
+        while (!RecordingReader.isClosed(recording)) {
+            if (System.nanoTime() > deadline) {
+                return false;
             }
             Thread.sleep(100);
         }
-        return Files.isRegularFile(reportJson);
+        return true;
     }
 }

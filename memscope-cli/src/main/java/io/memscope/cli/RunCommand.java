@@ -18,8 +18,11 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code memscope run [options] [--out DIR] -- <command...>}: runs any command with the agent injected through
  * {@code JAVA_TOOL_OPTIONS} (appended to an existing value), so that every JVM it starts (java -jar, java -cp,
- * scripts, build tools, child JVMs) captures its allocations and writes {@code DIR/<pid>/report.json}; then prints
- * each JVM's summary. Exit code: the command's.
+ * scripts, build tools, child JVMs) records its allocations into {@code DIR/<pid>/recording.msrec}; when the command
+ * has exited, builds each JVM's report from its recording, here, and prints its summary (report.json and
+ * summary.txt go next to the recording). A JVM that died without closing its recording (kill -9, the kernel's OOM
+ * killer, a crash) gets its report too, from what the recording holds, with the damage named. Exit code: the
+ * command's.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run a command with the memscope agent in every JVM it starts, then print each JVM's report.",
@@ -29,7 +32,8 @@ import picocli.CommandLine.Parameters;
             "  memscope run -- ./gradlew test"})
 final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR",
-            description = "output directory; each JVM writes DIR/<pid>/report.json (default ./memscope-out/<time>/)")
+            description = "output directory; each JVM records into DIR/<pid>/, its report goes next to the recording "
+                    + "(default ./memscope-out/<time>/)")
     Path out;
 
     @Option(names = "--demo", description = "run the bundled demo workloads (a leak, needless temporaries, a native "
@@ -44,6 +48,33 @@ final class RunCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
+
+    /**
+     * Says how a JVM whose recording is not closed ended: still running (a child left behind by the command), or
+     * killed by a signal when it was the command itself.
+     */
+    private static void describeEnd(Path dir, Process command, int exitCode) {
+        Path recording = dir.resolve(io.memscope.analysis.ReportFiles.RECORDING);
+        if (io.memscope.recording.RecordingReader.isClosed(recording)) {
+            return;
+        }
+        long pid;
+        try {
+            pid = io.memscope.recording.RecordingReader.readHeader(recording).pid();
+        } catch (RuntimeException e) {
+            return;
+        }
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            System.err.println("memscope run: pid " + pid + " is still running; its report covers what it recorded "
+                    + "so far");
+        } else if (pid == command.pid() && exitCode > 128) {
+            System.err.println("memscope run: pid " + pid + " was killed by signal " + (exitCode - 128)
+                    + (exitCode - 128 == 9 ? " (SIGKILL)" : "") + " before it could close its recording");
+        } else {
+            System.err.println("memscope run: pid " + pid + " ended without closing its recording (killed, crashed "
+                    + "or out of memory)");
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -66,6 +97,7 @@ final class RunCommand implements Callable<Integer> {
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         dir = dir.toAbsolutePath();
         Files.createDirectories(dir);
+        List<Path> before = Reports.recordingDirs(dir);
         String agentArgs = agent.toAgentString(dir, null);
         Path agentJar = Jars.agent();
 
@@ -92,12 +124,15 @@ final class RunCommand implements Callable<Integer> {
             p.destroy();
             throw e;
         }
-        List<Path> reports = Reports.find(dir);
-        if (reports.isEmpty()) {
-            System.err.println("memscope run: no JVM wrote a report under " + dir + " (did the command start a Java 17+ "
-                    + "JVM? was it killed before it could exit normally?)");
-        } else {
-            Reports.print(reports, System.out);
+        List<Path> recorded = Reports.recordingDirs(dir);
+        recorded.removeAll(before);
+        if (recorded.isEmpty()) {
+            System.err.println("memscope run: no JVM wrote a recording under " + dir + " (did the command start a "
+                    + "Java 17+ JVM?)");
+        }
+        for (Path d : recorded) {
+            describeEnd(d, p, code);
+            Reports.buildAndPrint(d, System.out, System.err);
         }
         return code;
     }

@@ -135,8 +135,8 @@ class AgentCaptureTest {
         String output = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(output).isZero();
         assertThat(output).doesNotContain("Sharing is only supported").doesNotContain("bootstrap classpath")
-                .contains("memscope agent: report written");
-        Object report = Jvms.report(out);
+                .contains("memscope agent: recording closed");
+        Object report = Jvms.reportFromRecording(out);
         String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
         assertThat(MiniJson.num(entry(report, "topAllocationSites",
                 prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")"), "count")).isEqualTo(1000);

@@ -63,7 +63,7 @@ class AgentEventsTest {
             assertThat(pauseBegins).as(java + ": GC pause spans").isGreaterThan(5).isEqualTo(pauseEnds);
             assertThat(shutdown).as(java + ": vm.shutdown").isTrue();
             assertThat(cli.out).contains("\"app.work\""); // the application's own spans share the file
-            assertThat(Jvms.report(out)).as("the allocation report is still written").isNotNull();
+            assertThat(Jvms.reportFromRecording(out)).as("the allocation recording is still written").isNotNull();
         }
     }
 }

@@ -52,12 +52,19 @@ class AttachTest {
             assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
             assertThat(p.isAlive()).isTrue();
 
-            // 2. attach again without a duration, then detach: the report appears, the JVM keeps running.
+            // 2. attach again without a duration, then detach: detach closes the recording (found through the
+            // agent's property, not told the output directory) and builds the report; the JVM keeps running.
             Path out2 = dir.resolve("two");
             assertThat(Main.execute("attach", pid, "--out", out2.toString())).isZero();
-            Thread.sleep(1500);
-            assertThat(Main.execute("detach", pid)).isZero();
-            assertThat(Reports.await(out2.resolve(pid).resolve("report.json"), 30_000)).isTrue();
+            Path recording2 = out2.resolve(pid).resolve("recording.msrec");
+            long deadline2 = System.nanoTime() + 30_000_000_000L;
+            while (io.memscope.analysis.RecordedRun.open(recording2).eventCount() < 100
+                    && System.nanoTime() < deadline2) {
+                Thread.sleep(100); // until the capture has flushed a few samples
+            }
+            CliRun detached = CliRun.run("detach", pid);
+            assertThat(detached.exit).as(detached.err).isZero();
+            assertThat(detached.out).contains("memscope report for pid " + pid);
             Object second = Jvms.report(out2);
             assertThat(Jvms.sites(second, "topAllocationSites")).contains(temp);
             assertThat(MiniJson.obj(second, "metadata").get("sampler")).as("sample mode: the JVM's sampler, enabled "

@@ -72,7 +72,7 @@ class DumpCommandTest {
                 MemoryEventType t = i % 10 == 9 ? MemoryEventType.DEALLOCATE : MemoryEventType.ALLOCATE;
                 w.accept(1_000 + i * 1_000L, t, 0x1000 + i, 64, 0, 1, main, i == 0 ? var : 0, type, 0xabcL, 3);
             }
-            w.gc(5_000, 1_500_000, "G1 Young Generation", "G1 Evacuation Pause", 100, 40, 200);
+            w.gc(5_000, 1_500_000, "G1 Young Generation", "G1 Evacuation Pause", 100, 40, 200, "end of minor GC");
             w.anomaly("double-free", 6_000, 0x1005, 64, 1, 0, "freed twice");
         }
         return file;
@@ -83,7 +83,7 @@ class DumpCommandTest {
         Path file = recording();
         assertThat(run("dump", file.toString())).isEqualTo(0);
         List<String> lines = lines();
-        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.0)");
+        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.1)");
         assertThat(lines.get(1)).contains("pid 777").contains("recording started 2026-01-01T00:00:00Z");
         assertThat(lines).contains("# command = java -jar \"app.jar\"\tx", "# mode = exact");
         assertThat(lines).contains("2026-01-01T00:00:00Z ALLOCATE 0x1000 size=64 prev=0 thread=1/main type=byte[] "
@@ -91,7 +91,7 @@ class DumpCommandTest {
         assertThat(lines).contains("2026-01-01T00:00:00.000009Z DEALLOCATE 0x1009 size=64 prev=0 thread=1/main "
                 + "type=byte[] var=- site=com.example.Cache.put(Cache.java:42) stack=0xabc");
         assertThat(lines).contains("2026-01-01T00:00:00.000004Z GC G1 Young Generation cause=G1 Evacuation Pause "
-                + "duration=1500000ns used=100->40 committed=200");
+                + "duration=1500000ns used=100->40 committed=200 action=end of minor GC");
         assertThat(lines).contains("2026-01-01T00:00:00.000005Z ANOMALY double-free 0x1005 size=64 thread=1 "
                 + "stack=- detail=freed twice");
         assertThat(lines.stream().filter(l -> l.contains(" ALLOCATE ") || l.contains(" DEALLOCATE "))).hasSize(1000);
@@ -119,7 +119,7 @@ class DumpCommandTest {
         assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
         List<String> lines = lines();
         assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
-        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.0\"")
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.1\"")
                 .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
         assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
         assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"
@@ -127,7 +127,8 @@ class DumpCommandTest {
                 + "\"threadName\":\"main\",\"typeName\":\"byte[]\",\"variable\":\"buf\","
                 + "\"site\":\"com.example.Cache.put(Cache.java:42)\",\"siteId\":3,\"stackId\":\"0xabc\"}");
         assertThat(lines.stream().filter(l -> l.startsWith("{\"kind\":\"event\""))).hasSize(1000);
-        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"gc\"").contains("\"cause\":\"G1 Evacuation Pause\""));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"gc\"").contains("\"cause\":\"G1 Evacuation Pause\"")
+                .contains("\"action\":\"end of minor GC\""));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"anomaly\"").contains("\"anomaly\":\"double-free\""));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"kind\":\"summary\",\"events\":1000,\"shown\":1000,"
                 + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"

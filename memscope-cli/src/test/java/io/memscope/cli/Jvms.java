@@ -74,6 +74,26 @@ final class Jvms {
         return l;
     }
 
+    /**
+     * Builds, with {@code memscope report DIR --json DIR/report.json}, the report of every JVM under {@code out} that
+     * has a recording and no report yet: what a user of {@code -javaagent} without {@code memscope run} does.
+     *
+     * @return the only report under out
+     */
+    static Object reportFromRecording(Path out) throws IOException {
+        try (Stream<Path> s = Files.list(out)) {
+            for (Path d : (Iterable<Path>) s.sorted()::iterator) {
+                if (Files.isRegularFile(d.resolve("recording.msrec")) && !Files.exists(d.resolve("report.json"))) {
+                    int code = Main.execute("report", d.toString(), "--json", d.resolve("report.json").toString());
+                    if (code != 0) {
+                        throw new AssertionError("memscope report " + d + " exited with " + code);
+                    }
+                }
+            }
+        }
+        return report(out);
+    }
+
     /** @return the only report under out */
     static Object report(Path out) throws IOException {
         List<Object> l = reports(out);

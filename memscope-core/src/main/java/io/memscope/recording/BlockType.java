@@ -18,13 +18,25 @@ enum BlockType {
     METADATA(7),
     /** Anomalies: uleb count, count x (kind id, zz timestamp, address, size, thread id, stack id, detail id). */
     ANOMALIES(8),
+    /**
+     * Since 1.1, written SKIPPABLE right after a GC block: uleb count (that block's record count), count x (uleb
+     * action id), entry i extending record i of that block.
+     */
+    GC_DETAILS(9, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 
     final int code;
+    /** Written with the SKIPPABLE flag: added by a minor version, so that older readers of the major skip it. */
+    final boolean skippable;
 
     BlockType(int code) {
+        this(code, false);
+    }
+
+    BlockType(int code, boolean skippable) {
         this.code = code;
+        this.skippable = skippable;
     }
 
     private static final BlockType[] BY_CODE = new BlockType[256];

@@ -34,6 +34,11 @@ final class RecordingParser {
     private long eventsRead;
     private int skippedBlocks;
     private byte[] payload = new byte[64 * 1024];
+    /**
+     * The records of the last GC block, delivered when the next block is known: a GC_DETAILS block right after it
+     * completes them (format 1.1); anything else, the end or damage delivers them as they are.
+     */
+    private GcRecord[] pendingGc;
 
     RecordingParser(Path path, RecordingVisitor visitor) {
         this.path = path;
@@ -54,7 +59,9 @@ final class RecordingParser {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long fileSize = ch.size();
             readHeader(ch, fileSize);
-            return readBlocks(ch, fileSize);
+            Optional<Damage> damage = readBlocks(ch, fileSize);
+            deliverPendingGc();
+            return damage;
         } catch (NoSuchFileException e) {
             throw MemscopeException.system("no such file: " + name, e);
         } catch (IOException e) {
@@ -152,9 +159,13 @@ final class RecordingParser {
                 return damage(offset, "block CRC mismatch (type " + typeCode + ", " + len + " bytes)");
             }
             BlockType type = BlockType.ofCode(typeCode);
+            if (type != BlockType.GC_DETAILS) {
+                deliverPendingGc();
+            }
             if (type == null) {
                 if ((blockFlags & RecordingFormat.BLOCK_FLAG_SKIPPABLE) != 0) {
                     skippedBlocks++;
+                    visitor.skippedBlock(typeCode, offset);
                     offset = payloadOffset + len;
                     continue;
                 }
@@ -197,6 +208,7 @@ final class RecordingParser {
             case SITE_COUNTS: siteCounts(in); break;
             case METADATA: metadata(in); break;
             case ANOMALIES: anomalies(in); break;
+            case GC_DETAILS: gcDetails(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
@@ -320,8 +332,38 @@ final class RecordingParser {
             records[i] = new GcRecord(in.zigzag(), in.uleb(), string(in, "GC name"), string(in, "GC cause"),
                     in.uleb(), in.uleb(), in.uleb());
         }
-        for (GcRecord r : records) {
-            visitor.gc(r);
+        pendingGc = records;
+    }
+
+    /** GC_DETAILS (1.1): the action of each record of the GC block just before. */
+    private void gcDetails(ByteSource in) {
+        int at = in.position();
+        GcRecord[] records = pendingGc;
+        if (records == null) {
+            throw new ByteSource.Malformed(at, "GC_DETAILS block without a GC block right before it");
+        }
+        int n = count(in, 1, "GC detail");
+        if (n != records.length) {
+            throw new ByteSource.Malformed(at, "GC_DETAILS has " + n + " entries, the GC block before it "
+                    + records.length + " records");
+        }
+        GcRecord[] completed = new GcRecord[n];
+        for (int i = 0; i < n; i++) {
+            GcRecord r = records[i];
+            completed[i] = new GcRecord(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(),
+                    r.heapUsedAfter(), r.heapCommitted(), string(in, "GC action"));
+        }
+        pendingGc = completed;
+        deliverPendingGc();
+    }
+
+    private void deliverPendingGc() {
+        GcRecord[] records = pendingGc;
+        pendingGc = null;
+        if (records != null) {
+            for (GcRecord r : records) {
+                visitor.gc(r);
+            }
         }
     }
 

@@ -69,6 +69,74 @@ public final class RecordingReader {
         return new RecordingParser(file, visitor).run();
     }
 
+    /**
+     * Reads only the file header.
+     *
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     */
+    public static RecordingHeader readHeader(Path file) {
+        RecordingHeader[] header = new RecordingHeader[1];
+        new RecordingParser(file, new RecordingVisitor() {
+            @Override
+            public void header(RecordingHeader h) {
+                header[0] = h;
+            }
+
+            @Override
+            public boolean done() {
+                return true;
+            }
+        }).run();
+        return header[0];
+    }
+
+    /**
+     * Tells, cheaply, whether a recording has been closed: whether the file ends with a complete END block whose
+     * CRC matches (only the last bytes are read, whatever the file's size). A file being written, or left by a
+     * writer that was killed, has none. The rest of the file is not checked: read it to know whether it is sound.
+     *
+     * @return false as well when the file is missing or unreadable
+     */
+    public static boolean isClosed(Path file) {
+        int maxPayload = 31;   // uleb events (<= 10) + uleb dropped (<= 10) + u8 flags + zz end (<= 10)
+        int minPayload = 4;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ)) {
+            long size = ch.size();
+            int tail = (int) Math.min(size - RecordingFormat.HEADER_BYTES,
+                    RecordingFormat.BLOCK_HEADER_BYTES + maxPayload);
+            if (tail < RecordingFormat.BLOCK_HEADER_BYTES + minPayload) {
+                return false;
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(tail).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            while (b.hasRemaining()) {
+                if (ch.read(b, size - tail + b.position()) < 0) {
+                    return false;
+                }
+            }
+            byte[] a = b.array();
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            for (int len = minPayload; len <= maxPayload; len++) {
+                int at = tail - RecordingFormat.BLOCK_HEADER_BYTES - len;
+                if (at < 0) {
+                    break;
+                }
+                if ((a[at] & 0xFF) != BlockType.END.code || b.getInt(at + 4) != len) {
+                    continue;
+                }
+                crc.reset();
+                crc.update(a, at, 8);
+                crc.update(a, at + RecordingFormat.BLOCK_HEADER_BYTES, len);
+                if ((int) crc.getValue() == b.getInt(at + 8)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     private static long size(Path file) {
         try {
             return Files.size(file);

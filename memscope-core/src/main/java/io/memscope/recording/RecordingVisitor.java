@@ -48,6 +48,15 @@ public interface RecordingVisitor extends EventSink {
     default void anomaly(Anomaly anomaly) {
     }
 
+    /**
+     * A block of a type this reader does not know, marked SKIPPABLE (written by a newer minor version), was skipped.
+     *
+     * @param type   its type code
+     * @param offset its offset in the file
+     */
+    default void skippedBlock(int type, long offset) {
+    }
+
     /** The END block's totals, last (absent if the writer did not close the file). */
     default void end(Totals totals) {
     }

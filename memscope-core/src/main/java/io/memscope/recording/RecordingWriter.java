@@ -29,7 +29,7 @@ import java.util.zip.CRC32C;
  * are all readable.
  *
  * <pre>
- *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC] ... [STRINGS][EVENTS] ... [END]
+ *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS] ... [STRINGS][EVENTS] ... [END]
  *                  \_ before any block is written, the string table entries not yet in the file are written,
  *                     so every id a block uses is defined earlier in the file
  * </pre>
@@ -63,6 +63,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Pending stacks;
     private final Pending metadata;
     private final Pending gc;
+    /** One action string id per record of {@link #gc}: the GC_DETAILS block written right after its GC block. */
+    private final Pending gcDetails;
+    private boolean gcActions;               // a record in gc has an action: GC_DETAILS goes with it
     private final Pending siteCounts;
     private final Pending anomalies;
 
@@ -88,6 +91,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.stacks = new Pending(BlockType.STACKS);
         this.metadata = new Pending(BlockType.METADATA);
         this.gc = new Pending(BlockType.GC);
+        this.gcDetails = new Pending(BlockType.GC_DETAILS);
         this.siteCounts = new Pending(BlockType.SITE_COUNTS);
         this.anomalies = new Pending(BlockType.ANOMALIES);
         this.knownStrings = strings.size();
@@ -254,13 +258,26 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     /**
-     * Adds a garbage collection record.
+     * Adds a garbage collection record without the JVM's action text.
      *
      * @param startNanos    {@code System.nanoTime()} when it started
      * @param durationNanos its duration in ns
      */
     public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
                                 long heapUsedBefore, long heapUsedAfter, long heapCommitted) {
+        gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, null);
+    }
+
+    /**
+     * Adds a garbage collection record (a GC block entry; its action goes into the GC_DETAILS block written right
+     * after that GC block).
+     *
+     * @param startNanos    {@code System.nanoTime()} when it started
+     * @param durationNanos its duration in ns
+     * @param action        the JVM's action text ({@code end of minor GC}...), or null
+     */
+    public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
+                                long heapUsedBefore, long heapUsedAfter, long heapCommitted, String action) {
         ensureOpen();
         ByteSink s = gc.body;
         s.zigzag(startNanos);
@@ -270,7 +287,16 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         s.uleb(heapUsedBefore);
         s.uleb(heapUsedAfter);
         s.uleb(heapCommitted);
+        gcDetails.body.uleb(strings.intern(action));
+        gcDetails.count++;
+        gcActions |= action != null;
         added(gc);
+    }
+
+    /** Adds a garbage collection record. */
+    public void gc(GcRecord r) {
+        gc(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(), r.heapUsedAfter(),
+                r.heapCommitted(), r.action());
     }
 
     /** Records the exact cumulative totals of a site so far; later totals of the same site supersede. */
@@ -303,7 +329,11 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (p.body.length() >= blockBytes) {
             try {
                 syncStrings();
-                writePending(p);
+                if (p == gc) {
+                    writeGc();
+                } else {
+                    writePending(p);
+                }
             } catch (IOException e) {
                 failure = e;
                 throw failed();
@@ -420,7 +450,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (events.count() > 0) {
             writeEventsBlock();
         }
-        writePending(gc);
+        writeGc();
         writePending(siteCounts);
         writePending(anomalies);
     }
@@ -435,6 +465,18 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         events.writePrefix(prefix);
         writeBlock(BlockType.EVENTS, prefix, events.body);
         events.reset();
+    }
+
+    /** Writes the pending GC block and, when a record has an action, its GC_DETAILS block right after it. */
+    private void writeGc() throws IOException {
+        boolean details = gcActions && gc.count > 0;
+        writePending(gc);
+        if (details) {
+            writePending(gcDetails);
+        }
+        gcDetails.count = 0;
+        gcDetails.body.reset();
+        gcActions = false;
     }
 
     private void writePending(Pending p) throws IOException {
@@ -499,7 +541,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         ByteSink f = frame;
         f.reset();
         f.u8(type.code);
-        f.u8(0);
+        f.u8(type.skippable ? RecordingFormat.BLOCK_FLAG_SKIPPABLE : 0);
         f.u16(0);
         f.u32(payload);
         f.u32(0);                       // CRC, filled in below

@@ -1,23 +1,46 @@
 package io.memscope.recording;
 
 /**
- * An allocation site: one allocating instruction in one method, with the type it allocates.
+ * An allocation site: one allocating instruction in one method with the type it allocates (heap), or the first
+ * application frame that asked for native memory (native).
  *
  * @param id         the site id events refer to (never 0; 0 means "no site")
  * @param className  binary class name with dots, for example {@code com.example.Cache}; null if unknown
- * @param methodName method name, for example {@code put}; null if unknown
+ * @param methodName method name, for example {@code put} ({@code <init>} for constructors); null if unknown
  * @param fileName   source file name, for example {@code Cache.java}; null if unknown
  * @param line       source line, 1-based; 0 if unknown
- * @param typeName   the allocated type, for example {@code byte[]}; null if unknown
+ * @param typeName   the allocated type in Java syntax, for example {@code byte[]} or {@code java.lang.String};
+ *                   native sites use {@value #NATIVE_DIRECT} or {@value #NATIVE_UNSAFE}; null if unknown
  */
 public record Site(int id, String className, String methodName, String fileName, int line, String typeName) {
+    /** Type of native sites whose memory backs a direct {@code ByteBuffer}. */
+    public static final String NATIVE_DIRECT = "native:direct-buffer";
+    /** Type of native sites that called {@code Unsafe.allocateMemory} (or an FFM arena) themselves. */
+    public static final String NATIVE_UNSAFE = "native:unsafe";
+    /** Prefix of every native site type. */
+    public static final String NATIVE_PREFIX = "native:";
+
+    /** @return true when this site allocates native (off-heap) memory: its type starts with {@code native:} */
+    public boolean isNative() {
+        return typeName != null && typeName.startsWith(NATIVE_PREFIX);
+    }
 
     /** @return the site as a stack frame: {@code pkg.Class.method(File.java:LINE)} */
     public String frame() {
-        StringBuilder b = new StringBuilder();
-        b.append(className == null ? "?" : className).append('.').append(methodName == null ? "?" : methodName);
-        b.append('(').append(fileName == null ? "Unknown Source" : fileName);
-        if (line > 0) {
+        return frame(className, methodName, fileName, line);
+    }
+
+    /**
+     * Formats a frame the way {@link StackTraceElement#toString()} does for a class without a module:
+     * {@code pkg.Class.method(File.java:LINE)}, {@code (Unknown Source)} without a file, no {@code :LINE} when the
+     * line is unknown (0 or negative); {@code ?} for a missing class or method name.
+     */
+    public static String frame(String className, String methodName, String fileName, int line) {
+        String c = className == null ? "?" : className;
+        String m = methodName == null ? "?" : methodName;
+        StringBuilder b = new StringBuilder(c.length() + m.length() + 24);
+        b.append(c).append('.').append(m).append('(').append(fileName == null ? "Unknown Source" : fileName);
+        if (fileName != null && line > 0) {
             b.append(':').append(line);
         }
         return b.append(')').toString();

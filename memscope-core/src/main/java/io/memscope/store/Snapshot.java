@@ -112,8 +112,8 @@ public final class Snapshot {
     }
 
     /** @return a new flyweight cursor positioned before the first event */
-    public EventCursor cursor() {
-        return new EventCursor(this);
+    public SnapshotCursor cursor() {
+        return new SnapshotCursor(this);
     }
 
     /**

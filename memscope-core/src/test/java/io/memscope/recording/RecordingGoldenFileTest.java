@@ -6,14 +6,36 @@ import io.memscope.MemoryEventType;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The worked example of docs/formats/recording.md, section 8, byte for byte: the document is the contract. */
+/**
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.1): the document is the
+ * contract. And the example of format 1.0 the first version documented, which readers of 1.1 still read.
+ */
 class RecordingGoldenFileTest {
     static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000100" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "78eed446"
+            // STRINGS
+            + "0100000046000000" + "15dbbbe6" + "0105" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.0 (two events, no GC), as the first version of the document had it. */
+    static final String EXAMPLE_1_0 =
             "4d535245430d0a1a" + "01000000" + "00000000" + "0000faed51728618" + "e803000000000000"
             + "9210000000000000" + "0000000000000000" + "584e5b05"
             + "010000000e0000000fb29815" + "0102" + "046d61696e" + "06627974655b5d"
@@ -24,6 +46,10 @@ class RecordingGoldenFileTest {
     @TempDir
     Path dir;
 
+    private static String hex(String ascii) {
+        return HexFormat.of().formatHex(ascii.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
     @Test
     void writerProducesTheDocumentedExampleAndTheReaderDecodesIt() throws Exception {
         Path file = dir.resolve("example.msrec");
@@ -33,17 +59,97 @@ class RecordingGoldenFileTest {
             int type = w.strings().intern("byte[]");
             w.accept(1000, MemoryEventType.ALLOCATE, 0x1000, 64, 0, 1, main, 0, type, 0, 0);
             w.accept(1500, MemoryEventType.ALLOCATE, 0x1040, 64, 0, 1, main, 0, type, 0, 0);
+            w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC");
         }
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(file))).isEqualTo(EXAMPLE);
 
         Path golden = dir.resolve("golden.msrec");
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().majorVersion()).isEqualTo(1);
+        assertThat(rec.header().minorVersion()).isEqualTo(1);
         assertThat(rec.header().toInstant(1000).toString()).isEqualTo("2026-01-01T00:00:00Z");
         assertThat(rec.eventCount()).isEqualTo(2);
         assertThat(rec.event(1).address()).isEqualTo(0x1040);
         assertThat(rec.event(1).threadName()).isEqualTo("main");
         assertThat(rec.event(1).typeName()).isEqualTo("byte[]");
+        assertThat(rec.gcRecords()).containsExactly(new GcRecord(2000, 1_000_000, "G1 Young Generation",
+                "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC"));
+        assertThat(rec.skippedBlocks()).isZero();
         assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
+        assertThat(RecordingReader.isClosed(golden)).isTrue();
+    }
+
+    @Test
+    void aReaderOfTheMajorVersionThatDoesNotKnowGcDetailsSkipsIt() throws Exception {
+        // What a 1.0 reader sees: GC_DETAILS is an unknown type marked SKIPPABLE (flags byte 01). Simulate it by
+        // renumbering the block to a type no reader knows, keeping its flags and fixing its CRC.
+        byte[] b = HexFormat.of().parseHex(EXAMPLE);
+        int at = EXAMPLE.indexOf("0901000002000000") / 2;
+        b[at] = (byte) 200;
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b, at, 8);
+        crc.update(b, at + 12, 2);
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at + 8, (int) crc.getValue());
+        Path file = dir.resolve("unknown-block.msrec");
+        Files.write(file, b);
+        Recording rec = RecordingReader.readStrict(file);
+        assertThat(rec.skippedBlocks()).isOne();
+        assertThat(rec.gcRecords()).singleElement().satisfies(g -> {
+            assertThat(g.heapUsedAfter()).isEqualTo(1024);
+            assertThat(g.action()).isNull();
+        });
+    }
+
+    @Test
+    void theFormat10ExampleStillReads() throws Exception {
+        Path golden = dir.resolve("golden-1.0.msrec");
+        Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_0));
+        Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().minorVersion()).isZero();
+        assertThat(rec.eventCount()).isEqualTo(2);
+        assertThat(rec.event(0).typeName()).isEqualTo("byte[]");
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
+    }
+
+    @Test
+    void gcDetailsMustFollowItsGcBlock() throws Exception {
+        // A GC_DETAILS block with no GC block right before it is damage, reported at the entry.
+        String misplaced = EXAMPLE.replace("0901000002000000209ab0670105", "");
+        int eventsAt = misplaced.indexOf("0400000013000000");
+        byte[] details = TestFiles.block(9, 1, new byte[] {1, 5});
+        String moved = misplaced.substring(0, eventsAt) + HexFormat.of().formatHex(details)
+                + misplaced.substring(eventsAt);
+        Path file = dir.resolve("misplaced.msrec");
+        Files.write(file, HexFormat.of().parseHex(moved));
+        Recording rec = RecordingReader.read(file);
+        assertThat(rec.damage()).hasValueSatisfying(d ->
+                assertThat(d.what()).contains("GC_DETAILS block without a GC block right before it"));
+        assertThat(rec.eventCount()).isZero();
+
+        // Streaming delivers a GC record once, completed by its details.
+        List<GcRecord> seen = new ArrayList<>();
+        Path good = dir.resolve("good.msrec");
+        Files.write(good, HexFormat.of().parseHex(EXAMPLE));
+        RecordingReader.stream(good, new RecordingVisitor() {
+            @Override
+            public void gc(GcRecord record) {
+                seen.add(record);
+            }
+        });
+        assertThat(seen).extracting(GcRecord::action).containsExactly("end of minor GC");
+    }
+
+    @Test
+    void isClosedLooksAtTheTailOnly() throws Exception {
+        byte[] b = HexFormat.of().parseHex(EXAMPLE);
+        Path truncated = dir.resolve("truncated.msrec");
+        Files.write(truncated, java.util.Arrays.copyOf(b, b.length - 17));
+        assertThat(RecordingReader.isClosed(truncated)).isFalse();
+        b[b.length - 1] ^= 1;
+        Path flipped = dir.resolve("flipped.msrec");
+        Files.write(flipped, b);
+        assertThat(RecordingReader.isClosed(flipped)).isFalse();
+        assertThat(RecordingReader.isClosed(dir.resolve("missing.msrec"))).isFalse();
     }
 }

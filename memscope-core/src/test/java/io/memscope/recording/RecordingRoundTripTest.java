@@ -100,9 +100,9 @@ class RecordingRoundTripTest {
                     x.stacks.put(id, List.copyOf(frames));
                 } else if (what < 14) {
                     GcRecord g = new GcRecord(anyLong(r), r.nextLong(1L << 40), anyString(r),
-                            r.nextBoolean() ? null : anyString(r), anyLong(r), anyLong(r), anyLong(r));
-                    w.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(),
-                            g.heapUsedAfter(), g.heapCommitted());
+                            r.nextBoolean() ? null : anyString(r), anyLong(r), anyLong(r), anyLong(r),
+                            r.nextBoolean() ? null : anyString(r));
+                    w.gc(g);
                     x.gc.add(g);
                 } else if (what < 15) {
                     SiteCount c = new SiteCount(r.nextInt(), anyLong(r), anyLong(r));
@@ -146,7 +146,7 @@ class RecordingRoundTripTest {
         Expected x = writeRandom(file, seed, 3000, 256 + (int) (seed * 997 % 8000));
         Recording rec = RecordingReader.readStrict(file);
 
-        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, 0, 0, 123_456_789_000L, -5_000L, 4242, 99));
+        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, 1, 0, 123_456_789_000L, -5_000L, 4242, 99));
         assertThat(rec.events()).containsExactlyElementsOf(x.events);
         assertThat(rec.sites()).containsExactlyInAnyOrderEntriesOf(x.sites);
         assertThat(rec.stacks()).containsExactlyInAnyOrderEntriesOf(x.stacks);

@@ -47,7 +47,7 @@ class BufferLookupTest {
         Snapshot s = store.snapshot();
         assertThat(s.size()).isEqualTo(2 * perThread);
         long[] next = new long[2];
-        EventCursor c = s.cursor();
+        SnapshotCursor c = s.cursor();
         while (c.next()) {
             int who = c.threadId() == a.getId() ? 0 : 1;
             assertThat(c.threadId()).isIn(a.getId(), b.getId());
@@ -79,7 +79,7 @@ class BufferLookupTest {
         }
         Snapshot s = store.snapshot();
         assertThat(s.size()).isEqualTo(3 * n);
-        EventCursor c = s.cursor();
+        SnapshotCursor c = s.cursor();
         int k = 0;
         while (c.next()) {
             int i = k++ % n;

@@ -84,7 +84,7 @@ class EventStoreTest {
             store.record(ALLOCATE, i, i, 0, i % 1000, i * 31L, i % 3, i % 7);
             store.record(DEALLOCATE, i, i, 0, i % 1000, i * 31L, i % 3, i % 7); // same context again
         }
-        EventCursor c = store.snapshot().cursor();
+        SnapshotCursor c = store.snapshot().cursor();
         int k = 0;
         while (c.next()) {
             int i = k++ / 2;
@@ -162,7 +162,7 @@ class EventStoreTest {
         assertThat(s.size()).isEqualTo(threads * each);
         long[] next = new long[threads];
         long previous = Long.MIN_VALUE;
-        EventCursor c = s.cursor();
+        SnapshotCursor c = s.cursor();
         while (c.next()) {
             assertThat(c.timestampNanos()).isGreaterThanOrEqualTo(previous);
             previous = c.timestampNanos();
@@ -233,7 +233,7 @@ class EventStoreTest {
             store.record(ALLOCATE, i, i * 2L, 0, i % 9, i % 4, name, 0);
         }
         Snapshot s = store.snapshot();
-        EventCursor c = s.cursor();
+        SnapshotCursor c = s.cursor();
         assertThatThrownBy(c::address).isInstanceOf(IllegalStateException.class);
         int n = 0;
         while (c.next()) {

@@ -1,19 +1,15 @@
 package io.memscope.agent.capture;
 
-import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.analysis.Anomaly;
-import io.memscope.analysis.CaptureData;
-import io.memscope.analysis.GcRecord;
-import io.memscope.analysis.Recordings;
-import io.memscope.analysis.Site;
 import io.memscope.error.Failures;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.RecordingWriter;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,13 +18,11 @@ import java.util.Set;
  * One capture inside the JVM: starts the hooks, runs the background thread (collected samples become
  * DEALLOCATE events; counters of dead threads are folded; every {@code flush} period, or whenever
  * {@value #FLUSH_EVENTS} events are waiting, the store is drained into the recording file by a
- * {@link RecordingStream}), and at the end runs a full GC, settles liveness and native memory, finishes the
- * recording and hands everything over as {@link CaptureData} read back from it (the same data
- * {@code memscope report} sees).
+ * {@link RecordingStream}), and at the end runs a full GC, settles liveness and native memory, and closes the
+ * recording. The recording is all the capture leaves behind: reports are built from it outside the JVM.
  *
  * <p>Memory: the {@link io.memscope.store.EventStore} holds at most about one flush period of events. If the
- * recording cannot be opened, the capture keeps its events in memory until the end (the pre-streaming behaviour)
- * and tries to write the recording then.
+ * recording cannot be opened, the capture keeps its events in memory until the end and tries to open it then.
  *
  * <p>At most one capture runs at a time; {@link #start} after {@link #finish} begins a new one.
  */
@@ -39,6 +33,7 @@ public final class Capture {
     private static volatile AllocationSink sink = new StoreSink();
     private static volatile RecordingStream stream;
     private static Path recordingFile;
+    private static Map<String, String> startMetadata = Map.of();
     private static long flushNanos = 1_000_000_000L;
     private static boolean debug;
     private static volatile NativeTracker nativeTracker;
@@ -112,6 +107,7 @@ public final class Capture {
         StoreSink log = new StoreSink();
         sink = log;
         recordingFile = recording;
+        startMetadata = new LinkedHashMap<>(metadata);
         flushNanos = flushMillis * 1_000_000L;
         debug = debugFlushes;
         Liveness.clear();
@@ -174,10 +170,10 @@ public final class Capture {
             java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
             RecordingWriter w = RecordingWriter.builder(file).strings(log.store().strings())
                     .clock(startEpochMs * 1_000_000L, startNanos).open();
-            w.metadata(CaptureData.MODE, exact ? "exact" : "sample");
-            w.metadata(CaptureData.INTERVAL_BYTES, Long.toString(intervalBytes));
-            w.metadata(CaptureData.START_NANOS, Long.toString(startNanos));
-            w.metadata(CaptureData.START_EPOCH_MS, Long.toString(startEpochMs));
+            w.metadata(MetadataKeys.MODE, exact ? "exact" : "sample");
+            w.metadata(MetadataKeys.INTERVAL_BYTES, Long.toString(intervalBytes));
+            w.metadata(MetadataKeys.START_NANOS, Long.toString(startNanos));
+            w.metadata(MetadataKeys.START_EPOCH_MS, Long.toString(startEpochMs));
             metadata.forEach(w::metadata);
             w.flush();
             return new RecordingStream(log.store(), w);
@@ -429,12 +425,15 @@ public final class Capture {
     }
 
     /**
-     * Ends the capture: stops heap sampling, runs a full GC (as seed 003 does at stop), waits briefly for
-     * Cleaners to release unreachable direct memory, settles liveness, and returns everything captured.
+     * Ends the capture: stops heap sampling, runs a full GC (as seed 003 does at stop) and waits for its GC
+     * notification, waits briefly for Cleaners to release unreachable direct memory, settles liveness, then moves the
+     * last events into the recording, appends what is only known at the end and closes it. Nothing is read back
+     * and no report is built here: reports are built from the recording outside the application's JVM.
      *
      * @param metadata key/values to add (command, pid, options...)
+     * @return the closed recording, or null if there was no capture or no recording could be written
      */
-    public static synchronized CaptureData finish(Map<String, String> metadata) {
+    public static synchronized Path finish(Map<String, String> metadata) {
         ThreadState self = ThreadState.current();
         if (self != null) {
             self.busy = true;
@@ -446,8 +445,14 @@ public final class Capture {
             if (!running) {
                 return null;
             }
+            GcListener gcs = gcListener;
+            int gcsBefore = gcs == null ? 0 : gcs.count();
             System.gc();
             settleNative();
+            if (gcs != null) {
+                // The final collection's record goes into the recording: held memory at the end is measured at it.
+                gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+            }
             running = false;
             Thread t = background;
             if (t != null) {
@@ -466,8 +471,8 @@ public final class Capture {
             Liveness.sweep(s);
             long endNanos = System.nanoTime();
             Hooks.nativeEnabled = false;
-            if (gcListener != null) {
-                gcListener.stop();
+            if (gcs != null) {
+                gcs.stop();
             }
             return finishRecording(metadata, endNanos);
         } finally {
@@ -476,6 +481,9 @@ public final class Capture {
             }
         }
     }
+
+    /** Longest wait, at the end of a capture, for the notification of the final {@code System.gc()}. */
+    static final long FINAL_GC_WAIT_MILLIS = 1000;
 
     private static void settleNative() {
         NativeTracker nt = nativeTracker;
@@ -501,59 +509,60 @@ public final class Capture {
     }
 
     /**
-     * Moves the last events into the recording, appends what is only known at the end (exact counts, anomalies,
-     * failures, final metadata), closes it and reads it back; without a stream, writes everything at once.
+     * Moves the last events into the recording, appends what is only known at the end (end time, exact counts,
+     * native anomalies, failures, final metadata) and closes it. When the recording could not be opened at the start
+     * (the events then stayed in the store), it is opened now and everything goes into it.
+     *
+     * @return the closed recording, or null if it could not be written
      */
-    private static CaptureData finishRecording(Map<String, String> metadata, long endNanos) {
+    private static Path finishRecording(Map<String, String> metadata, long endNanos) {
         RecordingStream rs = stream;
         stream = null;
         Path file = recordingFile;
-        if (rs == null) {
-            CaptureData all = build(metadata, endNanos, true);
-            if (file != null) {
-                try {
-                    java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
-                    Recordings.write(all, file, startEpochMs);
-                } catch (Throwable t) {
-                    Failures.report("agent.recording", t);
-                    System.err.println("memscope agent: could not write the recording: " + t);
-                }
-            }
-            return all;
+        if (rs == null && file != null && sink instanceof StoreSink) {
+            rs = openStream((StoreSink) sink, file, Hooks.exact, (long) Hooks.mean, startMetadata);
         }
-        CaptureData tail;
+        if (rs == null) {
+            return null;
+        }
         try {
             rs.drain(gcListener);
         } catch (Throwable t) {
             Failures.report("agent.recording.flush", t);
         }
-        tail = build(metadata, endNanos, false);
         try {
             RecordingWriter w = rs.writer();
-            for (Map.Entry<String, String> m : tail.metadata().entrySet()) {
-                w.metadata(m.getKey(), m.getValue());
+            w.metadata(MetadataKeys.END_NANOS, Long.toString(endNanos));
+            metadata.forEach(w::metadata);
+            if (Hooks.exact) {
+                for (ThreadState ts : ThreadState.ALL) {
+                    fold(ts);
+                }
+                synchronized (FOLDED) {
+                    for (Map.Entry<Integer, long[]> e : FOLDED.entrySet()) {
+                        rs.site(e.getKey());
+                        w.siteCount(e.getKey(), e.getValue()[0], e.getValue()[1]);
+                    }
+                    FOLDED.clear();
+                }
             }
-            for (Map.Entry<Integer, long[]> c : tail.exactCounts().entrySet()) {
-                rs.site(c.getKey());
-                w.siteCount(c.getKey(), c.getValue()[0], c.getValue()[1]);
+            NativeTracker nt = nativeTracker;
+            if (nt != null) {
+                for (Anomaly a : nt.anomalies()) {
+                    rs.stack(a.stackId());
+                    w.anomaly(a.kind(), a.timestampNanos(), a.address(), a.size(), a.threadId(), a.stackId(),
+                            a.detail());
+                }
+                w.metadata("nativeAnomalies", Long.toString(nt.anomalyCount()));
+                w.metadata("nativeUnknownFreesByJdk", Long.toString(nt.jdkUnknownFrees()));
             }
-            for (Anomaly a : tail.anomalies()) {
-                rs.stack(a.stackId());
-                w.anomaly(a.kind(), a.timeNanos(), a.address(), a.size(), 0, a.stackId(), null);
-            }
-            w.metadata("failures", Long.toString(Failures.total()));
+            w.metadata(MetadataKeys.FAILURES, Long.toString(Failures.total()));
             List<String> messages = Failures.messages();
             for (int i = 0; i < messages.size(); i++) {
-                w.metadata("failure." + i, messages.get(i));
+                w.metadata(MetadataKeys.FAILURE_PREFIX + i, messages.get(i));
             }
             w.close();
-            CaptureData read = Recordings.open(file, damage -> {
-                // the agent wrote and closed the file just now: damage here means the disk failed under it
-                Failures.report("agent.recording.read", new IllegalStateException(damage.toString()));
-            });
-            // Failures that happened while finishing are counted too.
-            read.failures(Failures.total(), Failures.messages());
-            return read;
+            return file;
         } catch (Throwable t) {
             Failures.report("agent.recording", t);
             System.err.println("memscope agent: could not finish the recording " + file + ": " + t);
@@ -562,66 +571,7 @@ public final class Capture {
             } catch (Throwable ignored) {
                 // already reported
             }
-            return tail;
+            return null;
         }
-    }
-
-    private static CaptureData build(Map<String, String> metadata, long endNanos, boolean withEvents) {
-        CaptureData d = new CaptureData();
-        d.putMetadata(CaptureData.MODE, Hooks.exact ? "exact" : "sample");
-        d.putMetadata(CaptureData.INTERVAL_BYTES, Long.toString((long) Hooks.mean));
-        d.putMetadata(CaptureData.START_NANOS, Long.toString(startNanos));
-        d.putMetadata(CaptureData.END_NANOS, Long.toString(endNanos));
-        d.putMetadata(CaptureData.START_EPOCH_MS, Long.toString(startEpochMs));
-        metadata.forEach(d::putMetadata);
-        Set<Integer> usedSites = new HashSet<>();
-        Set<Long> usedStacks = new HashSet<>();
-        List<MemoryEvent> events = withEvents && sink instanceof StoreSink ? ((StoreSink) sink).drain() : List.of();
-        for (MemoryEvent e : events) {
-            d.addEvent(e);
-            usedSites.add(e.siteId());
-            if (e.callStackHash() != 0) {
-                usedStacks.add(e.callStackHash());
-            }
-        }
-        if (Hooks.exact) {
-            for (ThreadState ts : ThreadState.ALL) {
-                fold(ts);
-            }
-            synchronized (FOLDED) {
-                for (Map.Entry<Integer, long[]> e : FOLDED.entrySet()) {
-                    d.addExactCount(e.getKey(), e.getValue()[0], e.getValue()[1]);
-                    usedSites.add(e.getKey());
-                }
-                FOLDED.clear();
-            }
-        }
-        NativeTracker nt = nativeTracker;
-        if (nt != null) {
-            for (Anomaly a : nt.anomalies()) {
-                d.addAnomaly(a);
-                if (a.stackId() != 0) {
-                    usedStacks.add(a.stackId());
-                }
-            }
-            d.putMetadata("nativeAnomalies", Long.toString(nt.anomalyCount()));
-            d.putMetadata("nativeUnknownFreesByJdk", Long.toString(nt.jdkUnknownFrees()));
-        }
-        for (int id : usedSites) {
-            SiteTable.Info i = SiteTable.get(id);
-            if (i != null) {
-                d.addSite(new Site(i.id, i.className, i.method, i.file, i.line, i.type));
-            }
-        }
-        for (long id : usedStacks) {
-            d.addStack(id, StackTable.frames(id));
-        }
-        if (gcListener != null) {
-            for (GcRecord g : gcListener.records()) {
-                d.addGc(g);
-            }
-        }
-        d.failures(Failures.total(), Failures.messages());
-        return d;
     }
 }

@@ -2,7 +2,7 @@ package io.memscope.agent.capture;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
-import io.memscope.analysis.GcRecord;
+import io.memscope.recording.GcRecord;
 import io.memscope.error.Failures;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -79,11 +79,12 @@ final class GcListener implements NotificationListener {
             GcInfo gi = info.getGcInfo();
             long startEpoch = jvmStartEpochMs + gi.getStartTime();
             long start = startNanos + (startEpoch - startEpochMs) * 1_000_000L;
-            GcRecord r = new GcRecord(start, gi.getDuration() * 1_000_000L, info.getGcName(), info.getGcAction(),
-                    info.getGcCause(), heap(gi.getMemoryUsageBeforeGc()), heap(gi.getMemoryUsageAfterGc()),
-                    committed(gi.getMemoryUsageAfterGc()));
+            GcRecord r = new GcRecord(start, gi.getDuration() * 1_000_000L, info.getGcName(), info.getGcCause(),
+                    heap(gi.getMemoryUsageBeforeGc()), heap(gi.getMemoryUsageAfterGc()),
+                    committed(gi.getMemoryUsageAfterGc()), info.getGcAction());
             synchronized (records) {
                 records.add(r);
+                records.notifyAll();
             }
         } catch (Throwable t) {
             Failures.report("agent.gc", t);
@@ -112,6 +113,58 @@ final class GcListener implements NotificationListener {
             }
         }
         return sum;
+    }
+
+    /** @return collections recorded so far */
+    int count() {
+        synchronized (records) {
+            return records.size();
+        }
+    }
+
+    /**
+     * Waits until a collection caused by {@code System.gc()} that reclaims memory (not a {@code ... Pauses} record
+     * of a concurrent collector) is recorded after the first {@code since} records, at most {@code timeoutMillis}:
+     * its notification arrives shortly after the collection, on the JVM's notification thread. Returns at once when
+     * the JVM ignores {@code System.gc()} ({@code -XX:+DisableExplicitGC}).
+     *
+     * @return whether it was recorded
+     */
+    boolean awaitExplicitCollection(int since, long timeoutMillis) {
+        if (explicitGcDisabled()) {
+            return false;
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        synchronized (records) {
+            while (true) {
+                for (int i = since; i < records.size(); i++) {
+                    GcRecord r = records.get(i);
+                    if ("System.gc()".equals(r.cause()) && (r.name() == null || !r.name().endsWith("Pauses"))) {
+                        return true;
+                    }
+                }
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    records.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+    }
+
+    private static boolean explicitGcDisabled() {
+        try {
+            com.sun.management.HotSpotDiagnosticMXBean hs =
+                    ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return hs != null && "true".equals(hs.getVMOption("DisableExplicitGC").getValue());
+        } catch (Throwable t) {
+            return false;
+        }
     }
 
     List<GcRecord> records() {

@@ -1,8 +1,8 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.analysis.Anomaly;
-import io.memscope.analysis.Site;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.Site;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -153,12 +153,13 @@ final class NativeTracker {
         return false;
     }
 
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+; the EventStore uses the same id
     private void anomaly(String kind, long address) {
         anomalyCount.incrementAndGet();
         synchronized (anomalies) {
             if (anomalies.size() < KEPT_ANOMALIES) {
-                anomalies.add(new Anomaly(kind, address, 0, StackTable.capture(Math.max(stackDepth, 16)),
-                        System.nanoTime()));
+                anomalies.add(new Anomaly(kind, System.nanoTime(), address, 0, Thread.currentThread().getId(),
+                        StackTable.capture(Math.max(stackDepth, 16)), null));
             }
         }
     }

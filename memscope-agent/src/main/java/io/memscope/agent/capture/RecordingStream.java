@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.analysis.GcRecord;
+import io.memscope.recording.GcRecord;
 import io.memscope.recording.RecordingWriter;
 import io.memscope.store.EventSink;
 import io.memscope.store.EventStore;
@@ -52,8 +52,7 @@ final class RecordingStream implements EventSink {
             List<GcRecord> records = gc.records();
             for (int i = gcWritten; i < records.size(); i++) {
                 GcRecord g = records.get(i);
-                writer.gc(g.startNanos(), g.durationNanos(), g.name(), g.cause(), g.heapUsedBefore(),
-                        g.heapUsedAfter(), g.heapCommitted());
+                writer.gc(g);
             }
             gcWritten = Math.max(gcWritten, records.size());
         }

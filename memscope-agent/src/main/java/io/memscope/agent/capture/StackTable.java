@@ -68,7 +68,7 @@ final class StackTable {
         if (!FRAMES.containsKey(h)) {
             List<String> text = new ArrayList<>(frames.size());
             for (StackWalker.StackFrame f : frames) {
-                text.add(io.memscope.analysis.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
@@ -147,7 +147,7 @@ final class StackTable {
             List<String> text = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 StackWalker.StackFrame f = frames.get(i);
-                text.add(io.memscope.analysis.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
@@ -342,7 +342,7 @@ final class StackTable {
             List<String> text = new ArrayList<>(keep);
             for (int i = 0; i < keep; i++) {
                 Method m = methods.get(i);
-                text.add(io.memscope.analysis.Site.frame(m.className, m.name, m.file, lines.get(i)));
+                text.add(io.memscope.recording.Site.frame(m.className, m.name, m.file, lines.get(i)));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }

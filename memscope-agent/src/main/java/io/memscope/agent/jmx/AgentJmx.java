@@ -3,7 +3,7 @@ package io.memscope.agent.jmx;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
-import io.memscope.analysis.Site;
+import io.memscope.recording.Site;
 import io.memscope.error.Failures;
 import java.lang.management.ManagementFactory;
 import java.util.List;

@@ -8,19 +8,19 @@ import io.memscope.MemoryEventType;
  * event's columns. Not thread-safe; make one cursor per thread.
  *
  * <pre>{@code
- * EventCursor c = snapshot.cursor();
+ * SnapshotCursor c = snapshot.cursor();
  * while (c.next()) {
  *     if (c.type() == MemoryEventType.ALLOCATE) bytes += c.size();
  * }
  * }</pre>
  */
-public final class EventCursor {
+public final class SnapshotCursor {
     private final Snapshot snapshot;
     private final EventColumns columns;
     private int index = -1;
     private int row = -1;
 
-    EventCursor(Snapshot snapshot) {
+    SnapshotCursor(Snapshot snapshot) {
         this.snapshot = snapshot;
         this.columns = snapshot.columns();
     }

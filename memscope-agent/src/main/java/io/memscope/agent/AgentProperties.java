@@ -1,0 +1,38 @@
+package io.memscope.agent;
+
+import io.memscope.error.Failures;
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Publishes a value in the JVM's agent properties: the properties a tool reads from outside with
+ * {@code VirtualMachine.getAgentProperties()} (the JDK's own management agent publishes its local connector address
+ * there). memscope publishes where the recording of the capture is, so that {@code memscope attach} and
+ * {@code memscope detach} build the report from it without being told the output directory again.
+ *
+ * <p>The table lives in {@code jdk.internal.vm.VMSupport} (JDK 17 to 25): its package is exported to the agent's
+ * module once with {@link Instrumentation#redefineModule}. A failure only means the tools fall back to searching the
+ * output directory; it is counted, never thrown.
+ */
+final class AgentProperties {
+    private AgentProperties() {
+    }
+
+    static void publish(Instrumentation inst, String key, String value) {
+        try {
+            Module base = Object.class.getModule();
+            Module self = AgentProperties.class.getModule();
+            if (!base.isExported("jdk.internal.vm", self)) {
+                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(self)), Map.of(), Set.of(),
+                        Map.of());
+            }
+            Class<?> support = Class.forName("jdk.internal.vm.VMSupport");
+            Properties p = (Properties) support.getMethod("getAgentProperties").invoke(null);
+            p.setProperty(key, value);
+        } catch (Throwable t) {
+            Failures.report("agent.properties", t);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+package io.memscope.analysis;
+
+import io.memscope.MemoryEventType;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.Damage;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.RecordingHeader;
+import io.memscope.recording.RecordingReader;
+import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.Site;
+import io.memscope.recording.SiteCount;
+import io.memscope.recording.Totals;
+import io.memscope.store.EventSink;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One JVM's recording opened for analysis: the only input of every report, diff and export. {@link #open} reads
+ * the file once, keeping everything but the events (header, metadata, sites, stacks, GC records, exact site counts,
+ * anomalies, the END totals and any damage); {@link #replay} streams the events from the file again, as often as
+ * an analysis needs, in file order. The events are never held: memory is the string table, the sites and the
+ * stacks, whatever the length of the run.
+ *
+ * <p>A recording that was not closed (the JVM was killed, crashed or is still running) or that is damaged is
+ * opened as far as it is readable: {@link #damage()} says where it stops, and {@link #replay} delivers the same
+ * events as the first read, even if the file grew since.
+ *
+ * <p>Metadata keys {@value MetadataKeys#FAILURES} and {@code failure.N} become {@link #failureCount()} and
+ * {@link #failureMessages()}; the rest is in {@link #metadata()} in order of first appearance.
+ */
+public final class RecordedRun {
+    private final Path file;
+    private final Reader tables;
+
+    private RecordedRun(Path file, Reader tables) {
+        this.file = file;
+        this.tables = tables;
+    }
+
+    /**
+     * Opens a recording: reads it once, handing its events to {@code firstPass} (in file order, string fields as
+     * ids for {@link #string(int)}; may be null).
+     *
+     * @throws io.memscope.error.CorruptFileException if the file is not a readable recording (header)
+     * @throws io.memscope.error.MemscopeException    (SYSTEM) if it cannot be read
+     */
+    public static RecordedRun open(Path file, EventSink firstPass) {
+        Reader r = new Reader(firstPass);
+        r.damage = RecordingReader.stream(file, r).orElse(null);
+        return new RecordedRun(file, r);
+    }
+
+    /** Opens a recording without looking at its events yet. */
+    public static RecordedRun open(Path file) {
+        return open(file, null);
+    }
+
+    /**
+     * Streams the events again, in file order, to {@code sink}: exactly the events the first read saw.
+     *
+     * @throws io.memscope.error.MemscopeException (SYSTEM) if the file cannot be read any more
+     */
+    public void replay(EventSink sink) {
+        long limit = tables.eventCount;
+        RecordingReader.stream(file, new RecordingVisitor() {
+            long seen;
+
+            @Override
+            public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                               int siteId) {
+                if (seen++ < limit) {
+                    sink.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId,
+                            variableNameId, typeNameId, stackId, siteId);
+                }
+            }
+
+            @Override
+            public boolean done() {
+                return seen >= limit;
+            }
+        });
+    }
+
+    /** @return the file */
+    public Path file() {
+        return file;
+    }
+
+    public RecordingHeader header() {
+        return tables.header;
+    }
+
+    /** @return the string with this id (event fields), null for 0 or an id the file never defined */
+    public String string(int id) {
+        String[] s = tables.strings;
+        return id > 0 && id < s.length ? s[id] : null;
+    }
+
+    /** @return metadata in order of first appearance (a later value of a key replaced the earlier one) */
+    public Map<String, String> metadata() {
+        return Collections.unmodifiableMap(tables.metadata);
+    }
+
+    /** @return the metadata value as a long, or {@code fallback} when absent or not a number */
+    public long metadataLong(String key, long fallback) {
+        String v = tables.metadata.get(key);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    /** @return the site, or null if the recording does not define it */
+    public Site site(int id) {
+        return tables.sites.get(id);
+    }
+
+    /** @return sites by id (the last definition of each) */
+    public Map<Integer, Site> sites() {
+        return Collections.unmodifiableMap(tables.sites);
+    }
+
+    /** @return frames of the stack, innermost first; empty when unknown */
+    public List<String> stack(long id) {
+        return tables.stacks.getOrDefault(id, List.of());
+    }
+
+    /** @return every collection, in file order (the agent's: in the order the JVM notified them) */
+    public List<GcRecord> gcRecords() {
+        return Collections.unmodifiableList(tables.gcs);
+    }
+
+    /** @return the final exact totals of each site (exact mode); empty in sample mode */
+    public Map<Integer, SiteCount> siteCounts() {
+        return Collections.unmodifiableMap(tables.siteCounts);
+    }
+
+    public List<Anomaly> anomalies() {
+        return Collections.unmodifiableList(tables.anomalies);
+    }
+
+    /** @return memscope's own failures inside the recorded JVM (metadata {@code failures}) */
+    public long failureCount() {
+        return tables.failureCount;
+    }
+
+    /** @return the first failure messages (metadata {@code failure.0}, {@code failure.1}, ...) */
+    public List<String> failureMessages() {
+        return Collections.unmodifiableList(tables.failures);
+    }
+
+    /** @return the END block's totals; empty when the writer did not close the file */
+    public Optional<Totals> totals() {
+        return Optional.ofNullable(tables.totals);
+    }
+
+    /** @return where the file stops being readable (not closed, truncated, corrupt); empty for a sound file */
+    public Optional<Damage> damage() {
+        return Optional.ofNullable(tables.damage);
+    }
+
+    /** @return events read (and replayed) */
+    public long eventCount() {
+        return tables.eventCount;
+    }
+
+    /** @return blocks of types this reader does not know that were skipped (written by a newer minor version) */
+    public int skippedBlocks() {
+        return tables.skipped;
+    }
+
+    /** @return the smallest event timestamp, or {@link Long#MAX_VALUE} without events */
+    public long firstEventNanos() {
+        return tables.firstNanos;
+    }
+
+    /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
+    public long lastEventNanos() {
+        return tables.lastNanos;
+    }
+
+    /** Everything of a recording but its events; the events go to the first-pass sink. */
+    private static final class Reader implements RecordingVisitor {
+        private final EventSink firstPass;
+        RecordingHeader header;
+        String[] strings = new String[256];
+        final Map<String, String> metadata = new LinkedHashMap<>();
+        final Map<Integer, Site> sites = new HashMap<>();
+        final Map<Long, List<String>> stacks = new HashMap<>();
+        final List<GcRecord> gcs = new ArrayList<>();
+        final Map<Integer, SiteCount> siteCounts = new LinkedHashMap<>();
+        final List<Anomaly> anomalies = new ArrayList<>();
+        final List<String> failures = new ArrayList<>();
+        long failureCount;
+        Totals totals;
+        Damage damage;
+        int skipped;
+        long eventCount;
+        long firstNanos = Long.MAX_VALUE;
+        long lastNanos = Long.MIN_VALUE;
+
+        Reader(EventSink firstPass) {
+            this.firstPass = firstPass;
+        }
+
+        @Override
+        public void header(RecordingHeader h) {
+            header = h;
+        }
+
+        @Override
+        public void string(int id, String value) {
+            if (id >= strings.length) {
+                strings = Arrays.copyOf(strings, Math.max(id + 1, strings.length * 2));
+            }
+            strings[id] = value;
+        }
+
+        @Override
+        public void metadata(String key, String value) {
+            if (key.equals(MetadataKeys.FAILURES)) {
+                try {
+                    failureCount = Long.parseLong(value);
+                } catch (NumberFormatException | NullPointerException e) {
+                    failureCount = 0;
+                }
+            } else if (key.startsWith(MetadataKeys.FAILURE_PREFIX)) {
+                failures.add(value);
+            } else {
+                metadata.put(key, value);
+            }
+        }
+
+        @Override
+        public void site(Site s) {
+            sites.put(s.id(), s);
+        }
+
+        @Override
+        public void stack(long stackId, List<String> frames) {
+            stacks.put(stackId, frames);
+        }
+
+        @Override
+        public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                           int siteId) {
+            eventCount++;
+            firstNanos = Math.min(firstNanos, timestampNanos);
+            lastNanos = Math.max(lastNanos, timestampNanos);
+            if (firstPass != null) {
+                firstPass.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId,
+                        variableNameId, typeNameId, stackId, siteId);
+            }
+        }
+
+        @Override
+        public void gc(GcRecord record) {
+            gcs.add(record);
+        }
+
+        @Override
+        public void siteCount(SiteCount count) {
+            siteCounts.put(count.siteId(), count);
+        }
+
+        @Override
+        public void anomaly(Anomaly anomaly) {
+            anomalies.add(anomaly);
+        }
+
+        @Override
+        public void skippedBlock(int type, long offset) {
+            skipped++;
+        }
+
+        @Override
+        public void end(Totals t) {
+            totals = t;
+        }
+    }
+}

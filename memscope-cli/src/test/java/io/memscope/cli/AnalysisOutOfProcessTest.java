@@ -1,0 +1,70 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import memscope.fixtures.KilledFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recording is the one contract between the application's JVM and the analysis: the agent only writes it, the
+ * CLI builds every report in its own process, also for a JVM that died without closing its recording.
+ */
+class AnalysisOutOfProcessTest {
+
+    @Test
+    void theAgentJarHoldsNoAnalysisClass() throws Exception {
+        try (JarFile jar = new JarFile(System.getProperty("memscope.agent.jar"))) {
+            List<String> names = jar.stream().map(e -> e.getName()).toList();
+            assertThat(names).as("the agent is in the jar").contains("io/memscope/agent/capture/Capture.class");
+            assertThat(names).noneMatch(n -> n.contains("/analysis/"));
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theApplicationsJvmLoadsNoAnalysisClassAndRunBuildsTheReport(@TempDir Path out) throws Exception {
+        Path classLog = out.resolve("classes.log");
+        CliRun r = CliRun.run("run", "--out", out.toString(), "--", Jvms.current(),
+                "-Xlog:class+load=info:file=" + classLog, "-cp", System.getProperty("memscope.demo.jar"),
+                "io.memscope.demo.DemoMain", "direct-buffer-leak");
+        assertThat(r.exit).as(r.err).isZero();
+        List<String> loaded = Files.readAllLines(classLog);
+        assertThat(loaded).as("the agent ran in that JVM")
+                .anyMatch(l -> l.contains("io.memscope.agent.capture.Capture "));
+        assertThat(loaded).noneMatch(l -> l.contains("io.memscope.analysis.")
+                || l.contains("io.memscope.agent.shaded.memscope.analysis."));
+        Object report = Jvms.report(out);
+        assertThat(MiniJson.num(MiniJson.obj(report, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+        assertThat(MiniJson.obj(report, "recording").get("closed")).isEqualTo(true);
+        assertThat(r.out).contains("memscope report for pid").contains("report.json");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aJvmKilledWithKill9UnderRunStillGetsItsReportWithTheDamageNamed(@TempDir Path out) throws Exception {
+        CliRun r = CliRun.run("run", "--out", out.toString(), "--interval", "16k", "--agent-option", "flush=100",
+                "--", Jvms.current(), "-cp", Jvms.classPath(KilledFixture.class), KilledFixture.class.getName(),
+                "100000");
+        assertThat(r.exit).as("the command's exit status: killed by SIGKILL").isEqualTo(128 + 9);
+        assertThat(r.err).contains("was killed by signal 9 (SIGKILL) before it could close its recording");
+        assertThat(r.out).contains("the recording was not closed");
+        Object report = Jvms.report(out);
+        Map<String, Object> recording = MiniJson.obj(report, "recording");
+        assertThat(recording.get("closed")).isEqualTo(false);
+        assertThat((String) MiniJson.obj(recording, "damage").get("what")).contains("without an END block");
+        Map<String, Object> totals = MiniJson.obj(report, "totals");
+        assertThat(MiniJson.num(totals, "allocatedBytes")).as("what the flushed blocks hold")
+                .isGreaterThan(20L << 20);
+        String retained = "memscope.fixtures.KilledFixture.main(KilledFixture.java:"
+                + Jvms.lineOf("memscope/fixtures/KilledFixture.java", "KILLED-RETAINED") + ")";
+        assertThat(Jvms.sites(report, "topAllocationSites")).contains(retained);
+    }
+}

@@ -1,0 +1,31 @@
+package io.memscope.recording;
+
+/**
+ * Well-known METADATA keys (docs/formats/recording.md, section 4.6.1): what the memscope agent writes and the
+ * analysis reads. Values are strings; numbers are decimal. Other keys are free-form and shown as they are.
+ */
+public final class MetadataKeys {
+    /** {@code sample} or {@code exact}. */
+    public static final String MODE = "mode";
+    /** Mean heap sampling interval in bytes (Poisson by bytes); the weight of a sample depends on it. */
+    public static final String INTERVAL_BYTES = "intervalBytes";
+    /** Start of the capture, {@link System#nanoTime()} of the recorded JVM. */
+    public static final String START_NANOS = "startNanos";
+    /** End of the capture (written when the recording is closed), {@link System#nanoTime()} of the recorded JVM. */
+    public static final String END_NANOS = "endNanos";
+    /** Wall-clock time of {@link #START_NANOS}, milliseconds since the epoch. */
+    public static final String START_EPOCH_MS = "startEpochMillis";
+    /** Process id of the recorded JVM. */
+    public static final String PID = "pid";
+    /** {@code java.version} of the recorded JVM. */
+    public static final String JAVA_VERSION = "javaVersion";
+    /** {@code sun.java.command} of the recorded JVM: main class or jar, and arguments. */
+    public static final String COMMAND = "command";
+    /** Number of memscope's own failures inside the recorded JVM (written at the end). */
+    public static final String FAILURES = "failures";
+    /** Prefix of the first failure messages: {@code failure.0}, {@code failure.1}, ... (written at the end). */
+    public static final String FAILURE_PREFIX = "failure.";
+
+    private MetadataKeys() {
+    }
+}
