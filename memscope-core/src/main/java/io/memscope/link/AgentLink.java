@@ -31,20 +31,22 @@ import java.util.List;
  * <tr><td>{@code int apiScopePath(int parentId, String name)}</td><td>the agent's id of the scope path
  *     {@code parent/name} ({@code parentId} 0 = a root scope); 0 when not capturing. Ids are the agent's, so that
  *     two copies of core in one JVM (two web applications) never mix theirs.</td></tr>
- * <tr><td>{@code long apiScopeEnter(int pathId, long nanos, long taskId)}</td><td>a scope was entered on this
+ * <tr><td>{@code void apiScopeEnter(int pathId, long nanos, long taskId)}</td><td>a scope was entered on this
  *     thread at {@code System.nanoTime()} {@code nanos}; {@code taskId} is not 0 when this is a task wrapped in a
- *     scope and handed to this thread. Returns the heap bytes the agent allocated on this thread during the
- *     call (so that scopes can leave them out of their own figures).</td></tr>
- * <tr><td>{@code long apiScopeExit(int pathId, long nanos, long allocatedBytes)}</td><td>the innermost open
- *     scope of this thread was exited; {@code allocatedBytes} as the scope measured it (-1 unknown). Returns the
- *     bytes the agent allocated.</td></tr>
+ *     scope and handed to this thread. (What the agent allocates on the thread meanwhile, the scopes measure and
+ *     leave out of their own figures.)</td></tr>
+ * <tr><td>{@code void apiScopeExit(int pathId, long nanos, long allocatedBytes)}</td><td>the innermost open
+ *     scope of this thread was exited; {@code allocatedBytes} as the scope measured it (-1 unknown)</td></tr>
  * <tr><td>{@code void apiTrack(Object o, String name)}</td><td>a named object to follow until it is collected</td></tr>
  * <tr><td>{@code void apiBorrow(Object resource, String pool, long leaseId, long size)}</td><td>a pooled resource
  *     was borrowed (the agent takes the stack)</td></tr>
  * <tr><td>{@code void apiReturn(String pool, long leaseId, long size)}</td><td>it was returned</td></tr>
- * <tr><td>{@code void apiPoolAnomaly(String kind, String pool, long leaseId, long size, String detail)}</td>
- *     <td>a lease leaked ({@code pool-leak}: unreachable while borrowed) or was returned twice
- *     ({@code pool-double-return}), or an unknown resource was returned ({@code pool-unknown-return})</td></tr>
+ * <tr><td>{@code void apiAnomaly(String kind, long id, long size, String detail)}</td>
+ *     <td>misuse found by the API: a lease leaked ({@code pool-leak}: unreachable while borrowed; {@code id} the
+ *     lease), returned twice ({@code pool-double-return}), an unknown resource returned
+ *     ({@code pool-unknown-return}); a scope closed out of order, twice or on another thread
+ *     ({@code scope-out-of-order}, {@code scope-stale-close}, {@code scope-foreign-close}); {@code detail} names
+ *     the pool or scope</td></tr>
  * <tr><td>{@code void apiMove(String what, long id, long size, long fromThreadId)}</td><td>ownership moved to
  *     this thread: a scope's task ({@code what} = the scope path) or accounted memory ({@code what} = the
  *     instrument)</td></tr>
@@ -56,14 +58,14 @@ public final class AgentLink {
 
     private static final MethodType ACTIVE = MethodType.methodType(boolean.class);
     private static final MethodType SCOPE_PATH = MethodType.methodType(int.class, int.class, String.class);
-    private static final MethodType SCOPE_ENTER = MethodType.methodType(long.class, int.class, long.class, long.class);
-    private static final MethodType SCOPE_EXIT = MethodType.methodType(long.class, int.class, long.class, long.class);
+    private static final MethodType SCOPE_ENTER = MethodType.methodType(void.class, int.class, long.class, long.class);
+    private static final MethodType SCOPE_EXIT = MethodType.methodType(void.class, int.class, long.class, long.class);
     private static final MethodType TRACK = MethodType.methodType(void.class, Object.class, String.class);
     private static final MethodType BORROW = MethodType.methodType(void.class, Object.class, String.class,
             long.class, long.class);
     private static final MethodType RETURN = MethodType.methodType(void.class, String.class, long.class, long.class);
-    private static final MethodType POOL_ANOMALY = MethodType.methodType(void.class, String.class, String.class,
-            long.class, long.class, String.class);
+    private static final MethodType ANOMALY = MethodType.methodType(void.class, String.class, long.class,
+            long.class, String.class);
     private static final MethodType MOVE = MethodType.methodType(void.class, String.class, long.class, long.class,
             long.class);
 
@@ -73,12 +75,12 @@ public final class AgentLink {
     private static final MutableCallSite TRACK_SITE = new MutableCallSite(TRACK);
     private static final MutableCallSite BORROW_SITE = new MutableCallSite(BORROW);
     private static final MutableCallSite RETURN_SITE = new MutableCallSite(RETURN);
-    private static final MutableCallSite POOL_ANOMALY_SITE = new MutableCallSite(POOL_ANOMALY);
+    private static final MutableCallSite ANOMALY_SITE = new MutableCallSite(ANOMALY);
     private static final MutableCallSite MOVE_SITE = new MutableCallSite(MOVE);
     private static final MutableCallSite[] SITES = {SCOPE_PATH_SITE, SCOPE_ENTER_SITE, SCOPE_EXIT_SITE, TRACK_SITE,
-        BORROW_SITE, RETURN_SITE, POOL_ANOMALY_SITE, MOVE_SITE};
+        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE};
     private static final String[] NAMES = {"apiScopePath", "apiScopeEnter", "apiScopeExit", "apiTrack", "apiBorrow",
-        "apiReturn", "apiPoolAnomaly", "apiMove"};
+        "apiReturn", "apiAnomaly", "apiMove"};
 
     private static final MethodHandle SCOPE_PATH_H = SCOPE_PATH_SITE.dynamicInvoker();
     private static final MethodHandle SCOPE_ENTER_H = SCOPE_ENTER_SITE.dynamicInvoker();
@@ -86,10 +88,12 @@ public final class AgentLink {
     private static final MethodHandle TRACK_H = TRACK_SITE.dynamicInvoker();
     private static final MethodHandle BORROW_H = BORROW_SITE.dynamicInvoker();
     private static final MethodHandle RETURN_H = RETURN_SITE.dynamicInvoker();
-    private static final MethodHandle POOL_ANOMALY_H = POOL_ANOMALY_SITE.dynamicInvoker();
+    private static final MethodHandle ANOMALY_H = ANOMALY_SITE.dynamicInvoker();
     private static final MethodHandle MOVE_H = MOVE_SITE.dynamicInvoker();
 
     private static volatile boolean active;
+    /** Run by {@link #captureEnding()}: the API's trackers report what only they know (pool leaks). */
+    private static final List<Runnable> AT_CAPTURE_END = new java.util.concurrent.CopyOnWriteArrayList<>();
     /**
      * Grows by one at every {@link #connect()} and {@link #disconnect()}: ids the agent handed out
      * ({@link #scopePath}) are valid for one generation only (a new capture may number paths afresh).
@@ -161,6 +165,25 @@ public final class AgentLink {
         }
     }
 
+    /**
+     * Called by the agent when its capture ends, after its final full GC and while the link is still active: the
+     * API's trackers take what the collector found (leases lost while borrowed) and report it. Never throws.
+     */
+    public static void captureEnding() {
+        for (Runnable r : AT_CAPTURE_END) {
+            try {
+                r.run();
+            } catch (Throwable t) {
+                // a tracker's failure must not stop the others or the agent
+            }
+        }
+    }
+
+    /** Registers an action for {@link #captureEnding()} (memscope's own trackers). */
+    public static void atCaptureEnd(Runnable action) {
+        AT_CAPTURE_END.add(action);
+    }
+
     private static void unbind() {
         for (MutableCallSite s : SITES) {
             s.setTarget(noop(s.type()));
@@ -189,21 +212,19 @@ public final class AgentLink {
         }
     }
 
-    /** @return heap bytes the agent allocated on this thread during the call */
-    public static long scopeEnter(int pathId, long nanos, long taskId) {
+    public static void scopeEnter(int pathId, long nanos, long taskId) {
         try {
-            return (long) SCOPE_ENTER_H.invokeExact(pathId, nanos, taskId);
+            SCOPE_ENTER_H.invokeExact(pathId, nanos, taskId);
         } catch (Throwable t) {
-            return 0;
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 
-    /** @return heap bytes the agent allocated on this thread during the call */
-    public static long scopeExit(int pathId, long nanos, long allocatedBytes) {
+    public static void scopeExit(int pathId, long nanos, long allocatedBytes) {
         try {
-            return (long) SCOPE_EXIT_H.invokeExact(pathId, nanos, allocatedBytes);
+            SCOPE_EXIT_H.invokeExact(pathId, nanos, allocatedBytes);
         } catch (Throwable t) {
-            return 0;
+            // as above
         }
     }
 
@@ -231,9 +252,9 @@ public final class AgentLink {
         }
     }
 
-    public static void poolAnomaly(String kind, String pool, long leaseId, long size, String detail) {
+    public static void anomaly(String kind, long id, long size, String detail) {
         try {
-            POOL_ANOMALY_H.invokeExact(kind, pool, leaseId, size, detail);
+            ANOMALY_H.invokeExact(kind, id, size, detail);
         } catch (Throwable t) {
             // as above
         }

@@ -67,6 +67,15 @@ public final class PoolTracker {
     private long doubleReturns;
     private long unknownReturns;
 
+    static {
+        // At the end of an agent's capture (after its full GC), leases lost while borrowed are reported.
+        AgentLink.atCaptureEnd(() -> {
+            for (PoolTracker p : POOLS.values()) {
+                p.poll(System.nanoTime());
+            }
+        });
+    }
+
     private PoolTracker(String name, boolean linked) {
         this.name = name;
         this.linked = linked;
@@ -322,7 +331,7 @@ public final class PoolTracker {
 
     private void anomaly(String kind, long leaseId, long size, String detail) {
         if (linked && AgentLink.active()) {
-            AgentLink.poolAnomaly(kind, name, leaseId, size, detail);
+            AgentLink.anomaly(kind, leaseId, size, PoolText.describe(name, detail));
         }
     }
 

@@ -25,6 +25,9 @@ final class ScopeText {
     static final String ENTER;
     static final String EXIT;
     static final String MAX_PATHS_PROPERTY;
+    static final String OUT_OF_ORDER;
+    static final String STALE;
+    static final String FOREIGN;
 
     static {
         EMPTY = "";
@@ -33,6 +36,9 @@ final class ScopeText {
         ENTER = "scopes.enter";
         EXIT = "scopes.exit";
         MAX_PATHS_PROPERTY = "memscope.scopes.maxPaths";
+        OUT_OF_ORDER = "scope-out-of-order";
+        STALE = "scope-stale-close";
+        FOREIGN = "scope-foreign-close";
     }
 
     private ScopeText() {

@@ -200,6 +200,7 @@ public final class ScopeTracker {
             }
         }
         boolean toAgent = linked && AgentLink.active();
+        boolean spans = linked && RuntimeEvents.enabled();
         int agentPath = toAgent ? agentPath(ts, node) : 0;
         MemoryScope h = new MemoryScope(this, ts, d, node);
         ts.ownBytes += HANDLE_BYTES;
@@ -208,25 +209,26 @@ public final class ScopeTracker {
         ts.task[d] = (byte) (task == null ? 0 : 1);
         ts.childNanos[d] = 0;
         ts.childBytes[d] = 0;
-        ts.ownAtStart[d] = ts.ownBytes;
-        ts.startBytes[d] = ThreadAllocation.current();
         long now = System.nanoTime();
-        ts.start[d] = now;
-        ts.depth = d + 1;
+        // What the agent and the event rings allocate on this thread is measured by the read that starts the frame.
+        long before = (toAgent || spans) && d > 0 ? ThreadAllocation.current() : -1;
         if (toAgent) {
             if (task != null) {
-                long b = ThreadAllocation.current();
                 AgentLink.move(node.path, task.id, 0, task.fromThreadId);
-                own(ts, b);
             }
-            ts.ownBytes += AgentLink.scopeEnter(agentPath, now, task == null ? 0 : task.id);
-        } else if (linked) {
-            if (RuntimeEvents.enabled()) {
-                long b = ThreadAllocation.current();
-                node.span().begin(now);
-                own(ts, b);
-            }
+            AgentLink.scopeEnter(agentPath, now, task == null ? 0 : task.id);
         }
+        if (spans) {
+            node.span().begin(now);
+        }
+        long start = ThreadAllocation.current();
+        if (before >= 0 && start >= before) {
+            ts.ownBytes += start - before;
+        }
+        ts.ownAtStart[d] = ts.ownBytes;
+        ts.startBytes[d] = start;
+        ts.start[d] = now;
+        ts.depth = d + 1;
         return h;
     }
 
@@ -272,21 +274,33 @@ public final class ScopeTracker {
             ThreadScopes ts = h.frames;
             Thread owner = ts.owner;
             if (owner != Thread.currentThread()) {
-                (owner == null ? stale : foreign).increment(); // null: the state went back to the pool
+                // null: the state went back to the pool (a second close after the virtual thread's last scope)
+                misuse(owner == null ? stale : foreign, owner == null ? ScopeText.STALE : ScopeText.FOREIGN, h);
                 return;
             }
             int d = h.depth;
             if (d >= ts.depth || ts.handles[d] != h) {
-                stale.increment();
+                misuse(stale, ScopeText.STALE, h);
                 return;
             }
             long now = System.nanoTime();
             long bytes = ThreadAllocation.current();
+            boolean external = linked && (AgentLink.active() || RuntimeEvents.enabled());
             while (ts.depth - 1 > d) {
                 outOfOrder.increment();
-                pop(ts, now, bytes, true);
+                external |= pop(ts, now, bytes, true);
+                if (linked && AgentLink.active()) {
+                    AgentLink.anomaly(ScopeText.OUT_OF_ORDER, 0, 0, ts.paths[ts.depth].path);
+                }
             }
-            pop(ts, now, bytes, false);
+            external |= pop(ts, now, bytes, false);
+            if (external && ts.depth > 0 && bytes >= 0) {
+                // the agent, the event rings, a growing table: memscope's own bytes since the frame ended
+                long after = ThreadAllocation.current();
+                if (after >= bytes) {
+                    ts.ownBytes += after - bytes;
+                }
+            }
             if (ts.depth == 0 && ts.virtual) {
                 release(ts);
             }
@@ -295,7 +309,22 @@ public final class ScopeTracker {
         }
     }
 
-    private void pop(ThreadScopes ts, long now, long endBytes, boolean forced) {
+    /** A close that was ignored: counted, and told to the agent (measured as memscope's own allocation). */
+    private void misuse(LongAdder counter, String kind, MemoryScope h) {
+        counter.increment();
+        if (linked && AgentLink.active()) {
+            long before = ownBegin();
+            AgentLink.anomaly(kind, 0, 0, h.node.path);
+            ownEnd(before);
+        }
+    }
+
+    /**
+     * Exits the innermost frame at {@code now}, the thread having allocated {@code endBytes} so far.
+     *
+     * @return whether it may have allocated (a table grew, the agent or the rings were told): the caller measures
+     */
+    private boolean pop(ThreadScopes ts, long now, long endBytes, boolean forced) {
         int d = ts.depth - 1;
         ts.depth = d;
         PathNode node = ts.paths[d];
@@ -305,10 +334,10 @@ public final class ScopeTracker {
         long bytes = start < 0 || endBytes < 0 ? -1 : Math.max(0, endBytes - start - (ts.ownBytes - ts.ownAtStart[d]));
         boolean counts = node != other || d == 0 || ts.paths[d - 1] != other;
         StatsShard shard = ts.shard;
+        boolean allocated = false;
         if (!shard.fits(node.id)) {
-            long b = d > 0 ? ThreadAllocation.current() : -1;
             shard.grow(node.id);
-            own(ts, b);
+            allocated = true;
         }
         shard.add(node.id, ts.task[d] != 0, nanos, nanos - ts.childNanos[d], bytes,
                 bytes - ts.childBytes[d], forced, counts);
@@ -320,13 +349,13 @@ public final class ScopeTracker {
         }
         if (linked) {
             if (AgentLink.active()) {
-                ts.ownBytes += AgentLink.scopeExit(agentPath(ts, node), now, bytes);
-            } else if (RuntimeEvents.enabled()) {
-                long b = ThreadAllocation.current();
+                AgentLink.scopeExit(node.agentId(), now, bytes); // allocation measured by the caller
+            }
+            if (RuntimeEvents.enabled()) {
                 node.span().end(now);
-                own(ts, b);
             }
         }
+        return allocated;
     }
 
     // ------------------------------------------------------------------------------------------------ paths
