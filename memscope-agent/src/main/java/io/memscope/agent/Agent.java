@@ -148,6 +148,8 @@ public final class Agent {
                 options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
                 options.flushMillis(), options.debug());
         retransformLoaded();
+        // The application's memscope API (scopes, pools...) loaded before the agent: connect it now.
+        io.memscope.agent.capture.ApiHooks.connectAll(inst);
         if (options.jmx()) {
             AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
         }

@@ -28,6 +28,8 @@ import java.util.List;
  * <caption>Hook methods</caption>
  * <tr><th>method</th><th>meaning</th></tr>
  * <tr><td>{@code boolean apiActive()}</td><td>the agent is capturing</td></tr>
+ * <tr><td>{@code void apiLinked(Class<?> link)}</td><td>this class of one copy of memscope-core connected: the
+ *     agent calls its {@link #captureEnding()} and {@link #disconnect()} when its capture ends</td></tr>
  * <tr><td>{@code int apiScopePath(int parentId, String name)}</td><td>the agent's id of the scope path
  *     {@code parent/name} ({@code parentId} 0 = a root scope); 0 when not capturing. Ids are the agent's, so that
  *     two copies of core in one JVM (two web applications) never mix theirs.</td></tr>
@@ -50,6 +52,8 @@ import java.util.List;
  * <tr><td>{@code void apiMove(String what, long id, long size, long fromThreadId)}</td><td>ownership moved to
  *     this thread: a scope's task ({@code what} = the scope path) or accounted memory ({@code what} = the
  *     instrument)</td></tr>
+ * <tr><td>{@code long apiOwnBytes()}</td><td>heap bytes the agent allocated on this thread in its own work so far
+ *     (samples, native hooks): scopes leave them out of their allocated bytes</td></tr>
  * </table>
  */
 public final class AgentLink {
@@ -57,6 +61,7 @@ public final class AgentLink {
     public static final String HOOK_CLASS = "java.lang.MemscopeHooks";
 
     private static final MethodType ACTIVE = MethodType.methodType(boolean.class);
+    private static final MethodType LINKED = MethodType.methodType(void.class, Class.class);
     private static final MethodType SCOPE_PATH = MethodType.methodType(int.class, int.class, String.class);
     private static final MethodType SCOPE_ENTER = MethodType.methodType(void.class, int.class, long.class, long.class);
     private static final MethodType SCOPE_EXIT = MethodType.methodType(void.class, int.class, long.class, long.class);
@@ -68,6 +73,7 @@ public final class AgentLink {
             long.class, String.class);
     private static final MethodType MOVE = MethodType.methodType(void.class, String.class, long.class, long.class,
             long.class);
+    private static final MethodType OWN_BYTES = MethodType.methodType(long.class);
 
     private static final MutableCallSite SCOPE_PATH_SITE = new MutableCallSite(SCOPE_PATH);
     private static final MutableCallSite SCOPE_ENTER_SITE = new MutableCallSite(SCOPE_ENTER);
@@ -77,10 +83,11 @@ public final class AgentLink {
     private static final MutableCallSite RETURN_SITE = new MutableCallSite(RETURN);
     private static final MutableCallSite ANOMALY_SITE = new MutableCallSite(ANOMALY);
     private static final MutableCallSite MOVE_SITE = new MutableCallSite(MOVE);
+    private static final MutableCallSite OWN_BYTES_SITE = new MutableCallSite(OWN_BYTES);
     private static final MutableCallSite[] SITES = {SCOPE_PATH_SITE, SCOPE_ENTER_SITE, SCOPE_EXIT_SITE, TRACK_SITE,
-        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE};
+        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE, OWN_BYTES_SITE};
     private static final String[] NAMES = {"apiScopePath", "apiScopeEnter", "apiScopeExit", "apiTrack", "apiBorrow",
-        "apiReturn", "apiAnomaly", "apiMove"};
+        "apiReturn", "apiAnomaly", "apiMove", "apiOwnBytes"};
 
     private static final MethodHandle SCOPE_PATH_H = SCOPE_PATH_SITE.dynamicInvoker();
     private static final MethodHandle SCOPE_ENTER_H = SCOPE_ENTER_SITE.dynamicInvoker();
@@ -90,6 +97,7 @@ public final class AgentLink {
     private static final MethodHandle RETURN_H = RETURN_SITE.dynamicInvoker();
     private static final MethodHandle ANOMALY_H = ANOMALY_SITE.dynamicInvoker();
     private static final MethodHandle MOVE_H = MOVE_SITE.dynamicInvoker();
+    private static final MethodHandle OWN_BYTES_H = OWN_BYTES_SITE.dynamicInvoker();
 
     private static volatile boolean active;
     /** Run by {@link #captureEnding()}: the API's trackers report what only they know (pool leaks). */
@@ -148,6 +156,10 @@ public final class AgentLink {
             MutableCallSite.syncAll(SITES);
             generation++;
             active = true;
+            MethodHandle linked = find(l, hooks, "apiLinked", LINKED);
+            if (linked != null) {
+                linked.invokeExact((Class<?>) AgentLink.class); // so that the agent can end and disconnect this copy
+            }
             return true;
         } catch (Throwable t) {
             return false;
@@ -265,6 +277,15 @@ public final class AgentLink {
             MOVE_H.invokeExact(what, id, size, fromThreadId);
         } catch (Throwable t) {
             // as above
+        }
+    }
+
+    /** @return heap bytes the agent allocated on this thread in its own work so far (0 without an agent) */
+    public static long ownBytes() {
+        try {
+            return (long) OWN_BYTES_H.invokeExact();
+        } catch (Throwable t) {
+            return 0;
         }
     }
 }

@@ -217,6 +217,7 @@ public final class ScopeTracker {
                 AgentLink.move(node.path, task.id, 0, task.fromThreadId);
             }
             AgentLink.scopeEnter(agentPath, now, task == null ? 0 : task.id);
+            agentOwn(ts); // the agent's samples so far belong to the frames already open
         }
         if (spans) {
             node.span().begin(now);
@@ -285,7 +286,11 @@ public final class ScopeTracker {
             }
             long now = System.nanoTime();
             long bytes = ThreadAllocation.current();
-            boolean external = linked && (AgentLink.active() || RuntimeEvents.enabled());
+            boolean toAgent = linked && AgentLink.active();
+            if (toAgent) {
+                agentOwn(ts); // the agent's samples inside the frames being closed are left out of them
+            }
+            boolean external = toAgent || linked && RuntimeEvents.enabled();
             while (ts.depth - 1 > d) {
                 outOfOrder.increment();
                 external |= pop(ts, now, bytes, true);
@@ -307,6 +312,15 @@ public final class ScopeTracker {
         } catch (Throwable t) {
             Failures.report(ScopeText.EXIT, t);
         }
+    }
+
+    /** Adds what the agent allocated on this thread in its own work (samples) since the last look to its own bytes. */
+    private static void agentOwn(ThreadScopes ts) {
+        long a = AgentLink.ownBytes();
+        if (a > ts.agentOwnSeen) {
+            ts.ownBytes += a - ts.agentOwnSeen;
+        }
+        ts.agentOwnSeen = a;
     }
 
     /** A close that was ignored: counted, and told to the agent (measured as memscope's own allocation). */

@@ -38,6 +38,8 @@ final class ThreadScopes {
      * buffers): a frame leaves {@code ownBytes - ownAtStart} out of its allocated bytes.
      */
     long ownBytes;
+    /** The agent's own bytes on this thread ({@code AgentLink.ownBytes()}) already added to {@link #ownBytes}. */
+    long agentOwnSeen;
 
     ThreadScopes(int paths) {
         this.shard = new StatsShard(paths);

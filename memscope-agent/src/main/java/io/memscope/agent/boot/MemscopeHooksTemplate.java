@@ -25,6 +25,8 @@ public final class MemscopeHooksTemplate {
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
     /** The agent's receiver of JVM-sampled allocations (JVMTI sampler). */
     private static final String SAMPLER = "io.memscope.agent.capture.JvmtiSampler";
+    /** The agent's receiver of what the application reports through memscope-core's API (scopes, pools...). */
+    private static final String API = "io.memscope.agent.capture.ApiHooks";
 
     private static final MethodHandle NEW_OBJECT;
     private static final MethodHandle NEW_OBJECT_UNTRACKED;
@@ -45,6 +47,17 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_FREE;
     private static final MethodHandle JVMTI_SAMPLED;
     private static final MethodHandle JVMTI_SAMPLED_FRAMES;
+    private static final MethodHandle API_ACTIVE;
+    private static final MethodHandle API_LINKED;
+    private static final MethodHandle API_SCOPE_PATH;
+    private static final MethodHandle API_SCOPE_ENTER;
+    private static final MethodHandle API_SCOPE_EXIT;
+    private static final MethodHandle API_TRACK;
+    private static final MethodHandle API_BORROW;
+    private static final MethodHandle API_RETURN;
+    private static final MethodHandle API_ANOMALY;
+    private static final MethodHandle API_MOVE;
+    private static final MethodHandle API_OWN_BYTES;
 
     static {
         MethodHandle[] h = handles();
@@ -67,6 +80,17 @@ public final class MemscopeHooksTemplate {
         NATIVE_FREE = h[16];
         JVMTI_SAMPLED = h[17];
         JVMTI_SAMPLED_FRAMES = h[18];
+        API_ACTIVE = h[19];
+        API_LINKED = h[20];
+        API_SCOPE_PATH = h[21];
+        API_SCOPE_ENTER = h[22];
+        API_SCOPE_EXIT = h[23];
+        API_TRACK = h[24];
+        API_BORROW = h[25];
+        API_RETURN = h[26];
+        API_ANOMALY = h[27];
+        API_MOVE = h[28];
+        API_OWN_BYTES = h[29];
     }
 
     private MemscopeHooksTemplate() {
@@ -104,6 +128,22 @@ public final class MemscopeHooksTemplate {
                     MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
             find(l, sibling(c, SAMPLER), "sampledFrames",
                     MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
+            find(l, sibling(c, API), "active", MethodType.methodType(boolean.class)),
+            find(l, sibling(c, API), "linked", MethodType.methodType(void.class, Class.class)),
+            find(l, sibling(c, API), "scopePath", MethodType.methodType(int.class, int.class, String.class)),
+            find(l, sibling(c, API), "scopeEnter", MethodType.methodType(void.class, int.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "scopeExit", MethodType.methodType(void.class, int.class, long.class, long.class)),
+            find(l, sibling(c, API), "track", MethodType.methodType(void.class, Object.class, String.class)),
+            find(l, sibling(c, API), "borrow", MethodType.methodType(void.class, Object.class, String.class,
+                    long.class, long.class)),
+            find(l, sibling(c, API), "returned", MethodType.methodType(void.class, String.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "anomaly", MethodType.methodType(void.class, String.class, long.class,
+                    long.class, String.class)),
+            find(l, sibling(c, API), "move", MethodType.methodType(void.class, String.class, long.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "ownBytes", MethodType.methodType(long.class)),
         };
     }
 
@@ -307,6 +347,97 @@ public final class MemscopeHooksTemplate {
             JVMTI_SAMPLED_FRAMES.invokeExact(o, type, size, stackHash, frames);
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    // What the application reports through memscope-core's API (io.memscope.link.AgentLink in the application's copy
+    // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
+
+    public static boolean apiActive() {
+        try {
+            return (boolean) API_ACTIVE.invokeExact();
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    public static void apiLinked(Class<?> link) {
+        try {
+            API_LINKED.invokeExact(link);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static int apiScopePath(int parentId, String name) {
+        try {
+            return (int) API_SCOPE_PATH.invokeExact(parentId, name);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    public static void apiScopeEnter(int pathId, long nanos, long taskId) {
+        try {
+            API_SCOPE_ENTER.invokeExact(pathId, nanos, taskId);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiScopeExit(int pathId, long nanos, long allocatedBytes) {
+        try {
+            API_SCOPE_EXIT.invokeExact(pathId, nanos, allocatedBytes);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiTrack(Object o, String name) {
+        try {
+            API_TRACK.invokeExact(o, name);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiBorrow(Object resource, String pool, long leaseId, long size) {
+        try {
+            API_BORROW.invokeExact(resource, pool, leaseId, size);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiReturn(String pool, long leaseId, long size) {
+        try {
+            API_RETURN.invokeExact(pool, leaseId, size);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiAnomaly(String kind, long id, long size, String detail) {
+        try {
+            API_ANOMALY.invokeExact(kind, id, size, detail);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiMove(String what, long id, long size, long fromThreadId) {
+        try {
+            API_MOVE.invokeExact(what, id, size, fromThreadId);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static long apiOwnBytes() {
+        try {
+            return (long) API_OWN_BYTES.invokeExact();
+        } catch (Throwable t) {
+            return 0;
         }
     }
 }

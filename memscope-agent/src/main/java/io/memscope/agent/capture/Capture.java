@@ -32,6 +32,8 @@ public final class Capture {
 
     private static volatile AllocationSink sink = new StoreSink();
     private static volatile RecordingStream stream;
+    /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
+    private static ApiCapture api;
     private static Path recordingFile;
     private static Map<String, String> startMetadata = Map.of();
     private static long flushNanos = 1_000_000_000L;
@@ -70,7 +72,7 @@ public final class Capture {
      *
      * @return false when the JDK's internal access is not available
      */
-    private static boolean awaitReferenceProcessing() {
+    static boolean awaitReferenceProcessing() {
         try {
             Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
             Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
@@ -148,6 +150,11 @@ public final class Capture {
                 self.busy = wasBusy;
             }
         }
+        api = new ApiCapture(log.store().strings(), depth);
+        if (stream != null) {
+            stream.api(api);
+        }
+        ApiHooks.start(api);
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(intervalBytes);
         }
@@ -224,6 +231,10 @@ public final class Capture {
         while (running) {
             try {
                 Liveness.drain(sink, 100);
+                ApiCapture a = api;
+                if (a != null) {
+                    a.poll(); // named objects collected
+                }
                 long now = System.nanoTime();
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
@@ -453,6 +464,11 @@ public final class Capture {
                 // The final collection's record goes into the recording: held memory at the end is measured at it.
                 gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
             }
+            // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
+            Map<String, String> ending = new LinkedHashMap<>(metadata);
+            awaitReferenceProcessing();
+            ApiHooks.captureEnding(ending);
+            metadata = ending;
             running = false;
             Thread t = background;
             if (t != null) {
@@ -521,6 +537,9 @@ public final class Capture {
         Path file = recordingFile;
         if (rs == null && file != null && sink instanceof StoreSink) {
             rs = openStream((StoreSink) sink, file, Hooks.exact, (long) Hooks.mean, startMetadata);
+            if (rs != null) {
+                rs.api(api);
+            }
         }
         if (rs == null) {
             return null;

@@ -149,7 +149,9 @@ public final class Hooks {
             ts.count(site, size);
         }
         if ((ts.untilSample -= size) <= 0) {
+            long before = OwnBytes.before();
             Capture.sample(ts, o, site, size);
+            OwnBytes.after(ts, before);
         }
     }
 
@@ -164,11 +166,13 @@ public final class Hooks {
             return;
         }
         ts.busy = true;
+        long before = OwnBytes.before();
         try {
             Capture.nativeTracker().allocated(address, bytes);
         } catch (Throwable t) {
             Failures.report("agent.native.allocate", t);
         } finally {
+            OwnBytes.after(ts, before);
             ts.busy = false;
         }
     }
@@ -184,11 +188,13 @@ public final class Hooks {
             return;
         }
         ts.busy = true;
+        long before = OwnBytes.before();
         try {
             Capture.nativeTracker().reallocated(newAddress, oldAddress, bytes);
         } catch (Throwable t) {
             Failures.report("agent.native.reallocate", t);
         } finally {
+            OwnBytes.after(ts, before);
             ts.busy = false;
         }
     }

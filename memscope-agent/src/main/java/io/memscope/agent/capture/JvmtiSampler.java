@@ -147,11 +147,18 @@ public final class JvmtiSampler {
         if (!Hooks.heapSampling) {
             return 0;
         }
+        long before = OwnBytes.before();
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
             return 0;
         }
-        return Capture.sampleJvmti(ts, o, type, size, stackHash, frameCount, null);
+        int r = Capture.sampleJvmti(ts, o, type, size, stackHash, frameCount, null);
+        if (r == NEED_FRAMES) {
+            ts.ownBefore = before; // the library allocates the frames' long[] before the second call: measure both
+        } else {
+            OwnBytes.after(ts, before);
+        }
+        return r;
     }
 
     /**
@@ -163,11 +170,15 @@ public final class JvmtiSampler {
         if (!Hooks.heapSampling || frames == null) {
             return;
         }
+        long fresh = OwnBytes.before();
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
             return;
         }
+        long before = ts.ownBefore >= 0 ? ts.ownBefore : fresh;
+        ts.ownBefore = -1;
         Capture.sampleJvmti(ts, o, type, size, stackHash, frames.length / 2, frames);
+        OwnBytes.after(ts, before);
     }
 
     /**

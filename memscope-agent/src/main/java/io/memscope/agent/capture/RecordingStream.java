@@ -29,6 +29,8 @@ final class RecordingStream implements EventSink {
     private final Set<Long> stacksWritten = new HashSet<>();
     private int gcWritten;
     private long drained;
+    /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
+    private volatile ApiCapture api;
 
     RecordingStream(EventStore store, RecordingWriter writer) {
         this.store = store;
@@ -37,6 +39,11 @@ final class RecordingStream implements EventSink {
 
     RecordingWriter writer() {
         return writer;
+    }
+
+    /** Drains {@code a} into the recording too, from now on. */
+    void api(ApiCapture a) {
+        api = a;
     }
 
     /**
@@ -55,6 +62,10 @@ final class RecordingStream implements EventSink {
                 writer.gc(g);
             }
             gcWritten = Math.max(gcWritten, records.size());
+        }
+        ApiCapture a = api;
+        if (a != null) {
+            a.drainTo(this, writer);
         }
         writer.flush();
         return n;

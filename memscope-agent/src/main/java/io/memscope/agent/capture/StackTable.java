@@ -47,13 +47,9 @@ final class StackTable {
             s.filter(f -> !f.getClassName().startsWith(AGENT)).limit(Math.max(depth, 1)).forEach(list::add);
             return list;
         });
-        long h = 0x9E3779B97F4A7C15L;
         StackWalker.StackFrame app = null;
         boolean direct = false;
         for (StackWalker.StackFrame f : frames) {
-            h = mix(h, f.getClassName().hashCode());
-            h = mix(h, f.getMethodName().hashCode());
-            h = mix(h, f.getLineNumber());
             String c = f.getClassName();
             if (c.equals("java.nio.DirectByteBuffer") || c.equals("java.nio.ByteBuffer")) {
                 direct = true;
@@ -61,6 +57,39 @@ final class StackTable {
             if (app == null && !isLibrary(c)) {
                 app = f;
             }
+        }
+        long h = register(frames);
+        return new Captured(depth <= 0 ? 0 : h, app, direct);
+    }
+
+    /**
+     * @return the id of the stack of a call into memscope's API by the application (a pool borrow, a tracked object):
+     *         its frames below memscope's own (the agent, the hook class, the application's copy of memscope-core),
+     *         at most {@code depth}; 0 when depth is 0
+     */
+    static long captureApiCaller(int depth) {
+        if (depth <= 0) {
+            return 0;
+        }
+        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
+            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(depth, 32));
+            s.dropWhile(f -> isMemscopeApi(f.getClassName())).limit(depth).forEach(list::add);
+            return list;
+        });
+        return register(frames);
+    }
+
+    private static boolean isMemscopeApi(String className) {
+        return className.equals(HOOKS_CLASS) || className.startsWith(MEMSCOPE) && isLibrary(className);
+    }
+
+    /** @return the id (hash) of these frames, their text registered the first time */
+    private static long register(List<StackWalker.StackFrame> frames) {
+        long h = 0x9E3779B97F4A7C15L;
+        for (StackWalker.StackFrame f : frames) {
+            h = mix(h, f.getClassName().hashCode());
+            h = mix(h, f.getMethodName().hashCode());
+            h = mix(h, f.getLineNumber());
         }
         if (h == 0) {
             h = 1;
@@ -73,7 +102,7 @@ final class StackTable {
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
-        return new Captured(depth <= 0 ? 0 : h, app, direct);
+        return h;
     }
 
     /** The stack of a JVM-sampled allocation: its id (0 without stacks) and the frame its site is named after. */
