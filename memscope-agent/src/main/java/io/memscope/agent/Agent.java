@@ -140,7 +140,9 @@ public final class Agent {
         Capture.init(inst);
         chooseSampler();
         transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                options.nativeMemory(), !jvmtiSampler);
+                options.nativeMemory(), !jvmtiSampler,
+                io.memscope.agent.instrument.FunctionPatterns.parse(options.functions()));
+        Capture.extras(!options.functions().isEmpty(), options.gcAtEdges());
         inst.addTransformer(transformer, true);
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
@@ -299,6 +301,7 @@ public final class Agent {
             meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
             meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
             meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+            meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
             inst.removeTransformer(transformer);
             if (options.jmx()) {
                 AgentJmx.unregister();

@@ -50,6 +50,10 @@ public final class AgentOptions {
             + "being reported (default false)",
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
+        "functions=P1;P2        MEMSCOPE_FUNCTIONS    function profile: methods to time and measure per call site, "
+            + "as pkg.Class.method, pkg.Class.* or pkg.** (default: none)",
+        "gcAtEdges=true|false   MEMSCOPE_GC_AT_EDGES  a full GC when the capture starts, besides the one at its end "
+            + "(default false)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -77,6 +81,8 @@ public final class AgentOptions {
     private boolean jmx = true;
     private boolean debug;
     private boolean events;
+    private List<String> functions = List.of();
+    private boolean gcAtEdges;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -85,7 +91,8 @@ public final class AgentOptions {
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
-        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"command", null},
+        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
+        {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -201,6 +208,13 @@ public final class AgentOptions {
                 break;
             case "events":
                 events = bool(v);
+                break;
+            case "functions":
+                functions = List.of(v.split(";"));
+                io.memscope.agent.instrument.FunctionPatterns.parse(functions); // validates
+                break;
+            case "gcAtEdges":
+                gcAtEdges = bool(v);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -354,6 +368,16 @@ public final class AgentOptions {
     /** @return true to start runtime events and the JFR bridge ({@code <pid>.events} rings, docs/formats/events.md) */
     public boolean events() {
         return events;
+    }
+
+    /** @return the function profile's patterns ({@code pkg.Class.method}, {@code pkg.Class.*}, {@code pkg.**}) */
+    public List<String> functions() {
+        return functions;
+    }
+
+    /** @return whether a full GC runs when the capture starts (the one at its end always runs) */
+    public boolean gcAtEdges() {
+        return gcAtEdges;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

@@ -32,6 +32,11 @@ enum BlockType {
      * pool borrows and returns, ownership moves), encoded exactly as EVENTS ({@link EventBlockCodec}).
      */
     API_EVENTS(12, true),
+    /**
+     * Since 1.2, SKIPPABLE: the function profile: uleb count, count x (function id, descriptor id, call site id,
+     * uleb calls, recursive calls, total ns, max ns, allocated bytes, calls without allocation).
+     */
+    FUNCTIONS(13, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -37,12 +37,13 @@ public final class Recording {
     private final Map<Integer, ScopePath> scopePaths;
     private final List<ScopeEdge> scopeEdges;
     private final EventColumns apiEvents;
+    private final List<FunctionStats> functions;
 
     Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
               Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
-              List<ScopeEdge> scopeEdges, EventColumns apiEvents) {
+              List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions) {
         this.header = Objects.requireNonNull(header);
         this.strings = strings;
         this.stringCount = stringCount;
@@ -60,6 +61,7 @@ public final class Recording {
         this.scopePaths = Collections.unmodifiableMap(scopePaths);
         this.scopeEdges = Collections.unmodifiableList(scopeEdges);
         this.apiEvents = apiEvents;
+        this.functions = Collections.unmodifiableList(functions);
     }
 
     public RecordingHeader header() {
@@ -200,6 +202,14 @@ public final class Recording {
                 return apiEvents.size;
             }
         };
+    }
+
+    /**
+     * @return the function profile (FUNCTIONS, format 1.2; empty in older files): the latest figures of each
+     *         function, descriptor and call site, in order of first appearance
+     */
+    public List<FunctionStats> functionStats() {
+        return functions;
     }
 
     /** @return blocks of unknown skippable types that were skipped (written by a newer minor version) */

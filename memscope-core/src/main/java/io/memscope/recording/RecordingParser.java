@@ -214,6 +214,7 @@ final class RecordingParser {
             case SCOPE_PATHS: scopePaths(in); break;
             case SCOPE_EDGES: edgeDecoder.decode(in, stringCount, visitor::scopeEdge); break;
             case API_EVENTS: apiEvents(in); break;
+            case FUNCTIONS: functions(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
@@ -335,6 +336,19 @@ final class RecordingParser {
         apiDecoder.decode(in, stringCount, blockEvents);
         for (int i = 0; i < blockEvents.size; i++) {
             blockEvents.emitApi(i, visitor);
+        }
+    }
+
+    /** FUNCTIONS (1.2). */
+    private void functions(ByteSource in) {
+        int n = count(in, 9, "function");
+        FunctionStats[] stats = new FunctionStats[n];
+        for (int i = 0; i < n; i++) {
+            stats[i] = new FunctionStats(nonNullString(in, "function name"), string(in, "function descriptor"),
+                    string(in, "call site"), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb());
+        }
+        for (FunctionStats f : stats) {
+            visitor.functionStats(f);
         }
     }
 

@@ -161,6 +161,7 @@ public final class RecordingReader {
         private final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
         private final List<ScopeEdge> scopeEdges = new ArrayList<>();
         private final EventColumns apiEvents = new EventColumns(16);
+        private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
 
         @Override
         public void header(RecordingHeader h) {
@@ -225,6 +226,11 @@ public final class RecordingReader {
         }
 
         @Override
+        public void functionStats(FunctionStats f) {
+            functions.put(Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+        }
+
+        @Override
         public void scopePath(ScopePath path) {
             scopePaths.put(path.id(), path);
         }
@@ -248,7 +254,7 @@ public final class RecordingReader {
             events.trim();
             return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
                     gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
-                    apiEvents);
+                    apiEvents, new ArrayList<>(functions.values()));
         }
     }
 }

@@ -48,6 +48,13 @@ public interface RecordingVisitor extends EventSink {
     default void anomaly(Anomaly anomaly) {
     }
 
+    /**
+     * A function's cumulative figures at one call site (FUNCTIONS, format 1.2); a later one for the same function,
+     * descriptor and call site supersedes.
+     */
+    default void functionStats(FunctionStats stats) {
+    }
+
     /** A scope path (SCOPE_PATHS, format 1.2), before or after the edges that use it. */
     default void scopePath(ScopePath path) {
     }

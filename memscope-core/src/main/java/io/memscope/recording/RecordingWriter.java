@@ -63,6 +63,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     /** SCOPE_EDGES (1.2). */
     private final ScopeEdgeCodec.Encoder scopeEdges;
     private final Pending scopePaths;
+    private final Pending functions;
     private long apiEventsWritten;
     private long scopeEdgesWritten;
     private final ByteSink scratch;
@@ -96,6 +97,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.apiEvents = new EventBlockCodec.Encoder(1024);
         this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
         this.scopePaths = new Pending(BlockType.SCOPE_PATHS);
+        this.functions = new Pending(BlockType.FUNCTIONS);
         this.scratch = new ByteSink(1024);
         this.sites = new Pending(BlockType.SITES);
         this.stacks = new Pending(BlockType.STACKS);
@@ -278,6 +280,31 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                 failure = e;
             }
         }
+    }
+
+    /**
+     * Records the cumulative figures of a profiled function at one call site (a FUNCTIONS entry, format 1.2); later
+     * figures of the same function, descriptor and call site supersede. See {@link FunctionStats}.
+     *
+     * @param descriptor the method descriptor, or null
+     * @param callSite   the calling frame, or null when unknown
+     */
+    public synchronized void functionStats(String function, String descriptor, String callSite, long calls,
+                                           long recursiveCalls, long totalNanos, long maxNanos, long allocatedBytes,
+                                           long callsWithoutAllocation) {
+        Objects.requireNonNull(function, "function");
+        ensureOpen();
+        ByteSink s = functions.body;
+        s.uleb(strings.intern(function));
+        s.uleb(strings.intern(descriptor));
+        s.uleb(strings.intern(callSite));
+        s.uleb(calls);
+        s.uleb(recursiveCalls);
+        s.uleb(totalNanos);
+        s.uleb(maxNanos);
+        s.uleb(allocatedBytes);
+        s.uleb(callsWithoutAllocation);
+        added(functions);
     }
 
     /** @return API events accepted so far ({@link #apiEvent}) */
@@ -550,6 +577,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         writePending(siteCounts);
         writePending(anomalies);
         writePending(scopePaths);
+        writePending(functions);
         if (scopeEdges.count() > 0) {
             writeScopeEdgesBlock();
         }

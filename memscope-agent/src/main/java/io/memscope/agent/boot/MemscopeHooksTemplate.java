@@ -25,6 +25,8 @@ public final class MemscopeHooksTemplate {
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
     /** The agent's receiver of JVM-sampled allocations (JVMTI sampler). */
     private static final String SAMPLER = "io.memscope.agent.capture.JvmtiSampler";
+    /** The agent's receiver of the function profile's entries, exits and call sites. */
+    private static final String FUNCTIONS = "io.memscope.agent.capture.FunctionHooks";
     /** The agent's receiver of what the application reports through memscope-core's API (scopes, pools...). */
     private static final String API = "io.memscope.agent.capture.ApiHooks";
 
@@ -58,6 +60,9 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle API_ANOMALY;
     private static final MethodHandle API_MOVE;
     private static final MethodHandle API_OWN_BYTES;
+    private static final MethodHandle FN_ENTER;
+    private static final MethodHandle FN_EXIT;
+    private static final MethodHandle FN_CALL_SITE;
 
     static {
         MethodHandle[] h = handles();
@@ -91,6 +96,9 @@ public final class MemscopeHooksTemplate {
         API_ANOMALY = h[27];
         API_MOVE = h[28];
         API_OWN_BYTES = h[29];
+        FN_ENTER = h[30];
+        FN_EXIT = h[31];
+        FN_CALL_SITE = h[32];
     }
 
     private MemscopeHooksTemplate() {
@@ -144,6 +152,9 @@ public final class MemscopeHooksTemplate {
             find(l, sibling(c, API), "move", MethodType.methodType(void.class, String.class, long.class, long.class,
                     long.class)),
             find(l, sibling(c, API), "ownBytes", MethodType.methodType(long.class)),
+            find(l, sibling(c, FUNCTIONS), "enter", MethodType.methodType(void.class, int.class)),
+            find(l, sibling(c, FUNCTIONS), "exit", MethodType.methodType(void.class, int.class)),
+            find(l, sibling(c, FUNCTIONS), "callSite", MethodType.methodType(void.class, int.class)),
         };
     }
 
@@ -438,6 +449,33 @@ public final class MemscopeHooksTemplate {
             return (long) API_OWN_BYTES.invokeExact();
         } catch (Throwable t) {
             return 0;
+        }
+    }
+
+    // The function profile (io.memscope.agent.capture.FunctionHooks): entry and exit of profiled methods, and the
+    // call site of a call to one.
+
+    public static void fnEnter(int function) {
+        try {
+            FN_ENTER.invokeExact(function);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void fnExit(int function) {
+        try {
+            FN_EXIT.invokeExact(function);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void fnCallSite(int site) {
+        try {
+            FN_CALL_SITE.invokeExact(site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 }

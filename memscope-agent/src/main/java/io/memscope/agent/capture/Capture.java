@@ -34,6 +34,10 @@ public final class Capture {
     private static volatile RecordingStream stream;
     /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
     private static ApiCapture api;
+    /** Whether the next capture profiles functions ({@link FunctionHooks}), and runs a full GC when it starts. */
+    private static boolean profileFunctions;
+    private static boolean gcAtStart;
+    private static FunctionProfile functions;
     private static Path recordingFile;
     private static Map<String, String> startMetadata = Map.of();
     private static long flushNanos = 1_000_000_000L;
@@ -151,10 +155,16 @@ public final class Capture {
             }
         }
         api = new ApiCapture(log.store().strings(), depth);
+        functions = profileFunctions ? new FunctionProfile() : null;
         if (stream != null) {
             stream.api(api);
+            stream.functions(functions);
         }
         ApiHooks.start(api);
+        if (gcAtStart) {
+            System.gc(); // what is garbage already is not held at the first GC of the capture either
+        }
+        FunctionHooks.profile(functions);
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(intervalBytes);
         }
@@ -190,6 +200,15 @@ public final class Capture {
                     + "); events stay in memory until the end");
             return null;
         }
+    }
+
+    /**
+     * Settings of the next {@link #start}: a function profile (the classes are instrumented by the transformer;
+     * {@code functions=...}), and a full GC before it starts ({@code gcAtEdges}, as seed 003 does at start).
+     */
+    public static synchronized void extras(boolean functionProfile, boolean gcAtEdges) {
+        profileFunctions = functionProfile;
+        gcAtStart = gcAtEdges;
     }
 
     public static boolean running() {
@@ -468,6 +487,10 @@ public final class Capture {
             Map<String, String> ending = new LinkedHashMap<>(metadata);
             awaitReferenceProcessing();
             ApiHooks.captureEnding(ending);
+            FunctionHooks.profile(null);
+            if (functions != null) {
+                ending.put("functions.profiled", Integer.toString(FunctionTable.functions()));
+            }
             metadata = ending;
             running = false;
             Thread t = background;
@@ -539,6 +562,7 @@ public final class Capture {
             rs = openStream((StoreSink) sink, file, Hooks.exact, (long) Hooks.mean, startMetadata);
             if (rs != null) {
                 rs.api(api);
+                rs.functions(functions);
             }
         }
         if (rs == null) {

@@ -43,6 +43,19 @@ final class OwnBytes {
         }
     }
 
+    /** @return the thread's allocated bytes now, or -1 when not available (a virtual thread, no support) */
+    static long now() {
+        com.sun.management.ThreadMXBean b = BEAN;
+        if (b == null) {
+            return -1;
+        }
+        try {
+            return b.getCurrentThreadAllocatedBytes();
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
     /** Adds what the thread allocated since {@link #before()} to its agent-own bytes. */
     static void after(ThreadState ts, long before) {
         if (before < 0 || ts == null) {

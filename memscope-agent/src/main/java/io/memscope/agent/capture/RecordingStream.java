@@ -31,6 +31,8 @@ final class RecordingStream implements EventSink {
     private long drained;
     /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
     private volatile ApiCapture api;
+    /** The function profile, written with the events (null without one). */
+    private volatile FunctionProfile functions;
 
     RecordingStream(EventStore store, RecordingWriter writer) {
         this.store = store;
@@ -39,6 +41,11 @@ final class RecordingStream implements EventSink {
 
     RecordingWriter writer() {
         return writer;
+    }
+
+    /** Writes the function profile {@code f} (may be null) into the recording too, from now on. */
+    void functions(FunctionProfile f) {
+        functions = f;
     }
 
     /** Drains {@code a} into the recording too, from now on. */
@@ -66,6 +73,10 @@ final class RecordingStream implements EventSink {
         ApiCapture a = api;
         if (a != null) {
             a.drainTo(this, writer);
+        }
+        FunctionProfile f = functions;
+        if (f != null) {
+            f.drainTo(writer);
         }
         writer.flush();
         return n;

@@ -79,6 +79,21 @@ final class StackTable {
         return register(frames);
     }
 
+    /**
+     * @return the frame that called {@code function} ({@code pkg.Class.method}), which is being entered on this
+     *         thread: the first frame below memscope's own and below the function's own frame, as
+     *         {@code pkg.Caller.method(File.java:LINE)}; null when there is none
+     */
+    static String callerOf(String function) {
+        StackWalker.StackFrame f = WALKER.walk(s -> s.dropWhile(x -> isMemscopeApi(x.getClassName()))
+                .skip(1).findFirst().orElse(null));
+        if (f == null) {
+            return null;
+        }
+        return io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                f.getLineNumber());
+    }
+
     private static boolean isMemscopeApi(String className) {
         return className.equals(HOOKS_CLASS) || className.startsWith(MEMSCOPE) && isLibrary(className);
     }

@@ -41,6 +41,10 @@ final class ThreadState {
     long ownBytes;
     /** The thread's allocated bytes when a JVMTI sample asked for its frames (measured up to the second call). */
     long ownBefore = -1;
+    /** The function profile's calls in progress on this thread and its statistics ({@link FunctionHooks}). */
+    FunctionFrames functions;
+    /** The call site the caller's instrumentation set for the profiled call that follows (0 = none). */
+    int pendingCallSite;
 
     private ThreadState(Thread thread, double mean) {
         this.thread = thread;

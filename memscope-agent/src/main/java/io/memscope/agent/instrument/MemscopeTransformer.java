@@ -37,6 +37,9 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
     private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
+    /** The function profile ({@code functions=...}); application classes only. */
+    private final FunctionPatterns functions;
+    private final FunctionInstrumenter functionHooks;
 
     /**
      * @param heapHooks insert the allocation hooks (bytecode sampler, exact mode); false when the JVM's own sampler
@@ -44,10 +47,32 @@ public final class MemscopeTransformer implements ClassFileTransformer {
      */
     public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
                                boolean nativeMemory, boolean heapHooks) {
+        this(inst, include, exclude, includeJdk, nativeMemory, heapHooks, FunctionPatterns.NONE);
+    }
+
+    /**
+     * @param functions the function profile's patterns: their methods get entry and exit hooks, and calls to them
+     *                  from any application class a call-site hook ({@link FunctionInstrumenter})
+     */
+    public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
+                               boolean nativeMemory, boolean heapHooks, FunctionPatterns functions) {
         this.inst = inst;
         this.filter = new ClassFilter(include, exclude, includeJdk);
         this.nativeMemory = nativeMemory;
         this.heapHooks = heapHooks;
+        this.functions = functions;
+        this.functionHooks = new FunctionInstrumenter(functions, tooLarge);
+    }
+
+    /** @return methods instrumented as profiled functions */
+    public long profiledMethods() {
+        return functionHooks.profiledMethods();
+    }
+
+    /** @return whether the function profile looks at this class: application classes, not memscope's */
+    private boolean functionClass(String internalName, boolean jdkLoader) {
+        return !functions.isEmpty() && !jdkLoader && !ClassFilter.isJdkName(internalName)
+                && new ClassFilter(List.of(), List.of(), false).accepts(internalName, false);
     }
 
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
@@ -59,11 +84,15 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         if (nativeMemory && name.equals(UNSAFE)) {
             return true;
         }
+        ClassLoader l = c.getClassLoader();
+        boolean jdk = l == null || l == platform;
+        if (functionClass(name, jdk)) {
+            return true;
+        }
         if (!heapHooks) {
             return false;
         }
-        ClassLoader l = c.getClassLoader();
-        return filter.accepts(name, l == null || l == platform);
+        return filter.accepts(name, jdk);
     }
 
     @Override
@@ -76,10 +105,15 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             if (className.equals(UNSAFE)) {
                 return nativeMemory ? instrumentUnsafe(module, classfileBuffer) : null;
             }
-            if (!heapHooks || !filter.accepts(className, loader == null || loader == platform)) {
-                return null;
+            boolean jdk = loader == null || loader == platform;
+            byte[] out = heapHooks && filter.accepts(className, jdk)
+                    ? instrumentAllocations(className, classfileBuffer) : null;
+            if (functionClass(className, jdk)) {
+                byte[] f = functionHooks.apply(className, out != null ? out : classfileBuffer);
+                if (f != null) {
+                    out = f;
+                }
             }
-            byte[] out = instrumentAllocations(className, classfileBuffer);
             if (out != null) {
                 transformed.add(className);
             }
