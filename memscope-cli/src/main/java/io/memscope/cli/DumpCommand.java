@@ -3,6 +3,7 @@ package io.memscope.cli;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
+import io.memscope.recording.FunctionStats;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;
@@ -97,6 +98,7 @@ final class DumpCommand implements Callable<Integer> {
         private long stacks;
         private long apiEvents;
         private long scopeEdges;
+        private long functions;
         private final Map<Integer, ScopePath> scopePaths = new HashMap<>();
         private Totals totals;
         private boolean stopped;
@@ -209,6 +211,32 @@ final class DumpCommand implements Callable<Integer> {
                 return "scope#" + Integer.toUnsignedString(id);
             }
             return p.parentId() == 0 || p.parentId() == id ? p.name() : path(p.parentId()) + "/" + p.name();
+        }
+
+        @Override
+        public void functionStats(FunctionStats f) {
+            functions++;
+            if (stopped || types != null && !types.isEmpty()) {
+                return;
+            }
+            if (json) {
+                Json.object(line).field("kind", "function").field("function", f.function())
+                        .field("descriptor", f.descriptor()).field("callSite", f.callSite())
+                        .unsigned("calls", f.calls()).unsigned("recursiveCalls", f.recursiveCalls())
+                        .unsigned("totalNanos", f.totalNanos()).unsigned("maxNanos", f.maxNanos())
+                        .unsigned("allocatedBytes", f.allocatedBytes())
+                        .unsigned("callsWithoutAllocation", f.callsWithoutAllocation()).end();
+            } else {
+                line.append("# function ").append(f.function()).append(orDash(f.descriptor()))
+                        .append(" from ").append(orDash(f.callSite()))
+                        .append(": calls=").append(Long.toUnsignedString(f.calls()))
+                        .append(" recursive=").append(Long.toUnsignedString(f.recursiveCalls()))
+                        .append(" total=").append(Long.toUnsignedString(f.totalNanos())).append("ns")
+                        .append(" max=").append(Long.toUnsignedString(f.maxNanos())).append("ns")
+                        .append(" allocated=").append(Long.toUnsignedString(f.allocatedBytes()))
+                        .append(" withoutAllocation=").append(Long.toUnsignedString(f.callsWithoutAllocation()));
+            }
+            emit();
         }
 
         @Override
@@ -365,7 +393,8 @@ final class DumpCommand implements Callable<Integer> {
                 Json j = Json.object(line).field("kind", "summary").field("events", events).field("shown", shown)
                         .field("gcs", gcs).field("anomalies", anomalies).field("sites", sites.size())
                         .field("stacks", stacks).field("apiEvents", apiEvents).field("scopeEdges", scopeEdges)
-                        .field("scopePaths", scopePaths.size()).field("stoppedAtLimit", stopped);
+                        .field("scopePaths", scopePaths.size()).field("functions", functions)
+                        .field("stoppedAtLimit", stopped);
                 if (totals != null) {
                     j.unsigned("eventsWritten", totals.eventsWritten()).unsigned("eventsDropped", totals.eventsDropped())
                             .field("clean", totals.clean());
@@ -389,9 +418,10 @@ final class DumpCommand implements Callable<Integer> {
                 }
                 line.append(gcs).append(" GCs, ").append(anomalies).append(" anomalies, ").append(sites.size())
                         .append(" sites, ").append(stacks).append(" stacks");
-                if (apiEvents + scopeEdges + scopePaths.size() > 0) {
+                if (apiEvents + scopeEdges + scopePaths.size() + functions > 0) {
                     line.append(", ").append(apiEvents).append(" API events, ").append(scopeEdges)
-                            .append(" scope edges, ").append(scopePaths.size()).append(" scope paths");
+                            .append(" scope edges, ").append(scopePaths.size()).append(" scope paths, ")
+                            .append(functions).append(" function entries");
                 }
                 if (totals != null) {
                     line.append("; END: ").append(Long.toUnsignedString(totals.eventsWritten())).append(" written, ")

@@ -131,7 +131,7 @@ class DumpCommandTest {
                 .contains("\"action\":\"end of minor GC\""));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"anomaly\"").contains("\"anomaly\":\"double-free\""));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"kind\":\"summary\",\"events\":1000,\"shown\":1000,"
-                + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"apiEvents\":0,\"scopeEdges\":0,\"scopePaths\":0,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
+                + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"apiEvents\":0,\"scopeEdges\":0,\"scopePaths\":0,\"functions\":0,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
                 + "\"eventsDropped\":0,\"clean\":true,\"damage\":null}");
     }
 
@@ -182,6 +182,8 @@ class DumpCommandTest {
             w.scopeEdge(1_300, 1, main, true, 2, 0, 4096);
             w.apiEvent(1_250, MemoryEventType.BORROW, 7, 100, 0, 1, main, w.strings().intern("db"),
                     w.strings().intern("com.example.Conn"), 0, 0);
+            w.functionStats("pkg.Service.handle", "(J)V", "pkg.Main.main(Main.java:9)", 20, 1, 400_000_000,
+                    30_000_000, 200_320, 0);
         }
         assertThat(run("dump", file.toString())).isZero();
         String text = out.toString(StandardCharsets.UTF_8);
@@ -189,7 +191,9 @@ class DumpCommandTest {
                 .contains("SCOPE_ENTER request/parse thread=9 task=77")
                 .contains("SCOPE_EXIT request/parse thread=1/main allocated=4096")
                 .contains("API BORROW 0x7 size=100 prev=0 thread=1/main type=com.example.Conn var=db")
-                .contains("1 API events, 3 scope edges, 2 scope paths");
+                .contains("1 API events, 3 scope edges, 2 scope paths, 1 function entries")
+                .contains("# function pkg.Service.handle(J)V from pkg.Main.main(Main.java:9): calls=20 recursive=1 "
+                        + "total=400000000ns max=30000000ns allocated=200320 withoutAllocation=0");
 
         assertThat(run("dump", "--json", "--thread", "1", file.toString())).isZero();
         assertThat(lines()).anySatisfy(l -> assertThat(l).isEqualTo("{\"kind\":\"scope\",\"time\":"

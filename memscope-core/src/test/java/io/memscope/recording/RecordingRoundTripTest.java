@@ -41,6 +41,7 @@ class RecordingRoundTripTest {
         final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
         final List<ScopeEdge> scopeEdges = new ArrayList<>();
         final List<MemoryEvent> apiEvents = new ArrayList<>();
+        final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
     }
 
     static long anyLong(SplittableRandom r) {
@@ -139,7 +140,16 @@ class RecordingRoundTripTest {
                     w.scopeEdge(edge.timestampNanos(), edge.threadId(), tn, exit, edge.pathId(), edge.taskId(),
                             edge.allocatedBytes());
                     x.scopeEdges.add(edge);
-                } else if (what < 24) {
+                } else if (what < 25) {
+                    FunctionStats f = new FunctionStats("pkg.C" + r.nextInt(4) + ".m", r.nextBoolean() ? null : "()V",
+                            r.nextInt(3) == 0 ? null : "pkg.D.n(D.java:" + r.nextInt(3) + ")", r.nextLong(1L << 50),
+                            r.nextLong(1L << 50), r.nextLong(Long.MAX_VALUE), r.nextLong(Long.MAX_VALUE),
+                            r.nextLong(Long.MAX_VALUE), r.nextLong(1000));
+                    w.functionStats(f.function(), f.descriptor(), f.callSite(), f.calls(), f.recursiveCalls(),
+                            f.totalNanos(), f.maxNanos(), f.allocatedBytes(), f.callsWithoutAllocation());
+                    x.functions.remove(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()));
+                    x.functions.put(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+                } else if (what < 27) {
                     MemoryEventType t = MemoryEventType.ofCode(r.nextInt(6));
                     int vn = stringIds.get(r.nextInt(stringIds.size()));
                     MemoryEvent api = new MemoryEvent(anyLong(r), t, anyLong(r), anyLong(r), anyLong(r),
@@ -176,6 +186,7 @@ class RecordingRoundTripTest {
         assertThat(rec.scopePaths()).containsExactlyInAnyOrderEntriesOf(x.scopePaths);
         assertThat(rec.scopeEdges()).containsExactlyElementsOf(x.scopeEdges);
         assertThat(rec.apiEvents()).containsExactlyElementsOf(x.apiEvents);
+        assertThat(rec.functionStats()).containsExactlyInAnyOrderElementsOf(x.functions.values());
         assertThat(rec.events()).containsExactlyElementsOf(x.events);
         assertThat(rec.sites()).containsExactlyInAnyOrderEntriesOf(x.sites);
         assertThat(rec.stacks()).containsExactlyInAnyOrderEntriesOf(x.stacks);
