@@ -56,41 +56,74 @@ public final class FunctionHooks {
         if (p == null) {
             return;
         }
-        long before = OwnBytes.before();
         ThreadState ts = ThreadState.current();
         if (ts == null || ts.busy) {
             return;
         }
-        ts.busy = true;
-        FunctionFrames f;
+        FunctionFrames f = ts.functions;
+        int pending = ts.pendingCallSite;
+        ts.pendingCallSite = 0;
         int d;
+        if (f != null && f.profile == p && f.depth < f.function.length && knownSite(pending, fid)
+                && f.table.find((long) fid << 32 | (pending & 0xFFFFFFFFL)) >= 0) {
+            d = f.depth; // the usual call: nothing to allocate, nothing to measure
+            f.function[d] = fid;
+            f.site[d] = pending;
+            f.recursive[d] = f.onStack(fid);
+            f.depth = d + 1;
+        } else {
+            f = slowEnter(ts, p, fid, pending);
+            if (f == null) {
+                return;
+            }
+            d = f.depth - 1;
+        }
+        f.ownAt[d] = ts.ownBytes;
+        f.startBytes[d] = OwnBytes.now();
+        f.start[d] = System.nanoTime();
+    }
+
+    /** @return whether the call site set by the caller is one that calls {@code fid}'s method */
+    private static boolean knownSite(int site, int fid) {
+        FunctionTable.CallSite s = FunctionTable.site(site);
+        FunctionTable.Function fn = FunctionTable.function(fid);
+        return s != null && fn != null && s.calls(fn);
+    }
+
+    /**
+     * A call that may allocate: a thread's first, a deeper stack than before, a new (function, call site), a call
+     * site found by walking the stack. What it allocates is measured and left out of the calls in progress.
+     *
+     * @return the frames with the call pushed, or null when it is not timed
+     */
+    private static FunctionFrames slowEnter(ThreadState ts, FunctionProfile p, int fid, int pending) {
+        long before = OwnBytes.before();
+        ts.busy = true;
         try {
-            f = ts.functions;
+            FunctionFrames f = ts.functions;
             if (f == null || f.profile != p) {
                 f = new FunctionFrames(Thread.currentThread(), p);
                 ts.functions = f;
                 p.add(f);
             }
-            int site = callSiteOf(ts, fid);
+            int site = knownSite(pending, fid) ? pending : walkedSite(fid);
             if (!f.ensureRoom()) {
-                return;
+                return null;
             }
-            d = f.depth;
+            int d = f.depth;
             f.function[d] = fid;
             f.site[d] = site;
             f.recursive[d] = f.onStack(fid);
             f.row(fid, site); // the row exists before the call: its exit allocates nothing
             f.depth = d + 1;
+            return f;
         } catch (Throwable t) {
             Failures.report("agent.function.enter", t);
-            return;
+            return null;
         } finally {
             OwnBytes.after(ts, before);
             ts.busy = false;
         }
-        f.ownAt[d] = ts.ownBytes;
-        f.startBytes[d] = OwnBytes.now();
-        f.start[d] = System.nanoTime();
     }
 
     public static void exit(int fid) {
@@ -144,18 +177,9 @@ public final class FunctionHooks {
         }
     }
 
-    /**
-     * @return the call site of the call now entering {@code fid}: the one its caller's instrumentation set, when it
-     *         called this very method (name and descriptor); else found by walking the stack (0 when not found)
-     */
-    private static int callSiteOf(ThreadState ts, int fid) {
-        int pending = ts.pendingCallSite;
-        ts.pendingCallSite = 0;
+    /** @return the call site of a call to {@code fid} that came without one: its caller, by walking the stack */
+    private static int walkedSite(int fid) {
         FunctionTable.Function fn = FunctionTable.function(fid);
-        FunctionTable.CallSite s = FunctionTable.site(pending);
-        if (s != null && fn != null && fn.key.equals(s.target)) {
-            return pending;
-        }
         String caller = StackTable.callerOf(fn == null ? null : fn.name);
         return caller == null ? 0 : FunctionTable.callSite(caller, null);
     }

@@ -32,6 +32,20 @@ public final class FunctionTable {
         final String frame;
         /** The called method's name + descriptor; null for a call site found by walking the stack. */
         final String target;
+        /** The last function whose key matched {@link #target} (a racy cache: an int is never torn). */
+        int matched;
+
+        /** @return whether this call site calls {@code fn}'s method (name and descriptor) */
+        boolean calls(Function fn) {
+            if (matched == fn.id) {
+                return true;
+            }
+            if (target != null && target.equals(fn.key)) {
+                matched = fn.id;
+                return true;
+            }
+            return false;
+        }
 
         CallSite(int id, String frame, String target) {
             this.id = id;
