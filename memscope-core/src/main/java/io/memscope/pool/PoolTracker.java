@@ -329,9 +329,10 @@ public final class PoolTracker {
         }
     }
 
+    /** Tells the agent (the detail is the pool's name; the lease's resource type is in its BORROW event). */
     private void anomaly(String kind, long leaseId, long size, String detail) {
         if (linked && AgentLink.active()) {
-            AgentLink.anomaly(kind, leaseId, size, PoolText.describe(name, detail));
+            AgentLink.anomaly(kind, leaseId, size, name);
         }
     }
 
