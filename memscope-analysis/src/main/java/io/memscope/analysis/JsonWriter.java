@@ -82,13 +82,21 @@ final class JsonWriter {
         return this;
     }
 
-    /** Writes a finite double with up to 3 decimals; NaN and infinities become {@code null}. */
+    /**
+     * Writes a finite double with up to 3 decimals, without a fraction when it has none ({@code 2}, {@code 2.5});
+     * NaN and infinities become {@code null}.
+     */
     JsonWriter value(double v) {
         value();
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             out.append("null");
         } else {
-            out.append(Math.round(v * 1000) / 1000.0);
+            double r = Math.round(v * 1000) / 1000.0;
+            if (r == Math.rint(r) && Math.abs(r) < 1e15) {
+                out.append((long) r);
+            } else {
+                out.append(r);
+            }
         }
         first = false;
         return this;

@@ -64,30 +64,13 @@ public final class RecordedRun {
     }
 
     /**
-     * Streams the events again, in file order, to {@code sink}: exactly the events the first read saw.
+     * Streams the events again, in file order, to {@code sink}: exactly the events the first read saw. The file is
+     * decoded on a second thread while {@code sink} runs on this one ({@link EventPipe}).
      *
      * @throws io.memscope.error.MemscopeException (SYSTEM) if the file cannot be read any more
      */
     public void replay(EventSink sink) {
-        long limit = tables.eventCount;
-        RecordingReader.stream(file, new RecordingVisitor() {
-            long seen;
-
-            @Override
-            public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                               int siteId) {
-                if (seen++ < limit) {
-                    sink.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId,
-                            variableNameId, typeNameId, stackId, siteId);
-                }
-            }
-
-            @Override
-            public boolean done() {
-                return seen >= limit;
-            }
-        });
+        EventPipe.stream(file, tables.eventCount, sink);
     }
 
     /** @return the file */

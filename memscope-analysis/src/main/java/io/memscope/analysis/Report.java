@@ -6,14 +6,32 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The result of analysing one capture: what {@code report.json} and the terminal summary show. Built by
- * {@link ReportBuilder}; written by {@link ReportJson} and {@link Summary}. Byte and count figures from sampled
- * data are unbiased estimates rounded to whole numbers; in exact mode allocated figures are exact.
+ * The result of analysing one recording (one JVM's capture), over a time window: what {@code report.json}, the
+ * terminal summary, flame graphs and the other exports show. Built by {@link ReportBuilder}; written by
+ * {@link ReportJson} and {@link Summary}. Heap figures from samples are unbiased estimates rounded to whole numbers;
+ * in exact mode allocated figures are exact. "Live" and "held" mean held at a collection: see {@link SiteProfile}.
+ *
+ * @param metadata           the recording's metadata (plus {@code lateEvents} when events came out of order)
+ * @param recording          the recording and how complete it is
+ * @param window             the time window every figure covers
+ * @param totals             totals of the window
+ * @param peak               the heap peak, or null without collection records (GC notifications off)
+ * @param sites              every site with a figure, heap and native, largest allocated bytes first
+ * @param topAllocationSites heap sites by allocated bytes, at most {@value ReportBuilder#TOP}
+ * @param topLiveSites       heap sites by held bytes at the end, at most {@value ReportBuilder#TOP}
+ * @param leakSuspects       heap leak suspects, largest growth first, at most {@value ReportBuilder#TOP}
+ * @param temporaries        heap temporaries, largest allocated first, at most {@value ReportBuilder#TOP}
+ * @param nativeMemory       native memory
+ * @param gc                 collections of the window
+ * @param timeline           memory over time
+ * @param stacks             every distinct stack, largest allocated bytes first (flame graphs, exports)
+ * @param failureCount       memscope's own failures inside the recorded JVM
+ * @param failures           the first failure messages
  */
-public record Report(Map<String, String> metadata, Source recording, Totals totals,
-                     List<SiteEntry> topAllocationSites, List<SiteEntry> topLiveSites, List<SiteEntry> leakSuspects,
-                     List<SiteEntry> temporaries, NativeMemory nativeMemory, Gc gc, long failureCount,
-                     List<String> failures) {
+public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
+                     List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
+                     List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
+                     Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures) {
 
     /**
      * The recording the report was built from, and how complete it is.
@@ -38,12 +56,34 @@ public record Report(Map<String, String> metadata, Source recording, Totals tota
     }
 
     /**
-     * @param allocatedBytes   heap bytes allocated at instrumented sites
-     * @param allocatedObjects objects (and arrays) allocated at instrumented sites
-     * @param peakLiveBytes    highest estimate of not-yet-collected bytes from instrumented sites during the run
-     * @param liveBytesAtEnd   estimate of bytes still reachable at the end (after a full GC)
-     * @param samples          sampled objects (the basis of every live estimate)
-     * @param durationMs       capture duration in milliseconds
+     * The time window the figures cover: the whole run, or the part {@code memscope report --from/--to} chose.
+     *
+     * @param runStartNanos start of the run (the capture's start), {@code System.nanoTime()} of the recorded JVM
+     * @param fromNanos     start of the window, same clock
+     * @param toNanos       end of the window, same clock
+     * @param restricted    true when {@code --from} or {@code --to} narrowed it
+     */
+    public record Window(long runStartNanos, long fromNanos, long toNanos, boolean restricted) {
+        /** @return start of the window, ms since the run's start */
+        public double fromMs() {
+            return (fromNanos - runStartNanos) / 1e6;
+        }
+
+        /** @return end of the window, ms since the run's start */
+        public double toMs() {
+            return (toNanos - runStartNanos) / 1e6;
+        }
+    }
+
+    /**
+     * @param allocatedBytes   heap bytes allocated in the window (exact in exact mode, else estimated)
+     * @param allocatedObjects objects (and arrays) allocated in the window (same)
+     * @param peakLiveBytes    held bytes at the peak collection ({@link Peak#estimatedBytes()}); without
+     *                         collection records, {@code liveBytesAtEnd}
+     * @param liveBytesAtEnd   held bytes at the last collection of the window (for a capture that ended normally:
+     *                         the agent's final full collection, so reachable memory)
+     * @param samples          sampled objects allocated in the window (the basis of every estimate)
+     * @param durationMs       length of the window in milliseconds
      * @param exact            true when allocated figures are exact counts (exact mode)
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
@@ -51,50 +91,30 @@ public record Report(Map<String, String> metadata, Source recording, Totals tota
     }
 
     /**
-     * One site in a ranking. {@code bytes} and {@code count} are the figure the list ranks by: allocated for
-     * {@code topAllocationSites} and {@code temporaries}, live at end for {@code topLiveSites} and
-     * {@code leakSuspects}, outstanding for native leaks.
-     *
-     * @param site              the site as a frame, {@code pkg.Class.method(File.java:LINE)}
-     * @param type              allocated type
-     * @param bytes             the ranked byte figure (see above)
-     * @param count             the ranked object / block count
-     * @param allocatedBytes    all bytes allocated at the site
-     * @param allocatedObjects  all objects allocated at the site
-     * @param liveBytes         bytes still live at the end
-     * @param liveObjects       objects still live at the end
-     * @param growthBytes       growth of live bytes over the second half of the site's allocation window
-     * @param medianLifetimeMs  median lifetime of collected samples in ms, -1 when none was collected
-     * @param samples           sampled objects at the site
-     * @param stack             one sampled call stack, innermost first (may be empty)
-     */
-    public record SiteEntry(String site, String type, long bytes, long count, long allocatedBytes,
-                            long allocatedObjects, long liveBytes, long liveObjects, long growthBytes,
-                            double medianLifetimeMs, long samples, List<String> stack) {
-    }
-
-    /**
-     * @param allocatedBytes       native bytes allocated while tracking (reallocations count their new size)
-     * @param allocations          native allocations (and reallocations)
-     * @param freedBytes           native bytes freed
-     * @param outstandingBytes     native bytes allocated while tracking and not freed at the end
+     * @param allocatedBytes       native bytes allocated in the window (reallocations count their new size)
+     * @param allocations          native allocations (and reallocations) in the window
+     * @param freedBytes           native bytes freed in the window
+     * @param outstandingBytes     native bytes allocated while tracking and not freed at the end of the window
      * @param outstandingBlocks    blocks behind {@code outstandingBytes}
-     * @param peakOutstandingBytes highest outstanding bytes during the run
-     * @param leaks                outstanding memory grouped by allocation site, largest first
-     * @param anomalies            double frees and frees of unknown addresses
+     * @param peakOutstandingBytes highest outstanding bytes in the window
+     * @param peak                 when that was and by which sites, or null without native memory
+     * @param leaks                outstanding memory at the end grouped by site, largest first
+     * @param anomalies            double frees and frees of unknown addresses in the window
+     * @param anomalyStacks        the stacks of the anomalies, by stack id
      */
     public record NativeMemory(long allocatedBytes, long allocations, long freedBytes, long outstandingBytes,
-                               long outstandingBlocks, long peakOutstandingBytes, List<SiteEntry> leaks,
-                               List<Anomaly> anomalies, Map<Long, List<String>> anomalyStacks) {
+                               long outstandingBlocks, long peakOutstandingBytes, Peak.NativePeak peak,
+                               List<SiteProfile> leaks, List<Anomaly> anomalies,
+                               Map<Long, List<String>> anomalyStacks) {
     }
 
     /**
-     * @param count               collections of any kind
+     * @param count               collections of any kind in the window
      * @param pauseCount          collections that paused the application
      * @param pauseTotalMs        sum of pauses, ms
      * @param pauseMaxMs          longest pause, ms
      * @param maxHeapAfterGcBytes highest heap use right after a collection
-     * @param collections         every collection, oldest first
+     * @param collections         every collection of the window, oldest first
      */
     public record Gc(long count, long pauseCount, double pauseTotalMs, double pauseMaxMs, long maxHeapAfterGcBytes,
                      List<GcRecord> collections) {

@@ -6,7 +6,10 @@ import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
+import io.memscope.store.EventSink;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,34 +17,72 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a {@link RecordedRun} into a {@link Report}.
+ * Turns a {@link RecordedRun} into a {@link Report}, over a {@link TimeWindow}.
  *
- * <p><b>Replay.</b> The events are streamed from the recording twice: first for each site's allocation window, then
- * in time order (through a {@link TimeOrder} window) for the live figures. Memory: per site, per live sample and
- * per outstanding native block, never per event.
+ * <p><b>Passes.</b> The recording is streamed from the file twice: the first read (when it is opened) gives the
+ * tables and each site's allocation window; the second replays the events in time order (through a
+ * {@link TimeOrder} window), merged with the starts of the collections. Memory: per site, per stack, per live sample
+ * and per outstanding native block; never per event. A restricted window reads the file once more for the sites'
+ * allocation windows inside it.
  *
- * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the capture's
+ * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the recording's
  * {@value MetadataKeys#INTERVAL_BYTES}), so an object of {@code s} bytes is sampled with probability
  * {@code p = 1 - exp(-s/m)}. Each sample stands for {@code 1/p} objects and {@code s/p} bytes (Horvitz-Thompson):
- * sums over samples are unbiased estimates of allocated and live figures, per site and in total.
+ * sums over samples are unbiased estimates of allocated and held figures, per site, per stack and in total. Rounded
+ * figures are made to add up: a site's stacks add up to the site, the sites to the totals, the timeline's buckets to
+ * the totals (largest remainders).
  *
- * <p><b>Leak suspects</b> are sites with sampled objects still alive at the end (the agent runs a full GC first)
- * whose estimated live bytes grew: live at the end exceeds live at the midpoint of the site's allocation window by at
- * least a quarter of live-at-end, and that window covers at least 5% of the run. Objects built once at start-up
+ * <p><b>Held memory.</b> "Live" and "held" mean held at a collection: a sampled object is held at a collection when
+ * it was allocated before the collection started and the collection did not free it (rule and precision:
+ * {@link GcTimeline}). Held figures are computed at every collection ({@link HeldLedger}): at the last collection
+ * of the window (the report's "live at end"), at the peak (the collection after which the JVM reported the most heap
+ * in use: {@link Peak}), per site at its own peak, and at the last collection of each timeline bucket.
+ *
+ * <p><b>Exact mode.</b> The recording's exact per-site totals are the allocated figures (of the whole run: a
+ * restricted window, or a recording without them because the JVM was killed, uses the samples instead); each
+ * site's total is spread over its stacks and over time in proportion to its samples.
+ *
+ * <p><b>Leak suspects</b> are heap sites with sampled objects still held at the end whose held bytes grew: held at
+ * the end exceeds held at the last collection before the midpoint of the site's allocation window by at least a
+ * quarter of held-at-end, and that window covers at least 5% of the report's window. Objects built once at start-up
  * (a short window) and caches that stopped growing are not suspects.
  *
- * <p><b>Temporaries</b> are sites that allocated at least 1 MiB and 1% of all allocated bytes while keeping at most
- * 5% of it live at the end, with at least half of their samples collected: memory that only churns.
+ * <p><b>Temporaries</b> are heap sites that allocated at least 1 MiB and 1% of all allocated bytes while holding at
+ * most 5% of it at the end, with at least half of their samples collected: memory that only churns.
  */
 public final class ReportBuilder {
     /** Entries per ranking. */
     public static final int TOP = 10;
+    /** About this many timeline buckets, whatever the run's length. */
+    public static final int TIMELINE_BUCKETS = 200;
+    /** Sites listed per timeline bucket. */
+    public static final int BUCKET_SITES = 5;
 
     private ReportBuilder() {
     }
 
+    /** The report of a whole recording, reading the file twice. */
+    public static Report build(Path recording) {
+        return build(recording, TimeWindow.ALL);
+    }
+
+    /** The report of a recording over a window, reading the file twice (three times for a restricted window). */
+    public static Report build(Path recording, TimeWindow window) {
+        AllocationWindows windows = new AllocationWindows();
+        RecordedRun run = RecordedRun.open(recording, windows);
+        return new Builder(run, window, windows).build();
+    }
+
+    /** The report of an opened recording (its events are read twice more). */
     public static Report build(RecordedRun run) {
-        return new ReportBuilder.Run(run).build();
+        return build(run, TimeWindow.ALL);
+    }
+
+    /** The report of an opened recording over a window. */
+    public static Report build(RecordedRun run, TimeWindow window) {
+        AllocationWindows windows = new AllocationWindows();
+        run.replay(windows);
+        return new Builder(run, window, windows).build();
     }
 
     /** @return what the report says about the recording it comes from: closed or not, damage */
@@ -55,52 +96,293 @@ public final class ReportBuilder {
                 run.skippedBlocks());
     }
 
-    /** Per-site accumulation during replay. */
-    private static final class SiteAcc {
-        final Site site;
-        long samples;
-        double estBytes;
-        double estCount;
-        double liveBytes;
-        double liveCount;
-        long firstNanos = Long.MAX_VALUE;
-        long lastNanos = Long.MIN_VALUE;
-        double liveAtMid = -1;
-        long deadSamples;
-        final LifetimeMedian lifetimes = new LifetimeMedian();
-        long stackId;
-        String type;
+    /** First and last heap ALLOCATE per site id (optionally inside a time range): the sites' allocation windows. */
+    static final class AllocationWindows implements EventSink {
+        final Map<Integer, long[]> bySite = new HashMap<>();
+        /** The windows of the usual small, dense site ids (the agent's), without boxing per event. */
+        private long[] small = new long[0];
+        long from = Long.MIN_VALUE;
+        long to = Long.MAX_VALUE;
 
-        SiteAcc(Site site) {
-            this.site = site;
-            this.type = site.typeName();
+        @Override
+        public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+            if (type != MemoryEventType.ALLOCATE || t < from || t > to) {
+                return;
+            }
+            if (siteId >= 0 && siteId < 1 << 16) {
+                int i = siteId * 2;
+                if (i >= small.length) {
+                    int n = Math.max(i + 2, small.length * 2);
+                    int old = small.length;
+                    small = java.util.Arrays.copyOf(small, n);
+                    for (int j = old; j < n; j += 2) {
+                        small[j] = Long.MAX_VALUE;
+                        small[j + 1] = Long.MIN_VALUE;
+                    }
+                }
+                small[i] = Math.min(small[i], t);
+                small[i + 1] = Math.max(small[i + 1], t);
+                return;
+            }
+            long[] w = bySite.computeIfAbsent(siteId, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+            w[0] = Math.min(w[0], t);
+            w[1] = Math.max(w[1], t);
         }
 
-        long midNanos() {
-            return firstNanos + (lastNanos - firstNanos) / 2;
+        /** @return {first, last} allocation of the site, or null if it allocated nothing (in the range) */
+        long[] window(int siteId) {
+            if (siteId >= 0 && siteId < 1 << 16) {
+                int i = siteId * 2;
+                return i < small.length && small[i] != Long.MAX_VALUE ? new long[] {small[i], small[i + 1]} : null;
+            }
+            return bySite.get(siteId);
+        }
+    }
+
+    /** Per-site state of the replay. */
+    private static final class SiteAcc {
+        final int key;
+        final Site site;
+        final boolean isNative;
+        String type;
+        long stackId;
+        long firstAlloc = Long.MAX_VALUE;
+        long lastAlloc = Long.MIN_VALUE;
+        // heap
+        long samples;
+        long deadSamples;
+        double estBytes;
+        double estCount;
+        final LifetimeMedian lifetimes = new LifetimeMedian();
+        final List<StackAcc> stacks = new ArrayList<>(2);
+        StackAcc lastStack;
+        // native
+        long nAllocated;
+        long nAllocations;
+        long nOutstanding;
+        long nBlocks;
+        long nPeak;
+        int nEpoch = -1;
+        long nAtPeakBytes;
+        long nAtPeakBlocks;
+
+        SiteAcc(int key, Site site, String type) {
+            this.key = key;
+            this.site = site;
+            this.isNative = site.isNative();
+            this.type = type;
+        }
+    }
+
+    /** Per-stack state of the replay. */
+    private static final class StackAcc {
+        final int key;
+        final long stackId;
+        final SiteAcc site;
+        double allocBytes;
+        double allocCount;
+        int[] buckets = new int[4];
+        double[] bucketBytes = new double[4];
+        int bucketCount;
+        /** The bucket being filled and its bytes, kept in fields: most allocations of a stack fall in it. */
+        int openBucket = -1;
+        double openBytes;
+        // native
+        long nOutstanding;
+        long nBlocks;
+        int nEpoch = -1;
+        long nAtPeakBytes;
+        long nAtPeakBlocks;
+
+        StackAcc(int key, long stackId, SiteAcc site) {
+            this.key = key;
+            this.stackId = stackId;
+            this.site = site;
+        }
+
+        void addToBucket(int b, double bytes) {
+            if (b == openBucket) {
+                openBytes += bytes;
+                return;
+            }
+            closeBucket();
+            openBucket = b;
+            openBytes = bytes;
+        }
+
+        /** Moves the open bucket's bytes into the arrays. */
+        void closeBucket() {
+            if (openBucket < 0) {
+                return;
+            }
+            int b = openBucket;
+            double bytes = openBytes;
+            openBucket = -1;
+            openBytes = 0;
+            for (int i = bucketCount - 1; i >= 0 && i >= bucketCount - 4; i--) {
+                if (buckets[i] == b) {
+                    bucketBytes[i] += bytes;
+                    return;
+                }
+            }
+            if (bucketCount == buckets.length) {
+                buckets = java.util.Arrays.copyOf(buckets, bucketCount * 2);
+                bucketBytes = java.util.Arrays.copyOf(bucketBytes, bucketCount * 2);
+            }
+            buckets[bucketCount] = b;
+            bucketBytes[bucketCount++] = bytes;
         }
     }
 
     private static final class NativeBlock {
         final long size;
-        final int siteId;
-        final long stackId;
+        final SiteAcc site;
+        final StackAcc stack;
 
-        NativeBlock(long size, int siteId, long stackId) {
+        NativeBlock(long size, SiteAcc site, StackAcc stack) {
             this.size = size;
-            this.siteId = siteId;
-            this.stackId = stackId;
+            this.site = site;
+            this.stack = stack;
         }
     }
 
-    private static final class Run {
-        final RecordedRun data;
+    /** One report: the replay's state and the final figures. */
+    private static final class Builder implements EventSink {
+        final RecordedRun run;
+        final AllocationWindows windows;
         final double mean;
-        final Map<Integer, SiteAcc> heap = new HashMap<>();
+        final long runStart;
+        final long from;
+        final long to;
+        final boolean restricted;
+        final GcTimeline gcs;
+        final int windowFirstGc;
+        final int endGc;
+        final int peakGc;
+        final HeldLedger heldSites;
+        final HeldLedger heldStacks;
+        final SampleTable samples = new SampleTable();
+        final StackIndex stackIndex = new StackIndex();
+        final Map<Integer, SiteAcc> sitesById = new HashMap<>();
+        /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
+        final SiteAcc[] smallIds = new SiteAcc[1 << 16];
+        final List<SiteAcc> sites = new ArrayList<>();
+        final List<StackAcc> stacks = new ArrayList<>();
+        final Map<Long, NativeBlock> blocks = new HashMap<>();
 
-        Run(RecordedRun data) {
-            this.data = data;
-            this.mean = Math.max(1, data.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
+        // replay position
+        int nextGc;
+        int epoch;
+        int measured = -1;
+        boolean done;
+        boolean inWindow;
+
+        // timeline
+        final long bucketNanos;
+        final int bucketCount;
+        final double[] bucketAlloc;
+        final long[] bucketHeld;
+        final long[] bucketHeapUsed;
+        final long[] bucketHeapCommitted;
+        final boolean[] bucketMeasured;
+        final long[] bucketNative;
+        final boolean[] bucketNativeSet;
+        final double[] bucketPause;
+        final int[] bucketGcs;
+        final List<List<Timeline.HeldSite>> bucketTop;
+        long carryHeld;
+        long carryHeapUsed;
+        long carryHeapCommitted;
+        List<Timeline.HeldSite> carryTop = List.of();
+        long nativeAtFrom;
+
+        // totals of the window
+        double peakHeldBytes;
+        double peakHeldCount;
+        long nAllocated;
+        long nAllocations;
+        long nFreed;
+        long nOutstanding;
+        long nPeak = -1;
+        long nPeakTime;
+        int nPeakEpoch;
+        long orphanFrees;
+        long late;
+
+        Builder(RecordedRun run, TimeWindow window, AllocationWindows windows) {
+            this.run = run;
+            this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
+            long firstSeen = Math.min(run.firstEventNanos(), firstGcStart(run));
+            long start = run.metadataLong(MetadataKeys.START_NANOS, firstSeen == Long.MAX_VALUE ? 0 : firstSeen);
+            long lastSeen = Math.max(run.lastEventNanos(), lastGcEnd(run));
+            long end = run.metadataLong(MetadataKeys.END_NANOS, lastSeen == Long.MIN_VALUE ? start : lastSeen);
+            end = Math.max(end, start);
+            this.runStart = start;
+            this.restricted = window.restricted();
+            long f = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
+            long t = window.toSeconds() == null ? end : Math.min(end, start + Math.round(window.toSeconds() * 1e9));
+            if (f > end) {
+                throw io.memscope.error.MemscopeException.configuration(String.format(java.util.Locale.ROOT,
+                        "--from %.3f s is after the end of the run (%.3f s)", window.fromSeconds(),
+                        (end - start) / 1e9));
+            }
+            this.from = f;
+            this.to = Math.max(t, f);
+            if (restricted) {
+                AllocationWindows inside = new AllocationWindows();
+                inside.from = from;
+                inside.to = to;
+                run.replay(inside);
+                windows = inside;
+            }
+            this.windows = windows;
+            this.gcs = GcTimeline.of(run.gcRecords(), to);
+            this.windowFirstGc = gcs.firstAtOrAfter(from);
+            this.endGc = gcs.lastAtOrBefore(to);
+            this.peakGc = gcs.peak(windowFirstGc, endGc);
+            this.heldSites = new HeldLedger(windowFirstGc, endGc, peakGc);
+            this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
+
+            long duration = Math.max(1, to - from);
+            long width = Math.max(1_000_000L, ceilDiv(ceilDiv(duration, TIMELINE_BUCKETS), 1_000_000L) * 1_000_000L);
+            this.bucketNanos = width;
+            this.bucketCount = (int) Math.max(1, ceilDiv(duration, width));
+            bucketAlloc = new double[bucketCount];
+            bucketHeld = new long[bucketCount];
+            bucketHeapUsed = new long[bucketCount];
+            bucketHeapCommitted = new long[bucketCount];
+            bucketMeasured = new boolean[bucketCount];
+            bucketNative = new long[bucketCount];
+            bucketNativeSet = new boolean[bucketCount];
+            bucketPause = new double[bucketCount];
+            bucketGcs = new int[bucketCount];
+            bucketTop = new ArrayList<>(Collections.nCopies(bucketCount, null));
+        }
+
+        private static long firstGcStart(RecordedRun run) {
+            long m = Long.MAX_VALUE;
+            for (GcRecord g : run.gcRecords()) {
+                m = Math.min(m, g.startNanos());
+            }
+            return m;
+        }
+
+        private static long lastGcEnd(RecordedRun run) {
+            long m = Long.MIN_VALUE;
+            for (GcRecord g : run.gcRecords()) {
+                m = Math.max(m, g.startNanos() + g.durationNanos());
+            }
+            return m;
+        }
+
+        private static long ceilDiv(long a, long b) {
+            return -Math.floorDiv(-a, b);
+        }
+
+        int bucketOf(long t) {
+            long b = (t - from) / bucketNanos;
+            return (int) Math.max(0, Math.min(bucketCount - 1, b));
         }
 
         double probability(long size) {
@@ -108,298 +390,644 @@ public final class ReportBuilder {
             return p <= 0 ? 1 : p;
         }
 
-        SiteAcc acc(int siteId) {
-            return heap.computeIfAbsent(siteId, id -> {
-                Site s = data.site(id);
-                return new SiteAcc(s != null ? s : new Site(id, "unknown", "site" + id, null, 0, "?"));
-            });
+        SiteAcc site(int siteId) {
+            boolean small = siteId >= 0 && siteId < smallIds.length;
+            SiteAcc a = small ? smallIds[siteId] : sitesById.get(siteId);
+            if (a == null) {
+                Site s = run.site(siteId);
+                if (s == null) {
+                    s = new Site(siteId, "unknown", "site" + siteId, null, 0, null);
+                }
+                a = new SiteAcc(sites.size(), s, s.typeName());
+                long[] w = windows.window(siteId);
+                if (w != null) {
+                    a.firstAlloc = w[0];
+                    a.lastAlloc = w[1];
+                    if (!a.isNative) {
+                        long mid = a.firstAlloc + (a.lastAlloc - a.firstAlloc) / 2;
+                        heldSites.mark(a.key, gcs.lastAtOrBefore(mid));
+                    }
+                }
+                heldSites.ensure(a.key);
+                sitesById.put(siteId, a);
+                if (small) {
+                    smallIds[siteId] = a;
+                }
+                sites.add(a);
+                if (inWindow) {
+                    a.nPeak = 0;
+                }
+            }
+            return a;
         }
 
-        boolean isNative(int siteId) {
-            Site s = data.site(siteId);
-            return s != null && s.isNative();
+        StackAcc stack(long stackId, SiteAcc site) {
+            StackAcc last = site.lastStack;
+            if (last != null && last.stackId == stackId) {
+                return last;
+            }
+            StackAcc found = lookup(stackId, site);
+            site.lastStack = found;
+            return found;
         }
 
-        // Replay state (pass 2).
-        final Map<Long, double[]> liveSamples = new HashMap<>(); // sample id -> {bytes weight, count weight, site}
-        double totalLive;
-        double peakLive;
-        long samples;
-        double sampledAllocatedBytes;
-        double sampledAllocatedCount;
-        final Map<Long, NativeBlock> blocks = new HashMap<>();
-        long nAllocated;
-        long nAllocations;
-        long nFreed;
-        long nOutstanding;
-        long nPeak;
-        long lateEvents;
+        private StackAcc lookup(long stackId, SiteAcc site) {
+            int key = stackIndex.indexOf(stackId, site.site.id(), stacks.size());
+            if (key == stacks.size()) {
+                StackAcc s = new StackAcc(key, stackId, site);
+                stacks.add(s);
+                site.stacks.add(s);
+                heldStacks.ensure(key);
+                return s;
+            }
+            return stacks.get(key);
+        }
 
         Report build() {
-            // Pass 1: allocation windows per heap site; the first and last timestamps.
-            long[] firstLast = {Long.MAX_VALUE, Long.MIN_VALUE};
-            data.replay((t, type, address, size, prev, tid, tname, var, typeName, stack, site) -> {
-                firstLast[0] = Math.min(firstLast[0], t);
-                firstLast[1] = Math.max(firstLast[1], t);
-                if (type == MemoryEventType.ALLOCATE && !isNative(site)) {
-                    SiteAcc a = acc(site);
-                    a.firstNanos = Math.min(a.firstNanos, t);
-                    a.lastNanos = Math.max(a.lastNanos, t);
-                }
-            });
-            boolean none = firstLast[0] == Long.MAX_VALUE;
-            long start = data.metadataLong(MetadataKeys.START_NANOS, none ? 0 : firstLast[0]);
-            long end = data.metadataLong(MetadataKeys.END_NANOS, none ? start : firstLast[1]);
-
-            // Pass 2: replay in time order.
-            TimeOrder order = new TimeOrder(this::apply);
-            data.replay(order);
+            TimeOrder order = new TimeOrder(this);
+            run.replay(order);
             order.finish();
-            lateEvents = order.late();
-            for (SiteAcc a : heap.values()) {
-                markMid(a, Long.MAX_VALUE);
-            }
+            late = order.late();
+            finish();
+            return report();
+        }
 
-            // Allocated figures: exact counts when present, else the sampled estimates.
-            boolean exact = "exact".equals(data.metadata().getOrDefault(MetadataKeys.MODE, "sample"));
-            Map<Integer, long[]> counts = new HashMap<>();
-            for (SiteCount c : data.siteCounts().values()) {
-                counts.put(c.siteId(), new long[] {c.allocations(), c.bytes()});
+        // ------------------------------------------------------------------------------------------ replay
+
+        @Override
+        public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+            if (done) {
+                return;
             }
-            long allocatedBytes;
-            long allocatedObjects;
-            if (exact) {
-                allocatedBytes = 0;
-                allocatedObjects = 0;
-                for (Map.Entry<Integer, long[]> c : counts.entrySet()) {
-                    Site s = data.site(c.getKey());
-                    if (s != null && s.isNative()) {
-                        continue;
+            if (gcs.synthetic() && t > to) {
+                done = true; // no collection: held at the end means not yet collected at the window's end
+                return;
+            }
+            if (nextGc < gcs.size() && gcs.start(nextGc) < t) {
+                crossTo(gcs.collectedBy(t) + 1);
+                if (done) {
+                    return;
+                }
+            }
+            if (!inWindow && t >= from) {
+                enterWindow();
+            }
+            SiteAcc site = site(siteId);
+            if (site.isNative) {
+                if (t <= to) {
+                    nativeEvent(t, type, address, size, site, stackId);
+                }
+                return;
+            }
+            if (type == MemoryEventType.ALLOCATE) {
+                if (t > to) {
+                    return;
+                }
+                double p = probability(size);
+                double wb = size / p;
+                double wc = 1 / p;
+                StackAcc stack = stack(stackId, site);
+                samples.put(address, site.key, stack.key, epoch);
+                heldSites.allocated(site.key, wb, wc);
+                heldStacks.allocated(stack.key, wb, wc);
+                if (site.stackId == 0) {
+                    site.stackId = stackId;
+                }
+                if (typeNameId != 0 && (site.type == null || site.type.equals("?"))) {
+                    site.type = run.string(typeNameId);
+                }
+                if (t >= from) {
+                    site.samples++;
+                    site.estBytes += wb;
+                    site.estCount += wc;
+                    stack.allocBytes += wb;
+                    stack.allocCount += wc;
+                    int b = bucketOf(t);
+                    bucketAlloc[b] += wb;
+                    stack.addToBucket(b, wb);
+                }
+            } else if (type == MemoryEventType.DEALLOCATE) {
+                int slot = samples.find(address);
+                if (slot < 0) {
+                    orphanFrees++;
+                    return;
+                }
+                boolean old = samples.epoch(slot) < epoch;
+                // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
+                double p = probability(size);
+                double wb = size / p;
+                double wc = 1 / p;
+                heldSites.collected(samples.site(slot), wb, wc, old);
+                heldStacks.collected(samples.stack(slot), wb, wc, old);
+                long allocated = t - previousSize;
+                if (allocated >= from && allocated <= to) {
+                    SiteAcc a = sites.get(samples.site(slot));
+                    a.deadSamples++;
+                    if (t <= to) {
+                        a.lifetimes.add(previousSize);
                     }
-                    allocatedObjects += c.getValue()[0];
-                    allocatedBytes += c.getValue()[1];
-                    acc(c.getKey()); // make sure every counted site is listed
+                }
+                samples.remove(slot);
+            }
+        }
+
+        /** Crosses the starts of collections until {@code next} is the next one. */
+        private void crossTo(int next) {
+            while (nextGc < next) {
+                int k = nextGc - 1;
+                if (k >= 0 && k <= endGc) {
+                    measure(k);
+                }
+                heldSites.advance();
+                heldStacks.advance();
+                nextGc++;
+                epoch++;
+                if (nextGc > endGc + 1) {
+                    done = true; // collection endGc is measured: nothing later changes a figure of the window
+                    return;
+                }
+            }
+        }
+
+        /** Takes the figures of collection {@code k} (the replay is at the start of the next one, or the end). */
+        private void measure(int k) {
+            heldSites.measure(k);
+            heldStacks.measure(k);
+            measured = k;
+            GcRecord g = gcs.record(k);
+            long held = Math.round(heldSites.heldBytes());
+            boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.start(k + 1) > to
+                    || bucketOf(gcs.start(k + 1)) != bucketOf(gcs.start(k));
+            if (k >= windowFirstGc) {
+                int b = bucketOf(gcs.start(k));
+                bucketHeld[b] = held;
+                bucketHeapUsed[b] = g.heapUsedAfter();
+                bucketHeapCommitted[b] = g.heapCommitted();
+                bucketMeasured[b] = true;
+                if (lastOfBucket) {
+                    bucketTop.set(b, topHeld());
                 }
             } else {
-                allocatedBytes = Math.round(sampledAllocatedBytes);
-                allocatedObjects = Math.round(sampledAllocatedCount);
+                carryHeld = held;
+                carryHeapUsed = g.heapUsedAfter();
+                carryHeapCommitted = g.heapCommitted();
+                if (k + 1 == windowFirstGc || k == endGc) {
+                    carryTop = topHeld();
+                }
             }
+            if (k == peakGc) {
+                peakHeldBytes = heldSites.heldBytes();
+                peakHeldCount = heldSites.heldCount();
+            }
+        }
 
-            List<SiteEntry0> entries = new ArrayList<>();
-            long durationNanos = Math.max(1, end - start);
-            for (SiteAcc a : heap.values()) {
+        /** @return the sites holding the most at the collection just measured */
+        private List<Timeline.HeldSite> topHeld() {
+            int n = BUCKET_SITES;
+            int[] best = new int[n];
+            double[] val = new double[n];
+            int have = 0;
+            for (SiteAcc a : sites) {
+                double v = heldSites.heldBytes(a.key);
+                if (a.isNative || v < 0.5) {
+                    continue;
+                }
+                if (have < n || v > val[have - 1]) {
+                    int i = Math.min(have, n - 1);
+                    while (i > 0 && val[i - 1] < v) {
+                        best[i] = best[i - 1];
+                        val[i] = val[i - 1];
+                        i--;
+                    }
+                    best[i] = a.key;
+                    val[i] = v;
+                    have = Math.min(n, have + 1);
+                }
+            }
+            List<Timeline.HeldSite> l = new ArrayList<>(have);
+            for (int i = 0; i < have; i++) {
+                SiteAcc a = sites.get(best[i]);
+                l.add(new Timeline.HeldSite(a.site.frame(), typeOf(a), Math.round(val[i])));
+            }
+            return l;
+        }
+
+        private void enterWindow() {
+            inWindow = true;
+            nativeAtFrom = nOutstanding;
+            for (SiteAcc a : sites) {
+                a.nPeak = a.nOutstanding;
+            }
+            if (nOutstanding > 0) {
+                newNativePeak(from);
+            }
+        }
+
+        private void newNativePeak(long t) {
+            nPeak = nOutstanding;
+            nPeakTime = t;
+            nPeakEpoch++;
+        }
+
+        /** Before changing a site's or stack's outstanding figure: keep its value at the current native peak. */
+        private void snapshot(SiteAcc a, StackAcc s) {
+            if (a.nEpoch != nPeakEpoch) {
+                a.nAtPeakBytes = a.nOutstanding;
+                a.nAtPeakBlocks = a.nBlocks;
+                a.nEpoch = nPeakEpoch;
+            }
+            if (s != null && s.nEpoch != nPeakEpoch) {
+                s.nAtPeakBytes = s.nOutstanding;
+                s.nAtPeakBlocks = s.nBlocks;
+                s.nEpoch = nPeakEpoch;
+            }
+        }
+
+        private void release(NativeBlock old, long t, boolean freed) {
+            snapshot(old.site, old.stack);
+            nOutstanding -= old.size;
+            old.site.nOutstanding -= old.size;
+            old.site.nBlocks--;
+            old.stack.nOutstanding -= old.size;
+            old.stack.nBlocks--;
+            if (freed && t >= from) {
+                nFreed += old.size;
+            }
+        }
+
+        private void nativeEvent(long t, MemoryEventType type, long address, long size, SiteAcc site, long stackId) {
+            switch (type) {
+                case ALLOCATE:
+                case REALLOCATE: {
+                    StackAcc stack = stack(stackId, site);
+                    NativeBlock old = blocks.put(address, new NativeBlock(size, site, stack));
+                    if (old != null) {
+                        release(old, t, false);
+                    }
+                    snapshot(site, stack);
+                    nOutstanding += size;
+                    site.nOutstanding += size;
+                    site.nBlocks++;
+                    stack.nOutstanding += size;
+                    stack.nBlocks++;
+                    if (site.stackId == 0) {
+                        site.stackId = stackId;
+                    }
+                    if (t >= from) {
+                        nAllocated += size;
+                        nAllocations++;
+                        site.nAllocated += size;
+                        site.nAllocations++;
+                        stack.allocBytes += size;
+                        stack.allocCount++;
+                        stack.addToBucket(bucketOf(t), size);
+                        site.nPeak = Math.max(site.nPeak, site.nOutstanding);
+                        if (nOutstanding > nPeak) {
+                            newNativePeak(t);
+                        }
+                    }
+                    break;
+                }
+                case DEALLOCATE: {
+                    NativeBlock old = blocks.remove(address);
+                    if (old != null) {
+                        release(old, t, true);
+                    }
+                    break;
+                }
+                default:
+                    return;
+            }
+            if (t >= from) {
+                int b = bucketOf(t);
+                bucketNative[b] = nOutstanding;
+                bucketNativeSet[b] = true;
+            }
+        }
+
+        private void finish() {
+            if (!inWindow) {
+                enterWindow();
+            }
+            if (!done) {
+                crossTo(endGc + 1);
+                if (!done && endGc >= 0 && measured < endGc) {
+                    measure(endGc);
+                }
+            }
+            // native figures at the peak: sites and stacks unchanged since it hold their current values
+            for (SiteAcc a : sites) {
+                snapshot(a, null);
+            }
+            for (StackAcc s : stacks) {
+                if (s.nEpoch != nPeakEpoch) {
+                    s.nAtPeakBytes = s.nOutstanding;
+                    s.nAtPeakBlocks = s.nBlocks;
+                    s.nEpoch = nPeakEpoch;
+                }
+            }
+        }
+
+        // ------------------------------------------------------------------------------------------ figures
+
+        private String typeOf(SiteAcc a) {
+            return a.type == null ? "?" : a.type;
+        }
+
+        private Report report() {
+            for (StackAcc s : stacks) {
+                s.closeBucket();
+            }
+            Map<Integer, SiteCount> counts = run.siteCounts();
+            boolean exact = "exact".equals(run.metadata().get(MetadataKeys.MODE)) && !counts.isEmpty() && !restricted;
+            if (exact) {
+                for (SiteCount c : counts.values()) {
+                    SiteAcc a = site(c.siteId());
+                    if (!a.isNative && a.stacks.isEmpty() && c.bytes() > 0) {
+                        stack(0, a); // a site counted but never sampled: one stack, its own frame
+                    }
+                }
+            }
+            long runNanos = Math.max(1, to - from);
+
+            // Per site: allocated, held at the end / at the peak, growth; each site's stacks add up to it.
+            List<SiteProfile> all = new ArrayList<>();
+            Map<StackAcc, long[]> stackFigures = new HashMap<>();
+            long allocatedBytes = 0;
+            long allocatedObjects = 0;
+            long liveAtEnd = 0;
+            long peakEstimate = 0;
+            long peakObjects = 0;
+            long sampleCount = 0;
+            double[] bucketExact = exact ? new double[bucketCount] : null;
+            Map<SiteAcc, SiteProfile> profiles = new LinkedHashMap<>();
+            for (SiteAcc a : sites) {
+                if (a.isNative) {
+                    continue;
+                }
                 long allocB = Math.round(a.estBytes);
                 long allocC = Math.round(a.estCount);
-                long[] c = counts.get(a.site.id());
-                if (exact && c != null) {
-                    allocC = c[0];
-                    allocB = c[1];
+                SiteCount c = counts.get(a.site.id());
+                if (exact) {
+                    allocB = c == null ? 0 : c.bytes();
+                    allocC = c == null ? 0 : c.allocations();
                 }
-                long liveB = Math.max(0, Math.round(a.liveBytes));
-                long liveC = Math.max(0, Math.round(a.liveCount));
-                long growth = a.liveAtMid < 0 ? 0 : Math.max(0, Math.round(a.liveBytes - a.liveAtMid));
+                long liveB = Math.max(0, Math.round(heldSites.endBytes(a.key)));
+                long liveC = Math.max(0, Math.round(heldSites.endCount(a.key)));
+                long atPeakB = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSites.atPeakBytes(a.key)));
+                long atPeakC = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSites.atPeakCount(a.key)));
+                long ownPeak = Math.max(0, Math.round(heldSites.peakBytes(a.key)));
+                if (allocB == 0 && liveB == 0 && atPeakB == 0 && ownPeak == 0 && a.samples == 0) {
+                    continue;
+                }
+                long growth = Math.max(0, liveB - Math.round(heldSites.markBytes(a.key)));
                 long medianNanos = a.lifetimes.medianNanos();
                 double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
-                entries.add(new SiteEntry0(a, allocB, allocC, liveB, liveC, growth, median, durationNanos));
+                long liveSamples = a.samples - a.deadSamples;
+                boolean leak = liveSamples >= 2 && liveB > 0 && a.firstAlloc != Long.MAX_VALUE
+                        && a.lastAlloc - a.firstAlloc >= runNanos / 20 && growth * 4 >= liveB;
+                allocatedBytes += allocB;
+                allocatedObjects += allocC;
+                liveAtEnd += liveB;
+                peakEstimate += atPeakB;
+                peakObjects += atPeakC;
+                sampleCount += a.samples;
+                // stacks: spread the site's rounded figures in proportion to their samples
+                int n = a.stacks.size();
+                double[] sb = new double[n];
+                double[] sc = new double[n];
+                double[] hb = new double[n];
+                double[] hc = new double[n];
+                double[] pb = new double[n];
+                double[] pc = new double[n];
+                boolean noSamples = a.estBytes <= 0;
+                for (int i = 0; i < n; i++) {
+                    StackAcc s = a.stacks.get(i);
+                    sb[i] = noSamples ? (i == 0 ? 1 : 0) : s.allocBytes;
+                    sc[i] = noSamples ? (i == 0 ? 1 : 0) : s.allocCount;
+                    hb[i] = heldStacks.endBytes(s.key);
+                    hc[i] = heldStacks.endCount(s.key);
+                    pb[i] = heldStacks.atPeakBytes(s.key);
+                    pc[i] = heldStacks.atPeakCount(s.key);
+                }
+                long[] rsb = Apportion.round(sb, allocB);
+                long[] rsc = Apportion.round(sc, allocC);
+                long[] rhb = Apportion.round(hb, liveB);
+                long[] rhc = Apportion.round(hc, liveC);
+                long[] rpb = Apportion.round(pb, atPeakB);
+                long[] rpc = Apportion.round(pc, atPeakC);
+                double scale = a.estBytes > 0 ? allocB / a.estBytes : 0;
+                for (int i = 0; i < n; i++) {
+                    StackAcc s = a.stacks.get(i);
+                    stackFigures.put(s, new long[] {rsb[i], rsc[i], rhb[i], rhc[i], rpb[i], rpc[i], leak ? 1 : 0});
+                    if (exact) {
+                        if (noSamples) {
+                            continue;
+                        }
+                        for (int j = 0; j < s.bucketCount; j++) {
+                            bucketExact[s.buckets[j]] += s.bucketBytes[j] * scale;
+                        }
+                    }
+                }
+                if (exact && noSamples && allocB > 0) {
+                    // counted, never sampled: spread like everything else
+                    double total = 0;
+                    for (double v : bucketAlloc) {
+                        total += v;
+                    }
+                    for (int b = 0; b < bucketCount; b++) {
+                        bucketExact[b] += total > 0 ? allocB * bucketAlloc[b] / total : (double) allocB / bucketCount;
+                    }
+                }
+                boolean temporary = allocB >= (1 << 20) && liveB * 20 <= allocB && a.samples > 0
+                        && a.deadSamples * 2 >= a.samples;
+                SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
+                        liveC, ownPeak, atPeakB, atPeakC, growth, median, leak, temporary, run.stack(a.stackId));
+                profiles.put(a, p);
             }
+            // the 1%-of-all condition of temporaries needs the total
+            List<SiteProfile> heap = new ArrayList<>();
+            for (Map.Entry<SiteAcc, SiteProfile> e : profiles.entrySet()) {
+                SiteProfile p = e.getValue();
+                if (p.temporary() && p.allocatedBytes() * 100 < allocatedBytes) {
+                    p = new SiteProfile(p.site(), p.type(), false, p.allocatedBytes(), p.allocatedObjects(),
+                            p.samples(), p.liveBytes(), p.liveObjects(), p.peakBytes(), p.heldAtPeakBytes(),
+                            p.heldAtPeakObjects(), p.growthBytes(), p.medianLifetimeMs(), p.leakSuspect(), false,
+                            p.stack());
+                }
+                heap.add(p);
+            }
+            all.addAll(heap);
 
-            List<Report.SiteEntry> top = entries.stream()
-                    .filter(x -> x.allocB > 0)
-                    .sorted(Comparator.comparingLong((SiteEntry0 x) -> -x.allocB))
-                    .limit(TOP).map(x -> x.entry(x.allocB, x.allocC)).toList();
-            List<Report.SiteEntry> topLive = entries.stream()
-                    .filter(x -> x.liveB > 0)
-                    .sorted(Comparator.comparingLong((SiteEntry0 x) -> -x.liveB))
-                    .limit(TOP).map(x -> x.entry(x.liveB, x.liveC)).toList();
-            List<Report.SiteEntry> leaks = entries.stream()
-                    .filter(SiteEntry0::isLeakSuspect)
-                    .sorted(Comparator.comparingLong((SiteEntry0 x) -> -x.growth))
-                    .limit(TOP).map(x -> x.entry(x.liveB, x.liveC)).toList();
-            final long totalAllocated = allocatedBytes;
-            List<Report.SiteEntry> temps = entries.stream()
-                    .filter(x -> x.isTemporary(totalAllocated))
-                    .sorted(Comparator.comparingLong((SiteEntry0 x) -> -x.allocB))
-                    .limit(TOP).map(x -> x.entry(x.allocB, x.allocC)).toList();
-            long liveAtEnd = 0;
-            for (SiteEntry0 x : entries) {
-                liveAtEnd += x.liveB;
+            // Native sites.
+            List<SiteProfile> nativeSites = new ArrayList<>();
+            for (SiteAcc a : sites) {
+                if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
+                    continue;
+                }
+                nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
+                        a.nOutstanding, a.nBlocks, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, -1,
+                        false, false, run.stack(a.stackId)));
+                for (StackAcc s : a.stacks) {
+                    stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
+                        s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0});
+                }
             }
+            all.addAll(nativeSites);
+            all.sort(Comparator.comparingLong((SiteProfile p) -> -p.allocatedBytes()).thenComparing(SiteProfile::site));
 
-            // Native leaks grouped by site.
-            Map<Integer, long[]> bySite = new LinkedHashMap<>();
-            Map<Integer, Long> stackBySite = new HashMap<>();
-            for (NativeBlock b : blocks.values()) {
-                long[] v = bySite.computeIfAbsent(b.siteId, k -> new long[2]);
-                v[0] += b.size;
-                v[1]++;
-                stackBySite.putIfAbsent(b.siteId, b.stackId);
+            List<SiteProfile> top = rank(heap, p -> p.allocatedBytes() > 0, SiteProfile::allocatedBytes);
+            List<SiteProfile> topLive = rank(heap, p -> p.liveBytes() > 0, SiteProfile::liveBytes);
+            List<SiteProfile> leaks = rank(heap, SiteProfile::leakSuspect, SiteProfile::growthBytes);
+            List<SiteProfile> temps = rank(heap, SiteProfile::temporary, SiteProfile::allocatedBytes);
+            List<SiteProfile> nLeaks = rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes);
+
+            // Stacks.
+            List<StackProfile> stackProfiles = new ArrayList<>();
+            for (StackAcc s : stacks) {
+                long[] f = stackFigures.get(s);
+                if (f == null) {
+                    continue;
+                }
+                List<String> frames = s.stackId == 0 ? List.of() : run.stack(s.stackId);
+                if (frames.isEmpty()) {
+                    frames = List.of(s.site.site.frame());
+                }
+                double[] raw = java.util.Arrays.copyOf(s.bucketBytes, s.bucketCount);
+                int[] idx = java.util.Arrays.copyOf(s.buckets, s.bucketCount);
+                boolean sorted = true;
+                for (int i = 1; i < idx.length && sorted; i++) {
+                    sorted = idx[i - 1] < idx[i];
+                }
+                if (!sorted) { // events put out of order by more than the reorder window: rare
+                    Integer[] order = new Integer[s.bucketCount];
+                    for (int i = 0; i < s.bucketCount; i++) {
+                        order[i] = i;
+                    }
+                    java.util.Arrays.sort(order, Comparator.comparingInt(i -> s.buckets[i]));
+                    for (int i = 0; i < s.bucketCount; i++) {
+                        idx[i] = s.buckets[order[i]];
+                        raw[i] = s.bucketBytes[order[i]];
+                    }
+                }
+                long[] values = Apportion.round(raw, f[0]);
+                if (raw.length == 0 && f[0] > 0) {
+                    idx = new int[] {0};
+                    values = new long[] {f[0]};
+                }
+                stackProfiles.add(new StackProfile(frames, s.site.site.frame(), typeOf(s.site), s.site.isNative,
+                        f[0], f[1], f[2], f[3], f[4], f[5], f[6] != 0, new SparseSeries(idx, values)));
             }
-            List<Report.SiteEntry> nLeaks = new ArrayList<>();
-            for (Map.Entry<Integer, long[]> en : bySite.entrySet()) {
-                Site s = data.site(en.getKey());
-                String frame = s == null ? "unknown" : s.frame();
-                String type = s == null ? "native" : s.typeName();
-                long[] v = en.getValue();
-                nLeaks.add(new Report.SiteEntry(frame, type, v[0], v[1], v[0], v[1], v[0], v[1], 0, -1, 0,
-                        data.stack(stackBySite.getOrDefault(en.getKey(), 0L))));
+            stackProfiles.sort(Comparator.comparingLong((StackProfile p) -> -p.allocatedBytes())
+                    .thenComparingLong(p -> -p.heldBytes()));
+
+            // Peak.
+            Peak peak = null;
+            if (peakGc >= 0) {
+                GcRecord g = gcs.record(peakGc);
+                List<Peak.Holder> holders = new ArrayList<>();
+                for (SiteProfile p : rank(heap, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
+                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                            p.stack()));
+                }
+                peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
+                        g.heapUsedAfter(), peakEstimate, peakObjects, holders);
             }
-            nLeaks.sort(Comparator.comparingLong(x -> -x.bytes()));
+            Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
+                    peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact);
+
+            // Native memory.
+            Peak.NativePeak nativePeak = null;
+            if (nPeak > 0) {
+                List<Peak.Holder> holders = new ArrayList<>();
+                for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
+                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                            p.stack()));
+                }
+                nativePeak = new Peak.NativePeak(nPeakTime, (nPeakTime - runStart) / 1e6, nPeak, holders);
+            }
+            List<Anomaly> anomalies = new ArrayList<>();
             Map<Long, List<String>> anomalyStacks = new HashMap<>();
-            for (Anomaly an : data.anomalies()) {
-                if (an.stackId() != 0) {
-                    anomalyStacks.put(an.stackId(), data.stack(an.stackId()));
+            for (Anomaly an : run.anomalies()) {
+                if (an.timestampNanos() >= from && an.timestampNanos() <= to) {
+                    anomalies.add(an);
+                    if (an.stackId() != 0) {
+                        anomalyStacks.put(an.stackId(), run.stack(an.stackId()));
+                    }
                 }
             }
             Report.NativeMemory nativeMemory = new Report.NativeMemory(nAllocated, nAllocations, nFreed,
-                    nOutstanding, blocks.size(), nPeak, nLeaks.size() > TOP ? nLeaks.subList(0, TOP) : nLeaks,
-                    data.anomalies(), anomalyStacks);
+                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks);
 
             // GC.
+            List<GcRecord> collections = new ArrayList<>();
             long pauses = 0;
             double pauseTotal = 0;
             double pauseMax = 0;
             long maxAfter = 0;
-            for (GcRecord g : data.gcRecords()) {
+            for (GcRecord g : run.gcRecords()) {
+                if (g.startNanos() < from || g.startNanos() > to) {
+                    continue;
+                }
+                collections.add(g);
+                int b = bucketOf(g.startNanos());
+                bucketGcs[b]++;
                 maxAfter = Math.max(maxAfter, g.heapUsedAfter());
                 if (g.isPause()) {
                     pauses++;
                     double ms = g.durationNanos() / 1e6;
                     pauseTotal += ms;
                     pauseMax = Math.max(pauseMax, ms);
+                    bucketPause[b] += ms;
                 }
             }
-            Report.Gc gc = new Report.Gc(data.gcRecords().size(), pauses, pauseTotal, pauseMax, maxAfter, data.gcRecords());
+            Report.Gc gc = new Report.Gc(collections.size(), pauses, pauseTotal, pauseMax, maxAfter, collections);
 
-            Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects, Math.round(peakLive),
-                    liveAtEnd, samples, durationNanos / 1_000_000, exact);
-            Map<String, String> metadata = data.metadata();
-            if (lateEvents > 0) {
+            Timeline timeline = timeline(exact ? bucketExact : bucketAlloc, allocatedBytes);
+
+            Map<String, String> metadata = run.metadata();
+            if (late > 0) {
                 metadata = new LinkedHashMap<>(metadata);
-                metadata.put("lateEvents", Long.toString(lateEvents));
+                metadata.put("lateEvents", Long.toString(late));
             }
-            return new Report(metadata, source(data), totals, top, topLive, leaks, temps, nativeMemory, gc,
-                    data.failureCount(), data.failureMessages());
+            return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
+                    peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
+                    run.failureCount(), run.failureMessages());
         }
 
-        /** Applies one event, in time order, to the replay state. */
-        private void apply(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                           int siteId) {
-            if (isNative(siteId)) {
-                switch (type) {
-                    case ALLOCATE:
-                    case REALLOCATE: {
-                        NativeBlock old = blocks.put(address, new NativeBlock(size, siteId,
-                                stackId));
-                        if (old != null) {
-                            nOutstanding -= old.size;
-                        }
-                        nAllocated += size;
-                        nAllocations++;
-                        nOutstanding += size;
-                        nPeak = Math.max(nPeak, nOutstanding);
-                        break;
+        private Timeline timeline(double[] alloc, long total) {
+            long[] allocated = Apportion.round(alloc, total);
+            List<Timeline.Bucket> buckets = new ArrayList<>(bucketCount);
+            long held = carryHeld;
+            long used = carryHeapUsed;
+            long committed = carryHeapCommitted;
+            List<Timeline.HeldSite> top = carryTop;
+            long nat = nativeAtFrom;
+            for (int b = 0; b < bucketCount; b++) {
+                if (bucketMeasured[b]) {
+                    held = bucketHeld[b];
+                    used = bucketHeapUsed[b];
+                    committed = bucketHeapCommitted[b];
+                    if (bucketTop.get(b) != null) {
+                        top = bucketTop.get(b);
                     }
-                    case DEALLOCATE: {
-                        NativeBlock old = blocks.remove(address);
-                        if (old != null) {
-                            nOutstanding -= old.size;
-                            nFreed += old.size;
-                        }
-                        break;
-                    }
-                    default:
-                        break;
                 }
-                return;
+                if (bucketNativeSet[b]) {
+                    nat = bucketNative[b];
+                }
+                buckets.add(new Timeline.Bucket((from - runStart + b * bucketNanos) / 1e6, allocated[b],
+                        gcs.synthetic() ? 0 : held, used, committed, nat, bucketPause[b], bucketGcs[b], top));
             }
-            // Heap: check midpoint crossings before applying the event.
-            if (type == MemoryEventType.ALLOCATE) {
-                SiteAcc a = acc(siteId);
-                markMid(a, timestampNanos);
-                double p = probability(size);
-                double wb = size / p;
-                double wc = 1 / p;
-                liveSamples.put(address, new double[] {wb, wc, siteId});
-                a.samples++;
-                a.estBytes += wb;
-                a.estCount += wc;
-                a.liveBytes += wb;
-                a.liveCount += wc;
-                if (a.stackId == 0) {
-                    a.stackId = stackId;
-                }
-                if (typeNameId != 0 && (a.type == null || a.type.equals("?"))) {
-                    a.type = data.string(typeNameId);
-                }
-                samples++;
-                sampledAllocatedBytes += wb;
-                sampledAllocatedCount += wc;
-                totalLive += wb;
-                peakLive = Math.max(peakLive, totalLive);
-            } else if (type == MemoryEventType.DEALLOCATE) {
-                double[] w = liveSamples.remove(address);
-                if (w == null) {
-                    return;
-                }
-                SiteAcc a = acc((int) w[2]);
-                markMid(a, timestampNanos);
-                a.liveBytes -= w[0];
-                a.liveCount -= w[1];
-                a.deadSamples++;
-                a.lifetimes.add(previousSize);
-                totalLive -= w[0];
-            }
+            return new Timeline(from, bucketNanos, buckets);
         }
 
-        private static void markMid(SiteAcc a, long now) {
-            if (a.liveAtMid < 0 && a.firstNanos != Long.MAX_VALUE && now > a.midNanos()) {
-                a.liveAtMid = a.liveBytes;
-            }
-        }
-
-        /** A heap site with its final figures, before it becomes a {@link Report.SiteEntry}. */
-        private final class SiteEntry0 {
-            final SiteAcc a;
-            final long allocB;
-            final long allocC;
-            final long liveB;
-            final long liveC;
-            final long growth;
-            final double medianMs;
-            final long runNanos;
-
-            SiteEntry0(SiteAcc a, long allocB, long allocC, long liveB, long liveC, long growth, double medianMs,
-                       long runNanos) {
-                this.a = a;
-                this.allocB = allocB;
-                this.allocC = allocC;
-                this.liveB = liveB;
-                this.liveC = liveC;
-                this.growth = growth;
-                this.medianMs = medianMs;
-                this.runNanos = runNanos;
-            }
-
-            boolean isLeakSuspect() {
-                long liveSamples = a.samples - a.deadSamples;
-                if (liveSamples < 2 || liveB <= 0 || a.liveAtMid < 0) {
-                    return false;
-                }
-                long window = a.lastNanos - a.firstNanos;
-                return window >= runNanos / 20 && growth * 4 >= liveB;
-            }
-
-            boolean isTemporary(long totalAllocated) {
-                return allocB >= (1 << 20) && allocB * 100 >= totalAllocated
-                        && liveB * 20 <= allocB
-                        && a.samples > 0 && a.deadSamples * 2 >= a.samples;
-            }
-
-            Report.SiteEntry entry(long bytes, long count) {
-                return new Report.SiteEntry(a.site.frame(), a.type, bytes, count, allocB, allocC, liveB, liveC,
-                        growth, medianMs, a.samples, data.stack(a.stackId));
-            }
+        private static List<SiteProfile> rank(List<SiteProfile> l, java.util.function.Predicate<SiteProfile> keep,
+                                              java.util.function.ToLongFunction<SiteProfile> by) {
+            return l.stream().filter(keep)
+                    .sorted(Comparator.comparingLong((SiteProfile p) -> -by.applyAsLong(p))
+                            .thenComparing(SiteProfile::site))
+                    .limit(TOP).toList();
         }
     }
 }

@@ -25,7 +25,7 @@ public final class ReportFiles {
 
     /** Builds the report of {@code dir/recording.msrec}. */
     public static Report build(Path dir) {
-        return ReportBuilder.build(RecordedRun.open(dir.resolve(RECORDING)));
+        return ReportBuilder.build(dir.resolve(RECORDING));
     }
 
     /**

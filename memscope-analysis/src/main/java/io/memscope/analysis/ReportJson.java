@@ -15,7 +15,7 @@ public final class ReportJson {
     /** Value of the top-level {@code format} field. */
     public static final String FORMAT = "memscope-report";
     /** Value of the top-level {@code version} field; incremented when a field changes meaning or is removed. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Collections listed individually in {@code gc.collections} at most; the aggregates cover all of them. */
     public static final int MAX_GC_LISTED = 2000;
 
@@ -50,6 +50,12 @@ public final class ReportJson {
                     .endObject();
         }
         w.field("skippedBlocks", src.skippedBlocks()).endObject();
+        Report.Window win = r.window();
+        w.name("window").beginObject()
+                .field("fromMs", win.fromMs())
+                .field("toMs", win.toMs())
+                .field("restricted", win.restricted())
+                .endObject();
         Report.Totals t = r.totals();
         w.name("totals").beginObject()
                 .field("allocatedBytes", t.allocatedBytes())
@@ -60,10 +66,25 @@ public final class ReportJson {
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
                 .endObject();
-        sites(w, "topAllocationSites", r.topAllocationSites());
-        sites(w, "topLiveSites", r.topLiveSites());
-        sites(w, "leakSuspects", r.leakSuspects());
-        sites(w, "temporaries", r.temporaries());
+        Peak peak = r.peak();
+        if (peak == null) {
+            w.name("peak").value((String) null);
+        } else {
+            w.name("peak").beginObject()
+                    .field("timeNanos", peak.timeNanos())
+                    .field("timeMs", peak.timeMs())
+                    .field("gcName", peak.gcName())
+                    .field("gcCause", peak.gcCause())
+                    .field("heapUsedAfterGcBytes", peak.heapUsedAfterGcBytes())
+                    .field("estimatedBytes", peak.estimatedBytes())
+                    .field("estimatedObjects", peak.estimatedObjects());
+            holders(w, peak.sites());
+            w.endObject();
+        }
+        sites(w, "topAllocationSites", r.topAllocationSites(), Rank.ALLOCATED);
+        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE);
+        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE);
+        sites(w, "temporaries", r.temporaries(), Rank.ALLOCATED);
         Report.NativeMemory n = r.nativeMemory();
         w.name("native").beginObject()
                 .field("allocatedBytes", n.allocatedBytes())
@@ -72,7 +93,18 @@ public final class ReportJson {
                 .field("outstandingBytes", n.outstandingBytes())
                 .field("outstandingBlocks", n.outstandingBlocks())
                 .field("peakOutstandingBytes", n.peakOutstandingBytes());
-        sites(w, "leaks", n.leaks());
+        Peak.NativePeak np = n.peak();
+        if (np == null) {
+            w.name("peak").value((String) null);
+        } else {
+            w.name("peak").beginObject()
+                    .field("timeNanos", np.timeNanos())
+                    .field("timeMs", np.timeMs())
+                    .field("outstandingBytes", np.outstandingBytes());
+            holders(w, np.sites());
+            w.endObject();
+        }
+        sites(w, "leaks", n.leaks(), Rank.LIVE);
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
@@ -101,6 +133,28 @@ public final class ReportJson {
                     .field("heapCommittedBytes", c.heapCommitted()).endObject();
         }
         w.endArray().endObject();
+        Timeline tl = r.timeline();
+        w.name("timeline").beginObject()
+                .field("startMs", win.fromMs())
+                .field("bucketMs", tl.bucketNanos() / 1e6);
+        w.name("buckets").beginArray();
+        for (Timeline.Bucket b : tl.buckets()) {
+            w.beginObject()
+                    .field("startMs", b.startMs())
+                    .field("allocatedBytes", b.allocatedBytes())
+                    .field("heldBytes", b.heldBytes())
+                    .field("heapUsedBytes", b.heapUsedBytes())
+                    .field("heapCommittedBytes", b.heapCommittedBytes())
+                    .field("nativeOutstandingBytes", b.nativeOutstandingBytes())
+                    .field("gcPauseMs", b.gcPauseMs())
+                    .field("gcCount", b.gcCount());
+            w.name("topSites").beginArray();
+            for (Timeline.HeldSite h : b.topSites()) {
+                w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes()).endObject();
+            }
+            w.endArray().endObject();
+        }
+        w.endArray().endObject();
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {
@@ -111,22 +165,39 @@ public final class ReportJson {
         return w.toString() + "\n";
     }
 
-    private static void sites(JsonWriter w, String name, List<Report.SiteEntry> list) {
+    /** Which figure a site list ranks by, and so what its entries' {@code bytes} and {@code count} are. */
+    private enum Rank { ALLOCATED, LIVE }
+
+    private static void sites(JsonWriter w, String name, List<SiteProfile> list, Rank rank) {
         w.name(name).beginArray();
-        for (Report.SiteEntry e : list) {
+        for (SiteProfile e : list) {
+            boolean allocated = rank == Rank.ALLOCATED;
             w.beginObject()
                     .field("site", e.site())
                     .field("type", e.type())
-                    .field("bytes", e.bytes())
-                    .field("count", e.count())
+                    .field("bytes", allocated ? e.allocatedBytes() : e.liveBytes())
+                    .field("count", allocated ? e.allocatedObjects() : e.liveObjects())
                     .field("allocatedBytes", e.allocatedBytes())
                     .field("allocatedObjects", e.allocatedObjects())
                     .field("liveBytes", e.liveBytes())
                     .field("liveObjects", e.liveObjects())
+                    .field("peakBytes", e.peakBytes())
+                    .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("growthBytes", e.growthBytes())
                     .field("medianLifetimeMs", e.medianLifetimeMs())
                     .field("samples", e.samples());
             stack(w, e.stack());
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    private static void holders(JsonWriter w, List<Peak.Holder> holders) {
+        w.name("sites").beginArray();
+        for (Peak.Holder h : holders) {
+            w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
+                    .field("count", h.count());
+            stack(w, h.stack());
             w.endObject();
         }
         w.endArray();

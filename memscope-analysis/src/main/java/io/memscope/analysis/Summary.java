@@ -34,28 +34,52 @@ public final class Summary {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
                     .append(src.damage()).append("; this report covers what comes before\n");
         }
-        sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s, peak live %s, live at end %s%n",
+        Report.Window win = r.window();
+        if (win.restricted()) {
+            sb.append(String.format(Locale.ROOT, "  window: %.3f s to %.3f s of the run%n", win.fromMs() / 1000,
+                    win.toMs() / 1000));
+        }
+        sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
+                        + "%s (held: reachable at a GC, estimated)%n",
                 bytes(t.allocatedBytes()), count(t.allocatedObjects()), t.exact() ? "" : " (estimated from "
                         + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
-        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false);
-        section(sb, "Top sites by live bytes at end", r.topLiveSites(), false);
-        section(sb, "Leak suspects (still alive at end and growing)", r.leakSuspects(), true);
-        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false);
+        Peak peak = r.peak();
+        if (peak != null) {
+            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s (%s): heap %s in use, %s held by "
+                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), peak.gcCause(),
+                    bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
+            holders(sb, peak.sites(), "obj");
+        } else {
+            sb.append("  Peak: unknown (the recording has no GC records: gc=false?)\n");
+        }
+        String spark = sparklines(r.timeline());
+        if (!spark.isEmpty()) {
+            sb.append(spark);
+        }
+        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false);
+        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false);
+        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true);
+        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
                 bytes(n.outstandingBytes()), n.outstandingBlocks(), bytes(n.peakOutstandingBytes())));
         int i = 0;
-        for (Report.SiteEntry e : n.leaks()) {
+        for (SiteProfile e : n.leaks()) {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.bytes()), e.count(),
-                    e.site(), e.type()));
+            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.liveBytes()),
+                    e.liveObjects(), e.site(), e.type()));
+        }
+        if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
+            sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",
+                    n.peak().timeMs() / 1000, bytes(n.peak().outstandingBytes())));
+            holders(sb, n.peak().sites(), "blk");
         }
         if (!n.anomalies().isEmpty()) {
             sb.append("    anomalies: ").append(n.anomalies().size()).append(" (");
-            sb.append(n.anomalies().stream().map(Anomaly::kind).distinct().reduce((a, b) -> a + ", " + b)
+            sb.append(n.anomalies().stream().map(Anomaly::kind).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
         Report.Gc g = r.gc();
@@ -72,7 +96,8 @@ public final class Summary {
         return sb.toString();
     }
 
-    private static void section(StringBuilder sb, String title, List<Report.SiteEntry> entries, boolean growth) {
+    private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
+                                boolean growth) {
         sb.append("  ").append(title).append(':');
         if (entries.isEmpty()) {
             sb.append(" none\n");
@@ -80,17 +105,75 @@ public final class Summary {
         }
         sb.append('\n');
         int i = 0;
-        for (Report.SiteEntry e : entries) {
+        for (SiteProfile e : entries) {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(e.bytes()), count(e.count()),
-                    e.site(), e.type()));
+            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(live ? e.liveBytes()
+                    : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), e.site(), e.type()));
             if (growth) {
                 sb.append(String.format(Locale.ROOT, " +%s over its second half", bytes(e.growthBytes())));
             }
             sb.append('\n');
         }
+    }
+
+    private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit) {
+        int i = 0;
+        for (Peak.Holder h : holders) {
+            if (i++ == ROWS) {
+                break;
+            }
+            sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%n", bytes(h.bytes()), count(h.count()),
+                    unit, h.site(), h.type()));
+        }
+    }
+
+    /** Width of the sparklines, in characters. */
+    static final int SPARK = 48;
+    private static final char[] BARS = {'\u2581', '\u2582', '\u2583', '\u2584', '\u2585', '\u2586', '\u2587',
+        '\u2588'};
+
+    /**
+     * One line: the heap in use after GC and the held memory over the timeline, as sparklines on one scale (the
+     * highest of both), each character the maximum of its buckets; blank before the first collection.
+     */
+    static String sparklines(Timeline t) {
+        List<Timeline.Bucket> b = t.buckets();
+        if (b.isEmpty()) {
+            return "";
+        }
+        long max = 0;
+        for (Timeline.Bucket x : b) {
+            max = Math.max(max, Math.max(x.heapUsedBytes(), x.heldBytes()));
+        }
+        if (max == 0) {
+            return "";
+        }
+        int width = Math.min(SPARK, b.size());
+        StringBuilder heap = new StringBuilder(width);
+        StringBuilder held = new StringBuilder(width);
+        for (int c = 0; c < width; c++) {
+            int from = (int) ((long) c * b.size() / width);
+            int to = (int) ((long) (c + 1) * b.size() / width);
+            long h = 0;
+            long k = 0;
+            for (int i = from; i < Math.max(to, from + 1); i++) {
+                h = Math.max(h, b.get(i).heapUsedBytes());
+                k = Math.max(k, b.get(i).heldBytes());
+            }
+            heap.append(bar(h, max));
+            held.append(bar(k, max));
+        }
+        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%n", bytes(max), heap,
+                held);
+    }
+
+    private static char bar(long v, long max) {
+        if (v <= 0) {
+            return ' ';
+        }
+        return BARS[(int) Math.min(BARS.length - 1, v * BARS.length / (max + 1))];
     }
 
     private static String abbreviate(String s, int max) {

@@ -60,7 +60,12 @@ class ReportBuilderTest {
         d.gc(new GcRecord(5 * MS, 3 * MS, "G1 Young Generation", "G1 Evacuation Pause", 100, 50, 200,
                 "end of minor GC"));
         d.gc(new GcRecord(6 * MS, 7 * MS, "G1 Concurrent GC", "x", 0, 0, 0, "end of concurrent GC cycle"));
-        d.gc(new GcRecord(9 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 100, 70, 200, "end of major GC"));
+        d.gc(new GcRecord(9 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause", 100, 70, 200,
+                "end of major GC"));
+        d.gc(new GcRecord(455 * MS, 2 * MS, "G1 Young Generation", "G1 Evacuation Pause", 400, 300, 500,
+                "end of minor GC"));
+        // the agent's final full collection
+        d.gc(new GcRecord(950 * MS, 10 * MS, "G1 Old Generation", "System.gc()", 300, 200, 500, "end of major GC"));
         return d;
     }
 
@@ -71,22 +76,23 @@ class ReportBuilderTest {
     @Test
     void leakSuspectIsTheGrowingSiteNotTheStartupTable() {
         Report r = report();
-        assertThat(r.leakSuspects()).extracting(Report.SiteEntry::site).containsExactly("a.Cache.put(Cache.java:10)");
-        assertThat(r.topLiveSites()).extracting(Report.SiteEntry::site)
+        assertThat(r.leakSuspects()).extracting(SiteProfile::site).containsExactly("a.Cache.put(Cache.java:10)");
+        assertThat(r.topLiveSites()).extracting(SiteProfile::site)
                 .containsExactly("a.Main.init(Main.java:30)", "a.Cache.put(Cache.java:10)");
-        Report.SiteEntry leak = r.leakSuspects().get(0);
+        SiteProfile leak = r.leakSuspects().get(0);
         // p(4096 bytes at mean 1024) = 1 - e^-4: each sample weighs 4096 / p bytes.
         double w = 4096 / -Math.expm1(-4.0);
-        assertThat(leak.bytes()).isEqualTo(Math.round(80 * w));
-        assertThat(leak.growthBytes()).isBetween(Math.round(35 * w), Math.round(45 * w));
+        assertThat(leak.liveBytes()).isEqualTo(Math.round(80 * w));
+        // held at the last collection before the midpoint of its window (495 ms): the 36 samples before 455 ms
+        assertThat(leak.growthBytes()).isEqualTo(Math.round(80 * w) - Math.round(36 * w));
     }
 
     @Test
     void temporaryIsTheChurningSite() {
         Report r = report();
-        assertThat(r.temporaries()).extracting(Report.SiteEntry::site).containsExactly("a.Concat.run(Concat.java:20)");
-        Report.SiteEntry t = r.temporaries().get(0);
-        assertThat(t.bytes()).isEqualTo(400L * 65536); // p ~ 1 for objects 64x the mean
+        assertThat(r.temporaries()).extracting(SiteProfile::site).containsExactly("a.Concat.run(Concat.java:20)");
+        SiteProfile t = r.temporaries().get(0);
+        assertThat(t.allocatedBytes()).isEqualTo(400L * 65536); // p ~ 1 for objects 64x the mean
         assertThat(t.liveBytes()).isZero();
         assertThat(t.medianLifetimeMs()).isEqualTo(1.0);
         assertThat(r.topAllocationSites().get(0).site()).isEqualTo("a.Concat.run(Concat.java:20)");
@@ -101,14 +107,23 @@ class ReportBuilderTest {
         assertThat(r.nativeMemory().peakOutstandingBytes()).isEqualTo(1100);
         assertThat(r.nativeMemory().leaks()).singleElement().satisfies(e -> {
             assertThat(e.site()).isEqualTo("a.Buf.alloc(Buf.java:40)");
-            assertThat(e.bytes()).isEqualTo(1100);
-            assertThat(e.count()).isEqualTo(2);
+            assertThat(e.liveBytes()).isEqualTo(1100);
+            assertThat(e.liveObjects()).isEqualTo(2);
+            assertThat(e.allocatedBytes()).isEqualTo(1600);
+            assertThat(e.peakBytes()).isEqualTo(1100);
         });
-        assertThat(r.gc().count()).isEqualTo(3);
-        assertThat(r.gc().pauseCount()).isEqualTo(2);
-        assertThat(r.gc().pauseTotalMs()).isEqualTo(8.0);
-        assertThat(r.gc().pauseMaxMs()).isEqualTo(5.0);
-        assertThat(r.gc().maxHeapAfterGcBytes()).isEqualTo(70);
+        // native peak: 100 + 1000 after the reallocation at 14 ms (600 at 12 ms before)
+        assertThat(r.nativeMemory().peak().outstandingBytes()).isEqualTo(1100);
+        assertThat(r.nativeMemory().peak().timeMs()).isEqualTo(14.0);
+        assertThat(r.nativeMemory().peak().sites()).singleElement().satisfies(h -> {
+            assertThat(h.bytes()).isEqualTo(1100);
+            assertThat(h.count()).isEqualTo(2);
+        });
+        assertThat(r.gc().count()).isEqualTo(5);
+        assertThat(r.gc().pauseCount()).isEqualTo(4);
+        assertThat(r.gc().pauseTotalMs()).isEqualTo(20.0);
+        assertThat(r.gc().pauseMaxMs()).isEqualTo(10.0);
+        assertThat(r.gc().maxHeapAfterGcBytes()).isEqualTo(300);
     }
 
     @Test
@@ -118,7 +133,12 @@ class ReportBuilderTest {
         assertThat(r.totals().exact()).isTrue();
         assertThat(r.totals().allocatedObjects()).isEqualTo(12345);
         assertThat(r.totals().allocatedBytes()).isEqualTo(999_999_999);
-        assertThat(r.topAllocationSites().get(0).count()).isEqualTo(12345);
+        assertThat(r.topAllocationSites().get(0).allocatedObjects()).isEqualTo(12345);
+        // the exact total is spread over the site's stacks and over time, adding up exactly
+        assertThat(r.stacks().stream().filter(s -> !s.nativeMemory()).mapToLong(StackProfile::allocatedBytes).sum())
+                .isEqualTo(r.totals().allocatedBytes());
+        assertThat(r.timeline().buckets().stream().mapToLong(Timeline.Bucket::allocatedBytes).sum())
+                .isEqualTo(r.totals().allocatedBytes());
     }
 
     @Test
@@ -134,10 +154,12 @@ class ReportBuilderTest {
         Report report = ReportBuilder.build(capture("c").meta(MetadataKeys.COMMAND, "say \"hi\"\n\\now\u0001")
                 .close());
         String json = ReportJson.toJson(report);
-        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 1", "\"allocatedBytes\"",
+        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 2", "\"allocatedBytes\"",
                 "\"allocatedObjects\"", "\"peakLiveBytes\"", "\"liveBytesAtEnd\"", "\"topAllocationSites\"",
                 "\"leakSuspects\"", "\"temporaries\"", "\"outstandingBytes\"", "\"leaks\"", "\"pauseTotalMs\"",
-                "\"pauseMaxMs\"", "\"count\"")) {
+                "\"pauseMaxMs\"", "\"count\"", "\"peak\"", "\"heapUsedAfterGcBytes\"", "\"estimatedBytes\"",
+                "\"peakBytes\"", "\"timeline\"", "\"heldBytes\"", "\"heapUsedBytes\"", "\"heapCommittedBytes\"",
+                "\"nativeOutstandingBytes\"", "\"gcPauseMs\"", "\"topSites\"", "\"window\"")) {
             assertThat(json).contains(f);
         }
         assertThat(json).contains("say \\\"hi\\\"\\n\\\\now\\u0001");

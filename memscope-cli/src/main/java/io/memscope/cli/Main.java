@@ -22,6 +22,8 @@ public final class Main implements Runnable {
         AttachCommand.class,
         DetachCommand.class,
         ReportCommand.class,
+        DiffCommand.class,
+        ExportCommand.class,
         DumpCommand.class,
         AccountingCommand.class,
         LiveCommand.class,

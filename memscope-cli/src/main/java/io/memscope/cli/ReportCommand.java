@@ -1,11 +1,11 @@
 package io.memscope.cli;
 
-import io.memscope.analysis.RecordedRun;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
+import io.memscope.analysis.TimeWindow;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code memscope report <recording|dir> [--json FILE]}: builds the report (terminal summary, and report.json with
+ * {@code memscope report <recording|dir> [--json FILE] [--from S] [--to S]}: builds the report (terminal summary, and report.json with
  * {@code --json}) of a recording the agent wrote, or of a per-JVM output directory holding {@code recording.msrec}:
  * what {@code -javaagent} users run after their JVM exited. The report is the same as the one {@code memscope run}
  * writes for that recording.
@@ -30,15 +30,26 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "also write the report as JSON to FILE")
     Path json;
 
+    @Option(names = "--from", paramLabel = "SECONDS", description = "restrict every figure to the run from this "
+            + "many seconds after its start")
+    Double from;
+
+    @Option(names = "--to", paramLabel = "SECONDS", description = "restrict every figure to the run up to this many "
+            + "seconds after its start")
+    Double to;
+
     @Override
     public Integer call() throws Exception {
         Path file = recording(input);
-        RecordedRun run = RecordedRun.open(file);
-        run.damage().ifPresent(d -> System.err.println("memscope report: " + (run.totals().isPresent()
-                ? "the recording is damaged, reporting what was readable: " + d.message()
-                : "the recording was not closed (the JVM was killed, crashed or is still running): reporting what it "
-                        + "holds")));
-        Report report = ReportBuilder.build(run);
+        Report report = ReportBuilder.build(file, new TimeWindow(from, to));
+        Report.Source src = report.recording();
+        if (src.damage() != null) {
+            System.err.println("memscope report: " + (src.closed()
+                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + src.damage()
+                            + "), reporting what was readable"
+                    : "the recording was not closed (the JVM was killed, crashed or is still running): reporting "
+                            + "what it holds"));
+        }
         System.out.print(Summary.format(report));
         if (json != null) {
             ReportJson.write(report, json);

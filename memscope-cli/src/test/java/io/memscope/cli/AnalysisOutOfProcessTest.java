@@ -67,4 +67,17 @@ class AnalysisOutOfProcessTest {
                 + Jvms.lineOf("memscope/fixtures/KilledFixture.java", "KILLED-RETAINED") + ")";
         assertThat(Jvms.sites(report, "topAllocationSites")).contains(retained);
     }
+
+    @Test
+    void aRecordingOfTheLandedVersionStillReportsThroughTheCli(@TempDir Path out) throws Exception {
+        Path old = Path.of("../memscope-analysis/src/test/resources/recordings/v1.0-demo-sample.msrec");
+        Path json = out.resolve("r.json");
+        CliRun r = CliRun.run("report", old.toString(), "--json", json.toString());
+        assertThat(r.exit).as(r.err).isZero();
+        assertThat(r.out).contains("LeakyCacheWorkload");
+        Object report = MiniJson.parse(Files.readString(json));
+        assertThat(MiniJson.obj(report, "recording").get("formatVersion")).isEqualTo("1.0");
+        assertThat(Jvms.sites(report, "leakSuspects")).first().asString().contains("LeakyCacheWorkload.run");
+        assertThat(MiniJson.obj(report, "peak")).isNotNull();
+    }
 }

@@ -1,0 +1,165 @@
+package io.memscope.analysis;
+
+import io.memscope.MemoryEventType;
+import io.memscope.recording.RecordingReader;
+import io.memscope.recording.RecordingVisitor;
+import io.memscope.store.EventSink;
+import java.nio.file.Path;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Streams a recording's events to a sink with the file decoded on a second thread: the decoder fills chunks of
+ * {@value #CHUNK} events in primitive columns and hands them over through a small queue (four chunks in flight, reused),
+ * so that decoding and analysing overlap on two cores. Memory: the four chunks (about 1.2 MiB). Events arrive in
+ * file order, exactly as {@link RecordingReader#stream} delivers them; a failure of the decoder is rethrown here.
+ */
+final class EventPipe {
+    static final int CHUNK = 4096;
+    private static final MemoryEventType[] TYPES = MemoryEventType.values();
+
+    private EventPipe() {
+    }
+
+    /** Streams at most {@code limit} events of {@code file} to {@code sink}. */
+    static void stream(Path file, long limit, EventSink sink) {
+        BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(4);
+        BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(4);
+        for (int i = 0; i < 4; i++) {
+            free.add(new Chunk());
+        }
+        Throwable[] failure = new Throwable[1];
+        java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread decoder = new Thread(() -> {
+            Chunk[] current = {null};
+            try {
+                RecordingReader.stream(file, new RecordingVisitor() {
+                    long seen;
+
+                    @Override
+                    public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
+                                       long threadId, int threadNameId, int variableNameId, int typeNameId,
+                                       long stackId, int siteId) {
+                        if (seen++ >= limit || cancelled.get()) {
+                            return;
+                        }
+                        Chunk c = current[0];
+                        if (c == null) {
+                            c = take(free);
+                            c.size = 0;
+                            current[0] = c;
+                        }
+                        c.add(t, type, address, size, previousSize, threadId, threadNameId, variableNameId,
+                                typeNameId, stackId, siteId);
+                        if (c.size == CHUNK) {
+                            put(full, c);
+                            current[0] = null;
+                        }
+                    }
+
+                    @Override
+                    public boolean done() {
+                        return seen >= limit || cancelled.get();
+                    }
+                });
+                if (current[0] != null) {
+                    put(full, current[0]);
+                }
+            } catch (Throwable t) {
+                failure[0] = t;
+            } finally {
+                put(full, Chunk.END);
+            }
+        }, "memscope-decoder");
+        decoder.setDaemon(true);
+        decoder.start();
+        try {
+            while (true) {
+                Chunk c = take(full);
+                if (c == Chunk.END) {
+                    break;
+                }
+                for (int i = 0; i < c.size; i++) {
+                    sink.accept(c.ts[i], TYPES[c.type[i]], c.address[i], c.size_[i], c.previous[i], c.thread[i],
+                            c.threadName[i], c.variable[i], c.typeName[i], c.stack[i], c.site[i]);
+                }
+                put(free, c);
+            }
+        } catch (RuntimeException | Error e) {
+            // the sink failed: let the decoder stop, and take what it still hands over so that it can
+            cancelled.set(true);
+            for (Chunk c = take(full); c != Chunk.END; c = take(full)) {
+                put(free, c);
+            }
+            throw e;
+        }
+        try {
+            decoder.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure[0] instanceof RuntimeException) {
+            throw (RuntimeException) failure[0];
+        }
+        if (failure[0] instanceof Error) {
+            throw (Error) failure[0];
+        }
+        if (failure[0] != null) {
+            throw new IllegalStateException(failure[0]);
+        }
+    }
+
+    private static Chunk take(BlockingQueue<Chunk> q) {
+        while (true) {
+            try {
+                return q.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void put(BlockingQueue<Chunk> q, Chunk c) {
+        while (true) {
+            try {
+                q.put(c);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Events in columns. */
+    private static final class Chunk {
+        static final Chunk END = new Chunk();
+        int size;
+        final long[] ts = new long[CHUNK];
+        final byte[] type = new byte[CHUNK];
+        final long[] address = new long[CHUNK];
+        final long[] size_ = new long[CHUNK];
+        final long[] previous = new long[CHUNK];
+        final long[] thread = new long[CHUNK];
+        final int[] threadName = new int[CHUNK];
+        final int[] variable = new int[CHUNK];
+        final int[] typeName = new int[CHUNK];
+        final long[] stack = new long[CHUNK];
+        final int[] site = new int[CHUNK];
+
+        void add(long t, MemoryEventType ty, long a, long s, long p, long th, int tn, int v, int tyn, long st,
+                 int si) {
+            int i = size++;
+            ts[i] = t;
+            type[i] = (byte) ty.code();
+            address[i] = a;
+            size_[i] = s;
+            previous[i] = p;
+            thread[i] = th;
+            threadName[i] = tn;
+            variable[i] = v;
+            typeName[i] = tyn;
+            stack[i] = st;
+            site[i] = si;
+        }
+    }
+}

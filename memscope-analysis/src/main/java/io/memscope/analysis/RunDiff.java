@@ -1,0 +1,98 @@
+package io.memscope.analysis;
+
+import java.util.List;
+
+/**
+ * Two runs compared ({@code memscope diff BASE NEW}): per site and per stack, the figures of both runs, matched by
+ * site frame and type (and frames, for stacks), sorted by the absolute change of the chosen metric. Figures are
+ * divided by each run's {@link Normalization} divisor (1 for absolute figures), so runs of different lengths or
+ * amounts of work compare fairly.
+ *
+ * @param metric        the metric sorted and gated by
+ * @param normalization how figures were divided
+ * @param base          the base run's totals (divided)
+ * @param newer         the new run's totals (divided)
+ * @param sites         every site present in either run, largest absolute change of the metric first
+ * @param stacks        every stack present in either run, largest absolute change of the metric first
+ */
+public record RunDiff(DiffMetric metric, Normalization normalization, Figures base, Figures newer,
+                      List<Entry> sites, List<Entry> stacks) {
+
+    /** @return the relative change of the metric's total, in percent; infinite when it grew from 0, 0 when both are 0 */
+    public double totalChangePercent() {
+        double b = base.value(metric);
+        double n = newer.value(metric);
+        if (b == 0) {
+            return n == 0 ? 0 : Double.POSITIVE_INFINITY;
+        }
+        return (n - b) * 100 / b;
+    }
+
+    /**
+     * How figures are divided: {@code none} (absolute), {@code duration} (per second of each run's window), or
+     * {@code per-unit} (per unit of work, counts given by the user for each run).
+     *
+     * @param kind        {@code none}, {@code duration} or {@code per-unit}
+     * @param baseDivisor what the base run's figures are divided by
+     * @param newDivisor  what the new run's figures are divided by
+     * @param unit        the unit of divided figures: {@code bytes}, {@code bytes/s} or {@code bytes/unit}
+     */
+    public record Normalization(String kind, double baseDivisor, double newDivisor, String unit) {
+        /** Absolute figures. */
+        public static final Normalization NONE = new Normalization("none", 1, 1, "bytes");
+    }
+
+    /**
+     * A run's figures (totals, or one site's or stack's), divided by the run's divisor.
+     *
+     * @param allocatedBytes   heap bytes allocated
+     * @param allocatedObjects heap objects allocated
+     * @param liveBytes        heap bytes held at the end
+     * @param liveObjects      heap objects held at the end
+     * @param peakBytes        heap bytes held at the run's peak collection
+     * @param peakObjects      heap objects held then
+     * @param nativeBytes      native bytes outstanding at the end
+     * @param nativeBlocks     native blocks outstanding at the end
+     */
+    public record Figures(double allocatedBytes, double allocatedObjects, double liveBytes, double liveObjects,
+                         double peakBytes, double peakObjects, double nativeBytes, double nativeBlocks) {
+        /** No figures (a site absent from a run). */
+        public static final Figures ZERO = new Figures(0, 0, 0, 0, 0, 0, 0, 0);
+
+        /** @return the bytes figure of {@code m} */
+        public double value(DiffMetric m) {
+            return switch (m) {
+                case ALLOCATED -> allocatedBytes;
+                case LIVE -> liveBytes;
+                case PEAK -> peakBytes;
+                case NATIVE -> nativeBytes;
+            };
+        }
+
+        /** @return the object (native: block) count that goes with {@link #value} */
+        public double count(DiffMetric m) {
+            return switch (m) {
+                case ALLOCATED -> allocatedObjects;
+                case LIVE -> liveObjects;
+                case PEAK -> peakObjects;
+                case NATIVE -> nativeBlocks;
+            };
+        }
+    }
+
+    /**
+     * One site or stack in both runs.
+     *
+     * @param site   the site as a frame
+     * @param type   allocated type ({@code native:...} for native memory)
+     * @param frames the stack's frames, innermost first (for a site entry: its one sampled stack from either run)
+     * @param base   figures in the base run ({@link Figures#ZERO} when absent)
+     * @param newer  figures in the new run ({@link Figures#ZERO} when absent)
+     */
+    public record Entry(String site, String type, List<String> frames, Figures base, Figures newer) {
+        /** @return new minus base of the metric */
+        public double delta(DiffMetric m) {
+            return newer.value(m) - base.value(m);
+        }
+    }
+}

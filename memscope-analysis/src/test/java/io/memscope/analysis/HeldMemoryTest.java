@@ -1,0 +1,166 @@
+package io.memscope.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.Site;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * "Held" means held at a collection: a structure built at one site, garbage churned at another, the structure
+ * dropped and a smaller one held. Samples of 1 MiB at a mean interval of 1 KiB weigh their own size (p = 1).
+ */
+class HeldMemoryTest {
+    private static final long MS = 1_000_000L;
+    private static final long MIB = 1 << 20;
+    private static final Site BIG = new Site(1, "a.Big", "build", "Big.java", 1, "byte[]");
+    private static final Site GARBAGE = new Site(2, "a.Churn", "run", "Churn.java", 2, "byte[]");
+    private static final Site SMALL = new Site(3, "a.Small", "keep", "Small.java", 3, "byte[]");
+
+    @TempDir
+    Path tmp;
+
+    private Path recording() {
+        TestRun d = TestRun.create(tmp.resolve("held.msrec"))
+                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(450 * MS))
+                .site(BIG).site(GARBAGE).site(SMALL)
+                .stack(77, "a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
+        for (int i = 0; i < 10; i++) {
+            d.alloc((10 + i) * MS, 100 + i, MIB, 1, 77);
+        }
+        for (int i = 0; i < 20; i++) {
+            d.alloc((20 + i) * MS, 200 + i, MIB, 2);
+        }
+        for (int i = 0; i < 20; i++) {
+            d.free(102 * MS, 200 + i, MIB, (82 - i) * MS, 2);   // collected by the collection at 100 ms
+        }
+        for (int i = 0; i < 10; i++) {
+            d.free(305 * MS, 100 + i, MIB, (295 - i) * MS, 1);  // collected by the collection at 300 ms
+        }
+        for (int i = 0; i < 3; i++) {
+            d.alloc(310 * MS, 300 + i, MIB, 3);
+        }
+        d.gc(new GcRecord(100 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 40 * MIB, 12 * MIB, 64 * MIB,
+                "end of minor GC"));
+        d.gc(new GcRecord(200 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 20 * MIB, 11 * MIB, 64 * MIB,
+                "end of minor GC"));
+        d.gc(new GcRecord(300 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause", 20 * MIB, 4 * MIB,
+                64 * MIB, "end of major GC"));
+        d.gc(new GcRecord(400 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 8 * MIB, 3 * MIB + MIB / 2,
+                64 * MIB, "end of major GC"));
+        d.close();
+        return d.file();
+    }
+
+    private static SiteProfile site(Report r, String frame) {
+        return r.sites().stream().filter(s -> s.site().equals(frame)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void thePeakIsTheCollectionThatHeldTheMostAndGarbageIsNotHeldThere() {
+        Report r = ReportBuilder.build(recording());
+        Peak peak = r.peak();
+        assertThat(peak.timeMs()).isEqualTo(100.0);
+        assertThat(peak.heapUsedAfterGcBytes()).isEqualTo(12 * MIB);
+        assertThat(peak.estimatedBytes()).isEqualTo(10 * MIB);
+        assertThat(peak.sites()).extracting(Peak.Holder::site).containsExactly("a.Big.build(Big.java:1)");
+        assertThat(peak.sites().get(0).stack()).containsExactly("a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
+        assertThat(r.totals().peakLiveBytes()).isEqualTo(10 * MIB);
+        assertThat(r.totals().liveBytesAtEnd()).isEqualTo(3 * MIB);
+        assertThat(r.totals().allocatedBytes()).isEqualTo(33 * MIB);
+
+        assertThat(site(r, "a.Big.build(Big.java:1)").peakBytes()).isEqualTo(10 * MIB);
+        assertThat(site(r, "a.Big.build(Big.java:1)").liveBytes()).isZero();
+        assertThat(site(r, "a.Churn.run(Churn.java:2)").peakBytes()).as("garbage is never held").isZero();
+        assertThat(site(r, "a.Small.keep(Small.java:3)").peakBytes()).isEqualTo(3 * MIB);
+        assertThat(site(r, "a.Small.keep(Small.java:3)").heldAtPeakBytes()).isZero();
+
+        String json = ReportJson.toJson(r);
+        assertThat(json).contains("\"peakBytes\": " + 10 * MIB).contains("\"estimatedBytes\": " + 10 * MIB);
+        assertThat(Summary.format(r)).contains("Peak: at 0.10 s, after G1 Young Generation").contains("a.Big.build");
+    }
+
+    @Test
+    void theTimelineHasAbout200BucketsThatAddUpToTheTotals() {
+        Report r = ReportBuilder.build(recording());
+        List<Timeline.Bucket> b = r.timeline().buckets();
+        assertThat(r.timeline().bucketNanos()).isEqualTo(3 * MS); // 450 ms / 200, rounded up to whole ms
+        assertThat(b).hasSize(150);
+        assertThat(b.stream().mapToLong(Timeline.Bucket::allocatedBytes).sum()).isEqualTo(r.totals().allocatedBytes());
+        Timeline.Bucket atFirstGc = b.get(33); // 99..102 ms
+        assertThat(atFirstGc.heldBytes()).isEqualTo(10 * MIB);
+        assertThat(atFirstGc.heapUsedBytes()).isEqualTo(12 * MIB);
+        assertThat(atFirstGc.heapCommittedBytes()).isEqualTo(64 * MIB);
+        assertThat(atFirstGc.gcCount()).isEqualTo(1);
+        assertThat(atFirstGc.gcPauseMs()).isEqualTo(1.0);
+        assertThat(atFirstGc.topSites()).extracting(Timeline.HeldSite::site).containsExactly("a.Big.build(Big.java:1)");
+        assertThat(b.get(10).heldBytes()).as("before the first collection").isZero();
+        assertThat(b.get(50).heldBytes()).as("carried from the last collection before").isEqualTo(10 * MIB);
+        assertThat(b.get(101).heldBytes()).isZero();
+        assertThat(b.get(140).heldBytes()).isEqualTo(3 * MIB);
+        assertThat(b.get(140).topSites()).extracting(Timeline.HeldSite::site)
+                .containsExactly("a.Small.keep(Small.java:3)");
+        assertThat(Summary.format(r)).contains("over time");
+    }
+
+    @Test
+    void aWindowRestrictsEveryFigure() {
+        Report late = ReportBuilder.build(recording(), new TimeWindow(0.25, 0.45));
+        assertThat(late.window().restricted()).isTrue();
+        assertThat(late.totals().allocatedBytes()).isEqualTo(3 * MIB);
+        assertThat(late.totals().liveBytesAtEnd()).isEqualTo(3 * MIB);
+        assertThat(late.gc().count()).isEqualTo(2);
+        assertThat(late.peak().timeMs()).isEqualTo(300.0);
+        assertThat(late.timeline().buckets().get(0).startMs()).isEqualTo(250.0);
+        assertThat(late.timeline().buckets().get(0).heldBytes()).as("carried in from 200 ms").isEqualTo(10 * MIB);
+
+        Report early = ReportBuilder.build(recording(), new TimeWindow(null, 0.15));
+        assertThat(early.totals().allocatedBytes()).isEqualTo(30 * MIB);
+        assertThat(early.totals().liveBytesAtEnd()).as("held at the collection at 100 ms").isEqualTo(10 * MIB);
+        assertThat(early.totals().peakLiveBytes()).isEqualTo(10 * MIB);
+        assertThat(early.gc().count()).isEqualTo(1);
+        assertThat(early.timeline().buckets().stream().mapToLong(Timeline.Bucket::allocatedBytes).sum())
+                .isEqualTo(30 * MIB);
+    }
+
+    @Test
+    void stacksAddUpToTheirSites() {
+        Report r = ReportBuilder.build(recording());
+        StackProfile big = r.stacks().stream().filter(s -> s.site().startsWith("a.Big")).findFirst().orElseThrow();
+        assertThat(big.frames()).containsExactly("a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
+        assertThat(big.allocatedBytes()).isEqualTo(10 * MIB);
+        assertThat(big.heldAtPeakBytes()).isEqualTo(10 * MIB);
+        assertThat(big.heldBytes()).isZero();
+        assertThat(big.allocatedBytesByBucket().sum(0, Integer.MAX_VALUE)).isEqualTo(10 * MIB);
+        assertThat(big.allocatedBytesByBucket().get(3)).as("10..12 ms").isEqualTo(2 * MIB);
+        StackProfile garbage = r.stacks().stream().filter(s -> s.site().startsWith("a.Churn")).findFirst()
+                .orElseThrow();
+        assertThat(garbage.frames()).as("no stack: the site's frame").containsExactly("a.Churn.run(Churn.java:2)");
+        assertThat(r.stacks().stream().mapToLong(StackProfile::allocatedBytes).sum())
+                .isEqualTo(r.totals().allocatedBytes());
+        assertThat(r.stacks().stream().mapToLong(StackProfile::heldBytes).sum())
+                .isEqualTo(r.totals().liveBytesAtEnd());
+        assertThat(r.stacks().stream().mapToLong(StackProfile::heldAtPeakBytes).sum())
+                .isEqualTo(r.totals().peakLiveBytes());
+    }
+
+    @Test
+    void theAttributionRuleIsTheLastCollectionThatStartedBefore() {
+        GcTimeline t = GcTimeline.of(List.of(
+                new GcRecord(100, 1, "G1 Young Generation", null, 0, 0, 0),
+                new GcRecord(150, 1, "ZGC Pauses", null, 0, 0, 0),
+                new GcRecord(200, 1, "G1 Old Generation", null, 0, 0, 0)), 1000);
+        assertThat(t.size()).as("pause records of concurrent collectors are not collections").isEqualTo(2);
+        assertThat(t.collectedBy(50)).isEqualTo(-1);
+        assertThat(t.collectedBy(100)).isEqualTo(-1);
+        assertThat(t.collectedBy(101)).isEqualTo(0);
+        assertThat(t.collectedBy(200)).isEqualTo(0);
+        assertThat(t.collectedBy(201)).isEqualTo(1);
+        assertThat(GcTimeline.of(List.of(), 1000).synthetic()).isTrue();
+    }
+}

@@ -1,0 +1,105 @@
+package io.memscope.cli;
+
+import io.memscope.analysis.Report;
+import io.memscope.analysis.ReportBuilder;
+import io.memscope.analysis.TimeWindow;
+import io.memscope.analysis.export.CollapsedStacks;
+import io.memscope.analysis.export.ExportMetric;
+import io.memscope.analysis.export.PprofProfile;
+import io.memscope.analysis.export.TimelineTrace;
+import io.memscope.error.MemscopeException;
+import io.memscope.recording.MetadataKeys;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code memscope export <dir|recording> --format collapsed|pprof|chrome-trace [--metric M] [-o FILE]}: the
+ * recording's profile in formats other tools read: folded stacks (flamegraph.pl, speedscope, async-profiler's
+ * converters), pprof (go tool pprof, Grafana Pyroscope) and the timeline as Chrome trace counter tracks (Perfetto).
+ */
+@Command(name = "export", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Export a recording's profile: collapsed stacks, pprof, or the timeline as a Chrome trace.",
+        footerHeading = "%n", footer = {"Examples:",
+            "  memscope export memscope-out/20260101-120000/1234 --format collapsed --metric live-bytes -o live.txt",
+            "  memscope export app.msrec --format pprof -o heap.pb.gz && go tool pprof -http=: heap.pb.gz",
+            "  memscope export app.msrec --format chrome-trace -o timeline.json"})
+final class ExportCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "RECORDING", description = "a recording, or a directory holding "
+            + "recording.msrec")
+    Path input;
+
+    @Option(names = "--format", paramLabel = "F", required = true,
+            description = "collapsed, pprof or chrome-trace")
+    String format;
+
+    @Option(names = "--metric", paramLabel = "M", description = "collapsed: alloc-bytes (default), alloc-objects, "
+            + "live-bytes, live-objects, peak-bytes, native-bytes; pprof: the sample type shown first")
+    String metric = "alloc-bytes";
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write to FILE (default: standard output)")
+    Path output;
+
+    @Option(names = "--from", paramLabel = "SECONDS", description = "only the run from this many seconds on")
+    Double from;
+
+    @Option(names = "--to", paramLabel = "SECONDS", description = "only the run up to this many seconds")
+    Double to;
+
+    @Override
+    public Integer call() throws Exception {
+        ExportMetric m;
+        try {
+            m = ExportMetric.of(metric);
+        } catch (IllegalArgumentException e) {
+            throw MemscopeException.configuration(e.getMessage());
+        }
+        if (!format.equals("collapsed") && !format.equals("pprof") && !format.equals("chrome-trace")) {
+            throw MemscopeException.configuration("unknown format '" + format + "': collapsed, pprof or chrome-trace");
+        }
+        Path file = ReportCommand.recording(input);
+        Report r = ReportBuilder.build(file, new TimeWindow(from, to));
+        OutputStream out = output == null ? new java.io.FilterOutputStream(System.out) {
+            @Override
+            public void close() {
+                // standard output stays open
+            }
+        } : Files.newOutputStream(output);
+        try (OutputStream o = new BufferedOutputStream(out)) {
+            switch (format) {
+                case "pprof" -> {
+                    long interval = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.INTERVAL_BYTES, "524288"));
+                    long startMs = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.START_EPOCH_MS, "0"));
+                    PprofProfile.write(r, m, interval, startMs * 1_000_000L, o);
+                }
+                case "collapsed" -> {
+                    Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);
+                    CollapsedStacks.write(r, m, w);
+                    w.flush();
+                }
+                default -> {
+                    Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);
+                    long pid = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.PID, "0"));
+                    TimelineTrace.write(r, pid, w);
+                    w.flush();
+                }
+            }
+        } finally {
+            if (output == null) {
+                System.out.flush();
+            }
+        }
+        if (output != null) {
+            System.err.println("memscope export: " + format + " written to " + output.toAbsolutePath());
+        }
+        return 0;
+    }
+}
