@@ -3,7 +3,6 @@ package io.memscope.analysis;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.FunctionStats;
-import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
@@ -39,9 +38,10 @@ import java.util.TreeMap;
  * overloads share a frame. A stack cut at {@code stackDepth} frames may miss an outer function.
  *
  * <h2>Held</h2>
- * A sample is held at the end when it was never collected (the capture ends with a full GC), and at the peak when it
- * was allocated before the peak GC (the collection after which the heap held the most) and collected after it or
- * never: the definition of held everywhere in the report.
+ * As everywhere in the report ({@link GcTimeline}): a sample is held at a collection when it was allocated before the
+ * collection started and not freed by it or an earlier one; "at the end" is the last collection of the capture (its
+ * final full GC), "at the peak" the collection after which the heap held the most. Without collection records, the
+ * end of the capture stands in for the last one, and there is no peak (0).
  */
 public final class ApiAnalysis implements RecordingVisitor {
     /** How far the file must run past a sample before no edge older than it can come. */
@@ -51,7 +51,9 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final double mean;
     private final long start;
     private final long end;
-    private final long peak;
+    private final GcTimeline gcs;
+    private final int endGc;
+    private final int peakGc;
     private final List<String[]> patterns = new ArrayList<>();
 
     private final Map<Integer, ScopePath> paths = new HashMap<>();
@@ -99,13 +101,9 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
         this.start = run.metadataLong(MetadataKeys.START_NANOS, run.firstEventNanos());
         this.end = run.metadataLong(MetadataKeys.END_NANOS, run.lastEventNanos());
-        GcRecord top = null;
-        for (GcRecord g : run.gcRecords()) {
-            if (top == null || g.heapUsedAfter() > top.heapUsedAfter()) {
-                top = g;
-            }
-        }
-        this.peak = top == null ? Long.MIN_VALUE : top.startNanos();
+        this.gcs = GcTimeline.of(run.gcRecords(), end);
+        this.endGc = gcs.lastAtOrBefore(end);
+        this.peakGc = gcs.peak(0, endGc);
         String functions = run.metadata().get("option.functions");
         if (functions != null) {
             for (String p : functions.split(";")) {
@@ -304,10 +302,14 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
     }
 
-    /** Adds a sample whose scope and collection (or its absence at the end) are known to the held figures. */
+    /**
+     * Adds a sample whose scope and collection (or its absence) are known to the held figures: held at a collection
+     * when allocated before it started and not freed by it or an earlier one ({@link GcTimeline#collectedBy}).
+     */
     private void settle(Sample s) {
-        boolean heldEnd = s.collected == Long.MIN_VALUE;
-        boolean heldPeak = peak != Long.MIN_VALUE && s.allocated < peak && (heldEnd || s.collected > peak);
+        int freedBy = s.collected == Long.MIN_VALUE ? Integer.MAX_VALUE : gcs.collectedBy(s.collected);
+        boolean heldEnd = heldAt(s, endGc, freedBy);
+        boolean heldPeak = heldAt(s, peakGc, freedBy);
         if (!heldEnd && !heldPeak) {
             return;
         }
@@ -329,6 +331,10 @@ public final class ApiAnalysis implements RecordingVisitor {
                 h[1] += s.bytes;
             }
         }
+    }
+
+    private boolean heldAt(Sample s, int gc, int freedBy) {
+        return gc >= 0 && s.allocated < gcs.start(gc) && freedBy > gc;
     }
 
     /** @return (function, call site) of each profiled function in the stack, once each, the outermost's call site */

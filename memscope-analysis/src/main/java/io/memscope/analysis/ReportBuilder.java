@@ -993,7 +993,16 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages());
+                    run.failureCount(), run.failureMessages(), api(run));
+        }
+
+        /** The API sections: only for recordings that may have them (format 1.2 and later), one more pass. */
+        private ApiReport api(RecordedRun run) {
+            var h = run.header();
+            if (h.majorVersion() == 1 && h.minorVersion() < 2) {
+                return ApiReport.EMPTY;
+            }
+            return ApiAnalysis.analyze(run);
         }
 
         private Timeline timeline(double[] alloc, long total) {

@@ -102,6 +102,36 @@ class ApiCaptureTest {
         assertThat(stack.get(0)).startsWith("memscope.fixtures.TrackedDataSource.getConnection(");
         assertThat(stack.get(1)).isEqualTo("memscope.fixtures.ApiFixture.leakOne(ApiFixture.java:" + line + ")");
         assertThat(leaks.get(0).detail()).isEqualTo("db");
+
+        // The report (built by memscope run from the recording): scopes[], trackedObjects[], pools[], poolLeaks[]
+        Object report = Jvms.report(out);
+        Map<String, Map<String, Object>> scopes = MiniJson.list(report, "scopes").stream()
+                .collect(Collectors.toMap(m -> (String) m.get("path"), m -> m));
+        assertThat(MiniJson.num(scopes.get("request"), "entries")).isEqualTo(40);
+        assertThat(MiniJson.num(scopes.get("request"), "tasks")).isEqualTo(30);
+        assertThat(MiniJson.num(scopes.get("request"), "allocatedBytes")).isEqualTo(Long.parseLong(inRequest[2]));
+        assertThat(MiniJson.num(scopes.get("request/parse"), "allocatedBytes")).isEqualTo(30 * size10000);
+        assertThat(scopes.get("request/parse").get("parentPath")).isEqualTo("request");
+        Map<String, Map<String, Object>> objects = MiniJson.list(report, "trackedObjects").stream()
+                .collect(Collectors.toMap(m -> (String) m.get("name"), m -> m));
+        assertThat(objects.get("temp").get("alive")).isEqualTo(false);
+        assertThat(objects.get("userCache").get("alive")).isEqualTo(true);
+        assertThat(objects.get("userCache").get("type")).isEqualTo("java.util.HashMap");
+        Map<String, Object> db = MiniJson.list(report, "pools").get(0);
+        assertThat(db.get("pool")).isEqualTo("db");
+        assertThat(MiniJson.num(db, "borrows")).isEqualTo(6);
+        assertThat(MiniJson.num(db, "returns")).isEqualTo(5);
+        assertThat(MiniJson.num(db, "leaks")).isEqualTo(1);
+        assertThat(MiniJson.num(db, "notReturned")).isZero();
+        Map<String, Object> leak = MiniJson.list(report, "poolLeaks").get(0);
+        assertThat(leak.get("kind")).isEqualTo("unreachable");
+        assertThat(leak.get("resourceType")).isEqualTo("com.zaxxer.hikari.pool.HikariProxyConnection");
+        assertThat(((List<?>) leak.get("stack")).get(1))
+                .isEqualTo("memscope.fixtures.ApiFixture.leakOne(ApiFixture.java:" + line + ")");
+        String summary = Files.readString(Jvms.summaryFile(out));
+        assertThat(summary).contains("Scopes (time summed over threads").contains("request/parse")
+                .contains("LEAK: lease").contains("at memscope.fixtures.ApiFixture.leakOne(ApiFixture.java:" + line)
+                .contains("temp").contains("collected");
         assertThat(api.stream().filter(e -> e.type() == MemoryEventType.BORROW && e.address() == leaks.get(0).address()))
                 .singleElement().satisfies(e -> assertThat(e.typeName())
                         .isEqualTo("com.zaxxer.hikari.pool.HikariProxyConnection"));

@@ -31,7 +31,7 @@ class FunctionProfileTest {
     void callsTimesAndBytesPerFunctionAndCallSite(String java, @TempDir Path dir) throws Exception {
         Path results = dir.resolve("results.txt");
         Path out = dir.resolve("out");
-        int code = Jvms.memscopeRun(out, List.of("--functions", "memscope.fixtures.ProfiledService.*"),
+        int code = Jvms.memscopeRun(out, List.of("--functions", "memscope.fixtures.ProfiledService.*", "--interval", "64k"),
                 List.of(java, "-cp", Jvms.classPath(FunctionsFixture.class), FunctionsFixture.class.getName(),
                         results.toString()));
         assertThat(code).isZero();
@@ -73,7 +73,24 @@ class FunctionProfileTest {
         FunctionStats work = only(rec, "memscope.fixtures.ProfiledService.work");
         assertThat(work.callSite()).isEqualTo(fixture + line("CALL-WORK") + ")"); // found by walking the stack
         assertThat(work.calls()).isEqualTo(7);
-        assertThat(rec.metadata().get("functions.methods")).isEqualTo("4");
+        assertThat(rec.metadata().get("functions.methods")).isEqualTo("5");
+
+        // report.json (built by memscope run from the recording): functions[] with the sampled held bytes
+        Object report = Jvms.report(out);
+        List<Map<String, Object>> functions = MiniJson.list(report, "functions");
+        Map<String, Object> h = functions.stream().filter(f -> f.get("function").equals(
+                "memscope.fixtures.ProfiledService.handle")).findFirst().orElseThrow();
+        assertThat(MiniJson.num(h, "calls")).isEqualTo(20);
+        assertThat(h.get("callSite")).isEqualTo(fixture + line("CALL-HANDLE") + ")");
+        assertThat(MiniJson.num(h, "liveBytes")).isZero(); // its arrays were garbage at once
+        Map<String, Object> retain = functions.stream().filter(f -> f.get("function").equals(
+                "memscope.fixtures.ProfiledService.retain")).findFirst().orElseThrow();
+        assertThat((double) MiniJson.num(retain, "liveBytes")).isBetween(0.7 * (8 << 20), 1.3 * (8 << 20));
+        assertThat(MiniJson.num(retain, "peakBytes")).isLessThanOrEqualTo(MiniJson.num(retain, "liveBytes") * 2);
+        assertThat(MiniJson.num(retain, "allocatedBytes")).isGreaterThanOrEqualTo(8L << 20);
+        String summary = Files.readString(Jvms.summaryFile(out));
+        assertThat(summary).contains("Functions (calls and allocated: exact")
+                .contains("memscope.fixtures.ProfiledService.handle  <- " + fixture + line("CALL-HANDLE") + ")");
     }
 
     /** @return the entry of {@code function} with outermost calls (the one call site the fixture has) */
