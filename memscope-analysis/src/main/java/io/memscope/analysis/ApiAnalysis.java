@@ -119,6 +119,11 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
     }
 
+    /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
+    static boolean isApiAnomaly(Anomaly a) {
+        return a.kind().startsWith("pool-") || a.kind().startsWith("scope-");
+    }
+
     /** @return the API sections of a recording's report (one more streaming pass over its file) */
     public static ApiReport analyze(RecordedRun run) {
         ApiAnalysis a = new ApiAnalysis(run);

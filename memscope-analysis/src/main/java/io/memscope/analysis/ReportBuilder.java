@@ -950,6 +950,9 @@ public final class ReportBuilder {
             List<Anomaly> anomalies = new ArrayList<>();
             Map<Long, List<String>> anomalyStacks = new HashMap<>();
             for (Anomaly an : run.anomalies()) {
+                if (ApiAnalysis.isApiAnomaly(an)) {
+                    continue; // pools' and scopes' own, in the API sections
+                }
                 if (an.timestampNanos() >= from && an.timestampNanos() <= to) {
                     anomalies.add(an);
                     if (an.stackId() != 0) {
