@@ -73,7 +73,12 @@ class FunctionProfileTest {
         FunctionStats work = only(rec, "memscope.fixtures.ProfiledService.work");
         assertThat(work.callSite()).isEqualTo(fixture + line("CALL-WORK") + ")"); // found by walking the stack
         assertThat(work.calls()).isEqualTo(7);
-        assertThat(rec.metadata().get("functions.methods")).isEqualTo("5");
+        // past the 128th call of the hooks (the JDK customizes their method handles then): still exact
+        FunctionStats tick = only(rec, "memscope.fixtures.ProfiledService.tick");
+        assertThat(tick.callSite()).isEqualTo(fixture + line("CALL-TICK") + ")");
+        assertThat(tick.calls()).isEqualTo(300);
+        assertThat(tick.allocatedBytes()).isEqualTo(300 * size);
+        assertThat(rec.metadata().get("functions.methods")).isEqualTo("6");
 
         // report.json (built by memscope run from the recording): functions[] with the sampled held bytes
         Object report = Jvms.report(out);

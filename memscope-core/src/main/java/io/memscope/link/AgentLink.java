@@ -55,6 +55,14 @@ import java.util.List;
  * <tr><td>{@code long apiOwnBytes()}</td><td>heap bytes the agent allocated on this thread in its own work so far
  *     (samples, native hooks): scopes leave them out of their allocated bytes</td></tr>
  * </table>
+ *
+ * <p>The agent ignores calls with a null name or a path id 0 ({@code apiScopePath(0, null)},
+ * {@code apiScopeEnter(0, 0, 0)}, {@code apiTrack(null, null)}...): {@link #connect()} makes {@value #WARM_UP_CALLS}
+ * such calls through every call site once it is bound. The JDK customizes a method handle invoked through an
+ * invoker at its 128th call ({@code MethodHandle.CUSTOMIZE_THRESHOLD}): it spins a class, tens of kilobytes of
+ * heap on the calling thread. Left to happen on the application's thread, inside an open scope, those bytes (and
+ * the agent's samples among them) would land in the scope's exact figures; warmed up here, they are spent at
+ * connect time, in no scope.
  */
 public final class AgentLink {
     /** Binary name of the hook class the agent defines in {@code java.base}. */
@@ -98,6 +106,9 @@ public final class AgentLink {
     private static final MethodHandle ANOMALY_H = ANOMALY_SITE.dynamicInvoker();
     private static final MethodHandle MOVE_H = MOVE_SITE.dynamicInvoker();
     private static final MethodHandle OWN_BYTES_H = OWN_BYTES_SITE.dynamicInvoker();
+
+    /** Calls made through each call site at {@link #connect()}: past the JDK's customization threshold (127). */
+    public static final int WARM_UP_CALLS = 130;
 
     private static volatile boolean active;
     /** Run by {@link #captureEnding()}: the API's trackers report what only they know (pool leaks). */
@@ -154,6 +165,7 @@ public final class AgentLink {
                 SITES[i].setTarget(targets.get(i));
             }
             MutableCallSite.syncAll(SITES);
+            warmUp();
             generation++;
             active = true;
             MethodHandle linked = find(l, hooks, "apiLinked", LINKED);
@@ -194,6 +206,23 @@ public final class AgentLink {
     /** Registers an action for {@link #captureEnding()} (memscope's own trackers). */
     public static void atCaptureEnd(Runnable action) {
         AT_CAPTURE_END.add(action);
+    }
+
+    /** Calls every bound hook {@value #WARM_UP_CALLS} times with arguments the agent ignores (see the class). */
+    private static void warmUp() throws Throwable {
+        for (int i = 0; i < WARM_UP_CALLS; i++) {
+            int id = (int) SCOPE_PATH_H.invokeExact(0, (String) null);
+            SCOPE_ENTER_H.invokeExact(id, 0L, 0L);
+            SCOPE_EXIT_H.invokeExact(id, 0L, 0L);
+            TRACK_H.invokeExact((Object) null, (String) null);
+            BORROW_H.invokeExact((Object) null, (String) null, 0L, 0L);
+            RETURN_H.invokeExact((String) null, 0L, 0L);
+            ANOMALY_H.invokeExact((String) null, 0L, 0L, (String) null);
+            MOVE_H.invokeExact((String) null, 0L, 0L, 0L);
+            if ((long) OWN_BYTES_H.invokeExact() < 0) {
+                break; // never: the agent's own bytes are a count
+            }
+        }
     }
 
     private static void unbind() {

@@ -57,6 +57,11 @@ public final class ScopeTracker {
 
     static {
         ScopeText.warmUp(new ScopeTracker(2, false));
+        // the JDK customizes a method handle at its 128th call, spinning a class on the calling thread: here, not in
+        // an application's scope
+        for (int i = 0; i < AgentLink.WARM_UP_CALLS; i++) {
+            isVirtual(Thread.currentThread());
+        }
     }
     private static volatile ScopeTracker global;
 
@@ -648,11 +653,16 @@ public final class ScopeTracker {
         }
     }
 
-    /** Measures the heap bytes of one handle: 64 of them into an array, twice (the first round warms up). */
+    /**
+     * Measures the heap bytes of one handle: 64 of them into an array, in five rounds (the first warms up), the
+     * agent's own work on the thread meanwhile (a sample) left out; the smallest round counts.
+     */
     private static long measureHandleBytes() {
         MemoryScope[] keep = new MemoryScope[64];
-        long size = 0;
-        for (int round = 0; round < 2; round++) {
+        long size = Long.MAX_VALUE;
+        AgentLink.ownBytes(); // the link connects first, outside the measure
+        for (int round = 0; round < 5; round++) {
+            long agent = AgentLink.ownBytes();
             long before = ThreadAllocation.current();
             for (int i = 0; i < keep.length; i++) {
                 keep[i] = new MemoryScope(null, null, i, null);
@@ -661,9 +671,11 @@ public final class ScopeTracker {
             if (before < 0 || after < 0) {
                 return 0;
             }
-            size = (after - before) / keep.length;
+            if (round > 0) {
+                size = Math.min(size, (after - before - (AgentLink.ownBytes() - agent)) / keep.length);
+            }
         }
-        return size;
+        return Math.max(0, size);
     }
 
     @Override

@@ -361,6 +361,20 @@ public final class MemscopeHooksTemplate {
         }
     }
 
+    /**
+     * Calls {@link #jvmtiSampled} and {@link #jvmtiSampledFrames} {@code calls} times with a null type and null
+     * frames, which the agent ignores: the JDK customizes a method handle at its 128th call through an invoker,
+     * spinning a class (kilobytes of heap) on the calling thread; warmed up before sampling starts, that never
+     * happens inside an application's sampled allocation (where it would land in the exact bytes of its scopes
+     * and profiled functions).
+     */
+    public static void jvmtiWarmUp(int calls) {
+        for (int i = 0; i < calls; i++) {
+            jvmtiSampled(null, null, 0, 0, 0);
+            jvmtiSampledFrames(null, null, 0, 0, null);
+        }
+    }
+
     // What the application reports through memscope-core's API (io.memscope.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
 

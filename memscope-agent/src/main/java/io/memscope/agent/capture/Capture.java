@@ -118,6 +118,9 @@ public final class Capture {
         debug = debugFlushes;
         Liveness.clear();
         LiveSites.clear();
+        // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
+        // JDK class (--include-jdk) would recurse through the class loader's own allocations.
+        OwnBytes.now();
         synchronized (FOLDED) {
             FOLDED.clear();
         }

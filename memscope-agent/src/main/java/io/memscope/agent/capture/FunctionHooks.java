@@ -27,17 +27,46 @@ public final class FunctionHooks {
     private FunctionHooks() {
     }
 
+    /** Calls of each hook at the start of a profile: past the JDK's method handle customization threshold (127). */
+    static final int WARM_UP_CALLS = 130;
+
     /** A capture with a function profile starts or ends (null). */
     static void profile(FunctionProfile p) {
+        if (p != null) {
+            warmUp();
+        }
         profile = p;
         if (p != null) {
             OwnBytes.measure = true;
         }
     }
 
+    /**
+     * Calls {@code java.lang.MemscopeHooks}' function hooks {@value #WARM_UP_CALLS} times with a negative id, which
+     * they ignore: each forwards through a method handle that the JDK customizes at its 128th call, spinning a class
+     * (tens of kilobytes of heap) on the calling thread. Done here, on the thread that starts the capture, it never
+     * lands in a profiled call's or a scope's exact bytes.
+     */
+    private static void warmUp() {
+        try {
+            Class<?> hooks = Class.forName(io.memscope.agent.boot.BootHooks.NAME, false, null);
+            java.lang.reflect.Method site = hooks.getMethod("fnCallSite", int.class);
+            java.lang.reflect.Method enter = hooks.getMethod("fnEnter", int.class);
+            java.lang.reflect.Method exit = hooks.getMethod("fnExit", int.class);
+            Object none = -1;
+            for (int i = 0; i < WARM_UP_CALLS; i++) {
+                site.invoke(null, none);
+                enter.invoke(null, none);
+                exit.invoke(null, none);
+            }
+        } catch (Throwable t) {
+            // not warmed up: the 128th call customizes on an application thread (a one-time error in its bytes)
+        }
+    }
+
     /** Before a call to a profiled function from instrumented code: the call site of the call that follows. */
     public static void callSite(int site) {
-        if (profile == null) {
+        if (profile == null || site < 0) {
             return;
         }
         ThreadState ts = ThreadState.existing();
@@ -53,7 +82,7 @@ public final class FunctionHooks {
 
     public static void enter(int fid) {
         FunctionProfile p = profile;
-        if (p == null) {
+        if (p == null || fid < 0) {
             return;
         }
         ThreadState ts = ThreadState.current();
@@ -127,6 +156,9 @@ public final class FunctionHooks {
     }
 
     public static void exit(int fid) {
+        if (fid < 0) {
+            return; // a warm-up call
+        }
         long now = System.nanoTime();
         long end = OwnBytes.now();
         ThreadState ts = ThreadState.existing();

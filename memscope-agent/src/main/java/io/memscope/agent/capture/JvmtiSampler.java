@@ -55,6 +55,7 @@ public final class JvmtiSampler {
         if (!why.isEmpty()) {
             return why;
         }
+        warmUp();
         int rc;
         try {
             rc = start0((int) intervalBytes, Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES));
@@ -66,6 +67,16 @@ public final class JvmtiSampler {
         }
         active = true;
         return null;
+    }
+
+    /** Calls the hook class's sample methods past the JDK's method handle customization threshold (127). */
+    private static void warmUp() {
+        try {
+            Class<?> c = Class.forName(io.memscope.agent.boot.BootHooks.NAME, false, null);
+            c.getMethod("jvmtiWarmUp", int.class).invoke(null, 130);
+        } catch (Throwable t) {
+            // not warmed up: the 128th sample customizes on an application thread (a one-time error in its bytes)
+        }
     }
 
     /** Disables the JVM's sampling event (detach, end of capture). Callbacks still in flight are ignored. */
@@ -144,7 +155,7 @@ public final class JvmtiSampler {
      *         {@link #sampledFrames}, else 0 (recorded, or ignored)
      */
     public static int sampled(Object o, Class<?> type, long size, long stackHash, int frameCount) {
-        if (!Hooks.heapSampling) {
+        if (!Hooks.heapSampling || type == null) { // no type: a warm-up call (MemscopeHooks.jvmtiWarmUp)
             return 0;
         }
         long before = OwnBytes.before();
