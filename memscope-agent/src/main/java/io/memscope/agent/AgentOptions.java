@@ -30,7 +30,7 @@ public final class AgentOptions {
         "exclude=P1;P2          MEMSCOPE_EXCLUDE      never track allocations by classes starting with these prefixes",
         "includeJdk=true|false  MEMSCOPE_INCLUDE_JDK  also instrument JDK classes (java.util, java.io, java.nio, "
             + "java.text, java.time, java.math, java.net, StringBuilder) (default false)",
-        "native=true|false      MEMSCOPE_NATIVE       track direct ByteBuffers and Unsafe native memory (default true)",
+        "native=true|false      MEMSCOPE_NATIVE       track direct ByteBuffers, Unsafe and FFM arena memory (default true)",
         "gc=true|false          MEMSCOPE_GC           record GC collections (default true)",
         "stackDepth=N           MEMSCOPE_STACK_DEPTH  frames kept per sampled stack, 0 = none (default 64)",
         "out=DIR                MEMSCOPE_OUT          output directory; each JVM writes DIR/<pid>/ (default "

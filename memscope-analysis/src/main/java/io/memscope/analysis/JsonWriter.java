@@ -1,16 +1,32 @@
 package io.memscope.analysis;
 
 /**
- * A minimal streaming JSON writer (RFC 8259) into a {@link StringBuilder}, indented by two spaces. Callers nest
- * {@code beginObject/endObject} and {@code beginArray/endArray} correctly; the writer places commas.
+ * A minimal streaming JSON writer (RFC 8259) into a {@link StringBuilder}, indented by two spaces (or compact, for
+ * data embedded in report.html). Callers nest {@code beginObject/endObject} and {@code beginArray/endArray}
+ * correctly; the writer places commas.
  */
-final class JsonWriter {
+public final class JsonWriter {
     private final StringBuilder out = new StringBuilder(4096);
+    private final boolean indent;
     private int depth;
     private boolean first = true;
     private boolean afterName;
 
-    JsonWriter beginObject() {
+    /** A writer that indents by two spaces, one value per line. */
+    public JsonWriter() {
+        this(true);
+    }
+
+    private JsonWriter(boolean indent) {
+        this.indent = indent;
+    }
+
+    /** @return a writer without any whitespace between tokens */
+    public static JsonWriter compact() {
+        return new JsonWriter(false);
+    }
+
+    public JsonWriter beginObject() {
         value();
         out.append('{');
         depth++;
@@ -18,7 +34,7 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter endObject() {
+    public JsonWriter endObject() {
         depth--;
         if (!first) {
             newline();
@@ -28,7 +44,7 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter beginArray() {
+    public JsonWriter beginArray() {
         value();
         out.append('[');
         depth++;
@@ -36,7 +52,7 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter endArray() {
+    public JsonWriter endArray() {
         depth--;
         if (!first) {
             newline();
@@ -46,18 +62,18 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter name(String name) {
+    public JsonWriter name(String name) {
         if (!first) {
             out.append(',');
         }
         newline();
         string(name);
-        out.append(": ");
+        out.append(indent ? ": " : ":");
         afterName = true;
         return this;
     }
 
-    JsonWriter value(String s) {
+    public JsonWriter value(String s) {
         value();
         if (s == null) {
             out.append("null");
@@ -68,14 +84,14 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter value(long v) {
+    public JsonWriter value(long v) {
         value();
         out.append(v);
         first = false;
         return this;
     }
 
-    JsonWriter value(boolean v) {
+    public JsonWriter value(boolean v) {
         value();
         out.append(v);
         first = false;
@@ -86,7 +102,7 @@ final class JsonWriter {
      * Writes a finite double with up to 3 decimals, without a fraction when it has none ({@code 2}, {@code 2.5});
      * NaN and infinities become {@code null}.
      */
-    JsonWriter value(double v) {
+    public JsonWriter value(double v) {
         value();
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             out.append("null");
@@ -102,19 +118,19 @@ final class JsonWriter {
         return this;
     }
 
-    JsonWriter field(String name, String v) {
+    public JsonWriter field(String name, String v) {
         return name(name).value(v);
     }
 
-    JsonWriter field(String name, long v) {
+    public JsonWriter field(String name, long v) {
         return name(name).value(v);
     }
 
-    JsonWriter field(String name, double v) {
+    public JsonWriter field(String name, double v) {
         return name(name).value(v);
     }
 
-    JsonWriter field(String name, boolean v) {
+    public JsonWriter field(String name, boolean v) {
         return name(name).value(v);
     }
 
@@ -132,6 +148,9 @@ final class JsonWriter {
     }
 
     private void newline() {
+        if (!indent) {
+            return;
+        }
         out.append('\n');
         for (int i = 0; i < depth; i++) {
             out.append("  ");

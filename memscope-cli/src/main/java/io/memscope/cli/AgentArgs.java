@@ -33,7 +33,7 @@ final class AgentArgs {
     @Option(names = "--include-jdk", description = "also instrument JDK classes (java.util, java.io, ...)")
     boolean includeJdk;
 
-    @Option(names = "--no-native", description = "do not track direct ByteBuffers and Unsafe native memory")
+    @Option(names = "--no-native", description = "do not track direct ByteBuffers, Unsafe and FFM arena native memory")
     boolean noNative;
 
     @Option(names = "--no-gc", description = "do not record GC collections")

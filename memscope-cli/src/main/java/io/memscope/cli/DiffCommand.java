@@ -7,6 +7,8 @@ import io.memscope.analysis.DiffText;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.RunDiff;
+import io.memscope.analysis.html.HtmlReport;
+import io.memscope.analysis.html.PageData;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -58,6 +60,10 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print JSON instead of the table")
     boolean json;
 
+    @Option(names = "--html", paramLabel = "FILE", description = "also write the comparison's page to FILE: a "
+            + "differential flame graph (growth and shrinkage coloured apart) and the sites by change")
+    Path html;
+
     @Option(names = "--top", paramLabel = "N", description = "sites (and stacks) listed, largest changes first "
             + "(default 20; 0 = all)")
     int top = 20;
@@ -77,6 +83,10 @@ final class DiffCommand implements Callable<Integer> {
             System.out.print(DiffJson.toJson(d, top));
         } else {
             System.out.print(DiffText.format(d, top <= 0 ? Integer.MAX_VALUE : top));
+        }
+        if (html != null) {
+            HtmlReport.writePage(PageData.of(d, b, base.toString(), n, newer.toString()), html);
+            (json ? System.err : System.out).println("  page:   " + html.toAbsolutePath());
         }
         if (failOnIncrease != null) {
             double change = d.totalChangePercent();

@@ -5,6 +5,7 @@ import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
+import io.memscope.analysis.html.HtmlReport;
 import io.memscope.analysis.TimeWindow;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Files;
@@ -15,10 +16,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code memscope report <recording|dir> [--json FILE] [--from S] [--to S]}: builds the report (terminal summary, and report.json with
- * {@code --json}) of a recording the agent wrote, or of a per-JVM output directory holding {@code recording.msrec}:
- * what {@code -javaagent} users run after their JVM exited. The report is the same as the one {@code memscope run}
- * writes for that recording.
+ * {@code memscope report <recording|dir> [--json FILE] [--html FILE] [--from S] [--to S]}: builds the report
+ * (terminal summary, report.json with {@code --json}, its page with {@code --html}) of a recording the agent wrote,
+ * or of a per-JVM output directory holding {@code recording.msrec}: what {@code -javaagent} users run after their JVM
+ * exited. The report is the same as the one {@code memscope run} writes for that recording. With {@code --json}
+ * alone, the page goes beside the JSON file as report.html.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Print the report of a recording (leaks, temporaries, top sites, native memory, GC).")
@@ -27,8 +29,13 @@ final class ReportCommand implements Callable<Integer> {
             + "recording.msrec (as written under memscope run --out)")
     Path input;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "also write the report as JSON to FILE")
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the report as JSON to FILE (and, "
+            + "without --html, its page as report.html beside FILE)")
     Path json;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "also write the report's page (flame graphs, "
+            + "memory over time, every finding; one offline file) to FILE")
+    Path html;
 
     @Option(names = "--from", paramLabel = "SECONDS", description = "restrict every figure to the run from this "
             + "many seconds after its start")
@@ -54,6 +61,12 @@ final class ReportCommand implements Callable<Integer> {
         if (json != null) {
             ReportJson.write(report, json);
             System.out.println("  report: " + json.toAbsolutePath());
+        }
+        Path page = html != null ? html
+                : json != null ? json.toAbsolutePath().resolveSibling(HtmlReport.FILE_NAME) : null;
+        if (page != null) {
+            HtmlReport.write(report, page);
+            System.out.println("  page:   " + page.toAbsolutePath());
         }
         return 0;
     }

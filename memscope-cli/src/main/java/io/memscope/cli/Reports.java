@@ -2,6 +2,7 @@ package io.memscope.cli;
 
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
+import io.memscope.analysis.html.HtmlReport;
 import io.memscope.error.MemscopeException;
 import io.memscope.recording.RecordingReader;
 import java.io.IOException;
@@ -15,7 +16,7 @@ import java.util.stream.Stream;
 /**
  * Builds the reports of the JVMs the agent recorded, in this process (never in the application's JVM): finds the
  * per-JVM directories under an output directory, builds each one's report from its recording, writes the report
- * files next to it ({@link ReportFiles}) and prints the summaries.
+ * files next to it ({@link ReportFiles}, and the page, report.html) and prints the summaries.
  */
 final class Reports {
     private Reports() {
@@ -34,8 +35,8 @@ final class Reports {
     }
 
     /**
-     * Builds the report of {@code dir}'s recording, writes report.json and summary.txt into {@code dir}, and prints
-     * the summary. A recording that cannot be read at all (no valid header) is named on stderr and skipped.
+     * Builds the report of {@code dir}'s recording, writes report.json, summary.txt and report.html into
+     * {@code dir}, and prints the summary. A recording that cannot be read at all (no valid header) is named on stderr and skipped.
      *
      * @return the report, or null when the recording could not be read
      */
@@ -48,9 +49,21 @@ final class Reports {
             return null;
         }
         String summary = ReportFiles.write(report, dir);
+        Path page = dir.resolve(HtmlReport.FILE_NAME);
+        boolean pageWritten = true;
+        try {
+            HtmlReport.write(report, page);
+        } catch (IOException | RuntimeException e) {
+            // the page is a view of the report: report.json and the summary stand without it
+            pageWritten = false;
+            err.println("memscope: could not write " + page + ": " + e);
+        }
         out.println();
         out.print(summary);
         out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
+        if (pageWritten) {
+            out.println("  page:   " + page);
+        }
         return report;
     }
 

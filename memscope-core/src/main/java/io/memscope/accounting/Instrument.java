@@ -38,6 +38,11 @@ public final class Instrument {
         return name;
     }
 
+    /** @return the registry this instrument belongs to (pass the instrument to its alloc and free) */
+    public MemoryAccounting accounting() {
+        return registry;
+    }
+
     /** @return the dense index of this instrument in its registry, 0 &le; index &lt; {@link MemoryAccounting#MAX_INSTRUMENTS} */
     public int index() {
         return index;

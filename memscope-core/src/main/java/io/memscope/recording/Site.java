@@ -10,13 +10,16 @@ package io.memscope.recording;
  * @param fileName   source file name, for example {@code Cache.java}; null if unknown
  * @param line       source line, 1-based; 0 if unknown
  * @param typeName   the allocated type in Java syntax, for example {@code byte[]} or {@code java.lang.String};
- *                   native sites use {@value #NATIVE_DIRECT} or {@value #NATIVE_UNSAFE}; null if unknown
+ *                   native sites use {@value #NATIVE_DIRECT}, {@value #NATIVE_ARENA} or {@value #NATIVE_UNSAFE};
+ *                   null if unknown
  */
 public record Site(int id, String className, String methodName, String fileName, int line, String typeName) {
     /** Type of native sites whose memory backs a direct {@code ByteBuffer}. */
     public static final String NATIVE_DIRECT = "native:direct-buffer";
-    /** Type of native sites that called {@code Unsafe.allocateMemory} (or an FFM arena) themselves. */
+    /** Type of native sites that called {@code Unsafe.allocateMemory} themselves. */
     public static final String NATIVE_UNSAFE = "native:unsafe";
+    /** Type of native sites whose memory is an FFM arena's segment ({@code Arena.allocate}, memscope-ffm). */
+    public static final String NATIVE_ARENA = "native:arena";
     /** Prefix of every native site type. */
     public static final String NATIVE_PREFIX = "native:";
 

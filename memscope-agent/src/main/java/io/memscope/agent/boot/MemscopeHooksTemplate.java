@@ -49,6 +49,8 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle NATIVE_FREE;
     private static final MethodHandle JVMTI_SAMPLED;
     private static final MethodHandle JVMTI_SAMPLED_FRAMES;
+    private static final MethodHandle NATIVE_ARENA_ENTER;
+    private static final MethodHandle NATIVE_ARENA_EXIT;
     private static final MethodHandle API_ACTIVE;
     private static final MethodHandle API_LINKED;
     private static final MethodHandle API_SCOPE_PATH;
@@ -85,20 +87,22 @@ public final class MemscopeHooksTemplate {
         NATIVE_FREE = h[16];
         JVMTI_SAMPLED = h[17];
         JVMTI_SAMPLED_FRAMES = h[18];
-        API_ACTIVE = h[19];
-        API_LINKED = h[20];
-        API_SCOPE_PATH = h[21];
-        API_SCOPE_ENTER = h[22];
-        API_SCOPE_EXIT = h[23];
-        API_TRACK = h[24];
-        API_BORROW = h[25];
-        API_RETURN = h[26];
-        API_ANOMALY = h[27];
-        API_MOVE = h[28];
-        API_OWN_BYTES = h[29];
-        FN_ENTER = h[30];
-        FN_EXIT = h[31];
-        FN_CALL_SITE = h[32];
+        NATIVE_ARENA_ENTER = h[19];
+        NATIVE_ARENA_EXIT = h[20];
+        API_ACTIVE = h[21];
+        API_LINKED = h[22];
+        API_SCOPE_PATH = h[23];
+        API_SCOPE_ENTER = h[24];
+        API_SCOPE_EXIT = h[25];
+        API_TRACK = h[26];
+        API_BORROW = h[27];
+        API_RETURN = h[28];
+        API_ANOMALY = h[29];
+        API_MOVE = h[30];
+        API_OWN_BYTES = h[31];
+        FN_ENTER = h[32];
+        FN_EXIT = h[33];
+        FN_CALL_SITE = h[34];
     }
 
     private MemscopeHooksTemplate() {
@@ -136,6 +140,8 @@ public final class MemscopeHooksTemplate {
                     MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
             find(l, sibling(c, SAMPLER), "sampledFrames",
                     MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
+            find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
+            find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
             find(l, sibling(c, API), "active", MethodType.methodType(boolean.class)),
             find(l, sibling(c, API), "linked", MethodType.methodType(void.class, Class.class)),
             find(l, sibling(c, API), "scopePath", MethodType.methodType(int.class, int.class, String.class)),
@@ -315,6 +321,28 @@ public final class MemscopeHooksTemplate {
             return (boolean) NATIVE_FREE.invokeExact(address);
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    /**
+     * Called by memscope-ffm's tracking arena before it asks the arena it wraps for memory: until
+     * {@link #nativeArenaExit}, native memory allocated on this thread is that arena's, for the code that called
+     * it (site and stack start there). Calls nest.
+     */
+    public static void nativeArenaEnter() {
+        try {
+            NATIVE_ARENA_ENTER.invokeExact();
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /** Ends the innermost {@link #nativeArenaEnter} of this thread. */
+    public static void nativeArenaExit() {
+        try {
+            NATIVE_ARENA_EXIT.invokeExact();
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
         }
     }
 

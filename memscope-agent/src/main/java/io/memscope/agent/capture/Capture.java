@@ -3,6 +3,7 @@ package io.memscope.agent.capture;
 import io.memscope.MemoryEventType;
 import io.memscope.error.Failures;
 import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.RecordingWriter;
 import java.lang.instrument.Instrumentation;
@@ -78,17 +79,57 @@ public final class Capture {
      */
     static boolean awaitReferenceProcessing() {
         try {
-            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
-            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
-            java.lang.reflect.Method wait = Class.forName("jdk.internal.access.JavaLangRefAccess")
-                    .getMethod("waitForReferenceProcessing");
-            for (int i = 0; i < 1000 && Boolean.TRUE.equals(wait.invoke(access)); i++) {
+            java.lang.invoke.MethodHandle wait = referenceProcessing();
+            for (int i = 0; i < 1000 && (boolean) wait.invoke(); i++) {
                 // it waited: look again until nothing is pending
             }
             return true;
         } catch (Throwable t) {
             return false;
         }
+    }
+
+    /** {@code JavaLangRefAccess.waitForReferenceProcessing()} bound to the JDK's instance, looked up once. */
+    private static volatile java.lang.invoke.MethodHandle referenceProcessing;
+
+    private static java.lang.invoke.MethodHandle referenceProcessing() throws Exception {
+        java.lang.invoke.MethodHandle h = referenceProcessing;
+        if (h == null) {
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
+            java.lang.reflect.Method wait = Class.forName("jdk.internal.access.JavaLangRefAccess")
+                    .getMethod("waitForReferenceProcessing");
+            h = java.lang.invoke.MethodHandles.publicLookup().unreflect(wait).bindTo(access);
+            referenceProcessing = h;
+        }
+        return h;
+    }
+
+    /** Collections already turned into held figures ({@link #processGcs}); background thread only. */
+    private static long gcsProcessed;
+
+    /**
+     * When the GC listener saw new collections: waits until the Reference Handler has enqueued the references they
+     * cleared, settles those samples, then tells {@link LiveSites} which objects were reachable at the latest GC
+     * (its "held" figures). Background thread only.
+     */
+    private static void processGcs() throws InterruptedException {
+        GcListener g = gcListener;
+        if (g == null || g.count() == gcsProcessed) {
+            return;
+        }
+        long n = g.count();
+        long start = g.lastStartNanos();
+        try {
+            // Once: the references the GCs seen so far cleared are then enqueued (looping until nothing is pending
+            // would chase the next GCs' references in a program that collects all the time).
+            boolean ignored = (boolean) referenceProcessing().invoke();
+        } catch (Throwable noInternalAccess) {
+            Thread.sleep(20); // give the Reference Handler a moment instead
+        }
+        Liveness.drain(sink, 0);
+        LiveSites.gcProcessed(start);
+        gcsProcessed = n;
     }
 
     /**
@@ -117,7 +158,6 @@ public final class Capture {
         flushNanos = flushMillis * 1_000_000L;
         debug = debugFlushes;
         Liveness.clear();
-        LiveSites.clear();
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations.
         OwnBytes.now();
@@ -131,6 +171,8 @@ public final class Capture {
         startNanos = System.nanoTime();
         startEpochMs = System.currentTimeMillis();
         nativeTracker = new NativeTracker(log, depth);
+        gcListener = null;
+        gcsProcessed = 0;
         if (gc) {
             try {
                 gcListener = new GcListener(startNanos, startEpochMs);
@@ -140,6 +182,7 @@ public final class Capture {
                 Failures.report("agent.gc.start", t);
             }
         }
+        LiveSites.clear(gcListener != null);
         Hooks.exact = exact;
         Hooks.mean = intervalBytes;
         // The writer's file I/O may allocate (and cache per thread) temporary direct buffers: track them as
@@ -253,11 +296,13 @@ public final class Capture {
         while (running) {
             try {
                 Liveness.drain(sink, 100);
+                processGcs();
                 ApiCapture a = api;
                 if (a != null) {
                     a.poll(); // named objects collected
                 }
                 long now = System.nanoTime();
+                LiveSites.tick(now);
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
                     lastFold = now;
@@ -455,6 +500,35 @@ public final class Capture {
 
     static NativeTracker nativeTracker() {
         return nativeTracker;
+    }
+
+    /** @return native bytes allocated and not yet freed (0 without native tracking) */
+    public static long nativeOutstandingBytes() {
+        NativeTracker nt = nativeTracker;
+        return nt == null || !Hooks.nativeEnabled ? 0 : nt.outstandingBytes();
+    }
+
+    /** @return native blocks allocated and not yet freed */
+    public static long nativeOutstandingBlocks() {
+        NativeTracker nt = nativeTracker;
+        return nt == null || !Hooks.nativeEnabled ? 0 : nt.outstandingBlocks();
+    }
+
+    /** @return collections seen by this capture, -1 when GCs are not recorded (option {@code gc=false}) */
+    public static long gcCount() {
+        GcListener g = gcListener;
+        return g == null ? -1 : g.count();
+    }
+
+    /** @return collections after the first {@code from} of this capture, at most {@code max} (empty without GCs) */
+    public static List<GcRecord> gcSince(long from, int max) {
+        GcListener g = gcListener;
+        return g == null ? List.of() : g.since(from, max);
+    }
+
+    /** @return the capture's start on the {@link System#nanoTime()} clock (GC records' time base) */
+    public static long startNanos() {
+        return startNanos;
     }
 
     /**

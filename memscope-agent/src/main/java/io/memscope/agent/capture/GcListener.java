@@ -31,6 +31,8 @@ final class GcListener implements NotificationListener {
     private final long startNanos;
     private final long jvmStartEpochMs;
     private final long startEpochMs;
+    /** Start of the most recent collection, on the capture's nanoTime clock. */
+    private volatile long lastStartNanos;
 
     GcListener(long startNanos, long startEpochMs) {
         this.startNanos = startNanos;
@@ -84,6 +86,7 @@ final class GcListener implements NotificationListener {
                     committed(gi.getMemoryUsageAfterGc()), info.getGcAction());
             synchronized (records) {
                 records.add(r);
+                lastStartNanos = Math.max(lastStartNanos, start);
                 records.notifyAll();
             }
         } catch (Throwable t) {
@@ -164,6 +167,20 @@ final class GcListener implements NotificationListener {
             return hs != null && "true".equals(hs.getVMOption("DisableExplicitGC").getValue());
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    /** @return start of the latest collection recorded ({@link System#nanoTime()}), 0 before the first */
+    long lastStartNanos() {
+        return lastStartNanos;
+    }
+
+    /** @return the records after the first {@code from} ones, at most {@code max} */
+    List<GcRecord> since(long from, int max) {
+        synchronized (records) {
+            int a = (int) Math.max(0, Math.min(from, records.size()));
+            int b = (int) Math.min(records.size(), (long) a + Math.max(0, max));
+            return new ArrayList<>(records.subList(a, b));
         }
     }
 

@@ -168,7 +168,7 @@ public final class Hooks {
         ts.busy = true;
         long before = OwnBytes.before();
         try {
-            Capture.nativeTracker().allocated(address, bytes);
+            Capture.nativeTracker().allocated(address, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.allocate", t);
         } finally {
@@ -190,7 +190,7 @@ public final class Hooks {
         ts.busy = true;
         long before = OwnBytes.before();
         try {
-            Capture.nativeTracker().reallocated(newAddress, oldAddress, bytes);
+            Capture.nativeTracker().reallocated(newAddress, oldAddress, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.reallocate", t);
         } finally {
@@ -221,6 +221,30 @@ public final class Hooks {
             return false;
         } finally {
             ts.busy = false;
+        }
+    }
+
+    /**
+     * memscope-ffm's tracking arena is about to allocate through the arena it wraps (which allocates through
+     * {@code Unsafe}, seen by {@link #nativeAllocate}): until {@link #nativeArenaExit}, native blocks allocated on
+     * this thread are typed {@code native:arena} and named after the code that called the tracking arena, so that
+     * each byte is recorded once, by the hook that sees the real block, with the caller's site and stack.
+     */
+    public static void nativeArenaEnter() {
+        if (!nativeEnabled) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts != null) {
+            ts.arenaDepth++;
+        }
+    }
+
+    /** Ends the innermost {@link #nativeArenaEnter}; runs even when native tracking was switched off meanwhile. */
+    public static void nativeArenaExit() {
+        ThreadState ts = ThreadState.current();
+        if (ts != null && ts.arenaDepth > 0) {
+            ts.arenaDepth--;
         }
     }
 }

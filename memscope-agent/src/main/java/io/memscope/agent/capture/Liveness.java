@@ -36,8 +36,9 @@ final class Liveness {
             ts.samples = list;
         }
         long id = IDS.incrementAndGet();
-        list.add(new SampleRef(o, QUEUE, id, site, size, weight, g));
-        LiveSites.sampled(site, size, weight);
+        SampleRef r = new SampleRef(o, QUEUE, id, site, size, weight, g);
+        list.add(r);
+        LiveSites.sampled(r);
         return id;
     }
 
@@ -72,7 +73,7 @@ final class Liveness {
     }
 
     private static void collected(AllocationSink sink, SampleRef s) {
-        LiveSites.collected(s.site, s.size, s.weight);
+        LiveSites.collected(s);
         sink.record(MemoryEventType.DEALLOCATE, s.id, s.size, System.nanoTime() - s.allocatedNanos, s.site, 0, null);
     }
 

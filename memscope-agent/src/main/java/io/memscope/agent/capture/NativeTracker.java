@@ -11,6 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Native memory blocks allocated through {@code jdk.internal.misc.Unsafe} (which backs {@code sun.misc.Unsafe},
  * direct {@code ByteBuffer}s and FFM arenas): address to size, site and stack while the block is outstanding.
+ * Types: {@code native:direct-buffer} (the stack goes through a direct buffer), {@code native:arena} (an FFM arena
+ * allocated it: its stack goes through {@code jdk.internal.foreign}, or memscope-ffm's tracking arena marked it),
+ * else {@code native:unsafe}. One event per block the JDK allocated: its real address and size (for an arena segment
+ * that is the base of the block, which the segment starts at unless it is aligned to more than 16 bytes, and the
+ * segment's size rounded up as the JDK allocates it).
  *
  * <p>A free of an address freed before and not allocated since is a {@link Anomaly#DOUBLE_FREE}: it is recorded
  * and <em>not passed on</em> to the allocator (which would corrupt the heap or abort the JVM). A free of an address
@@ -50,21 +55,24 @@ final class NativeTracker {
         this.stackDepth = stackDepth;
     }
 
-    void allocated(long address, long size) {
+    /**
+     * @param forArena allocated for a memscope-ffm tracking arena ({@link Hooks#nativeArenaEnter}): typed
+     *                 {@code native:arena}, its stack starts at the code that called the tracking arena
+     */
+    void allocated(long address, long size, boolean forArena) {
         if (address == 0) {
             return;
         }
-        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
         blocks.put(address, new Block(size, site));
         freed.remove(address);
         own.remove(address);
         outstanding.addAndGet(size);
-        sink.record(MemoryEventType.ALLOCATE, address, size, 0, site, stackDepth > 0 ? st.id : 0,
-                st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
+        sink.record(MemoryEventType.ALLOCATE, address, size, 0, site, stackDepth > 0 ? st.id : 0, st.nativeType());
     }
 
-    void reallocated(long newAddress, long oldAddress, long size) {
+    void reallocated(long newAddress, long oldAddress, long size, boolean forArena) {
         if (newAddress == 0) {
             return;
         }
@@ -77,25 +85,27 @@ final class NativeTracker {
                 sink.record(MemoryEventType.DEALLOCATE, oldAddress, old.size, 0, old.site, 0, null);
             }
         }
-        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
         blocks.put(newAddress, new Block(size, site));
         freed.remove(newAddress);
         own.remove(newAddress);
         outstanding.addAndGet(size);
         sink.record(MemoryEventType.REALLOCATE, newAddress, size, previous, site, stackDepth > 0 ? st.id : 0,
-                st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE);
+                st.nativeType());
     }
 
     /**
-     * @return whether the free comes from the JDK's per-thread cache of temporary direct buffers
-     *         ({@code sun.nio.ch.Util}), which only ever frees buffers it allocated itself (possibly before the hooks
-     *         were installed, e.g. for memscope's own recording I/O)
+     * @return whether the JDK frees memory that only it can have allocated: its per-thread cache of temporary
+     *         direct buffers ({@code sun.nio.ch.Util}, possibly allocated before the hooks were installed, e.g. for
+     *         memscope's own recording I/O), or an FFM arena's cleanup ({@code jdk.internal.foreign}: an arena
+     *         that allocated before {@code memscope attach} and is closed now)
      */
-    private static boolean jdkTemporaryBuffer(long stackId) {
+    private static boolean jdkOwnMemory(long stackId) {
         List<String> frames = StackTable.frames(stackId);
-        for (int i = 0; i < Math.min(4, frames.size()); i++) {
-            if (frames.get(i).startsWith("sun.nio.ch.Util.")) {
+        for (int i = 0; i < Math.min(6, frames.size()); i++) {
+            String f = frames.get(i);
+            if (f.startsWith("sun.nio.ch.Util.") || f.startsWith("jdk.internal.foreign.")) {
                 return true;
             }
         }
@@ -143,7 +153,7 @@ final class NativeTracker {
             return true;
         }
         StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
-        if (st.appFrame == null || jdkTemporaryBuffer(st.id)) {
+        if (st.appFrame == null || jdkOwnMemory(st.id)) {
             // The JDK freeing its own memory, allocated before the hooks were installed: not the application's
             // problem; counted only.
             jdkUnknownFrees.incrementAndGet();
@@ -166,7 +176,7 @@ final class NativeTracker {
 
     private int siteOf(StackTable.Captured st) {
         StackWalker.StackFrame f = st.appFrame;
-        String type = st.directBuffer ? Site.NATIVE_DIRECT : Site.NATIVE_UNSAFE;
+        String type = st.nativeType();
         String cls = f == null ? "jdk" : f.getClassName();
         String method = f == null ? "internal" : f.getMethodName();
         String file = f == null ? null : f.getFileName();
@@ -182,6 +192,11 @@ final class NativeTracker {
 
     long outstandingBytes() {
         return outstanding.get();
+    }
+
+    /** @return blocks allocated and not yet freed (memscope's own not included) */
+    long outstandingBlocks() {
+        return blocks.size();
     }
 
     List<Anomaly> anomalies() {

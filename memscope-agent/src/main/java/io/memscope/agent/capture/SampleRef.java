@@ -33,6 +33,8 @@ final class SampleRef extends WeakReference<Object> {
     final double weight;
     /** The capture it belongs to ({@link Liveness#clear} starts a new one). */
     final int generation;
+    /** Counted as held by {@link LiveSites} (reachable at the last processed GC); guarded by its lock. */
+    boolean held;
     /** 0 while tracked, 1 once settled. Written only through {@link #SETTLED}. */
     @SuppressWarnings("unused")
     private volatile int settled;

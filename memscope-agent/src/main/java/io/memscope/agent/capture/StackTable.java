@@ -25,11 +25,20 @@ final class StackTable {
         final long id;
         final StackWalker.StackFrame appFrame;
         final boolean directBuffer;
+        /** The stack goes through the JDK's FFM implementation, or a tracking arena marked the allocation. */
+        final boolean arena;
 
-        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer) {
+        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer, boolean arena) {
             this.id = id;
             this.appFrame = appFrame;
             this.directBuffer = directBuffer;
+            this.arena = arena;
+        }
+
+        /** @return the type of a native block allocated with this stack */
+        String nativeType() {
+            return directBuffer ? io.memscope.recording.Site.NATIVE_DIRECT
+                    : arena ? io.memscope.recording.Site.NATIVE_ARENA : io.memscope.recording.Site.NATIVE_UNSAFE;
         }
     }
 
@@ -42,24 +51,53 @@ final class StackTable {
     }
 
     static Captured captureFull(int depth) {
+        return captureNative(depth, false);
+    }
+
+    /**
+     * The current thread's stack without memscope's agent and hook frames.
+     *
+     * @param forArena the allocation was made for a memscope-ffm tracking arena: the stack starts at the application
+     *                 frame that called it (the site), leaving out the tracking arena's frames, the JDK arena it
+     *                 wraps and {@code SegmentAllocator}'s default methods in between
+     */
+    static Captured captureNative(int depth, boolean forArena) {
+        int walk = forArena ? depth + ARENA_FRAMES : depth;
         List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
-            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(depth, 32));
-            s.filter(f -> !f.getClassName().startsWith(AGENT)).limit(Math.max(depth, 1)).forEach(list::add);
+            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(walk, 32));
+            s.filter(f -> !f.getClassName().startsWith(AGENT) && !f.getClassName().equals(HOOKS_CLASS))
+                    .limit(Math.max(walk, 1)).forEach(list::add);
             return list;
         });
         StackWalker.StackFrame app = null;
         boolean direct = false;
-        for (StackWalker.StackFrame f : frames) {
-            String c = f.getClassName();
+        boolean foreign = forArena;
+        int first = 0;
+        for (int i = 0; i < frames.size(); i++) {
+            String c = frames.get(i).getClassName();
             if (c.equals("java.nio.DirectByteBuffer") || c.equals("java.nio.ByteBuffer")) {
                 direct = true;
             }
-            if (app == null && !isLibrary(c)) {
-                app = f;
+            if (c.startsWith("jdk.internal.foreign.")) {
+                foreign = true;
+            }
+            if (app == null) {
+                if (!isLibrary(c)) {
+                    app = frames.get(i);
+                    if (forArena) {
+                        first = i; // the code that called the tracking arena (through SegmentAllocator's defaults)
+                    }
+                } else if (forArena && c.startsWith(MEMSCOPE)) {
+                    first = i + 1; // no application frame (yet): below the innermost memscope frame
+                }
             }
         }
-        long h = register(frames);
-        return new Captured(depth <= 0 ? 0 : h, app, direct);
+        if (first >= frames.size()) {
+            first = 0;
+        }
+        int end = Math.min(frames.size(), first + Math.max(depth, 1));
+        long h = register(frames.subList(first, end));
+        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
     }
 
     /**
@@ -119,6 +157,9 @@ final class StackTable {
         }
         return h;
     }
+
+    /** Frames walked beyond the stack depth for a tracking arena's allocation, to reach its caller. */
+    private static final int ARENA_FRAMES = 24;
 
     /** The stack of a JVM-sampled allocation: its id (0 without stacks) and the frame its site is named after. */
     static final class Sampled {

@@ -27,6 +27,8 @@ final class ThreadState {
     final Thread thread;
     /** Recursion guard: true while memscope code runs on this thread; hooks then return at once. */
     boolean busy;
+    /** Nesting depth of memscope-ffm tracking-arena allocations on this thread ({@link Hooks#nativeArenaEnter}). */
+    int arenaDepth;
     /** Bytes left until the next sampled allocation. */
     long untilSample;
     private long rng;

@@ -3,6 +3,7 @@ package io.memscope.agent.jmx;
 import io.memscope.agent.capture.Capture;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
+import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
 import io.memscope.error.Failures;
 import java.lang.management.ManagementFactory;
@@ -19,6 +20,8 @@ public final class AgentJmx implements AgentMXBean {
     public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
     /** Upper bound of rows per call. */
     static final int MAX_ROWS = 10_000;
+    /** Upper bound of collections per {@link #gcSince} call. */
+    static final int MAX_GCS = 1000;
 
     private final String mode;
     private final long intervalBytes;
@@ -108,12 +111,66 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public SiteRow[] topSitesByLiveBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), true));
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.LIVE));
     }
 
     @Override
     public SiteRow[] topSitesByAllocatedBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), false));
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATED));
+    }
+
+    @Override
+    public long getHeldBytes() {
+        return LiveSites.heldBytes();
+    }
+
+    @Override
+    public long getHeldAgeMillis() {
+        long at = LiveSites.heldAsOfNanos();
+        return at < 0 ? -1 : Math.max(0, (System.nanoTime() - at) / 1_000_000L);
+    }
+
+    @Override
+    public long getAllocationRate() {
+        return LiveSites.allocationRate();
+    }
+
+    @Override
+    public long getNativeOutstandingBytes() {
+        return Capture.nativeOutstandingBytes();
+    }
+
+    @Override
+    public long getNativeOutstandingBlocks() {
+        return Capture.nativeOutstandingBlocks();
+    }
+
+    @Override
+    public long getGcCount() {
+        return Capture.gcCount();
+    }
+
+    @Override
+    public GcRow[] gcSince(long from) {
+        List<GcRecord> records = Capture.gcSince(from, MAX_GCS);
+        GcRow[] rows = new GcRow[records.size()];
+        long start = Capture.startNanos();
+        for (int i = 0; i < rows.length; i++) {
+            GcRecord g = records.get(i);
+            rows[i] = new GcRow(g.name(), g.action(), g.cause(), Math.floorDiv(g.startNanos() - start, 1_000_000L),
+                    g.durationNanos() / 1_000_000L, g.isPause(), g.heapUsedBefore(), g.heapUsedAfter());
+        }
+        return rows;
+    }
+
+    @Override
+    public SiteRow[] topSitesByHeldBytes(int n) {
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.HELD));
+    }
+
+    @Override
+    public SiteRow[] topSitesByAllocationRate(int n) {
+        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATION_RATE));
     }
 
     private static SiteRow[] rows(List<LiveSites.Usage> usages) {
@@ -124,7 +181,7 @@ public final class AgentJmx implements AgentMXBean {
             String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
             String type = s == null ? null : s.type;
             rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
-                    u.allocatedBytes, u.allocatedObjects, u.samples);
+                    u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.allocationRate);
         }
         return rows;
     }

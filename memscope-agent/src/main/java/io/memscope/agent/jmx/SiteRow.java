@@ -13,9 +13,12 @@ public final class SiteRow {
     private final long allocatedBytes;
     private final long allocatedObjects;
     private final long samples;
+    private final long heldBytes;
+    private final long heldObjects;
+    private final long allocationRate;
 
     SiteRow(String site, String type, long liveBytes, long liveObjects, long liveSamples, long allocatedBytes,
-            long allocatedObjects, long samples) {
+            long allocatedObjects, long samples, long heldBytes, long heldObjects, long allocationRate) {
         this.site = site;
         this.type = type;
         this.liveBytes = liveBytes;
@@ -24,6 +27,9 @@ public final class SiteRow {
         this.allocatedBytes = allocatedBytes;
         this.allocatedObjects = allocatedObjects;
         this.samples = samples;
+        this.heldBytes = heldBytes;
+        this.heldObjects = heldObjects;
+        this.allocationRate = allocationRate;
     }
 
     /** @return {@code pkg.Class.method(File.java:LINE)} */
@@ -64,5 +70,20 @@ public final class SiteRow {
     /** @return samples taken at this site */
     public long getSamples() {
         return samples;
+    }
+
+    /** @return estimated bytes of this site's objects held: reachable at the last processed GC (see AgentMXBean) */
+    public long getHeldBytes() {
+        return heldBytes;
+    }
+
+    /** @return estimated number of this site's objects held at the last processed GC */
+    public long getHeldObjects() {
+        return heldObjects;
+    }
+
+    /** @return estimated bytes per second this site allocated during the agent's last full second */
+    public long getAllocationRate() {
+        return allocationRate;
     }
 }

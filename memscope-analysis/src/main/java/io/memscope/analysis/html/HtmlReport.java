@@ -1,0 +1,48 @@
+package io.memscope.analysis.html;
+
+import io.memscope.analysis.Report;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * Writes report.html: one self-contained page (the page's script, d3 and uPlot inlined; no font, script or style
+ * fetched) that shows a report's flame graphs, memory over time and every finding. It opens from disk without
+ * network in current Chromium and Firefox.
+ *
+ * <p>The data is embedded as a JSON document ({@link PageData}) in a {@code <script type="application/json">}
+ * element, which the browser never executes; the page's script parses it with {@code JSON.parse} and puts every
+ * name from the application into the page as text only. See {@link PageTemplate} for how the data is escaped and
+ * how the page's Content-Security-Policy keeps any other script from running.
+ */
+public final class HtmlReport {
+    /** The page's file name beside report.json. */
+    public static final String FILE_NAME = "report.html";
+
+    private HtmlReport() {
+    }
+
+    /** @return the page of one report */
+    public static String render(Report report) {
+        return new PageTemplate().render(PageData.of(report));
+    }
+
+    /** Writes the page of one report to {@code file}, atomically (a temporary file, then a rename). */
+    public static void write(Report report, Path file) throws IOException {
+        writePage(PageData.of(report), file);
+    }
+
+    /** Writes a page for any page-data document ({@link PageData}'s format) to {@code file}, atomically. */
+    public static void writePage(String pageDataJson, Path file) throws IOException {
+        String html = new PageTemplate().render(pageDataJson);
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null) {
+            Files.createDirectories(dir);
+        }
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, html, StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}

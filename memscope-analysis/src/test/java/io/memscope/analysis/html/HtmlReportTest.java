@@ -1,0 +1,239 @@
+package io.memscope.analysis.html;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memscope.MemoryEventType;
+import io.memscope.analysis.RecordedRun;
+import io.memscope.analysis.Report;
+import io.memscope.analysis.ReportBuilder;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.RecordingWriter;
+import io.memscope.recording.Site;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.json.Json;
+
+/** The page as a file: self-contained, its data escaped, its policy matching its scripts, its data complete. */
+class HtmlReportTest {
+    static final String HOSTILE_CLASS = "evil.<script>alert(1)</script>";
+    static final String HOSTILE_THREAD = "</script><!--<img src=x onerror=window.pwned=1>\u2028";
+    static final String HOSTILE_COMMAND = HOSTILE_CLASS + " </SCRIPT><script>window.pwned=1</script> &lt; \u2029";
+    private static final long MS = 1_000_000L;
+
+    /**
+     * A recording (written the way the agent writes one) with a leak, temporaries, a native leak and GCs, whose
+     * names are hostile when asked, analysed into a report: the page's real input path.
+     */
+    static Report report(boolean hostile) {
+        try {
+            Path dir = Files.createTempDirectory("memscope-html-test");
+            Path file = dir.resolve("recording.msrec");
+            String cls = hostile ? HOSTILE_CLASS : "com.example.app.Cache";
+            Site leak = new Site(1, cls, "put", "Cache.java", 10, "byte[]");
+            Site temp = new Site(2, hostile ? "evil.\"quoted\"&amp;" : "com.example.app.Concat", "run",
+                    "Concat.java", 20, "java.lang.String");
+            Site nat = new Site(3, "com.example.app.Buf", "alloc", "Buf.java", 40, Site.NATIVE_DIRECT);
+            try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, 0)
+                    .process(77, 1_767_225_600_000L).open()) {
+                w.metadata(MetadataKeys.MODE, "sample");
+                w.metadata(MetadataKeys.INTERVAL_BYTES, "1024");
+                w.metadata(MetadataKeys.START_NANOS, "0");
+                w.metadata(MetadataKeys.PID, "77");
+                w.metadata(MetadataKeys.JAVA_VERSION, "25");
+                w.metadata(MetadataKeys.COMMAND, hostile ? HOSTILE_COMMAND : "com.example.app.Main --serve");
+                for (Site s : List.of(leak, temp, nat)) {
+                    w.site(s.id(), s.className(), s.methodName(), s.fileName(), s.line(), s.typeName());
+                }
+                int thread = w.strings().intern(hostile ? HOSTILE_THREAD : "main");
+                int bytes = w.strings().intern("byte[]");
+                int string = w.strings().intern("java.lang.String");
+                w.stack(11, List.of(leak.frame(), "com.example.app.Main.main(Main.java:5)"));
+                w.stack(12, List.of("java.lang.StringBuilder.toString(StringBuilder.java:453)", temp.frame(),
+                        "com.example.app.Main.main(Main.java:6)"));
+                w.stack(13, List.of(nat.frame(), "com.example.app.Main.main(Main.java:7)"));
+                long id = 1;
+                w.accept(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 1 << 20, 0, 1, thread, 0, 0, 13, 3);
+                for (int i = 0; i < 80; i++) {
+                    w.accept(100 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread, 0, bytes,
+                            11, 1);
+                }
+                for (int i = 0; i < 400; i++) {
+                    long t = 100 * MS + i * 2 * MS;
+                    long sid = id++;
+                    w.accept(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 1, thread, 0, string, 12, 2);
+                    w.accept(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 1, thread, 0, string, 12, 2);
+                }
+                for (int i = 0; i < 5; i++) {
+                    w.gc(new GcRecord((100 + i * 150) * MS, (3 + i) * MS, "G1 Young Generation",
+                            hostile ? HOSTILE_THREAD : "G1 Evacuation Pause", (200L + i) << 20, (50L + 10 * i) << 20,
+                            512L << 20, "end of minor GC"));
+                }
+                w.metadata(MetadataKeys.END_NANOS, Long.toString(1000 * MS));
+            }
+            return ReportBuilder.build(RecordedRun.open(file));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void pageIsSelfContainedAndItsPolicyAllowsOnlyItsOwnScripts(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("report.html");
+        HtmlReport.write(report(false), file);
+        String html = Files.readString(file, StandardCharsets.UTF_8);
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<meta name=\"generator\" content=\"memscope "
+                + "report.html 1\">");
+        // no markup refers to anything outside the page
+        String markup = html.replaceAll("(?s)<script[^>]*>.*?</script>", "<script></script>")
+                .replaceAll("(?s)<style>.*?</style>", "<style></style>");
+        assertThat(markup).doesNotContainPattern("(?i)\\s(src|href)\\s*=").doesNotContain("<link", "@import");
+        // exactly four script elements: the data (not executed) and three scripts, each hashed in the policy
+        Matcher m = Pattern.compile("(?s)<script([^>]*)>(.*?)</script>").matcher(html);
+        List<String> executable = new ArrayList<>();
+        int data = 0;
+        while (m.find()) {
+            if (m.group(1).contains("application/json")) {
+                data++;
+            } else {
+                executable.add(m.group(2));
+            }
+        }
+        assertThat(data).isEqualTo(1);
+        assertThat(executable).hasSize(3);
+        String csp = between(html, "http-equiv=\"Content-Security-Policy\" content=\"", "\"");
+        assertThat(csp).startsWith("default-src 'none'; script-src 'sha256-").doesNotContain("unsafe-eval");
+        assertThat(csp.substring(0, csp.indexOf("; style-src"))).doesNotContain("unsafe-inline");
+        for (String s : executable) {
+            String hash = Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256")
+                    .digest(s.getBytes(StandardCharsets.UTF_8)));
+            assertThat(csp).contains("'sha256-" + hash + "'");
+        }
+        // the page script never turns data into markup or code
+        String app = executable.get(2).replaceAll("(?s)/\\*.*?\\*/", "");
+        assertThat(app).doesNotContain("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
+                "new Function", ".html(");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void dataBlockCannotEndEarlyWhateverTheNames() throws Exception {
+        String html = HtmlReport.render(report(true));
+        String block = between(html, "<script type=\"application/json\" id=\"memscope-data\">", "</script>");
+        assertThat(block).doesNotContain("<", ">", "&", "\u2028", "\u2029");
+        assertThat(block).contains("evil.\\u003cscript\\u003ealert(1)\\u003c/script\\u003e");
+        // the escaped block is still the same JSON: the names come back exactly
+        Map<String, Object> page = new Json().toType(block, Map.class);
+        Map<String, Object> meta = (Map<String, Object>) page.get("meta");
+        assertThat(meta.get("command")).isEqualTo(HOSTILE_COMMAND);
+        assertThat((List<Object>) page.get("frames")).contains(HOSTILE_CLASS + ".put(Cache.java:10)");
+        // the only </script> in the whole page are those closing the four script elements
+        assertThat(html.toLowerCase().split("</script>", -1)).hasSize(5);
+        assertThat(PageTemplate.scriptJson("\"<!--</script>\u2028\u2029&\"")).isEqualTo(
+                "\"\\u003c!--\\u003c/script\\u003e\\u2028\\u2029\\u0026\"");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void pageDataCarriesTheReportFigures() {
+        Report r = report(false);
+        Map<String, Object> page = new Json().toType(PageData.of(r), Map.class);
+        assertThat(page.get("format")).isEqualTo(PageData.FORMAT);
+        assertThat(page.get("version")).isEqualTo((long) PageData.VERSION);
+        Map<String, Object> totals = (Map<String, Object>) page.get("totals");
+        assertThat(totals.get("allocatedBytes")).isEqualTo(r.totals().allocatedBytes());
+        assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().liveBytesAtEnd());
+        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakLiveBytes());
+        assertThat(totals.get("nativeOutstandingBytes")).isEqualTo(1L << 20);
+        assertThat(totals.get("gcCount")).isEqualTo(5L);
+        List<Map<String, Object>> sites = (List<Map<String, Object>>) page.get("sites");
+        List<String> types = (List<String>) page.get("types");
+        assertThat(sites).hasSameSizeAs(r.sites());
+        Map<String, Object> leak = sites.stream().filter(s -> Boolean.TRUE.equals(s.get("leak"))).findFirst()
+                .orElseThrow();
+        assertThat(leak.get("site")).isEqualTo("com.example.app.Cache.put(Cache.java:10)");
+        assertThat(types.get(((Long) leak.get("type")).intValue())).isEqualTo("byte[]");
+        assertThat(sites).anySatisfy(s -> assertThat(s.get("temporary")).isEqualTo(true));
+        assertThat(sites).anySatisfy(s -> {
+            assertThat(s.get("native")).isEqualTo(true);
+            assertThat(s.get("nativeBytes")).isEqualTo(1L << 20);
+        });
+        // stacks: the report's stacks, frames by index into the frame table, innermost first; kinds for colours
+        Map<String, Object> stacks = (Map<String, Object>) page.get("stacks");
+        List<String> frames = (List<String>) page.get("frames");
+        List<Long> kinds = (List<Long>) page.get("frameKinds");
+        List<List<Long>> stackFrames = (List<List<Long>>) stacks.get("frames");
+        assertThat(stackFrames).hasSameSizeAs(r.stacks());
+        int leakStack = ((List<Long>) leak.get("stacks")).get(0).intValue();
+        assertThat(stackFrames.get(leakStack).stream().map(i -> frames.get(i.intValue())))
+                .containsExactly("com.example.app.Cache.put(Cache.java:10)", "com.example.app.Main.main(Main.java:5)");
+        assertThat(((List<Long>) stacks.get("leak")).get(leakStack)).isEqualTo(1L);
+        assertThat(((List<Long>) stacks.get("heldBytes")).get(leakStack)).isEqualTo(leak.get("heldBytes"));
+        // every stack's allocations per bucket add up to its allocated bytes, and all of them to the total
+        List<Long> alloc = (List<Long>) stacks.get("allocBytes");
+        List<List<Long>> byBucket = (List<List<Long>>) stacks.get("allocByBucket");
+        long sum = 0;
+        for (int i = 0; i < alloc.size(); i++) {
+            long s = 0;
+            for (int j = 1; j < byBucket.get(i).size(); j += 2) {
+                s += byBucket.get(i).get(j);
+            }
+            assertThat(s).as("stack %d", i).isEqualTo(alloc.get(i));
+            sum += alloc.get(i);
+        }
+        assertThat(sum).isEqualTo(r.totals().allocatedBytes());
+        Map<String, Object> timeline = (Map<String, Object>) page.get("timeline");
+        assertThat((List<Object>) timeline.get("startMs")).hasSameSizeAs(r.timeline().buckets());
+        assertThat(((List<Long>) timeline.get("allocatedBytes")).stream().mapToLong(Long::longValue).sum())
+                .isEqualTo(r.totals().allocatedBytes());
+        assertThat(kinds.get(frames.indexOf("java.lang.StringBuilder.toString(StringBuilder.java:453)")))
+                .isEqualTo((long) FrameKinds.JDK);
+        assertThat(kinds.get(frames.indexOf("com.example.app.Main.main(Main.java:5)")))
+                .isEqualTo((long) FrameKinds.APPLICATION);
+        Map<String, Object> gc = (Map<String, Object>) page.get("gc");
+        Map<String, Object> pct = (Map<String, Object>) gc.get("pausePercentilesMs");
+        assertThat(pct.get("count")).isEqualTo(5L);
+        assertThat(((Number) pct.get("p50")).doubleValue()).isEqualTo(5.0);
+        assertThat(((Number) pct.get("max")).doubleValue()).isEqualTo(7.0);
+        assertThat((List<?>) gc.get("collections")).hasSize(5);
+        Map<String, Object> peak = (Map<String, Object>) page.get("peak");
+        assertThat(((Number) peak.get("timeMs")).doubleValue()).isEqualTo(r.peak().timeMs());
+        assertThat(peak.get("estimatedBytes")).isEqualTo(r.peak().estimatedBytes());
+    }
+
+    @Test
+    void frameKindsFollowTheMainClass() {
+        FrameKinds k = FrameKinds.of("com.acme.shop.web.Server --port 1", List.of());
+        assertThat(k.applicationPrefix()).isEqualTo("com.acme.shop.");
+        assertThat(k.kind("com.acme.shop.db.Dao.load(Dao.java:3)")).isEqualTo(FrameKinds.APPLICATION);
+        assertThat(k.kind("org.h2.jdbc.JdbcConnection.prepare(JdbcConnection.java:9)")).isEqualTo(FrameKinds.LIBRARY);
+        assertThat(k.kind("java.util.HashMap.resize(HashMap.java:710)")).isEqualTo(FrameKinds.JDK);
+        assertThat(k.kind("jdk.internal.misc.Unsafe.allocateMemory(Unsafe.java:1)")).isEqualTo(FrameKinds.JDK);
+        assertThat(k.kind("sun.nio.ch.Util.getTemporaryDirectBuffer(Util.java:1)")).isEqualTo(FrameKinds.JDK);
+        // a jar: the outermost non-JDK frame seen most often names the application
+        FrameKinds jar = FrameKinds.of("app.jar --x", List.of(
+                List.of("org.lib.A.a(A.java:1)", "io.app.Main.main(Main.java:1)", "java.lang.Thread.run(T.java:1)"),
+                List.of("io.app.Main.main(Main.java:2)")));
+        assertThat(jar.applicationPrefix()).isEqualTo("io.app.");
+        assertThat(jar.kind("org.lib.A.a(A.java:1)")).isEqualTo(FrameKinds.LIBRARY);
+        assertThat(FrameKinds.of(null, List.of()).kind("org.lib.A.a(A.java:1)")).isEqualTo(FrameKinds.APPLICATION);
+        assertThat(FrameKinds.mainClass(HOSTILE_COMMAND)).isNull();
+    }
+
+    private static String between(String s, String from, String to) {
+        int a = s.indexOf(from);
+        assertThat(a).as("%s in the page", from).isGreaterThanOrEqualTo(0);
+        int b = s.indexOf(to, a + from.length());
+        return s.substring(a + from.length(), b);
+    }
+}

@@ -1,0 +1,31 @@
+package io.memscope.cli;
+
+import java.util.List;
+
+/**
+ * One refresh of {@code memscope top}: what the JVM and its agent reported at {@code takenAtMillis}. Bytes and
+ * objects per site are the agent's estimates from its samples; heap used, committed and max, GC figures and (when
+ * {@code allocationRateExact}) the allocation rate are the JVM's own.
+ *
+ * @param heapUsed            heap bytes in use now (live objects and garbage not yet collected)
+ * @param heldBytes           estimated heap bytes reachable at the last processed GC (see AgentMXBean#getHeldBytes)
+ * @param heldAgeMillis       how long ago that GC started; -1 before the first GC
+ * @param allocationRate      bytes per second allocated: over the last refresh by all threads of the JVM when
+ *                            {@code allocationRateExact}, else the agent's estimate over its last full second
+ * @param gcWindowMillis      length of the window the GC figures cover (since the previous refresh); 0 on the first
+ * @param gcPauses            pauses that started in the window
+ * @param gcPauseMillis       their total duration (1 ms precision)
+ * @param gcPauseMaxMillis    the longest of them
+ * @param gcCycles            concurrent cycles (not pauses) in the window
+ * @param gcCollectors        names of the collectors that ran in the window, most frequent first
+ */
+record TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, long takenAtMillis,
+                long heapUsed, long heapCommitted, long heapMax, long heldBytes, long heldAgeMillis,
+                long allocationRate, boolean allocationRateExact, long nativeBytes, long nativeBlocks,
+                long gcWindowMillis, int gcPauses, long gcPauseMillis, long gcPauseMaxMillis, int gcCycles,
+                List<String> gcCollectors, TopSort sort, List<Row> rows) {
+
+    /** One site, estimated from samples. {@code allocationRate} is bytes per second over the agent's last full second. */
+    record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes) {
+    }
+}

@@ -1,0 +1,125 @@
+package io.memscope.cli;
+
+import io.memscope.analysis.Summary;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.jline.utils.AttributedString;
+import org.jline.utils.AttributedStyle;
+
+/**
+ * Lays out one {@link TopFrame} as lines of at most {@code width} columns: four header lines (the JVM, heap, rates and
+ * native memory, GC pauses in the last interval), a key line when interactive, and the site table sorted by the
+ * frame's {@link TopSort} (its column marked with {@code *}). Styles (bold header, inverse table head) are for the
+ * terminal; {@link AttributedString#toString()} gives the plain text.
+ */
+final class TopScreen {
+    /** Lines before the table: 4 header lines, the key line, a blank line and the table head. */
+    static final int HEADER_LINES = 7;
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
+            .withZone(ZoneId.systemDefault());
+
+    private TopScreen() {
+    }
+
+    /**
+     * @param interactive show the key line and the running/paused state
+     * @param paused      the display is frozen on this frame
+     */
+    static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused) {
+        List<AttributedString> lines = new ArrayList<>();
+        String state = interactive ? (paused ? "  [PAUSED]" : "  [running]") : "";
+        lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
+                f.pid(), f.mode(), Summary.bytes(f.intervalBytes()), duration(f.uptimeMillis()),
+                CLOCK.format(Instant.ofEpochMilli(f.takenAtMillis())), state), width)));
+        String held = f.heldAgeMillis() < 0 ? "held: no GC yet"
+                : "held " + Summary.bytes(f.heldBytes()) + " (est., reachable at the GC " + duration(f.heldAgeMillis())
+                + " ago)";
+        lines.add(plain(fit(String.format(Locale.ROOT, "heap   used %s of %s committed%s  %s", Summary.bytes(f.heapUsed()),
+                Summary.bytes(f.heapCommitted()), f.heapMax() > 0 ? " (max " + Summary.bytes(f.heapMax()) + ")" : "",
+                held), width)));
+        lines.add(plain(fit(String.format(Locale.ROOT, "alloc  %s/s (%s)  native outstanding %s in %d blocks",
+                Summary.bytes(Math.max(0, f.allocationRate())), f.allocationRateExact() ? "all threads" : "est.",
+                Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks())), width)));
+        lines.add(plain(fit(gc(f), width)));
+        lines.add(interactive
+                ? plain(fit("keys: h held  r rate  l live  a allocated  p pause  q quit"
+                        + "    sort: " + f.sort().label(), width))
+                : plain(fit("sort: " + f.sort().label(), width)));
+        lines.add(plain(""));
+        lines.add(new AttributedString(fit(head(f.sort()), width), AttributedStyle.INVERSE));
+        if (f.rows().isEmpty()) {
+            lines.add(plain("  (no sites yet)"));
+        }
+        for (TopFrame.Row r : f.rows()) {
+            lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", Summary.bytes(r.heldBytes()),
+                    Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
+                    Summary.bytes(r.allocatedBytes()), fit(r.type(), 16), r.site()), width)));
+        }
+        return lines;
+    }
+
+    private static String head(TopSort sort) {
+        return String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", mark("held", sort == TopSort.HELD),
+                mark("rate", sort == TopSort.RATE), mark("live", sort == TopSort.LIVE),
+                mark("allocated", sort == TopSort.ALLOCATED), "type", "site");
+    }
+
+    private static String mark(String column, boolean sorted) {
+        return sorted ? "*" + column : column;
+    }
+
+    private static String gc(TopFrame f) {
+        if (f.gcWindowMillis() <= 0) {
+            return "gc     (pauses of the last interval from the next refresh on)";
+        }
+        String window = "last " + duration(f.gcWindowMillis());
+        if (f.gcPauses() == 0 && f.gcCycles() == 0) {
+            return "gc     " + window + ": no collection";
+        }
+        StringBuilder b = new StringBuilder("gc     ").append(window).append(": ");
+        b.append(f.gcPauses()).append(f.gcPauses() == 1 ? " pause" : " pauses");
+        if (f.gcPauses() > 0) {
+            b.append(", ").append(f.gcPauseMillis()).append(" ms in all, longest ").append(f.gcPauseMaxMillis())
+                    .append(" ms");
+        }
+        if (f.gcCycles() > 0) {
+            b.append("; ").append(f.gcCycles()).append(f.gcCycles() == 1 ? " concurrent cycle" : " concurrent cycles");
+        }
+        b.append("  (").append(String.join(", ", f.gcCollectors())).append(')');
+        return b.toString();
+    }
+
+    /** @return {@code 850 ms}, {@code 12.3 s}, {@code 4m05s}, {@code 2h03m} */
+    static String duration(long millis) {
+        if (millis < 1000) {
+            return millis + " ms";
+        }
+        if (millis < 60_000) {
+            return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+        }
+        long s = millis / 1000;
+        if (s < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+        }
+        return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s / 60 % 60);
+    }
+
+    private static String fit(String s, int width) {
+        if (s == null) {
+            return "";
+        }
+        return width <= 0 || s.length() <= width ? s : s.substring(0, Math.max(0, width - 1)) + "~";
+    }
+
+    private static AttributedString plain(String s) {
+        return new AttributedString(s);
+    }
+
+    private static AttributedString bold(String s) {
+        return new AttributedString(s, AttributedStyle.BOLD);
+    }
+}

@@ -1,0 +1,71 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memscope.analysis.html.HeadlessChromium;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import memscope.fixtures.GrowthFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+
+/**
+ * {@code memscope diff BASE NEW --html FILE} end to end: two real runs of a program whose one site holds 8 MiB in
+ * the base run and 48 MiB in the new one; the comparison's page, opened in headless Chromium, names that site as
+ * the largest growth, draws it red in the differential flame graph, and lists it first in the table. The screenshot
+ * goes to {@code target/browser/diff.png}.
+ */
+class DiffPageBrowserTest {
+    private static final Path OUT = Path.of("target", "browser").toAbsolutePath();
+
+    private static Path run(Path out, int growMiB) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--interval", "64k"), List.of(Jvms.current(), "-cp",
+                Jvms.classPath(GrowthFixture.class), GrowthFixture.class.getName(), Integer.toString(growMiB)));
+        assertThat(code).isZero();
+        try (var s = Files.list(out)) {
+            return s.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void diffPageShowsTheGrowingSite(@TempDir Path tmp) throws Exception {
+        Files.createDirectories(OUT);
+        Path base = run(tmp.resolve("base"), 8);
+        Path newer = run(tmp.resolve("new"), 48);
+        String growing = "memscope.fixtures.GrowthFixture.main(GrowthFixture.java:"
+                + Jvms.lineOf("memscope/fixtures/GrowthFixture.java", "// GROWING") + ")";
+        Path page = tmp.resolve("diff.html");
+        CliRun diff = CliRun.run("diff", base.toString(), newer.toString(), "--metric", "live", "--html",
+                page.toString());
+        assertThat(diff.exit).as(diff.err).isZero();
+        assertThat(diff.out).contains("page:   " + page);
+
+        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+            browser.open(page);
+            assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
+            assertThat(browser.consoleErrors()).isEmpty();
+            assertThat(browser.requests()).isNotEmpty().allSatisfy(url -> assertThat(url).startsWith("file:"));
+            browser.screenshot(OUT.resolve("diff.png"));
+            assertThat(browser.script("return document.querySelector('#problems li .tag').textContent"))
+                    .isEqualTo("Grew");
+            assertThat(browser.script("return document.querySelector('#problems li a').textContent"))
+                    .isEqualTo(growing);
+            assertThat(browser.driver().findElement(By.id("flame-title")).getText())
+                    .isEqualTo("Differential flame graph: bytes held at the end");
+            String fill = (String) browser.script("const g = Array.from(document.querySelectorAll('#flame g.frame'))"
+                    + ".find(g => g.getAttribute('data-name') === arguments[0]);"
+                    + "return g ? getComputedStyle(g.querySelector('rect')).fill : null", growing);
+            assertThat(fill).as("the growing site's frame").isNotNull();
+            String[] rgb = fill.replaceAll("[^0-9,]", "").split(",");
+            assertThat(Integer.parseInt(rgb[0])).as("red: it grew").isGreaterThan(Integer.parseInt(rgb[2]) + 60);
+            String firstRow = (String) browser.script(
+                    "return document.querySelector('#diff tbody tr').cells[0].textContent");
+            assertThat(firstRow).isEqualTo(growing);
+        }
+    }
+}

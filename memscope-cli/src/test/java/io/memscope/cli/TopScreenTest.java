@@ -1,0 +1,69 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.jline.utils.AttributedString;
+import org.junit.jupiter.api.Test;
+
+/** The layout of one {@code memscope top} frame, from fixed figures. */
+class TopScreenTest {
+    private static TopFrame frame(TopSort sort, long gcWindow, long heldAge) {
+        return new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30, 120L << 20,
+                heldAge, 800L << 20, true, 3 << 20, 7, gcWindow, 3, 12, 6, 1,
+                List.of("G1 Young Generation", "G1 Concurrent GC"), sort,
+                List.of(new TopFrame.Row("com.acme.Cache.put(Cache.java:42)", "byte[]", 100L << 20, 101L << 20,
+                                2L << 20, 101L << 20),
+                        new TopFrame.Row("com.acme.Parser.token(Parser.java:7)",
+                                "java.util.concurrent.ConcurrentHashMap$Node", 0, 90L << 20, 700L << 20, 40L << 30)));
+    }
+
+    private static List<String> text(List<AttributedString> lines) {
+        return lines.stream().map(AttributedString::toString).toList();
+    }
+
+    @Test
+    void theHeaderSaysWhatEachFigureIs() {
+        List<String> l = text(TopScreen.render(frame(TopSort.HELD, 1000, 1200), 0, true, false));
+        assertThat(l.get(0)).startsWith("memscope top  pid 4242  sample mode, interval 512.0 KiB  up 1m15s")
+                .endsWith("[running]");
+        assertThat(l.get(1)).isEqualTo("heap   used 300.0 MiB of 1.0 GiB committed (max 4.0 GiB)  held 120.0 MiB "
+                + "(est., reachable at the GC 1.2 s ago)");
+        assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
+        assertThat(l.get(3)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
+                + "(G1 Young Generation, G1 Concurrent GC)");
+        assertThat(l.get(4)).startsWith("keys: h held  r rate  l live  a allocated  p pause  q quit").endsWith("sort: held");
+        assertThat(l.get(6)).contains("*held").doesNotContain("*rate");
+        assertThat(l.get(7)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
+        assertThat(l.get(8)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
+        assertThat(l).hasSize(TopScreen.HEADER_LINES + 2);
+    }
+
+    @Test
+    void plainOutputHasNoKeysAndTheFirstFrameHasNoGcWindowYet() {
+        List<String> l = text(TopScreen.render(frame(TopSort.RATE, 0, -1), 0, false, false));
+        assertThat(l.get(0)).doesNotContain("[running]", "[PAUSED]");
+        assertThat(l.get(1)).endsWith("held: no GC yet");
+        assertThat(l.get(3)).contains("from the next refresh on");
+        assertThat(l.get(4)).isEqualTo("sort: rate");
+        assertThat(l.get(6)).contains("*rate");
+    }
+
+    @Test
+    void everyLineFitsTheWidthAndPausedIsShown() {
+        List<AttributedString> lines = TopScreen.render(frame(TopSort.LIVE, 1000, 5), 60, true, true);
+        for (AttributedString s : lines) {
+            assertThat(s.columnLength()).isLessThanOrEqualTo(60);
+        }
+        assertThat(lines.get(0).toString()).endsWith("~");
+        assertThat(text(TopScreen.render(frame(TopSort.LIVE, 1000, 5), 0, true, true)).get(0)).endsWith("[PAUSED]");
+    }
+
+    @Test
+    void durations() {
+        assertThat(TopScreen.duration(850)).isEqualTo("850 ms");
+        assertThat(TopScreen.duration(12_345)).isEqualTo("12.3 s");
+        assertThat(TopScreen.duration(245_000)).isEqualTo("4m05s");
+        assertThat(TopScreen.duration(7_380_000)).isEqualTo("2h03m");
+    }
+}
