@@ -19,8 +19,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One scope entered and exited ({@code try (MemoryScope s = Memscope.scope("work")) {}}), nested in an open scope,
- * against, in the same run:
+ * One scope entered and exited ({@code try (MemoryScope s = Memscope.scope("work")) {}}): {@code memscope}
+ * nested in an open scope (a request's part), {@code memscope_root} with none open (a request), against, in the same
+ * run:
  * <ul>
  * <li>{@code floor_clock}: two {@code System.nanoTime()} reads (what any duration costs);</li>
  * <li>{@code floor_clockAndAllocatedBytes}: two clock and two {@code ThreadMXBean.getCurrentThreadAllocatedBytes()}
@@ -28,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code seed004}: the seed's scope tracker design (lock-protected maps of scope infos and of per-thread stacks
  *     keyed by a formatted thread id, a scope info object per entry);</li>
  * <li>{@code jfr}: a JFR event with {@code begin()} / {@code commit()} while a recording runs (stack traces off), the
- *     JDK's own way to mark a region.</li>
+ *     JDK's own way to mark a region (the recording runs during that benchmark only).</li>
  * </ul>
  * With the agent, the same JVM options plus {@code -javaagent}: scopes are then also recorded.
  *
@@ -48,27 +49,52 @@ public class ScopeBenchmark {
     static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private MemoryScope outer;
     private final Seed004ScopeTracker seed = new Seed004ScopeTracker();
-    private Recording recording;
 
-    @Setup(Level.Iteration)
-    public void open() {
-        outer = Memscope.scope("bench");
-        recording = new Recording();
-        recording.enable(RegionJfrEvent.class);
-        recording.start();
+    /** An open scope around the measured one. */
+    @State(Scope.Thread)
+    public static class Nested {
+        MemoryScope outer;
+
+        @Setup(Level.Iteration)
+        public void open() {
+            outer = Memscope.scope("bench");
+        }
+
+        @TearDown(Level.Iteration)
+        public void close() {
+            outer.close();
+        }
     }
 
-    @TearDown(Level.Iteration)
-    public void close() {
-        outer.close();
-        recording.stop();
-        recording.close();
+    /** A JFR recording with the region event enabled. */
+    @State(Scope.Thread)
+    public static class Jfr {
+        Recording recording;
+
+        @Setup(Level.Iteration)
+        public void start() {
+            recording = new Recording();
+            recording.enable(RegionJfrEvent.class);
+            recording.start();
+        }
+
+        @TearDown(Level.Iteration)
+        public void stop() {
+            recording.stop();
+            recording.close();
+        }
     }
 
     @Benchmark
-    public MemoryScope memscope() {
+    public MemoryScope memscope(Nested nested) {
+        try (MemoryScope s = Memscope.scope("work")) {
+            return s;
+        }
+    }
+
+    @Benchmark
+    public MemoryScope memscope_root() {
         try (MemoryScope s = Memscope.scope("work")) {
             return s;
         }
@@ -97,7 +123,7 @@ public class ScopeBenchmark {
     }
 
     @Benchmark
-    public RegionJfrEvent jfr() {
+    public RegionJfrEvent jfr(Jfr recording) {
         RegionJfrEvent e = new RegionJfrEvent();
         e.begin();
         e.name = "work";
