@@ -3,125 +3,400 @@
  *
  * The JVM samples each thread's allocations by bytes (a Poisson process whose mean is the interval set with
  * SetHeapSamplingInterval) from its allocation slow path: nothing is added to the application's own allocations.
- * Each sampled object is handed to java.lang.MemscopeHooks.jvmtiSampled(Object, Class, long size, long hash, int count)
- * (which forwards to io.memscope.agent.capture.JvmtiSampler.sampled) on the allocating thread, with a 64-bit hash of
- * the thread's stack taken here by GetStackTrace (much cheaper than a StackWalker walk in Java). When the Java side
- * has not seen that hash before it answers NEED_FRAMES, and the frames follow through jvmtiSampledFrames(Object,
- * Class, long, long, long[]): a long[] of (jmethodID, bytecode index) pairs, top frame first. Java resolves each
- * method once through describe0 and lines0 and caches it, and each stack once by its hash: a repeated stack costs
- * no Java array.
  *
- * Rules: never crash the JVM. Every JVMTI and JNI return code is checked; an application exception pending when
- * the event arrives is left alone (no upcall); an exception thrown by the upcall is cleared. Global references and
- * the method id are created once and never freed, so that a callback still running after stop() is safe.
+ * No Java code runs in the callback. on_sampled, on the allocating thread, only takes what must be taken there and
+ * queues it (sample_ring.h, a bounded ring with many producers and one consumer, never waiting):
+ *   - a weak global reference to the object (its liveness is checked later, after each GC);
+ *   - its class, as a small id from a table keyed by the class's identity hash (the class's name is read once);
+ *   - its size, the thread's Java id, the time (CLOCK_MONOTONIC: System.nanoTime's clock on Linux);
+ *   - the stack from GetStackTrace as a 64-bit hash of its (jmethodID, bytecode index) pairs, with the frames
+ *     themselves only the first time that hash is queued;
+ *   - the number of GCs started so far.
+ * A sample that does not fit is counted as dropped (exactly) and its references deleted.
+ *
+ * memscope's drain thread (Java, io.memscope.agent.capture.JvmtiHeapSampler) takes the records out (drain0: their
+ * weak references move into the live table, live_table.h), resolves methods, stacks, classes and threads once
+ * each, records the samples and says which it keeps (commit0). After each collection (GarbageCollectionFinish wakes
+ * it through a semaphore) it checks every tracked reference (scan0): one that collection cleared was collected by it.
+ * When the next collection starts before the drain thread got to it, the collection's start callback does that
+ * check first, so that every reference is checked between every two collections (live_table.h).
+ *
+ * Rules: never crash or block the application. Every JVMTI and JNI return code is checked; an exception the
+ * application has pending when a sample arrives is left alone (the sample is counted as skipped); the callback
+ * takes no lock (compare-and-swap only) and allocates only on the C heap (a first-seen class's name, a stack deeper
+ * than 128 frames). The buffers of a capture are freed by close0 only after every callback that could still use
+ * them has returned.
  */
+#include <errno.h>
 #include <jni.h>
 #include <jvmti.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static JavaVM *vm;
-static jvmtiEnv *jvmti;
-/* Set once by start0 (under the Java class's lock), read by the callback. */
-static jclass sampler_class;
-static jmethodID sampled_method;
-/*
- * java.lang.Class (global reference): its instances are the mirrors the JVM allocates while it loads a class. A
- * sample of one is dropped here, before any Java code runs: Java code run in the middle of loading class X on this
- * thread that needs X itself fails with ClassCircularityError, and the JVM remembers that failure in the constant
- * pool entry that referred to X, so that every later use of X in the application fails too (seen once in 80 runs:
- * java/util/ArrayList$SubList, which then broke every ArrayList.subList of the JVM).
- */
-static jclass class_class;
-static jmethodID frames_method;
-/* What jvmtiSampled answers when it has not seen the stack's hash before: call jvmtiSampledFrames with the frames. */
-#define NEED_FRAMES 1
-static volatile int enabled;
-/* Frames fetched per sample (set by start0, at most MAX_FRAMES). */
-static volatile jint frames_wanted = 128;
-#define MAX_FRAMES 1024
-/* Frames buffered on the native stack (2 KiB); more are malloc'ed. */
-#define STACK_FRAMES 128
+#include "sample_ring.h"
 
 _Static_assert(sizeof(jvmtiFrameInfo) == 2 * sizeof(jlong), "jvmtiFrameInfo must be two 64-bit words");
 _Static_assert(offsetof(jvmtiFrameInfo, location) == sizeof(jlong), "jvmtiFrameInfo.location must be the second word");
 _Static_assert(sizeof(jmethodID) == sizeof(jlong), "64-bit only");
 
-/* The same 64-bit mixing step as the Java side's hashes (splitmix-style finalizer). */
+static JavaVM *vm;
+static jvmtiEnv *jvmti;
+
+/* ---------------------------------------------------------------------------------------------- the queue */
+
+#define RECORD_SAMPLE 2
+
+/* One sample in the ring. The frames (jvmtiFrameInfo, 16 bytes each) follow when frames > 0. */
+typedef struct {
+    ring_header header;
+    jweak object;
+    /* A global reference to the Thread the first time this thread's samples are queued in this capture, else NULL. */
+    jobject thread;
+    jlong size;
+    jlong time;
+    jlong tid;
+    jlong stack;
+    uint32_t class_id;
+    /* Collections started when the object was last known alive (at the end of the callback, or by a mark pass). */
+    uint32_t gc_epoch;
+    uint32_t frames;
+    /* The collection that cleared the reference while the record waited in the ring (mark pass), else 0. */
+    uint32_t collected_by;
+    /* Collections started when the sample was taken: it is held at every later one it survives. */
+    uint32_t born;
+    uint32_t reserved;
+} sample_record;
+
+_Static_assert(sizeof(sample_record) % 8 == 0, "records are 8-byte aligned");
+
+/* Longs per record handed to Java by drain0 (see JvmtiHeapSampler.process). */
+#define RECORD_LONGS 8
+
+/* ------------------------------------------------------------------------------------ state of a capture */
+
+static volatile int enabled;
+/* Callbacks between their first check of `enabled` and their return (see pause0). */
+static volatile int in_flight;
+/* Bumped by start0: a thread's announcement (TLS) of an earlier capture does not count. */
+static volatile uint32_t generation;
+static sample_ring ring;
+static volatile int ring_signaled;
+static jint frames_wanted = 128;
+#define MAX_FRAMES 1024
+#define STACK_FRAMES 128
+/* Java id of memscope's drain thread: its own allocations are not sampled. */
+static volatile jlong own_tid = -1;
+static jfieldID tid_field;
+
+/* Exact counters (atomics), read by counters0. */
+static volatile int64_t samples_seen;
+static volatile int64_t samples_queued;
+static volatile int64_t dropped_full;
+static volatile int64_t skipped_exception;
+static volatile int64_t skipped_error;
+static volatile int64_t classes_unknown;
+static volatile int64_t skipped_own;
+/* References the library holds now (weak: samples and classes; global: threads being announced). */
+static volatile int64_t weak_refs_held;
+static volatile int64_t global_refs_held;
+
+static inline jweak new_weak(JNIEnv *jni, jobject o) {
+    jweak w = (*jni)->NewWeakGlobalRef(jni, o);
+    if (w != NULL) {
+        __atomic_add_fetch(&weak_refs_held, 1, __ATOMIC_RELAXED);
+    }
+    return w;
+}
+
+static inline void delete_weak(JNIEnv *jni, jweak w) {
+    if (w != NULL) {
+        (*jni)->DeleteWeakGlobalRef(jni, w);
+        __atomic_sub_fetch(&weak_refs_held, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static inline jobject new_global(JNIEnv *jni, jobject o) {
+    jobject g = (*jni)->NewGlobalRef(jni, o);
+    if (g != NULL) {
+        __atomic_add_fetch(&global_refs_held, 1, __ATOMIC_RELAXED);
+    }
+    return g;
+}
+
+static inline void delete_global(JNIEnv *jni, jobject g) {
+    if (g != NULL) {
+        (*jni)->DeleteGlobalRef(jni, g);
+        __atomic_sub_fetch(&global_refs_held, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* Wakes the drain thread: after each GC, when the ring is half full, and at stop. */
+static sem_t wake;
+static int wake_ready;
+
+static inline jlong now_nanos(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (jlong) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static inline uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
     h *= UINT64_C(0xBF58476D1CE4E5B9);
     return h ^ (h >> 31);
 }
 
-/* A 64-bit hash of the raw frames (jmethodID, bytecode index pairs): the key of the Java side's stack cache. */
+/* A 64-bit hash of the raw frames (jmethodID, bytecode index pairs), never 0: the stack's key. */
 static jlong hash_frames(const jvmtiFrameInfo *frames, jint count) {
     uint64_t h = UINT64_C(0x2545F4914F6CDD1D);
     for (jint i = 0; i < count; i++) {
         h = mix(h, (uint64_t) (uintptr_t) frames[i].method);
         h = mix(h, (uint64_t) frames[i].location);
     }
-    return (jlong) h;
+    return h == 0 ? 1 : (jlong) h;
 }
+
+#include "live_table.h"
+
+/* --------------------------------------------------------------------------------------- stacks already sent */
+
+/*
+ * Hashes of stacks whose frames were queued: later samples of the same stack carry only the hash. A hash is added
+ * after its record was claimed, so every record that carries only the hash comes after one with the frames (the
+ * consumer reads in claim order). Insert-only, lock-free; when full, stacks not in it are sent with their frames.
+ */
+#define STACK_SET_SLOTS (1u << 16)
+#define STACK_SET_LIMIT (STACK_SET_SLOTS / 2)
+#define STACK_PROBES 16
+static uint64_t *stack_set;
+static volatile uint32_t stack_set_count;
+
+static int stack_sent(uint64_t h) {
+    uint32_t i = (uint32_t) (h ^ (h >> 32));
+    for (int p = 0; p < STACK_PROBES; p++) {
+        uint64_t v = __atomic_load_n(&stack_set[(i + p) & (STACK_SET_SLOTS - 1)], __ATOMIC_ACQUIRE);
+        if (v == h) {
+            return 1;
+        }
+        if (v == 0) {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static void stack_remember(uint64_t h) {
+    if (__atomic_load_n(&stack_set_count, __ATOMIC_RELAXED) >= STACK_SET_LIMIT) {
+        return;
+    }
+    uint32_t i = (uint32_t) (h ^ (h >> 32));
+    for (int p = 0; p < STACK_PROBES; p++) {
+        uint64_t *slot = &stack_set[(i + p) & (STACK_SET_SLOTS - 1)];
+        uint64_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (v == h) {
+            return;
+        }
+        if (v == 0) {
+            uint64_t expected = 0;
+            if (__atomic_compare_exchange_n(slot, &expected, h, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+                __atomic_add_fetch(&stack_set_count, 1, __ATOMIC_RELAXED);
+                return;
+            }
+            if (expected == h) {
+                return;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------- classes */
+
+/*
+ * Sampled classes: slot index + 1 is the class id of a record. Keyed by the class's identity hash and confirmed with
+ * IsSameObject on a weak reference (a class can be unloaded). The name (JVM signature) is read once, when the class
+ * is first seen, so that it is known even if the class is gone by the time the drain thread reads it.
+ */
+#define CLASS_SLOTS (1u << 14)
+#define CLASS_PROBES 16
+#define CLASS_EMPTY 0
+#define CLASS_CLAIMED 1
+#define CLASS_READY 2
+#define CLASS_BROKEN 3
+
+typedef struct {
+    uint32_t state;
+    jint hash;
+    jweak ref;
+    char *name;
+} class_entry;
+
+static class_entry *classes;
+
+static uint32_t class_id(JNIEnv *jni, jclass klass) {
+    jint hash = 0;
+    if (klass == NULL || (*jvmti)->GetObjectHashCode(jvmti, klass, &hash) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    uint32_t start = (uint32_t) mix(UINT64_C(0x51ED27), (uint64_t) (uint32_t) hash);
+    for (uint32_t p = 0; p < CLASS_PROBES; p++) {
+        uint32_t index = (start + p) & (CLASS_SLOTS - 1);
+        class_entry *e = &classes[index];
+        uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+        if (state == CLASS_EMPTY) {
+            uint32_t expected = CLASS_EMPTY;
+            if (__atomic_compare_exchange_n(&e->state, &expected, CLASS_CLAIMED, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                char *sig = NULL;
+                jweak ref = new_weak(jni, klass);
+                if (ref != NULL && (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE
+                        && sig != NULL) {
+                    size_t n = strlen(sig) + 1;
+                    e->name = malloc(n);
+                    if (e->name != NULL) {
+                        memcpy(e->name, sig, n);
+                    }
+                }
+                if (sig != NULL) {
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+                }
+                if (ref == NULL || e->name == NULL) {
+                    delete_weak(jni, ref);
+                    __atomic_store_n(&e->state, CLASS_BROKEN, __ATOMIC_RELEASE);
+                    return 0;
+                }
+                e->hash = hash;
+                e->ref = ref;
+                __atomic_store_n(&e->state, CLASS_READY, __ATOMIC_RELEASE);
+                return index + 1;
+            }
+            state = expected;
+        }
+        if (state == CLASS_READY && e->hash == hash && (*jni)->IsSameObject(jni, klass, e->ref)) {
+            return index + 1;
+        }
+        /* CLAIMED: another thread is filling it (perhaps for this class: then it gets two ids, one name). */
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- the callback */
+
+/* The Java id this thread announced in the current capture (generation << 1 | 1 marks it valid). */
+static __thread jlong announced_tid;
+static __thread uint32_t announced_generation;
 
 static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object, jclass klass,
                                jlong size) {
-    (void) thread;
-    if (!enabled || jni == NULL || sampled_method == NULL) {
+    __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&enabled, __ATOMIC_SEQ_CST) || jni == NULL || object == NULL) {
+        __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
         return;
     }
+    __atomic_add_fetch(&samples_seen, 1, __ATOMIC_RELAXED);
     if ((*jni)->ExceptionCheck(jni)) {
-        return; /* the application's exception: never touch it */
+        /* the application's exception: JNI may not be used now */
+        __atomic_add_fetch(&skipped_exception, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+        return;
     }
-    if (class_class == NULL || klass == NULL || (*jni)->IsSameObject(jni, klass, class_class)) {
-        return; /* a class being loaded (see class_class): no Java code now */
+    jlong tid = thread != NULL && tid_field != NULL ? (*jni)->GetLongField(jni, thread, tid_field) : 0;
+    if (tid == own_tid && tid > 0) {
+        __atomic_add_fetch(&skipped_own, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+        return;
     }
+    jlong time = now_nanos();
     jvmtiFrameInfo local[STACK_FRAMES];
     jvmtiFrameInfo *frames = local;
     jint wanted = frames_wanted;
     jint count = 0;
-    if (wanted < 1 || wanted > MAX_FRAMES) {
-        wanted = MAX_FRAMES;
-    }
     if (wanted > STACK_FRAMES) {
         frames = malloc(sizeof(jvmtiFrameInfo) * (size_t) wanted);
         if (frames == NULL) {
-            return;
+            frames = local;
+            wanted = STACK_FRAMES;
         }
     }
     if ((*env)->GetStackTrace(env, NULL, 0, wanted, frames, &count) != JVMTI_ERROR_NONE) {
         count = 0;
     }
-    /*
-     * First the hash only: a stack the Java side has seen costs no array. It answers NEED_FRAMES for a new stack,
-     * which is then passed as a long[] of (jmethodID, bytecode index) pairs (jvmtiFrameInfo is exactly that).
-     */
-    jlong hash = hash_frames(frames, count);
-    jint answer = (*jni)->CallStaticIntMethod(jni, sampler_class, sampled_method, object, klass, size, hash, count);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        answer = 0;
+    jlong stack = count > 0 ? hash_frames(frames, count) : 0;
+    uint32_t send = count > 0 && !stack_sent((uint64_t) stack) ? (uint32_t) count : 0;
+    uint32_t cls = class_id(jni, klass);
+    if (cls == 0) {
+        __atomic_add_fetch(&classes_unknown, 1, __ATOMIC_RELAXED);
     }
-    if (answer == NEED_FRAMES && count > 0) {
-        jlongArray ids = (*jni)->NewLongArray(jni, 2 * count);
-        if (ids == NULL) {
-            (*jni)->ExceptionClear(jni); /* out of memory: drop this sample */
-        } else {
-            (*jni)->SetLongArrayRegion(jni, ids, 0, 2 * count, (const jlong *) frames);
-            (*jni)->CallStaticVoidMethod(jni, sampler_class, frames_method, object, klass, size, hash, ids);
-            (*jni)->DeleteLocalRef(jni, ids);
-            if ((*jni)->ExceptionCheck(jni)) {
-                (*jni)->ExceptionClear(jni);
-            }
+    jweak weak = new_weak(jni, object);
+    uint32_t gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    jobject announce = NULL;
+    if (announced_generation != gen || announced_tid != tid) {
+        announce = thread == NULL ? NULL : new_global(jni, thread);
+    }
+    uint32_t length = (uint32_t) sizeof(sample_record) + send * (uint32_t) sizeof(jvmtiFrameInfo);
+    sample_record *r = weak == NULL ? NULL : (sample_record *) ring_claim(&ring, length);
+    if (r == NULL) {
+        __atomic_add_fetch(weak == NULL ? &skipped_error : &dropped_full, 1, __ATOMIC_RELAXED);
+        delete_weak(jni, weak);
+        delete_global(jni, announce);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni); /* ours (out of memory for a reference), not the application's */
+        }
+    } else {
+        r->object = weak;
+        r->thread = announce;
+        r->size = size;
+        r->time = time;
+        r->tid = tid;
+        r->stack = stack;
+        r->class_id = cls;
+        r->frames = send;
+        r->collected_by = 0;
+        if (send > 0) {
+            memcpy(r + 1, frames, send * sizeof(jvmtiFrameInfo));
+        }
+        /* Read last: the object, strongly held by the callback's local reference, survived every GC up to here. */
+        r->gc_epoch = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
+        r->born = r->gc_epoch;
+        r->reserved = 0;
+        ring_publish(&r->header, RECORD_SAMPLE, length);
+        __atomic_add_fetch(&samples_queued, 1, __ATOMIC_RELAXED);
+        if (send > 0) {
+            stack_remember((uint64_t) stack);
+        }
+        if (announce != NULL) {
+            announced_tid = tid;
+            announced_generation = gen;
+        }
+        if (ring_used(&ring) > ring.capacity / 2 && wake_ready
+                && !__atomic_exchange_n(&ring_signaled, 1, __ATOMIC_ACQ_REL)) {
+            sem_post(&wake);
         }
     }
     if (frames != local) {
         free(frames);
     }
+    __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
 }
+
+
+/* ------------------------------------------------------------------------------------------------- JNI API */
+
+/* Sizes of the drain thread's arrays (JvmtiHeapSampler), and of the staging buffers filled under table_lock. */
+#define DRAIN_RECORDS 512
+#define DRAIN_FRAME_LONGS (2 * 8192)
+#define SCAN_LONGS 7
+#define COMMIT_LONGS 4
+
+static jlong *staged;
+static jlong *staged_frames;
+static jweak *staged_refs;
+static live_entry *staged_entries;
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
     (void) reserved;
@@ -132,51 +407,146 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
     } else {
         jvmti = env;
     }
+    wake_ready = sem_init(&wake, 0, 0) == 0;
     return JNI_VERSION_1_8;
 }
 
-/* Returns 0, or a positive JVMTI error code, or -1 when no JVMTI 11 environment is available, -2 on a JNI error. */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval,
-                                                                           jint frames) {
+static void delete_ref(JNIEnv *jni, jobject ref, int weak) {
+    if (weak) {
+        delete_weak(jni, ref);
+    } else {
+        delete_global(jni, ref);
+    }
+}
+
+/*
+ * Frees the buffers of a capture, deleting every reference they hold. Only once no callback can use them: sampling
+ * and collection events off, no callback in flight.
+ */
+static void free_capture(JNIEnv *jni) {
+    lock_table();
+    if (ring.buffer != NULL) {
+        ring_header *h;
+        while ((h = ring_peek(&ring)) != NULL) {
+            sample_record *r = (sample_record *) h;
+            delete_ref(jni, r->object, 1);
+            delete_ref(jni, r->thread, 0);
+            ring_consume(&ring, h);
+        }
+        ring_free(&ring);
+    }
+    if (live != NULL) {
+        for (uint32_t i = 0; i < live_count; i++) {
+            if (i == live_write && live_read > live_write) {
+                i = live_read;
+                if (i >= live_count) {
+                    break;
+                }
+            }
+            delete_ref(jni, live[i].ref, 1);
+        }
+        free(live);
+        live = NULL;
+    }
+    live_count = live_capacity = live_read = live_write = 0;
+    if (classes != NULL) {
+        for (uint32_t i = 0; i < CLASS_SLOTS; i++) {
+            if (classes[i].state == CLASS_READY) {
+                delete_ref(jni, classes[i].ref, 1);
+            }
+            free(classes[i].name);
+        }
+        free(classes);
+        classes = NULL;
+    }
+    free(stack_set);
+    stack_set = NULL;
+    stack_set_count = 0;
+    free(staged);
+    free(staged_frames);
+    free(staged_refs);
+    free(staged_entries);
+    staged = staged_frames = NULL;
+    staged_refs = NULL;
+    staged_entries = NULL;
+    unlock_table();
+}
+
+/*
+ * Sampling first, then the start of collections, then their end: a collection is never in progress while a JVMTI
+ * call runs (the calling thread is in the VM), so once the start event is off no collection holds table_lock.
+ */
+static jint stop_events(void) {
+    jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    jvmtiError e2 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
+                                                       NULL);
+    jvmtiError e3 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
+                                                       NULL);
+    return (jint) (err != JVMTI_ERROR_NONE ? err : e2 != JVMTI_ERROR_NONE ? e2 : e3);
+}
+
+/*
+ * Starts a capture: allocates its buffers and enables the JVM's sampling (when sample_heap) and its collection
+ * events. Returns 0, or a positive JVMTI error code, or -1 when no JVMTI 11 environment is available, -2 on a JNI
+ * error, -3 when the previous capture was not closed, -5 when memory is short.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval, jint frames,
+                                                               jlong ring_bytes, jint limit, jboolean sample_heap) {
+    (void) cls;
     if (jvmti == NULL) {
         return -1;
     }
+    if (enabled || ring.buffer != NULL || live != NULL) {
+        return -3;
+    }
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
-    if (class_class == NULL) {
-        jclass c = (*jni)->FindClass(jni, "java/lang/Class");
-        jclass global = c == NULL ? NULL : (jclass) (*jni)->NewGlobalRef(jni, c);
-        if (global == NULL) {
-            if ((*jni)->ExceptionCheck(jni)) {
-                (*jni)->ExceptionClear(jni);
-            }
-            return -2;
-        }
-        class_class = global;
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (thread_class == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -2;
     }
-    if (sampled_method == NULL) {
-        jclass global = (jclass) (*jni)->NewGlobalRef(jni, cls);
-        if (global == NULL) {
-            return -2;
+    if (tid_field == NULL) {
+        tid_field = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni); /* no such field in this JDK: samples carry thread id 0 */
+            tid_field = NULL;
         }
-        jmethodID m = (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampled", "(Ljava/lang/Object;Ljava/lang/Class;JJI)I");
-        jmethodID f = m == NULL ? NULL
-                : (*jni)->GetStaticMethodID(jni, cls, "jvmtiSampledFrames", "(Ljava/lang/Object;Ljava/lang/Class;JJ[J)V");
-        if (m == NULL || f == NULL) {
-            if ((*jni)->ExceptionCheck(jni)) {
-                (*jni)->ExceptionClear(jni);
-            }
-            (*jni)->DeleteGlobalRef(jni, global);
-            return -2;
-        }
-        sampler_class = global;
-        frames_method = f;
-        sampled_method = m;
     }
+    raw_handles = check_handle_layout(jni, thread_class);
+    (*jni)->DeleteLocalRef(jni, thread_class);
+    uint64_t capacity = 1u << 16;
+    while (capacity < (uint64_t) ring_bytes && capacity < (UINT64_C(1) << 30)) {
+        capacity <<= 1;
+    }
+    live_limit = limit < 0 ? 0 : (uint32_t) limit;
+    live_capacity = live_limit < 1024 ? live_limit : 1024;
+    live_count = live_read = live_write = 0;
+    if (ring_init(&ring, capacity) != 0
+            || (stack_set = calloc(STACK_SET_SLOTS, sizeof(uint64_t))) == NULL
+            || (classes = calloc(CLASS_SLOTS, sizeof(class_entry))) == NULL
+            || (staged = calloc(DRAIN_RECORDS * RECORD_LONGS, sizeof(jlong))) == NULL
+            || (staged_frames = calloc(DRAIN_FRAME_LONGS, sizeof(jlong))) == NULL
+            || (staged_refs = calloc(DRAIN_RECORDS, sizeof(jweak))) == NULL
+            || (staged_entries = calloc(DRAIN_RECORDS, sizeof(live_entry))) == NULL
+            || (live_capacity > 0 && (live = calloc(live_capacity, sizeof(live_entry))) == NULL)) {
+        free_capture(jni);
+        return -5;
+    }
+    samples_seen = samples_queued = dropped_full = skipped_exception = skipped_error = classes_unknown = 0;
+    skipped_own = raw_disagreements = marked_by_collection = 0;
+    ring_signaled = 0;
+    own_tid = -1;
+    marked_through = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+    capture_first_collection = marked_through + 1;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof(caps));
-    caps.can_generate_sampled_object_alloc_events = 1;
+    caps.can_generate_sampled_object_alloc_events = sample_heap ? 1 : 0;
+    caps.can_generate_garbage_collection_events = 1;
     jvmtiError err = (*jvmti)->AddCapabilities(jvmti, &caps);
     if (err != JVMTI_ERROR_NONE) {
+        free_capture(jni);
         return (jint) err;
     }
     /* For describe0 and lines0; without them frames have no file or line (not an error). */
@@ -185,47 +555,549 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     names.can_get_source_file_name = 1;
     names.can_get_line_numbers = 1;
     (void) (*jvmti)->AddCapabilities(jvmti, &names);
-    err = (*jvmti)->SetHeapSamplingInterval(jvmti, interval);
-    if (err != JVMTI_ERROR_NONE) {
-        return (jint) err;
-    }
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.SampledObjectAlloc = &on_sampled;
+    callbacks.GarbageCollectionStart = &on_gc_start;
+    callbacks.GarbageCollectionFinish = &on_gc_finish;
     err = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks));
-    if (err != JVMTI_ERROR_NONE) {
-        return (jint) err;
+    if (err == JVMTI_ERROR_NONE && sample_heap) {
+        err = (*jvmti)->SetHeapSamplingInterval(jvmti, interval);
     }
-    enabled = 1;
-    err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    if (err == JVMTI_ERROR_NONE) {
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+    }
+    if (err == JVMTI_ERROR_NONE) {
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
+    }
+    if (err == JVMTI_ERROR_NONE && sample_heap) {
+        __atomic_store_n(&enabled, 1, __ATOMIC_SEQ_CST);
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    }
     if (err != JVMTI_ERROR_NONE) {
-        enabled = 0;
+        __atomic_store_n(&enabled, 0, __ATOMIC_SEQ_CST);
+        (void) stop_events();
+        free_capture(jni);
         return (jint) err;
     }
     return 0;
 }
 
-/* Disables the event; callbacks already running finish (the Java side ignores them once stopped). */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStop0(JNIEnv *jni, jclass cls) {
+/* The drain thread's Java id: its own allocations are not sampled. */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiOwnThread0(JNIEnv *jni, jclass cls, jlong tid) {
+    (void) jni;
+    (void) cls;
+    own_tid = tid;
+}
+
+/*
+ * Stops sampling: disables the event and waits (at most 5 s) until no callback is still running. Collection events
+ * go on until close0. Returns 0, a JVMTI error code, or -4 when callbacks did not finish in time (the buffers are
+ * then never freed).
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiPause0(JNIEnv *jni, jclass cls) {
     (void) jni;
     (void) cls;
     if (jvmti == NULL) {
         return -1;
     }
-    enabled = 0;
+    int was = __atomic_exchange_n(&enabled, 0, __ATOMIC_SEQ_CST);
     jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
-    if (err != JVMTI_ERROR_NONE) {
-        return (jint) err;
+    struct timespec pause = {0, 50000};
+    for (int i = 0; i < 100000 && __atomic_load_n(&in_flight, __ATOMIC_SEQ_CST) != 0; i++) {
+        nanosleep(&pause, NULL);
     }
-    jvmtiCapabilities caps;
-    memset(&caps, 0, sizeof(caps));
-    caps.can_generate_sampled_object_alloc_events = 1;
-    err = (*jvmti)->RelinquishCapabilities(jvmti, &caps);
+    if (__atomic_load_n(&in_flight, __ATOMIC_SEQ_CST) != 0) {
+        return -4;
+    }
+    if (was) {
+        jvmtiCapabilities caps;
+        memset(&caps, 0, sizeof(caps));
+        caps.can_generate_sampled_object_alloc_events = 1;
+        (void) (*jvmti)->RelinquishCapabilities(jvmti, &caps);
+    }
     return (jint) err;
 }
 
 /*
- * "Lpkg/Cls;<TAB>method<TAB>File.java" (the file empty when unknown) for a jmethodID taken by the callback, or null
+ * Ends the capture: collection events off, every reference deleted, every buffer freed. After pause0, with the drain
+ * thread ended. Returns 0, a JVMTI error code, or -4 when a callback is still running (nothing is freed then).
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiClose0(JNIEnv *jni, jclass cls) {
+    (void) cls;
+    if (jvmti == NULL) {
+        return -1;
+    }
+    __atomic_store_n(&enabled, 0, __ATOMIC_SEQ_CST);
+    jint err = stop_events();
+    if (__atomic_load_n(&in_flight, __ATOMIC_SEQ_CST) != 0) {
+        return -4;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_generate_garbage_collection_events = 1;
+    (void) (*jvmti)->RelinquishCapabilities(jvmti, &caps);
+    free_capture(jni);
+    return err;
+}
+
+/* Waits until a collection finished, the ring is half full, wake0 was called, or timeout_nanos passed. */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiAwait0(JNIEnv *jni, jclass cls, jlong timeout_nanos) {
+    (void) jni;
+    (void) cls;
+    if (!wake_ready) {
+        struct timespec t = {timeout_nanos / 1000000000LL, timeout_nanos % 1000000000LL};
+        nanosleep(&t, NULL);
+        return;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    jlong ns = deadline.tv_nsec + (timeout_nanos < 0 ? 0 : timeout_nanos);
+    deadline.tv_sec += ns / 1000000000LL;
+    deadline.tv_nsec = ns % 1000000000LL;
+    while (sem_timedwait(&wake, &deadline) != 0 && errno == EINTR) {
+        /* interrupted by a signal: wait on */
+    }
+    while (sem_trywait(&wake) == 0) {
+        /* one wake-up for all that were posted */
+    }
+}
+
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiWake0(JNIEnv *jni, jclass cls) {
+    (void) jni;
+    (void) cls;
+    if (wake_ready) {
+        sem_post(&wake);
+    }
+}
+
+/* Under table_lock: makes room for one more entry. @return its index, or -1 when the table is full */
+static int64_t live_append(void) {
+    if (live_count == live_capacity && live_capacity < live_limit) {
+        uint32_t grown = live_capacity * 2 < live_limit ? live_capacity * 2 : live_limit;
+        live_entry *bigger = realloc(live, sizeof(live_entry) * grown);
+        if (bigger != NULL) {
+            live = bigger;
+            live_capacity = grown;
+        }
+    }
+    if (live == NULL || live_count == live_capacity) {
+        return -1;
+    }
+    return live_count++;
+}
+
+/*
+ * Moves queued samples to Java: RECORD_LONGS longs per record into records (see JvmtiHeapSampler.process for the
+ * layout), frames of stacks queued for the first time into frames as (jmethodID, bytecode index) pairs. Each
+ * record's weak reference moves into the live table as an uncommitted entry (its index is in the record; -1 when the
+ * table is full and the sample is not tracked), where the mark passes see it until commit0 says what became of it.
+ * With wait false, returns 0 at once when a collection is running. Returns the number of records.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jclass cls, jlongArray records,
+                                                               jlongArray frames, jboolean wait) {
+    (void) cls;
+    if (records == NULL || frames == NULL) {
+        return 0;
+    }
+    jsize record_cap = (*jni)->GetArrayLength(jni, records) / RECORD_LONGS;
+    jsize frame_cap = (*jni)->GetArrayLength(jni, frames);
+    record_cap = record_cap < DRAIN_RECORDS ? record_cap : DRAIN_RECORDS;
+    frame_cap = frame_cap < DRAIN_FRAME_LONGS ? frame_cap : DRAIN_FRAME_LONGS;
+    if (wait) {
+        lock_table();
+    } else if (!try_lock_table()) {
+        return 0;
+    }
+    if (ring.buffer == NULL) {
+        unlock_table();
+        return 0;
+    }
+    jsize n = 0;
+    jsize untracked = 0;
+    jsize frame_pos = 0;
+    while (n < record_cap) {
+        ring_header *h = ring_peek(&ring);
+        if (h == NULL) {
+            break;
+        }
+        sample_record *r = (sample_record *) h;
+        jsize need = (jsize) r->frames * 2;
+        if (frame_pos + need > frame_cap) {
+            break;
+        }
+        if (need > 0) {
+            memcpy(staged_frames + frame_pos, r + 1, (size_t) need * sizeof(jlong));
+        }
+        int64_t index = live_append();
+        if (index < 0) {
+            staged_refs[untracked++] = r->object;
+        } else {
+            live_entry *e = &live[index];
+            e->ref = r->object;
+            e->id = 0;
+            e->size = r->size;
+            e->time = r->time;
+            e->tid = r->tid;
+            e->stack = 0;
+            e->site = 0;
+            e->state = ENTRY_UNCOMMITTED;
+            e->checked = r->gc_epoch;
+            e->collected_by = r->collected_by;
+            e->born = r->born;
+            e->held = 0;
+        }
+        jlong *b = &staged[n * RECORD_LONGS];
+        b[0] = index;
+        b[1] = r->size;
+        b[2] = r->time;
+        b[3] = r->tid;
+        b[4] = r->stack;
+        b[5] = (jlong) (intptr_t) r->thread;
+        b[6] = (jlong) ((uint64_t) r->class_id | (uint64_t) r->gc_epoch << 32);
+        b[7] = (jlong) ((uint64_t) r->frames | (uint64_t) (uint32_t) frame_pos << 32);
+        frame_pos += need;
+        ring_consume(&ring, h);
+        n++;
+    }
+    unlock_table();
+    __atomic_store_n(&ring_signaled, 0, __ATOMIC_RELEASE);
+    for (jsize i = 0; i < untracked; i++) {
+        delete_ref(jni, staged_refs[i], 1);
+    }
+    if (n > 0) {
+        (*jni)->SetLongArrayRegion(jni, records, 0, n * RECORD_LONGS, staged);
+    }
+    if (frame_pos > 0) {
+        (*jni)->SetLongArrayRegion(jni, frames, 0, frame_pos, staged_frames);
+    }
+    return n;
+}
+
+/*
+ * What the drain thread made of the samples of drain0's last records: n entries of COMMIT_LONGS longs (table index,
+ * sample id, site, stack id), a negative site meaning not kept (memscope's own, filtered out). Their indexes are valid until the
+ * next scan0.
+ */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jclass cls, jlongArray entries,
+                                                                jint n) {
+    (void) cls;
+    if (n <= 0 || n > DRAIN_RECORDS || staged == NULL) {
+        return;
+    }
+    (*jni)->GetLongArrayRegion(jni, entries, 0, n * COMMIT_LONGS, staged);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    lock_table();
+    for (jint i = 0; i < n; i++) {
+        jlong index = staged[i * COMMIT_LONGS];
+        if (index < 0 || (uint64_t) index >= live_count) {
+            continue;
+        }
+        live_entry *e = &live[index];
+        jlong site = staged[i * COMMIT_LONGS + 2];
+        if (site < 0) {
+            e->state = ENTRY_DROPPED;
+        } else {
+            e->id = staged[i * COMMIT_LONGS + 1];
+            e->site = (int32_t) site;
+            e->stack = staged[i * COMMIT_LONGS + 3];
+            e->state = ENTRY_TRACKED;
+        }
+    }
+    unlock_table();
+}
+
+/*
+ * Reports collected samples: with begin, first checks every entry against the last collection that ended (a mark
+ * pass, unless a collection's start already did it), then goes through the table from where the previous call
+ * stopped, removing what was collected or dropped. Each collected sample is written to out as SCAN_LONGS longs:
+ * sample id, site, size, time, `checked`, `collected_by` (live_table.h) and whether it was held; it was collected by
+ * collection collected_by, which is checked + 1 when every collection was looked at. A sample seen alive after a
+ * collection that started after it was taken (checked > born) becomes held: it is written once, the same way with
+ * collected_by 0 and held 1, and stays in the table. Every reference found gone by a plain read
+ * is confirmed with IsSameObject first. Returns 2 * written, plus 1 when the table has been gone through.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jclass cls, jlongArray out,
+                                                              jboolean begin) {
+    (void) cls;
+    jsize cap = out == NULL ? 0 : (*jni)->GetArrayLength(jni, out) / SCAN_LONGS;
+    cap = cap < DRAIN_RECORDS ? cap : DRAIN_RECORDS;
+    lock_table();
+    if (live == NULL) {
+        unlock_table();
+        return 1;
+    }
+    if (begin) {
+        uint32_t k = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+        if (marked_through < k) {
+            /* Without plain reads IsSameObject may wait for a collection: none takes the lock in that mode. */
+            mark(k, raw_handles ? NULL : jni);
+        }
+        live_read = live_write = 0;
+    }
+    jsize found = 0;
+    jsize dropped = 0;
+    while (live_read < live_count && found < cap && dropped < DRAIN_RECORDS) {
+        live_entry *e = &live[live_read++];
+        if (e->state == ENTRY_DROPPED) {
+            staged_refs[dropped++] = e->ref;
+        } else if (e->state == ENTRY_TRACKED && e->collected_by != 0) {
+            staged_entries[found++] = *e;
+        } else {
+            if (e->state == ENTRY_TRACKED && !e->held && e->checked > e->born) {
+                /* seen alive after a collection that started after it was sampled: held from now on */
+                e->held = 1;
+                staged_entries[found++] = *e;
+            }
+            live[live_write++] = *e;
+        }
+    }
+    int done = live_read >= live_count;
+    if (done) {
+        live_count = live_write;
+        live_read = live_write = live_count;
+    }
+    unlock_table();
+    for (jsize i = 0; i < dropped; i++) {
+        delete_ref(jni, staged_refs[i], 1);
+    }
+    jsize written = 0;
+    for (jsize i = 0; i < found; i++) {
+        live_entry *e = &staged_entries[i];
+        if (e->collected_by == 0) {
+            /* became held: its reference stays in the table */
+            jlong *b = &staged[written * SCAN_LONGS];
+            b[0] = e->id;
+            b[1] = e->site;
+            b[2] = e->size;
+            b[3] = e->time;
+            b[4] = e->checked;
+            b[5] = 0;
+            b[6] = 1;
+            written++;
+            continue;
+        }
+        if (!(*jni)->IsSameObject(jni, e->ref, NULL)) {
+            /* a plain read said gone, the JVM says alive: the handle layout is not what it seemed */
+            __atomic_add_fetch(&raw_disagreements, 1, __ATOMIC_RELAXED);
+            raw_handles = 0;
+            lock_table();
+            int64_t index = live_append();
+            if (index >= 0) {
+                e->checked = e->collected_by;
+                e->collected_by = 0;
+                live[index] = *e;
+            }
+            unlock_table();
+            if (index < 0) {
+                delete_ref(jni, e->ref, 1);
+            }
+            continue;
+        }
+        delete_ref(jni, e->ref, 1);
+        jlong *b = &staged[written * SCAN_LONGS];
+        b[0] = e->id;
+        b[1] = e->site;
+        b[2] = e->size;
+        b[3] = e->time;
+        b[4] = e->checked;
+        b[5] = e->collected_by;
+        b[6] = e->held;
+        written++;
+    }
+    if (written > 0) {
+        (*jni)->SetLongArrayRegion(jni, out, 0, written * SCAN_LONGS, staged);
+    }
+    return written * 2 + done;
+}
+
+/* Longs per sample in held0's answer. */
+#define HELD_LONGS 3
+
+static int sorted_contains(const jlong *sorted, jsize n, jlong v) {
+    jsize lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        jsize mid = (jsize) (((uint32_t) lo + (uint32_t) hi) >> 1);
+        if (sorted[mid] < v) {
+            lo = mid + 1;
+        } else if (sorted[mid] > v) {
+            hi = mid - 1;
+        } else {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The tracked samples taken in [from, to) (nanoTime) by the threads named in `threads` (sorted Java ids) or with an id
+ * of at least threads_from, whose object is reachable now: HELD_LONGS longs each (site, stack id, size), or null when
+ * memory runs out. The object is looked at now (a plain read of its handle, or IsSameObject when plain reads are
+ * off), not as of the last mark pass: a collection that just ended counts before the drain thread has seen it.
+ * Samples still in the queue are not seen (the caller drains first).
+ */
+JNIEXPORT jlongArray JNICALL Java_java_lang_MemscopeHooks_jvmtiHeld0(JNIEnv *jni, jclass cls, jlong from, jlong to,
+                                                                    jlongArray threads, jlong threads_from) {
+    (void) cls;
+    jsize nthreads = threads == NULL ? 0 : (*jni)->GetArrayLength(jni, threads);
+    jlong *sorted = nthreads > 0 ? malloc(sizeof(jlong) * (size_t) nthreads) : NULL;
+    if (nthreads > 0) {
+        if (sorted == NULL) {
+            return NULL;
+        }
+        (*jni)->GetLongArrayRegion(jni, threads, 0, nthreads, sorted);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            free(sorted);
+            return NULL;
+        }
+    }
+    size_t cap = 0, n = 0;
+    jlong *found = NULL;
+    int failed = 0;
+    lock_table();
+    int raw = raw_handles;
+    for (uint32_t i = 0; live != NULL && i < live_count && !failed; i++) {
+        if (i == live_write && live_read > live_write) {
+            i = live_read; /* the gap of a harvest in progress */
+            if (i >= live_count) {
+                break;
+            }
+        }
+        live_entry *e = &live[i];
+        if (e->state != ENTRY_TRACKED || e->collected_by != 0 || e->time < from || e->time >= to
+                || !(e->tid >= threads_from || sorted_contains(sorted, nthreads, e->tid))) {
+            continue;
+        }
+        /* without plain reads no collection takes the lock, so IsSameObject cannot wait for one holding it */
+        int gone = raw ? referent_gone(e->ref) : (*jni)->IsSameObject(jni, e->ref, NULL);
+        if (gone) {
+            continue;
+        }
+        if (n == cap) {
+            size_t grown = cap == 0 ? 256 : cap * 2;
+            jlong *bigger = realloc(found, grown * HELD_LONGS * sizeof(jlong));
+            if (bigger == NULL) {
+                failed = 1;
+                break;
+            }
+            found = bigger;
+            cap = grown;
+        }
+        found[n * HELD_LONGS] = e->site;
+        found[n * HELD_LONGS + 1] = e->stack;
+        found[n * HELD_LONGS + 2] = e->size;
+        n++;
+    }
+    unlock_table();
+    free(sorted);
+    jlongArray out = NULL;
+    if (!failed && n * HELD_LONGS <= (size_t) INT32_MAX) {
+        out = (*jni)->NewLongArray(jni, (jsize) (n * HELD_LONGS));
+        if (out != NULL && n > 0) {
+            (*jni)->SetLongArrayRegion(jni, out, 0, (jsize) (n * HELD_LONGS), found);
+        }
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            out = NULL;
+        }
+    }
+    free(found);
+    return out;
+}
+
+/*
+ * Collections from ordinal `from` on (from the capture's first when `from` is 0), as triples (ordinal, start, end) into out, while they are finished and out has
+ * room. An ordinal older than the log's GC_LOG_SLOTS entries is skipped. Returns the number of triples.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiCollections0(JNIEnv *jni, jclass cls, jlongArray out,
+                                                                     jint from) {
+    (void) cls;
+    jsize cap = (*jni)->GetArrayLength(jni, out) / 3;
+    uint32_t finished = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
+    uint32_t k = from < 1 ? capture_first_collection : (uint32_t) from;
+    if (finished >= GC_LOG_SLOTS && k <= finished - GC_LOG_SLOTS) {
+        k = finished - GC_LOG_SLOTS + 1;
+    }
+    jsize n = 0;
+    for (; k <= finished && n < cap; k++, n++) {
+        gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
+        jlong t[3] = {(jlong) k, __atomic_load_n(&e->start, __ATOMIC_RELAXED), __atomic_load_n(&e->end,
+                                                                                              __ATOMIC_RELAXED)};
+        (*jni)->SetLongArrayRegion(jni, out, n * 3, 3, t);
+    }
+    return n;
+}
+
+/* The JVM signature of a class id of drain0's records ("Ljava/lang/String;", "[I"), or null when unknown. */
+JNIEXPORT jstring JNICALL Java_java_lang_MemscopeHooks_jvmtiClassName0(JNIEnv *jni, jclass cls, jint id) {
+    (void) cls;
+    if (classes == NULL || id < 1 || (uint32_t) id > CLASS_SLOTS) {
+        return NULL;
+    }
+    class_entry *e = &classes[id - 1];
+    if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != CLASS_READY || e->name == NULL) {
+        return NULL;
+    }
+    jstring s = (*jni)->NewStringUTF(jni, e->name);
+    if (s == NULL) {
+        (*jni)->ExceptionClear(jni);
+    }
+    return s;
+}
+
+/* The Thread a record announced (its global reference, which is deleted), or null. */
+JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni, jclass cls, jlong ref) {
+    (void) cls;
+    if (ref == 0) {
+        return NULL;
+    }
+    jobject global = (jobject) (intptr_t) ref;
+    jobject local = (*jni)->NewLocalRef(jni, global);
+    delete_global(jni, global);
+    return local;
+}
+
+/*
+ * The counters (see JvmtiHeapSampler): samples the JVM handed over, queued, dropped because the ring was full,
+ * skipped because an exception was pending, skipped on a JNI failure, samples of an unknown class, entries in the
+ * live table, collections started, collections finished, ring capacity, ring bytes in use, stacks sent, samples of
+ * the drain thread (not queued), plain reads of handles in use (1/0), disagreements with IsSameObject, mark passes run
+ * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
+ * (0 between captures: what attach, detach, attach again must leave).
+ */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
+    (void) cls;
+    jlong c[19] = {
+        __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
+        __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
+        __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
+        __atomic_load_n(&skipped_exception, __ATOMIC_RELAXED),
+        __atomic_load_n(&skipped_error, __ATOMIC_RELAXED),
+        __atomic_load_n(&classes_unknown, __ATOMIC_RELAXED),
+        (jlong) live_count,
+        (jlong) __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE),
+        (jlong) __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE),
+        (jlong) ring.capacity,
+        ring.buffer == NULL ? 0 : (jlong) ring_used(&ring),
+        (jlong) __atomic_load_n(&stack_set_count, __ATOMIC_RELAXED),
+        __atomic_load_n(&skipped_own, __ATOMIC_RELAXED),
+        (jlong) raw_handles,
+        __atomic_load_n(&raw_disagreements, __ATOMIC_RELAXED),
+        __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
+        __atomic_load_n(&weak_refs_held, __ATOMIC_RELAXED),
+        __atomic_load_n(&global_refs_held, __ATOMIC_RELAXED),
+        (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL) + (staged != NULL)),
+    };
+    jsize n = (*jni)->GetArrayLength(jni, out);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 19 ? n : 19, c);
+}
+
+/*
+ * "Lpkg/Cls;<TAB>method<TAB>File.java" (the file empty when unknown) for a jmethodID of a queued stack, or null
  * when the method is gone (class unloaded) or JVMTI fails.
  */
 JNIEXPORT jstring JNICALL Java_java_lang_MemscopeHooks_jvmtiDescribe0(JNIEnv *jni, jclass cls, jlong id) {
@@ -289,11 +1161,14 @@ JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni
     if (result == NULL) {
         (*jni)->ExceptionClear(jni);
     } else {
-        for (jint i = 0; i < count; i++) {
-            jint pair[2];
-            pair[0] = (jint) table[i].start_location;
-            pair[1] = table[i].line_number;
-            (*jni)->SetIntArrayRegion(jni, result, 2 * i, 2, pair);
+        jint *pairs = malloc(sizeof(jint) * 2 * (size_t) (count > 0 ? count : 1));
+        if (pairs != NULL) {
+            for (jint i = 0; i < count; i++) {
+                pairs[2 * i] = (jint) table[i].start_location;
+                pairs[2 * i + 1] = table[i].line_number;
+            }
+            (*jni)->SetIntArrayRegion(jni, result, 0, 2 * count, pairs);
+            free(pairs);
         }
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *) table);

@@ -1,10 +1,11 @@
 package io.memscope.agent;
 
 import io.memscope.agent.boot.BootHooks;
-import io.memscope.agent.capture.Capture;
-import io.memscope.agent.capture.JvmtiSampler;
+import io.memscope.agent.capture.CaptureSession;
+import io.memscope.agent.capture.CaptureSettings;
 import io.memscope.agent.instrument.MemscopeTransformer;
-import io.memscope.agent.jmx.AgentJmx;
+import io.memscope.agent.capture.PlatformServerGate;
+import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.error.Failures;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
@@ -42,8 +43,12 @@ public final class Agent {
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
-    private final long pid = ProcessHandle.current().pid();
+    private final long pid = io.memscope.agent.capture.ProcessInfo.pid();
     private MemscopeTransformer transformer;
+    /** This agent's capture. */
+    private CaptureSession session;
+    /** Ends the capture after {@code duration} seconds, or null. */
+    private Thread durationThread;
     /** Sample mode's heap samples come from the JVM (JVMTI) instead of bytecode hooks. */
     private boolean jvmtiSampler;
     /** Why the JVMTI sampler was not used although asked for (auto or jvmti), or null. */
@@ -113,6 +118,7 @@ public final class Agent {
             } catch (Throwable t) {
                 // never out of premain/agentmain (that would stop the JVM or the attach) and never half-started
                 a.abandon();
+                io.memscope.agent.boot.AgentJar.release();
                 Failures.report("agent.start", t);
                 String msg = "memscope agent: could not start (" + t + "); the application runs without memscope";
                 System.err.println(msg);
@@ -126,45 +132,83 @@ public final class Agent {
                 return;
             }
             current = a;
+            io.memscope.agent.boot.AgentJar.release();
             if (o.events()) {
                 startRuntimeEvents();
             }
             if (!shutdownHookAdded) {
                 shutdownHookAdded = true;
-                Runtime.getRuntime().addShutdownHook(new Thread(Agent::atExit, "memscope-shutdown"));
+                Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
+                    @Override
+                    public void run() {
+                        atExit();
+                    }
+                }, "memscope-shutdown"));
             }
         }
     }
 
     private void begin() {
-        Capture.init(inst);
-        chooseSampler();
-        transformer = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                options.nativeMemory(), !jvmtiSampler,
-                io.memscope.agent.instrument.FunctionPatterns.parse(options.functions()));
-        Capture.extras(!options.functions().isEmpty(), options.gcAtEdges());
-        inst.addTransformer(transformer, true);
+        boolean jvmtiWanted = options.sampler() != AgentOptions.Sampler.BYTECODE
+                && options.mode() == AgentOptions.Mode.SAMPLE;
+        if (options.mode() == AgentOptions.Mode.EXACT && options.sampler() == AgentOptions.Sampler.JVMTI) {
+            samplerFallback = "exact mode counts and samples with the bytecode hooks";
+        }
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
-        Capture.start(options.mode() == AgentOptions.Mode.EXACT, options.intervalBytes(), options.stackDepth(),
-                options.nativeMemory(), options.gc(), dir.resolve(RECORDING), startMetadata(),
-                options.flushMillis(), options.debug());
-        retransformLoaded();
+        CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
+                options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
+                dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
+                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples());
+        CaptureSession s = new CaptureSession(settings, inst);
+        s.extras(!options.functions().isEmpty(), options.gcAtEdges());
+        session = s;
+        if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
+            try {
+                BootHooks.installHeapHooks(inst);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot define the heap hook class in java.base: " + e, e);
+            }
+        }
+        // Before the application's main, also with the JVM's sampler: a native block the application allocates or
+        // frees before Unsafe is instrumented would be missed, and a double free of it not stopped. Before the
+        // capture starts: the JVM's sampler would sample this start-up's own allocations.
+        instrument(!jvmtiWanted);
+        // Anonymous classes, not lambdas, on the start-up path: the first lambda bootstraps java.lang.invoke.
+        s.start(new java.util.function.Supplier<Map<String, String>>() {
+            @Override
+            public Map<String, String> get() {
+                if (jvmtiWanted) {
+                    samplerChosen(s.samplerFallback());
+                }
+                return startMetadata();
+            }
+        });
         // The application's memscope API (scopes, pools...) loaded before the agent: connect it now.
         io.memscope.agent.capture.ApiHooks.connectAll(inst);
-        if (options.jmx()) {
-            AgentJmx.register(options.mode().name().toLowerCase(), options.intervalBytes());
+        if (!jvmtiSampler && jvmtiWanted) {
+            // the JVM's sampler could not start: the bytecode hooks sample instead
+            try {
+                BootHooks.installHeapHooks(inst);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot define the heap hook class in java.base: " + e, e);
+            }
+            retransformHeapHooks();
         }
         if (options.durationSeconds() > 0) {
-            Thread t = new Thread(() -> {
-                try {
-                    Thread.sleep(options.durationSeconds() * 1000);
-                    stop(true);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            Thread t = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        Thread.sleep(options.durationSeconds() * 1000);
+                        stop(true);
+                    } catch (InterruptedException e) {
+                        // stopped before: nothing to do
+                    }
                 }
             }, "memscope-duration");
             t.setDaemon(true);
+            durationThread = t;
             t.start();
         }
         if (!options.quiet()) {
@@ -184,37 +228,33 @@ public final class Agent {
             Failures.report("agent.start.undo", t);
         }
         try {
-            Capture.finish(Map.of()); // stops the JVMTI sampler and the hooks even when the capture never ran
+            CaptureSession s = session;
+            if (s != null) {
+                s.finish(Map.of(), false); // stops the JVMTI sampler and the hooks even when the capture never ran
+            }
         } catch (Throwable t) {
             Failures.report("agent.start.undo", t);
         }
     }
 
+    /** The JVM sampler's queue (bytes): about 14 000 samples whose stacks were seen before. */
+    static final long QUEUE_BYTES = 1 << 20;
+
     /**
-     * Sample mode with {@code sampler=auto|jvmti}: enables the JVM's own heap sampler (JVMTI), which then replaces the
-     * allocation hooks. If it cannot start (no library for this platform, no JVMTI 11, a JVMTI error), the bytecode
-     * sampler runs instead and the reason goes into the report's metadata ({@code samplerFallback}); a failure of
-     * the library on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a
-     * failure (thrown with {@code strict=true}). Exact mode
-     * counts with the bytecode hooks and samples with them too.
+     * Sample mode with {@code sampler=auto|jvmti}: the JVM's own heap sampler (JVMTI) replaces the allocation hooks
+     * unless it could not start (no library for this platform, no JVMTI 11, a JVMTI error); then the bytecode sampler
+     * runs instead and the reason goes into the report's metadata ({@code samplerFallback}). A failure of the library
+     * on Linux x86_64, or any fallback from an explicit {@code sampler=jvmti}, is also counted as a failure (thrown
+     * with {@code strict=true}). Exact mode counts with the bytecode hooks and samples with them too.
+     *
+     * @param why null when the JVM's sampler runs
      */
-    private void chooseSampler() {
-        jvmtiSampler = false;
-        samplerFallback = null;
-        if (options.sampler() == AgentOptions.Sampler.BYTECODE) {
-            return;
+    private void samplerChosen(String why) {
+        jvmtiSampler = why == null;
+        if (jvmtiSampler) {
+            samplerFallback = null;
         }
-        if (options.mode() == AgentOptions.Mode.EXACT) {
-            if (options.sampler() == AgentOptions.Sampler.JVMTI) {
-                samplerFallback = "exact mode counts and samples with the bytecode hooks";
-            }
-            return;
-        }
-        Capture.includeJdkSites(options.includeJdk());
-        Capture.siteFilter(options.include(), options.exclude());
-        String why = JvmtiSampler.start(options.intervalBytes(), options.stackDepth());
         if (why == null) {
-            jvmtiSampler = true;
             return;
         }
         samplerFallback = why;
@@ -244,11 +284,88 @@ public final class Agent {
         t.start();
     }
 
-    private void retransformLoaded() {
+    /**
+     * Installs the transformer (native memory hooks, the bytecode heap hooks, the platform MBean server hook),
+     * retransforms what was loaded before it, and arms the MXBean's registration. Skipped when the capture has ended
+     * before it ran (a program shorter than the background thread's start).
+     */
+    private void instrument(boolean heapHooks) {
+        MemscopeTransformer t;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
+                    options.nativeMemory(), heapHooks, options.jmx(), functionPatterns());
+            transformer = t;
+            if (options.jmx()) {
+                PlatformServerGate.arm(new AgentJmxRegistrar(session,
+                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes()), null);
+            }
+            if (options.nativeMemory() || t.transformsNewClasses()) {
+                inst.addTransformer(t, true);
+            }
+        }
+        Object platformServer = retransformLoaded(t);
+        if (platformServer != null) {
+            PlatformServerGate.ready(platformServer);
+        }
+    }
+
+    /** @return the function profile's patterns ({@code functions=...}), parsed */
+    private io.memscope.agent.instrument.FunctionPatterns functionPatterns() {
+        return io.memscope.agent.instrument.FunctionPatterns.parse(options.functions());
+    }
+
+    /** The JVM's sampler could not start: replaces the transformer by one with the heap hooks, for every class. */
+    private void retransformHeapHooks() {
+        MemscopeTransformer old;
+        MemscopeTransformer t;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            old = transformer;
+            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
+                    options.nativeMemory(), true, options.jmx(), functionPatterns());
+            transformer = t;
+            inst.addTransformer(t, true);
+            if (old != null) {
+                inst.removeTransformer(old);
+            }
+        }
         List<Class<?>> todo = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
             try {
-                if (transformer.wants(c)) {
+                if (t.wants(c) && !c.getName().equals("jdk.internal.misc.Unsafe")
+                        && !c.getName().equals("java.lang.management.ManagementFactory")) {
+                    todo.add(c);
+                }
+            } catch (Throwable e) {
+                Failures.report("agent.retransform.select", e);
+            }
+        }
+        retransform(todo);
+    }
+
+    /**
+     * Retransforms the classes loaded before the agent that it changes: {@code Unsafe} (native memory), the classes
+     * the bytecode hooks instrument, and {@code ManagementFactory} when it was loaded already and the platform MBean
+     * server does not exist yet.
+     *
+     * @return the platform MBean server when it existed before the agent started (an attach), else null
+     */
+    private Object retransformLoaded(MemscopeTransformer transformer) {
+        List<Class<?>> todo = new ArrayList<>();
+        Object server = null;
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            try {
+                if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
+                    server = existingPlatformServer(c);
+                    if (server == null && transformer.wants(c)) {
+                        todo.add(c);
+                    }
+                } else if (transformer.wants(c)) {
                     todo.add(c);
                 }
             } catch (Throwable t) {
@@ -256,6 +373,21 @@ public final class Agent {
             }
         }
         retransform(todo);
+        return server;
+    }
+
+    /** @return the platform MBean server if {@code ManagementFactory} made it already, else null */
+    private Object existingPlatformServer(Class<?> managementFactory) {
+        try {
+            inst.redefineModule(managementFactory.getModule(), Set.of(), Map.of(),
+                    Map.of("java.lang.management", Set.of(Agent.class.getModule())), Set.of(), Map.of());
+            java.lang.reflect.Field f = managementFactory.getDeclaredField("platformMBeanServer");
+            f.setAccessible(true);
+            return f.get(null);
+        } catch (Throwable t) {
+            // an unknown JDK layout: the retransformed class will announce the server when it is asked for
+            return null;
+        }
     }
 
     private void retransform(List<Class<?>> classes) {
@@ -290,25 +422,31 @@ public final class Agent {
      * report: that happens outside the JVM, from the recording.
      */
     void stop(boolean restore) {
+        MemscopeTransformer transformer;
         synchronized (this) {
             if (stopped) {
                 return;
             }
             stopped = true;
+            transformer = this.transformer;
         }
         try {
             Map<String, String> meta = new LinkedHashMap<>();
-            meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
-            meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
-            meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-            meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
-            inst.removeTransformer(transformer);
-            if (options.jmx()) {
-                AgentJmx.unregister();
+            if (transformer != null) {
+                meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
+                meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
+                meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+                meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
+                inst.removeTransformer(transformer);
             }
-            Path recording = Capture.finish(meta);
+            PlatformServerGate.disarm();
+            Thread duration = durationThread;
+            if (duration != null && duration != Thread.currentThread()) {
+                duration.interrupt(); // a detach before the duration ended: its thread ends now
+            }
+            Path recording = session == null ? null : session.finish(meta, options.gcAtEnd());
             if (restore) {
-                restoreClasses();
+                restoreClasses(transformer);
             }
             if (recording != null && (!options.quiet() || options.summary())) {
                 System.err.println("memscope agent: recording closed: " + recording + " (the report: memscope report "
@@ -333,15 +471,22 @@ public final class Agent {
         if (samplerFallback != null) {
             meta.put("samplerFallback", samplerFallback);
         }
-        options.raw().forEach((k, v) -> meta.put("option." + k, v));
+        for (Map.Entry<String, String> e : options.raw().entrySet()) {
+            meta.put("option." + e.getKey(), e.getValue());
+        }
         return meta;
     }
 
-    private void restoreClasses() {
+    private void restoreClasses(MemscopeTransformer transformer) {
+        if (transformer == null) {
+            return;
+        }
         Set<String> names = transformer.transformedClasses();
         List<Class<?>> todo = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (!c.isArray() && names.contains(c.getName().replace('.', '/')) && inst.isModifiableClass(c)) {
+            String name = c.getName().replace('.', '/');
+            if (!c.isArray() && names.contains(name) && !BootHooks.jdkClassHooked0(name)
+                    && inst.isModifiableClass(c)) {
                 todo.add(c);
             }
         }

@@ -52,8 +52,13 @@ public final class AgentOptions {
             + "<pid>.events for memscope events/trace (1 = true; default false)",
         "functions=P1;P2        MEMSCOPE_FUNCTIONS    function profile: methods to time and measure per call site, "
             + "as pkg.Class.method, pkg.Class.* or pkg.** (default: none)",
-        "gcAtEdges=true|false   MEMSCOPE_GC_AT_EDGES  a full GC when the capture starts, besides the one at its end "
-            + "(default false)",
+        "gcAtEdges=true|false   MEMSCOPE_GC_AT_EDGES  a full GC when the capture starts and when it ends (implies "
+            + "gcAtEnd; default false)",
+        "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
+            + "the end is measured at it (default false: the capture ends at once, and held memory at the end is "
+            + "what the last GC of the run found)",
+        "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
+            + "sampler); beyond it samples count as allocated, never as held (default 262144)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -83,6 +88,8 @@ public final class AgentOptions {
     private boolean events;
     private List<String> functions = List.of();
     private boolean gcAtEdges;
+    private int liveSamples = 1 << 18;
+    private boolean gcAtEnd;
     private String command = "start";
 
     private static final String[][] KEYS = {
@@ -92,7 +99,8 @@ public final class AgentOptions {
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
-        {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"command", null},
+        {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
+        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -215,6 +223,12 @@ public final class AgentOptions {
                 break;
             case "gcAtEdges":
                 gcAtEdges = bool(v);
+                break;
+            case "gcAtEnd":
+                gcAtEnd = bool(v);
+                break;
+            case "liveSamples":
+                liveSamples = (int) number(v, 0, 1 << 24);
                 break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
@@ -375,9 +389,25 @@ public final class AgentOptions {
         return functions;
     }
 
-    /** @return whether a full GC runs when the capture starts (the one at its end always runs) */
+    /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */
     public boolean gcAtEdges() {
         return gcAtEdges;
+    }
+
+    /**
+     * @return sampled objects the JVM sampler watches for collection at most; samples beyond it are recorded as
+     *         allocated with their collection not tracked
+     */
+    public int liveSamples() {
+        return liveSamples;
+    }
+
+    /**
+     * @return whether the capture ends with a full GC (and waits for Cleaners and its notification) so that held
+     *         memory at the end is measured at it
+     */
+    public boolean gcAtEnd() {
+        return gcAtEnd || gcAtEdges;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

@@ -294,6 +294,12 @@ public final class ReportBuilder {
         long carryHeld;
         long carryHeapUsed;
         long carryHeapCommitted;
+        /**
+         * The heap figures of the last collection that had some: a collection the agent has no heap figures for
+         * (all 0: a pause without a GC notification, recording.md 5.1) carries them on.
+         */
+        long knownHeapUsed;
+        long knownHeapCommitted;
         List<Timeline.HeldSite> carryTop = List.of();
         long nativeAtFrom;
 
@@ -556,22 +562,26 @@ public final class ReportBuilder {
             heldStacks.measure(k);
             measured = k;
             GcRecord g = gcs.record(k);
+            if (g.heapCommitted() != 0 || g.heapUsedAfter() != 0) {
+                knownHeapUsed = g.heapUsedAfter();
+                knownHeapCommitted = g.heapCommitted();
+            }
             long held = Math.round(heldSites.heldBytes());
             boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.start(k + 1) > to
                     || bucketOf(gcs.start(k + 1)) != bucketOf(gcs.start(k));
             if (k >= windowFirstGc) {
                 int b = bucketOf(gcs.start(k));
                 bucketHeld[b] = held;
-                bucketHeapUsed[b] = g.heapUsedAfter();
-                bucketHeapCommitted[b] = g.heapCommitted();
+                bucketHeapUsed[b] = knownHeapUsed;
+                bucketHeapCommitted[b] = knownHeapCommitted;
                 bucketMeasured[b] = true;
                 if (lastOfBucket) {
                     bucketTop.set(b, topHeld());
                 }
             } else {
                 carryHeld = held;
-                carryHeapUsed = g.heapUsedAfter();
-                carryHeapCommitted = g.heapCommitted();
+                carryHeapUsed = knownHeapUsed;
+                carryHeapCommitted = knownHeapCommitted;
                 if (k + 1 == windowFirstGc || k == endGc) {
                     carryTop = topHeld();
                 }

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
  * {@code memscope accounting <pid>}: reads the {@value AccountingJmx#OBJECT_NAME} MBean of a running JVM over local
  * JMX ({@link LocalJmx}) and prints the memory summary tables.
  */
-@Command(name = "accounting",
+@Command(name = "accounting", mixinStandardHelpOptions = true,
         description = "Print the memory accounting tables (by thread, account, user, host, global) of a running JVM "
                 + "that uses io.memscope.accounting.MemoryAccounting.global().")
 public final class AccountingCommand implements Callable<Integer> {

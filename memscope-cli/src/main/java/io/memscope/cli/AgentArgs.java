@@ -39,6 +39,11 @@ final class AgentArgs {
     @Option(names = "--no-gc", description = "do not record GC collections")
     boolean noGc;
 
+    @Option(names = "--gc-at-end", description = "end each capture with a full GC, so that the report's held "
+            + "memory at the end is measured at it (costs that GC at the JVM's exit; without it, held memory is what "
+            + "the last GC of the run found)")
+    boolean gcAtEnd;
+
     @Option(names = "--stack-depth", paramLabel = "N", description = "frames per sampled stack (default 64)")
     Integer stackDepth;
 
@@ -50,8 +55,8 @@ final class AgentArgs {
                     + "pkg.Class.method, pkg.Class.* or pkg.**; several separated by ';'")
     List<String> functions = new ArrayList<>();
 
-    @Option(names = "--gc-at-edges", description = "a full GC when the capture starts too (it always ends with one), "
-            + "as seed 003's profiler does: memory already garbage is not counted as held")
+    @Option(names = "--gc-at-edges", description = "a full GC when the capture starts and when it ends (implies "
+            + "--gc-at-end), as function profilers do: memory already garbage is not counted as held")
     boolean gcAtEdges;
 
     @Option(names = "--agent-option", paramLabel = "KEY=VALUE",
@@ -84,6 +89,9 @@ final class AgentArgs {
         }
         if (noGc) {
             parts.add("gc=false");
+        }
+        if (gcAtEnd) {
+            parts.add("gcAtEnd=true");
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

@@ -14,8 +14,9 @@ import java.util.jar.JarFile;
  * Finds the jars the CLI starts other JVMs with: the agent ({@code memscope-agent.jar}), the demo workloads
  * ({@code memscope-demo.jar}) and the light runtime-events agent (memscope-core's jar, whose manifest starts
  * {@code io.memscope.events.jvm.EventsAgent}). Looked up, in order: the system property {@code memscope.<name>.jar},
- * the environment variable {@code MEMSCOPE_<NAME>_JAR}, {@code $MEMSCOPE_HOME/memscope-<name>/target/}, next to the
- * CLI jar, and the module's target directory beside the CLI's own ({@code <name>} is {@code agent}, {@code demo} or
+ * the environment variable {@code MEMSCOPE_<NAME>_JAR}, next to the CLI jar (the {@code lib/} directory of an
+ * unpacked distribution, which needs nothing else), {@code $MEMSCOPE_HOME/memscope-<name>/target/}, and the
+ * module's target directory beside the CLI's own (a checkout; {@code <name>} is {@code agent}, {@code demo} or
  * {@code core}). The events agent falls back to the CLI's own jar, which shades core with the same manifest entries.
  */
 final class Jars {
@@ -47,13 +48,15 @@ final class Jars {
             candidates.add(Path.of(env));
         }
         List<Path> targets = new ArrayList<>();
+        Path self = selfDir();
+        if (self != null) {
+            targets.add(self); // an unpacked distribution: lib/ holds the CLI and the jars it starts
+        }
         String home = System.getenv("MEMSCOPE_HOME");
         if (home != null) {
             targets.add(Path.of(home, "memscope-" + name, "target"));
         }
-        Path self = selfDir();
         if (self != null) {
-            targets.add(self);
             targets.add(self.resolve("../../memscope-" + name + "/target").normalize());
         }
         for (Path dir : targets) {
@@ -70,7 +73,8 @@ final class Jars {
         }
         candidates.removeIf(p -> p == null);
         throw MemscopeException.configuration("cannot find " + file + " (looked in " + candidates
-                + "); build it with ./mvnw package -DskipTests, or set MEMSCOPE_HOME to the memscope checkout");
+                + "); an unpacked distribution has it in lib/ beside memscope.jar; in a checkout, build it with "
+                + "./mvnw package -DskipTests, or set MEMSCOPE_HOME to the checkout");
     }
 
     /** @return {@code dir/memscope-<name>-<version>.jar} (not sources, javadoc or tests), or null */

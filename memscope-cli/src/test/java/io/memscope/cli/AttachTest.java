@@ -58,7 +58,8 @@ class AttachTest {
             assertThat(Main.execute("attach", pid, "--out", out2.toString())).isZero();
             Path recording2 = out2.resolve(pid).resolve("recording.msrec");
             long deadline2 = System.nanoTime() + 30_000_000_000L;
-            while (io.memscope.analysis.RecordedRun.open(recording2).eventCount() < 100
+            // the agent's background thread creates the recording shortly after the attach returned
+            while ((!Files.exists(recording2) || io.memscope.analysis.RecordedRun.open(recording2).eventCount() < 100)
                     && System.nanoTime() < deadline2) {
                 Thread.sleep(100); // until the capture has flushed a few samples
             }

@@ -17,7 +17,8 @@ class DiffAndExportTest {
     private static final String SRC = "memscope/fixtures/GrowthFixture.java";
 
     private static Path run(Path out, int growMiB) throws Exception {
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k"), List.of(Jvms.current(), "-cp",
+        // --gc-at-end: what each run still holds at its end is measured at a final collection
+        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
                 Jvms.classPath(GrowthFixture.class), GrowthFixture.class.getName(), Integer.toString(growMiB)));
         assertThat(code).isZero();
         try (var s = Files.list(out)) {

@@ -33,9 +33,10 @@ class TopCommandTest {
 
     @BeforeAll
     static void startTheTarget() throws Exception {
+        // Grows by 64 KiB every 50 ms: its 256 MiB last the 120 s it runs, however slowly the tests go.
         target = new ProcessBuilder(Jvms.current(), "-Xmx256m",
                 "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,out=" + out,
-                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "120", "10")
+                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "120", "50")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader r = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         assertThat(r.readLine()).isEqualTo("churning");

@@ -24,6 +24,9 @@ public final class Budget {
     private final AtomicLong used;
     private final AtomicBoolean over = new AtomicBoolean();
     private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLong exceeded = new AtomicLong();
+    /** The largest {@link #used} since the budget was set or {@link #resetPeak}; raised by {@link #raisePeak}. */
+    private final AtomicLong peak;
 
     Budget(MemoryAccounting registry, Kind kind, String target, long limit, long initialUsed) {
         this.registry = registry;
@@ -31,6 +34,7 @@ public final class Budget {
         this.target = target;
         this.limit = limit;
         this.used = new AtomicLong(initialUsed);
+        this.peak = new AtomicLong(initialUsed);
     }
 
     public Kind kind() {
@@ -57,6 +61,28 @@ public final class Budget {
         return over.get();
     }
 
+    /**
+     * @return the most bytes charged at once since the budget was set or {@link #resetPeak} was last called: the
+     *         exact maximum of {@link #usedBytes()} over that time (every charge compares its result with it)
+     */
+    public long peakBytes() {
+        return peak.get();
+    }
+
+    /**
+     * Starts a new peak from the bytes used now (a test measuring its own high-water mark, a metrics interval).
+     *
+     * @return the peak that ended
+     */
+    public long resetPeak() {
+        return peak.getAndSet(used.get());
+    }
+
+    /** @return how many times used bytes went above the limit (each crossing listeners were told of) */
+    public long exceededCount() {
+        return exceeded.get();
+    }
+
     /** @return how many {@code tryAlloc} calls this budget refused */
     public long refusals() {
         return refusals.get();
@@ -64,6 +90,9 @@ public final class Budget {
 
     void add(long delta) {
         long u = used.addAndGet(delta);
+        if (u > peak.get()) {
+            raisePeak(u);
+        }
         if ((u > limit) != over.get()) {
             reconcile();
         }
@@ -77,8 +106,17 @@ public final class Budget {
                 return false;
             }
             if (used.compareAndSet(u, u + size)) {
+                if (u + size > peak.get()) {
+                    raisePeak(u + size);
+                }
                 return true;
             }
+        }
+    }
+
+    private void raisePeak(long u) {
+        for (long p = peak.get(); u > p && !peak.compareAndSet(p, u); p = peak.get()) {
+            // another thread raised it meanwhile: compare again
         }
     }
 
@@ -92,6 +130,9 @@ public final class Budget {
                 return;
             }
             if (over.compareAndSet(was, shouldBeOver)) {
+                if (shouldBeOver) {
+                    exceeded.incrementAndGet();
+                }
                 registry.budgetCrossed(this, shouldBeOver, u);
             }
         }

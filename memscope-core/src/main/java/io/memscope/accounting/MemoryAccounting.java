@@ -913,6 +913,28 @@ public final class MemoryAccounting {
         return b;
     }
 
+    /** @return every budget set now: instruments' (in registration order), then users', then hosts' */
+    public List<Budget> budgets() {
+        List<Budget> out = new java.util.ArrayList<>();
+        for (Instrument i : instruments()) {
+            Budget b = i.budget;
+            if (b != null) {
+                out.add(b);
+            }
+        }
+        for (Node n : users.values()) {
+            if (n.budget != null) {
+                out.add(n.budget);
+            }
+        }
+        for (Node n : hosts.values()) {
+            if (n.budget != null) {
+                out.add(n.budget);
+            }
+        }
+        return out;
+    }
+
     /** Removes the budget of an instrument, user or host. */
     public void removeBudget(Budget budget) {
         if (budget == null) {

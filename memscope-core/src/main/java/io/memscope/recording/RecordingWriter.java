@@ -734,9 +734,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         private boolean clockSet;
         private long epochNanos;
         private long nanoTime;
-        private long pid = ProcessHandle.current().pid();
-        private long processStartEpochMillis = ProcessHandle.current().info().startInstant()
-                .map(Instant::toEpochMilli).orElse(0L);
+        /** Set by {@link #process}; else this JVM's, looked up in {@link #open} (not for nothing: it is slow). */
+        private boolean processSet;
+        private long pid;
+        private long processStartEpochMillis;
         private int blockBytes = 64 * 1024;
         private int maxEventsPerBlock = 65_536;
 
@@ -760,6 +761,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
         /** The recorded process: pid and start time (ms since the epoch, 0 if unknown). Default: this JVM. */
         public Builder process(long pid, long startEpochMillis) {
+            this.processSet = true;
             this.pid = pid;
             this.processStartEpochMillis = startEpochMillis;
             return this;
@@ -790,6 +792,12 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
          * @throws MemscopeException (EXPORT) if the file cannot be created
          */
         public RecordingWriter open() {
+            if (!processSet) {
+                ProcessHandle self = ProcessHandle.current();
+                pid = self.pid();
+                processStartEpochMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+                processSet = true;
+            }
             try {
                 return new RecordingWriter(this);
             } catch (IOException e) {

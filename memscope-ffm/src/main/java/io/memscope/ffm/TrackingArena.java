@@ -113,7 +113,9 @@ public final class TrackingArena implements Arena {
     /**
      * Allocates through the wrapped arena, then charges the segment's byte size to the instrument.
      *
-     * @throws IllegalArgumentException, IllegalStateException, WrongThreadException as the wrapped arena does
+     * @throws IllegalArgumentException as the wrapped arena does
+     * @throws IllegalStateException     as the wrapped arena does
+     * @throws WrongThreadException      as the wrapped arena does
      */
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
@@ -152,8 +154,9 @@ public final class TrackingArena implements Arena {
      * Closes the wrapped arena (which frees its segments), then frees every segment in the accounting, each charged
      * to the owner that allocated it.
      *
-     * @throws IllegalStateException, UnsupportedOperationException, WrongThreadException as the wrapped arena does
-     *         (nothing is freed in the accounting then)
+     * @throws IllegalStateException         as the wrapped arena does (nothing is freed in the accounting then)
+     * @throws UnsupportedOperationException as the wrapped arena does (nothing is freed in the accounting then)
+     * @throws WrongThreadException          as the wrapped arena does (nothing is freed in the accounting then)
      */
     @Override
     public void close() {

@@ -5,7 +5,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * Template of {@code java.lang.MemscopeHooks}, the one class that instrumented code calls. Never loaded under this
+ * Template of {@code java.lang.MemscopeHooks}, the class that the instrumented JDK classes call ({@code Unsafe}'s
+ * memory methods, {@code ManagementFactory.getPlatformMBeanServer}) and that declares the JVMTI sampler library's
+ * native methods (the bytecode heap hooks are {@link MemscopeHeapHooksTemplate}). Never loaded under this
  * name: {@link BootHooks} renames it and defines it inside {@code java.base} (package {@code java.lang}, which
  * every module reads and which is exported to all), so that application classes of any class loader and
  * instrumented JDK classes reach it without the agent jar on the bootstrap class path.
@@ -23,32 +25,15 @@ public final class MemscopeHooksTemplate {
     /** System property (an object, not a string) through which the installer hands over the agent's class. */
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
-    /** The agent's receiver of JVM-sampled allocations (JVMTI sampler). */
-    private static final String SAMPLER = "io.memscope.agent.capture.JvmtiSampler";
     /** The agent's receiver of the function profile's entries, exits and call sites. */
     private static final String FUNCTIONS = "io.memscope.agent.capture.FunctionHooks";
     /** The agent's receiver of what the application reports through memscope-core's API (scopes, pools...). */
     private static final String API = "io.memscope.agent.capture.ApiHooks";
 
-    private static final MethodHandle NEW_OBJECT;
-    private static final MethodHandle NEW_OBJECT_UNTRACKED;
-    private static final MethodHandle NEW_BOOLEAN_ARRAY;
-    private static final MethodHandle NEW_BYTE_ARRAY;
-    private static final MethodHandle NEW_CHAR_ARRAY;
-    private static final MethodHandle NEW_SHORT_ARRAY;
-    private static final MethodHandle NEW_INT_ARRAY;
-    private static final MethodHandle NEW_LONG_ARRAY;
-    private static final MethodHandle NEW_FLOAT_ARRAY;
-    private static final MethodHandle NEW_DOUBLE_ARRAY;
-    private static final MethodHandle NEW_OBJECT_ARRAY;
-    private static final MethodHandle NEW_MULTI_ARRAY;
-    private static final MethodHandle NEW_ARRAY_DYNAMIC;
-    private static final MethodHandle NEW_STRING;
     private static final MethodHandle NATIVE_ALLOCATE;
     private static final MethodHandle NATIVE_REALLOCATE;
     private static final MethodHandle NATIVE_FREE;
-    private static final MethodHandle JVMTI_SAMPLED;
-    private static final MethodHandle JVMTI_SAMPLED_FRAMES;
+    private static final MethodHandle PLATFORM_SERVER;
     private static final MethodHandle NATIVE_ARENA_ENTER;
     private static final MethodHandle NATIVE_ARENA_EXIT;
     private static final MethodHandle API_ACTIVE;
@@ -68,41 +53,26 @@ public final class MemscopeHooksTemplate {
 
     static {
         MethodHandle[] h = handles();
-        NEW_OBJECT = h[0];
-        NEW_OBJECT_UNTRACKED = h[1];
-        NEW_BOOLEAN_ARRAY = h[2];
-        NEW_BYTE_ARRAY = h[3];
-        NEW_CHAR_ARRAY = h[4];
-        NEW_SHORT_ARRAY = h[5];
-        NEW_INT_ARRAY = h[6];
-        NEW_LONG_ARRAY = h[7];
-        NEW_FLOAT_ARRAY = h[8];
-        NEW_DOUBLE_ARRAY = h[9];
-        NEW_OBJECT_ARRAY = h[10];
-        NEW_MULTI_ARRAY = h[11];
-        NEW_ARRAY_DYNAMIC = h[12];
-        NEW_STRING = h[13];
-        NATIVE_ALLOCATE = h[14];
-        NATIVE_REALLOCATE = h[15];
-        NATIVE_FREE = h[16];
-        JVMTI_SAMPLED = h[17];
-        JVMTI_SAMPLED_FRAMES = h[18];
-        NATIVE_ARENA_ENTER = h[19];
-        NATIVE_ARENA_EXIT = h[20];
-        API_ACTIVE = h[21];
-        API_LINKED = h[22];
-        API_SCOPE_PATH = h[23];
-        API_SCOPE_ENTER = h[24];
-        API_SCOPE_EXIT = h[25];
-        API_TRACK = h[26];
-        API_BORROW = h[27];
-        API_RETURN = h[28];
-        API_ANOMALY = h[29];
-        API_MOVE = h[30];
-        API_OWN_BYTES = h[31];
-        FN_ENTER = h[32];
-        FN_EXIT = h[33];
-        FN_CALL_SITE = h[34];
+        NATIVE_ALLOCATE = h[0];
+        NATIVE_REALLOCATE = h[1];
+        NATIVE_FREE = h[2];
+        PLATFORM_SERVER = h[3];
+        NATIVE_ARENA_ENTER = h[4];
+        NATIVE_ARENA_EXIT = h[5];
+        API_ACTIVE = h[6];
+        API_LINKED = h[7];
+        API_SCOPE_PATH = h[8];
+        API_SCOPE_ENTER = h[9];
+        API_SCOPE_EXIT = h[10];
+        API_TRACK = h[11];
+        API_BORROW = h[12];
+        API_RETURN = h[13];
+        API_ANOMALY = h[14];
+        API_MOVE = h[15];
+        API_OWN_BYTES = h[16];
+        FN_ENTER = h[17];
+        FN_EXIT = h[18];
+        FN_CALL_SITE = h[19];
     }
 
     private MemscopeHooksTemplate() {
@@ -119,27 +89,10 @@ public final class MemscopeHooksTemplate {
         }
         MethodHandles.Lookup l = MethodHandles.publicLookup();
         return new MethodHandle[] {
-            find(l, c, "newObject", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newObjectUntracked", MethodType.methodType(void.class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, boolean[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, byte[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, char[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, short[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, int[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, long[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, float[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, double[].class, int.class)),
-            find(l, c, "newArray", MethodType.methodType(void.class, Object[].class, int.class)),
-            find(l, c, "newMultiArray", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newArrayDynamic", MethodType.methodType(void.class, Object.class, int.class)),
-            find(l, c, "newString", MethodType.methodType(void.class, String.class, int.class)),
             find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
             find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
             find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
-            find(l, sibling(c, SAMPLER), "sampled",
-                    MethodType.methodType(int.class, Object.class, Class.class, long.class, long.class, int.class)),
-            find(l, sibling(c, SAMPLER), "sampledFrames",
-                    MethodType.methodType(void.class, Object.class, Class.class, long.class, long.class, long[].class)),
+            find(l, c, "platformServer", MethodType.methodType(void.class, Object.class)),
             find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
             find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
             find(l, sibling(c, API), "active", MethodType.methodType(boolean.class)),
@@ -164,7 +117,7 @@ public final class MemscopeHooksTemplate {
         };
     }
 
-    /** @return the agent's class of that name, from the loader of {@code c}, or null */
+    /** @return the agent's class {@code name} from the loader of {@code c}, not initialized; null if missing */
     private static Class<?> sibling(Class<?> c, String name) {
         if (c == null) {
             return null;
@@ -186,118 +139,6 @@ public final class MemscopeHooksTemplate {
             }
         }
         return MethodHandles.empty(type);
-    }
-
-    public static void newObject(Object o, int site) {
-        try {
-            NEW_OBJECT.invokeExact(o, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newObjectUntracked(int site) {
-        try {
-            NEW_OBJECT_UNTRACKED.invokeExact(site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(boolean[] a, int site) {
-        try {
-            NEW_BOOLEAN_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(byte[] a, int site) {
-        try {
-            NEW_BYTE_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(char[] a, int site) {
-        try {
-            NEW_CHAR_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(short[] a, int site) {
-        try {
-            NEW_SHORT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(int[] a, int site) {
-        try {
-            NEW_INT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(long[] a, int site) {
-        try {
-            NEW_LONG_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(float[] a, int site) {
-        try {
-            NEW_FLOAT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(double[] a, int site) {
-        try {
-            NEW_DOUBLE_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArray(Object[] a, int site) {
-        try {
-            NEW_OBJECT_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newMultiArray(Object a, int site) {
-        try {
-            NEW_MULTI_ARRAY.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newArrayDynamic(Object a, int site) {
-        try {
-            NEW_ARRAY_DYNAMIC.invokeExact(a, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    public static void newString(String s, int site) {
-        try {
-            NEW_STRING.invokeExact(s, site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
     }
 
     public static void nativeAllocate(long address, long bytes) {
@@ -325,6 +166,18 @@ public final class MemscopeHooksTemplate {
     }
 
     /**
+     * At the return of {@code java.lang.management.ManagementFactory.getPlatformMBeanServer()}: the agent registers
+     * its MXBean in the platform MBean server when that exists, instead of creating the server at start-up.
+     */
+    public static void platformServer(Object server) {
+        try {
+            PLATFORM_SERVER.invokeExact(server);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /**
      * Called by memscope-ffm's tracking arena before it asks the arena it wraps for memory: until
      * {@link #nativeArenaExit}, native memory allocated on this thread is that arena's, for the code that called
      * it (site and stack start there). Calls nest.
@@ -346,62 +199,64 @@ public final class MemscopeHooksTemplate {
         }
     }
 
-    // The JVMTI sampler (io.memscope.agent.capture.JvmtiSampler). Its library is loaded by this class, so that it
+    // The JVMTI sampler (io.memscope.agent.capture.SamplerLibrary). Its library is loaded by this class, so that it
     // belongs to the bootstrap loader and java.base, which has native access: no "restricted method" warning on
-    // JDK 24 and later, and these native methods bind to it (JNI names Java_java_lang_MemscopeHooks_*).
+    // JDK 24 and later, and these native methods bind to it (JNI names Java_java_lang_MemscopeHooks_*). The library
+    // never calls Java: its callback queues each sample, and memscope's drain thread takes them out (jvmtiDrain0).
 
     /** Loads the sampler library (System.load with this class as the caller). */
     public static void jvmtiLoad(String path) {
         System.load(path);
     }
 
-    /** Enables the JVM's heap sampling; 0 = done, else an error code (see JvmtiSampler). */
-    public static native int jvmtiStart0(int intervalBytes, int frames);
+    /** Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary). */
+    public static native int jvmtiStart0(int intervalBytes, int frames, long ringBytes, int liveLimit,
+                                         boolean sampleHeap);
 
-    /** Disables it again. */
-    public static native int jvmtiStop0();
+    /** The drain thread's Java id, whose allocations are not sampled. */
+    public static native void jvmtiOwnThread0(long tid);
+
+    /** Stops sampling and waits for callbacks in flight. */
+    public static native int jvmtiPause0();
+
+    /** Ends the capture: events off, references deleted, buffers freed. */
+    public static native int jvmtiClose0();
+
+    /** Waits for a collection's end, a half-full queue, a wake-up or the timeout. */
+    public static native void jvmtiAwait0(long timeoutNanos);
+
+    /** Ends a wait of jvmtiAwait0. */
+    public static native void jvmtiWake0();
+
+    /** Moves queued samples into the arrays (and their references into the live table); returns how many. */
+    public static native int jvmtiDrain0(long[] records, long[] frames, boolean wait);
+
+    /** JVM signature of a sampled class id, or null. */
+    public static native String jvmtiClassName0(int id);
+
+    /** The Thread a sample announced (its global reference is deleted). */
+    public static native Object jvmtiThread0(long ref);
+
+    /** Says which drained samples are kept (sample id and site) and which are not. */
+    public static native void jvmtiCommit0(long[] entries, int n);
+
+    /** Checks tracked samples for collection; returns 2 * collected written + (done ? 1 : 0). */
+    public static native int jvmtiScan0(long[] out, boolean begin);
+
+    /** Tracked samples of a window and threads whose object is reachable now, (site, stack, size) each, or null. */
+    public static native long[] jvmtiHeld0(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom);
+
+    /** Finished collections from an ordinal on, as (ordinal, start, end) triples; returns how many. */
+    public static native int jvmtiCollections0(long[] out, int from);
+
+    /** The library's counters. */
+    public static native void jvmtiCounters0(long[] out);
 
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);
 
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
-
-    /**
-     * Called by the library for each allocation the JVM sampled, on the allocating thread, with a hash of the
-     * stack's raw frames; returns 1 when it needs the frames themselves (a stack not seen before), which the library
-     * then passes to {@link #jvmtiSampledFrames}.
-     */
-    static int jvmtiSampled(Object o, Class<?> type, long size, long stackHash, int frameCount) {
-        try {
-            return (int) JVMTI_SAMPLED.invokeExact(o, type, size, stackHash, frameCount);
-        } catch (Throwable t) {
-            return 0; // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    /** The same sample again with its raw frames, (jmethodID, bytecode index) pairs, top frame first. */
-    static void jvmtiSampledFrames(Object o, Class<?> type, long size, long stackHash, long[] frames) {
-        try {
-            JVMTI_SAMPLED_FRAMES.invokeExact(o, type, size, stackHash, frames);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
-    }
-
-    /**
-     * Calls {@link #jvmtiSampled} and {@link #jvmtiSampledFrames} {@code calls} times with a null type and null
-     * frames, which the agent ignores: the JDK customizes a method handle at its 128th call through an invoker,
-     * spinning a class (kilobytes of heap) on the calling thread; warmed up before sampling starts, that never
-     * happens inside an application's sampled allocation (where it would land in the exact bytes of its scopes
-     * and profiled functions).
-     */
-    public static void jvmtiWarmUp(int calls) {
-        for (int i = 0; i < calls; i++) {
-            jvmtiSampled(null, null, 0, 0, 0);
-            jvmtiSampledFrames(null, null, 0, 0, null);
-        }
-    }
 
     // What the application reports through memscope-core's API (io.memscope.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.

@@ -25,7 +25,9 @@ import javax.management.openmbean.CompositeData;
  * Notifications arrive on the JVM's notification thread, shortly after the collection.
  */
 final class GcListener implements NotificationListener {
+    /** Records not yet returned by {@link #takeRecords}; guards {@link #history} updates and waits too. */
     private final List<GcRecord> records = new ArrayList<>();
+    private final GcHistory history = new GcHistory();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final long startNanos;
@@ -86,6 +88,7 @@ final class GcListener implements NotificationListener {
                     committed(gi.getMemoryUsageAfterGc()), info.getGcAction());
             synchronized (records) {
                 records.add(r);
+                history.add(r);
                 lastStartNanos = Math.max(lastStartNanos, start);
                 records.notifyAll();
             }
@@ -119,10 +122,8 @@ final class GcListener implements NotificationListener {
     }
 
     /** @return collections recorded so far */
-    int count() {
-        synchronized (records) {
-            return records.size();
-        }
+    long count() {
+        return history.count();
     }
 
     /**
@@ -133,15 +134,14 @@ final class GcListener implements NotificationListener {
      *
      * @return whether it was recorded
      */
-    boolean awaitExplicitCollection(int since, long timeoutMillis) {
+    boolean awaitExplicitCollection(long since, long timeoutMillis) {
         if (explicitGcDisabled()) {
             return false;
         }
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         synchronized (records) {
             while (true) {
-                for (int i = since; i < records.size(); i++) {
-                    GcRecord r = records.get(i);
+                for (GcRecord r : history.since(since, GcHistory.KEPT)) {
                     if ("System.gc()".equals(r.cause()) && (r.name() == null || !r.name().endsWith("Pauses"))) {
                         return true;
                     }
@@ -177,16 +177,15 @@ final class GcListener implements NotificationListener {
 
     /** @return the records after the first {@code from} ones, at most {@code max} */
     List<GcRecord> since(long from, int max) {
-        synchronized (records) {
-            int a = (int) Math.max(0, Math.min(from, records.size()));
-            int b = (int) Math.min(records.size(), (long) a + Math.max(0, max));
-            return new ArrayList<>(records.subList(a, b));
-        }
+        return history.since(from, max);
     }
 
-    List<GcRecord> records() {
+    /** @return the records not returned by an earlier call, oldest first */
+    List<GcRecord> takeRecords() {
         synchronized (records) {
-            return new ArrayList<>(records);
+            List<GcRecord> out = new ArrayList<>(records);
+            records.clear();
+            return out;
         }
     }
 }

@@ -26,8 +26,39 @@ public final class Hooks {
     /** Set before {@link #heapEnabled} is published. */
     static boolean exact;
     static double mean = 512 * 1024;
+    /** The running capture: the one static the hooks need, as instrumented code calls static methods. */
+    private static volatile CaptureSession session;
 
     private Hooks() {
+    }
+
+    /** @return the running capture, or null */
+    public static CaptureSession session() {
+        return session;
+    }
+
+    /** Connects the hooks to a capture that starts (its settings set {@link #exact} and {@link #mean} before). */
+    static void activate(CaptureSession s, boolean nativeMemory) {
+        session = s;
+        nativeEnabled = nativeMemory;
+        heapSampling = true;
+        heapEnabled = true;
+    }
+
+    /** Disconnects the hooks from a capture that ends (if it is still the one connected). */
+    static void deactivate(CaptureSession s) {
+        if (session == s) {
+            heapEnabled = false;
+            heapSampling = false;
+            nativeEnabled = false;
+            session = null;
+        }
+    }
+
+    /** @return the running capture's native memory tracker, or null */
+    private static NativeTracker nativeTracker() {
+        CaptureSession s = session;
+        return s == null ? null : s.nativeTracker();
     }
 
     /** After {@code new T(...)} completed: the initialized object. */
@@ -149,9 +180,32 @@ public final class Hooks {
             ts.count(site, size);
         }
         if ((ts.untilSample -= size) <= 0) {
-            long before = OwnBytes.before();
-            Capture.sample(ts, o, site, size);
-            OwnBytes.after(ts, before);
+            CaptureSession s = session;
+            if (s != null) {
+                long before = OwnBytes.before();
+                s.sample(ts, o, site, size);
+                OwnBytes.after(ts, before);
+            } else {
+                ts.untilSample = ts.nextInterval(mean);
+            }
+        }
+    }
+
+    /** At the return of {@code ManagementFactory.getPlatformMBeanServer()} (see {@link PlatformServerGate}). */
+    public static void platformServer(Object server) {
+        ThreadState ts = ThreadState.current();
+        boolean wasBusy = ts != null && ts.busy;
+        if (ts != null) {
+            ts.busy = true;
+        }
+        try {
+            PlatformServerGate.ready(server);
+        } catch (Throwable t) {
+            Failures.report("agent.jmx.register", t);
+        } finally {
+            if (ts != null) {
+                ts.busy = wasBusy;
+            }
         }
     }
 
@@ -161,14 +215,18 @@ public final class Hooks {
             return;
         }
         ThreadState ts = ThreadState.current();
+        NativeTracker nt = nativeTracker();
+        if (nt == null) {
+            return;
+        }
         if (ts == null || ts.busy) {
-            Capture.nativeTracker().own(address);
+            nt.own(address);
             return;
         }
         ts.busy = true;
         long before = OwnBytes.before();
         try {
-            Capture.nativeTracker().allocated(address, bytes, ts.arenaDepth > 0);
+            nt.allocated(address, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.allocate", t);
         } finally {
@@ -183,14 +241,18 @@ public final class Hooks {
             return;
         }
         ThreadState ts = ThreadState.current();
+        NativeTracker nt = nativeTracker();
+        if (nt == null) {
+            return;
+        }
         if (ts == null || ts.busy) {
-            Capture.nativeTracker().own(newAddress);
+            nt.own(newAddress);
             return;
         }
         ts.busy = true;
         long before = OwnBytes.before();
         try {
-            Capture.nativeTracker().reallocated(newAddress, oldAddress, bytes, ts.arenaDepth > 0);
+            nt.reallocated(newAddress, oldAddress, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.reallocate", t);
         } finally {
@@ -209,13 +271,17 @@ public final class Hooks {
             return false;
         }
         ThreadState ts = ThreadState.current();
+        NativeTracker nt = nativeTracker();
+        if (nt == null) {
+            return false;
+        }
         if (ts == null || ts.busy) {
-            Capture.nativeTracker().freeingOwn(address);
+            nt.freeingOwn(address);
             return false;
         }
         ts.busy = true;
         try {
-            return Capture.nativeTracker().freeing(address);
+            return nt.freeing(address);
         } catch (Throwable t) {
             Failures.report("agent.native.free", t);
             return false;

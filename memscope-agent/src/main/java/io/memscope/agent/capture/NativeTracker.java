@@ -28,13 +28,22 @@ final class NativeTracker {
     /** Freed addresses remembered for double-free detection (the set is cleared when it grows past this). */
     static final int FREED_REMEMBERED = 1 << 16;
 
-    private static final class Block {
+    /** One outstanding block: its size and site, and who allocated it when (for {@link HeldQuery}). */
+    static final class Block {
         final long size;
         final int site;
+        final long stack;
+        final long threadId;
+        /** {@link System#nanoTime()} when it was allocated. */
+        final long allocatedNanos;
 
-        Block(long size, int site) {
+        @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
+        Block(long size, int site, long stack) {
             this.size = size;
             this.site = site;
+            this.stack = stack;
+            this.threadId = Thread.currentThread().getId();
+            this.allocatedNanos = System.nanoTime();
         }
     }
 
@@ -65,7 +74,7 @@ final class NativeTracker {
         }
         StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
-        blocks.put(address, new Block(size, site));
+        blocks.put(address, new Block(size, site, st.id));
         freed.remove(address);
         own.remove(address);
         outstanding.addAndGet(size);
@@ -87,7 +96,7 @@ final class NativeTracker {
         }
         StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
-        blocks.put(newAddress, new Block(size, site));
+        blocks.put(newAddress, new Block(size, site, st.id));
         freed.remove(newAddress);
         own.remove(newAddress);
         outstanding.addAndGet(size);
@@ -188,6 +197,11 @@ final class NativeTracker {
             sitesByFrame.put(key, id);
         }
         return id;
+    }
+
+    /** Calls {@code action} for each block outstanding now (any thread; blocks allocated or freed meanwhile may be missed). */
+    void forEachOutstanding(java.util.function.Consumer<Block> action) {
+        blocks.values().forEach(action);
     }
 
     long outstandingBytes() {

@@ -27,7 +27,6 @@ final class RecordingStream implements EventSink {
     private final RecordingWriter writer;
     private final BitSet sitesWritten = new BitSet();
     private final Set<Long> stacksWritten = new HashSet<>();
-    private int gcWritten;
     private long drained;
     /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
     private volatile ApiCapture api;
@@ -56,19 +55,13 @@ final class RecordingStream implements EventSink {
     /**
      * Drains the store into the file and flushes.
      *
-     * @param gc the GC listener whose new records to append, or null
+     * @param gcs GC records to append (each given once)
      * @return events moved by this call
      */
-    synchronized long drain(GcListener gc) {
+    synchronized long drain(List<GcRecord> gcs) {
         long n = store.drainTo(this);
-        drained += n;
-        if (gc != null) {
-            List<GcRecord> records = gc.records();
-            for (int i = gcWritten; i < records.size(); i++) {
-                GcRecord g = records.get(i);
-                writer.gc(g);
-            }
-            gcWritten = Math.max(gcWritten, records.size());
+        for (GcRecord g : gcs) {
+            writer.gc(g);
         }
         ApiCapture a = api;
         if (a != null) {
@@ -82,7 +75,7 @@ final class RecordingStream implements EventSink {
         return n;
     }
 
-    /** @return events moved into the file so far */
+    /** @return events written into the file so far: drained from the store, or given directly to {@link #accept} */
     synchronized long drained() {
         return drained;
     }
@@ -109,12 +102,13 @@ final class RecordingStream implements EventSink {
     }
 
     @Override
-    public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                       long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                       int siteId) {
+    public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
+                                    long previousSize, long threadId, int threadNameId, int variableNameId,
+                                    int typeNameId, long stackId, int siteId) {
         site(siteId);
         stack(stackId);
         writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
                 typeNameId, stackId, siteId);
+        drained++;
     }
 }

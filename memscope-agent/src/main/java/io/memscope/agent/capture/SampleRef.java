@@ -33,6 +33,10 @@ final class SampleRef extends WeakReference<Object> {
     final double weight;
     /** The capture it belongs to ({@link Liveness#clear} starts a new one). */
     final int generation;
+    /** The allocating thread's id ({@code Thread.getId()}). */
+    final long threadId;
+    /** The id of the allocation's stack in {@link StackTable} (0 = none). */
+    final long stack;
     /** Counted as held by {@link LiveSites} (reachable at the last processed GC); guarded by its lock. */
     boolean held;
     /** 0 while tracked, 1 once settled. Written only through {@link #SETTLED}. */
@@ -40,8 +44,10 @@ final class SampleRef extends WeakReference<Object> {
     private volatile int settled;
 
     SampleRef(Object referent, ReferenceQueue<Object> queue, long id, int site, long size, double weight,
-              int generation) {
+              int generation, long threadId, long stack) {
         super(referent, queue);
+        this.threadId = threadId;
+        this.stack = stack;
         this.id = id;
         this.site = site;
         this.size = size;

@@ -14,8 +14,8 @@ final class StackTable {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
-    private static final String CALLBACK_CLASS = JvmtiSampler.class.getName();
-    private static final String HOOKS_CLASS = io.memscope.agent.boot.BootHooks.NAME;
+    private static final String HOOKS = io.memscope.agent.boot.BootHooks.NAME;
+    private static final String HEAP_HOOKS = io.memscope.agent.boot.BootHooks.HEAP_NAME;
 
     private StackTable() {
     }
@@ -42,6 +42,33 @@ final class StackTable {
         }
     }
 
+    /**
+     * The first {@code limit} frames outside memscope's agent and its hook classes. A class, not a lambda: it runs the first time inside
+     * the JDK's own frees at start-up, where bootstrapping a lambda would cost milliseconds.
+     */
+    private static final class Frames
+            implements java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>,
+            List<StackWalker.StackFrame>> {
+        private final int limit;
+
+        Frames(int limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public List<StackWalker.StackFrame> apply(java.util.stream.Stream<StackWalker.StackFrame> s) {
+            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(limit, 32));
+            for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext() && list.size() < limit; ) {
+                StackWalker.StackFrame f = it.next();
+                String c = f.getClassName();
+                if (!c.startsWith(AGENT) && !c.equals(HOOKS) && !c.equals(HEAP_HOOKS)) {
+                    list.add(f);
+                }
+            }
+            return list;
+        }
+    }
+
     /** @return the id of the current thread's stack (at most {@code depth} frames), 0 when depth is 0 */
     static long capture(int depth) {
         if (depth <= 0) {
@@ -63,12 +90,7 @@ final class StackTable {
      */
     static Captured captureNative(int depth, boolean forArena) {
         int walk = forArena ? depth + ARENA_FRAMES : depth;
-        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
-            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(walk, 32));
-            s.filter(f -> !f.getClassName().startsWith(AGENT) && !f.getClassName().equals(HOOKS_CLASS))
-                    .limit(Math.max(walk, 1)).forEach(list::add);
-            return list;
-        });
+        List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(walk, 1)));
         StackWalker.StackFrame app = null;
         boolean direct = false;
         boolean foreign = forArena;
@@ -133,7 +155,7 @@ final class StackTable {
     }
 
     private static boolean isMemscopeApi(String className) {
-        return className.equals(HOOKS_CLASS) || className.startsWith(MEMSCOPE) && isLibrary(className);
+        return className.equals(HOOKS) || className.startsWith(MEMSCOPE) && isLibrary(className);
     }
 
     /** @return the id (hash) of these frames, their text registered the first time */
@@ -161,84 +183,8 @@ final class StackTable {
     /** Frames walked beyond the stack depth for a tracking arena's allocation, to reach its caller. */
     private static final int ARENA_FRAMES = 24;
 
-    /** The stack of a JVM-sampled allocation: its id (0 without stacks) and the frame its site is named after. */
-    static final class Sampled {
-        final long id;
-        final StackWalker.StackFrame siteFrame;
-
-        Sampled(long id, StackWalker.StackFrame siteFrame) {
-            this.id = id;
-            this.siteFrame = siteFrame;
-        }
-    }
-
     /** Frames looked at to find the site of a JVM-sampled allocation when the stack itself keeps fewer. */
     static final int SITE_SEARCH_FRAMES = 128;
-
-    /**
-     * The current thread's stack at a JVM-sampled allocation (called from the JVMTI callback): memscope's own
-     * frames at the top (the callback) are left out; the site frame is the first frame outside the JDK (the top
-     * frame with {@code includeJdk}, or when every frame is the JDK's).
-     *
-     * @return null when memscope's own code made the allocation (a memscope frame below the callback)
-     */
-    static Sampled captureSample(int depth, boolean includeJdk) {
-        int limit = Math.max(depth, SITE_SEARCH_FRAMES);
-        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
-            List<StackWalker.StackFrame> list = new ArrayList<>(32);
-            boolean[] callback = {false};
-            // Everything up to and including JvmtiSampler.sampled(Frames) is the callback; the allocation is below it.
-            // Then java.lang.MemscopeHooks.jvmtiSampled, which the library called.
-            s.dropWhile(f -> {
-                if (callback[0]) {
-                    return f.getClassName().equals(HOOKS_CLASS);
-                }
-                callback[0] = f.getClassName().equals(CALLBACK_CLASS) && f.getMethodName().startsWith("sampled");
-                return true;
-            }).limit(limit).forEach(list::add);
-            return list;
-        });
-        if (frames.isEmpty()) {
-            return null;
-        }
-        StackWalker.StackFrame site = includeJdk ? frames.get(0) : null;
-        int n = Math.min(depth, frames.size());
-        long h = 0x9E3779B97F4A7C15L;
-        for (int i = 0; i < frames.size(); i++) {
-            StackWalker.StackFrame f = frames.get(i);
-            String c = f.getClassName();
-            if (c.startsWith(AGENT)) {
-                return null;
-            }
-            if (site == null && !isLibrary(c)) {
-                site = f;
-            }
-            if (i < n) {
-                h = mix(h, c.hashCode());
-                h = mix(h, f.getMethodName().hashCode());
-                h = mix(h, f.getLineNumber());
-            }
-        }
-        if (site == null) {
-            site = frames.get(0);
-        }
-        if (n <= 0) {
-            return new Sampled(0, site);
-        }
-        if (h == 0) {
-            h = 1;
-        }
-        if (!FRAMES.containsKey(h)) {
-            List<String> text = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                StackWalker.StackFrame f = frames.get(i);
-                text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
-                        f.getLineNumber()));
-            }
-            FRAMES.putIfAbsent(h, List.copyOf(text));
-        }
-        return new Sampled(h, site);
-    }
 
     /** A method of a JVM-sampled stack, resolved once through JVMTI. */
     private static final class Method {
@@ -276,15 +222,13 @@ final class StackTable {
         }
     }
 
-    /** The site of one allocated type at one stack, with the type's name (immutable). */
+    /** The site of one allocated class (by the sampler library's class id) at one stack (immutable). */
     static final class TypeSite {
-        final Class<?> type;
-        final String typeName;
+        final int classId;
         final int site;
 
-        TypeSite(Class<?> type, String typeName, int site) {
-            this.type = type;
-            this.typeName = typeName;
+        TypeSite(int classId, int site) {
+            this.classId = classId;
             this.site = site;
         }
     }
@@ -315,8 +259,8 @@ final class StackTable {
         }
 
         /**
-         * The last type sampled at this stack and its site: almost always the only one (the top frame's allocation
-         * instruction fixes the type, except for reflection and clones). Plain field; entries are immutable.
+         * The last class sampled at this stack and its site: almost always the only one (the top frame's allocation
+         * instruction fixes the type, except for reflection and clones). Drain thread only.
          */
         private TypeSite last;
 
@@ -338,57 +282,52 @@ final class StackTable {
             return s;
         }
 
-        /** @return the site of objects of class {@code type} allocated at this stack, with the type's name */
-        TypeSite site(Class<?> type, ClassValue<String> names) {
+        /** @return the site of objects of the class {@code classId} (named {@code typeName}) allocated at this stack */
+        int site(int classId, String typeName) {
             TypeSite t = last;
-            if (t != null && t.type == type) {
-                return t;
+            if (t != null && t.classId == classId) {
+                return t.site;
             }
-            String name = names.get(type);
-            t = new TypeSite(type, name, site(name));
+            t = new TypeSite(classId, site(typeName));
             last = t;
-            return t;
+            return t.site;
         }
     }
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
-    /** A stack without a visible frame (only hidden frames): the site is found by a stack walk instead. */
-    static final JvmStack NONE = new JvmStack(0, "", "", null, 0, false);
     /** Methods by jmethodID. HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md). */
     private static final ConcurrentHashMap<Long, Method> METHODS = new ConcurrentHashMap<>();
-    /** Resolved stacks by {@link #rawKey}: a bounded cache. */
-    private static final RawStackCache<JvmStack> RAW = new RawStackCache<>(1 << 15);
     private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
 
     /**
-     * @param rawHash    the sampler library's 64-bit hash of a stack's raw (jmethodID, bytecode index) pairs
-     * @return the cache key of that raw stack resolved with these settings
+     * A sample without Java frames (an allocation by the JVM itself or by native code on a thread with no Java
+     * frames; or GetStackTrace failed): its site is {@code unknown.unknown}, without a stack.
      */
-    static long rawKey(long rawHash, int depth, boolean includeJdk) {
-        return mix(rawHash, ((long) depth << 1) | (includeJdk ? 1 : 0));
-    }
-
-    /** @return the stack cached for a {@link #rawKey}, or null when it must be resolved from its frames */
-    static JvmStack cachedJvm(long key) {
-        return RAW.get(key);
+    static JvmStack noFrames() {
+        return new JvmStack(0, "unknown", "unknown", null, 0, true);
     }
 
     /**
-     * Resolves the stack the JVMTI callback took (pairs of jmethodID and bytecode index, top frame first) and caches
-     * it under {@code key} ({@link #rawKey}): the stack id over the first {@code depth} visible frames (same hash and
+     * Resolves a stack the JVMTI callback took ({@code count} pairs of jmethodID and bytecode index from
+     * {@code raw[offset]}, top frame first): the stack id over the first {@code depth} visible frames (same hash and
      * text as {@link #captureFull}), and the site frame: the first frame outside the JDK, or the top frame with
-     * {@code includeJdk} or when every frame is the JDK's.
+     * {@code includeJdk} or when every frame is the JDK's. Frames of hidden classes (lambda forms) are left out, as
+     * StackWalker does, unless every frame is hidden.
      *
-     * @return {@link #OWN} when memscope's own code allocated, {@link #NONE} when no frame is visible
+     * @return {@link #OWN} when memscope's own code allocated
      */
-    static JvmStack resolveJvm(long key, long[] raw, int depth, boolean includeJdk) {
-        JvmStack s = raw == null || raw.length < 2 ? NONE : resolveUncached(raw, depth, includeJdk);
-        RAW.put(key, s);
-        return s;
+    static JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk) {
+        if (count <= 0) {
+            return noFrames();
+        }
+        long[] pairs = java.util.Arrays.copyOfRange(raw, offset, offset + 2 * count);
+        JvmStack s = resolveUncached(pairs, depth, includeJdk, false);
+        return s != null ? s : resolveUncached(pairs, depth, includeJdk, true);
     }
 
-    private static JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk) {
+    /** @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false */
+    private static JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk, boolean withHidden) {
         int n = raw.length / 2;
         List<Method> methods = new ArrayList<>(n);
         List<Integer> lines = new ArrayList<>(n);
@@ -397,13 +336,13 @@ final class StackTable {
             if (m.className.startsWith(AGENT)) {
                 return OWN;
             }
-            if (!m.hidden) {
+            if (withHidden || !m.hidden) {
                 methods.add(m);
                 lines.add(m.lineAt(raw[2 * i + 1]));
             }
         }
         if (methods.isEmpty()) {
-            return NONE;
+            return null;
         }
         int app = -1;
         for (int i = 0; app < 0 && i < methods.size(); i++) {
@@ -438,8 +377,8 @@ final class StackTable {
     private static Method method(long id) {
         Method m = METHODS.get(id);
         if (m == null) {
-            String[] d = JvmtiSampler.describe(id);
-            m = d == null ? UNKNOWN : new Method(d[0], d[1], d[2], JvmtiSampler.lines(id));
+            String[] d = JvmtiHeapSampler.describe(id);
+            m = d == null ? UNKNOWN : new Method(d[0], d[1], d[2], JvmtiHeapSampler.lines(id));
             if (d != null) {
                 METHODS.putIfAbsent(id, m);
             }

@@ -27,7 +27,7 @@ import org.objectweb.asm.Type;
  * max stack grows (by at most 3 slots).
  */
 final class AllocationMethodVisitor extends MethodVisitor {
-    private static final String HOOKS = io.memscope.agent.boot.BootHooks.INTERNAL_NAME;
+    private static final String HOOKS = io.memscope.agent.boot.BootHooks.HEAP_INTERNAL_NAME;
 
     private static final class PendingNew {
         final String type;

@@ -27,12 +27,16 @@ import org.objectweb.asm.Opcodes;
  */
 public final class MemscopeTransformer implements ClassFileTransformer {
     private static final String UNSAFE = "jdk/internal/misc/Unsafe";
+    /** Its {@code getPlatformMBeanServer()} announces the platform MBean server to the agent (see jmxHook). */
+    public static final String MANAGEMENT_FACTORY = "java/lang/management/ManagementFactory";
 
     private final Instrumentation inst;
     private final ClassFilter filter;
     private final boolean nativeMemory;
     /** false when the JVM samples the heap (JVMTI sampler): then only Unsafe is instrumented. */
     private final boolean heapHooks;
+    /** Hook {@link #MANAGEMENT_FACTORY} (the agent's MXBean is registered when the platform server exists). */
+    private final boolean jmxHook;
     private final Set<String> transformed = ConcurrentHashMap.newKeySet();
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
@@ -46,8 +50,8 @@ public final class MemscopeTransformer implements ClassFileTransformer {
      *                  (JVMTI) takes the heap samples, and only {@code Unsafe} is instrumented (native memory)
      */
     public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
-                               boolean nativeMemory, boolean heapHooks) {
-        this(inst, include, exclude, includeJdk, nativeMemory, heapHooks, FunctionPatterns.NONE);
+                               boolean nativeMemory, boolean heapHooks, boolean jmxHook) {
+        this(inst, include, exclude, includeJdk, nativeMemory, heapHooks, jmxHook, FunctionPatterns.NONE);
     }
 
     /**
@@ -55,12 +59,13 @@ public final class MemscopeTransformer implements ClassFileTransformer {
      *                  from any application class a call-site hook ({@link FunctionInstrumenter})
      */
     public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
-                               boolean nativeMemory, boolean heapHooks, FunctionPatterns functions) {
+                               boolean nativeMemory, boolean heapHooks, boolean jmxHook, FunctionPatterns functions) {
         this.inst = inst;
         this.filter = new ClassFilter(include, exclude, includeJdk);
         this.nativeMemory = nativeMemory;
         this.heapHooks = heapHooks;
         this.functions = functions;
+        this.jmxHook = jmxHook;
         this.functionHooks = new FunctionInstrumenter(functions, tooLarge);
     }
 
@@ -75,13 +80,39 @@ public final class MemscopeTransformer implements ClassFileTransformer {
                 && new ClassFilter(List.of(), List.of(), false).accepts(internalName, false);
     }
 
+
+    private TransformCache cache;
+    private boolean cacheOpened;
+
+    /** @return the cache of instrumented JDK classes, or null (opened on first use) */
+    private synchronized TransformCache cache() {
+        if (!cacheOpened) {
+            cacheOpened = true;
+            try {
+                java.security.CodeSource cs = MemscopeTransformer.class.getProtectionDomain().getCodeSource();
+                cache = cs == null ? null : TransformCache.open(new java.io.File(cs.getLocation().toURI()));
+            } catch (Throwable t) {
+                cache = null;
+            }
+        }
+        return cache;
+    }
+
+    /** @return whether the transformer changes classes loaded later (not only classes loaded now) */
+    public boolean transformsNewClasses() {
+        return heapHooks || jmxHook || !functions.isEmpty();
+    }
+
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
     public boolean wants(Class<?> c) {
         if (c.isArray() || c.isPrimitive() || !inst.isModifiableClass(c) || c.isHidden()) {
             return false;
         }
         String name = c.getName().replace('.', '/');
-        if (nativeMemory && name.equals(UNSAFE)) {
+        if (io.memscope.agent.boot.BootHooks.jdkClassHooked0(name)) {
+            return false; // hooked by an earlier capture: its hooks wake up with this one
+        }
+        if (nativeMemory && name.equals(UNSAFE) || jmxHook && name.equals(MANAGEMENT_FACTORY)) {
             return true;
         }
         ClassLoader l = c.getClassLoader();
@@ -103,7 +134,24 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         }
         try {
             if (className.equals(UNSAFE)) {
-                return nativeMemory ? instrumentUnsafe(module, classfileBuffer) : null;
+                if (!nativeMemory) {
+                    return null;
+                }
+                TransformCache c = cache();
+                byte[] cached = c == null ? null : c.get(UNSAFE, classfileBuffer);
+                if (cached != null) {
+                    transformed.add(UNSAFE);
+                    io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
+                    return cached;
+                }
+                byte[] out = instrumentUnsafe(module, classfileBuffer);
+                if (out != null && c != null) {
+                    c.put(UNSAFE, classfileBuffer, out);
+                }
+                return out;
+            }
+            if (className.equals(MANAGEMENT_FACTORY)) {
+                return jmxHook ? instrumentManagementFactory(classfileBuffer) : null;
             }
             boolean jdk = loader == null || loader == platform;
             byte[] out = heapHooks && filter.accepts(className, jdk)
@@ -145,6 +193,44 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             return null;
         }
         transformed.add(UNSAFE);
+        io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
+        return writer.toByteArray();
+    }
+
+    /**
+     * {@code getPlatformMBeanServer()}, before each {@code areturn}: {@code dup; invokestatic
+     * java/lang/MemscopeHooks.platformServer(Ljava/lang/Object;)V}. Stack-neutral: frames stay valid.
+     */
+    private byte[] instrumentManagementFactory(byte[] buffer) {
+        ClassReader reader = new ClassReader(buffer);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        boolean[] changed = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+                if (!name.equals("getPlatformMBeanServer") || !desc.equals("()Ljavax/management/MBeanServer;")) {
+                    return mv;
+                }
+                changed[0] = true;
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitInsn(int opcode) {
+                        if (opcode == Opcodes.ARETURN) {
+                            super.visitInsn(Opcodes.DUP);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, UnsafeMethodVisitor.HOOKS, "platformServer",
+                                    "(Ljava/lang/Object;)V", false);
+                        }
+                        super.visitInsn(opcode);
+                    }
+                };
+            }
+        }, 0);
+        if (!changed[0]) {
+            return null;
+        }
+        transformed.add(MANAGEMENT_FACTORY);
+        io.memscope.agent.boot.BootHooks.jdkClassHooked(MANAGEMENT_FACTORY);
         return writer.toByteArray();
     }
 

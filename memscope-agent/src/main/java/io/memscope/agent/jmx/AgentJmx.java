@@ -1,17 +1,15 @@
 package io.memscope.agent.jmx;
 
-import io.memscope.agent.capture.Capture;
+import io.memscope.agent.capture.CaptureSession;
+import io.memscope.agent.capture.HeldQuery;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
 import io.memscope.error.Failures;
-import java.lang.management.ManagementFactory;
 import java.util.List;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
-/** Registers and unregisters the {@link AgentMXBean} on the platform MBean server. */
+/** The {@link AgentMXBean}, registered by {@link AgentJmxRegistrar} once the platform MBean server exists. */
 public final class AgentJmx implements AgentMXBean {
     /**
      * The MXBean's object name, {@code io.memscope:type=Agent}. Built at run time: the agent jar's shading relocates
@@ -23,40 +21,14 @@ public final class AgentJmx implements AgentMXBean {
     /** Upper bound of collections per {@link #gcSince} call. */
     static final int MAX_GCS = 1000;
 
+    private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
-    private final long startNanos = System.nanoTime();
 
-    private AgentJmx(String mode, long intervalBytes) {
+    AgentJmx(CaptureSession session, String mode, long intervalBytes) {
+        this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
-    }
-
-    /** Registers the MXBean (replacing one of an earlier capture); failures are reported, never thrown. */
-    public static void register(String mode, long intervalBytes) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName(OBJECT_NAME);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-            server.registerMBean(new AgentJmx(mode, intervalBytes), name);
-        } catch (Throwable t) {
-            Failures.report("agent.jmx.register", t);
-        }
-    }
-
-    /** Unregisters the MXBean if registered; failures are reported, never thrown. */
-    public static void unregister() {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName(OBJECT_NAME);
-            if (server.isRegistered(name)) {
-                server.unregisterMBean(name);
-            }
-        } catch (Throwable t) {
-            Failures.report("agent.jmx.unregister", t);
-        }
     }
 
     @Override
@@ -71,90 +43,90 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public boolean isRunning() {
-        return Capture.running();
+        return session.running();
     }
 
     @Override
     public long getUptimeMillis() {
-        return (System.nanoTime() - startNanos) / 1_000_000L;
+        return (System.nanoTime() - session.startNanos()) / 1_000_000L;
     }
 
     @Override
     public long getLiveBytes() {
-        return LiveSites.liveBytes();
+        return session.liveSites().liveBytes();
     }
 
     @Override
     public long getAllocatedBytes() {
-        return LiveSites.allocatedBytes();
+        return session.liveSites().allocatedBytes();
     }
 
     @Override
     public long getStoreEvents() {
-        return Capture.storeEvents();
+        return session.storeEvents();
     }
 
     @Override
     public long getStoreRetainedBytes() {
-        return Capture.storeRetainedBytes();
+        return session.storeRetainedBytes();
     }
 
     @Override
     public long getRecordingEvents() {
-        return Capture.recordingEvents();
+        return session.recordingEvents();
     }
 
     @Override
     public String getRecordingFile() {
-        return Capture.recordingFile();
+        return session.recordingFile();
     }
 
     @Override
     public SiteRow[] topSitesByLiveBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.LIVE));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.LIVE));
     }
 
     @Override
     public SiteRow[] topSitesByAllocatedBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATED));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATED));
     }
 
     @Override
     public long getHeldBytes() {
-        return LiveSites.heldBytes();
+        return session.liveSites().heldBytes();
     }
 
     @Override
     public long getHeldAgeMillis() {
-        long at = LiveSites.heldAsOfNanos();
+        long at = session.liveSites().heldAsOfNanos();
         return at < 0 ? -1 : Math.max(0, (System.nanoTime() - at) / 1_000_000L);
     }
 
     @Override
     public long getAllocationRate() {
-        return LiveSites.allocationRate();
+        return session.liveSites().allocationRate();
     }
 
     @Override
     public long getNativeOutstandingBytes() {
-        return Capture.nativeOutstandingBytes();
+        return session.nativeOutstandingBytes();
     }
 
     @Override
     public long getNativeOutstandingBlocks() {
-        return Capture.nativeOutstandingBlocks();
+        return session.nativeOutstandingBlocks();
     }
 
     @Override
     public long getGcCount() {
-        return Capture.gcCount();
+        return session.gcCount();
     }
 
     @Override
     public GcRow[] gcSince(long from) {
-        List<GcRecord> records = Capture.gcSince(from, MAX_GCS);
+        List<GcRecord> records = session.gcSince(from, MAX_GCS);
         GcRow[] rows = new GcRow[records.size()];
-        long start = Capture.startNanos();
+        long start = session.startNanos();
         for (int i = 0; i < rows.length; i++) {
             GcRecord g = records.get(i);
             rows[i] = new GcRow(g.name(), g.action(), g.cause(), Math.floorDiv(g.startNanos() - start, 1_000_000L),
@@ -165,12 +137,12 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public SiteRow[] topSitesByHeldBytes(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.HELD));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.HELD));
     }
 
     @Override
     public SiteRow[] topSitesByAllocationRate(int n) {
-        return rows(LiveSites.top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATION_RATE));
+        return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATION_RATE));
     }
 
     private static SiteRow[] rows(List<LiveSites.Usage> usages) {
@@ -184,5 +156,51 @@ public final class AgentJmx implements AgentMXBean {
                     u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.allocationRate);
         }
         return rows;
+    }
+
+    @Override
+    public HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
+        return held(HeldQuery.heap(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+                                            int maxRows) {
+        return held(HeldQuery.nativeBlocks(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
+    }
+
+    @Override
+    public long getDroppedSamples() {
+        return session.droppedSamples();
+    }
+
+    @Override
+    public long getFailures() {
+        return Failures.total();
+    }
+
+    private static HeldRow[] held(List<HeldQuery.Held> groups) {
+        HeldRow[] rows = new HeldRow[groups.size()];
+        for (int i = 0; i < rows.length; i++) {
+            HeldQuery.Held h = groups.get(i);
+            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.stack.toArray(new String[0]));
+        }
+        return rows;
+    }
+
+    @Override
+    public long[] allocatedBytesBySite() {
+        return session.liveSites().allocatedBytesBySite();
+    }
+
+    @Override
+    public String[] siteNames(int[] siteIds) {
+        String[] names = new String[siteIds == null ? 0 : Math.min(siteIds.length, MAX_ROWS)];
+        for (int i = 0; i < names.length; i++) {
+            SiteTable.Info s = siteIds[i] > 0 ? SiteTable.get(siteIds[i]) : null;
+            names[i] = s == null ? "" : Site.frame(s.className, s.method, s.file, s.line) + "\t"
+                    + (s.type == null ? "" : s.type);
+        }
+        return names;
     }
 }

@@ -83,4 +83,46 @@ public interface AgentMXBean {
      *         first (sites that allocated nothing then omitted)
      */
     SiteRow[] topSitesByAllocationRate(int n);
+
+    // Asked by tests and metrics in the same JVM (memscope-junit, memscope-micrometer), which cannot link against the
+    // agent's relocated classes: they call these by name through the platform MBean server.
+
+    /**
+     * Sampled heap objects allocated during a window and still reachable now, one row per site and stack, largest
+     * first. Call it after a full GC (as the JUnit extension does) so that reachable means held at that GC. Bytes and
+     * objects are estimates from the samples.
+     *
+     * @param fromNanos {@link System#nanoTime()} of this JVM when the window began (inclusive)
+     * @param toNanos   when it ended (exclusive): later allocations are not judged
+     * @param threadIds   the allocating threads ({@code Thread.getId()}) to include
+     * @param threadsFrom also every thread whose id is at least this (ids grow in creation order: the threads created
+     *                    after the window began); {@code 0} = every thread, {@link Long#MAX_VALUE} = none
+     * @param maxRows     rows at most (capped at 10 000)
+     */
+    HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
+
+    /**
+     * Native blocks (direct buffers, {@code Unsafe}) allocated during a window and not freed, one row per site and
+     * stack, largest first; exact. Parameters as {@link #heldSince}. Empty when native tracking is off.
+     */
+    HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
+
+    /**
+     * @return heap samples the agent received but could not record (a failure on its sample path), plus events its
+     *         store dropped; 0 when nothing was lost. Samples left out on purpose (memscope's own allocations,
+     *         {@code include}/{@code exclude}) are not counted
+     */
+    long getDroppedSamples();
+
+    /** @return failures inside the agent, counted instead of thrown into the application (the report lists them) */
+    long getFailures();
+
+    /**
+     * @return estimated heap bytes allocated per site since the capture started, indexed by site id (index 0: no
+     *         site); one array, cheap enough to take before and after a test and diff (names: {@link #siteNames})
+     */
+    long[] allocatedBytesBySite();
+
+    /** @return for each site id, {@code pkg.Class.method(File.java:LINE)} and its allocated type, tab-separated ("" if unknown) */
+    String[] siteNames(int[] siteIds);
 }

@@ -16,7 +16,7 @@ class SampleListTest {
     private SampleRef ref(long id) {
         Object o = new Object();
         keep.add(o);
-        return new SampleRef(o, queue, id, 1, 16, 1.0, 0);
+        return new SampleRef(o, queue, id, 1, 16, 1.0, 0, 1, 0);
     }
 
     private static Set<Long> ids(SampleList l) {

@@ -49,7 +49,8 @@ class AllocationInstrumentationTest {
     @SuppressWarnings("unchecked")
     void instrumentedClassVerifiesRunsAndRegistersEverySite() throws Exception {
         io.memscope.agent.boot.BootHooks.install(null); // java.lang is opened to the tests by the surefire argLine
-        MemscopeTransformer t = new MemscopeTransformer(null, List.of(), List.of(), false, false, true);
+        io.memscope.agent.boot.BootHooks.installHeapHooks(null);
+        MemscopeTransformer t = new MemscopeTransformer(null, List.of(), List.of(), false, false, true, false);
         String internal = Sample.class.getName().replace('.', '/');
         int before = SiteTable.size();
         byte[] out = t.instrumentAllocations(internal, bytes(Sample.class));
@@ -90,7 +91,7 @@ class AllocationInstrumentationTest {
 
     @Test
     void classWithoutAllocationsIsLeftAlone() throws Exception {
-        MemscopeTransformer t = new MemscopeTransformer(null, List.of(), List.of(), false, false, true);
+        MemscopeTransformer t = new MemscopeTransformer(null, List.of(), List.of(), false, false, true, false);
         assertThat(t.instrumentAllocations("java/lang/Runnable", bytes(Runnable.class))).isNull();
     }
 

@@ -1,0 +1,586 @@
+package io.memscope.agent.capture;
+
+import io.memscope.MemoryEventType;
+import io.memscope.error.Failures;
+import io.memscope.recording.GcRecord;
+import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * One capture inside the JVM, owning its parts, each an object with one job:
+ *
+ * <ul>
+ * <li>the heap sampler: the JVM's ({@link JvmtiHeapSampler}, which also tracks its samples' collections) or the
+ *     bytecode hooks' slow path ({@link #sample}, with {@link Liveness} for their weak references);</li>
+ * <li>exact mode's per-site counts ({@link ExactCounts});</li>
+ * <li>the native memory tracker ({@link NativeTracker});</li>
+ * <li>the live and allocated figures per site ({@link LiveSites}, what the MXBean serves);</li>
+ * <li>the GC records ({@link CollectionLog} with the JVM's sampler, else {@link GcListener});</li>
+ * <li>the store and the recording ({@link StoreSink}, {@link CaptureRecording});</li>
+ * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
+ *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
+ *     every {@code flush} period, or whenever {@value #FLUSH_EVENTS} events are waiting, drains the store into the
+ *     recording.</li>
+ * </ul>
+ *
+ * The static hooks reach the running session through {@link Hooks#session()}. {@link #finish} ends it and leaves
+ * nothing behind: its thread ends, the JVM sampler's buffers and references are freed, its weak references dropped;
+ * another session may start afterwards (attach, detach, attach). At most one runs at a time.
+ *
+ * <p>Memory: the {@link io.memscope.store.EventStore} holds at most about one flush period of events. If the
+ * recording cannot be opened, the events stay in memory until the end, when opening is tried again.
+ */
+public final class CaptureSession {
+    /** Events waiting in the store that trigger a flush before the period is over. */
+    static final int FLUSH_EVENTS = 65_536;
+    /** Longest wait, at the end of a capture with a final GC, for that collection's notification. */
+    static final long FINAL_GC_WAIT_MILLIS = 1000;
+
+    private final CaptureSettings settings;
+    private final Instrumentation inst;
+    private final StoreSink sink = new StoreSink();
+    /** Replaced once at the start when the bytecode sampler keeps its samples for the held figures. */
+    private volatile LiveSites liveSites = new LiveSites(false);
+    private final NativeTracker nativeTracker;
+    private final long startNanos = System.nanoTime();
+    private final long startEpochMs = System.currentTimeMillis();
+    /** What the JVM sampler counted, for the recording's metadata at the end. */
+    private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    private CaptureRecording recording;
+    private Liveness liveness;
+    private ExactCounts counts;
+    private volatile JvmtiHeapSampler jvmti;
+    private volatile CollectionLog collections;
+    private GcListener gcListener;
+    private String samplerFallback;
+    private volatile boolean running;
+    private boolean finished;
+    private Thread background;
+    /** Bytecode samples lost to a failure on the sample path (each also counted by {@code Failures}). */
+    private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
+    /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
+    private volatile ApiCapture api;
+    /** The function profile ({@link FunctionHooks}), or null. */
+    private FunctionProfile functions;
+    private boolean profileFunctions;
+    private boolean gcAtStart;
+
+    /**
+     * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
+     *             final GC's Cleaners), or null
+     */
+    public CaptureSession(CaptureSettings settings, Instrumentation inst) {
+        this.settings = settings;
+        this.inst = inst;
+        this.nativeTracker = new NativeTracker(sink, settings.stackDepth());
+    }
+
+    /**
+     * Settings of {@link #start} beyond {@link CaptureSettings}: a function profile (its classes are instrumented by
+     * the transformer; {@code functions=...}), and a full GC when the capture starts ({@code gcAtEdges}).
+     */
+    public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
+        profileFunctions = functionProfile;
+        gcAtStart = gcAtCaptureStart;
+    }
+
+    /**
+     * Starts capturing: the JVM's sampler when asked for and it can start (else the bytecode hooks' sampling), the
+     * hooks, the background thread. The recording is opened by the background thread.
+     *
+     * @param metadata key/values known at the start (pid, command, options...), asked for once the sampler is chosen
+     *                 ({@link #jvmtiSampler}), written at the head of the recording
+     */
+    public synchronized void start(Supplier<Map<String, String>> metadata) {
+        if (running || finished) {
+            return;
+        }
+        Hooks.exact = settings.exact();
+        Hooks.mean = settings.intervalBytes();
+        if (settings.jvmti()) {
+            CollectionLog log = new CollectionLog(settings.gc());
+            SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
+                    : new SiteFilter(settings.include(), settings.exclude());
+            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(settings.intervalBytes(),
+                    settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
+                    settings.liveLimit(), sink.store().strings(), new HeapEvents(), liveSites, log);
+            samplerFallback = started.whyNot;
+            jvmti = started.sampler;
+            if (started.sampler != null) {
+                collections = log;
+            }
+        }
+        if (settings.gc() && collections == null) {
+            try {
+                gcListener = new GcListener(startNanos, startEpochMs);
+                gcListener.start();
+            } catch (Throwable t) {
+                gcListener = null;
+                Failures.report("agent.gc.start", t);
+            }
+        }
+        if (jvmti == null) {
+            // held figures need the GCs: the samples wait for the next one only when it will be seen
+            liveSites = new LiveSites(gcListener != null);
+            liveness = new Liveness(liveSites);
+            if (inst != null) {
+                ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
+            }
+        }
+        if (settings.exact()) {
+            counts = new ExactCounts();
+        }
+        ThreadState self = ThreadState.current();
+        boolean wasBusy = self != null && self.busy;
+        if (self != null) {
+            self.busy = true;
+        }
+        Map<String, String> head;
+        try {
+            head = new LinkedHashMap<>(metadata.get());
+        } finally {
+            if (self != null) {
+                self.busy = wasBusy;
+            }
+        }
+        recording = new CaptureRecording(sink, settings.recording(), head, startNanos, startEpochMs,
+                settings.exact(), settings.intervalBytes());
+        // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
+        // JDK class (--include-jdk) would recurse through the class loader's own allocations.
+        OwnBytes.now();
+        ApiCapture a = new ApiCapture(sink.store().strings(), settings.stackDepth());
+        api = a;
+        functions = profileFunctions ? new FunctionProfile() : null;
+        recording.extensions(a, functions);
+        ApiHooks.start(a);
+        if (gcAtStart) {
+            System.gc(); // what is garbage already is not held at the first GC of the capture either
+        }
+        FunctionHooks.profile(functions);
+        for (ThreadState ts : ThreadState.ALL) {
+            ts.untilSample = ts.nextInterval(settings.intervalBytes());
+        }
+        running = true;
+        Thread t = new Thread(new Runnable() {
+            @Override
+            public void run() {
+                backgroundLoop();
+            }
+        }, "memscope-reaper");
+        t.setDaemon(true);
+        background = t;
+        Hooks.activate(this, settings.nativeMemory());
+        t.start();
+    }
+
+    /** @return whether the JVM's sampler (JVMTI) takes this capture's heap samples */
+    public boolean jvmtiSampler() {
+        return jvmti != null;
+    }
+
+    /** @return why the JVM's sampler was asked for and could not start, else null */
+    public String samplerFallback() {
+        return samplerFallback;
+    }
+
+    public boolean running() {
+        return running;
+    }
+
+    /** @return the live and allocated figures per site of this capture */
+    public LiveSites liveSites() {
+        return liveSites;
+    }
+
+    /** @return events waiting in the store (not yet moved into the recording) */
+    public long storeEvents() {
+        return sink.size();
+    }
+
+    /** @return bytes held by the store's buffers */
+    public long storeRetainedBytes() {
+        return sink.store().retainedBytes();
+    }
+
+    /** @return events moved into the recording by this capture */
+    public long recordingEvents() {
+        CaptureRecording r = recording;
+        return r == null ? 0 : r.events();
+    }
+
+    /** @return the recording file, or an empty string */
+    public String recordingFile() {
+        Path f = settings.recording();
+        return f == null ? "" : f.toAbsolutePath().toString();
+    }
+
+    NativeTracker nativeTracker() {
+        return nativeTracker;
+    }
+
+    /** @return the native memory tracker while it tracks (null with {@code native=false} or after the end) */
+    NativeTracker nativeTrackerIfEnabled() {
+        return settings.nativeMemory() && running ? nativeTracker : null;
+    }
+
+    /** @return the JVM's heap sampler of this capture, or null (the bytecode hooks sample) */
+    JvmtiHeapSampler jvmHeapSampler() {
+        return jvmti;
+    }
+
+    /** @return the bytecode samples' liveness, or null (the JVM's sampler tracks its own) */
+    Liveness liveness() {
+        return liveness;
+    }
+
+    /**
+     * @return heap samples the JVM or the bytecode hooks delivered that this capture could not record: the JVM
+     *         sampler's queue was full, a JNI failure or a pending exception in its callback, an unresolvable stack,
+     *         a failure on the sample path; plus events the store dropped. 0 when nothing was lost. Samples left out
+     *         on purpose (memscope's own allocations, {@code include}/{@code exclude}) are not counted
+     */
+    public long droppedSamples() {
+        long n = lostSamples.get() + sink.store().dropped();
+        CaptureRecording r = recording;
+        if (r != null) {
+            n += r.failedEvents();
+        }
+        JvmtiHeapSampler s = jvmti;
+        if (s != null) {
+            n += s.lost();
+        }
+        return n;
+    }
+
+    /** @return native bytes allocated and not yet freed (0 without native tracking) */
+    public long nativeOutstandingBytes() {
+        return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;
+    }
+
+    /** @return native blocks allocated and not yet freed (0 without native tracking) */
+    public long nativeOutstandingBlocks() {
+        return settings.nativeMemory() && running ? nativeTracker.outstandingBlocks() : 0;
+    }
+
+    /**
+     * @return GC records of this capture made so far (with the JVM's sampler a collection's record is made about
+     *         2 s after it, once its notification arrived), -1 when GCs are not recorded (option {@code gc=false})
+     */
+    public long gcCount() {
+        CollectionLog log = collections;
+        if (log != null) {
+            return settings.gc() ? log.count() : -1;
+        }
+        GcListener g = gcListener;
+        return g == null ? -1 : g.count();
+    }
+
+    /** @return the GC records after the first {@code from} of this capture, at most {@code max}, oldest first */
+    public List<GcRecord> gcSince(long from, int max) {
+        CollectionLog log = collections;
+        if (log != null) {
+            return settings.gc() ? log.since(from, max) : List.of();
+        }
+        GcListener g = gcListener;
+        return g == null ? List.of() : g.since(from, max);
+    }
+
+    /** @return the capture's start on the {@link System#nanoTime()} clock (GC records' time base) */
+    public long startNanos() {
+        return startNanos;
+    }
+
+    /** The bytecode hooks' slow path: the thread's byte counter crossed its sampling point. */
+    void sample(ThreadState ts, Object o, int site, long size) {
+        ts.busy = true;
+        try {
+            ts.untilSample = ts.nextInterval(Hooks.mean);
+            Liveness l = liveness;
+            if (o == null || !Hooks.heapSampling || l == null) {
+                return;
+            }
+            long stack = StackTable.capture(settings.stackDepth());
+            long id = l.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean), stack);
+            sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
+        } catch (Throwable t) {
+            lostSamples.incrementAndGet();
+            Failures.report("agent.sample", t);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /**
+     * The JVM sampler's samples and collections, recorded by the drain thread on behalf of the allocating threads
+     * (DEALLOCATEs on the drain thread's name).
+     */
+    private final class HeapEvents implements HeapSampleSink {
+        @Override
+        public void allocated(long timeNanos, long threadId, int threadNameId, long sampleId, long size, int siteId,
+                              long stackId, int typeNameId) {
+            recording.event(timeNanos, MemoryEventType.ALLOCATE, sampleId, size, 0, threadId, threadNameId, siteId,
+                    stackId, typeNameId);
+        }
+
+        @Override
+        public void collected(long timeNanos, long sampleId, long size, long lifetimeNanos, int siteId) {
+            JvmtiHeapSampler s = jvmti;
+            recording.event(timeNanos, MemoryEventType.DEALLOCATE, sampleId, size, lifetimeNanos,
+                    s == null ? 0 : s.ownTid(), s == null ? 0 : s.ownNameId(), siteId, 0, 0);
+        }
+    }
+
+    private void backgroundLoop() {
+        ThreadState self = ThreadState.current();
+        if (self != null) {
+            self.busy = true;
+        }
+        JvmtiHeapSampler own = jvmti;
+        if (own != null) {
+            own.drainingThread(Thread.currentThread());
+        }
+        long lastFold = System.nanoTime();
+        long lastFlush = lastFold;
+        recording.open();
+        // Never interrupted: an interrupt during a FileChannel write would close the recording.
+        while (running) {
+            try {
+                JvmtiHeapSampler sampler = jvmti;
+                if (sampler != null) {
+                    sampler.await(JvmtiHeapSampler.IDLE_NANOS);
+                    sampler.drain();
+                } else {
+                    liveness.drain(sink, 100);
+                    processGcs();
+                }
+                ApiCapture a = api;
+                if (a != null) {
+                    a.poll(); // named objects collected
+                }
+                long now = System.nanoTime();
+                liveSites.tick(now);
+                if (now - lastFold > 1_000_000_000L) {
+                    foldDeadThreads();
+                    lastFold = now;
+                }
+                if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
+                        || sink.size() >= FLUSH_EVENTS)) {
+                    recording.flush(gcRecords(false), settings.debug());
+                    lastFlush = System.nanoTime();
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                Failures.report("agent.reaper", t);
+            }
+        }
+    }
+
+    /** Collections already turned into held figures of bytecode samples ({@link #processGcs}); background thread. */
+    private long gcsProcessed;
+
+    /**
+     * Bytecode sampler: when the GC listener saw new collections, waits until the Reference Handler has enqueued the
+     * references they cleared, settles those samples, then tells {@link LiveSites} which objects were reachable at
+     * the latest GC (its held figures). The JVM sampler judges its samples at each collection itself.
+     */
+    private void processGcs() throws InterruptedException {
+        GcListener g = gcListener;
+        if (g == null || g.count() == gcsProcessed) {
+            return;
+        }
+        long n = g.count();
+        long start = g.lastStartNanos();
+        // Once: the references the GCs seen so far cleared are then enqueued (looping until nothing is pending
+        // would chase the next GCs' references in a program that collects all the time).
+        if (ReferenceProcessing.waitOnce(inst) == null) {
+            Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
+        }
+        liveness.drain(sink, 0);
+        liveSites.gcProcessed(start);
+        gcsProcessed = n;
+    }
+
+    private void foldDeadThreads() {
+        for (Iterator<ThreadState> it = ThreadState.ALL.iterator(); it.hasNext(); ) {
+            ThreadState ts = it.next();
+            if (!ts.thread.isAlive()) {
+                if (counts != null) {
+                    counts.fold(ts);
+                }
+                if (liveness != null) {
+                    liveness.orphan(ts);
+                }
+                ThreadState.release(ts);
+                it.remove();
+            }
+        }
+    }
+
+    /** @return the GC records to write now: all of them at the end of the capture */
+    private List<GcRecord> gcRecords(boolean all) {
+        CollectionLog log = collections;
+        if (log != null) {
+            return log.take(all);
+        }
+        GcListener l = gcListener;
+        return l == null ? List.of() : l.takeRecords();
+    }
+
+    /**
+     * Ends the capture: stops heap sampling; with {@code collect}, runs a full GC (as seed 003 does at stop), waits for
+     * the Cleaners of unreachable direct memory and for the GC's notification; settles liveness, then moves the last
+     * events into the recording, appends what is only known at the end and closes it. Nothing is read back and no
+     * report is built here: reports are built from the recording outside the application's JVM.
+     *
+     * @param metadata key/values to add
+     * @param collect  run a full GC first, so that the recording ends with a collection at which "held" is measured;
+     *                 without it the capture ends at once and held memory is what the last collection found
+     * @return the closed recording, or null if there was no capture or no recording could be written
+     */
+    public synchronized Path finish(Map<String, String> metadata, boolean collect) {
+        if (finished) {
+            return null;
+        }
+        finished = true;
+        ThreadState self = ThreadState.current();
+        if (self != null) {
+            self.busy = true;
+        }
+        try {
+            Hooks.heapSampling = false;
+            Hooks.heapEnabled = false;
+            JvmtiHeapSampler sampler = jvmti;
+            if (sampler != null) {
+                sampler.pause();
+            }
+            if (!running) {
+                if (sampler != null) {
+                    sampler.close();
+                }
+                Hooks.deactivate(this);
+                return null;
+            }
+            GcListener gcs = gcListener;
+            if (collect) {
+                long gcsBefore = gcs == null ? 0 : gcs.count();
+                System.gc();
+                settleNative();
+                if (gcs != null) {
+                    // The final collection's record goes into the recording: held memory at the end is measured at it.
+                    gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+                }
+            }
+            // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
+            Map<String, String> ending = new LinkedHashMap<>();
+            if (collect) {
+                ReferenceProcessing.awaitAll(inst);
+            }
+            ApiHooks.captureEnding(ending);
+            FunctionHooks.profile(null);
+            if (functions != null) {
+                ending.put("functions.profiled", Integer.toString(FunctionTable.functions()));
+            }
+            endMetadata.putAll(ending);
+            running = false;
+            if (sampler != null) {
+                sampler.wake();
+            }
+            Thread t = background;
+            if (t != null) {
+                try {
+                    t.join(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            CollectionLog log = collections;
+            if (log != null && !log.listening()) {
+                log.stop(); // no JMX at the end: the collections it did not see keep no details
+            }
+            if (sampler != null) {
+                sampler.close(); // the last samples, and which were collected by the GC above
+                samplerMetadata(sampler);
+            } else {
+                // the bytecode hooks' samples (Java weak references)
+                try {
+                    liveness.drain(sink, 0);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                liveness.sweep(sink);
+            }
+            liveSites.release();
+            long endNanos = System.nanoTime();
+            Hooks.deactivate(this);
+            if (gcs != null) {
+                gcs.stop();
+            }
+            if (log != null) {
+                if (collect) {
+                    log.awaitDetails(FINAL_GC_WAIT_MILLIS);
+                }
+                log.stop();
+                endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
+            }
+            Map<String, String> meta = new LinkedHashMap<>(metadata);
+            meta.putAll(endMetadata);
+            return recording.finish(meta, endNanos, gcRecords(true), counts,
+                    settings.nativeMemory() ? nativeTracker : null);
+        } finally {
+            if (self != null) {
+                self.busy = false;
+            }
+        }
+    }
+
+    private void samplerMetadata(JvmtiHeapSampler s) {
+        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.SEEN)));
+        endMetadata.put("jvmti.samplesKept", Long.toString(s.kept()));
+        endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
+        endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
+        endMetadata.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
+        endMetadata.put("jvmti.unknownClass", Long.toString(s.counter(JvmtiHeapSampler.CLASS_UNKNOWN)));
+        endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
+        endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
+        endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
+        endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
+        endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
+        endMetadata.put("liveness.collected", Long.toString(s.collected()));
+        endMetadata.put("liveness.ambiguousCollections", Long.toString(s.ambiguous()));
+        endMetadata.put("liveness.plainHandleReads", Long.toString(s.counter(JvmtiHeapSampler.PLAIN_READS)));
+        endMetadata.put("liveness.handleDisagreements", Long.toString(s.counter(JvmtiHeapSampler.DISAGREEMENTS)));
+        endMetadata.put("liveness.checkedAtCollectionStart",
+                Long.toString(s.counter(JvmtiHeapSampler.MARKED_AT_GC_START)));
+        endMetadata.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
+    }
+
+    /** Waits for the Cleaners of direct buffers the final GC found unreachable. */
+    private void settleNative() {
+        if (!settings.nativeMemory()) {
+            return;
+        }
+        if (ReferenceProcessing.awaitAll(inst)) {
+            return;
+        }
+        long previous = nativeTracker.outstandingBytes();
+        int stable = 0;
+        for (int i = 0; i < 20 && stable < 2; i++) {
+            try {
+                Thread.sleep(25);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            long now = nativeTracker.outstandingBytes();
+            stable = now == previous ? stable + 1 : 0;
+            previous = now;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.memscope.agent.capture;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What one capture records and how ({@link CaptureSession}).
+ *
+ * @param exact          count every allocation per site (the bytecode hooks) as well as sampling
+ * @param intervalBytes  mean sampling interval in bytes
+ * @param stackDepth     frames kept per sampled stack (0 = none)
+ * @param nativeMemory   track native memory (the transformer instruments {@code Unsafe})
+ * @param gc             record GC details (the JDK's GC notifications)
+ * @param recording      the recording file to stream into, or null
+ * @param flushMillis    how often the store is drained into the recording
+ * @param debug          one line per flush on stderr
+ * @param jvmti          sample with the JVM's own sampler (JVMTI) when it can start; else the bytecode hooks
+ * @param include        the JVM sampler keeps samples whose site class starts with one of these (internal or
+ *                       binary form; empty: all)
+ * @param exclude        ... and drops those whose site class starts with one of these
+ * @param includeJdk     the JVM sampler names a sample's site after its top frame even inside the JDK
+ * @param queueBytes     the JVM sampler's queue (C ring) size
+ * @param liveLimit      samples the JVM sampler tracks for collection at most
+ */
+public record CaptureSettings(boolean exact, long intervalBytes, int stackDepth, boolean nativeMemory, boolean gc,
+                              Path recording, long flushMillis, boolean debug, boolean jvmti, List<String> include,
+                              List<String> exclude, boolean includeJdk, long queueBytes, int liveLimit) {
+
+    /** Defaults for everything but the recording: sample mode, 512 KiB, 64 frames, native and GC on, JVMTI. */
+    public static CaptureSettings defaults(Path recording) {
+        return new CaptureSettings(false, 512 * 1024, 64, true, true, recording, 1000, false, true, List.of(),
+                List.of(), false, 1 << 20, 1 << 18);
+    }
+
+    /** @return these settings with the bytecode hooks instead of the JVM's sampler */
+    public CaptureSettings bytecode() {
+        return new CaptureSettings(exact, intervalBytes, stackDepth, nativeMemory, gc, recording, flushMillis, debug,
+                false, include, exclude, includeJdk, queueBytes, liveLimit);
+    }
+}

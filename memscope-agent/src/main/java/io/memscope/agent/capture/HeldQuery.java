@@ -1,0 +1,153 @@
+package io.memscope.agent.capture;
+
+import io.memscope.recording.Site;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a window of time left behind in a capture, grouped by site and stack: sampled heap objects allocated in the
+ * window and still reachable ({@link #heap}), native blocks allocated in the window and not freed
+ * ({@link #nativeBlocks}).
+ * Asked by a test (the JUnit extension, over the agent's MXBean) after the test ended and a full GC ran, so that
+ * "held" means reachable at that GC.
+ *
+ * <p>Heap figures are estimates from the samples (Horvitz-Thompson weights, as {@link LiveSites}); native figures
+ * are exact.
+ */
+public final class HeldQuery {
+    /** One (site, stack) group. */
+    public static final class Held {
+        public final String site;
+        public final String type;
+        /** Estimated (heap) or exact (native) bytes. */
+        public final long bytes;
+        /** Estimated (heap) or exact (native) objects or blocks. */
+        public final long objects;
+        /** Sampled objects (heap) or blocks (native) behind the figures. */
+        public final long samples;
+        /** The allocation's stack, top frame first ({@code pkg.Class.method(File.java:LINE)}); may be empty. */
+        public final List<String> stack;
+
+        Held(String site, String type, long bytes, long objects, long samples, List<String> stack) {
+            this.site = site;
+            this.type = type;
+            this.bytes = bytes;
+            this.objects = objects;
+            this.samples = samples;
+            this.stack = stack;
+        }
+    }
+
+    /** A group: one site and one stack. */
+    private record Key(int site, long stack) {
+    }
+
+    private HeldQuery() {
+    }
+
+    /**
+     * @param fromNanos first {@link System#nanoTime()} of the window (inclusive)
+     * @param toNanos   end of the window (exclusive); objects allocated later are not judged
+     * @param threadIds   allocating threads to include ({@code Thread.getId()})
+     * @param threadsFrom also include every thread whose id is at least this: thread ids grow in creation order, so
+     *                    these are the threads created after the window began ({@code 0}: every thread;
+     *                    {@link Long#MAX_VALUE}: none)
+     * @param max       groups to return at most, largest first
+     * @return sampled objects allocated in the window by these threads whose referent is still reachable now
+     */
+    public static List<Held> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                  long threadsFrom, int max) {
+        long[] threads = sorted(threadIds);
+        Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples}
+        JvmtiHeapSampler jvm = session.jvmHeapSampler();
+        Liveness liveness = session.liveness();
+        if (jvm != null) {
+            // the JVM sampler's samples are tracked by its library, which judges reachability now
+            long[] found = jvm.reachable(fromNanos, toNanos, threads, threadsFrom);
+            if (found == null) {
+                return List.of();
+            }
+            for (int i = 0; i + 2 < found.length; i += 3) {
+                long size = found[i + 2];
+                add(sums, (int) found[i], found[i + 1], size, LiveSites.weight(size, jvm.mean()));
+            }
+        } else if (liveness != null) {
+            liveness.forEachTracked(s -> {
+                if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0
+                        || !wanted(threads, threadsFrom, s.threadId) || s.refersTo(null)) {
+                    return;
+                }
+                add(sums, s.site, s.stack, s.size, s.weight);
+            });
+        }
+        List<Held> out = new ArrayList<>();
+        for (Map.Entry<Key, double[]> e : sums.entrySet()) {
+            Key k = e.getKey();
+            double[] a = e.getValue();
+            SiteTable.Info i = SiteTable.get(k.site());
+            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, Math.round(a[0]),
+                    Math.round(a[1]), (long) a[2], StackTable.frames(k.stack())));
+        }
+        return top(out, max);
+    }
+
+    /**
+     * @return native blocks allocated in the window by these threads (same parameters as {@link #heap}) that are
+     *         still outstanding; empty when native memory is not tracked
+     */
+    public static List<Held> nativeBlocks(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                          long threadsFrom, int max) {
+        NativeTracker nt = session.nativeTrackerIfEnabled();
+        if (nt == null) {
+            return List.of();
+        }
+        long[] threads = sorted(threadIds);
+        Map<Key, long[]> sums = new HashMap<>(); // {bytes, blocks}
+        nt.forEachOutstanding(b -> {
+            if (b.allocatedNanos - fromNanos < 0 || b.allocatedNanos - toNanos >= 0 || !wanted(threads, threadsFrom, b.threadId)) {
+                return;
+            }
+            long[] a = sums.computeIfAbsent(new Key(b.site, b.stack), k -> new long[2]);
+            a[0] += b.size;
+            a[1]++;
+        });
+        List<Held> out = new ArrayList<>();
+        for (Map.Entry<Key, long[]> e : sums.entrySet()) {
+            Key k = e.getKey();
+            long[] a = e.getValue();
+            SiteTable.Info i = SiteTable.get(k.site());
+            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1],
+                    StackTable.frames(k.stack())));
+        }
+        return top(out, max);
+    }
+
+    private static void add(Map<Key, double[]> sums, int site, long stack, long size, double weight) {
+        double[] a = sums.computeIfAbsent(new Key(site, stack), k -> new double[3]);
+        a[0] += size * weight;
+        a[1] += weight;
+        a[2]++;
+    }
+
+    private static String name(SiteTable.Info i, int site) {
+        return i == null ? "site#" + site : Site.frame(i.className, i.method, i.file, i.line);
+    }
+
+    private static long[] sorted(long[] ids) {
+        long[] t = ids == null ? new long[0] : ids.clone();
+        Arrays.sort(t);
+        return t;
+    }
+
+    private static boolean wanted(long[] sortedThreads, long threadsFrom, long thread) {
+        return thread >= threadsFrom || Arrays.binarySearch(sortedThreads, thread) >= 0;
+    }
+
+    private static List<Held> top(List<Held> all, int max) {
+        all.sort((a, b) -> a.bytes != b.bytes ? Long.compare(b.bytes, a.bytes) : a.site.compareTo(b.site));
+        return all.size() > max ? new ArrayList<>(all.subList(0, Math.max(0, max))) : all;
+    }
+}

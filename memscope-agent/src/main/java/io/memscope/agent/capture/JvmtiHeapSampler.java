@@ -1,0 +1,605 @@
+package io.memscope.agent.capture;
+
+import io.memscope.error.Failures;
+import io.memscope.store.StringTable;
+
+/**
+ * One capture's use of the JVM's own heap sampler (JVMTI {@code SampledObjectAlloc}, JEP 331) through the sampler
+ * library ({@link SamplerLibrary}). The JVM samples each thread's allocations by bytes, a Poisson process whose mean
+ * is the interval, from its allocation slow path (TLAB refills): the application's allocations pay nothing, and
+ * allocations inside the JDK are seen like any other.
+ *
+ * <p><b>No Java in the callback.</b> The library's callback queues each sample in C (a weak global reference, the
+ * class, size, thread, time and stack; see memscope_sampler.c). Everything else happens here, on memscope's drain
+ * thread ({@link #drain}): each method, stack, class and thread is resolved once; a sample gets its site (the first
+ * frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its Horvitz-Thompson weight,
+ * is recorded ({@link HeapSampleSink#allocated}) and its weak reference is tracked by the library's live table.
+ *
+ * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
+ * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
+ * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link #scan}). A sample seen
+ * alive after collection k-1 and cleared after collection k was collected by collection k: its DEALLOCATE gets
+ * collection k's start time. So "held at collection k" (allocated before it, collected after it or never) is exact
+ * for stop-the-world collectors (Serial, Parallel, G1): a sample is taken outside a pause and survives any pause
+ * during the callback (the callback holds a local reference), and each check reads the collection count around the
+ * JVM's {@code IsSameObject}, inside which no pause can start. When several collections happened between two checks
+ * of a sample (the drain thread did not run in between), the sample is attributed to the first of them and counted
+ * in {@link #ambiguous()}. ZGC and Shenandoah clear weak references concurrently, between their pauses: a collection
+ * is then attributed to the last pause that started before it was seen, and when none started since the sample was
+ * last seen alive, to the time it was seen collected.
+ *
+ * <p><b>Memory.</b> Bounded: the library's queue (a fixed ring; samples that do not fit are dropped and counted
+ * exactly), its live table ({@code liveLimit} samples; samples beyond it are recorded with sample id 0, "collection
+ * not tracked", and counted in {@link #untracked()}), one entry per sampled class, stack and thread here.
+ */
+final class JvmtiHeapSampler {
+    /** Longs per record of the library's drain (see memscope_sampler.c, drain0). */
+    static final int RECORD_LONGS = 8;
+    /** Longs per entry of the library's commit0 input and of its scan0 output. */
+    static final int COMMIT_LONGS = 4;
+    static final int SCAN_LONGS = 7;
+    /** Records moved per drain call. */
+    private static final int BATCH = 512;
+    /** Drain calls per round of the drain thread at most. */
+    private static final int ROUNDS = 64;
+    /** Collections remembered for attribution (the library keeps as many). */
+    private static final int GC_SLOTS = 4096;
+    /** Nanoseconds the drain thread waits when nothing wakes it. */
+    static final long IDLE_NANOS = 100_000_000L;
+
+    /** The library's counters (counters0), by index. */
+    static final int SEEN = 0;
+    static final int QUEUED = 1;
+    static final int DROPPED_FULL = 2;
+    static final int SKIPPED_EXCEPTION = 3;
+    static final int SKIPPED_ERROR = 4;
+    static final int CLASS_UNKNOWN = 5;
+    static final int TRACKED = 6;
+    static final int GC_STARTED = 7;
+    static final int GC_FINISHED = 8;
+    static final int OWN_THREAD = 12;
+    static final int PLAIN_READS = 13;
+    static final int DISAGREEMENTS = 14;
+    static final int MARKED_AT_GC_START = 15;
+    static final int WEAK_REFS_HELD = 16;
+    static final int GLOBAL_REFS_HELD = 17;
+    static final int BUFFERS = 18;
+
+    private final SamplerLibrary.Natives natives;
+    private SamplerLibrary.DrainNatives drainNatives;
+    private final SiteFilter filter;
+    private final double mean;
+    private final StringTable strings;
+    private final HeapSampleSink sink;
+    private final LiveSites liveSites;
+
+    private final long[] records = new long[BATCH * RECORD_LONGS];
+    private final long[] frames = new long[2 * 8192];
+    private final long[] commit = new long[BATCH * COMMIT_LONGS];
+    private final long[] scanOut = new long[512 * SCAN_LONGS];
+    private final long[] gcOut = new long[64 * 3];
+    private final long[] counters = new long[19];
+
+    private final SampleResolver resolver;
+    private final long[] gcStart = new long[GC_SLOTS];
+    private final long[] gcEnd = new long[GC_SLOTS];
+    private final int[] gcOrdinal = new int[GC_SLOTS];
+    /** The first collection whose end is not known yet. */
+    private int nextCollection;
+    /** Collections started at the last scan. */
+    private long scannedAt = -1;
+    private volatile int ownNameId;
+    private volatile long ownTid = -1;
+    private boolean closed;
+
+    private long sampleIds;
+    private long kept;
+    private long ownSamples;
+    private long filtered;
+    private long unresolved;
+    private long untracked;
+    private long ambiguous;
+    private long collected;
+    /** The collections as JVMTI reports them, handed on for the GC records (memscope's own GC listener too). */
+    private final CollectionLog pauses;
+
+
+
+    private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
+                             double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
+                             CollectionLog pauses) {
+        this.natives = natives;
+        this.resolver = new SampleResolver(depth, includeJdk, strings);
+        this.filter = filter;
+        this.mean = mean;
+        this.strings = strings;
+        this.sink = sink;
+        this.liveSites = liveSites;
+        this.pauses = pauses;
+        this.nextCollection = 0; // the library's first collection of this capture
+    }
+
+    /** The outcome of {@link #start}: a running sampler, or why there is none. */
+    static final class Started {
+        final JvmtiHeapSampler sampler;
+        final String whyNot;
+
+        Started(JvmtiHeapSampler sampler, String whyNot) {
+            this.sampler = sampler;
+            this.whyNot = whyNot;
+        }
+    }
+
+    /**
+     * Loads the library (once per JVM) and starts a capture's sampling and collection events. Samples queue in the
+     * library until the drain thread ({@link #drainingThread}) takes them.
+     *
+     * @param sampleHeap     false: only collections are reported (the bytecode sampler takes the samples)
+     * @param ringBytes      the queue's size (rounded up to a power of two, at least 64 KiB)
+     * @param liveLimit      samples tracked for collection at most
+     */
+    static Started start(long intervalBytes, int stackDepth, boolean includeJdk, SiteFilter filter,
+                         boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
+                         LiveSites liveSites, CollectionLog pauses) {
+        if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
+            return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
+                    + Integer.MAX_VALUE + " bytes");
+        }
+        String why = SamplerLibrary.load();
+        if (!why.isEmpty()) {
+            return new Started(null, why);
+        }
+        SamplerLibrary.Natives n = SamplerLibrary.natives();
+        try {
+            int rc = (int) n.start.invokeExact((int) Math.min(intervalBytes, Integer.MAX_VALUE),
+                    Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap);
+            if (rc != 0) {
+                return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
+            }
+            if (sampleHeap && intervalBytes < JVM_DEFAULT_INTERVAL) {
+                crossFirstSamplingPoint();
+            }
+            return new Started(new JvmtiHeapSampler(n, stackDepth, includeJdk, filter, intervalBytes, strings,
+                    sink, liveSites, pauses), null);
+        } catch (Throwable t) {
+            return new Started(null, "starting the JVMTI sampler failed: " + t);
+        }
+    }
+
+    /** The JVM's sampling interval when nobody set one (JEP 331). */
+    private static final long JVM_DEFAULT_INTERVAL = 512 * 1024;
+    /** Keeps the JIT from removing the allocations of {@link #crossFirstSamplingPoint}. */
+    private static volatile Object keep;
+
+    /**
+     * A thread that already ran keeps the distance to its next sample that the JVM drew with the earlier interval
+     * (512 KiB by default) until it takes that sample. With a smaller interval, the thread starting the capture (the
+     * application's main thread, under {@code -javaagent}) would otherwise go unsampled for up to about that many
+     * bytes: it allocates 4 MiB here (its samples are memscope's own, dropped), past that point with near certainty.
+     */
+    private static void crossFirstSamplingPoint() {
+        for (int i = 0; i < 8; i++) {
+            keep = new byte[512 * 1024];
+        }
+        keep = null;
+    }
+
+    private SamplerLibrary.DrainNatives drainNatives() {
+        SamplerLibrary.DrainNatives d = drainNatives;
+        if (d == null) {
+            d = SamplerLibrary.DrainNatives.INSTANCE;
+            drainNatives = d;
+        }
+        return d;
+    }
+
+    /** Declares the thread that drains (its allocations are then not sampled; it is the thread of DEALLOCATEs). */
+    void drainingThread(Thread t) {
+        ownNameId = strings.intern(t.getName());
+        ownTid = threadId(t);
+        try {
+            drainNatives().ownThread.invokeExact(ownTid);
+        } catch (Throwable e) {
+            Failures.report("agent.jvmti.own", e);
+        }
+    }
+
+    /** Waits until a collection ends, the queue is half full, {@link #wake} is called, or {@code nanos} passed. */
+    void await(long nanos) {
+        try {
+            drainNatives().await.invokeExact(nanos);
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.await", t);
+        }
+    }
+
+    /** Ends a wait of {@link #await} (any thread). */
+    void wake() {
+        try {
+            drainNatives().wake.invokeExact();
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.wake", t);
+        }
+    }
+
+    /**
+     * One round of the drain thread: moves queued samples out of the library, records and tracks them; then, when
+     * collections ended since the last round, checks the tracked samples for collection. Never throws.
+     *
+     * @return samples moved
+     */
+    synchronized long drain() {
+        if (closed) {
+            return 0;
+        }
+        long n = 0;
+        try {
+            // Collections first: the GC details listener is registered at the first one. The mark passes cover
+            // the samples still queued, so draining after that changes no attribution.
+            boolean ended = collections();
+            n = drainQueue(false);
+            if (ended) {
+                scan();
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.drain", t);
+        }
+        return n;
+    }
+
+    /**
+     * Ends sampling (waits for callbacks in flight), takes the last samples, checks liveness once more (after the
+     * collection the caller may have run) and frees the library's buffers and references. Never throws.
+     */
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            int rc = (int) drainNatives().pause.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+            drainQueue(true);
+            collections();
+            scan();
+            readCounters();
+            rc = (int) drainNatives().close.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.close", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.close", t);
+        } finally {
+            closed = true;
+        }
+    }
+
+    /** Stops sampling at once (waits for callbacks in flight); {@link #close} does the rest. Never throws. */
+    void pause() {
+        try {
+            int rc = (int) drainNatives().pause.invokeExact();
+            if (rc != 0) {
+                Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.stop", t);
+        }
+    }
+
+    /**
+     * @param all until the queue is empty (after {@link #pause}: nothing is added any more); else at most
+     *            {@value #ROUNDS} batches, what producers add meanwhile is taken next round
+     */
+    private long drainQueue(boolean all) throws Throwable {
+        long total = 0;
+        for (int round = 0; all || round < ROUNDS; round++) {
+            int n = (int) drainNatives().drain.invokeExact(records, frames, all);
+            if (n <= 0) {
+                break;
+            }
+            process(n);
+            total += n;
+        }
+        return total;
+    }
+
+    /**
+     * Records one batch of the library's drain. Each record is {@code RECORD_LONGS} longs: its live-table index (-1:
+     * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
+     * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
+     * {@link #frames} &lt;&lt; 32. The library then learns which samples are kept ({@code commit0}).
+     */
+    private void process(int n) throws Throwable {
+        int commits = 0;
+        for (int i = 0; i < n; i++) {
+            int r = i * RECORD_LONGS;
+            long index = records[r];
+            long size = records[r + 1];
+            long time = records[r + 2];
+            long tid = records[r + 3];
+            long hash = records[r + 4];
+            long announce = records[r + 5];
+            int classId = (int) records[r + 6];
+            int frameCount = (int) records[r + 7];
+            int frameOffset = (int) (records[r + 7] >>> 32);
+            SampleResolver.ThreadInfo thread = announce != 0
+                    ? resolver.announce(tid, (Object) drainNatives().thread.invokeExact(announce))
+                    : resolver.thread(tid);
+            StackTable.JvmStack js = resolver.stack(hash, frames, frameCount, frameOffset);
+            boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
+                    && pauses != null && pauses.listening();
+            int site = -1;
+            if (js == null) {
+                unresolved++;
+            } else if (js == StackTable.OWN || ownNotifications) {
+                ownSamples++;
+            } else if (!filter.acceptsAll() && !js.accepted(filter)) {
+                filtered++;
+            } else {
+                String typeName = resolver.typeName(classId, classId == 0 ? null
+                        : resolver.knows(classId) ? null : (String) drainNatives().className.invokeExact(classId));
+                site = js.site(classId, typeName);
+                long id = ++sampleIds;
+                double w = LiveSites.weight(size, mean);
+                boolean tracked = index >= 0;
+                if (tracked) {
+                    liveSites.sampled(site, size, w);
+                } else {
+                    liveSites.allocatedOnly(site, size, w);
+                    untracked++;
+                }
+                sink.allocated(time, tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
+                        resolver.typeNameId(classId));
+                kept++;
+                if (tracked) {
+                    int c = commits++ * COMMIT_LONGS;
+                    commit[c] = index;
+                    commit[c + 1] = id;
+                    commit[c + 2] = site;
+                    commit[c + 3] = js.id;
+                }
+                continue;
+            }
+            if (index >= 0) {
+                int c = commits++ * COMMIT_LONGS;
+                commit[c] = index;
+                commit[c + 1] = 0;
+                commit[c + 2] = -1;
+                commit[c + 3] = 0;
+            }
+        }
+        if (commits > 0) {
+            drainNatives().commit.invokeExact(commit, commits);
+        }
+    }
+
+    /** Takes the collections the library logged since the last call; @return whether any ended */
+    private boolean collections() throws Throwable {
+        boolean ended = false;
+        for (;;) {
+            int n = (int) drainNatives().collections.invokeExact(gcOut, nextCollection);
+            for (int i = 0; i < n; i++) {
+                int ordinal = (int) gcOut[3 * i];
+                long start = gcOut[3 * i + 1];
+                long end = gcOut[3 * i + 2];
+                gcStart[ordinal & (GC_SLOTS - 1)] = start;
+                gcEnd[ordinal & (GC_SLOTS - 1)] = end;
+                gcOrdinal[ordinal & (GC_SLOTS - 1)] = ordinal;
+                nextCollection = ordinal + 1;
+                ended = true;
+                if (pauses != null) {
+                    pauses.pause(ordinal, start, end);
+                }
+            }
+            if (n < gcOut.length / 3) {
+                if (ended && pauses != null) {
+                    pauses.caughtUp();
+                }
+                return ended;
+            }
+        }
+    }
+
+    /**
+     * Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection, each one
+     * seen alive after a collection that started after it was taken becomes held ({@link LiveSites#becameHeld}).
+     */
+    private void scan() throws Throwable {
+        boolean begin = true;
+        long now = System.nanoTime();
+        // every collection ended before this pass is judged by it: the held figures are as of the latest one
+        int judged = nextCollection - 1;
+        for (;;) {
+            int rc = (int) drainNatives().scan.invokeExact(scanOut, begin);
+            begin = false;
+            int n = rc >>> 1;
+            for (int i = 0; i < n; i++) {
+                int s = i * SCAN_LONGS;
+                long id = scanOut[s];
+                int site = (int) scanOut[s + 1];
+                long size = scanOut[s + 2];
+                long time = scanOut[s + 3];
+                long checked = scanOut[s + 4];
+                long collectedBy = scanOut[s + 5]; // 0: not collected, became held
+                boolean held = scanOut[s + 6] != 0;
+                double w = LiveSites.weight(size, mean);
+                if (collectedBy == 0) {
+                    liveSites.becameHeld(site, size, w);
+                    continue;
+                }
+                long at;
+                if (collectedBy > checked) {
+                    int ordinal = (int) (checked + 1);
+                    int slot = ordinal & (GC_SLOTS - 1);
+                    if (gcOrdinal[slot] != ordinal) {
+                        collections(); // collections that ended after this round's first look
+                    }
+                    // the end of the collection that freed it: after its start, before the next one's (the
+                    // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
+                    at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
+                            : gcStart[slot] + 1;
+                    if (collectedBy > checked + 1) {
+                        ambiguous++;
+                    }
+                } else {
+                    at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
+                }
+                if (at < time) {
+                    at = time;
+                }
+                liveSites.collected(site, size, w, held);
+                sink.collected(at, id, size, at - time, site);
+                collected++;
+            }
+            if ((rc & 1) != 0) {
+                break;
+            }
+        }
+        int slot = judged & (GC_SLOTS - 1);
+        if (judged > 0 && gcOrdinal[slot] == judged) {
+            liveSites.heldAsOf(gcStart[slot]);
+        }
+    }
+
+    /**
+     * The tracked samples taken in {@code [fromNanos, toNanos)} by the given threads whose object is reachable now
+     * (after draining what is queued, so that the latest samples count). Any thread; never throws.
+     *
+     * @param sortedThreads Java thread ids, sorted
+     * @param threadsFrom   also every thread whose id is at least this
+     * @return (site, stack id, size) per sample, or null when it could not be answered
+     */
+    long[] reachable(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom) {
+        drain();
+        synchronized (this) {
+            if (closed) {
+                return new long[0];
+            }
+            try {
+                return (long[]) drainNatives().held.invokeExact(fromNanos, toNanos, sortedThreads, threadsFrom);
+            } catch (Throwable t) {
+                Failures.report("agent.jvmti.held", t);
+                return null;
+            }
+        }
+    }
+
+    /** @return the mean sampling interval in bytes (the samples' weights) */
+    double mean() {
+        return mean;
+    }
+
+    /** Reads the library's counters into {@link #counter}. */
+    synchronized void readCounters() {
+        if (closed) {
+            return;
+        }
+        try {
+            drainNatives().counters.invokeExact(counters);
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.counters", t);
+        }
+    }
+
+    /** @return a counter of the library as last read by {@link #readCounters} ({@link #SEEN}, ...) */
+    synchronized long counter(int index) {
+        return counters[index];
+    }
+
+    /** @return samples recorded */
+    synchronized long kept() {
+        return kept;
+    }
+
+    /** @return samples recorded whose collection is not tracked (the live table was full) */
+    synchronized long untracked() {
+        return untracked;
+    }
+
+    /** @return samples collected by one of several collections that ended between two checks */
+    synchronized long ambiguous() {
+        return ambiguous;
+    }
+
+    /** @return tracked samples seen collected */
+    synchronized long collected() {
+        return collected;
+    }
+
+    /** @return samples of memscope's own allocations, dropped (the drain thread's are not even queued) */
+    synchronized long own() {
+        return ownSamples + counters[OWN_THREAD];
+    }
+
+    /**
+     * @return samples the JVM handed over that were lost: the queue was full, the callback met a JNI failure or a
+     *         pending exception, or the stack could not be resolved (reads the library's counters)
+     */
+    long lost() {
+        readCounters();
+        synchronized (this) {
+            return counters[DROPPED_FULL] + counters[SKIPPED_ERROR] + counters[SKIPPED_EXCEPTION] + unresolved;
+        }
+    }
+
+    /** @return samples dropped by include/exclude */
+    synchronized long filtered() {
+        return filtered;
+    }
+
+    /** @return samples whose stack could not be resolved (dropped) */
+    synchronized long unresolved() {
+        return unresolved;
+    }
+
+    /** @return the drain thread's name id (the thread of DEALLOCATE events) */
+    int ownNameId() {
+        return ownNameId;
+    }
+
+    /** @return the drain thread's id */
+    long ownTid() {
+        return ownTid;
+    }
+
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
+    private static long threadId(Thread t) {
+        return t.getId();
+    }
+
+    /**
+     * A method of a sampled stack, resolved once: {@code [class name, method name, source file or null]}, or null
+     * when the method is gone (its class was unloaded) or the JVM cannot say.
+     */
+    static String[] describe(long method) {
+        String s;
+        try {
+            s = SamplerLibrary.natives() == null ? null
+                    : (String) SamplerLibrary.DrainNatives.INSTANCE.describe.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+        if (s == null) {
+            return null;
+        }
+        int t1 = s.indexOf('\t');
+        int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
+        if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
+            return null;
+        }
+        String cls = s.substring(1, t1 - 1).replace('/', '.');
+        String file = s.substring(t2 + 1);
+        return new String[] {cls, s.substring(t1 + 1, t2), file.isEmpty() ? null : file};
+    }
+
+    /** @return the method's line number table as pairs (first bytecode index, line), or null */
+    static int[] lines(long method) {
+        try {
+            return SamplerLibrary.natives() == null ? null
+                    : (int[]) SamplerLibrary.DrainNatives.INSTANCE.lines.invokeExact(method);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+}

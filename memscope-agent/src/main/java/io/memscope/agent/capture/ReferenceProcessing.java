@@ -1,0 +1,79 @@
+package io.memscope.agent.capture;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Waits for the JVM's Reference Handler through the JDK's own {@code JavaLangRefAccess.waitForReferenceProcessing()}
+ * (as {@code java.nio.Bits} does before it reports direct memory exhausted): afterwards the references the collections
+ * so far cleared are enqueued and the Cleaners of unreachable direct buffers have run. Looked up on first use only
+ * (it opens {@code jdk.internal.access} to the agent through the instrumentation); the handle is the JDK's, one per
+ * JVM, and holds nothing of a capture.
+ */
+final class ReferenceProcessing {
+    private static volatile MethodHandle wait;
+    private static volatile boolean unavailable;
+
+    private ReferenceProcessing() {
+    }
+
+    /**
+     * Waits once: returns when nothing was pending or after one batch was processed.
+     *
+     * @return whether it waited (true: look again to be sure nothing is pending), or null when the JDK's internal
+     *         access is not available
+     */
+    static Boolean waitOnce(Instrumentation inst) {
+        MethodHandle h = handle(inst);
+        if (h == null) {
+            return null;
+        }
+        try {
+            return (boolean) h.invokeExact();
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** Waits until nothing is pending. @return false when the JDK's internal access is not available */
+    static boolean awaitAll(Instrumentation inst) {
+        for (int i = 0; i < 1000; i++) {
+            Boolean waited = waitOnce(inst);
+            if (waited == null) {
+                return false;
+            }
+            if (!waited) {
+                return true;
+            }
+        }
+        return true;
+    }
+
+    private static MethodHandle handle(Instrumentation inst) {
+        MethodHandle h = wait;
+        if (h != null || unavailable) {
+            return h;
+        }
+        try {
+            if (inst != null) {
+                Module base = Object.class.getModule();
+                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.access",
+                        Set.of(ReferenceProcessing.class.getModule())), Map.of(), Set.of(), Map.of());
+            }
+            Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
+            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
+            java.lang.reflect.Method m = Class.forName("jdk.internal.access.JavaLangRefAccess")
+                    .getMethod("waitForReferenceProcessing");
+            h = MethodHandles.publicLookup().unreflect(m).bindTo(access)
+                    .asType(java.lang.invoke.MethodType.methodType(boolean.class));
+            wait = h;
+            return h;
+        } catch (Throwable t) {
+            unavailable = true;
+            return null;
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.memscope.agent.capture;
+
+import io.memscope.store.StringTable;
+
+/**
+ * What the JVM sampler's records refer to, resolved once each on the drain thread: stacks by the hash of their raw
+ * frames (resolved when a record brings the frames, {@link StackTable#resolveRaw}), classes by the library's class
+ * id (their JVM signatures as type names), threads by their Java id (their names, from the Thread a record announces).
+ * Single-threaded (the drain thread).
+ *
+ * <p>Memory: one entry per distinct stack, class and thread sampled in the capture.
+ */
+final class SampleResolver {
+    /** A thread that allocated, as the drain thread knows it. */
+    static final class ThreadInfo {
+        final int nameId;
+        /** The JVM's notification thread (builds the GC notifications memscope's GC listener asked for). */
+        final boolean notifications;
+
+        ThreadInfo(int nameId, boolean notifications) {
+            this.nameId = nameId;
+            this.notifications = notifications;
+        }
+    }
+
+    private final int depth;
+    private final boolean includeJdk;
+    private final StringTable strings;
+    private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
+    private final LongMap<ThreadInfo> threads = new LongMap<>(64);
+    private final StackTable.JvmStack noFrames = StackTable.noFrames();
+    private String[] typeNames = new String[256];
+    private int[] typeNameIds = new int[256];
+
+    SampleResolver(int depth, boolean includeJdk, StringTable strings) {
+        this.depth = depth;
+        this.includeJdk = includeJdk;
+        this.strings = strings;
+    }
+
+    /**
+     * @param frames (jmethodID, bytecode index) pairs of the drained batch
+     * @return the stack of a record: resolved now when its frames came with it, else the one seen before; null when
+     *         neither (it cannot be resolved)
+     */
+    StackTable.JvmStack stack(long hash, long[] frames, int frameCount, int frameOffset) {
+        if (hash == 0) {
+            return noFrames;
+        }
+        StackTable.JvmStack js = stacks.get(hash);
+        if (js == null && frameCount > 0) {
+            js = StackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
+            stacks.put(hash, js);
+        }
+        return js;
+    }
+
+    /** @return the thread of this id as known, or null */
+    ThreadInfo thread(long tid) {
+        return threads.get(tid);
+    }
+
+    /** A record announces its thread (the Thread object, or null when gone): @return what is known of it */
+    ThreadInfo announce(long tid, Object o) {
+        ThreadInfo known = threads.get(tid);
+        if (known != null || !(o instanceof Thread)) {
+            return known;
+        }
+        Thread t = (Thread) o;
+        String name = t.getName();
+        boolean notifications = "Notification Thread".equals(name);
+        if (notifications) {
+            try {
+                notifications = t.isDaemon();
+            } catch (RuntimeException halfConstructed) {
+                // sampled inside the JVM's own construction of that Thread object (its fields not all set)
+            }
+        }
+        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications);
+        threads.put(tid, info);
+        return info;
+    }
+
+    /** @return whether the type name of a class id is known already */
+    boolean knows(int classId) {
+        return classId < typeNames.length && typeNames[classId] != null;
+    }
+
+    /**
+     * @param signature the class's JVM signature when {@link #knows} was false, else ignored
+     * @return the type name of a class id ("java.lang.String", "int[]"), interned; "unknown" for id 0 or no signature
+     */
+    String typeName(int classId, String signature) {
+        if (classId >= typeNames.length) {
+            int n = Integer.highestOneBit(classId) << 1;
+            typeNames = java.util.Arrays.copyOf(typeNames, n);
+            typeNameIds = java.util.Arrays.copyOf(typeNameIds, n);
+        }
+        String name = typeNames[classId];
+        if (name == null) {
+            name = signature == null ? "unknown" : typeNameOf(signature);
+            typeNames[classId] = name;
+            typeNameIds[classId] = strings.intern(name);
+        }
+        return name;
+    }
+
+    /** @return the string id of a class id's type name (after {@link #typeName}) */
+    int typeNameId(int classId) {
+        return typeNameIds[classId];
+    }
+
+    /**
+     * @return the type name ({@link Class#getTypeName()} form) of a JVM type signature: {@code Ljava/lang/String;}
+     *         is {@code java.lang.String}, {@code [[I} is {@code int[][]}
+     */
+    static String typeNameOf(String signature) {
+        int dims = 0;
+        while (dims < signature.length() && signature.charAt(dims) == '[') {
+            dims++;
+        }
+        String element;
+        char c = dims < signature.length() ? signature.charAt(dims) : '?';
+        switch (c) {
+            case 'Z': element = "boolean"; break;
+            case 'B': element = "byte"; break;
+            case 'C': element = "char"; break;
+            case 'S': element = "short"; break;
+            case 'I': element = "int"; break;
+            case 'J': element = "long"; break;
+            case 'F': element = "float"; break;
+            case 'D': element = "double"; break;
+            case 'L':
+                int end = signature.endsWith(";") ? signature.length() - 1 : signature.length();
+                element = signature.substring(dims + 1, end).replace('/', '.');
+                break;
+            default:
+                element = signature.substring(dims);
+        }
+        if (dims == 0) {
+            return element;
+        }
+        StringBuilder b = new StringBuilder(element.length() + 2 * dims).append(element);
+        for (int i = 0; i < dims; i++) {
+            b.append("[]");
+        }
+        return b.toString();
+    }
+}

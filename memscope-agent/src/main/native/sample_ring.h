@@ -1,0 +1,128 @@
+/*
+ * A bounded ring of variable-length records with many producers and one consumer, in memory the library owns.
+ *
+ * Producers (the JVM's allocating threads, inside the JVMTI callback) claim space with one compare-and-swap on the
+ * tail, write their record, and publish it by storing its length last (release). The consumer (memscope's drain
+ * thread) reads records in claim order up to the first one not yet published, zeroes what it read and then
+ * advances the head (release), so that a producer that sees the new head also sees zeroed memory. A producer never
+ * waits: when the record does not fit, it counts it as dropped and returns.
+ *
+ *     0        4        8
+ *     +--------+--------+---------------------------------------------+
+ *     | length |  kind  |  payload (length - 8 bytes, 8-byte aligned)  |
+ *     +--------+--------+---------------------------------------------+
+ *
+ * length is 0 while a record is claimed but not yet published. A record never wraps: when it does not fit before the
+ * end of the buffer, the producer claims the rest of the buffer as a PADDING record and its record starts at 0.
+ *
+ * Capacity is a power of two. The memory comes from calloc, so pages not yet reached by the ring are not resident.
+ */
+#ifndef MEMSCOPE_SAMPLE_RING_H
+#define MEMSCOPE_SAMPLE_RING_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_RECORD_PADDING 1
+#define RING_HEADER_BYTES 8
+
+typedef struct {
+    int32_t length;
+    int32_t kind;
+} ring_header;
+
+typedef struct {
+    uint8_t *buffer;
+    uint64_t capacity;
+    uint64_t mask;
+    /* Producers: next byte to claim. On its own cache line (the consumer's head is written on every drain). */
+    _Alignas(64) uint64_t tail;
+    _Alignas(64) uint64_t head;
+} sample_ring;
+
+/* @return 0, or -1 when the memory cannot be had */
+static inline int ring_init(sample_ring *r, uint64_t capacity) {
+    memset(r, 0, sizeof(*r));
+    r->buffer = calloc(1, (size_t) capacity);
+    if (r->buffer == NULL) {
+        return -1;
+    }
+    r->capacity = capacity;
+    r->mask = capacity - 1;
+    return 0;
+}
+
+static inline void ring_free(sample_ring *r) {
+    free(r->buffer);
+    r->buffer = NULL;
+}
+
+/* Bytes claimed and not yet consumed (any thread; a snapshot). */
+static inline uint64_t ring_used(sample_ring *r) {
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+    return tail - head;
+}
+
+/*
+ * Claims length bytes (a multiple of 8, at most the capacity) for a record of the given kind.
+ *
+ * @return the record's header, to be filled and then published with ring_publish, or NULL when the ring is full
+ */
+static inline ring_header *ring_claim(sample_ring *r, uint32_t length) {
+    for (;;) {
+        uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+        uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+        uint64_t index = tail & r->mask;
+        uint64_t to_end = r->capacity - index;
+        uint64_t padding = length > to_end ? to_end : 0;
+        uint64_t required = (uint64_t) length + padding;
+        if (required > r->capacity - (tail - head)) {
+            return NULL;
+        }
+        if (__atomic_compare_exchange_n(&r->tail, &tail, tail + required, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            if (padding != 0) {
+                ring_header *pad = (ring_header *) (r->buffer + index);
+                pad->kind = RING_RECORD_PADDING;
+                __atomic_store_n(&pad->length, (int32_t) padding, __ATOMIC_RELEASE);
+            }
+            return (ring_header *) (r->buffer + ((tail + padding) & r->mask));
+        }
+    }
+}
+
+/* Makes a claimed record visible to the consumer: its kind and payload must be written before. */
+static inline void ring_publish(ring_header *h, int32_t kind, uint32_t length) {
+    h->kind = kind;
+    __atomic_store_n(&h->length, (int32_t) length, __ATOMIC_RELEASE);
+}
+
+/*
+ * Consumer only: the oldest record if it is published (padding skipped), else NULL.
+ */
+static inline ring_header *ring_peek(sample_ring *r) {
+    for (;;) {
+        uint64_t head = r->head;
+        ring_header *h = (ring_header *) (r->buffer + (head & r->mask));
+        int32_t length = __atomic_load_n(&h->length, __ATOMIC_ACQUIRE);
+        if (length <= 0) {
+            return NULL;
+        }
+        if (h->kind != RING_RECORD_PADDING) {
+            return h;
+        }
+        memset(h, 0, (size_t) length);
+        __atomic_store_n(&r->head, head + (uint64_t) length, __ATOMIC_RELEASE);
+    }
+}
+
+/* Consumer only: releases the record ring_peek returned. */
+static inline void ring_consume(sample_ring *r, ring_header *h) {
+    uint64_t length = (uint64_t) h->length;
+    memset(h, 0, (size_t) length);
+    __atomic_store_n(&r->head, r->head + length, __ATOMIC_RELEASE);
+}
+
+#endif

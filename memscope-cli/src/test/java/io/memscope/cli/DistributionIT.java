@@ -1,0 +1,170 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The distribution built by {@code ./mvnw package} ({@code memscope-cli/target/memscope-<version>.tar.gz} and
+ * {@code .zip}), unpacked into a temporary folder far from the checkout and run the way a user would: no Maven, no
+ * {@code MEMSCOPE_HOME}, no checkout on any path the CLI looks at, only a JDK. Runs after {@code package}
+ * (failsafe).
+ */
+class DistributionIT {
+    private static final String VERSION = io.memscope.Version.get();
+    private static final String ROOT = "memscope-" + VERSION + "/";
+    private static final List<String> CONTENT = List.of(ROOT + "LICENSE", ROOT + "README.md", ROOT + "bin/memscope",
+            ROOT + "lib/memscope-agent.jar", ROOT + "lib/memscope-demo.jar", ROOT + "lib/memscope.jar");
+
+    private static Path tarball() {
+        return Path.of(System.getProperty("memscope.distribution"));
+    }
+
+    private static Path zip() {
+        return Path.of(System.getProperty("memscope.distribution.zip"));
+    }
+
+    /** A JDK 17 when installed (the oldest the distribution supports), else the JDK running this test. */
+    private static Path javaHome() {
+        Path jdk17 = Jvms.JDK17.getParent().getParent();
+        return Files.isExecutable(Jvms.JDK17) ? jdk17 : Path.of(System.getProperty("java.home"));
+    }
+
+    private static Path unpack(Path into) throws Exception {
+        Files.createDirectories(into);
+        Proc tar = Proc.run(into, Map.of(), List.of("tar", "xzf", tarball().toString()));
+        assertThat(tar.code).as(tar.output).isZero();
+        return into.resolve(ROOT);
+    }
+
+    @Test
+    void tarballAndZipHoldTheLauncherTheJarsAndTheLicence(@TempDir Path tmp) throws Exception {
+        Path home = unpack(tmp);
+        List<String> files;
+        try (Stream<Path> s = Files.walk(home)) {
+            files = s.filter(Files::isRegularFile).map(p -> ROOT + home.relativize(p).toString().replace('\\', '/'))
+                    .sorted().collect(Collectors.toList());
+        }
+        assertThat(files).containsExactlyElementsOf(CONTENT);
+        assertThat(Files.getPosixFilePermissions(home.resolve("bin/memscope")))
+                .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+        assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
+        try (java.util.jar.JarFile agent = new java.util.jar.JarFile(home.resolve("lib/memscope-agent.jar").toFile())) {
+            assertThat(agent.getManifest().getMainAttributes().getValue("Premain-Class")).isNotBlank();
+            if (System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64")) {
+                assertThat(agent.getEntry("native/linux-x86_64/libmemscope-sampler.so")).isNotNull();
+            }
+        }
+
+        TreeSet<String> zipped = new TreeSet<>();
+        try (ZipFile z = new ZipFile(zip().toFile())) {
+            z.stream().filter(e -> !e.isDirectory()).map(ZipEntry::getName).forEach(zipped::add);
+        }
+        assertThat(zipped).containsExactlyElementsOf(CONTENT);
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void unpackedAnywhereRunDemoWorksWithAJdkAlone(@TempDir Path tmp) throws Exception {
+        Path home = unpack(tmp.resolve("opt"));
+        Path cwd = Files.createDirectories(tmp.resolve("work"));
+        Path out = cwd.resolve("out");
+        // Only a JDK: no Maven on PATH, no MEMSCOPE_* variables, a working directory that is not a checkout.
+        Map<String, String> env = Map.of("JAVA_HOME", javaHome().toString(), "PATH", "/usr/bin:/bin",
+                "HOME", tmp.toString());
+        List<String> command = new ArrayList<>(List.of(home.resolve("bin/memscope").toString(), "run", "--demo",
+                "--out", out.toString()));
+        Proc run = Proc.run(cwd, env, Proc.withoutNetwork(command));
+        assertThat(run.code).as(run.output).isZero();
+        assertThat(run.output).contains("LeakyCacheWorkload").doesNotContain("cannot find");
+        try (Stream<Path> s = Files.walk(out)) {
+            assertThat(s.map(p -> p.getFileName().toString())).contains("report.json", "recording.msrec");
+        }
+
+        Proc version = Proc.run(cwd, env, List.of(home.resolve("bin/memscope").toString(), "--version"));
+        assertThat(version.code).as(version.output).isZero();
+        assertThat(version.output).contains("memscope " + VERSION);
+    }
+
+    @Test
+    void aLinkToTheLauncherWorksAndATooOldJavaIsNamed(@TempDir Path tmp) throws Exception {
+        Path home = unpack(tmp.resolve("opt"));
+        Path link = Files.createSymbolicLink(tmp.resolve("memscope"), home.resolve("bin/memscope"));
+        Map<String, String> env = Map.of("JAVA_HOME", javaHome().toString(), "PATH", "/usr/bin:/bin");
+        Proc help = Proc.run(tmp, env, List.of(link.toString(), "accounting", "--help"));
+        assertThat(help.code).as(help.output).isZero();
+        assertThat(help.output).contains("Usage: memscope accounting");
+
+        Path fakeJava = tmp.resolve("old-java");
+        Files.writeString(fakeJava, "#!/bin/sh\necho '    java.specification.version = 11' >&2\n");
+        fakeJava.toFile().setExecutable(true);
+        Proc old = Proc.run(tmp, Map.of("MEMSCOPE_JAVA", fakeJava.toString(), "PATH", "/usr/bin:/bin"),
+                List.of(link.toString(), "--help"));
+        assertThat(old.code).isEqualTo(1);
+        assertThat(old.output).contains("needs Java 17 or newer");
+    }
+
+    /** A finished process: exit code and merged output. */
+    static final class Proc {
+        final int code;
+        final String output;
+
+        private Proc(int code, String output) {
+            this.code = code;
+            this.output = output;
+        }
+
+        static Proc run(Path dir, Map<String, String> env, List<String> command) throws IOException, InterruptedException {
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            Path log = Files.createTempFile("memscope-dist", ".log");
+            pb.redirectOutput(log.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(170, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out: " + command + "\n" + Files.readString(log));
+            }
+            String output = Files.readString(log, StandardCharsets.UTF_8);
+            Files.delete(log);
+            return new Proc(p.exitValue(), output);
+        }
+
+        /**
+         * @return the command in a network namespace of its own (no network at all) where {@code unshare} allows it
+         *         (root, or user namespaces); else the command as is
+         */
+        static List<String> withoutNetwork(List<String> command) throws IOException, InterruptedException {
+            if (!Files.isExecutable(Path.of("/usr/bin/unshare"))) {
+                return command;
+            }
+            for (List<String> prefix : List.of(List.of("/usr/bin/unshare", "--net"),
+                    List.of("/usr/bin/unshare", "--net", "--map-root-user"))) {
+                List<String> probe = new ArrayList<>(prefix);
+                probe.add("/bin/true");
+                if (run(Path.of("/"), Map.of("PATH", "/usr/bin:/bin"), probe).code == 0) {
+                    List<String> c = new ArrayList<>(prefix);
+                    c.addAll(command);
+                    return c;
+                }
+            }
+            return command;
+        }
+    }
+}

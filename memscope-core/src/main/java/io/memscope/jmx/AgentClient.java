@@ -1,0 +1,253 @@
+package io.memscope.jmx;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * The memscope agent running in this JVM, read through its platform MXBean {@value #OBJECT_NAME}. Libraries that
+ * run next to the application (memscope-junit, memscope-micrometer) cannot link against the agent's classes: the
+ * agent jar relocates them so that they never clash with the application's. They ask the MXBean by attribute and
+ * operation name instead, as JConsole would.
+ *
+ * <p>Every method returns a neutral value (false, 0, an empty list) when no agent runs or it was started with
+ * {@code jmx=false}; failures of the MBean server are reported as such, never thrown.
+ */
+public final class AgentClient {
+    /** The agent's MXBean. */
+    public static final String OBJECT_NAME = "io.memscope:type=Agent";
+
+    /** Rows asked for at most per call (the agent caps them at 10 000). */
+    public static final int MAX_ROWS = 10_000;
+
+    private final MBeanServer server;
+    private final ObjectName name;
+
+    private AgentClient(MBeanServer server, ObjectName name) {
+        this.server = server;
+        this.name = name;
+    }
+
+    /** @return a client of this JVM's platform MBean server (present or not: see {@link #isPresent}) */
+    public static AgentClient platform() {
+        try {
+            return new AgentClient(ManagementFactory.getPlatformMBeanServer(), new ObjectName(OBJECT_NAME));
+        } catch (JMException e) {
+            throw new IllegalStateException(e); // a constant, valid name
+        }
+    }
+
+    /** @return whether an agent's MXBean is registered (the agent runs with {@code jmx=true}, the default) */
+    public boolean isPresent() {
+        return server.isRegistered(name);
+    }
+
+    /** @return whether a capture is running */
+    public boolean isRunning() {
+        return Boolean.TRUE.equals(attribute("Running"));
+    }
+
+    /** @return the agent's mean sampling interval in bytes, 0 without an agent */
+    public long intervalBytes() {
+        return longAttribute("IntervalBytes");
+    }
+
+    /** @return estimated heap bytes of sampled objects not yet seen collected (see docs/agent.md) */
+    public long liveBytes() {
+        return longAttribute("LiveBytes");
+    }
+
+    /** @return estimated heap bytes allocated since the capture started */
+    public long allocatedBytes() {
+        return longAttribute("AllocatedBytes");
+    }
+
+    /** @return native bytes (direct buffers, {@code Unsafe}) outstanding now; exact */
+    public long nativeOutstandingBytes() {
+        return longAttribute("NativeOutstandingBytes");
+    }
+
+    /** @return samples the agent could not record, see the agent's {@code DroppedSamples} */
+    public long droppedSamples() {
+        return longAttribute("DroppedSamples");
+    }
+
+    /** @return failures the agent counted instead of throwing */
+    public long failures() {
+        return longAttribute("Failures");
+    }
+
+    /** What {@link #topSites} orders by. */
+    public enum SiteOrder {
+        /** Bytes of sampled objects not yet seen collected (garbage counts until a GC frees it). */
+        LIVE("topSitesByLiveBytes"),
+        /** Bytes reachable at the last GC the agent processed. */
+        HELD("topSitesByHeldBytes"),
+        /** Bytes allocated since the capture started. */
+        ALLOCATED("topSitesByAllocatedBytes");
+
+        final String operation;
+
+        SiteOrder(String operation) {
+            this.operation = operation;
+        }
+    }
+
+    /** @return the agent's estimated heap bytes reachable at the last GC it processed (see docs/agent.md) */
+    public long heldBytes() {
+        return longAttribute("HeldBytes");
+    }
+
+    /**
+     * @param n     sites at most
+     * @param order what to order by (sites with nothing in that figure are left out)
+     * @return the agent's top sites, largest first; bytes and objects are estimates
+     */
+    public List<SiteUsage> topSites(int n, SiteOrder order) {
+        Object rows = invoke(order.operation, new Object[] {n}, new String[] {"int"});
+        List<SiteUsage> out = new ArrayList<>();
+        if (rows instanceof CompositeData[]) {
+            for (CompositeData c : (CompositeData[]) rows) {
+                long held = c.getCompositeType().containsKey("heldBytes") ? (Long) c.get("heldBytes") : 0;
+                out.add(new SiteUsage((String) c.get("site"), (String) c.get("type"), (Long) c.get("liveBytes"),
+                        held, (Long) c.get("liveObjects"), (Long) c.get("allocatedBytes"),
+                        (Long) c.get("allocatedObjects"), (Long) c.get("samples")));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @return the agent's estimated allocated bytes per site id since its capture started (one array: cheap to take
+     *         before and after a piece of work and diff); empty without an agent
+     */
+    public long[] allocatedBytesBySite() {
+        Object v = invoke("allocatedBytesBySite", new Object[0], new String[0]);
+        return v instanceof long[] ? (long[]) v : new long[0];
+    }
+
+    /** @return {site, type} of each site id ({@code pkg.Class.method(File.java:LINE)}; empty strings if unknown) */
+    public List<String[]> siteNames(int[] siteIds) {
+        Object v = invoke("siteNames", new Object[] {siteIds}, new String[] {"[I"});
+        List<String[]> out = new ArrayList<>();
+        if (v instanceof String[]) {
+            for (String s : (String[]) v) {
+                int tab = s.indexOf('\t');
+                out.add(tab < 0 ? new String[] {s, ""} : new String[] {s.substring(0, tab), s.substring(tab + 1)});
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Sampled heap objects allocated in a window and still reachable now (call after a full GC), by site and stack,
+     * largest first.
+     *
+     * @param fromNanos   {@link System#nanoTime()} when the window began
+     * @param toNanos     when it ended
+     * @param threadIds   allocating threads to include ({@code Thread.getId()})
+     * @param threadsFrom also every thread whose id is at least this (ids grow in creation order: pass the id of a
+     *                    thread created when the window began to include every thread created since); {@code 0} =
+     *                    every thread, {@link Long#MAX_VALUE} = none
+     * @param maxRows     rows at most
+     */
+    public List<HeldGroup> heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
+        return held("heldSince", fromNanos, toNanos, threadIds, threadsFrom, maxRows);
+    }
+
+    /**
+     * Native blocks allocated in a window and not freed, by site and stack, largest first (exact); parameters as
+     * {@link #heldSince}.
+     */
+    public List<HeldGroup> nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+                                                  int maxRows) {
+        return held("nativeOutstandingSince", fromNanos, toNanos, threadIds, threadsFrom, maxRows);
+    }
+
+    private List<HeldGroup> held(String op, long from, long to, long[] threads, long threadsFrom, int max) {
+        Object rows = invoke(op, new Object[] {from, to, threads, threadsFrom, Math.min(max, MAX_ROWS)},
+                new String[] {"long", "long", "[J", "long", "int"});
+        List<HeldGroup> out = new ArrayList<>();
+        if (rows instanceof CompositeData[]) {
+            for (CompositeData c : (CompositeData[]) rows) {
+                String[] stack = (String[]) c.get("stack");
+                out.add(new HeldGroup((String) c.get("site"), (String) c.get("type"), (Long) c.get("bytes"),
+                        (Long) c.get("objects"), (Long) c.get("samples"),
+                        stack == null ? List.of() : List.copyOf(Arrays.asList(stack))));
+            }
+        }
+        return out;
+    }
+
+    private long longAttribute(String attribute) {
+        Object v = attribute(attribute);
+        return v instanceof Number ? ((Number) v).longValue() : 0;
+    }
+
+    private Object attribute(String attribute) {
+        if (!isPresent()) {
+            return null;
+        }
+        try {
+            return server.getAttribute(name, attribute);
+        } catch (JMException e) {
+            throw new AgentUnavailableException(OBJECT_NAME + " has no attribute " + attribute
+                    + ": the agent is an older version than this library (" + e + ")");
+        }
+    }
+
+    private Object invoke(String operation, Object[] args, String[] signature) {
+        if (!isPresent()) {
+            return null;
+        }
+        try {
+            return server.invoke(name, operation, args, signature);
+        } catch (JMException e) {
+            throw new AgentUnavailableException(OBJECT_NAME + " cannot run " + operation
+                    + ": the agent is an older version than this library (" + e + ")");
+        }
+    }
+
+    /** The agent's MXBean is there but lacks what this library asks for (mixed memscope versions). */
+    public static final class AgentUnavailableException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AgentUnavailableException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * One site's figures as the agent reports them; bytes and objects are estimates from samples.
+     *
+     * @param site             {@code pkg.Class.method(File.java:LINE)}
+     * @param type             the allocated type
+     * @param liveBytes        bytes of this site's sampled objects not yet seen collected
+     * @param heldBytes        bytes of this site's sampled objects reachable at the last GC the agent processed
+     * @param liveObjects      objects not yet seen collected
+     * @param allocatedBytes   bytes allocated at this site since the capture started
+     * @param allocatedObjects objects allocated there
+     * @param samples          samples taken there
+     */
+    public record SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
+                            long allocatedBytes, long allocatedObjects, long samples) {
+    }
+
+    /**
+     * Memory a window left behind at one site with one stack.
+     *
+     * @param site    {@code pkg.Class.method(File.java:LINE)}: the first frame outside the JDK and memscope
+     * @param type    the allocated type, or {@code native:direct-buffer} / {@code native:unsafe}
+     * @param bytes   bytes held: estimated (heap) or exact (native)
+     * @param objects objects held (estimated) or native blocks (exact)
+     * @param samples sampled objects or blocks behind the figures
+     * @param stack   the allocation's stack, top frame first
+     */
+    public record HeldGroup(String site, String type, long bytes, long objects, long samples, List<String> stack) {
+    }
+}

@@ -1,0 +1,153 @@
+package io.memscope.junit;
+
+import io.memscope.jmx.AgentClient;
+import io.memscope.jmx.AgentClient.HeldGroup;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link NoLeaks} and {@link MaxNativeMemory}: what the test left behind, asked from the agent after the test's
+ * {@code @AfterEach} methods and a full GC, for the test's window and threads (see {@link Window#ownThreadOnly()}).
+ */
+final class LeakCheck {
+    /** Sites shown in a message. */
+    static final int SHOWN_SITES = 5;
+    /** Frames shown per site. */
+    static final int SHOWN_FRAMES = 8;
+
+    private LeakCheck() {
+    }
+
+    private static long[] threads(Window w) {
+        return new long[] {w.testThread};
+    }
+
+    private static long threadsFrom(Window w) {
+        return w.ownThreadOnly() ? Long.MAX_VALUE : w.threadsFrom;
+    }
+
+    /**
+     * @return the failure message, or null. Before a full GC the figure is an upper bound of the figure after it
+     *         (objects not yet collected include every object a GC keeps)
+     */
+    static String noLeaks(Window w, long toNanos, NoLeaks ann, long maxRetained, AgentClient agent) {
+        List<HeldGroup> groups = agent.heldSince(w.startNanos, toNanos, threads(w), threadsFrom(w), AgentClient.MAX_ROWS);
+        HeldFilter filter = new HeldFilter(ann.include());
+        List<HeldGroup> blamed = new ArrayList<>();
+        Map<HeldFilter.Excuse, long[]> excused = new EnumMap<>(HeldFilter.Excuse.class);
+        long held = 0;
+        long samples = 0;
+        for (HeldGroup g : groups) {
+            HeldFilter.Excuse e = filter.excuse(g);
+            if (e == null) {
+                blamed.add(g);
+                held += g.bytes();
+                samples += g.samples();
+            } else {
+                long[] a = excused.computeIfAbsent(e, k -> new long[2]);
+                a[0] += g.samples();
+                a[1] += g.bytes();
+            }
+        }
+        if (held <= maxRetained) {
+            return null;
+        }
+        StringBuilder m = new StringBuilder("@NoLeaks: ").append(Sizes.format(held))
+                .append(" allocated by the test is still held after it (estimated from ").append(samples)
+                .append(" sampled objects still reachable after @AfterEach and a full GC), ")
+                .append(Sizes.format(held - maxRetained)).append(" over the limit of ").append(Sizes.format(maxRetained))
+                .append(". Held by:");
+        appendSites(m, blamed, "objects");
+        if (!excused.isEmpty()) {
+            m.append("\nNot counted:");
+            excused.forEach((k, v) -> m.append(' ').append(v[0]).append(" samples (").append(Sizes.format(v[1]))
+                    .append(") ").append(describe(k)).append(';'));
+            m.setLength(m.length() - 1);
+            m.append('.');
+        }
+        if (w.ownThreadOnly()) {
+            m.append("\nOnly the test's own thread is judged while tests run in parallel.");
+        }
+        return m.toString();
+    }
+
+    /** @return whether the test's native blocks still allocated now exceed the limit */
+    static boolean nativeOver(Window w, long toNanos, long limit, AgentClient agent) {
+        return sum(agent.nativeOutstandingSince(w.startNanos, toNanos, threads(w), threadsFrom(w), AgentClient.MAX_ROWS))
+                > limit;
+    }
+
+    /** @return the failure message, or null; call after a full GC */
+    static String maxNative(Window w, long toNanos, long limit, AgentClient agent) {
+        long[] threads = threads(w);
+        long from = threadsFrom(w);
+        // the Cleaners the GC made due run on the Reference Handler thread: wait until within the limit or stable
+        FullGc.settle(() -> sum(agent.nativeOutstandingSince(w.startNanos, toNanos, threads, from, AgentClient.MAX_ROWS)),
+                limit);
+        List<HeldGroup> groups = agent.nativeOutstandingSince(w.startNanos, toNanos, threads, from, AgentClient.MAX_ROWS);
+        long outstanding = sum(groups);
+        if (outstanding <= limit) {
+            return null;
+        }
+        long blocks = groups.stream().mapToLong(HeldGroup::objects).sum();
+        StringBuilder m = new StringBuilder("@MaxNativeMemory: ").append(Sizes.format(outstanding))
+                .append(" of native memory allocated by the test (").append(blocks)
+                .append(" direct buffers or Unsafe blocks; exact) is still allocated after @AfterEach, a full GC and "
+                        + "the Cleaners it made due, ")
+                .append(Sizes.format(outstanding - limit)).append(" over the limit of ").append(Sizes.format(limit))
+                .append(". Allocated at:");
+        appendSites(m, groups, "blocks");
+        return m.toString();
+    }
+
+    private static long sum(List<HeldGroup> groups) {
+        return groups.stream().mapToLong(HeldGroup::bytes).sum();
+    }
+
+    private static String describe(HeldFilter.Excuse e) {
+        switch (e) {
+            case WARM_UP:
+                return "held by the JVM's one-time work on first use (class initialization or loading, lambda "
+                        + "linkage, reflection)";
+            case FRAMEWORK:
+                return "allocated by the test framework";
+            default:
+                return "at sites outside @NoLeaks(include)";
+        }
+    }
+
+    /** Groups by site (summing its stacks) and prints the largest sites with their largest stack. */
+    private static void appendSites(StringBuilder m, List<HeldGroup> groups, String unit) {
+        Map<String, long[]> bySite = new LinkedHashMap<>();
+        Map<String, HeldGroup> biggest = new LinkedHashMap<>();
+        for (HeldGroup g : groups) {
+            long[] a = bySite.computeIfAbsent(g.site(), k -> new long[2]);
+            a[0] += g.bytes();
+            a[1] += g.objects();
+            biggest.merge(g.site(), g, (x, y) -> x.bytes() >= y.bytes() ? x : y);
+        }
+        List<Map.Entry<String, long[]>> sites = new ArrayList<>(bySite.entrySet());
+        sites.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+        for (Map.Entry<String, long[]> s : sites.subList(0, Math.min(SHOWN_SITES, sites.size()))) {
+            HeldGroup g = biggest.get(s.getKey());
+            m.append(String.format("%n  %12s  %8d %s  %-16s %s", Sizes.format(s.getValue()[0]), s.getValue()[1], unit,
+                    g.type(), s.getKey()));
+            int shown = 0;
+            for (String frame : g.stack()) {
+                if (shown == SHOWN_FRAMES || frame.startsWith("org.junit.") || frame.startsWith("java.lang.reflect.Method.")
+                        || frame.startsWith("jdk.internal.reflect.") || frame.startsWith("java.lang.invoke.")
+                        || frame.startsWith("io.memscope.junit.")) {
+                    break;
+                }
+                m.append("\n        at ").append(frame);
+                shown++;
+            }
+        }
+        if (sites.size() > SHOWN_SITES) {
+            m.append(String.format("%n  ... and %d more sites", sites.size() - SHOWN_SITES));
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.memscope.junit;
+
+import io.memscope.jmx.AgentClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.BeforeTestExecutionCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * The JUnit 5 extension behind {@link MaxAllocation}, {@link NoLeaks}, {@link MaxNativeMemory} and
+ * {@link MemoryBudget}: each of them registers it ({@code @ExtendWith} on the annotation), and so does
+ * {@code @ExtendWith(MemscopeExtension.class)}. A passing test prints nothing; a failing one fails with a message
+ * that says by how much the limit was exceeded and names the top sites.
+ *
+ * <p>When: allocation and budgets are measured around the test method alone ({@code BeforeTestExecution} to
+ * {@code AfterTestExecution}); leaks and native memory are judged after the {@code @AfterEach} methods (which may
+ * release what the test made), for what was allocated while the test method ran.
+ *
+ * <p>Which threads: the test's own thread, always; threads created while it ran, when no other test runs at the
+ * same time. With parallel execution on ({@code junit.jupiter.execution.parallel.enabled}) outside an
+ * {@code @Isolated} class, or when another measured test overlaps, only the test's own thread is attributed: threads
+ * cannot be told apart by test then.
+ *
+ * <p>Under {@code @RepeatedTest} and {@code @ParameterizedTest}, the first invocation's leftovers are its warm-up of
+ * the code under test (caches filled on first use) and are not judged by {@link NoLeaks}; every later invocation is.
+ *
+ * <p>{@link NoLeaks} and {@link MaxNativeMemory} need the memscope agent in the test JVM; without it the test fails
+ * with a message saying how to add it, or is aborted (skipped) with the system property or JUnit configuration
+ * parameter {@code memscope.junit.agentMissing=abort}.
+ */
+public final class MemscopeExtension implements BeforeTestExecutionCallback, AfterTestExecutionCallback,
+        AfterEachCallback {
+    /** Where the message sends a user who has no agent. */
+    static final String HOW_TO_ADD_THE_AGENT = "add -javaagent:/path/to/memscope-agent.jar to Surefire's <argLine>; "
+            + "with Maven: maven-dependency-plugin's 'properties' goal and "
+            + "<argLine>-javaagent:${io.memscope:memscope-agent:jar}</argLine>, docs/api.md \"JUnit 5\"";
+    /** System property / configuration parameter: {@code fail} (default) or {@code abort} without an agent. */
+    public static final String AGENT_MISSING = "memscope.junit.agentMissing";
+
+    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(MemscopeExtension.class);
+    private static final String WINDOW = "window";
+    private static final String LIMITS = "limits";
+
+    @Override
+    public void beforeTestExecution(ExtensionContext context) {
+        Limits limits = Limits.of(context);
+        if (!limits.any()) {
+            return;
+        }
+        boolean parallel = context.getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
+                .map(Boolean::parseBoolean).orElse(false) && !isolated(context);
+        long[] sites = null;
+        if (limits.maxAllocation() >= 0) {
+            AgentClient agent = AgentClient.platform();
+            if (agent.isPresent()) {
+                sites = AllocationCheck.sites(agent);
+            }
+        }
+        ExtensionContext.Store store = context.getStore(NS);
+        store.put(LIMITS, limits);
+        store.put(WINDOW, new Window(limits, parallel, sites)); // last: the window starts here
+    }
+
+    @Override
+    public void afterTestExecution(ExtensionContext context) {
+        ExtensionContext.Store store = context.getStore(NS);
+        Window w = store.get(WINDOW, Window.class);
+        if (w == null) {
+            return;
+        }
+        if (w.currentAtStart >= 0) {
+            w.currentAtEnd = ThreadAllocations.current(); // first: the window ends here
+        }
+        Limits limits = store.get(LIMITS, Limits.class);
+        List<String> failures = new ArrayList<>(w.budgets.finish());
+        if (limits.maxAllocation() >= 0) {
+            if (!ThreadAllocations.supported()) {
+                failures.add("@MaxAllocation: this JVM does not count allocated bytes per thread "
+                        + "(com.sun.management.ThreadMXBean); HotSpot-based JDKs do");
+            } else {
+                String m = AllocationCheck.verdict(AllocationCheck.measure(w), limits.maxAllocation(), w,
+                        AgentClient.platform());
+                if (m != null) {
+                    failures.add(m);
+                }
+            }
+        }
+        if (!limits.needsAgent()) {
+            w.overlaps.close();
+        }
+        fail(failures);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        ExtensionContext.Store store = context.getStore(NS);
+        Window w = store.remove(WINDOW, Window.class);
+        Limits limits = store.remove(LIMITS, Limits.class);
+        if (w == null || !limits.needsAgent()) {
+            return;
+        }
+        long toNanos = System.nanoTime();
+        w.overlaps.close();
+        AgentClient agent = AgentClient.platform();
+        if (!agent.isPresent() || !agent.isRunning()) {
+            String what = limits.noLeaks() != null ? "@NoLeaks" : "@MaxNativeMemory";
+            String message = what + " needs the memscope agent in the test JVM, and "
+                    + (agent.isPresent() ? "its capture has ended" : "none is running (or it runs with jmx=false)")
+                    + ": " + HOW_TO_ADD_THE_AGENT + ".";
+            String policy = context.getConfigurationParameter(AGENT_MISSING)
+                    .orElse(System.getProperty(AGENT_MISSING, "fail"));
+            if (policy.equalsIgnoreCase("abort")) {
+                throw new TestAbortedException(message);
+            }
+            throw new AssertionFailedError(message);
+        }
+        boolean judgeLeaks = limits.noLeaks() != null && !warmUpInvocation(context);
+        boolean judgeNative = limits.maxNative() >= 0;
+        // What is held or outstanding before a GC bounds what is after it (a GC and its Cleaners only free): a test
+        // within its limits already is not worth a full GC.
+        if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent) == null)
+                && (!judgeNative || !LeakCheck.nativeOver(w, toNanos, limits.maxNative(), agent))) {
+            return;
+        }
+        if (!FullGc.run()) {
+            throw new AssertionFailedError("memscope could not force a full GC to judge what the test left behind "
+                    + "(System.gc() cleared no weak reference: is -XX:+DisableExplicitGC set, or a collector that never "
+                    + "collects, like Epsilon?)");
+        }
+        List<String> failures = new ArrayList<>();
+        if (judgeLeaks) {
+            String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent);
+            if (m != null) {
+                failures.add(m);
+            }
+        }
+        if (judgeNative) {
+            String m = LeakCheck.maxNative(w, toNanos, limits.maxNative(), agent);
+            if (m != null) {
+                failures.add(m);
+            }
+        }
+        fail(failures);
+    }
+
+    /** @return whether the test's class (or an enclosing one) is {@code @Isolated}: no other test runs meanwhile */
+    private static boolean isolated(ExtensionContext context) {
+        for (Class<?> c = context.getTestClass().orElse(null); c != null; c = c.getEnclosingClass()) {
+            if (org.junit.platform.commons.support.AnnotationSupport.isAnnotated(c,
+                    org.junit.jupiter.api.parallel.Isolated.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether this is the first invocation of a test template (repeated or parameterized test) */
+    private static boolean warmUpInvocation(ExtensionContext context) {
+        return context.getUniqueId().endsWith("[test-template-invocation:#1]");
+    }
+
+    private static void fail(List<String> failures) {
+        if (!failures.isEmpty()) {
+            throw new AssertionFailedError(String.join("\n", failures));
+        }
+    }
+}
