@@ -23,7 +23,8 @@ class DiffPageBrowserTest {
     private static final Path OUT = Path.of("target", "browser").toAbsolutePath();
 
     private static Path run(Path out, int growMiB) throws Exception {
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k"), List.of(Jvms.current(), "-cp",
+        // held at the end is measured at a final collection: without it, what the last GC of each run found differs
+        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
                 Jvms.classPath(GrowthFixture.class), GrowthFixture.class.getName(), Integer.toString(growMiB)));
         assertThat(code).isZero();
         try (var s = Files.list(out)) {
