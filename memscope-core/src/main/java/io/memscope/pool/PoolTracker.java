@@ -85,7 +85,7 @@ public final class PoolTracker {
      * The process-wide tracker of the pool named {@code name}, created on first use (the same name gives the same
      * tracker). With the agent, its borrows and returns are recorded.
      *
-     * @throws MemscopeException (configuration) for a null, empty or longer than 200 characters name, or when
+     * @throws io.memscope.error.MemscopeException (configuration) for a null, empty or longer than 200 characters name, or when
      *                           {@value #MAX_POOLS} pools are registered already
      */
     public static PoolTracker of(String name) {

@@ -9,9 +9,9 @@ import java.util.List;
  * by an exit or two; read when they are quiet, it is exact.
  *
  * @param paths                  per path
- * @param maxPaths               the bound on distinct paths (the folded {@value ScopeTracker#OTHER} not counted)
+ * @param maxPaths               the bound on distinct paths (the folded {@code "(other)"} not counted)
  * @param distinctPaths          distinct paths registered (at most {@code maxPaths})
- * @param foldedEntries          entries of scopes whose path did not fit, counted under {@value ScopeTracker#OTHER}
+ * @param foldedEntries          entries of scopes whose path did not fit, counted under {@code "(other)"}
  *                               (exact; nested folded entries included)
  * @param foldedDistinctPaths    distinct names refused a path (exact while {@code foldedDistinctExact})
  * @param foldedDistinctExact    false when so many distinct names were folded that memscope stopped remembering

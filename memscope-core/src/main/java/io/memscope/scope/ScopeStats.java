@@ -6,7 +6,7 @@ package io.memscope.scope;
  * threads: two threads each 10 ms inside {@code request} make 20 ms, as allocated bytes add up over threads.
  *
  * @param path                 the full path, names joined by {@code /}, e.g. {@code request/parse}; the folded
- *                             paths are {@value ScopeTracker#OTHER}
+ *                             paths are {@code "(other)"}
  * @param name                 the last name of the path
  * @param parentPath           the path of the enclosing scope, {@code ""} for a root scope
  * @param depth                1 for a root scope, 2 for its children, ...

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Bounded memory</h2>
  * At most {@code maxPaths} distinct paths; scopes whose path does not fit are counted under the single path
- * {@value #OTHER} (with their children), with an exact count of entries and of distinct refused names
+ * {@code "(other)"} (with their children), with an exact count of entries and of distinct refused names
  * ({@link ScopeSnapshot}). Per thread at most {@value ThreadScopes#MAX_DEPTH} open scopes.
  *
  * <h2>Misuse</h2>
