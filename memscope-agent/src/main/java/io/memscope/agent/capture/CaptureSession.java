@@ -132,6 +132,8 @@ public final class CaptureSession {
             if (inst != null) {
                 ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
             }
+        } else if (inst != null) {
+            ObjectSizes.instrumentation(inst); // objects the application tracks by name are sized
         }
         if (settings.exact()) {
             counts = new ExactCounts();
