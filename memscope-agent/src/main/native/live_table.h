@@ -184,12 +184,23 @@ static void mark(uint32_t k, JNIEnv *jni) {
 }
 
 /*
+ * Depth of the JVM's GC markers: HotSpot nests them (a metadata-threshold collection posts GarbageCollectionStart for
+ * its VM operation and again for the full collection it runs inside it, before either finish). Only the outermost
+ * start and finish count: one pause, one collection, and table_lock taken once (a nested start spinning on the lock
+ * its own pause holds would stop the JVM for good).
+ */
+static volatile int gc_marker_depth;
+
+/*
  * On the VM thread, at the start of a collection's pause. The count goes up first: a sampling callback still running
  * (in native code, not stopped by the pause) that reads it then records that its object, held by its local
  * reference, survives this collection.
  */
 static void JNICALL on_gc_start(jvmtiEnv *env) {
     (void) env;
+    if (__atomic_fetch_add(&gc_marker_depth, 1, __ATOMIC_ACQ_REL) != 0) {
+        return; /* nested inside a pause already started */
+    }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_RELAXED) + 1;
     gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
     __atomic_store_n(&e->end, 0, __ATOMIC_RELAXED);
@@ -210,6 +221,15 @@ static void JNICALL on_gc_start(jvmtiEnv *env) {
 /* Only raw monitors, memory and environment-local storage may be used here (no JNI): plain C is fine. */
 static void JNICALL on_gc_finish(jvmtiEnv *env) {
     (void) env;
+    int depth = __atomic_sub_fetch(&gc_marker_depth, 1, __ATOMIC_ACQ_REL);
+    if (depth > 0) {
+        return; /* a nested marker ends: the pause goes on */
+    }
+    if (depth < 0) {
+        /* a finish without its start (the events were enabled between the two): nothing to end */
+        __atomic_store_n(&gc_marker_depth, 0, __ATOMIC_RELEASE);
+        return;
+    }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
     __atomic_store_n(&gc_log[k & (GC_LOG_SLOTS - 1)].end, now_nanos(), __ATOMIC_RELAXED);
     __atomic_store_n(&gc_finished_count, k, __ATOMIC_RELEASE);
