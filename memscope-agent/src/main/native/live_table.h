@@ -81,12 +81,6 @@ static volatile int64_t marked_by_collection;
 static volatile int table_lock;
 /* Whether the running collection took table_lock in on_gc_start (VM thread only). */
 static int collection_holds_lock;
-/*
- * Collection events nest (VM thread only): HotSpot posts a second start inside a first pause, then two finishes, when
- * a collection for a failed metadata allocation runs a young or full collection inside its own pause. The outer pair
- * is the collection; an inner start must not take table_lock again (the VM thread would spin on its own lock).
- */
-static int collection_depth;
 
 static inline void lock_table(void) {
     for (int spins = 0; __atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE); spins++) {
@@ -190,14 +184,22 @@ static void mark(uint32_t k, JNIEnv *jni) {
 }
 
 /*
+ * Depth of the JVM's GC markers: HotSpot nests them (a metadata-threshold collection posts GarbageCollectionStart for
+ * its VM operation and again for the full collection it runs inside it, before either finish). Only the outermost
+ * start and finish count: one pause, one collection, and table_lock taken once (a nested start spinning on the lock
+ * its own pause holds would stop the JVM for good).
+ */
+static volatile int gc_marker_depth;
+
+/*
  * On the VM thread, at the start of a collection's pause. The count goes up first: a sampling callback still running
  * (in native code, not stopped by the pause) that reads it then records that its object, held by its local
  * reference, survives this collection.
  */
 static void JNICALL on_gc_start(jvmtiEnv *env) {
     (void) env;
-    if (collection_depth++ > 0) {
-        return;
+    if (__atomic_fetch_add(&gc_marker_depth, 1, __ATOMIC_ACQ_REL) != 0) {
+        return; /* nested inside a pause already started */
     }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_RELAXED) + 1;
     gc_entry *e = &gc_log[k & (GC_LOG_SLOTS - 1)];
@@ -219,8 +221,14 @@ static void JNICALL on_gc_start(jvmtiEnv *env) {
 /* Only raw monitors, memory and environment-local storage may be used here (no JNI): plain C is fine. */
 static void JNICALL on_gc_finish(jvmtiEnv *env) {
     (void) env;
-    if (collection_depth == 0 || --collection_depth > 0) {
-        return; /* an inner collection's end (or an end without a start): the outer one's end counts */
+    int depth = __atomic_sub_fetch(&gc_marker_depth, 1, __ATOMIC_ACQ_REL);
+    if (depth > 0) {
+        return; /* a nested marker ends: the pause goes on */
+    }
+    if (depth < 0) {
+        /* a finish without its start (the events were enabled between the two): nothing to end */
+        __atomic_store_n(&gc_marker_depth, 0, __ATOMIC_RELEASE);
+        return;
     }
     uint32_t k = __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE);
     __atomic_store_n(&gc_log[k & (GC_LOG_SLOTS - 1)].end, now_nanos(), __ATOMIC_RELAXED);

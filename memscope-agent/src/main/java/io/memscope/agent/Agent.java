@@ -161,6 +161,7 @@ public final class Agent {
                 dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
                 options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples());
         CaptureSession s = new CaptureSession(settings, inst);
+        s.extras(!options.functions().isEmpty(), options.gcAtEdges());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {
@@ -183,6 +184,8 @@ public final class Agent {
                 return startMetadata();
             }
         });
+        // The application's memscope API (scopes, pools...) loaded before the agent: connect it now.
+        io.memscope.agent.capture.ApiHooks.connectAll(inst);
         if (!jvmtiSampler && jvmtiWanted) {
             // the JVM's sampler could not start: the bytecode hooks sample instead
             try {
@@ -293,7 +296,7 @@ public final class Agent {
                 return;
             }
             t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                    options.nativeMemory(), heapHooks, options.jmx());
+                    options.nativeMemory(), heapHooks, options.jmx(), functionPatterns());
             transformer = t;
             if (options.jmx()) {
                 PlatformServerGate.arm(new AgentJmxRegistrar(session,
@@ -309,6 +312,11 @@ public final class Agent {
         }
     }
 
+    /** @return the function profile's patterns ({@code functions=...}), parsed */
+    private io.memscope.agent.instrument.FunctionPatterns functionPatterns() {
+        return io.memscope.agent.instrument.FunctionPatterns.parse(options.functions());
+    }
+
     /** The JVM's sampler could not start: replaces the transformer by one with the heap hooks, for every class. */
     private void retransformHeapHooks() {
         MemscopeTransformer old;
@@ -319,7 +327,7 @@ public final class Agent {
             }
             old = transformer;
             t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                    options.nativeMemory(), true, options.jmx());
+                    options.nativeMemory(), true, options.jmx(), functionPatterns());
             transformer = t;
             inst.addTransformer(t, true);
             if (old != null) {
@@ -428,6 +436,7 @@ public final class Agent {
                 meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
                 meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
                 meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+                meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
                 inst.removeTransformer(transformer);
             }
             PlatformServerGate.disarm();

@@ -50,6 +50,10 @@ public final class AgentOptions {
             + "being reported (default false)",
         "events=true|false      MEMSCOPE_EVENTS_START runtime event rings: GC pauses, phases, heap, threads in "
             + "<pid>.events for memscope events/trace (1 = true; default false)",
+        "functions=P1;P2        MEMSCOPE_FUNCTIONS    function profile: methods to time and measure per call site, "
+            + "as pkg.Class.method, pkg.Class.* or pkg.** (default: none)",
+        "gcAtEdges=true|false   MEMSCOPE_GC_AT_EDGES  a full GC when the capture starts and when it ends (implies "
+            + "gcAtEnd; default false)",
         "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
             + "the end is measured at it (default false: the capture ends at once, and held memory at the end is "
             + "what the last GC of the run found)",
@@ -82,6 +86,8 @@ public final class AgentOptions {
     private boolean jmx = true;
     private boolean debug;
     private boolean events;
+    private List<String> functions = List.of();
+    private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
     private boolean gcAtEnd;
     private String command = "start";
@@ -92,8 +98,9 @@ public final class AgentOptions {
         {"gc", "MEMSCOPE_GC"}, {"stackDepth", "MEMSCOPE_STACK_DEPTH"}, {"out", "MEMSCOPE_OUT"},
         {"duration", "MEMSCOPE_DURATION"}, {"summary", "MEMSCOPE_SUMMARY"}, {"quiet", "MEMSCOPE_QUIET"},
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
-        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"},
-        {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"}, {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
+        {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
+        {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
+        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -209,6 +216,13 @@ public final class AgentOptions {
                 break;
             case "events":
                 events = bool(v);
+                break;
+            case "functions":
+                functions = List.of(v.split(";"));
+                io.memscope.agent.instrument.FunctionPatterns.parse(functions); // validates
+                break;
+            case "gcAtEdges":
+                gcAtEdges = bool(v);
                 break;
             case "gcAtEnd":
                 gcAtEnd = bool(v);
@@ -370,6 +384,16 @@ public final class AgentOptions {
         return events;
     }
 
+    /** @return the function profile's patterns ({@code pkg.Class.method}, {@code pkg.Class.*}, {@code pkg.**}) */
+    public List<String> functions() {
+        return functions;
+    }
+
+    /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */
+    public boolean gcAtEdges() {
+        return gcAtEdges;
+    }
+
     /**
      * @return sampled objects the JVM sampler watches for collection at most; samples beyond it are recorded as
      *         allocated with their collection not tracked
@@ -383,7 +407,7 @@ public final class AgentOptions {
      *         memory at the end is measured at it
      */
     public boolean gcAtEnd() {
-        return gcAtEnd;
+        return gcAtEnd || gcAtEdges;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

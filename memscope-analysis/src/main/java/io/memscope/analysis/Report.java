@@ -27,11 +27,14 @@ import java.util.Map;
  * @param stacks             every distinct stack, largest allocated bytes first (flame graphs, exports)
  * @param failureCount       memscope's own failures inside the recorded JVM
  * @param failures           the first failure messages
+ * @param api                scopes, the function profile, named objects and pools (the whole run, whatever the
+ *                           window)
  */
 public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
-                     Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures) {
+                     Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
+                     ApiReport api) {
 
     /**
      * The recording the report was built from, and how complete it is.

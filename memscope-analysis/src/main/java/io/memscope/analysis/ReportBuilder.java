@@ -960,6 +960,9 @@ public final class ReportBuilder {
             List<Anomaly> anomalies = new ArrayList<>();
             Map<Long, List<String>> anomalyStacks = new HashMap<>();
             for (Anomaly an : run.anomalies()) {
+                if (ApiAnalysis.isApiAnomaly(an)) {
+                    continue; // pools' and scopes' own, in the API sections
+                }
                 if (an.timestampNanos() >= from && an.timestampNanos() <= to) {
                     anomalies.add(an);
                     if (an.stackId() != 0) {
@@ -1003,7 +1006,16 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages());
+                    run.failureCount(), run.failureMessages(), api(run));
+        }
+
+        /** The API sections: only for recordings that may have them (format 1.2 and later), one more pass. */
+        private ApiReport api(RecordedRun run) {
+            var h = run.header();
+            if (h.majorVersion() == 1 && h.minorVersion() < 2) {
+                return ApiReport.EMPTY;
+            }
+            return ApiAnalysis.analyze(run);
         }
 
         private Timeline timeline(double[] alloc, long total) {

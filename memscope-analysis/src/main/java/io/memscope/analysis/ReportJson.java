@@ -155,6 +155,7 @@ public final class ReportJson {
             w.endArray().endObject();
         }
         w.endArray().endObject();
+        api(w, r.api());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {
@@ -163,6 +164,65 @@ public final class ReportJson {
         w.endArray().endObject();
         w.endObject();
         return w.toString() + "\n";
+    }
+
+    private static void api(JsonWriter w, ApiReport a) {
+        w.name("scopes").beginArray();
+        for (ApiReport.ScopeRow s : a.scopes()) {
+            w.beginObject().field("path", s.path()).field("name", s.name()).field("parentPath", s.parentPath())
+                    .field("depth", s.depth()).field("entries", s.entries()).field("tasks", s.tasks())
+                    .field("totalMs", s.totalMs()).field("maxMs", s.maxMs()).field("selfMs", s.selfMs())
+                    .field("allocatedBytes", s.allocatedBytes()).field("selfAllocatedBytes", s.selfAllocatedBytes())
+                    .field("entriesWithoutAllocation", s.entriesWithoutAllocation())
+                    .field("sampledBytes", s.sampledBytes()).field("heldBytesAtEnd", s.heldBytesAtEnd())
+                    .field("heldBytesAtPeak", s.heldBytesAtPeak()).endObject();
+        }
+        w.endArray();
+        w.name("scopeAnomalies").beginObject();
+        for (Map.Entry<String, Long> e : a.scopeAnomalies().entrySet()) {
+            w.field(e.getKey(), e.getValue());
+        }
+        w.endObject();
+        w.field("samplesInScopes", a.samplesInScopes());
+        w.name("functions").beginArray();
+        for (ApiReport.FunctionRow f : a.functions()) {
+            w.beginObject().field("function", f.function()).field("callSite", f.callSite())
+                    .field("calls", f.calls()).field("recursiveCalls", f.recursiveCalls())
+                    .field("totalMs", f.totalMs()).field("maxMs", f.maxMs())
+                    .field("allocatedBytes", f.allocatedBytes()).field("liveBytes", f.liveBytes())
+                    .field("peakBytes", f.peakBytes()).endObject();
+        }
+        w.endArray();
+        w.name("trackedObjects").beginArray();
+        for (ApiReport.TrackedObjectRow o : a.trackedObjects()) {
+            w.beginObject().field("name", o.name()).field("type", o.type()).field("bytes", o.bytes())
+                    .field("trackedAtMs", o.trackedAtMs());
+            if (o.alive()) {
+                w.name("collectedAtMs").value((String) null);
+            } else {
+                w.field("collectedAtMs", o.collectedAtMs());
+            }
+            w.field("ageMs", o.ageMs()).field("alive", o.alive()).endObject();
+        }
+        w.endArray();
+        w.name("pools").beginArray();
+        for (ApiReport.PoolRow p : a.pools()) {
+            w.beginObject().field("pool", p.pool()).field("borrows", p.borrows()).field("returns", p.returns())
+                    .field("notReturned", p.notReturned()).field("notReturnedBytes", p.notReturnedBytes())
+                    .field("peakOutstanding", p.peakOutstanding()).field("leaks", p.leaks())
+                    .field("doubleReturns", p.doubleReturns()).field("unknownReturns", p.unknownReturns())
+                    .endObject();
+        }
+        w.endArray();
+        w.name("poolLeaks").beginArray();
+        for (ApiReport.PoolLeakRow l : a.poolLeaks()) {
+            w.beginObject().field("pool", l.pool()).field("kind", l.kind()).field("leaseId", l.leaseId())
+                    .field("resourceType", l.resourceType()).field("size", l.size())
+                    .field("borrowedAtMs", l.borrowedAtMs()).field("thread", l.thread());
+            stack(w, l.stack());
+            w.endObject();
+        }
+        w.endArray();
     }
 
     /** Which figure a site list ranks by, and so what its entries' {@code bytes} and {@code count} are. */

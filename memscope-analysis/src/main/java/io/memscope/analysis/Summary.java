@@ -86,6 +86,7 @@ public final class Summary {
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
                 bytes(g.maxHeapAfterGcBytes())));
+        ApiSummary.format(sb, r.api());
         if (r.failureCount() > 0) {
             sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
             if (!r.failures().isEmpty()) {

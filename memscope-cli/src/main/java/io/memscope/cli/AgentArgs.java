@@ -50,6 +50,15 @@ final class AgentArgs {
     @Option(names = "--strict", description = "invalid options and memscope failures stop the JVM")
     boolean strict;
 
+    @Option(names = "--functions", paramLabel = "PATTERN", split = ";",
+            description = "profile these methods per call site (calls, time, allocated and held bytes): "
+                    + "pkg.Class.method, pkg.Class.* or pkg.**; several separated by ';'")
+    List<String> functions = new ArrayList<>();
+
+    @Option(names = "--gc-at-edges", description = "a full GC when the capture starts and when it ends (implies "
+            + "--gc-at-end), as function profilers do: memory already garbage is not counted as held")
+    boolean gcAtEdges;
+
     @Option(names = "--agent-option", paramLabel = "KEY=VALUE",
             description = "any other agent option (see the list below), passed as is")
     List<String> extra = new ArrayList<>();
@@ -89,6 +98,12 @@ final class AgentArgs {
         }
         if (strict) {
             parts.add("strict=true");
+        }
+        if (!functions.isEmpty()) {
+            parts.add("functions=" + String.join(";", functions));
+        }
+        if (gcAtEdges) {
+            parts.add("gcAtEdges=true");
         }
         if (out != null) {
             String o = out.toAbsolutePath().toString();

@@ -3,10 +3,12 @@ package io.memscope.cli;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
+import io.memscope.recording.FunctionStats;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.ScopePath;
 import io.memscope.recording.Site;
 import io.memscope.recording.Totals;
 import picocli.CommandLine;
@@ -94,6 +96,10 @@ final class DumpCommand implements Callable<Integer> {
         private long gcs;
         private long anomalies;
         private long stacks;
+        private long apiEvents;
+        private long scopeEdges;
+        private long functions;
+        private final Map<Integer, ScopePath> scopePaths = new HashMap<>();
         private Totals totals;
         private boolean stopped;
 
@@ -198,6 +204,133 @@ final class DumpCommand implements Callable<Integer> {
             emit();
         }
 
+        /** A scope path's full name as known so far ({@code scope#N} for an undefined id). */
+        private String path(int id) {
+            ScopePath p = scopePaths.get(id);
+            if (p == null) {
+                return "scope#" + Integer.toUnsignedString(id);
+            }
+            return p.parentId() == 0 || p.parentId() == id ? p.name() : path(p.parentId()) + "/" + p.name();
+        }
+
+        @Override
+        public void functionStats(FunctionStats f) {
+            functions++;
+            if (stopped || types != null && !types.isEmpty()) {
+                return;
+            }
+            if (json) {
+                Json.object(line).field("kind", "function").field("function", f.function())
+                        .field("descriptor", f.descriptor()).field("callSite", f.callSite())
+                        .unsigned("calls", f.calls()).unsigned("recursiveCalls", f.recursiveCalls())
+                        .unsigned("totalNanos", f.totalNanos()).unsigned("maxNanos", f.maxNanos())
+                        .unsigned("allocatedBytes", f.allocatedBytes())
+                        .unsigned("callsWithoutAllocation", f.callsWithoutAllocation()).end();
+            } else {
+                line.append("# function ").append(f.function()).append(orDash(f.descriptor()))
+                        .append(" from ").append(orDash(f.callSite()))
+                        .append(": calls=").append(Long.toUnsignedString(f.calls()))
+                        .append(" recursive=").append(Long.toUnsignedString(f.recursiveCalls()))
+                        .append(" total=").append(Long.toUnsignedString(f.totalNanos())).append("ns")
+                        .append(" max=").append(Long.toUnsignedString(f.maxNanos())).append("ns")
+                        .append(" allocated=").append(Long.toUnsignedString(f.allocatedBytes()))
+                        .append(" withoutAllocation=").append(Long.toUnsignedString(f.callsWithoutAllocation()));
+            }
+            emit();
+        }
+
+        @Override
+        public void scopePath(ScopePath p) {
+            scopePaths.put(p.id(), p);
+            if (stopped) {
+                return;
+            }
+            if (json) {
+                Json.object(line).field("kind", "scopePath").unsigned("id", Integer.toUnsignedLong(p.id()))
+                        .unsigned("parentId", Integer.toUnsignedLong(p.parentId())).field("name", p.name())
+                        .field("path", path(p.id())).end();
+            } else {
+                line.append("# scope path ").append(Integer.toUnsignedString(p.id())).append(" = ")
+                        .append(path(p.id()));
+            }
+            emit();
+        }
+
+        @Override
+        public void scopeEdge(long ts, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                              long allocatedBytes) {
+            scopeEdges++;
+            if (stopped || types != null && !types.isEmpty() || (thread != null && thread != threadId)) {
+                return;
+            }
+            if (json) {
+                Json j = Json.object(line).field("kind", "scope").field("time", time(ts)).field("timestampNanos", ts)
+                        .field("edge", exit ? "exit" : "enter").field("path", path(pathId))
+                        .unsigned("pathId", Integer.toUnsignedLong(pathId)).field("threadId", threadId)
+                        .field("threadName", str(threadNameId));
+                if (taskId != 0) {
+                    j.unsigned("taskId", taskId);
+                } else {
+                    j.raw("taskId", "null");
+                }
+                if (allocatedBytes >= 0) {
+                    j.unsigned("allocatedBytes", allocatedBytes);
+                } else {
+                    j.raw("allocatedBytes", "null");
+                }
+                j.end();
+            } else {
+                line.append(time(ts)).append(exit ? " SCOPE_EXIT " : " SCOPE_ENTER ").append(path(pathId))
+                        .append(" thread=").append(threadId);
+                if (threadNameId != 0) {
+                    line.append('/').append(str(threadNameId));
+                }
+                if (taskId != 0) {
+                    line.append(" task=").append(Long.toUnsignedString(taskId));
+                }
+                if (exit) {
+                    line.append(" allocated=").append(allocatedBytes >= 0 ? Long.toString(allocatedBytes) : "-");
+                }
+            }
+            emit();
+        }
+
+        @Override
+        public void apiEvent(long ts, MemoryEventType type, long address, long size, long previousSize,
+                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                             int siteId) {
+            apiEvents++;
+            if (stopped || !wanted.contains(type) || (thread != null && thread != threadId)) {
+                return;
+            }
+            if (limit != null && shown >= limit) {
+                stopped = true;
+                return;
+            }
+            shown++;
+            String stack = stackId == 0 ? null : "0x" + Long.toHexString(stackId);
+            if (json) {
+                Json.object(line).field("kind", "apiEvent").field("time", time(ts)).field("timestampNanos", ts)
+                        .field("type", type.name()).field("address", "0x" + Long.toHexString(address))
+                        .unsigned("size", size).unsigned("previousSize", previousSize).field("threadId", threadId)
+                        .field("threadName", str(threadNameId)).field("typeName", str(typeNameId))
+                        .field("variable", str(variableNameId)).field("stackId", stack).end();
+            } else {
+                line.append(time(ts)).append(" API ").append(type.name()).append(" 0x")
+                        .append(Long.toHexString(address))
+                        .append(" size=").append(Long.toUnsignedString(size))
+                        .append(" prev=").append(Long.toUnsignedString(previousSize))
+                        .append(" thread=").append(threadId);
+                if (threadNameId != 0) {
+                    line.append('/').append(str(threadNameId));
+                }
+                line.append(" type=").append(orDash(str(typeNameId)))
+                        .append(" var=").append(orDash(str(variableNameId)))
+                        .append(" stack=").append(orDash(stack));
+            }
+            emit();
+        }
+
         @Override
         public void gc(GcRecord g) {
             gcs++;
@@ -259,7 +392,9 @@ final class DumpCommand implements Callable<Integer> {
             if (json) {
                 Json j = Json.object(line).field("kind", "summary").field("events", events).field("shown", shown)
                         .field("gcs", gcs).field("anomalies", anomalies).field("sites", sites.size())
-                        .field("stacks", stacks).field("stoppedAtLimit", stopped);
+                        .field("stacks", stacks).field("apiEvents", apiEvents).field("scopeEdges", scopeEdges)
+                        .field("scopePaths", scopePaths.size()).field("functions", functions)
+                        .field("stoppedAtLimit", stopped);
                 if (totals != null) {
                     j.unsigned("eventsWritten", totals.eventsWritten()).unsigned("eventsDropped", totals.eventsDropped())
                             .field("clean", totals.clean());
@@ -283,6 +418,11 @@ final class DumpCommand implements Callable<Integer> {
                 }
                 line.append(gcs).append(" GCs, ").append(anomalies).append(" anomalies, ").append(sites.size())
                         .append(" sites, ").append(stacks).append(" stacks");
+                if (apiEvents + scopeEdges + scopePaths.size() + functions > 0) {
+                    line.append(", ").append(apiEvents).append(" API events, ").append(scopeEdges)
+                            .append(" scope edges, ").append(scopePaths.size()).append(" scope paths, ")
+                            .append(functions).append(" function entries");
+                }
                 if (totals != null) {
                     line.append("; END: ").append(Long.toUnsignedString(totals.eventsWritten())).append(" written, ")
                             .append(Long.toUnsignedString(totals.eventsDropped())).append(" dropped, ")

@@ -36,8 +36,12 @@ final class RunCommand implements Callable<Integer> {
                     + "(default ./memscope-out/<time>/)")
     Path out;
 
+    /** The demo's profiled functions, unless {@code --functions} says otherwise: its request handler. */
+    static final String DEMO_FUNCTIONS = "io.memscope.demo.RequestHandler.*";
+
     @Option(names = "--demo", description = "run the bundled demo workloads (a leak, needless temporaries, a native "
-            + "leak); extra arguments select workloads by name")
+            + "leak, per-tenant budgets, scopes with a pool leak; with --functions " + DEMO_FUNCTIONS + " unless "
+            + "given); extra arguments select workloads by name")
     boolean demo;
 
     @Mixin
@@ -87,6 +91,9 @@ final class RunCommand implements Callable<Integer> {
             cmd.add(Jars.demo().toString());
             cmd.add("io.memscope.demo.DemoMain");
             cmd.addAll(command);
+            if (agent.functions.isEmpty()) {
+                agent.functions.add(DEMO_FUNCTIONS);
+            }
         } else {
             if (command.isEmpty()) {
                 throw MemscopeException.configuration("no command given: memscope run [options] -- <command...> "

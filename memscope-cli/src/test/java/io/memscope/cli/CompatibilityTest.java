@@ -80,6 +80,36 @@ class CompatibilityTest {
         assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes")).isPositive();
     }
 
+    /**
+     * The function profile's entry, exit and call-site hooks on every method of the same libraries: they verify
+     * (-XX:+BytecodeVerificationRemote, the default for application classes, and -Xverify:all for good measure)
+     * and the programs give identical results, exceptions and all.
+     */
+    @ParameterizedTest
+    @MethodSource("io.memscope.cli.Jvms#javas")
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void librariesGiveIdenticalResultsWithEveryMethodProfiled(String java, @TempDir Path dir) throws Exception {
+        String cp = libraryClassPath();
+        Path plain = dir.resolve("plain.txt");
+        Process p = new ProcessBuilder(java, "-cp", cp, LibraryWorkload.class.getName(), plain.toString())
+                .inheritIO().start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+
+        Path traced = dir.resolve("traced.txt");
+        Path out = dir.resolve("reports");
+        List<String> options = List.of("--functions", "com.google.common.**;com.fasterxml.jackson.**;org.h2.**;"
+                + "kotlin.**;org.apache.commons.lang.**;memscope.fixtures.**");
+        assertThat(Jvms.memscopeRun(out, options, List.of(java, "-Xverify:all", "-cp", cp,
+                LibraryWorkload.class.getName(), traced.toString()))).isZero();
+        assertThat(Files.readString(traced)).isEqualTo(Files.readString(plain));
+        Object report = Jvms.report(out);
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertThat(meta.get("classesSkippedOnError")).isEqualTo("0");
+        assertThat(Long.parseLong((String) meta.get("functions.methods"))).isGreaterThan(1000);
+    }
+
     /** A method near the 64 KiB limit: instrumenting it would overflow, so it is left alone; the rest is not. */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)

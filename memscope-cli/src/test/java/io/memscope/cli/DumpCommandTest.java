@@ -83,7 +83,7 @@ class DumpCommandTest {
         Path file = recording();
         assertThat(run("dump", file.toString())).isEqualTo(0);
         List<String> lines = lines();
-        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.1)");
+        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.2)");
         assertThat(lines.get(1)).contains("pid 777").contains("recording started 2026-01-01T00:00:00Z");
         assertThat(lines).contains("# command = java -jar \"app.jar\"\tx", "# mode = exact");
         assertThat(lines).contains("2026-01-01T00:00:00Z ALLOCATE 0x1000 size=64 prev=0 thread=1/main type=byte[] "
@@ -119,7 +119,7 @@ class DumpCommandTest {
         assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
         List<String> lines = lines();
         assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
-        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.1\"")
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.2\"")
                 .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
         assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
         assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"
@@ -131,7 +131,7 @@ class DumpCommandTest {
                 .contains("\"action\":\"end of minor GC\""));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"anomaly\"").contains("\"anomaly\":\"double-free\""));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"kind\":\"summary\",\"events\":1000,\"shown\":1000,"
-                + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
+                + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"apiEvents\":0,\"scopeEdges\":0,\"scopePaths\":0,\"functions\":0,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
                 + "\"eventsDropped\":0,\"clean\":true,\"damage\":null}");
     }
 
@@ -168,5 +168,40 @@ class DumpCommandTest {
         StringBuilder b = new StringBuilder();
         Json.quote(b, "a\"b\\c\n\u0001é");
         assertThat(b.toString()).isEqualTo("\"a\\\"b\\\\c\\n\\u0001é\"");
+    }
+
+    @Test
+    void scopeEdgesAndApiEventsArePrinted() throws Exception {
+        Path file = dir.resolve("scopes.msrec");
+        try (RecordingWriter w = RecordingWriter.builder(file).clock(EPOCH, 1_000).process(777, 0).open()) {
+            int main = w.strings().intern("main");
+            w.scopeEdge(1_100, 1, main, false, 2, 0, -1);
+            w.scopePath(1, 0, "request");
+            w.scopePath(2, 1, "parse");
+            w.scopeEdge(1_200, 9, 0, false, 2, 77, -1);
+            w.scopeEdge(1_300, 1, main, true, 2, 0, 4096);
+            w.apiEvent(1_250, MemoryEventType.BORROW, 7, 100, 0, 1, main, w.strings().intern("db"),
+                    w.strings().intern("com.example.Conn"), 0, 0);
+            w.functionStats("pkg.Service.handle", "(J)V", "pkg.Main.main(Main.java:9)", 20, 1, 400_000_000,
+                    30_000_000, 200_320, 0);
+        }
+        assertThat(run("dump", file.toString())).isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("# scope path 2 = request/parse")
+                .contains("SCOPE_ENTER request/parse thread=9 task=77")
+                .contains("SCOPE_EXIT request/parse thread=1/main allocated=4096")
+                .contains("API BORROW 0x7 size=100 prev=0 thread=1/main type=com.example.Conn var=db")
+                .contains("1 API events, 3 scope edges, 2 scope paths, 1 function entries")
+                .contains("# function pkg.Service.handle(J)V from pkg.Main.main(Main.java:9): calls=20 recursive=1 "
+                        + "total=400000000ns max=30000000ns allocated=200320 withoutAllocation=0");
+
+        assertThat(run("dump", "--json", "--thread", "1", file.toString())).isZero();
+        assertThat(lines()).anySatisfy(l -> assertThat(l).isEqualTo("{\"kind\":\"scope\",\"time\":"
+                + "\"2026-01-01T00:00:00.000000300Z\",\"timestampNanos\":1300,\"edge\":\"exit\",\"path\":"
+                + "\"request/parse\",\"pathId\":2,\"threadId\":1,\"threadName\":\"main\",\"taskId\":null,"
+                + "\"allocatedBytes\":4096}"));
+        assertThat(lines()).noneMatch(l -> l.contains("\"threadId\":9"));
+        assertThat(lines()).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"apiEvent\"")
+                .contains("\"type\":\"BORROW\"").contains("\"variable\":\"db\""));
     }
 }

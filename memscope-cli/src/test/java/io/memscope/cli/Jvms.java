@@ -103,6 +103,17 @@ final class Jvms {
         return l.get(0);
     }
 
+    /** @return the only summary.txt under out (one JVM) */
+    static Path summaryFile(Path out) throws IOException {
+        try (Stream<Path> s = Files.walk(out)) {
+            List<Path> l = s.filter(p -> p.getFileName().toString().equals("summary.txt")).toList();
+            if (l.size() != 1) {
+                throw new AssertionError("expected one summary.txt under " + out + ", found " + l);
+            }
+            return l.get(0);
+        }
+    }
+
     /** @return site strings of a report list, e.g. leakSuspects */
     static List<String> sites(Object report, String... path) {
         List<String> l = new ArrayList<>();

@@ -59,6 +59,53 @@ class RunDemoTest {
                 .isEqualTo(MiniJson.num(MiniJson.obj(report, "gc"), "maxHeapAfterGcBytes"));
         assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isPositive();
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertScopedRequestsNamed(report);
+    }
+
+    /** The scoped-requests workload: its scopes, its profiled handler, its tracked objects and its leaked connection. */
+    private static void assertScopedRequestsNamed(Object report) throws Exception {
+        Map<String, Map<String, Object>> scopes = new java.util.HashMap<>();
+        for (Map<String, Object> s : MiniJson.list(report, "scopes")) {
+            scopes.put((String) s.get("path"), s);
+        }
+        assertThat(scopes).containsKeys("request", "request/parse", "request/render");
+        assertThat(MiniJson.num(scopes.get("request"), "entries")).isEqualTo(600); // 200 requests, 400 tasks
+        assertThat(MiniJson.num(scopes.get("request"), "tasks")).isEqualTo(400);
+        assertThat(MiniJson.num(scopes.get("request/render"), "entries")).isEqualTo(200);
+        assertThat(scopes.get("request/render").get("parentPath")).isEqualTo("request");
+        // the render scope allocates the most: 200 pages of 64 KiB, exactly counted
+        assertThat(MiniJson.num(scopes.get("request/render"), "allocatedBytes"))
+                .isBetween(200L * 64 * 1024, 200L * (64 * 1024 + 64));
+        assertThat(MiniJson.num(scopes.get("request/render"), "selfAllocatedBytes"))
+                .isGreaterThan(MiniJson.num(scopes.get("request/parse"), "selfAllocatedBytes"));
+
+        // the profiled handler (memscope run --demo, or --functions given): calls exact
+        Map<String, Long> calls = new java.util.HashMap<>();
+        for (Map<String, Object> f : MiniJson.list(report, "functions")) {
+            calls.merge((String) f.get("function"), MiniJson.num(f, "calls"), Long::sum);
+        }
+        String handler = "io.memscope.demo.RequestHandler.";
+        assertThat(calls).containsEntry(handler + "handle", 200L).containsEntry(handler + "parse", 200L)
+                .containsEntry(handler + "render", 200L).containsEntry(handler + "audit", 10L);
+
+        Map<String, Map<String, Object>> objects = new java.util.HashMap<>();
+        for (Map<String, Object> o : MiniJson.list(report, "trackedObjects")) {
+            objects.put((String) o.get("name"), o);
+        }
+        assertThat(objects.get("upload").get("alive")).isEqualTo(false);
+        assertThat(objects.get("sessions").get("alive")).isEqualTo(true);
+
+        Map<String, Object> pool = MiniJson.list(report, "pools").stream()
+                .filter(p -> "demo-connections".equals(p.get("pool"))).findFirst().orElseThrow();
+        assertThat(MiniJson.num(pool, "borrows")).isEqualTo(10);
+        assertThat(MiniJson.num(pool, "returns")).isEqualTo(9);
+        assertThat(MiniJson.num(pool, "leaks")).isEqualTo(1);
+        List<Map<String, Object>> leaks = MiniJson.list(report, "poolLeaks");
+        assertThat(leaks).hasSize(1);
+        String borrowedAt = "io.memscope.demo.RequestHandler.audit(RequestHandler.java:"
+                + Jvms.lineOf("io/memscope/demo/RequestHandler.java", "the forgotten connection") + ")";
+        assertThat(leaks.get(0).get("stack")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+                .contains(borrowedAt);
     }
 
     @Test
@@ -72,7 +119,7 @@ class RunDemoTest {
         // are named after the workload's lines that called it, as the JDK's are
         for (String ranking : List.of("topAllocationSites", "topLiveSites")) {
             assertThat(Jvms.sites(report, ranking)).as(ranking)
-                    .noneMatch(s -> s.startsWith("io.memscope.accounting.") || s.startsWith("io.memscope.events."));
+                    .noneMatch(s -> s.startsWith("io.memscope.") && !s.startsWith("io.memscope.demo."));
         }
 
         // memscope report builds the same report.json from the recording.
@@ -92,8 +139,8 @@ class RunDemoTest {
     void demoOnEachJdkThroughAnArbitraryCommand(String java, @TempDir Path out) throws Exception {
         String demoJar = System.getProperty("memscope.demo.jar");
         // what the demo still holds at its end is measured at a final collection (run --demo does that itself)
-        int code = Jvms.memscopeRun(out, List.of("--gc-at-end"), List.of(java, "-cp", demoJar,
-                "io.memscope.demo.DemoMain"));
+        int code = Jvms.memscopeRun(out, List.of("--gc-at-end", "--functions", RunCommand.DEMO_FUNCTIONS),
+                List.of(java, "-cp", demoJar, "io.memscope.demo.DemoMain"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
         assertDemoProblemsNamed(report);

@@ -649,6 +649,10 @@ public final class MemoryAccounting {
         }
         localAlloc(rec, seg, instrument.index, 1, size);
         charge(instrument, seg.account, size);
+        if (owner != Owner.NONE && io.memscope.link.AgentLink.active()) {
+            // ownership moved to this thread: a MOVE event in the agent's recording
+            io.memscope.link.AgentLink.move(instrument.name(), 0, size, owner.threadId);
+        }
         return seg;
     }
 

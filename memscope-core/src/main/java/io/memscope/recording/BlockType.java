@@ -23,6 +23,20 @@ enum BlockType {
      * action id), entry i extending record i of that block.
      */
     GC_DETAILS(9, true),
+    /** Since 1.2, SKIPPABLE: scope paths: uleb count, count x (uleb pathId, uleb parentId, uleb name id). */
+    SCOPE_PATHS(10, true),
+    /** Since 1.2, SKIPPABLE: scope entries and exits per thread; see {@link ScopeEdgeCodec}. */
+    SCOPE_EDGES(11, true),
+    /**
+     * Since 1.2, SKIPPABLE: memory events that application code reported through memscope's API (named objects,
+     * pool borrows and returns, ownership moves), encoded exactly as EVENTS ({@link EventBlockCodec}).
+     */
+    API_EVENTS(12, true),
+    /**
+     * Since 1.2, SKIPPABLE: the function profile: uleb count, count x (function id, descriptor id, call site id,
+     * uleb calls, recursive calls, total ns, max ns, allocated bytes, calls without allocation).
+     */
+    FUNCTIONS(13, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -22,6 +22,14 @@ final class ByteSource {
         return position;
     }
 
+    /** Moves back (or forward) to {@code position}, which must lie within the payload (a second pass). */
+    void reset(int position) {
+        if (position < 0 || position > limit) {
+            throw new IllegalArgumentException("position " + position + " outside 0.." + limit);
+        }
+        this.position = position;
+    }
+
     int remaining() {
         return limit - position;
     }

@@ -114,6 +114,12 @@ final class EventColumns {
                 threadNameId[i], variableNameId[i], typeNameId[i], stackId[i], siteId[i]);
     }
 
+    /** Hands event {@code i} to the visitor as an API event (API_EVENTS blocks). */
+    void emitApi(int i, RecordingVisitor v) {
+        v.apiEvent(timestamp[i], TYPES[type[i]], address[i], eventSize[i], previousSize[i], threadId[i],
+                threadNameId[i], variableNameId[i], typeNameId[i], stackId[i], siteId[i]);
+    }
+
     void forEach(EventSink sink) {
         for (int i = 0; i < size; i++) {
             emit(i, sink);

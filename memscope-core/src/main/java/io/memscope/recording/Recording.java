@@ -34,11 +34,16 @@ public final class Recording {
     private final Damage damage;
     private final long fileBytes;
     private final int skippedBlocks;
+    private final Map<Integer, ScopePath> scopePaths;
+    private final List<ScopeEdge> scopeEdges;
+    private final EventColumns apiEvents;
+    private final List<FunctionStats> functions;
 
     Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
-              Totals totals, Damage damage, long fileBytes, int skippedBlocks) {
+              Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
+              List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions) {
         this.header = Objects.requireNonNull(header);
         this.strings = strings;
         this.stringCount = stringCount;
@@ -53,6 +58,10 @@ public final class Recording {
         this.damage = damage;
         this.fileBytes = fileBytes;
         this.skippedBlocks = skippedBlocks;
+        this.scopePaths = Collections.unmodifiableMap(scopePaths);
+        this.scopeEdges = Collections.unmodifiableList(scopeEdges);
+        this.apiEvents = apiEvents;
+        this.functions = Collections.unmodifiableList(functions);
     }
 
     public RecordingHeader header() {
@@ -99,8 +108,11 @@ public final class Recording {
 
     /** @return event {@code index} as an object, strings resolved */
     public MemoryEvent event(int index) {
-        Objects.checkIndex(index, events.size);
-        EventColumns c = events;
+        return event(events, index);
+    }
+
+    private MemoryEvent event(EventColumns c, int index) {
+        Objects.checkIndex(index, c.size);
         return new MemoryEvent(c.timestamp[index], c.typeOf(index), c.address[index], c.eventSize[index],
                 c.previousSize[index], c.threadId[index], strings[c.threadNameId[index]],
                 strings[c.variableNameId[index]], strings[c.typeNameId[index]], c.stackId[index],
@@ -153,6 +165,51 @@ public final class Recording {
     /** @return the file's size in bytes when it was read */
     public long fileBytes() {
         return fileBytes;
+    }
+
+    /** @return scope paths by id (SCOPE_PATHS, format 1.2; empty in older files) */
+    public Map<Integer, ScopePath> scopePaths() {
+        return scopePaths;
+    }
+
+    /** @return the full path of scope path {@code id}, {@code request/parse}, or {@code scope#id} when undefined */
+    public String scopePath(int id) {
+        ScopePath p = scopePaths.get(id);
+        if (p == null) {
+            return "scope#" + Integer.toUnsignedString(id);
+        }
+        return p.parentId() == 0 ? p.name() : scopePath(p.parentId()) + "/" + p.name();
+    }
+
+    /** @return scope entries and exits in file order (SCOPE_EDGES, format 1.2; empty in older files) */
+    public List<ScopeEdge> scopeEdges() {
+        return scopeEdges;
+    }
+
+    /**
+     * @return the memory events reported through memscope's API (API_EVENTS, format 1.2: named objects, pool
+     *         borrows and returns, moves), in file order, one {@link MemoryEvent} built per {@code get}
+     */
+    public List<MemoryEvent> apiEvents() {
+        return new AbstractList<>() {
+            @Override
+            public MemoryEvent get(int index) {
+                return event(apiEvents, index);
+            }
+
+            @Override
+            public int size() {
+                return apiEvents.size;
+            }
+        };
+    }
+
+    /**
+     * @return the function profile (FUNCTIONS, format 1.2; empty in older files): the latest figures of each
+     *         function, descriptor and call site, in order of first appearance
+     */
+    public List<FunctionStats> functionStats() {
+        return functions;
     }
 
     /** @return blocks of unknown skippable types that were skipped (written by a newer minor version) */

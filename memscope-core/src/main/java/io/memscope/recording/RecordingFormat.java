@@ -1,7 +1,7 @@
 package io.memscope.recording;
 
 /**
- * The layout of a memscope recording file (version 1.1): constants and limits shared by {@link RecordingWriter}
+ * The layout of a memscope recording file (version 1.2): constants and limits shared by {@link RecordingWriter}
  * and {@link RecordingReader}. The full specification, for readers in other languages, is
  * {@code docs/formats/recording.md}; this javadoc is its summary.
  *
@@ -13,7 +13,7 @@ package io.memscope.recording;
  *  +------+----+---------------------------------------------------------------------------+
  *  |    0 |  8 | magic 4D 53 52 45 43 0D 0A 1A ("MSREC\r\n\x1a")                          |
  *  |    8 |  2 | major version u16 (1): a reader rejects a major version it does not know  |
- *  |   10 |  2 | minor version u16 (1): newer minors only add skippable block types       |
+ *  |   10 |  2 | minor version u16 (2): newer minors only add skippable block types       |
  *  |   12 |  4 | flags u32: bits 0-15 must-understand (none defined), 16-31 informational  |
  *  |   16 |  8 | clock pair: wall-clock time, ns since 1970-01-01T00:00Z (i64)             |
  *  |   24 |  8 | clock pair: System.nanoTime() at the same instant, ns (i64)               |
@@ -47,7 +47,7 @@ public final class RecordingFormat {
     /** Major version written by this code; readers reject other majors. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
-    public static final int VERSION_MINOR = 1;
+    public static final int VERSION_MINOR = 2;
     /** Length of the file header in bytes, CRC included. */
     public static final int HEADER_BYTES = 52;
     /** Length of a block header in bytes. */

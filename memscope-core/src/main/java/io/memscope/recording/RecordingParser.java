@@ -29,6 +29,8 @@ final class RecordingParser {
     private final CRC32C crc = new CRC32C();
     private final EventBlockCodec.Decoder decoder = new EventBlockCodec.Decoder();
     private final EventColumns blockEvents = new EventColumns(1024);
+    private final EventBlockCodec.Decoder apiDecoder = new EventBlockCodec.Decoder();
+    private final ScopeEdgeCodec.Decoder edgeDecoder = new ScopeEdgeCodec.Decoder();
     private String[] strings = new String[256];
     private int stringCount = 1;
     private long eventsRead;
@@ -209,6 +211,10 @@ final class RecordingParser {
             case METADATA: metadata(in); break;
             case ANOMALIES: anomalies(in); break;
             case GC_DETAILS: gcDetails(in); break;
+            case SCOPE_PATHS: scopePaths(in); break;
+            case SCOPE_EDGES: edgeDecoder.decode(in, stringCount, visitor::scopeEdge); break;
+            case API_EVENTS: apiEvents(in); break;
+            case FUNCTIONS: functions(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
@@ -322,6 +328,45 @@ final class RecordingParser {
             ((ColumnSink) visitor).events(blockEvents);     // in-memory reads copy whole columns
         } else {
             blockEvents.forEach(visitor);
+        }
+    }
+
+    /** API_EVENTS (1.2): memory events reported through the API, encoded as EVENTS; not counted in END. */
+    private void apiEvents(ByteSource in) {
+        apiDecoder.decode(in, stringCount, blockEvents);
+        for (int i = 0; i < blockEvents.size; i++) {
+            blockEvents.emitApi(i, visitor);
+        }
+    }
+
+    /** FUNCTIONS (1.2). */
+    private void functions(ByteSource in) {
+        int n = count(in, 9, "function");
+        FunctionStats[] stats = new FunctionStats[n];
+        for (int i = 0; i < n; i++) {
+            stats[i] = new FunctionStats(nonNullString(in, "function name"), string(in, "function descriptor"),
+                    string(in, "call site"), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb());
+        }
+        for (FunctionStats f : stats) {
+            visitor.functionStats(f);
+        }
+    }
+
+    /** SCOPE_PATHS (1.2). */
+    private void scopePaths(ByteSource in) {
+        int n = count(in, 3, "scope path");
+        ScopePath[] paths = new ScopePath[n];
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope path id");
+            if (id == 0) {
+                throw new ByteSource.Malformed(at, "scope path id 0 is reserved");
+            }
+            int parent = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope parent id");
+            paths[i] = new ScopePath(id, parent, nonNullString(in, "scope name"));
+        }
+        for (ScopePath p : paths) {
+            visitor.scopePath(p);
         }
     }
 

@@ -158,6 +158,10 @@ public final class RecordingReader {
         private final Map<String, String> metadata = new LinkedHashMap<>();
         private final List<Anomaly> anomalies = new ArrayList<>();
         private Totals totals;
+        private final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
+        private final List<ScopeEdge> scopeEdges = new ArrayList<>();
+        private final EventColumns apiEvents = new EventColumns(16);
+        private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
 
         @Override
         public void header(RecordingHeader h) {
@@ -221,10 +225,36 @@ public final class RecordingReader {
             totals = t;
         }
 
+        @Override
+        public void functionStats(FunctionStats f) {
+            functions.put(Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+        }
+
+        @Override
+        public void scopePath(ScopePath path) {
+            scopePaths.put(path.id(), path);
+        }
+
+        @Override
+        public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
+                              long taskId, long allocatedBytes) {
+            scopeEdges.add(new ScopeEdge(timestampNanos, threadId, strings[threadNameId], exit, pathId, taskId,
+                    allocatedBytes));
+        }
+
+        @Override
+        public void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                             int siteId) {
+            apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                    variableNameId, typeNameId, stackId, siteId);
+        }
+
         Recording build(Damage damage, long fileBytes, int skipped) {
             events.trim();
             return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
-                    gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped);
+                    gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
+                    apiEvents, new ArrayList<>(functions.values()));
         }
     }
 }

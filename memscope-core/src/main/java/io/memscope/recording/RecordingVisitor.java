@@ -49,6 +49,43 @@ public interface RecordingVisitor extends EventSink {
     }
 
     /**
+     * A function's cumulative figures at one call site (FUNCTIONS, format 1.2); a later one for the same function,
+     * descriptor and call site supersedes.
+     */
+    default void functionStats(FunctionStats stats) {
+    }
+
+    /** A scope path (SCOPE_PATHS, format 1.2), before or after the edges that use it. */
+    default void scopePath(ScopePath path) {
+    }
+
+    /**
+     * A scope entry or exit (SCOPE_EDGES, format 1.2), in file order; a thread's edges are in the order they
+     * happened on it and nest properly (every exit closes the thread's innermost open entry).
+     *
+     * @param threadNameId   string id (0 = none)
+     * @param exit           false for an entry
+     * @param pathId         a {@link #scopePath} id
+     * @param taskId         entries: not 0 when the entry runs a task handed over from another thread
+     * @param allocatedBytes exits: heap bytes allocated by the thread inside the scope, children included; -1 when
+     *                       unknown (and on entries)
+     */
+    default void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
+                           long taskId, long allocatedBytes) {
+    }
+
+    /**
+     * A memory event that application code reported through memscope's API (API_EVENTS, format 1.2): named
+     * objects (ALLOCATE when tracked, DEALLOCATE when collected, with the name as variable), pool BORROW and
+     * RETURN (variable: the pool), MOVE (variable: the scope path or instrument; previousSize: the previous
+     * owner's thread id). Same fields as {@link #accept}; these are not heap samples.
+     */
+    default void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                          long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                          int siteId) {
+    }
+
+    /**
      * A block of a type this reader does not know, marked SKIPPABLE (written by a newer minor version), was skipped.
      *
      * @param type   its type code

@@ -58,6 +58,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private final CRC32C crc = new CRC32C();
     private final ByteSink frame;
     private final EventBlockCodec.Encoder events;
+    /** API_EVENTS (1.2): the same encoding as EVENTS, a block type of its own. */
+    private final EventBlockCodec.Encoder apiEvents;
+    /** SCOPE_EDGES (1.2). */
+    private final ScopeEdgeCodec.Encoder scopeEdges;
+    private final Pending scopePaths;
+    private final Pending functions;
+    private long apiEventsWritten;
+    private long scopeEdgesWritten;
     private final ByteSink scratch;
     private final Pending sites;
     private final Pending stacks;
@@ -86,6 +94,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.maxEventsPerBlock = b.maxEventsPerBlock;
         this.frame = new ByteSink(blockBytes + 1024);
         this.events = new EventBlockCodec.Encoder(blockBytes + 1024);
+        this.apiEvents = new EventBlockCodec.Encoder(1024);
+        this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
+        this.scopePaths = new Pending(BlockType.SCOPE_PATHS);
+        this.functions = new Pending(BlockType.FUNCTIONS);
         this.scratch = new ByteSink(1024);
         this.sites = new Pending(BlockType.SITES);
         this.stacks = new Pending(BlockType.STACKS);
@@ -192,6 +204,117 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         knownStrings = strings.size();
         return id >= 0 && id < knownStrings;
+    }
+
+    /**
+     * Adds a memory event that application code reported through memscope's API (an API_EVENTS block, format 1.2):
+     * a named object tracked (ALLOCATE) or collected (DEALLOCATE), a pool BORROW or RETURN, a MOVE. Not counted in
+     * {@link #eventsWritten()} (the END block counts heap and native events only). Never throws.
+     */
+    public synchronized void apiEvent(long timestampNanos, MemoryEventType type, long address, long size,
+                                      long previousSize, long threadId, int threadNameId, int variableNameId,
+                                      int typeNameId, long stackId, int siteId) {
+        if (closed || failure != null) {
+            return;
+        }
+        if (type == null || !knownString(threadNameId) || !knownString(variableNameId)
+                || !knownString(typeNameId)) {
+            Failures.report("recording.writer", MemscopeException.memory("API event refused: string ids "
+                    + threadNameId + "/" + variableNameId + "/" + typeNameId + " not all in the string table"));
+            return;
+        }
+        apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                variableNameId, typeNameId, stackId, siteId);
+        apiEventsWritten++;
+        if (apiEvents.bodyBytes() >= blockBytes || apiEvents.count() >= maxEventsPerBlock) {
+            try {
+                writeApiEventsBlock();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /**
+     * Defines a scope path (a SCOPE_PATHS entry, format 1.2): {@code parentId/name}.
+     *
+     * @param pathId   the id scope edges carry, not 0
+     * @param parentId the enclosing path, 0 for a root scope
+     */
+    public synchronized void scopePath(int pathId, int parentId, String name) {
+        if (pathId == 0) {
+            throw new IllegalArgumentException("scope path id 0 is reserved");
+        }
+        Objects.requireNonNull(name, "name");
+        ensureOpen();
+        ByteSink s = scopePaths.body;
+        s.uleb(Integer.toUnsignedLong(pathId));
+        s.uleb(Integer.toUnsignedLong(parentId));
+        s.uleb(strings.intern(name));
+        added(scopePaths);
+    }
+
+    /**
+     * Adds a scope entry or exit (a SCOPE_EDGES entry, format 1.2). A thread's edges must come in the order they
+     * happened and nest. Never throws.
+     *
+     * @param taskId         entries: not 0 for a task handed over from another thread
+     * @param allocatedBytes exits: the scope's allocated bytes, negative when unknown
+     */
+    public synchronized void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit,
+                                       int pathId, long taskId, long allocatedBytes) {
+        if (closed || failure != null || pathId == 0) {
+            return;
+        }
+        if (!knownString(threadNameId)) {
+            Failures.report("recording.writer", MemscopeException.memory("scope edge refused: thread name id "
+                    + threadNameId + " not in the string table"));
+            return;
+        }
+        scopeEdges.add(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        scopeEdgesWritten++;
+        if (scopeEdges.bodyBytes() >= blockBytes || scopeEdges.count() >= maxEventsPerBlock) {
+            try {
+                writeScopeEdgesBlock();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /**
+     * Records the cumulative figures of a profiled function at one call site (a FUNCTIONS entry, format 1.2); later
+     * figures of the same function, descriptor and call site supersede. See {@link FunctionStats}.
+     *
+     * @param descriptor the method descriptor, or null
+     * @param callSite   the calling frame, or null when unknown
+     */
+    public synchronized void functionStats(String function, String descriptor, String callSite, long calls,
+                                           long recursiveCalls, long totalNanos, long maxNanos, long allocatedBytes,
+                                           long callsWithoutAllocation) {
+        Objects.requireNonNull(function, "function");
+        ensureOpen();
+        ByteSink s = functions.body;
+        s.uleb(strings.intern(function));
+        s.uleb(strings.intern(descriptor));
+        s.uleb(strings.intern(callSite));
+        s.uleb(calls);
+        s.uleb(recursiveCalls);
+        s.uleb(totalNanos);
+        s.uleb(maxNanos);
+        s.uleb(allocatedBytes);
+        s.uleb(callsWithoutAllocation);
+        added(functions);
+    }
+
+    /** @return API events accepted so far ({@link #apiEvent}) */
+    public synchronized long apiEventsWritten() {
+        return apiEventsWritten;
+    }
+
+    /** @return scope edges accepted so far ({@link #scopeEdge}) */
+    public synchronized long scopeEdgesWritten() {
+        return scopeEdgesWritten;
     }
 
     /** Counts events that were recorded but will not be in the file (for example dropped by a bounded store). */
@@ -453,6 +576,35 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         writeGc();
         writePending(siteCounts);
         writePending(anomalies);
+        writePending(scopePaths);
+        writePending(functions);
+        if (scopeEdges.count() > 0) {
+            writeScopeEdgesBlock();
+        }
+        if (apiEvents.count() > 0) {
+            writeApiEventsBlock();
+        }
+    }
+
+    private void writeApiEventsBlock() throws IOException {
+        syncStrings();
+        writePending(sites);
+        writePending(stacks);
+        ByteSink prefix = scratch;
+        prefix.reset();
+        apiEvents.writePrefix(prefix);
+        writeBlock(BlockType.API_EVENTS, prefix, apiEvents.body);
+        apiEvents.reset();
+    }
+
+    private void writeScopeEdgesBlock() throws IOException {
+        syncStrings();
+        writePending(scopePaths); // the paths the edges use go first when they are known already
+        ByteSink prefix = scratch;
+        prefix.reset();
+        scopeEdges.writePrefix(prefix);
+        writeBlock(BlockType.SCOPE_EDGES, prefix, scopeEdges.body);
+        scopeEdges.reset();
     }
 
     private void writeEventsBlock() throws IOException {

@@ -77,7 +77,7 @@ public final class EventStore {
      */
     static final int BURY_LIMIT = Chunk.MAX_CAPACITY;
 
-    private final StringTable strings = new StringTable();
+    private final StringTable strings;
     private final ClockSource clock;
     private final boolean coarse;
     private final long wallClockEpochNanos;
@@ -122,6 +122,7 @@ public final class EventStore {
     private volatile long moving;
 
     private EventStore(Builder b) {
+        this.strings = b.strings != null ? b.strings : new StringTable();
         this.clock = b.clock;
         this.coarse = b.clock == ClockSource.COARSE;
         if (coarse) {
@@ -199,6 +200,22 @@ public final class EventStore {
             ThreadBuffer b = buffer();
             b.put(coarse ? CoarseClock.now() : System.nanoTime(), type.code(), address, size, previousSize,
                     b.threadId, b.threadNameId, siteId, stackId, typeNameId, variableNameId);
+        } catch (Throwable t) {
+            Failures.report("store.record", t);
+        }
+    }
+
+    /**
+     * Records one event on the current thread with a timestamp the caller took (on this store's clock), for a
+     * caller that read the clock already. Otherwise as {@link #record(MemoryEventType, long, long, long, int, long,
+     * int, int)}.
+     */
+    public void recordAt(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                         int siteId, long stackId, int typeNameId, int variableNameId) {
+        try {
+            ThreadBuffer b = buffer();
+            b.put(timestampNanos, type.code(), address, size, previousSize, b.threadId, b.threadNameId, siteId,
+                    stackId, typeNameId, variableNameId);
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
@@ -665,8 +682,18 @@ public final class EventStore {
         private long capacity = UNBOUNDED;
         private OverflowPolicy overflow = OverflowPolicy.DROP_NEWEST;
         private ClockSource clock = ClockSource.NANO_TIME;
+        private StringTable strings;
 
         private Builder() {
+        }
+
+        /**
+         * Interns names in {@code table} instead of a table of the store's own: stores whose events go into one
+         * recording share its string ids.
+         */
+        public Builder strings(StringTable table) {
+            this.strings = Objects.requireNonNull(table, "table");
+            return this;
         }
 
         /** Bounds the store to {@code events} stored events (at least 1). */

@@ -14,11 +14,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.1): the document is the
- * contract. And the example of format 1.0 the first version documented, which readers of 1.1 still read.
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.2): the document is the
+ * contract. And the examples of formats 1.0 and 1.1 the earlier versions documented, which readers still read.
  */
 class RecordingGoldenFileTest {
     static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000200" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "180e4482"
+            // STRINGS
+            + "0100000051000000" + "805209a8" + "0107" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            + "07" + hex("request") + "02" + hex("db")
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // SCOPE_PATHS (skippable)
+            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
+            // SCOPE_EDGES (skippable)
+            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
+            + "8001"
+            // API_EVENTS (skippable)
+            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.1 (two events, a GC with its action), as that version of the document had it. */
+    static final String EXAMPLE_1_1 =
             "4d535245430d0a1a" + "01000100" + "00000000" + "0000faed51728618" + "e803000000000000"
             + "9210000000000000" + "0000000000000000" + "78eed446"
             // STRINGS
@@ -60,6 +85,10 @@ class RecordingGoldenFileTest {
             w.accept(1000, MemoryEventType.ALLOCATE, 0x1000, 64, 0, 1, main, 0, type, 0, 0);
             w.accept(1500, MemoryEventType.ALLOCATE, 0x1040, 64, 0, 1, main, 0, type, 0, 0);
             w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC");
+            w.scopePath(1, 0, "request");
+            w.scopeEdge(1100, 1, main, false, 1, 0, -1);
+            w.scopeEdge(1700, 1, main, true, 1, 0, 128);
+            w.apiEvent(1200, MemoryEventType.BORROW, 7, 0, 0, 1, main, w.strings().intern("db"), 0, 0, 0);
         }
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(file))).isEqualTo(EXAMPLE);
 
@@ -67,7 +96,7 @@ class RecordingGoldenFileTest {
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().majorVersion()).isEqualTo(1);
-        assertThat(rec.header().minorVersion()).isEqualTo(1);
+        assertThat(rec.header().minorVersion()).isEqualTo(2);
         assertThat(rec.header().toInstant(1000).toString()).isEqualTo("2026-01-01T00:00:00Z");
         assertThat(rec.eventCount()).isEqualTo(2);
         assertThat(rec.event(1).address()).isEqualTo(0x1040);
@@ -76,16 +105,57 @@ class RecordingGoldenFileTest {
         assertThat(rec.gcRecords()).containsExactly(new GcRecord(2000, 1_000_000, "G1 Young Generation",
                 "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC"));
         assertThat(rec.skippedBlocks()).isZero();
+        assertThat(rec.scopePaths()).containsExactly(java.util.Map.entry(1, new ScopePath(1, 0, "request")));
+        assertThat(rec.scopeEdges()).containsExactly(new ScopeEdge(1100, 1, "main", false, 1, 0, -1),
+                new ScopeEdge(1700, 1, "main", true, 1, 0, 128));
+        assertThat(rec.apiEvents()).singleElement().satisfies(e -> {
+            assertThat(e.type()).isEqualTo(MemoryEventType.BORROW);
+            assertThat(e.address()).isEqualTo(7);
+            assertThat(e.variableName()).isEqualTo("db");
+            assertThat(e.timestampNanos()).isEqualTo(1200);
+        });
         assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
         assertThat(RecordingReader.isClosed(golden)).isTrue();
+    }
+
+    @Test
+    void aReaderThatKnowsNoneOfTheBlocksOf12SkipsThemAndReadsTheRest() throws Exception {
+        // What a reader of 1.0 or 1.1 sees: three unknown types marked SKIPPABLE. Simulate it by renumbering them.
+        byte[] b = HexFormat.of().parseHex(EXAMPLE);
+        for (String block : List.of("0a01000004000000", "0b0100000f000000", "0c0100000c000000")) {
+            int at = EXAMPLE.indexOf(block) / 2;
+            int len = b[at + 4];
+            b[at] = (byte) (200 + b[at]);
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(b, at, 8);
+            crc.update(b, at + 12, len);
+            java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at + 8, (int) crc.getValue());
+        }
+        Path file = dir.resolve("old-reader.msrec");
+        Files.write(file, b);
+        Recording rec = RecordingReader.readStrict(file);
+        assertThat(rec.skippedBlocks()).isEqualTo(3);
+        assertThat(rec.eventCount()).isEqualTo(2);
+        assertThat(rec.scopeEdges()).isEmpty();
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
+    }
+
+    @Test
+    void theFormat11ExampleStillReads() throws Exception {
+        Path golden = dir.resolve("golden-1.1.msrec");
+        Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_1));
+        Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().minorVersion()).isEqualTo(1);
+        assertThat(rec.gcRecords()).singleElement().satisfies(g -> assertThat(g.action()).isEqualTo("end of minor GC"));
+        assertThat(rec.scopePaths()).isEmpty();
     }
 
     @Test
     void aReaderOfTheMajorVersionThatDoesNotKnowGcDetailsSkipsIt() throws Exception {
         // What a 1.0 reader sees: GC_DETAILS is an unknown type marked SKIPPABLE (flags byte 01). Simulate it by
         // renumbering the block to a type no reader knows, keeping its flags and fixing its CRC.
-        byte[] b = HexFormat.of().parseHex(EXAMPLE);
-        int at = EXAMPLE.indexOf("0901000002000000") / 2;
+        byte[] b = HexFormat.of().parseHex(EXAMPLE_1_1);
+        int at = EXAMPLE_1_1.indexOf("0901000002000000") / 2;
         b[at] = (byte) 200;
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(b, at, 8);
@@ -115,7 +185,7 @@ class RecordingGoldenFileTest {
     @Test
     void gcDetailsMustFollowItsGcBlock() throws Exception {
         // A GC_DETAILS block with no GC block right before it is damage, reported at the entry.
-        String misplaced = EXAMPLE.replace("0901000002000000209ab0670105", "");
+        String misplaced = EXAMPLE_1_1.replace("0901000002000000209ab0670105", "");
         int eventsAt = misplaced.indexOf("0400000013000000");
         byte[] details = TestFiles.block(9, 1, new byte[] {1, 5});
         String moved = misplaced.substring(0, eventsAt) + HexFormat.of().formatHex(details)
@@ -130,7 +200,7 @@ class RecordingGoldenFileTest {
         // Streaming delivers a GC record once, completed by its details.
         List<GcRecord> seen = new ArrayList<>();
         Path good = dir.resolve("good.msrec");
-        Files.write(good, HexFormat.of().parseHex(EXAMPLE));
+        Files.write(good, HexFormat.of().parseHex(EXAMPLE_1_1));
         RecordingReader.stream(good, new RecordingVisitor() {
             @Override
             public void gc(GcRecord record) {

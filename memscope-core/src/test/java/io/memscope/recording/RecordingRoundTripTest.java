@@ -38,6 +38,10 @@ class RecordingRoundTripTest {
         final Map<Integer, SiteCount> siteCounts = new LinkedHashMap<>();
         final Map<String, String> metadata = new LinkedHashMap<>();
         final List<Anomaly> anomalies = new ArrayList<>();
+        final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
+        final List<ScopeEdge> scopeEdges = new ArrayList<>();
+        final List<MemoryEvent> apiEvents = new ArrayList<>();
+        final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
     }
 
     static long anyLong(SplittableRandom r) {
@@ -121,6 +125,38 @@ class RecordingRoundTripTest {
                     x.anomalies.add(a);
                 } else if (what < 18) {
                     w.flush();
+                } else if (what < 19) {
+                    ScopePath sp = new ScopePath(1 + r.nextInt(40), r.nextInt(3) == 0 ? 0 : 1 + r.nextInt(40),
+                            anyString(r));
+                    w.scopePath(sp.id(), sp.parentId(), sp.name());
+                    x.scopePaths.put(sp.id(), sp);
+                } else if (what < 22) {
+                    boolean exit = r.nextBoolean();
+                    int tn = stringIds.get(r.nextInt(stringIds.size()));
+                    ScopeEdge edge = new ScopeEdge(anyLong(r), r.nextInt(4), table.get(tn), exit,
+                            r.nextInt(4) == 0 ? r.nextInt() | 1 : 1 + r.nextInt(40),
+                            !exit && r.nextBoolean() ? anyLong(r) : 0,
+                            exit && r.nextBoolean() ? r.nextLong(Long.MAX_VALUE) : -1);
+                    w.scopeEdge(edge.timestampNanos(), edge.threadId(), tn, exit, edge.pathId(), edge.taskId(),
+                            edge.allocatedBytes());
+                    x.scopeEdges.add(edge);
+                } else if (what < 25) {
+                    FunctionStats f = new FunctionStats("pkg.C" + r.nextInt(4) + ".m", r.nextBoolean() ? null : "()V",
+                            r.nextInt(3) == 0 ? null : "pkg.D.n(D.java:" + r.nextInt(3) + ")", r.nextLong(1L << 50),
+                            r.nextLong(1L << 50), r.nextLong(Long.MAX_VALUE), r.nextLong(Long.MAX_VALUE),
+                            r.nextLong(Long.MAX_VALUE), r.nextLong(1000));
+                    w.functionStats(f.function(), f.descriptor(), f.callSite(), f.calls(), f.recursiveCalls(),
+                            f.totalNanos(), f.maxNanos(), f.allocatedBytes(), f.callsWithoutAllocation());
+                    x.functions.remove(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()));
+                    x.functions.put(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+                } else if (what < 27) {
+                    MemoryEventType t = MemoryEventType.ofCode(r.nextInt(6));
+                    int vn = stringIds.get(r.nextInt(stringIds.size()));
+                    MemoryEvent api = new MemoryEvent(anyLong(r), t, anyLong(r), anyLong(r), anyLong(r),
+                            r.nextInt(4), null, table.get(vn), null, r.nextBoolean() ? 0 : anyLong(r), 0);
+                    w.apiEvent(api.timestampNanos(), t, api.address(), api.size(), api.previousSize(), api.threadId(),
+                            0, vn, 0, api.callStackHash(), 0);
+                    x.apiEvents.add(api);
                 }
                 MemoryEventType type = MemoryEventType.ofCode(r.nextInt(6));
                 int tn = stringIds.get(r.nextInt(stringIds.size()));
@@ -146,7 +182,11 @@ class RecordingRoundTripTest {
         Expected x = writeRandom(file, seed, 3000, 256 + (int) (seed * 997 % 8000));
         Recording rec = RecordingReader.readStrict(file);
 
-        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, 1, 0, 123_456_789_000L, -5_000L, 4242, 99));
+        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, 2, 0, 123_456_789_000L, -5_000L, 4242, 99));
+        assertThat(rec.scopePaths()).containsExactlyInAnyOrderEntriesOf(x.scopePaths);
+        assertThat(rec.scopeEdges()).containsExactlyElementsOf(x.scopeEdges);
+        assertThat(rec.apiEvents()).containsExactlyElementsOf(x.apiEvents);
+        assertThat(rec.functionStats()).containsExactlyInAnyOrderElementsOf(x.functions.values());
         assertThat(rec.events()).containsExactlyElementsOf(x.events);
         assertThat(rec.sites()).containsExactlyInAnyOrderEntriesOf(x.sites);
         assertThat(rec.stacks()).containsExactlyInAnyOrderEntriesOf(x.stacks);

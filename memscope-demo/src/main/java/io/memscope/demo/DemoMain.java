@@ -16,7 +16,8 @@ public final class DemoMain {
             new LeakyCacheWorkload(),
             new StringConcatWorkload(),
             new DirectBufferLeakWorkload(),
-            new TenantCacheWorkload());
+            new TenantCacheWorkload(),
+            new ScopedRequestsWorkload());
 
     private DemoMain() {
     }

@@ -25,6 +25,10 @@ public final class MemscopeHooksTemplate {
     /** System property (an object, not a string) through which the installer hands over the agent's class. */
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
+    /** The agent's receiver of the function profile's entries, exits and call sites. */
+    private static final String FUNCTIONS = "io.memscope.agent.capture.FunctionHooks";
+    /** The agent's receiver of what the application reports through memscope-core's API (scopes, pools...). */
+    private static final String API = "io.memscope.agent.capture.ApiHooks";
 
     private static final MethodHandle NATIVE_ALLOCATE;
     private static final MethodHandle NATIVE_REALLOCATE;
@@ -32,6 +36,20 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle PLATFORM_SERVER;
     private static final MethodHandle NATIVE_ARENA_ENTER;
     private static final MethodHandle NATIVE_ARENA_EXIT;
+    private static final MethodHandle API_ACTIVE;
+    private static final MethodHandle API_LINKED;
+    private static final MethodHandle API_SCOPE_PATH;
+    private static final MethodHandle API_SCOPE_ENTER;
+    private static final MethodHandle API_SCOPE_EXIT;
+    private static final MethodHandle API_TRACK;
+    private static final MethodHandle API_BORROW;
+    private static final MethodHandle API_RETURN;
+    private static final MethodHandle API_ANOMALY;
+    private static final MethodHandle API_MOVE;
+    private static final MethodHandle API_OWN_BYTES;
+    private static final MethodHandle FN_ENTER;
+    private static final MethodHandle FN_EXIT;
+    private static final MethodHandle FN_CALL_SITE;
 
     static {
         MethodHandle[] h = handles();
@@ -41,6 +59,20 @@ public final class MemscopeHooksTemplate {
         PLATFORM_SERVER = h[3];
         NATIVE_ARENA_ENTER = h[4];
         NATIVE_ARENA_EXIT = h[5];
+        API_ACTIVE = h[6];
+        API_LINKED = h[7];
+        API_SCOPE_PATH = h[8];
+        API_SCOPE_ENTER = h[9];
+        API_SCOPE_EXIT = h[10];
+        API_TRACK = h[11];
+        API_BORROW = h[12];
+        API_RETURN = h[13];
+        API_ANOMALY = h[14];
+        API_MOVE = h[15];
+        API_OWN_BYTES = h[16];
+        FN_ENTER = h[17];
+        FN_EXIT = h[18];
+        FN_CALL_SITE = h[19];
     }
 
     private MemscopeHooksTemplate() {
@@ -63,7 +95,39 @@ public final class MemscopeHooksTemplate {
             find(l, c, "platformServer", MethodType.methodType(void.class, Object.class)),
             find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
             find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
+            find(l, sibling(c, API), "active", MethodType.methodType(boolean.class)),
+            find(l, sibling(c, API), "linked", MethodType.methodType(void.class, Class.class)),
+            find(l, sibling(c, API), "scopePath", MethodType.methodType(int.class, int.class, String.class)),
+            find(l, sibling(c, API), "scopeEnter", MethodType.methodType(void.class, int.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "scopeExit", MethodType.methodType(void.class, int.class, long.class, long.class)),
+            find(l, sibling(c, API), "track", MethodType.methodType(void.class, Object.class, String.class)),
+            find(l, sibling(c, API), "borrow", MethodType.methodType(void.class, Object.class, String.class,
+                    long.class, long.class)),
+            find(l, sibling(c, API), "returned", MethodType.methodType(void.class, String.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "anomaly", MethodType.methodType(void.class, String.class, long.class,
+                    long.class, String.class)),
+            find(l, sibling(c, API), "move", MethodType.methodType(void.class, String.class, long.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "ownBytes", MethodType.methodType(long.class)),
+            find(l, sibling(c, FUNCTIONS), "enter", MethodType.methodType(void.class, int.class)),
+            find(l, sibling(c, FUNCTIONS), "exit", MethodType.methodType(void.class, int.class)),
+            find(l, sibling(c, FUNCTIONS), "callSite", MethodType.methodType(void.class, int.class)),
         };
+    }
+
+    /** @return the agent's class {@code name} from the loader of {@code c}, not initialized; null if missing */
+    private static Class<?> sibling(Class<?> c, String name) {
+        if (c == null) {
+            return null;
+        }
+        try {
+            return Class.forName(name, false, c.getClassLoader());
+        } catch (Throwable t) {
+            System.err.println("memscope agent: " + name + " not found: " + t);
+            return null;
+        }
     }
 
     private static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
@@ -193,4 +257,122 @@ public final class MemscopeHooksTemplate {
 
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
+
+    // What the application reports through memscope-core's API (io.memscope.link.AgentLink in the application's copy
+    // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
+
+    public static boolean apiActive() {
+        try {
+            return (boolean) API_ACTIVE.invokeExact();
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    public static void apiLinked(Class<?> link) {
+        try {
+            API_LINKED.invokeExact(link);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static int apiScopePath(int parentId, String name) {
+        try {
+            return (int) API_SCOPE_PATH.invokeExact(parentId, name);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    public static void apiScopeEnter(int pathId, long nanos, long taskId) {
+        try {
+            API_SCOPE_ENTER.invokeExact(pathId, nanos, taskId);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiScopeExit(int pathId, long nanos, long allocatedBytes) {
+        try {
+            API_SCOPE_EXIT.invokeExact(pathId, nanos, allocatedBytes);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiTrack(Object o, String name) {
+        try {
+            API_TRACK.invokeExact(o, name);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiBorrow(Object resource, String pool, long leaseId, long size) {
+        try {
+            API_BORROW.invokeExact(resource, pool, leaseId, size);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiReturn(String pool, long leaseId, long size) {
+        try {
+            API_RETURN.invokeExact(pool, leaseId, size);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiAnomaly(String kind, long id, long size, String detail) {
+        try {
+            API_ANOMALY.invokeExact(kind, id, size, detail);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiMove(String what, long id, long size, long fromThreadId) {
+        try {
+            API_MOVE.invokeExact(what, id, size, fromThreadId);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static long apiOwnBytes() {
+        try {
+            return (long) API_OWN_BYTES.invokeExact();
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    // The function profile (io.memscope.agent.capture.FunctionHooks): entry and exit of profiled methods, and the
+    // call site of a call to one.
+
+    public static void fnEnter(int function) {
+        try {
+            FN_ENTER.invokeExact(function);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void fnExit(int function) {
+        try {
+            FN_EXIT.invokeExact(function);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void fnCallSite(int site) {
+        try {
+            FN_CALL_SITE.invokeExact(site);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
 }

@@ -31,6 +31,9 @@ final class CaptureRecording {
     private final Object openLock = new Object();
     private boolean opened;
     private volatile RecordingStream stream;
+    /** What the application reports through memscope's API, and the function profile (or null): set before open. */
+    private ApiCapture api;
+    private FunctionProfile functions;
     /** Events {@link #event} could not record (a failure, each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong failedEvents = new java.util.concurrent.atomic.AtomicLong();
 
@@ -43,6 +46,12 @@ final class CaptureRecording {
         this.startEpochMs = startEpochMs;
         this.exact = exact;
         this.intervalBytes = intervalBytes;
+    }
+
+    /** Sets the API capture and function profile whose blocks the stream writes; before {@link #open}. */
+    void extensions(ApiCapture api, FunctionProfile functions) {
+        this.api = api;
+        this.functions = functions;
     }
 
     /** Opens the file (once; the background thread, or the end of a capture shorter than its start). */
@@ -72,7 +81,10 @@ final class CaptureRecording {
                 w.metadata(m.getKey(), m.getValue());
             }
             w.flush();
-            return new RecordingStream(sink.store(), w);
+            RecordingStream rs = new RecordingStream(sink.store(), w);
+            rs.api(api);
+            rs.functions(functions);
+            return rs;
         } catch (Throwable t) {
             Failures.report("agent.recording.open", t);
             System.err.println("memscope agent: cannot stream into " + file + " (" + t

@@ -64,6 +64,12 @@ public final class CaptureSession {
     private Thread background;
     /** Bytecode samples lost to a failure on the sample path (each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
+    /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
+    private volatile ApiCapture api;
+    /** The function profile ({@link FunctionHooks}), or null. */
+    private FunctionProfile functions;
+    private boolean profileFunctions;
+    private boolean gcAtStart;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -73,6 +79,15 @@ public final class CaptureSession {
         this.settings = settings;
         this.inst = inst;
         this.nativeTracker = new NativeTracker(sink, settings.stackDepth());
+    }
+
+    /**
+     * Settings of {@link #start} beyond {@link CaptureSettings}: a function profile (its classes are instrumented by
+     * the transformer; {@code functions=...}), and a full GC when the capture starts ({@code gcAtEdges}).
+     */
+    public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
+        profileFunctions = functionProfile;
+        gcAtStart = gcAtCaptureStart;
     }
 
     /**
@@ -117,6 +132,8 @@ public final class CaptureSession {
             if (inst != null) {
                 ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
             }
+        } else if (inst != null) {
+            ObjectSizes.instrumentation(inst); // objects the application tracks by name are sized
         }
         if (settings.exact()) {
             counts = new ExactCounts();
@@ -136,6 +153,18 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
+        // JDK class (--include-jdk) would recurse through the class loader's own allocations.
+        OwnBytes.now();
+        ApiCapture a = new ApiCapture(sink.store().strings(), settings.stackDepth());
+        api = a;
+        functions = profileFunctions ? new FunctionProfile() : null;
+        recording.extensions(a, functions);
+        ApiHooks.start(a);
+        if (gcAtStart) {
+            System.gc(); // what is garbage already is not held at the first GC of the capture either
+        }
+        FunctionHooks.profile(functions);
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(settings.intervalBytes());
         }
@@ -332,6 +361,10 @@ public final class CaptureSession {
                     liveness.drain(sink, 100);
                     processGcs();
                 }
+                ApiCapture a = api;
+                if (a != null) {
+                    a.poll(); // named objects collected
+                }
                 long now = System.nanoTime();
                 liveSites.tick(now);
                 if (now - lastFold > 1_000_000_000L) {
@@ -446,6 +479,17 @@ public final class CaptureSession {
                     gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
                 }
             }
+            // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
+            Map<String, String> ending = new LinkedHashMap<>();
+            if (collect) {
+                ReferenceProcessing.awaitAll(inst);
+            }
+            ApiHooks.captureEnding(ending);
+            FunctionHooks.profile(null);
+            if (functions != null) {
+                ending.put("functions.profiled", Integer.toString(FunctionTable.functions()));
+            }
+            endMetadata.putAll(ending);
             running = false;
             if (sampler != null) {
                 sampler.wake();

@@ -182,7 +182,9 @@ public final class Hooks {
         if ((ts.untilSample -= size) <= 0) {
             CaptureSession s = session;
             if (s != null) {
+                long before = OwnBytes.before();
                 s.sample(ts, o, site, size);
+                OwnBytes.after(ts, before);
             } else {
                 ts.untilSample = ts.nextInterval(mean);
             }
@@ -222,11 +224,13 @@ public final class Hooks {
             return;
         }
         ts.busy = true;
+        long before = OwnBytes.before();
         try {
             nt.allocated(address, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.allocate", t);
         } finally {
+            OwnBytes.after(ts, before);
             ts.busy = false;
         }
     }
@@ -246,11 +250,13 @@ public final class Hooks {
             return;
         }
         ts.busy = true;
+        long before = OwnBytes.before();
         try {
             nt.reallocated(newAddress, oldAddress, bytes, ts.arenaDepth > 0);
         } catch (Throwable t) {
             Failures.report("agent.native.reallocate", t);
         } finally {
+            OwnBytes.after(ts, before);
             ts.busy = false;
         }
     }

@@ -27,6 +27,14 @@ final class ObjectSizes {
     private ObjectSizes() {
     }
 
+    /**
+     * Sets only what {@link #measured} needs (tracked objects of the application's API with the JVM's sampler, which
+     * sizes its samples itself): no measurement of array layouts, no lambdas on the start-up path.
+     */
+    static void instrumentation(Instrumentation instrumentation) {
+        inst = instrumentation;
+    }
+
     static void init(Instrumentation instrumentation) {
         inst = instrumentation;
         measure(BOOLEAN, new boolean[0], new boolean[1024], n -> new boolean[n]);

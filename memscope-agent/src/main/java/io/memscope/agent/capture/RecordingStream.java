@@ -28,6 +28,10 @@ final class RecordingStream implements EventSink {
     private final BitSet sitesWritten = new BitSet();
     private final Set<Long> stacksWritten = new HashSet<>();
     private long drained;
+    /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
+    private volatile ApiCapture api;
+    /** The function profile, written with the events (null without one). */
+    private volatile FunctionProfile functions;
 
     RecordingStream(EventStore store, RecordingWriter writer) {
         this.store = store;
@@ -36,6 +40,16 @@ final class RecordingStream implements EventSink {
 
     RecordingWriter writer() {
         return writer;
+    }
+
+    /** Writes the function profile {@code f} (may be null) into the recording too, from now on. */
+    void functions(FunctionProfile f) {
+        functions = f;
+    }
+
+    /** Drains {@code a} into the recording too, from now on. */
+    void api(ApiCapture a) {
+        api = a;
     }
 
     /**
@@ -48,6 +62,14 @@ final class RecordingStream implements EventSink {
         long n = store.drainTo(this);
         for (GcRecord g : gcs) {
             writer.gc(g);
+        }
+        ApiCapture a = api;
+        if (a != null) {
+            a.drainTo(this, writer);
+        }
+        FunctionProfile f = functions;
+        if (f != null) {
+            f.drainTo(writer);
         }
         writer.flush();
         return n;

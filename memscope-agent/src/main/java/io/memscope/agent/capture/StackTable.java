@@ -118,9 +118,50 @@ final class StackTable {
             first = 0;
         }
         int end = Math.min(frames.size(), first + Math.max(depth, 1));
+        long h = register(frames.subList(first, end));
+        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
+    }
+
+    /**
+     * @return the id of the stack of a call into memscope's API by the application (a pool borrow, a tracked object):
+     *         its frames below memscope's own (the agent, the hook class, the application's copy of memscope-core),
+     *         at most {@code depth}; 0 when depth is 0
+     */
+    static long captureApiCaller(int depth) {
+        if (depth <= 0) {
+            return 0;
+        }
+        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
+            List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(depth, 32));
+            s.dropWhile(f -> isMemscopeApi(f.getClassName())).limit(depth).forEach(list::add);
+            return list;
+        });
+        return register(frames);
+    }
+
+    /**
+     * @return the frame that called {@code function} ({@code pkg.Class.method}), which is being entered on this
+     *         thread: the first frame below memscope's own and below the function's own frame, as
+     *         {@code pkg.Caller.method(File.java:LINE)}; null when there is none
+     */
+    static String callerOf(String function) {
+        StackWalker.StackFrame f = WALKER.walk(s -> s.dropWhile(x -> isMemscopeApi(x.getClassName()))
+                .skip(1).findFirst().orElse(null));
+        if (f == null) {
+            return null;
+        }
+        return io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
+                f.getLineNumber());
+    }
+
+    private static boolean isMemscopeApi(String className) {
+        return className.equals(HOOKS) || className.startsWith(MEMSCOPE) && isLibrary(className);
+    }
+
+    /** @return the id (hash) of these frames, their text registered the first time */
+    private static long register(List<StackWalker.StackFrame> frames) {
         long h = 0x9E3779B97F4A7C15L;
-        for (int i = first; i < end; i++) {
-            StackWalker.StackFrame f = frames.get(i);
+        for (StackWalker.StackFrame f : frames) {
             h = mix(h, f.getClassName().hashCode());
             h = mix(h, f.getMethodName().hashCode());
             h = mix(h, f.getLineNumber());
@@ -129,15 +170,14 @@ final class StackTable {
             h = 1;
         }
         if (!FRAMES.containsKey(h)) {
-            List<String> text = new ArrayList<>(end - first);
-            for (int i = first; i < end; i++) {
-                StackWalker.StackFrame f = frames.get(i);
+            List<String> text = new ArrayList<>(frames.size());
+            for (StackWalker.StackFrame f : frames) {
                 text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
             FRAMES.putIfAbsent(h, List.copyOf(text));
         }
-        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
+        return h;
     }
 
     /** Frames walked beyond the stack depth for a tracking arena's allocation, to reach its caller. */

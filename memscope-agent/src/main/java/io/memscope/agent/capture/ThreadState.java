@@ -36,6 +36,17 @@ final class ThreadState {
     long[] counts = new long[0];
     /** Sample references this thread made and the capture has not settled yet ({@link Liveness}). */
     SampleList samples;
+    /**
+     * Heap bytes the agent allocated on this thread since it started ({@link OwnBytes}); read by the application's
+     * scopes through {@link ApiHooks#ownBytes}. Written by this thread only.
+     */
+    long ownBytes;
+    /** The thread's allocated bytes when a JVMTI sample asked for its frames (measured up to the second call). */
+    long ownBefore = -1;
+    /** The function profile's calls in progress on this thread and its statistics ({@link FunctionHooks}). */
+    FunctionFrames functions;
+    /** The call site the caller's instrumentation set for the profiled call that follows (0 = none). */
+    int pendingCallSite;
 
     private ThreadState(Thread thread, double mean) {
         this.thread = thread;
@@ -53,6 +64,17 @@ final class ThreadState {
         Thread t = Thread.currentThread();
         ThreadState ts = BY_ID[(int) t.getId() & (SLOTS - 1)];
         return ts != null && ts.thread == t ? ts : lookup(t);
+    }
+
+    /**
+     * @return this thread's state when it is in its id slot, else null: no creation and no {@code ThreadLocal} (whose
+     *         first {@code get} on a thread allocates). A thread whose slot another live thread holds gets null.
+     */
+    @SuppressWarnings("deprecation")
+    static ThreadState existing() {
+        Thread t = Thread.currentThread();
+        ThreadState ts = BY_ID[(int) t.getId() & (SLOTS - 1)];
+        return ts != null && ts.thread == t ? ts : null;
     }
 
     @SuppressWarnings("deprecation")

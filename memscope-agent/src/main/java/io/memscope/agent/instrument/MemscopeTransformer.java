@@ -41,6 +41,9 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
     private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
+    /** The function profile ({@code functions=...}); application classes only. */
+    private final FunctionPatterns functions;
+    private final FunctionInstrumenter functionHooks;
 
     /**
      * @param heapHooks insert the allocation hooks (bytecode sampler, exact mode); false when the JVM's own sampler
@@ -48,12 +51,35 @@ public final class MemscopeTransformer implements ClassFileTransformer {
      */
     public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
                                boolean nativeMemory, boolean heapHooks, boolean jmxHook) {
+        this(inst, include, exclude, includeJdk, nativeMemory, heapHooks, jmxHook, FunctionPatterns.NONE);
+    }
+
+    /**
+     * @param functions the function profile's patterns: their methods get entry and exit hooks, and calls to them
+     *                  from any application class a call-site hook ({@link FunctionInstrumenter})
+     */
+    public MemscopeTransformer(Instrumentation inst, List<String> include, List<String> exclude, boolean includeJdk,
+                               boolean nativeMemory, boolean heapHooks, boolean jmxHook, FunctionPatterns functions) {
         this.inst = inst;
         this.filter = new ClassFilter(include, exclude, includeJdk);
         this.nativeMemory = nativeMemory;
         this.heapHooks = heapHooks;
+        this.functions = functions;
         this.jmxHook = jmxHook;
+        this.functionHooks = new FunctionInstrumenter(functions, tooLarge);
     }
+
+    /** @return methods instrumented as profiled functions */
+    public long profiledMethods() {
+        return functionHooks.profiledMethods();
+    }
+
+    /** @return whether the function profile looks at this class: application classes, not memscope's */
+    private boolean functionClass(String internalName, boolean jdkLoader) {
+        return !functions.isEmpty() && !jdkLoader && !ClassFilter.isJdkName(internalName)
+                && new ClassFilter(List.of(), List.of(), false).accepts(internalName, false);
+    }
+
 
     private TransformCache cache;
     private boolean cacheOpened;
@@ -74,7 +100,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
 
     /** @return whether the transformer changes classes loaded later (not only classes loaded now) */
     public boolean transformsNewClasses() {
-        return heapHooks || jmxHook;
+        return heapHooks || jmxHook || !functions.isEmpty();
     }
 
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
@@ -89,11 +115,15 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         if (nativeMemory && name.equals(UNSAFE) || jmxHook && name.equals(MANAGEMENT_FACTORY)) {
             return true;
         }
+        ClassLoader l = c.getClassLoader();
+        boolean jdk = l == null || l == platform;
+        if (functionClass(name, jdk)) {
+            return true;
+        }
         if (!heapHooks) {
             return false;
         }
-        ClassLoader l = c.getClassLoader();
-        return filter.accepts(name, l == null || l == platform);
+        return filter.accepts(name, jdk);
     }
 
     @Override
@@ -123,10 +153,15 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             if (className.equals(MANAGEMENT_FACTORY)) {
                 return jmxHook ? instrumentManagementFactory(classfileBuffer) : null;
             }
-            if (!heapHooks || !filter.accepts(className, loader == null || loader == platform)) {
-                return null;
+            boolean jdk = loader == null || loader == platform;
+            byte[] out = heapHooks && filter.accepts(className, jdk)
+                    ? instrumentAllocations(className, classfileBuffer) : null;
+            if (functionClass(className, jdk)) {
+                byte[] f = functionHooks.apply(className, out != null ? out : classfileBuffer);
+                if (f != null) {
+                    out = f;
+                }
             }
-            byte[] out = instrumentAllocations(className, classfileBuffer);
             if (out != null) {
                 transformed.add(className);
             }

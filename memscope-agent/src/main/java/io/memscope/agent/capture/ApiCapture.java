@@ -1,0 +1,200 @@
+package io.memscope.agent.capture;
+
+import io.memscope.MemoryEventType;
+import io.memscope.error.Failures;
+import io.memscope.recording.RecordingWriter;
+import io.memscope.store.EventStore;
+import io.memscope.store.StringTable;
+
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What one capture receives from the application's memscope API (scopes, named objects, pools, moves; see
+ * {@link ApiHooks}) and moves into the recording with the rest: scope paths (SCOPE_PATHS), scope entries and exits
+ * (SCOPE_EDGES), the API's memory events (API_EVENTS), and the API's anomalies (ANOMALIES).
+ *
+ * <p>Entries and exits go into an {@link EventStore} of their own, used as a lossless per-thread buffer with the
+ * calling thread's own timestamps ({@link EventStore#recordAt}): an entry is stored as ALLOCATE and an exit as
+ * DEALLOCATE, with the path id as site, the task id as address and the allocated bytes plus one (0 = unknown) as
+ * size. API events go into a second store as what they are. Both share the recording's string table. Stores keep
+ * each thread's events in order, which is what scope edges need (a thread's exits close its entries).
+ */
+final class ApiCapture {
+    /** Named objects followed at once; more are counted ({@code namedObjectsDropped}). */
+    static final int MAX_NAMED = 100_000;
+    /** Borrowing stacks remembered for leak reports; beyond, a leak is reported without its stack. */
+    static final int MAX_LEASES = 100_000;
+    /** Anomalies kept for the recording; more are counted. */
+    static final int MAX_ANOMALIES = 10_000;
+
+    private final StringTable strings;
+    private final EventStore edges;
+    private final EventStore events;
+    private final int stackDepth;
+    private final Map<String, Integer> pathIds = new ConcurrentHashMap<>();
+    private final AtomicInteger nextPath = new AtomicInteger();
+    private final ConcurrentLinkedQueue<int[]> newPaths = new ConcurrentLinkedQueue<>();
+    private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
+    private final Set<Named> named = ConcurrentHashMap.newKeySet();
+    private final AtomicLong namedIds = new AtomicLong();
+    private final AtomicLong namedDropped = new AtomicLong();
+    private final Map<Long, Long> leaseStacks = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Object[]> anomalies = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger anomalyCount = new AtomicInteger();
+    private final AtomicLong anomaliesDropped = new AtomicLong();
+
+    ApiCapture(StringTable strings, int stackDepth) {
+        this.strings = strings;
+        this.edges = EventStore.builder().strings(strings).build();
+        this.events = EventStore.builder().strings(strings).build();
+        this.stackDepth = stackDepth;
+    }
+
+    // ------------------------------------------------------------------------------------------ application threads
+
+    int scopePath(int parentId, String name) {
+        String key = parentId + "/" + name;
+        Integer id = pathIds.get(key);
+        if (id != null) {
+            return id;
+        }
+        synchronized (pathIds) {
+            id = pathIds.get(key);
+            if (id == null) {
+                id = nextPath.incrementAndGet();
+                strings.intern(name);
+                newPaths.add(new int[] {id, parentId, strings.intern(name)});
+                pathIds.put(key, id);
+            }
+            return id;
+        }
+    }
+
+    void scopeEdge(int pathId, long nanos, boolean exit, long taskId, long allocatedBytes) {
+        edges.recordAt(nanos, exit ? MemoryEventType.DEALLOCATE : MemoryEventType.ALLOCATE, taskId,
+                allocatedBytes < 0 ? 0 : allocatedBytes + 1, 0, pathId, 0, 0, 0);
+    }
+
+    void track(Object o, String name) {
+        if (named.size() >= MAX_NAMED) {
+            namedDropped.incrementAndGet();
+            return;
+        }
+        long id = namedIds.incrementAndGet();
+        long size = ObjectSizes.measured(o);
+        String type = o.getClass().getTypeName();
+        long stack = StackTable.captureApiCaller(stackDepth);
+        long now = System.nanoTime();
+        Named n = new Named(o, collected, id, size, strings.intern(name), strings.intern(type), now);
+        named.add(n);
+        events.recordAt(now, MemoryEventType.ALLOCATE, id, size, 0, 0, stack, n.typeId, n.nameId);
+    }
+
+    void borrow(Object resource, String pool, long leaseId, long size) {
+        long stack = StackTable.captureApiCaller(stackDepth);
+        if (stack != 0 && leaseStacks.size() < MAX_LEASES) {
+            leaseStacks.put(leaseId, stack);
+        }
+        int type = resource == null ? 0 : strings.intern(resource.getClass().getTypeName());
+        events.recordAt(System.nanoTime(), MemoryEventType.BORROW, leaseId, Math.max(0, size), 0, 0, stack, type,
+                strings.intern(pool));
+    }
+
+    void returned(String pool, long leaseId, long size) {
+        leaseStacks.remove(leaseId);
+        events.recordAt(System.nanoTime(), MemoryEventType.RETURN, leaseId, Math.max(0, size), 0, 0, 0, 0,
+                strings.intern(pool));
+    }
+
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
+    void anomaly(String kind, long id, long size, String detail) {
+        if (anomalyCount.incrementAndGet() > MAX_ANOMALIES) {
+            anomaliesDropped.incrementAndGet();
+            return;
+        }
+        Long stack = kind.startsWith("pool-") ? leaseStacks.remove(id) : null;
+        anomalies.add(new Object[] {kind, System.nanoTime(), id, Math.max(0, size), Thread.currentThread().getId(),
+            stack == null ? 0L : stack, detail});
+    }
+
+    void move(String what, long id, long size, long fromThreadId) {
+        events.recordAt(System.nanoTime(), MemoryEventType.MOVE, id, Math.max(0, size), fromThreadId, 0, 0, 0,
+                strings.intern(what));
+    }
+
+    // ------------------------------------------------------------------------------------------ memscope's threads
+
+    /** Turns the named objects the collector cleared into DEALLOCATE events (memscope's background thread). */
+    void poll() {
+        long now = System.nanoTime();
+        for (Named n = (Named) collected.poll(); n != null; n = (Named) collected.poll()) {
+            if (named.remove(n)) {
+                events.recordAt(now, MemoryEventType.DEALLOCATE, n.id, n.size, Math.max(0, now - n.trackedAt), 0, 0,
+                        n.typeId, n.nameId);
+            }
+        }
+    }
+
+    /** Moves everything received so far into the recording (under the recording stream's lock). */
+    void drainTo(RecordingStream stream, RecordingWriter w) {
+        for (int[] p = newPaths.poll(); p != null; p = newPaths.poll()) {
+            w.scopePath(p[0], p[1], strings.get(p[2]));
+        }
+        edges.drainTo((t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                       stackId, siteId) -> w.scopeEdge(t, threadId, threadNameId, type == MemoryEventType.DEALLOCATE,
+                siteId, address, size - 1));
+        events.drainTo((t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                        stackId, siteId) -> {
+            stream.stack(stackId);
+            w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                    stackId, siteId);
+        });
+        for (Object[] a = anomalies.poll(); a != null; a = anomalies.poll()) {
+            long stack = (Long) a[5];
+            stream.stack(stack);
+            try {
+                w.anomaly((String) a[0], (Long) a[1], (Long) a[2], (Long) a[3], (Long) a[4], stack, (String) a[6]);
+            } catch (RuntimeException e) {
+                Failures.report("agent.api.anomaly", e);
+            }
+        }
+    }
+
+    /** Counts for the recording's metadata at the end. */
+    void metadata(Map<String, String> into) {
+        into.put("api.namedObjectsLive", Integer.toString(named.size()));
+        into.put("api.namedObjectsDropped", Long.toString(namedDropped.get()));
+        into.put("api.anomaliesDropped", Long.toString(anomaliesDropped.get()));
+        into.put("api.scopePaths", Integer.toString(nextPath.get()));
+    }
+
+    /** @return events held, not yet in the recording */
+    long pending() {
+        return edges.size() + events.size();
+    }
+
+    /** A named object: a weak reference with what its events need. */
+    private static final class Named extends WeakReference<Object> {
+        final long id;
+        final long size;
+        final int nameId;
+        final int typeId;
+        final long trackedAt;
+
+        Named(Object o, ReferenceQueue<Object> q, long id, long size, int nameId, int typeId, long trackedAt) {
+            super(o, q);
+            this.id = id;
+            this.size = size;
+            this.nameId = nameId;
+            this.typeId = typeId;
+            this.trackedAt = trackedAt;
+        }
+    }
+}

@@ -1,0 +1,570 @@
+package io.memscope.analysis;
+
+import io.memscope.MemoryEventType;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.FunctionStats;
+import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.RecordingReader;
+import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.ScopePath;
+import io.memscope.recording.Site;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds the {@link ApiReport} of a recording in one streaming pass: scopes from their entries and exits, the
+ * function profile, named objects, pools; and the heap samples attributed to scopes and functions.
+ *
+ * <h2>Samples in scopes: by thread and time</h2>
+ * A sample belongs to the innermost scope open on its thread at its timestamp (both {@code System.nanoTime()} of
+ * the recorded JVM): the agent does not look at scopes when it samples, the analysis reconstructs each thread's
+ * scope stack from the SCOPE_EDGES and places each sample in it. A thread's edges and samples each come in their
+ * order of occurrence, but samples can precede in the file the edges that were recorded before them (each flush
+ * writes the period's samples before its edges), so a sample waits until its thread's next edge, or until the file
+ * has reached {@value #WINDOW_NANOS} ns past it (no older edge comes after that: flushes happen every second). Memory:
+ * the threads' open scopes, the samples of that window, and the samples not yet collected.
+ *
+ * <h2>Samples in functions: by stack</h2>
+ * A sample allocated inside a profiled call has the function's frame in its stack, the call site right below: its
+ * weight counts for that (function, call site), once per function however deep the recursion (the outermost
+ * occurrence's call site). Frames are matched by the profile's patterns (metadata {@code option.functions});
+ * overloads share a frame. A stack cut at {@code stackDepth} frames may miss an outer function.
+ *
+ * <h2>Held</h2>
+ * As everywhere in the report ({@link GcTimeline}): a sample is held at a collection when it was allocated before the
+ * collection started and not freed by it or an earlier one; "at the end" is the last collection of the capture (its
+ * final full GC), "at the peak" the collection after which the heap held the most. Without collection records, the
+ * end of the capture stands in for the last one, and there is no peak (0).
+ */
+public final class ApiAnalysis implements RecordingVisitor {
+    /** How far the file must run past a sample before no edge older than it can come. */
+    static final long WINDOW_NANOS = 10_000_000_000L;
+
+    private final RecordedRun run;
+    private final double mean;
+    private final long start;
+    private final long end;
+    private final GcTimeline gcs;
+    private final int endGc;
+    private final int peakGc;
+    private final List<String[]> patterns = new ArrayList<>();
+
+    private final Map<Integer, ScopePath> paths = new HashMap<>();
+    private final Map<Integer, long[]> pathFigures = new HashMap<>();
+    private final Map<Long, ThreadStack> threads = new HashMap<>();
+    private final Map<Long, Sample> live = new HashMap<>();
+    private final Map<Long, List<String[]>> stackFunctions = new HashMap<>();
+    private final Map<List<String>, long[]> functionHeld = new HashMap<>();
+    private final Map<List<String>, FunctionStats> functionStats = new LinkedHashMap<>();
+    private final Map<Long, Object[]> named = new LinkedHashMap<>();
+    private final Map<String, long[]> pools = new TreeMap<>();
+    private final Map<Long, Object[]> leases = new LinkedHashMap<>();
+    /** Pool leaks by lease id: {pool, size, stack id} of the anomaly, and the lease's BORROW once seen. */
+    private final Map<Long, Object[]> unreachable = new LinkedHashMap<>();
+    private final Map<String, Long> scopeAnomalies = new TreeMap<>();
+    private long maxTime = Long.MIN_VALUE;
+    private long lastSweep = Long.MIN_VALUE;
+    private long samplesInScopes;
+
+    // path figures
+    private static final int ENTRIES = 0;
+    private static final int TASKS = 1;
+    private static final int TOTAL_NS = 2;
+    private static final int MAX_NS = 3;
+    private static final int SELF_NS = 4;
+    private static final int ALLOCATED = 5;
+    private static final int SELF_ALLOCATED = 6;
+    private static final int NO_ALLOCATION = 7;
+    private static final int SAMPLED = 8;
+    private static final int HELD_END = 9;
+    private static final int HELD_PEAK = 10;
+    private static final int FIGURES = 11;
+
+    // pool figures
+    private static final int BORROWS = 0;
+    private static final int RETURNS = 1;
+    private static final int OUTSTANDING = 2;
+    private static final int PEAK = 3;
+    private static final int LEAKS = 4;
+    private static final int DOUBLE = 5;
+    private static final int UNKNOWN = 6;
+
+    private ApiAnalysis(RecordedRun run) {
+        this.run = run;
+        this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
+        this.start = run.metadataLong(MetadataKeys.START_NANOS, run.firstEventNanos());
+        this.end = run.metadataLong(MetadataKeys.END_NANOS, run.lastEventNanos());
+        this.gcs = GcTimeline.of(run.gcRecords(), end);
+        this.endGc = gcs.lastAtOrBefore(end);
+        this.peakGc = gcs.peak(0, endGc);
+        String functions = run.metadata().get("option.functions");
+        if (functions != null) {
+            for (String p : functions.split(";")) {
+                p = p.trim();
+                if (p.endsWith(".**")) {
+                    patterns.add(new String[] {"tree", p.substring(0, p.length() - 2)});
+                } else if (p.endsWith(".*")) {
+                    patterns.add(new String[] {"class", p.substring(0, p.length() - 2)});
+                } else if (!p.isEmpty()) {
+                    patterns.add(new String[] {"method", p});
+                }
+            }
+        }
+    }
+
+    /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
+    static boolean isApiAnomaly(Anomaly a) {
+        return a.kind().startsWith("pool-") || a.kind().startsWith("scope-");
+    }
+
+    /** @return the API sections of a recording's report (one more streaming pass over its file) */
+    public static ApiReport analyze(RecordedRun run) {
+        ApiAnalysis a = new ApiAnalysis(run);
+        RecordingReader.stream(run.file(), a);
+        return a.build();
+    }
+
+    // ------------------------------------------------------------------------------------------------ visitor
+
+    @Override
+    public void scopePath(ScopePath path) {
+        paths.put(path.id(), path);
+    }
+
+    @Override
+    public void scopeEdge(long t, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                          long allocatedBytes) {
+        advance(t);
+        ThreadStack ts = threads.computeIfAbsent(threadId, k -> new ThreadStack());
+        ts.attributeBefore(t);
+        if (!exit) {
+            ts.push(pathId, t, taskId != 0);
+            return;
+        }
+        int at = ts.depth - 1;
+        while (at >= 0 && ts.path[at] != pathId) {
+            at--;
+        }
+        if (at < 0) {
+            return; // an exit whose entry the file does not have (the capture started inside the scope)
+        }
+        while (ts.depth - 1 > at) {
+            ts.depth--; // an entry without its exit: closed by this one (not counted)
+        }
+        ts.depth = at;
+        long nanos = Math.max(0, t - ts.start[at]);
+        long[] f = figures(pathId);
+        f[ENTRIES]++;
+        if (ts.task[at]) {
+            f[TASKS]++;
+        }
+        f[TOTAL_NS] += nanos;
+        f[MAX_NS] = Math.max(f[MAX_NS], nanos);
+        f[SELF_NS] += Math.max(0, nanos - ts.childNanos[at]);
+        if (allocatedBytes < 0) {
+            f[NO_ALLOCATION]++;
+        } else {
+            f[ALLOCATED] += allocatedBytes;
+            f[SELF_ALLOCATED] += Math.max(0, allocatedBytes - ts.childBytes[at]);
+        }
+        if (at > 0) {
+            ts.childNanos[at - 1] += nanos;
+            if (allocatedBytes > 0) {
+                ts.childBytes[at - 1] += allocatedBytes;
+            }
+        }
+    }
+
+    @Override
+    public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                       int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+        advance(t);
+        if (type != MemoryEventType.ALLOCATE && type != MemoryEventType.DEALLOCATE) {
+            return;
+        }
+        Site s = run.site(siteId);
+        if (s != null && s.isNative()) {
+            return;
+        }
+        if (type == MemoryEventType.ALLOCATE) {
+            double p = -Math.expm1(-Math.max(size, 1) / mean);
+            Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId);
+            live.put(address, sample);
+            threads.computeIfAbsent(threadId, k -> new ThreadStack()).waiting.add(sample);
+        } else {
+            Sample sample = live.get(address);
+            if (sample != null) {
+                sample.collected = t;
+                if (sample.attributed) {
+                    live.remove(address);
+                    settle(sample);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void apiEvent(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                         int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+        String variable = run.string(variableNameId);
+        switch (type) {
+            case ALLOCATE:
+                named.put(address, new Object[] {variable, run.string(typeNameId), size, t, -1L});
+                break;
+            case DEALLOCATE: {
+                Object[] o = named.get(address);
+                if (o != null) {
+                    o[4] = t;
+                }
+                break;
+            }
+            case BORROW: {
+                long[] p = pool(variable);
+                p[BORROWS]++;
+                Object[] lease = {variable, run.string(typeNameId), size, t,
+                    threadId + (run.string(threadNameId) == null ? "" : "/" + run.string(threadNameId)), stackId};
+                Object[] leak = unreachable.get(address);
+                if (leak != null) {
+                    leak[3] = lease; // its leak came first in the file (same flush): it is not outstanding
+                } else {
+                    p[OUTSTANDING]++;
+                    leases.put(address, lease);
+                }
+                p[PEAK] = Math.max(p[PEAK], p[OUTSTANDING] + (leak != null ? 1 : 0));
+                break;
+            }
+            case RETURN: {
+                long[] p = pool(variable);
+                p[RETURNS]++;
+                if (leases.remove(address) != null) {
+                    p[OUTSTANDING]--;
+                }
+                break;
+            }
+            default:
+                break; // MOVE: the tasks it hands over are counted in the scopes
+        }
+    }
+
+    @Override
+    public void anomaly(Anomaly a) {
+        String kind = a.kind();
+        if (kind.startsWith("scope-")) {
+            scopeAnomalies.merge(kind, 1L, Long::sum);
+        } else if (kind.equals("pool-leak")) {
+            long[] p = pool(a.detail());
+            p[LEAKS]++;
+            Object[] lease = leases.remove(a.address());
+            if (lease != null) {
+                p[OUTSTANDING]--;
+            }
+            unreachable.put(a.address(), new Object[] {a.detail(), a.size(), a.stackId(), lease});
+        } else if (kind.equals("pool-double-return")) {
+            pool(a.detail())[DOUBLE]++;
+        } else if (kind.equals("pool-unknown-return")) {
+            pool(a.detail())[UNKNOWN]++;
+        }
+    }
+
+    @Override
+    public void functionStats(FunctionStats f) {
+        functionStats.put(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+    }
+
+    // ------------------------------------------------------------------------------------------------ samples
+
+    private void advance(long t) {
+        if (t > maxTime) {
+            maxTime = t;
+        }
+        if (maxTime - lastSweep > 1_000_000_000L) {
+            lastSweep = maxTime;
+            long horizon = maxTime - WINDOW_NANOS;
+            for (ThreadStack ts : threads.values()) {
+                ts.attributeBefore(horizon);
+            }
+        }
+    }
+
+    /** A sample now placed in a scope: its allocation counts there; held figures once its fate is known. */
+    private void attribute(Sample s, int pathId) {
+        s.attributed = true;
+        s.path = pathId;
+        if (pathId != 0) {
+            samplesInScopes++;
+            figures(pathId)[SAMPLED] += s.bytes;
+        }
+        if (s.collected != Long.MIN_VALUE) {
+            live.remove(s.id);
+            settle(s); // collected already (its DEALLOCATE came first)
+        }
+    }
+
+    /**
+     * Adds a sample whose scope and collection (or its absence) are known to the held figures: held at a collection
+     * when allocated before it started and not freed by it or an earlier one ({@link GcTimeline#collectedBy}).
+     */
+    private void settle(Sample s) {
+        int freedBy = s.collected == Long.MIN_VALUE ? Integer.MAX_VALUE : gcs.collectedBy(s.collected);
+        boolean heldEnd = heldAt(s, endGc, freedBy);
+        boolean heldPeak = heldAt(s, peakGc, freedBy);
+        if (!heldEnd && !heldPeak) {
+            return;
+        }
+        if (s.path != 0) {
+            long[] f = figures(s.path);
+            if (heldEnd) {
+                f[HELD_END] += s.bytes;
+            }
+            if (heldPeak) {
+                f[HELD_PEAK] += s.bytes;
+            }
+        }
+        for (String[] key : functionsOf(s.stack)) {
+            long[] h = functionHeld.computeIfAbsent(java.util.Arrays.asList(key), k -> new long[2]);
+            if (heldEnd) {
+                h[0] += s.bytes;
+            }
+            if (heldPeak) {
+                h[1] += s.bytes;
+            }
+        }
+    }
+
+    private boolean heldAt(Sample s, int gc, int freedBy) {
+        return gc >= 0 && s.allocated < gcs.start(gc) && freedBy > gc;
+    }
+
+    /** @return (function, call site) of each profiled function in the stack, once each, the outermost's call site */
+    private List<String[]> functionsOf(long stackId) {
+        if (patterns.isEmpty() || stackId == 0) {
+            return List.of();
+        }
+        return stackFunctions.computeIfAbsent(stackId, id -> {
+            List<String> frames = run.stack(id);
+            List<String[]> keys = new ArrayList<>();
+            if (frames == null) {
+                return keys;
+            }
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (int i = frames.size() - 1; i >= 0; i--) {
+                String f = frames.get(i);
+                int paren = f.indexOf('(');
+                String fn = paren < 0 ? f : f.substring(0, paren);
+                if (profiled(fn) && seen.add(fn)) {
+                    keys.add(new String[] {fn, i + 1 < frames.size() ? frames.get(i + 1) : null});
+                }
+            }
+            return keys;
+        });
+    }
+
+    private boolean profiled(String function) {
+        int dot = function.lastIndexOf('.');
+        if (dot < 0) {
+            return false;
+        }
+        String cls = function.substring(0, dot);
+        String method = function.substring(dot + 1);
+        if (method.startsWith("lambda$") || method.startsWith("<")) {
+            return false;
+        }
+        for (String[] p : patterns) {
+            boolean match = switch (p[0]) {
+                case "tree" -> cls.startsWith(p[1]);
+                case "class" -> cls.equals(p[1]);
+                default -> function.equals(p[1]);
+            };
+            if (match) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------------------------------------ results
+
+    private ApiReport build() {
+        for (ThreadStack ts : threads.values()) {
+            ts.attributeBefore(Long.MAX_VALUE);
+        }
+        for (Sample s : live.values()) {
+            if (s.collected == Long.MIN_VALUE) {
+                settle(s); // never collected: held at the end (and at the peak if allocated before it)
+            }
+        }
+        live.clear();
+
+        List<ApiReport.ScopeRow> scopes = new ArrayList<>();
+        for (Map.Entry<Integer, long[]> e : pathFigures.entrySet()) {
+            long[] f = e.getValue();
+            if (f[ENTRIES] == 0 && f[SAMPLED] == 0) {
+                continue;
+            }
+            int id = e.getKey();
+            ScopePath p = paths.get(id);
+            String path = pathOf(id);
+            String parent = p == null || p.parentId() == 0 ? "" : pathOf(p.parentId());
+            scopes.add(new ApiReport.ScopeRow(path, p == null ? path : p.name(), parent, depthOf(id), f[ENTRIES],
+                    f[TASKS], ms(f[TOTAL_NS]), ms(f[MAX_NS]), ms(f[SELF_NS]), f[ALLOCATED], f[SELF_ALLOCATED],
+                    f[NO_ALLOCATION], f[SAMPLED], f[HELD_END], f[HELD_PEAK]));
+        }
+        scopes.sort(Comparator.comparingDouble(ApiReport.ScopeRow::totalMs).reversed()
+                .thenComparing(ApiReport.ScopeRow::path));
+
+        Map<List<String>, long[]> byCallSite = new LinkedHashMap<>();
+        for (FunctionStats f : functionStats.values()) {
+            long[] v = byCallSite.computeIfAbsent(java.util.Arrays.asList(f.function(), f.callSite()),
+                    k -> new long[6]);
+            v[0] += f.calls();
+            v[1] += f.recursiveCalls();
+            v[2] += f.totalNanos();
+            v[3] = Math.max(v[3], f.maxNanos());
+            v[4] += f.allocatedBytes();
+        }
+        List<ApiReport.FunctionRow> functions = new ArrayList<>();
+        for (Map.Entry<List<String>, long[]> e : byCallSite.entrySet()) {
+            long[] v = e.getValue();
+            long[] held = functionHeld.getOrDefault(e.getKey(), new long[2]);
+            functions.add(new ApiReport.FunctionRow(e.getKey().get(0), e.getKey().get(1), v[0], v[1], ms(v[2]),
+                    ms(v[3]), v[4], held[0], held[1]));
+        }
+        functions.sort(Comparator.comparingDouble(ApiReport.FunctionRow::totalMs).reversed()
+                .thenComparing(ApiReport.FunctionRow::function));
+
+        List<ApiReport.TrackedObjectRow> objects = new ArrayList<>();
+        for (Object[] o : named.values()) {
+            long tracked = (Long) o[3];
+            long collected = (Long) o[4];
+            boolean alive = collected < 0;
+            objects.add(new ApiReport.TrackedObjectRow((String) o[0], (String) o[1], (Long) o[2], ms(tracked - start),
+                    alive ? -1 : ms(collected - start), ms((alive ? end : collected) - tracked), alive));
+        }
+
+        List<ApiReport.PoolLeakRow> leaks = new ArrayList<>();
+        for (Map.Entry<Long, Object[]> e : unreachable.entrySet()) {
+            Object[] a = e.getValue();
+            Object[] lease = (Object[]) a[3];
+            long stackId = (Long) a[2] != 0 || lease == null ? (Long) a[2] : (Long) lease[5];
+            leaks.add(new ApiReport.PoolLeakRow((String) a[0], "unreachable", e.getKey(),
+                    lease == null ? null : (String) lease[1], (Long) a[1], lease == null ? -1 : ms((Long) lease[3] - start),
+                    lease == null ? null : (String) lease[4], stack(stackId)));
+        }
+        Map<String, long[]> notReturned = new HashMap<>();
+        for (Map.Entry<Long, Object[]> e : leases.entrySet()) {
+            Object[] l = e.getValue();
+            long[] n = notReturned.computeIfAbsent((String) l[0], k -> new long[2]);
+            n[0]++;
+            n[1] += (Long) l[2];
+            leaks.add(new ApiReport.PoolLeakRow((String) l[0], "not-returned", e.getKey(), (String) l[1], (Long) l[2],
+                    ms((Long) l[3] - start), (String) l[4], stack((Long) l[5])));
+        }
+        List<ApiReport.PoolRow> poolRows = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : pools.entrySet()) {
+            long[] p = e.getValue();
+            long[] n = notReturned.getOrDefault(e.getKey(), new long[2]);
+            poolRows.add(new ApiReport.PoolRow(e.getKey(), p[BORROWS], p[RETURNS], n[0], n[1], p[PEAK], p[LEAKS],
+                    p[DOUBLE], p[UNKNOWN]));
+        }
+        return new ApiReport(List.copyOf(scopes), List.copyOf(functions), List.copyOf(objects),
+                List.copyOf(poolRows), List.copyOf(leaks), Map.copyOf(scopeAnomalies), samplesInScopes);
+    }
+
+    private long[] figures(int pathId) {
+        return pathFigures.computeIfAbsent(pathId, k -> new long[FIGURES]);
+    }
+
+    private long[] pool(String name) {
+        return pools.computeIfAbsent(name == null ? "?" : name, k -> new long[7]);
+    }
+
+    private String pathOf(int id) {
+        StringBuilder b = new StringBuilder();
+        for (int i = id, guard = 0; i != 0 && guard < 4096; guard++) {
+            ScopePath p = paths.get(i);
+            String name = p == null ? "scope#" + Integer.toUnsignedString(i) : p.name();
+            b.insert(0, b.length() == 0 ? name : name + "/");
+            i = p == null ? 0 : p.parentId();
+        }
+        return b.toString();
+    }
+
+    private int depthOf(int id) {
+        int d = 0;
+        for (int i = id; i != 0 && d < 4096; d++) {
+            ScopePath p = paths.get(i);
+            i = p == null ? 0 : p.parentId();
+        }
+        return d;
+    }
+
+    private List<String> stack(long id) {
+        List<String> s = id == 0 ? null : run.stack(id);
+        return s == null ? List.of() : s;
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1e6;
+    }
+
+    /** A heap sample while its scope or its collection is not known yet. */
+    private static final class Sample {
+        final long id;
+        final long allocated;
+        final long bytes;
+        final long stack;
+        long collected = Long.MIN_VALUE;
+        boolean attributed;
+        int path;
+
+        Sample(long id, long allocated, long bytes, long stack) {
+            this.id = id;
+            this.allocated = allocated;
+            this.bytes = bytes;
+            this.stack = stack;
+        }
+    }
+
+    /** One thread's open scopes, and its samples waiting to be placed. */
+    private final class ThreadStack {
+        int depth;
+        int[] path = new int[8];
+        long[] start = new long[8];
+        long[] childNanos = new long[8];
+        long[] childBytes = new long[8];
+        boolean[] task = new boolean[8];
+        final ArrayDeque<Sample> waiting = new ArrayDeque<>();
+
+        void push(int pathId, long t, boolean isTask) {
+            if (depth == path.length) {
+                int n = depth * 2;
+                path = java.util.Arrays.copyOf(path, n);
+                start = java.util.Arrays.copyOf(start, n);
+                childNanos = java.util.Arrays.copyOf(childNanos, n);
+                childBytes = java.util.Arrays.copyOf(childBytes, n);
+                task = java.util.Arrays.copyOf(task, n);
+            }
+            path[depth] = pathId;
+            start[depth] = t;
+            childNanos[depth] = 0;
+            childBytes[depth] = 0;
+            task[depth] = isTask;
+            depth++;
+        }
+
+        /** Places the waiting samples older than {@code t} in the innermost scope open now. */
+        void attributeBefore(long t) {
+            while (!waiting.isEmpty() && waiting.peekFirst().allocated < t) {
+                Sample s = waiting.pollFirst();
+                attribute(s, depth == 0 ? 0 : path[depth - 1]);
+            }
+        }
+    }
+}
