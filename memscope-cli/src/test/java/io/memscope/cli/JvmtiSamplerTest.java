@@ -182,5 +182,4 @@ class JvmtiSamplerTest {
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();
     }
-
 }
