@@ -151,7 +151,7 @@ header() {
   echo
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
   echo "- java: $java ($("$java" -version 2>&1 | head -1))"
-  echo "- memscope: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'), async-profiler 4.1"
+  echo "- memscope: ${MEMSCOPE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, async-profiler 4.1"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), rounds: $2 (+1 warm-up), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
