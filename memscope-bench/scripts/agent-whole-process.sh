@@ -187,7 +187,7 @@ mixed_workload() {
         "$java -javaagent:$agent=out=$work/rec $mixed"
         "$java -agentpath:$ap=start,event=alloc,file=$work/ap.jfr $mixed"
         "$java -javaagent:$agent=out=$work/rec,interval=2k $mixed"
-        "$java -agentpath:$ap=start,event=alloc=2k,live,file=$work/ap.jfr $mixed")
+        "$java -agentpath:$ap=start,alloc=2k,live,file=$work/ap.jfr $mixed")
   if [ "$all_configs" = 1 ]; then
     names+=("memscope interval=1g" "JFR")
     cmds+=("$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
