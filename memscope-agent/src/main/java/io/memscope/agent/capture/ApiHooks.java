@@ -133,7 +133,6 @@ public final class ApiHooks {
             }
             LINKS.add(new WeakReference<>(link));
         }
-        OwnBytes.prepare();
         OwnBytes.measure = true;
     }
 

@@ -37,7 +37,6 @@ public final class FunctionHooks {
         }
         profile = p;
         if (p != null) {
-            OwnBytes.prepare();
             OwnBytes.measure = true;
         }
     }
