@@ -66,6 +66,15 @@ class DemoPageBrowserTest {
             List<String> leakFrames = (List<String>) browser.script("return Array.from(document.querySelectorAll("
                     + "'#flame g.frame')).map(g => g.getAttribute('data-name'))");
             assertThat(leakFrames).contains(leak).doesNotContain(temp);
+            // the scoped-requests workload: its scopes, the profiled handler, the leaked pooled connection
+            assertThat(problems).contains("POOL LEAK", "demo-connections: lease lost while borrowed");
+            String scopes = browser.driver().findElement(By.id("scopes")).getText();
+            assertThat(scopes).contains("request", "request/parse", "request/render");
+            assertThat(browser.driver().findElement(By.id("functions")).getText())
+                    .contains("io.memscope.demo.RequestHandler.");
+            assertThat(browser.driver().findElement(By.id("tracked-objects")).getText()).contains("sessions");
+            assertThat(browser.driver().findElement(By.id("pool-leaks")).getText())
+                    .contains("demo-connections", "lost while borrowed");
         }
     }
 }

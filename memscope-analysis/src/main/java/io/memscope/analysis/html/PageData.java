@@ -119,6 +119,7 @@ public final class PageData {
             gc(w);
             timeline(w);
             peak(w);
+            ApiPageData.write(w, r.api(), kept, merged > 0 ? kept.size() : -1, frames);
             w.name("accounting").beginArray().endArray();
             w.name("failures").beginObject().field("count", r.failureCount());
             w.name("messages").beginArray();
