@@ -32,6 +32,11 @@ class DemoPageBrowserTest {
         try (Stream<Path> s = Files.list(out)) {
             jvmDir = s.filter(d -> Files.isRegularFile(d.resolve("report.json"))).findFirst().orElseThrow();
         }
+        // the tenant caches' accounting (MemoryAccounting) went into the recording at the end of the capture
+        String json = Files.readString(jvmDir.resolve("report.json"));
+        assertThat(json.replaceAll("\\s+", "")).contains("\"accounting\":{\"atMs\":", "\"table\":\"USER\"",
+                "\"user\":\"carol\"");
+        assertThat(run.out).contains("Accounting (the application's MemoryAccounting at").contains("carol");
         Path page = jvmDir.resolve("report.html");
         assertThat(page).isRegularFile();
         assertThat(run.out).contains("page:   " + page);
@@ -75,6 +80,9 @@ class DemoPageBrowserTest {
             assertThat(browser.driver().findElement(By.id("tracked-objects")).getText()).contains("sessions");
             assertThat(browser.driver().findElement(By.id("pool-leaks")).getText())
                     .contains("demo-connections", "lost while borrowed");
+            String accounting = (String) browser.script("return Array.from(document.querySelectorAll("
+                    + "'[id^=accounting-]')).map(e => e.textContent).join('\\n')");
+            assertThat(accounting).contains("Accounting: by user", "carol", "memory/");
         }
     }
 }

@@ -1347,7 +1347,8 @@
       });
       box.appendChild(makeTable({
         id: 'accounting-' + i, title: 'Accounting: ' + t.title, rows: t.rows || [],
-        sort: {key: cols.length > 1 ? 'c1' : 'c0', dir: 'descending'}, columns: function () { return cols; }
+        sort: {key: t.sort != null && t.sort < cols.length ? 'c' + t.sort : (cols.length > 1 ? 'c1' : 'c0'), dir: 'descending'},
+        intro: t.intro || null, columns: function () { return cols; }
       }).panel);
     });
   }
