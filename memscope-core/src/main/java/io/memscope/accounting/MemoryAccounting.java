@@ -1,6 +1,7 @@
 package io.memscope.accounting;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.accounting.AccountingJmx;
+import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ public final class MemoryAccounting {
 
     /**
      * The process-wide registry. Created on first use, when it also registers its JMX MBean as
-     * {@value AccountingJmx#OBJECT_NAME} in the platform MBean server (so that {@code memscope accounting <pid>},
+     * {@code io.memscope:type=Accounting} in the platform MBean server (so that {@code memscope accounting <pid>},
      * JConsole and VisualVM can read it).
      */
     public static MemoryAccounting global() {
@@ -649,9 +650,9 @@ public final class MemoryAccounting {
         }
         localAlloc(rec, seg, instrument.index, 1, size);
         charge(instrument, seg.account, size);
-        if (owner != Owner.NONE && io.memscope.link.AgentLink.active()) {
+        if (owner != Owner.NONE && io.memscope.internal.link.AgentLink.active()) {
             // ownership moved to this thread: a MOVE event in the agent's recording
-            io.memscope.link.AgentLink.move(instrument.name(), 0, size, owner.threadId);
+            io.memscope.internal.link.AgentLink.move(instrument.name(), 0, size, owner.threadId);
         }
         return seg;
     }

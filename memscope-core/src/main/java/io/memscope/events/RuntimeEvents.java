@@ -1,6 +1,6 @@
 package io.memscope.events;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

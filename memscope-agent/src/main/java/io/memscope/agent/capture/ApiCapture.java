@@ -1,10 +1,10 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.error.Failures;
-import io.memscope.recording.RecordingWriter;
-import io.memscope.store.EventStore;
-import io.memscope.store.StringTable;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.StringTable;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
