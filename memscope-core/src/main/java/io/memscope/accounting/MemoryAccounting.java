@@ -43,8 +43,8 @@ import java.util.regex.Pattern;
  * Negative or absurd sizes (above {@link #MAX_SIZE}), freeing more than an owner holds, a null or foreign owner
  * and an instrument of another registry are never thrown into the application: the call records nothing and
  * the instrument's COUNT_ANOMALIES grows (calls with no usable instrument count on the reserved instrument
- * {@value #INVALID_INSTRUMENT}). In strict mode ({@link #setStrict(boolean)}, {@link Failures#setStrict(boolean)}
- * or {@code -Dmemscope.strict=true}) they throw a {@link MemscopeException} instead.
+ * {@value #INVALID_INSTRUMENT}). In strict mode ({@link #setStrict(boolean)}, or {@code -Dmemscope.strict=true}
+ * for the whole JVM) they throw a {@link MemscopeException} instead.
  *
  * <p>Thread-safe. See docs/accounting.md.
  */
@@ -248,7 +248,7 @@ public final class MemoryAccounting {
         return record().enabled;
     }
 
-    /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@link Failures#isStrict()}). */
+    /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@code -Dmemscope.strict=true}). */
     public void setStrict(boolean value) {
         strict = value;
     }

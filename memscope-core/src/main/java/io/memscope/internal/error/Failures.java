@@ -10,8 +10,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Where code running inside the application reports what went wrong, instead of throwing into it.
  *
  * <p>Each report increments an exact counter per {@link ErrorCategory}; the first {@value #KEPT} messages are
- * kept verbatim for the end-of-run report. In strict mode (for tests: system property {@code memscope.strict=true}
- * or {@link #setStrict(boolean)}) the failure is thrown instead, so that a test sees it.
+ * kept verbatim for the end-of-run report. In strict mode the failure is thrown instead, so that a test sees it.
+ *
+ * <p>Strictness is JVM-wide for this copy of memscope, so no library may switch it: it comes from the system
+ * property {@code memscope.strict=true}, read once when this class initializes, or from memscope's own code
+ * ({@link #setStrict(boolean)} refuses any caller outside the {@code io.memscope} packages: the agent's
+ * {@code strict=true}, memscope's tests). On the module path this package is not exported at all.
  *
  * <p>Thread-safe; reporting never allocates once the kept list is full, and never throws in non-strict mode.
  */
@@ -22,12 +26,26 @@ public final class Failures {
     private static final AtomicLongArray COUNTS = new AtomicLongArray(ErrorCategory.values().length);
     private static final List<String> MESSAGES = new ArrayList<>();
     private static volatile boolean strict = Boolean.getBoolean("memscope.strict");
+    /** memscope's own packages; built at run time so that the agent's relocation leaves it alone. */
+    private static final String OWN_PACKAGES = String.join(".", "io", "memscope", "");
+    private static final StackWalker CALLER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private Failures() {
     }
 
-    /** In strict mode, reported failures are thrown to the caller instead of counted. */
+    /**
+     * In strict mode, reported failures are thrown to the caller instead of counted. For memscope's own code only
+     * (the agent's {@code strict=true} option, tests).
+     *
+     * @throws IllegalCallerException when called from a class outside the {@code io.memscope} packages: a library
+     *                                must not make memscope throw into the application
+     */
     public static void setStrict(boolean value) {
+        Class<?> caller = CALLER.getCallerClass();
+        if (!caller.getName().startsWith(OWN_PACKAGES)) {
+            throw new IllegalCallerException("memscope's strict mode is set by -Dmemscope.strict=true or the agent's "
+                    + "strict=true option, not by " + caller.getName());
+        }
         strict = value;
     }
 

@@ -4,6 +4,11 @@ import io.memscope.error.CorruptFileException;
 import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
 import io.memscope.error.Severity;
+import com.acme.lib.StrictSwitch;
+
+import java.net.URL;
+import java.net.URLClassLoader;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,6 +56,36 @@ class FailuresTest {
                 .isInstanceOf(MemscopeException.class)
                 .hasMessageContaining("checked")
                 .satisfies(t -> assertThat(((MemscopeException) t).category()).isEqualTo(ErrorCategory.INTERNAL));
+    }
+
+    @Test
+    void aLibraryCannotSwitchStrictModeOn() {
+        assertThatThrownBy(StrictSwitch::turnOn).isInstanceOf(IllegalCallerException.class)
+                .hasMessageContaining("com.acme.lib.StrictSwitch").hasMessageContaining("-Dmemscope.strict=true");
+        assertThat(Failures.isStrict()).isFalse();
+        Failures.report("x", new IllegalStateException("still counted, not thrown"));
+        assertThat(Failures.total()).isEqualTo(1);
+    }
+
+    @Test
+    void strictModeFromTheSystemPropertyReadOnceAtStart() throws Exception {
+        String before = System.getProperty("memscope.strict");
+        System.setProperty("memscope.strict", "true");
+        try (URLClassLoader fresh = new URLClassLoader(
+                new URL[] {Failures.class.getProtectionDomain().getCodeSource().getLocation()},
+                ClassLoader.getPlatformClassLoader())) {
+            Class<?> copy = fresh.loadClass(Failures.class.getName());
+            assertThat(copy).isNotSameAs(Failures.class);
+            assertThat(copy.getMethod("isStrict").invoke(null)).isEqualTo(true);
+            System.setProperty("memscope.strict", "false");
+            assertThat(copy.getMethod("isStrict").invoke(null)).as("read once").isEqualTo(true);
+        } finally {
+            if (before == null) {
+                System.clearProperty("memscope.strict");
+            } else {
+                System.setProperty("memscope.strict", before);
+            }
+        }
     }
 
     @Test
