@@ -5,7 +5,7 @@ import io.memscope.MemoryEventType;
 /**
  * Receives stored events one at a time in primitive form, without an object per event: how the
  * {@code EventStore} hands events to a recording writer, an exporter or an analysis. String-valued fields are ids
- * in the store's {@link StringTable} (0 = none).
+ * in the string table of the store or the recording (0 = none): {@link Recording#string(int)}.
  */
 @FunctionalInterface
 public interface EventSink {
