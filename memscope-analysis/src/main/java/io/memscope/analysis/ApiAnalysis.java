@@ -69,6 +69,8 @@ public final class ApiAnalysis implements RecordingVisitor {
     /** Pool leaks by lease id: {pool, size, stack id} of the anomaly, and the lease's BORROW once seen. */
     private final Map<Long, Object[]> unreachable = new LinkedHashMap<>();
     private final Map<String, Long> scopeAnomalies = new TreeMap<>();
+    /** Per (scope path, stack id, site id): sampled bytes, held at the end, held at the peak. */
+    private final Map<ScopeStackKey, long[]> scopeStacks = new HashMap<>();
     private long maxTime = Long.MIN_VALUE;
     private long lastSweep = Long.MIN_VALUE;
     private long samplesInScopes;
@@ -195,7 +197,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
         if (type == MemoryEventType.ALLOCATE) {
             double p = -Math.expm1(-Math.max(size, 1) / mean);
-            Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId);
+            Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId, siteId);
             live.put(address, sample);
             threads.computeIfAbsent(threadId, k -> new ThreadStack()).waiting.add(sample);
         } else {
@@ -300,6 +302,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         if (pathId != 0) {
             samplesInScopes++;
             figures(pathId)[SAMPLED] += s.bytes;
+            scopeStack(s)[0] += s.bytes;
         }
         if (s.collected != Long.MIN_VALUE) {
             live.remove(s.id);
@@ -326,6 +329,9 @@ public final class ApiAnalysis implements RecordingVisitor {
             if (heldPeak) {
                 f[HELD_PEAK] += s.bytes;
             }
+            long[] st = scopeStack(s);
+            st[1] += heldEnd ? s.bytes : 0;
+            st[2] += heldPeak ? s.bytes : 0;
         }
         for (String[] key : functionsOf(s.stack)) {
             long[] h = functionHeld.computeIfAbsent(java.util.Arrays.asList(key), k -> new long[2]);
@@ -473,8 +479,31 @@ public final class ApiAnalysis implements RecordingVisitor {
             poolRows.add(new ApiReport.PoolRow(e.getKey(), p[BORROWS], p[RETURNS], n[0], n[1], p[PEAK], p[LEAKS],
                     p[DOUBLE], p[UNKNOWN]));
         }
+        List<ApiReport.ScopeStackRow> byStack = new ArrayList<>();
+        Map<Integer, String> pathNames = new HashMap<>();
+        for (Map.Entry<ScopeStackKey, long[]> e : scopeStacks.entrySet()) {
+            ScopeStackKey k = e.getKey();
+            Site site = run.site(k.site());
+            String siteFrame = site == null ? "?" : site.frame();
+            List<String> frames = stack(k.stack());
+            byStack.add(new ApiReport.ScopeStackRow(pathNames.computeIfAbsent(k.path(), this::pathOf),
+                    frames.isEmpty() ? List.of(siteFrame) : frames, siteFrame,
+                    site == null || site.typeName() == null ? "?" : site.typeName(), e.getValue()[0],
+                    e.getValue()[1], e.getValue()[2]));
+        }
+        byStack.sort(Comparator.comparingLong(ApiReport.ScopeStackRow::sampledBytes).reversed()
+                .thenComparing(ApiReport.ScopeStackRow::path));
         return new ApiReport(List.copyOf(scopes), List.copyOf(functions), List.copyOf(objects),
-                List.copyOf(poolRows), List.copyOf(leaks), Map.copyOf(scopeAnomalies), samplesInScopes);
+                List.copyOf(poolRows), List.copyOf(leaks), Map.copyOf(scopeAnomalies), samplesInScopes,
+                List.copyOf(byStack));
+    }
+
+    private long[] scopeStack(Sample s) {
+        return scopeStacks.computeIfAbsent(new ScopeStackKey(s.path, s.stack, s.site), k -> new long[3]);
+    }
+
+    /** A scope path and a stack's identity (stack id, site id), as a StackProfile's. */
+    private record ScopeStackKey(int path, long stack, int site) {
     }
 
     private long[] figures(int pathId) {
@@ -520,15 +549,17 @@ public final class ApiAnalysis implements RecordingVisitor {
         final long allocated;
         final long bytes;
         final long stack;
+        final int site;
         long collected = Long.MIN_VALUE;
         boolean attributed;
         int path;
 
-        Sample(long id, long allocated, long bytes, long stack) {
+        Sample(long id, long allocated, long bytes, long stack, int site) {
             this.id = id;
             this.allocated = allocated;
             this.bytes = bytes;
             this.stack = stack;
+            this.site = site;
         }
     }
 

@@ -21,14 +21,16 @@ import java.util.List;
  * @param poolLeaks       leases lost while borrowed, then leases never returned, oldest first
  * @param scopeAnomalies  scopes closed out of order, twice, or on another thread (counts by kind)
  * @param samplesInScopes heap samples attributed to a scope (the rest were taken with no scope open on their thread)
+ * @param scopeStacks     the sampled figures of each scope path split by stack (what a flame graph restricted to a
+ *                        scope shows), largest sampled bytes first
  */
 public record ApiReport(List<ScopeRow> scopes, List<FunctionRow> functions, List<TrackedObjectRow> trackedObjects,
                         List<PoolRow> pools, List<PoolLeakRow> poolLeaks, java.util.Map<String, Long> scopeAnomalies,
-                        long samplesInScopes) {
+                        long samplesInScopes, List<ScopeStackRow> scopeStacks) {
 
     /** The report of a recording without any of it. */
     public static final ApiReport EMPTY = new ApiReport(List.of(), List.of(), List.of(), List.of(), List.of(),
-            java.util.Map.of(), 0);
+            java.util.Map.of(), 0, List.of());
 
     /** @return whether there is anything to show */
     public boolean isEmpty() {
@@ -125,5 +127,23 @@ public record ApiReport(List<ScopeRow> scopes, List<FunctionRow> functions, List
      */
     public record PoolLeakRow(String pool, String kind, long leaseId, String resourceType, long size,
                               double borrowedAtMs, String thread, List<String> stack) {
+    }
+
+    /**
+     * The heap samples of one scope path (the innermost scope open on the sample's thread at its time, as
+     * {@link ScopeRow#sampledBytes}) with one stack: the identity of a {@link StackProfile} (frames, site, type).
+     * Sampled estimates, whatever the capture mode; over a path's stacks they add up to its {@code sampledBytes},
+     * {@code heldBytesAtEnd} and {@code heldBytesAtPeak}.
+     *
+     * @param path            the scope path
+     * @param frames          the stack, innermost first (the site's frame alone for events without a stack)
+     * @param site            the allocation site's frame
+     * @param type            the allocated type
+     * @param sampledBytes    bytes allocated (estimate)
+     * @param heldBytesAtEnd  of those, held at the end
+     * @param heldBytesAtPeak of those, held at the peak GC
+     */
+    public record ScopeStackRow(String path, List<String> frames, String site, String type, long sampledBytes,
+                                long heldBytesAtEnd, long heldBytesAtPeak) {
     }
 }

@@ -170,6 +170,14 @@ public final class RecordedRun {
         return tables.firstNanos;
     }
 
+    /**
+     * @return the last snapshot of the application's accounting summary tables (format 1.3), or null when the
+     *         recording has none
+     */
+    public io.memscope.recording.AccountingSnapshot accounting() {
+        return tables.accounting;
+    }
+
     /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
     public long lastEventNanos() {
         return tables.lastNanos;
@@ -194,6 +202,7 @@ public final class RecordedRun {
         long eventCount;
         long firstNanos = Long.MAX_VALUE;
         long lastNanos = Long.MIN_VALUE;
+        io.memscope.recording.AccountingSnapshot accounting;
 
         Reader(EventSink firstPass) {
             this.firstPass = firstPass;
@@ -248,6 +257,11 @@ public final class RecordedRun {
                 firstPass.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId,
                         variableNameId, typeNameId, stackId, siteId);
             }
+        }
+
+        @Override
+        public void accounting(io.memscope.recording.AccountingSnapshot snapshot) {
+            accounting = snapshot;
         }
 
         @Override

@@ -29,12 +29,15 @@ import java.util.Map;
  * @param failures           the first failure messages
  * @param api                scopes, the function profile, named objects and pools (the whole run, whatever the
  *                           window)
+ * @param accounting         the application's accounting summary tables (memscope-core's MemoryAccounting) as last
+ *                           recorded: at the end of the capture, or the last periodic snapshot of a JVM that died;
+ *                           null when the recording has none (whatever the window)
  */
 public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
                      Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
-                     ApiReport api) {
+                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting) {
 
     /**
      * The recording the report was built from, and how complete it is.

@@ -1006,7 +1006,7 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), api(run));
+                    run.failureCount(), run.failureMessages(), api(run), run.accounting());
         }
 
         /** The API sections: only for recordings that may have them (format 1.2 and later), one more pass. */

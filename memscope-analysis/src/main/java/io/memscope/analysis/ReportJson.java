@@ -156,6 +156,7 @@ public final class ReportJson {
         }
         w.endArray().endObject();
         api(w, r.api());
+        AccountingSection.json(w, r);
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {

@@ -87,6 +87,7 @@ public final class Summary {
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
                 bytes(g.maxHeapAfterGcBytes())));
         ApiSummary.format(sb, r.api());
+        AccountingSection.summary(sb, r);
         if (r.failureCount() > 0) {
             sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
             if (!r.failures().isEmpty()) {

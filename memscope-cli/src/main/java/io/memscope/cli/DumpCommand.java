@@ -239,6 +239,47 @@ final class DumpCommand implements Callable<Integer> {
             emit();
         }
 
+        /** One line per row of the snapshot: the application's accounting summary tables (format 1.3). */
+        @Override
+        public void accounting(io.memscope.recording.AccountingSnapshot snapshot) {
+            if (stopped || types != null && !types.isEmpty()) {
+                return;
+            }
+            long ts = snapshot.timestampNanos();
+            if (snapshot.rows().isEmpty()) {
+                if (json) {
+                    Json.object(line).field("kind", "accounting").field("time", time(ts)).field("timestampNanos", ts)
+                            .field("rows", 0).end();
+                } else {
+                    line.append(time(ts)).append(" ACCOUNTING no rows");
+                }
+                emit();
+            }
+            for (io.memscope.accounting.SummaryRow r : snapshot.rows()) {
+                if (json) {
+                    Json j = Json.object(line).field("kind", "accounting").field("time", time(ts))
+                            .field("timestampNanos", ts).field("table", r.table().name())
+                            .field("threadId", r.threadId()).field("threadName", r.threadName())
+                            .field("user", r.user()).field("host", r.host()).field("instrument", r.eventName());
+                    for (io.memscope.accounting.Column c : io.memscope.accounting.Column.values()) {
+                        j.field(c.name(), r.get(c));
+                    }
+                    j.end();
+                } else {
+                    line.append(time(ts)).append(" ACCOUNTING ").append(r.table().name());
+                    if (r.table() == io.memscope.accounting.SummaryTable.THREAD) {
+                        line.append(" thread=").append(r.threadId()).append('/').append(orDash(r.threadName()));
+                    }
+                    line.append(" user=").append(orDash(r.user())).append(" host=").append(orDash(r.host()))
+                            .append(' ').append(r.eventName());
+                    for (io.memscope.accounting.Column c : io.memscope.accounting.Column.values()) {
+                        line.append(' ').append(c.name()).append('=').append(r.get(c));
+                    }
+                }
+                emit();
+            }
+        }
+
         @Override
         public void scopePath(ScopePath p) {
             scopePaths.put(p.id(), p);

@@ -31,7 +31,7 @@ class AgentEventsTest {
             Path out = tmp.resolve("out-" + Math.abs(java.hashCode()));
             // the class path of an application: the test classes and memscope-core (for GcChurnMain's own spans),
             // not the build's unshaded agent jar
-            List<String> cmd = new ArrayList<>(List.of(java, "-Xmx96m",
+            List<String> cmd = new ArrayList<>(List.of(java, "-Xmx96m", "-Dmemscope.test.awaitJfr=true",
                     "-javaagent:" + Jars.agent() + "=quiet=true,out=" + out,
                     "-cp", Jvms.classPath(GcChurnMain.class, io.memscope.events.RuntimeEvents.class),
                     GcChurnMain.class.getName(), "2500"));

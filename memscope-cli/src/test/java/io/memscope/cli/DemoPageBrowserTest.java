@@ -32,6 +32,11 @@ class DemoPageBrowserTest {
         try (Stream<Path> s = Files.list(out)) {
             jvmDir = s.filter(d -> Files.isRegularFile(d.resolve("report.json"))).findFirst().orElseThrow();
         }
+        // the tenant caches' accounting (MemoryAccounting) went into the recording at the end of the capture
+        String json = Files.readString(jvmDir.resolve("report.json"));
+        assertThat(json.replaceAll("\\s+", "")).contains("\"accounting\":{\"atMs\":", "\"table\":\"USER\"",
+                "\"user\":\"carol\"");
+        assertThat(run.out).contains("Accounting (the application's MemoryAccounting at").contains("carol");
         Path page = jvmDir.resolve("report.html");
         assertThat(page).isRegularFile();
         assertThat(run.out).contains("page:   " + page);
@@ -66,6 +71,18 @@ class DemoPageBrowserTest {
             List<String> leakFrames = (List<String>) browser.script("return Array.from(document.querySelectorAll("
                     + "'#flame g.frame')).map(g => g.getAttribute('data-name'))");
             assertThat(leakFrames).contains(leak).doesNotContain(temp);
+            // the scoped-requests workload: its scopes, the profiled handler, the leaked pooled connection
+            assertThat(problems).contains("POOL LEAK", "demo-connections: lease lost while borrowed");
+            String scopes = browser.driver().findElement(By.id("scopes")).getText();
+            assertThat(scopes).contains("request", "request/parse", "request/render");
+            assertThat(browser.driver().findElement(By.id("functions")).getText())
+                    .contains("io.memscope.demo.RequestHandler.");
+            assertThat(browser.driver().findElement(By.id("tracked-objects")).getText()).contains("sessions");
+            assertThat(browser.driver().findElement(By.id("pool-leaks")).getText())
+                    .contains("demo-connections", "lost while borrowed");
+            String accounting = (String) browser.script("return Array.from(document.querySelectorAll("
+                    + "'[id^=accounting-]')).map(e => e.textContent).join('\\n')");
+            assertThat(accounting).contains("Accounting: by user", "carol", "memory/");
         }
     }
 }

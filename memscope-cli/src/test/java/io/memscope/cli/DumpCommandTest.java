@@ -74,6 +74,9 @@ class DumpCommandTest {
             }
             w.gc(5_000, 1_500_000, "G1 Young Generation", "G1 Evacuation Pause", 100, 40, 200, "end of minor GC");
             w.anomaly("double-free", 6_000, 0x1005, 64, 1, 0, "freed twice");
+            w.accounting(new io.memscope.recording.AccountingSnapshot(7_000, List.of(
+                    new io.memscope.accounting.SummaryRow(io.memscope.accounting.SummaryTable.USER, -1, null, "carol",
+                            null, "memory/cache/entries", new long[] {2, 1, 96, 32, 0, 1, 2, 32, 64, 96, 0}))));
         }
         return file;
     }
@@ -83,7 +86,7 @@ class DumpCommandTest {
         Path file = recording();
         assertThat(run("dump", file.toString())).isEqualTo(0);
         List<String> lines = lines();
-        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.2)");
+        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.3)");
         assertThat(lines.get(1)).contains("pid 777").contains("recording started 2026-01-01T00:00:00Z");
         assertThat(lines).contains("# command = java -jar \"app.jar\"\tx", "# mode = exact");
         assertThat(lines).contains("2026-01-01T00:00:00Z ALLOCATE 0x1000 size=64 prev=0 thread=1/main type=byte[] "
@@ -94,6 +97,11 @@ class DumpCommandTest {
                 + "duration=1500000ns used=100->40 committed=200 action=end of minor GC");
         assertThat(lines).contains("2026-01-01T00:00:00.000005Z ANOMALY double-free 0x1005 size=64 thread=1 "
                 + "stack=- detail=freed twice");
+        assertThat(lines).contains("2026-01-01T00:00:00.000006Z ACCOUNTING USER user=carol host=- "
+                + "memory/cache/entries COUNT_ALLOC=2 COUNT_FREE=1 SUM_NUMBER_OF_BYTES_ALLOC=96 "
+                + "SUM_NUMBER_OF_BYTES_FREE=32 LOW_COUNT_USED=0 CURRENT_COUNT_USED=1 HIGH_COUNT_USED=2 "
+                + "LOW_NUMBER_OF_BYTES_USED=32 CURRENT_NUMBER_OF_BYTES_USED=64 HIGH_NUMBER_OF_BYTES_USED=96 "
+                + "COUNT_ANOMALIES=0");
         assertThat(lines.stream().filter(l -> l.contains(" ALLOCATE ") || l.contains(" DEALLOCATE "))).hasSize(1000);
         assertThat(lines.get(lines.size() - 1)).isEqualTo("# 1000 events, 1000 shown, 1 GCs, 1 anomalies, 1 sites, "
                 + "1 stacks; END: 1000 written, 0 dropped, closed cleanly");
@@ -119,7 +127,7 @@ class DumpCommandTest {
         assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
         List<String> lines = lines();
         assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
-        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.2\"")
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.3\"")
                 .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
         assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
         assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"
@@ -130,6 +138,9 @@ class DumpCommandTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"gc\"").contains("\"cause\":\"G1 Evacuation Pause\"")
                 .contains("\"action\":\"end of minor GC\""));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"anomaly\"").contains("\"anomaly\":\"double-free\""));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("{\"kind\":\"accounting\"")
+                .contains("\"table\":\"USER\"", "\"user\":\"carol\"", "\"host\":null",
+                        "\"HIGH_NUMBER_OF_BYTES_USED\":96"));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"kind\":\"summary\",\"events\":1000,\"shown\":1000,"
                 + "\"gcs\":1,\"anomalies\":1,\"sites\":1,\"stacks\":1,\"apiEvents\":0,\"scopeEdges\":0,\"scopePaths\":0,\"functions\":0,\"stoppedAtLimit\":false,\"eventsWritten\":1000,"
                 + "\"eventsDropped\":0,\"clean\":true,\"damage\":null}");

@@ -10,11 +10,16 @@ import java.util.List;
 /**
  * A GC-heavy child JVM for the CLI tests: churns garbage for {@code args[0]} ms with a retained set (young and
  * mixed pauses), calls System.gc() twice (full pauses), and writes {@code app.work} spans and an
- * {@code app.iterations} counter around each of its 20 rounds. Prints "started" at once, "done" at the end.
+ * {@code app.iterations} counter around each of its 20 rounds. Prints "started" at once, "done" at the end. With
+ * {@code -Dmemscope.test.awaitJfr=true} it first waits (at most 60 s) until a JFR recording runs in its JVM: the
+ * agent starts its JFR bridge in the background, which on a loaded machine can take longer than the churn.
  */
 public final class GcChurnMain {
     public static void main(String[] args) throws Exception {
         long millis = Long.parseLong(args[0]);
+        if (Boolean.getBoolean("memscope.test.awaitJfr")) {
+            awaitJfr();
+        }
         Span work = RuntimeEvents.span("app.work");
         Counter iterations = RuntimeEvents.counter("app.iterations");
         System.out.println("started");
@@ -43,5 +48,16 @@ public final class GcChurnMain {
             }
         }
         System.out.println("done " + sink);
+    }
+
+    private static void awaitJfr() throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < end) {
+            if (jdk.jfr.FlightRecorder.isInitialized() && jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()
+                    .stream().anyMatch(r -> r.getState() == jdk.jfr.RecordingState.RUNNING)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
     }
 }

@@ -99,7 +99,8 @@ public final class MemoryAccounting {
     /**
      * The process-wide registry. Created on first use, when it also registers its JMX MBean as
      * {@code io.memscope:type=Accounting} in the platform MBean server (so that {@code memscope accounting <pid>},
-     * JConsole and VisualVM can read it).
+     * JConsole and VisualVM can read it); under the memscope agent, its tables also go into the recording (at the
+     * end of the capture and every few seconds while it runs).
      */
     public static MemoryAccounting global() {
         MemoryAccounting r = defaultRegistry;
@@ -110,6 +111,7 @@ public final class MemoryAccounting {
                     r = new MemoryAccounting();
                     defaultRegistry = r;
                     AccountingJmx.register(r, AccountingJmx.OBJECT_NAME);
+                    AccountingToAgent.register(r);
                 }
             }
         }

@@ -39,12 +39,14 @@ public final class Recording {
     private final List<ScopeEdge> scopeEdges;
     private final EventColumns apiEvents;
     private final List<FunctionStats> functions;
+    private final AccountingSnapshot accounting;
 
     Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
               Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
-              List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions) {
+              List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions,
+              AccountingSnapshot accounting) {
         this.header = Objects.requireNonNull(header);
         this.strings = strings;
         this.stringCount = stringCount;
@@ -63,6 +65,15 @@ public final class Recording {
         this.scopeEdges = Collections.unmodifiableList(scopeEdges);
         this.apiEvents = apiEvents;
         this.functions = Collections.unmodifiableList(functions);
+        this.accounting = accounting;
+    }
+
+    /**
+     * @return the last snapshot of the application's accounting summary tables (ACCOUNTING, format 1.3), or null
+     *         when the recording has none (older formats, or an application that did not use accounting)
+     */
+    public AccountingSnapshot accounting() {
+        return accounting;
     }
 
     public RecordingHeader header() {

@@ -166,6 +166,12 @@ public final class RecordingReader {
         private final List<ScopeEdge> scopeEdges = new ArrayList<>();
         private final EventColumns apiEvents = new EventColumns(16);
         private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
+        private AccountingSnapshot accounting;
+
+        @Override
+        public void accounting(AccountingSnapshot snapshot) {
+            accounting = snapshot;
+        }
 
         @Override
         public void header(RecordingHeader h) {
@@ -258,7 +264,7 @@ public final class RecordingReader {
             events.trim();
             return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
                     gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
-                    apiEvents, new ArrayList<>(functions.values()));
+                    apiEvents, new ArrayList<>(functions.values()), accounting);
         }
     }
 }

@@ -55,6 +55,13 @@ public interface RecordingVisitor extends EventSink {
     default void functionStats(FunctionStats stats) {
     }
 
+    /**
+     * A snapshot of the application's accounting summary tables (ACCOUNTING, format 1.3); a later one supersedes
+     * (it is a newer state of the same tables).
+     */
+    default void accounting(AccountingSnapshot snapshot) {
+    }
+
     /** A scope path (SCOPE_PATHS, format 1.2), before or after the edges that use it. */
     default void scopePath(ScopePath path) {
     }

@@ -15,17 +15,46 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.2): the document is the
- * contract. And the examples of formats 1.0 and 1.1 the earlier versions documented, which readers still read.
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.3): the document is the
+ * contract. And the examples of formats 1.0, 1.1 and 1.2 the earlier versions documented, which readers still read.
  */
 class RecordingGoldenFileTest {
-    static final String EXAMPLE =
+    /** The worked example of format 1.2, as that version of the document had it. */
+    static final String EXAMPLE_1_2 =
             "4d535245430d0a1a" + "01000200" + "00000000" + "0000faed51728618" + "e803000000000000"
             + "9210000000000000" + "0000000000000000" + "180e4482"
             // STRINGS
             + "0100000051000000" + "805209a8" + "0107" + "046d61696e" + "06627974655b5d"
             + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
             + "07" + hex("request") + "02" + hex("db")
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // SCOPE_PATHS (skippable)
+            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
+            // SCOPE_EDGES (skippable)
+            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
+            + "8001"
+            // API_EVENTS (skippable)
+            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.3 (docs/formats/recording.md, section 8). */
+    static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000300" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "38aecbc1"
+            // STRINGS
+            + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            + "07" + hex("request") + "02" + hex("db") + "05" + hex("carol") + "14" + hex("memory/cache/entries")
+            // ACCOUNTING (skippable)
+            + "0e01000017000000" + "f0a71a02" + "901c" + "01" + "02" + "01" + "00" + "08" + "00" + "09"
+            + "04" + "02" + "c001" + "40" + "00" + "02" + "04" + "40" + "8001" + "c001" + "00"
             // EVENTS
             + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
             + "00" + "e807" + "8001" + "00"
@@ -90,6 +119,7 @@ class RecordingGoldenFileTest {
             w.scopeEdge(1100, 1, main, false, 1, 0, -1);
             w.scopeEdge(1700, 1, main, true, 1, 0, 128);
             w.apiEvent(1200, MemoryEventType.BORROW, 7, 0, 0, 1, main, w.strings().intern("db"), 0, 0, 0);
+            w.accounting(new AccountingSnapshot(1800, List.of(CAROL)));
         }
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(file))).isEqualTo(EXAMPLE);
 
@@ -97,7 +127,8 @@ class RecordingGoldenFileTest {
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().majorVersion()).isEqualTo(1);
-        assertThat(rec.header().minorVersion()).isEqualTo(2);
+        assertThat(rec.header().minorVersion()).isEqualTo(3);
+        assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
         assertThat(rec.header().toInstant(1000).toString()).isEqualTo("2026-01-01T00:00:00Z");
         assertThat(rec.eventCount()).isEqualTo(2);
         assertThat(rec.event(1).address()).isEqualTo(0x1040);
@@ -117,6 +148,24 @@ class RecordingGoldenFileTest {
         });
         assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
         assertThat(RecordingReader.isClosed(golden)).isTrue();
+    }
+
+    /** One row of the accounting table by user: carol's cache entries, 96 bytes allocated, 32 freed. */
+    static final io.memscope.accounting.SummaryRow CAROL = new io.memscope.accounting.SummaryRow(
+            io.memscope.accounting.SummaryTable.USER, -1, null, "carol", null, "memory/cache/entries",
+            new long[] {2, 1, 96, 32, 0, 1, 2, 32, 64, 96, 0});
+
+    @Test
+    void theExampleOf12IsStillRead() throws Exception {
+        Path golden = dir.resolve("golden-1.2.msrec");
+        Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_2));
+        Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().minorVersion()).isEqualTo(2);
+        assertThat(rec.accounting()).isNull();
+        assertThat(rec.eventCount()).isEqualTo(2);
+        assertThat(rec.scopeEdges()).hasSize(2);
+        assertThat(rec.apiEvents()).hasSize(1);
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
     }
 
     @Test

@@ -184,7 +184,7 @@ class RecordingRoundTripTest {
         Expected x = writeRandom(file, seed, 3000, 256 + (int) (seed * 997 % 8000));
         Recording rec = RecordingReader.readStrict(file);
 
-        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, 2, 0, 123_456_789_000L, -5_000L, 4242, 99));
+        assertThat(rec.header()).isEqualTo(new RecordingHeader(1, RecordingFormat.VERSION_MINOR, 0, 123_456_789_000L, -5_000L, 4242, 99));
         assertThat(rec.scopePaths()).containsExactlyInAnyOrderEntriesOf(x.scopePaths);
         assertThat(rec.scopeEdges()).containsExactlyElementsOf(x.scopeEdges);
         assertThat(rec.apiEvents()).containsExactlyElementsOf(x.apiEvents);

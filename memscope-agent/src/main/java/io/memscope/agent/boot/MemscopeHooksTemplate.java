@@ -50,6 +50,7 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle FN_ENTER;
     private static final MethodHandle FN_EXIT;
     private static final MethodHandle FN_CALL_SITE;
+    private static final MethodHandle API_ACCOUNTING;
 
     static {
         MethodHandle[] h = handles();
@@ -73,6 +74,7 @@ public final class MemscopeHooksTemplate {
         FN_ENTER = h[17];
         FN_EXIT = h[18];
         FN_CALL_SITE = h[19];
+        API_ACCOUNTING = h[20];
     }
 
     private MemscopeHooksTemplate() {
@@ -114,6 +116,8 @@ public final class MemscopeHooksTemplate {
             find(l, sibling(c, FUNCTIONS), "enter", MethodType.methodType(void.class, int.class)),
             find(l, sibling(c, FUNCTIONS), "exit", MethodType.methodType(void.class, int.class)),
             find(l, sibling(c, FUNCTIONS), "callSite", MethodType.methodType(void.class, int.class)),
+            find(l, sibling(c, API), "accounting", MethodType.methodType(void.class, long.class, String[].class,
+                    long[].class)),
         };
     }
 
@@ -336,6 +340,14 @@ public final class MemscopeHooksTemplate {
     public static void apiMove(String what, long id, long size, long fromThreadId) {
         try {
             API_MOVE.invokeExact(what, id, size, fromThreadId);
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static void apiAccounting(long nanos, String[] text, long[] values) {
+        try {
+            API_ACCOUNTING.invokeExact(nanos, text, values);
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }

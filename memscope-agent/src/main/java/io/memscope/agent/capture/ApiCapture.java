@@ -1,13 +1,20 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
+import io.memscope.accounting.Column;
+import io.memscope.accounting.SummaryRow;
+import io.memscope.accounting.SummaryTable;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.internal.store.EventStore;
 import io.memscope.internal.store.StringTable;
+import io.memscope.recording.AccountingSnapshot;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +56,9 @@ final class ApiCapture {
     private final ConcurrentLinkedQueue<Object[]> anomalies = new ConcurrentLinkedQueue<>();
     private final AtomicInteger anomalyCount = new AtomicInteger();
     private final AtomicLong anomaliesDropped = new AtomicLong();
+    /** The latest accounting snapshot not yet in the recording, or null. */
+    private final java.util.concurrent.atomic.AtomicReference<AccountingSnapshot> accounting =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ApiCapture(StringTable strings, int stackDepth) {
         this.strings = strings;
@@ -124,6 +134,26 @@ final class ApiCapture {
             stack == null ? 0L : stack, detail});
     }
 
+    /** Keeps a snapshot of the application's accounting tables (row layout: see AgentLink), the latest only. */
+    void accounting(long nanos, String[] text, long[] values) {
+        Column[] columns = Column.values();
+        SummaryTable[] tables = SummaryTable.values();
+        int width = 2 + columns.length;
+        int n = Math.min(Math.min(text.length / 4, values.length / width), AccountingSnapshot.MAX_ROWS);
+        List<SummaryRow> rows = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int at = i * width;
+            long table = values[at];
+            String instrument = text[i * 4 + 3];
+            if (table < 0 || table >= tables.length || instrument == null) {
+                continue; // not a row this agent knows: left out
+            }
+            rows.add(new SummaryRow(tables[(int) table], values[at + 1], text[i * 4], text[i * 4 + 1],
+                    text[i * 4 + 2], instrument, Arrays.copyOfRange(values, at + 2, at + width)));
+        }
+        accounting.set(new AccountingSnapshot(nanos, rows));
+    }
+
     void move(String what, long id, long size, long fromThreadId) {
         events.recordAt(System.nanoTime(), MemoryEventType.MOVE, id, Math.max(0, size), fromThreadId, 0, 0, 0,
                 strings.intern(what));
@@ -156,6 +186,10 @@ final class ApiCapture {
             w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
                     stackId, siteId);
         });
+        AccountingSnapshot snapshot = accounting.getAndSet(null);
+        if (snapshot != null) {
+            w.accounting(snapshot);
+        }
         for (Object[] a = anomalies.poll(); a != null; a = anomalies.poll()) {
             long stack = (Long) a[5];
             stream.stack(stack);

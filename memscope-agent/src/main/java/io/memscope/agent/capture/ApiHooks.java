@@ -251,6 +251,46 @@ public final class ApiHooks {
         }
     }
 
+    /** A snapshot of the application's accounting summary tables (see AgentLink for the layout); the latest wins. */
+    public static void accounting(long nanos, String[] text, long[] values) {
+        ApiCapture c = capture;
+        if (c == null || text == null || values == null) {
+            return;
+        }
+        ThreadState ts = guard();
+        try {
+            c.accounting(nanos, text, values);
+        } catch (Throwable t) {
+            Failures.report("agent.api.accounting", t);
+        } finally {
+            release(ts);
+        }
+    }
+
+    /** How often the linked copies are asked for a snapshot of their accounting tables while the capture runs. */
+    static final long SNAPSHOT_NANOS = 10_000_000_000L;
+    private static long lastSnapshot = System.nanoTime();
+
+    /**
+     * Asks the linked copies for their snapshots (accounting tables) every {@link #SNAPSHOT_NANOS}; memscope's
+     * background thread. A copy of memscope-core without {@code snapshot()} (older) is left alone.
+     */
+    static void periodic(long now) {
+        if (capture == null || now - lastSnapshot < SNAPSHOT_NANOS) {
+            return;
+        }
+        lastSnapshot = now;
+        for (Class<?> link : links()) {
+            try {
+                link.getMethod("snapshot").invoke(null);
+            } catch (NoSuchMethodException older) {
+                // a copy of memscope-core from before snapshots: it reports at the end only
+            } catch (Throwable t) {
+                Failures.report("agent.api.snapshot", t);
+            }
+        }
+    }
+
     public static void move(String what, long id, long size, long fromThreadId) {
         ApiCapture c = capture;
         if (c == null || what == null) {

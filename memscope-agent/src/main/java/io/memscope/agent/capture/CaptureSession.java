@@ -366,6 +366,7 @@ public final class CaptureSession {
                     a.poll(); // named objects collected
                 }
                 long now = System.nanoTime();
+                ApiHooks.periodic(now); // the application's accounting tables, now and then
                 liveSites.tick(now);
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();

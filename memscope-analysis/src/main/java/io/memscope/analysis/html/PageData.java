@@ -119,7 +119,8 @@ public final class PageData {
             gc(w);
             timeline(w);
             peak(w);
-            w.name("accounting").beginArray().endArray();
+            ApiPageData.write(w, r.api(), kept, merged > 0 ? kept.size() : -1, frames);
+            accounting(w);
             w.name("failures").beginObject().field("count", r.failureCount());
             w.name("messages").beginArray();
             for (String m : r.failures()) {
@@ -380,6 +381,50 @@ public final class PageData {
                 w.name("stack").beginArray();
                 for (String f : r.nativeMemory().anomalyStacks().getOrDefault(a.stackId(), List.of())) {
                     w.value(frames.id(f));
+                }
+                w.endArray().endObject();
+            }
+            w.endArray();
+        }
+
+        /** The accounting tables, one per summary table with rows, as generic tables (title, columns, rows). */
+        void accounting(JsonWriter w) {
+            w.name("accounting").beginArray();
+            io.memscope.recording.AccountingSnapshot a = r.accounting();
+            for (io.memscope.accounting.SummaryTable t : a == null ? List.<io.memscope.accounting.SummaryTable>of()
+                    : List.of(io.memscope.accounting.SummaryTable.USER, io.memscope.accounting.SummaryTable.HOST,
+                    io.memscope.accounting.SummaryTable.ACCOUNT, io.memscope.accounting.SummaryTable.THREAD,
+                    io.memscope.accounting.SummaryTable.GLOBAL)) {
+                List<io.memscope.accounting.SummaryRow> rows = a.rows(t);
+                if (rows.isEmpty()) {
+                    continue;
+                }
+                w.beginObject().field("title", io.memscope.analysis.AccountingSection.title(t)
+                        + String.format(java.util.Locale.ROOT, " (at %.1f s)",
+                        io.memscope.analysis.AccountingSection.atMs(r) / 1000)).field("table", t.name())
+                        .field("sort", 4).field("intro", "The application's own accounting (MemoryAccounting), as "
+                                + "last recorded: exact counts of its alloc and free calls; low and high watermarks "
+                                + "of the bytes in use (exact per thread, bounds in the other tables).");
+                w.name("columns").beginArray();
+                String[][] columns = {{t == io.memscope.accounting.SummaryTable.GLOBAL ? "owner" : t.name()
+                        .toLowerCase(java.util.Locale.ROOT), "text"}, {"instrument", "text"},
+                    {"low", "bytes"}, {"current", "bytes"}, {"high", "bytes"}, {"allocated", "bytes"},
+                    {"freed", "bytes"}, {"allocs", "count"}, {"frees", "count"}, {"current count", "count"},
+                    {"anomalies", "count"}};
+                for (String[] c : columns) {
+                    w.beginObject().field("name", c[0]).field("unit", c[1]).endObject();
+                }
+                w.endArray();
+                w.name("rows").beginArray();
+                for (io.memscope.accounting.SummaryRow row : rows) {
+                    w.beginArray().value(io.memscope.analysis.AccountingSection.owner(t, row)).value(row.eventName())
+                            .value(row.lowBytes()).value(row.currentBytes()).value(row.highBytes())
+                            .value(row.get(io.memscope.accounting.Column.SUM_NUMBER_OF_BYTES_ALLOC))
+                            .value(row.get(io.memscope.accounting.Column.SUM_NUMBER_OF_BYTES_FREE))
+                            .value(row.get(io.memscope.accounting.Column.COUNT_ALLOC))
+                            .value(row.get(io.memscope.accounting.Column.COUNT_FREE))
+                            .value(row.get(io.memscope.accounting.Column.CURRENT_COUNT_USED))
+                            .value(row.get(io.memscope.accounting.Column.COUNT_ANOMALIES)).endArray();
                 }
                 w.endArray().endObject();
             }

@@ -87,7 +87,9 @@
   /* ---------- state ---------- */
   var hasBuckets = !!(S.allocByBucket && D.timeline && D.timeline.startMs && D.timeline.startMs.length);
   var isDiff = D.kind === 'diff';
-  var state = { metric: null, view: 'flame', search: '', zoomPath: null, window: null };
+  var state = { metric: null, view: 'flame', search: '', zoomPath: null, window: null, scope: null };
+  var SCOPE_STACKS = D.scopeStacks || {};
+  var hasScopeStacks = Object.keys(SCOPE_STACKS).length > 0;
 
   var METRICS = isDiff ? [
     {key: 'newBytes', label: 'New run', unit: 'bytes', col: 'newBytes',
@@ -97,15 +99,15 @@
     {key: 'changeBytes', label: 'Size of change', unit: 'bytes', col: 'deltaBytes', abs: true,
       help: 'widths by the absolute change of each stack'}
   ] : [
-    {key: 'allocBytes', label: 'Allocated bytes', unit: 'bytes', col: 'allocBytes', windowed: true,
+    {key: 'allocBytes', label: 'Allocated bytes', unit: 'bytes', col: 'allocBytes', windowed: true, scoped: 1,
       help: 'bytes allocated by each stack'},
-    {key: 'allocObjects', label: 'Allocated objects', unit: 'objects', col: 'allocObjects', windowed: true,
+    {key: 'allocObjects', label: 'Allocated objects', unit: 'objects', col: 'allocObjects', windowed: true, scoped: 1,
       help: 'objects allocated by each stack'},
-    {key: 'heldBytes', label: 'Held at end', unit: 'bytes', col: 'heldBytes',
+    {key: 'heldBytes', label: 'Held at end', unit: 'bytes', col: 'heldBytes', scoped: 2,
       help: 'bytes still reachable at the end of the run'},
-    {key: 'peakBytes', label: 'Held at peak', unit: 'bytes', col: 'peakBytes',
+    {key: 'peakBytes', label: 'Held at peak', unit: 'bytes', col: 'peakBytes', scoped: 3,
       help: 'bytes held at the GC after which the heap held the most'},
-    {key: 'leakBytes', label: 'Leak suspects', unit: 'bytes', col: 'heldBytes', leakOnly: true,
+    {key: 'leakBytes', label: 'Leak suspects', unit: 'bytes', col: 'heldBytes', leakOnly: true, scoped: 2,
       help: 'bytes held at the end by leak-suspect stacks only'},
     {key: 'nativeBytes', label: 'Native outstanding', unit: 'bytes', col: 'nativeBytes',
       help: 'native bytes allocated and not freed at the end'}
@@ -154,9 +156,39 @@
     windowCache = {key: key, values: values};
     return values;
   }
+  /* ---------- scope filter ---------- */
+  var scopeCache = null;
+  /** For the selected scope (its path and the paths below it): per stack [sampled, held at end, held at peak]. */
+  function scopeFigures() {
+    if (!state.scope) return null;
+    if (scopeCache && scopeCache.scope === state.scope) return scopeCache.values;
+    var values = [new Float64Array(NSTACKS), new Float64Array(NSTACKS), new Float64Array(NSTACKS)];
+    var prefix = state.scope + '/';
+    Object.keys(SCOPE_STACKS).forEach(function (path) {
+      if (path !== state.scope && path.indexOf(prefix) !== 0) return;
+      var flat = SCOPE_STACKS[path];
+      for (var i = 0; i + 3 < flat.length; i += 4) {
+        var st = flat[i];
+        if (st < 0 || st >= NSTACKS) continue;
+        values[0][st] += flat[i + 1]; values[1][st] += flat[i + 2]; values[2][st] += flat[i + 3];
+      }
+    });
+    scopeCache = {scope: state.scope, values: values};
+    return values;
+  }
   /** The value of stack s under the current metric (and time window). */
   function stackValue(s, m, win) {
     if (m.leakOnly && !(S.leak && S.leak[s])) return 0;
+    var sc = scopeFigures();
+    if (sc) {
+      if (!m.scoped) return 0;
+      var sv = sc[m.scoped - 1][s];
+      if (m.unit === 'objects') {
+        var sb = S.allocBytes[s];
+        return sb > 0 ? sv * S.allocObjects[s] / sb : 0;
+      }
+      return sv;
+    }
     if (win && m.windowed) {
       var wbytes = win[s];
       if (m.unit === 'objects') {
@@ -300,7 +332,7 @@
     var box = $('flame');
     // the tree changes with the metric, the view and the time range; zoom and search only redraw it
     var wb = windowBuckets();
-    var key = state.metric + '|' + state.view + '|' + (wb ? wb.join('-') : '');
+    var key = state.metric + '|' + state.view + '|' + (wb ? wb.join('-') : '') + '|' + (state.scope || '');
     if (key !== treeKey) {
       tree = buildTree();
       treeKey = key;
@@ -311,6 +343,7 @@
     if (!tree.value) {
       clear(box).appendChild(el('div', {className: 'empty'}, state.window
         ? 'Nothing was allocated in the selected time range.'
+        : state.scope ? 'No sampled object of scope “' + state.scope + '” has a value for “' + m.label + '”.'
         : 'No sampled stack has a value for “' + m.label + '”.'));
       status.appendChild(document.createTextNode(m.label + ': none'));
       box.dataset.frames = '0';
@@ -373,6 +406,7 @@
     var total = tree.value;
     status.appendChild(el('strong', null, isDiff ? 'Width: ' + m.label.toLowerCase() : m.label));
     status.appendChild(document.createTextNode(': ' + fmtValue(m, total) + (state.window ? ' in the selected time range' : '')
+      + (state.scope ? ' in scope ' + state.scope + ' (sampled estimate)' : '')
       + ' · ' + fmtCount(NSTACKS) + ' stacks'));
     if (zoom !== tree) {
       status.appendChild(document.createTextNode(' · zoomed into ' + shortFrame(zoom.data.name) + ' (' + fmtPct(zoom.value / total) + ')'));
@@ -466,6 +500,17 @@
       if (e.key === 'Enter') { clearTimeout(t); state.search = search.value; renderFlame(); }
     });
     $('flame-reset').addEventListener('click', function () { state.zoomPath = null; renderFlame(); });
+    if (!isDiff && hasScopeStacks) {
+      var select = el('select', {id: 'flame-scope', 'aria-label': 'Restrict to a scope',
+        title: 'Only the sampled objects allocated inside a scope (or a scope below it)'});
+      select.appendChild(el('option', {value: ''}, 'All samples'));
+      (D.scopes || []).map(function (x) { return x.path; }).sort(comparePaths).forEach(function (p) {
+        var depth = p.split('/').length - 1;
+        select.appendChild(el('option', {value: p}, '\u00a0\u00a0'.repeat(depth) + 'scope ' + p));
+      });
+      select.addEventListener('change', function () { setScope(select.value || null); });
+      $('flame-search').parentNode.parentNode.insertBefore(el('label', {className: 'scope-pick'}, select), $('flame-reset'));
+    }
     var legend = $('flame-legend');
     if (isDiff) {
       legend.appendChild(el('span', null, el('i', {style: 'background:#c62828'}), 'grew'));
@@ -479,6 +524,25 @@
     var resizeTimer = null;
     window.addEventListener('resize', function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(renderFlame, 150); });
   }
+  /** Restricts the flame graph to a scope's sampled objects (null: every sample); clears a time range. */
+  function setScope(path) {
+    state.scope = path;
+    var select = $('flame-scope');
+    if (select && select.value !== (path || '')) select.value = path || '';
+    if (path && state.window) setWindow(null);
+    if (path && !metric().scoped) state.metric = 'allocBytes';
+    state.zoomPath = null;
+    syncButtons();
+    renderFlame();
+  }
+  /** Orders scope paths as a tree: a path right before its children. */
+  function comparePaths(a, b) {
+    var x = a.split('/'), y = b.split('/');
+    for (var i = 0; i < Math.min(x.length, y.length); i++) {
+      if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+    }
+    return x.length - y.length;
+  }
   function setMetric(key) {
     state.metric = key;
     state.zoomPath = null;
@@ -489,9 +553,10 @@
     Array.prototype.forEach.call(document.querySelectorAll('#metrics button'), function (b) {
       var m = METRICS.filter(function (x) { return x.key === b.getAttribute('data-metric'); })[0];
       b.setAttribute('aria-pressed', String(m.key === state.metric));
-      var off = m.empty || (state.window && !m.windowed);
+      var off = m.empty || (state.window && !m.windowed) || (state.scope && !m.scoped);
       b.disabled = !!off;
       if (state.window && !m.windowed && !m.empty) b.title = m.label + ' is a figure at one point in time: clear the time range to see it';
+      else if (state.scope && !m.scoped && !m.empty) b.title = m.label + ' is not attributed to scopes: choose “All samples” to see it';
       else if (!m.empty) b.title = m.help || m.label;
     });
     Array.prototype.forEach.call(document.querySelectorAll('#views button'), function (b) {
@@ -499,7 +564,7 @@
     });
     var m = metric();
     $('flame-title').textContent = isDiff ? 'Differential flame graph: ' + (D.meta.metricLabel || 'change')
-      : 'Flame graph: ' + m.label.toLowerCase();
+      : 'Flame graph: ' + m.label.toLowerCase() + (state.scope ? ' in scope ' + state.scope : '');
   }
 
   /* ---------- header, cards, problems ---------- */
@@ -630,6 +695,16 @@
       function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
     list('Native leak', function (s) { return s.native && s.nativeBytes > 0; }, function (s) { return s.nativeBytes; },
       function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block'); }, 'site-native-', 'native');
+    var pl = D.poolLeaks || [];
+    pl.slice(0, MAX).forEach(function (l, i) {
+      item('Pool leak', l.pool + ': ' + (l.kind === 'unreachable' ? 'lease lost while borrowed' : 'lease never returned'),
+        (l.resourceType ? l.resourceType + ', ' : '') + 'borrowed at ' + fmtSec(l.borrowedAtMs / 1000), '#pool-leak-' + i);
+    });
+    if (pl.length > MAX) item('Pool leak', (pl.length - MAX) + ' more', '', '#pool-leaks');
+    var sa = D.scopeAnomalies || {};
+    if (Object.keys(sa).length) {
+      item('Scope anomaly', Object.keys(sa).map(function (k) { return sa[k] + ' × ' + k; }).join(', '), '', '#scope-anomalies');
+    }
     var an = D.anomalies || [];
     if (an.length) {
       var kinds = {};
@@ -642,7 +717,7 @@
     var t = D.totals || {};
     if (t.gcPauseMaxMs >= 200) item('Long GC pause', 'longest pause ' + fmtMs(t.gcPauseMaxMs), fmtCount(t.gcPauseCount) + ' pauses', '#gc');
     if (D.failures && D.failures.count > 0) item('memscope failures', (D.failures.messages || [])[0] || 'see below', fmtCount(D.failures.count), '#failures');
-    if (!n) ul.appendChild(el('li', {className: 'none'}, 'No leak suspects, temporaries or native leaks found.'));
+    if (!n) ul.appendChild(el('li', {className: 'none'}, 'No leak suspects, temporaries, native leaks or pool leaks found.'));
   }
 
   /* ---------- memory over time ---------- */
@@ -774,6 +849,7 @@
 
   function setWindow(w) {
     state.window = w;
+    if (w && state.scope) { state.scope = null; if ($('flame-scope')) $('flame-scope').value = ''; }
     if (w && !metric().windowed) state.metric = 'allocBytes';
     state.zoomPath = null;
     var lab = $('window-label'), btn = $('window-clear');
@@ -797,7 +873,7 @@
       var x = get(a), y = get(b);
       if (x == null) x = col.type === 'text' ? '' : -Infinity;
       if (y == null) y = col.type === 'text' ? '' : -Infinity;
-      var c = col.type === 'text' ? String(x).localeCompare(String(y)) : x - y;
+      var c = col.compare ? col.compare(x, y) : col.type === 'text' ? String(x).localeCompare(String(y)) : x - y;
       return dir === 'ascending' ? c : -c;
     });
   }
@@ -863,7 +939,9 @@
         var row = el('tr', {id: spec.rowId ? spec.rowId(r) : null});
         cols.forEach(function (c) {
           var v = c.get(r);
-          row.appendChild(el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v)));
+          var td0 = el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v));
+          if (c.indent) td0.style.paddingLeft = (8 + 16 * c.indent(r)) + 'px';
+          row.appendChild(td0);
         });
         if (spec.stack) {
           var st = spec.stack(r);
@@ -1067,10 +1145,153 @@
       }));
     }
     tables.forEach(function (t) { box.appendChild(t.panel); });
+    renderApi(box);
     renderGc(box);
     renderAccounting(box);
     renderFailures(box);
     void inWindow;
+  }
+
+
+  /* ---------- scopes, functions, named objects, pools ---------- */
+  function renderApi(box) {
+    var scopes = D.scopes || [], fns = D.functions || [], objs = D.trackedObjects || [], pools = D.pools || [];
+    var leaks = D.poolLeaks || [], sa = D.scopeAnomalies || {};
+    if (!scopes.length && !fns.length && !objs.length && !pools.length) {
+      box.appendChild(el('section', {className: 'panel', id: 'api-none'}, el('h2', null, 'Scopes, functions, named objects and pools'),
+        el('p', {className: 'hint'}, 'None in this recording: the application opened no memscope scope, tracked no object, used no pool tracker, and no function was profiled (memscope run --functions).')));
+      return;
+    }
+    if (scopes.length) {
+      var anyTasks = scopes.some(function (x) { return x.tasks > 0; });
+      var noAlloc = scopes.some(function (x) { return x.entriesWithoutAllocation > 0; });
+      var scopeTable = makeTable({
+        id: 'scopes', title: 'Scopes',
+        intro: 'Memory by scope (Memscope.scope), children included, summed over threads. Entries, times and allocated bytes are exact '
+          + '(allocated: the entering threads’ allocated-bytes counter'
+          + (noAlloc ? '; entries on virtual threads have no counter and are left out of it' : '') + '). Sampled, held at end and held at peak are estimates from the heap samples taken while the scope was the innermost open on the sample’s thread'
+          + (D.samplesInScopes != null ? ' (' + plural(D.samplesInScopes, 'sample') + ' in scopes)' : '') + '.'
+          + (hasScopeStacks ? ' Click a scope to see its flame graph.' : ''),
+        rows: scopes, sort: {key: 'path', dir: 'ascending'},
+        rowId: function (x) { return 'scope-' + scopes.indexOf(x); },
+        columns: function () {
+          return [
+            col('path', 'Scope', 'text', function (x) { return x.path; }, {code: true, compare: comparePaths,
+              indent: function (x) { return Math.max(0, (x.depth || 1) - 1); }}),
+            col('entries', 'Entries', 'count', function (x) { return x.entries; }),
+            col('tasks', 'Tasks', 'count', function (x) { return x.tasks; }, {hidden: !anyTasks,
+              help: 'entries that were tasks handed to another thread (wrap, executor)'}),
+            col('totalMs', 'Total time', 'ms', function (x) { return x.totalMs; }),
+            col('maxMs', 'Longest', 'ms', function (x) { return x.maxMs; }),
+            col('selfMs', 'Self time', 'ms', function (x) { return x.selfMs; }, {help: 'not inside a child scope on the same thread'}),
+            col('allocatedBytes', 'Allocated (exact)', 'bytes', function (x) { return x.allocatedBytes; }),
+            col('sampledBytes', 'Allocated (sampled)', 'bytes', function (x) { return x.sampledBytes; }),
+            col('heldAtEndBytes', 'Held at end', 'bytes', function (x) { return x.heldAtEndBytes; }),
+            col('heldAtPeakBytes', 'Held at peak', 'bytes', function (x) { return x.heldAtPeakBytes; })
+          ];
+        }
+      });
+      if (hasScopeStacks) {
+        scopeTable.panel.addEventListener('click', function (e) {
+          var td = e.target.closest && e.target.closest('td.code');
+          var tr = td && td.parentNode;
+          if (!tr || !tr.id || tr.id.indexOf('scope-') !== 0) return;
+          var x = scopes[Number(tr.id.substring(6))];
+          if (x && (SCOPE_STACKS[x.path] || scopes.some(function (y) { return y.path.indexOf(x.path + '/') === 0; }))) {
+            setScope(x.path);
+            $('flame-section').scrollIntoView();
+          }
+        });
+        scopeTable.panel.classList.add('clickable');
+      }
+      box.appendChild(scopeTable.panel);
+    }
+    if (Object.keys(sa).length) {
+      box.appendChild(makeTable({
+        id: 'scope-anomalies', title: 'Scope anomalies', filter: false,
+        intro: 'Scopes closed out of order, twice or on another thread: memscope counted and repaired them; the application was not disturbed.',
+        rows: Object.keys(sa).map(function (k) { return {kind: k, count: sa[k]}; }), sort: {key: 'count', dir: 'descending'},
+        columns: function () {
+          return [col('kind', 'Kind', 'text', function (x) { return x.kind; }), col('count', 'Count', 'count', function (x) { return x.count; })];
+        }
+      }).panel);
+    }
+    if (fns.length) {
+      var anyRec = fns.some(function (f) { return f.recursiveCalls > 0; });
+      box.appendChild(makeTable({
+        id: 'functions', title: 'Function profile',
+        intro: 'Profiled methods (memscope run --functions) by call site. Calls, times and allocated bytes are exact (recursive calls counted once, in the outermost); held at end and peak are estimates from the heap samples allocated inside the calls.',
+        rows: fns, sort: {key: 'totalMs', dir: 'descending'},
+        rowId: function (f) { return 'function-' + fns.indexOf(f); },
+        columns: function () {
+          return [
+            col('function', 'Function', 'text', function (f) { return f.function; }, {code: true}),
+            col('callSite', 'Call site', 'text', function (f) { return f.callSite || '(unknown)'; }, {code: true}),
+            col('calls', 'Calls', 'count', function (f) { return f.calls; }),
+            col('recursiveCalls', 'Recursive calls', 'count', function (f) { return f.recursiveCalls; }, {hidden: !anyRec}),
+            col('totalMs', 'Total time', 'ms', function (f) { return f.totalMs; }),
+            col('maxMs', 'Longest call', 'ms', function (f) { return f.maxMs; }),
+            col('allocatedBytes', 'Allocated', 'bytes', function (f) { return f.allocatedBytes; }),
+            col('heldAtEndBytes', 'Held at end', 'bytes', function (f) { return f.heldAtEndBytes; }),
+            col('heldAtPeakBytes', 'Held at peak', 'bytes', function (f) { return f.heldAtPeakBytes; })
+          ];
+        }
+      }).panel);
+    }
+    if (objs.length) {
+      box.appendChild(makeTable({
+        id: 'tracked-objects', title: 'Named objects',
+        intro: 'Objects the application named with Memscope.track: shallow size (exact), age from tracking to collection or to the end.',
+        rows: objs, sort: {key: 'trackedAtMs', dir: 'ascending'},
+        columns: function () {
+          return [
+            col('name', 'Name', 'text', function (o) { return o.name; }, {code: true}),
+            col('type', 'Type', 'text', function (o) { return o.type; }, {code: true}),
+            col('bytes', 'Size', 'bytes', function (o) { return o.bytes; }),
+            col('trackedAtMs', 'Tracked at', 'sec', function (o) { return o.trackedAtMs / 1000; }),
+            col('ageMs', 'Age', 'ms', function (o) { return o.ageMs; }),
+            col('alive', 'Alive', 'text', function (o) { return o.alive ? 'alive at the end' : 'collected at ' + fmtSec(o.collectedAtMs / 1000); })
+          ];
+        }
+      }).panel);
+    }
+    if (pools.length) {
+      box.appendChild(makeTable({
+        id: 'pools', title: 'Pools',
+        intro: 'Resources borrowed from pools the application tracks (Memscope.pool): leases, and those lost or never returned.',
+        rows: pools, sort: {key: 'pool', dir: 'ascending'},
+        columns: function () {
+          return [
+            col('pool', 'Pool', 'text', function (p) { return p.pool; }, {code: true}),
+            col('borrows', 'Borrows', 'count', function (p) { return p.borrows; }),
+            col('returns', 'Returns', 'count', function (p) { return p.returns; }),
+            col('peakOutstanding', 'Most out at once', 'count', function (p) { return p.peakOutstanding; }),
+            col('leaks', 'Lost while borrowed', 'count', function (p) { return p.leaks; }),
+            col('notReturned', 'Not returned at end', 'count', function (p) { return p.notReturned; }),
+            col('notReturnedBytes', 'Their size', 'bytes', function (p) { return p.notReturnedBytes; }),
+            col('doubleReturns', 'Returned twice', 'count', function (p) { return p.doubleReturns; }),
+            col('unknownReturns', 'Unknown returns', 'count', function (p) { return p.unknownReturns; })
+          ];
+        }
+      }).panel);
+      box.appendChild(makeTable({
+        id: 'pool-leaks', title: 'Pool leaks',
+        intro: 'Leases whose lease object became unreachable while borrowed (lost), or still out at the end, with the borrowing stack.',
+        rows: leaks, sort: {key: 'borrowedAtMs', dir: 'ascending'},
+        rowId: function (l) { return 'pool-leak-' + leaks.indexOf(l); },
+        columns: function () {
+          return [
+            col('pool', 'Pool', 'text', function (l) { return l.pool; }, {code: true}),
+            col('kind', 'Kind', 'text', function (l) { return l.kind === 'unreachable' ? 'lost while borrowed' : 'not returned'; }),
+            col('resourceType', 'Resource', 'text', function (l) { return l.resourceType; }, {code: true}),
+            col('size', 'Size', 'bytes', function (l) { return l.size; }),
+            col('borrowedAtMs', 'Borrowed at', 'sec', function (l) { return l.borrowedAtMs < 0 ? null : l.borrowedAtMs / 1000; }),
+            col('thread', 'Thread', 'text', function (l) { return l.thread; }, {code: true})
+          ];
+        },
+        stack: function (l) { return l.stack; }, empty: 'Every lease was returned.'
+      }).panel);
+    }
   }
 
   function renderGc(box) {
@@ -1126,7 +1347,8 @@
       });
       box.appendChild(makeTable({
         id: 'accounting-' + i, title: 'Accounting: ' + t.title, rows: t.rows || [],
-        sort: {key: cols.length > 1 ? 'c1' : 'c0', dir: 'descending'}, columns: function () { return cols; }
+        sort: {key: t.sort != null && t.sort < cols.length ? 'c' + t.sort : (cols.length > 1 ? 'c1' : 'c0'), dir: 'descending'},
+        intro: t.intro || null, columns: function () { return cols; }
       }).panel);
     });
   }

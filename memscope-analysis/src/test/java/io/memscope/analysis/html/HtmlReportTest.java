@@ -29,6 +29,9 @@ class HtmlReportTest {
     static final String HOSTILE_CLASS = "evil.<script>alert(1)</script>";
     static final String HOSTILE_THREAD = "</script><!--<img src=x onerror=window.pwned=1>\u2028";
     static final String HOSTILE_COMMAND = HOSTILE_CLASS + " </SCRIPT><script>window.pwned=1</script> &lt; \u2029";
+    /** The name of a scope, a pool, a named object and a profiled function's call site in the hostile report. */
+    static final String HOSTILE_NAME = "<script>alert(1)</script>";
+    static final String IMPORT_SITE = "com.example.app.Importer.read(Importer.java:30)";
     private static final long MS = 1_000_000L;
 
     /**
@@ -64,12 +67,13 @@ class HtmlReportTest {
                 w.stack(13, List.of(nat.frame(), "com.example.app.Main.main(Main.java:7)"));
                 long id = 1;
                 w.accept(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 1 << 20, 0, 1, thread, 0, 0, 13, 3);
-                for (int i = 0; i < 80; i++) {
-                    w.accept(100 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread, 0, bytes,
-                            11, 1);
-                }
+                // a thread's events in the order they happened, as the agent writes them: 80 cache entries kept
+                // (every 10 ms) among 400 strings that die within 1 ms (every 2 ms)
                 for (int i = 0; i < 400; i++) {
                     long t = 100 * MS + i * 2 * MS;
+                    if (i % 5 == 0) {
+                        w.accept(t, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread, 0, bytes, 11, 1);
+                    }
                     long sid = id++;
                     w.accept(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 1, thread, 0, string, 12, 2);
                     w.accept(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 1, thread, 0, string, 12, 2);
@@ -79,12 +83,54 @@ class HtmlReportTest {
                             hostile ? HOSTILE_THREAD : "G1 Evacuation Pause", (200L + i) << 20, (50L + 10 * i) << 20,
                             512L << 20, "end of minor GC"));
                 }
+                api(w, hostile, thread);
                 w.metadata(MetadataKeys.END_NANOS, Long.toString(1000 * MS));
             }
             return ReportBuilder.build(RecordedRun.open(file));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The application's API use: on thread 1 scope {@code request} (100 to 600 ms) with {@code request/parse} (300 to
+     * 400 ms) around the cache's and the concatenation's samples; on thread 2 scope {@code import} (hostile: named
+     * {@link #HOSTILE_NAME}) around 20 samples of {@link #IMPORT_SITE} only; a pool {@code db} (hostile: the same
+     * name) with one lease returned, one never returned and one lost; a named object; a profiled function.
+     */
+    private static void api(RecordingWriter w, boolean hostile, int thread) {
+        String importScope = hostile ? HOSTILE_NAME : "import";
+        String pool = hostile ? HOSTILE_NAME : "db";
+        w.metadata("option.functions", "com.example.app.Cache.put");
+        w.scopePath(1, 0, "request");
+        w.scopePath(2, 1, "parse");
+        w.scopePath(3, 0, importScope);
+        w.scopeEdge(100 * MS - 1, 1, thread, false, 1, 0, -1);
+        w.scopeEdge(300 * MS, 1, thread, false, 2, 0, -1);
+        w.scopeEdge(400 * MS, 1, thread, true, 2, 0, 1L << 20);
+        w.scopeEdge(600 * MS, 1, thread, true, 1, 0, 5L << 20);
+        int importer = w.strings().intern("importer");
+        w.site(4, "com.example.app.Importer", "read", "Importer.java", 30, "char[]");
+        w.stack(14, List.of(IMPORT_SITE, "com.example.app.Importer.run(Importer.java:12)"));
+        int chars = w.strings().intern("char[]");
+        w.scopeEdge(150 * MS, 2, importer, false, 3, 0, -1);
+        for (int i = 0; i < 20; i++) {
+            w.accept(200 * MS + i * 10 * MS, MemoryEventType.ALLOCATE, 0x9000 + i, 8192, 0, 2, importer, 0, chars,
+                    14, 4);
+        }
+        w.scopeEdge(450 * MS, 2, importer, true, 3, 0, 160_000);
+        int poolName = w.strings().intern(pool);
+        int conn = w.strings().intern("com.example.app.Connection");
+        w.apiEvent(110 * MS, MemoryEventType.BORROW, 501, 0, 0, 1, thread, poolName, conn, 11, 0);
+        w.apiEvent(120 * MS, MemoryEventType.RETURN, 501, 0, 0, 1, thread, poolName, 0, 0, 0);
+        w.apiEvent(130 * MS, MemoryEventType.BORROW, 502, 64, 0, 1, thread, poolName, conn, 11, 0);
+        w.apiEvent(140 * MS, MemoryEventType.BORROW, 503, 32, 0, 1, thread, poolName, conn, 13, 0);
+        w.anomaly("pool-leak", 900 * MS, 503, 32, 1, 13, pool);
+        w.apiEvent(150 * MS, MemoryEventType.ALLOCATE, 601, 48, 0, 1, thread,
+                w.strings().intern(hostile ? HOSTILE_NAME : "userCache"), w.strings().intern("java.util.HashMap"), 0,
+                0);
+        w.functionStats("com.example.app.Cache.put", "([B)V", hostile ? HOSTILE_NAME : "com.example.app.Main.main"
+                + "(Main.java:5)", 80, 0, 40 * MS, 2 * MS, 80 * 4096, 0);
     }
 
     @Test

@@ -282,6 +282,67 @@ class ReportPageBrowserTest {
     }
 
     @Test
+    void scopesFunctionsAndPoolsOfACapture() throws Exception {
+        Path page = OUT.resolve("from-report-api.html");
+        HtmlReport.write(HtmlReportTest.report(false), page);
+        openClean(browser, page);
+        // scopes as a tree (a path right before its children), sortable and filterable
+        assertThat(firstColumn("scopes")).containsExactly("import", "request", "request/parse");
+        assertThat((String) browser.script("return document.querySelector('#scope-2 td').style.paddingLeft"))
+                .isEqualTo("24px");
+        assertThat(text("#scopes")).contains("5.0 MiB", "1.0 MiB", "500 ms");
+        driver().findElement(By.cssSelector("#scopes th[data-key='totalMs']")).click();
+        assertThat(firstColumn("scopes")).containsExactly("request", "import", "request/parse");
+        driver().findElement(By.cssSelector("#scopes th[data-key='allocatedBytes']")).click();
+        assertThat(firstColumn("scopes")).first().isEqualTo("request");
+        driver().findElement(By.cssSelector("#scopes input[type='search']")).sendKeys("pars");
+        assertThat(firstColumn("scopes")).containsExactly("request/parse");
+        assertThat(text("#functions")).contains("com.example.app.Cache.put", "com.example.app.Main.main(Main.java:5)",
+                "80", "40 ms", "320 KiB");
+        driver().findElement(By.cssSelector("#functions th[data-key='calls']")).click();
+        assertThat(text("#tracked-objects")).contains("userCache", "java.util.HashMap", "48 B", "alive at the end");
+        assertThat(text("#pools")).contains("db");
+        assertThat(firstColumn("pool-leaks")).containsExactly("db", "db");
+        assertThat(text("#pool-leaks")).contains("lost while borrowed", "not returned", "com.example.app.Connection");
+        driver().findElement(By.cssSelector("#pool-leak-0 td button.linkish")).click();
+        assertThat(text("#pool-leaks .stack")).contains("com.example.app.Main.main(Main.java:");
+        assertThat(text("#problems")).contains("POOL LEAK", "db: lease lost while borrowed",
+                "db: lease never returned");
+        // the flame graph restricted to a scope: only the samples taken while it was open on their thread
+        assertThat(flameFrames()).contains(HtmlReportTest.IMPORT_SITE, "com.example.app.Cache.put(Cache.java:10)");
+        new org.openqa.selenium.support.ui.Select(driver().findElement(By.id("flame-scope"))).selectByValue("import");
+        waitFor(d -> text("#flame-title").endsWith("in scope import"));
+        assertThat(flameFrames()).contains(HtmlReportTest.IMPORT_SITE, "char[]")
+                .doesNotContain("com.example.app.Cache.put(Cache.java:10)");
+        assertThat(text("#flame-status")).contains("in scope import (sampled estimate)");
+        metric("heldBytes");
+        assertThat(flameFrames()).contains(HtmlReportTest.IMPORT_SITE);
+        assertThat(driver().findElement(By.cssSelector("#metrics button[data-metric='nativeBytes']")).isEnabled())
+                .isFalse();
+        // a click on a scope's path in the table does the same
+        driver().findElement(By.cssSelector("#scopes input[type='search']")).clear();
+        driver().findElement(By.cssSelector("#scopes input[type='search']")).sendKeys("request");
+        driver().findElement(By.cssSelector("#scopes tbody tr td.code")).click();
+        waitFor(d -> text("#flame-title").endsWith("in scope request"));
+        metric("allocBytes");
+        assertThat(flameFrames()).contains("com.example.app.Cache.put(Cache.java:10)", "java.lang.String")
+                .doesNotContain(HtmlReportTest.IMPORT_SITE);
+        new org.openqa.selenium.support.ui.Select(driver().findElement(By.id("flame-scope"))).selectByValue("");
+        waitFor(d -> !text("#flame-title").contains("in scope"));
+        assertThat(flameFrames()).contains(HtmlReportTest.IMPORT_SITE, "com.example.app.Cache.put(Cache.java:10)");
+        browser.screenshot(OUT.resolve("from-report-api.png"));
+        assertThat(browser.consoleErrors()).isEmpty();
+    }
+
+    @Test
+    void emptyApiSectionsSayBriefly() throws Exception {
+        openClean(browser, shop);
+        assertThat(text("#api-none")).contains("None in this recording");
+        assertThat(driver().findElements(By.id("scopes"))).isEmpty();
+        assertThat(driver().findElements(By.id("flame-scope"))).isEmpty();
+    }
+
+    @Test
     void hostileNamesOfACaptureAreShownAsText() throws Exception {
         Path page = OUT.resolve("from-report-hostile.html");
         HtmlReport.write(HtmlReportTest.report(true), page);
@@ -293,6 +354,19 @@ class ReportPageBrowserTest {
                 "evil.\"quoted\"&amp;.run(Concat.java:20)");
         assertThat(text("#gc-list")).contains("</script><!--<img src=x onerror=window.pwned=1>");
         assertThat(flameFrames()).contains(HtmlReportTest.HOSTILE_CLASS + ".put(Cache.java:10)");
+        // a scope, a pool, a named object and a call site named <script>alert(1)</script>: text, wherever shown
+        String hostile = HtmlReportTest.HOSTILE_NAME;
+        assertThat(firstColumn("scopes")).contains(hostile);
+        assertThat(firstColumn("pools")).containsExactly(hostile);
+        assertThat(firstColumn("pool-leaks")).containsOnly(hostile);
+        assertThat(firstColumn("tracked-objects")).containsExactly(hostile);
+        assertThat(text("#functions")).contains(hostile);
+        assertThat(text("#problems")).contains(hostile + ": lease lost while borrowed");
+        new org.openqa.selenium.support.ui.Select(driver().findElement(By.id("flame-scope"))).selectByValue(hostile);
+        waitFor(d -> text("#flame-title").endsWith("in scope " + hostile));
+        assertThat(flameFrames()).contains(HtmlReportTest.IMPORT_SITE);
+        browser.screenshot(OUT.resolve("from-report-hostile.png"));
+        assertNothingRan(browser);
     }
 
     @Test

@@ -52,6 +52,11 @@ import java.util.List;
  * <tr><td>{@code void apiMove(String what, long id, long size, long fromThreadId)}</td><td>ownership moved to
  *     this thread: a scope's task ({@code what} = the scope path) or accounted memory ({@code what} = the
  *     instrument)</td></tr>
+ * <tr><td>{@code void apiAccounting(long nanos, String[] text, long[] values)}</td><td>a snapshot of the
+ *     application's accounting summary tables, read at {@code System.nanoTime()} {@code nanos}: row {@code i} is
+ *     {@code text[4i..4i+3]} (thread name, user, host, instrument; null when none) and {@code values[13i..13i+12]}
+ *     (table ordinal, thread id, then the 11 columns in {@code io.memscope.accounting.Column} order); the agent keeps
+ *     the latest and writes it into the recording</td></tr>
  * <tr><td>{@code long apiOwnBytes()}</td><td>heap bytes the agent allocated on this thread in its own work so far
  *     (samples, native hooks): scopes leave them out of their allocated bytes</td></tr>
  * </table>
@@ -82,6 +87,8 @@ public final class AgentLink {
     private static final MethodType MOVE = MethodType.methodType(void.class, String.class, long.class, long.class,
             long.class);
     private static final MethodType OWN_BYTES = MethodType.methodType(long.class);
+    private static final MethodType ACCOUNTING = MethodType.methodType(void.class, long.class, String[].class,
+            long[].class);
 
     private static final MutableCallSite SCOPE_PATH_SITE = new MutableCallSite(SCOPE_PATH);
     private static final MutableCallSite SCOPE_ENTER_SITE = new MutableCallSite(SCOPE_ENTER);
@@ -92,10 +99,11 @@ public final class AgentLink {
     private static final MutableCallSite ANOMALY_SITE = new MutableCallSite(ANOMALY);
     private static final MutableCallSite MOVE_SITE = new MutableCallSite(MOVE);
     private static final MutableCallSite OWN_BYTES_SITE = new MutableCallSite(OWN_BYTES);
+    private static final MutableCallSite ACCOUNTING_SITE = new MutableCallSite(ACCOUNTING);
     private static final MutableCallSite[] SITES = {SCOPE_PATH_SITE, SCOPE_ENTER_SITE, SCOPE_EXIT_SITE, TRACK_SITE,
-        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE, OWN_BYTES_SITE};
+        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE, OWN_BYTES_SITE, ACCOUNTING_SITE};
     private static final String[] NAMES = {"apiScopePath", "apiScopeEnter", "apiScopeExit", "apiTrack", "apiBorrow",
-        "apiReturn", "apiAnomaly", "apiMove", "apiOwnBytes"};
+        "apiReturn", "apiAnomaly", "apiMove", "apiOwnBytes", "apiAccounting"};
 
     private static final MethodHandle SCOPE_PATH_H = SCOPE_PATH_SITE.dynamicInvoker();
     private static final MethodHandle SCOPE_ENTER_H = SCOPE_ENTER_SITE.dynamicInvoker();
@@ -106,6 +114,7 @@ public final class AgentLink {
     private static final MethodHandle ANOMALY_H = ANOMALY_SITE.dynamicInvoker();
     private static final MethodHandle MOVE_H = MOVE_SITE.dynamicInvoker();
     private static final MethodHandle OWN_BYTES_H = OWN_BYTES_SITE.dynamicInvoker();
+    private static final MethodHandle ACCOUNTING_H = ACCOUNTING_SITE.dynamicInvoker();
 
     /** Calls made through each call site at {@link #connect()}: past the JDK's customization threshold (127). */
     public static final int WARM_UP_CALLS = 130;
@@ -113,6 +122,8 @@ public final class AgentLink {
     private static volatile boolean active;
     /** Run by {@link #captureEnding()}: the API's trackers report what only they know (pool leaks). */
     private static final List<Runnable> AT_CAPTURE_END = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Run by {@link #snapshot()}: the API's state that the agent keeps only as its latest copy (accounting). */
+    private static final List<Runnable> AT_SNAPSHOT = new java.util.concurrent.CopyOnWriteArrayList<>();
     /**
      * Grows by one at every {@link #connect()} and {@link #disconnect()}: ids the agent handed out
      * ({@link #scopePath}) are valid for one generation only (a new capture may number paths afresh).
@@ -208,6 +219,29 @@ public final class AgentLink {
         AT_CAPTURE_END.add(action);
     }
 
+    /**
+     * Called by the agent now and then while it captures (from its own thread, every few seconds), so that a JVM
+     * killed before its capture ends keeps a recent state of what the agent only receives as snapshots. Never throws.
+     */
+    public static void snapshot() {
+        if (!active) {
+            return;
+        }
+        for (Runnable r : AT_SNAPSHOT) {
+            try {
+                r.run();
+            } catch (Throwable t) {
+                // as in captureEnding
+            }
+        }
+    }
+
+    /** Registers an action for {@link #snapshot()} and, as its last state, for {@link #captureEnding()}. */
+    public static void atSnapshot(Runnable action) {
+        AT_SNAPSHOT.add(action);
+        AT_CAPTURE_END.add(action);
+    }
+
     /** Calls every bound hook {@value #WARM_UP_CALLS} times with arguments the agent ignores (see the class). */
     private static void warmUp() throws Throwable {
         for (int i = 0; i < WARM_UP_CALLS; i++) {
@@ -219,6 +253,7 @@ public final class AgentLink {
             RETURN_H.invokeExact((String) null, 0L, 0L);
             ANOMALY_H.invokeExact((String) null, 0L, 0L, (String) null);
             MOVE_H.invokeExact((String) null, 0L, 0L, 0L);
+            ACCOUNTING_H.invokeExact(0L, (String[]) null, (long[]) null);
             if ((long) OWN_BYTES_H.invokeExact() < 0) {
                 break; // never: the agent's own bytes are a count
             }
@@ -304,6 +339,15 @@ public final class AgentLink {
     public static void move(String what, long id, long size, long fromThreadId) {
         try {
             MOVE_H.invokeExact(what, id, size, fromThreadId);
+        } catch (Throwable t) {
+            // as above
+        }
+    }
+
+    /** Hands a snapshot of the accounting summary tables to the agent (see the class for the layout). */
+    public static void accounting(long nanos, String[] text, long[] values) {
+        try {
+            ACCOUNTING_H.invokeExact(nanos, text, values);
         } catch (Throwable t) {
             // as above
         }

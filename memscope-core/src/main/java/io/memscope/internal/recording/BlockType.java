@@ -37,6 +37,11 @@ public enum BlockType {
      * uleb calls, recursive calls, total ns, max ns, allocated bytes, calls without allocation).
      */
     FUNCTIONS(13, true),
+    /**
+     * Since 1.3, SKIPPABLE: a snapshot of the application's accounting summary tables: zz timestamp, uleb count,
+     * count x (u8 table, zz thread id, thread name id, user id, host id, instrument id, 11 x zz column values).
+     */
+    ACCOUNTING(14, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -1,5 +1,6 @@
 package io.memscope.internal.recording;
 
+import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Totals;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.SiteCount;
@@ -225,6 +226,7 @@ public final class RecordingParser {
             case SCOPE_EDGES: edgeDecoder.decode(in, stringCount, visitor::scopeEdge); break;
             case API_EVENTS: apiEvents(in); break;
             case FUNCTIONS: functions(in); break;
+            case ACCOUNTING: accounting(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
@@ -360,6 +362,39 @@ public final class RecordingParser {
         for (FunctionStats f : stats) {
             visitor.functionStats(f);
         }
+    }
+
+    /** ACCOUNTING (1.3): one snapshot of the accounting summary tables. */
+    private void accounting(ByteSource in) {
+        long t = in.zigzag();
+        int at = in.position();
+        long n = in.uleb();
+        io.memscope.accounting.Column[] columns = io.memscope.accounting.Column.values();
+        io.memscope.accounting.SummaryTable[] tables = io.memscope.accounting.SummaryTable.values();
+        if (n > in.remaining() / (6 + columns.length)) {
+            throw new ByteSource.Malformed(at, "accounting row count " + Long.toUnsignedString(n)
+                    + " impossible for " + in.remaining() + " remaining bytes");
+        }
+        java.util.List<io.memscope.accounting.SummaryRow> rows = new java.util.ArrayList<>((int) n);
+        for (int i = 0; i < n; i++) {
+            int tableAt = in.position();
+            int table = in.u8();
+            if (table >= tables.length) {
+                throw new ByteSource.Malformed(tableAt, "accounting table " + table + " unknown");
+            }
+            long threadId = in.zigzag();
+            String threadName = string(in, "accounting thread name");
+            String user = string(in, "accounting user");
+            String host = string(in, "accounting host");
+            String instrument = nonNullString(in, "accounting instrument");
+            long[] values = new long[columns.length];
+            for (int c = 0; c < values.length; c++) {
+                values[c] = in.zigzag();
+            }
+            rows.add(new io.memscope.accounting.SummaryRow(tables[table], threadId, threadName, user, host,
+                    instrument, values));
+        }
+        visitor.accounting(new AccountingSnapshot(t, rows));
     }
 
     /** SCOPE_PATHS (1.2). */

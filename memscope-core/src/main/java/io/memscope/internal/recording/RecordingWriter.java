@@ -1,5 +1,6 @@
 package io.memscope.internal.recording;
 
+import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Totals;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.FunctionStats;
@@ -313,6 +314,41 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         s.uleb(allocatedBytes);
         s.uleb(callsWithoutAllocation);
         added(functions);
+    }
+
+    /**
+     * Writes a snapshot of the application's accounting summary tables at once (an ACCOUNTING block, format 1.3),
+     * at most {@link AccountingSnapshot#MAX_ROWS} rows; readers take the last snapshot as the latest state. Never
+     * throws for a snapshot's content; an I/O failure is kept like any other (see {@link #flush()}).
+     */
+    public synchronized void accounting(AccountingSnapshot snapshot) {
+        if (closed || failure != null || snapshot == null) {
+            return;
+        }
+        java.util.List<io.memscope.accounting.SummaryRow> rows = snapshot.rows();
+        int n = Math.min(rows.size(), AccountingSnapshot.MAX_ROWS);
+        ByteSink s = new ByteSink(64 + n * 48);
+        s.zigzag(snapshot.timestampNanos());
+        s.uleb(n);
+        io.memscope.accounting.Column[] columns = io.memscope.accounting.Column.values();
+        for (int i = 0; i < n; i++) {
+            io.memscope.accounting.SummaryRow r = rows.get(i);
+            s.u8(r.table().ordinal());
+            s.zigzag(r.threadId());
+            s.uleb(strings.intern(r.threadName()));
+            s.uleb(strings.intern(r.user()));
+            s.uleb(strings.intern(r.host()));
+            s.uleb(strings.intern(r.eventName()));
+            for (io.memscope.accounting.Column c : columns) {
+                s.zigzag(r.get(c));
+            }
+        }
+        try {
+            syncStrings();
+            writeBlock(BlockType.ACCOUNTING, null, s);
+        } catch (IOException e) {
+            failure = e;
+        }
     }
 
     /** @return API events accepted so far ({@link #apiEvent}) */
