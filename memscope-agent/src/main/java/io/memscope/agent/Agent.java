@@ -6,7 +6,7 @@ import io.memscope.agent.capture.CaptureSettings;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.memscope.agent;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
 import java.util.Properties;

@@ -3,7 +3,7 @@ package io.memscope.analysis;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
-import io.memscope.store.EventSink;
+import io.memscope.recording.EventSink;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;

@@ -11,7 +11,7 @@ import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.Totals;
-import io.memscope.store.EventSink;
+import io.memscope.recording.EventSink;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -6,7 +6,7 @@ import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
-import io.memscope.store.EventSink;
+import io.memscope.recording.EventSink;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

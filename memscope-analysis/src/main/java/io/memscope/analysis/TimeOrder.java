@@ -1,7 +1,7 @@
 package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventSink;
+import io.memscope.recording.EventSink;
 import java.util.Arrays;
 
 /**

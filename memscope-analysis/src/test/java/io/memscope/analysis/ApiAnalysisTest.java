@@ -3,7 +3,7 @@ package io.memscope.analysis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEventType;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

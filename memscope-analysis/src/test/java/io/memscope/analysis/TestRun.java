@@ -2,7 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.Site;
 import java.nio.file.Path;
 import java.util.List;

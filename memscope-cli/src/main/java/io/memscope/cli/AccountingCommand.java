@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.accounting.AccountingJmx;
+import io.memscope.internal.accounting.AccountingJmx;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
 import io.memscope.accounting.SummaryTables;

@@ -3,7 +3,7 @@ package io.memscope.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEventType;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.recording.RecordingWriter;
-import io.memscope.store.EventStore;
-import io.memscope.store.Snapshot;
-import io.memscope.store.StringTable;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.Snapshot;
+import io.memscope.internal.store.StringTable;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

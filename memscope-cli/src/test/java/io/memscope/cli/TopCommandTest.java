@@ -112,10 +112,10 @@ class TopCommandTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void itStopsWhenTheJvmEndsOrTheCaptureStops() throws Exception {
-        // A JVM that ends after 4 s: top says so and exits 0.
+        // A JVM that ends after 12 s (long enough for top to attach on a loaded machine): top says so and exits 0.
         Process shortLived = new ProcessBuilder(Jvms.current(), "-Xmx128m",
                 "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,out=" + out.resolve("short"),
-                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "4")
+                "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "12")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             BufferedReader r = new BufferedReader(new InputStreamReader(shortLived.getInputStream(),
@@ -128,9 +128,9 @@ class TopCommandTest {
         } finally {
             shortLived.destroyForcibly();
         }
-        // A capture that stops after 3 s while the JVM runs on: a clear error, not a hang or a stack trace.
+        // A capture that stops after 10 s while the JVM runs on: a clear error, not a hang or a stack trace.
         Process detached = new ProcessBuilder(Jvms.current(), "-Xmx128m",
-                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,duration=3,out="
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=quiet=true,duration=10,out="
                         + out.resolve("detached"),
                 "-cp", Jvms.classPath(ChurnFixture.class), ChurnFixture.class.getName(), "60")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();

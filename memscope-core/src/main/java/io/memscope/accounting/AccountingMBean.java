@@ -3,9 +3,9 @@ package io.memscope.accounting;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The JMX view of a {@link MemoryAccounting} registry, registered as {@value AccountingJmx#OBJECT_NAME} for
+ * The JMX view of a {@link MemoryAccounting} registry, registered as {@code io.memscope:type=Accounting} for
  * {@link MemoryAccounting#global()}. Each table attribute is an array of rows; each row is a CompositeData of type
- * {@value AccountingJmx#ROW_TYPE} with the items TABLE, THREAD_ID, THREAD_NAME, USER, HOST, EVENT_NAME and one
+ * {@code io.memscope.accounting.SummaryRow} with the items TABLE, THREAD_ID, THREAD_NAME, USER, HOST, EVENT_NAME and one
  * {@code Long} item per {@link Column}. Readable by JConsole, VisualVM and any JMX client without memscope
  * classes.
  */

@@ -1,6 +1,6 @@
 package io.memscope.accounting;
 
-import io.memscope.link.AgentLink;
+import io.memscope.internal.link.AgentLink;
 import io.memscope.recording.AccountingSnapshot;
 import java.util.List;
 

@@ -1,6 +1,7 @@
 package io.memscope.accounting;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.accounting.AccountingJmx;
+import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 
 import java.util.ArrayList;
@@ -42,8 +43,8 @@ import java.util.regex.Pattern;
  * Negative or absurd sizes (above {@link #MAX_SIZE}), freeing more than an owner holds, a null or foreign owner
  * and an instrument of another registry are never thrown into the application: the call records nothing and
  * the instrument's COUNT_ANOMALIES grows (calls with no usable instrument count on the reserved instrument
- * {@value #INVALID_INSTRUMENT}). In strict mode ({@link #setStrict(boolean)}, {@link Failures#setStrict(boolean)}
- * or {@code -Dmemscope.strict=true}) they throw a {@link MemscopeException} instead.
+ * {@value #INVALID_INSTRUMENT}). In strict mode ({@link #setStrict(boolean)}, or {@code -Dmemscope.strict=true}
+ * for the whole JVM) they throw a {@link MemscopeException} instead.
  *
  * <p>Thread-safe. See docs/accounting.md.
  */
@@ -97,7 +98,7 @@ public final class MemoryAccounting {
 
     /**
      * The process-wide registry. Created on first use, when it also registers its JMX MBean as
-     * {@value AccountingJmx#OBJECT_NAME} in the platform MBean server (so that {@code memscope accounting <pid>},
+     * {@code io.memscope:type=Accounting} in the platform MBean server (so that {@code memscope accounting <pid>},
      * JConsole and VisualVM can read it); under the memscope agent, its tables also go into the recording (at the
      * end of the capture and every few seconds while it runs).
      */
@@ -249,7 +250,7 @@ public final class MemoryAccounting {
         return record().enabled;
     }
 
-    /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@link Failures#isStrict()}). */
+    /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@code -Dmemscope.strict=true}). */
     public void setStrict(boolean value) {
         strict = value;
     }
@@ -651,9 +652,9 @@ public final class MemoryAccounting {
         }
         localAlloc(rec, seg, instrument.index, 1, size);
         charge(instrument, seg.account, size);
-        if (owner != Owner.NONE && io.memscope.link.AgentLink.active()) {
+        if (owner != Owner.NONE && io.memscope.internal.link.AgentLink.active()) {
             // ownership moved to this thread: a MOVE event in the agent's recording
-            io.memscope.link.AgentLink.move(instrument.name(), 0, size, owner.threadId);
+            io.memscope.internal.link.AgentLink.move(instrument.name(), 0, size, owner.threadId);
         }
         return seg;
     }

@@ -8,8 +8,9 @@ import java.util.Objects;
  * default) or must give up the operation.
  *
  * <p>Code that runs inside a user's JVM never lets one of these escape into the application: it reports it to
- * {@link Failures}, which counts it and carries on (or throws, in strict mode, for tests). Tools outside the
- * application (the CLI, analysis) throw it and print its {@link #getMessage() message} to the user.
+ * memscope's failure counter ({@code io.memscope.internal.error.Failures}), which counts it and carries on (or
+ * throws, in strict mode, for tests). Tools outside the application (the CLI, analysis) throw it and print its
+ * {@link #getMessage() message} to the user.
  */
 public class MemscopeException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -1,6 +1,6 @@
 package io.memscope.events;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +19,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * write is a thread-local lookup plus a few plain stores into the thread's ring and one store-release; the first
  * write of a thread claims a ring slot. Threads beyond the slot count lose their events (counted in the file
  * header). Nothing here throws into the application: failures go to {@link Failures}.
+ *
+ * <p>One copy of memscope-core writes a JVM's events file: when two are loaded (two class loaders, maybe two
+ * versions), the one started first owns it and {@link #start} of the other returns false with one line on stderr
+ * naming the owner (see {@code ProducerClaim}).
  *
  * <p>The file is deleted at normal JVM exit unless {@code MEMSCOPE_EVENTS_PRESERVE=1}; after {@code kill -9} it
  * stays and remains readable by {@link EventCursor}.
@@ -50,6 +54,9 @@ public final class RuntimeEvents {
         if (file != null) {
             return true;
         }
+        if (!ProducerClaim.claim()) {
+            return false;
+        }
         try {
             EventsFile f = EventsFile.create(settings, ProcessHandle.current().pid());
             file = f;
@@ -63,6 +70,7 @@ public final class RuntimeEvents {
             }
             return true;
         } catch (RuntimeException e) {
+            ProducerClaim.release();
             Failures.report("events.start", e);
             return false;
         }
@@ -108,6 +116,7 @@ public final class RuntimeEvents {
             } catch (Throwable t) {
                 Failures.report("events.stop", t);
             }
+            ProducerClaim.release();
         }
     }
 

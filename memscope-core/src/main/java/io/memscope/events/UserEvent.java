@@ -1,10 +1,10 @@
 package io.memscope.events;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 /**
  * A registered custom event: a name (stored in the ring file) bound to a payload {@link EventType}. Use the
- * write method that matches the type; a mismatch is reported to {@link io.memscope.error.Failures} and the
+ * write method that matches the type; a mismatch is reported to memscope's failure counters ({@code Failures}) and the
  * event dropped. The typed writers ({@link #write()}, {@link #writeInt(int)}, {@link #writeLong(long)},
  * {@link #begin()}, {@link #end()}) allocate nothing; {@link #write(Object)} costs what the codec costs.
  *

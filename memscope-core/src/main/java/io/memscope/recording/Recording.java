@@ -1,7 +1,8 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.EventColumns;
 import io.memscope.MemoryEvent;
-import io.memscope.store.EventSink;
+import io.memscope.recording.EventSink;
 
 import java.util.AbstractList;
 import java.util.Collections;

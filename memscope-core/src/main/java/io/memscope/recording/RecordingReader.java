@@ -1,5 +1,9 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.BlockType;
+import io.memscope.internal.recording.RecordingFormat;
+import io.memscope.internal.recording.EventColumns;
+import io.memscope.internal.recording.RecordingParser;
 import io.memscope.MemoryEventType;
 import io.memscope.error.CorruptFileException;
 import io.memscope.error.MemscopeException;
@@ -15,7 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads recording files (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
+ * Reads recording files (layout: {@code docs/formats/recording.md}).
  *
  * <ul>
  *   <li>{@link #read(Path)}: the whole recording in memory; a damaged file gives what could be read plus

@@ -2,7 +2,7 @@ package io.memscope.scope;
 
 import io.memscope.events.RuntimeEvents;
 import io.memscope.events.Span;
-import io.memscope.link.AgentLink;
+import io.memscope.internal.link.AgentLink;
 
 /**
  * One distinct scope path ({@code request/parse}) of a {@link ScopeTracker}: its dense id (the index of its

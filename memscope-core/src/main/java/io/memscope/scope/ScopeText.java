@@ -1,6 +1,6 @@
 package io.memscope.scope;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

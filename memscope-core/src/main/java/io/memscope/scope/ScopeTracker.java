@@ -1,8 +1,8 @@
 package io.memscope.scope;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.events.RuntimeEvents;
-import io.memscope.link.AgentLink;
+import io.memscope.internal.link.AgentLink;
 
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.memscope.track;
 
-import io.memscope.error.Failures;
-import io.memscope.link.AgentLink;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.link.AgentLink;
 import io.memscope.scope.OwnAllocations;
 
 import java.lang.ref.ReferenceQueue;

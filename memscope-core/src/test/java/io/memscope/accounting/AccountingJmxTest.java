@@ -1,5 +1,6 @@
 package io.memscope.accounting;
 
+import io.memscope.internal.accounting.AccountingJmx;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

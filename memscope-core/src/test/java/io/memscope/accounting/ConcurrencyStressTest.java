@@ -119,7 +119,7 @@ class ConcurrencyStressTest {
             held += (Long) h[1];
         }
         SummaryRow g = Rows.global(acct, inst.name());
-        assertThat(inst.anomalies()).as(io.memscope.error.Failures.messages().toString()).isZero();
+        assertThat(inst.anomalies()).as(io.memscope.internal.error.Failures.messages().toString()).isZero();
         assertThat(g.get(COUNT_ALLOC)).isEqualTo(allocs.get());
         assertThat(g.get(COUNT_FREE)).isEqualTo(frees.get());
         assertThat(g.get(SUM_NUMBER_OF_BYTES_ALLOC)).isEqualTo(allocBytes.get());

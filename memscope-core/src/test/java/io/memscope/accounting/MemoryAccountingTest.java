@@ -1,6 +1,6 @@
 package io.memscope.accounting;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

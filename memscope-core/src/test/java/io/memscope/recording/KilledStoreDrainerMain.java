@@ -1,6 +1,7 @@
 package io.memscope.recording;
 
-import io.memscope.store.EventStore;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.internal.store.EventStore;
 
 import java.nio.file.Path;
 

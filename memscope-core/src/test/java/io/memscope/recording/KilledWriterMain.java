@@ -1,5 +1,6 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.MemoryEventType;
 
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.BlockType;
+import io.memscope.internal.recording.RecordingFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEventType;

@@ -1,13 +1,15 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingFormat;
+import io.memscope.internal.recording.RecordingWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
 import io.memscope.error.CorruptFileException;
-import io.memscope.error.Failures;
-import io.memscope.store.StringTable;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.store.StringTable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,11 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventStore;
-import io.memscope.store.StringTable;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.StringTable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

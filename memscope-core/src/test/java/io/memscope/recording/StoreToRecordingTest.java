@@ -1,13 +1,14 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventSink;
-import io.memscope.store.EventStore;
-import io.memscope.store.Snapshot;
-import io.memscope.store.StringTable;
+import io.memscope.recording.EventSink;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.Snapshot;
+import io.memscope.internal.store.StringTable;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.ByteSink;
+import io.memscope.internal.recording.ByteSource;
+import io.memscope.internal.recording.RecordingFormat;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,8 +1,9 @@
 package io.memscope.recording;
 
+import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventSink;
-import io.memscope.store.StringTable;
+import io.memscope.recording.EventSink;
+import io.memscope.internal.store.StringTable;
 
 import java.util.List;
 import java.util.SplittableRandom;

@@ -1,6 +1,6 @@
 package io.memscope.ffm;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;

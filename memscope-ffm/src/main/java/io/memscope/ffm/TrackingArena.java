@@ -3,7 +3,7 @@ package io.memscope.ffm;
 import io.memscope.accounting.Instrument;
 import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.Owner;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;

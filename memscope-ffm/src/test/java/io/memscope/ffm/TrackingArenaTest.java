@@ -11,7 +11,7 @@ import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.OwnerScope;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

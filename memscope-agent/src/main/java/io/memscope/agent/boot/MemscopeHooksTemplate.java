@@ -262,7 +262,7 @@ public final class MemscopeHooksTemplate {
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
 
-    // What the application reports through memscope-core's API (io.memscope.link.AgentLink in the application's copy
+    // What the application reports through memscope-core's API (io.memscope.internal.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
 
     public static boolean apiActive() {

@@ -4,11 +4,11 @@ import io.memscope.MemoryEventType;
 import io.memscope.accounting.Column;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.StringTable;
 import io.memscope.recording.AccountingSnapshot;
-import io.memscope.recording.RecordingWriter;
-import io.memscope.store.EventStore;
-import io.memscope.store.StringTable;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

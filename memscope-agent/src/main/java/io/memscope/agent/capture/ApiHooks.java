@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 import java.lang.instrument.Instrumentation;
 import java.lang.ref.WeakReference;
@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * Receives what the application reports through memscope-core's API (scopes, named objects, pools, moves) while a
  * capture runs: the {@code api*} methods of {@code java.lang.MemscopeHooks} forward here, and the application's
- * copy of {@code io.memscope.link.AgentLink} binds those (see that class for the contract). Public because the hook
+ * copy of {@code io.memscope.internal.link.AgentLink} binds those (see that class for the contract). Public because the hook
  * class looks these methods up with a public lookup; not an API.
  *
  * <p>Every method returns at once when no capture runs, never throws, and runs with the thread's recursion guard
@@ -32,7 +32,7 @@ public final class ApiHooks {
     }
 
     /** Binary name of the application's link class, built so that relocation in the agent jar leaves it alone. */
-    static final String LINK_CLASS = String.join(".", "io", "memscope", "link", "AgentLink");
+    static final String LINK_CLASS = String.join(".", "io", "memscope", "internal", "link", "AgentLink");
 
     // ------------------------------------------------------------------------------------------ capture life cycle
 
@@ -80,7 +80,7 @@ public final class ApiHooks {
     }
 
     /** Drains what was received into the recording (the recording stream's drain). */
-    static void drainTo(RecordingStream stream, io.memscope.recording.RecordingWriter writer, ApiCapture c) {
+    static void drainTo(RecordingStream stream, io.memscope.internal.recording.RecordingWriter writer, ApiCapture c) {
         if (c != null) {
             c.drainTo(stream, writer);
         }

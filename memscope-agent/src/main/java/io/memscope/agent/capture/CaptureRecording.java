@@ -2,13 +2,13 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
-import io.memscope.recording.RecordingWriter;
-import io.memscope.store.EventStore;
-import io.memscope.store.StringTable;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.StringTable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.recording.GcRecord;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * nothing behind: its thread ends, the JVM sampler's buffers and references are freed, its weak references dropped;
  * another session may start afterwards (attach, detach, attach). At most one runs at a time.
  *
- * <p>Memory: the {@link io.memscope.store.EventStore} holds at most about one flush period of events. If the
+ * <p>Memory: the {@link io.memscope.internal.store.EventStore} holds at most about one flush period of events. If the
  * recording cannot be opened, the events stay in memory until the end, when opening is tried again.
  */
 public final class CaptureSession {

@@ -3,7 +3,7 @@ package io.memscope.agent.capture;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
 import io.memscope.recording.GcRecord;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import java.util.HashMap;
 import java.util.Map;
 

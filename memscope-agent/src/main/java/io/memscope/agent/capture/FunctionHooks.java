@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 /**
  * What the function profile's instrumentation calls (through {@code java.lang.MemscopeHooks}): {@link #callSite}

@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 
 /**
  * The static methods instrumented bytecode reaches, through {@code java.lang.MemscopeHooks} (defined in

@@ -1,8 +1,8 @@
 package io.memscope.agent.capture;
 
 import io.memscope.agent.boot.SamplerNatives;
-import io.memscope.error.Failures;
-import io.memscope.store.StringTable;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.store.StringTable;
 
 /**
  * One capture's use of the JVM's own heap sampler (JVMTI {@code SampledObjectAlloc}, JEP 331) through the sampler

@@ -2,9 +2,9 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.RecordingWriter;
-import io.memscope.store.EventSink;
-import io.memscope.store.EventStore;
+import io.memscope.internal.recording.RecordingWriter;
+import io.memscope.recording.EventSink;
+import io.memscope.internal.store.EventStore;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;

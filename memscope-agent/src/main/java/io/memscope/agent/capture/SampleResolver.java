@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.store.StringTable;
+import io.memscope.internal.store.StringTable;
 
 /**
  * What the JVM sampler's records refer to, resolved once each on the drain thread: stacks by the hash of their raw

@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventStore;
+import io.memscope.internal.store.EventStore;
 
 /**
  * The capture's {@link AllocationSink}: the core {@link EventStore} (per-thread buffers, no shared lock on the hot

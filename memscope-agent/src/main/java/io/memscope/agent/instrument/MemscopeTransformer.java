@@ -1,6 +1,6 @@
 package io.memscope.agent.instrument;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;

@@ -6,7 +6,7 @@ import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import java.util.List;
 
 /** The {@link AgentMXBean}, registered by {@link AgentJmxRegistrar} once the platform MBean server exists. */

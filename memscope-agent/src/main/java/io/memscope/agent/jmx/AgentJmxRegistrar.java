@@ -2,7 +2,7 @@ package io.memscope.agent.jmx;
 
 import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.PlatformServerGate;
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 

@@ -2,7 +2,7 @@ package io.memscope.agent.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.store.StringTable;
+import io.memscope.internal.store.StringTable;
 import org.junit.jupiter.api.Test;
 
 class SampleResolverTest {

@@ -6,7 +6,7 @@ import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

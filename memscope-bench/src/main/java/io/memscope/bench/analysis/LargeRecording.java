@@ -3,7 +3,7 @@ package io.memscope.bench.analysis;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.memscope.MemoryEventType;
 import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
-import io.memscope.recording.RecordingWriter;
+import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.TypicalStream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -2,9 +2,9 @@ package io.memscope.bench.store;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.store.ClockSource;
-import io.memscope.store.EventStore;
-import io.memscope.store.OverflowPolicy;
+import io.memscope.internal.store.ClockSource;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.OverflowPolicy;
 import jdk.jfr.Recording;
 
 import java.lang.management.ManagementFactory;

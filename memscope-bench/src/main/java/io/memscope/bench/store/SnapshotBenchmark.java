@@ -1,8 +1,8 @@
 package io.memscope.bench.store;
 
 import io.memscope.MemoryEventType;
-import io.memscope.store.EventStore;
-import io.memscope.store.Snapshot;
+import io.memscope.internal.store.EventStore;
+import io.memscope.internal.store.Snapshot;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,6 +1,6 @@
 package io.memscope.events.jvm;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.events.EventsSettings;
 import io.memscope.events.RuntimeEvents;
 

@@ -1,6 +1,6 @@
 package io.memscope.events.jvm;
 
-import io.memscope.error.Failures;
+import io.memscope.internal.error.Failures;
 import io.memscope.events.Counter;
 import io.memscope.events.Lifecycle;
 import io.memscope.events.RuntimeEvents;

@@ -1,0 +1,535 @@
+package io.memscope.internal.recording;
+
+import io.memscope.recording.AccountingSnapshot;
+import io.memscope.recording.Totals;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.SiteCount;
+import io.memscope.recording.ScopePath;
+import io.memscope.recording.FunctionStats;
+import io.memscope.recording.Damage;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.RecordingHeader;
+import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.Site;
+import io.memscope.error.CorruptFileException;
+import io.memscope.error.MemscopeException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads a recording block by block and hands each valid block to a {@link RecordingVisitor}. Every length is
+ * checked against what remains in the block or the file before anything is allocated, every block's CRC is
+ * checked before it is decoded, and a block is decoded completely before any of it is delivered. The first
+ * problem ends the read and becomes a {@link Damage}; problems with the file header are thrown instead.
+ */
+public final class RecordingParser {
+    private final Path path;
+    private final String name;
+    private final RecordingVisitor visitor;
+    private final CRC32C crc = new CRC32C();
+    private final EventBlockCodec.Decoder decoder = new EventBlockCodec.Decoder();
+    private final EventColumns blockEvents = new EventColumns(1024);
+    private final EventBlockCodec.Decoder apiDecoder = new EventBlockCodec.Decoder();
+    private final ScopeEdgeCodec.Decoder edgeDecoder = new ScopeEdgeCodec.Decoder();
+    private String[] strings = new String[256];
+    private int stringCount = 1;
+    private long eventsRead;
+    private int skippedBlocks;
+    private byte[] payload = new byte[64 * 1024];
+    /**
+     * The records of the last GC block, delivered when the next block is known: a GC_DETAILS block right after it
+     * completes them (format 1.1); anything else, the end or damage delivers them as they are.
+     */
+    private GcRecord[] pendingGc;
+
+    public RecordingParser(Path path, RecordingVisitor visitor) {
+        this.path = path;
+        this.name = path.toString();
+        this.visitor = visitor;
+    }
+
+    public int skippedBlocks() {
+        return skippedBlocks;
+    }
+
+    /**
+     * @return the damage, if the file is truncated or corrupt after its header
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     * @throws MemscopeException    (SYSTEM) if the file cannot be read
+     */
+    public Optional<Damage> run() {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            long fileSize = ch.size();
+            readHeader(ch, fileSize);
+            Optional<Damage> damage = readBlocks(ch, fileSize);
+            deliverPendingGc();
+            return damage;
+        } catch (NoSuchFileException e) {
+            throw MemscopeException.system("no such file: " + name, e);
+        } catch (IOException e) {
+            throw MemscopeException.system("cannot read " + name + ": " + e, e);
+        }
+    }
+
+    private void readHeader(FileChannel ch, long fileSize) throws IOException {
+        int h = RecordingFormat.HEADER_BYTES;
+        if (fileSize == 0) {
+            throw new CorruptFileException(name, 0, "empty file, not a memscope recording");
+        }
+        byte[] header = new byte[h];
+        int got = readAt(ch, 0, header, (int) Math.min(h, fileSize));
+        for (int i = 0; i < RecordingFormat.MAGIC.length; i++) {
+            if (i >= got || header[i] != RecordingFormat.MAGIC[i]) {
+                if (i >= got) {
+                    throw new CorruptFileException(name, got, "truncated file header: " + got + " of " + h
+                            + " bytes");
+                }
+                throw new CorruptFileException(name, i, "not a memscope recording (bad magic)");
+            }
+        }
+        if (got < h) {
+            throw new CorruptFileException(name, got, "truncated file header: " + got + " of " + h + " bytes");
+        }
+        ByteBuffer b = ByteBuffer.wrap(header).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int major = b.getShort(8) & 0xFFFF;
+        int minor = b.getShort(10) & 0xFFFF;
+        crc.reset();
+        crc.update(header, 0, h - 4);
+        long stored = b.getInt(h - 4) & 0xFFFF_FFFFL;
+        if (major != RecordingFormat.VERSION_MAJOR) {
+            throw new CorruptFileException(name, 8, "recording format version " + major + "." + minor
+                    + " is not supported (this memscope reads " + RecordingFormat.VERSION_MAJOR + ".x)"
+                    + (major > RecordingFormat.VERSION_MAJOR ? "; it was written by a newer memscope" : ""));
+        }
+        if (crc.getValue() != stored) {
+            throw new CorruptFileException(name, h - 4, "file header CRC mismatch (stored 0x"
+                    + Long.toHexString(stored) + ", computed 0x" + Long.toHexString(crc.getValue()) + ")");
+        }
+        int flags = b.getInt(12);
+        if ((flags & RecordingFormat.REQUIRED_FLAGS_MASK) != 0) {
+            throw new CorruptFileException(name, 12, "unknown required header flags 0x"
+                    + Integer.toHexString(flags & RecordingFormat.REQUIRED_FLAGS_MASK));
+        }
+        visitor.header(new RecordingHeader(major, minor, flags, b.getLong(16), b.getLong(24), b.getLong(32),
+                b.getLong(40)));
+    }
+
+    private Optional<Damage> readBlocks(FileChannel ch, long fileSize) throws IOException {
+        long offset = RecordingFormat.HEADER_BYTES;
+        byte[] head = new byte[RecordingFormat.BLOCK_HEADER_BYTES];
+        ByteBuffer hb = ByteBuffer.wrap(head).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        while (true) {
+            if (visitor.done()) {
+                return Optional.empty();
+            }
+            long remaining = fileSize - offset;
+            if (remaining == 0) {
+                return damage(offset, "file ends without an END block (the writer did not close it: killed, "
+                        + "crashed or still running); " + eventsRead + " events read");
+            }
+            if (remaining < RecordingFormat.BLOCK_HEADER_BYTES) {
+                return damage(offset, "truncated block header: " + remaining + " of "
+                        + RecordingFormat.BLOCK_HEADER_BYTES + " bytes");
+            }
+            if (readAt(ch, offset, head, head.length) < head.length) {
+                return damage(offset, "file shrank while being read");
+            }
+            int typeCode = head[0] & 0xFF;
+            int blockFlags = head[1] & 0xFF;
+            long length = hb.getInt(4) & 0xFFFF_FFFFL;
+            long storedCrc = hb.getInt(8) & 0xFFFF_FFFFL;
+            if (length > RecordingFormat.MAX_BLOCK_PAYLOAD) {
+                return damage(offset, "block length " + length + " exceeds the limit of "
+                        + RecordingFormat.MAX_BLOCK_PAYLOAD + " bytes");
+            }
+            long payloadOffset = offset + RecordingFormat.BLOCK_HEADER_BYTES;
+            if (length > fileSize - payloadOffset) {
+                return damage(offset, "truncated block: payload of " + length + " bytes, only "
+                        + (fileSize - payloadOffset) + " remain in the file");
+            }
+            int len = (int) length;
+            if (payload.length < len) {
+                payload = new byte[Math.max(len, payload.length * 2)];
+            }
+            if (readAt(ch, payloadOffset, payload, len) < len) {
+                return damage(offset, "file shrank while being read");
+            }
+            crc.reset();
+            crc.update(head, 0, 8);
+            crc.update(payload, 0, len);
+            if (crc.getValue() != storedCrc) {
+                return damage(offset, "block CRC mismatch (type " + typeCode + ", " + len + " bytes)");
+            }
+            BlockType type = BlockType.ofCode(typeCode);
+            if (type != BlockType.GC_DETAILS) {
+                deliverPendingGc();
+            }
+            if (type == null) {
+                if ((blockFlags & RecordingFormat.BLOCK_FLAG_SKIPPABLE) != 0) {
+                    skippedBlocks++;
+                    visitor.skippedBlock(typeCode, offset);
+                    offset = payloadOffset + len;
+                    continue;
+                }
+                return damage(offset, "unknown block type " + typeCode + " that is not marked skippable "
+                        + "(written by a newer memscope?)");
+            }
+            ByteSource in = new ByteSource(payload, 0, len);
+            try {
+                decode(type, in);
+                if (in.hasRemaining()) {
+                    throw new ByteSource.Malformed(in.position(), in.remaining() + " unused bytes at the end of the "
+                            + type + " block");
+                }
+            } catch (ByteSource.Malformed m) {
+                return damage(payloadOffset + m.position, type + " block at " + offset + ": " + m.getMessage());
+            } catch (BlockError e) {
+                return damage(offset, e.getMessage());
+            }
+            offset = payloadOffset + len;
+            if (type == BlockType.END) {
+                if (offset != fileSize) {
+                    return damage(offset, (fileSize - offset) + " bytes after the END block");
+                }
+                return Optional.empty();
+            }
+        }
+    }
+
+    private Optional<Damage> damage(long offset, String what) {
+        return Optional.of(new Damage(name, offset, what));
+    }
+
+    private void decode(BlockType type, ByteSource in) {
+        switch (type) {
+            case STRINGS: strings(in); break;
+            case SITES: sites(in); break;
+            case STACKS: stacks(in); break;
+            case EVENTS: events(in); break;
+            case GC: gc(in); break;
+            case SITE_COUNTS: siteCounts(in); break;
+            case METADATA: metadata(in); break;
+            case ANOMALIES: anomalies(in); break;
+            case GC_DETAILS: gcDetails(in); break;
+            case SCOPE_PATHS: scopePaths(in); break;
+            case SCOPE_EDGES: edgeDecoder.decode(in, stringCount, visitor::scopeEdge); break;
+            case API_EVENTS: apiEvents(in); break;
+            case FUNCTIONS: functions(in); break;
+            case ACCOUNTING: accounting(in); break;
+            case END: end(in); break;
+            default: throw new IllegalStateException(type.toString());
+        }
+    }
+
+    /** Reads an entry count, checking it against the bytes left ({@code minBytes} per entry at least). */
+    private static int count(ByteSource in, int minBytes, String what) {
+        int at = in.position();
+        long n = in.uleb();
+        if (n < 1 || n > in.remaining() / minBytes) {
+            throw new ByteSource.Malformed(at, what + " count " + Long.toUnsignedString(n) + " impossible for "
+                    + in.remaining() + " remaining bytes");
+        }
+        return (int) n;
+    }
+
+    private int stringId(ByteSource in, String what) {
+        return EventBlockCodec.Decoder.stringId(in, stringCount, what);
+    }
+
+    private String string(ByteSource in, String what) {
+        int id = stringId(in, what);
+        return strings[id];
+    }
+
+    private String nonNullString(ByteSource in, String what) {
+        int at = in.position();
+        int id = stringId(in, what);
+        if (id == 0) {
+            throw new ByteSource.Malformed(at, what + " string id must not be 0");
+        }
+        return strings[id];
+    }
+
+    private void strings(ByteSource in) {
+        int at = in.position();
+        long first = in.uleb();
+        if (first != stringCount) {
+            throw new ByteSource.Malformed(at, "string ids not dense: block starts at id " + Long.toUnsignedString(first)
+                    + ", expected " + stringCount);
+        }
+        int n = count(in, 1, "string");
+        String[] added = new String[n];
+        for (int i = 0; i < n; i++) {
+            int len = in.intAtMost(RecordingFormat.MAX_STRING_BYTES, "string length");
+            added[i] = in.utf8(len);
+        }
+        if (stringCount + (long) n > Integer.MAX_VALUE - 8) {
+            throw new ByteSource.Malformed(at, "too many strings");
+        }
+        if (stringCount + n > strings.length) {
+            strings = Arrays.copyOf(strings, Math.max(stringCount + n, strings.length * 2));
+        }
+        for (int i = 0; i < n; i++) {
+            strings[stringCount] = added[i];
+            visitor.string(stringCount, added[i]);
+            stringCount++;
+        }
+    }
+
+    private void sites(ByteSource in) {
+        int n = count(in, 6, "site");
+        Site[] sites = new Site[n];
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");
+            if (id == 0) {
+                throw new ByteSource.Malformed(at, "site id 0 is reserved");
+            }
+            String cls = string(in, "class name");
+            String method = string(in, "method name");
+            String file = string(in, "file name");
+            int line = in.intAtMost(Integer.MAX_VALUE, "line");
+            String typeName = string(in, "type name");
+            sites[i] = new Site(id, cls, method, file, line, typeName);
+        }
+        for (Site s : sites) {
+            visitor.site(s);
+        }
+    }
+
+    private void stacks(ByteSource in) {
+        int n = count(in, 2, "stack");
+        long[] ids = new long[n];
+        List<List<String>> frames = new ArrayList<>(Math.min(n, 1024));
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            ids[i] = in.uleb();
+            if (ids[i] == 0) {
+                throw new ByteSource.Malformed(at, "stack id 0 is reserved");
+            }
+            int depth = in.intAtMost(RecordingFormat.MAX_FRAMES, "frame count");
+            if (depth > in.remaining()) {
+                throw new ByteSource.Malformed(at, "frame count " + depth + " exceeds the remaining bytes");
+            }
+            String[] f = new String[depth];
+            for (int j = 0; j < depth; j++) {
+                f[j] = nonNullString(in, "frame");
+            }
+            frames.add(Collections.unmodifiableList(Arrays.asList(f)));
+        }
+        for (int i = 0; i < n; i++) {
+            visitor.stack(ids[i], frames.get(i));
+        }
+    }
+
+    private void events(ByteSource in) {
+        decoder.decode(in, stringCount, blockEvents);
+        eventsRead += blockEvents.size;
+        if (visitor instanceof ColumnSink) {
+            ((ColumnSink) visitor).events(blockEvents);     // in-memory reads copy whole columns
+        } else {
+            blockEvents.forEach(visitor);
+        }
+    }
+
+    /** API_EVENTS (1.2): memory events reported through the API, encoded as EVENTS; not counted in END. */
+    private void apiEvents(ByteSource in) {
+        apiDecoder.decode(in, stringCount, blockEvents);
+        for (int i = 0; i < blockEvents.size; i++) {
+            blockEvents.emitApi(i, visitor);
+        }
+    }
+
+    /** FUNCTIONS (1.2). */
+    private void functions(ByteSource in) {
+        int n = count(in, 9, "function");
+        FunctionStats[] stats = new FunctionStats[n];
+        for (int i = 0; i < n; i++) {
+            stats[i] = new FunctionStats(nonNullString(in, "function name"), string(in, "function descriptor"),
+                    string(in, "call site"), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb());
+        }
+        for (FunctionStats f : stats) {
+            visitor.functionStats(f);
+        }
+    }
+
+    /** ACCOUNTING (1.3): one snapshot of the accounting summary tables. */
+    private void accounting(ByteSource in) {
+        long t = in.zigzag();
+        int at = in.position();
+        long n = in.uleb();
+        io.memscope.accounting.Column[] columns = io.memscope.accounting.Column.values();
+        io.memscope.accounting.SummaryTable[] tables = io.memscope.accounting.SummaryTable.values();
+        if (n > in.remaining() / (6 + columns.length)) {
+            throw new ByteSource.Malformed(at, "accounting row count " + Long.toUnsignedString(n)
+                    + " impossible for " + in.remaining() + " remaining bytes");
+        }
+        java.util.List<io.memscope.accounting.SummaryRow> rows = new java.util.ArrayList<>((int) n);
+        for (int i = 0; i < n; i++) {
+            int tableAt = in.position();
+            int table = in.u8();
+            if (table >= tables.length) {
+                throw new ByteSource.Malformed(tableAt, "accounting table " + table + " unknown");
+            }
+            long threadId = in.zigzag();
+            String threadName = string(in, "accounting thread name");
+            String user = string(in, "accounting user");
+            String host = string(in, "accounting host");
+            String instrument = nonNullString(in, "accounting instrument");
+            long[] values = new long[columns.length];
+            for (int c = 0; c < values.length; c++) {
+                values[c] = in.zigzag();
+            }
+            rows.add(new io.memscope.accounting.SummaryRow(tables[table], threadId, threadName, user, host,
+                    instrument, values));
+        }
+        visitor.accounting(new AccountingSnapshot(t, rows));
+    }
+
+    /** SCOPE_PATHS (1.2). */
+    private void scopePaths(ByteSource in) {
+        int n = count(in, 3, "scope path");
+        ScopePath[] paths = new ScopePath[n];
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope path id");
+            if (id == 0) {
+                throw new ByteSource.Malformed(at, "scope path id 0 is reserved");
+            }
+            int parent = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope parent id");
+            paths[i] = new ScopePath(id, parent, nonNullString(in, "scope name"));
+        }
+        for (ScopePath p : paths) {
+            visitor.scopePath(p);
+        }
+    }
+
+    private void gc(ByteSource in) {
+        int n = count(in, 7, "GC record");
+        GcRecord[] records = new GcRecord[n];
+        for (int i = 0; i < n; i++) {
+            records[i] = new GcRecord(in.zigzag(), in.uleb(), string(in, "GC name"), string(in, "GC cause"),
+                    in.uleb(), in.uleb(), in.uleb());
+        }
+        pendingGc = records;
+    }
+
+    /** GC_DETAILS (1.1): the action of each record of the GC block just before. */
+    private void gcDetails(ByteSource in) {
+        int at = in.position();
+        GcRecord[] records = pendingGc;
+        if (records == null) {
+            throw new ByteSource.Malformed(at, "GC_DETAILS block without a GC block right before it");
+        }
+        int n = count(in, 1, "GC detail");
+        if (n != records.length) {
+            throw new ByteSource.Malformed(at, "GC_DETAILS has " + n + " entries, the GC block before it "
+                    + records.length + " records");
+        }
+        GcRecord[] completed = new GcRecord[n];
+        for (int i = 0; i < n; i++) {
+            GcRecord r = records[i];
+            completed[i] = new GcRecord(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(),
+                    r.heapUsedAfter(), r.heapCommitted(), string(in, "GC action"));
+        }
+        pendingGc = completed;
+        deliverPendingGc();
+    }
+
+    private void deliverPendingGc() {
+        GcRecord[] records = pendingGc;
+        pendingGc = null;
+        if (records != null) {
+            for (GcRecord r : records) {
+                visitor.gc(r);
+            }
+        }
+    }
+
+    private void siteCounts(ByteSource in) {
+        int n = count(in, 3, "site count");
+        SiteCount[] counts = new SiteCount[n];
+        for (int i = 0; i < n; i++) {
+            counts[i] = new SiteCount((int) in.ulebAtMost(0xFFFF_FFFFL, "site id"), in.uleb(), in.uleb());
+        }
+        for (SiteCount c : counts) {
+            visitor.siteCount(c);
+        }
+    }
+
+    private void metadata(ByteSource in) {
+        int n = count(in, 2, "metadata entry");
+        String[] kv = new String[n * 2];
+        for (int i = 0; i < n; i++) {
+            kv[2 * i] = nonNullString(in, "metadata key");
+            kv[2 * i + 1] = string(in, "metadata value");
+        }
+        for (int i = 0; i < n; i++) {
+            visitor.metadata(kv[2 * i], kv[2 * i + 1]);
+        }
+    }
+
+    private void anomalies(ByteSource in) {
+        int n = count(in, 7, "anomaly");
+        Anomaly[] anomalies = new Anomaly[n];
+        for (int i = 0; i < n; i++) {
+            anomalies[i] = new Anomaly(nonNullString(in, "anomaly kind"), in.zigzag(), in.uleb(), in.uleb(),
+                    in.uleb(), in.uleb(), string(in, "anomaly detail"));
+        }
+        for (Anomaly a : anomalies) {
+            visitor.anomaly(a);
+        }
+    }
+
+    private void end(ByteSource in) {
+        long written = in.uleb();
+        long dropped = in.uleb();
+        int flagsAt = in.position();
+        int flags = in.u8();
+        if ((flags & ~RecordingFormat.END_CLEAN) != 0) {
+            throw new ByteSource.Malformed(flagsAt, "unknown END flags 0x" + Integer.toHexString(flags));
+        }
+        long endNanos = in.zigzag();
+        if (written != eventsRead) {
+            throw new BlockError("END block says " + Long.toUnsignedString(written) + " events were written, the "
+                    + "file holds " + eventsRead);
+        }
+        visitor.end(new Totals(written, dropped, (flags & RecordingFormat.END_CLEAN) != 0, endNanos));
+    }
+
+    private static int readAt(FileChannel ch, long position, byte[] dst, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(dst, 0, length);
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, position + buf.position());
+            if (n < 0) {
+                break;
+            }
+        }
+        return buf.position();
+    }
+
+    /** A visitor that takes a whole decoded EVENTS block at once (must copy it: the columns are reused). */
+    public interface ColumnSink {
+        void events(EventColumns block);
+    }
+
+    /** A block-level inconsistency reported at the block's offset. */
+    private static final class BlockError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BlockError(String what) {
+            super(what, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,852 @@
+package io.memscope.internal.recording;
+
+import io.memscope.recording.AccountingSnapshot;
+import io.memscope.recording.Totals;
+import io.memscope.recording.SiteCount;
+import io.memscope.recording.FunctionStats;
+import io.memscope.recording.ScopePath;
+import io.memscope.recording.ScopeEdge;
+import io.memscope.recording.Site;
+import io.memscope.recording.Anomaly;
+import io.memscope.recording.GcRecord;
+import io.memscope.MemoryEventType;
+import io.memscope.internal.error.Failures;
+import io.memscope.error.MemscopeException;
+import io.memscope.recording.EventSink;
+import io.memscope.internal.store.StringTable;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+
+/**
+ * Streams a recording file (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
+ *
+ * <p>The header is written when the writer opens. Events are encoded as they arrive into one EVENTS block
+ * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches {@link Builder#blockBytes(int)}
+ * bytes or {@link Builder#maxEventsPerBlock(int)} events it is written out as one block. Sites, stacks,
+ * metadata, GC records, site counts and anomalies are buffered the same way. Memory use is therefore bounded
+ * by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
+ * (the OS page cache) whole, in one write: a process killed at any moment leaves a file whose complete blocks
+ * are all readable.
+ *
+ * <pre>
+ *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS] ... [STRINGS][EVENTS] ... [END]
+ *                  \_ before any block is written, the string table entries not yet in the file are written,
+ *                     so every id a block uses is defined earlier in the file
+ * </pre>
+ *
+ * <p>Strings: events carry string ids of a {@link StringTable} (the store's, given with
+ * {@link Builder#strings(StringTable)}, or the writer's own). The writer copies the table's new entries into
+ * STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is refused
+ * and counted as dropped.
+ *
+ * <p>Threads: every public method is {@code synchronized}. The intended use is one thread that writes (for
+ * example the agent's drain thread calling {@code store.drainTo(writer)}) plus a shutdown hook that calls
+ * {@link #close()}; the hook waits for a block write in progress and then finishes the file. Events offered
+ * after close are ignored and counted by {@link #eventsRefused()}.
+ *
+ * <p>Errors: {@link #accept} never throws (it is called from store drains): an I/O failure is remembered, later
+ * events are counted as dropped, and the failure is thrown (as a {@link MemscopeException} of category EXPORT)
+ * by the next {@link #flush()} or {@link #close()}. The other methods throw it directly. Code inside a user
+ * JVM must catch it and report it with {@link Failures#report}.
+ */
+public final class RecordingWriter implements EventSink, AutoCloseable {
+    private final Path file;
+    private final FileChannel channel;
+    private final StringTable strings;
+    private final int blockBytes;
+    private final int maxEventsPerBlock;
+    private final CRC32C crc = new CRC32C();
+    private final ByteSink frame;
+    private final EventBlockCodec.Encoder events;
+    /** API_EVENTS (1.2): the same encoding as EVENTS, a block type of its own. */
+    private final EventBlockCodec.Encoder apiEvents;
+    /** SCOPE_EDGES (1.2). */
+    private final ScopeEdgeCodec.Encoder scopeEdges;
+    private final Pending scopePaths;
+    private final Pending functions;
+    private long apiEventsWritten;
+    private long scopeEdgesWritten;
+    private final ByteSink scratch;
+    private final Pending sites;
+    private final Pending stacks;
+    private final Pending metadata;
+    private final Pending gc;
+    /** One action string id per record of {@link #gc}: the GC_DETAILS block written right after its GC block. */
+    private final Pending gcDetails;
+    private boolean gcActions;               // a record in gc has an action: GC_DETAILS goes with it
+    private final Pending siteCounts;
+    private final Pending anomalies;
+
+    private int stringsWritten = 1;          // ids below this are in the file (id 0 is implicit)
+    private int knownStrings;                // cached strings.size()
+    private long eventsWritten;              // events in blocks written or pending
+    private long eventsDropped;              // reported with addDropped + refused by this writer
+    private long eventsRefused;              // offered after close
+    private long bytesWritten;
+    private long lastTimestamp;
+    private IOException failure;
+    private boolean closed;
+
+    private RecordingWriter(Builder b) throws IOException {
+        this.file = b.file;
+        this.strings = b.strings != null ? b.strings : new StringTable();
+        this.blockBytes = b.blockBytes;
+        this.maxEventsPerBlock = b.maxEventsPerBlock;
+        this.frame = new ByteSink(blockBytes + 1024);
+        this.events = new EventBlockCodec.Encoder(blockBytes + 1024);
+        this.apiEvents = new EventBlockCodec.Encoder(1024);
+        this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
+        this.scopePaths = new Pending(BlockType.SCOPE_PATHS);
+        this.functions = new Pending(BlockType.FUNCTIONS);
+        this.scratch = new ByteSink(1024);
+        this.sites = new Pending(BlockType.SITES);
+        this.stacks = new Pending(BlockType.STACKS);
+        this.metadata = new Pending(BlockType.METADATA);
+        this.gc = new Pending(BlockType.GC);
+        this.gcDetails = new Pending(BlockType.GC_DETAILS);
+        this.siteCounts = new Pending(BlockType.SITE_COUNTS);
+        this.anomalies = new Pending(BlockType.ANOMALIES);
+        this.knownStrings = strings.size();
+        long nanoTime = b.clockSet ? b.nanoTime : System.nanoTime();
+        long epochNanos;
+        if (b.clockSet) {
+            epochNanos = b.epochNanos;
+        } else {
+            Instant now = Instant.now();
+            epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        }
+        this.lastTimestamp = nanoTime;
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
+        try {
+            ByteSink h = new ByteSink(RecordingFormat.HEADER_BYTES);
+            h.bytes(RecordingFormat.MAGIC, 0, RecordingFormat.MAGIC.length);
+            h.u16(RecordingFormat.VERSION_MAJOR);
+            h.u16(RecordingFormat.VERSION_MINOR);
+            h.u32(0);
+            h.i64(epochNanos);
+            h.i64(nanoTime);
+            h.i64(b.pid);
+            h.i64(b.processStartEpochMillis);
+            crc.reset();
+            crc.update(h.array(), 0, h.length());
+            h.u32(crc.getValue());
+            writeFully(h.array(), h.length());
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** @return a builder for a writer on {@code file} (created, or truncated if it exists) */
+    public static Builder builder(Path file) {
+        return new Builder(file);
+    }
+
+    /** Opens a writer with its own string table, the current clock and this process's pid. */
+    public static RecordingWriter open(Path file) {
+        return builder(file).open();
+    }
+
+    /** @return the string table whose ids events refer to; intern names here when not using a store's table */
+    public StringTable strings() {
+        return strings;
+    }
+
+    /** @return the file being written */
+    public Path file() {
+        return file;
+    }
+
+    // ------------------------------------------------------------------------------------------------ events
+
+    /**
+     * Adds one event (the {@link EventSink} form the {@code EventStore} drains into). String fields are ids in
+     * {@link #strings()}; {@code siteId} and {@code stackId} refer to {@link #site} and {@link #stack} entries.
+     * Never throws; see the class comment.
+     */
+    @Override
+    public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
+                                    long previousSize, long threadId, int threadNameId, int variableNameId,
+                                    int typeNameId, long stackId, int siteId) {
+        if (closed) {
+            eventsRefused++;
+            return;
+        }
+        if (failure != null) {
+            eventsDropped++;
+            return;
+        }
+        if (type == null || !knownString(threadNameId) || !knownString(variableNameId)
+                || !knownString(typeNameId)) {
+            eventsDropped++;
+            Failures.report("recording.writer", MemscopeException.memory("event refused: type " + type
+                    + ", string ids " + threadNameId + "/" + variableNameId + "/" + typeNameId
+                    + " not all in the string table of " + strings.size()));
+            return;
+        }
+        events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                variableNameId, typeNameId, stackId, siteId);
+        eventsWritten++;
+        lastTimestamp = timestampNanos;
+        if (events.bodyBytes() >= blockBytes || events.count() >= maxEventsPerBlock) {
+            try {
+                writeEventsBlock();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    private boolean knownString(int id) {
+        if (id >= 0 && id < knownStrings) {
+            return true;
+        }
+        knownStrings = strings.size();
+        return id >= 0 && id < knownStrings;
+    }
+
+    /**
+     * Adds a memory event that application code reported through memscope's API (an API_EVENTS block, format 1.2):
+     * a named object tracked (ALLOCATE) or collected (DEALLOCATE), a pool BORROW or RETURN, a MOVE. Not counted in
+     * {@link #eventsWritten()} (the END block counts heap and native events only). Never throws.
+     */
+    public synchronized void apiEvent(long timestampNanos, MemoryEventType type, long address, long size,
+                                      long previousSize, long threadId, int threadNameId, int variableNameId,
+                                      int typeNameId, long stackId, int siteId) {
+        if (closed || failure != null) {
+            return;
+        }
+        if (type == null || !knownString(threadNameId) || !knownString(variableNameId)
+                || !knownString(typeNameId)) {
+            Failures.report("recording.writer", MemscopeException.memory("API event refused: string ids "
+                    + threadNameId + "/" + variableNameId + "/" + typeNameId + " not all in the string table"));
+            return;
+        }
+        apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                variableNameId, typeNameId, stackId, siteId);
+        apiEventsWritten++;
+        if (apiEvents.bodyBytes() >= blockBytes || apiEvents.count() >= maxEventsPerBlock) {
+            try {
+                writeApiEventsBlock();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /**
+     * Defines a scope path (a SCOPE_PATHS entry, format 1.2): {@code parentId/name}.
+     *
+     * @param pathId   the id scope edges carry, not 0
+     * @param parentId the enclosing path, 0 for a root scope
+     */
+    public synchronized void scopePath(int pathId, int parentId, String name) {
+        if (pathId == 0) {
+            throw new IllegalArgumentException("scope path id 0 is reserved");
+        }
+        Objects.requireNonNull(name, "name");
+        ensureOpen();
+        ByteSink s = scopePaths.body;
+        s.uleb(Integer.toUnsignedLong(pathId));
+        s.uleb(Integer.toUnsignedLong(parentId));
+        s.uleb(strings.intern(name));
+        added(scopePaths);
+    }
+
+    /**
+     * Adds a scope entry or exit (a SCOPE_EDGES entry, format 1.2). A thread's edges must come in the order they
+     * happened and nest. Never throws.
+     *
+     * @param taskId         entries: not 0 for a task handed over from another thread
+     * @param allocatedBytes exits: the scope's allocated bytes, negative when unknown
+     */
+    public synchronized void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit,
+                                       int pathId, long taskId, long allocatedBytes) {
+        if (closed || failure != null || pathId == 0) {
+            return;
+        }
+        if (!knownString(threadNameId)) {
+            Failures.report("recording.writer", MemscopeException.memory("scope edge refused: thread name id "
+                    + threadNameId + " not in the string table"));
+            return;
+        }
+        scopeEdges.add(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        scopeEdgesWritten++;
+        if (scopeEdges.bodyBytes() >= blockBytes || scopeEdges.count() >= maxEventsPerBlock) {
+            try {
+                writeScopeEdgesBlock();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /**
+     * Records the cumulative figures of a profiled function at one call site (a FUNCTIONS entry, format 1.2); later
+     * figures of the same function, descriptor and call site supersede. See {@link FunctionStats}.
+     *
+     * @param descriptor the method descriptor, or null
+     * @param callSite   the calling frame, or null when unknown
+     */
+    public synchronized void functionStats(String function, String descriptor, String callSite, long calls,
+                                           long recursiveCalls, long totalNanos, long maxNanos, long allocatedBytes,
+                                           long callsWithoutAllocation) {
+        Objects.requireNonNull(function, "function");
+        ensureOpen();
+        ByteSink s = functions.body;
+        s.uleb(strings.intern(function));
+        s.uleb(strings.intern(descriptor));
+        s.uleb(strings.intern(callSite));
+        s.uleb(calls);
+        s.uleb(recursiveCalls);
+        s.uleb(totalNanos);
+        s.uleb(maxNanos);
+        s.uleb(allocatedBytes);
+        s.uleb(callsWithoutAllocation);
+        added(functions);
+    }
+
+    /**
+     * Writes a snapshot of the application's accounting summary tables at once (an ACCOUNTING block, format 1.3),
+     * at most {@link AccountingSnapshot#MAX_ROWS} rows; readers take the last snapshot as the latest state. Never
+     * throws for a snapshot's content; an I/O failure is kept like any other (see {@link #flush()}).
+     */
+    public synchronized void accounting(AccountingSnapshot snapshot) {
+        if (closed || failure != null || snapshot == null) {
+            return;
+        }
+        java.util.List<io.memscope.accounting.SummaryRow> rows = snapshot.rows();
+        int n = Math.min(rows.size(), AccountingSnapshot.MAX_ROWS);
+        ByteSink s = new ByteSink(64 + n * 48);
+        s.zigzag(snapshot.timestampNanos());
+        s.uleb(n);
+        io.memscope.accounting.Column[] columns = io.memscope.accounting.Column.values();
+        for (int i = 0; i < n; i++) {
+            io.memscope.accounting.SummaryRow r = rows.get(i);
+            s.u8(r.table().ordinal());
+            s.zigzag(r.threadId());
+            s.uleb(strings.intern(r.threadName()));
+            s.uleb(strings.intern(r.user()));
+            s.uleb(strings.intern(r.host()));
+            s.uleb(strings.intern(r.eventName()));
+            for (io.memscope.accounting.Column c : columns) {
+                s.zigzag(r.get(c));
+            }
+        }
+        try {
+            syncStrings();
+            writeBlock(BlockType.ACCOUNTING, null, s);
+        } catch (IOException e) {
+            failure = e;
+        }
+    }
+
+    /** @return API events accepted so far ({@link #apiEvent}) */
+    public synchronized long apiEventsWritten() {
+        return apiEventsWritten;
+    }
+
+    /** @return scope edges accepted so far ({@link #scopeEdge}) */
+    public synchronized long scopeEdgesWritten() {
+        return scopeEdgesWritten;
+    }
+
+    /** Counts events that were recorded but will not be in the file (for example dropped by a bounded store). */
+    public synchronized void addDropped(long count) {
+        if (count > 0) {
+            eventsDropped += count;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ side tables
+
+    /**
+     * Defines an allocation site (before or after events that use it; a later definition of the same id
+     * supersedes an earlier one).
+     *
+     * @param siteId    the id events carry, not 0
+     * @param className binary class name with dots; null if unknown
+     * @param line      1-based source line; 0 if unknown
+     */
+    public synchronized void site(int siteId, String className, String methodName, String fileName, int line,
+                                  String typeName) {
+        if (siteId == 0) {
+            throw new IllegalArgumentException("site id 0 is reserved for 'no site'");
+        }
+        ensureOpen();
+        ByteSink s = sites.body;
+        s.uleb(Integer.toUnsignedLong(siteId));
+        s.uleb(strings.intern(className));
+        s.uleb(strings.intern(methodName));
+        s.uleb(strings.intern(fileName));
+        s.uleb(Math.max(0, line));
+        s.uleb(strings.intern(typeName));
+        added(sites);
+    }
+
+    /**
+     * Defines a call stack: frames innermost first, each {@code pkg.Class.method(File.java:LINE)}. Stacks deeper
+     * than {@link RecordingFormat#MAX_FRAMES} keep their innermost frames.
+     *
+     * @param stackId the id events carry, not 0
+     */
+    public synchronized void stack(long stackId, List<String> frames) {
+        if (stackId == 0) {
+            throw new IllegalArgumentException("stack id 0 is reserved for 'no stack'");
+        }
+        ensureOpen();
+        int n = Math.min(frames.size(), RecordingFormat.MAX_FRAMES);
+        ByteSink s = stacks.body;
+        s.uleb(stackId);
+        s.uleb(n);
+        for (int i = 0; i < n; i++) {
+            s.uleb(strings.intern(Objects.requireNonNull(frames.get(i), "frame")));
+        }
+        added(stacks);
+    }
+
+    /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
+    public synchronized void metadata(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        ensureOpen();
+        metadata.body.uleb(strings.intern(key));
+        metadata.body.uleb(strings.intern(value));
+        added(metadata);
+    }
+
+    /**
+     * Adds a garbage collection record without the JVM's action text.
+     *
+     * @param startNanos    {@code System.nanoTime()} when it started
+     * @param durationNanos its duration in ns
+     */
+    public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
+                                long heapUsedBefore, long heapUsedAfter, long heapCommitted) {
+        gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, null);
+    }
+
+    /**
+     * Adds a garbage collection record (a GC block entry; its action goes into the GC_DETAILS block written right
+     * after that GC block).
+     *
+     * @param startNanos    {@code System.nanoTime()} when it started
+     * @param durationNanos its duration in ns
+     * @param action        the JVM's action text ({@code end of minor GC}...), or null
+     */
+    public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
+                                long heapUsedBefore, long heapUsedAfter, long heapCommitted, String action) {
+        ensureOpen();
+        ByteSink s = gc.body;
+        s.zigzag(startNanos);
+        s.uleb(durationNanos);
+        s.uleb(strings.intern(name));
+        s.uleb(strings.intern(cause));
+        s.uleb(heapUsedBefore);
+        s.uleb(heapUsedAfter);
+        s.uleb(heapCommitted);
+        gcDetails.body.uleb(strings.intern(action));
+        gcDetails.count++;
+        gcActions |= action != null;
+        added(gc);
+    }
+
+    /** Adds a garbage collection record. */
+    public void gc(GcRecord r) {
+        gc(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(), r.heapUsedAfter(),
+                r.heapCommitted(), r.action());
+    }
+
+    /** Records the exact cumulative totals of a site so far; later totals of the same site supersede. */
+    public synchronized void siteCount(int siteId, long allocations, long bytes) {
+        ensureOpen();
+        siteCounts.body.uleb(Integer.toUnsignedLong(siteId));
+        siteCounts.body.uleb(allocations);
+        siteCounts.body.uleb(bytes);
+        added(siteCounts);
+    }
+
+    /** Records an anomaly (double free, unknown address...); {@code kind} is a short name like "double-free". */
+    public synchronized void anomaly(String kind, long timestampNanos, long address, long size, long threadId,
+                                     long stackId, String detail) {
+        Objects.requireNonNull(kind, "kind");
+        ensureOpen();
+        ByteSink s = anomalies.body;
+        s.uleb(strings.intern(kind));
+        s.zigzag(timestampNanos);
+        s.uleb(address);
+        s.uleb(size);
+        s.uleb(threadId);
+        s.uleb(stackId);
+        s.uleb(strings.intern(detail));
+        added(anomalies);
+    }
+
+    private void added(Pending p) {
+        p.count++;
+        if (p.body.length() >= blockBytes) {
+            try {
+                syncStrings();
+                if (p == gc) {
+                    writeGc();
+                } else {
+                    writePending(p);
+                }
+            } catch (IOException e) {
+                failure = e;
+                throw failed();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- output
+
+    /** Writes every buffered entry to the file (as complete blocks). */
+    public synchronized void flush() {
+        ensureOpen();
+        try {
+            flushAll();
+        } catch (IOException e) {
+            failure = e;
+            throw failed();
+        }
+    }
+
+    /** Like {@link #flush()}, then forces the file's content to the storage device (survives a power loss). */
+    public synchronized void sync() {
+        flush();
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            failure = e;
+            throw failed();
+        }
+    }
+
+    /** Writes what is buffered and the END block (clean), and closes the file. Idempotent. */
+    @Override
+    public synchronized void close() {
+        close(true);
+    }
+
+    /**
+     * Writes what is buffered and the END block, and closes the file. Idempotent.
+     *
+     * @param clean false for an emergency close (for example from a shutdown hook while capture was still
+     *              running): readers see it in {@link Totals#clean()}
+     */
+    public synchronized void close(boolean clean) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (failure == null) {
+                flushAll();
+                ByteSink s = scratch;     // reuse a scratch sink for the small END payload
+                s.reset();
+                s.uleb(eventsWritten);
+                s.uleb(eventsDropped);
+                s.u8(clean ? RecordingFormat.END_CLEAN : 0);
+                s.zigzag(lastTimestamp);
+                writeBlock(BlockType.END, null, s);
+            }
+        } catch (IOException e) {
+            failure = e;
+        } finally {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        if (failure != null) {
+            throw failed();
+        }
+    }
+
+    /** @return events accepted into the file so far (written or in the current block) */
+    public synchronized long eventsWritten() {
+        return eventsWritten;
+    }
+
+    /** @return events dropped: reported with {@link #addDropped}, refused, or offered after an I/O failure */
+    public synchronized long eventsDropped() {
+        return eventsDropped;
+    }
+
+    /** @return events offered after {@link #close()} (not in the file, not in its END totals) */
+    public synchronized long eventsRefused() {
+        return eventsRefused;
+    }
+
+    /** @return bytes written to the file so far (excluding what is still buffered) */
+    public synchronized long bytesWritten() {
+        return bytesWritten;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw MemscopeException.export("recording " + file + " is closed", null);
+        }
+        if (failure != null) {
+            throw failed();
+        }
+    }
+
+    private MemscopeException failed() {
+        return MemscopeException.export("cannot write recording " + file + ": " + failure, failure);
+    }
+
+    private void flushAll() throws IOException {
+        syncStrings();
+        writePending(sites);
+        writePending(stacks);
+        writePending(metadata);
+        if (events.count() > 0) {
+            writeEventsBlock();
+        }
+        writeGc();
+        writePending(siteCounts);
+        writePending(anomalies);
+        writePending(scopePaths);
+        writePending(functions);
+        if (scopeEdges.count() > 0) {
+            writeScopeEdgesBlock();
+        }
+        if (apiEvents.count() > 0) {
+            writeApiEventsBlock();
+        }
+    }
+
+    private void writeApiEventsBlock() throws IOException {
+        syncStrings();
+        writePending(sites);
+        writePending(stacks);
+        ByteSink prefix = scratch;
+        prefix.reset();
+        apiEvents.writePrefix(prefix);
+        writeBlock(BlockType.API_EVENTS, prefix, apiEvents.body);
+        apiEvents.reset();
+    }
+
+    private void writeScopeEdgesBlock() throws IOException {
+        syncStrings();
+        writePending(scopePaths); // the paths the edges use go first when they are known already
+        ByteSink prefix = scratch;
+        prefix.reset();
+        scopeEdges.writePrefix(prefix);
+        writeBlock(BlockType.SCOPE_EDGES, prefix, scopeEdges.body);
+        scopeEdges.reset();
+    }
+
+    private void writeEventsBlock() throws IOException {
+        syncStrings();
+        // Sites and stacks the events use go first when they are known already.
+        writePending(sites);
+        writePending(stacks);
+        ByteSink prefix = scratch;
+        prefix.reset();
+        events.writePrefix(prefix);
+        writeBlock(BlockType.EVENTS, prefix, events.body);
+        events.reset();
+    }
+
+    /** Writes the pending GC block and, when a record has an action, its GC_DETAILS block right after it. */
+    private void writeGc() throws IOException {
+        boolean details = gcActions && gc.count > 0;
+        writePending(gc);
+        if (details) {
+            writePending(gcDetails);
+        }
+        gcDetails.count = 0;
+        gcDetails.body.reset();
+        gcActions = false;
+    }
+
+    private void writePending(Pending p) throws IOException {
+        if (p.count == 0) {
+            return;
+        }
+        ByteSink prefix = scratch;
+        prefix.reset();
+        prefix.uleb(p.count);
+        writeBlock(p.type, prefix, p.body);
+        p.count = 0;
+        p.body.reset();
+    }
+
+    /** Writes STRINGS blocks for the table entries not yet in the file. */
+    private void syncStrings() throws IOException {
+        int size = strings.size();
+        knownStrings = size;
+        if (stringsWritten >= size) {
+            return;
+        }
+        ByteSink body = new ByteSink(Math.min(blockBytes, 64 * 1024));
+        int first = stringsWritten;
+        int count = 0;
+        for (int id = stringsWritten; id < size; id++) {
+            byte[] utf8 = utf8(strings.get(id));
+            body.uleb(utf8.length);
+            body.bytes(utf8, 0, utf8.length);
+            count++;
+            if (body.length() >= blockBytes || id == size - 1) {
+                ByteSink prefix = scratch;
+                prefix.reset();
+                prefix.uleb(first);
+                prefix.uleb(count);
+                writeBlock(BlockType.STRINGS, prefix, body);
+                stringsWritten = id + 1;
+                first = id + 1;
+                count = 0;
+                body.reset();
+            }
+        }
+    }
+
+    static byte[] utf8(String s) {
+        byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
+        if (b.length <= RecordingFormat.MAX_STRING_BYTES) {
+            return b;
+        }
+        int cut = RecordingFormat.MAX_STRING_BYTES;
+        while (cut > 0 && (b[cut] & 0xC0) == 0x80) {
+            cut--;                      // do not split a multi-byte character
+        }
+        return java.util.Arrays.copyOf(b, cut);
+    }
+
+    /** Frames {@code prefix + body} as one block (header, CRC) and writes it with one write. */
+    private void writeBlock(BlockType type, ByteSink prefix, ByteSink body) throws IOException {
+        int payload = (prefix == null ? 0 : prefix.length()) + body.length();
+        if (payload > RecordingFormat.MAX_BLOCK_PAYLOAD) {
+            throw new IOException("internal: block of " + payload + " bytes exceeds the format limit");
+        }
+        ByteSink f = frame;
+        f.reset();
+        f.u8(type.code);
+        f.u8(type.skippable ? RecordingFormat.BLOCK_FLAG_SKIPPABLE : 0);
+        f.u16(0);
+        f.u32(payload);
+        f.u32(0);                       // CRC, filled in below
+        if (prefix != null) {
+            f.bytes(prefix.array(), 0, prefix.length());
+        }
+        f.bytes(body.array(), 0, body.length());
+        crc.reset();
+        crc.update(f.array(), 0, 8);
+        crc.update(f.array(), RecordingFormat.BLOCK_HEADER_BYTES, payload);
+        f.putU32At(8, crc.getValue());
+        writeFully(f.array(), f.length());
+    }
+
+    private void writeFully(byte[] bytes, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(bytes, 0, length);
+        while (buf.hasRemaining()) {
+            channel.write(buf);
+        }
+        bytesWritten += length;
+    }
+
+    /** A side-table block being filled: its type, entry count and encoded entries. */
+    private static final class Pending {
+        final BlockType type;
+        final ByteSink body = new ByteSink(256);
+        int count;
+
+        Pending(BlockType type) {
+            this.type = type;
+        }
+    }
+
+    /** Options of a {@link RecordingWriter}. */
+    public static final class Builder {
+        private final Path file;
+        private StringTable strings;
+        private boolean clockSet;
+        private long epochNanos;
+        private long nanoTime;
+        /** Set by {@link #process}; else this JVM's, looked up in {@link #open} (not for nothing: it is slow). */
+        private boolean processSet;
+        private long pid;
+        private long processStartEpochMillis;
+        private int blockBytes = 64 * 1024;
+        private int maxEventsPerBlock = 65_536;
+
+        private Builder(Path file) {
+            this.file = Objects.requireNonNull(file, "file");
+        }
+
+        /** The table whose ids the events carry (the EventStore's); default: a new table of the writer's own. */
+        public Builder strings(StringTable table) {
+            this.strings = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
+        /** The clock pair: wall-clock ns since the epoch and {@code System.nanoTime()} at the same instant. */
+        public Builder clock(long epochNanos, long nanoTime) {
+            this.clockSet = true;
+            this.epochNanos = epochNanos;
+            this.nanoTime = nanoTime;
+            return this;
+        }
+
+        /** The recorded process: pid and start time (ms since the epoch, 0 if unknown). Default: this JVM. */
+        public Builder process(long pid, long startEpochMillis) {
+            this.processSet = true;
+            this.pid = pid;
+            this.processStartEpochMillis = startEpochMillis;
+            return this;
+        }
+
+        /** Target payload size of a block, in bytes: 256 .. 4 MiB, default 64 KiB. */
+        public Builder blockBytes(int bytes) {
+            if (bytes < 256 || bytes > 4 << 20) {
+                throw new IllegalArgumentException("blockBytes must be in 256 .. 4 MiB: " + bytes);
+            }
+            this.blockBytes = bytes;
+            return this;
+        }
+
+        /** Most events per EVENTS block: 1 .. {@link RecordingFormat#MAX_EVENTS_PER_BLOCK}, default 65536. */
+        public Builder maxEventsPerBlock(int events) {
+            if (events < 1 || events > RecordingFormat.MAX_EVENTS_PER_BLOCK) {
+                throw new IllegalArgumentException("maxEventsPerBlock must be in 1 .. "
+                        + RecordingFormat.MAX_EVENTS_PER_BLOCK + ": " + events);
+            }
+            this.maxEventsPerBlock = events;
+            return this;
+        }
+
+        /**
+         * Creates the file and writes its header.
+         *
+         * @throws MemscopeException (EXPORT) if the file cannot be created
+         */
+        public RecordingWriter open() {
+            if (!processSet) {
+                ProcessHandle self = ProcessHandle.current();
+                pid = self.pid();
+                processStartEpochMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+                processSet = true;
+            }
+            try {
+                return new RecordingWriter(this);
+            } catch (IOException e) {
+                throw MemscopeException.export("cannot create recording " + file + ": " + e, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.memscope.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class StringTableTest {
+
+    @Test
+    void internsToDenseIdsWithZeroForNull() {
+        StringTable t = new StringTable();
+        assertThat(t.intern(null)).isZero();
+        assertThat(t.get(0)).isNull();
+        int a = t.intern("main");
+        int b = t.intern("byte[]");
+        assertThat(a).isEqualTo(1);
+        assertThat(b).isEqualTo(2);
+        assertThat(t.intern(new String("main"))).isEqualTo(a);
+        assertThat(t.get(b)).isEqualTo("byte[]");
+        assertThat(t.size()).isEqualTo(3);
+        assertThatThrownBy(() -> t.get(3)).hasMessageContaining("unknown string id 3");
+    }
+
+    @Test
+    @Timeout(30)
+    void concurrentInterningGivesOneIdPerString() throws Exception {
+        StringTable t = new StringTable();
+        int threads = 4;
+        int strings = 20_000;
+        ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> ts = new ArrayList<>();
+        List<Throwable> errors = new ArrayList<>();
+        for (int k = 0; k < threads; k++) {
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                    for (int i = 0; i < strings; i++) {
+                        String s = "s" + i;
+                        int id = t.intern(s);
+                        Integer prev = seen.putIfAbsent(s, id);
+                        if (prev != null && prev != id) {
+                            throw new AssertionError(s + " got " + id + " and " + prev);
+                        }
+                        if (!s.equals(t.get(id))) {
+                            throw new AssertionError("get(" + id + ") != " + s);
+                        }
+                    }
+                } catch (Throwable e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            });
+            ts.add(th);
+            th.start();
+        }
+        start.countDown();
+        for (Thread th : ts) {
+            th.join();
+        }
+        assertThat(errors).isEmpty();
+        assertThat(t.size()).isEqualTo(strings + 1);
+    }
+}
