@@ -120,7 +120,8 @@ public final class BootHooks {
 
     /**
      * Build step (memscope-agent/pom.xml, process-classes): writes the renamed templates next to this class as
-     * {@value #PREBUILT} and {@value #HEAP_PREBUILT}, so that the agent does not load ASM to rename them at start.
+     * {@value #PREBUILT} and {@value #HEAP_PREBUILT}, so that the agent does not load ASM to rename them at start,
+     * and makes {@link SamplerNatives} call {@code java.lang.MemscopeHooks} instead of the template.
      *
      * @param args the directory of this package's class files
      */
@@ -130,6 +131,36 @@ public final class BootHooks {
                 dir.resolve("MemscopeHooksTemplate.class")), TEMPLATE, INTERNAL_NAME));
         java.nio.file.Files.write(dir.resolve(HEAP_PREBUILT), renamed(java.nio.file.Files.readAllBytes(
                 dir.resolve("MemscopeHeapHooksTemplate.class")), HEAP_TEMPLATE, HEAP_INTERNAL_NAME));
+        // SamplerNatives calls the hook class's natives directly (again: an incremental build may keep it rewritten)
+        java.nio.file.Path natives = dir.resolve("SamplerNatives.class");
+        byte[] callers = java.nio.file.Files.readAllBytes(natives);
+        byte[] rewritten = callsRenamed(callers, TEMPLATE, INTERNAL_NAME);
+        if (new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(TEMPLATE)
+                || !new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(INTERNAL_NAME)) {
+            throw new IllegalStateException(natives + " does not call " + INTERNAL_NAME + " after rewriting");
+        }
+        java.nio.file.Files.write(natives, rewritten);
+    }
+
+    /** @return the class with every method call to {@code from} made a call to {@code to} (same name and type) */
+    static byte[] callsRenamed(byte[] callers, String from, String to) {
+        ClassReader reader = new ClassReader(callers);
+        ClassWriter writer = new ClassWriter(0);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
+                                                boolean isInterface) {
+                        super.visitMethodInsn(opcode, rename(owner, from, to), methodName, desc, isInterface);
+                    }
+                };
+            }
+        }, 0);
+        return writer.toByteArray();
     }
 
     private static byte[] template(String template) throws Exception {

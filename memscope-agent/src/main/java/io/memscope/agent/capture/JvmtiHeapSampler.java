@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.agent.boot.SamplerNatives;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.store.StringTable;
 
@@ -65,8 +66,6 @@ final class JvmtiHeapSampler {
     static final int GLOBAL_REFS_HELD = 17;
     static final int BUFFERS = 18;
 
-    private final SamplerLibrary.Natives natives;
-    private SamplerLibrary.DrainNatives drainNatives;
     private final SiteFilter filter;
     private final double mean;
     private final StringTable strings;
@@ -105,10 +104,9 @@ final class JvmtiHeapSampler {
 
 
 
-    private JvmtiHeapSampler(SamplerLibrary.Natives natives, int depth, boolean includeJdk, SiteFilter filter,
+    private JvmtiHeapSampler(int depth, boolean includeJdk, SiteFilter filter,
                              double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
                              CollectionLog pauses) {
-        this.natives = natives;
         this.resolver = new SampleResolver(depth, includeJdk, strings);
         this.filter = filter;
         this.mean = mean;
@@ -149,9 +147,8 @@ final class JvmtiHeapSampler {
         if (!why.isEmpty()) {
             return new Started(null, why);
         }
-        SamplerLibrary.Natives n = SamplerLibrary.natives();
         try {
-            int rc = (int) n.start.invokeExact((int) Math.min(intervalBytes, Integer.MAX_VALUE),
+            int rc = SamplerNatives.start((int) Math.min(intervalBytes, Integer.MAX_VALUE),
                     Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap);
             if (rc != 0) {
                 return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
@@ -159,7 +156,7 @@ final class JvmtiHeapSampler {
             if (sampleHeap && intervalBytes < JVM_DEFAULT_INTERVAL) {
                 crossFirstSamplingPoint();
             }
-            return new Started(new JvmtiHeapSampler(n, stackDepth, includeJdk, filter, intervalBytes, strings,
+            return new Started(new JvmtiHeapSampler(stackDepth, includeJdk, filter, intervalBytes, strings,
                     sink, liveSites, pauses), null);
         } catch (Throwable t) {
             return new Started(null, "starting the JVMTI sampler failed: " + t);
@@ -184,21 +181,12 @@ final class JvmtiHeapSampler {
         keep = null;
     }
 
-    private SamplerLibrary.DrainNatives drainNatives() {
-        SamplerLibrary.DrainNatives d = drainNatives;
-        if (d == null) {
-            d = SamplerLibrary.DrainNatives.INSTANCE;
-            drainNatives = d;
-        }
-        return d;
-    }
-
     /** Declares the thread that drains (its allocations are then not sampled; it is the thread of DEALLOCATEs). */
     void drainingThread(Thread t) {
         ownNameId = strings.intern(t.getName());
         ownTid = threadId(t);
         try {
-            drainNatives().ownThread.invokeExact(ownTid);
+            SamplerNatives.ownThread(ownTid);
         } catch (Throwable e) {
             Failures.report("agent.jvmti.own", e);
         }
@@ -207,7 +195,7 @@ final class JvmtiHeapSampler {
     /** Waits until a collection ends, the queue is half full, {@link #wake} is called, or {@code nanos} passed. */
     void await(long nanos) {
         try {
-            drainNatives().await.invokeExact(nanos);
+            SamplerNatives.await(nanos);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.await", t);
         }
@@ -216,7 +204,7 @@ final class JvmtiHeapSampler {
     /** Ends a wait of {@link #await} (any thread). */
     void wake() {
         try {
-            drainNatives().wake.invokeExact();
+            SamplerNatives.wake();
         } catch (Throwable t) {
             Failures.report("agent.jvmti.wake", t);
         }
@@ -256,7 +244,7 @@ final class JvmtiHeapSampler {
             return;
         }
         try {
-            int rc = (int) drainNatives().pause.invokeExact();
+            int rc = SamplerNatives.pause();
             if (rc != 0) {
                 Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -264,7 +252,7 @@ final class JvmtiHeapSampler {
             collections();
             scan();
             readCounters();
-            rc = (int) drainNatives().close.invokeExact();
+            rc = SamplerNatives.close();
             if (rc != 0) {
                 Failures.report("agent.jvmti.close", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -278,7 +266,7 @@ final class JvmtiHeapSampler {
     /** Stops sampling at once (waits for callbacks in flight); {@link #close} does the rest. Never throws. */
     void pause() {
         try {
-            int rc = (int) drainNatives().pause.invokeExact();
+            int rc = SamplerNatives.pause();
             if (rc != 0) {
                 Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
@@ -294,7 +282,7 @@ final class JvmtiHeapSampler {
     private long drainQueue(boolean all) throws Throwable {
         long total = 0;
         for (int round = 0; all || round < ROUNDS; round++) {
-            int n = (int) drainNatives().drain.invokeExact(records, frames, all);
+            int n = SamplerNatives.drain(records, frames, all);
             if (n <= 0) {
                 break;
             }
@@ -324,7 +312,7 @@ final class JvmtiHeapSampler {
             int frameCount = (int) records[r + 7];
             int frameOffset = (int) (records[r + 7] >>> 32);
             SampleResolver.ThreadInfo thread = announce != 0
-                    ? resolver.announce(tid, (Object) drainNatives().thread.invokeExact(announce))
+                    ? resolver.announce(tid, SamplerNatives.thread(announce))
                     : resolver.thread(tid);
             StackTable.JvmStack js = resolver.stack(hash, frames, frameCount, frameOffset);
             boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
@@ -338,7 +326,7 @@ final class JvmtiHeapSampler {
                 filtered++;
             } else {
                 String typeName = resolver.typeName(classId, classId == 0 ? null
-                        : resolver.knows(classId) ? null : (String) drainNatives().className.invokeExact(classId));
+                        : resolver.knows(classId) ? null : SamplerNatives.className(classId));
                 site = js.site(classId, typeName);
                 long id = ++sampleIds;
                 double w = LiveSites.weight(size, mean);
@@ -370,7 +358,7 @@ final class JvmtiHeapSampler {
             }
         }
         if (commits > 0) {
-            drainNatives().commit.invokeExact(commit, commits);
+            SamplerNatives.commit(commit, commits);
         }
     }
 
@@ -378,7 +366,7 @@ final class JvmtiHeapSampler {
     private boolean collections() throws Throwable {
         boolean ended = false;
         for (;;) {
-            int n = (int) drainNatives().collections.invokeExact(gcOut, nextCollection);
+            int n = SamplerNatives.collections(gcOut, nextCollection);
             for (int i = 0; i < n; i++) {
                 int ordinal = (int) gcOut[3 * i];
                 long start = gcOut[3 * i + 1];
@@ -411,7 +399,7 @@ final class JvmtiHeapSampler {
         // every collection ended before this pass is judged by it: the held figures are as of the latest one
         int judged = nextCollection - 1;
         for (;;) {
-            int rc = (int) drainNatives().scan.invokeExact(scanOut, begin);
+            int rc = SamplerNatives.scan(scanOut, begin);
             begin = false;
             int n = rc >>> 1;
             for (int i = 0; i < n; i++) {
@@ -477,7 +465,7 @@ final class JvmtiHeapSampler {
                 return new long[0];
             }
             try {
-                return (long[]) drainNatives().held.invokeExact(fromNanos, toNanos, sortedThreads, threadsFrom);
+                return SamplerNatives.held(fromNanos, toNanos, sortedThreads, threadsFrom);
             } catch (Throwable t) {
                 Failures.report("agent.jvmti.held", t);
                 return null;
@@ -496,7 +484,7 @@ final class JvmtiHeapSampler {
             return;
         }
         try {
-            drainNatives().counters.invokeExact(counters);
+            SamplerNatives.counters(counters);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.counters", t);
         }
@@ -575,8 +563,8 @@ final class JvmtiHeapSampler {
     static String[] describe(long method) {
         String s;
         try {
-            s = SamplerLibrary.natives() == null ? null
-                    : (String) SamplerLibrary.DrainNatives.INSTANCE.describe.invokeExact(method);
+            s = !SamplerLibrary.loaded() ? null
+                    : SamplerNatives.describe(method);
         } catch (Throwable t) {
             return null;
         }
@@ -596,8 +584,8 @@ final class JvmtiHeapSampler {
     /** @return the method's line number table as pairs (first bytecode index, line), or null */
     static int[] lines(long method) {
         try {
-            return SamplerLibrary.natives() == null ? null
-                    : (int[]) SamplerLibrary.DrainNatives.INSTANCE.lines.invokeExact(method);
+            return !SamplerLibrary.loaded() ? null
+                    : SamplerNatives.lines(method);
         } catch (Throwable t) {
             return null;
         }

@@ -1,0 +1,87 @@
+package io.memscope.agent.boot;
+
+/**
+ * The JVMTI sampler library's entry points, called directly: the native methods that {@code java.lang.MemscopeHooks}
+ * declares (see {@link MemscopeHooksTemplate}, whose JNI names they bind to).
+ *
+ * <p>Written against the template, whose methods have the same names and descriptors; the build
+ * ({@link BootHooks#main}, process-classes) rewrites this class's calls to {@code java.lang.MemscopeHooks}. The
+ * system class loader finds that class once {@link BootHooks#install} has defined it in the bootstrap loader, so
+ * these are plain {@code invokestatic} instructions: no method handle per entry point (each new method type costs
+ * the JVM a generated class and its linking, tens of milliseconds for all of them at start-up and exit), and the JIT
+ * inlines them like any call. Only called after {@link BootHooks#install} (a call before it would fail to resolve,
+ * and the JVM remembers such a failure).
+ */
+public final class SamplerNatives {
+    private SamplerNatives() {
+    }
+
+    /** Loads the sampler library (System.load with the hook class as the caller). */
+    public static void load(String path) {
+        MemscopeHooksTemplate.jvmtiLoad(path);
+    }
+
+    public static int start(int intervalBytes, int frames, long ringBytes, int liveLimit, boolean sampleHeap) {
+        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, frames, ringBytes, liveLimit, sampleHeap);
+    }
+
+    public static void ownThread(long tid) {
+        MemscopeHooksTemplate.jvmtiOwnThread0(tid);
+    }
+
+    public static int pause() {
+        return MemscopeHooksTemplate.jvmtiPause0();
+    }
+
+    public static int close() {
+        return MemscopeHooksTemplate.jvmtiClose0();
+    }
+
+    public static void await(long timeoutNanos) {
+        MemscopeHooksTemplate.jvmtiAwait0(timeoutNanos);
+    }
+
+    public static void wake() {
+        MemscopeHooksTemplate.jvmtiWake0();
+    }
+
+    public static int drain(long[] records, long[] frames, boolean wait) {
+        return MemscopeHooksTemplate.jvmtiDrain0(records, frames, wait);
+    }
+
+    public static String className(int id) {
+        return MemscopeHooksTemplate.jvmtiClassName0(id);
+    }
+
+    public static Object thread(long ref) {
+        return MemscopeHooksTemplate.jvmtiThread0(ref);
+    }
+
+    public static void commit(long[] entries, int n) {
+        MemscopeHooksTemplate.jvmtiCommit0(entries, n);
+    }
+
+    public static int scan(long[] out, boolean begin) {
+        return MemscopeHooksTemplate.jvmtiScan0(out, begin);
+    }
+
+    public static long[] held(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom) {
+        return MemscopeHooksTemplate.jvmtiHeld0(fromNanos, toNanos, sortedThreads, threadsFrom);
+    }
+
+    public static int collections(long[] out, int from) {
+        return MemscopeHooksTemplate.jvmtiCollections0(out, from);
+    }
+
+    public static void counters(long[] out) {
+        MemscopeHooksTemplate.jvmtiCounters0(out);
+    }
+
+    public static String describe(long method) {
+        return MemscopeHooksTemplate.jvmtiDescribe0(method);
+    }
+
+    public static int[] lines(long method) {
+        return MemscopeHooksTemplate.jvmtiLines0(method);
+    }
+}
