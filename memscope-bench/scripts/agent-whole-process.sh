@@ -10,7 +10,7 @@
 #          work ended): no agent, an empty -javaagent (the JVM's own price of any Java agent), memscope by
 #          -javaagent (default options) and by JAVA_TOOL_OPTIONS (as `memscope run` starts it), async-profiler
 #          alloc,live and JFR (default settings). Default 20 rounds.
-#   mixed  Jackson + Guava + H2, about 5 s (io.memscope.bench.agent.workload.MixedWorkload): no agent, memscope
+#   mixed  Jackson + Guava + H2, about 2 s quiet (io.memscope.bench.agent.workload.MixedWorkload): no agent, memscope
 #          default (sample mode, 512 KiB), async-profiler alloc (its default 512 KiB), memscope interval=2k and
 #          async-profiler alloc=2k,live; with --all-configs also memscope interval=1g (fixed costs) and JFR
 #          (default settings). Default 10 rounds.
@@ -193,7 +193,7 @@ mixed_workload() {
     cmds+=("$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
            "$java -XX:StartFlightRecording=filename=$work/r.jfr $mixed")
   fi
-  header "mixed: Jackson + Guava + H2, about 5 s" "$n"
+  header "mixed: Jackson + Guava + H2 (60 cycles)" "$n"
   alternate "$n"
   summary
   footer
