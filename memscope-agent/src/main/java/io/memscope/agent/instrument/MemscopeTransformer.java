@@ -32,6 +32,8 @@ public final class MemscopeTransformer implements ClassFileTransformer {
 
     private final Instrumentation inst;
     private final ClassFilter filter;
+    /** Application classes, with no include/exclude: what the function profile may instrument. */
+    private static final ClassFilter APPLICATION_CLASSES = new ClassFilter(List.of(), List.of(), false);
     private final boolean nativeMemory;
     /** false when the JVM samples the heap (JVMTI sampler): then only Unsafe is instrumented. */
     private final boolean heapHooks;
@@ -77,7 +79,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     /** @return whether the function profile looks at this class: application classes, not memscope's */
     private boolean functionClass(String internalName, boolean jdkLoader) {
         return !functions.isEmpty() && !jdkLoader && !ClassFilter.isJdkName(internalName)
-                && new ClassFilter(List.of(), List.of(), false).accepts(internalName, false);
+                && APPLICATION_CLASSES.accepts(internalName, false);
     }
 
 
