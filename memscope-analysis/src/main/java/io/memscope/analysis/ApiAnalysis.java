@@ -74,6 +74,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     private long maxTime = Long.MIN_VALUE;
     private long lastSweep = Long.MIN_VALUE;
     private long samplesInScopes;
+    /** The function profile's held figures are reported: patterns to match and statistics to report them with. */
+    private final boolean functionsHeld;
+    private long lastThread = Long.MIN_VALUE;
+    private boolean lastThreadScoped;
 
     // path figures
     private static final int ENTRIES = 0;
@@ -119,6 +123,7 @@ public final class ApiAnalysis implements RecordingVisitor {
                 }
             }
         }
+        this.functionsHeld = !patterns.isEmpty() && run.hasFunctionStats();
     }
 
     /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
@@ -129,8 +134,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     /** @return the API sections of a recording's report (one more streaming pass over its file) */
     public static ApiReport analyze(RecordedRun run) {
         ApiAnalysis a = new ApiAnalysis(run);
-        RecordingReader.stream(run.file(), a);
-        return a.build();
+        if (run.hasApiRecords() || run.anomalies().stream().anyMatch(ApiAnalysis::isApiAnomaly)) {
+            RecordingReader.stream(run.file(), a);
+        }
+        return a.build(); // without the API's records every section is empty: the pass would find nothing
     }
 
     // ------------------------------------------------------------------------------------------------ visitor
@@ -188,14 +195,26 @@ public final class ApiAnalysis implements RecordingVisitor {
     public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
                        int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
         advance(t);
-        if (type != MemoryEventType.ALLOCATE && type != MemoryEventType.DEALLOCATE) {
-            return;
+        if (type == MemoryEventType.DEALLOCATE) {
+            if (live.isEmpty()) {
+                return; // no sample waits for its fate: nothing to look up
+            }
+        } else if (type != MemoryEventType.ALLOCATE || !scopeThread(threadId) && functionsOf(stackId).isEmpty()) {
+            return; // not a heap allocation, or one that can count for no scope and no function: not kept
         }
         Site s = run.site(siteId);
         if (s != null && s.isNative()) {
             return;
         }
         if (type == MemoryEventType.ALLOCATE) {
+            if (!scopeThread(threadId)) {
+                // a thread without scope edges never has a scope open: placed at once, outside every scope
+                double p = -Math.expm1(-Math.max(size, 1) / mean);
+                Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId, siteId);
+                live.put(address, sample);
+                attribute(sample, 0);
+                return;
+            }
             double p = -Math.expm1(-Math.max(size, 1) / mean);
             Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId, siteId);
             live.put(address, sample);
@@ -295,6 +314,15 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
     }
 
+    /** @return whether the thread has scope edges in the recording (its samples wait to be placed in a scope) */
+    private boolean scopeThread(long threadId) {
+        if (threadId != lastThread) {
+            lastThread = threadId;
+            lastThreadScoped = run.hasScopeEdges(threadId);
+        }
+        return lastThreadScoped;
+    }
+
     /** A sample now placed in a scope: its allocation counts there; held figures once its fate is known. */
     private void attribute(Sample s, int pathId) {
         s.attributed = true;
@@ -350,8 +378,8 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     /** @return (function, call site) of each profiled function in the stack, once each, the outermost's call site */
     private List<String[]> functionsOf(long stackId) {
-        if (patterns.isEmpty() || stackId == 0) {
-            return List.of();
+        if (!functionsHeld || stackId == 0) {
+            return List.of(); // without statistics no function row is reported: its held figures are not needed
         }
         return stackFunctions.computeIfAbsent(stackId, id -> {
             List<String> frames = run.stack(id);
