@@ -49,8 +49,9 @@ public final class Summary {
                         + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
         Peak peak = r.peak();
         if (peak != null) {
-            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s (%s): heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), peak.gcCause(),
+            String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
+            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
+                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), cause,
                     bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
             holders(sb, peak.sites(), "obj");
         } else {
