@@ -457,6 +457,7 @@ public final class ReportBuilder {
             order.finish();
             late = order.late();
             finish();
+            samples.clear(); // the live samples' table is done with: its memory is free for the API sections' pass
             return report();
         }
 
