@@ -3,6 +3,7 @@ package io.memscope.scope;
 import io.memscope.internal.error.Failures;
 import io.memscope.events.RuntimeEvents;
 import io.memscope.internal.link.AgentLink;
+import io.memscope.internal.scope.OwnAllocations;
 
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
@@ -122,6 +123,7 @@ public final class ScopeTracker {
                 t = global;
                 if (t == null) {
                     t = new ScopeTracker(maxPathsProperty(), true);
+                    OwnAllocations.install(new OwnCounter(t));
                     global = t;
                 }
             }
@@ -215,13 +217,19 @@ public final class ScopeTracker {
         ts.childNanos[d] = 0;
         ts.childBytes[d] = 0;
         long now = System.nanoTime();
-        // What the agent and the event rings allocate on this thread is measured by the read that starts the frame.
-        long before = (toAgent || spans) && d > 0 ? ThreadAllocation.current() : -1;
+        // What the agent and the event rings allocate on this thread belongs to the frames already open: the agent
+        // measures what it allocates for an edge and returns it; anything else is measured by a read here (a task's
+        // move, the rings, an agent that does not measure), ended by the read that starts the frame.
+        boolean measure = d > 0 && (spans || toAgent && (task != null || !AgentLink.edgesMeasured()));
+        long before = measure ? ThreadAllocation.current() : -1;
         if (toAgent) {
             if (task != null) {
                 AgentLink.move(node.path, task.id, 0, task.fromThreadId);
             }
-            AgentLink.scopeEnter(agentPath, now, task == null ? 0 : task.id);
+            long agentBytes = AgentLink.scopeEntered(agentPath, now, task == null ? 0 : task.id);
+            if (!measure) {
+                ts.ownBytes += agentBytes;
+            }
             agentOwn(ts); // the agent's samples so far belong to the frames already open
         }
         if (spans) {
@@ -247,6 +255,25 @@ public final class ScopeTracker {
         int id = node.agentId();
         own(ts, b);
         return id;
+    }
+
+    /** The global tracker behind {@link OwnAllocations} (memscope's pools and tracked objects). */
+    private static final class OwnCounter implements OwnAllocations.Counter {
+        private final ScopeTracker tracker;
+
+        OwnCounter(ScopeTracker tracker) {
+            this.tracker = tracker;
+        }
+
+        @Override
+        public long begin() {
+            return tracker.ownBegin();
+        }
+
+        @Override
+        public void end(long token) {
+            tracker.ownEnd(token);
+        }
     }
 
     /** @return the thread's allocated bytes when it has a scope open here, else -1 ({@link OwnAllocations}) */
@@ -295,16 +322,18 @@ public final class ScopeTracker {
             if (toAgent) {
                 agentOwn(ts); // the agent's samples inside the frames being closed are left out of them
             }
-            boolean external = toAgent || linked && RuntimeEvents.enabled();
+            // the event rings, an agent that does not measure its own bytes, a repair: measured by a read below
+            boolean measureAfter = toAgent && !AgentLink.edgesMeasured() || linked && RuntimeEvents.enabled();
             while (ts.depth - 1 > d) {
                 outOfOrder.increment();
-                external |= pop(ts, now, bytes, true);
+                measureAfter = true;
+                pop(ts, now, bytes, true, true);
                 if (linked && AgentLink.active()) {
                     AgentLink.anomaly(ScopeText.OUT_OF_ORDER, 0, 0, ts.paths[ts.depth].path);
                 }
             }
-            external |= pop(ts, now, bytes, false);
-            if (external && ts.depth > 0 && bytes >= 0) {
+            measureAfter |= pop(ts, now, bytes, false, measureAfter);
+            if (measureAfter && ts.depth > 0 && bytes >= 0) {
                 // the agent, the event rings, a growing table: memscope's own bytes since the frame ended
                 long after = ThreadAllocation.current();
                 if (after >= bytes) {
@@ -341,9 +370,11 @@ public final class ScopeTracker {
     /**
      * Exits the innermost frame at {@code now}, the thread having allocated {@code endBytes} so far.
      *
-     * @return whether it may have allocated (a table grew, the agent or the rings were told): the caller measures
+     * @param measured whether the caller measures what memscope allocates from here on (then the bytes the agent
+     *                 reports for the edge are not added again)
+     * @return whether a table grew (allocated): the caller measures
      */
-    private boolean pop(ThreadScopes ts, long now, long endBytes, boolean forced) {
+    private boolean pop(ThreadScopes ts, long now, long endBytes, boolean forced, boolean measured) {
         int d = ts.depth - 1;
         ts.depth = d;
         PathNode node = ts.paths[d];
@@ -368,7 +399,10 @@ public final class ScopeTracker {
         }
         if (linked) {
             if (AgentLink.active()) {
-                AgentLink.scopeExit(node.agentId(), now, bytes); // allocation measured by the caller
+                long agentBytes = AgentLink.scopeExited(agentPath(ts, node), now, bytes);
+                if (!measured && !allocated) {
+                    ts.ownBytes += agentBytes; // after this frame's end: the enclosing frames' own bytes
+                }
             }
             if (RuntimeEvents.enabled()) {
                 node.span().end(now);
