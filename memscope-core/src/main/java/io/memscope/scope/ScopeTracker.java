@@ -51,6 +51,7 @@ public final class ScopeTracker {
     /** The default bound on distinct paths; the global tracker's is {@code -Dmemscope.scopes.maxPaths=N}. */
     public static final int DEFAULT_MAX_PATHS = 1024;
     private static final int IDLE_SLOTS = 64;
+    private static final int BY_ID_SLOTS = 1024;
 
     /** Heap bytes of one {@link MemoryScope} handle, measured once (0 when allocation cannot be measured). */
     static final long HANDLE_BYTES = measureHandleBytes();
@@ -79,6 +80,12 @@ public final class ScopeTracker {
     private final int foldCap;
     private volatile boolean foldOverflow;
     private final ThreadLocal<ThreadScopes> local = new ThreadLocal<>();
+    /**
+     * The hot-path lookup of a thread's state: slot {@code threadId & (BY_ID_SLOTS - 1)}, valid when the state's
+     * owner is the current thread (a few dependent loads, against several more for the {@link #local} lookup, which
+     * stays the fallback for threads whose slot another holds). Cleared when a state is released or reaped.
+     */
+    private final ThreadScopes[] byId = new ThreadScopes[BY_ID_SLOTS];
     private final AtomicReferenceArray<ThreadScopes> idle = new AtomicReferenceArray<>(IDLE_SLOTS);
     /** Every thread's state, bound or idle (guarded by {@link #lock}); retired ones are folded into {@link #retired}. */
     private final ArrayList<ThreadScopes> all = new ArrayList<>();
@@ -151,7 +158,7 @@ public final class ScopeTracker {
      */
     public MemoryScope enter(String name) {
         try {
-            ThreadScopes ts = local.get();
+            ThreadScopes ts = state();
             if (ts == null) {
                 ts = bind();
             }
@@ -168,10 +175,39 @@ public final class ScopeTracker {
         }
     }
 
+    /** @return the current thread's state, or null when it has none bound */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
+    private ThreadScopes state() {
+        Thread t = Thread.currentThread();
+        int slot = (int) t.getId() & (BY_ID_SLOTS - 1);
+        ThreadScopes ts = byId[slot];
+        if (ts != null && ts.owner == t) {
+            return ts;
+        }
+        ts = local.get();
+        if (ts != null) {
+            ThreadScopes held = byId[slot];
+            if (held == null || held.owner == null) {
+                byId[slot] = ts;
+                ts.slot = slot;
+            }
+        }
+        return ts;
+    }
+
+    /** Forgets {@code ts} in its thread's slot (released or reaped: its owner is about to change). */
+    private void unslot(ThreadScopes ts) {
+        int slot = ts.slot;
+        if (slot >= 0 && byId[slot] == ts) {
+            byId[slot] = null;
+        }
+        ts.slot = -1;
+    }
+
     /** The current thread runs a wrapped task: enters the task's path (nested below whatever is open). */
     MemoryScope enterTask(ScopedTask task) {
         try {
-            ThreadScopes ts = local.get();
+            ThreadScopes ts = state();
             if (ts == null) {
                 ts = bind();
             }
@@ -188,7 +224,7 @@ public final class ScopeTracker {
 
     /** @return the current thread's innermost open scope path, or null (for the scoped executors) */
     PathNode currentNode() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         if (ts == null || ts.depth == 0) {
             return null;
         }
@@ -278,13 +314,13 @@ public final class ScopeTracker {
 
     /** @return the thread's allocated bytes when it has a scope open here, else -1 ({@link OwnAllocations}) */
     long ownBegin() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         return ts == null || ts.depth == 0 ? -1 : ThreadAllocation.current();
     }
 
     /** Counts the thread's allocations since {@code before} as memscope's own ({@link OwnAllocations}). */
     void ownEnd(long before) {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         if (ts != null) {
             own(ts, before);
         }
@@ -519,6 +555,7 @@ public final class ScopeTracker {
     /** A virtual thread closed its last scope: its state goes back to the pool (or is retired when it is full). */
     private void release(ThreadScopes ts) {
         local.remove();
+        unslot(ts);
         ts.owner = null;
         ts.ownerRef = null;
         if (!offerIdle(ts)) {
@@ -553,6 +590,7 @@ public final class ScopeTracker {
         for (ThreadScopes ts : dead) {
             // the thread has ended: everything it wrote happens-before isAlive() returned false
             abandoned.add(ts.abandon());
+            unslot(ts);
             ts.owner = null;
             ts.ownerRef = null;
             if (!offerIdle(ts)) {
@@ -646,7 +684,7 @@ public final class ScopeTracker {
 
     /** @return the current thread's open scope paths, outermost first (empty when none) */
     public List<String> openPaths() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         List<String> l = new ArrayList<>();
         if (ts != null) {
             for (int i = 0; i < ts.depth; i++) {
