@@ -28,7 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Cost</h2>
  * Entering and exiting read the clock and the allocated-bytes counter once each and allocate one small handle;
  * no lock and no shared write: the stack and the statistics are the thread's own (a {@link StatsShard}), summed
- * when read. A new path, a deeper stack than before, or a new thread takes a lock once. See docs/benchmarks.md.
+ * when read. A new path, a deeper stack than before, or a new thread takes a lock once. The thread's state is found
+ * through a slot by thread id. With the memscope agent capturing, each entry and exit is also handed to it (three
+ * stores into the thread's log there); the agent returns what it allocated for that (a new block, now and then),
+ * so that no further counter read is needed. See docs/benchmarks.md.
  *
  * <h2>Bounded memory</h2>
  * At most {@code maxPaths} distinct paths; scopes whose path does not fit are counted under the single path
