@@ -51,6 +51,8 @@ public final class MemscopeHooksTemplate {
     private static final MethodHandle FN_EXIT;
     private static final MethodHandle FN_CALL_SITE;
     private static final MethodHandle API_ACCOUNTING;
+    private static final MethodHandle API_SCOPE_ENTERED;
+    private static final MethodHandle API_SCOPE_EXITED;
 
     static {
         MethodHandle[] h = handles();
@@ -75,6 +77,8 @@ public final class MemscopeHooksTemplate {
         FN_EXIT = h[18];
         FN_CALL_SITE = h[19];
         API_ACCOUNTING = h[20];
+        API_SCOPE_ENTERED = h[21];
+        API_SCOPE_EXITED = h[22];
     }
 
     private MemscopeHooksTemplate() {
@@ -118,6 +122,10 @@ public final class MemscopeHooksTemplate {
             find(l, sibling(c, FUNCTIONS), "callSite", MethodType.methodType(void.class, int.class)),
             find(l, sibling(c, API), "accounting", MethodType.methodType(void.class, long.class, String[].class,
                     long[].class)),
+            find(l, sibling(c, API), "scopeEntered", MethodType.methodType(long.class, int.class, long.class,
+                    long.class)),
+            find(l, sibling(c, API), "scopeExited", MethodType.methodType(long.class, int.class, long.class,
+                    long.class)),
         };
     }
 
@@ -350,6 +358,22 @@ public final class MemscopeHooksTemplate {
             API_ACCOUNTING.invokeExact(nanos, text, values);
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    public static long apiScopeEntered(int pathId, long nanos, long taskId) {
+        try {
+            return (long) API_SCOPE_ENTERED.invokeExact(pathId, nanos, taskId);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    public static long apiScopeExited(int pathId, long nanos, long allocatedBytes) {
+        try {
+            return (long) API_SCOPE_EXITED.invokeExact(pathId, nanos, allocatedBytes);
+        } catch (Throwable t) {
+            return 0;
         }
     }
 

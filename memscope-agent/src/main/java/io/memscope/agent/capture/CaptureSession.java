@@ -377,7 +377,7 @@ public final class CaptureSession {
                     lastFold = now;
                 }
                 if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
-                        || sink.size() >= FLUSH_EVENTS)) {
+                        || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
                     if (counts != null && now - lastCounts >= COUNTS_FLUSHES * settings.flushMillis() * 1_000_000L) {
                         recording.siteCounts(counts, now); // a killed JVM keeps its exact counts as of now
                         lastCounts = now;
