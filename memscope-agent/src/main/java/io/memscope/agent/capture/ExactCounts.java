@@ -69,7 +69,11 @@ final class ExactCounts {
                 for (int i = 0; i + 1 < c.length; i += 2) {
                     long n = c[i];
                     if (n != 0) {
-                        long[] acc = now.computeIfAbsent(i >> 1, k -> new long[2]);
+                        long[] acc = now.get(i >> 1); // no lambda: nothing to bootstrap in the application's JVM
+                        if (acc == null) {
+                            acc = new long[2];
+                            now.put(i >> 1, acc);
+                        }
                         acc[0] += n;
                         acc[1] += c[i + 1];
                     }
