@@ -74,20 +74,8 @@ public final class ApiAnalysis implements RecordingVisitor {
     /** Pool leaks by lease id: {pool, size, stack id} of the anomaly, and the lease's BORROW once seen. */
     private final Map<Long, Object[]> unreachable = new LinkedHashMap<>();
     private final Map<String, Long> scopeAnomalies = new TreeMap<>();
-    /** Stack keys: dense indexes of the samples' (stack id, site id), with each one's profiled functions. */
-    private final StackIndex stackKeys = new StackIndex();
-    private long[] keyStack = new long[256];
-    private int[] keySite = new int[256];
-    /** Per stack key: the {@link #functionHeld} figures of each profiled function in its stack. */
-    private long[][][] keyFunctions = new long[256][][];
-    private int keyCount;
-    /** Cells: dense indexes of (stack key, scope path) of samples in a scope; sampled, held at end, held at peak. */
-    private final StackIndex cellIndex = new StackIndex();
-    private int[] cellKey = new int[256];
-    private int[] cellPath = new int[256];
-    private long[][] cellPathFigures = new long[256][];
-    private long[] cellFigures = new long[256 * 3];
-    private int cellCount;
+    /** Stack keys and (scope path, stack key) cells of the kept samples. */
+    private final SampleCells cells = new SampleCells(this::functionFigures, this::figures);
     private static final long[][] NO_FUNCTIONS = new long[0][];
     private long maxTime = Long.MIN_VALUE;
     private long lastSweep = Long.MIN_VALUE;
@@ -227,8 +215,8 @@ public final class ApiAnalysis implements RecordingVisitor {
         if (!scoped && !functionsHeld) {
             return; // outside every scope, and no function figure to count for: not kept
         }
-        int key = stackKey(stackId, siteId);
-        if (!scoped && keyFunctions[key].length == 0) {
+        int key = cells.stackKey(stackId, siteId);
+        if (!scoped && cells.functions(key).length == 0) {
             return;
         }
         Site s = run.site(siteId);
@@ -344,54 +332,17 @@ public final class ApiAnalysis implements RecordingVisitor {
         return lastThreadStack;
     }
 
-    /** @return the dense key of (stack id, site id), its profiled functions looked up once */
-    private int stackKey(long stackId, int siteId) {
-        int k = stackKeys.indexOf(stackId, siteId, keyCount);
-        if (k == keyCount) {
-            if (k == keyStack.length) {
-                int n = k * 2;
-                keyStack = Arrays.copyOf(keyStack, n);
-                keySite = Arrays.copyOf(keySite, n);
-                keyFunctions = Arrays.copyOf(keyFunctions, n);
-            }
-            keyStack[k] = stackId;
-            keySite[k] = siteId;
-            keyFunctions[k] = functionFigures(stackId);
-            keyCount++;
-        }
-        return k;
-    }
-
-    /** @return the dense index of (stack key, scope path), created with zero figures */
-    private int cell(int pathId, int key) {
-        int c = cellIndex.indexOf(key, pathId, cellCount);
-        if (c == cellCount) {
-            if (c == cellKey.length) {
-                int n = c * 2;
-                cellKey = Arrays.copyOf(cellKey, n);
-                cellPath = Arrays.copyOf(cellPath, n);
-                cellPathFigures = Arrays.copyOf(cellPathFigures, n);
-                cellFigures = Arrays.copyOf(cellFigures, n * 3);
-            }
-            cellKey[c] = key;
-            cellPath[c] = pathId;
-            cellPathFigures[c] = figures(pathId);
-            cellCount++;
-        }
-        return c;
-    }
-
     /** Places a sample in a scope (0: outside every scope): its allocation counts there; held once its fate is known. */
     private void place(int slot, int pathId) {
         if (pathId == 0) {
             pending.place(slot, PendingSamples.OUTSIDE);
         } else {
-            int c = cell(pathId, pending.stackKey(slot));
+            int c = cells.cell(pathId, pending.stackKey(slot));
             pending.place(slot, c);
             long bytes = pending.bytes(slot);
             samplesInScopes++;
-            cellPathFigures[c][SAMPLED] += bytes;
-            cellFigures[c * 3] += bytes;
+            cells.pathFigures(c)[SAMPLED] += bytes;
+            cells.add(c, SampleCells.SAMPLED, bytes);
         }
         if (pending.collected(slot) != Long.MIN_VALUE) {
             settle(slot); // collected already (its DEALLOCATE came first)
@@ -415,17 +366,17 @@ public final class ApiAnalysis implements RecordingVisitor {
         long bytes = pending.bytes(slot);
         int c = pending.placement(slot);
         if (c >= 0) {
-            long[] f = cellPathFigures[c];
+            long[] f = cells.pathFigures(c);
             if (heldEnd) {
                 f[HELD_END] += bytes;
-                cellFigures[c * 3 + 1] += bytes;
+                cells.add(c, SampleCells.HELD_END, bytes);
             }
             if (heldPeak) {
                 f[HELD_PEAK] += bytes;
-                cellFigures[c * 3 + 2] += bytes;
+                cells.add(c, SampleCells.HELD_PEAK, bytes);
             }
         }
-        for (long[] h : keyFunctions[pending.stackKey(slot)]) {
+        for (long[] h : cells.functions(pending.stackKey(slot))) {
             if (heldEnd) {
                 h[0] += bytes;
             }
@@ -540,15 +491,16 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
         List<ApiReport.ScopeStackRow> byStack = new ArrayList<>();
         Map<Integer, String> pathNames = new HashMap<>();
-        for (int c = 0; c < cellCount; c++) { // in order of first sample: ties below keep it
-            int key = cellKey[c];
-            Site site = run.site(keySite[key]);
+        for (int c = 0; c < cells.cells(); c++) { // in order of first sample: ties below keep it
+            int key = cells.key(c);
+            Site site = run.site(cells.siteId(key));
             String siteFrame = site == null ? "?" : site.frame();
-            List<String> frames = stack(keyStack[key]);
-            byStack.add(new ApiReport.ScopeStackRow(pathNames.computeIfAbsent(cellPath[c], this::pathOf),
+            List<String> frames = stack(cells.stackId(key));
+            byStack.add(new ApiReport.ScopeStackRow(pathNames.computeIfAbsent(cells.path(c), this::pathOf),
                     frames.isEmpty() ? List.of(siteFrame) : frames, siteFrame,
-                    site == null || site.typeName() == null ? "?" : site.typeName(), cellFigures[c * 3],
-                    cellFigures[c * 3 + 1], cellFigures[c * 3 + 2]));
+                    site == null || site.typeName() == null ? "?" : site.typeName(),
+                    cells.figure(c, SampleCells.SAMPLED), cells.figure(c, SampleCells.HELD_END),
+                    cells.figure(c, SampleCells.HELD_PEAK)));
         }
         byStack.sort(Comparator.comparingLong(ApiReport.ScopeStackRow::sampledBytes).reversed()
                 .thenComparing(ApiReport.ScopeStackRow::path));
