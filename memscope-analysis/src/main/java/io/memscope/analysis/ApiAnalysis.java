@@ -128,11 +128,30 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     /** @return the API sections of a recording's report (one more streaming pass over its file) */
     public static ApiReport analyze(RecordedRun run) {
-        ApiAnalysis a = new ApiAnalysis(run);
-        if (run.hasApiRecords() || run.anomalies().stream().anyMatch(ApiAnalysis::isApiAnomaly)) {
+        ApiAnalysis a = of(run);
+        if (a.needsPass()) {
             RecordingReader.stream(run.file(), a);
         }
-        return a.build(); // without the API's records every section is empty: the pass would find nothing
+        return a.report();
+    }
+
+    /**
+     * @return the API sections' analysis of a recording, to be fed the whole file in order (as
+     *         {@link RecordingReader#stream} delivers it) when {@link #needsPass()}, then asked for its
+     *         {@link #report()}
+     */
+    static ApiAnalysis of(RecordedRun run) {
+        return new ApiAnalysis(run);
+    }
+
+    /** @return whether the recording has anything for the API sections: without, the pass would find nothing */
+    boolean needsPass() {
+        return run.hasApiRecords() || run.anomalies().stream().anyMatch(ApiAnalysis::isApiAnomaly);
+    }
+
+    /** @return the API sections, once the file was streamed to this analysis (if {@link #needsPass()}) */
+    ApiReport report() {
+        return build();
     }
 
     // ------------------------------------------------------------------------------------------------ visitor

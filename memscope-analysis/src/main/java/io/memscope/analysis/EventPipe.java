@@ -13,6 +13,11 @@ import java.util.concurrent.BlockingQueue;
  * {@value #CHUNK} events in primitive columns and hands them over through a small queue (four chunks in flight, reused),
  * so that decoding and analysing overlap on two cores. Memory: the four chunks (about 1.2 MiB). Events arrive in
  * file order, exactly as {@link RecordingReader#stream} delivers them; a failure of the decoder is rethrown here.
+ *
+ * <p>A second analysis that needs the whole file in order (not only the events) can ride along as a
+ * {@link RecordingVisitor} run on the decoder thread: it sees everything {@link RecordingReader#stream} delivers, to
+ * the end of the file, and is done when {@link #stream} returns (the decoder thread has ended). It must not share
+ * mutable state with the sink; its failure is rethrown like the decoder's.
  */
 final class EventPipe {
     static final int CHUNK = 4096;
@@ -23,6 +28,14 @@ final class EventPipe {
 
     /** Streams at most {@code limit} events of {@code file} to {@code sink}. */
     static void stream(Path file, long limit, EventSink sink) {
+        stream(file, limit, sink, null);
+    }
+
+    /**
+     * Streams at most {@code limit} events of {@code file} to {@code sink}, and the whole file to {@code alongside}
+     * (if not null) on the decoder thread.
+     */
+    static void stream(Path file, long limit, EventSink sink, RecordingVisitor alongside) {
         BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(4);
         BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(4);
         for (int i = 0; i < 4; i++) {
@@ -33,13 +46,18 @@ final class EventPipe {
         Thread decoder = new Thread(() -> {
             Chunk[] current = {null};
             try {
-                RecordingReader.stream(file, new RecordingVisitor() {
+                RecordingVisitor side = alongside == null ? new RecordingVisitor() { } : alongside;
+                RecordingReader.stream(file, new Alongside(side) {
                     long seen;
 
                     @Override
                     public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
                                        long threadId, int threadNameId, int variableNameId, int typeNameId,
                                        long stackId, int siteId) {
+                        if (alongside != null && !cancelled.get()) {
+                            alongside.accept(t, type, address, size, previousSize, threadId, threadNameId,
+                                    variableNameId, typeNameId, stackId, siteId);
+                        }
                         if (seen++ >= limit || cancelled.get()) {
                             return;
                         }
@@ -59,7 +77,7 @@ final class EventPipe {
 
                     @Override
                     public boolean done() {
-                        return seen >= limit || cancelled.get();
+                        return (alongside == null && seen >= limit) || cancelled.get();
                     }
                 });
                 if (current[0] != null) {
@@ -127,6 +145,94 @@ final class EventPipe {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** Hands everything but the events to a visitor (the events are handed over by the subclass). */
+    private abstract static class Alongside implements RecordingVisitor {
+        private final RecordingVisitor v;
+
+        Alongside(RecordingVisitor v) {
+            this.v = v;
+        }
+
+        @Override
+        public void header(io.memscope.recording.RecordingHeader header) {
+            v.header(header);
+        }
+
+        @Override
+        public void string(int id, String value) {
+            v.string(id, value);
+        }
+
+        @Override
+        public void site(io.memscope.recording.Site site) {
+            v.site(site);
+        }
+
+        @Override
+        public void stack(long stackId, java.util.List<String> frames) {
+            v.stack(stackId, frames);
+        }
+
+        @Override
+        public void gc(io.memscope.recording.GcRecord record) {
+            v.gc(record);
+        }
+
+        @Override
+        public void siteCount(io.memscope.recording.SiteCount count) {
+            v.siteCount(count);
+        }
+
+        @Override
+        public void metadata(String key, String value) {
+            v.metadata(key, value);
+        }
+
+        @Override
+        public void anomaly(io.memscope.recording.Anomaly anomaly) {
+            v.anomaly(anomaly);
+        }
+
+        @Override
+        public void functionStats(io.memscope.recording.FunctionStats stats) {
+            v.functionStats(stats);
+        }
+
+        @Override
+        public void accounting(io.memscope.recording.AccountingSnapshot snapshot) {
+            v.accounting(snapshot);
+        }
+
+        @Override
+        public void scopePath(io.memscope.recording.ScopePath path) {
+            v.scopePath(path);
+        }
+
+        @Override
+        public void scopeEdge(long t, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                              long allocatedBytes) {
+            v.scopeEdge(t, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        }
+
+        @Override
+        public void apiEvent(long t, MemoryEventType type, long address, long size, long previousSize,
+                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                             int siteId) {
+            v.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                    stackId, siteId);
+        }
+
+        @Override
+        public void skippedBlock(int type, long offset) {
+            v.skippedBlock(type, offset);
+        }
+
+        @Override
+        public void end(io.memscope.recording.Totals totals) {
+            v.end(totals);
         }
     }
 
