@@ -266,6 +266,8 @@ public final class ReportBuilder {
         final HeldLedger heldStacks;
         final SampleTable samples = new SampleTable();
         final StackIndex stackIndex = new StackIndex();
+        /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
+        int[] siteOfStack = new int[1024];
         final Map<Integer, SiteAcc> sitesById = new HashMap<>();
         /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
         final SiteAcc[] smallIds = new SiteAcc[1 << 16];
@@ -317,6 +319,7 @@ public final class ReportBuilder {
         int nPeakEpoch;
         long orphanFrees;
         long late;
+        ApiReport apiReport = ApiReport.EMPTY;
 
         Builder(RecordedRun run, TimeWindow window, AllocationWindows windows) {
             this.run = run;
@@ -444,6 +447,10 @@ public final class ReportBuilder {
             if (key == stacks.size()) {
                 StackAcc s = new StackAcc(key, stackId, site);
                 stacks.add(s);
+                if (key == siteOfStack.length) {
+                    siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
+                }
+                siteOfStack[key] = site.key;
                 site.stacks.add(s);
                 heldStacks.ensure(key);
                 return s;
@@ -452,12 +459,15 @@ public final class ReportBuilder {
         }
 
         Report build() {
+            ApiAnalysis api = apiAnalysis(run);
             TimeOrder order = new TimeOrder(this);
-            run.replay(order);
+            // the API sections' pass rides along on the decoding thread: one read of the file, two cores
+            run.replay(order, api != null && api.needsPass() ? api : null);
             order.finish();
             late = order.late();
             finish();
-            samples.clear(); // the live samples' table is done with: its memory is free for the API sections' pass
+            samples.clear();
+            apiReport = api == null ? ApiReport.EMPTY : api.report();
             return report();
         }
 
@@ -497,7 +507,7 @@ public final class ReportBuilder {
                 double wb = size / p;
                 double wc = 1 / p;
                 StackAcc stack = stack(stackId, site);
-                samples.put(address, site.key, stack.key, epoch);
+                samples.put(address, stack.key, epoch);
                 heldSites.allocated(site.key, wb, wc);
                 heldStacks.allocated(stack.key, wb, wc);
                 if (site.stackId == 0) {
@@ -527,11 +537,13 @@ public final class ReportBuilder {
                 double p = probability(size);
                 double wb = size / p;
                 double wc = 1 / p;
-                heldSites.collected(samples.site(slot), wb, wc, old);
-                heldStacks.collected(samples.stack(slot), wb, wc, old);
+                int stackKey = samples.stack(slot);
+                int siteKey = siteOfStack[stackKey];
+                heldSites.collected(siteKey, wb, wc, old);
+                heldStacks.collected(stackKey, wb, wc, old);
                 long allocated = t - previousSize;
                 if (allocated >= from && allocated <= to) {
-                    SiteAcc a = sites.get(samples.site(slot));
+                    SiteAcc a = sites.get(siteKey);
                     a.deadSamples++;
                     if (t <= to) {
                         a.lifetimes.add(previousSize);
@@ -1015,16 +1027,16 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), api(run), run.accounting());
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting());
         }
 
-        /** The API sections: only for recordings that may have them (format 1.2 and later), one more pass. */
-        private ApiReport api(RecordedRun run) {
+        /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */
+        private static ApiAnalysis apiAnalysis(RecordedRun run) {
             var h = run.header();
             if (h.majorVersion() == 1 && h.minorVersion() < 2) {
-                return ApiReport.EMPTY;
+                return null;
             }
-            return ApiAnalysis.analyze(run);
+            return ApiAnalysis.of(run);
         }
 
         private Timeline timeline(double[] alloc, long total) {

@@ -1,57 +1,59 @@
 package io.memscope.analysis;
 
-import java.util.Arrays;
-
 /**
- * Dense indexes for (stack id, site id) pairs: the identity of a {@link StackProfile}. Open addressing over
- * primitive arrays, so that looking up the stack of each sampled event allocates nothing.
+ * Dense indexes for (stack id, site id) pairs: the identity of a {@link StackProfile}. Open addressing with linear
+ * probing in one {@code long[]}, two longs per slot, so that looking up the stack of each sampled event allocates
+ * nothing and touches one cache line:
+ * <pre>
+ *   0                 8                  12                 16
+ *   +-----------------+------------------+------------------+
+ *   |    stack id     |     site id      | index + 1, 0: free|
+ *   +-----------------+------------------+------------------+
+ * </pre>
  */
 final class StackIndex {
-    private long[] stacks = new long[1024];
-    private int[] sites = new int[1024];
-    private int[] index = new int[1024];
+    private long[] slots = new long[2 * 1024];
+    private int mask = 1023;
     private int size;
-
-    StackIndex() {
-        Arrays.fill(index, -1);
-    }
 
     private static int hash(long stack, int site) {
         long h = (stack ^ (site * 0xC2B2AE3D27D4EB4FL)) * 0x9E3779B97F4A7C15L;
         return (int) (h ^ (h >>> 29));
     }
 
-    /** @return the index of the pair, {@code next} if it is new (then it is added with that index) */
+    /** @return the index of the pair, {@code next} (at least 0) if it is new (then it is added with that index) */
     int indexOf(long stack, int site, int next) {
-        int mask = index.length - 1;
-        int i = hash(stack, site) & mask;
-        while (index[i] >= 0) {
-            if (stacks[i] == stack && sites[i] == site) {
-                return index[i];
+        long[] s = slots;
+        int m = mask;
+        int i = hash(stack, site) & m;
+        long v;
+        while ((v = s[2 * i + 1]) != 0) {
+            if (s[2 * i] == stack && (int) (v >>> 32) == site) {
+                return (int) v - 1;
             }
-            i = (i + 1) & mask;
+            i = (i + 1) & m;
         }
-        stacks[i] = stack;
-        sites[i] = site;
-        index[i] = next;
-        if (++size * 2 > index.length) {
+        s[2 * i] = stack;
+        s[2 * i + 1] = ((long) site << 32) | (next + 1L);
+        if (++size * 2 > m + 1) {
             grow();
         }
         return next;
     }
 
     private void grow() {
-        long[] os = stacks;
-        int[] oSites = sites;
-        int[] oi = index;
-        stacks = new long[os.length * 2];
-        sites = new int[os.length * 2];
-        index = new int[os.length * 2];
-        Arrays.fill(index, -1);
-        size = 0;
-        for (int i = 0; i < oi.length; i++) {
-            if (oi[i] >= 0) {
-                indexOf(os[i], oSites[i], oi[i]);
+        long[] old = slots;
+        slots = new long[old.length * 2];
+        mask = (mask + 1) * 2 - 1;
+        for (int o = 0; o < old.length; o += 2) {
+            long v = old[o + 1];
+            if (v != 0) {
+                int i = hash(old[o], (int) (v >>> 32)) & mask;
+                while (slots[2 * i + 1] != 0) {
+                    i = (i + 1) & mask;
+                }
+                slots[2 * i] = old[o];
+                slots[2 * i + 1] = v;
             }
         }
     }
