@@ -63,6 +63,8 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     private final Map<Integer, ScopePath> paths = new HashMap<>();
     private final Map<Integer, long[]> pathFigures = new HashMap<>();
+    /** The figures of the usual small path ids, also in {@link #pathFigures}: one looked up per scope exit, unboxed. */
+    private final long[][] smallPathFigures = new long[1024][];
     private final Map<Long, ThreadStack> threads = new HashMap<>();
     private final PendingSamples pending = new PendingSamples();
     /** Held at the end and at the peak per (function, call site). */
@@ -529,6 +531,14 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     private long[] figures(int pathId) {
+        if (pathId >= 0 && pathId < smallPathFigures.length) {
+            long[] f = smallPathFigures[pathId];
+            if (f == null) {
+                f = pathFigures.computeIfAbsent(pathId, k -> new long[FIGURES]);
+                smallPathFigures[pathId] = f;
+            }
+            return f;
+        }
         return pathFigures.computeIfAbsent(pathId, k -> new long[FIGURES]);
     }
 

@@ -40,10 +40,27 @@ public final class RecordedRun {
     private final Path file;
     private final Reader tables;
 
+    /** Sites by id for the usual small, dense ids (the agent's): analyses look one up per event, unboxed. */
+    private final Site[] smallSites;
+
     private RecordedRun(Path file, Reader tables) {
         this.file = file;
         this.tables = tables;
+        int n = 0;
+        for (int id : tables.sites.keySet()) {
+            if (id >= 0 && id < SMALL_SITE_IDS) {
+                n = Math.max(n, id + 1);
+            }
+        }
+        this.smallSites = new Site[n];
+        for (Site s : tables.sites.values()) {
+            if (s.id() >= 0 && s.id() < n) {
+                smallSites[s.id()] = s;
+            }
+        }
     }
+
+    private static final int SMALL_SITE_IDS = 1 << 16;
 
     /**
      * Opens a recording: reads it once, handing its events to {@code firstPass} (in file order, string fields as
@@ -116,6 +133,9 @@ public final class RecordedRun {
 
     /** @return the site, or null if the recording does not define it */
     public Site site(int id) {
+        if (id >= 0 && id < SMALL_SITE_IDS) {
+            return id < smallSites.length ? smallSites[id] : null;
+        }
         return tables.sites.get(id);
     }
 
