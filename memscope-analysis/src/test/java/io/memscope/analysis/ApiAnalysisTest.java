@@ -20,6 +20,21 @@ class ApiAnalysisTest {
 
     @Test
     void scopesFunctionsNamedObjectsAndPoolsFromTheRecording() {
+        Path file = writeApiRecording();
+        ApiReport r = ApiAnalysis.analyze(RecordedRun.open(file));
+        assertApiSections(r);
+    }
+
+    /** The report runs the API sections' analysis alongside its replay, on the decoding thread: the same figures. */
+    @Test
+    void theReportBuildsTheSameSectionsAlongsideItsReplay() {
+        Path file = writeApiRecording();
+        Report report = ReportBuilder.build(file);
+        assertThat(report.api()).isEqualTo(ApiAnalysis.analyze(RecordedRun.open(file)));
+        assertApiSections(report.api());
+    }
+
+    private Path writeApiRecording() {
         Path file = dir.resolve("api.msrec");
         try (RecordingWriter w = RecordingWriter.builder(file).clock(0, 0).open()) {
             w.metadata("intervalBytes", "1");
@@ -66,8 +81,10 @@ class ApiAnalysisTest {
             w.anomaly("pool-leak", 8000, 8, 20, 0, 11, "db");
             w.anomaly("scope-out-of-order", 300, 0, 0, 1, 0, "request/parse");
         }
-        ApiReport r = ApiAnalysis.analyze(RecordedRun.open(file));
+        return file;
+    }
 
+    private static void assertApiSections(ApiReport r) {
         assertThat(r.scopes()).extracting(ApiReport.ScopeRow::path).containsExactly("request", "request/parse");
         ApiReport.ScopeRow request = r.scopes().get(0);
         assertThat(request.entries()).isEqualTo(2);
