@@ -28,23 +28,29 @@ final class EventPipe {
 
     /** Streams at most {@code limit} events of {@code file} to {@code sink}. */
     static void stream(Path file, long limit, EventSink sink) {
-        stream(file, limit, sink, null);
+        stream(file, limit, sink, null, false);
     }
 
     /**
      * Streams at most {@code limit} events of {@code file} to {@code sink}, and the whole file to {@code alongside}
      * (if not null) on the decoder thread.
+     *
+     * @param timeOrdered put the events in time order on the decoder thread first (a {@link TimeOrder})
+     * @return the events the time order passed on late ({@link TimeOrder#late()}), 0 if not {@code timeOrdered}
      */
-    static void stream(Path file, long limit, EventSink sink, RecordingVisitor alongside) {
+    static long stream(Path file, long limit, EventSink sink, RecordingVisitor alongside, boolean timeOrdered) {
         BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(4);
         BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(4);
         for (int i = 0; i < 4; i++) {
             free.add(new Chunk());
         }
         Throwable[] failure = new Throwable[1];
+        long[] late = new long[1];
         java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
         Thread decoder = new Thread(() -> {
-            Chunk[] current = {null};
+            Filler filler = new Filler(full, free, cancelled);
+            TimeOrder order = timeOrdered ? new TimeOrder(filler) : null;
+            EventSink into = order != null ? order : filler;
             try {
                 RecordingVisitor side = alongside == null ? new RecordingVisitor() { } : alongside;
                 RecordingReader.stream(file, new Alongside(side) {
@@ -61,18 +67,8 @@ final class EventPipe {
                         if (seen++ >= limit || cancelled.get()) {
                             return;
                         }
-                        Chunk c = current[0];
-                        if (c == null) {
-                            c = take(free);
-                            c.size = 0;
-                            current[0] = c;
-                        }
-                        c.add(t, type, address, size, previousSize, threadId, threadNameId, variableNameId,
+                        into.accept(t, type, address, size, previousSize, threadId, threadNameId, variableNameId,
                                 typeNameId, stackId, siteId);
-                        if (c.size == CHUNK) {
-                            put(full, c);
-                            current[0] = null;
-                        }
                     }
 
                     @Override
@@ -80,9 +76,11 @@ final class EventPipe {
                         return (alongside == null && seen >= limit) || cancelled.get();
                     }
                 });
-                if (current[0] != null) {
-                    put(full, current[0]);
+                if (order != null && !cancelled.get()) {
+                    order.finish();
+                    late[0] = order.late();
                 }
+                filler.flush();
             } catch (Throwable t) {
                 failure[0] = t;
             } finally {
@@ -124,6 +122,50 @@ final class EventPipe {
         }
         if (failure[0] != null) {
             throw new IllegalStateException(failure[0]);
+        }
+        return late[0];
+    }
+
+    /** Fills chunks with events on the decoder thread and hands the full ones over. */
+    private static final class Filler implements EventSink {
+        private final BlockingQueue<Chunk> full;
+        private final BlockingQueue<Chunk> free;
+        private final java.util.concurrent.atomic.AtomicBoolean cancelled;
+        private Chunk current;
+
+        Filler(BlockingQueue<Chunk> full, BlockingQueue<Chunk> free,
+               java.util.concurrent.atomic.AtomicBoolean cancelled) {
+            this.full = full;
+            this.free = free;
+            this.cancelled = cancelled;
+        }
+
+        @Override
+        public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
+                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+            if (cancelled.get()) {
+                return;
+            }
+            Chunk c = current;
+            if (c == null) {
+                c = take(free);
+                c.size = 0;
+                current = c;
+            }
+            c.add(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId, stackId,
+                    siteId);
+            if (c.size == CHUNK) {
+                put(full, c);
+                current = null;
+            }
+        }
+
+        /** Hands over the last, partly filled chunk. */
+        void flush() {
+            if (current != null) {
+                put(full, current);
+                current = null;
+            }
         }
     }
 

@@ -91,11 +91,14 @@ public final class RecordedRun {
     }
 
     /**
-     * Streams the events again to {@code sink} as {@link #replay(EventSink)} does, and the whole file in order to
-     * {@code alongside} on the decoding thread (both passes in one read, on two cores; {@link EventPipe}).
+     * Streams the events again to {@code sink}, put in time order by a {@link TimeOrder} on the decoding thread, and
+     * the whole file in file order to {@code alongside} (if not null) on that thread too: both passes in one read,
+     * on two cores ({@link EventPipe}).
+     *
+     * @return the events passed on out of order ({@link TimeOrder#late()})
      */
-    void replay(EventSink sink, RecordingVisitor alongside) {
-        EventPipe.stream(file, tables.eventCount, sink, alongside);
+    long replayInTimeOrder(EventSink sink, RecordingVisitor alongside) {
+        return EventPipe.stream(file, tables.eventCount, sink, alongside, true);
     }
 
     /** @return the file */

@@ -460,11 +460,8 @@ public final class ReportBuilder {
 
         Report build() {
             ApiAnalysis api = apiAnalysis(run);
-            TimeOrder order = new TimeOrder(this);
-            // the API sections' pass rides along on the decoding thread: one read of the file, two cores
-            run.replay(order, api != null && api.needsPass() ? api : null);
-            order.finish();
-            late = order.late();
+            // put in time order, and the API sections' pass, on the decoding thread: one read of the file, two cores
+            late = run.replayInTimeOrder(this, api != null && api.needsPass() ? api : null);
             finish();
             samples.clear();
             apiReport = api == null ? ApiReport.EMPTY : api.report();
