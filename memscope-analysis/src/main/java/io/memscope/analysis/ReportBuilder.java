@@ -158,7 +158,11 @@ public final class ReportBuilder {
         double estCount;
         final LifetimeMedian lifetimes = new LifetimeMedian();
         final List<StackAcc> stacks = new ArrayList<>(2);
-        StackAcc lastStack;
+        /**
+         * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
+         * here, in a small array of their site, without probing the index of all stacks.
+         */
+        final StackAcc[] recentStacks = new StackAcc[8];
         // native
         long nAllocated;
         long nAllocations;
@@ -433,12 +437,14 @@ public final class ReportBuilder {
         }
 
         StackAcc stack(long stackId, SiteAcc site) {
-            StackAcc last = site.lastStack;
-            if (last != null && last.stackId == stackId) {
-                return last;
+            long h = stackId * 0x9E3779B97F4A7C15L;
+            int i = (int) (h >>> 61);
+            StackAcc recent = site.recentStacks[i];
+            if (recent != null && recent.stackId == stackId) {
+                return recent;
             }
             StackAcc found = lookup(stackId, site);
-            site.lastStack = found;
+            site.recentStacks[i] = found;
             return found;
         }
 
