@@ -133,6 +133,7 @@ public final class ApiHooks {
             }
             LINKS.add(new WeakReference<>(link));
         }
+        OwnBytes.prepare();
         OwnBytes.measure = true;
     }
 

@@ -136,24 +136,10 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         }
         try {
             if (className.equals(UNSAFE)) {
-                if (!nativeMemory) {
-                    return null;
-                }
-                TransformCache c = cache();
-                byte[] cached = c == null ? null : c.get(UNSAFE, classfileBuffer);
-                if (cached != null) {
-                    transformed.add(UNSAFE);
-                    io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
-                    return cached;
-                }
-                byte[] out = instrumentUnsafe(module, classfileBuffer);
-                if (out != null && c != null) {
-                    c.put(UNSAFE, classfileBuffer, out);
-                }
-                return out;
+                return nativeMemory ? instrumentJdkClass(UNSAFE, module, classfileBuffer) : null;
             }
             if (className.equals(MANAGEMENT_FACTORY)) {
-                return jmxHook ? instrumentManagementFactory(classfileBuffer) : null;
+                return jmxHook ? instrumentJdkClass(MANAGEMENT_FACTORY, module, classfileBuffer) : null;
             }
             boolean jdk = loader == null || loader == platform;
             byte[] out = heapHooks && filter.accepts(className, jdk)
@@ -173,6 +159,26 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             Failures.report("agent.transform " + className, t);
             return null;
         }
+    }
+
+    /**
+     * {@code Unsafe} or {@code ManagementFactory}, from the cache of instrumented JDK classes when this agent build
+     * instrumented the same class file before (no ASM loaded at start-up), else with ASM (and then cached).
+     */
+    private byte[] instrumentJdkClass(String name, Module module, byte[] classfileBuffer) {
+        TransformCache c = cache();
+        byte[] cached = c == null ? null : c.get(name, classfileBuffer);
+        if (cached != null) {
+            transformed.add(name);
+            io.memscope.agent.boot.BootHooks.jdkClassHooked(name);
+            return cached;
+        }
+        byte[] out = name.equals(UNSAFE) ? instrumentUnsafe(module, classfileBuffer)
+                : instrumentManagementFactory(classfileBuffer);
+        if (out != null && c != null) {
+            c.put(name, classfileBuffer, out);
+        }
+        return out;
     }
 
     private byte[] instrumentUnsafe(Module module, byte[] buffer) {
