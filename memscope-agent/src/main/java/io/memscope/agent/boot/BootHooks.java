@@ -19,8 +19,11 @@ import java.util.Set;
  * loader classes because bootstrap classpath has been appended" and turns class data sharing off for application
  * classes (slower start-up). Instead: {@link Instrumentation#redefineModule} opens {@code java.lang} to the agent's
  * module, {@link MethodHandles#privateLookupIn} gives a lookup in {@code java.lang}, and
- * {@link MethodHandles.Lookup#defineClass} defines the renamed template there (bootstrap loader, {@code java.base}).
- * Its static initializer, run here before anything is instrumented, binds its methods to
+ * {@link MethodHandles.Lookup#defineClass} defines the renamed templates there (bootstrap loader, {@code java.base}):
+ * the hook class, the interface through which it calls the native memory hooks
+ * ({@code java.lang.MemscopeHookTarget}), and the two classes its API and function-profile hooks forward through
+ * (initialized at their first call). The hook class's static initializer, run here before anything is
+ * instrumented, binds it to {@link io.memscope.agent.capture.NativeHookTarget} and
  * {@link io.memscope.agent.capture.Hooks}.
  */
 public final class BootHooks {
@@ -36,12 +39,15 @@ public final class BootHooks {
     public static final String API_NAME = "java.lang.MemscopeApiHooks";
     /** Binary name of the class the function profile's hooks forward through (initialized at the first call). */
     public static final String FUNCTION_NAME = "java.lang.MemscopeFunctionHooks";
+    /** Internal name of the interface the hook class calls the native memory hooks through. */
+    public static final String TARGET_INTERNAL_NAME = "java/lang/MemscopeHookTarget";
     static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
+    static final String TARGET_TEMPLATE = "io/memscope/agent/boot/MemscopeHookTargetTemplate";
     static final String API_TEMPLATE = "io/memscope/agent/boot/MemscopeApiHooksTemplate";
     static final String FUNCTION_TEMPLATE = "io/memscope/agent/boot/MemscopeFunctionHooksTemplate";
     static final String HEAP_TEMPLATE = "io/memscope/agent/boot/MemscopeHeapHooksTemplate";
     /** Template internal name to the internal name it is defined under. */
-    static final Map<String, String> RENAMES = Map.of(TEMPLATE, INTERNAL_NAME,
+    static final Map<String, String> RENAMES = Map.of(TEMPLATE, INTERNAL_NAME, TARGET_TEMPLATE, TARGET_INTERNAL_NAME,
             API_TEMPLATE, "java/lang/MemscopeApiHooks", FUNCTION_TEMPLATE, "java/lang/MemscopeFunctionHooks",
             HEAP_TEMPLATE, HEAP_INTERNAL_NAME);
 
@@ -75,8 +81,8 @@ public final class BootHooks {
      * @throws Exception when the class cannot be defined; the agent must then not instrument anything
      */
     public static synchronized void install(Instrumentation inst) throws Exception {
-        define(inst, NAME, List.of(TEMPLATE, API_TEMPLATE, FUNCTION_TEMPLATE),
-                List.of(PREBUILT, API_PREBUILT, FUNCTION_PREBUILT));
+        define(inst, NAME, List.of(TEMPLATE, TARGET_TEMPLATE, API_TEMPLATE, FUNCTION_TEMPLATE),
+                List.of(PREBUILT, TARGET_PREBUILT, API_PREBUILT, FUNCTION_PREBUILT));
     }
 
     /**
@@ -120,14 +126,20 @@ public final class BootHooks {
                 Class<?> c = lookup.defineClass(b);
                 first = first == null ? c : first;
             }
+            if (name.equals(NAME)) {
+                // loadable only now: it implements java.lang.MemscopeHookTarget, defined just above
+                p.put(MemscopeHooksTemplate.TARGET_HANDOFF, new io.memscope.agent.capture.NativeHookTarget());
+            }
             lookup.ensureInitialized(first);
         } finally {
             p.remove(MemscopeHooksTemplate.HANDOFF);
+            p.remove(MemscopeHooksTemplate.TARGET_HANDOFF);
         }
     }
 
     /** Resources holding the renamed classes, written at build time by {@link HookRenamer#main} (no ASM at agent start-up). */
     static final String PREBUILT = "MemscopeHooks.bytes";
+    static final String TARGET_PREBUILT = "MemscopeHookTarget.bytes";
     static final String API_PREBUILT = "MemscopeApiHooks.bytes";
     static final String FUNCTION_PREBUILT = "MemscopeFunctionHooks.bytes";
     static final String HEAP_PREBUILT = "MemscopeHeapHooks.bytes";

@@ -1,9 +1,14 @@
 package io.memscope.agent.boot;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
@@ -17,101 +22,111 @@ public final class HookRenamer {
     }
 
     /**
-     * Build step (memscope-agent/pom.xml, process-classes): writes the renamed templates next to this class as
-     * {@code MemscopeHooks.bytes} and its siblings' ({@link BootHooks}), so that the agent does not load ASM to rename them at start,
-     * and makes {@link SamplerNatives} call {@code java.lang.MemscopeHooks} instead of the template.
+     * Build step (memscope-agent/pom.xml, process-classes): writes the renamed templates next to {@link BootHooks}
+     * ({@code MemscopeHooks.bytes} and its siblings'), so that the agent does not load ASM to rename them at start;
+     * makes {@link SamplerNatives} call {@code java.lang.MemscopeHooks} instead of the template, and
+     * {@code io.memscope.agent.capture.NativeHookTarget} implement {@code java.lang.MemscopeHookTarget} instead of its
+     * template. Idempotent (an incremental build may keep those two rewritten).
      *
      * @param args the directory of this package's class files
      */
     public static void main(String[] args) throws Exception {
-        java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
+        Path dir = Path.of(args[0]);
         String[][] outputs = {{BootHooks.TEMPLATE, BootHooks.PREBUILT},
-            {BootHooks.API_TEMPLATE, BootHooks.API_PREBUILT}, {BootHooks.FUNCTION_TEMPLATE, BootHooks.FUNCTION_PREBUILT},
+            {BootHooks.TARGET_TEMPLATE, BootHooks.TARGET_PREBUILT},
+            {BootHooks.API_TEMPLATE, BootHooks.API_PREBUILT},
+            {BootHooks.FUNCTION_TEMPLATE, BootHooks.FUNCTION_PREBUILT},
             {BootHooks.HEAP_TEMPLATE, BootHooks.HEAP_PREBUILT}};
         for (String[] o : outputs) {
             String simple = o[0].substring(o[0].lastIndexOf('/') + 1);
-            java.nio.file.Files.write(dir.resolve(o[1]), renamed(java.nio.file.Files.readAllBytes(
-                    dir.resolve(simple + ".class")), o[0]));
+            Files.write(dir.resolve(o[1]), renamed(Files.readAllBytes(dir.resolve(simple + ".class")), o[0]));
         }
-        // SamplerNatives calls the hook class's natives directly (again: an incremental build may keep it rewritten)
-        java.nio.file.Path natives = dir.resolve("SamplerNatives.class");
-        byte[] callers = java.nio.file.Files.readAllBytes(natives);
-        byte[] rewritten = callsRenamed(callers, BootHooks.TEMPLATE, BootHooks.INTERNAL_NAME);
-        if (new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(BootHooks.TEMPLATE)
-                || !new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(BootHooks.INTERNAL_NAME)) {
-            throw new IllegalStateException(natives + " does not call " + BootHooks.INTERNAL_NAME + " after rewriting");
-        }
-        java.nio.file.Files.write(natives, rewritten);
+        rewrite(dir.resolve("SamplerNatives.class"), BootHooks.TEMPLATE, BootHooks.INTERNAL_NAME);
+        rewrite(dir.resolve("../capture/NativeHookTarget.class").normalize(), BootHooks.TARGET_TEMPLATE,
+                BootHooks.TARGET_INTERNAL_NAME);
     }
 
-    /** @return the class with every method call to {@code from} made a call to {@code to} (same name and type) */
-    static byte[] callsRenamed(byte[] callers, String from, String to) {
-        ClassReader reader = new ClassReader(callers);
+    /** Rewrites the class file so that it refers to {@code to} wherever it referred to the template {@code from}. */
+    private static void rewrite(Path file, String from, String to) throws Exception {
+        byte[] rewritten = references(Files.readAllBytes(file), BootHooks.RENAMES);
+        String text = new String(rewritten, StandardCharsets.ISO_8859_1);
+        if (text.contains(from) || !text.contains(to)) {
+            throw new IllegalStateException(file + " does not refer to " + to + " after rewriting");
+        }
+        Files.write(file, rewritten);
+    }
+
+    /**
+     * @return the template {@code from} under its name in {@code java.lang}, with every reference to the templates
+     *         renamed the same way
+     */
+    static byte[] renamed(byte[] template, String from) {
+        byte[] out = references(template, BootHooks.RENAMES);
+        String to = BootHooks.RENAMES.get(from);
+        String simple = to.substring(to.lastIndexOf('/') + 1) + ".java";
+        ClassReader reader = new ClassReader(out);
         ClassWriter writer = new ClassWriter(0);
         reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
             @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
-                return new MethodVisitor(Opcodes.ASM9, mv) {
-                    @Override
-                    public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
-                                                boolean isInterface) {
-                        super.visitMethodInsn(opcode, rename(owner, from, to), methodName, desc, isInterface);
-                    }
-                };
+            public void visitSource(String source, String debug) {
+                super.visitSource(simple, debug);
             }
         }, 0);
         return writer.toByteArray();
     }
 
     /**
-     * @return the template {@code from} under its name in {@code java.lang}, with every reference to itself and to
-     *         the other templates in field and method instructions renamed the same way
+     * @return the class with every reference to a key of {@code names} (internal names: the class's own name, its
+     *         interfaces, descriptors, field, method and type instructions) replaced by its value
      */
-    static byte[] renamed(byte[] template, String from) {
-        String to = BootHooks.RENAMES.get(from);
-        ClassReader reader = new ClassReader(template);
+    static byte[] references(byte[] classFile, Map<String, String> names) {
+        ClassReader reader = new ClassReader(classFile);
         ClassWriter writer = new ClassWriter(0);
         reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
             @Override
             public void visit(int version, int access, String name, String signature, String superName,
                               String[] interfaces) {
-                super.visit(version, access, to, signature, superName, interfaces);
-            }
-
-            @Override
-            public void visitSource(String source, String debug) {
-                super.visitSource(to.substring(to.lastIndexOf('/') + 1) + ".java", debug);
-            }
-
-            @Override
-            public void visitInnerClass(String name, String outerName, String innerName, int access) {
-                // java.lang.invoke.MethodHandles$Lookup: a JDK nested class, kept as is
-                super.visitInnerClass(name, outerName, innerName, access);
+                String[] renamedInterfaces = interfaces == null ? null : new String[interfaces.length];
+                for (int i = 0; renamedInterfaces != null && i < interfaces.length; i++) {
+                    renamedInterfaces[i] = internal(interfaces[i], names);
+                }
+                super.visit(version, access, internal(name, names), signature, internal(superName, names),
+                        renamedInterfaces);
             }
 
             @Override
             public FieldVisitor visitField(int access, String name, String descriptor, String signature,
                                            Object value) {
-                return super.visitField(access, name, descriptor, signature, value);
+                return super.visitField(access, name, descriptor(descriptor, names), signature, value);
             }
 
             @Override
             public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                                              String[] exceptions) {
-                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
+                MethodVisitor mv = super.visitMethod(access, name, descriptor(descriptor, names), signature,
+                        exceptions);
                 return new MethodVisitor(Opcodes.ASM9, mv) {
                     @Override
                     public void visitFieldInsn(int opcode, String owner, String fieldName, String desc) {
-                        super.visitFieldInsn(opcode, BootHooks.RENAMES.getOrDefault(owner, owner), fieldName, desc);
+                        super.visitFieldInsn(opcode, internal(owner, names), fieldName, descriptor(desc, names));
                     }
 
                     @Override
                     public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
                                                 boolean isInterface) {
-                        super.visitMethodInsn(opcode, BootHooks.RENAMES.getOrDefault(owner, owner), methodName, desc,
+                        super.visitMethodInsn(opcode, internal(owner, names), methodName, descriptor(desc, names),
                                 isInterface);
+                    }
+
+                    @Override
+                    public void visitTypeInsn(int opcode, String type) {
+                        super.visitTypeInsn(opcode, internal(type, names));
+                    }
+
+                    @Override
+                    public void visitLocalVariable(String name, String desc, String signature, Label start,
+                                                   Label end, int index) {
+                        super.visitLocalVariable(name, descriptor(desc, names), signature, start, end, index);
                     }
                 };
             }
@@ -119,7 +134,15 @@ public final class HookRenamer {
         return writer.toByteArray();
     }
 
-    private static String rename(String internalName, String from, String to) {
-        return from.equals(internalName) ? to : internalName;
+    private static String internal(String name, Map<String, String> names) {
+        return name == null ? null : names.getOrDefault(name, name);
+    }
+
+    private static String descriptor(String desc, Map<String, String> names) {
+        String d = desc;
+        for (Map.Entry<String, String> e : names.entrySet()) {
+            d = d.replace("L" + e.getKey() + ";", "L" + e.getValue() + ";");
+        }
+        return d;
     }
 }

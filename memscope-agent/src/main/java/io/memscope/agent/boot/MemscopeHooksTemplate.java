@@ -12,17 +12,16 @@ import java.lang.invoke.MethodType;
  * every module reads and which is exported to all), so that application classes of any class loader and
  * instrumented JDK classes reach it without the agent jar on the bootstrap class path.
  *
- * <p>Each method forwards to the same-named static method of the agent's {@code io.memscope.agent.capture.Hooks}
- * (loaded by the system class loader, as every agent is) through a {@code static final} method handle: the JIT
- * treats it as a constant and inlines the target, so the indirection costs nothing once compiled. Only the handles
- * that every capture uses (native memory, the platform MBean server) are looked up in the static initializer, which
- * {@link BootHooks} runs before any class is instrumented. The hooks of memscope-core's API and of the function
- * profile forward to {@link MemscopeApiHooksTemplate} and {@link MemscopeFunctionHooksTemplate}, defined beside this
- * class and initialized (their handles looked up) at their first call: each method handle costs the JVM a spun
- * class, about a millisecond of start-up, and a plain run calls neither. If the agent's class cannot be found, every
- * method does nothing.
+ * <p>The native memory and MBean server hooks, which every capture uses, call the agent's
+ * {@code io.memscope.agent.capture.NativeHookTarget} (loaded by the system class loader, as every agent is) through
+ * the interface {@link MemscopeHookTargetTemplate}, defined in {@code java.base} beside this class: an interface call
+ * on a {@code static final} receiver, which the JIT inlines once compiled, and which costs the JVM nothing at
+ * start-up, where a method handle costs a spun class per handle and per call type. The hooks of memscope-core's API
+ * and of the function profile forward to {@link MemscopeApiHooksTemplate} and {@link MemscopeFunctionHooksTemplate},
+ * defined beside this class and initialized (their method handles looked up) at their first call: a plain run
+ * calls neither. If the agent's classes cannot be found, every method does nothing.
  *
- * <p>Rules for this source (and its two siblings): no references to classes outside the JDK and the three templates,
+ * <p>Rules for this source (and its siblings): no references to classes outside the JDK and the templates,
  * no lambdas, no nested classes, no class literals of the templates (the renamer rewrites their names in method and
  * field instructions only).
  */
@@ -31,14 +30,13 @@ public final class MemscopeHooksTemplate {
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
 
+    /** System property through which the installer hands over the receiver of the native hooks (an object). */
+    static final String TARGET_HANDOFF = "io.memscope.agent.hooks.target";
+
     /** The agent's {@code Hooks} class (the system class loader's), or null when it could not be found. */
     private static final Class<?> HOOKS;
-    private static final MethodHandle NATIVE_ALLOCATE;
-    private static final MethodHandle NATIVE_REALLOCATE;
-    private static final MethodHandle NATIVE_FREE;
-    private static final MethodHandle PLATFORM_SERVER;
-    private static final MethodHandle NATIVE_ARENA_ENTER;
-    private static final MethodHandle NATIVE_ARENA_EXIT;
+    /** The receiver of the native memory and MBean server hooks, or null. */
+    private static final MemscopeHookTargetTemplate TARGET_OBJECT;
 
     static {
         Class<?> c = null;
@@ -50,14 +48,8 @@ public final class MemscopeHooksTemplate {
             System.err.println("memscope agent: hooks not connected, nothing is tracked: " + t);
         }
         HOOKS = c;
-        MethodHandles.Lookup l = MethodHandles.publicLookup();
-        NATIVE_ALLOCATE = find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class));
-        NATIVE_REALLOCATE = find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class,
-                long.class));
-        NATIVE_FREE = find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class));
-        PLATFORM_SERVER = find(l, c, "platformServer", MethodType.methodType(void.class, Object.class));
-        NATIVE_ARENA_ENTER = find(l, c, "nativeArenaEnter", MethodType.methodType(void.class));
-        NATIVE_ARENA_EXIT = find(l, c, "nativeArenaExit", MethodType.methodType(void.class));
+        Object target = System.getProperties().get(TARGET_HANDOFF);
+        TARGET_OBJECT = target instanceof MemscopeHookTargetTemplate ? (MemscopeHookTargetTemplate) target : null;
     }
 
     private MemscopeHooksTemplate() {
@@ -93,24 +85,31 @@ public final class MemscopeHooksTemplate {
     }
 
     public static void nativeAllocate(long address, long bytes) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ALLOCATE.invokeExact(address, bytes);
+            if (t0 != null) {
+                t0.nativeAllocate(address, bytes);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
     }
 
     public static void nativeReallocate(long newAddress, long oldAddress, long bytes) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_REALLOCATE.invokeExact(newAddress, oldAddress, bytes);
+            if (t0 != null) {
+                t0.nativeReallocate(newAddress, oldAddress, bytes);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
     }
 
     public static boolean nativeFree(long address) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            return (boolean) NATIVE_FREE.invokeExact(address);
+            return t0 != null && t0.nativeFree(address);
         } catch (Throwable t) {
             return false;
         }
@@ -121,8 +120,11 @@ public final class MemscopeHooksTemplate {
      * its MXBean in the platform MBean server when that exists, instead of creating the server at start-up.
      */
     public static void platformServer(Object server) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            PLATFORM_SERVER.invokeExact(server);
+            if (t0 != null) {
+                t0.platformServer(server);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
@@ -134,8 +136,11 @@ public final class MemscopeHooksTemplate {
      * it (site and stack start there). Calls nest.
      */
     public static void nativeArenaEnter() {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ARENA_ENTER.invokeExact();
+            if (t0 != null) {
+                t0.nativeArenaEnter();
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
@@ -143,8 +148,11 @@ public final class MemscopeHooksTemplate {
 
     /** Ends the innermost {@link #nativeArenaEnter} of this thread. */
     public static void nativeArenaExit() {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ARENA_EXIT.invokeExact();
+            if (t0 != null) {
+                t0.nativeArenaExit();
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }

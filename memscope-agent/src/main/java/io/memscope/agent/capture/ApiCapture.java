@@ -9,6 +9,7 @@ import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.internal.store.EventStore;
 import io.memscope.internal.store.StringTable;
 import io.memscope.recording.AccountingSnapshot;
+import io.memscope.recording.EventSink;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
@@ -177,14 +178,24 @@ final class ApiCapture {
         for (int[] p = newPaths.poll(); p != null; p = newPaths.poll()) {
             w.scopePath(p[0], p[1], strings.get(p[2]));
         }
-        edges.drainTo((t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                       stackId, siteId) -> w.scopeEdge(t, threadId, threadNameId, type == MemoryEventType.DEALLOCATE,
-                siteId, address, size - 1));
-        events.drainTo((t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                        stackId, siteId) -> {
-            stream.stack(stackId);
-            w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                    stackId, siteId);
+        // anonymous classes, not lambdas: the first drain runs during the application's start-up
+        edges.drainTo(new EventSink() {
+            @Override
+            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
+                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                               int siteId) {
+                w.scopeEdge(t, threadId, threadNameId, type == MemoryEventType.DEALLOCATE, siteId, address, size - 1);
+            }
+        });
+        events.drainTo(new EventSink() {
+            @Override
+            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
+                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                               int siteId) {
+                stream.stack(stackId);
+                w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                        stackId, siteId);
+            }
         });
         AccountingSnapshot snapshot = accounting.getAndSet(null);
         if (snapshot != null) {
