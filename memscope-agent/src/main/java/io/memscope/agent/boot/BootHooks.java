@@ -39,6 +39,11 @@ public final class BootHooks {
     public static final String API_NAME = "java.lang.MemscopeApiHooks";
     /** Binary name of the class the function profile's hooks forward through (initialized at the first call). */
     public static final String FUNCTION_NAME = "java.lang.MemscopeFunctionHooks";
+    /**
+     * Prefix of the binary names of every class the agent defines in {@code java.lang} (the hook class, its
+     * siblings, the heap hook class): their frames are memscope's, never the application's.
+     */
+    public static final String HOOK_CLASS_PREFIX = "java.lang.Memscope";
     /** Internal name of the interface the hook class calls the native memory hooks through. */
     public static final String TARGET_INTERNAL_NAME = "java/lang/MemscopeHookTarget";
     static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";

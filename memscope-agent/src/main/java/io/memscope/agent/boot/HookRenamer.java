@@ -77,7 +77,7 @@ public final class HookRenamer {
 
     /**
      * @return the class with every reference to a key of {@code names} (internal names: the class's own name, its
-     *         interfaces, descriptors, field, method and type instructions) replaced by its value
+     *         interfaces, descriptors, field, method and type instructions, stack map frames) replaced by its value
      */
     static byte[] references(byte[] classFile, Map<String, String> names) {
         ClassReader reader = new ClassReader(classFile);
@@ -124,6 +124,12 @@ public final class HookRenamer {
                     }
 
                     @Override
+                    public void visitFrame(int type, int numLocal, Object[] local, int numStack, Object[] stack) {
+                        super.visitFrame(type, numLocal, frameTypes(local, names), numStack,
+                                frameTypes(stack, names));
+                    }
+
+                    @Override
                     public void visitLocalVariable(String name, String desc, String signature, Label start,
                                                    Label end, int index) {
                         super.visitLocalVariable(name, descriptor(desc, names), signature, start, end, index);
@@ -132,6 +138,20 @@ public final class HookRenamer {
             }
         }, 0);
         return writer.toByteArray();
+    }
+
+    /** @return the stack map frame's types with the class types among them (internal names) renamed */
+    private static Object[] frameTypes(Object[] types, Map<String, String> names) {
+        if (types == null) {
+            return null;
+        }
+        Object[] out = types.clone();
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] instanceof String) {
+                out[i] = internal((String) out[i], names);
+            }
+        }
+        return out;
     }
 
     private static String internal(String name, Map<String, String> names) {
