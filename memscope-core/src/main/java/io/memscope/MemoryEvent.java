@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param type            what happened
  * @param address         native address for native memory; sample id for sampled heap objects; 0 if none
  * @param size            bytes concerned (the new size for {@link MemoryEventType#REALLOCATE}); never negative
- * @param previousSize    the old size for {@link MemoryEventType#REALLOCATE}, 0 otherwise (the seed loses it);
+ * @param previousSize    the old size for {@link MemoryEventType#REALLOCATE}, 0 otherwise (memscope-rs's event loses
+ * it);
  *                        for a heap {@link MemoryEventType#DEALLOCATE}, the object's lifetime in nanoseconds
  * @param threadId        the recording thread's {@code Thread.threadId()}
  * @param threadName      the recording thread's name, or null
@@ -94,7 +95,7 @@ public record MemoryEvent(long timestampNanos, MemoryEventType type, long addres
                 variableName, typeName, callStackHash, id);
     }
 
-    /** @return true for ALLOCATE and REALLOCATE: memory came into use (as the seed defines it) */
+    /** @return true for ALLOCATE and REALLOCATE: memory came into use (as memscope-rs defines it) */
     public boolean isAllocation() {
         return type == MemoryEventType.ALLOCATE || type == MemoryEventType.REALLOCATE;
     }

@@ -1,7 +1,7 @@
 package io.memscope;
 
 /**
- * What happened to a piece of memory. The seed's six kinds, with their meaning on the JVM:
+ * What happened to a piece of memory. memscope-rs's six kinds, with their meaning on the JVM:
  *
  * <table>
  * <caption>Event types</caption>
@@ -15,7 +15,8 @@ package io.memscope;
  * <tr><td>{@link #REALLOCATE}</td><td>never (heap objects do not grow)</td><td>{@code reallocateMemory}: size is
  *     the new size, previous size the old one, address the new address</td><td>a realloc under an
  *     instrument</td></tr>
- * <tr><td>{@link #MOVE}</td><td colspan="2">ownership passed to another thread (the seed's memory claim): the
+ * <tr><td>{@link #MOVE}</td><td colspan="2">ownership passed to another thread (the performance schema's memory claim):
+ * the
  *     event's thread is the new owner</td><td>{@code claim}</td></tr>
  * <tr><td>{@link #BORROW}</td><td colspan="2">a buffer or object was taken out of a pool</td><td></td></tr>
  * <tr><td>{@link #RETURN}</td><td colspan="2">a borrowed buffer or object was given back to its pool</td>

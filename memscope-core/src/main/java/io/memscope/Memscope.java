@@ -12,9 +12,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 
 /**
- * memscope's API for application code: scopes (memory and time per named region of work, seed 004), named
- * objects (seed 004's {@code track_var}) and pooled resources (borrow / return, leaks). Everything works
- * in-process without an agent; when the memscope agent captures, it also receives what happens here and writes it
+ * memscope's API for application code: scopes (memory and time per named region of work, after memscope-rs's scope
+ * tracker), named objects (memscope-rs's {@code track_var}) and pooled resources (borrow / return, leaks). Everything
+ * works in-process without an agent; when the memscope agent captures, it also receives what happens here and writes it
  * into its recording (docs/scopes.md).
  *
  * <pre>{@code

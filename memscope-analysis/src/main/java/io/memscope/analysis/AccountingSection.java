@@ -10,8 +10,8 @@ import java.util.Locale;
 
 /**
  * The report's accounting section: the application's accounting summary tables (memscope-core's
- * {@code MemoryAccounting}, seed 001's low / current / high watermarks) as the recording last carried them
- * ({@link Report#accounting()}), written into report.json ({@code accounting}) and the terminal summary. The
+ * {@code MemoryAccounting}, MySQL performance schema's low / current / high watermarks) as the recording last carried
+ * them ({@link Report#accounting()}), written into report.json ({@code accounting}) and the terminal summary. The
  * figures are the application's own (exact counts of its alloc and free calls, bytes as it passed them), not
  * memscope's samples; LOW and HIGH mean what docs/accounting.md says (exact per thread, bounds in aggregate tables).
  */

@@ -3,11 +3,11 @@ package io.memscope.analysis;
 import java.util.List;
 
 /**
- * What a report says about the application's use of memscope's API and about the function profile: scopes (seed
- * 004's scope tracker), profiled functions (seed 003), named objects ({@code track}), pools and their leaks. Built
- * by {@link ApiAnalysis} from the recording's SCOPE_*, API_EVENTS, FUNCTIONS and ANOMALIES blocks and its sampled
- * allocations. Every list is empty for a recording without them (older formats, or an application that did not use
- * the API).
+ * What a report says about the application's use of memscope's API and about the function profile: scopes
+ * (memscope-rs's scope tracker), profiled functions (the Lua memory profiler's), named objects ({@code track}), pools
+ * and their leaks. Built by {@link ApiAnalysis} from the recording's SCOPE_*, API_EVENTS, FUNCTIONS and ANOMALIES
+ * blocks and its sampled allocations. Every list is empty for a recording without them (older formats, or an
+ * application that did not use the API).
  *
  * <p>Three kinds of figures, said per field: <b>exact</b> (counted or measured on every call: entries, times,
  * allocated bytes from the thread's counter), <b>sampled</b> (estimates from the heap samples attributed to the

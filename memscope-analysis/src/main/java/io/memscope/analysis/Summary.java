@@ -34,6 +34,10 @@ public final class Summary {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
                     .append(src.damage()).append("; this report covers what comes before\n");
         }
+        if (recordedNothing(r)) {
+            sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
+            return sb.toString();
+        }
         Report.Window win = r.window();
         if (win.restricted()) {
             sb.append(String.format(Locale.ROOT, "  window: %.3f s to %.3f s of the run%n", win.fromMs() / 1000,
@@ -45,12 +49,14 @@ public final class Summary {
                         + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
         Peak peak = r.peak();
         if (peak != null) {
-            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s (%s): heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), peak.gcCause(),
+            String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
+            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
+                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), cause,
                     bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
             holders(sb, peak.sites(), "obj");
         } else {
-            sb.append("  Peak: unknown (the recording has no GC records: gc=false?)\n");
+            sb.append("  Peak: unknown: no GC record in the recording (held memory is known only at a GC; none ran, "
+                    + "or GC capture was off; --gc-at-end forces one at the end)\n");
         }
         String spark = sparklines(r.timeline());
         if (!spark.isEmpty()) {
@@ -96,6 +102,18 @@ public final class Summary {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * True for a JVM that left nothing to report (typically a short-lived helper JVM of a build, such as a
+     * {@code java -version} probe): its summary is one line instead of a page of empty sections.
+     */
+    private static boolean recordedNothing(Report r) {
+        Report.Totals t = r.totals();
+        return t.allocatedObjects() == 0 && t.samples() == 0 && r.gc().count() == 0
+                && r.nativeMemory().allocations() == 0 && r.api().isEmpty() && r.accounting() == null
+                && r.failureCount() == 0 && r.recording().closed() && r.recording().damage() == null
+                && !r.window().restricted();
     }
 
     private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,

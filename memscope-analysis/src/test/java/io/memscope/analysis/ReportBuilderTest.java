@@ -147,6 +147,19 @@ class ReportBuilderTest {
         assertThat(r.totals().allocatedBytes()).isZero();
         assertThat(r.leakSuspects()).isEmpty();
         assertThat(ReportJson.toJson(r)).contains("\"leakSuspects\": []");
+        // a build's short helper JVMs: one line, not a page of empty sections
+        assertThat(Summary.format(r)).contains("nothing recorded").doesNotContain("Top allocation sites")
+                .hasLineCount(2);
+    }
+
+    /** Without a GC in the recording the peak is unknown, and the summary says why without guessing. */
+    @Test
+    void noGcRecordMeansAnUnknownPeak() {
+        Report r = ReportBuilder.build(TestRun.create(tmp.resolve("nogc.msrec")).site(TEMP)
+                .alloc(1_000_000, 1, 4096, TEMP.id()).close());
+        assertThat(r.peak()).isNull();
+        assertThat(Summary.format(r)).contains("Peak: unknown: no GC record in the recording")
+                .contains("Top allocation sites");
     }
 
     @Test

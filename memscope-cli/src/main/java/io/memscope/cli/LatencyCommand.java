@@ -26,11 +26,12 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code memscope latency [--json] -- <command...>}: the distribution of the stop-the-world GC pauses (young, mixed,
- * remark, cleanup, full; ZGC's and Shenandoah's pauses as other) of a command's JVMs, as seed 002's
+ * remark, cleanup, full; ZGC's and Shenandoah's pauses as other) of a command's JVMs, as OCaml runtime events'
  * {@code olly latency} prints it. Count, total, mean, stddev, min and max are exact; percentiles come from an
  * HdrHistogram (3 significant digits) of the durations in ns.
  *
- * <p>Where the pauses come from. Each JVM of the command writes its unified GC log ({@code -Xlog:gc,gc+phases}, added to
+ * <p>Where the pauses come from. Each JVM of the command writes its unified GC log ({@code -Xlog:gc,gc+phases}, added
+ * to
  * {@code JAVA_TOOL_OPTIONS} with the events agent) into the run's private directory: the JVM's own record of every
  * pause from VM start to exit, and the list this command reports, with the log's 1 µs precision. The JFR bridge's
  * pause spans in the rings (what {@code memscope trace} shows) cannot be that list: a collection caused by JFR's
@@ -38,13 +39,14 @@ import java.util.concurrent.Callable;
  * {@code jdk.GCPhasePause} times a slightly narrower interval than the log (10–16 µs shorter per pause, measured on
  * G1), so even a complete JFR list would not give the log's total. The report says how many of the log's pauses JFR
  * recorded (from each JVM's JFR dump at exit, matched by GC id) and why the others are missing (before the
- * recording started, after the dump at exit while the JVM shut down). A JVM without a GC log (logging disabled by its own options) falls back to
- * its ring spans plus the pauses of its JFR exit dump after the last ring pause; the report says so.
+ * recording started, after the dump at exit while the JVM shut down). A JVM without a GC log (logging disabled by its
+ * own options) falls back to its ring spans plus the pauses of its JFR exit dump after the last ring pause; the report
+ * says so.
  */
 @Command(name = "latency", mixinStandardHelpOptions = true,
         description = "Run a command and print the distribution of its GC pauses (ms).")
 public final class LatencyCommand implements Callable<Integer> {
-    /** The percentiles of seed 002's table. */
+    /** The percentiles of OCaml runtime events' latency table. */
     static final String[] PERCENTILES = {"25", "50", "60", "70", "75", "80", "85", "90", "95", "96", "97", "98",
         "99", "99.9", "99.99", "99.999", "99.9999", "100"};
     static final String PAUSE_PREFIX = "gc.pause/";

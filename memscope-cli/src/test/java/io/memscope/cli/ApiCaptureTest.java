@@ -104,6 +104,12 @@ class ApiCaptureTest {
         assertThat(stack.get(1)).isEqualTo("memscope.fixtures.ApiFixture.leakOne(ApiFixture.java:" + line + ")");
         assertThat(leaks.get(0).detail()).isEqualTo("db");
 
+        // memscope-core's one-time initialization (its classes, the agent link's method handles) is memscope's
+        // own cost, counted as such, not sampled allocations of the line that first called the API
+        assertThat(rec.stacks().values()).noneSatisfy(frames -> assertThat(frames)
+                .anyMatch(f -> f.startsWith("io.memscope.") && f.contains(".<clinit>(")));
+        assertThat(Long.parseLong(rec.metadata().getOrDefault("jvmti.ownAllocations", "0"))).isPositive();
+
         // The report (built by memscope run from the recording): scopes[], trackedObjects[], pools[], poolLeaks[]
         Object report = Jvms.report(out);
         Map<String, Map<String, Object>> scopes = MiniJson.list(report, "scopes").stream()

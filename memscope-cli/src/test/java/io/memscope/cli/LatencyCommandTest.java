@@ -154,7 +154,7 @@ class LatencyCommandTest {
     }
 
     @Test
-    void textOutputHasTheSeedsTable() {
+    void textOutputHasTheOcamlLatencyTable() {
         LatencyCommand.Pauses p = new LatencyCommand.Pauses();
         for (long ms = 1; ms <= 100; ms++) {
             p.durations.add(ms * 1_000_000L);

@@ -2,9 +2,9 @@ package io.memscope.accounting;
 
 /**
  * The numeric columns of every summary row (MySQL's names). Counts are numbers of calls; bytes are as passed to
- * alloc and free. CURRENT = ALLOC - FREE; LOW = CURRENT - free capacity; HIGH = CURRENT + alloc capacity (seed
- * 001). At thread level LOW and HIGH are the exact minimum and maximum of CURRENT since the thread's stats began
- * (or the last truncate); at aggregate levels they are bounds, see docs/accounting.md.
+ * alloc and free. CURRENT = ALLOC - FREE; LOW = CURRENT - free capacity; HIGH = CURRENT + alloc capacity
+ * (MySQL's identities). At thread level LOW and HIGH are the exact minimum and maximum of CURRENT since the
+ * thread's stats began (or the last truncate); at aggregate levels they are bounds, see docs/accounting.md.
  */
 public enum Column {
     COUNT_ALLOC,

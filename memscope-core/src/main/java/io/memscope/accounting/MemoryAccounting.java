@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.regex.Pattern;
 
 /**
- * Memory accounting for memory the application manages itself, after MySQL's performance schema (seed 001).
+ * Memory accounting for memory the application manages itself, after MySQL's performance schema.
  *
  * <p>The application registers {@link Instrument instruments} by name, then reports each allocation and free:
  * <pre>{@code
@@ -26,12 +26,12 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <h2>Cost</h2>
- * A per-owner alloc or free by the owning thread writes two longs of that thread's plain statistics (the seed's
- * "safe" stat, with LOW and HIGH kept directly, see {@link Stats}) and reads a few fields, finding the thread's
- * record by thread id without a ThreadLocal lookup; while the thread stays between its own low and high
+ * A per-owner alloc or free by the owning thread writes two longs of that thread's plain statistics (the performance
+ * schema's "safe" stat, with LOW and HIGH kept directly, see {@link Stats}) and reads a few fields, finding the
+ * thread's record by thread id without a ThreadLocal lookup; while the thread stays between its own low and high
  * watermarks no shared memory is written at all. Only when a thread pushes its own watermark does the delta
- * travel up the carry chain thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global instruments update
- * shared atomics on every call. Alloc and free allocate nothing.
+ * travel up the carry chain thread &rarr; account &rarr; user and host &rarr; global (CAS on shared capacities). Global
+ * instruments update shared atomics on every call. Alloc and free allocate nothing.
  *
  * <h2>Threads</h2>
  * Thread rows are exact. A free from a thread other than the owner is queued to the owner and applied by it on
@@ -364,8 +364,8 @@ public final class MemoryAccounting {
     }
 
     /**
-     * Moves an owner's thread stats into its account (or the global row): the seed's aggregate on thread end or
-     * change of user. Run by the owner thread itself, or by a reader once the thread has ended.
+     * Moves an owner's thread stats into its account (or the global row): the performance schema's aggregate on thread
+     * end or change of user. Run by the owner thread itself, or by a reader once the thread has ended.
      */
     private void retire(ThreadRecord rec, Owner seg) {
         // Under the owner's lock from start to end: an operation from another thread either lands in the inbox
@@ -621,7 +621,7 @@ public final class MemoryAccounting {
     }
 
     /**
-     * Moves {@code size} bytes from {@code owner} to the current thread (the seed's memory_claim): a free
+     * Moves {@code size} bytes from {@code owner} to the current thread (the performance schema's memory_claim): a free
      * charged to the old owner and an alloc charged to the current thread, when they differ.
      *
      * @return the new owner (the current thread's)
@@ -787,9 +787,9 @@ public final class MemoryAccounting {
     }
 
     /**
-     * The seed's carry chain: a watermark delta that a thread stat could not absorb goes to its account, then to
-     * the user (which absorbs what it can; the rest stops there) and to the host, and what the host cannot absorb
-     * goes to the global row. Without an account the delta goes to the global row directly.
+     * The performance schema's carry chain: a watermark delta that a thread stat could not absorb goes to its account,
+     * then to the user (which absorbs what it can; the rest stops there) and to the host, and what the host cannot
+     * absorb goes to the global row. Without an account the delta goes to the global row directly.
      *
      * @param includeAccount false when the delta comes from the account's own stat (start above it)
      */

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A shared level of the carry chain: an account (user@host), a user, a host or the global row. Its statistics
- * are the seed's shared stats: {@link Stats#WIDTH} atomic longs per instrument, in chunks of {@value #CHUNK}
- * instruments created on first use (so that a tenant touching two instruments costs two chunks at most, not
+ * are the performance schema's shared stats: {@link Stats#WIDTH} atomic longs per instrument, in chunks of {@value
+ * #CHUNK} instruments created on first use (so that a tenant touching two instruments costs two chunks at most, not
  * {@link MemoryAccounting#MAX_INSTRUMENTS}).
  *
  * <p>What a node holds by itself: the capacities carried into it from below (watermark deltas), the statistics of

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * Who was charged for an allocation: returned by {@link MemoryAccounting#alloc}, to be passed back to
  * {@link MemoryAccounting#free} (from any thread), {@link MemoryAccounting#realloc} or
- * {@link MemoryAccounting#claim}, as the seed's {@code owner_thread}.
+ * {@link MemoryAccounting#claim}, as the performance schema's {@code owner_thread}.
  *
  * <p>An owner is one thread under one account: the thread that allocated and the user@host it was working for.
  * When the thread changes account ({@link OwnerScope}) or ends, its statistics are aggregated into the account

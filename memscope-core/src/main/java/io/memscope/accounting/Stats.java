@@ -5,14 +5,14 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The watermark algorithm of MySQL's performance schema memory instrumentation (seed 001), on two storages:
- * a thread's plain {@code long[]} (one writer, the seed's "safe" stat) and a shared {@link AtomicLongArray}
- * (many writers, the seed's "shared" stat).
+ * The watermark algorithm of MySQL's performance schema memory instrumentation, on two storages:
+ * a thread's plain {@code long[]} (one writer, the performance schema's "safe" stat) and a shared {@link
+ * AtomicLongArray} (many writers, the performance schema's "shared" stat).
  *
  * <p>Each instrument owns {@value #WIDTH} consecutive longs at {@code base}. The first four are the same in both
  * storages; the last four differ:
  * <pre>
- *          thread storage ("thread form")           shared storage and rows ("capacity form", the seed's)
+ *          thread storage ("thread form")           shared storage and rows ("capacity form", MySQL's)
  *  base+0  ALLOC_COUNT   number of allocations      ALLOC_COUNT      (COUNT_ALLOC)
  *  base+1  FREE_COUNT    number of frees            FREE_COUNT       (COUNT_FREE)
  *  base+2  ALLOC_SIZE    bytes allocated            ALLOC_SIZE       (SUM_NUMBER_OF_BYTES_ALLOC)
@@ -22,18 +22,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *  base+6  HIGH_SIZE     HIGH_NUMBER_OF_BYTES_USED  ALLOC_SIZE_CAP   bytes allocatable before HIGH_..._BYTES rises
  *  base+7  LOW_SIZE      LOW_NUMBER_OF_BYTES_USED   FREE_SIZE_CAP    bytes freeable before LOW_..._BYTES falls
  * </pre>
- * with CURRENT = ALLOC - FREE, and the seed's identities LOW = CURRENT - FREE_CAP, HIGH = CURRENT + ALLOC_CAP for
- * counts and bytes (all capacities non-negative, so LOW &le; CURRENT &le; HIGH).
+ * with CURRENT = ALLOC - FREE, and the performance schema's identities LOW = CURRENT - FREE_CAP, HIGH = CURRENT +
+ * ALLOC_CAP for counts and bytes (all capacities non-negative, so LOW &le; CURRENT &le; HIGH).
  *
  * <p>Why two forms: a shared level receives watermark <em>deltas</em> from below and can only absorb them in a
- * capacity (HIGH of an aggregate is not the maximum of its CURRENT), so shared storage keeps the seed's capacities.
- * A thread stat is exact, and there the two forms are the same information: the seed's count_alloc leaves HIGH
- * unchanged while the alloc capacity covers the allocation and otherwise sets HIGH to the new CURRENT, carrying
- * the excess, which is {@code HIGH = max(HIGH, CURRENT)} with delta {@code max(0, CURRENT - HIGH_before)}. Keeping
- * HIGH and LOW themselves, an allocation writes two longs (ALLOC_COUNT, ALLOC_SIZE) instead of the seed's six
- * (the two counters and all four capacities), and a free likewise. {@link #toCapacities} converts a thread stat
- * for rows and for aggregation. The test {@code WatermarkEquivalenceTest} runs the seed's capacity algorithm
- * (kept there as the reference) against this one on random sequences.
+ * capacity (HIGH of an aggregate is not the maximum of its CURRENT), so shared storage keeps the performance schema's
+ * capacities. A thread stat is exact, and there the two forms are the same information: the performance schema's
+ * count_alloc leaves HIGH unchanged while the alloc capacity covers the allocation and otherwise sets HIGH to the new
+ * CURRENT, carrying the excess, which is {@code HIGH = max(HIGH, CURRENT)} with delta {@code max(0, CURRENT -
+ * HIGH_before)}. Keeping HIGH and LOW themselves, an allocation writes two longs (ALLOC_COUNT, ALLOC_SIZE) instead of
+ * the performance schema's six (the two counters and all four capacities), and a free likewise. {@link #toCapacities}
+ * converts a thread stat for rows and for aggregation. The test {@code WatermarkEquivalenceTest} runs the performance
+ * schema's capacity algorithm (kept there as the reference) against this one on random sequences.
  *
  * <p>Thread storage is written only by its thread, with opaque stores so that a reader on another thread never
  * sees a torn long; the reader's view is racy (a value may be one operation old) but each value is one that was
@@ -94,9 +94,9 @@ final class Stats {
     // ---------------------------------------------------------------- thread storage ("thread form"), one writer
 
     /**
-     * The seed's count_alloc for {@code count} allocations of {@code size} bytes in all: HIGH = max(HIGH, CURRENT).
-     * Returns 0 when the thread stayed under its own high watermarks (the common case: nothing is carried, two
-     * longs are written), else 1 with the amounts by which the high watermarks rose in {@code delta[0]} (count)
+     * The performance schema's count_alloc for {@code count} allocations of {@code size} bytes in all: HIGH = max(HIGH,
+     * CURRENT). Returns 0 when the thread stayed under its own high watermarks (the common case: nothing is carried,
+     * two longs are written), else 1 with the amounts by which the high watermarks rose in {@code delta[0]} (count)
      * and {@code delta[1]} (bytes), which the caller carries up.
      */
     static long countAlloc(long[] s, int b, long count, long size, long[] delta) {
@@ -108,13 +108,13 @@ final class Stats {
         long highBytes = s[b + HIGH_SIZE];
         put(s, b + ALLOC_COUNT, allocs);
         put(s, b + ALLOC_SIZE, bytes);
-        if (curCount <= highCount && curBytes <= highBytes) {   // seed case 1
+        if (curCount <= highCount && curBytes <= highBytes) {   // performance schema's case 1
             return 0;
         }
         return raise(s, b, curCount, curBytes, highCount, highBytes, delta);
     }
 
-    /** Seed cases 2 to 4: one or both high watermarks rise to CURRENT. */
+    /** The performance schema's cases 2 to 4: one or both high watermarks rise to CURRENT. */
     private static long raise(long[] s, int b, long curCount, long curBytes, long highCount, long highBytes,
                               long[] delta) {
         long countDelta = 0;
@@ -132,7 +132,7 @@ final class Stats {
         return 1;
     }
 
-    /** The seed's count_free, the mirror of {@link #countAlloc}: LOW = min(LOW, CURRENT). */
+    /** The performance schema's count_free, the mirror of {@link #countAlloc}: LOW = min(LOW, CURRENT). */
     static long countFree(long[] s, int b, long count, long size, long[] delta) {
         long frees = s[b + FREE_COUNT] + count;
         long bytes = s[b + FREE_SIZE] + size;
@@ -202,8 +202,8 @@ final class Stats {
     }
 
     /**
-     * Converts a thread stat (thread form, LOW &le; CURRENT &le; HIGH) at {@code from} into the seed's capacity form
-     * at {@code to} ({@code into} may be {@code s} with {@code to == from}).
+     * Converts a thread stat (thread form, LOW &le; CURRENT &le; HIGH) at {@code from} into the performance schema's
+     * capacity form at {@code to} ({@code into} may be {@code s} with {@code to == from}).
      */
     static void toCapacities(long[] s, int from, long[] into, int to) {
         long curCount = s[from + ALLOC_COUNT] - s[from + FREE_COUNT];
@@ -225,8 +225,8 @@ final class Stats {
     // ---------------------------------------------------------------- shared storage, many writers
 
     /**
-     * The seed's apply_alloc_delta / apply_free_delta for one component: absorbs up to {@code delta} from the
-     * capacity at {@code i} and returns what remains to be carried to the parent. Reads only (no write) when the
+     * The performance schema's apply_alloc_delta / apply_free_delta for one component: absorbs up to {@code delta} from
+     * the capacity at {@code i} and returns what remains to be carried to the parent. Reads only (no write) when the
      * capacity is 0, which is the common case on the global row.
      */
     static long absorb(AtomicLongArray a, int i, long delta) {
@@ -260,8 +260,9 @@ final class Stats {
     }
 
     /**
-     * The seed's count_global_alloc (count_builtin_alloc) with exact capacity updates (a CAS loop instead of the
-     * seed's optimistic fetch_sub and adjustment). Returns the deltas by which the high watermarks rose in
+     * The performance schema's count_global_alloc (count_builtin_alloc) with exact capacity updates (a CAS loop instead
+     * of the performance schema's optimistic fetch_sub and adjustment). Returns the deltas by which the high watermarks
+     * rose in
      * {@code delta}, or 0 if none.
      */
     static long sharedAlloc(AtomicLongArray a, int b, long count, long size, long[] delta) {
@@ -278,7 +279,7 @@ final class Stats {
         return (countDelta | sizeDelta) == 0 ? 0 : 1;
     }
 
-    /** The seed's count_global_free, the mirror of {@link #sharedAlloc}. */
+    /** The performance schema's count_global_free, the mirror of {@link #sharedAlloc}. */
     static long sharedFree(AtomicLongArray a, int b, long count, long size, long[] delta) {
         a.getAndAdd(b + FREE_COUNT, count);
         a.getAndAdd(b + ALLOC_COUNT_CAP, count);

@@ -1,6 +1,6 @@
 package io.memscope.error;
 
-/** What part of memscope a failure belongs to (seed 004's error kinds). */
+/** What part of memscope a failure belongs to (memscope-rs's error kinds). */
 public enum ErrorCategory {
     /** Tracking memory: bad sizes, double frees, unknown addresses or owners, a full store. */
     MEMORY,

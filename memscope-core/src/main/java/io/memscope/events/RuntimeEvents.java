@@ -11,7 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Runtime events of this JVM, written to per-thread rings in the memory-mapped file {@code <dir>/<pid>.events}
- * (seed 002: OCaml runtime events). Start with {@link #start()} (settings from the environment, see
+ * (after OCaml's runtime events). Start with {@link #start()} (settings from the environment, see
  * {@link EventsSettings}) and write through handles: {@link #span(String)}, {@link #counter(String)},
  * {@link #lifecycle(String)} and custom events {@link #register(String, EventType)}.
  *

@@ -5,7 +5,7 @@ import java.util.concurrent.Executor;
 
 /**
  * An open scope: a named region of one thread's work whose time and allocated memory are counted under its path
- * (seed 004's scope guard). Entered with {@code Memscope.scope(name)} or {@link ScopeTracker#enter}, closed with
+ * (memscope-rs's scope guard). Entered with {@code Memscope.scope(name)} or {@link ScopeTracker#enter}, closed with
  * try-with-resources:
  * <pre>{@code
  * try (MemoryScope request = Memscope.scope("request")) {

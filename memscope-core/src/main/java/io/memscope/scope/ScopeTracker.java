@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Seed 004's scope tracker for the JVM: per-thread stacks of named scopes, aggregated by path.
+ * memscope-rs's scope tracker for the JVM: per-thread stacks of named scopes, aggregated by path.
  *
  * <h2>What is measured</h2>
  * For each path ({@code request/parse}), over all threads: entries, total and longest duration, self time, and

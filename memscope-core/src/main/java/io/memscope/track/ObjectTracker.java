@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Named objects (seed 004's {@code track_var}): {@link #track} remembers an object's name, type, shallow size and
+ * Named objects (memscope-rs's {@code track_var}): {@link #track} remembers an object's name, type, shallow size and
  * when it was tracked, and notices when the garbage collector reclaims it. It holds only a weak reference: tracking
  * never keeps an object alive.
  *

@@ -1,7 +1,7 @@
 package io.memscope.track;
 
 /**
- * One object the application named with {@code Memscope.track(name, object)} (seed 004's {@code track_var}).
+ * One object the application named with {@code Memscope.track(name, object)} (memscope-rs's {@code track_var}).
  *
  * @param name             the name the application gave (a variable, a cache, ...)
  * @param type             the object's class, as {@link Class#getTypeName()} ({@code byte[]}, {@code java.util.HashMap})

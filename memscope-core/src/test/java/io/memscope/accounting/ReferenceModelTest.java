@@ -266,7 +266,7 @@ class ReferenceModelTest {
 
     // ------------------------------------------------------------------------------------------- model
 
-    /** Exact thread-level stats: what the seed's definitions say. */
+    /** Exact thread-level stats: what the performance schema's definitions say. */
     static final class Ledger {
         long ac, fc, as, fs, curC, curB, lowC, highC, lowB, highB;
 

@@ -8,9 +8,9 @@ import static io.memscope.accounting.Stats.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The seed's four count_alloc cases, their count_free mirrors, apply_*_delta and count_global_*. Thread stats are
- * kept in thread form (LOW and HIGH); {@link #caps} sets a state by the seed's capacities and {@link #c} reads it
- * back as capacities, so the expectations are the seed's own.
+ * The performance schema's four count_alloc cases, their count_free mirrors, apply_*_delta and count_global_*. Thread
+ * stats are kept in thread form (LOW and HIGH); {@link #caps} sets a state by the performance schema's capacities and
+ * {@link #c} reads it back as capacities, so the expectations are the performance schema's own.
  */
 class StatsTest {
     private final long[] t = new long[WIDTH];
@@ -26,7 +26,7 @@ class StatsTest {
         t[LOW_SIZE] = curBytes - freeSize;
     }
 
-    /** @return the thread stat in the seed's capacity form */
+    /** @return the thread stat in the performance schema's capacity form */
     private long[] c() {
         long[] out = new long[WIDTH];
         toCapacities(t, 0, out, 0);

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Seed 003's second story: building a string with {@code +} in a loop copies the whole string on every step, so
- * it allocates quadratic bytes that die at once (needless temporaries). {@link #withBuilder} is the fix: one
+ * The Lua memory profiler's second story: building a string with {@code +} in a loop copies the whole string on every
+ * step, so it allocates quadratic bytes that die at once (needless temporaries). {@link #withBuilder} is the fix: one
  * builder, one final string. memscope must name {@link #concatenate}'s line as a temporary.
  */
 public final class StringConcatWorkload implements DemoMain.Workload {

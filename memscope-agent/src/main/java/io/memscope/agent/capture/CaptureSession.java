@@ -441,10 +441,10 @@ public final class CaptureSession {
     }
 
     /**
-     * Ends the capture: stops heap sampling; with {@code collect}, runs a full GC (as seed 003 does at stop), waits for
-     * the Cleaners of unreachable direct memory and for the GC's notification; settles liveness, then moves the last
-     * events into the recording, appends what is only known at the end and closes it. Nothing is read back and no
-     * report is built here: reports are built from the recording outside the application's JVM.
+     * Ends the capture: stops heap sampling; with {@code collect}, runs a full GC (as the Lua memory profiler does at
+     * stop), waits for the Cleaners of unreachable direct memory and for the GC's notification; settles liveness, then
+     * moves the last events into the recording, appends what is only known at the end and closes it. Nothing is read
+     * back and no report is built here: reports are built from the recording outside the application's JVM.
      *
      * @param metadata key/values to add
      * @param collect  run a full GC first, so that the recording ends with a collection at which "held" is measured;

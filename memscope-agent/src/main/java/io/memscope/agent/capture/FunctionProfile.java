@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The function profile of one capture (seed 003's per-function profile): every thread's {@link FunctionFrames}, and
- * the sums of the threads that ended. At every flush of the recording, the cumulative figures of each (function,
- * call site) that changed since the last flush go into a FUNCTIONS block (later entries supersede earlier ones), so
- * that a JVM killed mid-run leaves its profile up to its last flush.
+ * The function profile of one capture (the Lua memory profiler's per-function profile): every thread's {@link
+ * FunctionFrames}, and the sums of the threads that ended. At every flush of the recording, the cumulative figures of
+ * each (function, call site) that changed since the last flush go into a FUNCTIONS block (later entries supersede
+ * earlier ones), so that a JVM killed mid-run leaves its profile up to its last flush.
  */
 final class FunctionProfile {
     private final List<FunctionFrames> threads = new ArrayList<>();

@@ -333,7 +333,7 @@ final class StackTable {
         List<Integer> lines = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Method m = method(raw[2 * i]);
-            if (m.className.startsWith(AGENT)) {
+            if (m.className.startsWith(AGENT) || isMemscopeInitializer(m)) {
                 return OWN;
             }
             if (withHidden || !m.hidden) {
@@ -412,6 +412,15 @@ final class StackTable {
             }
         }
         return true;
+    }
+
+    /**
+     * @return whether this is the static initializer of one of memscope's own classes (the application's copy of
+     *         memscope-core: class loading, the agent link's method handles): memscope's one-time cost, not the
+     *         allocation of the application line that happened to use the API first
+     */
+    private static boolean isMemscopeInitializer(Method m) {
+        return m.name.equals("<clinit>") && m.className.startsWith(MEMSCOPE) && isLibrary(m.className);
     }
 
     static boolean isJdk(String className) {

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One alloc + free pair on one per-owner instrument, by 1 and 2 threads, for memscope's accounting (thread-local
- * watermarks, seed 001) and for a naive design (shared LongAdder counters, a shared AtomicLong current and CAS
- * loops for the high and low watermarks). Throughput in pairs per microsecond, summed over threads.
+ * watermarks, after MySQL performance schema) and for a naive design (shared LongAdder counters, a shared AtomicLong
+ * current and CAS loops for the high and low watermarks). Throughput in pairs per microsecond, summed over threads.
  *
  * <pre>java -jar memscope-bench/target/benchmarks.jar 'accounting.AccountingBenchmark' -prof gc</pre>
  */

@@ -38,7 +38,7 @@ import java.util.zip.GZIPOutputStream;
  * Write and read cost of the recording format ({@code io.memscope.recording}) per event, for a typical allocation
  * stream ({@link TypicalStream}, {@value #EVENTS} events per operation; scores are ns per event), against two
  * peers in the same run: the same events as fixed-width fields through a buffered {@code DataOutputStream} (a
- * naive persistence of seed 000's event: 65 bytes per event), and that stream through {@code GZIPOutputStream}
+ * naive persistence of memscope-rs's event: 65 bytes per event), and that stream through {@code GZIPOutputStream}
  * (default level). Files go to {@code java.io.tmpdir} (the page cache: this measures encoding, not the disk).
  *
  * <ul>

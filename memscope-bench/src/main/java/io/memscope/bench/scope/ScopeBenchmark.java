@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code floor_clock}: two {@code System.nanoTime()} reads (what any duration costs);</li>
  * <li>{@code floor_clockAndAllocatedBytes}: two clock and two {@code ThreadMXBean.getCurrentThreadAllocatedBytes()}
  *     reads: the least a scope with exact time and allocated bytes can cost;</li>
- * <li>{@code seed004}: the seed's scope tracker design (lock-protected maps of scope infos and of per-thread stacks
+ * <li>{@code memscopeRs}: memscope-rs's scope tracker design (lock-protected maps of scope infos and of per-thread
+ * stacks
  *     keyed by a formatted thread id, a scope info object per entry);</li>
  * <li>{@code jfr}: a JFR event with {@code begin()} / {@code commit()} while a recording runs (stack traces off), the
  *     JDK's own way to mark a region (the recording runs during that benchmark only).</li>
@@ -49,7 +50,7 @@ public class ScopeBenchmark {
     static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private final Seed004ScopeTracker seed = new Seed004ScopeTracker();
+    private final MemscopeRsScopeTracker memscopeRs = new MemscopeRsScopeTracker();
 
     /** An open scope around the measured one. */
     @State(Scope.Thread)
@@ -116,9 +117,9 @@ public class ScopeBenchmark {
     }
 
     @Benchmark
-    public long seed004() {
-        long id = seed.enter("work");
-        seed.exit(id);
+    public long memscopeRs() {
+        long id = memscopeRs.enter("work");
+        memscopeRs.exit(id);
         return id;
     }
 

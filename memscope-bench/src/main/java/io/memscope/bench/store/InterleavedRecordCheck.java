@@ -21,7 +21,8 @@ import java.util.Arrays;
  * threads' CPU time over all operations, wall ns/op the elapsed time over the operations of one thread (as JMH's
  * average time per operation with {@code @Threads(2)}).
  *
- * <pre>java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.store.InterleavedRecordCheck [rounds] [threads]</pre>
+ * <pre>java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.store.InterleavedRecordCheck [rounds]
+ * [threads]</pre>
  */
 public final class InterleavedRecordCheck {
     private static final int OPS = 2_000_000;
@@ -37,13 +38,13 @@ public final class InterleavedRecordCheck {
                 .build();
         EventStore coarse = EventStore.builder().capacityEvents(1_000_000).overflow(OverflowPolicy.DROP_OLDEST)
                 .clock(ClockSource.COARSE).build();
-        Seed000EventStore seed = new Seed000EventStore();
+        MemscopeRsEventStore rs = new MemscopeRsEventStore();
         Recording recording = new Recording();
         recording.enable(AllocationJfrEvent.class).withoutStackTrace();
         recording.setToDisk(false);
         recording.start();
         long tid = 1;
-        String[] names = {"memscope", "memscopeCoarseClock", "seed000", "jfr", "nanoTime"};
+        String[] names = {"memscope", "memscopeCoarseClock", "memscopeRs", "jfr", "nanoTime"};
         Runnable[] variants = {
             () -> {
                 for (long a = 1; a <= OPS; a++) {
@@ -57,7 +58,7 @@ public final class InterleavedRecordCheck {
             },
             () -> {
                 for (long a = 1; a <= OPS; a++) {
-                    seed.record(MemoryEvent.allocate(a, 64, tid).withSiteId((int) (a & 15) + 1)
+                    rs.record(MemoryEvent.allocate(a, 64, tid).withSiteId((int) (a & 15) + 1)
                             .withCallStackHash(a & 3));
                 }
             },
@@ -85,14 +86,14 @@ public final class InterleavedRecordCheck {
         for (int w = 0; w < 3; w++) { // warm-up rounds, not reported
             for (Runnable v : variants) {
                 runOn(threads, v, mx, new double[2]);
-                seed.clear();
+                rs.clear();
             }
         }
         for (int r = 0; r < rounds; r++) {
             for (int v = 0; v < variants.length; v++) {
                 double[] result = new double[2];
                 runOn(threads, variants[v], mx, result);
-                seed.clear(); // outside the measurement
+                rs.clear(); // outside the measurement
                 cpu[v][r] = result[0];
                 wall[v][r] = result[1];
             }

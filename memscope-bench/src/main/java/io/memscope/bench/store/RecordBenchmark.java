@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cost of recording one memory event, at 1 and 2 threads: memscope's {@link EventStore} against seed 000's
- * design ({@link Seed000EventStore}) and a JFR custom event commit with a recording running.
+ * Cost of recording one memory event, at 1 and 2 threads: memscope's {@link EventStore} against memscope-rs's
+ * design ({@link MemscopeRsEventStore}) and a JFR custom event commit with a recording running.
  *
  * <p>Every variant records the same stream: increasing addresses, 16 rotating sites (so the per-thread context
  * table is looked up, not only its last-hit cache). Stores are emptied between iterations, outside the
@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code memscopeUnbounded}: unbounded store growing through the iteration (allocates its 32-byte
  *     columns).</li>
  * <li>{@code memscopeCoarseClock}: as {@code memscope} with {@link ClockSource#COARSE}.</li>
- * <li>{@code seed000}: {@code record(MemoryEvent.allocate(...))}, as the seed's callers do.</li>
+ * <li>{@code memscopeRs}: {@code record(MemoryEvent.allocate(...))}, as memscope-rs's callers do.</li>
  * <li>{@code jfr}: {@code new AllocationJfrEvent(); fields; commit()} into a running in-memory recording.</li>
  * <li>{@code nanoTime}: the clock alone, to see how much of {@code record()} it is.</li>
  * </ul>
@@ -53,7 +53,7 @@ public class RecordBenchmark {
         EventStore bounded;
         EventStore unbounded;
         EventStore coarse;
-        Seed000EventStore seed;
+        MemscopeRsEventStore memscopeRs;
         Recording recording;
 
         @Setup(Level.Trial)
@@ -62,7 +62,7 @@ public class RecordBenchmark {
             unbounded = EventStore.unbounded();
             coarse = EventStore.builder().capacityEvents(1_000_000).overflow(OverflowPolicy.DROP_OLDEST)
                     .clock(ClockSource.COARSE).build();
-            seed = new Seed000EventStore();
+            memscopeRs = new MemscopeRsEventStore();
             recording = new Recording();
             recording.enable(AllocationJfrEvent.class).withoutStackTrace();
             recording.setToDisk(false); // in-memory ring: commit() writes the event, nothing floods the disk
@@ -72,7 +72,7 @@ public class RecordBenchmark {
         @Setup(Level.Iteration)
         public void empty() {
             unbounded.clear();
-            seed.clear();
+            memscopeRs.clear();
         }
 
         @TearDown(Level.Trial)
@@ -120,9 +120,9 @@ public class RecordBenchmark {
 
     @Benchmark
     @Threads(1)
-    public void seed000_1t(Stores s, Producer p) {
+    public void memscopeRs_1t(Stores s, Producer p) {
         long a = ++p.address;
-        s.seed.record(MemoryEvent.allocate(a, 64, p.threadId).withSiteId((int) (a & 15) + 1)
+        s.memscopeRs.record(MemoryEvent.allocate(a, 64, p.threadId).withSiteId((int) (a & 15) + 1)
                 .withCallStackHash(a & 3));
     }
 
@@ -166,8 +166,8 @@ public class RecordBenchmark {
 
     @Benchmark
     @Threads(2)
-    public void seed000_2t(Stores s, Producer p) {
-        seed000_1t(s, p);
+    public void memscopeRs_2t(Stores s, Producer p) {
+        memscopeRs_1t(s, p);
     }
 
     @Benchmark

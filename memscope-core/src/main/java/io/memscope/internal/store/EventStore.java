@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The memory history: every {@link MemoryEvent} the capture paths record, kept losslessly (or, in bounded mode,
- * with an exact count of what was dropped) until cleared or drained. The improved version of seed 000's store.
+ * with an exact count of what was dropped) until cleared or drained. memscope-rs's event store, improved.
  *
  * <h2>Recording</h2>
  * {@link #record(MemoryEventType, long, long, long, int, long, int, int)} writes into the calling thread's own
@@ -57,7 +57,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
  *     the registry is full it moves their events (up to {@value #BURY_LIMIT} per thread; 32 bytes each, with
  *     their thread id and name) into one shared "graveyard" buffer and unregisters their buffers; buffers of
- *     ended threads with more events are unregistered once drained. Meanwhile {@link #size()} and {@link #dropped()} wait (a
+ * ended threads with more events are unregistered once drained. Meanwhile {@link #size()} and {@link #dropped()} wait
+ * (a
  *     seqlock) so that they never count a moving event twice or not at all. The {@code ThreadLocal} holds only a
  *     weak reference to the buffer, so neither an ended thread's buffer nor a discarded store is kept alive by a
  *     thread.</li>

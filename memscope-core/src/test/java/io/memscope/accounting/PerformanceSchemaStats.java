@@ -3,12 +3,12 @@ package io.memscope.accounting;
 import static io.memscope.accounting.Stats.*;
 
 /**
- * Reference implementation for tests: the seed's thread-level ("safe") stat exactly as seed 001 describes it,
- * with the four capacities (PFS_memory_safe_stat::count_alloc / count_free) and truncate setting them to 0. Kept
- * to check that {@link Stats}' thread form (LOW and HIGH kept directly) gives the same results.
+ * Reference implementation for tests: the performance schema's thread-level ("safe") stat exactly as MySQL performance
+ * schema describes it, with the four capacities (PFS_memory_safe_stat::count_alloc / count_free) and truncate setting
+ * them to 0. Kept to check that {@link Stats}' thread form (LOW and HIGH kept directly) gives the same results.
  */
-final class SeedStats {
-    private SeedStats() {
+final class PerformanceSchemaStats {
+    private PerformanceSchemaStats() {
     }
 
     static long countAlloc(long[] s, int b, long count, long size, long[] delta) {

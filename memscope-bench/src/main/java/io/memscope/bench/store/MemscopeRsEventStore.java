@@ -9,18 +9,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * Seed 000's event store ported faithfully to Java, as the baseline: a lock-free queue of event objects
+ * memscope-rs's event store ported faithfully to Java, as the baseline: a lock-free queue of event objects
  * (SegQueue becomes {@link ConcurrentLinkedQueue}), a read-write-locked cache list filled from the queue on
  * snapshot, and an atomic count. Its limitations are kept on purpose: one object (plus a queue node) per event,
  * a shared queue and counter on the hot path, the clear/record race.
  */
-public final class Seed000EventStore {
+public final class MemscopeRsEventStore {
     private final ConcurrentLinkedQueue<MemoryEvent> queue = new ConcurrentLinkedQueue<>();
     private final ReentrantReadWriteLock cacheLock = new ReentrantReadWriteLock();
     private final List<MemoryEvent> cache = new ArrayList<>();
     private final AtomicLong count = new AtomicLong();
 
-    /** Seed: {@code queue.push(event); count.fetch_add(1, Release)}. */
+    /** memscope-rs: {@code queue.push(event); count.fetch_add(1, Release)}. */
     public void record(MemoryEvent event) {
         queue.add(event);
         count.incrementAndGet();
@@ -38,7 +38,7 @@ public final class Seed000EventStore {
         }
     }
 
-    /** Seed: flush the queue into the cache, then clone the cache under the read lock. */
+    /** memscope-rs: flush the queue into the cache, then clone the cache under the read lock. */
     public List<MemoryEvent> snapshot() {
         flushToCache();
         cacheLock.readLock().lock();
@@ -49,12 +49,12 @@ public final class Seed000EventStore {
         }
     }
 
-    /** Seed: the approximate count. */
+    /** memscope-rs: the approximate count. */
     public long len() {
         return count.get();
     }
 
-    /** Seed: write lock, pop the queue empty, clear the cache, reset the count. */
+    /** memscope-rs: write lock, pop the queue empty, clear the cache, reset the count. */
     public void clear() {
         cacheLock.writeLock().lock();
         try {

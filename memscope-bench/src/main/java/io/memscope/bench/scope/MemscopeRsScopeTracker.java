@@ -10,11 +10,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * Seed 004's scope tracker, as its source shows it, in Java: an active-scope map and a per-thread stack map behind
+ * memscope-rs's scope tracker, as its source shows it, in Java: an active-scope map and a per-thread stack map behind
  * read-write locks, the thread keyed by its formatted id, a {@code ScopeInfo} per entry moved to a completed list
  * (bounded here to the last 1024, so that the benchmark measures time, not growth), a mutex-protected hierarchy.
  */
-final class Seed004ScopeTracker {
+final class MemscopeRsScopeTracker {
     private final ReadWriteLock activeLock = new ReentrantReadWriteLock();
     private final Map<Long, ScopeInfo> active = new HashMap<>();
     private final ReentrantLock completedLock = new ReentrantLock();
