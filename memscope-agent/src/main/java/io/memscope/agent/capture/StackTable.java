@@ -333,7 +333,7 @@ final class StackTable {
         List<Integer> lines = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Method m = method(raw[2 * i]);
-            if (m.className.startsWith(AGENT) || isMemscopeInitializer(m)) {
+            if (m.className.startsWith(AGENT) || m.className.startsWith(HOOKS) || isMemscopeInitializer(m)) {
                 return OWN;
             }
             if (withHidden || !m.hidden) {
