@@ -2,7 +2,7 @@ package io.memscope.pool;
 
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.link.AgentLink;
-import io.memscope.scope.OwnAllocations;
+import io.memscope.internal.scope.OwnAllocations;
 
 import java.lang.ref.ReferenceQueue;
 import java.util.ArrayList;

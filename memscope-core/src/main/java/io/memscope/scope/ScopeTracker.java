@@ -3,6 +3,7 @@ package io.memscope.scope;
 import io.memscope.internal.error.Failures;
 import io.memscope.events.RuntimeEvents;
 import io.memscope.internal.link.AgentLink;
+import io.memscope.internal.scope.OwnAllocations;
 
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
@@ -27,7 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Cost</h2>
  * Entering and exiting read the clock and the allocated-bytes counter once each and allocate one small handle;
  * no lock and no shared write: the stack and the statistics are the thread's own (a {@link StatsShard}), summed
- * when read. A new path, a deeper stack than before, or a new thread takes a lock once. See docs/benchmarks.md.
+ * when read. A new path, a deeper stack than before, or a new thread takes a lock once. The thread's state is found
+ * through a slot by thread id. With the memscope agent capturing, each entry and exit is also handed to it (three
+ * stores into the thread's log there); the agent returns what it allocated for that (a new block, now and then),
+ * so that no further counter read is needed. See docs/benchmarks.md.
  *
  * <h2>Bounded memory</h2>
  * At most {@code maxPaths} distinct paths; scopes whose path does not fit are counted under the single path
@@ -50,6 +54,7 @@ public final class ScopeTracker {
     /** The default bound on distinct paths; the global tracker's is {@code -Dmemscope.scopes.maxPaths=N}. */
     public static final int DEFAULT_MAX_PATHS = 1024;
     private static final int IDLE_SLOTS = 64;
+    private static final int BY_ID_SLOTS = 1024;
 
     /** Heap bytes of one {@link MemoryScope} handle, measured once (0 when allocation cannot be measured). */
     static final long HANDLE_BYTES = measureHandleBytes();
@@ -78,6 +83,12 @@ public final class ScopeTracker {
     private final int foldCap;
     private volatile boolean foldOverflow;
     private final ThreadLocal<ThreadScopes> local = new ThreadLocal<>();
+    /**
+     * The hot-path lookup of a thread's state: slot {@code threadId & (BY_ID_SLOTS - 1)}, valid when the state's
+     * owner is the current thread (a few dependent loads, against several more for the {@link #local} lookup, which
+     * stays the fallback for threads whose slot another holds). Cleared when a state is released or reaped.
+     */
+    private final ThreadScopes[] byId = new ThreadScopes[BY_ID_SLOTS];
     private final AtomicReferenceArray<ThreadScopes> idle = new AtomicReferenceArray<>(IDLE_SLOTS);
     /** Every thread's state, bound or idle (guarded by {@link #lock}); retired ones are folded into {@link #retired}. */
     private final ArrayList<ThreadScopes> all = new ArrayList<>();
@@ -122,6 +133,7 @@ public final class ScopeTracker {
                 t = global;
                 if (t == null) {
                     t = new ScopeTracker(maxPathsProperty(), true);
+                    OwnAllocations.install(new OwnCounter(t));
                     global = t;
                 }
             }
@@ -149,7 +161,7 @@ public final class ScopeTracker {
      */
     public MemoryScope enter(String name) {
         try {
-            ThreadScopes ts = local.get();
+            ThreadScopes ts = state();
             if (ts == null) {
                 ts = bind();
             }
@@ -166,10 +178,39 @@ public final class ScopeTracker {
         }
     }
 
+    /** @return the current thread's state, or null when it has none bound */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
+    private ThreadScopes state() {
+        Thread t = Thread.currentThread();
+        int slot = (int) t.getId() & (BY_ID_SLOTS - 1);
+        ThreadScopes ts = byId[slot];
+        if (ts != null && ts.owner == t) {
+            return ts;
+        }
+        ts = local.get();
+        if (ts != null) {
+            ThreadScopes held = byId[slot];
+            if (held == null || held.owner == null) {
+                byId[slot] = ts;
+                ts.slot = slot;
+            }
+        }
+        return ts;
+    }
+
+    /** Forgets {@code ts} in its thread's slot (released or reaped: its owner is about to change). */
+    private void unslot(ThreadScopes ts) {
+        int slot = ts.slot;
+        if (slot >= 0 && byId[slot] == ts) {
+            byId[slot] = null;
+        }
+        ts.slot = -1;
+    }
+
     /** The current thread runs a wrapped task: enters the task's path (nested below whatever is open). */
     MemoryScope enterTask(ScopedTask task) {
         try {
-            ThreadScopes ts = local.get();
+            ThreadScopes ts = state();
             if (ts == null) {
                 ts = bind();
             }
@@ -186,7 +227,7 @@ public final class ScopeTracker {
 
     /** @return the current thread's innermost open scope path, or null (for the scoped executors) */
     PathNode currentNode() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         if (ts == null || ts.depth == 0) {
             return null;
         }
@@ -215,13 +256,19 @@ public final class ScopeTracker {
         ts.childNanos[d] = 0;
         ts.childBytes[d] = 0;
         long now = System.nanoTime();
-        // What the agent and the event rings allocate on this thread is measured by the read that starts the frame.
-        long before = (toAgent || spans) && d > 0 ? ThreadAllocation.current() : -1;
+        // What the agent and the event rings allocate on this thread belongs to the frames already open: the agent
+        // measures what it allocates for an edge and returns it; anything else is measured by a read here (a task's
+        // move, the rings, an agent that does not measure), ended by the read that starts the frame.
+        boolean measure = d > 0 && (spans || toAgent && (task != null || !AgentLink.edgesMeasured()));
+        long before = measure ? ThreadAllocation.current() : -1;
         if (toAgent) {
             if (task != null) {
                 AgentLink.move(node.path, task.id, 0, task.fromThreadId);
             }
-            AgentLink.scopeEnter(agentPath, now, task == null ? 0 : task.id);
+            long agentBytes = AgentLink.scopeEntered(agentPath, now, task == null ? 0 : task.id);
+            if (!measure) {
+                ts.ownBytes += agentBytes;
+            }
             agentOwn(ts); // the agent's samples so far belong to the frames already open
         }
         if (spans) {
@@ -249,15 +296,34 @@ public final class ScopeTracker {
         return id;
     }
 
+    /** The global tracker behind {@link OwnAllocations} (memscope's pools and tracked objects). */
+    private static final class OwnCounter implements OwnAllocations.Counter {
+        private final ScopeTracker tracker;
+
+        OwnCounter(ScopeTracker tracker) {
+            this.tracker = tracker;
+        }
+
+        @Override
+        public long begin() {
+            return tracker.ownBegin();
+        }
+
+        @Override
+        public void end(long token) {
+            tracker.ownEnd(token);
+        }
+    }
+
     /** @return the thread's allocated bytes when it has a scope open here, else -1 ({@link OwnAllocations}) */
     long ownBegin() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         return ts == null || ts.depth == 0 ? -1 : ThreadAllocation.current();
     }
 
     /** Counts the thread's allocations since {@code before} as memscope's own ({@link OwnAllocations}). */
     void ownEnd(long before) {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         if (ts != null) {
             own(ts, before);
         }
@@ -295,16 +361,18 @@ public final class ScopeTracker {
             if (toAgent) {
                 agentOwn(ts); // the agent's samples inside the frames being closed are left out of them
             }
-            boolean external = toAgent || linked && RuntimeEvents.enabled();
+            // the event rings, an agent that does not measure its own bytes, a repair: measured by a read below
+            boolean measureAfter = toAgent && !AgentLink.edgesMeasured() || linked && RuntimeEvents.enabled();
             while (ts.depth - 1 > d) {
                 outOfOrder.increment();
-                external |= pop(ts, now, bytes, true);
+                measureAfter = true;
+                pop(ts, now, bytes, true, true);
                 if (linked && AgentLink.active()) {
                     AgentLink.anomaly(ScopeText.OUT_OF_ORDER, 0, 0, ts.paths[ts.depth].path);
                 }
             }
-            external |= pop(ts, now, bytes, false);
-            if (external && ts.depth > 0 && bytes >= 0) {
+            measureAfter |= pop(ts, now, bytes, false, measureAfter);
+            if (measureAfter && ts.depth > 0 && bytes >= 0) {
                 // the agent, the event rings, a growing table: memscope's own bytes since the frame ended
                 long after = ThreadAllocation.current();
                 if (after >= bytes) {
@@ -341,9 +409,11 @@ public final class ScopeTracker {
     /**
      * Exits the innermost frame at {@code now}, the thread having allocated {@code endBytes} so far.
      *
-     * @return whether it may have allocated (a table grew, the agent or the rings were told): the caller measures
+     * @param measured whether the caller measures what memscope allocates from here on (then the bytes the agent
+     *                 reports for the edge are not added again)
+     * @return whether a table grew (allocated): the caller measures
      */
-    private boolean pop(ThreadScopes ts, long now, long endBytes, boolean forced) {
+    private boolean pop(ThreadScopes ts, long now, long endBytes, boolean forced, boolean measured) {
         int d = ts.depth - 1;
         ts.depth = d;
         PathNode node = ts.paths[d];
@@ -368,7 +438,10 @@ public final class ScopeTracker {
         }
         if (linked) {
             if (AgentLink.active()) {
-                AgentLink.scopeExit(node.agentId(), now, bytes); // allocation measured by the caller
+                long agentBytes = AgentLink.scopeExited(agentPath(ts, node), now, bytes);
+                if (!measured && !allocated) {
+                    ts.ownBytes += agentBytes; // after this frame's end: the enclosing frames' own bytes
+                }
             }
             if (RuntimeEvents.enabled()) {
                 node.span().end(now);
@@ -485,6 +558,7 @@ public final class ScopeTracker {
     /** A virtual thread closed its last scope: its state goes back to the pool (or is retired when it is full). */
     private void release(ThreadScopes ts) {
         local.remove();
+        unslot(ts);
         ts.owner = null;
         ts.ownerRef = null;
         if (!offerIdle(ts)) {
@@ -519,6 +593,7 @@ public final class ScopeTracker {
         for (ThreadScopes ts : dead) {
             // the thread has ended: everything it wrote happens-before isAlive() returned false
             abandoned.add(ts.abandon());
+            unslot(ts);
             ts.owner = null;
             ts.ownerRef = null;
             if (!offerIdle(ts)) {
@@ -612,7 +687,7 @@ public final class ScopeTracker {
 
     /** @return the current thread's open scope paths, outermost first (empty when none) */
     public List<String> openPaths() {
-        ThreadScopes ts = local.get();
+        ThreadScopes ts = state();
         List<String> l = new ArrayList<>();
         if (ts != null) {
             for (int i = 0; i < ts.depth; i++) {

@@ -22,6 +22,8 @@ final class ThreadScopes {
     /** A weak copy of {@link #owner} for the tracker's scans for ended platform threads. */
     WeakReference<Thread> ownerRef;
     boolean virtual;
+    /** The tracker's hot-path slot this state holds, -1 none. */
+    int slot = -1;
     final StatsShard shard;
     int depth;
     PathNode[] paths = new PathNode[8];

@@ -2,7 +2,7 @@ package io.memscope.track;
 
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.link.AgentLink;
-import io.memscope.scope.OwnAllocations;
+import io.memscope.internal.scope.OwnAllocations;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

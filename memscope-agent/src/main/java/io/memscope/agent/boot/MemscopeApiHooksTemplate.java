@@ -26,6 +26,8 @@ public final class MemscopeApiHooksTemplate {
     private static final MethodHandle MOVE;
     private static final MethodHandle OWN_BYTES;
     private static final MethodHandle ACCOUNTING;
+    private static final MethodHandle SCOPE_ENTERED;
+    private static final MethodHandle SCOPE_EXITED;
 
     static {
         Class<?> c = MemscopeHooksTemplate.sibling(MemscopeHooksTemplate.hooks(), API);
@@ -51,6 +53,10 @@ public final class MemscopeApiHooksTemplate {
         OWN_BYTES = MemscopeHooksTemplate.find(l, c, "ownBytes", MethodType.methodType(long.class));
         ACCOUNTING = MemscopeHooksTemplate.find(l, c, "accounting", MethodType.methodType(void.class, long.class,
                 String[].class, long[].class));
+        SCOPE_ENTERED = MemscopeHooksTemplate.find(l, c, "scopeEntered", MethodType.methodType(long.class,
+                int.class, long.class, long.class));
+        SCOPE_EXITED = MemscopeHooksTemplate.find(l, c, "scopeExited", MethodType.methodType(long.class, int.class,
+                long.class, long.class));
     }
 
     private MemscopeApiHooksTemplate() {
@@ -141,6 +147,22 @@ public final class MemscopeApiHooksTemplate {
             ACCOUNTING.invokeExact(nanos, text, values);
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    static long scopeEntered(int pathId, long nanos, long taskId) {
+        try {
+            return (long) SCOPE_ENTERED.invokeExact(pathId, nanos, taskId);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    static long scopeExited(int pathId, long nanos, long allocatedBytes) {
+        try {
+            return (long) SCOPE_EXITED.invokeExact(pathId, nanos, allocatedBytes);
+        } catch (Throwable t) {
+            return 0;
         }
     }
 

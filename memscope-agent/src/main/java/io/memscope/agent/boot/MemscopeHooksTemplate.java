@@ -264,6 +264,14 @@ public final class MemscopeHooksTemplate {
         MemscopeApiHooksTemplate.accounting(nanos, text, values);
     }
 
+    public static long apiScopeEntered(int pathId, long nanos, long taskId) {
+        return MemscopeApiHooksTemplate.scopeEntered(pathId, nanos, taskId);
+    }
+
+    public static long apiScopeExited(int pathId, long nanos, long allocatedBytes) {
+        return MemscopeApiHooksTemplate.scopeExited(pathId, nanos, allocatedBytes);
+    }
+
     public static long apiOwnBytes() {
         return MemscopeApiHooksTemplate.ownBytes();
     }

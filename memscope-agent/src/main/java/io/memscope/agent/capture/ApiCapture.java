@@ -28,11 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link ApiHooks}) and moves into the recording with the rest: scope paths (SCOPE_PATHS), scope entries and exits
  * (SCOPE_EDGES), the API's memory events (API_EVENTS), and the API's anomalies (ANOMALIES).
  *
- * <p>Entries and exits go into an {@link EventStore} of their own, used as a lossless per-thread buffer with the
- * calling thread's own timestamps ({@link EventStore#recordAt}): an entry is stored as ALLOCATE and an exit as
- * DEALLOCATE, with the path id as site, the task id as address and the allocated bytes plus one (0 = unknown) as
- * size. API events go into a second store as what they are. Both share the recording's string table. Stores keep
- * each thread's events in order, which is what scope edges need (a thread's exits close its entries).
+ * <p>Entries and exits go into a log per thread ({@link ScopeEdges}: a few stores per edge, no lookup, no
+ * allocation once the drains keep up), with the calling thread's own timestamps; each thread's edges stay in order,
+ * which is what scope edges need (a thread's exits close its entries). API events go into an {@link EventStore} as
+ * what they are. Both share the recording's string table.
  */
 final class ApiCapture {
     /** Named objects followed at once; more are counted ({@code namedObjectsDropped}). */
@@ -43,7 +42,7 @@ final class ApiCapture {
     static final int MAX_ANOMALIES = 10_000;
 
     private final StringTable strings;
-    private final EventStore edges;
+    private final ScopeEdges edges;
     private final EventStore events;
     private final int stackDepth;
     private final Map<String, Integer> pathIds = new ConcurrentHashMap<>();
@@ -63,7 +62,7 @@ final class ApiCapture {
 
     ApiCapture(StringTable strings, int stackDepth) {
         this.strings = strings;
-        this.edges = EventStore.builder().strings(strings).build();
+        this.edges = new ScopeEdges(strings);
         this.events = EventStore.builder().strings(strings).build();
         this.stackDepth = stackDepth;
     }
@@ -88,9 +87,22 @@ final class ApiCapture {
         }
     }
 
-    void scopeEdge(int pathId, long nanos, boolean exit, long taskId, long allocatedBytes) {
-        edges.recordAt(nanos, exit ? MemoryEventType.DEALLOCATE : MemoryEventType.ALLOCATE, taskId,
-                allocatedBytes < 0 ? 0 : allocatedBytes + 1, 0, pathId, 0, 0, 0);
+    /**
+     * Records a scope entry ({@code value}: the task id, 0 none) or exit ({@code value}: allocated bytes, -1
+     * unknown) of the calling thread, whose state is {@code ts}.
+     *
+     * @return heap bytes this allocated on the thread (the thread's first edge, a new block; usually 0)
+     */
+    long scopeEdge(ThreadState ts, int pathId, long nanos, boolean exit, long value) {
+        ScopeEdgeLog log = ts.scopeEdges;
+        long allocated = 0;
+        if (log == null || log.capture != edges) {
+            long before = OwnBytes.before();
+            log = edges.register();
+            ts.scopeEdges = log;
+            allocated = OwnBytes.since(before);
+        }
+        return allocated + log.add(nanos, (pathId & 0xFFFFFFFFL) | (exit ? ScopeEdgeLog.EXIT : 0), value);
     }
 
     void track(Object o, String name) {
@@ -178,13 +190,13 @@ final class ApiCapture {
         for (int[] p = newPaths.poll(); p != null; p = newPaths.poll()) {
             w.scopePath(p[0], p[1], strings.get(p[2]));
         }
-        // anonymous classes, not lambdas: the first drain runs during the application's start-up
-        edges.drainTo(new EventSink() {
+        // anonymous classes, not a method reference or a lambda: the first drain runs during the application's
+        // start-up, where the first link of either costs java.lang.invoke's bootstrap
+        edges.drainTo(new ScopeEdges.Sink() {
             @Override
-            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
-                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                               int siteId) {
-                w.scopeEdge(t, threadId, threadNameId, type == MemoryEventType.DEALLOCATE, siteId, address, size - 1);
+            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                             long allocatedBytes) {
+                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
             }
         });
         events.drainTo(new EventSink() {
@@ -222,7 +234,7 @@ final class ApiCapture {
 
     /** @return events held, not yet in the recording */
     long pending() {
-        return edges.size() + events.size();
+        return edges.pending() + events.size();
     }
 
     /** A named object: a weak reference with what its events need. */

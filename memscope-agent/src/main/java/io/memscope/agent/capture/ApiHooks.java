@@ -163,34 +163,57 @@ public final class ApiHooks {
         }
     }
 
+    /** An older copy of memscope-core's entry hook: as {@link #scopeEntered}. */
     public static void scopeEnter(int pathId, long nanos, long taskId) {
-        ApiCapture c = capture;
-        if (c == null || pathId == 0) {
-            return;
-        }
-        ThreadState ts = guard();
-        try {
-            c.scopeEdge(pathId, nanos, false, taskId, -1);
-        } catch (Throwable t) {
-            Failures.report("agent.api.scopeEnter", t);
-        } finally {
-            release(ts);
-        }
+        scopeEntered(pathId, nanos, taskId);
     }
 
+    /** An older copy of memscope-core's exit hook: as {@link #scopeExited}. */
     public static void scopeExit(int pathId, long nanos, long allocatedBytes) {
+        scopeExited(pathId, nanos, allocatedBytes);
+    }
+
+    /**
+     * A scope was entered on this thread at {@code nanos}.
+     *
+     * @return heap bytes this call allocated on the thread (its first edge, a new block of its log; usually 0): the
+     *         scope leaves them out without measuring the call itself. They are not part of {@link #ownBytes()}.
+     */
+    public static long scopeEntered(int pathId, long nanos, long taskId) {
+        return scopeEdge(pathId, nanos, false, taskId);
+    }
+
+    /** The innermost scope of this thread was exited at {@code nanos}; @return as {@link #scopeEntered} */
+    public static long scopeExited(int pathId, long nanos, long allocatedBytes) {
+        return scopeEdge(pathId, nanos, true, allocatedBytes);
+    }
+
+    private static long scopeEdge(int pathId, long nanos, boolean exit, long value) {
         ApiCapture c = capture;
         if (c == null || pathId == 0) {
-            return;
+            return 0;
         }
-        ThreadState ts = guard();
+        ThreadState ts = ThreadState.existing();
+        long before = -1;
+        if (ts == null) {
+            // the thread's first call into the agent (creates its state), or a thread whose slot another holds
+            before = OwnBytes.before();
+            ts = ThreadState.current();
+            if (ts == null) {
+                return OwnBytes.since(before);
+            }
+        }
+        long allocated = 0;
+        boolean wasBusy = ts.busy; // the bytecode hooks leave memscope's own work alone
+        ts.busy = true;
         try {
-            c.scopeEdge(pathId, nanos, true, 0, allocatedBytes);
+            allocated = c.scopeEdge(ts, pathId, nanos, exit, value);
         } catch (Throwable t) {
-            Failures.report("agent.api.scopeExit", t);
+            Failures.report(exit ? "agent.api.scopeExit" : "agent.api.scopeEnter", t);
         } finally {
-            release(ts);
+            ts.busy = wasBusy;
         }
+        return before >= 0 ? OwnBytes.since(before) : allocated;
     }
 
     public static void track(Object o, String name) {

@@ -377,7 +377,7 @@ public final class CaptureSession {
                     lastFold = now;
                 }
                 if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
-                        || sink.size() >= FLUSH_EVENTS)) {
+                        || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
                     recording.flush(gcRecords(false), settings.debug());
                     lastFlush = System.nanoTime();
                 }

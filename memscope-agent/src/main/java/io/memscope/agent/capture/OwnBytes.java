@@ -88,6 +88,19 @@ final class OwnBytes {
         }
     }
 
+    /** @return what the thread allocated since {@link #before()} (0 when not measured) */
+    static long since(long before) {
+        if (before < 0) {
+            return 0;
+        }
+        try {
+            long now = BEAN.getCurrentThreadAllocatedBytes();
+            return now >= before ? now - before : 0;
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
     /** Adds what the thread allocated since {@link #before()} to its agent-own bytes. */
     static void after(ThreadState ts, long before) {
         if (before < 0 || ts == null) {

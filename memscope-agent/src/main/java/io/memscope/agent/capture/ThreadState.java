@@ -45,6 +45,8 @@ final class ThreadState {
     long ownBefore = -1;
     /** The function profile's calls in progress on this thread and its statistics ({@link FunctionHooks}). */
     FunctionFrames functions;
+    /** This thread's scope entries and exits in the current capture ({@link ApiCapture#scopeEdge}); null before. */
+    ScopeEdgeLog scopeEdges;
     /** The call site the caller's instrumentation set for the profiled call that follows (0 = none). */
     int pendingCallSite;
 

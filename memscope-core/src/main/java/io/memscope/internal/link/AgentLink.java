@@ -39,6 +39,11 @@ import java.util.List;
  *     leave out of their own figures.)</td></tr>
  * <tr><td>{@code void apiScopeExit(int pathId, long nanos, long allocatedBytes)}</td><td>the innermost open
  *     scope of this thread was exited; {@code allocatedBytes} as the scope measured it (-1 unknown)</td></tr>
+ * <tr><td>{@code long apiScopeEntered(int pathId, long nanos, long taskId)}, {@code long apiScopeExited(int pathId,
+ *     long nanos, long allocatedBytes)}</td><td>as {@code apiScopeEnter} and {@code apiScopeExit}, returning the heap
+ *     bytes the agent allocated on the thread while recording the edge (usually 0), so that the scopes need not
+ *     measure the call; not part of {@code apiOwnBytes}. With an agent that lacks them the old methods are called
+ *     and the scopes measure around them.</td></tr>
  * <tr><td>{@code void apiTrack(Object o, String name)}</td><td>a named object to follow until it is collected</td></tr>
  * <tr><td>{@code void apiBorrow(Object resource, String pool, long leaseId, long size)}</td><td>a pooled resource
  *     was borrowed (the agent takes the stack)</td></tr>
@@ -87,6 +92,7 @@ public final class AgentLink {
     private static final MethodType MOVE = MethodType.methodType(void.class, String.class, long.class, long.class,
             long.class);
     private static final MethodType OWN_BYTES = MethodType.methodType(long.class);
+    private static final MethodType SCOPE_EDGE = MethodType.methodType(long.class, int.class, long.class, long.class);
     private static final MethodType ACCOUNTING = MethodType.methodType(void.class, long.class, String[].class,
             long[].class);
 
@@ -100,10 +106,15 @@ public final class AgentLink {
     private static final MutableCallSite MOVE_SITE = new MutableCallSite(MOVE);
     private static final MutableCallSite OWN_BYTES_SITE = new MutableCallSite(OWN_BYTES);
     private static final MutableCallSite ACCOUNTING_SITE = new MutableCallSite(ACCOUNTING);
+    private static final MutableCallSite SCOPE_ENTERED_SITE = new MutableCallSite(SCOPE_EDGE);
+    private static final MutableCallSite SCOPE_EXITED_SITE = new MutableCallSite(SCOPE_EDGE);
     private static final MutableCallSite[] SITES = {SCOPE_PATH_SITE, SCOPE_ENTER_SITE, SCOPE_EXIT_SITE, TRACK_SITE,
-        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE, OWN_BYTES_SITE, ACCOUNTING_SITE};
+        BORROW_SITE, RETURN_SITE, ANOMALY_SITE, MOVE_SITE, OWN_BYTES_SITE, ACCOUNTING_SITE, SCOPE_ENTERED_SITE,
+        SCOPE_EXITED_SITE};
     private static final String[] NAMES = {"apiScopePath", "apiScopeEnter", "apiScopeExit", "apiTrack", "apiBorrow",
-        "apiReturn", "apiAnomaly", "apiMove", "apiOwnBytes", "apiAccounting"};
+        "apiReturn", "apiAnomaly", "apiMove", "apiOwnBytes", "apiAccounting", "apiScopeEntered", "apiScopeExited"};
+    /** Index in {@link #SITES} of the old edge hook that stands in for each new one with an older agent. */
+    private static final int[] FALLBACK = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2};
 
     private static final MethodHandle SCOPE_PATH_H = SCOPE_PATH_SITE.dynamicInvoker();
     private static final MethodHandle SCOPE_ENTER_H = SCOPE_ENTER_SITE.dynamicInvoker();
@@ -115,11 +126,18 @@ public final class AgentLink {
     private static final MethodHandle MOVE_H = MOVE_SITE.dynamicInvoker();
     private static final MethodHandle OWN_BYTES_H = OWN_BYTES_SITE.dynamicInvoker();
     private static final MethodHandle ACCOUNTING_H = ACCOUNTING_SITE.dynamicInvoker();
+    private static final MethodHandle SCOPE_ENTERED_H = SCOPE_ENTERED_SITE.dynamicInvoker();
+    private static final MethodHandle SCOPE_EXITED_H = SCOPE_EXITED_SITE.dynamicInvoker();
 
     /** Calls made through each call site at {@link #connect()}: past the JDK's customization threshold (127). */
     public static final int WARM_UP_CALLS = 130;
 
     private static volatile boolean active;
+    /**
+     * Whether the agent measures what it allocates on the thread while recording a scope edge and returns it
+     * ({@link #scopeEntered}); an older agent does not, and the scopes then measure around the call themselves.
+     */
+    private static volatile boolean edgesMeasured;
     /** Run by {@link #captureEnding()}: the API's trackers report what only they know (pool leaks). */
     private static final List<Runnable> AT_CAPTURE_END = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Run by {@link #snapshot()}: the API's state that the agent keeps only as its latest copy (accounting). */
@@ -168,10 +186,16 @@ public final class AgentLink {
                 return false;
             }
             List<MethodHandle> targets = new ArrayList<>();
+            boolean measured = true;
             for (int i = 0; i < SITES.length; i++) {
                 MethodHandle h = find(l, hooks, NAMES[i], SITES[i].type());
+                if (h == null && FALLBACK[i] >= 0) {
+                    measured = false;
+                    h = reportingNothing(targets.get(FALLBACK[i]));
+                }
                 targets.add(h != null ? h : noop(SITES[i].type()));
             }
+            edgesMeasured = measured;
             for (int i = 0; i < SITES.length; i++) {
                 SITES[i].setTarget(targets.get(i));
             }
@@ -242,12 +266,22 @@ public final class AgentLink {
         AT_CAPTURE_END.add(action);
     }
 
+    /** @return the old void edge hook {@code h} returning 0 (nothing measured) */
+    private static MethodHandle reportingNothing(MethodHandle h) {
+        MethodHandle zero = MethodHandles.dropArguments(MethodHandles.constant(long.class, 0L), 0,
+                int.class, long.class, long.class);
+        return MethodHandles.foldArguments(zero, h);
+    }
+
     /** Calls every bound hook {@value #WARM_UP_CALLS} times with arguments the agent ignores (see the class). */
     private static void warmUp() throws Throwable {
         for (int i = 0; i < WARM_UP_CALLS; i++) {
             int id = (int) SCOPE_PATH_H.invokeExact(0, (String) null);
             SCOPE_ENTER_H.invokeExact(id, 0L, 0L);
             SCOPE_EXIT_H.invokeExact(id, 0L, 0L);
+            if ((long) SCOPE_ENTERED_H.invokeExact(id, 0L, 0L) + (long) SCOPE_EXITED_H.invokeExact(id, 0L, 0L) < 0) {
+                break; // never: bytes are a count
+            }
             TRACK_H.invokeExact((Object) null, (String) null);
             BORROW_H.invokeExact((Object) null, (String) null, 0L, 0L);
             RETURN_H.invokeExact((String) null, 0L, 0L);
@@ -283,6 +317,34 @@ public final class AgentLink {
     public static int scopePath(int parentId, String name) {
         try {
             return (int) SCOPE_PATH_H.invokeExact(parentId, name);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    /** @return whether {@link #scopeEntered} and {@link #scopeExited} return what the agent allocated (see there) */
+    public static boolean edgesMeasured() {
+        return edgesMeasured;
+    }
+
+    /**
+     * A scope was entered on this thread at {@code nanos} ({@code taskId} not 0: a task handed to this thread).
+     *
+     * @return heap bytes the agent allocated on this thread while recording it (usually 0; 0 as well from an agent
+     *         that does not measure them, see {@link #edgesMeasured()}), not part of {@link #ownBytes()}
+     */
+    public static long scopeEntered(int pathId, long nanos, long taskId) {
+        try {
+            return (long) SCOPE_ENTERED_H.invokeExact(pathId, nanos, taskId);
+        } catch (Throwable t) {
+            return 0;
+        }
+    }
+
+    /** The innermost scope of this thread was exited at {@code nanos}; @return as {@link #scopeEntered} */
+    public static long scopeExited(int pathId, long nanos, long allocatedBytes) {
+        try {
+            return (long) SCOPE_EXITED_H.invokeExact(pathId, nanos, allocatedBytes);
         } catch (Throwable t) {
             return 0;
         }

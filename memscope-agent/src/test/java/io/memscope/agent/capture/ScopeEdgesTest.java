@@ -1,0 +1,139 @@
+package io.memscope.agent.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memscope.internal.store.StringTable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class ScopeEdgesTest {
+    private final StringTable strings = new StringTable();
+    private final ScopeEdges edges = new ScopeEdges(strings);
+
+    /** One drained edge. */
+    record Edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId, long bytes) {
+    }
+
+    private List<Edge> drain() {
+        List<Edge> out = new ArrayList<>();
+        long n = edges.drainTo((t, tid, name, exit, path, task, bytes) ->
+                out.add(new Edge(t, tid, name, exit, path, task, bytes)));
+        assertThat(n).isEqualTo(out.size());
+        return out;
+    }
+
+    private static long pathAndKind(int path, boolean exit) {
+        return (path & 0xFFFFFFFFL) | (exit ? ScopeEdgeLog.EXIT : 0);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void everyEdgeComesOutOnceInItsOrderAcrossBlocksAndDrains() {
+        ScopeEdgeLog log = edges.register();
+        assertThat(strings.get(log.threadNameId)).isEqualTo(Thread.currentThread().getName());
+        List<Edge> all = new ArrayList<>();
+        int written = 0;
+        for (int round : new int[] {1, 15, 16, 17, 3000, 1024, 2048, 5}) {
+            for (int i = 0; i < round; i++, written++) {
+                boolean exit = (written & 1) == 1;
+                log.add(1000 + written, pathAndKind(7 + written % 3, exit), exit ? written * 8L : written % 5);
+            }
+            assertThat(edges.pending()).isEqualTo(round);
+            all.addAll(drain());
+            assertThat(edges.pending()).isZero();
+        }
+        assertThat(all).hasSize(written);
+        for (int i = 0; i < written; i++) {
+            Edge e = all.get(i);
+            boolean exit = (i & 1) == 1;
+            assertThat(e).isEqualTo(new Edge(1000 + i, Thread.currentThread().getId(), log.threadNameId, exit,
+                    7 + i % 3, exit ? 0 : i % 5, exit ? i * 8L : -1));
+        }
+        assertThat(drain()).isEmpty();
+    }
+
+    @Test
+    void fullBlocksAreReusedOnceDrainedSoAThreadThatKeepsGoingAllocatesNothing() {
+        boolean measuring = OwnBytes.measure;
+        OwnBytes.measure = true;
+        try {
+            ScopeEdgeLog log = edges.register();
+            long growing = 0;
+            int n = 0;
+            for (; n < 6 * ScopeEdgeLog.BLOCK_EDGES; n++) {
+                growing += log.add(n, pathAndKind(1, false), 0);
+            }
+            assertThat(growing).as("blocks allocated while the log grows, measured").isPositive();
+            assertThat(drain()).hasSize(n);
+            long steady = 0;
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 3 * ScopeEdgeLog.BLOCK_EDGES; i++, n++) {
+                    steady += log.add(n, pathAndKind(1, true), 64);
+                }
+                assertThat(drain()).hasSize(3 * ScopeEdgeLog.BLOCK_EDGES);
+            }
+            assertThat(steady).as("bytes allocated once the drains keep up").isZero();
+        } finally {
+            OwnBytes.measure = measuring;
+        }
+    }
+
+    @Test
+    void concurrentThreadsAndDrainsLoseNothingKeepEachThreadsOrderAndMergeByTime() throws Exception {
+        int threads = 3;
+        int perThread = 200_000;
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicBoolean done = new AtomicBoolean();
+        List<Thread> producers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int path = t + 1;
+            Thread p = new Thread(() -> {
+                ScopeEdgeLog log = edges.register();
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    log.add(System.nanoTime(), pathAndKind(path, (i & 1) == 1), i);
+                }
+            }, "producer-" + t);
+            producers.add(p);
+            p.start();
+        }
+        Map<Long, List<Edge>> byThread = new HashMap<>();
+        start.countDown();
+        while (!done.get()) {
+            done.set(producers.stream().noneMatch(Thread::isAlive));
+            List<Edge> batch = drain();
+            for (int i = 1; i < batch.size(); i++) {
+                assertThat(batch.get(i).nanos()).isGreaterThanOrEqualTo(batch.get(i - 1).nanos());
+            }
+            for (Edge e : batch) {
+                byThread.computeIfAbsent(e.threadId(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        for (Thread p : producers) {
+            p.join();
+        }
+        for (Edge e : drain()) {
+            byThread.computeIfAbsent(e.threadId(), k -> new ArrayList<>()).add(e);
+        }
+        assertThat(byThread).hasSize(threads);
+        for (List<Edge> l : byThread.values()) {
+            assertThat(l).hasSize(perThread);
+            for (int i = 0; i < perThread; i++) {
+                Edge e = l.get(i);
+                assertThat(e.exit() ? e.bytes() : e.taskId()).isEqualTo(i);
+                assertThat(e.pathId()).isEqualTo(l.get(0).pathId());
+            }
+        }
+        assertThat(drain()).isEmpty();
+        assertThat(edges.threads()).as("ended threads' logs, drained, are dropped").isZero();
+    }
+}
