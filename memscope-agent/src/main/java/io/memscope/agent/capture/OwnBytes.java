@@ -94,7 +94,7 @@ final class OwnBytes {
             return 0;
         }
         try {
-            long now = BEAN.getCurrentThreadAllocatedBytes();
+            long now = Counter.BEAN.getCurrentThreadAllocatedBytes();
             return now >= before ? now - before : 0;
         } catch (Throwable t) {
             return 0;
