@@ -9,8 +9,8 @@ import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.ScopePath;
 import io.memscope.recording.Site;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -28,8 +28,13 @@ import java.util.TreeMap;
  * scope stack from the SCOPE_EDGES and places each sample in it. A thread's edges and samples each come in their
  * order of occurrence, but samples can precede in the file the edges that were recorded before them (each flush
  * writes the period's samples before its edges), so a sample waits until its thread's next edge, or until the file
- * has reached {@value #WINDOW_NANOS} ns past it (no older edge comes after that: flushes happen every second). Memory:
- * the threads' open scopes, the samples of that window, and the samples not yet collected.
+ * has reached {@value #WINDOW_NANOS} ns past it (no older edge comes after that: flushes happen every second). Only
+ * samples that can count somewhere are kept: those of threads with scope edges (known from the recording's first
+ * read, {@link RecordedRun#hasScopeEdges}) and those whose stack has a reported profiled function.
+ *
+ * <p>Memory: per thread its open scopes and waiting samples; per kept sample not yet placed or not yet collected a
+ * slot of {@link PendingSamples} (no object); per (stack, site) and per (scope path, stack, site) a few figures.
+ * Never per event: a recording without scopes and function statistics keeps no sample at all.
  *
  * <h2>Samples in functions: by stack</h2>
  * A sample allocated inside a profiled call has the function's frame in its stack, the call site right below: its
@@ -54,13 +59,13 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final GcTimeline gcs;
     private final int endGc;
     private final int peakGc;
-    private final List<String[]> patterns = new ArrayList<>();
+    private final FunctionPatterns functionPatterns;
 
     private final Map<Integer, ScopePath> paths = new HashMap<>();
     private final Map<Integer, long[]> pathFigures = new HashMap<>();
     private final Map<Long, ThreadStack> threads = new HashMap<>();
-    private final Map<Long, Sample> live = new HashMap<>();
-    private final Map<Long, List<String[]>> stackFunctions = new HashMap<>();
+    private final PendingSamples pending = new PendingSamples();
+    /** Held at the end and at the peak per (function, call site). */
     private final Map<List<String>, long[]> functionHeld = new HashMap<>();
     private final Map<List<String>, FunctionStats> functionStats = new LinkedHashMap<>();
     private final Map<Long, Object[]> named = new LinkedHashMap<>();
@@ -69,11 +74,17 @@ public final class ApiAnalysis implements RecordingVisitor {
     /** Pool leaks by lease id: {pool, size, stack id} of the anomaly, and the lease's BORROW once seen. */
     private final Map<Long, Object[]> unreachable = new LinkedHashMap<>();
     private final Map<String, Long> scopeAnomalies = new TreeMap<>();
-    /** Per (scope path, stack id, site id): sampled bytes, held at the end, held at the peak. */
-    private final Map<ScopeStackKey, long[]> scopeStacks = new HashMap<>();
+    /** Stack keys and (scope path, stack key) cells of the kept samples. */
+    private final SampleCells cells = new SampleCells(this::functionFigures, this::figures);
+    private static final long[][] NO_FUNCTIONS = new long[0][];
     private long maxTime = Long.MIN_VALUE;
     private long lastSweep = Long.MIN_VALUE;
     private long samplesInScopes;
+    /** The function profile's held figures are reported: patterns to match and statistics to report them with. */
+    private final boolean functionsHeld;
+    private long lastThread = Long.MIN_VALUE;
+    private boolean lastThreadScoped;
+    private ThreadStack lastThreadStack;
 
     // path figures
     private static final int ENTRIES = 0;
@@ -106,19 +117,8 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.gcs = GcTimeline.of(run.gcRecords(), end);
         this.endGc = gcs.lastAtOrBefore(end);
         this.peakGc = gcs.peak(0, endGc);
-        String functions = run.metadata().get("option.functions");
-        if (functions != null) {
-            for (String p : functions.split(";")) {
-                p = p.trim();
-                if (p.endsWith(".**")) {
-                    patterns.add(new String[] {"tree", p.substring(0, p.length() - 2)});
-                } else if (p.endsWith(".*")) {
-                    patterns.add(new String[] {"class", p.substring(0, p.length() - 2)});
-                } else if (!p.isEmpty()) {
-                    patterns.add(new String[] {"method", p});
-                }
-            }
-        }
+        this.functionPatterns = new FunctionPatterns(run.metadata().get("option.functions"));
+        this.functionsHeld = !functionPatterns.isEmpty() && run.hasFunctionStats();
     }
 
     /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
@@ -129,8 +129,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     /** @return the API sections of a recording's report (one more streaming pass over its file) */
     public static ApiReport analyze(RecordedRun run) {
         ApiAnalysis a = new ApiAnalysis(run);
-        RecordingReader.stream(run.file(), a);
-        return a.build();
+        if (run.hasApiRecords() || run.anomalies().stream().anyMatch(ApiAnalysis::isApiAnomaly)) {
+            RecordingReader.stream(run.file(), a);
+        }
+        return a.build(); // without the API's records every section is empty: the pass would find nothing
     }
 
     // ------------------------------------------------------------------------------------------------ visitor
@@ -144,7 +146,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     public void scopeEdge(long t, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
                           long allocatedBytes) {
         advance(t);
-        ThreadStack ts = threads.computeIfAbsent(threadId, k -> new ThreadStack());
+        ThreadStack ts = thread(threadId);
         ts.attributeBefore(t);
         if (!exit) {
             ts.push(pathId, t, taskId != 0);
@@ -188,27 +190,45 @@ public final class ApiAnalysis implements RecordingVisitor {
     public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
                        int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
         advance(t);
-        if (type != MemoryEventType.ALLOCATE && type != MemoryEventType.DEALLOCATE) {
+        if (type == MemoryEventType.DEALLOCATE) {
+            if (pending.isEmpty()) {
+                return; // no sample waits for its fate: nothing to look up
+            }
+            Site s = run.site(siteId);
+            if (s != null && s.isNative()) {
+                return;
+            }
+            int slot = pending.find(address);
+            if (slot >= 0) {
+                pending.collected(slot, t);
+                if (pending.placement(slot) != PendingSamples.WAITING) {
+                    settle(slot);
+                    pending.remove(slot);
+                }
+            }
+            return;
+        }
+        if (type != MemoryEventType.ALLOCATE) {
+            return;
+        }
+        boolean scoped = scopeThread(threadId);
+        if (!scoped && !functionsHeld) {
+            return; // outside every scope, and no function figure to count for: not kept
+        }
+        int key = cells.stackKey(stackId, siteId);
+        if (!scoped && cells.functions(key).length == 0) {
             return;
         }
         Site s = run.site(siteId);
         if (s != null && s.isNative()) {
             return;
         }
-        if (type == MemoryEventType.ALLOCATE) {
-            double p = -Math.expm1(-Math.max(size, 1) / mean);
-            Sample sample = new Sample(address, t, Math.round(size / (p <= 0 ? 1 : p)), stackId, siteId);
-            live.put(address, sample);
-            threads.computeIfAbsent(threadId, k -> new ThreadStack()).waiting.add(sample);
+        double p = -Math.expm1(-Math.max(size, 1) / mean);
+        int slot = pending.put(address, t, Math.round(size / (p <= 0 ? 1 : p)), key);
+        if (scoped) {
+            thread(threadId).await(address, t);
         } else {
-            Sample sample = live.get(address);
-            if (sample != null) {
-                sample.collected = t;
-                if (sample.attributed) {
-                    live.remove(address);
-                    settle(sample);
-                }
-            }
+            place(slot, 0); // a thread without scope edges never has a scope open
         }
     }
 
@@ -277,7 +297,7 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     @Override
     public void functionStats(FunctionStats f) {
-        functionStats.put(java.util.Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
+        functionStats.put(Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
     }
 
     // ------------------------------------------------------------------------------------------------ samples
@@ -295,18 +315,38 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
     }
 
-    /** A sample now placed in a scope: its allocation counts there; held figures once its fate is known. */
-    private void attribute(Sample s, int pathId) {
-        s.attributed = true;
-        s.path = pathId;
-        if (pathId != 0) {
-            samplesInScopes++;
-            figures(pathId)[SAMPLED] += s.bytes;
-            scopeStack(s)[0] += s.bytes;
+    /** @return whether the thread has scope edges in the recording (its samples wait to be placed in a scope) */
+    private boolean scopeThread(long threadId) {
+        if (threadId != lastThread) {
+            lastThread = threadId;
+            lastThreadScoped = run.hasScopeEdges(threadId);
         }
-        if (s.collected != Long.MIN_VALUE) {
-            live.remove(s.id);
-            settle(s); // collected already (its DEALLOCATE came first)
+        return lastThreadScoped;
+    }
+
+    /** @return the thread's scope stack (created at its first edge or sample) */
+    private ThreadStack thread(long threadId) {
+        if (lastThreadStack == null || lastThreadStack.id != threadId) {
+            lastThreadStack = threads.computeIfAbsent(threadId, ThreadStack::new);
+        }
+        return lastThreadStack;
+    }
+
+    /** Places a sample in a scope (0: outside every scope): its allocation counts there; held once its fate is known. */
+    private void place(int slot, int pathId) {
+        if (pathId == 0) {
+            pending.place(slot, PendingSamples.OUTSIDE);
+        } else {
+            int c = cells.cell(pathId, pending.stackKey(slot));
+            pending.place(slot, c);
+            long bytes = pending.bytes(slot);
+            samplesInScopes++;
+            cells.pathFigures(c)[SAMPLED] += bytes;
+            cells.add(c, SampleCells.SAMPLED, bytes);
+        }
+        if (pending.collected(slot) != Long.MIN_VALUE) {
+            settle(slot); // collected already (its DEALLOCATE came first)
+            pending.remove(slot);
         }
     }
 
@@ -314,85 +354,56 @@ public final class ApiAnalysis implements RecordingVisitor {
      * Adds a sample whose scope and collection (or its absence) are known to the held figures: held at a collection
      * when allocated before it started and not freed by it or an earlier one ({@link GcTimeline#collectedBy}).
      */
-    private void settle(Sample s) {
-        int freedBy = s.collected == Long.MIN_VALUE ? Integer.MAX_VALUE : gcs.collectedBy(s.collected);
-        boolean heldEnd = heldAt(s, endGc, freedBy);
-        boolean heldPeak = heldAt(s, peakGc, freedBy);
+    private void settle(int slot) {
+        long collected = pending.collected(slot);
+        int freedBy = collected == Long.MIN_VALUE ? Integer.MAX_VALUE : gcs.collectedBy(collected);
+        long allocated = pending.allocated(slot);
+        boolean heldEnd = heldAt(allocated, endGc, freedBy);
+        boolean heldPeak = heldAt(allocated, peakGc, freedBy);
         if (!heldEnd && !heldPeak) {
             return;
         }
-        if (s.path != 0) {
-            long[] f = figures(s.path);
+        long bytes = pending.bytes(slot);
+        int c = pending.placement(slot);
+        if (c >= 0) {
+            long[] f = cells.pathFigures(c);
             if (heldEnd) {
-                f[HELD_END] += s.bytes;
+                f[HELD_END] += bytes;
+                cells.add(c, SampleCells.HELD_END, bytes);
             }
             if (heldPeak) {
-                f[HELD_PEAK] += s.bytes;
+                f[HELD_PEAK] += bytes;
+                cells.add(c, SampleCells.HELD_PEAK, bytes);
             }
-            long[] st = scopeStack(s);
-            st[1] += heldEnd ? s.bytes : 0;
-            st[2] += heldPeak ? s.bytes : 0;
         }
-        for (String[] key : functionsOf(s.stack)) {
-            long[] h = functionHeld.computeIfAbsent(java.util.Arrays.asList(key), k -> new long[2]);
+        for (long[] h : cells.functions(pending.stackKey(slot))) {
             if (heldEnd) {
-                h[0] += s.bytes;
+                h[0] += bytes;
             }
             if (heldPeak) {
-                h[1] += s.bytes;
+                h[1] += bytes;
             }
         }
     }
 
-    private boolean heldAt(Sample s, int gc, int freedBy) {
-        return gc >= 0 && s.allocated < gcs.start(gc) && freedBy > gc;
+    private boolean heldAt(long allocated, int gc, int freedBy) {
+        return gc >= 0 && allocated < gcs.start(gc) && freedBy > gc;
     }
 
-    /** @return (function, call site) of each profiled function in the stack, once each, the outermost's call site */
-    private List<String[]> functionsOf(long stackId) {
-        if (patterns.isEmpty() || stackId == 0) {
-            return List.of();
+    /**
+     * @return the held figures of each (function, call site) of a profiled function in the stack: once each, the
+     *         outermost's call site; none when no function row is reported (no patterns or no statistics)
+     */
+    private long[][] functionFigures(long stackId) {
+        if (!functionsHeld || stackId == 0) {
+            return NO_FUNCTIONS;
         }
-        return stackFunctions.computeIfAbsent(stackId, id -> {
-            List<String> frames = run.stack(id);
-            List<String[]> keys = new ArrayList<>();
-            if (frames == null) {
-                return keys;
-            }
-            java.util.Set<String> seen = new java.util.HashSet<>();
-            for (int i = frames.size() - 1; i >= 0; i--) {
-                String f = frames.get(i);
-                int paren = f.indexOf('(');
-                String fn = paren < 0 ? f : f.substring(0, paren);
-                if (profiled(fn) && seen.add(fn)) {
-                    keys.add(new String[] {fn, i + 1 < frames.size() ? frames.get(i + 1) : null});
-                }
-            }
-            return keys;
-        });
-    }
-
-    private boolean profiled(String function) {
-        int dot = function.lastIndexOf('.');
-        if (dot < 0) {
-            return false;
+        List<String[]> keys = functionPatterns.functionsOf(run.stack(stackId));
+        long[][] out = new long[keys.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = functionHeld.computeIfAbsent(Arrays.asList(keys.get(i)), k -> new long[2]);
         }
-        String cls = function.substring(0, dot);
-        String method = function.substring(dot + 1);
-        if (method.startsWith("lambda$") || method.startsWith("<")) {
-            return false;
-        }
-        for (String[] p : patterns) {
-            boolean match = switch (p[0]) {
-                case "tree" -> cls.startsWith(p[1]);
-                case "class" -> cls.equals(p[1]);
-                default -> function.equals(p[1]);
-            };
-            if (match) {
-                return true;
-            }
-        }
-        return false;
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------------ results
@@ -401,12 +412,11 @@ public final class ApiAnalysis implements RecordingVisitor {
         for (ThreadStack ts : threads.values()) {
             ts.attributeBefore(Long.MAX_VALUE);
         }
-        for (Sample s : live.values()) {
-            if (s.collected == Long.MIN_VALUE) {
-                settle(s); // never collected: held at the end (and at the peak if allocated before it)
+        for (int slot : pending.slots()) {
+            if (pending.collected(slot) == Long.MIN_VALUE) {
+                settle(slot); // never collected: held at the end (and at the peak if allocated before it)
             }
         }
-        live.clear();
 
         List<ApiReport.ScopeRow> scopes = new ArrayList<>();
         for (Map.Entry<Integer, long[]> e : pathFigures.entrySet()) {
@@ -427,7 +437,7 @@ public final class ApiAnalysis implements RecordingVisitor {
 
         Map<List<String>, long[]> byCallSite = new LinkedHashMap<>();
         for (FunctionStats f : functionStats.values()) {
-            long[] v = byCallSite.computeIfAbsent(java.util.Arrays.asList(f.function(), f.callSite()),
+            long[] v = byCallSite.computeIfAbsent(Arrays.asList(f.function(), f.callSite()),
                     k -> new long[6]);
             v[0] += f.calls();
             v[1] += f.recursiveCalls();
@@ -481,29 +491,22 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
         List<ApiReport.ScopeStackRow> byStack = new ArrayList<>();
         Map<Integer, String> pathNames = new HashMap<>();
-        for (Map.Entry<ScopeStackKey, long[]> e : scopeStacks.entrySet()) {
-            ScopeStackKey k = e.getKey();
-            Site site = run.site(k.site());
+        for (int c = 0; c < cells.cells(); c++) { // in order of first sample: ties below keep it
+            int key = cells.key(c);
+            Site site = run.site(cells.siteId(key));
             String siteFrame = site == null ? "?" : site.frame();
-            List<String> frames = stack(k.stack());
-            byStack.add(new ApiReport.ScopeStackRow(pathNames.computeIfAbsent(k.path(), this::pathOf),
+            List<String> frames = stack(cells.stackId(key));
+            byStack.add(new ApiReport.ScopeStackRow(pathNames.computeIfAbsent(cells.path(c), this::pathOf),
                     frames.isEmpty() ? List.of(siteFrame) : frames, siteFrame,
-                    site == null || site.typeName() == null ? "?" : site.typeName(), e.getValue()[0],
-                    e.getValue()[1], e.getValue()[2]));
+                    site == null || site.typeName() == null ? "?" : site.typeName(),
+                    cells.figure(c, SampleCells.SAMPLED), cells.figure(c, SampleCells.HELD_END),
+                    cells.figure(c, SampleCells.HELD_PEAK)));
         }
         byStack.sort(Comparator.comparingLong(ApiReport.ScopeStackRow::sampledBytes).reversed()
                 .thenComparing(ApiReport.ScopeStackRow::path));
         return new ApiReport(List.copyOf(scopes), List.copyOf(functions), List.copyOf(objects),
                 List.copyOf(poolRows), List.copyOf(leaks), Map.copyOf(scopeAnomalies), samplesInScopes,
                 List.copyOf(byStack));
-    }
-
-    private long[] scopeStack(Sample s) {
-        return scopeStacks.computeIfAbsent(new ScopeStackKey(s.path, s.stack, s.site), k -> new long[3]);
-    }
-
-    /** A scope path and a stack's identity (stack id, site id), as a StackProfile's. */
-    private record ScopeStackKey(int path, long stack, int site) {
     }
 
     private long[] figures(int pathId) {
@@ -543,44 +546,52 @@ public final class ApiAnalysis implements RecordingVisitor {
         return nanos / 1e6;
     }
 
-    /** A heap sample while its scope or its collection is not known yet. */
-    private static final class Sample {
-        final long id;
-        final long allocated;
-        final long bytes;
-        final long stack;
-        final int site;
-        long collected = Long.MIN_VALUE;
-        boolean attributed;
-        int path;
-
-        Sample(long id, long allocated, long bytes, long stack, int site) {
-            this.id = id;
-            this.allocated = allocated;
-            this.bytes = bytes;
-            this.stack = stack;
-            this.site = site;
-        }
-    }
-
     /** One thread's open scopes, and its samples waiting to be placed. */
     private final class ThreadStack {
+        final long id;
         int depth;
         int[] path = new int[8];
         long[] start = new long[8];
         long[] childNanos = new long[8];
         long[] childBytes = new long[8];
         boolean[] task = new boolean[8];
-        final ArrayDeque<Sample> waiting = new ArrayDeque<>();
+        /** Samples waiting to be placed, oldest first: a ring of their ids and allocation times. */
+        long[] waitingIds = new long[16];
+        long[] waitingAt = new long[16];
+        int head;
+        int waiting;
+
+        ThreadStack(long id) {
+            this.id = id;
+        }
+
+        void await(long sampleId, long allocated) {
+            if (waiting == waitingIds.length) {
+                int n = waiting * 2;
+                long[] ids = new long[n];
+                long[] at = new long[n];
+                for (int i = 0; i < waiting; i++) {
+                    ids[i] = waitingIds[(head + i) & (waiting - 1)];
+                    at[i] = waitingAt[(head + i) & (waiting - 1)];
+                }
+                waitingIds = ids;
+                waitingAt = at;
+                head = 0;
+            }
+            int i = (head + waiting) & (waitingIds.length - 1);
+            waitingIds[i] = sampleId;
+            waitingAt[i] = allocated;
+            waiting++;
+        }
 
         void push(int pathId, long t, boolean isTask) {
             if (depth == path.length) {
                 int n = depth * 2;
-                path = java.util.Arrays.copyOf(path, n);
-                start = java.util.Arrays.copyOf(start, n);
-                childNanos = java.util.Arrays.copyOf(childNanos, n);
-                childBytes = java.util.Arrays.copyOf(childBytes, n);
-                task = java.util.Arrays.copyOf(task, n);
+                path = Arrays.copyOf(path, n);
+                start = Arrays.copyOf(start, n);
+                childNanos = Arrays.copyOf(childNanos, n);
+                childBytes = Arrays.copyOf(childBytes, n);
+                task = Arrays.copyOf(task, n);
             }
             path[depth] = pathId;
             start[depth] = t;
@@ -592,9 +603,14 @@ public final class ApiAnalysis implements RecordingVisitor {
 
         /** Places the waiting samples older than {@code t} in the innermost scope open now. */
         void attributeBefore(long t) {
-            while (!waiting.isEmpty() && waiting.peekFirst().allocated < t) {
-                Sample s = waiting.pollFirst();
-                attribute(s, depth == 0 ? 0 : path[depth - 1]);
+            while (waiting > 0 && waitingAt[head] < t) {
+                long sampleId = waitingIds[head];
+                head = (head + 1) & (waitingIds.length - 1);
+                waiting--;
+                int slot = pending.find(sampleId);
+                if (slot >= 0 && pending.placement(slot) == PendingSamples.WAITING) {
+                    place(slot, depth == 0 ? 0 : path[depth - 1]);
+                }
             }
         }
     }

@@ -183,6 +183,24 @@ public final class RecordedRun {
         return tables.lastNanos;
     }
 
+    /** @return whether the recording has a scope edge (SCOPE_EDGES) of this thread: its samples may be in scopes */
+    public boolean hasScopeEdges(long threadId) {
+        return tables.scopeThreads.contains(threadId);
+    }
+
+    /**
+     * @return whether the recording has any of the API's records: scope paths or edges, API events (named objects,
+     *         pools), function statistics; the API's anomalies are in {@link #anomalies()}
+     */
+    public boolean hasApiRecords() {
+        return tables.apiRecords;
+    }
+
+    /** @return whether the recording has function statistics (FUNCTION_STATS) */
+    public boolean hasFunctionStats() {
+        return tables.functionStats;
+    }
+
     /** Everything of a recording but its events; the events go to the first-pass sink. */
     private static final class Reader implements RecordingVisitor {
         private final EventSink firstPass;
@@ -203,6 +221,11 @@ public final class RecordedRun {
         long firstNanos = Long.MAX_VALUE;
         long lastNanos = Long.MIN_VALUE;
         io.memscope.recording.AccountingSnapshot accounting;
+        /** Threads with scope edges: a handful, not one entry per edge. */
+        final java.util.Set<Long> scopeThreads = new java.util.HashSet<>();
+        private long lastScopeThread = Long.MIN_VALUE;
+        boolean apiRecords;
+        boolean functionStats;
 
         Reader(EventSink firstPass) {
             this.firstPass = firstPass;
@@ -277,6 +300,34 @@ public final class RecordedRun {
         @Override
         public void anomaly(Anomaly anomaly) {
             anomalies.add(anomaly);
+        }
+
+        @Override
+        public void scopePath(io.memscope.recording.ScopePath path) {
+            apiRecords = true;
+        }
+
+        @Override
+        public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
+                              long taskId, long allocatedBytes) {
+            apiRecords = true;
+            if (threadId != lastScopeThread) { // edges come in runs of one thread: box only when it changes
+                lastScopeThread = threadId;
+                scopeThreads.add(threadId);
+            }
+        }
+
+        @Override
+        public void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
+                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                             int siteId) {
+            apiRecords = true;
+        }
+
+        @Override
+        public void functionStats(io.memscope.recording.FunctionStats stats) {
+            apiRecords = true;
+            functionStats = true;
         }
 
         @Override

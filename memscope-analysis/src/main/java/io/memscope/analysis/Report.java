@@ -91,9 +91,12 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param samples          sampled objects allocated in the window (the basis of every estimate)
      * @param durationMs       length of the window in milliseconds
      * @param exact            true when allocated figures are exact counts (exact mode)
+     * @param exactCountsAsOfMs when the exact counts are a snapshot, not the final totals (the JVM ended without
+     *                         closing its recording): the snapshot's time, ms since the run's start; allocations
+     *                         after it are not counted. NaN for final totals and in sample mode
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
-                         long samples, long durationMs, boolean exact) {
+                         long samples, long durationMs, boolean exact, double exactCountsAsOfMs) {
     }
 
     /**

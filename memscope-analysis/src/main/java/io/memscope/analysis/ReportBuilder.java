@@ -39,8 +39,10 @@ import java.util.Map;
  * in use: {@link Peak}), per site at its own peak, and at the last collection of each timeline bucket.
  *
  * <p><b>Exact mode.</b> The recording's exact per-site totals are the allocated figures (of the whole run: a
- * restricted window, or a recording without them because the JVM was killed, uses the samples instead); each
- * site's total is spread over its stacks and over time in proportion to its samples.
+ * restricted window, or a recording without them, uses the samples instead); each site's total is spread over its
+ * stacks and over time in proportion to its samples. A recording that was not closed (the JVM was killed) holds the
+ * totals of the agent's last periodic snapshot: the allocated figures are exact as of that time
+ * ({@link Report.Totals#exactCountsAsOfMs()}), and allocations after it are not in them.
  *
  * <p><b>Leak suspects</b> are heap sites with sampled objects still held at the end whose held bytes grew: held at
  * the end exceeds held at the last collection before the midpoint of the site's allocation window by at least a
@@ -455,6 +457,7 @@ public final class ReportBuilder {
             order.finish();
             late = order.late();
             finish();
+            samples.clear(); // the live samples' table is done with: its memory is free for the API sections' pass
             return report();
         }
 
@@ -750,7 +753,12 @@ public final class ReportBuilder {
                 s.closeBucket();
             }
             Map<Integer, SiteCount> counts = run.siteCounts();
-            boolean exact = "exact".equals(run.metadata().get(MetadataKeys.MODE)) && !counts.isEmpty() && !restricted;
+            // a recording that was not closed has the counts of its last snapshot: exact as of its time, if known
+            long countsAt = run.metadataLong(MetadataKeys.SITE_COUNTS_NANOS, Long.MIN_VALUE);
+            boolean closed = run.totals().isPresent();
+            boolean exact = "exact".equals(run.metadata().get(MetadataKeys.MODE)) && !counts.isEmpty() && !restricted
+                    && (closed || countsAt != Long.MIN_VALUE);
+            double countsAsOfMs = exact && !closed ? (countsAt - runStart) / 1e6 : Double.NaN;
             if (exact) {
                 for (SiteCount c : counts.values()) {
                     SiteAcc a = site(c.siteId());
@@ -945,7 +953,8 @@ public final class ReportBuilder {
                         g.heapUsedAfter(), peakEstimate, peakObjects, holders);
             }
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
-                    peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact);
+                    peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact,
+                    countsAsOfMs);
 
             // Native memory.
             Peak.NativePeak nativePeak = null;

@@ -65,6 +65,7 @@ public final class ReportJson {
                 .field("samples", t.samples())
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
+                .field("exactCountsAsOfMs", t.exactCountsAsOfMs())
                 .endObject();
         Peak peak = r.peak();
         if (peak == null) {

@@ -97,6 +97,11 @@ final class SampleTable {
         return size;
     }
 
+    /** Removes every sample and gives the table's memory back. */
+    void clear() {
+        allocate(1024);
+    }
+
     private void grow() {
         long[] old = slots;
         allocate((mask + 1) * 2);

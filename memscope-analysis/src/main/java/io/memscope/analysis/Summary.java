@@ -30,6 +30,10 @@ public final class Summary {
                     + "memory) or is still running; this report covers what it recorded up to its last complete "
                     + "block\n");
         }
+        if (t.exact() && !Double.isNaN(t.exactCountsAsOfMs())) {
+            sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
+                    + "before it ended; allocations after it are not counted%n", t.exactCountsAsOfMs() / 1000));
+        }
         if (src.damage() != null && src.closed()) {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
                     .append(src.damage()).append("; this report covers what comes before\n");

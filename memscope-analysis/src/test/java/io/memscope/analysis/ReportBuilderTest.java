@@ -142,6 +142,32 @@ class ReportBuilderTest {
     }
 
     @Test
+    void exactCountsOfAnUnclosedRecordingAreExactAsOfTheirSnapshot() {
+        // a JVM killed after a snapshot: the counts as of its time (metadata), no END block
+        RecordedRun killed = capture("killed").meta(MetadataKeys.MODE, "exact").siteCount(2, 100, 6400)
+                .siteCount(2, 12345, 999_999_999).meta(MetadataKeys.SITE_COUNTS_NANOS, "1250000000").abandon();
+        Report r = ReportBuilder.build(killed);
+        assertThat(r.totals().exact()).isTrue();
+        assertThat(r.totals().allocatedObjects()).as("the last snapshot's").isEqualTo(12345);
+        assertThat(r.totals().exactCountsAsOfMs()).isEqualTo((1_250_000_000 - r.window().runStartNanos()) / 1e6);
+        assertThat(ReportJson.toJson(r)).contains("\"exactCountsAsOfMs\": 1250\n");
+        assertThat(Summary.format(r)).contains("exact counts as of");
+
+        // closed: the counts are the final totals
+        Report closed = ReportBuilder.build(capture("closed").meta(MetadataKeys.MODE, "exact")
+                .siteCount(2, 12345, 999_999_999).meta(MetadataKeys.SITE_COUNTS_NANOS, "1250000000").close());
+        assertThat(closed.totals().exact()).isTrue();
+        assertThat(closed.totals().exactCountsAsOfMs()).isNaN();
+        assertThat(ReportJson.toJson(closed)).contains("\"exactCountsAsOfMs\": null");
+        assertThat(Summary.format(closed)).doesNotContain("exact counts as of");
+
+        // unclosed, counts without their time (no writer does that): not named, so not used
+        Report unknown = ReportBuilder.build(capture("unknown").meta(MetadataKeys.MODE, "exact")
+                .siteCount(2, 12345, 999_999_999).abandon());
+        assertThat(unknown.totals().exact()).isFalse();
+    }
+
+    @Test
     void emptyCaptureGivesAnEmptyReport() {
         Report r = ReportBuilder.build(TestRun.create(tmp.resolve("empty.msrec")).close());
         assertThat(r.totals().allocatedBytes()).isZero();

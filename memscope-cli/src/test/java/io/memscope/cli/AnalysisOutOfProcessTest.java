@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
+import io.memscope.recording.RecordingReader;
+import memscope.fixtures.ExactKilledFixture;
 import memscope.fixtures.KilledFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -67,6 +69,31 @@ class AnalysisOutOfProcessTest {
         String retained = "memscope.fixtures.KilledFixture.main(KilledFixture.java:"
                 + Jvms.lineOf("memscope/fixtures/KilledFixture.java", "KILLED-RETAINED") + ")";
         assertThat(Jvms.sites(report, "topAllocationSites")).contains(retained);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aJvmKilledInExactModeKeepsItsExactCountsAsOfItsLastSnapshot(@TempDir Path out) throws Exception {
+        int n = 12_345;
+        // only the fixture's allocations are counted: the recording reader it polls with allocates too
+        CliRun r = CliRun.run("run", "--out", out.toString(), "--mode", "exact", "--include", "memscope.fixtures",
+                "--agent-option", "flush=100", "--", Jvms.current(), "-cp",
+                Jvms.classPath(ExactKilledFixture.class, RecordingReader.class), ExactKilledFixture.class.getName(),
+                Integer.toString(n));
+        assertThat(r.exit).as(r.err).isEqualTo(128 + 9);
+        assertThat(r.out).contains("the recording was not closed").contains("exact counts as of");
+        Object report = Jvms.report(out);
+        assertThat(MiniJson.obj(report, "recording").get("closed")).isEqualTo(false);
+        Map<String, Object> totals = MiniJson.obj(report, "totals");
+        assertThat(totals.get("exact")).isEqualTo(true);
+        assertThat(((Number) totals.get("exactCountsAsOfMs")).doubleValue()).as("the snapshot's time").isPositive();
+        String counted = "memscope.fixtures.ExactKilledFixture.main(ExactKilledFixture.java:"
+                + Jvms.lineOf("memscope/fixtures/ExactKilledFixture.java", "EXACT-COUNTED") + ")";
+        Map<String, Object> site = MiniJson.list(report, "topAllocationSites").stream()
+                .filter(e -> counted.equals(e.get("site"))).findFirst().orElseThrow();
+        assertThat(MiniJson.num(site, "allocatedObjects")).as("exactly the arrays allocated before the snapshot, "
+                + "none of those after it").isEqualTo(n);
+        assertThat(MiniJson.num(site, "allocatedBytes")).isGreaterThanOrEqualTo(1024L * n);
     }
 
     @Test

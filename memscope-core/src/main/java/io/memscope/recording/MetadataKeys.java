@@ -13,6 +13,12 @@ public final class MetadataKeys {
     public static final String START_NANOS = "startNanos";
     /** End of the capture (written when the recording is closed), {@link System#nanoTime()} of the recorded JVM. */
     public static final String END_NANOS = "endNanos";
+    /**
+     * When the last SITE_COUNTS snapshot was taken, {@link System#nanoTime()} of the recorded JVM: exact mode writes
+     * its per-site totals every ten flush periods and at the end; in a recording that was not closed (the JVM was
+     * killed) they are the totals as of this time.
+     */
+    public static final String SITE_COUNTS_NANOS = "siteCountsNanos";
     /** Wall-clock time of {@link #START_NANOS}, milliseconds since the epoch. */
     public static final String START_EPOCH_MS = "startEpochMillis";
     /** Process id of the recorded JVM. */

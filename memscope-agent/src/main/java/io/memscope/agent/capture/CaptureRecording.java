@@ -126,6 +126,19 @@ final class CaptureRecording {
         return failedEvents.get();
     }
 
+    /** Writes a snapshot of exact mode's counts, to go out with the next {@link #flush} (background thread). */
+    void siteCounts(ExactCounts counts, long nanos) {
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            counts.snapshotTo(rs, nanos);
+        } catch (Throwable t) {
+            Failures.report("agent.recording.counts", t);
+        }
+    }
+
     /**
      * Drains the store into the file and flushes (background thread).
      *
@@ -189,7 +202,7 @@ final class CaptureRecording {
                 w.metadata(m.getKey(), m.getValue());
             }
             if (counts != null) {
-                counts.writeTo(rs);
+                counts.writeTo(rs, endNanos);
             }
             if (nativeTracker != null) {
                 for (Anomaly a : nativeTracker.anomalies()) {

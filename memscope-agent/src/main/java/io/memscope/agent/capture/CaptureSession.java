@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
  *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
  *     every {@code flush} period, or whenever {@value #FLUSH_EVENTS} events are waiting, drains the store into the
- *     recording.</li>
+ *     recording; in exact mode, every {@value #COUNTS_FLUSHES} flush periods, a snapshot of the counts goes with
+ *     it.</li>
  * </ul>
  *
  * The static hooks reach the running session through {@link Hooks#session()}. {@link #finish} ends it and leaves
@@ -39,6 +40,8 @@ import java.util.function.Supplier;
 public final class CaptureSession {
     /** Events waiting in the store that trigger a flush before the period is over. */
     static final int FLUSH_EVENTS = 65_536;
+    /** Exact mode writes a snapshot of its counts every this many flush periods (10 s by default). */
+    static final int COUNTS_FLUSHES = 10;
     /** Longest wait, at the end of a capture with a final GC, for that collection's notification. */
     static final long FINAL_GC_WAIT_MILLIS = 1000;
 
@@ -353,6 +356,7 @@ public final class CaptureSession {
         }
         long lastFold = System.nanoTime();
         long lastFlush = lastFold;
+        long lastCounts = lastFold;
         recording.open();
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {
@@ -378,6 +382,10 @@ public final class CaptureSession {
                 }
                 if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
                         || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
+                    if (counts != null && now - lastCounts >= COUNTS_FLUSHES * settings.flushMillis() * 1_000_000L) {
+                        recording.siteCounts(counts, now); // a killed JVM keeps its exact counts as of now
+                        lastCounts = now;
+                    }
                     recording.flush(gcRecords(false), settings.debug());
                     lastFlush = System.nanoTime();
                 }

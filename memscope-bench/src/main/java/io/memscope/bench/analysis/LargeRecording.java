@@ -15,14 +15,20 @@ import java.util.SplittableRandom;
  * Zipf-like popularity, 20 000 stacks, 8 threads, a heap that grows and churns, 5% native memory, a young collection
  * every 100 ms of recorded time and an old one every 20 s, metadata like the agent's); {@code decode FILE} streams it
  * and only counts events: the least any report must spend reading it.
+ *
+ * <p>{@code write FILE EVENTS scopes} also gives every thread nested scopes (four paths: {@code request},
+ * {@code request/parse}, {@code request/handle}, {@code request/handle/db}; an edge every 20 events of its thread on
+ * average, so nearly every sample falls in a scope) and a function profile whose pattern matches a frame of every
+ * stack ({@code com.example.layer3.**}, with statistics for each of its 97 functions): the API sections' worst case,
+ * where every heap sample counts for a scope and a function.
  */
 public final class LargeRecording {
     private LargeRecording() {
     }
 
     public static void main(String[] args) {
-        if (args.length == 3 && args[0].equals("write")) {
-            write(Path.of(args[1]), Long.parseLong(args[2]));
+        if ((args.length == 3 || args.length == 4 && args[3].equals("scopes")) && args[0].equals("write")) {
+            write(Path.of(args[1]), Long.parseLong(args[2]), args.length == 4);
         } else if (args.length == 2 && args[0].equals("decode")) {
             long t0 = System.nanoTime();
             long[] n = {0};
@@ -35,12 +41,12 @@ public final class LargeRecording {
             });
             System.out.printf("decoded in %.2f s (%d)%n", (System.nanoTime() - t0) / 1e9, n[0]);
         } else {
-            System.err.println("usage: LargeRecording write FILE EVENTS | decode FILE");
+            System.err.println("usage: LargeRecording write FILE EVENTS [scopes] | decode FILE");
             System.exit(2);
         }
     }
 
-    static void write(Path file, long events) {
+    static void write(Path file, long events, boolean scopes) {
         SplittableRandom r = new SplittableRandom(42);
         int sites = 2000;
         int stacks = 20_000;
@@ -94,6 +100,16 @@ public final class LargeRecording {
             List<long[]> natives = new ArrayList<>();
             long written = 0;
             int thread = 0;
+            // scopes: each thread's open path ids, innermost last (paths: 1 request, 2 parse, 3 handle, 4 db)
+            int[][] open = new int[threadNames.length][4];
+            int[] depth = new int[threadNames.length];
+            if (scopes) {
+                w.metadata("option.functions", "com.example.layer3.**");
+                w.scopePath(1, 0, "request");
+                w.scopePath(2, 1, "parse");
+                w.scopePath(3, 1, "handle");
+                w.scopePath(4, 3, "db");
+            }
             while (written < events) {
                 t += 500 + r.nextInt(3000);
                 if (t >= nextYoung) {
@@ -110,6 +126,19 @@ public final class LargeRecording {
                 }
                 if (r.nextInt(50) == 0) {
                     thread = r.nextInt(threadNames.length);
+                }
+                if (scopes && r.nextInt(20) == 0) {
+                    int d = depth[thread];
+                    int top = d == 0 ? 0 : open[thread][d - 1];
+                    boolean enter = d == 0 || (top == 1 || top == 3) && r.nextBoolean();
+                    if (enter) {
+                        int path = top == 0 ? 1 : top == 1 ? 2 + r.nextInt(2) : 4;
+                        open[thread][depth[thread]++] = path;
+                        w.scopeEdge(t, thread + 1, threadNames[thread], false, path, 0, -1);
+                    } else {
+                        depth[thread]--;
+                        w.scopeEdge(t, thread + 1, threadNames[thread], true, top, 0, r.nextInt(1 << 20));
+                    }
                 }
                 int roll = r.nextInt(100);
                 if (roll < 5) {
@@ -155,6 +184,14 @@ public final class LargeRecording {
                     }
                 }
                 written++;
+            }
+            if (scopes) {
+                for (int j = 0; j < 97; j++) {
+                    int caller = (j + 1) % 97;
+                    w.functionStats("com.example.layer3.Handler" + j + ".handle", "()V", "com.example.layer4.Handler"
+                            + caller + ".handle(Handler" + caller + ".java:24)", 1000 + j, 0, 5_000_000L * (j + 1),
+                            200_000L, 1L << 20, 0);
+                }
             }
             w.metadata("endNanos", Long.toString(t));
         }

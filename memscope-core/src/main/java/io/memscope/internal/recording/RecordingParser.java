@@ -243,6 +243,25 @@ public final class RecordingParser {
         return (int) n;
     }
 
+    /** One entry of a block, read and validated; a bad one throws {@link ByteSource.Malformed}. */
+    @FunctionalInterface
+    private interface EntryReader<T> {
+        T read(ByteSource in);
+    }
+
+    /**
+     * Reads a block's entries: their count (each takes at least {@code minBytes}), then every entry, before the
+     * caller delivers any, so that a damaged block gives the visitor nothing of itself.
+     */
+    private static <T> List<T> entries(ByteSource in, int minBytes, String what, EntryReader<T> entry) {
+        int n = count(in, minBytes, what);
+        List<T> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(entry.read(in));
+        }
+        return out;
+    }
+
     private int stringId(ByteSource in, String what) {
         return EventBlockCodec.Decoder.stringId(in, stringCount, what);
     }
@@ -288,49 +307,50 @@ public final class RecordingParser {
     }
 
     private void sites(ByteSource in) {
-        int n = count(in, 6, "site");
-        Site[] sites = new Site[n];
-        for (int i = 0; i < n; i++) {
-            int at = in.position();
-            int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");
-            if (id == 0) {
-                throw new ByteSource.Malformed(at, "site id 0 is reserved");
-            }
-            String cls = string(in, "class name");
-            String method = string(in, "method name");
-            String file = string(in, "file name");
-            int line = in.intAtMost(Integer.MAX_VALUE, "line");
-            String typeName = string(in, "type name");
-            sites[i] = new Site(id, cls, method, file, line, typeName);
-        }
-        for (Site s : sites) {
+        for (Site s : entries(in, 6, "site", this::site)) {
             visitor.site(s);
         }
     }
 
+    private Site site(ByteSource in) {
+        int at = in.position();
+        int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");
+        if (id == 0) {
+            throw new ByteSource.Malformed(at, "site id 0 is reserved");
+        }
+        String cls = string(in, "class name");
+        String method = string(in, "method name");
+        String file = string(in, "file name");
+        int line = in.intAtMost(Integer.MAX_VALUE, "line");
+        String typeName = string(in, "type name");
+        return new Site(id, cls, method, file, line, typeName);
+    }
+
     private void stacks(ByteSource in) {
-        int n = count(in, 2, "stack");
-        long[] ids = new long[n];
-        List<List<String>> frames = new ArrayList<>(Math.min(n, 1024));
-        for (int i = 0; i < n; i++) {
-            int at = in.position();
-            ids[i] = in.uleb();
-            if (ids[i] == 0) {
-                throw new ByteSource.Malformed(at, "stack id 0 is reserved");
-            }
-            int depth = in.intAtMost(RecordingFormat.MAX_FRAMES, "frame count");
-            if (depth > in.remaining()) {
-                throw new ByteSource.Malformed(at, "frame count " + depth + " exceeds the remaining bytes");
-            }
-            String[] f = new String[depth];
-            for (int j = 0; j < depth; j++) {
-                f[j] = nonNullString(in, "frame");
-            }
-            frames.add(Collections.unmodifiableList(Arrays.asList(f)));
+        for (Stack s : entries(in, 2, "stack", this::stack)) {
+            visitor.stack(s.id(), s.frames());
         }
-        for (int i = 0; i < n; i++) {
-            visitor.stack(ids[i], frames.get(i));
+    }
+
+    /** A STACKS entry. */
+    private record Stack(long id, List<String> frames) {
+    }
+
+    private Stack stack(ByteSource in) {
+        int at = in.position();
+        long id = in.uleb();
+        if (id == 0) {
+            throw new ByteSource.Malformed(at, "stack id 0 is reserved");
         }
+        int depth = in.intAtMost(RecordingFormat.MAX_FRAMES, "frame count");
+        if (depth > in.remaining()) {
+            throw new ByteSource.Malformed(at, "frame count " + depth + " exceeds the remaining bytes");
+        }
+        String[] f = new String[depth];
+        for (int j = 0; j < depth; j++) {
+            f[j] = nonNullString(in, "frame");
+        }
+        return new Stack(id, Collections.unmodifiableList(Arrays.asList(f)));
     }
 
     private void events(ByteSource in) {
@@ -353,12 +373,9 @@ public final class RecordingParser {
 
     /** FUNCTIONS (1.2). */
     private void functions(ByteSource in) {
-        int n = count(in, 9, "function");
-        FunctionStats[] stats = new FunctionStats[n];
-        for (int i = 0; i < n; i++) {
-            stats[i] = new FunctionStats(nonNullString(in, "function name"), string(in, "function descriptor"),
-                    string(in, "call site"), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb(), in.uleb());
-        }
+        List<FunctionStats> stats = entries(in, 9, "function", e -> new FunctionStats(
+                nonNullString(e, "function name"), string(e, "function descriptor"), string(e, "call site"),
+                e.uleb(), e.uleb(), e.uleb(), e.uleb(), e.uleb(), e.uleb()));
         for (FunctionStats f : stats) {
             visitor.functionStats(f);
         }
@@ -399,30 +416,23 @@ public final class RecordingParser {
 
     /** SCOPE_PATHS (1.2). */
     private void scopePaths(ByteSource in) {
-        int n = count(in, 3, "scope path");
-        ScopePath[] paths = new ScopePath[n];
-        for (int i = 0; i < n; i++) {
-            int at = in.position();
-            int id = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope path id");
+        List<ScopePath> paths = entries(in, 3, "scope path", e -> {
+            int at = e.position();
+            int id = (int) e.ulebAtMost(0xFFFF_FFFFL, "scope path id");
             if (id == 0) {
                 throw new ByteSource.Malformed(at, "scope path id 0 is reserved");
             }
-            int parent = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope parent id");
-            paths[i] = new ScopePath(id, parent, nonNullString(in, "scope name"));
-        }
+            int parent = (int) e.ulebAtMost(0xFFFF_FFFFL, "scope parent id");
+            return new ScopePath(id, parent, nonNullString(e, "scope name"));
+        });
         for (ScopePath p : paths) {
             visitor.scopePath(p);
         }
     }
 
     private void gc(ByteSource in) {
-        int n = count(in, 7, "GC record");
-        GcRecord[] records = new GcRecord[n];
-        for (int i = 0; i < n; i++) {
-            records[i] = new GcRecord(in.zigzag(), in.uleb(), string(in, "GC name"), string(in, "GC cause"),
-                    in.uleb(), in.uleb(), in.uleb());
-        }
-        pendingGc = records;
+        pendingGc = entries(in, 7, "GC record", e -> new GcRecord(e.zigzag(), e.uleb(), string(e, "GC name"),
+                string(e, "GC cause"), e.uleb(), e.uleb(), e.uleb())).toArray(new GcRecord[0]);
     }
 
     /** GC_DETAILS (1.1): the action of each record of the GC block just before. */
@@ -458,35 +468,24 @@ public final class RecordingParser {
     }
 
     private void siteCounts(ByteSource in) {
-        int n = count(in, 3, "site count");
-        SiteCount[] counts = new SiteCount[n];
-        for (int i = 0; i < n; i++) {
-            counts[i] = new SiteCount((int) in.ulebAtMost(0xFFFF_FFFFL, "site id"), in.uleb(), in.uleb());
-        }
+        List<SiteCount> counts = entries(in, 3, "site count",
+                e -> new SiteCount((int) e.ulebAtMost(0xFFFF_FFFFL, "site id"), e.uleb(), e.uleb()));
         for (SiteCount c : counts) {
             visitor.siteCount(c);
         }
     }
 
     private void metadata(ByteSource in) {
-        int n = count(in, 2, "metadata entry");
-        String[] kv = new String[n * 2];
-        for (int i = 0; i < n; i++) {
-            kv[2 * i] = nonNullString(in, "metadata key");
-            kv[2 * i + 1] = string(in, "metadata value");
-        }
-        for (int i = 0; i < n; i++) {
-            visitor.metadata(kv[2 * i], kv[2 * i + 1]);
+        List<String[]> entries = entries(in, 2, "metadata entry",
+                e -> new String[] {nonNullString(e, "metadata key"), string(e, "metadata value")});
+        for (String[] kv : entries) {
+            visitor.metadata(kv[0], kv[1]);
         }
     }
 
     private void anomalies(ByteSource in) {
-        int n = count(in, 7, "anomaly");
-        Anomaly[] anomalies = new Anomaly[n];
-        for (int i = 0; i < n; i++) {
-            anomalies[i] = new Anomaly(nonNullString(in, "anomaly kind"), in.zigzag(), in.uleb(), in.uleb(),
-                    in.uleb(), in.uleb(), string(in, "anomaly detail"));
-        }
+        List<Anomaly> anomalies = entries(in, 7, "anomaly", e -> new Anomaly(nonNullString(e, "anomaly kind"),
+                e.zigzag(), e.uleb(), e.uleb(), e.uleb(), e.uleb(), string(e, "anomaly detail")));
         for (Anomaly a : anomalies) {
             visitor.anomaly(a);
         }
