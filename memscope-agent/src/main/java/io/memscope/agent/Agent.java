@@ -95,7 +95,9 @@ public final class Agent {
             }
             return;
         }
-        Failures.setStrict(o.strict());
+        if (o.strict() != Failures.isStrict()) {
+            Failures.setStrict(o.strict()); // only then: its caller check walks the stack (StackWalker at start-up)
+        }
         try {
             BootHooks.install(inst);
         } catch (Exception | LinkageError e) {

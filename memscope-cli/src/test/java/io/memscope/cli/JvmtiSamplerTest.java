@@ -131,12 +131,14 @@ class JvmtiSamplerTest {
         assertThat(code).as("the double free was stopped, the JVM survived").isZero();
         Object report = Jvms.report(out);
         assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
-        // a small program: the JVM samples tens of thousands of allocations, most of them in the JVM's and the
-        // agent's start-up; how many of the program's fit the queue between two drains depends on how often the drain
-        // thread gets a core (a few hundred on a quiet machine, none on a loaded one): every sample is accounted for
+        // a small program: the JVM samples thousands of allocations after the sampler starts, in the JVM's and the
+        // agent's start-up and on memscope's drain thread (counted, not queued), whose share depends on how often it
+        // gets a core: 16 000 to 190 000 on a machine at load 5, 7 670 once at load 10 (JDK 25); how many of the
+        // program's fit the queue between two drains depends on that too (a few hundred on a quiet machine, none on
+        // a loaded one): every sample is accounted for
         Map<String, Object> meta = MiniJson.obj(report, "metadata");
         long seen = count(meta, "jvmti.samples");
-        assertThat(seen).isGreaterThan(10_000);
+        assertThat(seen).isGreaterThan(5_000);
         assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(count(meta, "jvmti.samplesKept"));
         assertThat(count(meta, "jvmti.samplesKept") + count(meta, "jvmti.ownAllocations")
                 + count(meta, "jvmti.filtered") + count(meta, "jvmti.unresolvedStacks")

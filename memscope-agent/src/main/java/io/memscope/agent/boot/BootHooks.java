@@ -4,15 +4,10 @@ import io.memscope.agent.capture.Hooks;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.lang.invoke.MethodHandles;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
-import org.objectweb.asm.FieldVisitor;
-import org.objectweb.asm.MethodVisitor;
-import org.objectweb.asm.Opcodes;
 
 /**
  * Defines {@code java.lang.MemscopeHooks} (from {@link MemscopeHooksTemplate}) inside {@code java.base}, the class
@@ -24,8 +19,11 @@ import org.objectweb.asm.Opcodes;
  * loader classes because bootstrap classpath has been appended" and turns class data sharing off for application
  * classes (slower start-up). Instead: {@link Instrumentation#redefineModule} opens {@code java.lang} to the agent's
  * module, {@link MethodHandles#privateLookupIn} gives a lookup in {@code java.lang}, and
- * {@link MethodHandles.Lookup#defineClass} defines the renamed template there (bootstrap loader, {@code java.base}).
- * Its static initializer, run here before anything is instrumented, binds its methods to
+ * {@link MethodHandles.Lookup#defineClass} defines the renamed templates there (bootstrap loader, {@code java.base}):
+ * the hook class, the interface through which it calls the native memory hooks
+ * ({@code java.lang.MemscopeHookTarget}), and the two classes its API and function-profile hooks forward through
+ * (initialized at their first call). The hook class's static initializer, run here before anything is
+ * instrumented, binds it to {@link io.memscope.agent.capture.NativeHookTarget} and
  * {@link io.memscope.agent.capture.Hooks}.
  */
 public final class BootHooks {
@@ -37,8 +35,26 @@ public final class BootHooks {
     public static final String HEAP_NAME = "java.lang.MemscopeHeapHooks";
     /** Internal name of {@link #HEAP_NAME}. */
     public static final String HEAP_INTERNAL_NAME = "java/lang/MemscopeHeapHooks";
-    private static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
-    private static final String HEAP_TEMPLATE = "io/memscope/agent/boot/MemscopeHeapHooksTemplate";
+    /** Binary name of the class the API hooks forward through (initialized at the first API call). */
+    public static final String API_NAME = "java.lang.MemscopeApiHooks";
+    /** Binary name of the class the function profile's hooks forward through (initialized at the first call). */
+    public static final String FUNCTION_NAME = "java.lang.MemscopeFunctionHooks";
+    /**
+     * Prefix of the binary names of every class the agent defines in {@code java.lang} (the hook class, its
+     * siblings, the heap hook class): their frames are memscope's, never the application's.
+     */
+    public static final String HOOK_CLASS_PREFIX = "java.lang.Memscope";
+    /** Internal name of the interface the hook class calls the native memory hooks through. */
+    public static final String TARGET_INTERNAL_NAME = "java/lang/MemscopeHookTarget";
+    static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
+    static final String TARGET_TEMPLATE = "io/memscope/agent/boot/MemscopeHookTargetTemplate";
+    static final String API_TEMPLATE = "io/memscope/agent/boot/MemscopeApiHooksTemplate";
+    static final String FUNCTION_TEMPLATE = "io/memscope/agent/boot/MemscopeFunctionHooksTemplate";
+    static final String HEAP_TEMPLATE = "io/memscope/agent/boot/MemscopeHeapHooksTemplate";
+    /** Template internal name to the internal name it is defined under. */
+    static final Map<String, String> RENAMES = Map.of(TEMPLATE, INTERNAL_NAME, TARGET_TEMPLATE, TARGET_INTERNAL_NAME,
+            API_TEMPLATE, "java/lang/MemscopeApiHooks", FUNCTION_TEMPLATE, "java/lang/MemscopeFunctionHooks",
+            HEAP_TEMPLATE, HEAP_INTERNAL_NAME);
 
     /**
      * JDK classes instrumented with the agent's hooks in this JVM ({@code jdk/internal/misc/Unsafe},
@@ -70,7 +86,8 @@ public final class BootHooks {
      * @throws Exception when the class cannot be defined; the agent must then not instrument anything
      */
     public static synchronized void install(Instrumentation inst) throws Exception {
-        define(inst, NAME, TEMPLATE, INTERNAL_NAME, PREBUILT);
+        define(inst, NAME, List.of(TEMPLATE, TARGET_TEMPLATE, API_TEMPLATE, FUNCTION_TEMPLATE),
+                List.of(PREBUILT, TARGET_PREBUILT, API_PREBUILT, FUNCTION_PREBUILT));
     }
 
     /**
@@ -78,11 +95,15 @@ public final class BootHooks {
      * before anything is instrumented with them. Same rules as {@link #install}.
      */
     public static synchronized void installHeapHooks(Instrumentation inst) throws Exception {
-        define(inst, HEAP_NAME, HEAP_TEMPLATE, HEAP_INTERNAL_NAME, HEAP_PREBUILT);
+        define(inst, HEAP_NAME, List.of(HEAP_TEMPLATE), List.of(HEAP_PREBUILT));
     }
 
-    private static void define(Instrumentation inst, String name, String template, String internalName,
-                               String prebuilt) throws Exception {
+    /**
+     * Defines the renamed templates (the first is {@code name}, the others its siblings, which it calls and which are
+     * initialized at their first call), then initializes the first.
+     */
+    private static void define(Instrumentation inst, String name, List<String> templates, List<String> prebuilt)
+            throws Exception {
         try {
             Class.forName(name, true, null);
             return;
@@ -94,73 +115,43 @@ public final class BootHooks {
         if (inst != null && !base.isOpen("java.lang", self)) {
             inst.redefineModule(base, Set.of(), Map.of(), Map.of("java.lang", Set.of(self)), Set.of(), Map.of());
         }
-        byte[] bytes = prebuilt(prebuilt);
-        if (bytes == null) {
-            bytes = renamed(template(template), template, internalName); // a build without the prebuilt classes
+        byte[][] bytes = new byte[templates.size()][];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = prebuilt(prebuilt.get(i));
+            if (bytes[i] == null) {
+                bytes[i] = HookRenamer.renamed(template(templates.get(i)), templates.get(i)); // a build without prebuilt classes
+            }
         }
         MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Object.class, MethodHandles.lookup());
         Properties p = System.getProperties();
         p.put(MemscopeHooksTemplate.HANDOFF, Hooks.class);
         try {
-            Class<?> c = lookup.defineClass(bytes);
-            lookup.ensureInitialized(c);
+            Class<?> first = null;
+            for (byte[] b : bytes) {
+                Class<?> c = lookup.defineClass(b);
+                first = first == null ? c : first;
+            }
+            if (name.equals(NAME)) {
+                // loadable only now: it implements java.lang.MemscopeHookTarget, defined just above
+                p.put(MemscopeHooksTemplate.TARGET_HANDOFF, new io.memscope.agent.capture.NativeHookTarget());
+            }
+            lookup.ensureInitialized(first);
         } finally {
             p.remove(MemscopeHooksTemplate.HANDOFF);
+            p.remove(MemscopeHooksTemplate.TARGET_HANDOFF);
         }
     }
 
-    /** Resources holding the renamed classes, written at build time by {@link #main} (no ASM at agent start-up). */
+    /** Resources holding the renamed classes, written at build time by {@link HookRenamer#main} (no ASM at agent start-up). */
     static final String PREBUILT = "MemscopeHooks.bytes";
+    static final String TARGET_PREBUILT = "MemscopeHookTarget.bytes";
+    static final String API_PREBUILT = "MemscopeApiHooks.bytes";
+    static final String FUNCTION_PREBUILT = "MemscopeFunctionHooks.bytes";
     static final String HEAP_PREBUILT = "MemscopeHeapHooks.bytes";
 
     /** @return the renamed class as the build wrote it, or null */
     private static byte[] prebuilt(String resource) throws java.io.IOException {
         return AgentJar.read("io/memscope/agent/boot/" + resource);
-    }
-
-    /**
-     * Build step (memscope-agent/pom.xml, process-classes): writes the renamed templates next to this class as
-     * {@value #PREBUILT} and {@value #HEAP_PREBUILT}, so that the agent does not load ASM to rename them at start,
-     * and makes {@link SamplerNatives} call {@code java.lang.MemscopeHooks} instead of the template.
-     *
-     * @param args the directory of this package's class files
-     */
-    public static void main(String[] args) throws Exception {
-        java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
-        java.nio.file.Files.write(dir.resolve(PREBUILT), renamed(java.nio.file.Files.readAllBytes(
-                dir.resolve("MemscopeHooksTemplate.class")), TEMPLATE, INTERNAL_NAME));
-        java.nio.file.Files.write(dir.resolve(HEAP_PREBUILT), renamed(java.nio.file.Files.readAllBytes(
-                dir.resolve("MemscopeHeapHooksTemplate.class")), HEAP_TEMPLATE, HEAP_INTERNAL_NAME));
-        // SamplerNatives calls the hook class's natives directly (again: an incremental build may keep it rewritten)
-        java.nio.file.Path natives = dir.resolve("SamplerNatives.class");
-        byte[] callers = java.nio.file.Files.readAllBytes(natives);
-        byte[] rewritten = callsRenamed(callers, TEMPLATE, INTERNAL_NAME);
-        if (new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(TEMPLATE)
-                || !new String(rewritten, java.nio.charset.StandardCharsets.ISO_8859_1).contains(INTERNAL_NAME)) {
-            throw new IllegalStateException(natives + " does not call " + INTERNAL_NAME + " after rewriting");
-        }
-        java.nio.file.Files.write(natives, rewritten);
-    }
-
-    /** @return the class with every method call to {@code from} made a call to {@code to} (same name and type) */
-    static byte[] callsRenamed(byte[] callers, String from, String to) {
-        ClassReader reader = new ClassReader(callers);
-        ClassWriter writer = new ClassWriter(0);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
-                return new MethodVisitor(Opcodes.ASM9, mv) {
-                    @Override
-                    public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
-                                                boolean isInterface) {
-                        super.visitMethodInsn(opcode, rename(owner, from, to), methodName, desc, isInterface);
-                    }
-                };
-            }
-        }, 0);
-        return writer.toByteArray();
     }
 
     private static byte[] template(String template) throws Exception {
@@ -172,56 +163,4 @@ public final class BootHooks {
         }
     }
 
-    /** @return the template with every reference to its own name {@code from} replaced by {@code to} */
-    static byte[] renamed(byte[] template, String from, String to) {
-        ClassReader reader = new ClassReader(template);
-        ClassWriter writer = new ClassWriter(0);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public void visit(int version, int access, String name, String signature, String superName,
-                              String[] interfaces) {
-                super.visit(version, access, rename(name, from, to), signature, superName, interfaces);
-            }
-
-            @Override
-            public void visitSource(String source, String debug) {
-                super.visitSource(to.substring(to.lastIndexOf('/') + 1) + ".java", debug);
-            }
-
-            @Override
-            public void visitInnerClass(String name, String outerName, String innerName, int access) {
-                // java.lang.invoke.MethodHandles$Lookup: a JDK nested class, kept as is
-                super.visitInnerClass(name, outerName, innerName, access);
-            }
-
-            @Override
-            public FieldVisitor visitField(int access, String name, String descriptor, String signature,
-                                           Object value) {
-                return super.visitField(access, name, descriptor, signature, value);
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
-                return new MethodVisitor(Opcodes.ASM9, mv) {
-                    @Override
-                    public void visitFieldInsn(int opcode, String owner, String fieldName, String desc) {
-                        super.visitFieldInsn(opcode, rename(owner, from, to), fieldName, desc);
-                    }
-
-                    @Override
-                    public void visitMethodInsn(int opcode, String owner, String methodName, String desc,
-                                                boolean isInterface) {
-                        super.visitMethodInsn(opcode, rename(owner, from, to), methodName, desc, isInterface);
-                    }
-                };
-            }
-        }, 0);
-        return writer.toByteArray();
-    }
-
-    private static String rename(String internalName, String from, String to) {
-        return from.equals(internalName) ? to : internalName;
-    }
 }

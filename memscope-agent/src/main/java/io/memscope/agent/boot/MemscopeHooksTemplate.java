@@ -12,79 +12,33 @@ import java.lang.invoke.MethodType;
  * every module reads and which is exported to all), so that application classes of any class loader and
  * instrumented JDK classes reach it without the agent jar on the bootstrap class path.
  *
- * <p>Each method forwards to the same-named static method of the agent's {@code io.memscope.agent.capture.Hooks}
- * (loaded by the system class loader, as every agent is) through a {@code static final} method handle: the JIT
- * treats it as a constant and inlines the target, so the indirection costs nothing once compiled. The handles are
- * looked up once, in the static initializer, which {@link BootHooks} runs before any class is instrumented. If
- * the agent's class cannot be found, every method does nothing.
+ * <p>The native memory and MBean server hooks, which every capture uses, call the agent's
+ * {@code io.memscope.agent.capture.NativeHookTarget} (loaded by the system class loader, as every agent is) through
+ * the interface {@link MemscopeHookTargetTemplate}, defined in {@code java.base} beside this class: an interface call
+ * on a {@code static final} receiver, which the JIT inlines once compiled, and which costs the JVM nothing at
+ * start-up, where a method handle costs a spun class per handle and per call type. The hooks of memscope-core's API
+ * and of the function profile forward to {@link MemscopeApiHooksTemplate} and {@link MemscopeFunctionHooksTemplate},
+ * defined beside this class and initialized (their method handles looked up) at their first call: a plain run
+ * calls neither. If the agent's classes cannot be found, every method does nothing.
  *
- * <p>Rules for this source: no references to classes outside the JDK, no lambdas, no nested classes, no class
- * literal of itself (the renamer only rewrites the class's own name).
+ * <p>Rules for this source (and its siblings): no references to classes outside the JDK and the templates,
+ * no lambdas, no nested classes, no class literals of the templates (the renamer rewrites their names in method and
+ * field instructions only).
  */
 public final class MemscopeHooksTemplate {
     /** System property (an object, not a string) through which the installer hands over the agent's class. */
     static final String HANDOFF = "io.memscope.agent.hooks.class";
     private static final String TARGET = "io.memscope.agent.capture.Hooks";
-    /** The agent's receiver of the function profile's entries, exits and call sites. */
-    private static final String FUNCTIONS = "io.memscope.agent.capture.FunctionHooks";
-    /** The agent's receiver of what the application reports through memscope-core's API (scopes, pools...). */
-    private static final String API = "io.memscope.agent.capture.ApiHooks";
 
-    private static final MethodHandle NATIVE_ALLOCATE;
-    private static final MethodHandle NATIVE_REALLOCATE;
-    private static final MethodHandle NATIVE_FREE;
-    private static final MethodHandle PLATFORM_SERVER;
-    private static final MethodHandle NATIVE_ARENA_ENTER;
-    private static final MethodHandle NATIVE_ARENA_EXIT;
-    private static final MethodHandle API_ACTIVE;
-    private static final MethodHandle API_LINKED;
-    private static final MethodHandle API_SCOPE_PATH;
-    private static final MethodHandle API_SCOPE_ENTER;
-    private static final MethodHandle API_SCOPE_EXIT;
-    private static final MethodHandle API_TRACK;
-    private static final MethodHandle API_BORROW;
-    private static final MethodHandle API_RETURN;
-    private static final MethodHandle API_ANOMALY;
-    private static final MethodHandle API_MOVE;
-    private static final MethodHandle API_OWN_BYTES;
-    private static final MethodHandle FN_ENTER;
-    private static final MethodHandle FN_EXIT;
-    private static final MethodHandle FN_CALL_SITE;
-    private static final MethodHandle API_ACCOUNTING;
-    private static final MethodHandle API_SCOPE_ENTERED;
-    private static final MethodHandle API_SCOPE_EXITED;
+    /** System property through which the installer hands over the receiver of the native hooks (an object). */
+    static final String TARGET_HANDOFF = "io.memscope.agent.hooks.target";
+
+    /** The agent's {@code Hooks} class (the system class loader's), or null when it could not be found. */
+    private static final Class<?> HOOKS;
+    /** The receiver of the native memory and MBean server hooks, or null. */
+    private static final MemscopeHookTargetTemplate TARGET_OBJECT;
 
     static {
-        MethodHandle[] h = handles();
-        NATIVE_ALLOCATE = h[0];
-        NATIVE_REALLOCATE = h[1];
-        NATIVE_FREE = h[2];
-        PLATFORM_SERVER = h[3];
-        NATIVE_ARENA_ENTER = h[4];
-        NATIVE_ARENA_EXIT = h[5];
-        API_ACTIVE = h[6];
-        API_LINKED = h[7];
-        API_SCOPE_PATH = h[8];
-        API_SCOPE_ENTER = h[9];
-        API_SCOPE_EXIT = h[10];
-        API_TRACK = h[11];
-        API_BORROW = h[12];
-        API_RETURN = h[13];
-        API_ANOMALY = h[14];
-        API_MOVE = h[15];
-        API_OWN_BYTES = h[16];
-        FN_ENTER = h[17];
-        FN_EXIT = h[18];
-        FN_CALL_SITE = h[19];
-        API_ACCOUNTING = h[20];
-        API_SCOPE_ENTERED = h[21];
-        API_SCOPE_EXITED = h[22];
-    }
-
-    private MemscopeHooksTemplate() {
-    }
-
-    private static MethodHandle[] handles() {
         Class<?> c = null;
         try {
             Object handedOver = System.getProperties().get(HANDOFF);
@@ -93,44 +47,21 @@ public final class MemscopeHooksTemplate {
         } catch (Throwable t) {
             System.err.println("memscope agent: hooks not connected, nothing is tracked: " + t);
         }
-        MethodHandles.Lookup l = MethodHandles.publicLookup();
-        return new MethodHandle[] {
-            find(l, c, "nativeAllocate", MethodType.methodType(void.class, long.class, long.class)),
-            find(l, c, "nativeReallocate", MethodType.methodType(void.class, long.class, long.class, long.class)),
-            find(l, c, "nativeFree", MethodType.methodType(boolean.class, long.class)),
-            find(l, c, "platformServer", MethodType.methodType(void.class, Object.class)),
-            find(l, c, "nativeArenaEnter", MethodType.methodType(void.class)),
-            find(l, c, "nativeArenaExit", MethodType.methodType(void.class)),
-            find(l, sibling(c, API), "active", MethodType.methodType(boolean.class)),
-            find(l, sibling(c, API), "linked", MethodType.methodType(void.class, Class.class)),
-            find(l, sibling(c, API), "scopePath", MethodType.methodType(int.class, int.class, String.class)),
-            find(l, sibling(c, API), "scopeEnter", MethodType.methodType(void.class, int.class, long.class,
-                    long.class)),
-            find(l, sibling(c, API), "scopeExit", MethodType.methodType(void.class, int.class, long.class, long.class)),
-            find(l, sibling(c, API), "track", MethodType.methodType(void.class, Object.class, String.class)),
-            find(l, sibling(c, API), "borrow", MethodType.methodType(void.class, Object.class, String.class,
-                    long.class, long.class)),
-            find(l, sibling(c, API), "returned", MethodType.methodType(void.class, String.class, long.class,
-                    long.class)),
-            find(l, sibling(c, API), "anomaly", MethodType.methodType(void.class, String.class, long.class,
-                    long.class, String.class)),
-            find(l, sibling(c, API), "move", MethodType.methodType(void.class, String.class, long.class, long.class,
-                    long.class)),
-            find(l, sibling(c, API), "ownBytes", MethodType.methodType(long.class)),
-            find(l, sibling(c, FUNCTIONS), "enter", MethodType.methodType(void.class, int.class)),
-            find(l, sibling(c, FUNCTIONS), "exit", MethodType.methodType(void.class, int.class)),
-            find(l, sibling(c, FUNCTIONS), "callSite", MethodType.methodType(void.class, int.class)),
-            find(l, sibling(c, API), "accounting", MethodType.methodType(void.class, long.class, String[].class,
-                    long[].class)),
-            find(l, sibling(c, API), "scopeEntered", MethodType.methodType(long.class, int.class, long.class,
-                    long.class)),
-            find(l, sibling(c, API), "scopeExited", MethodType.methodType(long.class, int.class, long.class,
-                    long.class)),
-        };
+        HOOKS = c;
+        Object target = System.getProperties().get(TARGET_HANDOFF);
+        TARGET_OBJECT = target instanceof MemscopeHookTargetTemplate ? (MemscopeHookTargetTemplate) target : null;
+    }
+
+    private MemscopeHooksTemplate() {
+    }
+
+    /** @return the agent's {@code Hooks} class, or null (for the sibling templates' handles) */
+    static Class<?> hooks() {
+        return HOOKS;
     }
 
     /** @return the agent's class {@code name} from the loader of {@code c}, not initialized; null if missing */
-    private static Class<?> sibling(Class<?> c, String name) {
+    static Class<?> sibling(Class<?> c, String name) {
         if (c == null) {
             return null;
         }
@@ -142,7 +73,7 @@ public final class MemscopeHooksTemplate {
         }
     }
 
-    private static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
+    static MethodHandle find(MethodHandles.Lookup l, Class<?> c, String name, MethodType type) {
         if (c != null) {
             try {
                 return l.findStatic(c, name, type);
@@ -154,24 +85,31 @@ public final class MemscopeHooksTemplate {
     }
 
     public static void nativeAllocate(long address, long bytes) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ALLOCATE.invokeExact(address, bytes);
+            if (t0 != null) {
+                t0.nativeAllocate(address, bytes);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
     }
 
     public static void nativeReallocate(long newAddress, long oldAddress, long bytes) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_REALLOCATE.invokeExact(newAddress, oldAddress, bytes);
+            if (t0 != null) {
+                t0.nativeReallocate(newAddress, oldAddress, bytes);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
     }
 
     public static boolean nativeFree(long address) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            return (boolean) NATIVE_FREE.invokeExact(address);
+            return t0 != null && t0.nativeFree(address);
         } catch (Throwable t) {
             return false;
         }
@@ -182,8 +120,11 @@ public final class MemscopeHooksTemplate {
      * its MXBean in the platform MBean server when that exists, instead of creating the server at start-up.
      */
     public static void platformServer(Object server) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            PLATFORM_SERVER.invokeExact(server);
+            if (t0 != null) {
+                t0.platformServer(server);
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
@@ -195,8 +136,11 @@ public final class MemscopeHooksTemplate {
      * it (site and stack start there). Calls nest.
      */
     public static void nativeArenaEnter() {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ARENA_ENTER.invokeExact();
+            if (t0 != null) {
+                t0.nativeArenaEnter();
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
@@ -204,8 +148,11 @@ public final class MemscopeHooksTemplate {
 
     /** Ends the innermost {@link #nativeArenaEnter} of this thread. */
     public static void nativeArenaExit() {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
         try {
-            NATIVE_ARENA_EXIT.invokeExact();
+            if (t0 != null) {
+                t0.nativeArenaExit();
+            }
         } catch (Throwable t) {
             // the agent's hooks never throw; nothing may reach the application
         }
@@ -274,141 +221,73 @@ public final class MemscopeHooksTemplate {
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
 
     public static boolean apiActive() {
-        try {
-            return (boolean) API_ACTIVE.invokeExact();
-        } catch (Throwable t) {
-            return false;
-        }
+        return MemscopeApiHooksTemplate.active();
     }
 
     public static void apiLinked(Class<?> link) {
-        try {
-            API_LINKED.invokeExact(link);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.linked(link);
     }
 
     public static int apiScopePath(int parentId, String name) {
-        try {
-            return (int) API_SCOPE_PATH.invokeExact(parentId, name);
-        } catch (Throwable t) {
-            return 0;
-        }
+        return MemscopeApiHooksTemplate.scopePath(parentId, name);
     }
 
     public static void apiScopeEnter(int pathId, long nanos, long taskId) {
-        try {
-            API_SCOPE_ENTER.invokeExact(pathId, nanos, taskId);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.scopeEnter(pathId, nanos, taskId);
     }
 
     public static void apiScopeExit(int pathId, long nanos, long allocatedBytes) {
-        try {
-            API_SCOPE_EXIT.invokeExact(pathId, nanos, allocatedBytes);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.scopeExit(pathId, nanos, allocatedBytes);
     }
 
     public static void apiTrack(Object o, String name) {
-        try {
-            API_TRACK.invokeExact(o, name);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.track(o, name);
     }
 
     public static void apiBorrow(Object resource, String pool, long leaseId, long size) {
-        try {
-            API_BORROW.invokeExact(resource, pool, leaseId, size);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.borrow(resource, pool, leaseId, size);
     }
 
     public static void apiReturn(String pool, long leaseId, long size) {
-        try {
-            API_RETURN.invokeExact(pool, leaseId, size);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.returned(pool, leaseId, size);
     }
 
     public static void apiAnomaly(String kind, long id, long size, String detail) {
-        try {
-            API_ANOMALY.invokeExact(kind, id, size, detail);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.anomaly(kind, id, size, detail);
     }
 
     public static void apiMove(String what, long id, long size, long fromThreadId) {
-        try {
-            API_MOVE.invokeExact(what, id, size, fromThreadId);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.move(what, id, size, fromThreadId);
     }
 
     public static void apiAccounting(long nanos, String[] text, long[] values) {
-        try {
-            API_ACCOUNTING.invokeExact(nanos, text, values);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeApiHooksTemplate.accounting(nanos, text, values);
     }
 
     public static long apiScopeEntered(int pathId, long nanos, long taskId) {
-        try {
-            return (long) API_SCOPE_ENTERED.invokeExact(pathId, nanos, taskId);
-        } catch (Throwable t) {
-            return 0;
-        }
+        return MemscopeApiHooksTemplate.scopeEntered(pathId, nanos, taskId);
     }
 
     public static long apiScopeExited(int pathId, long nanos, long allocatedBytes) {
-        try {
-            return (long) API_SCOPE_EXITED.invokeExact(pathId, nanos, allocatedBytes);
-        } catch (Throwable t) {
-            return 0;
-        }
+        return MemscopeApiHooksTemplate.scopeExited(pathId, nanos, allocatedBytes);
     }
 
     public static long apiOwnBytes() {
-        try {
-            return (long) API_OWN_BYTES.invokeExact();
-        } catch (Throwable t) {
-            return 0;
-        }
+        return MemscopeApiHooksTemplate.ownBytes();
     }
 
     // The function profile (io.memscope.agent.capture.FunctionHooks): entry and exit of profiled methods, and the
     // call site of a call to one.
 
     public static void fnEnter(int function) {
-        try {
-            FN_ENTER.invokeExact(function);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeFunctionHooksTemplate.enter(function);
     }
 
     public static void fnExit(int function) {
-        try {
-            FN_EXIT.invokeExact(function);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeFunctionHooksTemplate.exit(function);
     }
 
     public static void fnCallSite(int site) {
-        try {
-            FN_CALL_SITE.invokeExact(site);
-        } catch (Throwable t) {
-            // the agent's hooks never throw; nothing may reach the application
-        }
+        MemscopeFunctionHooksTemplate.callSite(site);
     }
 }

@@ -5,7 +5,7 @@ package io.memscope.agent.boot;
  * declares (see {@link MemscopeHooksTemplate}, whose JNI names they bind to).
  *
  * <p>Written against the template, whose methods have the same names and descriptors; the build
- * ({@link BootHooks#main}, process-classes) rewrites this class's calls to {@code java.lang.MemscopeHooks}. The
+ * ({@link HookRenamer#main}, process-classes) rewrites this class's calls to {@code java.lang.MemscopeHooks}. The
  * system class loader finds that class once {@link BootHooks#install} has defined it in the bootstrap loader, so
  * these are plain {@code invokestatic} instructions: no method handle per entry point (each new method type costs
  * the JVM a generated class and its linking, tens of milliseconds for all of them at start-up and exit), and the JIT

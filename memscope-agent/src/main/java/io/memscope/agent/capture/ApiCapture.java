@@ -9,6 +9,7 @@ import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.internal.store.EventStore;
 import io.memscope.internal.store.StringTable;
 import io.memscope.recording.AccountingSnapshot;
+import io.memscope.recording.EventSink;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
@@ -189,12 +190,24 @@ final class ApiCapture {
         for (int[] p = newPaths.poll(); p != null; p = newPaths.poll()) {
             w.scopePath(p[0], p[1], strings.get(p[2]));
         }
-        edges.drainTo(w::scopeEdge);
-        events.drainTo((t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                        stackId, siteId) -> {
-            stream.stack(stackId);
-            w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                    stackId, siteId);
+        // anonymous classes, not a method reference or a lambda: the first drain runs during the application's
+        // start-up, where the first link of either costs java.lang.invoke's bootstrap
+        edges.drainTo(new ScopeEdges.Sink() {
+            @Override
+            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                             long allocatedBytes) {
+                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+            }
+        });
+        events.drainTo(new EventSink() {
+            @Override
+            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
+                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                               int siteId) {
+                stream.stack(stackId);
+                w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
+                        stackId, siteId);
+            }
         });
         AccountingSnapshot snapshot = accounting.getAndSet(null);
         if (snapshot != null) {

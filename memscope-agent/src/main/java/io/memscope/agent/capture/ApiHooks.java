@@ -94,11 +94,12 @@ public final class ApiHooks {
     private static List<Class<?>> links() {
         List<Class<?>> l = new ArrayList<>();
         synchronized (LINKS) {
-            LINKS.removeIf(r -> r.get() == null);
-            for (WeakReference<Class<?>> r : LINKS) {
-                Class<?> c = r.get();
+            for (java.util.Iterator<WeakReference<Class<?>>> it = LINKS.iterator(); it.hasNext(); ) {
+                Class<?> c = it.next().get();
                 if (c != null) {
                     l.add(c);
+                } else {
+                    it.remove(); // no lambda (removeIf): this runs during the application's start-up
                 }
             }
         }
@@ -133,6 +134,7 @@ public final class ApiHooks {
             }
             LINKS.add(new WeakReference<>(link));
         }
+        OwnBytes.prepare();
         OwnBytes.measure = true;
     }
 

@@ -157,8 +157,12 @@ public final class CaptureSession {
         recording = new CaptureRecording(sink, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
-        // JDK class (--include-jdk) would recurse through the class loader's own allocations.
+        // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
+        // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).
         OwnBytes.now();
+        if (profileFunctions) {
+            OwnBytes.prepare();
+        }
         ApiCapture a = new ApiCapture(sink.store().strings(), settings.stackDepth());
         api = a;
         functions = profileFunctions ? new FunctionProfile() : null;

@@ -37,6 +37,7 @@ public final class FunctionHooks {
         }
         profile = p;
         if (p != null) {
+            OwnBytes.prepare();
             OwnBytes.measure = true;
         }
     }

@@ -222,12 +222,19 @@ final class JvmtiHeapSampler {
         }
         long n = 0;
         try {
-            // Collections first: the GC details listener is registered at the first one. The mark passes cover
-            // the samples still queued, so draining after that changes no attribution.
+            // Collections first (the mark passes cover the samples still queued, so draining after that changes no
+            // attribution), the scan right after the queue. The GC details listener is registered after the scan of
+            // the first collection: registering it loads java.lang.management (tens of milliseconds, more on a busy
+            // machine), which must not stand between a collection and the check of what it collected (the check
+            // after each collection is what attributes collections when the JVM's weak handles cannot be read
+            // directly, see live_table.h).
             boolean ended = collections();
             n = drainQueue(false);
             if (ended) {
                 scan();
+                if (pauses != null) {
+                    pauses.caughtUp();
+                }
             }
         } catch (Throwable t) {
             Failures.report("agent.jvmti.drain", t);
@@ -381,9 +388,6 @@ final class JvmtiHeapSampler {
                 }
             }
             if (n < gcOut.length / 3) {
-                if (ended && pauses != null) {
-                    pauses.caughtUp();
-                }
                 return ended;
             }
         }

@@ -10,11 +10,37 @@ import java.lang.management.ManagementFactory;
  * ({@link ApiHooks#linked}); two reads of the counter per sample then.
  */
 final class OwnBytes {
-    private static final com.sun.management.ThreadMXBean BEAN = bean();
     /** Set when the first copy of memscope-core's API links: only then are the agent's bytes measured. */
     static volatile boolean measure;
+    /** {@link Counter} is initialized ({@link #prepare}): {@link #now} may read it. */
+    private static volatile boolean ready;
 
     private OwnBytes() {
+    }
+
+    /**
+     * The JVM's per-thread allocated-bytes counter, looked up only when a capture needs it ({@link #prepare}): the
+     * lookup loads and initializes {@code java.lang.management} (and makes the agent's transformer instrument
+     * {@code ManagementFactory}), tens of milliseconds that every JVM under the agent would otherwise pay at start.
+     */
+    private static final class Counter {
+        static final com.sun.management.ThreadMXBean BEAN = bean();
+
+        /** Initializes this class (the lookup above). */
+        static void initialize() {
+        }
+    }
+
+    /**
+     * Makes the counter ready; called before {@link #measure} is set or a function profile starts, on the thread that
+     * links or starts it, never inside a sample (where loading classes would recurse through the loader's own
+     * allocations).
+     */
+    static void prepare() {
+        if (!ready) {
+            Counter.initialize();
+            ready = true;
+        }
     }
 
     private static com.sun.management.ThreadMXBean bean() {
@@ -32,8 +58,11 @@ final class OwnBytes {
 
     /** @return the thread's allocated bytes now when measuring, else -1 */
     static long before() {
-        com.sun.management.ThreadMXBean b = BEAN;
-        if (!measure || b == null) {
+        if (!measure || !ready) {
+            return -1;
+        }
+        com.sun.management.ThreadMXBean b = Counter.BEAN;
+        if (b == null) {
             return -1;
         }
         try {
@@ -43,9 +72,12 @@ final class OwnBytes {
         }
     }
 
-    /** @return the thread's allocated bytes now, or -1 when not available (a virtual thread, no support) */
+    /** @return the thread's allocated bytes now, or -1 when not available (not prepared, a virtual thread, no support) */
     static long now() {
-        com.sun.management.ThreadMXBean b = BEAN;
+        if (!ready) {
+            return -1;
+        }
+        com.sun.management.ThreadMXBean b = Counter.BEAN;
         if (b == null) {
             return -1;
         }
@@ -62,7 +94,7 @@ final class OwnBytes {
             return 0;
         }
         try {
-            long now = BEAN.getCurrentThreadAllocatedBytes();
+            long now = Counter.BEAN.getCurrentThreadAllocatedBytes();
             return now >= before ? now - before : 0;
         } catch (Throwable t) {
             return 0;
@@ -75,7 +107,7 @@ final class OwnBytes {
             return;
         }
         try {
-            long now = BEAN.getCurrentThreadAllocatedBytes();
+            long now = Counter.BEAN.getCurrentThreadAllocatedBytes();
             if (now >= before) {
                 ts.ownBytes += now - before;
             }

@@ -14,8 +14,8 @@ final class StackTable {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
-    private static final String HOOKS = io.memscope.agent.boot.BootHooks.NAME;
-    private static final String HEAP_HOOKS = io.memscope.agent.boot.BootHooks.HEAP_NAME;
+    /** The hook classes the agent defines in java.lang (MemscopeHooks, MemscopeApiHooks, MemscopeHeapHooks...). */
+    private static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
 
     private StackTable() {
     }
@@ -61,7 +61,7 @@ final class StackTable {
             for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext() && list.size() < limit; ) {
                 StackWalker.StackFrame f = it.next();
                 String c = f.getClassName();
-                if (!c.startsWith(AGENT) && !c.equals(HOOKS) && !c.equals(HEAP_HOOKS)) {
+                if (!c.startsWith(AGENT) && !c.startsWith(HOOKS)) {
                     list.add(f);
                 }
             }
@@ -155,7 +155,7 @@ final class StackTable {
     }
 
     private static boolean isMemscopeApi(String className) {
-        return className.equals(HOOKS) || className.startsWith(MEMSCOPE) && isLibrary(className);
+        return className.startsWith(HOOKS) || className.startsWith(MEMSCOPE) && isLibrary(className);
     }
 
     /** @return the id (hash) of these frames, their text registered the first time */
@@ -333,7 +333,7 @@ final class StackTable {
         List<Integer> lines = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Method m = method(raw[2 * i]);
-            if (m.className.startsWith(AGENT) || isMemscopeInitializer(m)) {
+            if (m.className.startsWith(AGENT) || m.className.startsWith(HOOKS) || isMemscopeInitializer(m)) {
                 return OWN;
             }
             if (withHidden || !m.hidden) {

@@ -4,18 +4,10 @@ import io.memscope.internal.error.Failures;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassTooLargeException;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
-import org.objectweb.asm.MethodTooLargeException;
-import org.objectweb.asm.MethodVisitor;
-import org.objectweb.asm.Opcodes;
 
 /**
  * The agent's class file transformer: allocation sites in accepted classes ({@link ClassFilter}), and the memory
@@ -45,6 +37,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final ClassLoader platform = ClassLoader.getPlatformClassLoader();
     /** The function profile ({@code functions=...}); application classes only. */
     private final FunctionPatterns functions;
+    /** Made only with a function profile: its class (and ASM's, which its verification loads) stay unloaded. */
     private final FunctionInstrumenter functionHooks;
 
     /**
@@ -68,12 +61,12 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         this.heapHooks = heapHooks;
         this.functions = functions;
         this.jmxHook = jmxHook;
-        this.functionHooks = new FunctionInstrumenter(functions, tooLarge);
+        this.functionHooks = functions.isEmpty() ? null : new FunctionInstrumenter(functions, tooLarge);
     }
 
     /** @return methods instrumented as profiled functions */
     public long profiledMethods() {
-        return functionHooks.profiledMethods();
+        return functionHooks == null ? 0 : functionHooks.profiledMethods();
     }
 
     /** @return whether the function profile looks at this class: application classes, not memscope's */
@@ -110,13 +103,21 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         if (c.isArray() || c.isPrimitive() || !inst.isModifiableClass(c) || c.isHidden()) {
             return false;
         }
-        String name = c.getName().replace('.', '/');
-        if (io.memscope.agent.boot.BootHooks.jdkClassHooked0(name)) {
-            return false; // hooked by an earlier capture: its hooks wake up with this one
+        // Called for every loaded class at start: the internal name (a copy of the name) only when needed.
+        String binary = c.getName();
+        if (binary.equals("jdk.internal.misc.Unsafe") || binary.equals("java.lang.management.ManagementFactory")) {
+            String jdkName = binary.replace('.', '/');
+            if (io.memscope.agent.boot.BootHooks.jdkClassHooked0(jdkName)) {
+                return false; // hooked by an earlier capture: its hooks wake up with this one
+            }
+            if (nativeMemory && jdkName.equals(UNSAFE) || jmxHook && jdkName.equals(MANAGEMENT_FACTORY)) {
+                return true;
+            }
         }
-        if (nativeMemory && name.equals(UNSAFE) || jmxHook && name.equals(MANAGEMENT_FACTORY)) {
-            return true;
+        if (!heapHooks && functions.isEmpty()) {
+            return false;
         }
+        String name = binary.replace('.', '/');
         ClassLoader l = c.getClassLoader();
         boolean jdk = l == null || l == platform;
         if (functionClass(name, jdk)) {
@@ -136,24 +137,10 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         }
         try {
             if (className.equals(UNSAFE)) {
-                if (!nativeMemory) {
-                    return null;
-                }
-                TransformCache c = cache();
-                byte[] cached = c == null ? null : c.get(UNSAFE, classfileBuffer);
-                if (cached != null) {
-                    transformed.add(UNSAFE);
-                    io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
-                    return cached;
-                }
-                byte[] out = instrumentUnsafe(module, classfileBuffer);
-                if (out != null && c != null) {
-                    c.put(UNSAFE, classfileBuffer, out);
-                }
-                return out;
+                return nativeMemory ? instrumentJdkClass(UNSAFE, module, classfileBuffer) : null;
             }
             if (className.equals(MANAGEMENT_FACTORY)) {
-                return jmxHook ? instrumentManagementFactory(classfileBuffer) : null;
+                return jmxHook ? instrumentJdkClass(MANAGEMENT_FACTORY, module, classfileBuffer) : null;
             }
             boolean jdk = loader == null || loader == platform;
             byte[] out = heapHooks && filter.accepts(className, jdk)
@@ -175,137 +162,33 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         }
     }
 
-    private byte[] instrumentUnsafe(Module module, byte[] buffer) {
-        ClassReader reader = new ClassReader(buffer);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        boolean[] changed = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
-                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
-                UnsafeMethodVisitor.Kind kind = UnsafeMethodVisitor.kindOf(name, desc);
-                if (kind == null || (access & Opcodes.ACC_STATIC) != 0) {
-                    return mv;
-                }
-                changed[0] = true;
-                return new UnsafeMethodVisitor(mv, kind);
-            }
-        }, 0);
-        if (!changed[0]) {
-            return null;
-        }
-        transformed.add(UNSAFE);
-        io.memscope.agent.boot.BootHooks.jdkClassHooked(UNSAFE);
-        return writer.toByteArray();
-    }
-
     /**
-     * {@code getPlatformMBeanServer()}, before each {@code areturn}: {@code dup; invokestatic
-     * java/lang/MemscopeHooks.platformServer(Ljava/lang/Object;)V}. Stack-neutral: frames stay valid.
+     * {@code Unsafe} or {@code ManagementFactory}, from the cache of instrumented JDK classes when this agent build
+     * instrumented the same class file before (no ASM loaded at start-up), else with ASM (and then cached).
      */
-    private byte[] instrumentManagementFactory(byte[] buffer) {
-        ClassReader reader = new ClassReader(buffer);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        boolean[] changed = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
-                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
-                if (!name.equals("getPlatformMBeanServer") || !desc.equals("()Ljavax/management/MBeanServer;")) {
-                    return mv;
-                }
-                changed[0] = true;
-                return new MethodVisitor(Opcodes.ASM9, mv) {
-                    @Override
-                    public void visitInsn(int opcode) {
-                        if (opcode == Opcodes.ARETURN) {
-                            super.visitInsn(Opcodes.DUP);
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, UnsafeMethodVisitor.HOOKS, "platformServer",
-                                    "(Ljava/lang/Object;)V", false);
-                        }
-                        super.visitInsn(opcode);
-                    }
-                };
-            }
-        }, 0);
-        if (!changed[0]) {
-            return null;
+    private byte[] instrumentJdkClass(String name, Module module, byte[] classfileBuffer) {
+        TransformCache c = cache();
+        byte[] cached = c == null ? null : c.get(name, classfileBuffer);
+        if (cached != null) {
+            transformed.add(name);
+            io.memscope.agent.boot.BootHooks.jdkClassHooked(name);
+            return cached;
         }
-        transformed.add(MANAGEMENT_FACTORY);
-        io.memscope.agent.boot.BootHooks.jdkClassHooked(MANAGEMENT_FACTORY);
-        return writer.toByteArray();
+        byte[] out = name.equals(UNSAFE) ? ClassRewriter.unsafe(classfileBuffer)
+                : ClassRewriter.managementFactory(classfileBuffer);
+        if (out != null) {
+            transformed.add(name);
+            io.memscope.agent.boot.BootHooks.jdkClassHooked(name);
+            if (c != null) {
+                c.put(name, classfileBuffer, out);
+            }
+        }
+        return out;
     }
 
     /** @return the instrumented class, or null when nothing was inserted */
     byte[] instrumentAllocations(String className, byte[] buffer) {
-        Set<String> excludedMethods = new HashSet<>();
-        for (int attempt = 0; attempt < 16; attempt++) {
-            ClassReader reader = new ClassReader(buffer);
-            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            AllocationClassVisitor cv = new AllocationClassVisitor(writer, excludedMethods);
-            reader.accept(cv, 0);
-            if (cv.inserted() == 0) {
-                return null;
-            }
-            try {
-                return writer.toByteArray();
-            } catch (MethodTooLargeException e) {
-                // The hooks pushed a method past 64 KiB: leave that one method uninstrumented and try again.
-                tooLarge.incrementAndGet();
-                excludedMethods.add(e.getMethodName() + e.getDescriptor());
-            } catch (ClassTooLargeException e) {
-                tooLarge.incrementAndGet();
-                return null;
-            }
-        }
-        return null;
-    }
-
-    /** Class visitor that remembers the source file and wraps every method with code. */
-    private static final class AllocationClassVisitor extends ClassVisitor {
-        private final Set<String> excludedMethods;
-        private String owner;
-        private String file;
-        private boolean isInterface;
-        private final java.util.List<AllocationMethodVisitor> methods = new java.util.ArrayList<>();
-
-        AllocationClassVisitor(ClassVisitor cv, Set<String> excludedMethods) {
-            super(Opcodes.ASM9, cv);
-            this.excludedMethods = excludedMethods;
-        }
-
-        @Override
-        public void visit(int version, int access, String name, String signature, String superName,
-                          String[] interfaces) {
-            owner = name;
-            isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
-            super.visit(version, access, name, signature, superName, interfaces);
-        }
-
-        @Override
-        public void visitSource(String source, String debug) {
-            file = source;
-            super.visitSource(source, debug);
-        }
-
-        @Override
-        public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
-            MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
-            if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || excludedMethods.contains(name + desc)) {
-                return mv;
-            }
-            AllocationMethodVisitor amv = new AllocationMethodVisitor(mv, owner, name, desc, file);
-            methods.add(amv);
-            return amv;
-        }
-
-        int inserted() {
-            int n = 0;
-            for (AllocationMethodVisitor m : methods) {
-                n += m.inserted;
-            }
-            return n;
-        }
+        return ClassRewriter.allocations(buffer, tooLarge);
     }
 
     /** @return internal names of the classes this transformer changed */

@@ -12,7 +12,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.util.zip.CRC32;
 
 /**
- * The JDK classes the agent instruments at every start ({@code jdk.internal.misc.Unsafe}, about 100 KB), as it
+ * The JDK classes the agent instruments ({@code jdk.internal.misc.Unsafe}, about 100 KB, at every start with native
+ * tracking; {@code java.lang.management.ManagementFactory} when the application loads it, for the MXBean), as it
  * instrumented them the last time: so that a start does not load and run ASM for them again. An entry is keyed by
  * the class file the JVM handed over (its length and CRC-32) and by the agent jar (its length and modification time,
  * so that another build of the agent never reuses an entry); its own CRC-32 is checked when it is read.

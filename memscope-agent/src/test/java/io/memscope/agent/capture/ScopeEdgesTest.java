@@ -60,6 +60,7 @@ class ScopeEdgesTest {
     @Test
     void fullBlocksAreReusedOnceDrainedSoAThreadThatKeepsGoingAllocatesNothing() {
         boolean measuring = OwnBytes.measure;
+        OwnBytes.prepare(); // the per-thread counter, looked up before measuring starts (as ApiHooks.linked does)
         OwnBytes.measure = true;
         try {
             ScopeEdgeLog log = edges.register();

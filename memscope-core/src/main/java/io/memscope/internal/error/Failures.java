@@ -28,7 +28,11 @@ public final class Failures {
     private static volatile boolean strict = Boolean.getBoolean("memscope.strict");
     /** memscope's own packages; built at run time so that the agent's relocation leaves it alone. */
     private static final String OWN_PACKAGES = String.join(".", "io", "memscope", "");
-    private static final StackWalker CALLER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+    /** Made at the first {@link #setStrict}, not with this class: the agent loads this class at every start. */
+    private static final class Caller {
+        static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+    }
 
     private Failures() {
     }
@@ -41,7 +45,7 @@ public final class Failures {
      *                                must not make memscope throw into the application
      */
     public static void setStrict(boolean value) {
-        Class<?> caller = CALLER.getCallerClass();
+        Class<?> caller = Caller.WALKER.getCallerClass();
         if (!caller.getName().startsWith(OWN_PACKAGES)) {
             throw new IllegalCallerException("memscope's strict mode is set by -Dmemscope.strict=true or the agent's "
                     + "strict=true option, not by " + caller.getName());

@@ -440,16 +440,21 @@ public final class EventStore {
                     Run.split(b, b.contexts.entries(), 0, cut.from[i], cut.to[i], runs);
                 }
             }
-            Merge.merge(runs.toArray(new Run[0]), run -> {
-                Chunk c = run.chunk;
-                int i = run.index;
-                int context = c.contexts[i];
-                int k = context & ContextTable.INDEX_MASK;
-                ContextTable.Entries e = run.contexts;
-                int p = c.previous[i];
-                sink.accept(c.timestamps[i], MemoryEventType.ofCode(context >>> ContextTable.TYPE_SHIFT),
-                        c.addresses[i], c.sizes[i], p >= 0 ? p : e.previousSizes[k], e.threadIds[k],
-                        e.threadNames[k], e.variableNames[k], e.typeNames[k], e.stacks[k], e.sites[k]);
+            // an anonymous class, not a lambda: the agent drains a store during the application's start-up, where
+            // a lambda's first link costs java.lang.invoke's bootstrap
+            Merge.merge(runs.toArray(new Run[0]), new Merge.Target() {
+                @Override
+                public void take(Run run) {
+                    Chunk c = run.chunk;
+                    int i = run.index;
+                    int context = c.contexts[i];
+                    int k = context & ContextTable.INDEX_MASK;
+                    ContextTable.Entries e = run.contexts;
+                    int p = c.previous[i];
+                    sink.accept(c.timestamps[i], MemoryEventType.ofCode(context >>> ContextTable.TYPE_SHIFT),
+                            c.addresses[i], c.sizes[i], p >= 0 ? p : e.previousSizes[k], e.threadIds[k],
+                            e.threadNames[k], e.variableNames[k], e.typeNames[k], e.stacks[k], e.sites[k]);
+                }
             });
             long removed = 0;
             for (int i = 0; i < cut.n; i++) {

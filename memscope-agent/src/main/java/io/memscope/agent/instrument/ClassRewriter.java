@@ -1,0 +1,152 @@
+package io.memscope.agent.instrument;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassTooLargeException;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodTooLargeException;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * The class file rewrites of {@link MemscopeTransformer}, with ASM. A class of its own so that a start that
+ * instruments nothing with ASM (the JVM's sampler, {@code Unsafe} from the cache of instrumented JDK classes) loads
+ * neither this class nor ASM's.
+ */
+final class ClassRewriter {
+    private ClassRewriter() {
+    }
+
+    static byte[] unsafe(byte[] buffer) {
+        ClassReader reader = new ClassReader(buffer);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        boolean[] changed = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+                UnsafeMethodVisitor.Kind kind = UnsafeMethodVisitor.kindOf(name, desc);
+                if (kind == null || (access & Opcodes.ACC_STATIC) != 0) {
+                    return mv;
+                }
+                changed[0] = true;
+                return new UnsafeMethodVisitor(mv, kind);
+            }
+        }, 0);
+        if (!changed[0]) {
+            return null;
+        }
+        return writer.toByteArray();
+    }
+
+    /**
+     * {@code getPlatformMBeanServer()}, before each {@code areturn}: {@code dup; invokestatic
+     * java/lang/MemscopeHooks.platformServer(Ljava/lang/Object;)V}. Stack-neutral: frames stay valid.
+     */
+    static byte[] managementFactory(byte[] buffer) {
+        ClassReader reader = new ClassReader(buffer);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        boolean[] changed = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+                if (!name.equals("getPlatformMBeanServer") || !desc.equals("()Ljavax/management/MBeanServer;")) {
+                    return mv;
+                }
+                changed[0] = true;
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitInsn(int opcode) {
+                        if (opcode == Opcodes.ARETURN) {
+                            super.visitInsn(Opcodes.DUP);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, UnsafeMethodVisitor.HOOKS, "platformServer",
+                                    "(Ljava/lang/Object;)V", false);
+                        }
+                        super.visitInsn(opcode);
+                    }
+                };
+            }
+        }, 0);
+        if (!changed[0]) {
+            return null;
+        }
+        return writer.toByteArray();
+    }
+
+    /** @return the instrumented class, or null when nothing was inserted */
+    static byte[] allocations(byte[] buffer, AtomicLong tooLarge) {
+        Set<String> excludedMethods = new HashSet<>();
+        for (int attempt = 0; attempt < 16; attempt++) {
+            ClassReader reader = new ClassReader(buffer);
+            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+            AllocationClassVisitor cv = new AllocationClassVisitor(writer, excludedMethods);
+            reader.accept(cv, 0);
+            if (cv.inserted() == 0) {
+                return null;
+            }
+            try {
+                return writer.toByteArray();
+            } catch (MethodTooLargeException e) {
+                // The hooks pushed a method past 64 KiB: leave that one method uninstrumented and try again.
+                tooLarge.incrementAndGet();
+                excludedMethods.add(e.getMethodName() + e.getDescriptor());
+            } catch (ClassTooLargeException e) {
+                tooLarge.incrementAndGet();
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Class visitor that remembers the source file and wraps every method with code. */
+    private static final class AllocationClassVisitor extends ClassVisitor {
+        private final Set<String> excludedMethods;
+        private String owner;
+        private String file;
+        private boolean isInterface;
+        private final java.util.List<AllocationMethodVisitor> methods = new java.util.ArrayList<>();
+
+        AllocationClassVisitor(ClassVisitor cv, Set<String> excludedMethods) {
+            super(Opcodes.ASM9, cv);
+            this.excludedMethods = excludedMethods;
+        }
+
+        @Override
+        public void visit(int version, int access, String name, String signature, String superName,
+                          String[] interfaces) {
+            owner = name;
+            isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
+            super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        @Override
+        public void visitSource(String source, String debug) {
+            file = source;
+            super.visitSource(source, debug);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+            MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+            if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || excludedMethods.contains(name + desc)) {
+                return mv;
+            }
+            AllocationMethodVisitor amv = new AllocationMethodVisitor(mv, owner, name, desc, file);
+            methods.add(amv);
+            return amv;
+        }
+
+        int inserted() {
+            int n = 0;
+            for (AllocationMethodVisitor m : methods) {
+                n += m.inserted;
+            }
+            return n;
+        }
+    }
+
+}
