@@ -21,9 +21,11 @@ import java.util.Map;
  *
  * <p><b>Passes.</b> The recording is streamed from the file twice: the first read (when it is opened) gives the
  * tables and each site's allocation window; the second replays the events in time order (through a
- * {@link TimeOrder} window), merged with the starts of the collections. Memory: per site, per stack, per live sample
- * and per outstanding native block; never per event. A restricted window reads the file once more for the sites'
- * allocation windows inside it.
+ * {@link TimeOrder} window), merged with the starts of the collections. In that second read, decoding, the time
+ * order and the API sections' pass ({@link ApiAnalysis}, which needs the file order) run on the decoding thread,
+ * the figures here on the calling thread ({@link RecordedRun#replayInTimeOrder}). Memory: per site, per stack, per
+ * live sample and per outstanding native block; never per event. A restricted window reads the file once more for
+ * the sites' allocation windows inside it.
  *
  * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the recording's
  * {@value MetadataKeys#INTERVAL_BYTES}), so an object of {@code s} bytes is sampled with probability
