@@ -16,6 +16,13 @@ final class StackTable {
     private static final String AGENT = "io.memscope.agent.";
     /** The hook classes the agent defines in java.lang (MemscopeHooks, MemscopeApiHooks, MemscopeHeapHooks...). */
     private static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
+    /**
+     * memscope's API in the application (accounting, runtime events), built at run time: the agent jar's shading
+     * would relocate a string constant starting with memscope's package. Its workloads (demo, benchmarks) are
+     * application code. Declared before any {@link Method} is built (static initialization runs in this order).
+     */
+    private static final String MEMSCOPE = String.join(".", "io", "memscope", "");
+    private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
     private StackTable() {
     }
@@ -195,6 +202,10 @@ final class StackTable {
         final int[] lines;
         /** Frames of hidden classes (lambda forms, lambda proxies) and reflection plumbing: left out, as StackWalker does. */
         final boolean hidden;
+        /** memscope's own frame (agent, hook class, memscope's static initializers): the sample is memscope's. */
+        final boolean own;
+        /** The site search passes over it ({@link #isLibrary}). */
+        final boolean library;
 
         Method(String className, String name, String file, int[] lines) {
             this.className = className;
@@ -203,6 +214,8 @@ final class StackTable {
             this.lines = lines == null ? new int[0] : lines;
             this.hidden = className.contains("/0x") || className.contains("+0x") || className.contains(".0x")
                     || className.startsWith("jdk.internal.reflect.");
+            this.own = className.startsWith(AGENT) || className.startsWith(HOOKS) || isMemscopeInitializer(this);
+            this.library = isLibrary(className);
         }
 
         /** @return the source line of a bytecode index, -1 when unknown, -2 in a native method (as StackWalker) */
@@ -326,52 +339,67 @@ final class StackTable {
         return s != null ? s : resolveUncached(pairs, depth, includeJdk, true);
     }
 
-    /** @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false */
+    /**
+     * Runs once per distinct raw stack (frames and bytecode indexes), so on the drain thread's hot path when samples
+     * are dense: plain arrays and per-method facts computed once ({@link Method#own}, {@link Method#library}) keep it
+     * small for the JIT (a sprawling version of it was the single most expensive compilation of a capture).
+     *
+     * @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false
+     */
     private static JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk, boolean withHidden) {
         int n = raw.length / 2;
-        List<Method> methods = new ArrayList<>(n);
-        List<Integer> lines = new ArrayList<>(n);
+        Method[] methods = new Method[n];
+        int[] lines = new int[n];
+        int kept = 0;
         for (int i = 0; i < n; i++) {
             Method m = method(raw[2 * i]);
-            if (m.className.startsWith(AGENT) || m.className.startsWith(HOOKS) || isMemscopeInitializer(m)) {
+            if (m.own) {
                 return OWN;
             }
             if (withHidden || !m.hidden) {
-                methods.add(m);
-                lines.add(m.lineAt(raw[2 * i + 1]));
+                methods[kept] = m;
+                lines[kept] = m.lineAt(raw[2 * i + 1]);
+                kept++;
             }
         }
-        if (methods.isEmpty()) {
+        if (kept == 0) {
             return null;
         }
         int app = -1;
-        for (int i = 0; app < 0 && i < methods.size(); i++) {
-            if (!isLibrary(methods.get(i).className)) {
+        for (int i = 0; i < kept; i++) {
+            if (!methods[i].library) {
                 app = i;
+                break;
             }
         }
         int site = includeJdk || app < 0 ? 0 : app;
-        int keep = Math.min(depth, methods.size());
+        int keep = Math.min(depth, kept);
+        long h = stackId(methods, lines, keep);
+        if (keep > 0 && !FRAMES.containsKey(h)) {
+            FRAMES.putIfAbsent(h, frameText(methods, lines, keep));
+        }
+        Method sm = methods[site];
+        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0);
+    }
+
+    /** @return the stack id of the first {@code keep} frames (the hash {@link #register} gives the same frames) */
+    private static long stackId(Method[] methods, int[] lines, int keep) {
         long h = 0x9E3779B97F4A7C15L;
         for (int i = 0; i < keep; i++) {
-            Method m = methods.get(i);
-            h = mix(h, m.className.hashCode());
-            h = mix(h, m.name.hashCode());
-            h = mix(h, lines.get(i));
+            h = mix(h, methods[i].className.hashCode());
+            h = mix(h, methods[i].name.hashCode());
+            h = mix(h, lines[i]);
         }
-        if (h == 0) {
-            h = 1;
+        return h == 0 ? 1 : h;
+    }
+
+    private static List<String> frameText(Method[] methods, int[] lines, int keep) {
+        String[] text = new String[keep];
+        for (int i = 0; i < keep; i++) {
+            Method m = methods[i];
+            text[i] = io.memscope.recording.Site.frame(m.className, m.name, m.file, lines[i]);
         }
-        if (keep > 0 && !FRAMES.containsKey(h)) {
-            List<String> text = new ArrayList<>(keep);
-            for (int i = 0; i < keep; i++) {
-                Method m = methods.get(i);
-                text.add(io.memscope.recording.Site.frame(m.className, m.name, m.file, lines.get(i)));
-            }
-            FRAMES.putIfAbsent(h, List.copyOf(text));
-        }
-        Method sm = methods.get(site);
-        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines.get(site), app < 0);
+        return List.of(text);
     }
 
     private static Method method(long id) {
@@ -386,13 +414,6 @@ final class StackTable {
         return m;
     }
 
-    /**
-     * memscope's API in the application (accounting, runtime events), built at run time: the agent jar's shading
-     * would relocate a string constant starting with memscope's package. Its workloads (demo, benchmarks) are
-     * application code.
-     */
-    private static final String MEMSCOPE = String.join(".", "io", "memscope", "");
-    private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
     /**
      * @return whether the site search passes over a frame of this class, as library code: the JDK's, or memscope's
