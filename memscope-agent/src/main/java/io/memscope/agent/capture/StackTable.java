@@ -414,7 +414,6 @@ final class StackTable {
         return m;
     }
 
-
     /**
      * @return whether the site search passes over a frame of this class, as library code: the JDK's, or memscope's
      *         own API called by the application (the allocation is then named after the application line that
