@@ -29,12 +29,14 @@ class LatencyCommandTest {
      * Every pause of the JVM's own -Xlog:gc counts, once: the count is equal and the total equal within the log's
      * rounding (0.0005 ms per pause). The pauses JFR did not record are all explained: before its recording
      * started (a collection caused by JFR's start-up) or after its dump at exit (a concurrent cycle's remark and
-     * cleanup while the JVM shuts down); JFR recorded all the others.
+     * cleanup while the JVM shuts down); JFR, only the cross-check here, recorded nearly all the others (seen
+     * once on a quiet machine: one G1 remark among 335 pauses missing from JFR mid-run, while memscope's count,
+     * total and kinds still matched the log exactly): at most 1% may be unexplained.
      */
     @Test
     void pauseCountAndTotalAgreeWithTheGcLog() throws Exception {
         for (String java : CliRun.javas()) {
-            Map<String, Long> kinds = checkAgainstTheGcLog(java, 0, 3, "-Xlog:gc:file=");
+            Map<String, Long> kinds = checkAgainstTheGcLog(java, 0.01, 3, "-Xlog:gc:file=");
             assertThat(kinds).containsKeys("young", "full"); // System.gc() twice in GcChurnMain
         }
     }
