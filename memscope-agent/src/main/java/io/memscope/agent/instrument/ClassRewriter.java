@@ -21,25 +21,13 @@ final class ClassRewriter {
     }
 
     static byte[] unsafe(byte[] buffer) {
-        ClassReader reader = new ClassReader(buffer);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        boolean[] changed = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+        return rewriteMethods(buffer, new MethodRewrite() {
             @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
-                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+            MethodVisitor rewrite(MethodVisitor mv, int access, String name, String desc) {
                 UnsafeMethodVisitor.Kind kind = UnsafeMethodVisitor.kindOf(name, desc);
-                if (kind == null || (access & Opcodes.ACC_STATIC) != 0) {
-                    return mv;
-                }
-                changed[0] = true;
-                return new UnsafeMethodVisitor(mv, kind);
+                return kind == null || (access & Opcodes.ACC_STATIC) != 0 ? null : new UnsafeMethodVisitor(mv, kind);
             }
-        }, 0);
-        if (!changed[0]) {
-            return null;
-        }
-        return writer.toByteArray();
+        });
     }
 
     /**
@@ -47,17 +35,12 @@ final class ClassRewriter {
      * java/lang/MemscopeHooks.platformServer(Ljava/lang/Object;)V}. Stack-neutral: frames stay valid.
      */
     static byte[] managementFactory(byte[] buffer) {
-        ClassReader reader = new ClassReader(buffer);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        boolean[] changed = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+        return rewriteMethods(buffer, new MethodRewrite() {
             @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
-                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+            MethodVisitor rewrite(MethodVisitor mv, int access, String name, String desc) {
                 if (!name.equals("getPlatformMBeanServer") || !desc.equals("()Ljavax/management/MBeanServer;")) {
-                    return mv;
+                    return null;
                 }
-                changed[0] = true;
                 return new MethodVisitor(Opcodes.ASM9, mv) {
                     @Override
                     public void visitInsn(int opcode) {
@@ -70,11 +53,33 @@ final class ClassRewriter {
                     }
                 };
             }
+        });
+    }
+
+    /** The rewrite of some methods of a class: an abstract class, not a lambda (no bootstrap on the start path). */
+    private abstract static class MethodRewrite {
+        /** @return the visitor that rewrites this method into {@code mv}, or null to copy it unchanged */
+        abstract MethodVisitor rewrite(MethodVisitor mv, int access, String name, String desc);
+    }
+
+    /** @return the class with the methods {@code rewrite} chose rewritten, or null when it chose none */
+    private static byte[] rewriteMethods(byte[] buffer, MethodRewrite rewrite) {
+        ClassReader reader = new ClassReader(buffer);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        boolean[] changed = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
+                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
+                MethodVisitor rewritten = rewrite.rewrite(mv, access, name, desc);
+                if (rewritten == null) {
+                    return mv;
+                }
+                changed[0] = true;
+                return rewritten;
+            }
         }, 0);
-        if (!changed[0]) {
-            return null;
-        }
-        return writer.toByteArray();
+        return changed[0] ? writer.toByteArray() : null;
     }
 
     /** @return the instrumented class, or null when nothing was inserted */
