@@ -67,6 +67,11 @@ final class ApiCapture {
         this.stackDepth = stackDepth;
     }
 
+    /** Lets application threads that outrun the drain wake it (their scope edges pile up): see ScopeEdges. */
+    void wakeDrainWith(Runnable wake) {
+        edges.wakeDrainWith(wake);
+    }
+
     // ------------------------------------------------------------------------------------------ application threads
 
     int scopePath(int parentId, String name) {

@@ -164,6 +164,15 @@ public final class CaptureSession {
             OwnBytes.prepare();
         }
         ApiCapture a = new ApiCapture(sink.store().strings(), settings.stackDepth());
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler != null) {
+            a.wakeDrainWith(new Runnable() { // not a lambda on the start-up path
+                @Override
+                public void run() {
+                    sampler.wake();
+                }
+            });
+        }
         api = a;
         functions = profileFunctions ? new FunctionProfile() : null;
         recording.extensions(a, functions);

@@ -50,6 +50,8 @@ final class ScopeEdgeLog {
     // the thread's side
     private Block tail;
     private int tailEdges;
+    /** Full-size blocks this thread allocated in a row, the pool being empty ({@link ScopeEdges#behind()}). */
+    private int blocksSinceReuse;
     /** Edges published: written by the thread (release), read by the drain (acquire). */
     @SuppressWarnings("unused") // through WRITTEN
     private volatile long written;
@@ -97,6 +99,12 @@ final class ScopeEdgeLog {
         Block b = full.edges == BLOCK_EDGES ? capture.reuse() : null;
         if (b == null) {
             b = new Block(Math.min(BLOCK_EDGES, full.edges * 2));
+            if (b.edges == BLOCK_EDGES && ++blocksSinceReuse == ScopeEdges.BLOCKS_BEFORE_WAKE) {
+                blocksSinceReuse = 0;
+                capture.behind();
+            }
+        } else {
+            blocksSinceReuse = 0;
         }
         b.next = null;
         full.next = b; // published by the release store of the edge that follows
@@ -124,45 +132,67 @@ final class ScopeEdgeLog {
         return cut == read ? null : new Cursor(cut);
     }
 
-    /** Reads one drain's edges of this log, oldest first; a full block left behind goes back to the pool. */
+    /**
+     * Reads one drain's edges of this log, oldest first; a full block left behind goes back to the pool. The cursor
+     * keeps its position in its own fields and stores it into the log only at {@link #save()}: the log's fields
+     * share a cache line with the ones its thread writes at every edge, so a store per edge read here would cost
+     * the application's thread a cache miss per edge it writes meanwhile.
+     */
     final class Cursor {
         private final long cut;
+        private Block block;
+        private int blockEdges;
+        private long position;
         long nanos;
         long pathAndKind;
         long value;
 
         Cursor(long cut) {
             this.cut = cut;
+            this.block = head;
+            this.blockEdges = headEdges;
+            this.position = read;
             load();
         }
 
         private void load() {
-            Block b = head;
-            if (headEdges == b.edges) {
+            Block b = block;
+            if (blockEdges == b.edges) {
                 Block n = b.next;
                 if (b.edges == BLOCK_EDGES) {
                     capture.recycle(b);
                 }
-                head = n;
-                headEdges = 0;
+                block = n;
+                blockEdges = 0;
                 b = n;
             }
-            int o = headEdges * 3;
+            int o = blockEdges * 3;
             long[] v = b.values;
             nanos = v[o];
             pathAndKind = v[o + 1];
             value = v[o + 2];
         }
 
-        /** Moves past the current edge; @return whether there is another one in this drain */
+        /**
+         * Moves past the current edge; @return whether there is another one in this drain (when not, the position
+         * is saved)
+         */
         boolean advance() {
-            headEdges++;
-            read++;
-            if (read == cut) {
+            blockEdges++;
+            position++;
+            if (position == cut) {
+                save();
                 return false;
             }
             load();
             return true;
+        }
+
+        /** Stores the position into the log: the edges before it are drained. Idempotent. */
+        void save() {
+            head = block;
+            headEdges = blockEdges;
+            read = position;
         }
 
         long threadId() {

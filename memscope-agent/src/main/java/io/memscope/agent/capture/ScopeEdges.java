@@ -17,14 +17,37 @@ import java.util.List;
 final class ScopeEdges {
     /** Full-size blocks kept for reuse (at most 6 MiB); more are left to the garbage collector. */
     static final int POOL_BLOCKS = 256;
+    /**
+     * Full-size blocks a thread allocates, the pool being empty, before it wakes the drain: by then at least this
+     * many blocks wait, as many edges as the drain's flush threshold.
+     */
+    static final int BLOCKS_BEFORE_WAKE = 64;
 
     private final StringTable strings;
     private final List<ScopeEdgeLog> logs = new ArrayList<>();
     private final ScopeEdgeLog.Block[] pool = new ScopeEdgeLog.Block[POOL_BLOCKS];
     private int pooled;
+    /** Wakes the drain early when threads outrun it (the JVM sampler's wait), or null: the drain's own pace. */
+    private volatile Runnable wakeDrain;
 
     ScopeEdges(StringTable strings) {
         this.strings = strings;
+    }
+
+    /**
+     * Lets threads that outrun the drain wake it ({@link #behind()}): without that the drain may wait out its idle
+     * period while a busy thread fills hundreds of blocks the pool cannot hold, allocating each afresh.
+     */
+    void wakeDrainWith(Runnable wake) {
+        wakeDrain = wake;
+    }
+
+    /** A thread allocated {@value #BLOCKS_BEFORE_WAKE} full-size blocks with the pool empty: the drain is behind. */
+    void behind() {
+        Runnable w = wakeDrain;
+        if (w != null) {
+            w.run();
+        }
     }
 
     /** The calling thread's first edge in this capture: its log, registered (allocates, the caller measures). */
@@ -110,17 +133,23 @@ final class ScopeEdges {
             siftDown(heap, k, i);
         }
         long n = 0;
-        while (k > 0) {
-            ScopeEdgeLog.Cursor c = heap[0];
-            boolean exit = (c.pathAndKind & ScopeEdgeLog.EXIT) != 0;
-            int path = (int) c.pathAndKind;
-            w.edge(c.nanos, c.threadId(), c.threadNameId(), exit, path, exit ? 0 : c.value,
-                    exit ? c.value : -1);
-            n++;
-            if (!c.advance()) {
-                heap[0] = heap[--k];
+        try {
+            while (k > 0) {
+                ScopeEdgeLog.Cursor c = heap[0];
+                boolean exit = (c.pathAndKind & ScopeEdgeLog.EXIT) != 0;
+                int path = (int) c.pathAndKind;
+                w.edge(c.nanos, c.threadId(), c.threadNameId(), exit, path, exit ? 0 : c.value,
+                        exit ? c.value : -1);
+                n++;
+                if (!c.advance()) {
+                    heap[0] = heap[--k];
+                }
+                siftDown(heap, k, 0);
             }
-            siftDown(heap, k, 0);
+        } finally {
+            for (int i = 0; i < k; i++) {
+                heap[i].save(); // a sink that failed: what it took stays drained, the rest waits for the next drain
+            }
         }
         return n;
     }

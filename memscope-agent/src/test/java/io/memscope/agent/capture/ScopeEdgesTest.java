@@ -137,4 +137,55 @@ class ScopeEdgesTest {
         assertThat(drain()).isEmpty();
         assertThat(edges.threads()).as("ended threads' logs, drained, are dropped").isZero();
     }
+
+    @Test
+    void aSinkThatFailsMidDrainLosesNothingAndRepeatsNothing() {
+        ScopeEdgeLog log = edges.register();
+        int n = 3 * ScopeEdgeLog.BLOCK_EDGES + 100;
+        for (int i = 0; i < n; i++) {
+            log.add(i, pathAndKind(1, false), i);
+        }
+        List<Edge> out = new ArrayList<>();
+        int failAt = ScopeEdgeLog.BLOCK_EDGES + 7;
+        try {
+            edges.drainTo((t, tid, name, exit, path, task, bytes) -> {
+                if (out.size() == failAt) {
+                    throw new IllegalStateException("disk full");
+                }
+                out.add(new Edge(t, tid, name, exit, path, task, bytes));
+            });
+        } catch (IllegalStateException expected) {
+            // the recording's failure: the drain stops there
+        }
+        assertThat(out).hasSize(failAt);
+        out.addAll(drain());
+        assertThat(out).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(out.get(i).taskId()).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void aThreadThatOutrunsTheDrainWakesItOncePerBlocksBeforeWake() {
+        int[] wakes = {0};
+        edges.wakeDrainWith(() -> wakes[0]++);
+        ScopeEdgeLog log = edges.register();
+        int growing = 0; // edges in the first, smaller blocks: 16 + 32 + ... + 512
+        for (int b = ScopeEdgeLog.FIRST_EDGES; b < ScopeEdgeLog.BLOCK_EDGES; b *= 2) {
+            growing += b;
+        }
+        // then full-size blocks, the pool empty: the 2 * BLOCKS_BEFORE_WAKE + 1 st begins with the last edge
+        int n = growing + 2 * ScopeEdges.BLOCKS_BEFORE_WAKE * ScopeEdgeLog.BLOCK_EDGES + 1;
+        int i = 0;
+        for (; i < n; i++) {
+            log.add(i, pathAndKind(1, false), i);
+        }
+        assertThat(wakes[0]).as("one wake per %d full blocks allocated afresh", ScopeEdges.BLOCKS_BEFORE_WAKE)
+                .isEqualTo(2);
+        assertThat(drain()).hasSize(i);
+        for (int k = 0; k < 50 * ScopeEdgeLog.BLOCK_EDGES; k++, i++) {
+            log.add(i, pathAndKind(1, false), i);
+        }
+        assertThat(wakes[0]).as("no wake while drained blocks come back from the pool").isEqualTo(2);
+    }
 }
