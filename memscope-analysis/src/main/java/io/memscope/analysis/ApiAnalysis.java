@@ -433,7 +433,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         for (ThreadStack ts : threads.values()) {
             ts.attributeBefore(Long.MAX_VALUE);
         }
-        for (int slot : pending.slots()) {
+        for (int slot : pending.occupied()) {
             if (pending.collected(slot) == Long.MIN_VALUE) {
                 settle(slot); // never collected: held at the end (and at the peak if allocated before it)
             }

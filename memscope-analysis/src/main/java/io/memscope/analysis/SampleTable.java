@@ -3,9 +3,9 @@ package io.memscope.analysis;
 /**
  * The sampled heap objects not yet observed collected, by sample id: where each was allocated (its stack key, which
  * names its site too) and which collections had started before it was allocated. (Its weight is not kept: a
- * DEALLOCATE carries the object's size, from which the weight is computed again.) Open addressing with linear
- * probing and backward-shift deletion in one {@code long[]}, two longs per slot, so that a lookup touches one cache
- * line: the replay's lookups are random (objects die in any order).
+ * DEALLOCATE carries the object's size, from which the weight is computed again.) A {@link LongSlotTable} of two
+ * longs per slot, so that a lookup touches one cache line: the replay's lookups are random (objects die in any
+ * order).
  * <pre>
  *   0                 8                  12                 16
  *   +-----------------+------------------+------------------+
@@ -15,110 +15,25 @@ package io.memscope.analysis;
  * Memory: at most 32 bytes per live sample (load factor at most 1/2); the live samples of a run are its heap size
  * over the sampling interval, not its length.
  */
-final class SampleTable {
+final class SampleTable extends LongSlotTable {
     private static final int STRIDE = 2;
-    private long[] slots;
-    private int mask;
-    private int size;
+    private static final int VALUE = 1;
 
     SampleTable() {
-        allocate(1024);
-    }
-
-    private void allocate(int capacity) {
-        slots = new long[capacity * STRIDE];
-        mask = capacity - 1;
-        size = 0;
-    }
-
-    private static int hash(long id) {
-        long h = id * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 32));
+        super(STRIDE, VALUE);
     }
 
     /** Adds (or replaces) a sample; {@code gcEpoch} is at least 0. */
     void put(long id, int stackKey, int gcEpoch) {
-        if ((size + 1) * 2 > mask + 1) {
-            grow();
-        }
-        put(slots, mask, id, ((long) stackKey << 32) | (gcEpoch + 1L));
-    }
-
-    private void put(long[] s, int m, long id, long value) {
-        int i = hash(id) & m;
-        while (s[i * STRIDE + 1] != 0 && s[i * STRIDE] != id) {
-            i = (i + 1) & m;
-        }
-        int o = i * STRIDE;
-        if (s[o + 1] == 0) {
-            size++;
-        }
-        s[o] = id;
-        s[o + 1] = value;
-    }
-
-    /** @return the slot of {@code id}, or -1; valid until the next put or remove */
-    int find(long id) {
-        long[] s = slots;
-        int i = hash(id) & mask;
-        while (s[i * STRIDE + 1] != 0) {
-            if (s[i * STRIDE] == id) {
-                return i;
-            }
-            i = (i + 1) & mask;
-        }
-        return -1;
+        int slot = claim(id);
+        slots[slot * STRIDE + VALUE] = ((long) stackKey << 32) | (gcEpoch + 1L);
     }
 
     int stack(int slot) {
-        return (int) (slots[slot * STRIDE + 1] >>> 32);
+        return (int) (slots[slot * STRIDE + VALUE] >>> 32);
     }
 
     int epoch(int slot) {
-        return (int) (slots[slot * STRIDE + 1] & 0xFFFF_FFFFL) - 1;
-    }
-
-    /** Removes the entry in {@code slot} (from {@link #find}), shifting back the entries of its probe run. */
-    void remove(int slot) {
-        long[] s = slots;
-        int hole = slot;
-        s[hole * STRIDE + 1] = 0;
-        size--;
-        int i = (hole + 1) & mask;
-        while (s[i * STRIDE + 1] != 0) {
-            int home = hash(s[i * STRIDE]) & mask;
-            // move i into the hole unless its home lies cyclically in (hole, i]
-            if (((i - home) & mask) >= ((i - hole) & mask)) {
-                s[hole * STRIDE] = s[i * STRIDE];
-                s[hole * STRIDE + 1] = s[i * STRIDE + 1];
-                s[i * STRIDE + 1] = 0;
-                hole = i;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    int size() {
-        return size;
-    }
-
-    /** Removes every sample and gives the table's memory back. */
-    void clear() {
-        allocate(1024);
-    }
-
-    private void grow() {
-        long[] old = slots;
-        allocate((mask + 1) * 2);
-        for (int o = 0; o < old.length; o += STRIDE) {
-            if (old[o + 1] != 0) {
-                put(slots, mask, old[o], old[o + 1]);
-            }
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "SampleTable[" + size + " of " + (mask + 1) + "]";
+        return (int) (slots[slot * STRIDE + VALUE] & 0xFFFF_FFFFL) - 1;
     }
 }

@@ -55,7 +55,7 @@ class PendingSamplesTest {
                 }
             }
         }
-        assertThat(table.slots()).hasSize(expected.size());
+        assertThat(table.occupied()).hasSize(expected.size());
         for (long id : ids) {
             assertThat(table.find(id)).isNotNegative();
         }

@@ -64,4 +64,41 @@ class PrimitiveTablesTest {
         }
         assertThat(expected).hasSizeGreaterThan(1024); // grew several times
     }
+
+    @Test
+    void stackIndexTellsApartPairsWhoseHashKeysCollide() {
+        StackIndex index = new StackIndex();
+        long mixA = 3 * 0xC2B2AE3D27D4EB4FL;
+        long mixB = 5 * 0xC2B2AE3D27D4EB4FL;
+        long stackA = 0x1234_5678_9ABC_DEF0L;
+        long stackB = stackA ^ mixA ^ mixB; // (stackA, 3) and (stackB, 5) have the same word 0
+        assertThat(index.indexOf(stackA, 3, 0)).isEqualTo(0);
+        assertThat(index.indexOf(stackB, 5, 1)).isEqualTo(1);
+        assertThat(index.indexOf(stackA, 5, 2)).isEqualTo(2);
+        assertThat(index.indexOf(stackB, 5, 3)).isEqualTo(1);
+        assertThat(index.indexOf(stackA, 3, 3)).isEqualTo(0);
+        assertThat(index.size()).isEqualTo(3);
+    }
+
+    @Test
+    void clearedTableStartsAfreshAndListsItsSlotsInTheSameOrderForTheSameOperations() {
+        SampleTable table = new SampleTable();
+        SampleTable twin = new SampleTable();
+        for (SampleTable t : List.of(table, twin)) {
+            for (long id = 0; id < 5000; id++) {
+                t.put(id << 20, (int) id, 0); // colliding low bits, through growth
+            }
+            for (long id = 0; id < 5000; id += 3) {
+                t.remove(t.find(id << 20));
+            }
+        }
+        assertThat(table.occupied()).containsExactly(twin.occupied()).hasSize(3333);
+        table.clear();
+        assertThat(table.isEmpty()).isTrue();
+        assertThat(table.occupied()).isEmpty();
+        assertThat(table.find(1L << 20)).isEqualTo(-1);
+        table.put(7, 1, 2);
+        assertThat(table.epoch(table.find(7))).isEqualTo(2);
+        assertThat(table.toString()).isEqualTo("SampleTable[1 of " + LongSlotTable.INITIAL_CAPACITY + "]");
+    }
 }

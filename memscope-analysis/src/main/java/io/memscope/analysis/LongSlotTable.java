@@ -1,0 +1,180 @@
+package io.memscope.analysis;
+
+/**
+ * The scaffolding shared by the replay's open-addressing tables ({@link SampleTable}, {@link PendingSamples},
+ * {@link StackIndex}): slots of {@code stride} longs in one {@code long[]}, each subclass with its own layout inside
+ * the slot. What this class guarantees to every layout:
+ * <ul>
+ *   <li>word 0 of a slot holds the slot's <em>hash key</em>, from which {@link #hash} computes its home slot; one
+ *       other word, the <em>used word</em> (at {@code usedWord}), is not 0 exactly when the slot is occupied: a
+ *       subclass must write it non-zero right after it {@link #claim claims} or is given a {@link #freeSlot free
+ *       slot}, and never store 0 in it while the entry lives;</li>
+ *   <li>linear probing from the home slot; the capacity is a power of two, 1024 slots at first, doubled before an
+ *       entry would take the load factor past 1/2, so that a probe run stays short and a lookup touches one cache
+ *       line or two;</li>
+ *   <li>deletion shifts the entries of the probe run back (no tombstones), so lookups never slow down with churn;
+ *       slot positions depend only on the hash, the capacity and the order of insertions and removals, so a table
+ *       fed the same operations lists its slots in the same order;</li>
+ *   <li>no object per entry, no boxing, no virtual call: every method is final and reads the slots directly.</li>
+ * </ul>
+ * A slot index is valid until the next insertion or removal (growing and shifting move entries). Not thread-safe.
+ */
+abstract class LongSlotTable {
+    /** Slots of a new or cleared table. */
+    static final int INITIAL_CAPACITY = 1024;
+
+    private final int stride;
+    private final int usedWord;
+    /** The slots: {@code stride} longs each; slot {@code i} starts at {@code i * stride}. */
+    long[] slots;
+    /** Capacity minus one: the capacity is a power of two. */
+    int mask;
+    private int size;
+
+    LongSlotTable(int stride, int usedWord) {
+        this.stride = stride;
+        this.usedWord = usedWord;
+        allocate(INITIAL_CAPACITY);
+    }
+
+    /** The home slot's hash of a key: the 64-bit golden-ratio multiply, high half folded into the low. */
+    static int hash(long key) {
+        long h = key * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /** @return the slot holding {@code key} in word 0, or -1 */
+    final int find(long key) {
+        long[] s = slots;
+        int m = mask;
+        int i = hash(key) & m;
+        while (s[i * stride + usedWord] != 0) {
+            if (s[i * stride] == key) {
+                return i;
+            }
+            i = (i + 1) & m;
+        }
+        return -1;
+    }
+
+    /**
+     * @return the slot holding {@code key} in word 0, or, if none does, a free slot with {@code key} written in word
+     *         0 and counted as an entry (the caller writes the used word); grows first if one more entry would pass
+     *         the load factor
+     */
+    final int claim(long key) {
+        if ((size + 1) * 2 > mask + 1) {
+            grow();
+        }
+        long[] s = slots;
+        int m = mask;
+        int i = hash(key) & m;
+        while (s[i * stride + usedWord] != 0) {
+            if (s[i * stride] == key) {
+                return i;
+            }
+            i = (i + 1) & m;
+        }
+        s[i * stride] = key;
+        size++;
+        return i;
+    }
+
+    /**
+     * For an entry its caller knows is absent (a key of several words): @return the first free slot of the probe run
+     * of {@code key}, with {@code key} written in word 0 and counted as an entry (the caller writes the rest, used
+     * word included); grows first if one more entry would pass the load factor
+     */
+    final int freeSlot(long key) {
+        if ((size + 1) * 2 > mask + 1) {
+            grow();
+        }
+        long[] s = slots;
+        int m = mask;
+        int i = hash(key) & m;
+        while (s[i * stride + usedWord] != 0) {
+            i = (i + 1) & m;
+        }
+        s[i * stride] = key;
+        size++;
+        return i;
+    }
+
+    /** Removes the entry in {@code slot}, shifting back the entries of its probe run. */
+    final void remove(int slot) {
+        long[] s = slots;
+        int m = mask;
+        int n = stride;
+        int used = usedWord;
+        int hole = slot;
+        s[hole * n + used] = 0;
+        size--;
+        int i = (hole + 1) & m;
+        while (s[i * n + used] != 0) {
+            int home = hash(s[i * n]) & m;
+            // move i into the hole unless its home lies cyclically in (hole, i]
+            if (((i - home) & m) >= ((i - hole) & m)) {
+                System.arraycopy(s, i * n, s, hole * n, n);
+                s[i * n + used] = 0;
+                hole = i;
+            }
+            i = (i + 1) & m;
+        }
+    }
+
+    final int size() {
+        return size;
+    }
+
+    final boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** @return the occupied slots in table order (the table must not change while they are used) */
+    final int[] occupied() {
+        int[] out = new int[size];
+        int n = 0;
+        for (int i = 0; i <= mask && n < out.length; i++) {
+            if (slots[i * stride + usedWord] != 0) {
+                out[n++] = i;
+            }
+        }
+        return out;
+    }
+
+    /** Removes every entry and gives the table's memory back. */
+    final void clear() {
+        allocate(INITIAL_CAPACITY);
+    }
+
+    private void allocate(int capacity) {
+        slots = new long[capacity * stride];
+        mask = capacity - 1;
+        size = 0;
+    }
+
+    /** Doubles the capacity, moving every entry (all its words) to its probe run in the larger table. */
+    private void grow() {
+        long[] old = slots;
+        int n = stride;
+        int used = usedWord;
+        slots = new long[old.length * 2];
+        mask = (mask + 1) * 2 - 1;
+        long[] s = slots;
+        int m = mask;
+        for (int o = 0; o < old.length; o += n) {
+            if (old[o + used] != 0) {
+                int i = hash(old[o]) & m;
+                while (s[i * n + used] != 0) {
+                    i = (i + 1) & m;
+                }
+                System.arraycopy(old, o, s, i * n, n);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + size + " of " + (mask + 1) + "]";
+    }
+}
