@@ -6,7 +6,7 @@ import java.util.Arrays;
  * Maps a key of two longs to a dense index 0, 1, 2 ... in order of first insertion, without allocating per
  * lookup: open addressing with linear probing over primitive arrays. One instance lives for the whole recording
  * and is {@link #clear() cleared} at every block boundary (EVENTS blocks keep per-block thread, stack and site
- * tables). Not thread-safe.
+ * tables; SCOPE_EDGES blocks a thread table: {@link BlockThreads}). Not thread-safe.
  */
 public final class BlockDictionary {
     private long[] keysA;
@@ -54,7 +54,10 @@ public final class BlockDictionary {
         }
     }
 
-    /** Adds a key that is not present; @return its index (the previous {@link #size()}) */
+    /**
+     * Adds a key; @return its index (the previous {@link #size()}). A key already present gets a second index (a
+     * decoder reading a table as written, duplicates included); {@link #find} keeps returning the first.
+     */
     int add(long a, long b) {
         if ((size + 1) * 2 > slots.length) {
             grow();

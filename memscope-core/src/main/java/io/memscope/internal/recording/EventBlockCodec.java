@@ -13,8 +13,8 @@ import java.util.Arrays;
 
 /**
  * Encodes and decodes the payload of an EVENTS block. State (previous timestamp and address, the current
- * thread, the block's thread and stack tables, the per-site memo) starts afresh in every block, so each block
- * decodes on its own.
+ * thread and the block's thread table (both kept by {@link BlockThreads}), the block's stack table, the per-site memo)
+ * starts afresh in every block, so each block decodes on its own.
  *
  * <pre>
  *  EVENTS payload
@@ -28,7 +28,7 @@ import java.util.Arrays;
  *      [THREAD]  uleb ref            ref &lt; n: thread table entry ref; ref == n: a new entry follows
  *                [uleb threadId, uleb threadNameId]  and becomes entry n; ref &gt; n: damage
  *                                    (no THREAD bit: same thread as the previous event; before the
- *                                    first THREAD bit of a block the thread is (0, 0))
+ *                                    first THREAD bit of a block the thread is (0, 0)): BlockThreads
  *      zz   address - previous address   (64-bit wrapping; previous address starts at 0)
  *      uleb siteId                   u32 (0 = none)
  *      [SIZE]      uleb size         else memo[siteId].size
@@ -89,9 +89,7 @@ public final class EventBlockCodec {
         private long base;
         private long previousTimestamp;
         private long previousAddress;
-        private long currentThreadId;
-        private long currentThreadName;
-        private final BlockDictionary threads = new BlockDictionary(16);
+        private final BlockThreads threads = new BlockThreads();
         private final BlockDictionary stacks = new BlockDictionary(256);
         private final SiteMemo memo = new SiteMemo();
 
@@ -111,9 +109,7 @@ public final class EventBlockCodec {
             body.reset();
             count = 0;
             previousAddress = 0;
-            currentThreadId = 0;
-            currentThreadName = 0;
-            threads.clear();
+            threads.reset();
             stacks.clear();
             memo.clear();
         }
@@ -125,12 +121,11 @@ public final class EventBlockCodec {
                 base = timestamp;
                 previousTimestamp = timestamp;
             }
-            long threadName = Integer.toUnsignedLong(threadNameId);
             long typeName = Integer.toUnsignedLong(typeNameId);
             long site = Integer.toUnsignedLong(siteId);
             int slot = memo.slot(site);
             int tag = typeCode;
-            boolean newThread = threadId != currentThreadId || threadName != currentThreadName;
+            boolean newThread = threads.changesTo(threadId, threadNameId);
             if (newThread) {
                 tag |= TAG_THREAD;
             }
@@ -153,16 +148,7 @@ public final class EventBlockCodec {
             out.uleb(tag);
             out.zigzag(timestamp - previousTimestamp);
             if (newThread) {
-                int ref = threads.find(threadId, threadName);
-                if (ref >= 0) {
-                    out.uleb(ref);
-                } else {
-                    out.uleb(threads.add(threadId, threadName));
-                    out.uleb(threadId);
-                    out.uleb(threadName);
-                }
-                currentThreadId = threadId;
-                currentThreadName = threadName;
+                threads.write(out, threadId, threadNameId);
             }
             out.zigzag(address - previousAddress);
             out.uleb(site);
@@ -203,8 +189,7 @@ public final class EventBlockCodec {
     /** Decodes EVENTS payloads. Reused across blocks; not thread-safe. */
     static final class Decoder {
         private final SiteMemo memo = new SiteMemo();
-        private long[] threadIds = new long[16];
-        private int[] threadNames = new int[16];
+        private final BlockThreads threads = new BlockThreads();
         private long[] stackIds = new long[64];
 
         /**
@@ -216,6 +201,7 @@ public final class EventBlockCodec {
         void decode(ByteSource in, int stringCount, EventColumns out) {
             out.clear();
             memo.clear();
+            threads.reset();
             int countAt = in.position();
             long count = in.uleb();
             // Every event takes at least 4 bytes (tag, time delta, address delta, site): validate before allocating.
@@ -227,7 +213,6 @@ public final class EventBlockCodec {
             long address = 0;
             long threadId = 0;
             int threadName = 0;
-            int threadCount = 0;
             int stackCount = 0;
             for (int i = 0; i < count; i++) {
                 int eventAt = in.position();
@@ -243,25 +228,9 @@ public final class EventBlockCodec {
                 }
                 timestamp += in.zigzag();
                 if ((tag & TAG_THREAD) != 0) {
-                    int refAt = in.position();
-                    long ref = in.uleb();
-                    if (ref >= 0 && ref < threadCount) {
-                        threadId = threadIds[(int) ref];
-                        threadName = threadNames[(int) ref];
-                    } else if (ref == threadCount) {
-                        threadId = in.uleb();
-                        threadName = stringId(in, stringCount, "thread name");
-                        if (threadCount == threadIds.length) {
-                            threadIds = Arrays.copyOf(threadIds, threadCount * 2);
-                            threadNames = Arrays.copyOf(threadNames, threadCount * 2);
-                        }
-                        threadIds[threadCount] = threadId;
-                        threadNames[threadCount] = threadName;
-                        threadCount++;
-                    } else {
-                        throw new ByteSource.Malformed(refAt, "event " + i + ": thread reference "
-                                + Long.toUnsignedString(ref) + " beyond the block's " + threadCount + " threads");
-                    }
+                    threads.read(in, stringCount, "event", i);
+                    threadId = threads.threadId();
+                    threadName = threads.threadNameId();
                 }
                 address += in.zigzag();
                 int site = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");

@@ -1,11 +1,9 @@
 package io.memscope.internal.recording;
 
-import java.util.Arrays;
-
 /**
  * Encodes and decodes the payload of a SCOPE_EDGES block (format 1.2): the entries into and exits out of scopes,
- * per thread in the order they happened. State (previous timestamp, current thread, the block's thread table)
- * starts afresh in every block, so each block decodes on its own.
+ * per thread in the order they happened. State (previous timestamp, the current thread and the block's thread table,
+ * both kept by {@link BlockThreads}) starts afresh in every block, so each block decodes on its own.
  *
  * <pre>
  *  SCOPE_EDGES payload
@@ -17,7 +15,7 @@ import java.util.Arrays;
  *      zz   timestamp - previous timestamp
  *      [THREAD]  uleb ref            as in EVENTS: ref &lt; n an entry of the block's thread table; ref == n a new
  *                [uleb threadId, uleb threadNameId]  entry; ref &gt; n damage (no THREAD: the previous edge's thread;
- *                                    (0, 0) before the first)
+ *                                    (0, 0) before the first): BlockThreads
  *      uleb pathId                   u32, not 0: a SCOPE_PATHS entry
  *      [TASK]    uleb taskId         the entry runs a task handed over from another thread (its MOVE event)
  *      [BYTES]   uleb allocatedBytes heap bytes the thread allocated inside the scope, children included (absent:
@@ -46,9 +44,7 @@ public final class ScopeEdgeCodec {
         private int count;
         private long base;
         private long previousTimestamp;
-        private long currentThreadId;
-        private long currentThreadName;
-        private final BlockDictionary threads = new BlockDictionary(16);
+        private final BlockThreads threads = new BlockThreads();
 
         Encoder(int initialBytes) {
             body = new ByteSink(initialBytes);
@@ -65,9 +61,7 @@ public final class ScopeEdgeCodec {
         void reset() {
             body.reset();
             count = 0;
-            currentThreadId = 0;
-            currentThreadName = 0;
-            threads.clear();
+            threads.reset();
         }
 
         /**
@@ -80,8 +74,7 @@ public final class ScopeEdgeCodec {
                 base = timestamp;
                 previousTimestamp = timestamp;
             }
-            long threadName = Integer.toUnsignedLong(threadNameId);
-            boolean newThread = threadId != currentThreadId || threadName != currentThreadName;
+            boolean newThread = threads.changesTo(threadId, threadNameId);
             int tag = exit ? EXIT : 0;
             if (newThread) {
                 tag |= THREAD;
@@ -96,16 +89,7 @@ public final class ScopeEdgeCodec {
             out.uleb(tag);
             out.zigzag(timestamp - previousTimestamp);
             if (newThread) {
-                int ref = threads.find(threadId, threadName);
-                if (ref >= 0) {
-                    out.uleb(ref);
-                } else {
-                    out.uleb(threads.add(threadId, threadName));
-                    out.uleb(threadId);
-                    out.uleb(threadName);
-                }
-                currentThreadId = threadId;
-                currentThreadName = threadName;
+                threads.write(out, threadId, threadNameId);
             }
             out.uleb(Integer.toUnsignedLong(pathId));
             if ((tag & TASK) != 0) {
@@ -127,8 +111,7 @@ public final class ScopeEdgeCodec {
 
     /** Decodes SCOPE_EDGES payloads. Reused across blocks; not thread-safe. */
     static final class Decoder {
-        private long[] threadIds = new long[16];
-        private int[] threadNames = new int[16];
+        private final BlockThreads threads = new BlockThreads();
 
         /**
          * Decodes one payload, validating all of it before the first edge goes to {@code sink}.
@@ -151,9 +134,7 @@ public final class ScopeEdgeCodec {
                         + " impossible for a payload of " + in.remaining() + " remaining bytes");
             }
             long timestamp = in.zigzag();
-            long threadId = 0;
-            int threadName = 0;
-            int threadCount = 0;
+            threads.reset();
             for (int i = 0; i < count; i++) {
                 int at = in.position();
                 long tag = in.uleb();
@@ -163,25 +144,7 @@ public final class ScopeEdgeCodec {
                 }
                 timestamp += in.zigzag();
                 if ((tag & THREAD) != 0) {
-                    int refAt = in.position();
-                    long ref = in.uleb();
-                    if (ref >= 0 && ref < threadCount) {
-                        threadId = threadIds[(int) ref];
-                        threadName = threadNames[(int) ref];
-                    } else if (ref == threadCount) {
-                        threadId = in.uleb();
-                        threadName = EventBlockCodec.Decoder.stringId(in, stringCount, "thread name");
-                        if (threadCount == threadIds.length) {
-                            threadIds = Arrays.copyOf(threadIds, threadCount * 2);
-                            threadNames = Arrays.copyOf(threadNames, threadCount * 2);
-                        }
-                        threadIds[threadCount] = threadId;
-                        threadNames[threadCount] = threadName;
-                        threadCount++;
-                    } else {
-                        throw new ByteSource.Malformed(refAt, "scope edge " + i + ": thread reference "
-                                + Long.toUnsignedString(ref) + " beyond the block's " + threadCount + " threads");
-                    }
+                    threads.read(in, stringCount, "scope edge", i);
                 }
                 int pathAt = in.position();
                 int path = (int) in.ulebAtMost(0xFFFF_FFFFL, "scope path id");
@@ -191,7 +154,7 @@ public final class ScopeEdgeCodec {
                 long task = (tag & TASK) != 0 ? in.uleb() : 0;
                 long bytes = (tag & BYTES) != 0 ? in.uleb() : -1;
                 if (sink != null) {
-                    sink.edge(timestamp, threadId, threadName, exit, path, task, bytes);
+                    sink.edge(timestamp, threads.threadId(), threads.threadNameId(), exit, path, task, bytes);
                 }
             }
         }
