@@ -89,41 +89,39 @@ final class EventPipe {
         }, "memscope-decoder");
         decoder.setDaemon(true);
         decoder.start();
-        try {
-            while (true) {
-                Chunk c = take(full);
-                if (c == Chunk.END) {
-                    break;
+        // every chunk handed over goes back, to the end: after the sink failed too, so that the decoder can stop
+        Throwable sinkFailure = null;
+        for (Chunk c = take(full); c != Chunk.END; c = take(full)) {
+            if (sinkFailure == null) {
+                try {
+                    c.emit(sink);
+                } catch (RuntimeException | Error e) {
+                    sinkFailure = e;
+                    cancelled.set(true);
                 }
-                for (int i = 0; i < c.size; i++) {
-                    sink.accept(c.ts[i], TYPES[c.type[i]], c.address[i], c.size_[i], c.previous[i], c.thread[i],
-                            c.threadName[i], c.variable[i], c.typeName[i], c.stack[i], c.site[i]);
-                }
-                put(free, c);
             }
-        } catch (RuntimeException | Error e) {
-            // the sink failed: let the decoder stop, and take what it still hands over so that it can
-            cancelled.set(true);
-            for (Chunk c = take(full); c != Chunk.END; c = take(full)) {
-                put(free, c);
-            }
-            throw e;
+            put(free, c);
         }
         try {
-            decoder.join();
+            decoder.join(); // it has handed over its end: the join is short
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (failure[0] instanceof RuntimeException) {
-            throw (RuntimeException) failure[0];
-        }
-        if (failure[0] instanceof Error) {
-            throw (Error) failure[0];
-        }
-        if (failure[0] != null) {
-            throw new IllegalStateException(failure[0]);
-        }
+        rethrow(sinkFailure);
+        rethrow(failure[0]);
         return late[0];
+    }
+
+    private static void rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        }
+        if (failure instanceof Error) {
+            throw (Error) failure;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
     }
 
     /** Fills chunks with events on the decoder thread and hands the full ones over. */
@@ -170,21 +168,34 @@ final class EventPipe {
     }
 
     private static Chunk take(BlockingQueue<Chunk> q) {
-        while (true) {
-            try {
-                return q.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return handOff(q, null);
     }
 
     private static void put(BlockingQueue<Chunk> q, Chunk c) {
-        while (true) {
-            try {
-                q.put(c);
-                return;
-            } catch (InterruptedException e) {
+        handOff(q, c);
+    }
+
+    /**
+     * Puts {@code c} into {@code q}, or takes a chunk from it when {@code c} is null, waiting as long as it takes:
+     * the other side always makes room or hands one over. An interrupt does not cut the wait short (a chunk lost
+     * would stall the other side); it is kept for the caller to see afterwards.
+     */
+    private static Chunk handOff(BlockingQueue<Chunk> q, Chunk c) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (c == null) {
+                        return q.take();
+                    }
+                    q.put(c);
+                    return c;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
@@ -308,6 +319,14 @@ final class EventPipe {
             typeName[i] = tyn;
             stack[i] = st;
             site[i] = si;
+        }
+
+        /** Passes the chunk's events to {@code sink}, in order. */
+        void emit(EventSink sink) {
+            for (int i = 0; i < size; i++) {
+                sink.accept(ts[i], TYPES[type[i]], address[i], size_[i], previous[i], thread[i], threadName[i],
+                        variable[i], typeName[i], stack[i], site[i]);
+            }
         }
     }
 }
