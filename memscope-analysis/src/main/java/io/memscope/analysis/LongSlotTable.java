@@ -25,7 +25,8 @@ abstract class LongSlotTable {
 
     private final int stride;
     private final int usedWord;
-    /** The slots: {@code stride} longs each; slot {@code i} starts at {@code i * stride}. */
+    /** The slots: {@code stride} longs each; slot {@code i} starts at {@code i * stride}. Subclasses read and write
+     * their words in place; only this class replaces the array. */
     long[] slots;
     /** Capacity minus one: the capacity is a power of two. */
     int mask;
@@ -45,16 +46,8 @@ abstract class LongSlotTable {
 
     /** @return the slot holding {@code key} in word 0, or -1 */
     final int find(long key) {
-        long[] s = slots;
-        int m = mask;
-        int i = hash(key) & m;
-        while (s[i * stride + usedWord] != 0) {
-            if (s[i * stride] == key) {
-                return i;
-            }
-            i = (i + 1) & m;
-        }
-        return -1;
+        int i = probe(key);
+        return slots[i * stride + usedWord] != 0 ? i : -1;
     }
 
     /**
@@ -63,20 +56,12 @@ abstract class LongSlotTable {
      *         the load factor
      */
     final int claim(long key) {
-        if ((size + 1) * 2 > mask + 1) {
-            grow();
+        growForOneMore();
+        int i = probe(key);
+        if (slots[i * stride + usedWord] == 0) {
+            slots[i * stride] = key;
+            size++;
         }
-        long[] s = slots;
-        int m = mask;
-        int i = hash(key) & m;
-        while (s[i * stride + usedWord] != 0) {
-            if (s[i * stride] == key) {
-                return i;
-            }
-            i = (i + 1) & m;
-        }
-        s[i * stride] = key;
-        size++;
         return i;
     }
 
@@ -86,18 +71,37 @@ abstract class LongSlotTable {
      * word included); grows first if one more entry would pass the load factor
      */
     final int freeSlot(long key) {
-        if ((size + 1) * 2 > mask + 1) {
-            grow();
-        }
+        growForOneMore();
+        int i = firstFree(slots, mask, hash(key));
+        slots[i * stride] = key;
+        size++;
+        return i;
+    }
+
+    /** @return the slot holding {@code key} in word 0, or the free slot that ends its probe run */
+    private int probe(long key) {
         long[] s = slots;
         int m = mask;
         int i = hash(key) & m;
+        while (s[i * stride + usedWord] != 0 && s[i * stride] != key) {
+            i = (i + 1) & m;
+        }
+        return i;
+    }
+
+    /** @return the first free slot of {@code s} from {@code hash}'s home slot on */
+    private int firstFree(long[] s, int m, int hash) {
+        int i = hash & m;
         while (s[i * stride + usedWord] != 0) {
             i = (i + 1) & m;
         }
-        s[i * stride] = key;
-        size++;
         return i;
+    }
+
+    private void growForOneMore() {
+        if ((size + 1) * 2 > mask + 1) {
+            grow();
+        }
     }
 
     /** Removes the entry in {@code slot}, shifting back the entries of its probe run. */
@@ -158,17 +162,11 @@ abstract class LongSlotTable {
         long[] old = slots;
         int n = stride;
         int used = usedWord;
-        slots = new long[old.length * 2];
-        mask = (mask + 1) * 2 - 1;
-        long[] s = slots;
-        int m = mask;
+        long[] s = slots = new long[old.length * 2];
+        int m = mask = (mask + 1) * 2 - 1;
         for (int o = 0; o < old.length; o += n) {
             if (old[o + used] != 0) {
-                int i = hash(old[o]) & m;
-                while (s[i * n + used] != 0) {
-                    i = (i + 1) & m;
-                }
-                System.arraycopy(old, o, s, i * n, n);
+                System.arraycopy(old, o, s, firstFree(s, m, hash(old[o])) * n, n);
             }
         }
     }
