@@ -47,12 +47,13 @@ final class BlockThreads {
     void write(ByteSink out, long threadId, int threadNameId) {
         long name = Integer.toUnsignedLong(threadNameId);
         int ref = table.find(threadId, name);
+        out.reserve(3 * ByteSink.MAX_VARINT_BYTES); // one check for the three varints a new entry takes
         if (ref >= 0) {
-            out.uleb(ref);
+            out.ulebReserved(ref);
         } else {
-            out.uleb(table.add(threadId, name));
-            out.uleb(threadId);
-            out.uleb(name);
+            out.ulebReserved(table.add(threadId, name));
+            out.ulebReserved(threadId);
+            out.ulebReserved(name);
         }
         this.threadId = threadId;
         this.threadNameId = threadNameId;
