@@ -25,6 +25,8 @@ import java.util.Set;
 final class RecordingStream implements EventSink {
     private final EventStore store;
     private final RecordingWriter writer;
+    /** The capture's stacks: the frames of the stacks its events refer to. */
+    private final StackTable stacks;
     private final BitSet sitesWritten = new BitSet();
     private final Set<Long> stacksWritten = new HashSet<>();
     private long drained;
@@ -33,8 +35,9 @@ final class RecordingStream implements EventSink {
     /** The function profile, written with the events (null without one). */
     private volatile FunctionProfile functions;
 
-    RecordingStream(EventStore store, RecordingWriter writer) {
+    RecordingStream(EventStore store, RecordingWriter writer, StackTable stacks) {
         this.store = store;
+        this.stacks = stacks;
         this.writer = writer;
     }
 
@@ -94,7 +97,7 @@ final class RecordingStream implements EventSink {
     /** Writes a stack's frames unless already written. */
     synchronized void stack(long stackId) {
         if (stackId != 0 && stacksWritten.add(stackId)) {
-            List<String> frames = StackTable.frames(stackId);
+            List<String> frames = stacks.frames(stackId);
             if (frames != null && !frames.isEmpty()) {
                 writer.stack(stackId, frames);
             }
