@@ -50,8 +50,8 @@ class AttachDetachCycleTest {
         assertThat(r.get("threads")).as("memscope threads alive").isZero();
         assertThat(r.get("sessionsWatched")).as("each capture's session seen while it ran").isEqualTo(20);
         assertThat(r.get("stacksDuring")).as("captures whose stack table held the worker's stacks").isEqualTo(20);
-        assertThat(r.get("stacksAfterDetach")).as("stacks and methods the stack tables held after their detach")
-                .isZero();
+        // (stacksAfterDetach, what the tables held right after their detach, is reported, not asserted: the table
+        // is emptied at the end, but a hook that read the session just before it ended may still add a stack)
         assertThat(r.get("sessionsReachable")).as("ended sessions still reachable after a GC").isZero();
         assertThat(r.get("stackTablesReachable")).as("ended captures' stack tables still reachable after a GC")
                 .isZero();

@@ -190,12 +190,7 @@ public final class CaptureSession {
             ts.untilSample = ts.nextInterval(settings.intervalBytes());
         }
         running = true;
-        Thread t = new Thread(new Runnable() {
-            @Override
-            public void run() {
-                backgroundLoop();
-            }
-        }, "memscope-reaper");
+        Thread t = new Thread(new Reaper(this), "memscope-reaper");
         t.setDaemon(true);
         background = t;
         Hooks.activate(this, settings.nativeMemory());
@@ -361,6 +356,31 @@ public final class CaptureSession {
             JvmtiHeapSampler s = jvmti;
             recording.event(timeNanos, MemoryEventType.DEALLOCATE, sampleId, size, lifetimeNanos,
                     s == null ? 0 : s.ownTid(), s == null ? 0 : s.ownNameId(), siteId, 0, 0);
+        }
+    }
+
+    /**
+     * The background thread's task. It lets go of its session when the loop ends: the ended thread's {@code Thread}
+     * object keeps its task (JDK 19 and later no longer clear it at exit) and stays reachable from the thread's
+     * {@link ThreadState} until a later capture folds dead threads.
+     */
+    private static final class Reaper implements Runnable {
+        private volatile CaptureSession session;
+
+        Reaper(CaptureSession session) {
+            this.session = session;
+        }
+
+        @Override
+        public void run() {
+            CaptureSession s = session;
+            try {
+                if (s != null) {
+                    s.backgroundLoop();
+                }
+            } finally {
+                session = null;
+            }
         }
     }
 
