@@ -154,8 +154,13 @@ final class CollectionLog {
                     if (listener == null) {
                         listener = new Listener();
                     }
-                    e.addNotificationListener(listener, null, null);
+                    // Registered and remembered under the lock stop() takes: a capture that ends meanwhile either
+                    // finds it in emitters (and removes it) or keeps it from being registered at all.
                     synchronized (this) {
+                        if (stopped) {
+                            return;
+                        }
+                        e.addNotificationListener(listener, null, null);
                         emitters.add(e);
                     }
                 }
@@ -184,6 +189,13 @@ final class CollectionLog {
     }
 
     private NotificationListener listener;
+    /** GC notifications that reached this log after {@link #stop()} (none when every listener was removed). */
+    private long lateNotifications;
+
+    /** @return GC notifications received after {@link #stop()} and ignored */
+    synchronized long lateNotifications() {
+        return lateNotifications;
+    }
 
     private void notified(Notification n) {
         ThreadState ts = ThreadState.current();
@@ -193,6 +205,12 @@ final class CollectionLog {
         try {
             if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
                 return;
+            }
+            synchronized (this) {
+                if (stopped) {
+                    lateNotifications++; // a listener that outlived its capture: ignored, counted
+                    return;
+                }
             }
             GarbageCollectionNotificationInfo info =
                     GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());

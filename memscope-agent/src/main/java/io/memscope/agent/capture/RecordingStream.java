@@ -6,9 +6,7 @@ import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.EventSink;
 import io.memscope.internal.store.EventStore;
 import java.util.BitSet;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Moves the capture's events out of the {@link EventStore} into the recording file while the program runs, so
@@ -28,7 +26,8 @@ final class RecordingStream implements EventSink {
     /** The capture's stacks: the frames of the stacks its events refer to. */
     private final StackTable stacks;
     private final BitSet sitesWritten = new BitSet();
-    private final Set<Long> stacksWritten = new HashSet<>();
+    /** Stacks whose frames are in the file (no boxing: this is looked up for every event). */
+    private final LongMap<Boolean> stacksWritten = new LongMap<>(1024);
     private long drained;
     /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
     private volatile ApiCapture api;
@@ -96,7 +95,8 @@ final class RecordingStream implements EventSink {
 
     /** Writes a stack's frames unless already written. */
     synchronized void stack(long stackId) {
-        if (stackId != 0 && stacksWritten.add(stackId)) {
+        if (stackId != 0 && stacksWritten.get(stackId) == null) {
+            stacksWritten.put(stackId, Boolean.TRUE);
             List<String> frames = stacks.frames(stackId);
             if (frames != null && !frames.isEmpty()) {
                 writer.stack(stackId, frames);

@@ -84,6 +84,12 @@ public final class EventBlockCodec {
 
     /** Appends events to an EVENTS payload under construction. Not thread-safe. */
     static final class Encoder {
+        /**
+         * The most bytes one event takes: 13 varints (tag, time, a new thread's index, id and name, address, site,
+         * size, type name, a new stack's index and id, previous size, variable name).
+         */
+        static final int MAX_EVENT_BYTES = 13 * ByteSink.MAX_VARINT_BYTES;
+
         final ByteSink body;
         private int count;
         private long base;
@@ -150,42 +156,43 @@ public final class EventBlockCodec {
                 tag |= TAG_VARIABLE;
             }
             ByteSink out = body;
-            out.uleb(tag);
-            out.zigzag(timestamp - previousTimestamp);
+            out.reserve(MAX_EVENT_BYTES);
+            out.ulebReserved(tag);
+            out.zigzagReserved(timestamp - previousTimestamp);
             if (newThread) {
                 int ref = threads.find(threadId, threadName);
                 if (ref >= 0) {
-                    out.uleb(ref);
+                    out.ulebReserved(ref);
                 } else {
-                    out.uleb(threads.add(threadId, threadName));
-                    out.uleb(threadId);
-                    out.uleb(threadName);
+                    out.ulebReserved(threads.add(threadId, threadName));
+                    out.ulebReserved(threadId);
+                    out.ulebReserved(threadName);
                 }
                 currentThreadId = threadId;
                 currentThreadName = threadName;
             }
-            out.zigzag(address - previousAddress);
-            out.uleb(site);
+            out.zigzagReserved(address - previousAddress);
+            out.ulebReserved(site);
             if ((tag & TAG_SIZE) != 0) {
-                out.uleb(size);
+                out.ulebReserved(size);
             }
             if ((tag & TAG_TYPE_NAME) != 0) {
-                out.uleb(typeName);
+                out.ulebReserved(typeName);
             }
             if ((tag & TAG_STACK) != 0) {
                 int ref = stacks.find(stackId, 0);
                 if (ref >= 0) {
-                    out.uleb(ref);
+                    out.ulebReserved(ref);
                 } else {
-                    out.uleb(stacks.add(stackId, 0));
-                    out.uleb(stackId);
+                    out.ulebReserved(stacks.add(stackId, 0));
+                    out.ulebReserved(stackId);
                 }
             }
             if (previousSize != 0) {
-                out.uleb(previousSize);
+                out.ulebReserved(previousSize);
             }
             if (variableNameId != 0) {
-                out.uleb(Integer.toUnsignedLong(variableNameId));
+                out.ulebReserved(Integer.toUnsignedLong(variableNameId));
             }
             memo.remember(slot, size, typeName, stackId);
             previousTimestamp = timestamp;
