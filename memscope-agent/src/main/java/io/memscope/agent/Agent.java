@@ -45,7 +45,7 @@ public final class Agent {
     private final boolean attached;
     private final long pid = io.memscope.agent.capture.ProcessInfo.pid();
     private MemscopeTransformer transformer;
-    /** This agent's capture. */
+    /** This agent's capture; null once it ended. */
     private CaptureSession session;
     /** Ends the capture after {@code duration} seconds, or null. */
     private Thread durationThread;
@@ -446,7 +446,9 @@ public final class Agent {
             if (duration != null && duration != Thread.currentThread()) {
                 duration.interrupt(); // a detach before the duration ended: its thread ends now
             }
-            Path recording = session == null ? null : session.finish(meta, options.gcAtEnd());
+            CaptureSession ended = session;
+            Path recording = ended == null ? null : ended.finish(meta, options.gcAtEnd());
+            session = null; // the ended capture's state goes with it (this agent stays reachable from a static)
             if (restore) {
                 restoreClasses(transformer);
             }

@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A capture is an owned session: attaching the agent, detaching it and attaching it again, 20 times in one JVM that
  * keeps allocating, leaves nothing behind: no memscope thread, no MXBean, none of the JVMTI sampler library's weak or
- * global references or buffers, no growth of heap or non-heap memory beyond noise; and every capture closed its own
- * recording. Linux x86_64 (the JVMTI sampler).
+ * global references or buffers, no capture session or stack table (its stacks and resolved methods) reachable once
+ * it ended, no growth of heap or non-heap memory beyond noise; and every capture closed its own recording. Linux x86_64 (the JVMTI sampler).
  */
 class AttachDetachCycleTest {
     static List<String> javas() {
@@ -48,6 +48,13 @@ class AttachDetachCycleTest {
         System.out.println("attach/detach x20 on " + java + ": " + r);
         assertThat(r.get("registeredDuring")).as("the MXBean was there during each capture").isEqualTo(20);
         assertThat(r.get("threads")).as("memscope threads alive").isZero();
+        assertThat(r.get("sessionsWatched")).as("each capture's session seen while it ran").isEqualTo(20);
+        assertThat(r.get("stacksDuring")).as("captures whose stack table held the worker's stacks").isEqualTo(20);
+        // (stacksAfterDetach, what the tables held right after their detach, is reported, not asserted: the table
+        // is emptied at the end, but a hook that read the session just before it ended may still add a stack)
+        assertThat(r.get("sessionsReachable")).as("ended sessions still reachable after a GC").isZero();
+        assertThat(r.get("stackTablesReachable")).as("ended captures' stack tables still reachable after a GC")
+                .isZero();
         assertThat(r.get("mbeanRegistered")).as("the MXBean after the last detach").isZero();
         assertThat(r.get("weakRefs")).as("weak global references the sampler library holds").isZero();
         assertThat(r.get("globalRefs")).as("global references the sampler library holds").isZero();

@@ -45,6 +45,8 @@ final class ApiCapture {
     private final ScopeEdges edges;
     private final EventStore events;
     private final int stackDepth;
+    /** The capture's stack table (stacks of tracked objects and borrows). */
+    private final StackTable stacks;
     private final Map<String, Integer> pathIds = new ConcurrentHashMap<>();
     private final AtomicInteger nextPath = new AtomicInteger();
     private final ConcurrentLinkedQueue<int[]> newPaths = new ConcurrentLinkedQueue<>();
@@ -60,7 +62,8 @@ final class ApiCapture {
     private final java.util.concurrent.atomic.AtomicReference<AccountingSnapshot> accounting =
             new java.util.concurrent.atomic.AtomicReference<>();
 
-    ApiCapture(StringTable strings, int stackDepth) {
+    ApiCapture(StringTable strings, StackTable stacks, int stackDepth) {
+        this.stacks = stacks;
         this.strings = strings;
         this.edges = new ScopeEdges(strings);
         this.events = EventStore.builder().strings(strings).build();
@@ -118,7 +121,7 @@ final class ApiCapture {
         long id = namedIds.incrementAndGet();
         long size = ObjectSizes.measured(o);
         String type = o.getClass().getTypeName();
-        long stack = StackTable.captureApiCaller(stackDepth);
+        long stack = stacks.captureApiCaller(stackDepth);
         long now = System.nanoTime();
         Named n = new Named(o, collected, id, size, strings.intern(name), strings.intern(type), now);
         named.add(n);
@@ -126,7 +129,7 @@ final class ApiCapture {
     }
 
     void borrow(Object resource, String pool, long leaseId, long size) {
-        long stack = StackTable.captureApiCaller(stackDepth);
+        long stack = stacks.captureApiCaller(stackDepth);
         if (stack != 0 && leaseStacks.size() < MAX_LEASES) {
             leaseStacks.put(leaseId, stack);
         }

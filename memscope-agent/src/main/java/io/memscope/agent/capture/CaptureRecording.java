@@ -22,6 +22,7 @@ import java.util.Map;
  */
 final class CaptureRecording {
     private final StoreSink sink;
+    private final StackTable stacks;
     private final Path file;
     private final Map<String, String> startMetadata;
     private final long startNanos;
@@ -37,9 +38,10 @@ final class CaptureRecording {
     /** Events {@link #event} could not record (a failure, each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong failedEvents = new java.util.concurrent.atomic.AtomicLong();
 
-    CaptureRecording(StoreSink sink, Path file, Map<String, String> startMetadata, long startNanos,
+    CaptureRecording(StoreSink sink, StackTable stacks, Path file, Map<String, String> startMetadata, long startNanos,
                      long startEpochMs, boolean exact, long intervalBytes) {
         this.sink = sink;
+        this.stacks = stacks;
         this.file = file;
         this.startMetadata = startMetadata;
         this.startNanos = startNanos;
@@ -81,7 +83,7 @@ final class CaptureRecording {
                 w.metadata(m.getKey(), m.getValue());
             }
             w.flush();
-            RecordingStream rs = new RecordingStream(sink.store(), w);
+            RecordingStream rs = new RecordingStream(sink.store(), w, stacks);
             rs.api(api);
             rs.functions(functions);
             return rs;

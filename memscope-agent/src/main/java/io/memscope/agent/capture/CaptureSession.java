@@ -22,6 +22,7 @@ import java.util.function.Supplier;
  * <li>the native memory tracker ({@link NativeTracker});</li>
  * <li>the live and allocated figures per site ({@link LiveSites}, what the MXBean serves);</li>
  * <li>the GC records ({@link CollectionLog} with the JVM's sampler, else {@link GcListener});</li>
+ * <li>the stack table ({@link StackTable}): the capture's stacks and the JVM-sampled methods they resolve through;</li>
  * <li>the store and the recording ({@link StoreSink}, {@link CaptureRecording});</li>
  * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
  *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
@@ -30,9 +31,11 @@ import java.util.function.Supplier;
  *     it.</li>
  * </ul>
  *
- * The static hooks reach the running session through {@link Hooks#session()}. {@link #finish} ends it and leaves
- * nothing behind: its thread ends, the JVM sampler's buffers and references are freed, its weak references dropped;
- * another session may start afterwards (attach, detach, attach). At most one runs at a time.
+ * The static hooks reach the running session through {@link Hooks#session()}; the parts that resolve stacks reach
+ * the session's {@link StackTable} through the session (each was given it when made), never through a static.
+ * {@link #finish} ends it and leaves nothing behind: its thread ends, the JVM sampler's buffers and references are
+ * freed, its weak references dropped, its stack table emptied and no longer reachable from any static; another
+ * session may start afterwards (attach, detach, attach). At most one runs at a time.
  *
  * <p>Memory: the {@link io.memscope.internal.store.EventStore} holds at most about one flush period of events. If the
  * recording cannot be opened, the events stay in memory until the end, when opening is tried again.
@@ -48,6 +51,8 @@ public final class CaptureSession {
     private final CaptureSettings settings;
     private final Instrumentation inst;
     private final StoreSink sink = new StoreSink();
+    /** This capture's stacks (and the JVM-sampled methods they resolve through), emptied at {@link #finish}. */
+    private final StackTable stacks = new StackTable();
     /** Replaced once at the start when the bytecode sampler keeps its samples for the held figures. */
     private volatile LiveSites liveSites = new LiveSites(false);
     private final NativeTracker nativeTracker;
@@ -81,7 +86,7 @@ public final class CaptureSession {
     public CaptureSession(CaptureSettings settings, Instrumentation inst) {
         this.settings = settings;
         this.inst = inst;
-        this.nativeTracker = new NativeTracker(sink, settings.stackDepth());
+        this.nativeTracker = new NativeTracker(sink, stacks, settings.stackDepth());
     }
 
     /**
@@ -110,7 +115,7 @@ public final class CaptureSession {
             CollectionLog log = new CollectionLog(settings.gc());
             SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
                     : new SiteFilter(settings.include(), settings.exclude());
-            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(settings.intervalBytes(),
+            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
                     settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
                     settings.liveLimit(), sink.store().strings(), new HeapEvents(), liveSites, log);
             samplerFallback = started.whyNot;
@@ -154,7 +159,7 @@ public final class CaptureSession {
                 self.busy = wasBusy;
             }
         }
-        recording = new CaptureRecording(sink, settings.recording(), head, startNanos, startEpochMs,
+        recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
@@ -163,7 +168,7 @@ public final class CaptureSession {
         if (profileFunctions) {
             OwnBytes.prepare();
         }
-        ApiCapture a = new ApiCapture(sink.store().strings(), settings.stackDepth());
+        ApiCapture a = new ApiCapture(sink.store().strings(), stacks, settings.stackDepth());
         JvmtiHeapSampler sampler = jvmti;
         if (sampler != null) {
             a.wakeDrainWith(new Runnable() { // not a lambda on the start-up path
@@ -185,12 +190,7 @@ public final class CaptureSession {
             ts.untilSample = ts.nextInterval(settings.intervalBytes());
         }
         running = true;
-        Thread t = new Thread(new Runnable() {
-            @Override
-            public void run() {
-                backgroundLoop();
-            }
-        }, "memscope-reaper");
+        Thread t = new Thread(new Reaper(this), "memscope-reaper");
         t.setDaemon(true);
         background = t;
         Hooks.activate(this, settings.nativeMemory());
@@ -236,6 +236,11 @@ public final class CaptureSession {
     public String recordingFile() {
         Path f = settings.recording();
         return f == null ? "" : f.toAbsolutePath().toString();
+    }
+
+    /** @return this capture's stack table (empty once the capture finished) */
+    StackTable stackTable() {
+        return stacks;
     }
 
     NativeTracker nativeTracker() {
@@ -323,7 +328,7 @@ public final class CaptureSession {
             if (o == null || !Hooks.heapSampling || l == null) {
                 return;
             }
-            long stack = StackTable.capture(settings.stackDepth());
+            long stack = stacks.capture(settings.stackDepth());
             long id = l.track(ts, o, site, size, LiveSites.weight(size, Hooks.mean), stack);
             sink.record(MemoryEventType.ALLOCATE, id, size, 0, site, stack, SiteTable.typeOf(site, o));
         } catch (Throwable t) {
@@ -351,6 +356,31 @@ public final class CaptureSession {
             JvmtiHeapSampler s = jvmti;
             recording.event(timeNanos, MemoryEventType.DEALLOCATE, sampleId, size, lifetimeNanos,
                     s == null ? 0 : s.ownTid(), s == null ? 0 : s.ownNameId(), siteId, 0, 0);
+        }
+    }
+
+    /**
+     * The background thread's task. It lets go of its session when the loop ends: the ended thread's {@code Thread}
+     * object keeps its task (JDK 19 and later no longer clear it at exit) and stays reachable from the thread's
+     * {@link ThreadState} until a later capture folds dead threads.
+     */
+    private static final class Reaper implements Runnable {
+        private volatile CaptureSession session;
+
+        Reaper(CaptureSession session) {
+            this.session = session;
+        }
+
+        @Override
+        public void run() {
+            CaptureSession s = session;
+            try {
+                if (s != null) {
+                    s.backgroundLoop();
+                }
+            } finally {
+                session = null;
+            }
         }
     }
 
@@ -558,9 +588,24 @@ public final class CaptureSession {
             return recording.finish(meta, endNanos, gcRecords(true), counts,
                     settings.nativeMemory() ? nativeTracker : null);
         } finally {
+            release();
             if (self != null) {
                 self.busy = false;
             }
+        }
+    }
+
+    /**
+     * What the ended capture no longer needs goes now, also where a static still reaches a part of it: the stack
+     * table (its stacks are in the recording), and the scope-edge pool's way to wake the JVM sampler's drain (a
+     * thread's scope-edge log, in its {@link ThreadState}, keeps its capture's pool until its next scope in a later
+     * capture).
+     */
+    private void release() {
+        stacks.release();
+        ApiCapture a = api;
+        if (a != null) {
+            a.wakeDrainWith(null);
         }
     }
 

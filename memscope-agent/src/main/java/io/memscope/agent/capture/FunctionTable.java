@@ -6,9 +6,10 @@ import java.util.Map;
 
 /**
  * The profiled functions and the call sites that call them, by dense id, registered when classes are instrumented
- * (the function profile, {@code functions=...}). Ids are for the JVM's lifetime; registration locks, lookups from the
- * hooks read a volatile array (entries are written before the array is published, and registered before the code
- * that uses their id can run).
+ * (the function profile, {@code functions=...}). Ids are for the JVM's lifetime, as are {@link SiteTable}'s: they are
+ * compiled into instrumented bytecode, which may outlive the capture that instrumented it. Registration locks,
+ * lookups from the hooks read a volatile array (entries are written before the array is published, and registered
+ * before the code that uses their id can run).
  */
 public final class FunctionTable {
     /** A profiled method. {@code key} is name + descriptor: what a call site's target must equal. */

@@ -89,7 +89,7 @@ public final class HeldQuery {
             double[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
             out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, Math.round(a[0]),
-                    Math.round(a[1]), (long) a[2], StackTable.frames(k.stack())));
+                    Math.round(a[1]), (long) a[2], session.stackTable().frames(k.stack())));
         }
         return top(out, max);
     }
@@ -120,7 +120,7 @@ public final class HeldQuery {
             long[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
             out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1],
-                    StackTable.frames(k.stack())));
+                    session.stackTable().frames(k.stack())));
         }
         return top(out, max);
     }

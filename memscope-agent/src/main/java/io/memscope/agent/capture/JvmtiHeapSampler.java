@@ -104,10 +104,10 @@ final class JvmtiHeapSampler {
 
 
 
-    private JvmtiHeapSampler(int depth, boolean includeJdk, SiteFilter filter,
+    private JvmtiHeapSampler(StackTable stackTable, int depth, boolean includeJdk, SiteFilter filter,
                              double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
                              CollectionLog pauses) {
-        this.resolver = new SampleResolver(depth, includeJdk, strings);
+        this.resolver = new SampleResolver(stackTable, depth, includeJdk, strings);
         this.filter = filter;
         this.mean = mean;
         this.strings = strings;
@@ -132,12 +132,13 @@ final class JvmtiHeapSampler {
      * Loads the library (once per JVM) and starts a capture's sampling and collection events. Samples queue in the
      * library until the drain thread ({@link #drainingThread}) takes them.
      *
+     * @param stackTable     the capture's stacks, where the samples' stacks are resolved
      * @param sampleHeap     false: only collections are reported (the bytecode sampler takes the samples)
      * @param ringBytes      the queue's size (rounded up to a power of two, at least 64 KiB)
      * @param liveLimit      samples tracked for collection at most
      */
-    static Started start(long intervalBytes, int stackDepth, boolean includeJdk, SiteFilter filter,
-                         boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
+    static Started start(StackTable stackTable, long intervalBytes, int stackDepth, boolean includeJdk,
+                         SiteFilter filter, boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
                          LiveSites liveSites, CollectionLog pauses) {
         if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
             return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
@@ -156,7 +157,7 @@ final class JvmtiHeapSampler {
             if (sampleHeap && intervalBytes < JVM_DEFAULT_INTERVAL) {
                 crossFirstSamplingPoint();
             }
-            return new Started(new JvmtiHeapSampler(stackDepth, includeJdk, filter, intervalBytes, strings,
+            return new Started(new JvmtiHeapSampler(stackTable, stackDepth, includeJdk, filter, intervalBytes, strings,
                     sink, liveSites, pauses), null);
         } catch (Throwable t) {
             return new Started(null, "starting the JVMTI sampler failed: " + t);

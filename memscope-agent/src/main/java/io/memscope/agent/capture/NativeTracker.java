@@ -58,9 +58,12 @@ final class NativeTracker {
     private final AtomicLong jdkUnknownFrees = new AtomicLong();
     private final AllocationSink sink;
     private final int stackDepth;
+    /** The capture's stack table. */
+    private final StackTable stacks;
 
-    NativeTracker(AllocationSink sink, int stackDepth) {
+    NativeTracker(AllocationSink sink, StackTable stacks, int stackDepth) {
         this.sink = sink;
+        this.stacks = stacks;
         this.stackDepth = stackDepth;
     }
 
@@ -72,7 +75,7 @@ final class NativeTracker {
         if (address == 0) {
             return;
         }
-        StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
+        StackTable.Captured st = stacks.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
         blocks.put(address, new Block(size, site, st.id));
         freed.remove(address);
@@ -94,7 +97,7 @@ final class NativeTracker {
                 sink.record(MemoryEventType.DEALLOCATE, oldAddress, old.size, 0, old.site, 0, null);
             }
         }
-        StackTable.Captured st = StackTable.captureNative(Math.max(stackDepth, 16), forArena);
+        StackTable.Captured st = stacks.captureNative(Math.max(stackDepth, 16), forArena);
         int site = siteOf(st);
         blocks.put(newAddress, new Block(size, site, st.id));
         freed.remove(newAddress);
@@ -110,8 +113,8 @@ final class NativeTracker {
      *         memscope's own recording I/O), or an FFM arena's cleanup ({@code jdk.internal.foreign}: an arena
      *         that allocated before {@code memscope attach} and is closed now)
      */
-    private static boolean jdkOwnMemory(long stackId) {
-        List<String> frames = StackTable.frames(stackId);
+    private boolean jdkOwnMemory(long stackId) {
+        List<String> frames = stacks.frames(stackId);
         for (int i = 0; i < Math.min(6, frames.size()); i++) {
             String f = frames.get(i);
             if (f.startsWith("sun.nio.ch.Util.") || f.startsWith("jdk.internal.foreign.")) {
@@ -161,7 +164,7 @@ final class NativeTracker {
             anomaly(Anomaly.DOUBLE_FREE, address);
             return true;
         }
-        StackTable.Captured st = StackTable.captureFull(Math.max(stackDepth, 16));
+        StackTable.Captured st = stacks.captureFull(Math.max(stackDepth, 16));
         if (st.appFrame == null || jdkOwnMemory(st.id)) {
             // The JDK freeing its own memory, allocated before the hooks were installed: not the application's
             // problem; counted only.
@@ -178,7 +181,7 @@ final class NativeTracker {
         synchronized (anomalies) {
             if (anomalies.size() < KEPT_ANOMALIES) {
                 anomalies.add(new Anomaly(kind, System.nanoTime(), address, 0, Thread.currentThread().getId(),
-                        StackTable.capture(Math.max(stackDepth, 16)), null));
+                        stacks.capture(Math.max(stackDepth, 16)), null));
             }
         }
     }

@@ -23,6 +23,8 @@ import java.util.List;
 final class RecordingStream implements EventSink {
     private final EventStore store;
     private final RecordingWriter writer;
+    /** The capture's stacks: the frames of the stacks its events refer to. */
+    private final StackTable stacks;
     private final BitSet sitesWritten = new BitSet();
     /** Stacks whose frames are in the file (no boxing: this is looked up for every event). */
     private final LongMap<Boolean> stacksWritten = new LongMap<>(1024);
@@ -32,8 +34,9 @@ final class RecordingStream implements EventSink {
     /** The function profile, written with the events (null without one). */
     private volatile FunctionProfile functions;
 
-    RecordingStream(EventStore store, RecordingWriter writer) {
+    RecordingStream(EventStore store, RecordingWriter writer, StackTable stacks) {
         this.store = store;
+        this.stacks = stacks;
         this.writer = writer;
     }
 
@@ -94,7 +97,7 @@ final class RecordingStream implements EventSink {
     synchronized void stack(long stackId) {
         if (stackId != 0 && stacksWritten.get(stackId) == null) {
             stacksWritten.put(stackId, Boolean.TRUE);
-            List<String> frames = StackTable.frames(stackId);
+            List<String> frames = stacks.frames(stackId);
             if (frames != null && !frames.isEmpty()) {
                 writer.stack(stackId, frames);
             }

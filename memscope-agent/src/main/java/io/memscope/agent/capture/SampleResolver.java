@@ -4,7 +4,7 @@ import io.memscope.internal.store.StringTable;
 
 /**
  * What the JVM sampler's records refer to, resolved once each on the drain thread: stacks by the hash of their raw
- * frames (resolved when a record brings the frames, {@link StackTable#resolveRaw}), classes by the library's class
+ * frames (resolved when a record brings the frames, into the capture's {@link StackTable}), classes by the library's class
  * id (their JVM signatures as type names), threads by their Java id (their names, from the Thread a record announces).
  * Single-threaded (the drain thread).
  *
@@ -26,13 +26,16 @@ final class SampleResolver {
     private final int depth;
     private final boolean includeJdk;
     private final StringTable strings;
+    /** The capture's stack table: resolved stacks' ids and frame text go there. */
+    private final StackTable stackTable;
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
     private final StackTable.JvmStack noFrames = StackTable.noFrames();
     private String[] typeNames = new String[256];
     private int[] typeNameIds = new int[256];
 
-    SampleResolver(int depth, boolean includeJdk, StringTable strings) {
+    SampleResolver(StackTable stackTable, int depth, boolean includeJdk, StringTable strings) {
+        this.stackTable = stackTable;
         this.depth = depth;
         this.includeJdk = includeJdk;
         this.strings = strings;
@@ -49,7 +52,7 @@ final class SampleResolver {
         }
         StackTable.JvmStack js = stacks.get(hash);
         if (js == null && frameCount > 0) {
-            js = StackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
+            js = stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
             stacks.put(hash, js);
         }
         return js;

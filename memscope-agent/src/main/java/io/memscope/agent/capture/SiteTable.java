@@ -10,6 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>{@link #register} locks; reads from the hooks are lock-free (a volatile array, slots written before the
  * array is published, and sites registered before the instrumented code can run).
+ *
+ * <p>The JVM's table, not a capture's: site ids are compiled into instrumented bytecode, which may outlive the capture
+ * that instrumented it (a method still running its old version after a detach restored its class, a compiled loop
+ * that sees the hooks' switch late), and exact mode's per-thread counters are indexed by them; so an id means the
+ * same site in every capture of the JVM. Memory: one entry per allocation instruction instrumented and per distinct
+ * frame and type that JVM-sampled or native allocations came from, bounded by the application's code.
  */
 public final class SiteTable {
     /** One site. {@code instanceSize} caches the size of the allocated type for {@code new} sites (0 = unknown). */

@@ -2,17 +2,26 @@ package io.memscope.agent.capture;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Call stacks of sampled allocations, deduplicated: a stack's id is a 64-bit hash of its frames (class, method,
- * line), and its frames are formatted as strings ({@code pkg.Class.method(File.java:LINE)}) only the first time the
- * stack is seen. memscope's own frames are left out.
+ * One capture's call stacks of sampled allocations, deduplicated: a stack's id is a 64-bit hash of its frames (class,
+ * method, line), and its frames are formatted as strings ({@code pkg.Class.method(File.java:LINE)}) only the first
+ * time the stack is seen. memscope's own frames are left out. Also the methods of JVM-sampled stacks, resolved once
+ * per jmethodID through JVMTI.
+ *
+ * <p>Owned by the {@link CaptureSession} and reached through it or the parts it made (the JVM sampler's
+ * {@link SampleResolver}, {@link NativeTracker}, {@link ApiCapture}, the recording): no static holds a table, so a
+ * capture's stacks and methods go with it. {@link #release} empties the table when the capture ends. Stack ids are
+ * hashes, not table indexes: the same frames get the same id in every capture.
+ *
+ * <p>Memory: one entry per distinct stack and per distinct method sampled in the capture. Thread-safe (concurrent
+ * maps; a stack's text may be built twice by racing threads, one copy is kept).
  */
 final class StackTable {
     private static final StackWalker WALKER = StackWalker.getInstance();
-    private static final ConcurrentHashMap<Long, List<String>> FRAMES = new ConcurrentHashMap<>();
+    /** Frame text by stack id. */
+    private final ConcurrentHashMap<Long, List<String>> frames = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
     /** The hook classes the agent defines in java.lang (MemscopeHooks, MemscopeApiHooks, MemscopeHeapHooks...). */
     private static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
@@ -24,7 +33,7 @@ final class StackTable {
     private static final String MEMSCOPE = String.join(".", "io", "memscope", "");
     private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
-    private StackTable() {
+    StackTable() {
     }
 
     /** A captured stack: its id and the first frame outside the JDK and memscope (null if none). */
@@ -77,14 +86,14 @@ final class StackTable {
     }
 
     /** @return the id of the current thread's stack (at most {@code depth} frames), 0 when depth is 0 */
-    static long capture(int depth) {
+    long capture(int depth) {
         if (depth <= 0) {
             return 0;
         }
         return captureFull(depth).id;
     }
 
-    static Captured captureFull(int depth) {
+    Captured captureFull(int depth) {
         return captureNative(depth, false);
     }
 
@@ -95,7 +104,7 @@ final class StackTable {
      *                 frame that called it (the site), leaving out the tracking arena's frames, the JDK arena it
      *                 wraps and {@code SegmentAllocator}'s default methods in between
      */
-    static Captured captureNative(int depth, boolean forArena) {
+    Captured captureNative(int depth, boolean forArena) {
         int walk = forArena ? depth + ARENA_FRAMES : depth;
         List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(walk, 1)));
         StackWalker.StackFrame app = null;
@@ -134,7 +143,7 @@ final class StackTable {
      *         its frames below memscope's own (the agent, the hook class, the application's copy of memscope-core),
      *         at most {@code depth}; 0 when depth is 0
      */
-    static long captureApiCaller(int depth) {
+    long captureApiCaller(int depth) {
         if (depth <= 0) {
             return 0;
         }
@@ -166,7 +175,7 @@ final class StackTable {
     }
 
     /** @return the id (hash) of these frames, their text registered the first time */
-    private static long register(List<StackWalker.StackFrame> frames) {
+    private long register(List<StackWalker.StackFrame> frames) {
         long h = 0x9E3779B97F4A7C15L;
         for (StackWalker.StackFrame f : frames) {
             h = mix(h, f.getClassName().hashCode());
@@ -176,13 +185,13 @@ final class StackTable {
         if (h == 0) {
             h = 1;
         }
-        if (!FRAMES.containsKey(h)) {
+        if (!this.frames.containsKey(h)) {
             List<String> text = new ArrayList<>(frames.size());
             for (StackWalker.StackFrame f : frames) {
                 text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
-            FRAMES.putIfAbsent(h, List.copyOf(text));
+            this.frames.putIfAbsent(h, List.copyOf(text));
         }
         return h;
     }
@@ -309,8 +318,11 @@ final class StackTable {
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
-    /** Methods by jmethodID. HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md). */
-    private static final ConcurrentHashMap<Long, Method> METHODS = new ConcurrentHashMap<>();
+    /**
+     * Methods by jmethodID, this capture's. HotSpot may reuse the id of a method whose class was unloaded (see
+     * docs/agent.md).
+     */
+    private final ConcurrentHashMap<Long, Method> methods = new ConcurrentHashMap<>();
     private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
 
     /**
@@ -330,7 +342,7 @@ final class StackTable {
      *
      * @return {@link #OWN} when memscope's own code allocated
      */
-    static JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk) {
+    JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk) {
         if (count <= 0) {
             return noFrames();
         }
@@ -346,7 +358,7 @@ final class StackTable {
      *
      * @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false
      */
-    private static JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk, boolean withHidden) {
+    private JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk, boolean withHidden) {
         int n = raw.length / 2;
         Method[] methods = new Method[n];
         int[] lines = new int[n];
@@ -375,8 +387,8 @@ final class StackTable {
         int site = includeJdk || app < 0 ? 0 : app;
         int keep = Math.min(depth, kept);
         long h = stackId(methods, lines, keep);
-        if (keep > 0 && !FRAMES.containsKey(h)) {
-            FRAMES.putIfAbsent(h, frameText(methods, lines, keep));
+        if (keep > 0 && !frames.containsKey(h)) {
+            frames.putIfAbsent(h, frameText(methods, lines, keep));
         }
         Method sm = methods[site];
         return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0);
@@ -402,13 +414,13 @@ final class StackTable {
         return List.of(text);
     }
 
-    private static Method method(long id) {
-        Method m = METHODS.get(id);
+    private Method method(long id) {
+        Method m = methods.get(id);
         if (m == null) {
             String[] d = JvmtiHeapSampler.describe(id);
             m = d == null ? UNKNOWN : new Method(d[0], d[1], d[2], JvmtiHeapSampler.lines(id));
             if (d != null) {
-                METHODS.putIfAbsent(id, m);
+                methods.putIfAbsent(id, m);
             }
         }
         return m;
@@ -448,12 +460,23 @@ final class StackTable {
                 || className.startsWith("javax.") || className.startsWith("com.sun.");
     }
 
-    static List<String> frames(long id) {
-        return FRAMES.getOrDefault(id, List.of());
+    /** @return the frames of a stack id of this capture, empty when unknown (or after {@link #release}) */
+    List<String> frames(long id) {
+        return frames.getOrDefault(id, List.of());
     }
 
-    static Map<Long, List<String>> all() {
-        return FRAMES;
+    /** @return the stacks and the resolved methods this table holds (0 after {@link #release}) */
+    int size() {
+        return frames.size() + methods.size();
+    }
+
+    /**
+     * Empties the table at the end of its capture (whose recording holds every stack it wrote): what a late caller
+     * (a hook that read the session just before it ended) adds afterwards goes with the session.
+     */
+    void release() {
+        frames.clear();
+        methods.clear();
     }
 
     private static long mix(long h, long v) {

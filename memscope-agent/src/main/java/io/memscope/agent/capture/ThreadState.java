@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * Per-thread capture state, touched only by its own thread on the hot path (no atomics, no locks): the recursion
  * guard, bytes until the next sample, the thread's random generator, and exact per-site counters. Counters of dead
- * threads are folded into {@link Capture}'s totals by the background thread; live threads' counters are read
+ * threads are folded into the capture's {@link ExactCounts} by the background thread; live threads' counters are read
  * without synchronization at the end (exact once the threads are quiet).
  */
 final class ThreadState {
@@ -32,7 +32,11 @@ final class ThreadState {
     /** Bytes left until the next sampled allocation. */
     long untilSample;
     private long rng;
-    /** Exact mode: {@code [2 * site]} = allocations, {@code [2 * site + 1]} = bytes (adjacent: one cache line). */
+    /**
+     * Exact mode: {@code [2 * site]} = allocations, {@code [2 * site + 1]} = bytes (adjacent: one cache line), by
+     * {@link SiteTable} id. Written by this thread only, never reset: they run on across captures, each of which
+     * counts from their values when it started ({@link ExactCounts}).
+     */
     long[] counts = new long[0];
     /** Sample references this thread made and the capture has not settled yet ({@link Liveness}). */
     SampleList samples;

@@ -22,7 +22,7 @@ class SampleResolverTest {
     @Test
     void eachClassAndThreadIsResolvedOnce() {
         StringTable strings = new StringTable();
-        SampleResolver r = new SampleResolver(64, false, strings);
+        SampleResolver r = new SampleResolver(new StackTable(), 64, false, strings);
         assertThat(r.knows(7)).isFalse();
         assertThat(r.typeName(7, "[B")).isEqualTo("byte[]");
         assertThat(r.knows(7)).isTrue();
@@ -43,7 +43,7 @@ class SampleResolverTest {
 
     @Test
     void aRecordWithoutFramesNeverSeenBeforeCannotBeResolved() {
-        SampleResolver r = new SampleResolver(64, false, new StringTable());
+        SampleResolver r = new SampleResolver(new StackTable(), 64, false, new StringTable());
         assertThat(r.stack(0, new long[0], 0, 0).siteClass).as("no Java frames").isEqualTo("unknown");
         assertThat(r.stack(1234, new long[0], 0, 0)).isNull();
     }
