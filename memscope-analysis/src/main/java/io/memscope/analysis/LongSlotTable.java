@@ -5,10 +5,10 @@ package io.memscope.analysis;
  * {@link StackIndex}): slots of {@code stride} longs in one {@code long[]}, each subclass with its own layout inside
  * the slot. What this class guarantees to every layout:
  * <ul>
- *   <li>word 0 of a slot holds the slot's <em>hash key</em>, from which {@link #hash} computes its home slot; one
- *       other word, the <em>used word</em> (at {@code usedWord}), is not 0 exactly when the slot is occupied: a
- *       subclass must write it non-zero right after it {@link #claim claims} or is given a {@link #freeSlot free
- *       slot}, and never store 0 in it while the entry lives;</li>
+ *   <li>word 0 of a slot holds the slot's <em>hash key</em>, from which {@link #hash} computes its home slot; the
+ *       slot's last word, the <em>used word</em>, is not 0 exactly when the slot is occupied: a subclass writes it
+ *       non-zero right after it {@link #claim claims} or is given a {@link #freeSlot free slot}, and never stores 0
+ *       in it while the entry lives;</li>
  *   <li>linear probing from the home slot; the capacity is a power of two, 1024 slots at first, doubled before an
  *       entry would take the load factor past 1/2, so that a probe run stays short and a lookup touches one cache
  *       line or two;</li>
@@ -17,24 +17,29 @@ package io.memscope.analysis;
  *       fed the same operations lists its slots in the same order;</li>
  *   <li>no object per entry, no boxing, no virtual call: every method is final and reads the slots directly.</li>
  * </ul>
- * A slot index is valid until the next insertion or removal (growing and shifting move entries). Not thread-safe.
+ * The methods on the per-event path ({@link #find}, {@link #claim}, {@link #freeSlot}, {@link #remove}) take the
+ * subclass's stride as an argument, a constant at every call, so that once the call is inlined the JIT folds it into
+ * the address arithmetic (read from a field, it costs a multiply per probe: about 5% more time on a churning table
+ * of a million samples); the rest reads it from the field set at construction. A slot index is valid until the next
+ * insertion or removal (growing and shifting move entries). Not thread-safe.
  */
 abstract class LongSlotTable {
     /** Slots of a new or cleared table. */
     static final int INITIAL_CAPACITY = 1024;
 
     private final int stride;
-    private final int usedWord;
-    /** The slots: {@code stride} longs each; slot {@code i} starts at {@code i * stride}. Subclasses read and write
-     * their words in place; only this class replaces the array. */
+    /**
+     * The slots: {@code stride} longs each; slot {@code i} starts at {@code i * stride}. Subclasses read and write
+     * their words in place; only this class replaces the array.
+     */
     long[] slots;
     /** Capacity minus one: the capacity is a power of two. */
     int mask;
     private int size;
 
-    LongSlotTable(int stride, int usedWord) {
+    /** @param stride longs per slot, at least 2 (the hash key, ..., the used word) */
+    LongSlotTable(int stride) {
         this.stride = stride;
-        this.usedWord = usedWord;
         allocate(INITIAL_CAPACITY);
     }
 
@@ -45,9 +50,10 @@ abstract class LongSlotTable {
     }
 
     /** @return the slot holding {@code key} in word 0, or -1 */
-    final int find(long key) {
-        int i = probe(key);
-        return slots[i * stride + usedWord] != 0 ? i : -1;
+    final int find(long key, int stride) {
+        assert stride == this.stride;
+        int i = probe(key, stride);
+        return slots[i * stride + stride - 1] != 0 ? i : -1;
     }
 
     /**
@@ -55,10 +61,11 @@ abstract class LongSlotTable {
      *         0 and counted as an entry (the caller writes the used word); grows first if one more entry would pass
      *         the load factor
      */
-    final int claim(long key) {
+    final int claim(long key, int stride) {
+        assert stride == this.stride;
         growForOneMore();
-        int i = probe(key);
-        if (slots[i * stride + usedWord] == 0) {
+        int i = probe(key, stride);
+        if (slots[i * stride + stride - 1] == 0) {
             slots[i * stride] = key;
             size++;
         }
@@ -70,56 +77,31 @@ abstract class LongSlotTable {
      * of {@code key}, with {@code key} written in word 0 and counted as an entry (the caller writes the rest, used
      * word included); grows first if one more entry would pass the load factor
      */
-    final int freeSlot(long key) {
+    final int freeSlot(long key, int stride) {
+        assert stride == this.stride;
         growForOneMore();
-        int i = firstFree(slots, mask, hash(key));
+        int i = firstFree(slots, mask, stride, hash(key));
         slots[i * stride] = key;
         size++;
         return i;
     }
 
-    /** @return the slot holding {@code key} in word 0, or the free slot that ends its probe run */
-    private int probe(long key) {
-        long[] s = slots;
-        int m = mask;
-        int i = hash(key) & m;
-        while (s[i * stride + usedWord] != 0 && s[i * stride] != key) {
-            i = (i + 1) & m;
-        }
-        return i;
-    }
-
-    /** @return the first free slot of {@code s} from {@code hash}'s home slot on */
-    private int firstFree(long[] s, int m, int hash) {
-        int i = hash & m;
-        while (s[i * stride + usedWord] != 0) {
-            i = (i + 1) & m;
-        }
-        return i;
-    }
-
-    private void growForOneMore() {
-        if ((size + 1) * 2 > mask + 1) {
-            grow();
-        }
-    }
-
     /** Removes the entry in {@code slot}, shifting back the entries of its probe run. */
-    final void remove(int slot) {
+    final void remove(int slot, int stride) {
+        assert stride == this.stride;
         long[] s = slots;
         int m = mask;
-        int n = stride;
-        int used = usedWord;
+        int used = stride - 1;
         int hole = slot;
-        s[hole * n + used] = 0;
+        s[hole * stride + used] = 0;
         size--;
         int i = (hole + 1) & m;
-        while (s[i * n + used] != 0) {
-            int home = hash(s[i * n]) & m;
+        while (s[i * stride + used] != 0) {
+            int home = hash(s[i * stride]) & m;
             // move i into the hole unless its home lies cyclically in (hole, i]
             if (((i - home) & m) >= ((i - hole) & m)) {
-                System.arraycopy(s, i * n, s, hole * n, n);
-                s[i * n + used] = 0;
+                System.arraycopy(s, i * stride, s, hole * stride, stride);
+                s[i * stride + used] = 0;
                 hole = i;
             }
             i = (i + 1) & m;
@@ -139,7 +121,7 @@ abstract class LongSlotTable {
         int[] out = new int[size];
         int n = 0;
         for (int i = 0; i <= mask && n < out.length; i++) {
-            if (slots[i * stride + usedWord] != 0) {
+            if (slots[i * stride + stride - 1] != 0) {
                 out[n++] = i;
             }
         }
@@ -149,6 +131,32 @@ abstract class LongSlotTable {
     /** Removes every entry and gives the table's memory back. */
     final void clear() {
         allocate(INITIAL_CAPACITY);
+    }
+
+    /** @return the slot holding {@code key} in word 0, or the free slot that ends its probe run */
+    private int probe(long key, int stride) {
+        long[] s = slots;
+        int m = mask;
+        int i = hash(key) & m;
+        while (s[i * stride + stride - 1] != 0 && s[i * stride] != key) {
+            i = (i + 1) & m;
+        }
+        return i;
+    }
+
+    /** @return the first free slot of {@code s} from {@code hash}'s home slot on */
+    private static int firstFree(long[] s, int m, int stride, int hash) {
+        int i = hash & m;
+        while (s[i * stride + stride - 1] != 0) {
+            i = (i + 1) & m;
+        }
+        return i;
+    }
+
+    private void growForOneMore() {
+        if ((size + 1) * 2 > mask + 1) {
+            grow();
+        }
     }
 
     private void allocate(int capacity) {
@@ -161,12 +169,11 @@ abstract class LongSlotTable {
     private void grow() {
         long[] old = slots;
         int n = stride;
-        int used = usedWord;
         long[] s = slots = new long[old.length * 2];
         int m = mask = (mask + 1) * 2 - 1;
         for (int o = 0; o < old.length; o += n) {
-            if (old[o + used] != 0) {
-                System.arraycopy(old, o, s, firstFree(s, m, hash(old[o])) * n, n);
+            if (old[o + n - 1] != 0) {
+                System.arraycopy(old, o, s, firstFree(s, m, n, hash(old[o])) * n, n);
             }
         }
     }

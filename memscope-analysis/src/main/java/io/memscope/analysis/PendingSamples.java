@@ -29,10 +29,10 @@ final class PendingSamples extends LongSlotTable {
     private static final int ALLOCATED = 1;
     private static final int BYTES = 2;
     private static final int COLLECTED = 3;
-    private static final int KEY_PLACEMENT = 4;
+    private static final int KEY_PLACEMENT = 4; // the used word
 
     PendingSamples() {
-        super(STRIDE, KEY_PLACEMENT);
+        super(STRIDE);
     }
 
     private static long keyAndPlacement(int stackKey, int placement) {
@@ -41,7 +41,7 @@ final class PendingSamples extends LongSlotTable {
 
     /** Adds (or replaces) a sample, not collected and {@link #WAITING}; @return its slot, valid until the next change */
     int put(long id, long allocatedNanos, long weightBytes, int stackKey) {
-        int slot = claim(id);
+        int slot = claim(id, STRIDE);
         int o = slot * STRIDE;
         long[] s = slots;
         s[o + ALLOCATED] = allocatedNanos;
@@ -49,6 +49,16 @@ final class PendingSamples extends LongSlotTable {
         s[o + COLLECTED] = Long.MIN_VALUE;
         s[o + KEY_PLACEMENT] = keyAndPlacement(stackKey, WAITING);
         return slot;
+    }
+
+    /** @return the slot of {@code id}, or -1; valid until the next put or remove */
+    int find(long id) {
+        return find(id, STRIDE);
+    }
+
+    /** Removes the sample in {@code slot} (from {@link #find} or {@link #put}). */
+    void remove(int slot) {
+        remove(slot, STRIDE);
     }
 
     long allocated(int slot) {

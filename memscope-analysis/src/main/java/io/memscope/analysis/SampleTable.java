@@ -17,16 +17,26 @@ package io.memscope.analysis;
  */
 final class SampleTable extends LongSlotTable {
     private static final int STRIDE = 2;
-    private static final int VALUE = 1;
+    private static final int VALUE = 1; // the used word
 
     SampleTable() {
-        super(STRIDE, VALUE);
+        super(STRIDE);
     }
 
     /** Adds (or replaces) a sample; {@code gcEpoch} is at least 0. */
     void put(long id, int stackKey, int gcEpoch) {
-        int slot = claim(id);
+        int slot = claim(id, STRIDE);
         slots[slot * STRIDE + VALUE] = ((long) stackKey << 32) | (gcEpoch + 1L);
+    }
+
+    /** @return the slot of {@code id}, or -1; valid until the next put or remove */
+    int find(long id) {
+        return find(id, STRIDE);
+    }
+
+    /** Removes the sample in {@code slot} (from {@link #find}). */
+    void remove(int slot) {
+        remove(slot, STRIDE);
     }
 
     int stack(int slot) {

@@ -14,10 +14,10 @@ package io.memscope.analysis;
  */
 final class StackIndex extends LongSlotTable {
     private static final int STRIDE = 2;
-    private static final int VALUE = 1;
+    private static final int VALUE = 1; // the used word
 
     StackIndex() {
-        super(STRIDE, VALUE);
+        super(STRIDE);
     }
 
     /** The pair's hash key: the stack id with the site id mixed into all its bits (one pair per key and site). */
@@ -38,7 +38,7 @@ final class StackIndex extends LongSlotTable {
             }
             i = (i + 1) & m;
         }
-        int slot = freeSlot(key);
+        int slot = freeSlot(key, STRIDE);
         slots[slot * STRIDE + VALUE] = ((long) site << 32) | (next + 1L);
         return next;
     }
