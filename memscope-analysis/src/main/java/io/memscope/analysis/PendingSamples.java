@@ -1,7 +1,5 @@
 package io.memscope.analysis;
 
-import java.util.Arrays;
-
 /**
  * The heap samples whose scope or whose collection is not known yet, by sample id: when each was allocated, its
  * weight in bytes, when it was collected ({@link Long#MIN_VALUE} while not seen), its stack key and where it was

@@ -6,10 +6,10 @@ package io.memscope.analysis;
  * Word 0 holds the pair's hash key, the stack id with the site mixed in ({@link #key}); with the site beside it, it
  * gives the stack id back, so equal keys and sites mean equal pairs:
  * <pre>
- *   0                 8                  12                 16
- *   +-----------------+------------------+------------------+
- *   | stack ^ mix(site)|     site id      | index + 1, 0: free|
- *   +-----------------+------------------+------------------+
+ *   0                   8                  12                   16
+ *   +-------------------+------------------+--------------------+
+ *   | stack ^ mix(site) |     site id      | index + 1, 0: free |
+ *   +-------------------+------------------+--------------------+
  * </pre>
  */
 final class StackIndex extends LongSlotTable {
