@@ -133,7 +133,7 @@ final class ScopeEdgeLog {
     }
 
     /**
-     * Reads one drain's edges of this log, oldest first; a full block left behind goes back to the pool. The cursor
+     * Reads one drain's edges of this log, oldest first; full blocks left behind go back to the pool. The cursor
      * keeps its position in its own fields and stores it into the log only at {@link #save()}: the log's fields
      * share a cache line with the ones its thread writes at every edge, so a store per edge read here would cost
      * the application's thread a cache miss per edge it writes meanwhile.
@@ -158,13 +158,9 @@ final class ScopeEdgeLog {
         private void load() {
             Block b = block;
             if (blockEdges == b.edges) {
-                Block n = b.next;
-                if (b.edges == BLOCK_EDGES) {
-                    capture.recycle(b);
-                }
-                block = n;
+                b = b.next; // the block left behind goes back to the pool at save(), not before
+                block = b;
                 blockEdges = 0;
-                b = n;
             }
             int o = blockEdges * 3;
             long[] v = b.values;
@@ -188,8 +184,18 @@ final class ScopeEdgeLog {
             return true;
         }
 
-        /** Stores the position into the log: the edges before it are drained. Idempotent. */
+        /**
+         * Stores the position into the log: the edges before it are drained, and the full-size blocks read to the
+         * end go back to the pool (only now: a cursor that was never saved leaves the log as it was). Idempotent.
+         */
         void save() {
+            for (Block b = head; b != block; ) {
+                Block n = b.next; // read before the block is handed back: its thread may take it at once
+                if (b.edges == BLOCK_EDGES) {
+                    capture.recycle(b);
+                }
+                b = n;
+            }
             head = block;
             headEdges = blockEdges;
             read = position;

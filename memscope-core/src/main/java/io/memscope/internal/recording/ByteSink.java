@@ -69,7 +69,7 @@ public final class ByteSink {
     static final int MAX_VARINT_BYTES = 10;
 
     /**
-     * Makes room for {@code bytes} more bytes, for the {@code ...Reserved} writes that follow: an encoder that writes
+     * Makes room for {@code more} bytes, for the {@code ...Reserved} writes that follow: an encoder that writes
      * many varints per entry checks the capacity once (less code for the JIT to compile at every write, too).
      */
     void reserve(int more) {
