@@ -134,9 +134,9 @@ final class ScopeEdgeLog {
 
     /**
      * Reads one drain's edges of this log, oldest first; full blocks left behind go back to the pool. The cursor
-     * keeps its position in its own fields and stores it into the log only at {@link #save()}: the log's fields
-     * share a cache line with the ones its thread writes at every edge, so a store per edge read here would cost
-     * the application's thread a cache miss per edge it writes meanwhile.
+     * keeps its position in its own fields and stores it into the log when it leaves a block and at
+     * {@link #save()}: the log's fields share a cache line with the ones its thread writes at every edge, so a store
+     * per edge read here would cost the application's thread a cache miss per edge it writes meanwhile.
      */
     final class Cursor {
         private final long cut;
@@ -158,9 +158,18 @@ final class ScopeEdgeLog {
         private void load() {
             Block b = block;
             if (blockEdges == b.edges) {
-                b = b.next; // the block left behind goes back to the pool at save(), not before
-                block = b;
+                Block n = b.next;
+                // The log moves past the block before it goes back to the pool (a store once per block, not per
+                // edge), so that the pool's blocks come back while a long drain goes on.
+                head = n;
+                headEdges = 0;
+                read = position;
+                if (b.edges == BLOCK_EDGES) {
+                    capture.recycle(b);
+                }
+                block = n;
                 blockEdges = 0;
+                b = n;
             }
             int o = blockEdges * 3;
             long[] v = b.values;
@@ -184,18 +193,8 @@ final class ScopeEdgeLog {
             return true;
         }
 
-        /**
-         * Stores the position into the log: the edges before it are drained, and the full-size blocks read to the
-         * end go back to the pool (only now: a cursor that was never saved leaves the log as it was). Idempotent.
-         */
+        /** Stores the position into the log: the edges before it are drained. Idempotent. */
         void save() {
-            for (Block b = head; b != block; ) {
-                Block n = b.next; // read before the block is handed back: its thread may take it at once
-                if (b.edges == BLOCK_EDGES) {
-                    capture.recycle(b);
-                }
-                b = n;
-            }
             head = block;
             headEdges = blockEdges;
             read = position;
