@@ -158,18 +158,16 @@ final class ScopeEdgeLog {
         private void load() {
             Block b = block;
             if (blockEdges == b.edges) {
-                Block n = b.next;
+                Block left = b;
+                b = b.next;
+                block = b;
+                blockEdges = 0;
                 // The log moves past the block before it goes back to the pool (a store once per block, not per
                 // edge), so that the pool's blocks come back while a long drain goes on.
-                head = n;
-                headEdges = 0;
-                read = position;
-                if (b.edges == BLOCK_EDGES) {
-                    capture.recycle(b);
+                save();
+                if (left.edges == BLOCK_EDGES) {
+                    capture.recycle(left);
                 }
-                block = n;
-                blockEdges = 0;
-                b = n;
             }
             int o = blockEdges * 3;
             long[] v = b.values;

@@ -27,7 +27,15 @@ public final class ByteSink {
         return bytes;
     }
 
-    private void ensure(int more) {
+    /** The most bytes one varint takes (a 64-bit value, 7 bits a byte). */
+    static final int MAX_VARINT_BYTES = 10;
+
+    /**
+     * Makes room for {@code more} bytes: every write below, and an encoder before the {@code ...Reserved} writes
+     * that follow, so that one that writes many varints per entry checks the capacity once (less code for the JIT
+     * to compile at every write, too).
+     */
+    void reserve(int more) {
         int needed = length + more;
         if (needed > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(needed, bytes.length * 2));
@@ -35,25 +43,25 @@ public final class ByteSink {
     }
 
     void u8(int value) {
-        ensure(1);
+        reserve(1);
         bytes[length++] = (byte) value;
     }
 
     void u16(int value) {
-        ensure(2);
+        reserve(2);
         bytes[length++] = (byte) value;
         bytes[length++] = (byte) (value >>> 8);
     }
 
     void u32(long value) {
-        ensure(4);
+        reserve(4);
         for (int i = 0; i < 4; i++) {
             bytes[length++] = (byte) (value >>> (8 * i));
         }
     }
 
     void i64(long value) {
-        ensure(8);
+        reserve(8);
         for (int i = 0; i < 8; i++) {
             bytes[length++] = (byte) (value >>> (8 * i));
         }
@@ -61,19 +69,8 @@ public final class ByteSink {
 
     /** Unsigned LEB128: 7 bits per byte, least significant group first, high bit set on all but the last byte. */
     public void uleb(long value) {
-        ensure(MAX_VARINT_BYTES);
+        reserve(MAX_VARINT_BYTES);
         ulebReserved(value);
-    }
-
-    /** The most bytes one varint takes (a 64-bit value, 7 bits a byte). */
-    static final int MAX_VARINT_BYTES = 10;
-
-    /**
-     * Makes room for {@code more} bytes, for the {@code ...Reserved} writes that follow: an encoder that writes
-     * many varints per entry checks the capacity once (less code for the JIT to compile at every write, too).
-     */
-    void reserve(int more) {
-        ensure(more);
     }
 
     /** {@link #uleb} into room made by {@link #reserve} ({@link #MAX_VARINT_BYTES} for this write). */
@@ -99,7 +96,7 @@ public final class ByteSink {
     }
 
     void bytes(byte[] src, int offset, int count) {
-        ensure(count);
+        reserve(count);
         System.arraycopy(src, offset, bytes, length, count);
         length += count;
     }
