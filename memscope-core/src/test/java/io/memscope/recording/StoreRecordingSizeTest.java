@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bytes per event on disk (issue 2 target: at most 10) for a typical allocation stream as the store produces it:
+ * Bytes per event on disk (the recording format's target: at most 10) for a typical allocation stream as the store produces it:
  * real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the store's
  * timestamp-ordered merge of the threads, drained into the writer in several drains while recording goes on.
  *
