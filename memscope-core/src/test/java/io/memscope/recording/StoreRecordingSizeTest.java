@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bytes per event on disk (the recording format's target: at most 10) for a typical allocation stream as the store produces it:
- * real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the store's
+ * Bytes per event on disk (the recording format's target: at most 10) for a typical allocation stream as the store
+ * produces it: real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the store's
  * timestamp-ordered merge of the threads, drained into the writer in several drains while recording goes on.
  *
  * <p>The stream follows the agent's model (as {@link TypicalStream}): 200 sites with Zipf-like
