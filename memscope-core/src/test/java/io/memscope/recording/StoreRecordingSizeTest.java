@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bytes per event on disk (the recording format's target: at most 10) for a typical allocation stream as the store
- * produces it: real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the store's
- * timestamp-ordered merge of the threads, drained into the writer in several drains while recording goes on.
+ * produces it: real threads with their own names and ids, the store's own {@code System.nanoTime()} timestamps, the
+ * store's timestamp-ordered merge of the threads, drained into the writer in several drains while recording goes on.
  *
  * <p>The stream follows the agent's model (as {@link TypicalStream}): 200 sites with Zipf-like
  * popularity, each with a fixed size, type name and stack; 75 % heap ALLOCATE of sampled objects (ids from one
