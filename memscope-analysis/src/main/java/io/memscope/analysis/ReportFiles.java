@@ -41,10 +41,20 @@ public final class ReportFiles {
         return summary;
     }
 
-    /** Writes {@code content} (UTF-8) to a temporary file in the same directory, then renames it over {@code file}. */
-    static void writeAtomically(Path file, String content) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    /**
+     * Writes {@code content} (UTF-8) to a temporary file in the same directory, then renames it over {@code file}, so
+     * that a reader never sees half a file. Only a regular file is replaced that way: a symbolic link is followed
+     * (its target is replaced, the link stays), and anything else that exists there (a device such as
+     * {@code /dev/null}, a named pipe) is written in place, since renaming over it would replace the device itself.
+     */
+    public static void writeAtomically(Path file, String content) throws IOException {
+        Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            Files.writeString(target, content, StandardCharsets.UTF_8);
+            return;
+        }
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         Files.writeString(tmp, content, StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 }

@@ -1,11 +1,10 @@
 package io.memscope.analysis.html;
 
 import io.memscope.analysis.Report;
+import io.memscope.analysis.ReportFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * Writes report.html: one self-contained page (the page's script, d3 and uPlot inlined; no font, script or style
@@ -41,8 +40,6 @@ public final class HtmlReport {
         if (dir != null) {
             Files.createDirectories(dir);
         }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, html, StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        ReportFiles.writeAtomically(file, html);
     }
 }
