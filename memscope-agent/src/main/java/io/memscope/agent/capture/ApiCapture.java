@@ -200,13 +200,9 @@ final class ApiCapture {
         }
         // anonymous classes, not a method reference or a lambda: the first drain runs during the application's
         // start-up, where the first link of either costs java.lang.invoke's bootstrap
-        edges.drainTo(new ScopeEdges.Sink() {
-            @Override
-            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
-                             long allocatedBytes) {
-                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
-            }
-        });
+        if (edges.threads() > 0) {
+            drainEdges(w);
+        }
         events.drainTo(new EventSink() {
             @Override
             public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
@@ -217,7 +213,8 @@ final class ApiCapture {
                         stackId, siteId);
             }
         });
-        AccountingSnapshot snapshot = accounting.getAndSet(null);
+        // get() first: a plain volatile read, while getAndSet's first call links a VarHandle (milliseconds)
+        AccountingSnapshot snapshot = accounting.get() == null ? null : accounting.getAndSet(null);
         if (snapshot != null) {
             w.accounting(snapshot);
         }
@@ -230,6 +227,16 @@ final class ApiCapture {
                 Failures.report("agent.api.anomaly", e);
             }
         }
+    }
+
+    private void drainEdges(RecordingWriter w) {
+        edges.drainTo(new ScopeEdges.Sink() {
+            @Override
+            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                             long allocatedBytes) {
+                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+            }
+        });
     }
 
     /** Counts for the recording's metadata at the end. */

@@ -432,6 +432,12 @@ public final class EventStore {
         maintenance.lock();
         try {
             Cut cut = cutLocked();
+            if (cut.empty()) {
+                // nothing to hand out (the agent's first and last drains of a short program): the merge's classes
+                // stay unloaded
+                reapLocked();
+                return 0;
+            }
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < cut.n; i++) {
                 if (cut.to[i] > cut.from[i]) {
@@ -681,6 +687,16 @@ public final class EventStore {
             buffers = new ThreadBuffer[n];
             from = new long[n];
             to = new long[n];
+        }
+
+        /** @return whether no buffer has an event in the cut */
+        boolean empty() {
+            for (int i = 0; i < n; i++) {
+                if (to[i] > from[i]) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
