@@ -360,7 +360,23 @@ public final class Agent {
     private Object retransformLoaded(MemscopeTransformer transformer) {
         List<Class<?>> todo = new ArrayList<>();
         Object server = null;
+        // Usually only Unsafe and ManagementFactory can be wanted: the other classes are not asked their names (the
+        // JVM makes each name string at its first getName(), about a thousand classes at start).
+        Class<?> unsafe = null;
+        Module management = null;
+        boolean jdkOnly = transformer.jdkClassesOnly();
+        if (jdkOnly) {
+            try {
+                unsafe = Class.forName("jdk.internal.misc.Unsafe", false, null);
+            } catch (Throwable t) {
+                jdkOnly = false; // an unknown JDK: every class is looked at
+            }
+            management = ModuleLayer.boot().findModule("java.management").orElse(null);
+        }
         for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (jdkOnly && c != unsafe && (management == null || c.getModule() != management)) {
+                continue;
+            }
             try {
                 if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
                     server = existingPlatformServer(c);
