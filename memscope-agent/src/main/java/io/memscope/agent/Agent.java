@@ -40,6 +40,24 @@ public final class Agent {
     private static Agent current;
     private static boolean shutdownHookAdded;
 
+    static {
+        // The entry point for io.memscope.agent.launch.AgentLaunch (another class loader's class): handed over, not
+        // looked up by reflection, which on JDK 18 and later spins method-handle classes at every start.
+        Object slot = System.getProperties().get(io.memscope.agent.launch.AgentLaunch.ENTRY_HANDOFF);
+        if (slot instanceof Object[] && ((Object[]) slot).length == 1) {
+            ((Object[]) slot)[0] = new java.util.function.BiConsumer<String, Object[]>() {
+                @Override
+                public void accept(String entry, Object[] a) {
+                    if (entry.equals("agentmain")) {
+                        agentmain((String) a[0], (Instrumentation) a[1]);
+                    } else {
+                        premain((String) a[0], (Instrumentation) a[1]);
+                    }
+                }
+            };
+        }
+    }
+
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
