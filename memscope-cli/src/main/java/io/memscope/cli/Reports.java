@@ -38,33 +38,57 @@ final class Reports {
      * Builds the report of {@code dir}'s recording, writes report.json, summary.txt and report.html into
      * {@code dir}, and prints the summary. A recording that cannot be read at all (no valid header) is named on stderr and skipped.
      *
-     * @return the report, or null when the recording could not be read
      */
-    static Report buildAndPrint(Path dir, PrintStream out, PrintStream err) throws IOException {
+    static void buildAndPrint(Path dir, PrintStream out, PrintStream err) throws IOException {
+        build(dir).print(out, err);
+    }
+
+    /**
+     * Builds the report of {@code dir}'s recording and writes report.json, summary.txt and report.html into
+     * {@code dir}; prints nothing (the caller prints the result when it is time, {@link Built#print}).
+     */
+    static Built build(Path dir) throws IOException {
         Report report;
         try {
             report = ReportFiles.build(dir);
         } catch (MemscopeException e) {
-            err.println("memscope: no report for " + dir + ": " + e.getMessage());
-            return null;
+            return new Built(dir, null, "memscope: no report for " + dir + ": " + e.getMessage(), false);
         }
         String summary = ReportFiles.write(report, dir);
         Path page = dir.resolve(HtmlReport.FILE_NAME);
-        boolean pageWritten = true;
+        String pageError = null;
         try {
             HtmlReport.write(report, page);
         } catch (IOException | RuntimeException e) {
             // the page is a view of the report: report.json and the summary stand without it
-            pageWritten = false;
-            err.println("memscope: could not write " + page + ": " + e);
+            pageError = "memscope: could not write " + page + ": " + e;
         }
-        out.println();
-        out.print(summary);
-        out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
-        if (pageWritten) {
-            out.println("  page:   " + page);
+        return new Built(dir, summary, pageError, pageError == null);
+    }
+
+    /**
+     * A report built and written, its summary not printed yet (the report itself is not kept: a run of many JVMs
+     * holds one of these per JVM).
+     *
+     * @param summary     the report's summary text, or null when the recording could not be read
+     * @param error       what went wrong (the recording, or only the page), for stderr; or null
+     * @param pageWritten whether report.html was written
+     */
+    record Built(Path dir, String summary, String error, boolean pageWritten) {
+        void print(PrintStream out, PrintStream err) {
+            if (error != null) {
+                err.println(error);
+            }
+            if (summary == null) {
+                return;
+            }
+            out.println();
+            out.print(summary);
+            out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
+            if (pageWritten) {
+                out.println("  page:   " + dir.resolve(HtmlReport.FILE_NAME));
+            }
         }
-        return report;
     }
 
     /**

@@ -19,8 +19,8 @@ import picocli.CommandLine.Parameters;
  * {@code memscope run [options] [--out DIR] -- <command...>}: runs any command with the agent injected through
  * {@code JAVA_TOOL_OPTIONS} (appended to an existing value), so that every JVM it starts (java -jar, java -cp,
  * scripts, build tools, child JVMs) records its allocations into {@code DIR/<pid>/recording.msrec}; when the command
- * has exited, builds each JVM's report from its recording, here, and prints its summary (report.json and
- * summary.txt go next to the recording). A JVM that died without closing its recording (kill -9, the kernel's OOM
+ * has exited, prints each JVM's report, built here from its recording (report.json and summary.txt go next to the
+ * recording); a JVM that ended while the command still runs has its report built then ({@link ReportsDuringRun}). A JVM that died without closing its recording (kill -9, the kernel's OOM
  * killer, a crash) gets its report too, from what the recording holds, with the damage named. Exit code: the
  * command's.
  */
@@ -126,11 +126,14 @@ final class RunCommand implements Callable<Integer> {
             throw MemscopeException.configuration("cannot start " + cmd.get(0) + ": " + e.getMessage());
         }
         int code;
+        ReportsDuringRun early = new ReportsDuringRun(dir, before);
         try {
             code = p.waitFor();
         } catch (InterruptedException e) {
             p.destroy();
             throw e;
+        } finally {
+            early.close();
         }
         List<Path> recorded = Reports.recordingDirs(dir);
         recorded.removeAll(before);
@@ -140,7 +143,8 @@ final class RunCommand implements Callable<Integer> {
         }
         for (Path d : recorded) {
             describeEnd(d, p, code);
-            Reports.buildAndPrint(d, System.out, System.err);
+            Reports.Built built = early.take(d);
+            (built != null ? built : Reports.build(d)).print(System.out, System.err);
         }
         return code;
     }

@@ -165,6 +165,24 @@ class RunDemoTest {
     }
 
     @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aJvmThatEndsBeforeTheCommandHasItsReportBuiltWhileTheCommandRuns(@TempDir Path out) throws Exception {
+        String demoJar = System.getProperty("memscope.demo.jar");
+        String java = Jvms.current();
+        String jvm = java + " -cp " + demoJar + " io.memscope.demo.DemoMain direct-buffer-leak";
+        // the command goes on only once the first JVM's report exists: memscope run built it while the command ran
+        String script = jvm + " && i=0; while [ -z \"$(ls " + out + "/*/report.json 2>/dev/null)\" ]; do "
+                + "i=$((i+1)); [ $i -gt 900 ] && exit 7; sleep 0.1; done; " + jvm;
+        CliRun run = CliRun.run("run", "--out", out.toString(), "--gc-at-end", "--", "sh", "-c", script);
+        assertThat(run.exit).as(run.err).isZero();
+        assertThat(Jvms.reports(out)).hasSize(2);
+        // each summary printed once, after the command, in directory order
+        assertThat(run.out.split("  report: ", -1)).hasSize(3);
+        List<Path> dirs = Reports.recordingDirs(out);
+        assertThat(run.out.indexOf(dirs.get(0).toString())).isLessThan(run.out.indexOf(dirs.get(1).toString()));
+    }
+
+    @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void exitCodeOfTheCommandIsReturned(@TempDir Path out) {
         int code = Jvms.memscopeRun(out, List.of(), List.of("sh", "-c", "exit 3"));
