@@ -25,7 +25,7 @@ public final class AgentLaunch {
     /** The loader of the agent's classes in this JVM, made at the first start; every later attach reuses it. */
     private static ClassLoader agentLoader;
     /** The agent's entry point, once {@code Agent} is initialized (every later attach reuses it). */
-    private static BiConsumer<String, Object[]> entry;
+    private static BiConsumer<String, Object[]> entryPoint;
 
     private AgentLaunch() {
     }
@@ -92,8 +92,8 @@ public final class AgentLaunch {
      *         a reflective call spins method-handle classes, milliseconds at every start.
      */
     private static synchronized BiConsumer<String, Object[]> agentEntry() throws Exception {
-        if (entry != null) {
-            return entry;
+        if (entryPoint != null) {
+            return entryPoint;
         }
         Object[] slot = new Object[1];
         java.util.Properties p = System.getProperties();
@@ -107,10 +107,10 @@ public final class AgentLaunch {
         if (slot[0] instanceof BiConsumer) {
             @SuppressWarnings("unchecked")
             BiConsumer<String, Object[]> handedOver = (BiConsumer<String, Object[]>) slot[0];
-            entry = handedOver;
-            return entry;
+            entryPoint = handedOver;
+            return entryPoint;
         }
-        entry = new BiConsumer<String, Object[]>() {
+        entryPoint = new BiConsumer<String, Object[]>() {
             @Override
             public void accept(String name, Object[] a) {
                 try {
@@ -123,7 +123,7 @@ public final class AgentLaunch {
                 }
             }
         };
-        return entry;
+        return entryPoint;
     }
 
     /** Rethrows any throwable unchanged (checked ones included) from a method that declares none. */
