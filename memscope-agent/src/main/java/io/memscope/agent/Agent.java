@@ -40,6 +40,24 @@ public final class Agent {
     private static Agent current;
     private static boolean shutdownHookAdded;
 
+    static {
+        // The entry point for io.memscope.agent.launch.AgentLaunch (another class loader's class): handed over, not
+        // looked up by reflection, which on JDK 18 and later spins method-handle classes at every start.
+        Object slot = System.getProperties().get(io.memscope.agent.launch.AgentLaunch.ENTRY_HANDOFF);
+        if (slot instanceof Object[] && ((Object[]) slot).length == 1) {
+            ((Object[]) slot)[0] = new java.util.function.BiConsumer<String, Object[]>() {
+                @Override
+                public void accept(String entry, Object[] a) {
+                    if (entry.equals("agentmain")) {
+                        agentmain((String) a[0], (Instrumentation) a[1]);
+                    } else {
+                        premain((String) a[0], (Instrumentation) a[1]);
+                    }
+                }
+            };
+        }
+    }
+
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
@@ -360,7 +378,23 @@ public final class Agent {
     private Object retransformLoaded(MemscopeTransformer transformer) {
         List<Class<?>> todo = new ArrayList<>();
         Object server = null;
+        // Usually only Unsafe and ManagementFactory can be wanted: the other classes are not asked their names (the
+        // JVM makes each name string at its first getName(), about a thousand classes at start).
+        Class<?> unsafe = null;
+        Module management = null;
+        boolean jdkOnly = transformer.jdkClassesOnly();
+        if (jdkOnly) {
+            try {
+                unsafe = Class.forName("jdk.internal.misc.Unsafe", false, null);
+            } catch (Throwable t) {
+                jdkOnly = false; // an unknown JDK: every class is looked at
+            }
+            management = ModuleLayer.boot().findModule("java.management").orElse(null);
+        }
         for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (jdkOnly && c != unsafe && (management == null || c.getModule() != management)) {
+                continue;
+            }
             try {
                 if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
                     server = existingPlatformServer(c);

@@ -13,7 +13,8 @@ import java.util.Set;
  * {@code memscope detach} build the report from it without being told the output directory again.
  *
  * <p>The table lives in {@code jdk.internal.vm.VMSupport} (JDK 17 to 25): its package is exported to the agent's
- * module once with {@link Instrumentation#redefineModule}. A failure only means the tools fall back to searching the
+ * module with {@link Instrumentation#redefineModule}, by {@link io.memscope.agent.boot.BootHooks} in the same call
+ * that opens {@code java.lang} (here only when that did not happen). A failure only means the tools fall back to searching the
  * output directory; it is counted, never thrown.
  */
 final class AgentProperties {
@@ -24,9 +25,9 @@ final class AgentProperties {
         try {
             Module base = Object.class.getModule();
             Module self = AgentProperties.class.getModule();
-            if (!base.isExported("jdk.internal.vm", self)) {
-                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(self)), Map.of(), Set.of(),
-                        Map.of());
+            String pkg = io.memscope.agent.boot.BootHooks.AGENT_PROPERTIES_PACKAGE;
+            if (!base.isExported(pkg, self)) {
+                inst.redefineModule(base, Set.of(), Map.of(pkg, Set.of(self)), Map.of(), Set.of(), Map.of());
             }
             Class<?> support = Class.forName("jdk.internal.vm.VMSupport");
             Properties p = (Properties) support.getMethod("getAgentProperties").invoke(null);

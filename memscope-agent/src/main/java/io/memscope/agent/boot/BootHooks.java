@@ -46,6 +46,8 @@ public final class BootHooks {
     public static final String HOOK_CLASS_PREFIX = "java.lang.Memscope";
     /** Internal name of the interface the hook class calls the native memory hooks through. */
     public static final String TARGET_INTERNAL_NAME = "java/lang/MemscopeHookTarget";
+    /** The package of {@code java.base} that holds the JVM's agent properties, exported with {@code java.lang}. */
+    public static final String AGENT_PROPERTIES_PACKAGE = "jdk.internal.vm";
     static final String TEMPLATE = "io/memscope/agent/boot/MemscopeHooksTemplate";
     static final String TARGET_TEMPLATE = "io/memscope/agent/boot/MemscopeHookTargetTemplate";
     static final String API_TEMPLATE = "io/memscope/agent/boot/MemscopeApiHooksTemplate";
@@ -113,7 +115,10 @@ public final class BootHooks {
         Module base = Object.class.getModule();
         Module self = BootHooks.class.getModule();
         if (inst != null && !base.isOpen("java.lang", self)) {
-            inst.redefineModule(base, Set.of(), Map.of(), Map.of("java.lang", Set.of(self)), Set.of(), Map.of());
+            // With it, jdk.internal.vm for the agent properties (io.memscope.agent.AgentProperties): each
+            // redefineModule call runs the JDK's own lambdas, milliseconds at start-up.
+            inst.redefineModule(base, Set.of(), Map.of(AGENT_PROPERTIES_PACKAGE, Set.of(self)),
+                    Map.of("java.lang", Set.of(self)), Set.of(), Map.of());
         }
         byte[][] bytes = new byte[templates.size()][];
         for (int i = 0; i < bytes.length; i++) {

@@ -13,13 +13,13 @@ import io.memscope.recording.EventSink;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,18 +49,27 @@ final class ApiCapture {
     private final StackTable stacks;
     private final Map<String, Integer> pathIds = new ConcurrentHashMap<>();
     private final AtomicInteger nextPath = new AtomicInteger();
-    private final ConcurrentLinkedQueue<int[]> newPaths = new ConcurrentLinkedQueue<>();
+    /**
+     * Scope paths not yet in the recording, under their own lock. Rare (one per distinct path), so an
+     * {@code ArrayDeque}, not a {@code ConcurrentLinkedQueue}: that class's initializer makes {@code VarHandle}s at
+     * every agent start.
+     */
+    private final ArrayDeque<int[]> newPaths = new ArrayDeque<>();
     private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
     private final Set<Named> named = ConcurrentHashMap.newKeySet();
     private final AtomicLong namedIds = new AtomicLong();
     private final AtomicLong namedDropped = new AtomicLong();
     private final Map<Long, Long> leaseStacks = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Object[]> anomalies = new ConcurrentLinkedQueue<>();
+    /** Anomalies not yet in the recording (at most {@code MAX_ANOMALIES}), under their own lock. */
+    private final ArrayDeque<Object[]> anomalies = new ArrayDeque<>();
     private final AtomicInteger anomalyCount = new AtomicInteger();
     private final AtomicLong anomaliesDropped = new AtomicLong();
-    /** The latest accounting snapshot not yet in the recording, or null. */
-    private final java.util.concurrent.atomic.AtomicReference<AccountingSnapshot> accounting =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    /**
+     * The latest accounting snapshot not yet in the recording, or null; guarded by {@code this}. Not an
+     * {@code AtomicReference}: its class initializer makes a {@code VarHandle} at every agent start, for a value set
+     * every ten seconds.
+     */
+    private AccountingSnapshot accounting;
 
     ApiCapture(StringTable strings, StackTable stacks, int stackDepth) {
         this.stacks = stacks;
@@ -88,7 +97,10 @@ final class ApiCapture {
             if (id == null) {
                 id = nextPath.incrementAndGet();
                 strings.intern(name);
-                newPaths.add(new int[] {id, parentId, strings.intern(name)});
+                int[] path = {id, parentId, strings.intern(name)};
+                synchronized (newPaths) {
+                    newPaths.add(path);
+                }
                 pathIds.put(key, id);
             }
             return id;
@@ -151,8 +163,11 @@ final class ApiCapture {
             return;
         }
         Long stack = kind.startsWith("pool-") ? leaseStacks.remove(id) : null;
-        anomalies.add(new Object[] {kind, System.nanoTime(), id, Math.max(0, size), Thread.currentThread().getId(),
-            stack == null ? 0L : stack, detail});
+        Object[] a = {kind, System.nanoTime(), id, Math.max(0, size), Thread.currentThread().getId(),
+            stack == null ? 0L : stack, detail};
+        synchronized (anomalies) {
+            anomalies.add(a);
+        }
     }
 
     /** Keeps a snapshot of the application's accounting tables (row layout: see AgentLink), the latest only. */
@@ -172,7 +187,10 @@ final class ApiCapture {
             rows.add(new SummaryRow(tables[(int) table], values[at + 1], text[i * 4], text[i * 4 + 1],
                     text[i * 4 + 2], instrument, Arrays.copyOfRange(values, at + 2, at + width)));
         }
-        accounting.set(new AccountingSnapshot(nanos, rows));
+        AccountingSnapshot snapshot = new AccountingSnapshot(nanos, rows);
+        synchronized (this) {
+            accounting = snapshot;
+        }
     }
 
     void move(String what, long id, long size, long fromThreadId) {
@@ -195,18 +213,14 @@ final class ApiCapture {
 
     /** Moves everything received so far into the recording (under the recording stream's lock). */
     void drainTo(RecordingStream stream, RecordingWriter w) {
-        for (int[] p = newPaths.poll(); p != null; p = newPaths.poll()) {
+        for (int[] p = poll(newPaths); p != null; p = poll(newPaths)) {
             w.scopePath(p[0], p[1], strings.get(p[2]));
         }
         // anonymous classes, not a method reference or a lambda: the first drain runs during the application's
         // start-up, where the first link of either costs java.lang.invoke's bootstrap
-        edges.drainTo(new ScopeEdges.Sink() {
-            @Override
-            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
-                             long allocatedBytes) {
-                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
-            }
-        });
+        if (edges.threads() > 0) {
+            drainEdges(w);
+        }
         events.drainTo(new EventSink() {
             @Override
             public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
@@ -217,11 +231,15 @@ final class ApiCapture {
                         stackId, siteId);
             }
         });
-        AccountingSnapshot snapshot = accounting.getAndSet(null);
+        AccountingSnapshot snapshot;
+        synchronized (this) {
+            snapshot = accounting;
+            accounting = null;
+        }
         if (snapshot != null) {
             w.accounting(snapshot);
         }
-        for (Object[] a = anomalies.poll(); a != null; a = anomalies.poll()) {
+        for (Object[] a = poll(anomalies); a != null; a = poll(anomalies)) {
             long stack = (Long) a[5];
             stream.stack(stack);
             try {
@@ -230,6 +248,22 @@ final class ApiCapture {
                 Failures.report("agent.api.anomaly", e);
             }
         }
+    }
+
+    private static <T> T poll(ArrayDeque<T> q) {
+        synchronized (q) {
+            return q.poll();
+        }
+    }
+
+    private void drainEdges(RecordingWriter w) {
+        edges.drainTo(new ScopeEdges.Sink() {
+            @Override
+            public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
+                             long allocatedBytes) {
+                w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+            }
+        });
     }
 
     /** Counts for the recording's metadata at the end. */

@@ -46,9 +46,13 @@ public final class ApiHooks {
      * new capture after {@code detach}).
      */
     public static void connectAll(Instrumentation inst) {
+        ClassLoader platform = ClassLoader.getPlatformClassLoader();
         for (Class<?> c : inst.getAllLoadedClasses()) {
             try {
-                if (LINK_CLASS.equals(c.getName())) {
+                // the JDK's classes are not asked their names (the JVM makes each name string at its first
+                // getName(): about a thousand classes at start)
+                ClassLoader l = c.getClassLoader();
+                if (l != null && l != platform && LINK_CLASS.equals(c.getName())) {
                     call(c, "connect");
                 }
             } catch (Throwable t) {

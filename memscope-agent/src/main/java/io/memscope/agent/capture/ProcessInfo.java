@@ -3,7 +3,6 @@ package io.memscope.agent.capture;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * This JVM's process id and start time, from {@code /proc} on Linux: a few reads instead of initializing
@@ -17,11 +16,20 @@ public final class ProcessInfo {
     private ProcessInfo() {
     }
 
-    /** A file of {@code /proc} (its reported size is 0: read to the end), with java.io (no NIO channel). */
+    /**
+     * A file of {@code /proc} (its reported size is 0: read to the end), with java.io (no NIO channel), as Latin-1
+     * by hand: {@code StandardCharsets}' initializer loads charsets that are not in the JDK's class data archive.
+     */
     private static String read(String file) throws IOException {
+        byte[] b;
         try (FileInputStream in = new FileInputStream(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+            b = in.readAllBytes();
         }
+        char[] c = new char[b.length];
+        for (int i = 0; i < b.length; i++) {
+            c[i] = (char) (b[i] & 0xff);
+        }
+        return new String(c);
     }
 
     /** @return this JVM's process id */

@@ -116,7 +116,15 @@ final class ScopeEdges {
     long drainTo(Sink w) {
         List<ScopeEdgeLog.Cursor> cursors = new ArrayList<>();
         synchronized (logs) {
-            logs.removeIf(ScopeEdgeLog::finished);
+            if (logs.isEmpty()) {
+                return 0;
+            }
+            // a loop, not removeIf with a method reference: the first drain runs during the application's start-up
+            for (java.util.Iterator<ScopeEdgeLog> it = logs.iterator(); it.hasNext(); ) {
+                if (it.next().finished()) {
+                    it.remove();
+                }
+            }
             for (ScopeEdgeLog l : logs) {
                 ScopeEdgeLog.Cursor c = l.cursor();
                 if (c != null) {

@@ -19,7 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * maps; a stack's text may be built twice by racing threads, one copy is kept).
  */
 final class StackTable {
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    /** Made at the first stack walked, not with the table: the agent makes its table before the application's main. */
+    private static final class Walker {
+        static final StackWalker WALKER = StackWalker.getInstance();
+    }
+
     /** Frame text by stack id. */
     private final ConcurrentHashMap<Long, List<String>> frames = new ConcurrentHashMap<>();
     private static final String AGENT = "io.memscope.agent.";
@@ -106,7 +110,7 @@ final class StackTable {
      */
     Captured captureNative(int depth, boolean forArena) {
         int walk = forArena ? depth + ARENA_FRAMES : depth;
-        List<StackWalker.StackFrame> frames = WALKER.walk(new Frames(Math.max(walk, 1)));
+        List<StackWalker.StackFrame> frames = Walker.WALKER.walk(new Frames(Math.max(walk, 1)));
         StackWalker.StackFrame app = null;
         boolean direct = false;
         boolean foreign = forArena;
@@ -147,7 +151,7 @@ final class StackTable {
         if (depth <= 0) {
             return 0;
         }
-        List<StackWalker.StackFrame> frames = WALKER.walk(s -> {
+        List<StackWalker.StackFrame> frames = Walker.WALKER.walk(s -> {
             List<StackWalker.StackFrame> list = new ArrayList<>(Math.min(depth, 32));
             s.dropWhile(f -> isMemscopeApi(f.getClassName())).limit(depth).forEach(list::add);
             return list;
@@ -161,7 +165,7 @@ final class StackTable {
      *         {@code pkg.Caller.method(File.java:LINE)}; null when there is none
      */
     static String callerOf(String function) {
-        StackWalker.StackFrame f = WALKER.walk(s -> s.dropWhile(x -> isMemscopeApi(x.getClassName()))
+        StackWalker.StackFrame f = Walker.WALKER.walk(s -> s.dropWhile(x -> isMemscopeApi(x.getClassName()))
                 .skip(1).findFirst().orElse(null));
         if (f == null) {
             return null;

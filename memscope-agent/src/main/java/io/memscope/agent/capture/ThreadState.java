@@ -1,7 +1,6 @@
 package io.memscope.agent.capture;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Per-thread capture state, touched only by its own thread on the hot path (no atomics, no locks): the recursion
@@ -22,7 +21,12 @@ final class ThreadState {
      */
     private static final ThreadState[] BY_ID = new ThreadState[SLOTS];
     private static final ConcurrentHashMap<Thread, Boolean> CREATING = new ConcurrentHashMap<>();
-    static final ConcurrentLinkedQueue<ThreadState> ALL = new ConcurrentLinkedQueue<>();
+    /**
+     * Every thread's state, in no order. A set of a {@code ConcurrentHashMap} (already initialized by the JDK), not a
+     * {@code ConcurrentLinkedQueue}: the queue's class initializer makes {@code VarHandle}s, milliseconds of the
+     * agent's start.
+     */
+    static final java.util.Set<ThreadState> ALL = ConcurrentHashMap.newKeySet();
 
     final Thread thread;
     /** Recursion guard: true while memscope code runs on this thread; hooks then return at once. */

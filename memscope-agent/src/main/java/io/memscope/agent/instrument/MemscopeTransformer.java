@@ -98,6 +98,14 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         return heapHooks || jmxHook || !functions.isEmpty();
     }
 
+    /**
+     * @return whether only {@code Unsafe} and {@code ManagementFactory} can be among the loaded classes this
+     *         transformer changes (no bytecode heap hooks, no function profile)
+     */
+    public boolean jdkClassesOnly() {
+        return !heapHooks && functions.isEmpty();
+    }
+
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
     public boolean wants(Class<?> c) {
         if (c.isArray() || c.isPrimitive() || !inst.isModifiableClass(c) || c.isHidden()) {

@@ -4,7 +4,7 @@ import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Where code running inside the application reports what went wrong, instead of throwing into it.
@@ -23,7 +23,11 @@ public final class Failures {
     /** How many failure messages are kept for the report; later ones are only counted. */
     public static final int KEPT = 64;
 
-    private static final AtomicLongArray COUNTS = new AtomicLongArray(ErrorCategory.values().length);
+    /**
+     * Per category. {@code AtomicLong}s, not an {@code AtomicLongArray}: the array's class initializer makes a
+     * {@code VarHandle}, which spins method-handle classes at every agent start.
+     */
+    private static final AtomicLong[] COUNTS = newCounts(ErrorCategory.values().length);
     private static final List<String> MESSAGES = new ArrayList<>();
     private static volatile boolean strict = Boolean.getBoolean("memscope.strict");
     /** memscope's own packages; built at run time so that the agent's relocation leaves it alone. */
@@ -35,6 +39,14 @@ public final class Failures {
     }
 
     private Failures() {
+    }
+
+    private static AtomicLong[] newCounts(int n) {
+        AtomicLong[] a = new AtomicLong[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new AtomicLong();
+        }
+        return a;
     }
 
     /**
@@ -66,7 +78,7 @@ public final class Failures {
     public static void report(String where, Throwable failure) {
         ErrorCategory category = failure instanceof MemscopeException
                 ? ((MemscopeException) failure).category() : ErrorCategory.INTERNAL;
-        COUNTS.incrementAndGet(category.ordinal());
+        COUNTS[category.ordinal()].incrementAndGet();
         if (strict) {
             if (failure instanceof RuntimeException) {
                 throw (RuntimeException) failure;
@@ -93,14 +105,14 @@ public final class Failures {
 
     /** @return how many failures of this category were reported since start or the last {@link #reset()} */
     public static long count(ErrorCategory category) {
-        return COUNTS.get(category.ordinal());
+        return COUNTS[category.ordinal()].get();
     }
 
     /** @return how many failures were reported in all */
     public static long total() {
         long sum = 0;
-        for (int i = 0; i < COUNTS.length(); i++) {
-            sum += COUNTS.get(i);
+        for (int i = 0; i < COUNTS.length; i++) {
+            sum += COUNTS[i].get();
         }
         return sum;
     }
@@ -114,8 +126,8 @@ public final class Failures {
 
     /** Clears counts and messages (tests, or a new recording). */
     public static void reset() {
-        for (int i = 0; i < COUNTS.length(); i++) {
-            COUNTS.set(i, 0);
+        for (int i = 0; i < COUNTS.length; i++) {
+            COUNTS[i].set(0);
         }
         synchronized (MESSAGES) {
             MESSAGES.clear();

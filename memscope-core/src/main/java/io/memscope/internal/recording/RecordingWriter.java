@@ -15,16 +15,16 @@ import io.memscope.error.MemscopeException;
 import io.memscope.recording.EventSink;
 import io.memscope.internal.store.StringTable;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import java.util.zip.CRC32C;
 
 /**
  * Streams a recording file (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
@@ -60,11 +60,16 @@ import java.util.zip.CRC32C;
  */
 public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
-    private final FileChannel channel;
+    /**
+     * The file: a {@link FileOutputStream} on the default file system. Not a {@code FileChannel}: the writer only
+     * appends, and opening a channel loads about 30 JDK classes that are not in the JDK's class data archive
+     * (milliseconds of every agent start); a channel also closes itself when the writing thread is interrupted.
+     */
+    private final OutputStream out;
     private final StringTable strings;
     private final int blockBytes;
     private final int maxEventsPerBlock;
-    private final CRC32C crc = new CRC32C();
+    private final Crc32c crc = new Crc32c();
     private final ByteSink frame;
     private final EventBlockCodec.Encoder events;
     /** API_EVENTS (1.2): the same encoding as EVENTS, a block type of its own. */
@@ -125,8 +130,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
         this.lastTimestamp = nanoTime;
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE);
+        this.out = file.getFileSystem() == FileSystems.getDefault() ? new FileOutputStream(file.toFile())
+                : Files.newOutputStream(file); // created, or truncated if it exists
         try {
             ByteSink h = new ByteSink(RecordingFormat.HEADER_BYTES);
             h.bytes(RecordingFormat.MAGIC, 0, RecordingFormat.MAGIC.length);
@@ -142,7 +147,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             h.u32(crc.getValue());
             writeFully(h.array(), h.length());
         } catch (IOException e) {
-            channel.close();
+            out.close();
             throw e;
         }
     }
@@ -525,7 +530,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void sync() {
         flush();
         try {
-            channel.force(false);
+            out.flush();
+            if (out instanceof FileOutputStream) {
+                ((FileOutputStream) out).getFD().sync();
+            }
         } catch (IOException e) {
             failure = e;
             throw failed();
@@ -564,7 +572,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             failure = e;
         } finally {
             try {
-                channel.close();
+                out.close();
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -753,10 +761,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     private void writeFully(byte[] bytes, int length) throws IOException {
-        ByteBuffer buf = ByteBuffer.wrap(bytes, 0, length);
-        while (buf.hasRemaining()) {
-            channel.write(buf);
-        }
+        out.write(bytes, 0, length);
         bytesWritten += length;
     }
 

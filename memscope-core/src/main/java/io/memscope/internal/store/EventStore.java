@@ -88,7 +88,15 @@ public final class EventStore {
     private final ThreadLocal<WeakReference<ThreadBuffer>> local = new ThreadLocal<>();
     private static final int BY_THREAD_ID_SLOTS = 256;
     private static final int BY_THREAD_ID_MASK = BY_THREAD_ID_SLOTS - 1;
-    private static final VarHandle BY_THREAD_ID = MethodHandles.arrayElementVarHandle(ThreadBuffer[].class);
+
+    /**
+     * The handle on {@link #byThreadId}'s slots, made when a thread registers its first buffer, not with this class:
+     * the agent makes its stores before the application's main, where the JVM's first {@code VarHandle} costs
+     * milliseconds, and a store may never register a buffer.
+     */
+    private static final class Slots {
+        static final VarHandle BY_THREAD_ID = MethodHandles.arrayElementVarHandle(ThreadBuffer[].class);
+    }
     /**
      * Registered buffers by {@code threadId & 255}, for a lookup cheaper than the {@code ThreadLocal}: a slot
      * holds the buffer of the first live thread registered with that low thread id (taken over, by CAS, once its
@@ -282,9 +290,9 @@ public final class EventStore {
         }
         local.set(new WeakReference<>(b));
         int slot = (int) t.getId() & BY_THREAD_ID_MASK;
-        ThreadBuffer taken = (ThreadBuffer) BY_THREAD_ID.getVolatile(byThreadId, slot);
+        ThreadBuffer taken = (ThreadBuffer) Slots.BY_THREAD_ID.getVolatile(byThreadId, slot);
         if (taken == null || taken.ownerDead()) {
-            BY_THREAD_ID.compareAndSet(byThreadId, slot, taken, b); // lost a race: the ThreadLocal path serves
+            Slots.BY_THREAD_ID.compareAndSet(byThreadId, slot, taken, b); // lost a race: the ThreadLocal path serves
         }
         return b;
     }
@@ -432,6 +440,12 @@ public final class EventStore {
         maintenance.lock();
         try {
             Cut cut = cutLocked();
+            if (cut.empty()) {
+                // nothing to hand out (the agent's first and last drains of a short program): the merge's classes
+                // stay unloaded
+                reapLocked();
+                return 0;
+            }
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < cut.n; i++) {
                 if (cut.to[i] > cut.from[i]) {
@@ -584,7 +598,8 @@ public final class EventStore {
                 for (int i = 0; i < n; i++) {
                     ThreadBuffer b = r.slots[i];
                     if (releasable(b)) {
-                        BY_THREAD_ID.compareAndSet(byThreadId, (int) b.threadId & BY_THREAD_ID_MASK, b, null);
+                        Slots.BY_THREAD_ID.compareAndSet(byThreadId, (int) b.threadId & BY_THREAD_ID_MASK, b,
+                                null);
                         dropped += b.droppedNewest() - b.droppedBaseline;
                         if (free != null) {
                             long unused = b.takeBackLease();
@@ -681,6 +696,16 @@ public final class EventStore {
             buffers = new ThreadBuffer[n];
             from = new long[n];
             to = new long[n];
+        }
+
+        /** @return whether no buffer has an event in the cut */
+        boolean empty() {
+            for (int i = 0; i < n; i++) {
+                if (to[i] > from[i]) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
