@@ -84,6 +84,11 @@ final class ApiCapture {
         edges.wakeDrainWith(wake);
     }
 
+    /** The capture ended and its last drain ran: the scope edges' pool, logs and string table go (ScopeEdges). */
+    void release() {
+        edges.release();
+    }
+
     // ------------------------------------------------------------------------------------------ application threads
 
     int scopePath(int parentId, String name) {

@@ -597,15 +597,15 @@ public final class CaptureSession {
 
     /**
      * What the ended capture no longer needs goes now, also where a static still reaches a part of it: the stack
-     * table (its stacks are in the recording), and the scope-edge pool's way to wake the JVM sampler's drain (a
-     * thread's scope-edge log, in its {@link ThreadState}, keeps its capture's pool until its next scope in a later
-     * capture).
+     * table (its stacks are in the recording), and the scope edges' pool, logs, string table and way to wake the JVM
+     * sampler's drain (a thread's scope-edge log, in its {@link ThreadState}, reaches them until that thread's next
+     * scope in a later capture).
      */
     private void release() {
         stacks.release();
         ApiCapture a = api;
         if (a != null) {
-            a.wakeDrainWith(null);
+            a.release();
         }
     }
 

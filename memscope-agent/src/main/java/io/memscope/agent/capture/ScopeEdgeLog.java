@@ -96,6 +96,11 @@ final class ScopeEdgeLog {
     }
 
     private Block next(Block full) {
+        if (capture.released()) {
+            // nothing drains this log any more: the thread writes over its last block instead of growing the log
+            tailEdges = 0;
+            return full;
+        }
         Block b = full.edges == BLOCK_EDGES ? capture.reuse() : null;
         if (b == null) {
             b = new Block(Math.min(BLOCK_EDGES, full.edges * 2));

@@ -23,10 +23,13 @@ final class ScopeEdges {
      */
     static final int BLOCKS_BEFORE_WAKE = 64;
 
-    private final StringTable strings;
+    /** The capture's string table (thread names); null once released. */
+    private volatile StringTable strings;
     private final List<ScopeEdgeLog> logs = new ArrayList<>();
     private final ScopeEdgeLog.Block[] pool = new ScopeEdgeLog.Block[POOL_BLOCKS];
     private int pooled;
+    /** Set by {@link #release}: nothing is kept any more. */
+    private volatile boolean released;
     /** Wakes the drain early when threads outrun it (the JVM sampler's wait), or null: the drain's own pace. */
     private volatile Runnable wakeDrain;
 
@@ -54,9 +57,12 @@ final class ScopeEdges {
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
     ScopeEdgeLog register() {
         Thread t = Thread.currentThread();
-        ScopeEdgeLog log = new ScopeEdgeLog(this, t, t.getId(), strings.intern(t.getName()));
+        StringTable s = strings;
+        ScopeEdgeLog log = new ScopeEdgeLog(this, t, t.getId(), s == null ? 0 : s.intern(t.getName()));
         synchronized (logs) {
-            logs.add(log);
+            if (!released) {
+                logs.add(log);
+            }
         }
         return log;
     }
@@ -76,9 +82,42 @@ final class ScopeEdges {
     /** Gives back a full-size block whose edges are drained (the drain). */
     void recycle(ScopeEdgeLog.Block b) {
         synchronized (pool) {
-            if (pooled < pool.length) {
+            if (!released && pooled < pool.length) {
                 pool[pooled++] = b;
             }
+        }
+    }
+
+    /**
+     * The capture ended and its last drain ran: lets go of everything a thread's log could keep reachable. A thread
+     * keeps its log in its {@link ThreadState} until its next scope in a later capture (only it may write that
+     * field), and the log reaches this object: without this, the pool's blocks (up to {@value #POOL_BLOCKS} of
+     * them), every thread's log and the capture's string table would stay for as long as any such thread lives. What
+     * stays is each such thread's own last block, which it writes over from then on (a thread that read the capture
+     * just before it ended may still write a few edges): they are not recorded, the capture is over.
+     */
+    void release() {
+        wakeDrain = null;
+        strings = null;
+        synchronized (logs) {
+            released = true;
+            logs.clear();
+        }
+        synchronized (pool) {
+            java.util.Arrays.fill(pool, null);
+            pooled = 0;
+        }
+    }
+
+    /** @return whether {@link #release} ran: the capture is over and its logs are not drained any more */
+    boolean released() {
+        return released;
+    }
+
+    /** @return full-size blocks in the pool */
+    int pooled() {
+        synchronized (pool) {
+            return pooled;
         }
     }
 

@@ -57,6 +57,63 @@ class ScopeEdgesTest {
         assertThat(drain()).isEmpty();
     }
 
+    /**
+     * A thread keeps its last log in its state after the capture ended: the released capture must not keep its
+     * pool, its other logs or its string table reachable through it.
+     */
+    @Test
+    void aReleasedCaptureKeepsNothingAThreadsStaleLogCouldReach() throws Exception {
+        ScopeEdges capture = new ScopeEdges(new StringTable());
+        java.lang.ref.WeakReference<StringTable> table = tableOf(capture);
+        ScopeEdgeLog stale = capture.register();
+        int n = 0;
+        for (; n < 5 * ScopeEdgeLog.BLOCK_EDGES; n++) {
+            stale.add(n, pathAndKind(1, false), 0);
+        }
+        Thread other = new Thread(() -> capture.register().add(1, pathAndKind(2, false), 0));
+        other.start();
+        other.join();
+        assertThat(capture.drainTo((t, tid, name, exit, path, task, bytes) -> { })).isEqualTo(n + 1);
+        assertThat(capture.pooled()).as("drained full blocks pooled for reuse").isPositive();
+        assertThat(capture.threads()).isEqualTo(2);
+
+        capture.release();
+
+        assertThat(capture.pooled()).isZero();
+        assertThat(capture.threads()).isZero();
+        assertThat(capture.reuse()).isNull();
+        // the stale log still takes edges without failing, over its last block: not recorded, and no growth
+        long grown = 0;
+        boolean measuring = OwnBytes.measure;
+        OwnBytes.prepare();
+        OwnBytes.measure = true;
+        try {
+            for (int i = 0; i < 3 * ScopeEdgeLog.BLOCK_EDGES; i++) {
+                grown += stale.add(n + i, pathAndKind(1, true), 8);
+            }
+        } finally {
+            OwnBytes.measure = measuring;
+        }
+        assertThat(grown).as("bytes allocated by a stale log after the end").isZero();
+        assertThat(capture.register().threadNameId).as("a thread registering after the end gets no name").isZero();
+        assertThat(capture.threads()).isZero();
+        assertThat(capture.drainTo((t, tid, name, exit, path, task, bytes) -> { })).isZero();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (table.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(table.get()).as("the string table, reachable from the stale log before").isNull();
+        assertThat(stale.capture).isSameAs(capture);
+    }
+
+    /** A weak reference to the capture's table, made without keeping a strong one in this frame. */
+    private static java.lang.ref.WeakReference<StringTable> tableOf(ScopeEdges capture) throws Exception {
+        java.lang.reflect.Field f = ScopeEdges.class.getDeclaredField("strings");
+        f.setAccessible(true);
+        return new java.lang.ref.WeakReference<>((StringTable) f.get(capture));
+    }
+
     @Test
     void fullBlocksAreReusedOnceDrainedSoAThreadThatKeepsGoingAllocatesNothing() {
         boolean measuring = OwnBytes.measure;
