@@ -538,9 +538,6 @@ public final class CaptureSession {
             }
             ApiHooks.captureEnding(ending);
             FunctionHooks.profile(null);
-            if (functions != null) {
-                ending.put("functions.profiled", Integer.toString(FunctionTable.functions()));
-            }
             endMetadata.putAll(ending);
             running = false;
             if (sampler != null) {

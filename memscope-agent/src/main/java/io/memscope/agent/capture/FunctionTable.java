@@ -119,11 +119,4 @@ public final class FunctionTable {
         CallSite[] a = sites;
         return id > 0 && id < a.length ? a[id] : null;
     }
-
-    /** @return how many functions are profiled (registered) */
-    public static int functions() {
-        synchronized (LOCK) {
-            return functionCount - 1;
-        }
-    }
 }
