@@ -48,7 +48,11 @@ public final class ReportFiles {
      * {@code /dev/null}, a named pipe) is written in place, since renaming over it would replace the device itself.
      */
     public static void writeAtomically(Path file, String content) throws IOException {
-        Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
+        Path target = file;
+        // follow links by hand: toRealPath() fails on a link whose target does not exist yet
+        for (int hops = 0; Files.isSymbolicLink(target) && hops < 40; hops++) {
+            target = target.resolveSibling(Files.readSymbolicLink(target));
+        }
         if (Files.exists(target) && !Files.isRegularFile(target)) {
             Files.writeString(target, content, StandardCharsets.UTF_8);
             return;

@@ -36,6 +36,15 @@ class ReportFilesTest {
         assertThat(Files.readString(target)).isEqualTo("new");
     }
 
+    @Test
+    void aLinkToAFileNotWrittenYetGetsItsTargetCreated(@TempDir Path dir) throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("link.json"), Path.of("sub", "real.json"));
+        Files.createDirectories(dir.resolve("sub"));
+        ReportFiles.writeAtomically(link, "new");
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readString(dir.resolve("sub").resolve("real.json"))).isEqualTo("new");
+    }
+
     /** As with {@code --json /dev/null}: renaming over the path would have replaced the device for everyone. */
     @Test
     @EnabledOnOs(OS.LINUX) // mkfifo
