@@ -36,8 +36,8 @@ final class Reports {
 
     /**
      * Builds the report of {@code dir}'s recording, writes report.json, summary.txt and report.html into
-     * {@code dir}, and prints the summary. A recording that cannot be read at all (no valid header) is named on stderr and skipped.
-     *
+     * {@code dir}, and prints the summary. A recording that cannot be read at all (no valid header) is named on
+     * stderr and skipped.
      */
     static void buildAndPrint(Path dir, PrintStream out, PrintStream err) throws IOException {
         build(dir).print(out, err);
@@ -52,7 +52,7 @@ final class Reports {
         try {
             report = ReportFiles.build(dir);
         } catch (MemscopeException e) {
-            return new Built(dir, null, "memscope: no report for " + dir + ": " + e.getMessage(), false);
+            return new Built(dir, null, "memscope: no report for " + dir + ": " + e.getMessage());
         }
         String summary = ReportFiles.write(report, dir);
         Path page = dir.resolve(HtmlReport.FILE_NAME);
@@ -63,18 +63,18 @@ final class Reports {
             // the page is a view of the report: report.json and the summary stand without it
             pageError = "memscope: could not write " + page + ": " + e;
         }
-        return new Built(dir, summary, pageError, pageError == null);
+        return new Built(dir, summary, pageError);
     }
 
     /**
      * A report built and written, its summary not printed yet (the report itself is not kept: a run of many JVMs
      * holds one of these per JVM).
      *
-     * @param summary     the report's summary text, or null when the recording could not be read
-     * @param error       what went wrong (the recording, or only the page), for stderr; or null
-     * @param pageWritten whether report.html was written
+     * @param summary the report's summary text, or null when the recording could not be read
+     * @param error   what went wrong (the recording, or with a summary only the page, report.html), for stderr; or
+     *                null
      */
-    record Built(Path dir, String summary, String error, boolean pageWritten) {
+    record Built(Path dir, String summary, String error) {
         void print(PrintStream out, PrintStream err) {
             if (error != null) {
                 err.println(error);
@@ -85,7 +85,7 @@ final class Reports {
             out.println();
             out.print(summary);
             out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
-            if (pageWritten) {
+            if (error == null) { // the page was written too
                 out.println("  page:   " + dir.resolve(HtmlReport.FILE_NAME));
             }
         }

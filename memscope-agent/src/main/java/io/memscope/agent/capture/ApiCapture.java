@@ -101,7 +101,6 @@ final class ApiCapture {
             id = pathIds.get(key);
             if (id == null) {
                 id = nextPath.incrementAndGet();
-                strings.intern(name);
                 int[] path = {id, parentId, strings.intern(name)};
                 synchronized (newPaths) {
                     newPaths.add(path);
