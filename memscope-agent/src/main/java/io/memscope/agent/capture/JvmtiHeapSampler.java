@@ -80,6 +80,9 @@ final class JvmtiHeapSampler {
     private final long[] counters = new long[19];
 
     private final SampleResolver resolver;
+    private final SampleWeights weights;
+    /** Entries of {@link #commit} filled by the batch being processed. */
+    private int commits;
     private final long[] gcStart = new long[GC_SLOTS];
     private final long[] gcEnd = new long[GC_SLOTS];
     private final int[] gcOrdinal = new int[GC_SLOTS];
@@ -110,6 +113,7 @@ final class JvmtiHeapSampler {
         this.resolver = new SampleResolver(stackTable, depth, includeJdk, strings);
         this.filter = filter;
         this.mean = mean;
+        this.weights = new SampleWeights(mean);
         this.strings = strings;
         this.sink = sink;
         this.liveSites = liveSites;
@@ -305,73 +309,82 @@ final class JvmtiHeapSampler {
      * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
      * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
      * {@link #frames} &lt;&lt; 32. The library then learns which samples are kept ({@code commit0}).
+     *
+     * <p>The loop only calls {@link #record} per record: this method runs a few hundred times per capture, too few
+     * for the JIT to compile it early (a loop body here would run interpreted for much of a short program), while
+     * a method called per sample is compiled after a few thousand samples.
      */
-    private void process(int n) throws Throwable {
-        int commits = 0;
+    private void process(int n) {
+        commits = 0;
         for (int i = 0; i < n; i++) {
-            int r = i * RECORD_LONGS;
-            long index = records[r];
-            long size = records[r + 1];
-            long time = records[r + 2];
-            long tid = records[r + 3];
-            long hash = records[r + 4];
-            long announce = records[r + 5];
-            int classId = (int) records[r + 6];
-            int frameCount = (int) records[r + 7];
-            int frameOffset = (int) (records[r + 7] >>> 32);
-            SampleResolver.ThreadInfo thread = announce != 0
-                    ? resolver.announce(tid, SamplerNatives.thread(announce))
-                    : resolver.thread(tid);
-            StackTable.JvmStack js = resolver.stack(hash, frames, frameCount, frameOffset);
-            boolean ownNotifications = js != null && js.jdkOnly && thread != null && thread.notifications
-                    && pauses != null && pauses.listening();
-            int site = -1;
-            if (js == null) {
-                unresolved++;
-            } else if (js == StackTable.OWN || ownNotifications) {
-                ownSamples++;
-            } else if (!filter.acceptsAll() && !js.accepted(filter)) {
-                filtered++;
-            } else {
-                String typeName = resolver.typeName(classId, classId == 0 ? null
-                        : resolver.knows(classId) ? null : SamplerNatives.className(classId));
-                site = js.site(classId, typeName);
-                long id = ++sampleIds;
-                double w = LiveSites.weight(size, mean);
-                boolean tracked = index >= 0;
-                if (tracked) {
-                    liveSites.sampled(site, size, w);
-                } else {
-                    liveSites.allocatedOnly(site, size, w);
-                    untracked++;
-                }
-                sink.allocated(time, tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
-                        resolver.typeNameId(classId));
-                kept++;
-                if (tracked) {
-                    int c = commits++ * COMMIT_LONGS;
-                    commit[c] = index;
-                    commit[c + 1] = id;
-                    commit[c + 2] = site;
-                    commit[c + 3] = js.id;
-                }
-                continue;
-            }
-            if (index >= 0) {
-                int c = commits++ * COMMIT_LONGS;
-                commit[c] = index;
-                commit[c + 1] = 0;
-                commit[c + 2] = -1;
-                commit[c + 3] = 0;
-            }
+            record(i * RECORD_LONGS);
         }
         if (commits > 0) {
             SamplerNatives.commit(commit, commits);
         }
     }
 
+    /** Records the sample of the record at {@code r} in {@link #records} (see {@link #process}). */
+    private void record(int r) {
+        long index = records[r];
+        long tid = records[r + 3];
+        long announce = records[r + 5];
+        int classId = (int) records[r + 6];
+        SampleResolver.ThreadInfo thread = announce != 0
+                ? resolver.announce(tid, SamplerNatives.thread(announce))
+                : resolver.thread(tid);
+        long frameWord = records[r + 7];
+        StackTable.JvmStack js = resolver.stack(records[r + 4], frames, (int) frameWord, (int) (frameWord >>> 32));
+        if (js == null) {
+            unresolved++;
+        } else if (js == StackTable.OWN || js.jdkOnly && thread != null && thread.notifications
+                && pauses != null && pauses.listening()) {
+            ownSamples++;
+        } else if (!filter.acceptsAll() && !js.accepted(filter)) {
+            filtered++;
+        } else {
+            keep(r, index, tid, thread, js, classId);
+            return;
+        }
+        if (index >= 0) {
+            commit(index, 0, -1, 0);
+        }
+    }
+
+    /** Records a sample that is kept: its site, weight, event and (when tracked) its live-table entry. */
+    private void keep(int r, long index, long tid, SampleResolver.ThreadInfo thread, StackTable.JvmStack js,
+                      int classId) {
+        long size = records[r + 1];
+        String typeName = resolver.typeName(classId, classId == 0 || resolver.knows(classId) ? null
+                : SamplerNatives.className(classId));
+        int site = js.site(classId, typeName);
+        long id = ++sampleIds;
+        double w = weights.weight(size);
+        boolean tracked = index >= 0;
+        if (tracked) {
+            liveSites.sampled(site, size, w);
+        } else {
+            liveSites.allocatedOnly(site, size, w);
+            untracked++;
+        }
+        sink.allocated(records[r + 2], tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
+                resolver.typeNameId(classId));
+        kept++;
+        if (tracked) {
+            commit(index, id, site, js.id);
+        }
+    }
+
+    private void commit(long index, long id, int site, long stackId) {
+        int c = commits++ * COMMIT_LONGS;
+        commit[c] = index;
+        commit[c + 1] = id;
+        commit[c + 2] = site;
+        commit[c + 3] = stackId;
+    }
+
     /** Takes the collections the library logged since the last call; @return whether any ended */
-    private boolean collections() throws Throwable {
+    private boolean collections() {
         boolean ended = false;
         for (;;) {
             int n = SamplerNatives.collections(gcOut, nextCollection);
@@ -408,42 +421,7 @@ final class JvmtiHeapSampler {
             begin = false;
             int n = rc >>> 1;
             for (int i = 0; i < n; i++) {
-                int s = i * SCAN_LONGS;
-                long id = scanOut[s];
-                int site = (int) scanOut[s + 1];
-                long size = scanOut[s + 2];
-                long time = scanOut[s + 3];
-                long checked = scanOut[s + 4];
-                long collectedBy = scanOut[s + 5]; // 0: not collected, became held
-                boolean held = scanOut[s + 6] != 0;
-                double w = LiveSites.weight(size, mean);
-                if (collectedBy == 0) {
-                    liveSites.becameHeld(site, size, w);
-                    continue;
-                }
-                long at;
-                if (collectedBy > checked) {
-                    int ordinal = (int) (checked + 1);
-                    int slot = ordinal & (GC_SLOTS - 1);
-                    if (gcOrdinal[slot] != ordinal) {
-                        collections(); // collections that ended after this round's first look
-                    }
-                    // the end of the collection that freed it: after its start, before the next one's (the
-                    // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
-                    at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
-                            : gcStart[slot] + 1;
-                    if (collectedBy > checked + 1) {
-                        ambiguous++;
-                    }
-                } else {
-                    at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
-                }
-                if (at < time) {
-                    at = time;
-                }
-                liveSites.collected(site, size, w, held);
-                sink.collected(at, id, size, at - time, site);
-                collected++;
+                scanned(i * SCAN_LONGS, now); // a method per entry, compiled early (see process)
             }
             if ((rc & 1) != 0) {
                 break;
@@ -453,6 +431,45 @@ final class JvmtiHeapSampler {
         if (judged > 0 && gcOrdinal[slot] == judged) {
             liveSites.heldAsOf(gcStart[slot]);
         }
+    }
+
+    /** Settles the scan output entry at {@code s} in {@link #scanOut}: held, or collected (a DEALLOCATE). */
+    private void scanned(int s, long now) {
+        long id = scanOut[s];
+        int site = (int) scanOut[s + 1];
+        long size = scanOut[s + 2];
+        long time = scanOut[s + 3];
+        long checked = scanOut[s + 4];
+        long collectedBy = scanOut[s + 5]; // 0: not collected, became held
+        boolean held = scanOut[s + 6] != 0;
+        double w = weights.weight(size);
+        if (collectedBy == 0) {
+            liveSites.becameHeld(site, size, w);
+            return;
+        }
+        long at;
+        if (collectedBy > checked) {
+            int ordinal = (int) (checked + 1);
+            int slot = ordinal & (GC_SLOTS - 1);
+            if (gcOrdinal[slot] != ordinal) {
+                collections(); // collections that ended after this round's first look
+            }
+            // the end of the collection that freed it: after its start, before the next one's (the
+            // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
+            at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
+                    : gcStart[slot] + 1;
+            if (collectedBy > checked + 1) {
+                ambiguous++;
+            }
+        } else {
+            at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
+        }
+        if (at < time) {
+            at = time;
+        }
+        liveSites.collected(site, size, w, held);
+        sink.collected(at, id, size, at - time, site);
+        collected++;
     }
 
     /**

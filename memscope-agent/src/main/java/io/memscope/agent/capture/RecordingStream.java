@@ -85,31 +85,46 @@ final class RecordingStream implements EventSink {
     /** Writes a site's definition unless already written. */
     synchronized void site(int siteId) {
         if (siteId > 0 && !sitesWritten.get(siteId)) {
-            SiteTable.Info i = SiteTable.get(siteId);
-            if (i != null) {
-                writer.site(i.id, i.className, i.method, i.file, i.line, i.type);
-            }
-            sitesWritten.set(siteId);
+            writeSite(siteId);
         }
     }
 
     /** Writes a stack's frames unless already written. */
     synchronized void stack(long stackId) {
         if (stackId != 0 && stacksWritten.get(stackId) == null) {
-            stacksWritten.put(stackId, Boolean.TRUE);
-            List<String> frames = stacks.frames(stackId);
-            if (frames != null && !frames.isEmpty()) {
-                writer.stack(stackId, frames);
-            }
+            writeStack(stackId);
         }
     }
 
+    /** The first event of a site: its definition (out of line, so that {@link #accept} stays small for the JIT). */
+    private void writeSite(int siteId) {
+        SiteTable.Info i = SiteTable.get(siteId);
+        if (i != null) {
+            writer.site(i.id, i.className, i.method, i.file, i.line, i.type);
+        }
+        sitesWritten.set(siteId);
+    }
+
+    /** The first event of a stack: its frames (out of line, as {@link #writeSite}). */
+    private void writeStack(long stackId) {
+        stacksWritten.put(stackId, Boolean.TRUE);
+        List<String> frames = stacks.frames(stackId);
+        if (frames != null && !frames.isEmpty()) {
+            writer.stack(stackId, frames);
+        }
+    }
+
+    /** One event: the definitions of its site and stack first (once each), then the event itself. One lock. */
     @Override
     public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
                                     long previousSize, long threadId, int threadNameId, int variableNameId,
                                     int typeNameId, long stackId, int siteId) {
-        site(siteId);
-        stack(stackId);
+        if (siteId > 0 && !sitesWritten.get(siteId)) {
+            writeSite(siteId);
+        }
+        if (stackId != 0 && stacksWritten.get(stackId) == null) {
+            writeStack(stackId);
+        }
         writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
                 typeNameId, stackId, siteId);
         drained++;

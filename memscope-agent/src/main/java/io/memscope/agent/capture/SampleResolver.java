@@ -5,10 +5,11 @@ import io.memscope.internal.store.StringTable;
 /**
  * What the JVM sampler's records refer to, resolved once each on the drain thread: stacks by the hash of their raw
  * frames (resolved when a record brings the frames, into the capture's {@link StackTable}), classes by the library's class
- * id (their JVM signatures as type names), threads by their Java id (their names, from the Thread a record announces).
+ * id (their JVM signatures as type names), threads by their Java id (their names, from the Thread a record announces),
+ * and the stacks' methods by jmethodID.
  * Single-threaded (the drain thread).
  *
- * <p>Memory: one entry per distinct stack, class and thread sampled in the capture.
+ * <p>Memory: one entry per distinct stack, method, class and thread sampled in the capture.
  */
 final class SampleResolver {
     /** A thread that allocated, as the drain thread knows it. */
@@ -30,6 +31,8 @@ final class SampleResolver {
     private final StackTable stackTable;
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
+    /** The stacks' methods by jmethodID. */
+    private final LongMap<StackTable.Method> methods = new LongMap<>(1024);
     private final StackTable.JvmStack noFrames = StackTable.noFrames();
     private String[] typeNames = new String[256];
     private int[] typeNameIds = new int[256];
@@ -52,7 +55,7 @@ final class SampleResolver {
         }
         StackTable.JvmStack js = stacks.get(hash);
         if (js == null && frameCount > 0) {
-            js = stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk);
+            js = stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk, methods);
             stacks.put(hash, js);
         }
         return js;

@@ -7,16 +7,16 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One capture's call stacks of sampled allocations, deduplicated: a stack's id is a 64-bit hash of its frames (class,
  * method, line), and its frames are formatted as strings ({@code pkg.Class.method(File.java:LINE)}) only the first
- * time the stack is seen. memscope's own frames are left out. Also the methods of JVM-sampled stacks, resolved once
- * per jmethodID through JVMTI.
+ * time the stack is seen. memscope's own frames are left out. Also resolves JVM-sampled stacks (jmethodIDs and
+ * bytecode indexes) with the methods the JVM sampler's {@link SampleResolver} resolved once each.
  *
  * <p>Owned by the {@link CaptureSession} and reached through it or the parts it made (the JVM sampler's
  * {@link SampleResolver}, {@link NativeTracker}, {@link ApiCapture}, the recording): no static holds a table, so a
  * capture's stacks and methods go with it. {@link #release} empties the table when the capture ends. Stack ids are
  * hashes, not table indexes: the same frames get the same id in every capture.
  *
- * <p>Memory: one entry per distinct stack and per distinct method sampled in the capture. Thread-safe (concurrent
- * maps; a stack's text may be built twice by racing threads, one copy is kept).
+ * <p>Memory: one entry per distinct stack sampled in the capture. Thread-safe (a concurrent map; a stack's text may
+ * be built twice by racing threads, one copy is kept).
  */
 final class StackTable {
     /** Made at the first stack walked, not with the table: the agent makes its table before the application's main. */
@@ -206,8 +206,11 @@ final class StackTable {
     /** Frames looked at to find the site of a JVM-sampled allocation when the stack itself keeps fewer. */
     static final int SITE_SEARCH_FRAMES = 128;
 
-    /** A method of a JVM-sampled stack, resolved once through JVMTI. */
-    private static final class Method {
+    /**
+     * A method of a JVM-sampled stack, resolved once through JVMTI ({@link #describe}); kept by the sampler's
+     * {@link SampleResolver}, so used by the drain thread only.
+     */
+    static final class Method {
         final String className;
         final String name;
         final String file;
@@ -220,6 +223,11 @@ final class StackTable {
         /** The site search passes over it ({@link #isLibrary}). */
         final boolean library;
 
+        /** Frame text by line, for the first {@value #TEXTS} lines asked for (most methods show one or two). */
+        private final int[] textLines = new int[TEXTS];
+        private final String[] texts = new String[TEXTS];
+        private int textCount;
+
         Method(String className, String name, String file, int[] lines) {
             this.className = className;
             this.name = name;
@@ -229,6 +237,28 @@ final class StackTable {
                     || className.startsWith("jdk.internal.reflect.");
             this.own = className.startsWith(AGENT) || className.startsWith(HOOKS) || isMemscopeInitializer(this);
             this.library = isLibrary(className);
+        }
+
+        /**
+         * @return this method's frame at {@code line} ({@link io.memscope.recording.Site#frame}): the same String
+         *         for each stack it appears in, so that a new stack's frames are formatted and hashed once each
+         */
+        String text(int line) {
+            for (int i = 0; i < textCount; i++) {
+                if (textLines[i] == line) {
+                    return texts[i];
+                }
+            }
+            return newText(line);
+        }
+
+        private String newText(int line) {
+            String t = io.memscope.recording.Site.frame(className, name, file, line);
+            if (textCount < TEXTS) {
+                textLines[textCount] = line;
+                texts[textCount++] = t;
+            }
+            return t;
         }
 
         /** @return the source line of a bytecode index, -1 when unknown, -2 in a native method (as StackWalker) */
@@ -247,6 +277,9 @@ final class StackTable {
             return best;
         }
     }
+
+    /** Frame texts a {@link Method} remembers. */
+    private static final int TEXTS = 8;
 
     /** The site of one allocated class (by the sampler library's class id) at one stack (immutable). */
     static final class TypeSite {
@@ -322,11 +355,6 @@ final class StackTable {
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
-    /**
-     * Methods by jmethodID, this capture's. HotSpot may reuse the id of a method whose class was unloaded (see
-     * docs/agent.md).
-     */
-    private final ConcurrentHashMap<Long, Method> methods = new ConcurrentHashMap<>();
     private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
 
     /**
@@ -344,42 +372,58 @@ final class StackTable {
      * {@code includeJdk} or when every frame is the JDK's. Frames of hidden classes (lambda forms) are left out, as
      * StackWalker does, unless every frame is hidden.
      *
+     * @param methods the methods resolved so far by jmethodID (new ones are added): the caller's, one thread's.
+     *                HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md).
      * @return {@link #OWN} when memscope's own code allocated
      */
-    JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk) {
+    JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk, LongMap<Method> methods) {
         if (count <= 0) {
             return noFrames();
         }
-        long[] pairs = java.util.Arrays.copyOfRange(raw, offset, offset + 2 * count);
-        JvmStack s = resolveUncached(pairs, depth, includeJdk, false);
-        return s != null ? s : resolveUncached(pairs, depth, includeJdk, true);
-    }
-
-    /**
-     * Runs once per distinct raw stack (frames and bytecode indexes), so on the drain thread's hot path when samples
-     * are dense: plain arrays and per-method facts computed once ({@link Method#own}, {@link Method#library}) keep it
-     * small for the JIT (a sprawling version of it was the single most expensive compilation of a capture).
-     *
-     * @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false
-     */
-    private JvmStack resolveUncached(long[] raw, int depth, boolean includeJdk, boolean withHidden) {
-        int n = raw.length / 2;
-        Method[] methods = new Method[n];
-        int[] lines = new int[n];
-        int kept = 0;
-        for (int i = 0; i < n; i++) {
-            Method m = method(raw[2 * i]);
+        Method[] resolved = new Method[count];
+        int[] lines = new int[count];
+        for (int i = 0; i < count; i++) {
+            long id = raw[offset + 2 * i];
+            Method m = methods.get(id);
+            if (m == null) {
+                m = method(id, methods);
+            }
             if (m.own) {
                 return OWN;
             }
-            if (withHidden || !m.hidden) {
-                methods[kept] = m;
-                lines[kept] = m.lineAt(raw[2 * i + 1]);
-                kept++;
-            }
+            resolved[i] = m;
+            lines[i] = m.lineAt(raw[offset + 2 * i + 1]);
         }
-        if (kept == 0) {
-            return null;
+        JvmStack s = resolve(resolved, lines, count, depth, includeJdk, false);
+        return s != null ? s : resolve(resolved, lines, count, depth, includeJdk, true);
+    }
+
+    /**
+     * Runs once per distinct raw stack, so on the drain thread's hot path when samples are dense: plain arrays,
+     * per-method facts computed once ({@link Method#own}, {@link Method#library}) and frame texts formatted once per
+     * method and line ({@link Method#text}) keep it small for the JIT (a sprawling version of it was the single most
+     * expensive compilation of a capture).
+     *
+     * @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false
+     */
+    private JvmStack resolve(Method[] all, int[] allLines, int n, int depth, boolean includeJdk,
+                             boolean withHidden) {
+        Method[] methods = all;
+        int[] lines = allLines;
+        int kept = n;
+        if (!withHidden) {
+            methods = new Method[n];
+            lines = new int[n];
+            kept = 0;
+            for (int i = 0; i < n; i++) {
+                if (!all[i].hidden) {
+                    methods[kept] = all[i];
+                    lines[kept++] = allLines[i];
+                }
+            }
+            if (kept == 0) {
+                return null;
+            }
         }
         int app = -1;
         for (int i = 0; i < kept; i++) {
@@ -413,20 +457,19 @@ final class StackTable {
         String[] text = new String[keep];
         for (int i = 0; i < keep; i++) {
             Method m = methods[i];
-            text[i] = io.memscope.recording.Site.frame(m.className, m.name, m.file, lines[i]);
+            text[i] = m.text(lines[i]);
         }
         return List.of(text);
     }
 
-    private Method method(long id) {
-        Method m = methods.get(id);
-        if (m == null) {
-            String[] d = JvmtiHeapSampler.describe(id);
-            m = d == null ? UNKNOWN : new Method(d[0], d[1], d[2], JvmtiHeapSampler.lines(id));
-            if (d != null) {
-                methods.putIfAbsent(id, m);
-            }
+    /** A method not resolved yet: described through JVMTI and added to {@code methods} (unless unknown). */
+    private static Method method(long id, LongMap<Method> methods) {
+        String[] d = JvmtiHeapSampler.describe(id);
+        if (d == null) {
+            return UNKNOWN;
         }
+        Method m = new Method(d[0], d[1], d[2], JvmtiHeapSampler.lines(id));
+        methods.put(id, m);
         return m;
     }
 
@@ -469,9 +512,9 @@ final class StackTable {
         return frames.getOrDefault(id, List.of());
     }
 
-    /** @return the stacks and the resolved methods this table holds (0 after {@link #release}) */
+    /** @return the stacks this table holds (0 after {@link #release}) */
     int size() {
-        return frames.size() + methods.size();
+        return frames.size();
     }
 
     /**
@@ -480,7 +523,6 @@ final class StackTable {
      */
     void release() {
         frames.clear();
-        methods.clear();
     }
 
     private static long mix(long h, long v) {

@@ -63,8 +63,7 @@ public final class BlockDictionary {
             grow();
         }
         if (size == keysA.length) {
-            keysA = Arrays.copyOf(keysA, size * 2);
-            keysB = Arrays.copyOf(keysB, size * 2);
+            growKeys();
         }
         int index = size++;
         keysA[index] = a;
@@ -80,6 +79,12 @@ public final class BlockDictionary {
             h = (h + 1) & mask;
         }
         slots[h] = index + 1;
+    }
+
+    /** Out of line (rare): keeps the array copies out of the code the JIT compiles into every caller of add. */
+    private void growKeys() {
+        keysA = Arrays.copyOf(keysA, size * 2);
+        keysB = Arrays.copyOf(keysB, size * 2);
     }
 
     private void grow() {

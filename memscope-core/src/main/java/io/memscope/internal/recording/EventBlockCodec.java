@@ -61,17 +61,20 @@ public final class EventBlockCodec {
         /** @return the slot of {@code site}, added (all zeros) when the block has not seen it yet */
         int slot(long site) {
             int slot = sites.find(site, 0);
-            if (slot < 0) {
-                slot = sites.add(site, 0);
-                if (slot == size.length) {
-                    size = Arrays.copyOf(size, slot * 2);
-                    typeName = Arrays.copyOf(typeName, slot * 2);
-                    stack = Arrays.copyOf(stack, slot * 2);
-                }
-                size[slot] = 0;
-                typeName[slot] = 0;
-                stack[slot] = 0;
+            return slot >= 0 ? slot : added(site);
+        }
+
+        /** A site new to the block (out of line: the common case above stays small for the JIT). */
+        private int added(long site) {
+            int slot = sites.add(site, 0);
+            if (slot == size.length) {
+                size = Arrays.copyOf(size, slot * 2);
+                typeName = Arrays.copyOf(typeName, slot * 2);
+                stack = Arrays.copyOf(stack, slot * 2);
             }
+            size[slot] = 0;
+            typeName[slot] = 0;
+            stack[slot] = 0;
             return slot;
         }
 
@@ -170,8 +173,7 @@ public final class EventBlockCodec {
                 if (ref >= 0) {
                     out.ulebReserved(ref);
                 } else {
-                    out.ulebReserved(stacks.add(stackId, 0));
-                    out.ulebReserved(stackId);
+                    newStack(out, stackId);
                 }
             }
             if (previousSize != 0) {
@@ -184,6 +186,12 @@ public final class EventBlockCodec {
             previousTimestamp = timestamp;
             previousAddress = address;
             count++;
+        }
+
+        /** A stack new to the block: its entry (out of line, as {@link SiteMemo#added}). */
+        private void newStack(ByteSink out, long stackId) {
+            out.ulebReserved(stacks.add(stackId, 0));
+            out.ulebReserved(stackId);
         }
 
         /** Writes the payload prefix (count, base timestamp) that goes before {@link #body}. */
