@@ -1,11 +1,11 @@
 package io.memscope.agent.capture;
 
 import io.memscope.MemoryEvent;
-import io.memscope.MemoryEventType;
 import io.memscope.internal.error.Failures;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
+import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.internal.store.EventStore;
 import io.memscope.internal.store.StringTable;
@@ -101,25 +101,31 @@ final class CaptureRecording {
     }
 
     /**
-     * One event recorded on behalf of another thread (the JVM sampler's drain thread): straight into the file when
-     * it is open (the store's string table is the writer's), else into the store. Never throws.
+     * Events recorded on behalf of another thread (the JVM sampler's drain thread), in order: straight into the file
+     * when it is open (the store's string table is the writer's), else into the store. Never throws: an event that
+     * fails is counted ({@link #failedEvents}) and the next one is tried.
      */
-    void event(long time, MemoryEventType type, long address, long size, long previousSize, long threadId,
-               int threadNameId, int siteId, long stackId, int typeNameId) {
-        try {
-            RecordingStream rs = stream;
-            if (rs != null) {
-                rs.accept(time, type, address, size, previousSize, threadId, threadNameId, 0, typeNameId, stackId,
-                        siteId);
-                return;
+    void events(EventColumns batch) {
+        RecordingStream rs = stream;
+        if (rs != null) {
+            long failed = rs.acceptAll(batch, "agent.sample.record");
+            if (failed > 0) {
+                failedEvents.addAndGet(failed);
             }
-            EventStore store = sink.store();
-            StringTable strings = store.strings();
-            store.record(new MemoryEvent(time, type, address, size, previousSize, threadId, strings.get(threadNameId),
-                    null, strings.get(typeNameId), stackId, siteId));
-        } catch (Throwable t) {
-            failedEvents.incrementAndGet();
-            Failures.report("agent.sample.record", t);
+            return;
+        }
+        for (int i = 0; i < batch.size; i++) {
+            try {
+                EventStore store = sink.store();
+                StringTable strings = store.strings();
+                store.record(new MemoryEvent(batch.timestamp[i], batch.typeOf(i), batch.address[i],
+                        batch.eventSize[i], batch.previousSize[i], batch.threadId[i],
+                        strings.get(batch.threadNameId[i]), strings.get(batch.variableNameId[i]),
+                        strings.get(batch.typeNameId[i]), batch.stackId[i], batch.siteId[i]));
+            } catch (Throwable t) {
+                failedEvents.incrementAndGet();
+                Failures.report("agent.sample.record", t);
+            }
         }
     }
 

@@ -345,17 +345,8 @@ public final class CaptureSession {
      */
     private final class HeapEvents implements HeapSampleSink {
         @Override
-        public void allocated(long timeNanos, long threadId, int threadNameId, long sampleId, long size, int siteId,
-                              long stackId, int typeNameId) {
-            recording.event(timeNanos, MemoryEventType.ALLOCATE, sampleId, size, 0, threadId, threadNameId, siteId,
-                    stackId, typeNameId);
-        }
-
-        @Override
-        public void collected(long timeNanos, long sampleId, long size, long lifetimeNanos, int siteId) {
-            JvmtiHeapSampler s = jvmti;
-            recording.event(timeNanos, MemoryEventType.DEALLOCATE, sampleId, size, lifetimeNanos,
-                    s == null ? 0 : s.ownTid(), s == null ? 0 : s.ownNameId(), siteId, 0, 0);
+        public void events(io.memscope.internal.recording.EventColumns batch) {
+            recording.events(batch);
         }
     }
 

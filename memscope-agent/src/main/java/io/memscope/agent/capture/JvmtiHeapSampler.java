@@ -1,6 +1,8 @@
 package io.memscope.agent.capture;
 
+import io.memscope.MemoryEventType;
 import io.memscope.agent.boot.SamplerNatives;
+import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.store.StringTable;
 
@@ -14,7 +16,7 @@ import io.memscope.internal.store.StringTable;
  * class, size, thread, time and stack; see memscope_sampler.c). Everything else happens here, on memscope's drain
  * thread ({@link #drain}): each method, stack, class and thread is resolved once; a sample gets its site (the first
  * frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its Horvitz-Thompson weight,
- * is recorded ({@link HeapSampleSink#allocated}) and its weak reference is tracked by the library's live table.
+ * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's live table.
  *
  * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
  * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
@@ -81,6 +83,10 @@ final class JvmtiHeapSampler {
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
+    /** The events of the batch being processed or scanned, handed to the sink at its end. */
+    private final EventColumns events = new EventColumns(BATCH);
+    private static final int ALLOCATE = MemoryEventType.ALLOCATE.code();
+    private static final int DEALLOCATE = MemoryEventType.DEALLOCATE.code();
     /** Entries of {@link #commit} filled by the batch being processed. */
     private int commits;
     private final long[] gcStart = new long[GC_SLOTS];
@@ -322,6 +328,21 @@ final class JvmtiHeapSampler {
         if (commits > 0) {
             SamplerNatives.commit(commit, commits);
         }
+        recordEvents();
+    }
+
+    /**
+     * Hands the events of a batch to the sink, one call per batch: what records an event (the recording's locks,
+     * checks and encoder) is then compiled once, for the sink's loop, instead of into every caller per sample.
+     */
+    private void recordEvents() {
+        if (events.size > 0) {
+            try {
+                sink.events(events);
+            } finally {
+                events.clear();
+            }
+        }
     }
 
     /** Records the sample of the record at {@code r} in {@link #records} (see {@link #process}). */
@@ -367,8 +388,8 @@ final class JvmtiHeapSampler {
             liveSites.allocatedOnly(site, size, w);
             untracked++;
         }
-        sink.allocated(records[r + 2], tid, thread == null ? 0 : thread.nameId, tracked ? id : 0, size, site, js.id,
-                resolver.typeNameId(classId));
+        events.add(records[r + 2], ALLOCATE, tracked ? id : 0, size, 0, tid, thread == null ? 0 : thread.nameId, 0,
+                resolver.typeNameId(classId), js.id, site);
         kept++;
         if (tracked) {
             commit(index, id, site, js.id);
@@ -423,6 +444,7 @@ final class JvmtiHeapSampler {
             for (int i = 0; i < n; i++) {
                 scanned(i * SCAN_LONGS, now); // a method per entry, compiled early (see process)
             }
+            recordEvents();
             if ((rc & 1) != 0) {
                 break;
             }
@@ -468,7 +490,7 @@ final class JvmtiHeapSampler {
             at = time;
         }
         liveSites.collected(site, size, w, held);
-        sink.collected(at, id, size, at - time, site);
+        events.add(at, DEALLOCATE, id, size, at - time, ownTid, ownNameId, 0, 0, 0, site);
         collected++;
     }
 

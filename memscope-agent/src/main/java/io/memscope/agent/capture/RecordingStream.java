@@ -2,6 +2,8 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.GcRecord;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.EventSink;
 import io.memscope.internal.store.EventStore;
@@ -112,6 +114,39 @@ final class RecordingStream implements EventSink {
         if (frames != null && !frames.isEmpty()) {
             writer.stack(stackId, frames);
         }
+    }
+
+    /**
+     * Events of a batch, in order, under one lock (see {@link #accept}). Never throws: an event that fails (the
+     * writer cannot define its site or stack) is reported under {@code failure} and the next one is tried.
+     *
+     * @return the events that failed
+     */
+    synchronized long acceptAll(EventColumns batch, String failure) {
+        long failed = 0;
+        for (int i = 0; i < batch.size; i++) {
+            try {
+                accept(batch, i); // a method per event: compiled early, as the JVM sampler's per-record methods
+            } catch (Throwable t) {
+                failed++;
+                Failures.report(failure, t);
+            }
+        }
+        return failed;
+    }
+
+    private void accept(EventColumns b, int i) {
+        int siteId = b.siteId[i];
+        long stackId = b.stackId[i];
+        if (siteId > 0 && !sitesWritten.get(siteId)) {
+            writeSite(siteId);
+        }
+        if (stackId != 0 && stacksWritten.get(stackId) == null) {
+            writeStack(stackId);
+        }
+        writer.accept(b.timestamp[i], b.typeOf(i), b.address[i], b.eventSize[i], b.previousSize[i], b.threadId[i],
+                b.threadNameId[i], b.variableNameId[i], b.typeNameId[i], stackId, siteId);
+        drained++;
     }
 
     /** One event: the definitions of its site and stack first (once each), then the event itself. One lock. */

@@ -372,16 +372,24 @@ final class StackTable {
      * {@code includeJdk} or when every frame is the JDK's. Frames of hidden classes (lambda forms) are left out, as
      * StackWalker does, unless every frame is hidden.
      *
+     * <p>Runs once per distinct raw stack, so on the drain thread's hot path when samples are dense: plain arrays,
+     * per-method facts computed once ({@link Method#own}, {@link Method#hidden}, {@link Method#library}) and frame
+     * texts formatted once per method and line ({@link Method#text}) keep it small for the JIT (a sprawling version
+     * of it was the single most expensive compilation of a capture).
+     *
      * @param methods the methods resolved so far by jmethodID (new ones are added): the caller's, one thread's.
      *                HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md).
      * @return {@link #OWN} when memscope's own code allocated
      */
     JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk, LongMap<Method> methods) {
+        // One method on purpose: it runs once per distinct raw stack, and a body this size is one the JIT compiles
+        // on its own instead of into the drain's per-sample code (where it would be compiled again, rarely run).
         if (count <= 0) {
             return noFrames();
         }
-        Method[] resolved = new Method[count];
-        int[] lines = new int[count];
+        Method[] all = new Method[count];
+        int[] allLines = new int[count];
+        int visible = 0;
         for (int i = 0; i < count; i++) {
             long id = raw[offset + 2 * i];
             Method m = methods.get(id);
@@ -391,54 +399,41 @@ final class StackTable {
             if (m.own) {
                 return OWN;
             }
-            resolved[i] = m;
-            lines[i] = m.lineAt(raw[offset + 2 * i + 1]);
+            all[i] = m;
+            allLines[i] = m.lineAt(raw[offset + 2 * i + 1]);
+            if (!m.hidden) {
+                visible++;
+            }
         }
-        JvmStack s = resolve(resolved, lines, count, depth, includeJdk, false);
-        return s != null ? s : resolve(resolved, lines, count, depth, includeJdk, true);
-    }
-
-    /**
-     * Runs once per distinct raw stack, so on the drain thread's hot path when samples are dense: plain arrays,
-     * per-method facts computed once ({@link Method#own}, {@link Method#library}) and frame texts formatted once per
-     * method and line ({@link Method#text}) keep it small for the JIT (a sprawling version of it was the single most
-     * expensive compilation of a capture).
-     *
-     * @return the resolved stack, or null when every frame is hidden and {@code withHidden} is false
-     */
-    private JvmStack resolve(Method[] all, int[] allLines, int n, int depth, boolean includeJdk,
-                             boolean withHidden) {
-        Method[] methods = all;
+        // Frames of hidden classes are left out, unless every frame is hidden.
+        Method[] ms = all;
         int[] lines = allLines;
-        int kept = n;
-        if (!withHidden) {
-            methods = new Method[n];
-            lines = new int[n];
+        int kept = count;
+        if (visible > 0 && visible < count) {
+            ms = new Method[visible];
+            lines = new int[visible];
             kept = 0;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < count; i++) {
                 if (!all[i].hidden) {
-                    methods[kept] = all[i];
+                    ms[kept] = all[i];
                     lines[kept++] = allLines[i];
                 }
-            }
-            if (kept == 0) {
-                return null;
             }
         }
         int app = -1;
         for (int i = 0; i < kept; i++) {
-            if (!methods[i].library) {
+            if (!ms[i].library) {
                 app = i;
                 break;
             }
         }
         int site = includeJdk || app < 0 ? 0 : app;
         int keep = Math.min(depth, kept);
-        long h = stackId(methods, lines, keep);
+        long h = stackId(ms, lines, keep);
         if (keep > 0 && !frames.containsKey(h)) {
-            frames.putIfAbsent(h, frameText(methods, lines, keep));
+            frames.putIfAbsent(h, frameText(ms, lines, keep));
         }
-        Method sm = methods[site];
+        Method sm = ms[site];
         return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0);
     }
 

@@ -59,7 +59,8 @@ public final class EventColumns {
         siteId = Arrays.copyOf(siteId, cap);
     }
 
-    void clear() {
+    /** Empties the columns (their arrays are kept, for reuse). */
+    public void clear() {
         size = 0;
     }
 
