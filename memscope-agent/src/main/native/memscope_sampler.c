@@ -10,7 +10,8 @@
  *   - its class, as a small id from a table keyed by the class's identity hash (the class's name is read once);
  *   - its size, the thread's Java id, the time (CLOCK_MONOTONIC: System.nanoTime's clock on Linux);
  *   - the stack from GetStackTrace as a 64-bit hash of its (jmethodID, bytecode index) pairs, with the frames
- *     themselves only the first time that hash is queued;
+ *     themselves only the first time that hash is queued; when a walk of the thread's own frames names the stack
+ *     and GetStackTrace answered for that name before, its earlier answer (stack_key.h);
  *   - the number of GCs started so far.
  * A sample that does not fit is counted as dropped (exactly) and its references deleted.
  *
