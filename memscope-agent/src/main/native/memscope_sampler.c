@@ -544,8 +544,8 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
         }
     }
     raw_handles = check_handle_layout(jni, thread_class);
-    if (walker_usable < 0) {
-        walker_usable = walker_init(jni, thread_class);
+    if (walker_usable < 0 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK)) {
+        walker_usable = walker_init(jni, thread_class); /* about 80 microseconds */
     }
     (*jni)->DeleteLocalRef(jni, thread_class);
     int walk = walker_usable == 1 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK) ? stack_walk

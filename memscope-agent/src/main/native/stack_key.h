@@ -18,8 +18,11 @@
  *     does not name the call site, so such a walk has no key;
  *   - interpreted: the method's jmethodID (read from the class's jmethodID cache; none yet means no key) and the
  *     bytecode index (from the frame's bytecode pointer; -1 for a native method, as JVMTI reports it);
- *   - runtime stubs and other code blobs with a frame, and the call stub's entry frames: no Java frame (GetStackTrace
- *     skips them); the walk passes them by their frame size, and an entry frame by the JavaCallWrapper's anchor;
+ *   - runtime stubs and other code blobs with a frame: no Java frame (GetStackTrace skips them); the walk passes
+ *     them by their frame size and names them by their return address (so that an nmethod a JDK's blob names were
+ *     not recognized by is still named by its address);
+ *   - the call stub's entry frames (the VM or native code calling Java): no Java frame; the walk goes on where the
+ *     JavaCallWrapper's anchor says (the wrapper lives on this stack, in the VM's call_helper frame);
  *   - anything else (a code blob without a frame, an adapter, an upcall stub, a continuation's return barrier, an
  *     address outside the code cache, a frame pointer outside the thread's stack): no key.
  * The walk stops at the thread's first frame, or once it has passed as many frames holding Java frames as the
@@ -454,8 +457,9 @@ static uint64_t stack_key(JNIEnv *jni, jint wanted) {
             if (fp <= sp || fp - 6 * 8 <= low || fp >= high || (fp & 7) != 0) {
                 return 0;
             }
+            /* The JavaCallWrapper is a local of the VM's JavaCalls::call_helper: on this stack, above the frame. */
             char *wrapper = (char *) STACK_WORD(fp - 6 * 8);
-            if (wrapper == NULL) {
+            if ((uintptr_t) wrapper <= fp || (uintptr_t) wrapper >= high - 64 || ((uintptr_t) wrapper & 7) != 0) {
                 return 0;
             }
             char *a = wrapper + hs.wrapper_anchor;
@@ -491,6 +495,10 @@ static uint64_t stack_key(JNIEnv *jni, jint wanted) {
                 }
                 key = mix(mix(key, pc), (uint64_t) (uint32_t) *(int32_t *) (blob + hs.nm_compile_id));
                 java_frames++;
+            } else {
+                /* No Java frame; named anyway, so that an nmethod a JDK's blob names were not recognized by still
+                 * names its frame (by address). */
+                key = mix(key, pc);
             }
             uintptr_t sender_sp = unextended + (uintptr_t) frame_words * 8;
             if (sender_sp <= sp || sender_sp >= high) {

@@ -521,10 +521,10 @@ final class JvmtiHeapSampler {
         if (counter(STACKS_MISMATCHED) > 0) {
             return "off after a mismatch";
         }
-        if (state == 0 || state == -1) {
+        if (state == 0) {
             return "unavailable";
         }
-        return state == 3 ? "check" : state == 2 ? "on" : "off";
+        return state == 3 ? "check" : state == 2 ? "on" : "off"; // -1: not tried, as asked
     }
 
     synchronized long counter(int index) {
