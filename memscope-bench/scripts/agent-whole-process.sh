@@ -12,7 +12,8 @@
 #          alloc,live and JFR (default settings). Default 20 rounds.
 #   mixed  Jackson + Guava + H2, about 2 s quiet (io.memscope.bench.agent.workload.MixedWorkload): no agent, memscope
 #          default (sample mode, 512 KiB), async-profiler alloc (its default 512 KiB), memscope interval=2k and
-#          async-profiler alloc=2k,live; with --all-configs also memscope interval=1g (fixed costs) and JFR
+#          async-profiler alloc=2k,live; with --all-configs also memscope interval=2k with stackWalk=off (every stack
+#          from JVMTI GetStackTrace), memscope interval=1g (fixed costs) and JFR
 #          (default settings). Default 10 rounds.
 #   build  a Maven build whose tests fork 4 JVMs (src/test/resources/fork-build, `mvnw -o test`, offline against the
 #          local repository): no agent, `memscope run -- <build>` (agent in every JVM, then each JVM's report),
@@ -189,8 +190,9 @@ mixed_workload() {
         "$java -javaagent:$agent=out=$work/rec,interval=2k $mixed"
         "$java -agentpath:$ap=start,alloc=2k,live,file=$work/ap.jfr $mixed")
   if [ "$all_configs" = 1 ]; then
-    names+=("memscope interval=1g" "JFR")
-    cmds+=("$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
+    names+=("memscope 2k stackWalk=off" "memscope interval=1g" "JFR")
+    cmds+=("$java -javaagent:$agent=out=$work/rec,interval=2k,stackWalk=off $mixed"
+           "$java -javaagent:$agent=out=$work/rec,interval=1g $mixed"
            "$java -XX:StartFlightRecording=filename=$work/r.jfr $mixed")
   fi
   header "mixed: Jackson + Guava + H2 (60 cycles)" "$n"

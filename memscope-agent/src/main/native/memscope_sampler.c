@@ -10,7 +10,8 @@
  *   - its class, as a small id from a table keyed by the class's identity hash (the class's name is read once);
  *   - its size, the thread's Java id, the time (CLOCK_MONOTONIC: System.nanoTime's clock on Linux);
  *   - the stack from GetStackTrace as a 64-bit hash of its (jmethodID, bytecode index) pairs, with the frames
- *     themselves only the first time that hash is queued;
+ *     themselves only the first time that hash is queued; when a walk of the thread's own frames names the stack
+ *     and GetStackTrace answered for that name before, its earlier answer (stack_key.h);
  *   - the number of GCs started so far.
  * A sample that does not fit is counted as dropped (exactly) and its references deleted.
  *
@@ -163,6 +164,7 @@ static jlong hash_frames(const jvmtiFrameInfo *frames, jint count) {
 }
 
 #include "live_table.h"
+#include "stack_key.h"
 
 /* --------------------------------------------------------------------------------------- stacks already sent */
 
@@ -323,11 +325,36 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
             wanted = STACK_FRAMES;
         }
     }
-    if ((*env)->GetStackTrace(env, NULL, 0, wanted, frames, &count) != JVMTI_ERROR_NONE) {
-        count = 0;
+    /* The stack: from the table of earlier answers when the walk names it (stack_key.h), else from JVMTI. */
+    uint64_t key = 0;
+    uint64_t cached = 0;
+    jlong stack = 0;
+    uint32_t send = 0;
+    if (__atomic_load_n(&stack_walk_mode, __ATOMIC_ACQUIRE) != STACK_WALK_OFF) {
+        key = stack_key(jni, wanted);
+        if (key == 0) {
+            __atomic_add_fetch(&stacks_unkeyed, 1, __ATOMIC_RELAXED);
+        } else {
+            cached = key_lookup(key);
+            if (cached != 0 && stack_sent(cached) && !check_due()) {
+                stack = (jlong) cached;
+                __atomic_add_fetch(&stacks_from_table, 1, __ATOMIC_RELAXED);
+            }
+        }
     }
-    jlong stack = count > 0 ? hash_frames(frames, count) : 0;
-    uint32_t send = count > 0 && !stack_sent((uint64_t) stack) ? (uint32_t) count : 0;
+    if (stack == 0) {
+        if ((*env)->GetStackTrace(env, NULL, 0, wanted, frames, &count) != JVMTI_ERROR_NONE) {
+            count = 0;
+        }
+        stack = count > 0 ? hash_frames(frames, count) : 0;
+        send = count > 0 && !stack_sent((uint64_t) stack) ? (uint32_t) count : 0;
+        if (key != 0 && stack != 0) {
+            if (cached == 0) {
+                __atomic_add_fetch(&stacks_keyed_missed, 1, __ATOMIC_RELAXED);
+            }
+            key_answered(key, cached, (uint64_t) stack);
+        }
+    }
     uint32_t cls = class_id(jni, klass);
     if (cls == 0) {
         __atomic_add_fetch(&classes_unknown, 1, __ATOMIC_RELAXED);
@@ -462,6 +489,9 @@ static void free_capture(JNIEnv *jni) {
     free(stack_set);
     stack_set = NULL;
     stack_set_count = 0;
+    stack_walk_mode = STACK_WALK_OFF;
+    free(key_table);
+    key_table = NULL;
     free(staged);
     free(staged_frames);
     free(staged_refs);
@@ -491,7 +521,8 @@ static jint stop_events(void) {
  * error, -3 when the previous capture was not closed, -5 when memory is short.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval, jint frames,
-                                                               jlong ring_bytes, jint limit, jboolean sample_heap) {
+                                                               jlong ring_bytes, jint limit, jboolean sample_heap,
+                                                               jint stack_walk) {
     (void) cls;
     if (jvmti == NULL) {
         return -1;
@@ -513,7 +544,12 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
         }
     }
     raw_handles = check_handle_layout(jni, thread_class);
+    if (walker_usable < 0 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK)) {
+        walker_usable = walker_init(jni, thread_class); /* about 80 microseconds */
+    }
     (*jni)->DeleteLocalRef(jni, thread_class);
+    int walk = walker_usable == 1 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK) ? stack_walk
+                                                                                                   : STACK_WALK_OFF;
     uint64_t capacity = 1u << 16;
     while (capacity < (uint64_t) ring_bytes && capacity < (UINT64_C(1) << 30)) {
         capacity <<= 1;
@@ -528,10 +564,14 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
             || (staged_frames = calloc(DRAIN_FRAME_LONGS, sizeof(jlong))) == NULL
             || (staged_refs = calloc(DRAIN_RECORDS, sizeof(jweak))) == NULL
             || (staged_entries = calloc(DRAIN_RECORDS, sizeof(live_entry))) == NULL
-            || (live_capacity > 0 && (live = calloc(live_capacity, sizeof(live_entry))) == NULL)) {
+            || (live_capacity > 0 && (live = calloc(live_capacity, sizeof(live_entry))) == NULL)
+            || (walk != STACK_WALK_OFF && (key_table = calloc(KEY_SLOTS, sizeof(key_slot))) == NULL)) {
         free_capture(jni);
         return -5;
     }
+    key_count = 0;
+    stacks_from_table = stacks_keyed_missed = stacks_unkeyed = stacks_checked = stacks_mismatched = 0;
+    stack_walk_mode = walk;
     samples_seen = samples_queued = dropped_full = skipped_exception = skipped_error = classes_unknown = 0;
     skipped_own = raw_disagreements = marked_by_collection = 0;
     ring_signaled = 0;
@@ -1071,7 +1111,7 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[19] = {
+    jlong c[26] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -1090,10 +1130,18 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
         __atomic_load_n(&weak_refs_held, __ATOMIC_RELAXED),
         __atomic_load_n(&global_refs_held, __ATOMIC_RELAXED),
-        (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL) + (staged != NULL)),
+        (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL) + (staged != NULL)
+                 + (key_table != NULL)),
+        __atomic_load_n(&stacks_from_table, __ATOMIC_RELAXED),
+        __atomic_load_n(&stacks_keyed_missed, __ATOMIC_RELAXED),
+        __atomic_load_n(&stacks_unkeyed, __ATOMIC_RELAXED),
+        __atomic_load_n(&stacks_checked, __ATOMIC_RELAXED),
+        __atomic_load_n(&stacks_mismatched, __ATOMIC_RELAXED),
+        (jlong) __atomic_load_n(&key_count, __ATOMIC_RELAXED),
+        (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED) : walker_usable),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 19 ? n : 19, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 26 ? n : 26, c);
 }
 
 /*

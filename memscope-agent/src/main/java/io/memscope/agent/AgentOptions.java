@@ -1,5 +1,6 @@
 package io.memscope.agent;
 
+import io.memscope.agent.capture.CaptureSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,6 +60,9 @@ public final class AgentOptions {
             + "what the last GC of the run found)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
+        "stackWalk=on|off|check MEMSCOPE_STACK_WALK   JVM sampler: name a sample's stack by walking the thread's "
+            + "frames and reuse an earlier JVMTI answer for it (on, checked against JVMTI every 1024th time), always "
+            + "ask JVMTI (off), or compare every reused answer with JVMTI's (check) (default on)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -89,6 +93,7 @@ public final class AgentOptions {
     private List<String> functions = List.of();
     private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
+    private CaptureSettings.StackWalk stackWalk = CaptureSettings.StackWalk.ON;
     private boolean gcAtEnd;
     private String command = "start";
 
@@ -100,7 +105,7 @@ public final class AgentOptions {
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
         {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
-        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"command", null},
+        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"}, {"command", null},
     };
 
     private AgentOptions() {
@@ -230,6 +235,14 @@ public final class AgentOptions {
             case "liveSamples":
                 liveSamples = (int) number(v, 0, 1 << 24);
                 break;
+            case "stackWalk":
+                stackWalk = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "on" -> CaptureSettings.StackWalk.ON;
+                    case "off" -> CaptureSettings.StackWalk.OFF;
+                    case "check" -> CaptureSettings.StackWalk.CHECK;
+                    default -> throw new IllegalArgumentException("expected on, off or check");
+                };
+                break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
                     throw new IllegalArgumentException("expected start or detach");
@@ -311,6 +324,11 @@ public final class AgentOptions {
     }
 
     /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
+    /** How the JVM sampler names a sample's stack (see {@link CaptureSettings.StackWalk}). */
+    public CaptureSettings.StackWalk stackWalk() {
+        return stackWalk;
+    }
+
     public Sampler sampler() {
         return sampler;
     }

@@ -2,6 +2,7 @@ package io.memscope.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memscope.agent.capture.CaptureSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,19 @@ class AgentOptionsTest {
         AgentOptions bad = AgentOptions.parse("sampler=fast", Map.of());
         assertThat(bad.errors()).hasSize(1);
         assertThat(bad.errors().get(0)).contains("sampler").contains("auto, jvmti or bytecode");
+    }
+
+    @Test
+    void stackWalk() {
+        assertThat(AgentOptions.parse(null, Map.of()).stackWalk()).isEqualTo(CaptureSettings.StackWalk.ON);
+        assertThat(AgentOptions.parse("stackWalk=check", Map.of()).stackWalk())
+                .isEqualTo(CaptureSettings.StackWalk.CHECK);
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_STACK_WALK", "OFF")).stackWalk())
+                .isEqualTo(CaptureSettings.StackWalk.OFF);
+        AgentOptions bad = AgentOptions.parse("stackWalk=fast", Map.of());
+        assertThat(bad.errors()).hasSize(1);
+        assertThat(bad.errors().get(0)).contains("stackWalk").contains("on, off or check");
+        assertThat(String.join("\n", AgentOptions.HELP)).contains("stackWalk=");
     }
 
     @Test

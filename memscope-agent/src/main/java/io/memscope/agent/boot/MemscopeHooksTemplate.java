@@ -168,9 +168,12 @@ public final class MemscopeHooksTemplate {
         System.load(path);
     }
 
-    /** Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary). */
+    /**
+     * Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary).
+     * stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
+     */
     public static native int jvmtiStart0(int intervalBytes, int frames, long ringBytes, int liveLimit,
-                                         boolean sampleHeap);
+                                         boolean sampleHeap, int stackWalk);
 
     /** The drain thread's Java id, whose allocations are not sampled. */
     public static native void jvmtiOwnThread0(long tid);

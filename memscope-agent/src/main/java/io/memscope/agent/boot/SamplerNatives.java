@@ -21,8 +21,9 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiLoad(path);
     }
 
-    public static int start(int intervalBytes, int frames, long ringBytes, int liveLimit, boolean sampleHeap) {
-        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, frames, ringBytes, liveLimit, sampleHeap);
+    public static int start(int intervalBytes, int frames, long ringBytes, int liveLimit, boolean sampleHeap,
+                            int stackWalk) {
+        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, frames, ringBytes, liveLimit, sampleHeap, stackWalk);
     }
 
     public static void ownThread(long tid) {

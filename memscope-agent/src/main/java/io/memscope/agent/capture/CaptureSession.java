@@ -117,7 +117,8 @@ public final class CaptureSession {
                     : new SiteFilter(settings.include(), settings.exclude());
             JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
                     settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
-                    settings.liveLimit(), sink.store().strings(), new HeapEvents(), liveSites, log);
+                    settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
+                    log);
             samplerFallback = started.whyNot;
             jvmti = started.sampler;
             if (started.sampler != null) {
@@ -616,6 +617,12 @@ public final class CaptureSession {
         endMetadata.put("liveness.checkedAtCollectionStart",
                 Long.toString(s.counter(JvmtiHeapSampler.MARKED_AT_GC_START)));
         endMetadata.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
+        endMetadata.put("jvmti.stackWalk", s.stackWalkState());
+        endMetadata.put("jvmti.stacksReused", Long.toString(s.counter(JvmtiHeapSampler.STACKS_FROM_TABLE)));
+        endMetadata.put("jvmti.stacksWalkedNew", Long.toString(s.counter(JvmtiHeapSampler.STACKS_NEW_KEYS)));
+        endMetadata.put("jvmti.stacksUnwalkable", Long.toString(s.counter(JvmtiHeapSampler.STACKS_UNNAMED)));
+        endMetadata.put("jvmti.stacksChecked", Long.toString(s.counter(JvmtiHeapSampler.STACKS_CHECKED)));
+        endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
     }
 
     /** Waits for the Cleaners of direct buffers the final GC found unreachable. */

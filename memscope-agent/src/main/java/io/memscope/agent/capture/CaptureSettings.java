@@ -21,20 +21,43 @@ import java.util.List;
  * @param includeJdk     the JVM sampler names a sample's site after its top frame even inside the JDK
  * @param queueBytes     the JVM sampler's queue (C ring) size
  * @param liveLimit      samples the JVM sampler tracks for collection at most
+ * @param stackWalk      how the JVM sampler names a sample's stack
  */
 public record CaptureSettings(boolean exact, long intervalBytes, int stackDepth, boolean nativeMemory, boolean gc,
                               Path recording, long flushMillis, boolean debug, boolean jvmti, List<String> include,
-                              List<String> exclude, boolean includeJdk, long queueBytes, int liveLimit) {
+                              List<String> exclude, boolean includeJdk, long queueBytes, int liveLimit,
+                              StackWalk stackWalk) {
+
+    /**
+     * How the JVM sampler gets a sample's stack. JVMTI's GetStackTrace is exact but costs most of a sample; a walk of
+     * the thread's own frames names the same stack for a fraction of that, and when it names one seen before, the
+     * earlier answer is reused (the sampler library's stack_key.h says what names a frame, and when a walk gives up).
+     * The stacks recorded are the same either way.
+     */
+    public enum StackWalk {
+        /** Always GetStackTrace. */
+        OFF,
+        /** Reuse earlier answers; every 1024th reuse (per thread) is compared with GetStackTrace's, and one
+         *  difference turns reuse off for the JVM's life (counted in the recording's metadata). */
+        ON,
+        /** Reuse earlier answers, comparing every one with GetStackTrace's (for tests: slower than OFF). */
+        CHECK;
+
+        /** The sampler library's code for it. */
+        int code() {
+            return ordinal();
+        }
+    }
 
     /** Defaults for everything but the recording: sample mode, 512 KiB, 64 frames, native and GC on, JVMTI. */
     public static CaptureSettings defaults(Path recording) {
         return new CaptureSettings(false, 512 * 1024, 64, true, true, recording, 1000, false, true, List.of(),
-                List.of(), false, 1 << 20, 1 << 18);
+                List.of(), false, 1 << 20, 1 << 18, StackWalk.ON);
     }
 
     /** @return these settings with the bytecode hooks instead of the JVM's sampler */
     public CaptureSettings bytecode() {
         return new CaptureSettings(exact, intervalBytes, stackDepth, nativeMemory, gc, recording, flushMillis, debug,
-                false, include, exclude, includeJdk, queueBytes, liveLimit);
+                false, include, exclude, includeJdk, queueBytes, liveLimit, stackWalk);
     }
 }

@@ -67,6 +67,19 @@ final class JvmtiHeapSampler {
     static final int WEAK_REFS_HELD = 16;
     static final int GLOBAL_REFS_HELD = 17;
     static final int BUFFERS = 18;
+    /** Stacks answered from the table of earlier JVMTI answers (the walk named them). */
+    static final int STACKS_FROM_TABLE = 19;
+    /** Stacks the walk named for the first time: JVMTI answered, and the answer was kept. */
+    static final int STACKS_NEW_KEYS = 20;
+    /** Stacks the walk could not name (a frame it does not know exactly): JVMTI answered. */
+    static final int STACKS_UNNAMED = 21;
+    /** Answers from the table compared with JVMTI's, and those that differed. */
+    static final int STACKS_CHECKED = 22;
+    static final int STACKS_MISMATCHED = 23;
+    /** Keys in the table. */
+    static final int STACK_KEYS = 24;
+    /** The walk's state: -1 not tried, 0 the JVM's layout not understood, 1 off, 2 on, 3 check. */
+    static final int STACK_WALK = 25;
 
     private final SiteFilter filter;
     private final double mean;
@@ -79,7 +92,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[19];
+    private final long[] counters = new long[26];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
@@ -148,7 +161,8 @@ final class JvmtiHeapSampler {
      * @param liveLimit      samples tracked for collection at most
      */
     static Started start(StackTable stackTable, long intervalBytes, int stackDepth, boolean includeJdk,
-                         SiteFilter filter, boolean sampleHeap, long ringBytes, int liveLimit, StringTable strings, HeapSampleSink sink,
+                         SiteFilter filter, boolean sampleHeap, long ringBytes, int liveLimit,
+                         CaptureSettings.StackWalk stackWalk, StringTable strings, HeapSampleSink sink,
                          LiveSites liveSites, CollectionLog pauses) {
         if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
             return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
@@ -160,7 +174,8 @@ final class JvmtiHeapSampler {
         }
         try {
             int rc = SamplerNatives.start((int) Math.min(intervalBytes, Integer.MAX_VALUE),
-                    Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap);
+                    Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap,
+                    stackWalk.code());
             if (rc != 0) {
                 return new Started(null, "starting the JVMTI sampler failed: " + SamplerLibrary.describe(rc));
             }
@@ -535,6 +550,22 @@ final class JvmtiHeapSampler {
     }
 
     /** @return a counter of the library as last read by {@link #readCounters} ({@link #SEEN}, ...) */
+    /**
+     * The stack walk's state at the end: {@code on}, {@code check}, {@code off} (as asked), {@code unavailable} (this
+     * JVM's layout was not understood: every stack came from JVMTI) or {@code off after a mismatch} (an answer from
+     * the table differed from JVMTI's; every later stack came from JVMTI).
+     */
+    String stackWalkState() {
+        long state = counter(STACK_WALK);
+        if (counter(STACKS_MISMATCHED) > 0) {
+            return "off after a mismatch";
+        }
+        if (state == 0) {
+            return "unavailable";
+        }
+        return state == 3 ? "check" : state == 2 ? "on" : "off"; // -1: not tried, as asked
+    }
+
     synchronized long counter(int index) {
         return counters[index];
     }

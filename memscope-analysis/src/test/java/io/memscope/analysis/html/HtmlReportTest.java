@@ -39,9 +39,11 @@ class HtmlReportTest {
      * names are hostile when asked, analysed into a report: the page's real input path.
      */
     static Report report(boolean hostile) {
+        Path dir = null;
+        Path file = null;
         try {
-            Path dir = Files.createTempDirectory("memscope-html-test");
-            Path file = dir.resolve("recording.msrec");
+            dir = Files.createTempDirectory("memscope-html-test");
+            file = dir.resolve("recording.msrec");
             String cls = hostile ? HOSTILE_CLASS : "com.example.app.Cache";
             Site leak = new Site(1, cls, "put", "Cache.java", 10, "byte[]");
             Site temp = new Site(2, hostile ? "evil.\"quoted\"&amp;" : "com.example.app.Concat", "run",
@@ -89,6 +91,18 @@ class HtmlReportTest {
             return ReportBuilder.build(RecordedRun.open(file));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
+        } finally {
+            // The report holds everything it needs: the recording goes, so that runs leave no directories behind.
+            try {
+                if (file != null) {
+                    Files.deleteIfExists(file);
+                }
+                if (dir != null) {
+                    Files.deleteIfExists(dir);
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
     }
 

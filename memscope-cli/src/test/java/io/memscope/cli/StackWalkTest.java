@@ -1,0 +1,81 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import memscope.fixtures.StackShapesFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The JVM sampler's stack walk (stackWalk, the sampler library's stack_key.h): a sample's stack named by a walk of
+ * its thread's frames reuses an earlier JVMTI answer, and that answer is exactly what JVMTI gives again. The JVMTI
+ * sampler runs on Linux x86_64, where these tests run; the fixture allocates from every kind of frame (interpreted,
+ * compiled, inlined, deoptimized, on-stack replaced, reflection, method handles, a native method, class
+ * initializers run by the VM, exceptions, recursion past the depth kept, a virtual thread on JDK 21 and later).
+ */
+class StackWalkTest {
+    static List<String> javas() {
+        return Jvms.javas();
+    }
+
+    private static Map<String, Object> run(String java, Path out, String walk) throws Exception {
+        List<String> options = walk == null ? List.of("--interval", "1k")
+                : List.of("--interval", "1k", "--agent-option", "stackWalk=" + walk);
+        int code = Jvms.memscopeRun(out.resolve("reports"), options, List.of(java, "-Xmx256m", "-cp",
+                Jvms.classPath(StackShapesFixture.class), StackShapesFixture.class.getName()));
+        assertThat(code).isZero();
+        Object report = Jvms.report(out.resolve("reports"));
+        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertThat(Jvms.sites(report, "topAllocationSites")).anyMatch(s -> s.contains("StackShapesFixture"));
+        return MiniJson.obj(report, "metadata");
+    }
+
+    private static long count(Map<String, Object> meta, String key) {
+        assertThat(meta).containsKey(key);
+        return Long.parseLong(meta.get(key).toString());
+    }
+
+    /** Every answer the table gives is compared with GetStackTrace's: none differs, on any kind of frame. */
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void everyReusedStackIsTheOneJvmtiGives(String java, @TempDir Path out) throws Exception {
+        Map<String, Object> meta = run(java, out, "check");
+        assertThat(meta.get("jvmti.stackWalk")).as(meta.toString()).isEqualTo("check");
+        assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
+        assertThat(count(meta, "jvmti.stacksChecked")).as(meta.toString()).isGreaterThan(10_000);
+        assertThat(count(meta, "jvmti.stacksWalkedNew")).as("keys learnt: " + meta).isPositive();
+        assertThat(count(meta, "jvmti.stacksReused")).as("check mode always asks JVMTI").isZero();
+    }
+
+    /** By default most stacks come from the table, a few are checked, none differs. */
+    @ParameterizedTest
+    @MethodSource("javas")
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void onByDefaultMostStacksAreReused(String java, @TempDir Path out) throws Exception {
+        Map<String, Object> meta = run(java, out, null);
+        assertThat(meta.get("jvmti.stackWalk")).as(meta.toString()).isEqualTo("on");
+        long reused = count(meta, "jvmti.stacksReused");
+        assertThat(reused).as(meta.toString()).isGreaterThan(count(meta, "jvmti.samples") / 2);
+        assertThat(count(meta, "jvmti.stacksChecked")).as("every 1024th reuse per thread: " + meta).isPositive();
+        assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
+    }
+
+    /** stackWalk=off: JVMTI answers every sample, as before the walk existed. */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void offAsksJvmtiEverySample(@TempDir Path out) throws Exception {
+        Map<String, Object> meta = run(Jvms.current(), out, "off");
+        assertThat(meta.get("jvmti.stackWalk")).isEqualTo("off");
+        assertThat(count(meta, "jvmti.stacksReused")).isZero();
+        assertThat(count(meta, "jvmti.stacksWalkedNew")).isZero();
+        assertThat(count(meta, "jvmti.stacksUnwalkable")).isZero();
+    }
+}
