@@ -630,39 +630,4 @@ final class JvmtiHeapSampler {
     private static long threadId(Thread t) {
         return t.getId();
     }
-
-    /**
-     * A method of a sampled stack, resolved once: {@code [class name, method name, source file or null]}, or null
-     * when the method is gone (its class was unloaded) or the JVM cannot say.
-     */
-    static String[] describe(long method) {
-        String s;
-        try {
-            s = !SamplerLibrary.loaded() ? null
-                    : SamplerNatives.describe(method);
-        } catch (Throwable t) {
-            return null;
-        }
-        if (s == null) {
-            return null;
-        }
-        int t1 = s.indexOf('\t');
-        int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
-        if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
-            return null;
-        }
-        String cls = s.substring(1, t1 - 1).replace('/', '.');
-        String file = s.substring(t2 + 1);
-        return new String[] {cls, s.substring(t1 + 1, t2), file.isEmpty() ? null : file};
-    }
-
-    /** @return the method's line number table as pairs (first bytecode index, line), or null */
-    static int[] lines(long method) {
-        try {
-            return !SamplerLibrary.loaded() ? null
-                    : SamplerNatives.lines(method);
-        } catch (Throwable t) {
-            return null;
-        }
-    }
 }

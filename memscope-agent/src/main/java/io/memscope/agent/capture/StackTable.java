@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.agent.boot.SamplerNatives;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -214,7 +215,7 @@ final class StackTable {
         final String className;
         final String name;
         final String file;
-        /** Pairs (first bytecode index, line); empty when unknown. */
+        /** Pairs (first bytecode index, line) in order of bytecode index (stable); empty when unknown. */
         final int[] lines;
         /** Frames of hidden classes (lambda forms, lambda proxies) and reflection plumbing: left out, as StackWalker does. */
         final boolean hidden;
@@ -228,15 +229,77 @@ final class StackTable {
         private final String[] texts = new String[TEXTS];
         private int textCount;
 
-        Method(String className, String name, String file, int[] lines) {
+        private Method(String className, String name, String file, int[] lines, boolean hidden, boolean own,
+                       boolean library) {
             this.className = className;
             this.name = name;
             this.file = file;
-            this.lines = lines == null ? new int[0] : lines;
-            this.hidden = className.contains("/0x") || className.contains("+0x") || className.contains(".0x")
+            this.lines = lines;
+            this.hidden = hidden;
+            this.own = own;
+            this.library = library;
+        }
+
+        /**
+         * Resolves a method through JVMTI: its class, name and source file ({@code SamplerNatives.describe}:
+         * {@code "Lpkg/Class;<TAB>name<TAB>File.java"}), its line table (sorted here, so that {@link #lineAt} stops
+         * early), and the facts the stack resolution tests on every frame.
+         *
+         * <p>One method on purpose, longer than C2's {@code FreqInlineSize} (325 bytes of bytecode): it runs once
+         * per method, from {@link StackTable#resolveRaw}'s loop over a new stack's frames, and split into smaller
+         * ones it would be inlined, string handling and all, into every compilation of that loop.
+         *
+         * @return the method, or null when it is gone (its class was unloaded) or the JVM cannot say
+         */
+        static Method resolve(long id) {
+            String s;
+            try {
+                s = !SamplerLibrary.loaded() ? null : SamplerNatives.describe(id);
+            } catch (Throwable t) {
+                return null;
+            }
+            if (s == null) {
+                return null;
+            }
+            int t1 = s.indexOf('\t');
+            int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
+            if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
+                return null;
+            }
+            String className = s.substring(1, t1 - 1).replace('/', '.');
+            String name = s.substring(t1 + 1, t2);
+            String file = t2 + 1 == s.length() ? null : s.substring(t2 + 1);
+            int[] lines;
+            try {
+                lines = SamplerNatives.lines(id);
+            } catch (Throwable t) {
+                lines = null;
+            }
+            if (lines == null) {
+                lines = new int[0];
+            } else {
+                // pairs by first bytecode index, equal ones in their order (insertion sort: short, mostly sorted)
+                lines = java.util.Arrays.copyOf(lines, lines.length & ~1);
+                for (int i = 2; i < lines.length; i += 2) {
+                    int start = lines[i];
+                    int line = lines[i + 1];
+                    int j = i - 2;
+                    for (; j >= 0 && lines[j] > start; j -= 2) {
+                        lines[j + 2] = lines[j];
+                        lines[j + 3] = lines[j + 1];
+                    }
+                    lines[j + 2] = start;
+                    lines[j + 3] = line;
+                }
+            }
+            boolean hidden = className.contains("/0x") || className.contains("+0x") || className.contains(".0x")
                     || className.startsWith("jdk.internal.reflect.");
-            this.own = className.startsWith(AGENT) || className.startsWith(HOOKS) || isMemscopeInitializer(this);
-            this.library = isLibrary(className);
+            boolean library = isLibrary(className);
+            // memscope's static initializers (the application's copy of memscope-core: class loading, the agent
+            // link's method handles) are memscope's one-time cost, not the allocation of the line that first used it
+            boolean own = className.startsWith(AGENT) || className.startsWith(HOOKS)
+                    || name.equals("<clinit>") && className.startsWith(MEMSCOPE) && library;
+            return new Method(className, name, file, lines, hidden, own, library);
         }
 
         /**
@@ -268,8 +331,8 @@ final class StackTable {
             }
             int best = -1;
             long bestStart = -1;
-            for (int i = 0; i + 1 < lines.length; i += 2) {
-                if (lines[i] <= bci && lines[i] > bestStart) {
+            for (int i = 0; i < lines.length && lines[i] <= bci; i += 2) {
+                if (lines[i] > bestStart) {
                     bestStart = lines[i];
                     best = lines[i + 1];
                 }
@@ -355,7 +418,8 @@ final class StackTable {
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
-    private static final Method UNKNOWN = new Method("unknown", "unknown", null, null);
+    private static final Method UNKNOWN = new Method("unknown", "unknown", null, new int[0], false, false,
+            isLibrary("unknown"));
 
     /**
      * A sample without Java frames (an allocation by the JVM itself or by native code on a thread with no Java
@@ -459,11 +523,10 @@ final class StackTable {
 
     /** A method not resolved yet: described through JVMTI and added to {@code methods} (unless unknown). */
     private static Method method(long id, LongMap<Method> methods) {
-        String[] d = JvmtiHeapSampler.describe(id);
-        if (d == null) {
+        Method m = Method.resolve(id);
+        if (m == null) {
             return UNKNOWN;
         }
-        Method m = new Method(d[0], d[1], d[2], JvmtiHeapSampler.lines(id));
         methods.put(id, m);
         return m;
     }
@@ -486,15 +549,6 @@ final class StackTable {
             }
         }
         return true;
-    }
-
-    /**
-     * @return whether this is the static initializer of one of memscope's own classes (the application's copy of
-     *         memscope-core: class loading, the agent link's method handles): memscope's one-time cost, not the
-     *         allocation of the application line that happened to use the API first
-     */
-    private static boolean isMemscopeInitializer(Method m) {
-        return m.name.equals("<clinit>") && m.className.startsWith(MEMSCOPE) && isLibrary(m.className);
     }
 
     static boolean isJdk(String className) {
