@@ -63,7 +63,8 @@ public final class BlockDictionary {
             grow();
         }
         if (size == keysA.length) {
-            growKeys();
+            keysA = Arrays.copyOf(keysA, size * 2);
+            keysB = Arrays.copyOf(keysB, size * 2);
         }
         int index = size++;
         keysA[index] = a;
@@ -79,12 +80,6 @@ public final class BlockDictionary {
             h = (h + 1) & mask;
         }
         slots[h] = index + 1;
-    }
-
-    /** Out of line (rare): keeps the array copies out of the code the JIT compiles into every caller of add. */
-    private void growKeys() {
-        keysA = Arrays.copyOf(keysA, size * 2);
-        keysB = Arrays.copyOf(keysB, size * 2);
     }
 
     private void grow() {

@@ -38,13 +38,8 @@ public final class ByteSink {
     void reserve(int more) {
         int needed = length + more;
         if (needed > bytes.length) {
-            grow(needed);
+            bytes = Arrays.copyOf(bytes, Math.max(needed, bytes.length * 2));
         }
-    }
-
-    /** Out of line: rare, and the JIT then compiles the array copy once instead of into every caller. */
-    private void grow(int needed) {
-        bytes = Arrays.copyOf(bytes, Math.max(needed, bytes.length * 2));
     }
 
     void u8(int value) {

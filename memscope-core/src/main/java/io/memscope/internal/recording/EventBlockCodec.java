@@ -173,7 +173,8 @@ public final class EventBlockCodec {
                 if (ref >= 0) {
                     out.ulebReserved(ref);
                 } else {
-                    newStack(out, stackId);
+                    out.ulebReserved(stacks.add(stackId, 0));
+                    out.ulebReserved(stackId);
                 }
             }
             if (previousSize != 0) {
@@ -186,12 +187,6 @@ public final class EventBlockCodec {
             previousTimestamp = timestamp;
             previousAddress = address;
             count++;
-        }
-
-        /** A stack new to the block: its entry (out of line, as {@link SiteMemo#added}). */
-        private void newStack(ByteSink out, long stackId) {
-            out.ulebReserved(stacks.add(stackId, 0));
-            out.ulebReserved(stackId);
         }
 
         /** Writes the payload prefix (count, base timestamp) that goes before {@link #body}. */
