@@ -318,13 +318,6 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
     jvmtiFrameInfo *frames = local;
     jint wanted = frames_wanted;
     jint count = 0;
-    if (wanted > STACK_FRAMES) {
-        frames = malloc(sizeof(jvmtiFrameInfo) * (size_t) wanted);
-        if (frames == NULL) {
-            frames = local;
-            wanted = STACK_FRAMES;
-        }
-    }
     /* The stack: from the table of earlier answers when the walk names it (stack_key.h), else from JVMTI. */
     uint64_t key = 0;
     uint64_t cached = 0;
@@ -343,6 +336,14 @@ static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobje
         }
     }
     if (stack == 0) {
+        if (wanted > STACK_FRAMES) {
+            frames = malloc(sizeof(jvmtiFrameInfo) * (size_t) wanted);
+            if (frames == NULL) {
+                frames = local;
+                wanted = STACK_FRAMES;
+                key = 0; /* a shorter answer than the key stands for: not one to keep */
+            }
+        }
         if ((*env)->GetStackTrace(env, NULL, 0, wanted, frames, &count) != JVMTI_ERROR_NONE) {
             count = 0;
         }
@@ -1138,7 +1139,8 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         __atomic_load_n(&stacks_checked, __ATOMIC_RELAXED),
         __atomic_load_n(&stacks_mismatched, __ATOMIC_RELAXED),
         (jlong) __atomic_load_n(&key_count, __ATOMIC_RELAXED),
-        (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED) : walker_usable),
+        (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED)
+                 : walker_usable == WALKER_DISTRUSTED ? -2 : walker_usable),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
     (*jni)->SetLongArrayRegion(jni, out, 0, n < 26 ? n : 26, c);

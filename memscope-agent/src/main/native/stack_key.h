@@ -69,9 +69,11 @@ typedef struct {
 
 static key_slot *key_table;
 static volatile uint32_t key_count;
-/* STACK_WALK_*: what this capture asked for; walker_usable: whether the JVM's layout was understood (once per JVM). */
+/* STACK_WALK_*: what this capture asked for. walker_usable: -1 not read yet, 0 the JVM's layout not understood,
+ * 1 understood, WALKER_DISTRUSTED after an answer from the table differed from GetStackTrace's (for the JVM's life). */
+#define WALKER_DISTRUSTED 2
 static volatile int stack_walk_mode;
-static int walker_usable = -1;
+static volatile int walker_usable = -1;
 static volatile int64_t stacks_from_table;
 static volatile int64_t stacks_keyed_missed;
 static volatile int64_t stacks_unkeyed;
@@ -576,7 +578,7 @@ static void key_answered(uint64_t key, uint64_t cached, uint64_t stack) {
         if (cached != stack) {
             __atomic_add_fetch(&stacks_mismatched, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&stack_walk_mode, STACK_WALK_OFF, __ATOMIC_RELEASE);
-            walker_usable = 0;
+            walker_usable = WALKER_DISTRUSTED;
         }
         return;
     }

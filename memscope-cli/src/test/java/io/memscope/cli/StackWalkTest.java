@@ -52,10 +52,13 @@ class StackWalkTest {
         assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
         assertThat(count(meta, "jvmti.stacksChecked")).as(meta.toString()).isGreaterThan(10_000);
         assertThat(count(meta, "jvmti.stacksWalkedNew")).as("keys learnt: " + meta).isPositive();
+        // Two threads meeting the same new stack at once both ask JVMTI; one answer is kept.
+        assertThat(count(meta, "jvmti.stackKeys")).as("the keys learnt are in the table: " + meta).isPositive()
+                .isLessThanOrEqualTo(count(meta, "jvmti.stacksWalkedNew"));
         assertThat(count(meta, "jvmti.stacksReused")).as("check mode always asks JVMTI").isZero();
     }
 
-    /** By default most stacks come from the table, a few are checked, none differs. */
+    /** By default most stacks the walk can name come from the table, a few are checked, none differs. */
     @ParameterizedTest
     @MethodSource("javas")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -63,7 +66,10 @@ class StackWalkTest {
         Map<String, Object> meta = run(java, out, null);
         assertThat(meta.get("jvmti.stackWalk")).as(meta.toString()).isEqualTo("on");
         long reused = count(meta, "jvmti.stacksReused");
-        assertThat(reused).as(meta.toString()).isGreaterThan(count(meta, "jvmti.samples") / 2);
+        // The virtual thread's samples are mostly not walkable (its frames frozen in its continuation): of the rest,
+        // nearly all are answered from the table.
+        long walkable = count(meta, "jvmti.samples") - count(meta, "jvmti.stacksUnwalkable");
+        assertThat(reused).as(meta.toString()).isGreaterThan(walkable * 3 / 4);
         assertThat(count(meta, "jvmti.stacksChecked")).as("every 1024th reuse per thread: " + meta).isPositive();
         assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
     }

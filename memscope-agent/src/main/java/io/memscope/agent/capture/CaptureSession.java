@@ -623,6 +623,7 @@ public final class CaptureSession {
         endMetadata.put("jvmti.stacksUnwalkable", Long.toString(s.counter(JvmtiHeapSampler.STACKS_UNNAMED)));
         endMetadata.put("jvmti.stacksChecked", Long.toString(s.counter(JvmtiHeapSampler.STACKS_CHECKED)));
         endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
+        endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(JvmtiHeapSampler.STACK_KEYS)));
     }
 
     /** Waits for the Cleaners of direct buffers the final GC found unreachable. */

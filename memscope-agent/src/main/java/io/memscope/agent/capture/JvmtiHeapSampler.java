@@ -78,7 +78,10 @@ final class JvmtiHeapSampler {
     static final int STACKS_MISMATCHED = 23;
     /** Keys in the table. */
     static final int STACK_KEYS = 24;
-    /** The walk's state: -1 not tried, 0 the JVM's layout not understood, 1 off, 2 on, 3 check. */
+    /**
+     * The walk's state: -2 off since a reused answer differed (in this capture or an earlier one), -1 not tried, 0 the
+     * JVM's layout not understood, 1 off, 2 on, 3 check.
+     */
     static final int STACK_WALK = 25;
 
     private final SiteFilter filter;
@@ -557,7 +560,7 @@ final class JvmtiHeapSampler {
      */
     String stackWalkState() {
         long state = counter(STACK_WALK);
-        if (counter(STACKS_MISMATCHED) > 0) {
+        if (counter(STACKS_MISMATCHED) > 0 || state == -2) {
             return "off after a mismatch";
         }
         if (state == 0) {
