@@ -2,8 +2,8 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
 import io.memscope.agent.boot.SamplerNatives;
-import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.error.Failures;
+import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.store.StringTable;
 
 /**
@@ -16,7 +16,8 @@ import io.memscope.internal.store.StringTable;
  * class, size, thread, time and stack; see memscope_sampler.c). Everything else happens here, on memscope's drain
  * thread ({@link #drain}): each method, stack, class and thread is resolved once; a sample gets its site (the first
  * frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its Horvitz-Thompson weight,
- * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's live table.
+ * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's
+ * live table.
  *
  * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
  * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
@@ -340,13 +341,16 @@ final class JvmtiHeapSampler {
      */
     private void process(int n) {
         commits = 0;
-        for (int i = 0; i < n; i++) {
-            record(i * RECORD_LONGS);
+        try {
+            for (int i = 0; i < n; i++) {
+                record(i * RECORD_LONGS);
+            }
+            if (commits > 0) {
+                SamplerNatives.commit(commit, commits);
+            }
+        } finally {
+            recordEvents(); // also those of the samples before a failure, as when each was recorded at once
         }
-        if (commits > 0) {
-            SamplerNatives.commit(commit, commits);
-        }
-        recordEvents();
     }
 
     /**
@@ -459,10 +463,13 @@ final class JvmtiHeapSampler {
             int rc = SamplerNatives.scan(scanOut, begin);
             begin = false;
             int n = rc >>> 1;
-            for (int i = 0; i < n; i++) {
-                scanned(i * SCAN_LONGS, now); // a method per entry, compiled early (see process)
+            try {
+                for (int i = 0; i < n; i++) {
+                    scanned(i * SCAN_LONGS, now); // a method per entry, compiled early (see process)
+                }
+            } finally {
+                recordEvents();
             }
-            recordEvents();
             if ((rc & 1) != 0) {
                 break;
             }

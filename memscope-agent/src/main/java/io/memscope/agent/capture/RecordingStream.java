@@ -98,7 +98,7 @@ final class RecordingStream implements EventSink {
         }
     }
 
-    /** The first event of a site: its definition (out of line, so that {@link #accept} stays small for the JIT). */
+    /** The first event of a site: its definition (called under the lock by {@link #site} and the event methods). */
     private void writeSite(int siteId) {
         SiteTable.Info i = SiteTable.get(siteId);
         if (i != null) {
@@ -107,7 +107,7 @@ final class RecordingStream implements EventSink {
         sitesWritten.set(siteId);
     }
 
-    /** The first event of a stack: its frames (out of line, as {@link #writeSite}). */
+    /** The first event of a stack: its frames (as {@link #writeSite}). */
     private void writeStack(long stackId) {
         stacksWritten.put(stackId, Boolean.TRUE);
         List<String> frames = stacks.frames(stackId);
