@@ -32,7 +32,7 @@ final class SampleResolver {
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
     /** The stacks' methods by jmethodID. */
-    private final LongMap<StackTable.Method> methods = new LongMap<>(1024);
+    private final LongMap<SampledMethod> methods = new LongMap<>(1024);
     private final StackTable.JvmStack noFrames = StackTable.noFrames();
     private String[] typeNames = new String[256];
     private int[] typeNameIds = new int[256];

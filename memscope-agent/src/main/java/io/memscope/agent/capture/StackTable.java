@@ -1,6 +1,5 @@
 package io.memscope.agent.capture;
 
-import io.memscope.agent.boot.SamplerNatives;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,15 +26,15 @@ final class StackTable {
 
     /** Frame text by stack id. */
     private final ConcurrentHashMap<Long, List<String>> frames = new ConcurrentHashMap<>();
-    private static final String AGENT = "io.memscope.agent.";
+    static final String AGENT = "io.memscope.agent.";
     /** The hook classes the agent defines in java.lang (MemscopeHooks, MemscopeApiHooks, MemscopeHeapHooks...). */
-    private static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
+    static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
     /**
      * memscope's API in the application (accounting, runtime events), built at run time: the agent jar's shading
      * would relocate a string constant starting with memscope's package. Its workloads (demo, benchmarks) are
-     * application code. Declared before any {@link Method} is built (static initialization runs in this order).
+     * application code.
      */
-    private static final String MEMSCOPE = String.join(".", "io", "memscope", "");
+    static final String MEMSCOPE = String.join(".", "io", "memscope", "");
     private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
     StackTable() {
@@ -207,143 +206,6 @@ final class StackTable {
     /** Frames looked at to find the site of a JVM-sampled allocation when the stack itself keeps fewer. */
     static final int SITE_SEARCH_FRAMES = 128;
 
-    /**
-     * A method of a JVM-sampled stack, resolved once through JVMTI ({@link #describe}); kept by the sampler's
-     * {@link SampleResolver}, so used by the drain thread only.
-     */
-    static final class Method {
-        final String className;
-        final String name;
-        final String file;
-        /** Pairs (first bytecode index, line) in order of bytecode index (stable); empty when unknown. */
-        final int[] lines;
-        /** Frames of hidden classes (lambda forms, lambda proxies) and reflection plumbing: left out, as StackWalker does. */
-        final boolean hidden;
-        /** memscope's own frame (agent, hook class, memscope's static initializers): the sample is memscope's. */
-        final boolean own;
-        /** The site search passes over it ({@link #isLibrary}). */
-        final boolean library;
-
-        /** Frame text by line, for the first {@value #TEXTS} lines asked for (most methods show one or two). */
-        private final int[] textLines = new int[TEXTS];
-        private final String[] texts = new String[TEXTS];
-        private int textCount;
-
-        private Method(String className, String name, String file, int[] lines, boolean hidden, boolean own,
-                       boolean library) {
-            this.className = className;
-            this.name = name;
-            this.file = file;
-            this.lines = lines;
-            this.hidden = hidden;
-            this.own = own;
-            this.library = library;
-        }
-
-        /**
-         * Resolves a method through JVMTI: its class, name and source file ({@code SamplerNatives.describe}:
-         * {@code "Lpkg/Class;<TAB>name<TAB>File.java"}), its line table (sorted here, so that {@link #lineAt} stops
-         * early), and the facts the stack resolution tests on every frame.
-         *
-         * <p>One method on purpose, longer than C2's {@code FreqInlineSize} (325 bytes of bytecode): it runs once
-         * per method, from {@link StackTable#resolveRaw}'s loop over a new stack's frames, and split into smaller
-         * ones it would be inlined, string handling and all, into every compilation of that loop.
-         *
-         * @return the method, or null when it is gone (its class was unloaded) or the JVM cannot say
-         */
-        static Method resolve(long id) {
-            String s;
-            try {
-                s = !SamplerLibrary.loaded() ? null : SamplerNatives.describe(id);
-            } catch (Throwable t) {
-                return null;
-            }
-            if (s == null) {
-                return null;
-            }
-            int t1 = s.indexOf('\t');
-            int t2 = t1 < 0 ? -1 : s.indexOf('\t', t1 + 1);
-            if (t2 < 0 || s.indexOf('\t', t2 + 1) >= 0 || t1 < 3 || s.charAt(0) != 'L') {
-                return null;
-            }
-            String className = s.substring(1, t1 - 1).replace('/', '.');
-            String name = s.substring(t1 + 1, t2);
-            String file = t2 + 1 == s.length() ? null : s.substring(t2 + 1);
-            int[] lines;
-            try {
-                lines = SamplerNatives.lines(id);
-            } catch (Throwable t) {
-                lines = null;
-            }
-            if (lines == null) {
-                lines = new int[0];
-            } else {
-                // pairs by first bytecode index, equal ones in their order (insertion sort: short, mostly sorted)
-                lines = java.util.Arrays.copyOf(lines, lines.length & ~1);
-                for (int i = 2; i < lines.length; i += 2) {
-                    int start = lines[i];
-                    int line = lines[i + 1];
-                    int j = i - 2;
-                    for (; j >= 0 && lines[j] > start; j -= 2) {
-                        lines[j + 2] = lines[j];
-                        lines[j + 3] = lines[j + 1];
-                    }
-                    lines[j + 2] = start;
-                    lines[j + 3] = line;
-                }
-            }
-            boolean hidden = className.contains("/0x") || className.contains("+0x") || className.contains(".0x")
-                    || className.startsWith("jdk.internal.reflect.");
-            boolean library = isLibrary(className);
-            // memscope's static initializers (the application's copy of memscope-core: class loading, the agent
-            // link's method handles) are memscope's one-time cost, not the allocation of the line that first used it
-            boolean own = className.startsWith(AGENT) || className.startsWith(HOOKS)
-                    || name.equals("<clinit>") && className.startsWith(MEMSCOPE) && library;
-            return new Method(className, name, file, lines, hidden, own, library);
-        }
-
-        /**
-         * @return this method's frame at {@code line} ({@link io.memscope.recording.Site#frame}): the same String
-         *         for each stack it appears in, so that a new stack's frames are formatted and hashed once each
-         */
-        String text(int line) {
-            for (int i = 0; i < textCount; i++) {
-                if (textLines[i] == line) {
-                    return texts[i];
-                }
-            }
-            return newText(line);
-        }
-
-        private String newText(int line) {
-            String t = io.memscope.recording.Site.frame(className, name, file, line);
-            if (textCount < TEXTS) {
-                textLines[textCount] = line;
-                texts[textCount++] = t;
-            }
-            return t;
-        }
-
-        /** @return the source line of a bytecode index, -1 when unknown, -2 in a native method (as StackWalker) */
-        int lineAt(long bci) {
-            if (bci < 0) {
-                return -2;
-            }
-            int best = -1;
-            long bestStart = -1;
-            for (int i = 0; i < lines.length && lines[i] <= bci; i += 2) {
-                if (lines[i] > bestStart) {
-                    bestStart = lines[i];
-                    best = lines[i + 1];
-                }
-            }
-            return best;
-        }
-    }
-
-    /** Frame texts a {@link Method} remembers. */
-    private static final int TEXTS = 8;
-
     /** The site of one allocated class (by the sampler library's class id) at one stack (immutable). */
     static final class TypeSite {
         final int classId;
@@ -418,8 +280,6 @@ final class StackTable {
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
     static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
-    private static final Method UNKNOWN = new Method("unknown", "unknown", null, new int[0], false, false,
-            isLibrary("unknown"));
 
     /**
      * A sample without Java frames (an allocation by the JVM itself or by native code on a thread with no Java
@@ -437,26 +297,27 @@ final class StackTable {
      * StackWalker does, unless every frame is hidden.
      *
      * <p>Runs once per distinct raw stack, so on the drain thread's hot path when samples are dense: plain arrays,
-     * per-method facts computed once ({@link Method#own}, {@link Method#hidden}, {@link Method#library}) and frame
-     * texts formatted once per method and line ({@link Method#text}) keep it small for the JIT (a sprawling version
-     * of it was the single most expensive compilation of a capture).
+     * per-method facts computed once ({@link SampledMethod#own}, {@link SampledMethod#hidden},
+     * {@link SampledMethod#library}) and frame texts formatted once per method and line ({@link SampledMethod#text})
+     * keep it small for the JIT (a sprawling version of it was the single most expensive compilation of a capture).
      *
      * @param methods the methods resolved so far by jmethodID (new ones are added): the caller's, one thread's.
      *                HotSpot may reuse the id of a method whose class was unloaded (see docs/agent.md).
      * @return {@link #OWN} when memscope's own code allocated
      */
-    JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk, LongMap<Method> methods) {
+    JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk,
+                        LongMap<SampledMethod> methods) {
         // One method on purpose: it runs once per distinct raw stack, and a body this size is one the JIT compiles
         // on its own instead of into the drain's per-sample code (where it would be compiled again, rarely run).
         if (count <= 0) {
             return noFrames();
         }
-        Method[] all = new Method[count];
+        SampledMethod[] all = new SampledMethod[count];
         int[] allLines = new int[count];
         int visible = 0;
         for (int i = 0; i < count; i++) {
             long id = raw[offset + 2 * i];
-            Method m = methods.get(id);
+            SampledMethod m = methods.get(id);
             if (m == null) {
                 m = method(id, methods);
             }
@@ -470,11 +331,11 @@ final class StackTable {
             }
         }
         // Frames of hidden classes are left out, unless every frame is hidden.
-        Method[] ms = all;
+        SampledMethod[] ms = all;
         int[] lines = allLines;
         int kept = count;
         if (visible > 0 && visible < count) {
-            ms = new Method[visible];
+            ms = new SampledMethod[visible];
             lines = new int[visible];
             kept = 0;
             for (int i = 0; i < count; i++) {
@@ -497,12 +358,12 @@ final class StackTable {
         if (keep > 0 && !frames.containsKey(h)) {
             frames.putIfAbsent(h, frameText(ms, lines, keep));
         }
-        Method sm = ms[site];
+        SampledMethod sm = ms[site];
         return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0);
     }
 
     /** @return the stack id of the first {@code keep} frames (the hash {@link #register} gives the same frames) */
-    private static long stackId(Method[] methods, int[] lines, int keep) {
+    private static long stackId(SampledMethod[] methods, int[] lines, int keep) {
         long h = 0x9E3779B97F4A7C15L;
         for (int i = 0; i < keep; i++) {
             h = mix(h, methods[i].className.hashCode());
@@ -512,20 +373,20 @@ final class StackTable {
         return h == 0 ? 1 : h;
     }
 
-    private static List<String> frameText(Method[] methods, int[] lines, int keep) {
+    private static List<String> frameText(SampledMethod[] methods, int[] lines, int keep) {
         String[] text = new String[keep];
         for (int i = 0; i < keep; i++) {
-            Method m = methods[i];
+            SampledMethod m = methods[i];
             text[i] = m.text(lines[i]);
         }
         return List.of(text);
     }
 
     /** A method not resolved yet: described through JVMTI and added to {@code methods} (unless unknown). */
-    private static Method method(long id, LongMap<Method> methods) {
-        Method m = Method.resolve(id);
+    private static SampledMethod method(long id, LongMap<SampledMethod> methods) {
+        SampledMethod m = SampledMethod.resolve(id);
         if (m == null) {
-            return UNKNOWN;
+            return SampledMethod.UNKNOWN;
         }
         methods.put(id, m);
         return m;
