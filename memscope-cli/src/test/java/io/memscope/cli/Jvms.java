@@ -1,5 +1,7 @@
 package io.memscope.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -121,6 +123,12 @@ final class Jvms {
             l.add((String) e.get("site"));
         }
         return l;
+    }
+
+    /** @return a report's metadata value that is a count, which must be there */
+    static long metadataCount(Map<String, Object> meta, String key) {
+        assertThat(meta).containsKey(key);
+        return Long.parseLong(meta.get(key).toString());
     }
 
     /** @return the 1-based line of the first line of a test source containing the marker */

@@ -137,21 +137,16 @@ class JvmtiSamplerTest {
         // program's fit the queue between two drains depends on that too (a few hundred on a quiet machine, none on
         // a loaded one): every sample is accounted for
         Map<String, Object> meta = MiniJson.obj(report, "metadata");
-        long seen = count(meta, "jvmti.samples");
+        long seen = Jvms.metadataCount(meta, "jvmti.samples");
         assertThat(seen).isGreaterThan(5_000);
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(count(meta, "jvmti.samplesKept"));
-        assertThat(count(meta, "jvmti.samplesKept") + count(meta, "jvmti.ownAllocations")
-                + count(meta, "jvmti.filtered") + count(meta, "jvmti.unresolvedStacks")
-                + count(meta, "jvmti.droppedQueueFull") + count(meta, "jvmti.skippedExceptionPending")
-                + count(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
+        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(Jvms.metadataCount(meta, "jvmti.samplesKept"));
+        assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
+                + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
+                + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
+                + Jvms.metadataCount(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
                 .isEqualTo(seen);
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
-    }
-
-    private static long count(Map<String, Object> meta, String key) {
-        assertThat(meta).containsKey(key);
-        return Long.parseLong(meta.get(key).toString());
     }
 
     /**
@@ -184,12 +179,12 @@ class JvmtiSamplerTest {
         Map<String, Object> meta = MiniJson.obj(report, "metadata");
         assertThat(meta.get("sampler")).isEqualTo("jvmti");
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
-        long seen = count(meta, "jvmti.samples");
+        long seen = Jvms.metadataCount(meta, "jvmti.samples");
         assertThat(seen).isGreaterThan(100_000);
-        assertThat(count(meta, "jvmti.samplesKept") + count(meta, "jvmti.ownAllocations")
-                + count(meta, "jvmti.filtered") + count(meta, "jvmti.unresolvedStacks")
-                + count(meta, "jvmti.droppedQueueFull") + count(meta, "jvmti.skippedExceptionPending")
-                + count(meta, "jvmti.skippedError"))
+        assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
+                + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
+                + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
+                + Jvms.metadataCount(meta, "jvmti.skippedError"))
                 .as("every sample is kept, memscope's own, filtered out, or dropped and counted: " + meta)
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();

@@ -37,11 +37,6 @@ class StackWalkTest {
         return MiniJson.obj(report, "metadata");
     }
 
-    private static long count(Map<String, Object> meta, String key) {
-        assertThat(meta).containsKey(key);
-        return Long.parseLong(meta.get(key).toString());
-    }
-
     /** Every answer the table gives is compared with GetStackTrace's: none differs, on any kind of frame. */
     @ParameterizedTest
     @MethodSource("javas")
@@ -49,13 +44,13 @@ class StackWalkTest {
     void everyReusedStackIsTheOneJvmtiGives(String java, @TempDir Path out) throws Exception {
         Map<String, Object> meta = run(java, out, "check");
         assertThat(meta.get("jvmti.stackWalk")).as(meta.toString()).isEqualTo("check");
-        assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
-        assertThat(count(meta, "jvmti.stacksChecked")).as(meta.toString()).isGreaterThan(10_000);
-        assertThat(count(meta, "jvmti.stacksWalkedNew")).as("keys learnt: " + meta).isPositive();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksChecked")).as(meta.toString()).isGreaterThan(10_000);
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksWalkedNew")).as("keys learnt: " + meta).isPositive();
         // Two threads meeting the same new stack at once both ask JVMTI; one answer is kept.
-        assertThat(count(meta, "jvmti.stackKeys")).as("the keys learnt are in the table: " + meta).isPositive()
-                .isLessThanOrEqualTo(count(meta, "jvmti.stacksWalkedNew"));
-        assertThat(count(meta, "jvmti.stacksReused")).as("check mode always asks JVMTI").isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stackKeys")).as("the keys learnt are in the table: " + meta).isPositive()
+                .isLessThanOrEqualTo(Jvms.metadataCount(meta, "jvmti.stacksWalkedNew"));
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksReused")).as("check mode always asks JVMTI").isZero();
     }
 
     /** By default most stacks the walk can name come from the table, a few are checked, none differs. */
@@ -65,13 +60,13 @@ class StackWalkTest {
     void onByDefaultMostStacksAreReused(String java, @TempDir Path out) throws Exception {
         Map<String, Object> meta = run(java, out, null);
         assertThat(meta.get("jvmti.stackWalk")).as(meta.toString()).isEqualTo("on");
-        long reused = count(meta, "jvmti.stacksReused");
+        long reused = Jvms.metadataCount(meta, "jvmti.stacksReused");
         // The virtual thread's samples are mostly not walkable (its frames frozen in its continuation): of the rest,
         // nearly all are answered from the table.
-        long walkable = count(meta, "jvmti.samples") - count(meta, "jvmti.stacksUnwalkable");
+        long walkable = Jvms.metadataCount(meta, "jvmti.samples") - Jvms.metadataCount(meta, "jvmti.stacksUnwalkable");
         assertThat(reused).as(meta.toString()).isGreaterThan(walkable * 3 / 4);
-        assertThat(count(meta, "jvmti.stacksChecked")).as("every 1024th reuse per thread: " + meta).isPositive();
-        assertThat(count(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksChecked")).as("every 1024th reuse per thread: " + meta).isPositive();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
     }
 
     /** stackWalk=off: JVMTI answers every sample, as before the walk existed. */
@@ -80,8 +75,8 @@ class StackWalkTest {
     void offAsksJvmtiEverySample(@TempDir Path out) throws Exception {
         Map<String, Object> meta = run(Jvms.current(), out, "off");
         assertThat(meta.get("jvmti.stackWalk")).isEqualTo("off");
-        assertThat(count(meta, "jvmti.stacksReused")).isZero();
-        assertThat(count(meta, "jvmti.stacksWalkedNew")).isZero();
-        assertThat(count(meta, "jvmti.stacksUnwalkable")).isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksReused")).isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksWalkedNew")).isZero();
+        assertThat(Jvms.metadataCount(meta, "jvmti.stacksUnwalkable")).isZero();
     }
 }
