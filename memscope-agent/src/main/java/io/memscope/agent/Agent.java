@@ -7,9 +7,9 @@ import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.internal.error.Failures;
+import io.memscope.internal.files.PrivateFiles;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -500,7 +500,7 @@ public final class Agent {
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(MetadataKeys.PID, Long.toString(pid));
         meta.put(MetadataKeys.JAVA_VERSION, System.getProperty("java.version"));
-        String cmd = System.getProperty("sun.java.command");
+        String cmd = options.recordedCommandLine(System.getProperty("sun.java.command"));
         if (cmd != null) {
             meta.put(MetadataKeys.COMMAND, cmd);
         }
@@ -531,12 +531,18 @@ public final class Agent {
         retransform(todo);
     }
 
+    /**
+     * This capture's folder, {@code <out>/<pid>}, created now, exclusively and private (mode 0700): a folder that
+     * exists already under that name (an earlier capture's, or one someone else made in advance) is never reused,
+     * {@code <pid>-2} is taken instead. When it cannot be made (an output folder that cannot be created, another
+     * user's, or writable by others), the capture runs anyway: the recording then cannot be opened and says why.
+     */
     private Path outputDir() {
-        Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
-        Path dir = base;
-        for (int n = 2; Files.exists(dir.resolve("report.json")) || Files.exists(dir.resolve(RECORDING)); n++) {
-            dir = base.resolveSibling(pid + "-" + n);
+        Path base = options.out().toAbsolutePath();
+        try {
+            return PrivateFiles.newFolder(PrivateFiles.outputFolder(base), Long.toString(pid));
+        } catch (Exception e) {
+            return base.resolve(Long.toString(pid));
         }
-        return dir;
     }
 }

@@ -1,11 +1,14 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.Anomaly;
 import io.memscope.recording.MetadataKeys;
 import java.util.List;
+import static io.memscope.internal.text.TerminalText.safe;
 import java.util.Locale;
 
-/** The terminal summary of a {@link Report}: the same content as report.json, for people. */
+/**
+ * The terminal summary of a {@link Report}: the same content as report.json, for people. Application strings go
+ * through {@link io.memscope.internal.text.TerminalText#safe}: a name cannot colour, retitle, clear or forge lines.
+ */
 public final class Summary {
     /** Rows per section. */
     public static final int ROWS = 5;
@@ -20,7 +23,7 @@ public final class Summary {
         String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
         if (!cmd.isEmpty()) {
-            sb.append(" (").append(abbreviate(cmd, 60)).append(')');
+            sb.append(" (").append(safe(abbreviate(cmd, 60))).append(')');
         }
         sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
                 t.exact() ? "exact" : "sample"));
@@ -36,7 +39,7 @@ public final class Summary {
         }
         if (src.damage() != null && src.closed()) {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
-                    .append(src.damage()).append("; this report covers what comes before\n");
+                    .append(safe(src.damage())).append("; this report covers what comes before\n");
         }
         if (recordedNothing(r)) {
             sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
@@ -55,7 +58,7 @@ public final class Summary {
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), cause,
+                            + "sampled objects:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
                     bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
             holders(sb, peak.sites(), "obj");
         } else {
@@ -80,7 +83,7 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.liveBytes()),
-                    e.liveObjects(), e.site(), e.type()));
+                    e.liveObjects(), safe(e.site()), safe(e.type())));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",
@@ -89,7 +92,7 @@ public final class Summary {
         }
         if (!n.anomalies().isEmpty()) {
             sb.append("    anomalies: ").append(n.anomalies().size()).append(" (");
-            sb.append(n.anomalies().stream().map(Anomaly::kind).distinct().reduce((x, y) -> x + ", " + y)
+            sb.append(n.anomalies().stream().map(a -> safe(a.kind())).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
         Report.Gc g = r.gc();
@@ -101,7 +104,7 @@ public final class Summary {
         if (r.failureCount() > 0) {
             sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
             if (!r.failures().isEmpty()) {
-                sb.append(" (first: ").append(r.failures().get(0)).append(')');
+                sb.append(" (first: ").append(safe(r.failures().get(0))).append(')');
             }
             sb.append('\n');
         }
@@ -134,7 +137,8 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(live ? e.liveBytes()
-                    : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), e.site(), e.type()));
+                    : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), safe(e.site()),
+                    safe(e.type())));
             if (growth) {
                 sb.append(String.format(Locale.ROOT, " +%s over its second half", bytes(e.growthBytes())));
             }
@@ -149,7 +153,7 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%n", bytes(h.bytes()), count(h.count()),
-                    unit, h.site(), h.type()));
+                    unit, safe(h.site()), safe(h.type())));
         }
     }
 

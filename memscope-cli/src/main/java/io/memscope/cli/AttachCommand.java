@@ -3,6 +3,7 @@ package io.memscope.cli;
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.files.PrivateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,16 +32,16 @@ final class AttachCommand implements Callable<Integer> {
                     + "exit)")
     Long duration;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default ./memscope-out)")
-    Path out = Path.of("memscope-out");
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default ./memscope-out, or "
+            + "~/memscope-out when others can write in the current directory)")
+    Path out;
 
     @Mixin
     AgentArgs agent = new AgentArgs();
 
     @Override
     public Integer call() throws Exception {
-        Path dir = out.toAbsolutePath();
-        Files.createDirectories(dir);
+        Path dir = OutputFolder.prepare(out != null ? out : PrivateFiles.defaultOutputBase());
         String args = agent.toAgentString(dir, duration);
         List<Path> before = Reports.recordingDirs(dir);
         VirtualMachine vm = attach(pid);

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.DiffBuilder;
 import io.memscope.analysis.DiffJson;
 import io.memscope.analysis.DiffMetric;
@@ -98,7 +99,7 @@ final class DiffCommand implements Callable<Integer> {
                 for (RunDiff.Entry e : d.sites()) {
                     if (e.delta(m) > 0 && listed++ < 10) {
                         System.err.println(String.format(Locale.ROOT, "  +%d %s  %s [%s]", Math.round(e.delta(m)),
-                                d.normalization().unit(), e.site(), e.type()));
+                                d.normalization().unit(), TerminalText.safe(e.site()), TerminalText.safe(e.type())));
                     }
                 }
                 return EXIT_INCREASE;

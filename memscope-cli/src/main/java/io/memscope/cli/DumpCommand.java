@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
@@ -108,8 +109,12 @@ final class DumpCommand implements Callable<Integer> {
             strings.add(null);
         }
 
+        /**
+         * Prints the line built. A text line is one line whatever the recording holds: every control character in it
+         * (the application's names, strings read from the file) is escaped ({@link TerminalText}).
+         */
         private void emit() {
-            out.append(line).append('\n');
+            out.append(json ? line : TerminalText.safe(line.toString())).append('\n');
             line.setLength(0);
         }
 
@@ -130,7 +135,8 @@ final class DumpCommand implements Callable<Integer> {
                         .field("clockTime", time(h.nanoTime())).end();
             } else {
                 line.append("# memscope recording ").append(file).append(" (format ").append(h.majorVersion())
-                        .append('.').append(h.minorVersion()).append(")\n");
+                        .append('.').append(h.minorVersion()).append(")");
+                emit();
                 line.append("# pid ").append(h.pid()).append(", process started ").append(start == null ? "?" : start)
                         .append(", recording started ").append(time(h.nanoTime())).append(" (nanoTime ")
                         .append(h.nanoTime()).append(')');

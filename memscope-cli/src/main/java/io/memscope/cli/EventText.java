@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
@@ -114,12 +115,13 @@ final class EventText implements EventCallbacks {
             if (withPid) {
                 sb.append(pid).append('\t');
             }
-            sb.append(rel).append('\t').append(tid).append('\t').append(kind).append('\t').append(name);
+            sb.append(rel).append('\t').append(tid).append('\t').append(kind).append('\t')
+                    .append(TerminalText.safe(name)); // one line, whatever the application named it
             if (type != null) {
-                sb.append('\t').append(type);
+                sb.append('\t').append(TerminalText.safe(type));
             }
             if (value != null) {
-                sb.append('\t').append(value);
+                sb.append('\t').append(TerminalText.safe(value));
             }
             out.println(sb);
         }

@@ -9,7 +9,9 @@ import io.memscope.analysis.export.PprofProfile;
 import io.memscope.analysis.export.TimelineTrace;
 import io.memscope.error.MemscopeException;
 import io.memscope.recording.MetadataKeys;
+import io.memscope.internal.files.PrivateFiles;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -67,13 +69,19 @@ final class ExportCommand implements Callable<Integer> {
         }
         Path file = ReportCommand.recording(input);
         Report r = ReportBuilder.build(file, new TimeWindow(from, to));
+        PrivateFiles.Replacement replacement = output == null ? null : PrivateFiles.replace(output);
         OutputStream out = output == null ? new java.io.FilterOutputStream(System.out) {
             @Override
             public void close() {
                 // standard output stays open
             }
-        } : Files.newOutputStream(output);
-        try (OutputStream o = new BufferedOutputStream(out)) {
+        } : replacement.stream();
+        try (PrivateFiles.Replacement written = replacement; OutputStream o = new BufferedOutputStream(out) {
+            @Override
+            public void close() throws IOException {
+                flush(); // the replacement closes the file when it commits
+            }
+        }) {
             switch (format) {
                 case "pprof" -> {
                     long interval = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.INTERVAL_BYTES, "524288"));
@@ -91,6 +99,10 @@ final class ExportCommand implements Callable<Integer> {
                     TimelineTrace.write(r, pid, w);
                     w.flush();
                 }
+            }
+            o.flush();
+            if (written != null) {
+                written.commit();
             }
         } finally {
             if (output == null) {

@@ -8,6 +8,7 @@ import io.memscope.analysis.Summary;
 import io.memscope.analysis.html.HtmlReport;
 import io.memscope.analysis.TimeWindow;
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.text.TerminalText;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -52,7 +53,7 @@ final class ReportCommand implements Callable<Integer> {
         Report.Source src = report.recording();
         if (src.damage() != null) {
             System.err.println("memscope report: " + (src.closed()
-                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + src.damage()
+                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + TerminalText.safe(src.damage())
                             + "), reporting what was readable"
                     : "the recording was not closed (the JVM was killed, crashed or is still running): reporting "
                             + "what it holds"));

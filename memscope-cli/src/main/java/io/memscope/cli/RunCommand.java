@@ -1,6 +1,7 @@
 package io.memscope.cli;
 
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.files.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,10 +102,9 @@ final class RunCommand implements Callable<Integer> {
             }
             cmd.addAll(command);
         }
-        Path dir = out != null ? out : Path.of("memscope-out",
+        Path dir = out != null ? out : PrivateFiles.defaultOutputBase().resolve(
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        dir = dir.toAbsolutePath();
-        Files.createDirectories(dir);
+        dir = OutputFolder.prepare(dir);
         List<Path> before = Reports.recordingDirs(dir);
         String agentArgs = agent.toAgentString(dir, null);
         Path agentJar = Jars.agent();

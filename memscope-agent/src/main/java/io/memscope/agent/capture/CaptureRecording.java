@@ -2,6 +2,7 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEvent;
 import io.memscope.internal.error.Failures;
+import io.memscope.internal.files.PrivateFiles;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
@@ -71,7 +72,13 @@ final class CaptureRecording {
             return null;
         }
         try {
-            java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
+            Path dir = file.toAbsolutePath().getParent();
+            if (!java.nio.file.Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                // not made when the capture started (the output folder was missing or not trusted then)
+                PrivateFiles.createFolder(PrivateFiles.outputFolder(dir.getParent()).resolve(dir.getFileName()));
+            }
+            PrivateFiles.checkPrivate(dir);
+            PrivateFiles.createFile(file); // new, mode 0600: never a file or link that was there before
             RecordingWriter w = RecordingWriter.builder(file).strings(sink.store().strings())
                     .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
                     .clock(startEpochMs * 1_000_000L, startNanos).open();
