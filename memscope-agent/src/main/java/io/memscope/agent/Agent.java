@@ -449,6 +449,10 @@ public final class Agent {
             a = current;
         }
         if (a != null) {
+            CaptureSession s = a.session;
+            if (s != null) {
+                s.releaseReserve(); // before anything else allocates: the JVM may be out of memory
+            }
             a.stop(false);
         }
     }
@@ -468,11 +472,17 @@ public final class Agent {
         }
         try {
             Map<String, String> meta = new LinkedHashMap<>();
+            try {
+                if (transformer != null) {
+                    meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
+                    meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
+                    meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+                    meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
+                }
+            } catch (Throwable t) {
+                // out of memory at the end, most likely: the recording is closed without these figures
+            }
             if (transformer != null) {
-                meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
-                meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
-                meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-                meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
                 inst.removeTransformer(transformer);
             }
             PlatformServerGate.disarm();
@@ -491,7 +501,11 @@ public final class Agent {
                         + dir + ")");
             }
         } catch (Throwable t) {
-            System.err.println("memscope agent: could not finish the recording: " + t);
+            try {
+                System.err.println("memscope agent: could not finish the recording: " + t);
+            } catch (Throwable ignored) {
+                // out of memory even for the message
+            }
         }
     }
 

@@ -37,6 +37,14 @@ public final class Summary {
             sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
                     + "before it ended; allocations after it are not counted%n", t.exactCountsAsOfMs() / 1000));
         }
+        String stopped = recordingStopped(r);
+        if (stopped != null) {
+            sb.append("  ! ").append(stopped).append('\n');
+        }
+        String oom = outOfMemory(r);
+        if (oom != null) {
+            sb.append("  ! ").append(oom).append('\n');
+        }
         if (src.damage() != null && src.closed()) {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
                     .append(safe(src.damage())).append("; this report covers what comes before\n");
@@ -109,6 +117,51 @@ public final class Summary {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * @return "the JVM ran out of memory (Java heap) at 2.3 s ..." when the recording says it did
+     *         ({@link MetadataKeys#OUT_OF_MEMORY_COUNT}), else null
+     */
+    public static String outOfMemory(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        long count = number(m.get(MetadataKeys.OUT_OF_MEMORY_COUNT));
+        if (count <= 0) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "the JVM ran out of memory (%s) at %s of the capture%s: the figures below "
+                        + "are the state up to then and after", safe(m.getOrDefault(MetadataKeys.OUT_OF_MEMORY_KIND,
+                        "memory")), seconds(m, MetadataKeys.OUT_OF_MEMORY_FIRST_NANOS),
+                count > 1 ? " (" + count + " times)" : "");
+    }
+
+    /**
+     * @return "the recording stopped at 4.1 s: No space left on device; ..." when its writes failed
+     *         ({@link MetadataKeys#RECORDING_FAILURE}), else null
+     */
+    public static String recordingStopped(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        String why = m.get(MetadataKeys.RECORDING_FAILURE);
+        if (why == null) {
+            return null;
+        }
+        return "the recording stopped at " + seconds(m, MetadataKeys.RECORDING_FAILURE_NANOS) + " of the capture: "
+                + safe(why) + "; this report covers what was written before, the events after it were dropped "
+                + "(counted)";
+    }
+
+    private static String seconds(java.util.Map<String, String> m, String key) {
+        long at = number(m.get(key));
+        long start = number(m.get(MetadataKeys.START_NANOS));
+        return at <= 0 || start <= 0 ? "an unknown time" : String.format(Locale.ROOT, "%.2f s", (at - start) / 1e9);
+    }
+
+    private static long number(String s) {
+        try {
+            return s == null ? 0 : Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /**

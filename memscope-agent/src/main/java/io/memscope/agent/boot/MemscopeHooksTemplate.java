@@ -214,6 +214,9 @@ public final class MemscopeHooksTemplate {
     /** The library's counters. */
     public static native void jvmtiCounters0(long[] out);
 
+    /** Holds {@code reserve} (or nothing, null) until the JVM first runs out of memory, which lets it go. */
+    public static native void jvmtiReserve0(Object reserve);
+
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);
 

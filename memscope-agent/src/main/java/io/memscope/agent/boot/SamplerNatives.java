@@ -78,6 +78,10 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
+    public static void reserve(Object reserve) {
+        MemscopeHooksTemplate.jvmtiReserve0(reserve);
+    }
+
     public static String describe(long method) {
         return MemscopeHooksTemplate.jvmtiDescribe0(method);
     }

@@ -84,6 +84,11 @@ final class JvmtiHeapSampler {
      * JVM's layout not understood, 1 off, 2 on, 3 check.
      */
     static final int STACK_WALK = 25;
+    /** JVMTI ResourceExhausted events since the capture started: count, first and last time, flags seen. */
+    static final int EXHAUSTED_COUNT = 26;
+    static final int EXHAUSTED_FIRST_NANOS = 27;
+    static final int EXHAUSTED_LAST_NANOS = 28;
+    static final int EXHAUSTED_FLAGS = 29;
 
     private final SiteFilter filter;
     private final double mean;
@@ -96,7 +101,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[26];
+    private final long[] counters = new long[30];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
