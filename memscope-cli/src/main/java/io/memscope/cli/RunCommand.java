@@ -75,9 +75,21 @@ final class RunCommand implements Callable<Integer> {
         } else if (pid == command.pid() && exitCode > 128) {
             System.err.println("memscope run: pid " + pid + " was killed by signal " + (exitCode - 128)
                     + (exitCode - 128 == 9 ? " (SIGKILL)" : "") + " before it could close its recording");
+        } else if (diskFull(dir)) {
+            System.err.println("memscope run: pid " + pid + " could not finish its recording: the disk holding " + dir
+                    + " is full; the report covers what was written");
         } else {
             System.err.println("memscope run: pid " + pid + " ended without closing its recording (killed, crashed "
                     + "or out of memory)");
+        }
+    }
+
+    /** @return whether the file system holding {@code dir} has less room than the agent needs to end a recording */
+    static boolean diskFull(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace() < 64 * 1024;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -126,25 +138,28 @@ final class RunCommand implements Callable<Integer> {
             throw MemscopeException.configuration("cannot start " + cmd.get(0) + ": " + e.getMessage());
         }
         int code;
-        ReportsDuringRun early = new ReportsDuringRun(dir, before);
-        try {
-            code = p.waitFor();
-        } catch (InterruptedException e) {
-            p.destroy();
-            throw e;
-        } finally {
-            early.close();
-        }
-        List<Path> recorded = Reports.recordingDirs(dir);
-        recorded.removeAll(before);
-        if (recorded.isEmpty()) {
-            System.err.println("memscope run: no JVM wrote a recording under " + dir + " (did the command start a "
-                    + "Java 17+ JVM?)");
-        }
-        for (Path d : recorded) {
-            describeEnd(d, p, code);
-            Reports.Built built = early.take(d);
-            (built != null ? built : Reports.build(d)).print(System.out, System.err);
+        // Until the reports are built: a signal goes to the command, and once it ended, waits for the reports.
+        try (SignalForwarding signals = SignalForwarding.install(p, System.err)) {
+            ReportsDuringRun early = new ReportsDuringRun(dir, before);
+            try {
+                code = p.waitFor();
+            } catch (InterruptedException e) {
+                p.destroy();
+                throw e;
+            } finally {
+                early.close();
+            }
+            List<Path> recorded = Reports.recordingDirs(dir);
+            recorded.removeAll(before);
+            if (recorded.isEmpty()) {
+                System.err.println("memscope run: no JVM wrote a recording under " + dir + " (did the command start "
+                        + "a Java 17+ JVM?)");
+            }
+            for (Path d : recorded) {
+                describeEnd(d, p, code);
+                Reports.Built built = early.take(d);
+                (built != null ? built : Reports.build(d)).print(System.out, System.err);
+            }
         }
         return code;
     }
