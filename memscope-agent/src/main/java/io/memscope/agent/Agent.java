@@ -36,6 +36,11 @@ public final class Agent {
      * last finished in this JVM, so that {@code memscope attach} and {@code detach} find it.
      */
     public static final String RECORDING_PROPERTY = "memscope.recording";
+    /**
+     * Agent property naming why the capture started last in this JVM cannot write its recording (its folder could not
+     * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
+     */
+    public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
 
     private static Agent current;
     private static boolean shutdownHookAdded;
@@ -176,6 +181,7 @@ public final class Agent {
         }
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
+        AgentProperties.publish(inst, RECORDING_ERROR_PROPERTY, outputError);
         CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
                 options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
                 dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
@@ -554,9 +560,15 @@ public final class Agent {
     private Path outputDir() {
         Path base = options.out().toAbsolutePath();
         try {
+            outputError = null;
             return PrivateFiles.newFolder(PrivateFiles.outputFolder(base), Long.toString(pid));
         } catch (Exception e) {
+            outputError = io.memscope.internal.files.FileErrors.reason(e) + " (this JVM runs as "
+                    + System.getProperty("user.name") + ")";
             return base.resolve(Long.toString(pid));
         }
     }
+
+    /** Why {@link #outputDir} could not make this capture's folder, or null. */
+    private String outputError;
 }

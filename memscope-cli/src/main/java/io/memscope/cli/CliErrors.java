@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.files.FileErrors;
 import io.memscope.error.MemscopeException;
 import io.memscope.internal.text.TerminalText;
 import picocli.CommandLine;
@@ -24,7 +25,7 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
             return EXIT_FAILURE;
         }
         if (ex instanceof java.io.IOException || ex instanceof java.io.UncheckedIOException) {
-            cmd.getErr().println("memscope " + cmd.getCommandName() + ": " + TerminalText.safe(Errors.reason(ex)));
+            cmd.getErr().println("memscope " + cmd.getCommandName() + ": " + TerminalText.safe(FileErrors.reason(ex)));
             return EXIT_FAILURE;
         }
         cmd.getErr().println("memscope " + cmd.getCommandName() + ": internal error: " + TerminalText.safe(ex)

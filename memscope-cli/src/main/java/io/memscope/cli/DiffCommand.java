@@ -71,6 +71,16 @@ final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (failOnIncrease != null && (failOnIncrease < 0 || failOnIncrease.isNaN())) {
+            throw MemscopeException.configuration("--fail-on-increase must be a percentage of 0 or more, not "
+                    + failOnIncrease);
+        }
+        if (top < 0) {
+            throw MemscopeException.configuration("--top must be 0 (all) or more, not " + top);
+        }
+        if (per != null && (per.length != 2 || !(per[0] > 0) || !(per[1] > 0))) {
+            throw MemscopeException.configuration("--per needs two positive numbers, BASE,NEW");
+        }
         DiffMetric m;
         try {
             m = DiffMetric.of(metric);

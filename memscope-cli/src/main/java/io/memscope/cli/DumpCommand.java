@@ -41,7 +41,8 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "the recording file")
+    @Parameters(index = "0", paramLabel = "FILE", description = "the recording file, or a directory holding "
+            + "recording.msrec")
     Path file;
 
     @Option(names = "--json", description = "one JSON object per line instead of text")
@@ -65,6 +66,7 @@ final class DumpCommand implements Callable<Integer> {
         if (limit != null && limit < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
         }
+        file = ReportCommand.recording(file); // a JVM's folder, as report takes it
         PrintWriter out = spec.commandLine().getOut();
         Printer printer = new Printer(out);
         Optional<Damage> damage;

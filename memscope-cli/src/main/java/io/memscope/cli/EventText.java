@@ -82,6 +82,16 @@ final class EventText implements EventCallbacks {
         }
     }
 
+    /** Rings found damaged (printed on stderr as they are met; the other rings are read on). */
+    final java.util.List<String> damaged = new java.util.ArrayList<>();
+
+    @Override
+    public void damaged(long tid, io.memscope.error.CorruptFileException damage) {
+        String what = "thread " + tid + "'s ring is damaged and skipped: " + TerminalText.safe(damage.getMessage());
+        damaged.add(what);
+        System.err.println("memscope events: " + (withPid ? "pid " + pid + ": " : "") + what);
+    }
+
     @Override
     public void lost(long tid, long count) {
         printed++;

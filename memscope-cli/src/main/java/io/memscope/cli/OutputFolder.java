@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.files.FileErrors;
 import io.memscope.error.MemscopeException;
 import io.memscope.internal.files.PrivateFiles;
 import java.io.IOException;
@@ -20,7 +21,7 @@ final class OutputFolder {
         try {
             return PrivateFiles.outputFolder(dir);
         } catch (IOException e) {
-            throw MemscopeException.configuration("cannot use the output folder " + dir + ": " + Errors.reason(e));
+            throw MemscopeException.configuration("cannot use the output folder " + dir + ": " + FileErrors.reason(e));
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.files.FileErrors;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.html.HtmlReport;
@@ -61,7 +62,7 @@ final class Reports {
         } catch (IOException | RuntimeException e) {
             // a full disk, a folder of another user: the summary is printed all the same, with why nothing was written
             return new Built(dir, io.memscope.analysis.Summary.format(report), "memscope: could not write the report "
-                    + "files into " + dir + ": " + Errors.reason(e), false);
+                    + "files into " + dir + ": " + FileErrors.reason(e), false);
         }
         Path page = dir.resolve(HtmlReport.FILE_NAME);
         String pageError = null;
@@ -69,7 +70,7 @@ final class Reports {
             HtmlReport.write(report, page);
         } catch (IOException | RuntimeException e) {
             // the page is a view of the report: report.json and the summary stand without it
-            pageError = "memscope: could not write " + page + ": " + Errors.reason(e);
+            pageError = "memscope: could not write " + page + ": " + FileErrors.reason(e);
         }
         return new Built(dir, summary, pageError, true);
     }

@@ -211,17 +211,7 @@ final class CaptureRecording {
 
     /** @return the failure's own words: "No space left on device", "Read-only file system", "... is not a folder" */
     static String reason(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c && !(c instanceof java.io.IOException)) {
-            c = c.getCause();
-        }
-        if (c instanceof java.nio.file.FileSystemException) {
-            java.nio.file.FileSystemException f = (java.nio.file.FileSystemException) c;
-            String what = f.getFile() == null ? "" : f.getFile() + ": ";
-            return what + (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName());
-        }
-        String m = c.getMessage();
-        return m == null ? c.getClass().getSimpleName() : m;
+        return io.memscope.internal.files.FileErrors.reason(t);
     }
 
     private static String mib(long bytes) {

@@ -1,7 +1,6 @@
-package io.memscope.cli;
+package io.memscope.internal.files;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -12,17 +11,25 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 
 /**
- * The words for an I/O failure: the path and the reason. The JDK's file exceptions often carry only the path as
+ * The words for an I/O failure, in every message of memscope's (the agent's on stderr, the CLI's): the path and the
+ * reason. The JDK's file exceptions often carry only the path as
  * their message ({@code NoSuchFileException: x.json.tmp}); the reason is in their type.
  */
-final class Errors {
-    private Errors() {
+public final class FileErrors {
+    private FileErrors() {
     }
 
-    /** @return "PATH: reason" (or the message when it names no path) */
-    static String reason(Throwable t) {
-        if (t instanceof UncheckedIOException && t.getCause() != null) {
-            t = t.getCause();
+    /**
+     * @return "PATH: reason" ("No space left on device", "permission denied", "not a folder"...), or the message when
+     *         it names no path; the I/O failure a wrapper carries is looked for among its causes
+     */
+    public static String reason(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c && !(c instanceof IOException)) {
+            c = c.getCause();
+        }
+        if (c instanceof IOException) {
+            t = c;
         }
         if (t instanceof FileSystemException) {
             FileSystemException f = (FileSystemException) t;
@@ -31,10 +38,10 @@ final class Errors {
             String why = f.getReason() != null ? f.getReason() : kind(f);
             return what + why;
         }
-        if (t instanceof IOException && t.getMessage() != null) {
+        if (t.getMessage() != null) {
             return t.getMessage();
         }
-        return String.valueOf(t);
+        return t.getClass().getSimpleName();
     }
 
     private static String kind(FileSystemException f) {
