@@ -443,7 +443,8 @@ final class CaptureRecording {
             return true;
         } catch (Throwable t) {
             System.err.println("memscope agent: cannot write " + file + ": " + reason(t) + "; the recording held "
-                    + "in memory (" + w.eventsWritten() + " events, " + mib(m.size()) + ") is lost");
+                    + "in memory (" + w.eventsWritten() + " events, " + mib(m.size()) + ", " + w.eventsDropped()
+                    + " more dropped beyond its limit) is lost");
             try {
                 w.close(false);
             } catch (Throwable ignored) {
