@@ -76,7 +76,8 @@ final class ReportCommand implements Callable<Integer> {
     static Path recording(Path input) {
         Path file = Files.isDirectory(input) ? input.resolve(ReportFiles.RECORDING) : input;
         if (!Files.isRegularFile(file)) {
-            throw MemscopeException.configuration("no recording at " + file);
+            throw MemscopeException.configuration("no recording at " + file + (Files.exists(file) ? " (not a file)"
+                    : ": no such file"));
         }
         return file;
     }
