@@ -30,11 +30,12 @@ class EstimateAccuracyTest {
     private static final double TOLERANCE = 0.10;
     private static final double MAX_RSE = 0.033;
     private static final String SIZE_SRC = "memscope/fixtures/SizeClassFixture.java";
-    private static final String SIZE_SITE = "memscope.fixtures.SizeClassFixture.allocate(SizeClassFixture.java:";
     private static final String[] SIZE_MARKERS = {"SIZE-16B", "SIZE-64B", "SIZE-256B", "SIZE-1K", "SIZE-4K",
         "SIZE-16K", "SIZE-64K", "SIZE-256K", "SIZE-1M", "SIZE-4M"};
+    private static final String[] SIZE_METHODS = {"bytes16", "bytes64", "bytes256", "bytes1k", "bytes4k",
+        "bytes16k", "bytes64k", "bytes256k", "bytes1m", "bytes4m"};
     private static final String CHURN_SRC = "memscope/fixtures/ThreadChurnFixture.java";
-    private static final String CHURN_SITE = "memscope.fixtures.ThreadChurnFixture.work(ThreadChurnFixture.java:";
+    private static final String CHURN_SITE = "memscope.fixtures.ThreadChurnFixture.";
 
     static List<String> javas() {
         return Jvms.javas();
@@ -124,7 +125,8 @@ class EstimateAccuracyTest {
             String[] f = counts.get(c).split(" ");
             long size = Long.parseLong(f[0]);
             long objects = Long.parseLong(f[held ? 2 : 1]);
-            String site = SIZE_SITE + Jvms.lineOf(SIZE_SRC, SIZE_MARKERS[c]) + ")";
+            String site = "memscope.fixtures.SizeClassFixture." + SIZE_METHODS[c] + "(SizeClassFixture.java:"
+                    + Jvms.lineOf(SIZE_SRC, SIZE_MARKERS[c]) + ")";
             Map<String, Object> e = site(report, site);
             rows.add(new Row(SIZE_MARKERS[c], size, objects, held,
                     MiniJson.num(e, held ? "liveBytes" : "allocatedBytes"), MiniJson.num(e, "samples"), interval));
@@ -146,7 +148,8 @@ class EstimateAccuracyTest {
         List<Row> rows = new ArrayList<>();
         for (String line : Files.readAllLines(counts)) {
             String[] f = line.split(" ");
-            Map<String, Object> e = site(report, CHURN_SITE + Jvms.lineOf(CHURN_SRC, "// CHURN-" + f[0]) + ")");
+            Map<String, Object> e = site(report, CHURN_SITE + f[0] + "(ThreadChurnFixture.java:"
+                    + Jvms.lineOf(CHURN_SRC, "// CHURN-" + f[0]) + ")");
             rows.add(new Row(f[0], Long.parseLong(f[2]), Long.parseLong(f[1]), false,
                     MiniJson.num(e, "allocatedBytes"), MiniJson.num(e, "samples"), 512 * 1024));
         }
