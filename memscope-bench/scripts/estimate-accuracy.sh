@@ -2,13 +2,17 @@
 # Accuracy of allocation estimates against exact counts, memscope against async-profiler in the same runs
 # (docs/benchmarks.md, "Estimates against exact counts").
 #
-#   memscope-bench/scripts/estimate-accuracy.sh [sizes|threads|all] [-n RUNS] [--java PATH]... [--out FILE]
+#   memscope-bench/scripts/estimate-accuracy.sh [sizes|threads|jackson|all] [-n RUNS] [--java PATH]... [--out FILE]
 #
 # Workloads (the fixtures of memscope-cli's tests, EstimateAccuracyTest, run as plain programs):
 #   sizes    memscope.fixtures.SizeClassFixture: byte arrays of ten size classes, 16 B to 4 MiB, each allocated by a
 #            method of its own, interleaved at random on 2 threads, 640 MiB per class (6.4 GiB in all), nothing kept.
 #   threads  memscope.fixtures.ThreadChurnFixture: 3,000 platform threads, 8 at a time, each allocating 4096 arrays
 #            of 64 B, 256 of 1 KiB and one of 160 KiB, each site in a method of its own (1.9 GiB in all).
+#   jackson  io.memscope.bench.agent.workload.JacksonDocuments 4: Jackson databind writing and parsing JSON documents
+#            of 0.3 KB to 4 MB (3 GB in all); two truths from the run itself: the exact bytes of the documents' final
+#            arrays (ByteArrayBuilder.toByteArray, 12% of the bytes, from 0.3 KB to 4 MB) and ThreadMXBean's allocated
+#            bytes of all live threads at the end (every estimate covers the whole run).
 # Each workload writes its exact counts; each run of a round measures the same workload with:
 #   memscope            `memscope run` with default options (the JVM sampler, 512 KiB)
 #   memscope, JVM's     the same with oversample=1,jvmDistances=jvm: the JVM's own sampling points, as memscope
@@ -20,7 +24,8 @@
 # smallest and largest error over the rounds.
 #
 # Needs: a build (./mvnw package -DskipTests: memscope-cli/target/memscope.jar, the agent, memscope-cli's test
-# classes), async-profiler 4.1 in the local Maven repository (extracted into a temporary directory), jq, unzip.
+# classes, memscope-bench/target/benchmarks.jar), async-profiler 4.1 in the local Maven repository (extracted into a
+# temporary directory), jq, unzip.
 set -euo pipefail
 export LC_ALL=C
 
@@ -46,8 +51,9 @@ fi
 
 cli_jar="$root/memscope-cli/target/memscope.jar"
 fixtures="$root/memscope-cli/target/test-classes"
+bench_jar="$root/memscope-bench/target/benchmarks.jar"
 ap_jar="$HOME/.m2/repository/tools/profiler/async-profiler/4.1/async-profiler-4.1.jar"
-for f in "$cli_jar" "$fixtures/memscope/fixtures/SizeClassFixture.class" "$ap_jar"; do
+for f in "$cli_jar" "$fixtures/memscope/fixtures/SizeClassFixture.class" "$bench_jar" "$ap_jar"; do
   [ -e "$f" ] || { echo "missing $f (build first: ./mvnw -B package -DskipTests)" >&2; exit 1; }
 done
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
@@ -62,21 +68,28 @@ results="$work/results.txt"   # lines: java workload config site truth estimate
 
 sizes_args() { echo "memscope.fixtures.SizeClassFixture $((640 << 20)) 2 false"; }
 threads_args() { echo "memscope.fixtures.ThreadChurnFixture 3000 8 platform"; }
+jackson_args() { echo "io.memscope.bench.agent.workload.JacksonDocuments 4"; }
 
 # truth per site from the counts file: "method bytes" (the method that allocates the site's objects)
 truth_of() {
   local w="$1" counts="$2"
-  if [ "$w" = sizes ]; then
+  if [ "$w" = jackson ]; then
+    awk '$1 == "DOCUMENT_ARRAY_BYTES" { print "toByteArray", $2 } $1 == "ALL_THREADS_ALLOCATED_BYTES" { print "all", $2 }' "$counts"
+  elif [ "$w" = sizes ]; then
     awk '{ m = ($1 >= 1048576) ? "bytes" $1/1048576 "m" : ($1 >= 1024) ? "bytes" $1/1024 "k" : "bytes" $1;
-           print m, $1 * $2 }' "$counts"
+           printf "%s %.0f\n", m, $1 * $2 }' "$counts"
   else
-    awk '{ print $1, $2 * $3 }' "$counts"
+    awk '{ printf "%s %.0f\n", $1, $2 * $3 }' "$counts"
   fi
 }
 
-# memscope's estimate for a site: allocatedBytes of the byte[] site in that method (report.json)
+# memscope's estimate for a site: allocatedBytes of the byte[] site in that method (report.json); "all": the total
 memscope_estimate() {
   local dir="$1" method="$2"
+  if [ "$method" = all ]; then
+    jq -r '.totals.allocatedBytes' "$(ls "$dir"/*/report.json)"
+    return
+  fi
   jq -r --arg m ".$method(" \
     '[.topAllocationSites[] | select(.type == "byte[]" and (.site | contains($m))) | .allocatedBytes] | add // 0' \
     "$(ls "$dir"/*/report.json)"
@@ -85,24 +98,34 @@ memscope_estimate() {
 # async-profiler's estimate for a site: the totals of its collapsed stacks whose allocating frame is that method
 ap_estimate() {
   local file="$1" method="$2"
-  awk -v m="Fixture.$method;" 'index($0, m) { s += $NF } END { printf "%d\n", s }' "$file"
+  case "$method" in
+    all) awk '{ s += $NF } END { printf "%.0f\n", s }' "$file" ;;
+    toByteArray) awk 'index($0, "ByteArrayBuilder.toByteArray;byte[]") { s += $NF } END { printf "%.0f\n", s }' "$file" ;;
+    *) awk -v m="Fixture.$method;" 'index($0, m) { s += $NF } END { printf "%.0f\n", s }' "$file" ;;
+  esac
 }
 
 run_one() {
   local java="$1" w="$2" config="$3" n="$4"
   local dir="$work/$w-$config-$n" counts="$work/counts-$w-$config-$n.txt"
-  local args
-  args="$("${w}_args") $counts"
+  local args cp="$fixtures" stdout=/dev/null
+  if [ "$w" = jackson ]; then
+    args="$("${w}_args")"
+    cp="$bench_jar"
+    stdout="$counts"
+  else
+    args="$("${w}_args") $counts"
+  fi
   # shellcheck disable=SC2086
   case "$config" in
     memscope)
-      "$cli_java" -jar "$cli_jar" run --out "$dir" -- "$java" -Xmx1g -cp "$fixtures" $args > /dev/null 2>&1 ;;
+      "$cli_java" -jar "$cli_jar" run --out "$dir" -- "$java" -Xmx1g -cp "$cp" $args > "$stdout" 2>&1 ;;
     memscope-jvm)
       "$cli_java" -jar "$cli_jar" run --out "$dir" --agent-option oversample=1 --agent-option jvmDistances=jvm \
-        -- "$java" -Xmx1g -cp "$fixtures" $args > /dev/null 2>&1 ;;
+        -- "$java" -Xmx1g -cp "$cp" $args > "$stdout" 2>&1 ;;
     async-profiler)
       "$java" -agentpath:"$work/libasyncProfiler.so=start,event=alloc,collapsed,total,file=$dir.collapsed" -Xmx1g \
-        -cp "$fixtures" $args > /dev/null 2>&1 ;;
+        -cp "$cp" $args > "$stdout" 2>&1 ;;
   esac
   local jname
   jname="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.version = //p')"
@@ -120,8 +143,8 @@ run_one() {
 
 workloads=()
 case "$workload" in
-  sizes|threads) workloads=("$workload") ;;
-  all) workloads=(sizes threads) ;;
+  sizes|threads|jackson) workloads=("$workload") ;;
+  all) workloads=(sizes threads jackson) ;;
   *) echo "unknown workload $workload" >&2; exit 2 ;;
 esac
 configs=(memscope memscope-jvm async-profiler)
@@ -154,7 +177,7 @@ table() {
       print "| JDK | workload | site | exact bytes | memscope | memscope, JVM'"'"'s sampling points | async-profiler `alloc` |"
       print "|---|---|---|---:|---:|---:|---:|"
       for (k = 1; k <= keys; k++) { split(order[k], p, " ");
-        printf "| %s | %s | %s | %d | %s | %s | %s |\n", p[1], p[2], p[3], truth[order[k]],
+        printf "| %s | %s | %s | %.0f | %s | %s | %s |\n", p[1], p[2], p[3], truth[order[k]],
           stat(order[k], "memscope"), stat(order[k], "memscope-jvm"), stat(order[k], "async-profiler") }
     }' "$results"
 }
