@@ -19,6 +19,14 @@ import io.memscope.internal.store.StringTable;
  * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's
  * live table.
  *
+ * <p><b>Sampling points.</b> The samples the library hands over are a Poisson-by-bytes sample of mean
+ * {@link #mean}, whatever the object size and however short-lived the threads: the library draws each thread's
+ * distance to its next sample itself (the JVM reseeds its shared generator with every new thread's address), and
+ * on JDK 24 and older gives the JVM a fraction of the interval ({@link #jvmInterval}) and keeps each of its samples
+ * with probability p_mean(s) / p_jvmInterval(s) (the JVM's accounting around allocations outside TLABs is wrong by
+ * up to a distance). The sampler library's sample_points.h says how; docs/agent.md, with the measurements. So every
+ * sample weighs {@code 1/p} with p = 1 - exp(-s/mean).
+ *
  * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
  * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
  * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link #scan}). A sample seen
