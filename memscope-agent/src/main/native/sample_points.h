@@ -35,9 +35,10 @@
  *    Remedy (oversampling): the JVM is given an interval J that is a fraction of memscope's interval I (16 times
  *    smaller on JDK 24 and older) and each of its samples is kept with probability q(s) = p_I(s) / p_J(s), decided
  *    first in the callback, before the stack or anything else is taken: a kept sample was then taken with probability
- *    p_J(s) q(s) = p_I(s) and weighs 1/p_I(s), as before. Measured on the same stream with J = I/16: every class
- *    within 1% of p_I(s) but the 64 KiB class (twice J), 2% to 4% under; objects of 8 J and more are sampled by the
- *    JVM with probability 1. What it costs: a callback that is dropped at once (about 0.3 microseconds) per J bytes
+ *    p_J(s) q(s) = p_I(s) and weighs 1/p_I(s), as before. Measured on the same stream with J = I/16: the JVM's rate
+ *    within 2% of p_J(s) for every class but the 64 KiB one (twice J), 2% to 4% under; objects of 8 J and more are
+ *    sampled by the JVM every time. (What is left: a TLAB's unused tail still counts as allocated at its refill,
+ *    about +1% for small objects.) What it costs: a callback that is dropped at once (about 0.3 microseconds) per J bytes
  *    allocated.
  *
  * A thread's distance drawn before this capture started (under the interval in force then, prev_mean) is kept with

@@ -74,6 +74,11 @@ class EstimateAccuracyTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void allocatedBytesPerSizeClass(String java, @TempDir Path out) throws Exception {
         Object report = runSizeClasses(java, out, 640L << 20, false, List.of());
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        boolean jdk17 = java.equals(Jvms.JDK17.toString());
+        assertThat(meta.get("jvmti.jvmIntervalBytes")).as("oversampled 16 times on JDK 24 and older: " + meta)
+                .isEqualTo(jdk17 ? "32768" : "524288");
+        assertThat(Jvms.metadataCount(meta, "jvmti.samplesThinned") > 0).isEqualTo(jdk17);
         check(java, sizeRows(report, out, false, 512 * 1024));
     }
 
