@@ -296,14 +296,14 @@ static __thread uint32_t announced_generation;
 
 static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object, jclass klass,
                                jlong size) {
-    __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&enabled, __ATOMIC_SEQ_CST) || jni == NULL || object == NULL) {
-        __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+    /* First the thread's next distance and whether the sample is kept (sample_points.h), which uses none of the
+       capture's buffers: a sample left out costs nothing more, not even the two barriers of in_flight. */
+    if (jni == NULL || !sample_kept(jni, size)) {
         return;
     }
-    /* first the thread's next distance and whether the sample is kept (sample_points.h): nothing else is spent on a
-       sample left out */
-    if (!sample_kept(jni, size)) {
+    __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&enabled, __ATOMIC_SEQ_CST) || object == NULL) {
+        sample_not_offered(); /* the capture is ending: not one of its samples */
         __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
         return;
     }

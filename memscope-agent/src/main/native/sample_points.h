@@ -78,17 +78,20 @@ _Static_assert(sizeof(stripe) == 64, "one cache line per stripe");
 static stripe stripes[STRIPES];
 static volatile uint32_t stripe_next;
 
-/* This thread: the capture (generation) in which its distance was last drawn with jvm_mean, its generator, stripe. */
-static __thread uint32_t tl_drawn;
-static __thread uint64_t tl_random;
-static __thread uint32_t tl_stripe;   /* index + 1; 0 = none yet */
+/* This thread's state, one thread-local block (one lookup per callback in a library loaded with dlopen). */
+typedef struct {
+    uint32_t drawn;     /* the capture (generation) in which its distance was last drawn with jvm_mean */
+    uint64_t random;    /* its generator's state, 0 = not seeded */
+    stripe *counters;   /* its stripe, NULL = none yet */
+} sampling_thread;
+static __thread sampling_thread tl_sampling;
 static volatile uint64_t seed_counter;
 
-static inline stripe *my_stripe(void) {
-    if (tl_stripe == 0) {
-        tl_stripe = (__atomic_add_fetch(&stripe_next, 1, __ATOMIC_RELAXED) % STRIPES) + 1;
+static inline stripe *thread_stripe(sampling_thread *t) {
+    if (t->counters == NULL) {
+        t->counters = &stripes[__atomic_add_fetch(&stripe_next, 1, __ATOMIC_RELAXED) % STRIPES];
     }
-    return &stripes[tl_stripe - 1];
+    return t->counters;
 }
 
 static int64_t stripes_sum(size_t field) {
@@ -99,31 +102,31 @@ static int64_t stripes_sum(size_t field) {
     return n;
 }
 
-/* splitmix64 over this thread's state, seeded once per thread from a global counter, the clock and the state's address. */
-static inline uint64_t next_random(void) {
-    if (tl_random == 0) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
+/* splitmix64 over the thread's state, seeded once per thread from a global counter, the clock and the state's address. */
+static inline uint64_t next_random(sampling_thread *t) {
+    if (t->random == 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
         uint64_t c = __atomic_add_fetch(&seed_counter, 1, __ATOMIC_RELAXED);
-        tl_random = mix(c * UINT64_C(0x9E3779B97F4A7C15), (uint64_t) t.tv_nsec ^ (uint64_t) (uintptr_t) &tl_random);
-        if (tl_random == 0) {
-            tl_random = 1;
+        t->random = mix(c * UINT64_C(0x9E3779B97F4A7C15), (uint64_t) now.tv_nsec ^ (uint64_t) (uintptr_t) t);
+        if (t->random == 0) {
+            t->random = 1;
         }
     }
-    uint64_t z = (tl_random += UINT64_C(0x9E3779B97F4A7C15));
+    uint64_t z = (t->random += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
 }
 
 /* Uniform in (0, 1]. */
-static inline double next_uniform(void) {
-    return (double) ((next_random() >> 11) + 1) * 0x1.0p-53;
+static inline double next_uniform(sampling_thread *t) {
+    return (double) ((next_random(t) >> 11) + 1) * 0x1.0p-53;
 }
 
 /* An exponential distance with the given mean, at least 1 byte (as the JVM's). */
-static inline uint64_t draw_distance(double mean) {
-    double d = -log(next_uniform()) * mean;
+static inline uint64_t draw_distance(sampling_thread *t, double mean) {
+    double d = -log(next_uniform(t)) * mean;
     return d < 1 ? 1 : (uint64_t) d;
 }
 
@@ -189,29 +192,36 @@ static inline uint64_t *distance_field(JNIEnv *jni) {
 }
 
 /*
- * Called first in every SampledObjectAlloc callback, on the allocating thread: gives the thread its next distance
- * (memscope's draw, when the field is trusted) and says whether the sample is kept (oversampling).
+ * Called first in every SampledObjectAlloc callback, on the allocating thread, before anything else (the capture's
+ * buffers included: it touches none of them): gives the thread its next distance (memscope's draw, when the field is
+ * trusted) and says whether the sample is kept (oversampling).
  */
 static inline int sample_kept(JNIEnv *jni, jlong size) {
-    stripe *s = my_stripe();
-    __atomic_add_fetch(&s->offered, 1, __ATOMIC_RELAXED);
+    sampling_thread *t = &tl_sampling;
+    stripe *c = thread_stripe(t);
+    __atomic_add_fetch(&c->offered, 1, __ATOMIC_RELAXED);
     uint32_t gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
-    double drawn_with = tl_drawn == gen ? jvm_mean : prev_jvm_mean;
-    tl_drawn = gen;
+    double drawn_with = t->drawn == gen ? jvm_mean : prev_jvm_mean;
+    t->drawn = gen;
     if (__atomic_load_n(&distances_state, __ATOMIC_ACQUIRE) == DISTANCES_OWN) {
-        *(volatile uint64_t *) distance_field(jni) = draw_distance(jvm_mean);
-        __atomic_add_fetch(&s->written, 1, __ATOMIC_RELAXED);
+        *(volatile uint64_t *) distance_field(jni) = draw_distance(t, jvm_mean);
+        __atomic_add_fetch(&c->written, 1, __ATOMIC_RELAXED);
     }
     if (drawn_with == keep_mean || size <= 0) {
         return 1;
     }
     /* q = p_I(s) / p_J(s), with p(s) = 1 - exp(-s/mean) = -expm1(-s/mean) */
     double q = expm1(-(double) size / keep_mean) / expm1(-(double) size / drawn_with);
-    if (q >= 1 || next_uniform() <= q) {
+    if (q >= 1 || next_uniform(t) <= q) {
         return 1;
     }
-    __atomic_add_fetch(&s->thinned, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c->thinned, 1, __ATOMIC_RELAXED);
     return 0;
+}
+
+/* Takes back the count of a sample sample_kept counted: one that arrived as the capture was ending. */
+static inline void sample_not_offered(void) {
+    __atomic_sub_fetch(&thread_stripe(&tl_sampling)->offered, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -224,7 +234,8 @@ static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) 
     if (jni == NULL || !__atomic_load_n(&enabled, __ATOMIC_ACQUIRE)) {
         return;
     }
-    tl_drawn = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    sampling_thread *t = &tl_sampling;
+    t->drawn = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
     int state = __atomic_load_n(&distances_state, __ATOMIC_ACQUIRE);
     if (state != DISTANCES_UNCONFIRMED && state != DISTANCES_OWN) {
         return;
@@ -241,8 +252,8 @@ static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) 
         __atomic_compare_exchange_n(&distances_state, &expected, DISTANCES_OWN, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
     }
-    *d = draw_distance(jvm_mean);
-    __atomic_add_fetch(&my_stripe()->written, 1, __ATOMIC_RELAXED);
+    *d = draw_distance(t, jvm_mean);
+    __atomic_add_fetch(&thread_stripe(t)->written, 1, __ATOMIC_RELAXED);
 }
 
 /*
