@@ -185,7 +185,8 @@ public final class Agent {
         CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
                 options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
                 dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
-                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples(), options.stackWalk());
+                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples(), options.stackWalk(),
+                options.oversample(), options.ownDistances());
         CaptureSession s = new CaptureSession(settings, inst);
         s.extras(!options.functions().isEmpty(), options.gcAtEdges());
         session = s;

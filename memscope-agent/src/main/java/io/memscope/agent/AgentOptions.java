@@ -67,6 +67,13 @@ public final class AgentOptions {
         "stackWalk=on|off|check MEMSCOPE_STACK_WALK   JVM sampler: name a sample's stack by walking the thread's "
             + "frames and reuse an earlier JVMTI answer for it (on, checked against JVMTI every 1024th time), always "
             + "ask JVMTI (off), or compare every reused answer with JVMTI's (check) (default on)",
+        "oversample=auto|N      MEMSCOPE_OVERSAMPLE   JVM sampler: ask the JVM for a sample every interval/N bytes "
+            + "and keep each with the probability that leaves one per interval, so that its errors around "
+            + "allocations outside TLABs shrink N-fold (auto: 16 on JDK 24 and older, whose sampler has them; 1 on "
+            + "JDK 25 and newer)",
+        "jvmDistances=own|jvm   MEMSCOPE_JVM_DISTANCES JVM sampler: memscope draws each thread's distance to its "
+            + "next sample (own), or leaves it to the JVM, whose draws repeat for threads started at a reused "
+            + "address (jvm) (default own)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -99,6 +106,8 @@ public final class AgentOptions {
     private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
     private CaptureSettings.StackWalk stackWalk = CaptureSettings.StackWalk.ON;
+    private int oversample;
+    private boolean ownDistances = true;
     private boolean gcAtEnd;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
@@ -113,7 +122,8 @@ public final class AgentOptions {
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
         {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
-        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"}, {"command", null},
+        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"},
+        {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
     };
 
@@ -271,6 +281,16 @@ public final class AgentOptions {
                 }
                 secretWords = List.copyOf(w);
                 break;
+            case "oversample":
+                oversample = v.equalsIgnoreCase("auto") ? 0 : (int) number(v, 1, 1024);
+                break;
+            case "jvmDistances":
+                ownDistances = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "own" -> true;
+                    case "jvm" -> false;
+                    default -> throw new IllegalArgumentException("expected own or jvm");
+                };
+                break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach")) {
                     throw new IllegalArgumentException("expected start or detach");
@@ -363,6 +383,16 @@ public final class AgentOptions {
     }
 
     /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
+    /** The JVM sampler's oversampling factor (0: auto, see {@link CaptureSettings#oversample}). */
+    public int oversample() {
+        return oversample;
+    }
+
+    /** Whether memscope draws the threads' distances to their next JVM sample. */
+    public boolean ownDistances() {
+        return ownDistances;
+    }
+
     /** How the JVM sampler names a sample's stack (see {@link CaptureSettings.StackWalk}). */
     public CaptureSettings.StackWalk stackWalk() {
         return stackWalk;

@@ -143,7 +143,8 @@ class JvmtiSamplerTest {
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned")).as("kept, memscope's own, filtered, dropped or thinned: " + meta)
                 .isEqualTo(seen);
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
@@ -184,8 +185,9 @@ class JvmtiSamplerTest {
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError"))
-                .as("every sample is kept, memscope's own, filtered out, or dropped and counted: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned"))
+                .as("every sample is kept, memscope's own, filtered out, thinned, or dropped and counted: " + meta)
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();
     }

@@ -170,10 +170,12 @@ public final class MemscopeHooksTemplate {
 
     /**
      * Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary).
-     * stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
+     * intervalBytes: the mean of the samples kept; jvmIntervalBytes: the JVM's (at most intervalBytes: the library
+     * keeps each sample with the probability that makes it one of intervalBytes); ownDistances: the library draws the
+     * threads' distances to their next sample. stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
      */
-    public static native int jvmtiStart0(int intervalBytes, int frames, long ringBytes, int liveLimit,
-                                         boolean sampleHeap, int stackWalk);
+    public static native int jvmtiStart0(int intervalBytes, int jvmIntervalBytes, boolean ownDistances, int frames,
+                                         long ringBytes, int liveLimit, boolean sampleHeap, int stackWalk);
 
     /** The drain thread's Java id, whose allocations are not sampled. */
     public static native void jvmtiOwnThread0(long tid);

@@ -21,9 +21,10 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiLoad(path);
     }
 
-    public static int start(int intervalBytes, int frames, long ringBytes, int liveLimit, boolean sampleHeap,
-                            int stackWalk) {
-        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, frames, ringBytes, liveLimit, sampleHeap, stackWalk);
+    public static int start(int intervalBytes, int jvmIntervalBytes, boolean ownDistances, int frames, long ringBytes,
+                            int liveLimit, boolean sampleHeap, int stackWalk) {
+        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, jvmIntervalBytes, ownDistances, frames, ringBytes,
+                liveLimit, sampleHeap, stackWalk);
     }
 
     public static void ownThread(long tid) {

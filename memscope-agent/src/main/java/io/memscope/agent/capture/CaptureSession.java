@@ -118,6 +118,7 @@ public final class CaptureSession {
             SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
                     : new SiteFilter(settings.include(), settings.exclude());
             JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
+                    settings.jvmIntervalBytes(Runtime.version().feature()), settings.ownDistances(),
                     settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
                     settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
                     log);
@@ -746,8 +747,12 @@ public final class CaptureSession {
     }
 
     private void samplerMetadata(JvmtiHeapSampler s) {
-        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.SEEN)));
+        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.OFFERED)));
         endMetadata.put("jvmti.samplesKept", Long.toString(s.kept()));
+        endMetadata.put("jvmti.jvmIntervalBytes", Long.toString(s.jvmInterval()));
+        endMetadata.put("jvmti.samplesThinned", Long.toString(s.counter(JvmtiHeapSampler.THINNED)));
+        endMetadata.put("jvmti.distances", s.distancesState());
+        endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(JvmtiHeapSampler.DISTANCES_DRAWN)));
         endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
         endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
         endMetadata.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
