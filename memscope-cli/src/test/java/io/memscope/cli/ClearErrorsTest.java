@@ -52,6 +52,13 @@ class ClearErrorsTest {
         refused(CliRun.run("diff", rec.toString(), rec.toString(), "--fail-on-increase", "-10"),
                 "--fail-on-increase must be a percentage of 0 or more, not -10");
         refused(CliRun.run("diff", rec.toString(), rec.toString(), "--top", "-1"), "--top must be 0 (all) or more");
+        // a poll interval of 0 or less read the rings in a busy loop for the whole run
+        refused(CliRun.run("latency", "--poll-ms", "0", "--", "true"), "--poll-ms must be from 1 to 60000, not 0");
+        refused(CliRun.run("trace", "--poll-ms", "-1", tmp.resolve("t.json").toString(), "--", "true"),
+                "--poll-ms must be from 1 to 60000, not -1");
+        refused(CliRun.run("trace", "--pid", "1", "--duration", "-1", tmp.resolve("t.json").toString()),
+                "--duration must be at least 1 second, not -1");
+        assertThat(tmp.resolve("t.json")).doesNotExist();
         CliRun same = CliRun.run("diff", rec.toString(), rec.toString(), "--fail-on-increase", "0");
         assertThat(same.exit).as(same.err).isZero();
     }
