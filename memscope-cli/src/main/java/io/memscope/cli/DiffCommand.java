@@ -90,10 +90,22 @@ final class DiffCommand implements Callable<Integer> {
         Report b = ReportBuilder.build(ReportCommand.recording(base));
         Report n = ReportBuilder.build(ReportCommand.recording(newer));
         RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
+        String baseDamage = damage(b, "base", base);
+        String newDamage = damage(n, "new", newer);
+        for (String note : new String[] {baseDamage, newDamage}) {
+            if (note != null) {
+                System.err.println("memscope diff: " + note);
+            }
+        }
         if (json) {
             System.out.print(DiffJson.toJson(d, top));
         } else {
             System.out.print(DiffText.format(d, top <= 0 ? Integer.MAX_VALUE : top));
+            for (String note : new String[] {baseDamage, newDamage}) {
+                if (note != null) {
+                    System.out.println("  ! " + note);
+                }
+            }
         }
         if (html != null) {
             HtmlReport.writePage(PageData.of(d, b, base.toString(), n, newer.toString()), html);
@@ -116,5 +128,23 @@ final class DiffCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * @return what a run's recording lacks (damaged, or not closed), in the words {@code memscope report} uses, or null
+     *         for a sound, closed recording: a diff against a recording read only in part looks like a large change
+     */
+    static String damage(Report r, String role, Path given) {
+        Report.Source s = r.recording();
+        if (s.damage() == null) {
+            return null;
+        }
+        String run = "the " + role + " run (" + TerminalText.safe(given.toString()) + ")";
+        if (!s.closed()) {
+            return run + " was not closed (the JVM was killed, crashed or is still running): its figures cover what it "
+                    + "recorded up to its last complete block";
+        }
+        return run + " is damaged at offset " + s.damageOffset() + " (" + TerminalText.safe(s.damage()) + "): its "
+                + "figures cover what comes before";
     }
 }

@@ -180,6 +180,25 @@ class ClearErrorsTest {
         assertThat(report.out).contains("! the recording is damaged at offset").doesNotContain("was not closed");
     }
 
+    /** A diff against a recording read only in part looked like a large decrease, with nothing said. */
+    @Test
+    void diffOfADamagedRecordingSaysWhichRunAndWhere() throws Exception {
+        Path sound = SmallRecordings.write(tmp.resolve("sound.msrec"), 2000, Map.of());
+        byte[] b = Files.readAllBytes(sound);
+        b[b.length / 2] ^= 0x55;
+        Path damaged = Files.write(tmp.resolve("damaged.msrec"), b);
+        CliRun text = CliRun.run("diff", sound.toString(), damaged.toString());
+        assertThat(text.exit).as(text.err).isZero();
+        assertThat(text.err).contains("memscope diff: the new run (" + damaged + ") is damaged at offset")
+                .contains("block CRC mismatch in block").doesNotContain("base run");
+        assertThat(text.out).contains("  ! the new run (" + damaged + ") is damaged at offset");
+        CliRun json = CliRun.run("diff", damaged.toString(), sound.toString(), "--json");
+        assertThat(json.err).contains("memscope diff: the base run (" + damaged + ") is damaged at offset");
+        CliRun same = CliRun.run("diff", sound.toString(), sound.toString());
+        assertThat(same.err).isEmpty();
+        assertThat(same.out).doesNotContain("!");
+    }
+
     /** One damaged ring: the other rings' events are printed, the damaged one is named, the exit status says so. */
     @Test
     void eventsPrintsTheReadableRingsAndNamesTheDamagedOne() throws Exception {
