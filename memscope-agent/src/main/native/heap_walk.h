@@ -1,0 +1,1831 @@
+/*
+ * Why sampled objects are held: a walk of the heap from the GC roots (JVMTI FollowReferences) that finds, for every
+ * tracked sample still reachable, one chain of references from a root down to it (included once, by
+ * memscope_sampler.c, after everything else).
+ *
+ * The walk. FollowReferences reports every reference the JVM finds, roots first (thread stacks, then JNI globals,
+ * system classes, VM internals), then object by object, each object visited once, at one safepoint. The callback
+ * (hw_reference) runs on the VM thread: plain C, no JNI, no JVMTI. It keeps one node per reached object that can
+ * hold references (leaves, such as primitive arrays, are not visited unless sampled): the object's class, the
+ * reference that reached it first (the parent node, the kind and the field or array index) and its depth. A later
+ * reference from a shallower object replaces the parent (never a root's), so paths are short though not always the
+ * shortest (the JVM visits depth first). Depth strictly decreases along parents, so they never form a cycle.
+ *
+ * Telling objects apart. JVMTI's own way is a tag per object; but a tag costs about 2 microseconds (the JVM's tag
+ * table entry, a weak handle, and an identity hash installed in the object's header for good), ten times what the
+ * walk itself costs per reference. So the walk tells objects apart by their address, which cannot change during the
+ * safepoint: the callback's tag pointers point into the JVM's wrapper of the reference, on the VM thread's stack,
+ * which holds the object's address a few words before the tag. Where exactly differs between JDK versions: a probe
+ * walk over an array of objects whose addresses are known (hw_probe_layout) finds the words, and the walk checks
+ * them again on every sample it meets (whose address the sample's weak handle holds). When the probe finds no
+ * consistent layout, or a check fails (the walk then starts over), the walk tags the objects it visits instead:
+ * slower, same result. Tags are still set on what must be found again after the walk: every loaded class's mirror
+ * (CLASS_TAG + its index in the walk's class table), every tracked sample, the threads of thread roots, and one
+ * example of each field (its holder and its value), from which the field's name is read afterwards.
+ *
+ * Before the walk, on the calling thread: every loaded class is described (whether its instances can hold
+ * references at all, whether it is a weak, phantom or final Reference whose referent is then not followed, whether
+ * its loader is the boot, platform or application loader: its static fields are then roots of their own, the class
+ * never unloads) and every tracked sample still alive gets a node, not reached yet.
+ *
+ * Budgets. The pause is one VM operation: the callback looks at the clock every 1024 references and aborts the walk
+ * past its time budget (like JFR's cutoff for its own path search). Memory: the nodes, the address table, and the
+ * JVM's tag entries, counted against the memory budget, which is checked against the memory free on the machine
+ * and in the process's cgroup before the walk starts; the walk aborts when it would exceed it. Either way the
+ * result covers the objects reached so far and says why it stopped.
+ *
+ * After the walk, on the calling thread again: the chains of the reached samples are copied out, each node once,
+ * parents before children, cut at the first class of a built-in loader (its static field is the root) and at the
+ * root; class names come from their signatures, field names by reading the example holder's fields (JNI) and
+ * comparing them with the example value (the JVM's field numbering changed in JDK 23; the values say which field
+ * it is whatever the numbering), root names from the thread's name and the frame's method and line.
+ */
+#include <sys/mman.h>
+
+#define HW_CLASS_TAG (((jlong) 1) << 40)
+/* Tags of example field values that have no node (leaves): HW_EXAMPLE_TAG + the example's index. */
+#define HW_EXAMPLE_TAG (((jlong) 1) << 36)
+/* Bytes of the JVM's tag table per tagged object (docs/benchmarks.md, "Paths from GC roots"). */
+#define HW_TAG_BYTES 72
+/* A node's parent: not reached (yet), or a GC root (edge: kind, and a root record index for stack references). */
+#define HW_UNREACHED 0u
+#define HW_ROOT 0xFFFFFFFFu
+#define HW_KIND_SHIFT 27
+#define HW_INDEX_MAX ((1u << HW_KIND_SHIFT) - 1)
+#define HW_EDGE(kind, index) (((uint32_t) (kind) << HW_KIND_SHIFT) | ((index) > HW_INDEX_MAX ? HW_INDEX_MAX : (index)))
+#define HW_EDGE_KIND(edge) ((edge) >> HW_KIND_SHIFT)
+#define HW_EDGE_INDEX(edge) ((edge) & HW_INDEX_MAX)
+/* klass: the class table index + 1 of the object's class; with HW_MIRROR, of the class this Class object is. */
+#define HW_MIRROR 0x80000000u
+/* Field examples kept at most (one per class and field). */
+#define HW_MAX_EXAMPLES 65536u
+
+/* Walk outcomes (stats[0]); HW_LAYOUT is internal: the address words were wrong, walk again with tags. */
+#define HW_COMPLETE 0
+#define HW_TIME 1
+#define HW_MEMORY 2
+#define HW_FAILED 3
+#define HW_LAYOUT 4
+
+/* Class flags. */
+#define HW_LEAF 1u
+#define HW_WEAK 2u
+#define HW_BUILTIN 4u
+#define HW_PREPARED 8u
+
+/* The stats array of walk0, by index (HeapWalk.java reads the same). */
+#define HW_STAT_OUTCOME 0
+#define HW_STAT_ERROR 1
+#define HW_STAT_PAUSE 2
+#define HW_STAT_BEFORE 3
+#define HW_STAT_AFTER 4
+#define HW_STAT_NODES 5
+#define HW_STAT_REFERENCES 6
+#define HW_STAT_TRACKED 7
+#define HW_STAT_REACHED 8
+#define HW_STAT_GONE 9
+#define HW_STAT_MEMORY 10
+#define HW_STAT_CLASSES 11
+#define HW_STAT_BY_ADDRESS 12
+#define HW_STAT_OUTPUT_NODES 13
+#define HW_STAT_BUDGET 14
+#define HW_STAT_AVAILABLE 15
+#define HW_STAT_TAGS 16
+#define HW_STATS 17
+
+/* Longs per node and per sample in walk0's answer. */
+#define HW_OUT_NODE_LONGS 5
+#define HW_OUT_SAMPLE_LONGS 4
+/* Most nodes in an answer (a recording block holds at most 16 MiB). */
+#define HW_MAX_OUT_NODES 600000u
+
+typedef struct {
+    uint32_t parent;
+    uint32_t edge;
+    uint32_t klass;
+    uint32_t depth;
+    uintptr_t address; /* while walking by address */
+} hw_node;
+
+typedef struct {
+    jlong tid;
+    jmethodID method;
+    jlocation location;
+} hw_root;
+
+typedef struct {
+    jclass cls;
+    uint32_t node;
+    uint32_t flags;
+    jint referent;
+    int32_t name;        /* string index of its name in the answer, -1 before it is needed */
+    uint8_t leaf_state;  /* 0 unknown, 1 computing, 2 known */
+    uint64_t seen_fields;  /* instance field indexes below 64 with an example */
+    uint64_t seen_statics; /* static field indexes below 64 with an example */
+} hw_class;
+
+/* One example of a field: a holder (its tag: a node's, or a class's for a static field) and the value it held. */
+typedef struct {
+    uint32_t klass;
+    uint32_t index;
+    uint32_t is_static;
+    jlong holder;
+    jlong value;
+    int32_t name;
+} hw_example;
+
+/* Where the callback's wrappers hold the objects' addresses, in words before the tag, and whether via a pointer. */
+typedef struct {
+    int referee_word;
+    int referee_deref;
+    int referrer_word;
+    int referrer_deref;
+} hw_layout;
+
+typedef struct {
+    jweak ref;
+    jlong id;
+    jlong size;
+    int32_t site;
+    uint32_t node;
+} hw_sample;
+
+typedef struct {
+    hw_node *nodes;
+    uint32_t count;
+    uint32_t capacity;
+    size_t mapped;
+    /* address -> node index + 1, open addressing (walking by address) */
+    uint32_t *table;
+    uint32_t table_mask;
+    uint32_t table_used;
+    hw_root *roots;
+    uint32_t root_count;
+    uint32_t root_capacity;
+    hw_class *classes;
+    jint class_count;
+    hw_example *examples;
+    uint32_t example_count;
+    uint32_t example_capacity;
+    uint32_t *example_table; /* (class, index, static) -> example index + 1 */
+    uint32_t example_mask;
+    /* the samples' weak handles by node (nodes 1 .. sample_nodes), to check the address words against */
+    jweak *sample_refs;
+    uint32_t sample_nodes;
+    int by_address;
+    int check_addresses;
+    hw_layout layout;
+    uintptr_t last_referrer;
+    uint32_t last_referrer_node;
+    jlong deadline;
+    /* The walking thread's Java id: its own frames and JNI references are not roots of the application's. */
+    jlong own_tid;
+    int64_t budget;
+    int64_t fixed_bytes;
+    uint64_t references;
+    uint64_t orphans;
+    uint64_t tags;
+    int outcome;
+} hw_state;
+
+/* ------------------------------------------------------------------------------------------ during the walk */
+
+static inline int64_t hw_memory(const hw_state *w) {
+    return w->fixed_bytes + (int64_t) w->count * (int64_t) sizeof(hw_node)
+            + (int64_t) (w->table == NULL ? 0 : (w->table_mask + 1)) * 4
+            + (int64_t) w->root_capacity * (int64_t) sizeof(hw_root)
+            + (int64_t) w->example_capacity * (int64_t) sizeof(hw_example)
+            + (int64_t) (w->example_table == NULL ? 0 : (w->example_mask + 1)) * 4
+            + (int64_t) w->tags * HW_TAG_BYTES;
+}
+
+static inline uint32_t hw_new_node(hw_state *w, uint32_t parent, uint32_t edge, uint32_t klass, uint32_t depth) {
+    if (w->count >= w->capacity || hw_memory(w) + (int64_t) sizeof(hw_node) > w->budget) {
+        return 0;
+    }
+    hw_node *n = &w->nodes[w->count++];
+    n->parent = parent;
+    n->edge = edge;
+    n->klass = klass;
+    n->depth = depth;
+    n->address = 0;
+    return w->count; /* node index + 1 */
+}
+
+static inline hw_class *hw_class_of(hw_state *w, jlong tag) {
+    if (tag < HW_CLASS_TAG) {
+        return NULL;
+    }
+    jlong i = tag - HW_CLASS_TAG;
+    return i < w->class_count ? &w->classes[i] : NULL;
+}
+
+/* The node of a tag (a Class object's node through its class), 0 when it has none. */
+static inline uint32_t hw_node_of(hw_state *w, jlong tag) {
+    if (tag <= 0 || (tag >= HW_EXAMPLE_TAG && tag < HW_CLASS_TAG)) {
+        return 0;
+    }
+    if (tag >= HW_CLASS_TAG) {
+        hw_class *c = hw_class_of(w, tag);
+        return c == NULL ? 0 : c->node;
+    }
+    return tag <= (jlong) w->count ? (uint32_t) tag : 0;
+}
+
+static inline uint32_t hw_hash_address(uintptr_t a) {
+    uint64_t h = (uint64_t) a * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t) (h >> 32);
+}
+
+/* The node of an object by its address, 0 when it has none. */
+static inline uint32_t hw_table_find(const hw_state *w, uintptr_t a) {
+    for (uint32_t i = hw_hash_address(a) & w->table_mask;; i = (i + 1) & w->table_mask) {
+        uint32_t n = w->table[i];
+        if (n == 0) {
+            return 0;
+        }
+        if (w->nodes[n - 1].address == a) {
+            return n;
+        }
+    }
+}
+
+/* @return 0, or -1 when the table cannot grow (memory) */
+static int hw_table_add(hw_state *w, uintptr_t a, uint32_t n) {
+    if ((w->table_used + 1) * 2 > w->table_mask + 1) {
+        uint32_t slots = (w->table_mask + 1) * 2;
+        if (slots == 0 || hw_memory(w) + (int64_t) slots * 4 > w->budget) {
+            return -1;
+        }
+        uint32_t *bigger = calloc(slots, sizeof(uint32_t));
+        if (bigger == NULL) {
+            return -1;
+        }
+        for (uint32_t i = 0; i <= w->table_mask; i++) {
+            uint32_t m = w->table[i];
+            if (m != 0) {
+                uint32_t k = hw_hash_address(w->nodes[m - 1].address) & (slots - 1);
+                while (bigger[k] != 0) {
+                    k = (k + 1) & (slots - 1);
+                }
+                bigger[k] = m;
+            }
+        }
+        free(w->table);
+        w->table = bigger;
+        w->table_mask = slots - 1;
+    }
+    uint32_t i = hw_hash_address(a) & w->table_mask;
+    while (w->table[i] != 0) {
+        i = (i + 1) & w->table_mask;
+    }
+    w->table[i] = n;
+    w->nodes[n - 1].address = a;
+    w->table_used++;
+    return 0;
+}
+
+/* An object's address from the wrapper around a tag pointer (see the file comment). */
+static inline uintptr_t hw_address(const jlong *tag_ptr, int word, int deref) {
+    uintptr_t v = ((const uintptr_t *) tag_ptr)[-word];
+    return deref ? *(const uintptr_t *) v : v;
+}
+
+static inline uint32_t hw_example_key_slot(const hw_state *w, uint32_t klass, uint32_t index, uint32_t is_static) {
+    uint64_t h = ((uint64_t) klass << 33 | (uint64_t) index << 1 | is_static) * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t) (h >> 32) & w->example_mask;
+}
+
+/* The example of a field, or NULL. */
+static hw_example *hw_example_find(hw_state *w, uint32_t klass, uint32_t index, uint32_t is_static) {
+    if (w->example_table == NULL) {
+        return NULL;
+    }
+    for (uint32_t i = hw_example_key_slot(w, klass, index, is_static);; i = (i + 1) & w->example_mask) {
+        uint32_t e = w->example_table[i];
+        if (e == 0) {
+            return NULL;
+        }
+        hw_example *x = &w->examples[e - 1];
+        if (x->klass == klass && x->index == index && x->is_static == is_static) {
+            return x;
+        }
+    }
+}
+
+/*
+ * Remembers the first holder and value of each field seen, tagging both (the holder with its node, a value without
+ * one with an example tag), so that the field's name can be read after the walk.
+ */
+static void hw_note_field(hw_state *w, hw_class *holder_class, uint32_t index, uint32_t is_static, uint32_t holder,
+                          jlong *holder_tag, uint32_t value, jlong *value_tag) {
+    if (index < 64) {
+        uint64_t *seen = is_static ? &holder_class->seen_statics : &holder_class->seen_fields;
+        if (*seen & (UINT64_C(1) << index)) {
+            return;
+        }
+        *seen |= UINT64_C(1) << index;
+    }
+    uint32_t klass = (uint32_t) (holder_class - w->classes) + 1;
+    if (index >= 64 && hw_example_find(w, klass, index, is_static) != NULL) {
+        return;
+    }
+    if (w->example_count >= HW_MAX_EXAMPLES || hw_memory(w) + 2 * HW_TAG_BYTES + 64 > w->budget) {
+        return;
+    }
+    if (w->example_count == w->example_capacity) {
+        uint32_t grown = w->example_capacity == 0 ? 1024 : w->example_capacity * 2;
+        hw_example *bigger = realloc(w->examples, sizeof(hw_example) * grown);
+        uint32_t *table = bigger == NULL ? NULL : calloc((size_t) grown * 2, sizeof(uint32_t));
+        if (bigger != NULL) {
+            w->examples = bigger;
+        }
+        if (table == NULL) {
+            return;
+        }
+        free(w->example_table);
+        w->example_table = table;
+        w->example_mask = grown * 2 - 1;
+        w->example_capacity = grown;
+        for (uint32_t e = 0; e < w->example_count; e++) {
+            hw_example *x = &w->examples[e];
+            uint32_t k = hw_example_key_slot(w, x->klass, x->index, x->is_static);
+            while (w->example_table[k] != 0) {
+                k = (k + 1) & w->example_mask;
+            }
+            w->example_table[k] = e + 1;
+        }
+    }
+    uint32_t e = w->example_count++;
+    hw_example *x = &w->examples[e];
+    x->klass = klass;
+    x->index = index;
+    x->is_static = is_static;
+    x->name = -1;
+    if (*holder_tag == 0) {
+        *holder_tag = holder;
+        w->tags++;
+    }
+    x->holder = *holder_tag;
+    if (*value_tag == 0) {
+        *value_tag = value != 0 ? (jlong) value : HW_EXAMPLE_TAG + e;
+        w->tags++;
+    }
+    x->value = *value_tag;
+    uint32_t k = hw_example_key_slot(w, klass, index, is_static);
+    while (w->example_table[k] != 0) {
+        k = (k + 1) & w->example_mask;
+    }
+    w->example_table[k] = e + 1;
+}
+
+/* Whether the address words found a sample's node where its weak handle says the sample is. */
+static inline int hw_check_sample(const hw_state *w, uint32_t n, const jlong *tag_ptr) {
+    if (!w->by_address || !w->check_addresses || n == 0 || n > w->sample_nodes) {
+        return 1;
+    }
+    uintptr_t slot = (uintptr_t) w->sample_refs[n - 1] & ~(uintptr_t) 3;
+    uintptr_t expected = __atomic_load_n((uintptr_t *) slot, __ATOMIC_RELAXED);
+    return hw_address(tag_ptr, w->layout.referee_word, w->layout.referee_deref) == expected;
+}
+
+/*
+ * FollowReferences' callback, at a safepoint: only plain C here. Returns JVMTI_VISIT_OBJECTS to have the JVM visit
+ * the referee's own references (it visits each object once, whatever it is asked), 0 to leave them, and
+ * JVMTI_VISIT_ABORT past a budget.
+ */
+static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data) {
+    (void) size;
+    (void) length;
+    hw_state *w = (hw_state *) user_data;
+    if ((++w->references & 1023) == 0 && now_nanos() > w->deadline) {
+        w->outcome = HW_TIME;
+        return JVMTI_VISIT_ABORT;
+    }
+    uint32_t parent;
+    uint32_t edge;
+    uint32_t depth;
+    hw_class *holder = NULL;
+    uint32_t index = 0;
+    if (referrer_tag_ptr == NULL) {
+        uint32_t record = 0;
+        if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
+            jlong tid = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_id
+                                                                 : info->jni_local.thread_id;
+            if (tid == w->own_tid) {
+                return 0; /* the walk's own references (its class table, the samples being tagged) */
+            }
+            if (w->root_count == w->root_capacity) {
+                uint32_t grown = w->root_capacity == 0 ? 1024 : w->root_capacity * 2;
+                hw_root *bigger = hw_memory(w) + (int64_t) grown * (int64_t) sizeof(hw_root) > w->budget ? NULL
+                        : realloc(w->roots, sizeof(hw_root) * grown);
+                if (bigger == NULL) {
+                    w->outcome = HW_MEMORY;
+                    return JVMTI_VISIT_ABORT;
+                }
+                w->roots = bigger;
+                w->root_capacity = grown;
+            }
+            hw_root *r = &w->roots[w->root_count];
+            r->tid = tid;
+            if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL) {
+                r->method = info->stack_local.method;
+                r->location = info->stack_local.location;
+            } else {
+                r->method = info->jni_local.method;
+                r->location = -1;
+            }
+            record = w->root_count++;
+        }
+        parent = HW_ROOT;
+        edge = HW_EDGE(kind, record);
+        depth = 1;
+    } else {
+        if (referrer_tag_ptr == tag_ptr) {
+            return 0; /* an object referring to itself */
+        }
+        uint32_t p = hw_node_of(w, *referrer_tag_ptr);
+        if (p == 0 && w->by_address && *referrer_tag_ptr == 0) {
+            uintptr_t a = hw_address(referrer_tag_ptr, w->layout.referrer_word, w->layout.referrer_deref);
+            if (a == w->last_referrer) {
+                p = w->last_referrer_node;
+            } else {
+                p = hw_table_find(w, a);
+                w->last_referrer = a;
+                w->last_referrer_node = p;
+            }
+        }
+        if (p == 0) {
+            w->orphans++; /* not one of ours: cannot happen, every object visited got a node first */
+            return 0;
+        }
+        if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
+            index = (uint32_t) info->field.index;
+            holder = hw_class_of(w, referrer_class_tag);
+            if (holder != NULL && (holder->flags & HW_WEAK) && info->field.index == holder->referent) {
+                return 0; /* a weak, phantom or final reference's referent: not held by it */
+            }
+        } else if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
+            index = (uint32_t) info->field.index;
+            holder = hw_class_of(w, *referrer_tag_ptr);
+        } else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
+            index = (uint32_t) info->array.index;
+        } else if (kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL) {
+            index = (uint32_t) info->constant_pool.index;
+        }
+        parent = p;
+        edge = HW_EDGE(kind, index);
+        depth = w->nodes[p - 1].depth + 1;
+    }
+    jlong tag = *tag_ptr;
+    hw_class *c = hw_class_of(w, class_tag);
+    uint32_t klass = c == NULL ? 0 : (uint32_t) (c - w->classes) + 1;
+    uint32_t n = 0;
+    int created = 0;
+    hw_class *mirror = tag >= HW_CLASS_TAG ? hw_class_of(w, tag) : NULL;
+    if (mirror != NULL) {
+        if (mirror->node == 0) {
+            mirror->node = hw_new_node(w, parent, edge, HW_MIRROR | ((uint32_t) (mirror - w->classes) + 1), depth);
+            if (mirror->node == 0) {
+                w->outcome = HW_MEMORY;
+                return JVMTI_VISIT_ABORT;
+            }
+            created = 1;
+        }
+        n = mirror->node;
+    } else if (tag != 0) {
+        n = hw_node_of(w, tag); /* a sample, a node tagged earlier, or (0) a leaf tagged as an example */
+        if (n != 0 && !hw_check_sample(w, n, tag_ptr)) {
+            w->outcome = HW_LAYOUT;
+            return JVMTI_VISIT_ABORT;
+        }
+    } else if (c == NULL || !(c->flags & HW_LEAF)) {
+        uintptr_t a = 0;
+        if (w->by_address) {
+            a = hw_address(tag_ptr, w->layout.referee_word, w->layout.referee_deref);
+            n = hw_table_find(w, a);
+        }
+        if (n == 0) {
+            n = hw_new_node(w, parent, edge, klass, depth);
+            if (n == 0 || (w->by_address && hw_table_add(w, a, n) != 0)) {
+                w->outcome = HW_MEMORY;
+                return JVMTI_VISIT_ABORT;
+            }
+            if (!w->by_address || kind == JVMTI_HEAP_REFERENCE_THREAD) {
+                *tag_ptr = n; /* walking by tags; and a thread root's thread, to name it afterwards */
+                w->tags++;
+            }
+            created = 1;
+        }
+    }
+    if (n != 0 && !created) {
+        hw_node *e = &w->nodes[n - 1];
+        if (e->parent == HW_UNREACHED) {
+            /* a sample, reached the first time */
+            e->parent = parent;
+            e->edge = edge;
+            e->depth = depth;
+            if (e->klass == 0) {
+                e->klass = klass;
+            }
+        } else if (e->parent != HW_ROOT && depth < e->depth) {
+            e->parent = parent;
+            e->edge = edge;
+            e->depth = depth;
+        }
+    }
+    if (holder != NULL) {
+        hw_note_field(w, holder, index, kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD, parent, referrer_tag_ptr, n,
+                      tag_ptr);
+    }
+    return n == 0 ? 0 : JVMTI_VISIT_OBJECTS;
+}
+
+/* ------------------------------------------------------------------------------------- the layout probe */
+
+typedef struct {
+    uintptr_t array;
+    uintptr_t element[4];
+    /* per candidate word (1..8): matches of the referee and referrer addresses, directly and through a pointer */
+    int referee_direct[9];
+    int referee_deref[9];
+    int referrer_direct[9];
+    int referrer_deref[9];
+    int calls;
+} hw_probe;
+
+static inline int hw_near(const jlong *tag_ptr, uintptr_t v) {
+    uintptr_t p = (uintptr_t) tag_ptr;
+    return (v & 7) == 0 && v + 65536 > p && v < p + 65536;
+}
+
+static jint JNICALL hw_probe_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                                       jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
+                                       jlong *referrer_tag_ptr, jint length, void *user_data) {
+    (void) class_tag;
+    (void) referrer_class_tag;
+    (void) size;
+    (void) length;
+    hw_probe *p = (hw_probe *) user_data;
+    if (kind != JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT || referrer_tag_ptr == NULL || info->array.index < 0
+            || info->array.index >= 4) {
+        return 0;
+    }
+    uintptr_t expected = p->element[info->array.index];
+    p->calls++;
+    for (int k = 1; k <= 8; k++) {
+        uintptr_t v = ((const uintptr_t *) tag_ptr)[-k];
+        p->referee_direct[k] += v == expected;
+        p->referee_deref[k] += hw_near(tag_ptr, v) && *(const uintptr_t *) v == expected;
+        uintptr_t r = ((const uintptr_t *) referrer_tag_ptr)[-k];
+        p->referrer_direct[k] += r == p->array;
+        p->referrer_deref[k] += hw_near(referrer_tag_ptr, r) && *(const uintptr_t *) r == p->array;
+    }
+    return 0;
+}
+
+/* The only candidate word that matched every call (direct before through a pointer), or 0 for none or several. */
+static int hw_probe_choose(const int *direct, const int *deref, int calls, int *word, int *through) {
+    int found = 0;
+    for (int pass = 0; pass < 2 && found == 0; pass++) {
+        for (int k = 1; k <= 8; k++) {
+            if ((pass == 0 ? direct : deref)[k] == calls) {
+                if (found) {
+                    return 0; /* ambiguous */
+                }
+                found = 1;
+                *word = k;
+                *through = pass;
+            }
+        }
+    }
+    return found;
+}
+
+/*
+ * Finds where this JVM's reference wrappers hold the objects' addresses: a walk from an array of four class objects
+ * whose addresses the local references give. Returns 1 when one layout fits every reference.
+ */
+static int hw_probe_layout(JNIEnv *jni, jvmtiEnv *env, hw_layout *layout) {
+    static const char *names[4] = {"java/lang/Object", "java/lang/String", "java/lang/Thread", "java/lang/Integer"};
+    jclass object_class = (*jni)->FindClass(jni, names[0]);
+    if (object_class == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    jobjectArray array = (*jni)->NewObjectArray(jni, 4, object_class, NULL);
+    if (array == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    hw_probe probe;
+    memset(&probe, 0, sizeof(probe));
+    jclass elements[4];
+    for (int i = 0; i < 4; i++) {
+        elements[i] = (*jni)->FindClass(jni, names[i]);
+        if (elements[i] == NULL) {
+            (*jni)->ExceptionClear(jni);
+            return 0;
+        }
+        (*jni)->SetObjectArrayElement(jni, array, i, elements[i]);
+    }
+    jvmtiHeapCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.heap_reference_callback = &hw_probe_reference;
+    /* local references are untagged pointers to their slot; read the objects' addresses from them */
+    if (((uintptr_t) array & 3) != 0) {
+        return 0;
+    }
+    probe.array = *(uintptr_t *) array;
+    for (int i = 0; i < 4; i++) {
+        if (((uintptr_t) elements[i] & 3) != 0) {
+            return 0;
+        }
+        probe.element[i] = *(uintptr_t *) elements[i];
+    }
+    if ((*env)->FollowReferences(env, 0, NULL, array, &callbacks, &probe) != JVMTI_ERROR_NONE || probe.calls != 4) {
+        return 0;
+    }
+    /* the probe ran at a safepoint of its own: check that nothing moved since the addresses were read */
+    if (probe.array != *(uintptr_t *) array) {
+        return 0;
+    }
+    return hw_probe_choose(probe.referee_direct, probe.referee_deref, probe.calls, &layout->referee_word,
+                           &layout->referee_deref)
+            && hw_probe_choose(probe.referrer_direct, probe.referrer_deref, probe.calls, &layout->referrer_word,
+                               &layout->referrer_deref);
+}
+
+/* ------------------------------------------------------------------------------------- before the walk */
+
+static int64_t hw_read_number(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    char buf[64];
+    int64_t v = -1;
+    if (fgets(buf, sizeof(buf), f) != NULL && buf[0] >= '0' && buf[0] <= '9') {
+        v = strtoll(buf, NULL, 10);
+    }
+    fclose(f);
+    return v;
+}
+
+/* Bytes the process may still take: free memory of the machine, and of its cgroup when that has a limit. */
+static int64_t hw_available_bytes(void) {
+    int64_t available = -1;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f != NULL) {
+        char line[256];
+        while (fgets(line, sizeof(line), f) != NULL) {
+            long long kb;
+            if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) {
+                available = (int64_t) kb * 1024;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    char group[512] = "";
+    f = fopen("/proc/self/cgroup", "r");
+    if (f != NULL) {
+        char line[512];
+        while (fgets(line, sizeof(line), f) != NULL) {
+            if (strncmp(line, "0::", 3) == 0) {
+                snprintf(group, sizeof(group), "%s", line + 3);
+                group[strcspn(group, "\n")] = 0;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    char path[700];
+    int64_t limit = -1, usage = -1;
+    if (group[0] != 0) {
+        snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", group);
+        limit = hw_read_number(path);
+        snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", group);
+        usage = hw_read_number(path);
+    }
+    if (limit < 0) {
+        limit = hw_read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes"); /* cgroup v1 */
+        usage = hw_read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    }
+    if (limit > 0 && usage >= 0 && limit < (INT64_C(1) << 60)) {
+        int64_t room = limit > usage ? limit - usage : 0;
+        available = available < 0 || room < available ? room : available;
+    }
+    return available;
+}
+
+/* "Lcom/acme/Foo;" -> "com.acme.Foo", "[I" -> "int[]", "[[Ljava/lang/String;" -> "java.lang.String[][]"; a hidden
+ * class's ".0x..." suffix is left out (it differs from run to run). */
+static void hw_signature_name(const char *sig, char *out, size_t cap) {
+    int dims = 0;
+    while (sig[dims] == '[') {
+        dims++;
+    }
+    const char *s = sig + dims;
+    const char *base = NULL;
+    size_t n = 0;
+    switch (*s) {
+        case 'Z': base = "boolean"; break;
+        case 'B': base = "byte"; break;
+        case 'C': base = "char"; break;
+        case 'S': base = "short"; break;
+        case 'I': base = "int"; break;
+        case 'J': base = "long"; break;
+        case 'F': base = "float"; break;
+        case 'D': base = "double"; break;
+        case 'V': base = "void"; break;
+        default: break;
+    }
+    if (base != NULL) {
+        n = (size_t) snprintf(out, cap, "%s", base);
+    } else {
+        if (*s == 'L') {
+            s++;
+        }
+        for (; *s != 0 && *s != ';' && n + 1 < cap; s++) {
+            if ((*s == '/' || *s == '.') && s[1] == '0' && s[2] == 'x') {
+                break; /* a hidden class: Foo$$Lambda.0x0000000801001234 (its signature), Foo$$Lambda/0x... */
+            }
+            out[n++] = *s == '/' ? '.' : *s;
+        }
+        out[n] = 0;
+    }
+    for (int i = 0; i < dims && n + 3 < cap; i++) {
+        out[n++] = '[';
+        out[n++] = ']';
+        out[n] = 0;
+    }
+}
+
+/* Whether a class (index i) has no instance reference field, itself or in a superclass. */
+static int hw_leaf(JNIEnv *jni, jvmtiEnv *env, hw_state *w, jint i) {
+    hw_class *c = &w->classes[i];
+    if (c->leaf_state == 2) {
+        return (c->flags & HW_LEAF) != 0;
+    }
+    if (c->leaf_state == 1) {
+        return 0;
+    }
+    c->leaf_state = 1;
+    int leaf = 1;
+    jint count = 0;
+    jfieldID *fields = NULL;
+    if ((*jvmti)->GetClassFields(jvmti, c->cls, &count, &fields) != JVMTI_ERROR_NONE) {
+        leaf = 0;
+    } else {
+        for (jint f = 0; f < count && leaf; f++) {
+            jint modifiers = 0;
+            char *sig = NULL;
+            if ((*jvmti)->GetFieldModifiers(jvmti, c->cls, fields[f], &modifiers) != JVMTI_ERROR_NONE
+                    || (*jvmti)->GetFieldName(jvmti, c->cls, fields[f], NULL, &sig, NULL) != JVMTI_ERROR_NONE) {
+                leaf = 0;
+                continue;
+            }
+            if ((modifiers & 0x0008) == 0 && (sig[0] == 'L' || sig[0] == '[')) {
+                leaf = 0;
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) fields);
+    }
+    if (leaf) {
+        jclass super = (*jni)->GetSuperclass(jni, c->cls);
+        if (super != NULL) {
+            jlong tag = 0;
+            if ((*env)->GetTag(env, super, &tag) != JVMTI_ERROR_NONE || tag < HW_CLASS_TAG
+                    || tag - HW_CLASS_TAG >= w->class_count) {
+                leaf = 0;
+            } else {
+                leaf = hw_leaf(jni, env, w, (jint) (tag - HW_CLASS_TAG));
+            }
+            (*jni)->DeleteLocalRef(jni, super);
+        }
+    }
+    if (leaf) {
+        c->flags |= HW_LEAF;
+    }
+    c->leaf_state = 2;
+    return leaf;
+}
+
+/* Counts the fields of every interface a class implements, directly or through its superclasses and interfaces. */
+static jint hw_interface_fields(JNIEnv *jni, jclass cls, jclass *seen, jint *seen_count, jint seen_cap) {
+    jint total = 0;
+    jint n = 0;
+    jclass *interfaces = NULL;
+    if ((*jvmti)->GetImplementedInterfaces(jvmti, cls, &n, &interfaces) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n; i++) {
+            int known = 0;
+            for (jint s = 0; s < *seen_count && !known; s++) {
+                known = (*jni)->IsSameObject(jni, seen[s], interfaces[i]);
+            }
+            if (!known && *seen_count < seen_cap) {
+                seen[(*seen_count)++] = interfaces[i];
+                jint fields = 0;
+                jfieldID *ids = NULL;
+                if ((*jvmti)->GetClassFields(jvmti, interfaces[i], &fields, &ids) == JVMTI_ERROR_NONE) {
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *) ids);
+                    total += fields;
+                }
+                total += hw_interface_fields(jni, interfaces[i], seen, seen_count, seen_cap);
+            }
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) interfaces);
+    }
+    jclass super = (*jni)->GetSuperclass(jni, cls);
+    if (super != NULL) {
+        total += hw_interface_fields(jni, super, seen, seen_count, seen_cap);
+    }
+    return total;
+}
+
+/* Whether this JVM numbers fields as the JVMTI specification says (JDK 23 and later: interfaces' fields first). */
+static int hw_spec_field_indexes(void) {
+    char *version = NULL;
+    int spec = 0;
+    if ((*jvmti)->GetSystemProperty(jvmti, "java.specification.version", &version) == JVMTI_ERROR_NONE
+            && version != NULL) {
+        spec = atoi(version) >= 23;
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) version);
+    }
+    return spec;
+}
+
+/* Whether a loader is the platform or the application class loader (the boot loader is NULL). */
+static int hw_builtin_loader(JNIEnv *jni, jobject loader) {
+    int builtin = 0;
+    jclass lc = (*jni)->GetObjectClass(jni, loader);
+    char *ls = NULL;
+    if (lc != NULL && (*jvmti)->GetClassSignature(jvmti, lc, &ls, NULL) == JVMTI_ERROR_NONE) {
+        builtin = strcmp(ls, "Ljdk/internal/loader/ClassLoaders$AppClassLoader;") == 0
+                || strcmp(ls, "Ljdk/internal/loader/ClassLoaders$PlatformClassLoader;") == 0;
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) ls);
+    }
+    if (lc != NULL) {
+        (*jni)->DeleteLocalRef(jni, lc);
+    }
+    return builtin;
+}
+
+/*
+ * Tags every loaded class with what the walk needs to know about it. Returns 0, or -5 when memory is short, or a
+ * JVMTI error code.
+ */
+static jint hw_prepare_classes(JNIEnv *jni, jvmtiEnv *env, hw_state *w) {
+    jint count = 0;
+    jclass *loaded = NULL;
+    jvmtiError err = (*jvmti)->GetLoadedClasses(jvmti, &count, &loaded);
+    if (err != JVMTI_ERROR_NONE) {
+        return (jint) err;
+    }
+    w->classes = calloc((size_t) (count > 0 ? count : 1), sizeof(hw_class));
+    if (w->classes == NULL) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) loaded);
+        return -5;
+    }
+    w->class_count = count;
+    for (jint i = 0; i < count; i++) {
+        hw_class *c = &w->classes[i];
+        c->cls = loaded[i];
+        c->name = -1;
+        c->referent = -1;
+        if ((*env)->SetTag(env, loaded[i], HW_CLASS_TAG + i) == JVMTI_ERROR_NONE) {
+            w->tags++;
+        }
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *) loaded);
+    jclass reference = (*jni)->FindClass(jni, "java/lang/ref/Reference");
+    jclass soft = (*jni)->FindClass(jni, "java/lang/ref/SoftReference");
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+    }
+    int spec_indexes = hw_spec_field_indexes();
+    jobject loaders[32];
+    int builtin[32];
+    int loader_count = 0;
+    for (jint i = 0; i < count; i++) {
+        hw_class *c = &w->classes[i];
+        char *sig = NULL;
+        jint status = 0;
+        if ((*jvmti)->GetClassStatus(jvmti, c->cls, &status) == JVMTI_ERROR_NONE
+                && (status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE))) {
+            c->flags |= HW_PREPARED;
+        }
+        int array = 0;
+        if ((*jvmti)->GetClassSignature(jvmti, c->cls, &sig, NULL) == JVMTI_ERROR_NONE && sig != NULL) {
+            if (sig[0] == '[') {
+                array = 1;
+                if (sig[1] != 'L' && sig[1] != '[') {
+                    c->flags |= HW_LEAF; /* a primitive array */
+                }
+                c->leaf_state = 2;
+            } else if (sig[0] != 'L') {
+                c->flags |= HW_LEAF; /* a primitive type's class (int.class): no instances */
+                c->leaf_state = 2;
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+        } else {
+            c->leaf_state = 2; /* unknown: not a leaf */
+        }
+        /* the defining loader: boot, platform or application (those never unload their classes) */
+        jobject loader = NULL;
+        if ((*jvmti)->GetClassLoader(jvmti, c->cls, &loader) == JVMTI_ERROR_NONE) {
+            if (loader == NULL) {
+                c->flags |= HW_BUILTIN;
+            } else {
+                int found = -1;
+                for (int l = 0; l < loader_count && found < 0; l++) {
+                    if ((*jni)->IsSameObject(jni, loaders[l], loader)) {
+                        found = l;
+                    }
+                }
+                int is_builtin = found >= 0 ? builtin[found] : hw_builtin_loader(jni, loader);
+                if (found < 0 && loader_count < 32) {
+                    loaders[loader_count] = (*jni)->NewLocalRef(jni, loader);
+                    builtin[loader_count++] = is_builtin;
+                }
+                if (is_builtin) {
+                    c->flags |= HW_BUILTIN;
+                }
+                (*jni)->DeleteLocalRef(jni, loader);
+            }
+        }
+        /* weak, phantom and final references do not hold their referent; soft ones do, until memory runs short */
+        if (!array && reference != NULL && (c->flags & HW_PREPARED)
+                && (*jni)->IsAssignableFrom(jni, c->cls, reference)
+                && !(soft != NULL && (*jni)->IsAssignableFrom(jni, c->cls, soft))) {
+            c->flags |= HW_WEAK;
+            /* referent is the first field of Reference, whose only superclass (Object) has none */
+            if (spec_indexes) {
+                jclass seen[64];
+                jint seen_count = 0;
+                c->referent = hw_interface_fields(jni, c->cls, seen, &seen_count, 64);
+            } else {
+                c->referent = 0;
+            }
+        }
+    }
+    for (jint i = 0; i < count; i++) {
+        if (w->classes[i].leaf_state != 2 && (w->classes[i].flags & HW_PREPARED)) {
+            hw_leaf(jni, env, w, i);
+        }
+        w->classes[i].leaf_state = 2;
+    }
+    for (int l = 0; l < loader_count; l++) {
+        (*jni)->DeleteLocalRef(jni, loaders[l]);
+    }
+    if (reference != NULL) {
+        (*jni)->DeleteLocalRef(jni, reference);
+    }
+    if (soft != NULL) {
+        (*jni)->DeleteLocalRef(jni, soft);
+    }
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- the answer */
+
+/* The strings of an answer, each once. */
+typedef struct {
+    char **values;
+    uint32_t count;
+    uint32_t capacity;
+    int32_t *slots;
+    uint32_t slot_mask;
+} hw_strings;
+
+static uint64_t hw_hash(const char *s) {
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s != 0; s++) {
+        h = (h ^ (uint8_t) *s) * UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+/* @return the string's index, or -1 when memory is short */
+static int32_t hw_intern(hw_strings *t, const char *s) {
+    if (t->slots == NULL || t->count * 2 >= t->slot_mask + 1) {
+        uint32_t slots = t->slots == NULL ? 1024 : (t->slot_mask + 1) * 2;
+        int32_t *bigger = malloc(sizeof(int32_t) * slots);
+        if (bigger == NULL) {
+            return -1;
+        }
+        memset(bigger, 0xFF, sizeof(int32_t) * slots);
+        for (uint32_t i = 0; i < t->count; i++) {
+            uint32_t k = (uint32_t) hw_hash(t->values[i]) & (slots - 1);
+            while (bigger[k] >= 0) {
+                k = (k + 1) & (slots - 1);
+            }
+            bigger[k] = (int32_t) i;
+        }
+        free(t->slots);
+        t->slots = bigger;
+        t->slot_mask = slots - 1;
+    }
+    uint32_t k = (uint32_t) hw_hash(s) & t->slot_mask;
+    while (t->slots[k] >= 0) {
+        if (strcmp(t->values[t->slots[k]], s) == 0) {
+            return t->slots[k];
+        }
+        k = (k + 1) & t->slot_mask;
+    }
+    if (t->count == t->capacity) {
+        uint32_t grown = t->capacity == 0 ? 256 : t->capacity * 2;
+        char **bigger = realloc(t->values, sizeof(char *) * grown);
+        if (bigger == NULL) {
+            return -1;
+        }
+        t->values = bigger;
+        t->capacity = grown;
+    }
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy == NULL) {
+        return -1;
+    }
+    memcpy(copy, s, n);
+    t->values[t->count] = copy;
+    t->slots[k] = (int32_t) t->count;
+    return (int32_t) t->count++;
+}
+
+static void hw_strings_free(hw_strings *t) {
+    for (uint32_t i = 0; i < t->count; i++) {
+        free(t->values[i]);
+    }
+    free(t->values);
+    free(t->slots);
+}
+
+/* The string index of a class's name (computed once). */
+static int32_t hw_class_name(hw_state *w, hw_strings *t, uint32_t klass) {
+    uint32_t i = (klass & ~HW_MIRROR) - 1;
+    if ((klass & ~HW_MIRROR) == 0 || i >= (uint32_t) w->class_count) {
+        return hw_intern(t, "?");
+    }
+    hw_class *c = &w->classes[i];
+    if (c->name < 0) {
+        char *sig = NULL;
+        char name[1024];
+        if ((*jvmti)->GetClassSignature(jvmti, c->cls, &sig, NULL) == JVMTI_ERROR_NONE && sig != NULL) {
+            hw_signature_name(sig, name, sizeof(name));
+            (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+        } else {
+            snprintf(name, sizeof(name), "?");
+        }
+        c->name = hw_intern(t, name);
+    }
+    return c->name;
+}
+
+/* "pkg.Class.method(File.java:LINE)" for a frame. */
+static void hw_frame_text(JNIEnv *jni, jmethodID method, jlocation location, char *out, size_t cap) {
+    char *name = NULL, *sig = NULL, *file = NULL;
+    jclass holder = NULL;
+    snprintf(out, cap, "?");
+    if (method == NULL || (*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) != JVMTI_ERROR_NONE
+            || (*jvmti)->GetMethodDeclaringClass(jvmti, method, &holder) != JVMTI_ERROR_NONE
+            || (*jvmti)->GetClassSignature(jvmti, holder, &sig, NULL) != JVMTI_ERROR_NONE) {
+        goto done;
+    }
+    char cls[512];
+    hw_signature_name(sig, cls, sizeof(cls));
+    if ((*jvmti)->GetSourceFileName(jvmti, holder, &file) != JVMTI_ERROR_NONE) {
+        file = NULL;
+    }
+    jint line = -1;
+    jint entries = 0;
+    jvmtiLineNumberEntry *table = NULL;
+    if (location >= 0 && (*jvmti)->GetLineNumberTable(jvmti, method, &entries, &table) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < entries; i++) {
+            if (table[i].start_location <= location) {
+                line = table[i].line_number;
+            }
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) table);
+    }
+    if (file != NULL && line > 0) {
+        snprintf(out, cap, "%s.%s(%s:%d)", cls, name, file, (int) line);
+    } else if (file != NULL) {
+        snprintf(out, cap, "%s.%s(%s)", cls, name, file);
+    } else {
+        snprintf(out, cap, "%s.%s(Unknown Source)", cls, name);
+    }
+done:
+    if (holder != NULL) {
+        (*jni)->DeleteLocalRef(jni, holder);
+    }
+    if (name != NULL) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) name);
+    }
+    if (sig != NULL) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+    }
+    if (file != NULL) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) file);
+    }
+}
+
+/* Thread names already looked up, by Java id. */
+#define HW_THREAD_NAMES 64
+typedef struct {
+    jlong tid[HW_THREAD_NAMES];
+    char name[HW_THREAD_NAMES][256];
+    int count;
+} hw_thread_names;
+
+/* The name of a thread (a jthread), or an empty string. */
+static void hw_thread_object_name(JNIEnv *jni, jobject thread, char *out, size_t cap) {
+    out[0] = 0;
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof(info));
+    if (thread != NULL && (*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
+        if (info.name != NULL) {
+            snprintf(out, cap, "%s", info.name);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *) info.name);
+        }
+        if (info.thread_group != NULL) {
+            (*jni)->DeleteLocalRef(jni, info.thread_group);
+        }
+        if (info.context_class_loader != NULL) {
+            (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+        }
+    }
+}
+
+/* The name of the live thread with this Java id, or "#id" (a virtual thread, or one that ended). */
+static void hw_thread_name(JNIEnv *jni, hw_thread_names *cache, jlong tid, char *out, size_t cap) {
+    for (int i = 0; i < cache->count; i++) {
+        if (cache->tid[i] == tid) {
+            snprintf(out, cap, "%s", cache->name[i]);
+            return;
+        }
+    }
+    snprintf(out, cap, "#%lld", (long long) tid);
+    jint count = 0;
+    jthread *threads = NULL;
+    if (tid_field != NULL && (*jvmti)->GetAllThreads(jvmti, &count, &threads) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            if ((*jni)->GetLongField(jni, threads[i], tid_field) == tid) {
+                char name[256];
+                hw_thread_object_name(jni, threads[i], name, sizeof(name));
+                if (name[0] != 0) {
+                    snprintf(out, cap, "%s", name);
+                }
+            }
+            (*jni)->DeleteLocalRef(jni, threads[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) threads);
+    }
+    int slot = cache->count < HW_THREAD_NAMES ? cache->count++ : (int) (tid & (HW_THREAD_NAMES - 1));
+    cache->tid[slot] = tid;
+    snprintf(cache->name[slot], sizeof(cache->name[slot]), "%s", out);
+}
+
+/*
+ * Names a field by reading its example holder's reference fields and comparing each with the example value: the
+ * one that holds it is the field. Falls back to "<field N>" (the JVM's index) when none does any more (the program
+ * changed it since the walk) or there is no example.
+ */
+static void hw_name_field(JNIEnv *jni, hw_state *w, hw_strings *t, hw_example *x, jobject holder, jobject value) {
+    char found[512] = "";
+    uint32_t ci = x->klass - 1;
+    if (x->klass != 0 && ci < (uint32_t) w->class_count && value != NULL && (x->is_static || holder != NULL)) {
+        jclass k = (jclass) (*jni)->NewLocalRef(jni, w->classes[ci].cls);
+        while (k != NULL && found[0] == 0) {
+            jint count = 0;
+            jfieldID *fields = NULL;
+            if ((*jvmti)->GetClassFields(jvmti, k, &count, &fields) == JVMTI_ERROR_NONE) {
+                for (jint i = 0; i < count && found[0] == 0; i++) {
+                    jint modifiers = 0;
+                    char *name = NULL, *sig = NULL;
+                    if ((*jvmti)->GetFieldModifiers(jvmti, k, fields[i], &modifiers) != JVMTI_ERROR_NONE
+                            || ((modifiers & 0x0008) != 0) != (x->is_static != 0)
+                            || (*jvmti)->GetFieldName(jvmti, k, fields[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) {
+                        continue;
+                    }
+                    if (sig[0] == 'L' || sig[0] == '[') {
+                        jobject v = x->is_static ? (*jni)->GetStaticObjectField(jni, k, fields[i])
+                                                 : (*jni)->GetObjectField(jni, holder, fields[i]);
+                        if ((*jni)->ExceptionCheck(jni)) {
+                            (*jni)->ExceptionClear(jni);
+                        } else if (v != NULL) {
+                            if ((*jni)->IsSameObject(jni, v, value)) {
+                                snprintf(found, sizeof(found), "%s", name);
+                            }
+                            (*jni)->DeleteLocalRef(jni, v);
+                        }
+                    }
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *) name);
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *) sig);
+                }
+                (*jvmti)->Deallocate(jvmti, (unsigned char *) fields);
+            }
+            jclass super = x->is_static ? NULL : (*jni)->GetSuperclass(jni, k);
+            (*jni)->DeleteLocalRef(jni, k);
+            k = super;
+        }
+        if (k != NULL) {
+            (*jni)->DeleteLocalRef(jni, k);
+        }
+    }
+    if (found[0] == 0) {
+        snprintf(found, sizeof(found), "<field %u>", x->index);
+    }
+    x->name = hw_intern(t, found);
+}
+
+/* Whether a node is the Class object of a class that never unloads (boot, platform or application loader). */
+static inline int hw_builtin_mirror(const hw_state *w, const hw_node *e) {
+    uint32_t c = e->klass & ~HW_MIRROR;
+    return (e->klass & HW_MIRROR) && c != 0 && c <= (uint32_t) w->class_count
+            && (w->classes[c - 1].flags & HW_BUILTIN);
+}
+
+/* An object the names need, by its tag. */
+typedef struct {
+    jlong tag;
+    jobject object;
+} hw_found;
+
+static int hw_found_order(const void *a, const void *b) {
+    jlong x = ((const hw_found *) a)->tag, y = ((const hw_found *) b)->tag;
+    return x < y ? -1 : x > y;
+}
+
+static jobject hw_find(const hw_found *by_tag, jint n, jlong tag) {
+    jint lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        jint mid = (jint) (((uint32_t) lo + (uint32_t) hi) >> 1);
+        if (by_tag[mid].tag < tag) {
+            lo = mid + 1;
+        } else if (by_tag[mid].tag > tag) {
+            hi = mid - 1;
+        } else {
+            return by_tag[mid].object;
+        }
+    }
+    return NULL;
+}
+
+/* The answer being built: nodes (HW_OUT_NODE_LONGS each), the walk's node of each, samples, strings. */
+typedef struct {
+    jlong *nodes;
+    uint32_t *source;
+    size_t count;
+    size_t capacity;
+    jlong *samples;
+    size_t sample_count;
+    size_t reached;
+    hw_strings strings;
+} hw_answer;
+
+/* Label placeholders of an answer's node until names are known: a root record, or a field example. */
+#define HW_LABEL_ROOT(record) (-(jlong) (record) - 2)
+#define HW_LABEL_FIELD(example) (-(jlong) (example) - 1000000000LL)
+
+/*
+ * Copies each reached sample's chain into the answer: up from the sample to a root, a class of a built-in loader, or
+ * a node already copied; each node once, parents first. The walk's depth field holds a node's answer index + 1 from
+ * here on. Returns 0, or -5 when memory is short.
+ */
+static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_answer *a) {
+    for (uint32_t i = 0; i < w->count; i++) {
+        w->nodes[i].depth = 0;
+    }
+    size_t chain_capacity = 4096;
+    uint32_t *chain = malloc(sizeof(uint32_t) * chain_capacity);
+    a->capacity = 1024;
+    a->nodes = malloc(sizeof(jlong) * HW_OUT_NODE_LONGS * a->capacity);
+    a->source = malloc(sizeof(uint32_t) * a->capacity);
+    a->samples = malloc(sizeof(jlong) * HW_OUT_SAMPLE_LONGS * (sample_count > 0 ? sample_count : 1));
+    if (chain == NULL || a->nodes == NULL || a->source == NULL || a->samples == NULL) {
+        free(chain);
+        return -5;
+    }
+    for (size_t i = 0; i < sample_count; i++) {
+        hw_sample *s = &samples[i];
+        if (s->node == 0) {
+            continue;
+        }
+        jlong *o = &a->samples[a->sample_count++ * HW_OUT_SAMPLE_LONGS];
+        o[0] = s->id;
+        o[1] = s->site;
+        o[2] = s->size;
+        o[3] = -1;
+        if (w->nodes[s->node - 1].parent == HW_UNREACHED) {
+            continue;
+        }
+        size_t len = 0;
+        for (uint32_t n = s->node; n != 0 && w->nodes[n - 1].depth == 0 && len <= w->count;) {
+            if (len == chain_capacity) {
+                uint32_t *bigger = realloc(chain, sizeof(uint32_t) * chain_capacity * 2);
+                if (bigger == NULL) {
+                    free(chain);
+                    return -5;
+                }
+                chain = bigger;
+                chain_capacity *= 2;
+            }
+            chain[len++] = n;
+            hw_node *e = &w->nodes[n - 1];
+            if (e->parent == HW_ROOT || e->parent == HW_UNREACHED || hw_builtin_mirror(w, e)) {
+                break; /* a root, or a class that never unloads: its static fields are roots */
+            }
+            n = e->parent;
+        }
+        if (a->count + len > HW_MAX_OUT_NODES) {
+            continue; /* too many nodes for one answer: this sample's path is left out */
+        }
+        while (a->count + len > a->capacity) {
+            jlong *bigger = realloc(a->nodes, sizeof(jlong) * HW_OUT_NODE_LONGS * a->capacity * 2);
+            if (bigger == NULL) {
+                free(chain);
+                return -5;
+            }
+            a->nodes = bigger;
+            uint32_t *source = realloc(a->source, sizeof(uint32_t) * a->capacity * 2);
+            if (source == NULL) {
+                free(chain);
+                return -5;
+            }
+            a->source = source;
+            a->capacity *= 2;
+        }
+        for (size_t k = len; k-- > 0;) {
+            uint32_t m = chain[k];
+            hw_node *e = &w->nodes[m - 1];
+            int top = e->parent == HW_ROOT || e->parent == HW_UNREACHED || hw_builtin_mirror(w, e);
+            uint32_t kind = HW_EDGE_KIND(e->edge);
+            if (top && e->parent != HW_ROOT) {
+                kind = JVMTI_HEAP_REFERENCE_SYSTEM_CLASS; /* a built-in class cut off: a root of its own */
+            }
+            jlong *r = &a->nodes[a->count * HW_OUT_NODE_LONGS];
+            r[0] = top ? -1 : (jlong) w->nodes[e->parent - 1].depth - 1;
+            r[1] = kind | ((e->klass & HW_MIRROR) ? 0x100 : 0);
+            r[2] = !top && (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT || kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL)
+                    ? HW_EDGE_INDEX(e->edge) : 0;
+            r[3] = e->klass; /* the class name's string index, below */
+            r[4] = top ? HW_LABEL_ROOT(HW_EDGE_INDEX(e->edge)) : -1;
+            if (!top && (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)) {
+                hw_node *p = &w->nodes[e->parent - 1];
+                uint32_t holder = kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD ? (p->klass & ~HW_MIRROR) : p->klass;
+                hw_example *x = hw_example_find(w, holder, HW_EDGE_INDEX(e->edge),
+                                                kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD);
+                r[4] = x == NULL ? -(jlong) HW_EDGE_INDEX(e->edge) - 3000000000LL
+                                 : HW_LABEL_FIELD((jlong) (x - w->examples));
+            }
+            a->source[a->count] = m;
+            e->depth = (uint32_t) ++a->count;
+        }
+        o[3] = (jlong) w->nodes[s->node - 1].depth - 1;
+        a->reached++;
+    }
+    free(chain);
+    return 0;
+}
+
+/* Names the answer's classes, fields and roots. Returns 0, or -5 when memory is short. */
+static int hw_names(JNIEnv *jni, jvmtiEnv *env, hw_state *w, hw_answer *a) {
+    /* the objects the names need: the examples of the fields in the answer, the threads of thread roots */
+    size_t want_capacity = 2 * (size_t) w->example_count + a->count + 1;
+    jlong *wanted = malloc(sizeof(jlong) * want_capacity);
+    if (wanted == NULL) {
+        return -5;
+    }
+    size_t wanted_count = 0;
+    for (size_t i = 0; i < a->count; i++) {
+        jlong label = a->nodes[i * HW_OUT_NODE_LONGS + 4];
+        if (label <= -1000000000LL && label > -3000000000LL) {
+            hw_example *x = &w->examples[-(label + 1000000000LL)];
+            if (!x->is_static) {
+                wanted[wanted_count++] = x->holder;
+            }
+            if (x->value < HW_CLASS_TAG) {
+                wanted[wanted_count++] = x->value;
+            }
+        } else if ((a->nodes[i * HW_OUT_NODE_LONGS + 1] & 0xFF) == JVMTI_HEAP_REFERENCE_THREAD
+                   && a->nodes[i * HW_OUT_NODE_LONGS] < 0) {
+            wanted[wanted_count++] = a->source[i];
+        }
+    }
+    jint found = 0;
+    jobject *objects = NULL;
+    jlong *found_tags = NULL;
+    if (wanted_count > 0 && (*env)->GetObjectsWithTags(env, (jint) wanted_count, wanted, &found, &objects,
+                                                       &found_tags) != JVMTI_ERROR_NONE) {
+        found = 0;
+        objects = NULL;
+        found_tags = NULL;
+    }
+    free(wanted);
+    hw_found *by_tag = found > 0 ? malloc(sizeof(hw_found) * (size_t) found) : NULL;
+    if (found > 0 && by_tag == NULL) {
+        found = 0;
+    }
+    for (jint i = 0; i < found; i++) {
+        by_tag[i].tag = found_tags[i];
+        by_tag[i].object = objects[i];
+    }
+    if (found > 1) {
+        qsort(by_tag, (size_t) found, sizeof(hw_found), hw_found_order);
+    }
+    hw_thread_names names;
+    memset(&names, 0, sizeof(names));
+    char text[1400];
+    int rc = 0;
+    for (size_t i = 0; i < a->count && rc == 0; i++) {
+        jlong *r = &a->nodes[i * HW_OUT_NODE_LONGS];
+        r[3] = hw_class_name(w, &a->strings, (uint32_t) r[3]);
+        jlong label = r[4];
+        if (label <= -3000000000LL) {
+            snprintf(text, sizeof(text), "<field %lld>", (long long) (-(label + 3000000000LL)));
+            r[4] = hw_intern(&a->strings, text);
+        } else if (label <= -1000000000LL) {
+            hw_example *x = &w->examples[-(label + 1000000000LL)];
+            if (x->name < 0) {
+                jobject holder = x->is_static ? NULL : hw_find(by_tag, found, x->holder);
+                jobject value;
+                if (x->value >= HW_CLASS_TAG) {
+                    hw_class *vc = hw_class_of(w, x->value);
+                    value = vc == NULL ? NULL : vc->cls;
+                } else {
+                    value = hw_find(by_tag, found, x->value);
+                }
+                hw_name_field(jni, w, &a->strings, x, holder, value);
+            }
+            r[4] = x->name;
+        } else if (label <= -2) {
+            uint32_t record = (uint32_t) (-label - 2);
+            jint kind = (jint) (r[1] & 0xFF);
+            char name[256];
+            switch (kind) {
+                case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+                case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
+                    hw_root *root = record < w->root_count ? &w->roots[record] : NULL;
+                    char frame[1024];
+                    hw_thread_name(jni, &names, root == NULL ? 0 : root->tid, name, sizeof(name));
+                    hw_frame_text(jni, root == NULL ? NULL : root->method, root == NULL ? -1 : root->location, frame,
+                                  sizeof(frame));
+                    snprintf(text, sizeof(text), kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? "thread %s: %s"
+                             : "thread %s: JNI local in %s", name, frame);
+                    break;
+                }
+                case JVMTI_HEAP_REFERENCE_THREAD:
+                    hw_thread_object_name(jni, hw_find(by_tag, found, a->source[i]), name, sizeof(name));
+                    snprintf(text, sizeof(text), "thread %s", name[0] == 0 ? "?" : name);
+                    break;
+                case JVMTI_HEAP_REFERENCE_JNI_GLOBAL: snprintf(text, sizeof(text), "JNI global"); break;
+                case JVMTI_HEAP_REFERENCE_MONITOR: snprintf(text, sizeof(text), "monitor"); break;
+                case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
+                    snprintf(text, sizeof(text), "class %s", r[3] >= 0 ? a->strings.values[r[3]] : "?");
+                    break;
+                default: snprintf(text, sizeof(text), "VM internal"); break;
+            }
+            r[4] = hw_intern(&a->strings, text);
+        }
+        if (r[3] < 0 || r[4] < -1) {
+            rc = -5;
+        }
+    }
+    for (jint i = 0; i < found; i++) {
+        (*jni)->DeleteLocalRef(jni, objects[i]);
+    }
+    if (objects != NULL) {
+        (*env)->Deallocate(env, (unsigned char *) objects);
+    }
+    if (found_tags != NULL) {
+        (*env)->Deallocate(env, (unsigned char *) found_tags);
+    }
+    free(by_tag);
+    return rc;
+}
+
+static jlongArray hw_long_array(JNIEnv *jni, const jlong *values, size_t n) {
+    if (n > (size_t) INT32_MAX) {
+        return NULL;
+    }
+    jlongArray array = (*jni)->NewLongArray(jni, (jsize) n);
+    if (array != NULL && n > 0) {
+        (*jni)->SetLongArrayRegion(jni, array, 0, (jsize) n, values);
+    }
+    return array;
+}
+
+/* {long[] nodes, String[] strings, long[] samples}, or NULL when memory is short. */
+static jobjectArray hw_java_answer(JNIEnv *jni, hw_answer *a) {
+    jclass object_class = (*jni)->FindClass(jni, "java/lang/Object");
+    jclass string_class = (*jni)->FindClass(jni, "java/lang/String");
+    jobjectArray result = object_class == NULL ? NULL : (*jni)->NewObjectArray(jni, 3, object_class, NULL);
+    jobjectArray names = string_class == NULL || result == NULL ? NULL
+            : (*jni)->NewObjectArray(jni, (jsize) a->strings.count, string_class, NULL);
+    if (names == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < a->strings.count; i++) {
+        jstring s = (*jni)->NewStringUTF(jni, a->strings.values[i]);
+        if (s == NULL) {
+            (*jni)->ExceptionClear(jni);
+            return NULL;
+        }
+        (*jni)->SetObjectArrayElement(jni, names, (jsize) i, s);
+        (*jni)->DeleteLocalRef(jni, s);
+    }
+    jlongArray nodes = hw_long_array(jni, a->nodes, a->count * HW_OUT_NODE_LONGS);
+    jlongArray samples = nodes == NULL ? NULL : hw_long_array(jni, a->samples, a->sample_count * HW_OUT_SAMPLE_LONGS);
+    if (samples == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    (*jni)->SetObjectArrayElement(jni, result, 0, nodes);
+    (*jni)->SetObjectArrayElement(jni, result, 1, names);
+    (*jni)->SetObjectArrayElement(jni, result, 2, samples);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------- the walk */
+
+/* The live samples, copied under the table's lock (their references stay valid: the caller excludes scan0). */
+static jint hw_collect_samples(hw_sample **out, size_t *count) {
+    lock_table();
+    if (live == NULL) {
+        unlock_table();
+        return -7;
+    }
+    size_t cap = live_count;
+    hw_sample *samples = malloc(sizeof(hw_sample) * (cap > 0 ? cap : 1));
+    if (samples == NULL) {
+        unlock_table();
+        return -5;
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < live_count; i++) {
+        if (i == live_write && live_read > live_write) {
+            i = live_read;
+            if (i >= live_count) {
+                break;
+            }
+        }
+        live_entry *e = &live[i];
+        if (e->state == ENTRY_TRACKED && e->collected_by == 0 && n < cap) {
+            hw_sample *s = &samples[n++];
+            s->ref = e->ref;
+            s->id = e->id;
+            s->size = e->size;
+            s->site = e->site;
+            s->node = 0;
+        }
+    }
+    unlock_table();
+    *out = samples;
+    *count = n;
+    return 0;
+}
+
+/* Frees what one attempt of the walk set up (its environment goes with all the tags it set). */
+static void hw_release(hw_state *w, jvmtiEnv *env) {
+    if (env != NULL) {
+        (*env)->DisposeEnvironment(env);
+    }
+    if (w->nodes != NULL) {
+        munmap(w->nodes, w->mapped);
+    }
+    free(w->table);
+    free(w->roots);
+    free(w->classes);
+    free(w->examples);
+    free(w->example_table);
+    free(w->sample_refs);
+    memset(w, 0, sizeof(*w));
+}
+
+/*
+ * One attempt: a JVMTI environment of its own, the classes and samples tagged, the walk. by_address: tell objects
+ * apart by their address (when the probe found the layout). Returns 0 (w->outcome says how it ended; *env is the
+ * environment, to release after the answer is built), or an error code.
+ */
+static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *samples, size_t sample_count,
+                       int64_t budget, jlong time_budget, jlong started, int by_address, jlong *stats) {
+    (void) started;
+    jvmtiEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **) &env, JVMTI_VERSION_11) != JNI_OK || env == NULL) {
+        return -1;
+    }
+    *env_out = env;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_tag_objects = 1;
+    jvmtiError err = (*env)->AddCapabilities(env, &caps);
+    if (err != JVMTI_ERROR_NONE) {
+        return (jint) err;
+    }
+    w->budget = budget;
+    w->own_tid = -1;
+    jthread self = NULL;
+    if (tid_field != NULL && (*jvmti)->GetCurrentThread(jvmti, &self) == JVMTI_ERROR_NONE && self != NULL) {
+        w->own_tid = (*jni)->GetLongField(jni, self, tid_field);
+        (*jni)->DeleteLocalRef(jni, self);
+    }
+    if (by_address) {
+        w->by_address = hw_probe_layout(jni, env, &w->layout);
+    }
+    jint rc = hw_prepare_classes(jni, env, w);
+    if (rc != 0) {
+        return rc;
+    }
+    stats[HW_STAT_CLASSES] = w->class_count;
+    w->fixed_bytes = (int64_t) w->class_count * (int64_t) sizeof(hw_class)
+            + (int64_t) sample_count * (int64_t) (sizeof(hw_sample) + sizeof(jweak));
+    /* the node table: reserved, committed page by page as it fills */
+    uint64_t capacity = (uint64_t) (budget / (int64_t) sizeof(hw_node));
+    if (capacity > UINT32_MAX - 2) {
+        capacity = UINT32_MAX - 2;
+    }
+    if (capacity < sample_count + 1024 || hw_memory(w) > budget) {
+        return -6;
+    }
+    w->capacity = (uint32_t) capacity;
+    w->mapped = (size_t) capacity * sizeof(hw_node);
+    void *mem = mmap(NULL, w->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) {
+        w->mapped = 0;
+        return -5;
+    }
+    w->nodes = (hw_node *) mem;
+    if (w->by_address) {
+        w->table = calloc(1u << 16, sizeof(uint32_t));
+        w->sample_refs = malloc(sizeof(jweak) * (sample_count > 0 ? sample_count : 1));
+        if (w->table == NULL || w->sample_refs == NULL) {
+            return -5;
+        }
+        w->table_mask = (1u << 16) - 1;
+        w->check_addresses = raw_handles;
+    }
+    /* the samples: a node each, not reached yet */
+    size_t tracked = 0;
+    stats[HW_STAT_GONE] = 0;
+    for (size_t i = 0; i < sample_count; i++) {
+        hw_sample *s = &samples[i];
+        s->node = 0;
+        jobject o = (*jni)->NewLocalRef(jni, s->ref);
+        if (o == NULL) {
+            stats[HW_STAT_GONE]++;
+            continue;
+        }
+        jlong existing = 0;
+        if ((*env)->GetTag(env, o, &existing) == JVMTI_ERROR_NONE && existing != 0) {
+            s->node = hw_node_of(w, existing); /* the same object twice: share its node */
+        } else {
+            uint32_t n = hw_new_node(w, HW_UNREACHED, 0, 0, UINT32_MAX);
+            if (n != 0 && (*env)->SetTag(env, o, n) == JVMTI_ERROR_NONE) {
+                s->node = n;
+                w->tags++;
+                if (w->sample_refs != NULL) {
+                    w->sample_refs[n - 1] = s->ref;
+                }
+            }
+        }
+        if (s->node != 0) {
+            tracked++;
+        }
+        (*jni)->DeleteLocalRef(jni, o);
+    }
+    w->sample_nodes = w->count;
+    stats[HW_STAT_TRACKED] = (jlong) tracked;
+    jvmtiHeapCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.heap_reference_callback = &hw_reference;
+    w->outcome = HW_COMPLETE;
+    jlong t1 = now_nanos();
+    jlong left = time_budget - stats[HW_STAT_PAUSE]; /* a second attempt has what the first one left */
+    w->deadline = t1 + (left > 0 ? left : 1);
+    err = (*env)->FollowReferences(env, 0, NULL, NULL, &callbacks, w);
+    jlong t2 = now_nanos();
+    stats[HW_STAT_BEFORE] = t1 - started - stats[HW_STAT_PAUSE];
+    stats[HW_STAT_PAUSE] += t2 - t1;
+    stats[HW_STAT_NODES] = w->count;
+    stats[HW_STAT_REFERENCES] = (jlong) w->references;
+    stats[HW_STAT_MEMORY] = hw_memory(w);
+    stats[HW_STAT_TAGS] = (jlong) w->tags;
+    stats[HW_STAT_BY_ADDRESS] = w->by_address;
+    return err == JVMTI_ERROR_NONE ? 0 : (jint) err;
+}
+
+/*
+ * Walks the heap from the GC roots and answers, for each tracked sample whose object is alive, the chain of
+ * references that reached it. Called with the drain thread excluded (JvmtiHeapSampler holds its lock: no reference
+ * of the live table is deleted meanwhile).
+ *
+ * stats (HW_STATS longs): see the HW_STAT_* indexes. Returns {long[] nodes, String[] strings, long[] samples}, or
+ * null when the walk could not run or its answer could not be built (stats say why: outcome HW_FAILED, error: a
+ * JVMTI error code, -1 no JVMTI, -5 memory short, -6 not enough free memory for the budget, -7 no capture).
+ *   nodes: HW_OUT_NODE_LONGS per node, parents first: parent (-1: a root), kind (the JVMTI reference kind of the
+ *          reference into it; a root's kind) | 0x100 when it is a Class object, array element or constant pool
+ *          index (else 0), class name (string index: the class of the object, or the class a Class object is),
+ *          label (string index: the field's name, or the root's description; -1 none)
+ *   samples: HW_OUT_SAMPLE_LONGS per tracked sample alive when the walk started: id, site, size, node (-1: not
+ *          reached)
+ */
+JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *jni, jclass cls, jlong time_budget,
+                                                                      jlong memory_budget, jlongArray stats_out) {
+    (void) cls;
+    jlong stats[HW_STATS];
+    memset(stats, 0, sizeof(stats));
+    stats[HW_STAT_OUTCOME] = HW_FAILED;
+    jobjectArray answer = NULL;
+    jvmtiEnv *env = NULL;
+    hw_state w;
+    memset(&w, 0, sizeof(w));
+    hw_answer a;
+    memset(&a, 0, sizeof(a));
+    hw_sample *samples = NULL;
+    size_t sample_count = 0;
+    jlong started = now_nanos();
+    int frame_pushed = 0;
+    jint rc;
+
+    if (jvmti == NULL || vm == NULL) {
+        stats[HW_STAT_ERROR] = -1;
+        goto done;
+    }
+    /* Memory: the budget must fit in what the machine and the cgroup have free, with room to spare. */
+    int64_t available = hw_available_bytes();
+    stats[HW_STAT_AVAILABLE] = available;
+    int64_t budget = memory_budget;
+    if (available >= 0 && budget > available / 2) {
+        budget = available / 2;
+    }
+    stats[HW_STAT_BUDGET] = budget;
+    if (budget < (int64_t) (1 << 20)) {
+        stats[HW_STAT_ERROR] = -6;
+        goto done;
+    }
+    rc = hw_collect_samples(&samples, &sample_count);
+    if (rc != 0) {
+        stats[HW_STAT_ERROR] = rc;
+        goto done;
+    }
+    if ((*jni)->PushLocalFrame(jni, 64) != 0) {
+        (*jni)->ExceptionClear(jni);
+        stats[HW_STAT_ERROR] = -5;
+        goto done;
+    }
+    frame_pushed = 1;
+    rc = hw_attempt(jni, &w, &env, samples, sample_count, budget, time_budget, started, 1, stats);
+    if (rc == 0 && w.outcome == HW_LAYOUT) {
+        /* the address words did not hold for this JVM: walk again, telling objects apart by tags */
+        hw_release(&w, env);
+        env = NULL;
+        rc = hw_attempt(jni, &w, &env, samples, sample_count, budget, time_budget, started, 0, stats);
+    }
+    if (rc != 0) {
+        stats[HW_STAT_ERROR] = rc;
+        goto done;
+    }
+    jlong walked = now_nanos();
+    rc = hw_chains(&w, samples, sample_count, &a);
+    if (rc == 0) {
+        rc = hw_names(jni, env, &w, &a);
+    }
+    if (rc == 0) {
+        answer = hw_java_answer(jni, &a);
+        rc = answer == NULL ? -5 : 0;
+    }
+    if (rc != 0) {
+        stats[HW_STAT_ERROR] = rc;
+        goto done;
+    }
+    stats[HW_STAT_REACHED] = (jlong) a.reached;
+    stats[HW_STAT_OUTPUT_NODES] = (jlong) a.count;
+    stats[HW_STAT_OUTCOME] = w.outcome;
+    stats[HW_STAT_AFTER] = now_nanos() - walked;
+
+done:
+    if (frame_pushed) {
+        answer = (jobjectArray) (*jni)->PopLocalFrame(jni, answer);
+    }
+    hw_release(&w, env);
+    free(samples);
+    free(a.nodes);
+    free(a.source);
+    free(a.samples);
+    hw_strings_free(&a.strings);
+    if (stats_out != NULL) {
+        (*jni)->SetLongArrayRegion(jni, stats_out, 0, HW_STATS, stats);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+        }
+    }
+    return answer;
+}
