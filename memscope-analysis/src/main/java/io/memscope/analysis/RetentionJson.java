@@ -1,0 +1,51 @@
+package io.memscope.analysis;
+
+import java.util.List;
+
+/**
+ * The paths from GC roots in report.json (docs/formats/report-json.md, "Why memory is held"): the top-level
+ * {@code retention} object (the walk they come from) and each held site's {@code retainedBy} list. Also used for the
+ * page's data.
+ */
+final class RetentionJson {
+    private RetentionJson() {
+    }
+
+    /** {@code "retention": {...}}, or {@code null} without a walk. */
+    static void section(JsonWriter w, Retention r) {
+        Retention.Walk walk = r.walk();
+        if (walk == null) {
+            w.name("retention").value((String) null);
+            return;
+        }
+        w.name("retention").beginObject()
+                .field("trigger", walk.trigger())
+                .field("timeMs", walk.timeMs())
+                .field("outcome", walk.outcome())
+                .field("complete", walk.complete())
+                .field("pauseMs", walk.pauseMs())
+                .field("totalMs", walk.totalMs())
+                .field("objectsVisited", walk.objectsVisited())
+                .field("referencesSeen", walk.referencesSeen())
+                .field("memoryBytes", walk.memoryBytes())
+                .field("samplesTracked", walk.samplesTracked())
+                .field("samplesReached", walk.samplesReached())
+                .field("detail", walk.detail())
+                .endObject();
+    }
+
+    /** {@code "retainedBy": [ { "root", "path", "objects", "bytes", "samples" }, ... ]}. */
+    static void retainedBy(JsonWriter w, List<Retention.RetainedBy> shapes) {
+        w.name("retainedBy").beginArray();
+        for (Retention.RetainedBy s : shapes) {
+            w.beginObject().field("root", s.root());
+            w.name("path").beginArray();
+            for (String step : s.path()) {
+                w.value(step);
+            }
+            w.endArray();
+            w.field("objects", s.objects()).field("bytes", s.bytes()).field("samples", s.samples()).endObject();
+        }
+        w.endArray();
+    }
+}
