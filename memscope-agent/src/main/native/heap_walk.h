@@ -8,8 +8,9 @@
  * (hw_reference) runs on the VM thread: plain C, no JNI, no JVMTI. It keeps one node per reached object that can
  * hold references (leaves, such as primitive arrays, are not visited unless sampled): the object's class, the
  * reference that reached it first (the parent node, the kind and the field or array index) and its depth. A later
- * reference from a shallower object replaces the parent (never a root's), so paths are short though not always the
- * shortest (the JVM visits depth first). Depth strictly decreases along parents, so they never form a cycle.
+ * reference from a shallower object replaces the parent (never a root's, but for a JNI local's: see hw_reference),
+ * so paths are short though not always the shortest (the JVM visits depth first). Depth strictly decreases along
+ * parents, so they never form a cycle.
  *
  * Telling objects apart. JVMTI's own way is a tag per object; but a tag costs about 2 microseconds (the JVM's tag
  * table entry, a weak handle, and an identity hash installed in the object's header for good), ten times what the
@@ -57,6 +58,8 @@
 #define HW_EDGE_INDEX(edge) ((edge) & HW_INDEX_MAX)
 /* klass: the class table index + 1 of the object's class; with HW_MIRROR, of the class this Class object is. */
 #define HW_MIRROR 0x80000000u
+/* The depth a JNI local root's object starts at (see hw_reference). */
+#define HW_JNI_LOCAL_DEPTH 64
 /* Field examples kept at most (one per class and field). */
 #define HW_MAX_EXAMPLES 65536u
 
@@ -441,7 +444,9 @@ static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         }
         parent = HW_ROOT;
         edge = HW_EDGE(kind, record);
-        depth = 1;
+        /* A JNI local is mostly an oop a compiled frame embeds (a static final's value, constant-folded): a weak
+         * reason; any path from another root that is not much longer replaces it. */
+        depth = kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL ? HW_JNI_LOCAL_DEPTH : 1;
     } else {
         if (referrer_tag_ptr == tag_ptr) {
             return 0; /* an object referring to itself */
@@ -530,7 +535,8 @@ static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
             if (e->klass == 0) {
                 e->klass = klass;
             }
-        } else if (e->parent != HW_ROOT && depth < e->depth) {
+        } else if (depth < e->depth && (e->parent != HW_ROOT
+                                        || HW_EDGE_KIND(e->edge) == JVMTI_HEAP_REFERENCE_JNI_LOCAL)) {
             e->parent = parent;
             e->edge = edge;
             e->depth = depth;
@@ -1367,8 +1373,8 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
             hw_node *e = &w->nodes[m - 1];
             int top = e->parent == HW_ROOT || e->parent == HW_UNREACHED || hw_builtin_mirror(w, e);
             uint32_t kind = HW_EDGE_KIND(e->edge);
-            if (top && e->parent != HW_ROOT) {
-                kind = JVMTI_HEAP_REFERENCE_SYSTEM_CLASS; /* a built-in class cut off: a root of its own */
+            if (hw_builtin_mirror(w, e)) {
+                kind = JVMTI_HEAP_REFERENCE_SYSTEM_CLASS; /* a class that never unloads: a root of its own */
             }
             jlong *r = &a->nodes[a->count * HW_OUT_NODE_LONGS];
             r[0] = top ? -1 : (jlong) w->nodes[e->parent - 1].depth - 1;
@@ -1376,7 +1382,7 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
             r[2] = !top && (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT || kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL)
                     ? HW_EDGE_INDEX(e->edge) : 0;
             r[3] = e->klass; /* the class name's string index, below */
-            r[4] = top ? HW_LABEL_ROOT(HW_EDGE_INDEX(e->edge)) : -1;
+            r[4] = top ? HW_LABEL_ROOT(kind == JVMTI_HEAP_REFERENCE_SYSTEM_CLASS ? 0 : HW_EDGE_INDEX(e->edge)) : -1;
             if (!top && (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)) {
                 hw_node *p = &w->nodes[e->parent - 1];
                 uint32_t holder = kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD ? (p->klass & ~HW_MIRROR) : p->klass;

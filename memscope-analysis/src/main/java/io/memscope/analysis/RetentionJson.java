@@ -5,14 +5,14 @@ import java.util.List;
 /**
  * The paths from GC roots in report.json (docs/formats/report-json.md, "Why memory is held"): the top-level
  * {@code retention} object (the walk they come from) and each held site's {@code retainedBy} list. Also used for the
- * page's data.
+ * page's data and by {@code memscope paths --json}.
  */
-final class RetentionJson {
+public final class RetentionJson {
     private RetentionJson() {
     }
 
     /** {@code "retention": {...}}, or {@code null} without a walk. */
-    static void section(JsonWriter w, Retention r) {
+    public static void section(JsonWriter w, Retention r) {
         Retention.Walk walk = r.walk();
         if (walk == null) {
             w.name("retention").value((String) null);
@@ -35,7 +35,7 @@ final class RetentionJson {
     }
 
     /** {@code "retainedBy": [ { "root", "path", "objects", "bytes", "samples" }, ... ]}. */
-    static void retainedBy(JsonWriter w, List<Retention.RetainedBy> shapes) {
+    public static void retainedBy(JsonWriter w, List<Retention.RetainedBy> shapes) {
         w.name("retainedBy").beginArray();
         for (Retention.RetainedBy s : shapes) {
             w.beginObject().field("root", s.root());

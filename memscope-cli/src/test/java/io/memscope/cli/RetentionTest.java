@@ -1,0 +1,160 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Why memory is held, end to end: RetentionFixture holds memory four ways; {@code memscope run} with the default
+ * options walks its heap at the end, and each leak's first path in report.json starts at the right GC root and goes
+ * through the field that holds it; the bounded ThreadLocal buffers are no suspect, and their path is right too.
+ * {@code memscope paths <pid>} finds the same paths in a running JVM. The JVMTI sampler (and so the walk) runs on
+ * Linux x86_64; on JDK 17 and the build's JDK.
+ */
+class RetentionTest {
+    private static final String SRC = "io/memscope/cli/RetentionFixture.java";
+    private static final String FIXTURE = "io.memscope.cli.RetentionFixture";
+
+    @TempDir
+    Path tmp;
+
+    private static boolean linuxX64() {
+        return System.getProperty("os.name").toLowerCase().contains("linux")
+                && System.getProperty("os.arch").matches("amd64|x86_64");
+    }
+
+    private static String site(String method, String marker) throws Exception {
+        return method + "(RetentionFixture.java:" + Jvms.lineOf(SRC, marker) + ")";
+    }
+
+    @Test
+    void eachLeakIsHeldFromItsRootThroughTheFieldThatHoldsIt() throws Exception {
+        assumeTrue(linuxX64(), "the JVMTI sampler and its heap walk run on Linux x86_64");
+        String listener = site(FIXTURE + ".listen", "// LISTENER_BUFFER");
+        String document = site(FIXTURE + "$Document.<init>", "// DOCUMENT_CONTENT");
+        String scratch = site(FIXTURE + ".scratch", "// SCRATCH_BUFFER");
+        String plugin = "io.memscope.cli.RetentionPlugin.store(RetentionPlugin.java:"
+                + Jvms.lineOf("io/memscope/cli/RetentionPlugin.java", "// PLUGIN_BUFFER") + ")";
+        for (String java : Jvms.javas()) {
+            Path out = tmp.resolve("run-" + Jvms.javas().indexOf(java));
+            int code = Jvms.memscopeRun(out, List.of(), List.of(java, "-Xmx512m", "-cp",
+                    System.getProperty("java.class.path"), FIXTURE, "3000"));
+            assertThat(code).as(java).isZero();
+            Object report = Jvms.report(out);
+            Map<String, Object> retention = MiniJson.obj(report, "retention");
+            assertThat(retention.get("trigger")).isEqualTo("end");
+            assertThat(retention.get("outcome")).as(java + ": " + retention).isEqualTo("complete");
+            assertThat(MiniJson.num(retention, "samplesReached")).isPositive();
+
+            List<String> suspects = Jvms.sites(report, "leakSuspects");
+            assertThat(suspects).as(java).contains(listener, document, plugin).doesNotContain(scratch);
+
+            Map<String, Object> l = first(report, "leakSuspects", listener);
+            assertThat(l.get("root")).as(java).isEqualTo("static " + FIXTURE + ".BUS");
+            assertThat(path(l)).as(java).startsWith(FIXTURE + "$EventBus.listeners", "java.util.ArrayList.elementData",
+                    "java.lang.Object[]");
+            assertThat(last(l)).as(java).matches("io\\.memscope\\.cli\\.RetentionFixture\\$\\$Lambda.*\\.arg\\$1");
+
+            Map<String, Object> d = first(report, "leakSuspects", document);
+            assertThat(d.get("root")).as(java).isEqualTo("static " + FIXTURE + ".PAGES");
+            assertThat(path(d)).as(java).contains(FIXTURE + "$Document$Page.this$0");
+            assertThat(last(d)).as(java).isEqualTo(FIXTURE + "$Document.content");
+
+            Map<String, Object> p = first(report, "leakSuspects", plugin);
+            assertThat(p.get("root")).as(java).isEqualTo("static " + FIXTURE + ".PLUGIN_LOADER");
+            assertThat(path(p)).as(java).contains(FIXTURE + "$PluginLoader.classes",
+                    "static io.memscope.cli.RetentionPlugin.CACHE");
+            assertThat(last(p)).as(java).isEqualTo("java.lang.Object[]");
+
+            Map<String, Object> s = first(report, "topLiveSites", scratch);
+            assertThat((String) s.get("root")).as(java).matches("thread pool-(\\d+|\\*)-thread-(\\d+|\\*)");
+            assertThat(path(s)).as(java).first().isEqualTo("java.lang.Thread.threadLocals");
+            assertThat(last(s)).as(java).isEqualTo("java.lang.ThreadLocal$ThreadLocalMap$Entry.value");
+
+            String summary = Files.readString(Jvms.summaryFile(out));
+            assertThat(summary).as(java).contains("held by static RetentionFixture.BUS -> RetentionFixture$EventBus"
+                    + ".listeners -> ArrayList.elementData -> Object[] -> RetentionFixture$$Lambda");
+        }
+    }
+
+    @Test
+    void pathsOfARunningJvm() throws Exception {
+        assumeTrue(linuxX64(), "the JVMTI sampler and its heap walk run on Linux x86_64");
+        String listener = site(FIXTURE + ".listen", "// LISTENER_BUFFER");
+        Path agent = Jars.agent();
+        List<String> cmd = new ArrayList<>(List.of(Jvms.current(), "-Xmx512m",
+                "-javaagent:" + agent + "=out=" + tmp.resolve("out") + ",quiet=true,paths=false", "-cp",
+                System.getProperty("java.class.path"), FIXTURE, "1500", "wait"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+             OutputStream stdin = p.getOutputStream()) {
+            String line;
+            while ((line = r.readLine()) != null && !line.equals("ready")) {
+                // rounds ...
+            }
+            assertThat(line).isEqualTo("ready");
+            CliRun run = CliRun.run("paths", Long.toString(p.pid()), "--json");
+            assertThat(run.exit).as(run.err).isZero();
+            Object json = MiniJson.parse(run.out);
+            Map<String, Object> walk = MiniJson.obj(json, "retention");
+            assertThat(walk.get("trigger")).isEqualTo("on demand");
+            assertThat(walk.get("outcome")).isEqualTo("complete");
+            Map<String, Object> site = null;
+            for (Map<String, Object> s : MiniJson.list(json, "sites")) {
+                if (listener.equals(s.get("site"))) {
+                    site = s;
+                }
+            }
+            assertThat(site).as(run.out).isNotNull();
+            Map<String, Object> main = MiniJson.list(site, "retainedBy").get(0);
+            assertThat(main.get("root")).isEqualTo("static " + FIXTURE + ".BUS");
+            assertThat(last(main)).matches("io\\.memscope\\.cli\\.RetentionFixture\\$\\$Lambda.*\\.arg\\$1");
+
+            CliRun text = CliRun.run("paths", Long.toString(p.pid()), "--top", "3");
+            assertThat(text.exit).as(text.err).isZero();
+            assertThat(text.out).contains("memscope paths: pid " + p.pid() + ": heap walk complete", listener,
+                    "static " + FIXTURE + ".BUS", "-> " + FIXTURE + "$EventBus.listeners");
+            stdin.write('\n');
+            stdin.flush();
+        } finally {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /** The first retainedBy shape of a site in a report list. */
+    private static Map<String, Object> first(Object report, String list, String site) {
+        for (Map<String, Object> e : MiniJson.list(report, list)) {
+            if (site.equals(e.get("site"))) {
+                List<Map<String, Object>> shapes = MiniJson.list(e, "retainedBy");
+                assertThat(shapes).as(site + " in " + list).isNotEmpty();
+                return shapes.get(0);
+            }
+        }
+        throw new AssertionError(site + " is not in " + list + ": " + Jvms.sites(report, list));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> path(Map<String, Object> shape) {
+        return (List<String>) shape.get("path");
+    }
+
+    private static String last(Map<String, Object> shape) {
+        List<String> p = path(shape);
+        assertThat(p).as(shape.toString()).isNotEmpty();
+        return p.get(p.size() - 1);
+    }
+}
