@@ -13,12 +13,17 @@ public final class RetentionJson {
 
     /** {@code "retention": {...}}, or {@code null} without a walk. */
     public static void section(JsonWriter w, Retention r) {
-        Retention.Walk walk = r.walk();
+        w.name("retention");
+        walk(w, r.walk());
+    }
+
+    /** A walk as a JSON object value, or {@code null}. */
+    public static void walk(JsonWriter w, Retention.Walk walk) {
         if (walk == null) {
-            w.name("retention").value((String) null);
+            w.value((String) null);
             return;
         }
-        w.name("retention").beginObject()
+        w.beginObject()
                 .field("trigger", walk.trigger())
                 .field("timeMs", walk.timeMs())
                 .field("outcome", walk.outcome())

@@ -135,6 +135,57 @@ class RetentionTest {
         }
     }
 
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void thePageShowsThePathsAsATreeThatASearchNarrows() throws Exception {
+        assumeTrue(linuxX64(), "the JVMTI sampler and its heap walk run on Linux x86_64");
+        String listener = site(FIXTURE + ".listen", "// LISTENER_BUFFER");
+        Path out = tmp.resolve("page");
+        assertThat(Jvms.memscopeRun(out, List.of(), List.of(Jvms.current(), "-Xmx512m", "-cp",
+                System.getProperty("java.class.path"), FIXTURE, "2000"))).isZero();
+        Path page;
+        try (java.util.stream.Stream<Path> s = Files.list(out)) {
+            page = s.map(d -> d.resolve("report.html")).filter(Files::isRegularFile).findFirst().orElseThrow();
+        }
+        Path shots = Path.of("target", "browser").toAbsolutePath();
+        Files.createDirectories(shots);
+        try (io.memscope.analysis.html.HeadlessChromium browser =
+                     io.memscope.analysis.html.HeadlessChromium.start(shots)) {
+            browser.open(page);
+            assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
+            assertThat(browser.script("return document.getElementById('retention-section').hidden")).isEqualTo(false);
+            String text = (String) browser.script("return document.getElementById('retention').innerText");
+            assertThat(text).contains(listener, "static " + FIXTURE + ".BUS", FIXTURE + "$EventBus.listeners",
+                    "static " + FIXTURE + ".PLUGIN_LOADER", "static io.memscope.cli.RetentionPlugin.CACHE",
+                    FIXTURE + "$Document$Page.this$0");
+            assertThat(text.toLowerCase(java.util.Locale.ROOT)).contains("leak suspect");
+            assertThat((String) browser.script("return document.getElementById('retention-walk').textContent"))
+                    .contains("at the end of the capture", "reached through");
+            browser.script("document.querySelectorAll('#retention details')"
+                    + ".forEach(function (d) { d.open = true; }); window.scrollTo(0, "
+                    + "document.getElementById('retention-section').offsetTop)");
+            browser.screenshot(shots.resolve("retention.png"));
+            Files.write(shots.resolve("retention-section.png"), browser.driver().findElement(
+                    org.openqa.selenium.By.id("retention-section")).getScreenshotAs(
+                    org.openqa.selenium.OutputType.BYTES));
+            // a search for the plugin's static field leaves the plugin's site only
+            org.openqa.selenium.WebElement search = browser.driver().findElement(
+                    org.openqa.selenium.By.id("retention-search"));
+            search.sendKeys("RetentionPlugin.CACHE");
+            @SuppressWarnings("unchecked")
+            List<String> shown = (List<String>) browser.script("return Array.from(document.querySelectorAll("
+                    + "'#retention details')).filter(d => !d.hidden).map(d => d.querySelector('summary .rsite')"
+                    + ".textContent)");
+            assertThat(shown).singleElement().asString().startsWith("io.memscope.cli.RetentionPlugin.store(");
+            assertThat(browser.script("return document.querySelectorAll('#retention .rhit').length")).isNotEqualTo(0L);
+            Files.write(shots.resolve("retention-search.png"), browser.driver().findElement(
+                    org.openqa.selenium.By.id("retention-section")).getScreenshotAs(
+                    org.openqa.selenium.OutputType.BYTES));
+            assertThat(browser.consoleErrors()).isEmpty();
+            assertThat(browser.requests()).allSatisfy(url -> assertThat(url).startsWith("file:"));
+        }
+    }
+
     /** The first retainedBy shape of a site in a report list. */
     private static Map<String, Object> first(Object report, String list, String site) {
         for (Map<String, Object> e : MiniJson.list(report, list)) {
