@@ -1414,11 +1414,14 @@ static int hw_names(JNIEnv *jni, jvmtiEnv *env, hw_state *w, hw_answer *a) {
         jlong label = a->nodes[i * HW_OUT_NODE_LONGS + 4];
         if (label <= -1000000000LL && label > -3000000000LL) {
             hw_example *x = &w->examples[-(label + 1000000000LL)];
-            if (!x->is_static) {
-                wanted[wanted_count++] = x->holder;
-            }
-            if (x->value < HW_CLASS_TAG) {
-                wanted[wanted_count++] = x->value;
+            if (x->name == -1) {
+                x->name = -2; /* asked for: each example once */
+                if (!x->is_static) {
+                    wanted[wanted_count++] = x->holder;
+                }
+                if (x->value < HW_CLASS_TAG) {
+                    wanted[wanted_count++] = x->value;
+                }
             }
         } else if ((a->nodes[i * HW_OUT_NODE_LONGS + 1] & 0xFF) == JVMTI_HEAP_REFERENCE_THREAD
                    && a->nodes[i * HW_OUT_NODE_LONGS] < 0) {
@@ -1459,7 +1462,7 @@ static int hw_names(JNIEnv *jni, jvmtiEnv *env, hw_state *w, hw_answer *a) {
             r[4] = hw_intern(&a->strings, text);
         } else if (label <= -1000000000LL) {
             hw_example *x = &w->examples[-(label + 1000000000LL)];
-            if (x->name < 0) {
+            if (x->name == -2) {
                 jobject holder = x->is_static ? NULL : hw_find(by_tag, found, x->holder);
                 jobject value;
                 if (x->value >= HW_CLASS_TAG) {
@@ -1735,7 +1738,8 @@ static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *
  *
  * stats (HW_STATS longs): see the HW_STAT_* indexes. Returns {long[] nodes, String[] strings, long[] samples}, or
  * null when the walk could not run or its answer could not be built (stats say why: outcome HW_FAILED, error: a
- * JVMTI error code, -1 no JVMTI, -5 memory short, -6 not enough free memory for the budget, -7 no capture).
+ * JVMTI error code, -1 no JVMTI, -5 memory short, -6 not enough free memory for the budget, -7 no capture; -8 with an
+ * empty answer: no sample was tracked, so there was nothing to walk for).
  *   nodes: HW_OUT_NODE_LONGS per node, parents first: parent (-1: a root), kind (the JVMTI reference kind of the
  *          reference into it; a root's kind) | 0x100 when it is a Class object, array element or constant pool
  *          index (else 0), class name (string index: the class of the object, or the class a Class object is),
@@ -1780,6 +1784,13 @@ JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *j
     rc = hw_collect_samples(&samples, &sample_count);
     if (rc != 0) {
         stats[HW_STAT_ERROR] = rc;
+        goto done;
+    }
+    if (sample_count == 0) {
+        /* nothing tracked, nothing to explain: no walk, no pause */
+        answer = hw_java_answer(jni, &a);
+        stats[HW_STAT_OUTCOME] = answer == NULL ? HW_FAILED : HW_COMPLETE;
+        stats[HW_STAT_ERROR] = answer == NULL ? -5 : -8;
         goto done;
     }
     if ((*jni)->PushLocalFrame(jni, 64) != 0) {

@@ -84,6 +84,10 @@ final class HeapWalk {
         if (outcome == null) {
             outcome = RetentionWalk.Outcome.FAILED;
         }
+        if (stats[ERROR] == -8) {
+            return new RetentionWalk(started, 0, total, RetentionWalk.Outcome.COMPLETE, trigger,
+                    "no sampled object was tracked: nothing to walk for", 0, 0, 0, List.of(), List.of());
+        }
         String detail = switch (outcome) {
             case TIME_BUDGET -> "stopped at its time budget of " + millis(budget.timeNanos()) + " after visiting "
                     + stats[NODES] + " objects (" + stats[REFERENCES] + " references)";
