@@ -10,7 +10,7 @@
 #   jfr           -XX:StartFlightRecording:settings=profile,memory-leaks=gc-roots,path-to-gc-roots=true,
 #                 dumponexit=true: JFR's old-object samples with their paths to GC roots, searched at the dump
 # For each: the pause (the longest safepoint, from -Xlog:safepoint: HeapWalkOperation for memscope, JFR's
-# operation for JFR), the time from HeapShape's "exiting" line to the process's end (what the exit costs), and what
+# JFR* operation for JFR: JFROldObject, its path search), the time from HeapShape's "exiting" line to the process's end (what the exit costs), and what
 # each found (memscope: sampled objects tracked and reached, shapes of the HeapShape site; JFR: OldObjectSample
 # events, and those with a reference chain to a root).
 set -euo pipefail
@@ -30,6 +30,7 @@ OBJECTS="$2"
 JDK="$(dirname "$(dirname "$JAVA")")"
 AGENT="$ROOT/memscope-agent/target/memscope-agent.jar"
 CLI="$ROOT/memscope"
+export MEMSCOPE_NO_BUILD=1 # the CLI as built: no rebuild in the middle of a measurement
 WORK="$(mktemp -d /tmp/paths-vs-jfr.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 "$JDK/bin/javac" --release 17 -d "$WORK/classes" "$HERE/HeapShape.java"
@@ -59,10 +60,11 @@ run() { # config round
   local exit_ms=$(( (ended - exiting) / 1000000 ))
   local pause found walk="-"
   if [[ "$c" == jfr ]]; then
-    pause=$(grep -v 'G1\|GC\|Cleanup' "$d/sp.log" | sed -n 's/.*Safepoint "\([^"]*\)".*Total: \([0-9]*\) ns.*/\2 \1/p' | sort -n | tail -1)
+    pause=$(sed -n 's/.*Safepoint "\(JFR[^"]*\)".*Total: \([0-9]*\) ns.*/\2 \1/p' "$d/sp.log" | sort -n | tail -1)
     local events chains
-    events=$("$JDK/bin/jfr" summary "$d/rec.jfr" | awk '$1=="jdk.OldObjectSample" {print $2}')
+    events=$("$JDK/bin/jfr" summary "$d/rec.jfr" | awk '$1=="jdk.OldObjectSample" {print $2}' || true)
     chains=$("$JDK/bin/jfr" print --events jdk.OldObjectSample "$d/rec.jfr" | grep -c 'root = ' || true)
+    [[ -n "$events" ]] || events="? ($(ls "$d" | tr '\n' ' '))"
     found="$events old-object samples, $chains with a root"
   else
     pause=$(sed -n 's/.*Safepoint "HeapWalkOperation".*Total: \([0-9]*\) ns.*/\1 HeapWalkOperation/p' "$d/sp.log" | sort -n | tail -1)
@@ -73,9 +75,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 w = r.get('retention') or {}
 shapes = sum(len(s.get('retainedBy', [])) for s in r['topLiveSites'])
-print("%s: %s of %s tracked samples reached, %s objects visited, %d shapes on %d top held sites; %.0f" % (
-    w.get('outcome'), w.get('samplesReached'), w.get('samplesTracked'), w.get('objectsVisited'), shapes,
-    len(r['topLiveSites']), w.get('totalMs', 0)))
+print("%s: %s of %s tracked samples reached, %s objects visited, %.0f MiB, %d shapes on %d top held sites; %.0f" % (
+    w.get('outcome'), w.get('samplesReached'), w.get('samplesTracked'), w.get('objectsVisited'),
+    w.get('memoryBytes', 0) / 1048576.0, shapes, len(r['topLiveSites']), w.get('totalMs', 0)))
 EOF
 )
     walk="${found##*; }"
