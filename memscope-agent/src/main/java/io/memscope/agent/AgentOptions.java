@@ -430,7 +430,6 @@ public final class AgentOptions {
         return functions;
     }
 
-    /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */
     /** @return whether the capture's end walks the heap from the GC roots (paths of the samples still held) */
     public boolean paths() {
         return paths;
@@ -446,6 +445,7 @@ public final class AgentOptions {
         return pathsMemory;
     }
 
+    /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */
     public boolean gcAtEdges() {
         return gcAtEdges;
     }

@@ -10,15 +10,16 @@ import java.util.List;
  * {@code FollowReferences}), turned into a {@link RetentionWalk} for the recording.
  *
  * <p><b>Why a walk in the JVM, not a heap dump.</b> A heap dump stops the application for as long as it takes to
- * write the whole heap (seconds per GiB, not interruptible once started), needs that much free disk, and leaves
- * the analysis to identify memscope's sampled objects among all others. The walk stops the application once, for at
- * most its time budget (it aborts itself past it, like JFR's cutoff for its own path search), writes nothing but the
- * paths of the sampled objects (a few bytes per sample and per object on their paths), and can run at any moment of
- * a capture ({@code memscope paths <pid>}). Its costs: the JVM's tag table holds an entry for each object that can
- * hold references (leaves such as primitive arrays are not tagged unless sampled), about 90 bytes each with the
- * walk's own node, bounded by the memory budget, which is checked against the memory free on the machine and in the
- * process's cgroup before the walk starts; and the JVM reports each reference to the walk through a callback, which
- * is slower per object than a heap dump's sequential write (docs/benchmarks.md, "Paths from GC roots").
+ * write the whole heap (not interruptible once started), needs that much free disk, and leaves the analysis to
+ * identify memscope's sampled objects among all others. The walk stops the application once, for at most its time
+ * budget (it aborts itself past it, like JFR's cutoff for its own path search), writes nothing but the paths of the
+ * sampled objects (a few bytes per sample and per object on their paths), and can run at any moment of a capture
+ * ({@code memscope paths <pid>}). Its costs: memory in the JVM for a node per object that can hold references (leaves
+ * such as primitive arrays have none unless sampled) and an address table, about 32 bytes an object, bounded by the
+ * memory budget, which is checked against the memory free on the machine and in the process's cgroup before the walk
+ * starts; and time: the JVM reports each reference through a callback, several times slower per object than JFR's
+ * own path search (docs/benchmarks.md, "Paths from GC roots"), so the default budget covers heaps of a few million
+ * objects and stops on larger ones, saying so.
  *
  * <p><b>As a reachability check.</b> A walk that completed ({@link RetentionWalk.Outcome#COMPLETE}) visited every
  * object reachable from the roots: a tracked sample it did not reach was unreachable at its safepoint, one it reached
@@ -34,24 +35,17 @@ final class HeapWalk {
         static final Budget DEFAULT = new Budget(2_000_000_000L, 256L << 20);
     }
 
-    /** Indexes of the library's stats (heap_walk.h, HW_STAT_*). */
+    /** Indexes of the library's stats used here (heap_walk.h, HW_STAT_*: the full layout). */
     static final int OUTCOME = 0;
     static final int ERROR = 1;
     static final int PAUSE = 2;
-    static final int BEFORE = 3;
-    static final int AFTER = 4;
     static final int NODES = 5;
     static final int REFERENCES = 6;
-    static final int TRACKED = 7;
     static final int REACHED = 8;
-    static final int GONE = 9;
     static final int MEMORY = 10;
-    static final int CLASSES = 11;
-    static final int BY_ADDRESS = 12;
     static final int OUTPUT_NODES = 13;
     static final int BUDGET = 14;
     static final int AVAILABLE = 15;
-    static final int TAGS = 16;
     static final int STATS = 17;
     /** Longs per node and per sample in the library's answer. */
     private static final int NODE_LONGS = 5;
