@@ -60,7 +60,7 @@ class RecordingGoldenFileTest {
             + "010000001c000000" + "9130d496" + "0a04" + "03" + hex("end") + "05" + hex("Cache") + "0b"
             + hex("class Cache") + "03" + hex("BUF")
             // RETENTION (skippable)
-            + "1001000026000000" + "97cbf801" + "d81d" + "c0843d" + "c08db701" + "00" + "0a" + "00" + "03" + "05"
+            + "1101000026000000" + "79aae841" + "d81d" + "c0843d" + "c08db701" + "00" + "0a" + "00" + "03" + "05"
             + "8020" + "02" + "00" + "2d" + "0b" + "0c" + "00" + "01" + "10" + "02" + "0d" + "00"
             + "02" + "8020" + "00" + "40" + "02" + "c020" + "00" + "40" + "00"
             // EVENTS
@@ -215,7 +215,7 @@ class RecordingGoldenFileTest {
     void aReaderThatDoesNotKnowRetentionSkipsIt() throws Exception {
         // What a reader of 1.3 sees: an unknown type marked SKIPPABLE. Simulate it by renumbering the block.
         byte[] b = HexFormat.of().parseHex(EXAMPLE);
-        int at = EXAMPLE.indexOf("1001000026000000") / 2;
+        int at = EXAMPLE.indexOf("1101000026000000") / 2;
         b[at] = (byte) 200;
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(b, at, 8);

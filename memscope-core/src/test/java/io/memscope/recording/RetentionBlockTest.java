@@ -3,6 +3,7 @@ package io.memscope.recording;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memscope.internal.recording.BlockType;
 import io.memscope.internal.recording.RecordingWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +108,7 @@ class RetentionBlockTest {
     })
     void malformedPayloadsAreDamage(String hex, String damage) throws Exception {
         byte[] payload = java.util.HexFormat.of().parseHex(hex);
-        byte[] file = TestFiles.concat(TestFiles.header(1, 4, 0), TestFiles.block(16, 1, payload));
+        byte[] file = TestFiles.concat(TestFiles.header(1, 4, 0), TestFiles.block(BlockType.RETENTION.code, 1, payload));
         Path p = dir.resolve("bad.msrec");
         Files.write(p, file);
         Recording rec = RecordingReader.read(p);

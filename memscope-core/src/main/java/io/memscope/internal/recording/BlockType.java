@@ -47,7 +47,7 @@ public enum BlockType {
      * (parent, kind, class, label, index) and its samples (id, site, size, node); see
      * {@link io.memscope.recording.RetentionWalk}.
      */
-    RETENTION(16, true),
+    RETENTION(17, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 
