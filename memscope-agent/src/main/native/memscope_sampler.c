@@ -1256,3 +1256,5 @@ JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni
     (*jvmti)->Deallocate(jvmti, (unsigned char *) table);
     return result;
 }
+
+#include "heap_walk.h"

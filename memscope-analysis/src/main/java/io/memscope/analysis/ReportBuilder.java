@@ -89,6 +89,15 @@ public final class ReportBuilder {
         return new Builder(run, window, windows).build();
     }
 
+    /**
+     * The probability that the sampler picked an object of {@code size} bytes: {@code 1 - exp(-size/mean)}; a sample
+     * weighs {@code 1/p} objects and {@code size/p} bytes.
+     */
+    static double probability(long size, double mean) {
+        double p = -Math.expm1(-Math.max(size, 1) / mean);
+        return p <= 0 ? 1 : p;
+    }
+
     /** @return what the report says about the recording it comes from: closed or not, damage */
     static Report.Source source(RecordedRun run) {
         var h = run.header();
@@ -403,8 +412,7 @@ public final class ReportBuilder {
         }
 
         double probability(long size) {
-            double p = -Math.expm1(-Math.max(size, 1) / mean);
-            return p <= 0 ? 1 : p;
+            return ReportBuilder.probability(size, mean);
         }
 
         SiteAcc site(int siteId) {
@@ -1032,7 +1040,8 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), apiReport, run.accounting());
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(),
+                    RetentionPaths.of(run, runStart, from, to, restricted));
         }
 
         /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

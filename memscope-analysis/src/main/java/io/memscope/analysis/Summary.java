@@ -68,7 +68,8 @@ public final class Summary {
         }
         section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false);
         section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false);
-        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true);
+        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true, r.retention());
+        RetentionSummary.note(sb, r.retention());
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
@@ -122,6 +123,12 @@ public final class Summary {
 
     private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
                                 boolean growth) {
+        section(sb, title, entries, live, growth, null);
+    }
+
+    /** With {@code retention}, each site's main path from a GC root follows on a line of its own. */
+    private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
+                                boolean growth, Retention retention) {
         sb.append("  ").append(title).append(':');
         if (entries.isEmpty()) {
             sb.append(" none\n");
@@ -139,6 +146,9 @@ public final class Summary {
                 sb.append(String.format(Locale.ROOT, " +%s over its second half", bytes(e.growthBytes())));
             }
             sb.append('\n');
+            if (retention != null) {
+                RetentionSummary.line(sb, retention, e);
+            }
         }
     }
 

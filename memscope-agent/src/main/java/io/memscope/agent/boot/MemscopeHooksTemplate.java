@@ -222,6 +222,12 @@ public final class MemscopeHooksTemplate {
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
 
+    /**
+     * Walks the heap from the GC roots and answers, for each tracked sample alive, the chain of references that reached
+     * it (heap_walk.h): {long[] nodes, String[] strings, long[] samples}, or null (stats say why).
+     */
+    public static native Object[] jvmtiWalk0(long timeBudgetNanos, long memoryBudgetBytes, long[] stats);
+
     // What the application reports through memscope-core's API (io.memscope.internal.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
 

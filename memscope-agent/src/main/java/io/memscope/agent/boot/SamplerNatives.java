@@ -86,4 +86,8 @@ public final class SamplerNatives {
     public static int[] lines(long method) {
         return MemscopeHooksTemplate.jvmtiLines0(method);
     }
+
+    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long[] stats) {
+        return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, stats);
+    }
 }

@@ -78,6 +78,9 @@ public final class CaptureSession {
     private FunctionProfile functions;
     private boolean profileFunctions;
     private boolean gcAtStart;
+    /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
+    private boolean pathsAtEnd = true;
+    private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -96,6 +99,51 @@ public final class CaptureSession {
     public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
         profileFunctions = functionProfile;
         gcAtStart = gcAtCaptureStart;
+    }
+
+    /**
+     * Paths from GC roots ({@link HeapWalk}): whether the capture's end walks the heap (option {@code paths}), and
+     * the budget of every walk (options {@code pathsTime}, {@code pathsMemory}).
+     *
+     * @param timeMillis  the longest pause a walk may cause
+     * @param memoryBytes the most memory a walk may take in this JVM
+     */
+    public synchronized void paths(boolean atEnd, long timeMillis, long memoryBytes) {
+        pathsAtEnd = atEnd;
+        pathsBudget = new HeapWalk.Budget(timeMillis * 1_000_000L, memoryBytes);
+    }
+
+    /**
+     * Walks the heap from the GC roots now and writes what it found into the recording (a RETENTION block), for
+     * {@code memscope paths}: why each sampled object still tracked is held. Any thread; never throws.
+     *
+     * @param timeMillis  the longest pause this walk may cause
+     * @param memoryBytes the most memory this walk may take in this JVM
+     * @return a one-line account of the walk, or why there is none
+     */
+    public String walkHeap(long timeMillis, long memoryBytes) {
+        JvmtiHeapSampler sampler = jvmti;
+        CaptureRecording r = recording;
+        if (!running || sampler == null || r == null) {
+            return sampler == null && running ? "no heap walk: paths need the JVM's sampler (sample mode, Linux x86_64)"
+                    : "no heap walk: no capture is running";
+        }
+        io.memscope.recording.RetentionWalk w = sampler.walkHeap(new HeapWalk.Budget(timeMillis * 1_000_000L,
+                memoryBytes), "on demand");
+        if (w == null) {
+            return "no heap walk: the capture ended";
+        }
+        r.retention(w, true);
+        return describe(w);
+    }
+
+    /** One line about a walk: what it covered and what it cost. */
+    static String describe(io.memscope.recording.RetentionWalk w) {
+        long reached = w.samplesReached();
+        return "heap walk " + w.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": "
+                + reached + " of " + w.samples().size() + " tracked samples reached, " + w.objectsVisited()
+                + " objects, pause " + (w.pauseNanos() / 1_000_000) + " ms, " + (w.totalNanos() / 1_000_000)
+                + " ms in all" + (w.detail() == null ? "" : " (" + w.detail() + ")");
     }
 
     /**
@@ -547,6 +595,13 @@ public final class CaptureSession {
             CollectionLog log = collections;
             if (log != null && !log.listening()) {
                 log.stop(); // no JMX at the end: the collections it did not see keep no details
+            }
+            if (sampler != null && pathsAtEnd) {
+                // why what is still tracked is held: one walk of the heap, within its budget
+                io.memscope.recording.RetentionWalk w = sampler.walkHeap(pathsBudget, "end");
+                if (w != null) {
+                    recording.retention(w, false);
+                }
             }
             if (sampler != null) {
                 sampler.close(); // the last samples, and which were collected by the GC above

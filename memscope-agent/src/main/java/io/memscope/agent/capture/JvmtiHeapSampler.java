@@ -568,6 +568,22 @@ final class JvmtiHeapSampler {
         }
     }
 
+    /**
+     * Walks the heap from the GC roots ({@link HeapWalk}) for the samples tracked now (after draining what is
+     * queued and checking what the collections since the last round freed). Any thread; the drain thread waits meanwhile. Never throws.
+     *
+     * @return the walk, or null once the sampler is closed
+     */
+    io.memscope.recording.RetentionWalk walkHeap(HeapWalk.Budget budget, String trigger) {
+        drain();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            return HeapWalk.run(budget, trigger);
+        }
+    }
+
     /** @return the mean sampling interval in bytes (the samples' weights) */
     double mean() {
         return mean;
