@@ -203,4 +203,21 @@ class RunDemoTest {
         assertThat(r[0]).isEqualTo("1");
         assertThat(r[2]).contains("interval").contains("lots");
     }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theCommandMayComeWithoutDashDashAndItsOptionsStayItsOwn(@TempDir Path out) throws Exception {
+        String[] r = MainTest.run("run", "--out", out.toString(), Jvms.current(), "-version");
+        assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[2]).as("java -version prints to stderr, memscope's run passes it on").doesNotContain("Unknown");
+        assertThat(Reports.recordingDirs(out)).as("java -version ran under the agent").hasSize(1);
+    }
+
+    @Test
+    void anOptionOfTheCommandBeforeItSaysWhereTheCommandGoes() {
+        String[] r = MainTest.run("run", "-version");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("-version").contains("goes after --").contains("memscope run [options] -- ")
+                .doesNotContain("Possible solutions: --version");
+    }
 }
