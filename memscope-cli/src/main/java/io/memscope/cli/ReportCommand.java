@@ -19,8 +19,8 @@ import picocli.CommandLine.Parameters;
  * {@code memscope report <recording|dir> [--json FILE] [--html FILE] [--from S] [--to S]}: builds the report
  * (terminal summary, report.json with {@code --json}, its page with {@code --html}) of a recording the agent wrote,
  * or of a per-JVM output directory holding {@code recording.msrec}: what {@code -javaagent} users run after their JVM
- * exited. The report is the same as the one {@code memscope run} writes for that recording. With {@code --json}
- * alone, the page goes beside the JSON file as report.html.
+ * exited. The report is the same as the one {@code memscope run} writes for that recording. Each file is written
+ * only when asked for: {@code --json} writes the JSON alone, {@code --html} the page.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Print the report of a recording (leaks, temporaries, top sites, native memory, GC).")
@@ -29,8 +29,8 @@ final class ReportCommand implements Callable<Integer> {
             + "recording.msrec (as written under memscope run --out)")
     Path input;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "also write the report as JSON to FILE (and, "
-            + "without --html, its page as report.html beside FILE)")
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the report as JSON to FILE (only "
+            + "that file: the page is --html's)")
     Path json;
 
     @Option(names = "--html", paramLabel = "FILE", description = "also write the report's page (flame graphs, "
@@ -62,11 +62,9 @@ final class ReportCommand implements Callable<Integer> {
             ReportJson.write(report, json);
             System.out.println("  report: " + json.toAbsolutePath());
         }
-        Path page = html != null ? html
-                : json != null ? json.toAbsolutePath().resolveSibling(HtmlReport.FILE_NAME) : null;
-        if (page != null) {
-            HtmlReport.write(report, page);
-            System.out.println("  page:   " + page.toAbsolutePath());
+        if (html != null) {
+            HtmlReport.write(report, html);
+            System.out.println("  page:   " + html.toAbsolutePath());
         }
         return 0;
     }

@@ -110,6 +110,7 @@ class DiffAndExportTest {
         Path whole = tmp.resolve("whole.json");
         Path part = tmp.resolve("part.json");
         assertThat(CliRun.run("report", dir.toString(), "--json", whole.toString()).exit).isZero();
+        assertThat(tmp.resolve("report.html")).as("--json writes the JSON only; the page is --html's").doesNotExist();
         CliRun r = CliRun.run("report", dir.toString(), "--from", "0", "--to", "0.001", "--json", part.toString());
         assertThat(r.exit).as(r.err).isZero();
         assertThat(r.out).contains("window: 0.000 s to 0.001 s");
