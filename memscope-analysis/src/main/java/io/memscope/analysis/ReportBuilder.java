@@ -270,6 +270,8 @@ public final class ReportBuilder {
         final int peakGc;
         final HeldLedger heldSites;
         final HeldLedger heldStacks;
+        /** Sampled objects (not their weights) held per site: the sample counts behind the held estimates. */
+        final HeldLedger heldSamples;
         final SampleTable samples = new SampleTable();
         final StackIndex stackIndex = new StackIndex();
         /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
@@ -360,6 +362,7 @@ public final class ReportBuilder {
             this.peakGc = gcs.peak(windowFirstGc, endGc);
             this.heldSites = new HeldLedger(windowFirstGc, endGc, peakGc);
             this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
+            this.heldSamples = new HeldLedger(windowFirstGc, endGc, peakGc);
 
             long duration = Math.max(1, to - from);
             long width = Math.max(1_000_000L, ceilDiv(ceilDiv(duration, TIMELINE_BUCKETS), 1_000_000L) * 1_000_000L);
@@ -426,6 +429,7 @@ public final class ReportBuilder {
                     }
                 }
                 heldSites.ensure(a.key);
+                heldSamples.ensure(a.key);
                 sitesById.put(siteId, a);
                 if (small) {
                     smallIds[siteId] = a;
@@ -514,6 +518,7 @@ public final class ReportBuilder {
                 StackAcc stack = stack(stackId, site);
                 samples.put(address, stack.key, epoch);
                 heldSites.allocated(site.key, wb, wc);
+                heldSamples.allocated(site.key, 1, 0);
                 heldStacks.allocated(stack.key, wb, wc);
                 if (site.stackId == 0) {
                     site.stackId = stackId;
@@ -545,6 +550,7 @@ public final class ReportBuilder {
                 int stackKey = samples.stack(slot);
                 int siteKey = siteOfStack[stackKey];
                 heldSites.collected(siteKey, wb, wc, old);
+                heldSamples.collected(siteKey, 1, 0, old);
                 heldStacks.collected(stackKey, wb, wc, old);
                 long allocated = t - previousSize;
                 if (allocated >= from && allocated <= to) {
@@ -566,6 +572,7 @@ public final class ReportBuilder {
                     measure(k);
                 }
                 heldSites.advance();
+                heldSamples.advance();
                 heldStacks.advance();
                 nextGc++;
                 epoch++;
@@ -579,6 +586,7 @@ public final class ReportBuilder {
         /** Takes the figures of collection {@code k} (the replay is at the start of the next one, or the end). */
         private void measure(int k) {
             heldSites.measure(k);
+            heldSamples.measure(k);
             heldStacks.measure(k);
             measured = k;
             GcRecord g = gcs.record(k);
@@ -877,8 +885,11 @@ public final class ReportBuilder {
                 }
                 boolean temporary = allocB >= (1 << 20) && liveB * 20 <= allocB && a.samples > 0
                         && a.deadSamples * 2 >= a.samples;
+                long liveN = Math.max(0, Math.round(heldSamples.endBytes(a.key)));
+                long atPeakN = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSamples.atPeakBytes(a.key)));
                 SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
-                        liveC, ownPeak, atPeakB, atPeakC, growth, median, leak, temporary, run.stack(a.stackId));
+                        liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, leak, temporary,
+                        run.stack(a.stackId));
                 profiles.put(a, p);
             }
             // the 1%-of-all condition of temporaries needs the total
@@ -887,9 +898,9 @@ public final class ReportBuilder {
                 SiteProfile p = e.getValue();
                 if (p.temporary() && p.allocatedBytes() * 100 < allocatedBytes) {
                     p = new SiteProfile(p.site(), p.type(), false, p.allocatedBytes(), p.allocatedObjects(),
-                            p.samples(), p.liveBytes(), p.liveObjects(), p.peakBytes(), p.heldAtPeakBytes(),
-                            p.heldAtPeakObjects(), p.growthBytes(), p.medianLifetimeMs(), p.leakSuspect(), false,
-                            p.stack());
+                            p.samples(), p.liveBytes(), p.liveObjects(), p.liveSamples(), p.peakBytes(),
+                            p.heldAtPeakBytes(), p.heldAtPeakObjects(), p.heldAtPeakSamples(), p.growthBytes(),
+                            p.medianLifetimeMs(), p.leakSuspect(), false, p.stack());
                 }
                 heap.add(p);
             }
@@ -902,7 +913,7 @@ public final class ReportBuilder {
                     continue;
                 }
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
-                        a.nOutstanding, a.nBlocks, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, -1,
+                        a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, 0, -1,
                         false, false, run.stack(a.stackId)));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),

@@ -31,9 +31,12 @@ import java.util.List;
  * @param samples            sampled objects allocated at the site in the window (heap); 0 for native sites
  * @param liveBytes          see the table
  * @param liveObjects        see the table
+ * @param liveSamples        heap: the sampled objects behind {@code liveBytes} (held at the last collection of the
+ *                           window); native: 0
  * @param peakBytes          see the table
  * @param heldAtPeakBytes    see the table
  * @param heldAtPeakObjects  see the table
+ * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native: 0
  * @param growthBytes        heap: held bytes at the end minus held bytes at the last collection before the midpoint of
  *                           the site's allocation window (first to last sampled allocation in the window; 0 held if
  *                           no collection came before it), never negative; native: 0
@@ -44,7 +47,7 @@ import java.util.List;
  * @param stack              one sampled call stack, innermost frame first (may be empty)
  */
 public record SiteProfile(String site, String type, boolean nativeMemory, long allocatedBytes, long allocatedObjects,
-                          long samples, long liveBytes, long liveObjects, long peakBytes, long heldAtPeakBytes,
-                          long heldAtPeakObjects, long growthBytes, double medianLifetimeMs, boolean leakSuspect,
-                          boolean temporary, List<String> stack) {
+                          long samples, long liveBytes, long liveObjects, long liveSamples, long peakBytes,
+                          long heldAtPeakBytes, long heldAtPeakObjects, long heldAtPeakSamples, long growthBytes,
+                          double medianLifetimeMs, boolean leakSuspect, boolean temporary, List<String> stack) {
 }

@@ -20,8 +20,9 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code memscope diff BASE NEW [--metric M] [--normalize] [--per B,N] [--fail-on-increase PCT] [--json]}: compares
  * two runs (recordings or per-JVM output directories) per site (and per stack): allocated, held at the end, held at
- * the peak, native outstanding, sorted by the absolute change of the metric. With {@code --fail-on-increase} it is a
- * CI gate: exit status {@value #EXIT_INCREASE} when the metric's total grew by more than PCT percent.
+ * the peak, native outstanding, each change tested against sampling noise, significant changes first. With
+ * {@code --fail-on-increase} it is a CI gate: exit status {@value #EXIT_INCREASE} when the metric's total grew by more
+ * than PCT percent and that growth is more than sampling noise.
  */
 @Command(name = "diff", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Compare two runs (recordings or output directories) site by site; optionally fail when the "
@@ -54,7 +55,8 @@ final class DiffCommand implements Callable<Integer> {
     double[] per;
 
     @Option(names = "--fail-on-increase", paramLabel = "PCT", description = "exit with status 3 when the metric's "
-            + "total grew by more than PCT percent (and list the sites that grew)")
+            + "total grew by more than PCT percent and by more than sampling noise (and list the sites that grew "
+            + "significantly); a growth within noise passes, with a note")
     Double failOnIncrease;
 
     @Option(names = "--json", description = "print JSON instead of the table")
@@ -90,13 +92,20 @@ final class DiffCommand implements Callable<Integer> {
         }
         if (failOnIncrease != null) {
             double change = d.totalChangePercent();
-            if (change > failOnIncrease) {
-                System.err.println(String.format(Locale.ROOT, "memscope diff: %s grew by %s, more than %.1f%%; "
-                        + "sites that grew:", m.label(), Double.isInfinite(change) ? "from nothing"
-                        : String.format(Locale.ROOT, "%.1f%%", change), failOnIncrease));
+            String grew = Double.isInfinite(change) ? "from nothing"
+                    : String.format(Locale.ROOT, "%.1f%%", change);
+            if (change > failOnIncrease && !d.totalSignificant()) {
+                System.err.println(String.format(Locale.ROOT, "memscope diff: %s grew by %s, more than %.1f%%, but "
+                        + "within sampling noise (±%d %s): not failing", m.label(), grew, failOnIncrease,
+                        Math.round(d.significance().z() * d.significance().totalStdError()),
+                        d.normalization().unit()));
+            } else if (change > failOnIncrease) {
+                System.err.println(String.format(Locale.ROOT, "memscope diff: %s grew by %s, more than %.1f%% and "
+                        + "more than sampling noise; sites that grew significantly:", m.label(), grew,
+                        failOnIncrease));
                 int listed = 0;
                 for (RunDiff.Entry e : d.sites()) {
-                    if (e.delta(m) > 0 && listed++ < 10) {
+                    if (e.delta(m) > 0 && e.significant() && listed++ < 10) {
                         System.err.println(String.format(Locale.ROOT, "  +%d %s  %s [%s]", Math.round(e.delta(m)),
                                 d.normalization().unit(), e.site(), e.type()));
                     }

@@ -559,6 +559,15 @@ public final class PageData {
                     .field("per", d.normalization().kind().equals("per-unit") ? "unit of work"
                             : d.normalization().kind().equals("duration") ? "second" : null)
                     .field("applicationPackage", kinds.applicationPrefix());
+            RunDiff.Significance sig = d.significance();
+            // a change is significant beyond z·√(baseFactor·|base| + newFactor·|new|) (SamplingNoise)
+            w.name("noise").beginObject()
+                    .field("z", sig.z())
+                    .field("tests", sig.tests())
+                    .field("baseFactor", sig.baseFactor())
+                    .field("newFactor", sig.newFactor())
+                    .field("falseAlarmRate", io.memscope.analysis.SamplingNoise.FAMILY_FALSE_ALARM_RATE)
+                    .endObject();
             run(w, "base", base, baseLabel);
             run(w, "new", newer, newLabel);
             w.endObject();
@@ -566,6 +575,10 @@ public final class PageData {
                     .field("baseBytes", Math.round(d.base().value(m)))
                     .field("newBytes", Math.round(d.newer().value(m)))
                     .field("changePercent", d.totalChangePercent())
+                    .field("significant", d.totalSignificant())
+                    .field("noiseBytes", Math.round(sig.z() * sig.totalStdError()))
+                    .field("baseSamples", d.base().samples(m))
+                    .field("newSamples", d.newer().samples(m))
                     .endObject();
             w.name("stacks").beginObject();
             w.name("frames").beginArray();
@@ -595,7 +608,10 @@ public final class PageData {
                     continue;
                 }
                 w.beginObject().field("site", e.site()).field("type", types.id(e.type())).field("baseBytes", b)
-                        .field("newBytes", n).field("deltaBytes", n - b);
+                        .field("newBytes", n).field("deltaBytes", n - b)
+                        .field("baseSamples", e.base().samples(m)).field("newSamples", e.newer().samples(m))
+                        .field("significant", e.significant()).field("verdict", e.verdict(m))
+                        .field("noiseBytes", Math.round(sig.z() * e.stdError()));
                 w.name("stacks").beginArray();
                 for (int x : stacksOfSite.getOrDefault(siteKey(e.site(), e.type()), List.of())) {
                     w.value(x);

@@ -276,6 +276,16 @@
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
     return h >>> 0;
   }
+  /* A change is significant beyond z standard errors; the variance of each side is bounded by its factor times
+   * its figure (sampling interval / divisor; 0 for exact figures): SamplingNoise in the analysis. */
+  function changeNoise(base, now) {
+    var nz = (D.meta && D.meta.noise) || {};
+    return (nz.z || 0) * Math.sqrt((nz.baseFactor || 0) * Math.abs(base) + (nz.newFactor || 0) * Math.abs(now));
+  }
+  function significantChange(base, now) {
+    var noise = changeNoise(base, now), delta = Math.abs(now - base);
+    return noise > 0 ? delta > noise : delta >= 1;
+  }
   function frameColor(n) {
     var d = n.data;
     if (d.kind < 0) return '#c7ccd5';
@@ -283,6 +293,10 @@
       var delta = d.now - d.base, scale = Math.max(d.base, d.now, 1);
       var r = Math.min(1, Math.abs(delta) / scale);
       if (Math.abs(delta) < 1) return '#dcdfe4';
+      if (!significantChange(d.base, d.now)) {
+        // within sampling noise: faded, a hint of the direction only
+        return delta > 0 ? '#efe6e4' : '#e4e9f0';
+      }
       return delta > 0 ? d3.interpolateRgb('#f6d5cf', '#c62828')(0.15 + 0.85 * r)
         : d3.interpolateRgb('#d3e3f7', '#1f5fbf')(0.15 + 0.85 * r);
     }
@@ -451,6 +465,9 @@
       row('base run', fmtBytes(n.data.base));
       row('new run', fmtBytes(n.data.now));
       row('change', signed(n.data.now - n.data.base) + (n.data.base > 0 ? ' (' + signedPct((n.data.now - n.data.base) / n.data.base) + ')' : ''));
+      var noise = changeNoise(n.data.base, n.data.now);
+      row('significance', significantChange(n.data.base, n.data.now) ? 'more than sampling noise' + (noise > 0 ? ' (±' + fmtBytes(noise) + ')' : ', exact figures')
+        : 'within sampling noise (±' + fmtBytes(noise) + ')');
     } else {
       row(m.label + (state.window ? ' (time range)' : ''), fmtValue(m, n.value));
       if (m.windowed && m.unit === 'bytes' && n.data.objects > 0) row('objects', fmtCount(n.data.objects));
@@ -515,6 +532,7 @@
     if (isDiff) {
       legend.appendChild(el('span', null, el('i', {style: 'background:#c62828'}), 'grew'));
       legend.appendChild(el('span', null, el('i', {style: 'background:#1f5fbf'}), 'shrank'));
+      legend.appendChild(el('span', null, el('i', {style: 'background:#efe6e4'}), 'within sampling noise'));
     } else {
       [['var(--app)', 'application' + (D.meta.applicationPackage ? ' (' + D.meta.applicationPackage + '*)' : '')],
         ['var(--lib)', 'library'], ['var(--jdk)', 'JDK'], ['var(--type)', 'allocated type'], ['var(--mark)', 'search match']]
@@ -595,9 +613,13 @@
     }
     card('Base run', fmtBytes(base), D.meta.metricLabel, null, 'card-base');
     card('New run', fmtBytes(now), D.meta.metricLabel, null, 'card-new');
-    card('Change', signed(delta), base > 0 ? signedPct(delta / base) + ' of the base run' : '', delta > 0 ? 'bad' : 'good', 'card-change');
-    card('Sites', sites.filter(function (x) { return x.deltaBytes > 0; }).length + ' grew',
-      sites.filter(function (x) { return x.deltaBytes < 0; }).length + ' shrank, ' + sites.length + ' compared', null, 'card-sites');
+    var sig = t.significant !== false;
+    card('Change', signed(delta), (base > 0 ? signedPct(delta / base) + ' of the base run, ' : '')
+      + (sig ? 'more than sampling noise' : 'within sampling noise') + (t.noiseBytes > 0 ? ' (±' + fmtBytes(t.noiseBytes) + ')' : ''),
+      !sig || delta === 0 ? 'noise' : delta > 0 ? 'bad' : 'good', 'card-change');
+    card('Sites', sites.filter(function (x) { return x.significant && x.deltaBytes > 0; }).length + ' grew',
+      sites.filter(function (x) { return x.significant && x.deltaBytes < 0; }).length + ' shrank, '
+      + sites.filter(function (x) { return !x.significant; }).length + ' within noise, ' + sites.length + ' compared', null, 'card-sites');
   }
 
   function renderDiffProblems() {
@@ -610,18 +632,24 @@
           el('span', {className: 'fig'}, signed(x.s.deltaBytes) + ' (' + fmtBytes(x.s.baseBytes) + ' → ' + fmtBytes(x.s.newBytes) + ')')));
       });
     }
-    items('Grew', sites.filter(function (x) { return x.s.deltaBytes > 0; })
+    items('Grew', sites.filter(function (x) { return x.s.significant && x.s.deltaBytes > 0; })
       .sort(function (a, b) { return b.s.deltaBytes - a.s.deltaBytes; }).slice(0, 5));
-    items('Shrank', sites.filter(function (x) { return x.s.deltaBytes < 0; })
+    items('Shrank', sites.filter(function (x) { return x.s.significant && x.s.deltaBytes < 0; })
       .sort(function (a, b) { return a.s.deltaBytes - b.s.deltaBytes; }).slice(0, 3));
-    if (!ul.firstChild) ul.appendChild(el('li', {className: 'none'}, 'No site changed.'));
+    if (!ul.firstChild) {
+      ul.appendChild(el('li', {className: 'none'}, sites.some(function (x) { return x.s.deltaBytes !== 0; })
+        ? 'No site changed by more than sampling noise.' : 'No site changed.'));
+    }
   }
 
   function renderDiffTables() {
     var box = $('tables'), sites = D.diffSites || [];
     var t = makeTable({
       id: 'diff', title: 'Sites by change',
-      intro: 'Every compared site, largest absolute change first. Click a column to sort, type to filter.',
+      intro: 'Every compared site, largest absolute change first. A change is “noise” when sampling alone explains it: '
+        + 'each change is tested against the sampling noise of both runs (false alarms in at most '
+        + fmtPct((D.meta.noise || {}).falseAlarmRate || 0.05) + ' of comparisons of two runs of the same program). '
+        + 'Samples: the sampled objects behind each figure. Click a column to sort, type to filter.',
       rows: sites, sort: {key: 'abs', dir: 'descending'},
       rowId: function (x) { return 'diff-' + sites.indexOf(x); },
       columns: function () {
@@ -632,7 +660,11 @@
           col('newBytes', 'New', 'bytes', function (x) { return x.newBytes; }),
           col('deltaBytes', 'Change', 'signed', function (x) { return x.deltaBytes; }),
           col('pct', 'Change %', 'pct', function (x) { return x.baseBytes > 0 ? x.deltaBytes / x.baseBytes : null; }),
-          col('abs', '|Change|', 'bytes', function (x) { return Math.abs(x.deltaBytes); })
+          col('abs', '|Change|', 'bytes', function (x) { return Math.abs(x.deltaBytes); }),
+          col('samples', 'Samples', 'text', function (x) { return x.baseSamples + ' → ' + x.newSamples; },
+            {hidden: !((D.meta.noise || {}).baseFactor || (D.meta.noise || {}).newFactor), help: 'sampled objects behind the base and new figures'}),
+          col('verdict', 'Verdict', 'text', function (x) { return x.verdict; },
+            {help: 'grew, shrank, new, gone: more than sampling noise; noise: within it'})
         ];
       },
       stack: siteStack, empty: 'No site to compare.'
@@ -1377,7 +1409,7 @@
     if (isDiff) {
       defs = [
         ['Change', 'new run minus base run, for the compared figure (' + (D.meta.metricLabel || '') + ')' + (D.meta.normalized ? ', each divided by its run’s ' + (D.meta.per ? D.meta.per : 'duration') : '') + '.'],
-        ['Differential flame graph', 'widths from one run (or the size of the change); colour: red where the stack grew, blue where it shrank, deeper for a larger change relative to the stack.']
+        ['Differential flame graph', 'widths from one run (or the size of the change); colour: red where the stack grew, blue where it shrank, deeper for a larger change relative to the stack; faded where the change is within sampling noise.']
       ];
     }
     var over = D.definitions || {};
