@@ -975,7 +975,7 @@ public final class ReportBuilder {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(heap, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
                     holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
-                            p.stack()));
+                            p.heldAtPeakSamples(), p.stack()));
                 }
                 peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
                         g.heapUsedAfter(), peakEstimate, peakObjects, holders);
@@ -989,7 +989,7 @@ public final class ReportBuilder {
             if (nPeak > 0) {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
-                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(), 0,
                             p.stack()));
                 }
                 nativePeak = new Peak.NativePeak(nPeakTime, (nPeakTime - runStart) / 1e6, nPeak, holders);

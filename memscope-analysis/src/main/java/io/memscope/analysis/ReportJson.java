@@ -247,7 +247,9 @@ public final class ReportJson {
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("growthBytes", e.growthBytes())
                     .field("medianLifetimeMs", e.medianLifetimeMs())
-                    .field("samples", e.samples());
+                    .field("samples", e.samples())
+                    .field("liveSamples", e.liveSamples())
+                    .field("heldAtPeakSamples", e.heldAtPeakSamples());
             stack(w, e.stack());
             w.endObject();
         }
@@ -258,7 +260,7 @@ public final class ReportJson {
         w.name("sites").beginArray();
         for (Peak.Holder h : holders) {
             w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
-                    .field("count", h.count());
+                    .field("count", h.count()).field("samples", h.samples());
             stack(w, h.stack());
             w.endObject();
         }

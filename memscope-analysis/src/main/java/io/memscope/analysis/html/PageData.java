@@ -351,6 +351,7 @@ public final class PageData {
                         .field("growthBytes", s.growthBytes())
                         .field("medianLifetimeMs", s.medianLifetimeMs())
                         .field("samples", s.samples())
+                        .field("liveSamples", s.liveSamples())
                         .field("leak", s.leakSuspect() && !nat)
                         .field("temporary", s.temporary());
                 w.name("stacks").beginArray();
@@ -514,7 +515,7 @@ public final class PageData {
             w.name("sites").beginArray();
             for (Peak.Holder h : p.sites()) {
                 w.beginObject().field("site", h.site()).field("type", types.id(h.type())).field("bytes", h.bytes())
-                        .field("count", h.count());
+                        .field("count", h.count()).field("samples", h.samples());
                 w.name("stack").beginArray();
                 for (String f : h.stack()) {
                     w.value(frames.id(f));

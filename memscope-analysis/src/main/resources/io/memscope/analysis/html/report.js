@@ -42,6 +42,44 @@
     var p = x * 100;
     return (p !== 0 && Math.abs(p) < 0.1 ? p.toFixed(2) : p.toFixed(1)).replace('-', '−') + '%';
   }
+  /* ---------- estimates, as precise as they are ----------
+   * An estimate of b bytes from samples at the interval m has a standard error of at most √(m·b) (SamplingNoise in
+   * the analysis); digits below the error's leading digit are dropped and the figure is marked ~, keeping at least
+   * one significant digit. The same rule as the terminal summary (Summary.estimate). */
+  var INTERVAL = (D.meta && D.meta.intervalBytes) || 0;
+  var EXACT_ALLOC = !!(D.totals && D.totals.exact);
+  function estError(bytes) { return INTERVAL > 0 ? Math.sqrt(INTERVAL * Math.abs(bytes || 0)) : 0; }
+  function fmtEstBytes(b, se) {
+    if (b == null || isNaN(b) || b < 0 || !(se >= 1)) return fmtBytes(b);
+    var v = b, u = 0;
+    while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
+    var e = Math.floor(Math.log10(se / Math.pow(1024, u)));
+    if (v >= 1) e = Math.min(e, Math.floor(Math.log10(v)));
+    var usual = u === 0 ? 0 : (v >= 100 ? 0 : -1); // the digits fmtBytes shows anyway
+    if (e <= usual) return fmtBytes(b);
+    var step = Math.pow(10, e);
+    return '~' + String(Math.round(v / step) * step) + ' ' + UNITS[u];
+  }
+  function fmtEstCount(n, bytes) {
+    if (n == null || isNaN(n) || n <= 0 || !(bytes > 0) || INTERVAL <= 0) return fmtCount(n);
+    var se = n * estError(bytes) / bytes;
+    if (se < 10) return fmtCount(n);
+    var e = Math.min(Math.floor(Math.log10(se)), Math.floor(Math.log10(n)));
+    if (e <= 0) return fmtCount(n);
+    var step = Math.pow(10, e);
+    return '~' + fmtCount(Math.round(n / step) * step);
+  }
+  /** Marks the estimated columns of a heap site table: each knows the bytes figure its precision follows. */
+  function estimated(cols) {
+    var byKey = {allocBytes: 'allocBytes', allocObjects: 'allocBytes', heldBytes: 'heldBytes', heldObjects: 'heldBytes',
+      heldAtPeakBytes: 'heldAtPeakBytes', peakBytes: 'peakBytes', growthBytes: 'growthBytes', bytes: 'bytes', count: 'bytes'};
+    cols.forEach(function (c) {
+      var k = byKey[c.key];
+      if (!k || (EXACT_ALLOC && (k === 'allocBytes'))) return;
+      c.est = function (r) { return r[k]; };
+    });
+    return cols;
+  }
   function plural(n, what) { return fmtCount(n) + ' ' + what + (Math.round(n) === 1 ? '' : 's'); }
   function signed(b) { return (b > 0 ? '+' : '') + fmtBytes(b); }
   function signedPct(x) { return (x > 0 ? '+' : '') + fmtPct(x); }
@@ -466,7 +504,7 @@
       row('new run', fmtBytes(n.data.now));
       row('change', signed(n.data.now - n.data.base) + (n.data.base > 0 ? ' (' + signedPct((n.data.now - n.data.base) / n.data.base) + ')' : ''));
       var noise = changeNoise(n.data.base, n.data.now);
-      row('significance', significantChange(n.data.base, n.data.now) ? 'more than sampling noise' + (noise > 0 ? ' (±' + fmtBytes(noise) + ')' : ', exact figures')
+      if (D.meta.noise) row('significance', significantChange(n.data.base, n.data.now) ? 'more than sampling noise' + (noise > 0 ? ' (±' + fmtBytes(noise) + ')' : ', exact figures')
         : 'within sampling noise (±' + fmtBytes(noise) + ')');
     } else {
       row(m.label + (state.window ? ' (time range)' : ''), fmtValue(m, n.value));
@@ -617,9 +655,9 @@
     card('Change', signed(delta), (base > 0 ? signedPct(delta / base) + ' of the base run, ' : '')
       + (sig ? 'more than sampling noise' : 'within sampling noise') + (t.noiseBytes > 0 ? ' (±' + fmtBytes(t.noiseBytes) + ')' : ''),
       !sig || delta === 0 ? 'noise' : delta > 0 ? 'bad' : 'good', 'card-change');
-    card('Sites', sites.filter(function (x) { return x.significant && x.deltaBytes > 0; }).length + ' grew',
-      sites.filter(function (x) { return x.significant && x.deltaBytes < 0; }).length + ' shrank, '
-      + sites.filter(function (x) { return !x.significant; }).length + ' within noise, ' + sites.length + ' compared', null, 'card-sites');
+    card('Sites', sites.filter(function (x) { return x.significant !== false && x.deltaBytes > 0; }).length + ' grew',
+      sites.filter(function (x) { return x.significant !== false && x.deltaBytes < 0; }).length + ' shrank, '
+      + sites.filter(function (x) { return x.significant === false; }).length + ' within noise, ' + sites.length + ' compared', null, 'card-sites');
   }
 
   function renderDiffProblems() {
@@ -632,9 +670,9 @@
           el('span', {className: 'fig'}, signed(x.s.deltaBytes) + ' (' + fmtBytes(x.s.baseBytes) + ' → ' + fmtBytes(x.s.newBytes) + ')')));
       });
     }
-    items('Grew', sites.filter(function (x) { return x.s.significant && x.s.deltaBytes > 0; })
+    items('Grew', sites.filter(function (x) { return x.s.significant !== false && x.s.deltaBytes > 0; })
       .sort(function (a, b) { return b.s.deltaBytes - a.s.deltaBytes; }).slice(0, 5));
-    items('Shrank', sites.filter(function (x) { return x.s.significant && x.s.deltaBytes < 0; })
+    items('Shrank', sites.filter(function (x) { return x.s.significant !== false && x.s.deltaBytes < 0; })
       .sort(function (a, b) { return a.s.deltaBytes - b.s.deltaBytes; }).slice(0, 3));
     if (!ul.firstChild) {
       ul.appendChild(el('li', {className: 'none'}, sites.some(function (x) { return x.s.deltaBytes !== 0; })
@@ -694,12 +732,14 @@
       box.appendChild(el('div', {className: 'card' + (bad ? ' bad' : ''), id: id},
         el('div', {className: 'label'}, label), el('div', {className: 'value'}, value), sub ? el('div', {className: 'sub'}, sub) : null));
     }
-    card('Allocated', fmtBytes(t.allocatedBytes), fmtCount(t.allocatedObjects) + ' objects' + (t.exact ? ', exact' : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
-    card('Held at end', fmtBytes(t.heldAtEndBytes), 'reachable at the last GC', false, 'card-held');
+    card('Allocated', t.exact ? fmtBytes(t.allocatedBytes) : fmtEstBytes(t.allocatedBytes, estError(t.allocatedBytes)),
+      (t.exact ? fmtCount(t.allocatedObjects) : fmtEstCount(t.allocatedObjects, t.allocatedBytes)) + ' objects'
+      + (t.exact ? ', exact' : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
+    card('Held at end', fmtEstBytes(t.heldAtEndBytes, estError(t.heldAtEndBytes)), 'reachable at the last GC', false, 'card-held');
     var peakSub = t.peakTimeMs >= 0 ? 'at ' + fmtSec(t.peakTimeMs / 1000)
       : (D.definitions && D.definitions['Peak held'] ? 'estimate, see “Peak held” below' : 'estimate');
     if (D.peak && D.peak.heapUsedAfterGcBytes) peakSub += ', heap after that GC ' + fmtBytes(D.peak.heapUsedAfterGcBytes);
-    card('Peak held', fmtBytes(t.peakHeldBytes), peakSub, false, 'card-peak');
+    card('Peak held', fmtEstBytes(t.peakHeldBytes, estError(t.peakHeldBytes)), peakSub, false, 'card-peak');
     card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
       plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
       + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''), t.nativeOutstandingBytes > 0, 'card-native');
@@ -909,7 +949,12 @@
       return dir === 'ascending' ? c : -c;
     });
   }
-  function fmtCell(col, v) {
+  function fmtCell(col, v, row) {
+    if (col.est && row && v != null) {
+      var behind = col.est(row);
+      if (col.type === 'bytes') return fmtEstBytes(v, estError(behind));
+      if (col.type === 'count') return fmtEstCount(v, behind);
+    }
     switch (col.type) {
       case 'bytes': return fmtBytes(v);
       case 'count': return fmtCount(v);
@@ -971,7 +1016,7 @@
         var row = el('tr', {id: spec.rowId ? spec.rowId(r) : null});
         cols.forEach(function (c) {
           var v = c.get(r);
-          var td0 = el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v));
+          var td0 = el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v, r));
           if (c.indent) td0.style.paddingLeft = (8 + 16 * c.indent(r)) + 'px';
           row.appendChild(td0);
         });
@@ -1060,7 +1105,7 @@
       rows: heapSites, sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-all-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
@@ -1071,8 +1116,11 @@
             {hidden: !anyHeldAtPeak, help: 'held at the run’s peak collection'}),
           col('peakBytes', 'Own peak', 'bytes', function (s) { return s.peakBytes; },
             {hidden: !anyPeak, help: 'the site’s own highest held bytes at any collection'}),
-          col('samples', 'Samples', 'count', function (s) { return s.samples; })
-        ];
+          col('samples', 'Samples', 'count', function (s) { return s.samples; },
+            {help: 'sampled objects allocated at the site: the estimates rest on them (~: rounded to their precision)'}),
+          col('liveSamples', 'Samples held', 'count', function (s) { return s.liveSamples; },
+            {help: 'sampled objects behind “held at end”'})
+        ]);
       },
       stack: siteStack, empty: 'No heap allocation was sampled.'
     });
@@ -1089,13 +1137,14 @@
           + fmtBytes(p.estimatedBytes) + ' of it was held by these sites.',
         rows: p.sites, sort: {key: 'bytes', dir: 'descending'}, filter: false,
         columns: function () {
-          return [
+          return estimated([
             col('site', 'Site', 'text', function (h) { return h.site; }, {code: true}),
             col('type', 'Type', 'text', function (h) { return typeName(h.type); }, {code: true}),
             col('bytes', 'Held', 'bytes', function (h) { return h.bytes; }),
             col('count', 'Objects', 'count', function (h) { return h.count; }),
-            col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; })
-          ];
+            col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; }),
+            col('samples', 'Samples', 'count', function (h) { return h.samples; })
+          ]);
         },
         stack: function (h) { return h.stack; }
       });
@@ -1108,7 +1157,7 @@
       rows: sites.filter(function (s) { return s.leak; }), sort: {key: 'growthBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-leaks-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
@@ -1116,7 +1165,7 @@
           col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; }),
           col('heldObjects', 'Objects held', 'count', function (s) { return s.heldObjects; }),
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; })
-        ];
+        ]);
       },
       stack: siteStack, empty: 'No leak suspect: nothing kept growing until the end.'
     });
@@ -1128,7 +1177,7 @@
       rows: sites.filter(function (s) { return s.temporary; }), sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-temps-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
@@ -1136,7 +1185,7 @@
           col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
           col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
           col('medianLifetimeMs', 'Median lifetime', 'ms', function (s) { return s.medianLifetimeMs; })
-        ];
+        ]);
       },
       stack: siteStack, empty: 'No temporaries found.'
     });
