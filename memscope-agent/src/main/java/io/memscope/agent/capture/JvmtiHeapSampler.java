@@ -121,6 +121,8 @@ final class JvmtiHeapSampler {
     private long kept;
     private long ownSamples;
     private long filtered;
+    /** Samples of {@code java.lang.Class} objects (mirrors the JVM allocates while it loads a class), left out. */
+    private long classMirrors;
     private long unresolved;
     private long untracked;
     private long ambiguous;
@@ -373,6 +375,15 @@ final class JvmtiHeapSampler {
         long tid = records[r + 3];
         long announce = records[r + 5];
         int classId = (int) records[r + 6];
+        if (classId != 0 && resolver.isClassMirror(classId, resolver.knows(classId) ? null
+                : SamplerNatives.className(classId))) {
+            // the JVM's class mirrors, allocated while a class loads: not the application's allocations
+            classMirrors++;
+            if (index >= 0) {
+                commit(index, 0, -1, 0);
+            }
+            return;
+        }
         SampleResolver.ThreadInfo thread = announce != 0
                 ? resolver.announce(tid, SamplerNatives.thread(announce))
                 : resolver.thread(tid);
@@ -619,6 +630,11 @@ final class JvmtiHeapSampler {
     /** @return samples dropped by include/exclude */
     synchronized long filtered() {
         return filtered;
+    }
+
+    /** @return samples of {@code java.lang.Class} objects, left out */
+    synchronized long classMirrors() {
+        return classMirrors;
     }
 
     /** @return samples whose stack could not be resolved (dropped) */

@@ -111,6 +111,14 @@ final class SampleResolver {
         return name;
     }
 
+    /**
+     * @param signature the class's JVM signature when {@link #knows} was false, else ignored
+     * @return whether the class id is {@code java.lang.Class}'s (its name resolved and kept, as {@link #typeName})
+     */
+    boolean isClassMirror(int classId, String signature) {
+        return "java.lang.Class".equals(typeName(classId, signature));
+    }
+
     /** @return the string id of a class id's type name (after {@link #typeName}) */
     int typeNameId(int classId) {
         return typeNameIds[classId];
