@@ -44,13 +44,21 @@ final class StackTable {
     static final class Captured {
         final long id;
         final StackWalker.StackFrame appFrame;
+        /**
+         * The frame a native block is named after: {@link #appFrame}, or on a thread that runs JDK code alone (an
+         * HttpClient's selector, a JDK pool's worker) the first frame past the allocation machinery that has a
+         * line; null for an empty stack.
+         */
+        final StackWalker.StackFrame siteFrame;
         final boolean directBuffer;
         /** The stack goes through the JDK's FFM implementation, or a tracking arena marked the allocation. */
         final boolean arena;
 
-        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer, boolean arena) {
+        Captured(long id, StackWalker.StackFrame appFrame, StackWalker.StackFrame siteFrame, boolean directBuffer,
+                 boolean arena) {
             this.id = id;
             this.appFrame = appFrame;
+            this.siteFrame = siteFrame;
             this.directBuffer = directBuffer;
             this.arena = arena;
         }
@@ -139,7 +147,35 @@ final class StackTable {
         }
         int end = Math.min(frames.size(), first + Math.max(depth, 1));
         long h = register(frames.subList(first, end));
-        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
+        return new Captured(depth <= 0 ? 0 : h, app, app != null ? app : namedFrame(frames), direct && !forArena,
+                foreign);
+    }
+
+    /**
+     * @return for a stack of JDK frames alone: the first frame past the allocation machinery (buffers, Unsafe, the
+     *         FFM implementation, channels' temporary buffers, method handles) that has a line, else the first with a line, else the
+     *         first; null for no frames
+     */
+    static StackWalker.StackFrame namedFrame(List<StackWalker.StackFrame> frames) {
+        StackWalker.StackFrame withLine = null;
+        for (StackWalker.StackFrame f : frames) {
+            if (f.getLineNumber() <= 0) {
+                continue;
+            }
+            if (!isAllocationMachinery(f.getClassName())) {
+                return f;
+            }
+            if (withLine == null) {
+                withLine = f;
+            }
+        }
+        return withLine != null ? withLine : frames.isEmpty() ? null : frames.get(0);
+    }
+
+    private static boolean isAllocationMachinery(String c) {
+        return c.startsWith("java.nio.") || c.startsWith("jdk.internal.misc.") || c.startsWith("sun.misc.")
+                || c.startsWith("jdk.internal.foreign.") || c.startsWith("java.lang.foreign.")
+                || c.startsWith("java.lang.invoke.") || c.startsWith("sun.nio.ch.") || c.startsWith("jdk.internal.ref.");
     }
 
     /**
