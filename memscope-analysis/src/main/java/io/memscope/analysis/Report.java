@@ -107,14 +107,17 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param outstandingBlocks    blocks behind {@code outstandingBytes}
      * @param peakOutstandingBytes highest outstanding bytes in the window
      * @param peak                 when that was and by which sites, or null without native memory
-     * @param leaks                outstanding memory at the end grouped by site, largest first
+     * @param leaks                outstanding memory at the end grouped by site, largest first (leak suspects or
+     *                             not: a pool's buffers are outstanding too)
      * @param anomalies            double frees and frees of unknown addresses in the window
      * @param anomalyStacks        the stacks of the anomalies, by stack id
+     * @param leakSuspects         native leak suspects: sites with memory outstanding at the end that grew (the rule
+     *                             of heap leaks, see {@link ReportBuilder}), largest growth first
      */
     public record NativeMemory(long allocatedBytes, long allocations, long freedBytes, long outstandingBytes,
                                long outstandingBlocks, long peakOutstandingBytes, Peak.NativePeak peak,
                                List<SiteProfile> leaks, List<Anomaly> anomalies,
-                               Map<Long, List<String>> anomalyStacks) {
+                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects) {
     }
 
     /**

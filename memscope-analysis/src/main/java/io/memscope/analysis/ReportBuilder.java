@@ -51,6 +51,10 @@ import java.util.Map;
  * quarter of held-at-end, and that window covers at least 5% of the report's window. Objects built once at start-up
  * (a short window) and caches that stopped growing are not suspects.
  *
+ * <p><b>Native leak suspects</b> follow the same rule on outstanding native bytes: outstanding at the end, grown by
+ * at least a quarter of that over the second half of the site's allocation window (outstanding at its midpoint),
+ * which covers at least 5% of the report's window. Buffers a pool takes once and reuses are outstanding, not leaks.
+ *
  * <p><b>Temporaries</b> are heap sites that allocated at least 1 MiB and 1% of all allocated bytes while holding at
  * most 5% of it at the end, with at least half of their samples collected: memory that only churns.
  */
@@ -174,6 +178,9 @@ public final class ReportBuilder {
         int nEpoch = -1;
         long nAtPeakBytes;
         long nAtPeakBlocks;
+        /** Outstanding bytes at the midpoint of the site's allocation window (valid once {@link #nMidTaken}). */
+        long nAtMid;
+        boolean nMidTaken;
 
         SiteAcc(int key, Site site, String type) {
             this.key = key;
@@ -668,6 +675,17 @@ public final class ReportBuilder {
             nPeakEpoch++;
         }
 
+        /**
+         * Before changing a native site's outstanding figure at {@code t}: the first change after the midpoint of the
+         * site's allocation window keeps the figure it had there (the native leak rule's "growing").
+         */
+        private void midpoint(SiteAcc a, long t) {
+            if (!a.nMidTaken && a.firstAlloc != Long.MAX_VALUE && t > a.firstAlloc + (a.lastAlloc - a.firstAlloc) / 2) {
+                a.nAtMid = a.nOutstanding;
+                a.nMidTaken = true;
+            }
+        }
+
         /** Before changing a site's or stack's outstanding figure: keep its value at the current native peak. */
         private void snapshot(SiteAcc a, StackAcc s) {
             if (a.nEpoch != nPeakEpoch) {
@@ -684,6 +702,7 @@ public final class ReportBuilder {
 
         private void release(NativeBlock old, long t, boolean freed) {
             snapshot(old.site, old.stack);
+            midpoint(old.site, t);
             nOutstanding -= old.size;
             old.site.nOutstanding -= old.size;
             old.site.nBlocks--;
@@ -704,6 +723,7 @@ public final class ReportBuilder {
                         release(old, t, false);
                     }
                     snapshot(site, stack);
+                    midpoint(site, t);
                     nOutstanding += size;
                     site.nOutstanding += size;
                     site.nBlocks++;
@@ -912,9 +932,15 @@ public final class ReportBuilder {
                 if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
                     continue;
                 }
+                // a native leak is judged like a heap leak: outstanding at the end, and grown over the second half of
+                // the site's allocation window, which covers at least 5% of the report's (a pool filled once, or
+                // buffers taken at start-up and reused, are outstanding but not leaks)
+                long nGrowth = Math.max(0, a.nOutstanding - (a.nMidTaken ? a.nAtMid : a.nOutstanding));
+                boolean nLeak = a.nOutstanding > 0 && nGrowth > 0 && nGrowth * 4 >= a.nOutstanding
+                        && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
-                        a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, 0, -1,
-                        false, false, run.stack(a.stackId)));
+                        a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
+                        nGrowth, -1, nLeak, false, run.stack(a.stackId)));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
                         s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0});
@@ -928,6 +954,7 @@ public final class ReportBuilder {
             List<SiteProfile> leaks = rank(heap, SiteProfile::leakSuspect, SiteProfile::growthBytes);
             List<SiteProfile> temps = rank(heap, SiteProfile::temporary, SiteProfile::allocatedBytes);
             List<SiteProfile> nLeaks = rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes);
+            List<SiteProfile> nSuspects = rank(nativeSites, SiteProfile::leakSuspect, SiteProfile::growthBytes);
 
             // Stacks.
             List<StackProfile> stackProfiles = new ArrayList<>();
@@ -1008,7 +1035,8 @@ public final class ReportBuilder {
                 }
             }
             Report.NativeMemory nativeMemory = new Report.NativeMemory(nAllocated, nAllocations, nFreed,
-                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks);
+                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks,
+                    nSuspects);
 
             // GC.
             List<GcRecord> collections = new ArrayList<>();

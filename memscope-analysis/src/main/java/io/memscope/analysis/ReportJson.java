@@ -106,6 +106,7 @@ public final class ReportJson {
             w.endObject();
         }
         sites(w, "leaks", n.leaks(), Rank.LIVE);
+        sites(w, "leakSuspects", n.leakSuspects(), Rank.LIVE);
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
@@ -246,6 +247,7 @@ public final class ReportJson {
                     .field("peakBytes", e.peakBytes())
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("growthBytes", e.growthBytes())
+                    .field("leakSuspect", e.leakSuspect())
                     .field("medianLifetimeMs", e.medianLifetimeMs())
                     .field("samples", e.samples())
                     .field("liveSamples", e.liveSamples())

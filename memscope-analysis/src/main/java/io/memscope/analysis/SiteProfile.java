@@ -39,10 +39,12 @@ import java.util.List;
  * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native: 0
  * @param growthBytes        heap: held bytes at the end minus held bytes at the last collection before the midpoint of
  *                           the site's allocation window (first to last sampled allocation in the window; 0 held if
- *                           no collection came before it), never negative; native: 0
+ *                           no collection came before it), never negative; native: outstanding bytes at the end
+ *                           minus outstanding at the midpoint of its allocation window, never negative
  * @param medianLifetimeMs   median lifetime of the site's samples collected in the window (allocation to the
  *                           collection being observed), -1 if none; native: -1
- * @param leakSuspect        a heap leak suspect (see {@link ReportBuilder})
+ * @param leakSuspect        a heap or native leak suspect: held (outstanding) at the end and growing (see
+ *                           {@link ReportBuilder})
  * @param temporary          a heap temporary (see {@link ReportBuilder})
  * @param stack              one sampled call stack, innermost frame first (may be empty)
  */

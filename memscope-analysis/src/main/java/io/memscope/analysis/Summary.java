@@ -83,8 +83,9 @@ public final class Summary {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.liveBytes()),
-                    e.liveObjects(), e.site(), e.type()));
+            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
+                    e.liveObjects(), e.site(), e.type(), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
+                            + " over its second half" : "outstanding, not growing (a pool or cache?)"));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",

@@ -32,6 +32,7 @@ class RunDemoTest {
         assertThat(Jvms.sites(report, "temporaries")).first().isEqualTo(temp);
         assertThat(Jvms.sites(report, "temporaries")).doesNotContain(leak);
         assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(nativeLeak);
+        assertThat(Jvms.sites(report, "native", "leakSuspects")).as("outstanding and growing").containsExactly(nativeLeak);
 
         Map<String, Object> leakEntry = MiniJson.list(report, "leakSuspects").get(0);
         assertThat(leakEntry.get("type")).isEqualTo("byte[]");

@@ -353,6 +353,7 @@ public final class PageData {
                         .field("samples", s.samples())
                         .field("liveSamples", s.liveSamples())
                         .field("leak", s.leakSuspect() && !nat)
+                        .field("nativeLeak", s.leakSuspect() && nat)
                         .field("temporary", s.temporary());
                 w.name("stacks").beginArray();
                 List<Integer> own = stacksOfSite.get(i);

@@ -742,7 +742,8 @@
     card('Peak held', fmtEstBytes(t.peakHeldBytes, estError(t.peakHeldBytes)), peakSub, false, 'card-peak');
     card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
       plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
-      + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''), t.nativeOutstandingBytes > 0, 'card-native');
+      + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''),
+      (D.sites || []).some(function (s) { return s.nativeLeak; }), 'card-native');
     card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
   }
 
@@ -765,8 +766,8 @@
       function (s) { return fmtBytes(s.heldBytes) + ' held, +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-leaks-', 'leaks');
     list('Temporaries', function (s) { return s.temporary; }, function (s) { return s.allocBytes; },
       function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
-    list('Native leak', function (s) { return s.native && s.nativeBytes > 0; }, function (s) { return s.nativeBytes; },
-      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block'); }, 'site-native-', 'native');
+    list('Native leak', function (s) { return s.native && s.nativeLeak; }, function (s) { return s.growthBytes; },
+      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block') + ', +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-native-', 'native');
     var pl = D.poolLeaks || [];
     pl.slice(0, MAX).forEach(function (l, i) {
       item('Pool leak', l.pool + ': ' + (l.kind === 'unreachable' ? 'lease lost while borrowed' : 'lease never returned'),
@@ -1192,8 +1193,9 @@
     tables.push(temps);
 
     var nat = makeTable({
-      id: 'native', title: 'Native memory leaks',
-      intro: 'Native memory (direct buffers, Unsafe) allocated while memscope tracked it and not freed at the end, by allocation site.',
+      id: 'native', title: 'Native memory outstanding',
+      intro: 'Native memory (direct buffers, Unsafe) allocated while memscope tracked it and not freed at the end, by allocation site. '
+        + 'A leak suspect is outstanding and growing (the rule of heap leaks); memory a pool took once and reuses is outstanding, not growing.',
       rows: sites.filter(function (s) { return s.native && s.nativeBytes > 0; }), sort: {key: 'nativeBytes', dir: 'descending'},
       rowId: function (s) { return 'site-native-' + sites.indexOf(s); },
       columns: function () {
@@ -1201,7 +1203,10 @@
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           col('nativeBytes', 'Outstanding', 'bytes', function (s) { return s.nativeBytes; }),
-          col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; })
+          col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; }),
+          col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; },
+            {help: 'outstanding bytes gained over the second half of the site’s allocation window'}),
+          col('nativeLeak', 'Leak suspect', 'text', function (s) { return s.nativeLeak ? 'yes: growing' : 'no: not growing'; })
         ];
       },
       stack: siteStack, empty: 'No native memory outstanding at the end.'
