@@ -162,7 +162,10 @@ public final class ReportBuilder {
         long deadSamples;
         double estBytes;
         double estCount;
+        /** Ages at collection (allocation to the collection that freed it) of the samples collected in the window. */
         final LifetimeMedian lifetimes = new LifetimeMedian();
+        /** Of those, the samples freed by the first collection after their allocation. */
+        long freedByFirstCollection;
         final List<StackAcc> stacks = new ArrayList<>(2);
         /**
          * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
@@ -549,7 +552,8 @@ public final class ReportBuilder {
                     orphanFrees++;
                     return;
                 }
-                boolean old = samples.epoch(slot) < epoch;
+                int bornEpoch = samples.epoch(slot);
+                boolean old = bornEpoch < epoch;
                 // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
                 double p = probability(size);
                 double wb = size / p;
@@ -565,6 +569,9 @@ public final class ReportBuilder {
                     a.deadSamples++;
                     if (t <= to) {
                         a.lifetimes.add(previousSize);
+                        if (epoch - bornEpoch <= 1) {
+                            a.freedByFirstCollection++; // it survived no collection
+                        }
                     }
                 }
                 samples.remove(slot);
@@ -847,6 +854,8 @@ public final class ReportBuilder {
                 long growth = Math.max(0, liveB - Math.round(heldSites.markBytes(a.key)));
                 long medianNanos = a.lifetimes.medianNanos();
                 double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
+                double firstGcShare = a.lifetimes.count() == 0 ? -1
+                        : (double) a.freedByFirstCollection / a.lifetimes.count();
                 long liveSamples = a.samples - a.deadSamples;
                 boolean leak = liveSamples >= 2 && liveB > 0 && a.firstAlloc != Long.MAX_VALUE
                         && a.lastAlloc - a.firstAlloc >= runNanos / 20 && growth * 4 >= liveB;
@@ -908,8 +917,8 @@ public final class ReportBuilder {
                 long liveN = Math.max(0, Math.round(heldSamples.endBytes(a.key)));
                 long atPeakN = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSamples.atPeakBytes(a.key)));
                 SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
-                        liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, leak, temporary,
-                        run.stack(a.stackId));
+                        liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, firstGcShare, leak,
+                        temporary, run.stack(a.stackId));
                 profiles.put(a, p);
             }
             // the 1%-of-all condition of temporaries needs the total
@@ -920,7 +929,8 @@ public final class ReportBuilder {
                     p = new SiteProfile(p.site(), p.type(), false, p.allocatedBytes(), p.allocatedObjects(),
                             p.samples(), p.liveBytes(), p.liveObjects(), p.liveSamples(), p.peakBytes(),
                             p.heldAtPeakBytes(), p.heldAtPeakObjects(), p.heldAtPeakSamples(), p.growthBytes(),
-                            p.medianLifetimeMs(), p.leakSuspect(), false, p.stack());
+                            p.medianAgeAtCollectionMs(), p.freedByFirstCollectionShare(), p.leakSuspect(), false,
+                            p.stack());
                 }
                 heap.add(p);
             }
@@ -940,7 +950,7 @@ public final class ReportBuilder {
                         && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
                         a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
-                        nGrowth, -1, nLeak, false, run.stack(a.stackId)));
+                        nGrowth, -1, -1, nLeak, false, run.stack(a.stackId)));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
                         s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0});

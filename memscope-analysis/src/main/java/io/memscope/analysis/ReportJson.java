@@ -248,7 +248,9 @@ public final class ReportJson {
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("growthBytes", e.growthBytes())
                     .field("leakSuspect", e.leakSuspect())
-                    .field("medianLifetimeMs", e.medianLifetimeMs())
+                    .field("medianAgeAtCollectionMs", e.medianAgeAtCollectionMs())
+                    .field("freedByFirstCollectionShare", e.freedByFirstCollectionShare())
+                    .field("medianLifetimeMs", e.medianAgeAtCollectionMs()) // the old name of the age at collection
                     .field("samples", e.samples())
                     .field("liveSamples", e.liveSamples())
                     .field("heldAtPeakSamples", e.heldAtPeakSamples());

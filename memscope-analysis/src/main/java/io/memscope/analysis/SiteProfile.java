@@ -41,8 +41,14 @@ import java.util.List;
  *                           the site's allocation window (first to last sampled allocation in the window; 0 held if
  *                           no collection came before it), never negative; native: outstanding bytes at the end
  *                           minus outstanding at the midpoint of its allocation window, never negative
- * @param medianLifetimeMs   median lifetime of the site's samples collected in the window (allocation to the
- *                           collection being observed), -1 if none; native: -1
+ * @param medianAgeAtCollectionMs median age at collection of the site's samples collected in the window: allocation to
+ *                           the collection that freed the sample. An object becomes garbage at some moment before
+ *                           that collection, which Java does not say: this is an upper bound of its lifetime, and
+ *                           for objects that die young it is about the time to the next collection (the collection
+ *                           interval), not how long the program used them. -1 if none; native: -1
+ * @param freedByFirstCollectionShare of the site's samples collected in the window, the share freed by the first
+ *                           collection after their allocation (they survived none: dead within one collection
+ *                           interval, whatever the age says); -1 if none; native: -1
  * @param leakSuspect        a heap or native leak suspect: held (outstanding) at the end and growing (see
  *                           {@link ReportBuilder})
  * @param temporary          a heap temporary (see {@link ReportBuilder})
@@ -51,5 +57,6 @@ import java.util.List;
 public record SiteProfile(String site, String type, boolean nativeMemory, long allocatedBytes, long allocatedObjects,
                           long samples, long liveBytes, long liveObjects, long liveSamples, long peakBytes,
                           long heldAtPeakBytes, long heldAtPeakObjects, long heldAtPeakSamples, long growthBytes,
-                          double medianLifetimeMs, boolean leakSuspect, boolean temporary, List<String> stack) {
+                          double medianAgeAtCollectionMs, double freedByFirstCollectionShare, boolean leakSuspect,
+                          boolean temporary, List<String> stack) {
 }

@@ -57,7 +57,7 @@ class DiffSignificanceTest {
             samples += k;
             if (k > 0) {
                 sites.add(new SiteProfile("app.Work.site" + i + "(Work.java:" + (10 + i) + ")", "byte[]", false, b,
-                        c, k, 0, 0, 0, 0, 0, 0, 0, 0, -1, false, false, List.of()));
+                        c, k, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, false, false, List.of()));
             }
         }
         return report(sites, new Report.Totals(bytes, objects, 0, 0, samples, 1000, false, Double.NaN));
@@ -129,9 +129,9 @@ class DiffSignificanceTest {
     @Test
     void exactFiguresHaveNoSamplingNoise() {
         SiteProfile one = new SiteProfile("app.Work.x(Work.java:1)", "byte[]", false, 1000, 10, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, -1, false, false, List.of());
+                0, 0, -1, -1, false, false, List.of());
         SiteProfile two = new SiteProfile("app.Work.x(Work.java:1)", "byte[]", false, 1001, 10, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, -1, false, false, List.of());
+                0, 0, -1, -1, false, false, List.of());
         Report a = report(List.of(one), new Report.Totals(1000, 10, 0, 0, 0, 1000, true, Double.NaN));
         Report b = report(List.of(two), new Report.Totals(1001, 10, 0, 0, 0, 1000, true, Double.NaN));
         RunDiff d = DiffBuilder.diff(a, b, DiffMetric.ALLOCATED, false, null);

@@ -765,7 +765,10 @@
     list('Leak suspect', function (s) { return s.leak; }, function (s) { return s.growthBytes; },
       function (s) { return fmtBytes(s.heldBytes) + ' held, +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-leaks-', 'leaks');
     list('Temporaries', function (s) { return s.temporary; }, function (s) { return s.allocBytes; },
-      function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
+      function (s) {
+        return fmtBytes(s.allocBytes) + ' allocated, ' + (s.freedByFirstCollectionShare >= 0
+          ? fmtPct(s.freedByFirstCollectionShare) + ' freed by the first GC after their allocation' : 'mostly collected');
+      }, 'site-temps-', 'temporaries');
     list('Native leak', function (s) { return s.native && s.nativeLeak; }, function (s) { return s.growthBytes; },
       function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block') + ', +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-native-', 'native');
     var pl = D.poolLeaks || [];
@@ -1185,7 +1188,10 @@
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
           col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
           col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
-          col('medianLifetimeMs', 'Median lifetime', 'ms', function (s) { return s.medianLifetimeMs; })
+          col('freedByFirstCollectionShare', 'Survived no GC', 'share', function (s) { return s.freedByFirstCollectionShare >= 0 ? s.freedByFirstCollectionShare : null; },
+            {help: 'share of the collected samples freed by the first collection after their allocation: dead within one collection interval'}),
+          col('medianAgeAtCollectionMs', 'Median age at GC', 'ms', function (s) { return s.medianAgeAtCollectionMs; },
+            {help: 'allocation to the collection that freed the object: an upper bound of its lifetime, about the time between collections for objects that die young'})
         ]);
       },
       stack: siteStack, empty: 'No temporaries found.'

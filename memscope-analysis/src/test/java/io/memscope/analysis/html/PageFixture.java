@@ -215,7 +215,8 @@ final class PageFixture {
                     .field("nativeBlocks", first.nativeStack() ? 12 : 0)
                     .field("growthBytes", !first.leak() ? 0 : first.nativeStack()
                             ? idx.stream().mapToLong(i -> stacks.get(i).nativeBytes()).sum() / 2 : heldB / 2)
-                    .field("medianLifetimeMs", temp ? 0.35 : -1).field("samples", alloc / 524288)
+                    .field("medianAgeAtCollectionMs", temp ? 0.35 : -1)
+                    .field("freedByFirstCollectionShare", temp ? 0.97 : -1).field("samples", alloc / 524288)
                     .field("leak", first.leak() && !first.nativeStack())
                     .field("nativeLeak", first.leak() && first.nativeStack()).field("temporary", temp);
             w.name("stacks").beginArray();
