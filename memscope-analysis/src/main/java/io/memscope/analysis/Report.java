@@ -94,9 +94,43 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param exactCountsAsOfMs when the exact counts are a snapshot, not the final totals (the JVM ended without
      *                         closing its recording): the snapshot's time, ms since the run's start; allocations
      *                         after it are not counted. NaN for final totals and in sample mode
+     * @param exactCoverage    in exact mode, what the counts cover; null in sample mode
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
-                         long samples, long durationMs, boolean exact, double exactCountsAsOfMs) {
+                         long samples, long durationMs, boolean exact, double exactCountsAsOfMs,
+                         ExactCoverage exactCoverage) {
+    }
+
+    /**
+     * What exact mode's counts cover: allocations made by instrumented code (application and library classes; JDK
+     * classes only with {@code includeJdk}, and then some packages), against the JVM's own count of the bytes
+     * allocated during the capture (ThreadMXBean).
+     *
+     * @param countedBytes      bytes exact mode counted ({@link Totals#allocatedBytes()} when exact)
+     * @param jvmAllocatedBytes the JVM's count, memscope's own threads left out; -1 when the recording has none (a JVM
+     *                          that did not close its recording, or a recording from before this count)
+     * @param jvmCount          which threads the JVM's count covers: {@code all threads} (JDK 21+) or
+     *                          {@code threads alive at the end} (JDK 17-20, which forget an ended thread's bytes);
+     *                          null when unknown
+     * @param includeJdk        whether some JDK packages were instrumented too ({@code includeJdk})
+     */
+    public record ExactCoverage(long countedBytes, long jvmAllocatedBytes, String jvmCount, boolean includeJdk) {
+        /** @return counted bytes as a share of the JVM's, or NaN when the JVM's count is unknown */
+        public double share() {
+            return jvmAllocatedBytes > 0 ? (double) countedBytes / jvmAllocatedBytes : Double.NaN;
+        }
+
+        /** @return which allocations are counted, in words */
+        public String counted() {
+            return includeJdk ? "allocations by instrumented code: application and library classes, and the JDK's "
+                    + "java.util (not concurrent, jar, zip, logging), java.io, java.nio, java.text, java.time, "
+                    + "java.math, java.net and the string builders; not the rest of the JDK (most of java.lang), JNI, "
+                    + "Unsafe.allocateInstance, non-array clone() or deserialization"
+                    : "allocations by instrumented code: application and library classes; not allocations inside the "
+                    + "JDK (collections growing, boxing, string building, parsers' buffers), JNI, "
+                    + "Unsafe.allocateInstance, non-array clone() or deserialization (includeJdk counts some JDK "
+                    + "packages)";
+        }
     }
 
     /**

@@ -1017,9 +1017,22 @@ public final class ReportBuilder {
                 peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
                         g.heapUsedAfter(), peakEstimate, peakObjects, holders);
             }
+            Report.ExactCoverage coverage = null;
+            if ("exact".equals(run.metadata().get(MetadataKeys.MODE))) {
+                long counted = 0;
+                for (SiteCount c : counts.values()) {
+                    Site s = run.site(c.siteId());
+                    if (s == null || !s.isNative()) {
+                        counted += c.bytes();
+                    }
+                }
+                coverage = new Report.ExactCoverage(counted, run.metadataLong(MetadataKeys.JVM_ALLOCATED_BYTES, -1),
+                        run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
+                        "true".equalsIgnoreCase(run.metadata().get("option.includeJdk")));
+            }
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
                     peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact,
-                    countsAsOfMs);
+                    countsAsOfMs, coverage);
 
             // Native memory.
             Peak.NativePeak nativePeak = null;

@@ -65,8 +65,21 @@ public final class ReportJson {
                 .field("samples", t.samples())
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
-                .field("exactCountsAsOfMs", t.exactCountsAsOfMs())
-                .endObject();
+                .field("exactCountsAsOfMs", t.exactCountsAsOfMs());
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov == null) {
+            w.name("exactCoverage").value((String) null);
+        } else {
+            w.name("exactCoverage").beginObject().field("countedBytes", cov.countedBytes());
+            if (cov.jvmAllocatedBytes() < 0) {
+                w.name("jvmAllocatedBytes").value((String) null);
+            } else {
+                w.field("jvmAllocatedBytes", cov.jvmAllocatedBytes());
+            }
+            w.field("share", cov.share()).field("jvmCount", cov.jvmCount()).field("counted", cov.counted())
+                    .endObject();
+        }
+        w.endObject();
         Peak peak = r.peak();
         if (peak == null) {
             w.name("peak").value((String) null);

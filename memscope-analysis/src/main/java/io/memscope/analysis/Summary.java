@@ -32,6 +32,21 @@ public final class Summary {
                     + "memory) or is still running; this report covers what it recorded up to its last complete "
                     + "block\n");
         }
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov != null) {
+            sb.append("  exact mode counted ").append(cov.includeJdk() ? "allocations by instrumented code "
+                    + "(application and library classes, and some JDK packages: includeJdk)"
+                    : "allocations by instrumented code (application and library classes)");
+            if (cov.jvmAllocatedBytes() > 0) {
+                sb.append(String.format(Locale.ROOT, ": %s of the %s the JVM allocated (%.0f%%, %s)",
+                        bytes(cov.countedBytes()), bytes(cov.jvmAllocatedBytes()), cov.share() * 100,
+                        cov.jvmCount() == null ? "its own count" : cov.jvmCount()));
+            } else {
+                sb.append(" (the JVM's own count of allocated bytes, written when the recording is closed, is not in "
+                        + "it: the share is unknown)");
+            }
+            sb.append("; allocations inside the JDK are not counted, nor leaks of objects the JDK allocates\n");
+        }
         if (t.exact() && !Double.isNaN(t.exactCountsAsOfMs())) {
             sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
                     + "before it ended; allocations after it are not counted%n", t.exactCountsAsOfMs() / 1000));

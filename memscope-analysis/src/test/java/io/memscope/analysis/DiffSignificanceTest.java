@@ -60,7 +60,7 @@ class DiffSignificanceTest {
                         c, k, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, false, false, List.of()));
             }
         }
-        return report(sites, new Report.Totals(bytes, objects, 0, 0, samples, 1000, false, Double.NaN));
+        return report(sites, new Report.Totals(bytes, objects, 0, 0, samples, 1000, false, Double.NaN, null));
     }
 
     static Report report(List<SiteProfile> sites, Report.Totals totals) {
@@ -132,8 +132,8 @@ class DiffSignificanceTest {
                 0, 0, -1, -1, false, false, List.of());
         SiteProfile two = new SiteProfile("app.Work.x(Work.java:1)", "byte[]", false, 1001, 10, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, -1, -1, false, false, List.of());
-        Report a = report(List.of(one), new Report.Totals(1000, 10, 0, 0, 0, 1000, true, Double.NaN));
-        Report b = report(List.of(two), new Report.Totals(1001, 10, 0, 0, 0, 1000, true, Double.NaN));
+        Report a = report(List.of(one), new Report.Totals(1000, 10, 0, 0, 0, 1000, true, Double.NaN, null));
+        Report b = report(List.of(two), new Report.Totals(1001, 10, 0, 0, 0, 1000, true, Double.NaN, null));
         RunDiff d = DiffBuilder.diff(a, b, DiffMetric.ALLOCATED, false, null);
         assertThat(d.significance().baseFactor()).isZero();
         assertThat(d.sites().get(0).significant()).as("one byte more, counted exactly").isTrue();

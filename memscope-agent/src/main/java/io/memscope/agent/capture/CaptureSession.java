@@ -60,6 +60,8 @@ public final class CaptureSession {
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
+    private JvmAllocatedBytes jvmAllocated;
     private CaptureRecording recording;
     private Liveness liveness;
     private ExactCounts counts;
@@ -154,6 +156,9 @@ public final class CaptureSession {
         }
         Map<String, String> head;
         try {
+            if (settings.exact()) {
+                jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
+            }
             head = new LinkedHashMap<>(metadata.get());
         } finally {
             if (self != null) {
@@ -571,6 +576,9 @@ public final class CaptureSession {
                 }
                 log.stop();
                 endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
+            }
+            if (jvmAllocated != null) {
+                jvmAllocated.end(endMetadata);
             }
             Map<String, String> meta = new LinkedHashMap<>(metadata);
             meta.putAll(endMetadata);

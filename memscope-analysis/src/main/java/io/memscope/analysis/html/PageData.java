@@ -253,6 +253,8 @@ public final class PageData {
                     .field("maxHeapAfterGcBytes", g.maxHeapAfterGcBytes())
                     .field("samples", t.samples())
                     .field("exact", t.exact())
+                    .field("exactCoverageShare", t.exactCoverage() == null ? Double.NaN : t.exactCoverage().share())
+                    .field("exactCoverageCounted", t.exactCoverage() == null ? null : t.exactCoverage().counted())
                     .endObject();
         }
 

@@ -734,7 +734,9 @@
     }
     card('Allocated', t.exact ? fmtBytes(t.allocatedBytes) : fmtEstBytes(t.allocatedBytes, estError(t.allocatedBytes)),
       (t.exact ? fmtCount(t.allocatedObjects) : fmtEstCount(t.allocatedObjects, t.allocatedBytes)) + ' objects'
-      + (t.exact ? ', exact' : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
+      + (t.exact ? ', exact' + (t.exactCoverageShare != null ? ': ' + fmtPct(t.exactCoverageShare) + ' of what the JVM allocated' : '')
+        : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
+    if (t.exactCoverageCounted) $('card-allocated').title = 'exact mode counts ' + t.exactCoverageCounted;
     card('Held at end', fmtEstBytes(t.heldAtEndBytes, estError(t.heldAtEndBytes)), 'reachable at the last GC', false, 'card-held');
     var peakSub = t.peakTimeMs >= 0 ? 'at ' + fmtSec(t.peakTimeMs / 1000)
       : (D.definitions && D.definitions['Peak held'] ? 'estimate, see “Peak held” below' : 'estimate');
