@@ -142,7 +142,7 @@ class JvmtiSamplerTest {
         assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(Jvms.metadataCount(meta, "jvmti.samplesKept"));
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
-                + Jvms.metadataCount(meta, "jvmti.classMirrors")
+                + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
                 + Jvms.metadataCount(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
                 .isEqualTo(seen);
@@ -194,7 +194,7 @@ class JvmtiSamplerTest {
         assertThat(seen).isGreaterThan(100_000);
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
-                + Jvms.metadataCount(meta, "jvmti.classMirrors")
+                + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
                 + Jvms.metadataCount(meta, "jvmti.skippedError"))
                 .as("every sample is kept, memscope's own, filtered out, or dropped and counted: " + meta)

@@ -617,6 +617,7 @@ public final class CaptureSession {
         endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
         endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
         endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
+        endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
         endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
         endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
         endMetadata.put("liveness.collected", Long.toString(s.collected()));

@@ -123,6 +123,8 @@ final class JvmtiHeapSampler {
     private long filtered;
     /** Samples of {@code java.lang.Class} objects (mirrors the JVM allocates while it loads a class), left out. */
     private long classMirrors;
+    /** Samples of a JMX connector's work on JDK frames alone ({@link StackTable.JvmStack#jmxConnector}), left out. */
+    private long jmxConnector;
     private long unresolved;
     private long untracked;
     private long ambiguous;
@@ -394,6 +396,8 @@ final class JvmtiHeapSampler {
         } else if (js == StackTable.OWN || js.jdkOnly && thread != null && thread.notifications
                 && pauses != null && pauses.listening()) {
             ownSamples++;
+        } else if (js.jmxConnector || js.jdkOnly && thread != null && thread.jmxConnector) {
+            jmxConnector++; // a JMX connector's work: memscope's own queries (live, top, accounting), or a tool's
         } else if (!filter.acceptsAll() && !js.accepted(filter)) {
             filtered++;
         } else {
@@ -630,6 +634,11 @@ final class JvmtiHeapSampler {
     /** @return samples dropped by include/exclude */
     synchronized long filtered() {
         return filtered;
+    }
+
+    /** @return samples of a JMX connector's work, left out */
+    synchronized long jmxConnector() {
+        return jmxConnector;
     }
 
     /** @return samples of {@code java.lang.Class} objects, left out */
