@@ -78,6 +78,10 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
+    public static int ageSoftReferences(Class<?> softReference) {
+        return MemscopeHooksTemplate.jvmtiAgeSoftReferences0(softReference);
+    }
+
     public static String describe(long method) {
         return MemscopeHooksTemplate.jvmtiDescribe0(method);
     }

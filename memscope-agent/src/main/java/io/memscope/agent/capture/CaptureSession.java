@@ -213,6 +213,47 @@ public final class CaptureSession {
         return samplerFallback;
     }
 
+    /**
+     * A full collection that clears the soft references not used since it started ({@link SoftReferences}).
+     *
+     * @return whether soft references could be cleared (else it was a plain {@code System.gc()})
+     */
+    public boolean fullGcClearingSoftReferences() {
+        return SoftReferences.fullGcClearing();
+    }
+
+    /**
+     * Waits until the samples taken before the call are in the live figures ({@link #liveSites()}): the JVM's sampler
+     * queues samples for the background thread, which is woken and waited for one round; at most
+     * {@code timeoutMillis}. The bytecode hooks count on the allocating thread: nothing to wait for.
+     *
+     * @return whether the figures caught up in time
+     */
+    public boolean catchUp(long timeoutMillis) {
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler == null || !running) {
+            return true;
+        }
+        long target = rounds + 2; // a round that started after this call has ended
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (rounds < target && running) {
+            sampler.wake();
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Rounds of the background loop completed (read by {@link #catchUp}). */
+    private volatile long rounds;
+
     public boolean running() {
         return running;
     }
@@ -409,6 +450,7 @@ public final class CaptureSession {
                 if (a != null) {
                     a.poll(); // named objects collected
                 }
+                rounds++; // the samples queued before this round are recorded (catchUp)
                 long now = System.nanoTime();
                 ApiHooks.periodic(now); // the application's accounting tables, now and then
                 liveSites.tick(now);
