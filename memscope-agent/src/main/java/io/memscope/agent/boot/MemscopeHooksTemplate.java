@@ -216,6 +216,9 @@ public final class MemscopeHooksTemplate {
     /** The library's counters. */
     public static native void jvmtiCounters0(long[] out);
 
+    /** Moves every SoftReference's timestamp far into the past; returns how many, or a negative error. */
+    public static native int jvmtiAgeSoftReferences0(Class<?> softReference);
+
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);
 

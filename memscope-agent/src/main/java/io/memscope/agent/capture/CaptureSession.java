@@ -60,6 +60,8 @@ public final class CaptureSession {
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
+    private JvmAllocatedBytes jvmAllocated;
     private CaptureRecording recording;
     private Liveness liveness;
     private ExactCounts counts;
@@ -203,6 +205,9 @@ public final class CaptureSession {
         }
         Map<String, String> head;
         try {
+            if (settings.exact()) {
+                jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
+            }
             head = new LinkedHashMap<>(metadata.get());
         } finally {
             if (self != null) {
@@ -256,6 +261,47 @@ public final class CaptureSession {
     public String samplerFallback() {
         return samplerFallback;
     }
+
+    /**
+     * A full collection that clears the soft references not used since it started ({@link SoftReferences}).
+     *
+     * @return whether soft references could be cleared (else it was a plain {@code System.gc()})
+     */
+    public boolean fullGcClearingSoftReferences() {
+        return SoftReferences.fullGcClearing();
+    }
+
+    /**
+     * Waits until the samples taken before the call are in the live figures ({@link #liveSites()}): the JVM's sampler
+     * queues samples for the background thread, which is woken and waited for one round; at most
+     * {@code timeoutMillis}. The bytecode hooks count on the allocating thread: nothing to wait for.
+     *
+     * @return whether the figures caught up in time
+     */
+    public boolean catchUp(long timeoutMillis) {
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler == null || !running) {
+            return true;
+        }
+        long target = rounds + 2; // a round that started after this call has ended
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (rounds < target && running) {
+            sampler.wake();
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Rounds of the background loop completed (read by {@link #catchUp}). */
+    private volatile long rounds;
 
     public boolean running() {
         return running;
@@ -453,6 +499,7 @@ public final class CaptureSession {
                 if (a != null) {
                     a.poll(); // named objects collected
                 }
+                rounds++; // the samples queued before this round are recorded (catchUp)
                 long now = System.nanoTime();
                 ApiHooks.periodic(now); // the application's accounting tables, now and then
                 liveSites.tick(now);
@@ -628,6 +675,9 @@ public final class CaptureSession {
                 log.stop();
                 endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
             }
+            if (jvmAllocated != null) {
+                jvmAllocated.end(endMetadata);
+            }
             Map<String, String> meta = new LinkedHashMap<>(metadata);
             meta.putAll(endMetadata);
             return recording.finish(meta, endNanos, gcRecords(true), counts,
@@ -668,6 +718,8 @@ public final class CaptureSession {
         endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
         endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
         endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
+        endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
+        endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
         endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
         endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
         endMetadata.put("liveness.collected", Long.toString(s.collected()));
