@@ -1319,3 +1319,84 @@ JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni
     (*jvmti)->Deallocate(jvmti, (unsigned char *) table);
     return result;
 }
+
+#include "heap_walk.h"
+
+/* ------------------------------------------------------------------------------------------ soft references */
+
+/* Tags for the SoftReference classes and their instances found, all removed before returning. The heap walk tags
+   objects too: SamplerNatives never lets the two run at once. */
+#define SOFT_CLASS_TAG ((jlong) 0x736f6674636c6173LL)
+#define SOFT_REFERENCE_TAG ((jlong) 0x736f667472656673LL)
+
+static jint JNICALL tag_soft_reference(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data) {
+    (void) size;
+    (void) length;
+    (void) user_data;
+    if (class_tag == SOFT_CLASS_TAG) {
+        *tag_ptr = SOFT_REFERENCE_TAG;
+    }
+    return 0;
+}
+
+/*
+ * Makes every SoftReference (of any subclass) look unused since long ago: its timestamp, which get() sets to
+ * SoftReference.clock, is moved far into the past, so that the next collection clears the soft references that are
+ * not used again before it, as the JVM does when memory runs short. SoftReference and its loaded subclasses are
+ * tagged, the heap is walked once for their instances, and every tag is removed afterwards. Returns the references
+ * aged, or a negative error: -1 no JVMTI, -2 no tagging capability, -3 no timestamp field, -4 the classes could not be
+ * listed, -5 the walk failed, -6 the tags could not be read back.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiAgeSoftReferences0(JNIEnv *jni, jclass cls, jclass soft) {
+    (void) cls;
+    if (jvmti == NULL || soft == NULL) {
+        return -1;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_tag_objects = 1;
+    if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+        return -2;
+    }
+    jfieldID timestamp = (*jni)->GetFieldID(jni, soft, "timestamp", "J");
+    if (timestamp == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -3;
+    }
+    jint class_count = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &class_count, &classes) != JVMTI_ERROR_NONE) {
+        return -4;
+    }
+    for (jint i = 0; i < class_count; i++) {
+        if ((*jni)->IsAssignableFrom(jni, classes[i], soft)) {
+            (void) (*jvmti)->SetTag(jvmti, classes[i], SOFT_CLASS_TAG);
+        }
+    }
+    jvmtiHeapCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.heap_iteration_callback = &tag_soft_reference;
+    jvmtiError walked = (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &callbacks, NULL);
+    jint count = 0;
+    jobject *objects = NULL;
+    jlong tag = SOFT_REFERENCE_TAG;
+    jvmtiError found = walked == JVMTI_ERROR_NONE
+            ? (*jvmti)->GetObjectsWithTags(jvmti, 1, &tag, &count, &objects, NULL) : walked;
+    if (found == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            (*jni)->SetLongField(jni, objects[i], timestamp, INT64_MIN / 4);
+            (void) (*jvmti)->SetTag(jvmti, objects[i], 0);
+            (*jni)->DeleteLocalRef(jni, objects[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) objects);
+    }
+    for (jint i = 0; i < class_count; i++) {
+        (void) (*jvmti)->SetTag(jvmti, classes[i], 0);
+        (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
+    if (walked != JVMTI_ERROR_NONE) {
+        return -5;
+    }
+    return found == JVMTI_ERROR_NONE ? count : -6;
+}

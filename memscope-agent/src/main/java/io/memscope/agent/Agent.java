@@ -41,6 +41,11 @@ public final class Agent {
      * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
      */
     public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
+    /**
+     * Agent property with the one-line account of the last heap walk asked for with {@code command=paths} (its
+     * paths are in the recording).
+     */
+    public static final String PATHS_PROPERTY = "memscope.paths";
 
     private static Agent current;
     private static boolean shutdownHookAdded;
@@ -101,6 +106,17 @@ public final class Agent {
             } else {
                 a.stop(true);
             }
+            return;
+        }
+        if (o.errors().isEmpty() && o.command().equals("paths")) {
+            Agent a;
+            synchronized (Agent.class) {
+                a = current;
+            }
+            CaptureSession s = a == null ? null : a.session;
+            String what = s == null ? "no heap walk: not running in this JVM"
+                    : s.walkHeap(o.pathsMillis(), o.pathsMemory());
+            AgentProperties.publish(inst, PATHS_PROPERTY, what);
             return;
         }
         start(args, inst, true);
@@ -189,6 +205,7 @@ public final class Agent {
                 options.oversample(), options.ownDistances());
         CaptureSession s = new CaptureSession(settings, inst);
         s.extras(!options.functions().isEmpty(), options.gcAtEdges());
+        s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

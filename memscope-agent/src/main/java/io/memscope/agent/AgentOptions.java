@@ -74,6 +74,13 @@ public final class AgentOptions {
         "jvmDistances=own|jvm   MEMSCOPE_JVM_DISTANCES JVM sampler: memscope draws each thread's distance to its "
             + "next sample (own), or leaves it to the JVM, whose draws repeat for threads started at a reused "
             + "address (jvm) (default own)",
+        "paths=true|false       MEMSCOPE_PATHS        JVM sampler: at the end of the capture, walk the heap from the "
+            + "GC roots to find why each sampled object still tracked is held (one pause, within pathsTime and "
+            + "pathsMemory) (default true)",
+        "pathsTime=MILLIS       MEMSCOPE_PATHS_TIME   longest pause a heap walk may cause; past it the walk stops and "
+            + "its paths cover what it reached (default 2000)",
+        "pathsMemory=BYTES      MEMSCOPE_PATHS_MEMORY most memory a heap walk may take in the JVM, e.g. 256m; at most "
+            + "half of the memory free on the machine and in its cgroup (default 256m)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -109,6 +116,9 @@ public final class AgentOptions {
     private int oversample;
     private boolean ownDistances = true;
     private boolean gcAtEnd;
+    private boolean paths = true;
+    private long pathsMillis = 2000;
+    private long pathsMemory = 256L << 20;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
@@ -123,7 +133,8 @@ public final class AgentOptions {
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
         {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
         {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"},
-        {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"command", null},
+        {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"paths", "MEMSCOPE_PATHS"},
+        {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
     };
 
@@ -291,9 +302,21 @@ public final class AgentOptions {
                     default -> throw new IllegalArgumentException("expected own or jvm");
                 };
                 break;
+            case "paths":
+                paths = bool(v);
+                break;
+            case "pathsTime":
+                pathsMillis = number(v, 1, 3_600_000);
+                break;
+            case "pathsMemory":
+                pathsMemory = parseBytes(v);
+                if (pathsMemory < (1 << 20)) {
+                    throw new IllegalArgumentException("must be at least 1m");
+                }
+                break;
             case "command":
-                if (!v.equals("start") && !v.equals("detach")) {
-                    throw new IllegalArgumentException("expected start or detach");
+                if (!v.equals("start") && !v.equals("detach") && !v.equals("paths")) {
+                    throw new IllegalArgumentException("expected start, detach or paths");
                 }
                 command = v;
                 break;
@@ -474,6 +497,21 @@ public final class AgentOptions {
     /** @return the function profile's patterns ({@code pkg.Class.method}, {@code pkg.Class.*}, {@code pkg.**}) */
     public List<String> functions() {
         return functions;
+    }
+
+    /** @return whether the capture's end walks the heap from the GC roots (paths of the samples still held) */
+    public boolean paths() {
+        return paths;
+    }
+
+    /** @return the longest pause a heap walk may cause, in milliseconds */
+    public long pathsMillis() {
+        return pathsMillis;
+    }
+
+    /** @return the most memory a heap walk may take in the JVM, in bytes */
+    public long pathsMemory() {
+        return pathsMemory;
     }
 
     /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */

@@ -35,6 +35,25 @@ class AgentOptionsTest {
     }
 
     @Test
+    void pathsFromGcRootsAreOnByDefaultWithTheirBudgets() {
+        AgentOptions d = AgentOptions.parse(null, Map.of());
+        assertThat(d.paths()).isTrue();
+        assertThat(d.pathsMillis()).isEqualTo(2000);
+        assertThat(d.pathsMemory()).isEqualTo(256L << 20);
+        AgentOptions o = AgentOptions.parse("paths=false,pathsTime=500,command=paths",
+                Map.of("MEMSCOPE_PATHS_MEMORY", "64m"));
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.paths()).isFalse();
+        assertThat(o.pathsMillis()).isEqualTo(500);
+        assertThat(o.pathsMemory()).isEqualTo(64L << 20);
+        assertThat(o.command()).isEqualTo("paths");
+        assertThat(AgentOptions.parse("pathsTime=0", Map.of()).errors()).singleElement().asString()
+                .contains("pathsTime");
+        assertThat(AgentOptions.parse("pathsMemory=512k", Map.of()).errors()).singleElement().asString()
+                .contains("must be at least 1m");
+    }
+
+    @Test
     void sampler() {
         assertThat(AgentOptions.parse(null, Map.of()).sampler()).isEqualTo(AgentOptions.Sampler.AUTO);
         assertThat(AgentOptions.parse("sampler=JVMTI", Map.of()).sampler()).isEqualTo(AgentOptions.Sampler.JVMTI);

@@ -19,6 +19,8 @@ public final class Summary {
     public static String format(Report r) {
         StringBuilder sb = new StringBuilder(2048);
         Report.Totals t = r.totals();
+        double interval = interval(r);
+        double allocInterval = t.exact() ? 0 : interval;
         String pid = r.metadata().getOrDefault(MetadataKeys.PID, "?");
         String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
@@ -32,6 +34,21 @@ public final class Summary {
             sb.append("  ! the recording was not closed: the JVM ended without closing it (killed, crashed, out of "
                     + "memory) or is still running; this report covers what it recorded up to its last complete "
                     + "block\n");
+        }
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov != null) {
+            sb.append("  exact mode counted ").append(cov.includeJdk() ? "allocations by instrumented code "
+                    + "(application and library classes, and some JDK packages: includeJdk)"
+                    : "allocations by instrumented code (application and library classes)");
+            if (cov.jvmAllocatedBytes() > 0) {
+                sb.append(String.format(Locale.ROOT, ": %s of the %s the JVM allocated (%.0f%%, %s)",
+                        bytes(cov.countedBytes()), bytes(cov.jvmAllocatedBytes()), cov.share() * 100,
+                        cov.jvmCount() == null ? "its own count" : cov.jvmCount()));
+            } else {
+                sb.append(" (the JVM's own count of allocated bytes, written when the recording is closed, is not in "
+                        + "it: the share is unknown)");
+            }
+            sb.append("; allocations inside the JDK are not counted, nor leaks of objects the JDK allocates\n");
         }
         if (t.exact() && !Double.isNaN(t.exactCountsAsOfMs())) {
             sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
@@ -60,15 +77,17 @@ public final class Summary {
         }
         sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
                         + "%s (held: reachable at a GC, estimated)%n",
-                bytes(t.allocatedBytes()), count(t.allocatedObjects()), t.exact() ? "" : " (estimated from "
-                        + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
+                estimate(t.allocatedBytes(), allocInterval),
+                estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
+                        : " (estimated from " + t.samples() + " samples)", estimate(t.peakLiveBytes(), interval),
+                estimate(t.liveBytesAtEnd(), interval)));
         Peak peak = r.peak();
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
                             + "sampled objects:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
-                    bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
-            holders(sb, peak.sites(), "obj");
+                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval)));
+            holders(sb, peak.sites(), "obj", interval);
         } else {
             sb.append("  Peak: unknown: no GC record in the recording (held memory is known only at a GC; none ran, "
                     + "or GC capture was off; --gc-at-end forces one at the end)\n");
@@ -77,10 +96,12 @@ public final class Summary {
         if (!spark.isEmpty()) {
             sb.append(spark);
         }
-        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false);
-        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false);
-        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true);
-        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false);
+        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false, allocInterval, null);
+        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval, null);
+        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true, interval,
+                r.retention());
+        RetentionSummary.note(sb, r.retention());
+        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
@@ -90,13 +111,15 @@ public final class Summary {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.liveBytes()),
-                    e.liveObjects(), safe(e.site()), safe(e.type())));
+            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
+                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect()
+                            ? "LEAK SUSPECT: +" + bytes(e.growthBytes()) + " over its second half"
+                            : "outstanding, not growing (a pool or cache?)"));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",
                     n.peak().timeMs() / 1000, bytes(n.peak().outstandingBytes())));
-            holders(sb, n.peak().sites(), "blk");
+            holders(sb, n.peak().sites(), "blk", 0);
         }
         if (!n.anomalies().isEmpty()) {
             sb.append("    anomalies: ").append(n.anomalies().size()).append(" (");
@@ -177,7 +200,7 @@ public final class Summary {
     }
 
     private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
-                                boolean growth) {
+                                boolean growth, double interval, Retention retention) {
         sb.append("  ").append(title).append(':');
         if (entries.isEmpty()) {
             sb.append(" none\n");
@@ -189,25 +212,106 @@ public final class Summary {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(live ? e.liveBytes()
-                    : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), safe(e.site()),
+            long b = live ? e.liveBytes() : e.allocatedBytes();
+            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", estimate(b, interval),
+                    estimatedCount(live ? e.liveObjects() : e.allocatedObjects(), b, interval), safe(e.site()),
                     safe(e.type())));
             if (growth) {
-                sb.append(String.format(Locale.ROOT, " +%s over its second half", bytes(e.growthBytes())));
+                sb.append(String.format(Locale.ROOT, " +%s over its second half", estimate(e.growthBytes(),
+                        interval)));
+            }
+            if (interval > 0) {
+                sb.append(fewSamples(live ? e.liveSamples() : e.samples()));
             }
             sb.append('\n');
+            if (retention != null) {
+                RetentionSummary.line(sb, retention, e);
+            }
         }
     }
 
-    private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit) {
+    private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit, double interval) {
         int i = 0;
         for (Peak.Holder h : holders) {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%n", bytes(h.bytes()), count(h.count()),
-                    unit, safe(h.site()), safe(h.type())));
+            sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%s%n", estimate(h.bytes(), interval),
+                    estimatedCount(h.count(), h.bytes(), interval), unit, safe(h.site()), safe(h.type()),
+                    interval > 0 ? fewSamples(h.samples()) : ""));
         }
+    }
+
+    /** Sample counts below this are shown next to the figures they carry. */
+    static final int FEW_SAMPLES = 20;
+
+    /** @return the report's sampling interval in bytes (the default when the metadata lacks it) */
+    static double interval(Report r) {
+        try {
+            return Math.max(1, Long.parseLong(r.metadata().getOrDefault(
+                    io.memscope.recording.MetadataKeys.INTERVAL_BYTES, "524288").strip()));
+        } catch (NumberFormatException e) {
+            return 512 * 1024;
+        }
+    }
+
+    /** @return {@code " (3 samples)"} when a figure rests on fewer than {@value #FEW_SAMPLES} samples, else "" */
+    static String fewSamples(long samples) {
+        if (samples >= FEW_SAMPLES) {
+            return "";
+        }
+        return " (" + samples + (samples == 1 ? " sample)" : " samples)");
+    }
+
+    /**
+     * Formats an estimate of {@code b} bytes from samples taken at {@code interval} as precisely as it is: its
+     * standard error is at most {@code √(interval·b)} ({@link SamplingNoise}), and digits below the error's leading
+     * digit are rounded away (marked {@code ~}); at least one significant digit stays. {@code interval} 0 (an exact
+     * figure) formats as {@link #bytes}.
+     */
+    public static String estimate(long b, double interval) {
+        double se = Math.sqrt(interval * Math.abs((double) b));
+        if (b < 0 || se < 1) {
+            return bytes(b);
+        }
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double v = b;
+        int u = 0;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        double unitSe = se / Math.pow(1024, u);
+        int e = (int) Math.floor(Math.log10(unitSe));
+        if (v >= 1) {
+            e = Math.min(e, (int) Math.floor(Math.log10(v)));
+        }
+        int usual = u == 0 ? 0 : -1; // bytes() shows whole bytes, or one decimal of a larger unit
+        if (e <= usual) {
+            return bytes(b);
+        }
+        double step = Math.pow(10, e);
+        return String.format(Locale.ROOT, "~%.0f %s", Math.round(v / step) * step, units[u]);
+    }
+
+    /**
+     * Formats an estimated count whose bytes figure is {@code bytes}: the same relative precision as
+     * {@link #estimate}, digits below the error's leading digit rounded away (marked {@code ~}).
+     */
+    public static String estimatedCount(long c, long bytes, double interval) {
+        if (c <= 0 || bytes <= 0 || interval <= 0) {
+            return count(c);
+        }
+        double se = c * Math.sqrt(interval * bytes) / bytes;
+        if (se < 10) {
+            return count(c);
+        }
+        int e = Math.min((int) Math.floor(Math.log10(se)), (int) Math.floor(Math.log10(c)));
+        if (e <= 0) {
+            return count(c);
+        }
+        long step = (long) Math.pow(10, e);
+        return "~" + count(Math.round((double) c / step) * step);
     }
 
     /** Width of the sparklines, in characters. */

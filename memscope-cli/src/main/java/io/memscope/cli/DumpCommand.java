@@ -66,7 +66,7 @@ final class DumpCommand implements Callable<Integer> {
         if (limit != null && limit < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
         }
-        file = ReportCommand.recording(file); // a JVM's folder, as report takes it
+        file = RunFolder.recording(file, null, null, "dump"); // a JVM's folder, as report takes it
         PrintWriter out = spec.commandLine().getOut();
         Printer printer = new Printer(out);
         Optional<Damage> damage;

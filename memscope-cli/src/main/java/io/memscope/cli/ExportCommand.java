@@ -37,9 +37,16 @@ import picocli.CommandLine.Parameters;
             "  memscope export app.msrec --format pprof -o heap.pb.gz && go tool pprof -http=: heap.pb.gz",
             "  memscope export app.msrec --format chrome-trace -o timeline.json"})
 final class ExportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "RECORDING", description = "a recording, or a directory holding "
-            + "recording.msrec")
+    @Parameters(index = "0", paramLabel = "RECORDING", description = "a recording, a directory holding "
+            + "recording.msrec, or a memscope run output folder of several JVMs with --pid or --main")
     Path input;
+
+    @Option(names = "--pid", paramLabel = "PID", description = "in a folder of several JVMs: the JVM with this pid")
+    Long pid;
+
+    @Option(names = "--main", paramLabel = "CLASS", description = "in a folder of several JVMs: the JVM running "
+            + "this main class (full or simple name) or jar")
+    String main;
 
     @Option(names = "--format", paramLabel = "F", required = true,
             description = "collapsed, pprof or chrome-trace")
@@ -69,7 +76,7 @@ final class ExportCommand implements Callable<Integer> {
         if (!format.equals("collapsed") && !format.equals("pprof") && !format.equals("chrome-trace")) {
             throw MemscopeException.configuration("unknown format '" + format + "': collapsed, pprof or chrome-trace");
         }
-        Path file = ReportCommand.recording(input);
+        Path file = RunFolder.recording(input, pid, main, "export");
         Report r = ReportBuilder.build(file, new TimeWindow(from, to));
         String damaged = ExportDamage.note(r);
         if (damaged != null) {

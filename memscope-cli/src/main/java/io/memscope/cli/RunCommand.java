@@ -93,6 +93,23 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * An option {@code run} does not know, before the command: most likely the command's own (a JVM option such as
+     * {@code -Xmx1g}), so say where the command goes, then picocli's own message and usage.
+     */
+    static int commandGoesAfterDashDash(picocli.CommandLine.ParameterException ex, String[] args,
+                                        picocli.CommandLine.IParameterExceptionHandler usual) throws Exception {
+        picocli.CommandLine cl = ex.getCommandLine();
+        java.io.PrintWriter err = cl.getErr();
+        if (ex instanceof picocli.CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            err.println("memscope run: unknown option '" + u.getUnmatched().get(0) + "'. The command to run goes "
+                    + "after --, with its own options: memscope run [options] -- <command...>, for example "
+                    + "memscope run -- java " + u.getUnmatched().get(0) + " ...");
+            return cl.getCommandSpec().exitCodeOnInvalidInput();
+        }
+        return usual.handleParseException(ex, args);
+    }
+
     @Override
     public Integer call() throws Exception {
         List<String> cmd = new ArrayList<>();

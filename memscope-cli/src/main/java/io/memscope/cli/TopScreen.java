@@ -31,6 +31,11 @@ final class TopScreen {
      * @param paused      the display is frozen on this frame
      */
     static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused) {
+        return render(f, width, interactive, paused, TopPaths.NONE);
+    }
+
+    /** With {@code paths} (key {@code w}), each row whose site the heap walk reached has its main path below it. */
+    static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused, TopPaths paths) {
         List<AttributedString> lines = new ArrayList<>();
         String state = interactive ? (paused ? "  [PAUSED]" : "  [running]") : "";
         lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
@@ -47,8 +52,8 @@ final class TopScreen {
                 Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks())), width)));
         lines.add(plain(fit(gc(f), width)));
         lines.add(interactive
-                ? plain(fit("keys: h held  r rate  l live  a allocated  p pause  q quit"
-                        + "    sort: " + f.sort().label(), width))
+                ? plain(fit("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit"
+                        + "    sort: " + f.sort().label() + (paths.walk() == null ? "" : "    " + paths.walk()), width))
                 : plain(fit("sort: " + f.sort().label(), width)));
         lines.add(plain(""));
         lines.add(new AttributedString(fit(head(f.sort()), width), AttributedStyle.INVERSE));
@@ -60,6 +65,11 @@ final class TopScreen {
                     Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
                     Summary.bytes(r.allocatedBytes()), fit(TerminalText.safe(r.type()), 16), TerminalText.safe(r.site())),
                     width)));
+            String path = paths.of(r);
+            if (path != null) {
+                lines.add(new AttributedString(fit("           held by " + TerminalText.safe(path), width),
+                        AttributedStyle.DEFAULT.faint()));
+            }
         }
         return lines;
     }

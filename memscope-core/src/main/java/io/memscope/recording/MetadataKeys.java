@@ -30,6 +30,14 @@ public final class MetadataKeys {
      * look like secrets masked ({@code ***}) unless the agent's {@code commandLine} option says otherwise.
      */
     public static final String COMMAND = "command";
+    /**
+     * Exact mode: the heap bytes the JVM itself counted as allocated during the capture (ThreadMXBean; memscope's
+     * own threads left out), written at the end: what exact mode's counts, which cover instrumented code only, are a
+     * share of.
+     */
+    public static final String JVM_ALLOCATED_BYTES = "jvmAllocatedBytes";
+    /** Which threads {@link #JVM_ALLOCATED_BYTES} covers: {@code all threads} (JDK 21+) or {@code threads alive at the end}. */
+    public static final String JVM_ALLOCATED_SCOPE = "jvmAllocatedBytesScope";
     /** Number of memscope's own failures inside the recorded JVM (written at the end). */
     public static final String FAILURES = "failures";
     /** Prefix of the first failure messages: {@code failure.0}, {@code failure.1}, ... (written at the end). */

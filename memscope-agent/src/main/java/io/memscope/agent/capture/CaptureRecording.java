@@ -316,6 +316,27 @@ final class CaptureRecording {
         }
     }
 
+    /**
+     * Writes a walk of the heap from the GC roots into the file at once (a RETENTION block); with {@code flush}, the
+     * blocks still pending (the sites and events of the samples it names) follow at once, so that a reader of the
+     * file finds them now. Opens the file first when that never succeeded. Never throws.
+     */
+    void retention(io.memscope.recording.RetentionWalk walk, boolean flush) {
+        open();
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            rs.writer().retention(walk);
+            if (flush) {
+                rs.writer().flush();
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.recording.retention", t);
+        }
+    }
+
     /** @return events written into the file so far */
     long events() {
         RecordingStream rs = stream;

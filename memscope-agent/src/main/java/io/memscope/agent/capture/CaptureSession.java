@@ -60,6 +60,8 @@ public final class CaptureSession {
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
+    private JvmAllocatedBytes jvmAllocated;
     private CaptureRecording recording;
     private Liveness liveness;
     private ExactCounts counts;
@@ -80,6 +82,9 @@ public final class CaptureSession {
     private boolean gcAtStart;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     private volatile OutOfMemoryWatch outOfMemory;
+    /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
+    private boolean pathsAtEnd = true;
+    private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -98,6 +103,51 @@ public final class CaptureSession {
     public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
         profileFunctions = functionProfile;
         gcAtStart = gcAtCaptureStart;
+    }
+
+    /**
+     * Paths from GC roots ({@link HeapWalk}): whether the capture's end walks the heap (option {@code paths}), and
+     * the budget of every walk (options {@code pathsTime}, {@code pathsMemory}).
+     *
+     * @param timeMillis  the longest pause a walk may cause
+     * @param memoryBytes the most memory a walk may take in this JVM
+     */
+    public synchronized void paths(boolean atEnd, long timeMillis, long memoryBytes) {
+        pathsAtEnd = atEnd;
+        pathsBudget = new HeapWalk.Budget(timeMillis * 1_000_000L, memoryBytes);
+    }
+
+    /**
+     * Walks the heap from the GC roots now and writes what it found into the recording (a RETENTION block), for
+     * {@code memscope paths}: why each sampled object still tracked is held. Any thread; never throws.
+     *
+     * @param timeMillis  the longest pause this walk may cause
+     * @param memoryBytes the most memory this walk may take in this JVM
+     * @return a one-line account of the walk, or why there is none
+     */
+    public String walkHeap(long timeMillis, long memoryBytes) {
+        JvmtiHeapSampler sampler = jvmti;
+        CaptureRecording r = recording;
+        if (!running || sampler == null || r == null) {
+            return sampler == null && running ? "no heap walk: paths need the JVM's sampler (sample mode, Linux x86_64)"
+                    : "no heap walk: no capture is running";
+        }
+        io.memscope.recording.RetentionWalk w = sampler.walkHeap(new HeapWalk.Budget(timeMillis * 1_000_000L,
+                memoryBytes), "on demand");
+        if (w == null) {
+            return "no heap walk: the capture ended";
+        }
+        r.retention(w, true);
+        return describe(w);
+    }
+
+    /** One line about a walk: what it covered and what it cost. */
+    static String describe(io.memscope.recording.RetentionWalk w) {
+        long reached = w.samplesReached();
+        return "heap walk " + w.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": "
+                + reached + " of " + w.samples().size() + " tracked samples reached, " + w.objectsVisited()
+                + " objects, pause " + (w.pauseNanos() / 1_000_000) + " ms, " + (w.totalNanos() / 1_000_000)
+                + " ms in all" + (w.detail() == null ? "" : " (" + w.detail() + ")");
     }
 
     /**
@@ -157,6 +207,9 @@ public final class CaptureSession {
         }
         Map<String, String> head;
         try {
+            if (settings.exact()) {
+                jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
+            }
             head = new LinkedHashMap<>(metadata.get());
         } finally {
             if (self != null) {
@@ -214,6 +267,47 @@ public final class CaptureSession {
     public String samplerFallback() {
         return samplerFallback;
     }
+
+    /**
+     * A full collection that clears the soft references not used since it started ({@link SoftReferences}).
+     *
+     * @return whether soft references could be cleared (else it was a plain {@code System.gc()})
+     */
+    public boolean fullGcClearingSoftReferences() {
+        return SoftReferences.fullGcClearing();
+    }
+
+    /**
+     * Waits until the samples taken before the call are in the live figures ({@link #liveSites()}): the JVM's sampler
+     * queues samples for the background thread, which is woken and waited for one round; at most
+     * {@code timeoutMillis}. The bytecode hooks count on the allocating thread: nothing to wait for.
+     *
+     * @return whether the figures caught up in time
+     */
+    public boolean catchUp(long timeoutMillis) {
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler == null || !running) {
+            return true;
+        }
+        long target = rounds + 2; // a round that started after this call has ended
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (rounds < target && running) {
+            sampler.wake();
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Rounds of the background loop completed (read by {@link #catchUp}). */
+    private volatile long rounds;
 
     public boolean running() {
         return running;
@@ -428,6 +522,7 @@ public final class CaptureSession {
                 if (a != null) {
                     a.poll(); // named objects collected
                 }
+                rounds++; // the samples queued before this round are recorded (catchUp)
                 long now = System.nanoTime();
                 ApiHooks.periodic(now); // the application's accounting tables, now and then
                 liveSites.tick(now);
@@ -638,6 +733,9 @@ public final class CaptureSession {
             }
             Map<String, String> meta;
             try {
+                if (jvmAllocated != null) {
+                    jvmAllocated.end(endMetadata);
+                }
                 meta = new LinkedHashMap<>(metadata);
                 meta.putAll(endMetadata);
                 if (oom != null) {
@@ -704,6 +802,13 @@ public final class CaptureSession {
         if (log != null && !log.listening()) {
             log.stop(); // no JMX at the end: the collections it did not see keep no details
         }
+        if (sampler != null && pathsAtEnd) {
+            // why what is still tracked is held: one walk of the heap, within its budget
+            io.memscope.recording.RetentionWalk w = sampler.walkHeap(pathsBudget, "end");
+            if (w != null) {
+                recording.retention(w, false);
+            }
+        }
         if (sampler != null) {
             sampler.close(); // the last samples, and which were collected by the GC above
             samplerMetadata(sampler);
@@ -760,6 +865,8 @@ public final class CaptureSession {
         endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
         endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
         endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
+        endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
+        endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
         endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
         endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
         endMetadata.put("liveness.collected", Long.toString(s.collected()));

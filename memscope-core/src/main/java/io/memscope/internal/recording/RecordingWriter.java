@@ -362,6 +362,65 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
     }
 
+    /**
+     * Writes one walk of the heap from the GC roots at once (a RETENTION block, format 1.4): its figures, the forest
+     * of its paths and its samples. Never throws for a walk's content; an I/O failure is kept like any other (see
+     * {@link #flush()}).
+     *
+     * @throws IllegalArgumentException when the walk does not fit in one block (16 MiB), or a node's parent does not
+     *                                  come before it, or a sample's node is not one of the walk's
+     */
+    public synchronized void retention(io.memscope.recording.RetentionWalk walk) {
+        if (closed || failure != null || walk == null) {
+            return;
+        }
+        java.util.List<io.memscope.recording.RetentionWalk.Node> nodes = walk.nodes();
+        java.util.List<io.memscope.recording.RetentionWalk.Sample> samples = walk.samples();
+        ByteSink s = new ByteSink(128 + nodes.size() * 8 + samples.size() * 8);
+        s.zigzag(walk.timestampNanos());
+        s.uleb(walk.pauseNanos());
+        s.uleb(walk.totalNanos());
+        s.u8(walk.outcome().code);
+        s.uleb(strings.intern(walk.trigger()));
+        s.uleb(strings.intern(walk.detail()));
+        s.uleb(walk.objectsVisited());
+        s.uleb(walk.referencesSeen());
+        s.uleb(walk.memoryBytes());
+        s.uleb(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            io.memscope.recording.RetentionWalk.Node n = nodes.get(i);
+            if (n.parent() >= i || n.parent() < -1) {
+                throw new IllegalArgumentException("node " + i + ": parent " + n.parent() + " does not come before it");
+            }
+            s.uleb(n.parent() + 1L);
+            s.uleb(((long) n.kind().code << 1) | (n.classObject() ? 1 : 0));
+            s.uleb(strings.intern(n.className() == null ? "?" : n.className()));
+            s.uleb(strings.intern(n.label()));
+            s.uleb(n.index());
+        }
+        s.uleb(samples.size());
+        for (io.memscope.recording.RetentionWalk.Sample m : samples) {
+            if (m.node() < -1 || m.node() >= nodes.size()) {
+                throw new IllegalArgumentException("sample " + m.sampleId() + ": node " + m.node() + " of "
+                        + nodes.size());
+            }
+            s.uleb(m.sampleId());
+            s.uleb(m.siteId() & 0xFFFF_FFFFL);
+            s.uleb(m.size());
+            s.uleb(m.node() + 1L);
+        }
+        if (s.length() > RecordingFormat.MAX_BLOCK_PAYLOAD) {
+            throw new IllegalArgumentException("a walk of " + nodes.size() + " nodes and " + samples.size()
+                    + " samples takes " + s.length() + " bytes, more than one block holds");
+        }
+        try {
+            syncStrings();
+            writeBlock(BlockType.RETENTION, null, s);
+        } catch (IOException e) {
+            failure = e;
+        }
+    }
+
     /** @return API events accepted so far ({@link #apiEvent}) */
     public synchronized long apiEventsWritten() {
         return apiEventsWritten;
