@@ -147,6 +147,39 @@ static inline jlong now_nanos(void) {
     return (jlong) t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/*
+ * The JVM ran out of a resource (JVMTI ResourceExhausted, posted before it throws OutOfMemoryError): the first time
+ * in a capture (nanoTime's clock) and its JVMTI_RESOURCE_EXHAUSTED_* flags. No allocation, no Java: the
+ * drain thread reads them (counters0) and notes them in the recording.
+ */
+static volatile int64_t exhausted_count;
+static volatile int64_t exhausted_first_nanos;
+static volatile int64_t exhausted_last_nanos;
+static volatile int64_t exhausted_flags;
+/* The agent's reserve (a Java array held by this global reference only): let go by the first ResourceExhausted,
+ * posted after the JVM's last collection failed and before it throws, so that the next collection frees it for the
+ * JVM's exit and memscope's last flush. */
+static jobject reserve_ref;
+
+static void JNICALL on_resource_exhausted(jvmtiEnv *env, JNIEnv *jni, jint flags, const void *reserved,
+                                          const char *description) {
+    (void) reserved;
+    (void) description;
+    jlong now = now_nanos();
+    int64_t zero = 0;
+    __atomic_compare_exchange_n(&exhausted_first_nanos, &zero, (int64_t) now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    __atomic_store_n(&exhausted_last_nanos, (int64_t) now, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&exhausted_flags, (int64_t) flags, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&exhausted_count, 1, __ATOMIC_RELEASE);
+    jobject reserve = __atomic_exchange_n(&reserve_ref, NULL, __ATOMIC_SEQ_CST);
+    if (reserve != NULL && jni != NULL) {
+        (*jni)->DeleteGlobalRef(jni, reserve);
+    }
+    /* Once per capture: HotSpot logs every event it posts ("[error][jvmti] Posting Resource Exhausted event") on
+     * the application's output. The errors memscope's own threads meet count the later ones. */
+    (void) (*env)->SetEventNotificationMode(env, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+}
+
 static inline uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
     h *= UINT64_C(0xBF58476D1CE4E5B9);
@@ -521,7 +554,21 @@ static jint stop_events(void) {
                                                        NULL);
     jvmtiError e3 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
                                                        NULL);
+    (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
     return (jint) (err != JVMTI_ERROR_NONE ? err : e2 != JVMTI_ERROR_NONE ? e2 : e3);
+}
+
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiReserve0(JNIEnv *jni, jclass cls, jobject array) {
+    (void) cls;
+    jobject ref = array == NULL ? NULL : (*jni)->NewGlobalRef(jni, array);
+    jobject old = __atomic_exchange_n(&reserve_ref, ref, __ATOMIC_SEQ_CST);
+    if (old != NULL) {
+        (*jni)->DeleteGlobalRef(jni, old);
+    }
+    if (ref != NULL && jvmti != NULL) {
+        /* held again after the JVM recovered: the next time it runs out of memory lets it go again */
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+    }
 }
 
 /*
@@ -614,11 +661,19 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     names.can_get_source_file_name = 1;
     names.can_get_line_numbers = 1;
     (void) (*jvmti)->AddCapabilities(jvmti, &names);
+    /* For ResourceExhausted on the heap and on threads; without them the event still reports the rest. */
+    jvmtiCapabilities exhaustion;
+    memset(&exhaustion, 0, sizeof(exhaustion));
+    exhaustion.can_generate_resource_exhaustion_heap_events = 1;
+    exhaustion.can_generate_resource_exhaustion_threads_events = 1;
+    (void) (*jvmti)->AddCapabilities(jvmti, &exhaustion);
+    exhausted_count = exhausted_first_nanos = exhausted_last_nanos = exhausted_flags = 0;
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.SampledObjectAlloc = &on_sampled;
     callbacks.GarbageCollectionStart = &on_gc_start;
     callbacks.GarbageCollectionFinish = &on_gc_finish;
+    callbacks.ResourceExhausted = &on_resource_exhausted;
     callbacks.ThreadStart = &on_thread_start;
     err = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks));
     if (err == JVMTI_ERROR_NONE && sample_heap) {
@@ -629,6 +684,9 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     }
     if (err == JVMTI_ERROR_NONE) {
         err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
+    }
+    if (err == JVMTI_ERROR_NONE) {
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
     }
     if (err == JVMTI_ERROR_NONE && sample_heap) {
         __atomic_store_n(&enabled, 1, __ATOMIC_SEQ_CST);
@@ -1136,11 +1194,12 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
  * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
  * (0 between captures: what attach, detach, attach again must leave), the stack walk's counters and state; then
  * (sample_points.h) samples the JVM delivered, those left out by oversampling, the distances' state (0 the field was
- * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew.
+ * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew; then
+ * ResourceExhausted events: count, first and last time, flags.
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[30] = {
+    jlong c[34] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -1173,9 +1232,13 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         stripes_sum(offsetof(stripe, thinned)),
         (jlong) __atomic_load_n(&distances_state, __ATOMIC_RELAXED),
         stripes_sum(offsetof(stripe, written)),
+        __atomic_load_n(&exhausted_count, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 30 ? n : 30, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 34 ? n : 34, c);
 }
 
 /*

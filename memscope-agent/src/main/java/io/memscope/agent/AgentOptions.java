@@ -35,7 +35,7 @@ public final class AgentOptions {
         "gc=true|false          MEMSCOPE_GC           record GC collections (default true)",
         "stackDepth=N           MEMSCOPE_STACK_DEPTH  frames kept per sampled stack, 0 = none (default 64)",
         "out=DIR                MEMSCOPE_OUT          output directory; each JVM writes DIR/<pid>/ (default "
-            + "./memscope-out)",
+            + "./memscope-out, or ~/memscope-out when others can write in the current directory)",
         "duration=SECONDS       MEMSCOPE_DURATION     stop and close the recording after this many seconds "
             + "(default: at JVM exit)",
         "summary=true|false     MEMSCOPE_SUMMARY      obsolete: reports are built outside the JVM (memscope run, "
@@ -60,6 +60,10 @@ public final class AgentOptions {
             + "what the last GC of the run found)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
+        "commandLine=masked|full|off MEMSCOPE_COMMAND_LINE the program's command line in the recording: values "
+            + "of arguments that look like secrets masked (default), as given, or not recorded",
+        "secrets=W1;W2          MEMSCOPE_SECRETS      words that make an argument a secret to mask (default "
+            + "password;passwd;pwd;secret;token;key;credential;auth;private)",
         "stackWalk=on|off|check MEMSCOPE_STACK_WALK   JVM sampler: name a sample's stack by walking the thread's "
             + "frames and reuse an earlier JVMTI answer for it (on, checked against JVMTI every 1024th time), always "
             + "ask JVMTI (off), or compare every reused answer with JVMTI's (check) (default on)",
@@ -95,7 +99,8 @@ public final class AgentOptions {
     private boolean nativeMemory = true;
     private boolean gc = true;
     private int stackDepth = 64;
-    private Path out = Path.of("memscope-out");
+    /** null: the default ({@code PrivateFiles.defaultOutputBase()}), decided when asked for. */
+    private Path out;
     private long durationSeconds;
     private boolean summary;
     private boolean quiet;
@@ -115,6 +120,9 @@ public final class AgentOptions {
     private long pathsMillis = 2000;
     private long pathsMemory = 256L << 20;
     private String command = "start";
+    /** How the program's command line is recorded: masked, full or off. */
+    private String commandLine = "masked";
+    private List<String> secretWords = CommandLineMask.DEFAULT_WORDS;
 
     private static final String[][] KEYS = {
         {"mode", "MEMSCOPE_MODE"}, {"sampler", "MEMSCOPE_SAMPLER"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
@@ -127,6 +135,7 @@ public final class AgentOptions {
         {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"},
         {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"paths", "MEMSCOPE_PATHS"},
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
+        {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
     };
 
     private AgentOptions() {
@@ -264,6 +273,25 @@ public final class AgentOptions {
                     default -> throw new IllegalArgumentException("expected on, off or check");
                 };
                 break;
+            case "commandLine":
+                if (!v.equals("masked") && !v.equals("full") && !v.equals("off")) {
+                    throw new IllegalArgumentException("expected masked, full or off");
+                }
+                commandLine = v;
+                break;
+            case "secrets":
+                List<String> w = new ArrayList<>();
+                for (String word : v.split(";")) {
+                    if (!word.isBlank()) {
+                        w.add(word.trim().toLowerCase(Locale.ROOT));
+                    }
+                }
+                if (w.isEmpty()) {
+                    throw new IllegalArgumentException("expected words separated by ';' (commandLine=full records "
+                            + "every value)");
+                }
+                secretWords = List.copyOf(w);
+                break;
             case "oversample":
                 oversample = v.equalsIgnoreCase("auto") ? 0 : (int) number(v, 1, 1024);
                 break;
@@ -366,6 +394,17 @@ public final class AgentOptions {
         return mode;
     }
 
+    /**
+     * @return the program's command line as the recording keeps it (secret-looking values masked, as given, or
+     *         null when not recorded)
+     */
+    public String recordedCommandLine(String command) {
+        if (command == null || commandLine.equals("off")) {
+            return null;
+        }
+        return commandLine.equals("full") ? command : new CommandLineMask(secretWords).mask(command);
+    }
+
     /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
     /** The JVM sampler's oversampling factor (0: auto, see {@link CaptureSettings#oversample}). */
     public int oversample() {
@@ -416,7 +455,7 @@ public final class AgentOptions {
     }
 
     public Path out() {
-        return out;
+        return out != null ? out : io.memscope.internal.files.PrivateFiles.defaultOutputBase();
     }
 
     public long durationSeconds() {

@@ -17,7 +17,8 @@ class AgentOptionsTest {
         assertThat(o.intervalBytes()).isEqualTo(512 * 1024);
         assertThat(o.nativeMemory()).isTrue();
         assertThat(o.includeJdk()).isFalse();
-        assertThat(o.out()).isEqualTo(Path.of("memscope-out"));
+        assertThat(o.out()).isEqualTo(io.memscope.internal.files.PrivateFiles.defaultOutputBase());
+        assertThat(o.out().getFileName()).isEqualTo(Path.of("memscope-out"));
     }
 
     @Test

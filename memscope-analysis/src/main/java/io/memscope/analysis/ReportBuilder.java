@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.RecordingReader;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
@@ -107,7 +108,9 @@ public final class ReportBuilder {
         var h = run.header();
         var end = run.totals();
         var damage = run.damage();
-        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), end.isPresent(),
+        // Damaged in the middle yet closed: the file still ends with its intact END block (the END is not read).
+        boolean closed = end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
+        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
                 end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
                 damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
                 run.skippedBlocks());

@@ -89,6 +89,10 @@ public final class SamplerNatives {
         }
     }
 
+    public static void reserve(Object reserve) {
+        MemscopeHooksTemplate.jvmtiReserve0(reserve);
+    }
+
     public static String describe(long method) {
         return MemscopeHooksTemplate.jvmtiDescribe0(method);
     }

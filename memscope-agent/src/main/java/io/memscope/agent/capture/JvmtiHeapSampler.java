@@ -100,6 +100,11 @@ final class JvmtiHeapSampler {
     static final int DISTANCES = 28;
     /** Distances memscope drew. */
     static final int DISTANCES_DRAWN = 29;
+    /** JVMTI ResourceExhausted events since the capture started: count, first and last time, flags seen. */
+    static final int EXHAUSTED_COUNT = 30;
+    static final int EXHAUSTED_FIRST_NANOS = 31;
+    static final int EXHAUSTED_LAST_NANOS = 32;
+    static final int EXHAUSTED_FLAGS = 33;
 
     private final SiteFilter filter;
     private final double mean;
@@ -114,7 +119,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[30];
+    private final long[] counters = new long[34];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
