@@ -37,15 +37,15 @@ public final class Agent {
      */
     public static final String RECORDING_PROPERTY = "memscope.recording";
     /**
-     * Agent property naming why the capture started last in this JVM cannot write its recording (its folder could not
-     * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
-     */
-    public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
-    /**
      * Agent property with the one-line account of the last heap walk asked for with {@code command=paths} (its
      * paths are in the recording).
      */
     public static final String PATHS_PROPERTY = "memscope.paths";
+    /**
+     * Agent property naming why the capture started last in this JVM cannot write its recording (its folder could not
+     * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
+     */
+    public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
 
     private static Agent current;
     private static boolean shutdownHookAdded;

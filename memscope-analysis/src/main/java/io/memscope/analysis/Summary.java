@@ -112,9 +112,8 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
-                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect()
-                            ? "LEAK SUSPECT: +" + bytes(e.growthBytes()) + " over its second half"
-                            : "outstanding, not growing (a pool or cache?)"));
+                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
+                            + " over its second half" : "outstanding, not growing (a pool or cache?)"));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",

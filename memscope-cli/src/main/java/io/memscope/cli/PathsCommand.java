@@ -119,7 +119,7 @@ final class PathsCommand implements Callable<Integer> {
     }
 
     private void print(PrintStream out, Report r, String walked) {
-        out.println("memscope paths: pid " + pid + ": " + walked);
+        out.println("memscope paths: pid " + pid + ": " + TerminalText.safe(walked));
         List<Held> sites = sites(r);
         if (sites.isEmpty()) {
             out.println("  no sampled object still tracked was reached (nothing held, or the walk stopped first)");

@@ -84,15 +84,6 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** @return whether the file system holding {@code dir} has less room than the agent needs to end a recording */
-    static boolean diskFull(Path dir) {
-        try {
-            return Files.getFileStore(dir).getUsableSpace() < 64 * 1024;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
     /**
      * An option {@code run} does not know, before the command: most likely the command's own (a JVM option such as
      * {@code -Xmx1g}), so say where the command goes, then picocli's own message and usage.
@@ -108,6 +99,15 @@ final class RunCommand implements Callable<Integer> {
             return cl.getCommandSpec().exitCodeOnInvalidInput();
         }
         return usual.handleParseException(ex, args);
+    }
+
+    /** @return whether the file system holding {@code dir} has less room than the agent needs to end a recording */
+    static boolean diskFull(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace() < 64 * 1024;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     @Override

@@ -216,11 +216,10 @@ public final class MemscopeHooksTemplate {
     /** The library's counters. */
     public static native void jvmtiCounters0(long[] out);
 
-    /** Holds {@code reserve} (or nothing, null) until the JVM first runs out of memory, which lets it go. */
-    public static native void jvmtiReserve0(Object reserve);
-
     /** Moves every SoftReference's timestamp far into the past; returns how many, or a negative error. */
     public static native int jvmtiAgeSoftReferences0(Class<?> softReference);
+    /** Holds {@code reserve} (or nothing, null) until the JVM first runs out of memory, which lets it go. */
+    public static native void jvmtiReserve0(Object reserve);
 
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);

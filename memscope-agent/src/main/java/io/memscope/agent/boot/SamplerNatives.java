@@ -82,15 +82,15 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
-    public static void reserve(Object reserve) {
-        MemscopeHooksTemplate.jvmtiReserve0(reserve);
-    }
-
     /** Tags the heap's SoftReferences for a moment: never during a heap walk, which tags objects too. */
     public static int ageSoftReferences(Class<?> softReference) {
         synchronized (TAGS) {
             return MemscopeHooksTemplate.jvmtiAgeSoftReferences0(softReference);
         }
+    }
+
+    public static void reserve(Object reserve) {
+        MemscopeHooksTemplate.jvmtiReserve0(reserve);
     }
 
     public static String describe(long method) {

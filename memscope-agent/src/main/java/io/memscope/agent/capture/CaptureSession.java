@@ -80,11 +80,11 @@ public final class CaptureSession {
     private FunctionProfile functions;
     private boolean profileFunctions;
     private boolean gcAtStart;
-    /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
-    private volatile OutOfMemoryWatch outOfMemory;
     /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
     private boolean pathsAtEnd = true;
     private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
+    /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
+    private volatile OutOfMemoryWatch outOfMemory;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -733,9 +733,6 @@ public final class CaptureSession {
             }
             Map<String, String> meta;
             try {
-                if (jvmAllocated != null) {
-                    jvmAllocated.end(endMetadata);
-                }
                 meta = new LinkedHashMap<>(metadata);
                 meta.putAll(endMetadata);
                 if (oom != null) {
@@ -833,6 +830,9 @@ public final class CaptureSession {
             }
             log.stop();
             endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
+        }
+        if (jvmAllocated != null) {
+            jvmAllocated.end(endMetadata);
         }
         return endNanos;
     }
