@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.text.TerminalText;
 import java.util.Locale;
 
 /**
@@ -41,7 +42,8 @@ public final class DiffText {
             double v = e.newer().value(m);
             double pct = b == 0 ? (v == 0 ? 0 : Double.POSITIVE_INFINITY) : (v - b) * 100 / b;
             sb.append(String.format(Locale.ROOT, "  %12s %12s %12s %8s %17s  %-7s %s  [%s]%n", amount(b), amount(v),
-                    signed(v - b), percent(pct), samples(e, m, sig), e.verdict(m), e.site(), e.type()));
+                    signed(v - b), percent(pct), samples(e, m, sig), e.verdict(m), TerminalText.safe(e.site()),
+                    TerminalText.safe(e.type())));
         }
         if (d.sites().isEmpty()) {
             sb.append("  no sites\n");

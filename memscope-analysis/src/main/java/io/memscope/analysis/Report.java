@@ -32,12 +32,14 @@ import java.util.Map;
  * @param accounting         the application's accounting summary tables (memscope-core's MemoryAccounting) as last
  *                           recorded: at the end of the capture, or the last periodic snapshot of a JVM that died;
  *                           null when the recording has none (whatever the window)
+ * @param retention          why held memory is held: the paths from GC roots of the last walk of the heap in the
+ *                           window ({@link Retention#NONE} without one)
  */
 public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
                      Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
-                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting) {
+                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting, Retention retention) {
 
     /**
      * The recording the report was built from, and how complete it is.

@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.RecordingReader;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
@@ -93,12 +94,23 @@ public final class ReportBuilder {
         return new Builder(run, window, windows).build();
     }
 
+    /**
+     * The probability that the sampler picked an object of {@code size} bytes: {@code 1 - exp(-size/mean)}; a sample
+     * weighs {@code 1/p} objects and {@code size/p} bytes.
+     */
+    static double probability(long size, double mean) {
+        double p = -Math.expm1(-Math.max(size, 1) / mean);
+        return p <= 0 ? 1 : p;
+    }
+
     /** @return what the report says about the recording it comes from: closed or not, damage */
     static Report.Source source(RecordedRun run) {
         var h = run.header();
         var end = run.totals();
         var damage = run.damage();
-        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), end.isPresent(),
+        // Damaged in the middle yet closed: the file still ends with its intact END block (the END is not read).
+        boolean closed = end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
+        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
                 end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
                 damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
                 run.skippedBlocks());
@@ -416,8 +428,7 @@ public final class ReportBuilder {
         }
 
         double probability(long size) {
-            double p = -Math.expm1(-Math.max(size, 1) / mean);
-            return p <= 0 ? 1 : p;
+            return ReportBuilder.probability(size, mean);
         }
 
         SiteAcc site(int siteId) {
@@ -1094,7 +1105,8 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), apiReport, run.accounting());
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(),
+                    RetentionPaths.of(run, runStart, from, to, restricted));
         }
 
         /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

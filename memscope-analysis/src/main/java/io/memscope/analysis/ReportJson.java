@@ -96,8 +96,8 @@ public final class ReportJson {
             w.endObject();
         }
         sites(w, "topAllocationSites", r.topAllocationSites(), Rank.ALLOCATED);
-        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE);
-        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE);
+        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE, r.retention());
+        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE, r.retention());
         sites(w, "temporaries", r.temporaries(), Rank.ALLOCATED);
         Report.NativeMemory n = r.nativeMemory();
         w.name("native").beginObject()
@@ -172,6 +172,7 @@ public final class ReportJson {
         w.endArray().endObject();
         api(w, r.api());
         AccountingSection.json(w, r);
+        RetentionJson.section(w, r.retention());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {
@@ -245,6 +246,11 @@ public final class ReportJson {
     private enum Rank { ALLOCATED, LIVE }
 
     private static void sites(JsonWriter w, String name, List<SiteProfile> list, Rank rank) {
+        sites(w, name, list, rank, null);
+    }
+
+    /** With {@code retention}, each site also gets its {@code retainedBy} list. */
+    private static void sites(JsonWriter w, String name, List<SiteProfile> list, Rank rank, Retention retention) {
         w.name(name).beginArray();
         for (SiteProfile e : list) {
             boolean allocated = rank == Rank.ALLOCATED;
@@ -268,6 +274,9 @@ public final class ReportJson {
                     .field("liveSamples", e.liveSamples())
                     .field("heldAtPeakSamples", e.heldAtPeakSamples());
             stack(w, e.stack());
+            if (retention != null) {
+                RetentionJson.retainedBy(w, retention.of(e));
+            }
             w.endObject();
         }
         w.endArray();

@@ -1,11 +1,14 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.Anomaly;
 import io.memscope.recording.MetadataKeys;
 import java.util.List;
+import static io.memscope.internal.text.TerminalText.safe;
 import java.util.Locale;
 
-/** The terminal summary of a {@link Report}: the same content as report.json, for people. */
+/**
+ * The terminal summary of a {@link Report}: the same content as report.json, for people. Application strings go
+ * through {@link io.memscope.internal.text.TerminalText#safe}: a name cannot colour, retitle, clear or forge lines.
+ */
 public final class Summary {
     /** Rows per section. */
     public static final int ROWS = 5;
@@ -22,7 +25,7 @@ public final class Summary {
         String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
         if (!cmd.isEmpty()) {
-            sb.append(" (").append(abbreviate(cmd, 60)).append(')');
+            sb.append(" (").append(safe(abbreviate(cmd, 60))).append(')');
         }
         sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
                 t.exact() ? "exact" : "sample"));
@@ -51,9 +54,17 @@ public final class Summary {
             sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
                     + "before it ended; allocations after it are not counted%n", t.exactCountsAsOfMs() / 1000));
         }
+        String stopped = recordingStopped(r);
+        if (stopped != null) {
+            sb.append("  ! ").append(stopped).append('\n');
+        }
+        String oom = outOfMemory(r);
+        if (oom != null) {
+            sb.append("  ! ").append(oom).append('\n');
+        }
         if (src.damage() != null && src.closed()) {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
-                    .append(src.damage()).append("; this report covers what comes before\n");
+                    .append(safe(src.damage())).append("; this report covers what comes before\n");
         }
         if (recordedNothing(r)) {
             sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
@@ -74,7 +85,7 @@ public final class Summary {
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), cause,
+                            + "sampled objects:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
                     bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval)));
             holders(sb, peak.sites(), "obj", interval);
         } else {
@@ -85,10 +96,12 @@ public final class Summary {
         if (!spark.isEmpty()) {
             sb.append(spark);
         }
-        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false, allocInterval);
-        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval);
-        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true, interval);
-        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval);
+        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false, allocInterval, null);
+        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval, null);
+        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true, interval,
+                r.retention());
+        RetentionSummary.note(sb, r.retention());
+        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
@@ -99,7 +112,7 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
-                    e.liveObjects(), e.site(), e.type(), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
+                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
                             + " over its second half" : "outstanding, not growing (a pool or cache?)"));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
@@ -109,7 +122,7 @@ public final class Summary {
         }
         if (!n.anomalies().isEmpty()) {
             sb.append("    anomalies: ").append(n.anomalies().size()).append(" (");
-            sb.append(n.anomalies().stream().map(Anomaly::kind).distinct().reduce((x, y) -> x + ", " + y)
+            sb.append(n.anomalies().stream().map(a -> safe(a.kind())).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
         Report.Gc g = r.gc();
@@ -121,11 +134,56 @@ public final class Summary {
         if (r.failureCount() > 0) {
             sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
             if (!r.failures().isEmpty()) {
-                sb.append(" (first: ").append(r.failures().get(0)).append(')');
+                sb.append(" (first: ").append(safe(r.failures().get(0))).append(')');
             }
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * @return "the JVM ran out of memory (Java heap) at 2.3 s ..." when the recording says it did
+     *         ({@link MetadataKeys#OUT_OF_MEMORY_COUNT}), else null
+     */
+    public static String outOfMemory(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        long count = number(m.get(MetadataKeys.OUT_OF_MEMORY_COUNT));
+        if (count <= 0) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "the JVM ran out of memory (%s) at %s of the capture%s: the figures below "
+                        + "are the state up to then and after", safe(m.getOrDefault(MetadataKeys.OUT_OF_MEMORY_KIND,
+                        "memory")), seconds(m, MetadataKeys.OUT_OF_MEMORY_FIRST_NANOS),
+                count > 1 ? " (" + count + " times)" : "");
+    }
+
+    /**
+     * @return "the recording stopped at 4.1 s: No space left on device; ..." when its writes failed
+     *         ({@link MetadataKeys#RECORDING_FAILURE}), else null
+     */
+    public static String recordingStopped(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        String why = m.get(MetadataKeys.RECORDING_FAILURE);
+        if (why == null) {
+            return null;
+        }
+        return "the recording stopped at " + seconds(m, MetadataKeys.RECORDING_FAILURE_NANOS) + " of the capture: "
+                + safe(why) + "; this report covers what was written before, the events after it were dropped "
+                + "(counted)";
+    }
+
+    private static String seconds(java.util.Map<String, String> m, String key) {
+        long at = number(m.get(key));
+        long start = number(m.get(MetadataKeys.START_NANOS));
+        return at <= 0 || start <= 0 ? "an unknown time" : String.format(Locale.ROOT, "%.2f s", (at - start) / 1e9);
+    }
+
+    private static long number(String s) {
+        try {
+            return s == null ? 0 : Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /**
@@ -141,7 +199,7 @@ public final class Summary {
     }
 
     private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
-                                boolean growth, double interval) {
+                                boolean growth, double interval, Retention retention) {
         sb.append("  ").append(title).append(':');
         if (entries.isEmpty()) {
             sb.append(" none\n");
@@ -155,7 +213,8 @@ public final class Summary {
             }
             long b = live ? e.liveBytes() : e.allocatedBytes();
             sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", estimate(b, interval),
-                    estimatedCount(live ? e.liveObjects() : e.allocatedObjects(), b, interval), e.site(), e.type()));
+                    estimatedCount(live ? e.liveObjects() : e.allocatedObjects(), b, interval), safe(e.site()),
+                    safe(e.type())));
             if (growth) {
                 sb.append(String.format(Locale.ROOT, " +%s over its second half", estimate(e.growthBytes(),
                         interval)));
@@ -164,6 +223,9 @@ public final class Summary {
                 sb.append(fewSamples(live ? e.liveSamples() : e.samples()));
             }
             sb.append('\n');
+            if (retention != null) {
+                RetentionSummary.line(sb, retention, e);
+            }
         }
     }
 
@@ -174,7 +236,7 @@ public final class Summary {
                 break;
             }
             sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%s%n", estimate(h.bytes(), interval),
-                    estimatedCount(h.count(), h.bytes(), interval), unit, h.site(), h.type(),
+                    estimatedCount(h.count(), h.bytes(), interval), unit, safe(h.site()), safe(h.type()),
                     interval > 0 ? fewSamples(h.samples()) : ""));
         }
     }

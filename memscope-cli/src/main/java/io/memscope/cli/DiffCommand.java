@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.DiffBuilder;
 import io.memscope.analysis.DiffJson;
 import io.memscope.analysis.DiffMetric;
@@ -80,6 +81,16 @@ final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (failOnIncrease != null && (failOnIncrease < 0 || failOnIncrease.isNaN())) {
+            throw MemscopeException.configuration("--fail-on-increase must be a percentage of 0 or more, not "
+                    + failOnIncrease);
+        }
+        if (top < 0) {
+            throw MemscopeException.configuration("--top must be 0 (all) or more, not " + top);
+        }
+        if (per != null && (per.length != 2 || !(per[0] > 0) || !(per[1] > 0))) {
+            throw MemscopeException.configuration("--per needs two positive numbers, BASE,NEW");
+        }
         DiffMetric m;
         try {
             m = DiffMetric.of(metric);
@@ -125,7 +136,7 @@ final class DiffCommand implements Callable<Integer> {
                         .append(", \"diff\": ").append(DiffJson.toJson(d, top).strip().replace("\n", "\n    "))
                         .append('}');
             } else {
-                out.append(String.format(Locale.ROOT, "%n== %s: base pid %d, new pid %d%n", p.main(), p.basePid(),
+                out.append(String.format(Locale.ROOT, "%n== %s: base pid %d, new pid %d%n", TerminalText.safe(p.main()), p.basePid(),
                         p.newPid()));
                 out.append(DiffText.format(d, top <= 0 ? Integer.MAX_VALUE : top));
             }
@@ -229,7 +240,7 @@ final class DiffCommand implements Callable<Integer> {
         for (RunDiff.Entry e : d.sites()) {
             if (e.delta(m) > 0 && e.significant() && listed++ < 10) {
                 System.err.println(String.format(Locale.ROOT, "  +%d %s  %s [%s]", Math.round(e.delta(m)),
-                        d.normalization().unit(), e.site(), e.type()));
+                        d.normalization().unit(), TerminalText.safe(e.site()), TerminalText.safe(e.type())));
             }
         }
         return true;

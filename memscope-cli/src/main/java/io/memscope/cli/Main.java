@@ -27,6 +27,7 @@ public final class Main implements Runnable {
         DumpCommand.class,
         AccountingCommand.class,
         LiveCommand.class,
+        PathsCommand.class,
         TopCommand.class,
         TraceCommand.class,
         LatencyCommand.class,

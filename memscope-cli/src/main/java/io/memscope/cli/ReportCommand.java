@@ -6,6 +6,7 @@ import io.memscope.analysis.ReportJson;
 import io.memscope.analysis.Summary;
 import io.memscope.analysis.html.HtmlReport;
 import io.memscope.analysis.TimeWindow;
+import io.memscope.internal.text.TerminalText;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -77,7 +78,7 @@ final class ReportCommand implements Callable<Integer> {
         Report.Source src = report.recording();
         if (src.damage() != null) {
             System.err.println("memscope report: " + (src.closed()
-                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + src.damage()
+                    ? "the recording is damaged at offset " + src.damageOffset() + " (" + TerminalText.safe(src.damage())
                             + "), reporting what was readable"
                     : "the recording was not closed (the JVM was killed, crashed or is still running): reporting "
                             + "what it holds"));

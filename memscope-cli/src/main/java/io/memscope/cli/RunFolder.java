@@ -58,7 +58,8 @@ final class RunFolder {
             return input;
         }
         if (!Files.isDirectory(input)) {
-            throw MemscopeException.configuration("no recording at " + input);
+            throw MemscopeException.configuration("no recording at " + input + (Files.exists(input)
+                    ? " (not a file)" : ": no such file"));
         }
         Path own = input.resolve(ReportFiles.RECORDING);
         if (Files.isRegularFile(own)) {
@@ -182,7 +183,7 @@ final class RunFolder {
         for (Jvm j : jvms) {
             sb.append(String.format(Locale.ROOT, "%s%8d  %10s  %s  (%s)%n", indent, j.pid(),
                     j.durationMs() < 0 ? "not closed" : String.format(Locale.ROOT, "%.1f s", j.durationMs() / 1000),
-                    j.main(), j.dir().getFileName()));
+                    io.memscope.internal.text.TerminalText.safe(j.main()), j.dir().getFileName()));
         }
         return sb.toString();
     }

@@ -144,7 +144,8 @@ class JvmtiSamplerTest {
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
                 + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned")).as("kept, memscope's own, filtered, dropped or thinned: " + meta)
                 .isEqualTo(seen);
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
@@ -196,8 +197,9 @@ class JvmtiSamplerTest {
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
                 + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError"))
-                .as("every sample is kept, memscope's own, filtered out, or dropped and counted: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned"))
+                .as("every sample is kept, memscope's own, filtered out, thinned, or dropped and counted: " + meta)
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();
     }

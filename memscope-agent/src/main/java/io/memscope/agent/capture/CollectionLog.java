@@ -11,7 +11,6 @@ import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,6 +40,12 @@ import javax.management.openmbean.CompositeData;
  * JVM reports them only in its notifications). The concurrent cycles of ZGC and Shenandoah are records of their own, timed
  * by the learned offset.
  *
+ * <p>Its cost is bounded whatever the run's length, also when nobody reads it for a long time (a recording that
+ * could not be opened: everything is settled at the capture's end, in the JVM's shutdown): a notification finds its
+ * collection by binary search, the offset is learned from at most {@value #CALIBRATION_NOTIFICATIONS} notifications
+ * and {@value #CALIBRATION_PAUSES} collections, at most {@value #MAX_WAITING} notifications wait (the oldest beyond
+ * are dropped and counted), and records are made final in one pass.
+ *
  * <p>Nothing of JMX is loaded before the first collection: the notification listener is registered by the drain
  * thread when it sees the first collection end, and that collection's details are read from
  * {@code getLastGcInfo()} instead (without its cause).
@@ -54,6 +59,12 @@ final class CollectionLog {
     private static final long SETTLE_NANOS = 2_000_000_000L;
     /** How long a notification waits for its collection to be reported. */
     private static final long WAIT_NANOS = 1_000_000_000L;
+    /** Notifications {@link #calibrate} pairs at most (the first ones). */
+    static final int CALIBRATION_NOTIFICATIONS = 32;
+    /** Collections {@link #calibrate} pairs at most (the latest before the last of its notifications arrived). */
+    static final int CALIBRATION_PAUSES = 128;
+    /** Notifications kept waiting for their collection at most; the oldest beyond it are dropped and counted. */
+    static final int MAX_WAITING = 16_384;
 
     private static final class Pause {
         final int ordinal;
@@ -103,6 +114,10 @@ final class CollectionLog {
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final Set<Long> seenIds = new HashSet<>();
+    /** {@link #listen} has registered the listener and read {@code getLastGcInfo()}. */
+    private boolean registered;
+    /** Set when a pause or a notification arrived since {@link #calibrate} last failed. */
+    private boolean calibrationStale;
     private boolean listening;
     private boolean stopped;
     /** nanoTime minus the management clock's milliseconds times 10^6; valid when {@link #offsetKnown}. */
@@ -123,8 +138,29 @@ final class CollectionLog {
     void pause(int ordinal, long startNanos, long endNanos) {
         Pause p = new Pause(ordinal, startNanos, endNanos);
         synchronized (this) {
-            pauses.add(p);
+            int n = pauses.size();
+            if (n == 0 || pauses.get(n - 1).start <= startNanos) {
+                pauses.add(p);
+            } else {
+                pauses.add(insertionPoint(startNanos), p); // kept in start order for containing()'s search
+            }
+            calibrationStale = true;
         }
+    }
+
+    /** @return the index of the first pause starting after {@code start} */
+    private int insertionPoint(long start) {
+        int lo = 0;
+        int hi = pauses.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (pauses.get(mid).start <= start) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
@@ -174,6 +210,9 @@ final class CollectionLog {
         } catch (Throwable t) {
             Failures.report("agent.gc.start", t);
         } finally {
+            synchronized (this) {
+                registered = true; // from now on only the ids read from getLastGcInfo() are remembered
+            }
             if (ts != null) {
                 ts.busy = wasBusy;
             }
@@ -229,11 +268,35 @@ final class CollectionLog {
                 heap(gi.getMemoryUsageBeforeGc(), false), heap(gi.getMemoryUsageAfterGc(), false),
                 heap(gi.getMemoryUsageAfterGc(), true), now);
         synchronized (this) {
-            // getLastGcInfo() and the first notification may describe the same collection
-            if (seenIds.add(((long) name.hashCode() << 32) ^ gi.getId())) {
-                arrived.add(d);
+            // getLastGcInfo() and the first notification may describe the same collection. The ids are remembered
+            // while the listener is being registered, and those of getLastGcInfo() (one per collector) for good:
+            // not one per collection of the whole run.
+            long id = ((long) name.hashCode() << 32) ^ gi.getId();
+            if (!seenIds.contains(id)) {
+                if (!registered || action.isEmpty()) {
+                    seenIds.add(id);
+                }
+                arrived(d);
             }
         }
+    }
+
+    /** A notification's details, for tests: what {@link #arrive} records from a {@code GcInfo}. */
+    synchronized void arrived(String name, String action, String cause, long startMillis, long durationMillis,
+                              long before, long after, long committed, long receivedNanos) {
+        arrived(new Details(name, action, cause, startMillis, durationMillis, before, after, committed,
+                receivedNanos));
+    }
+
+    private void arrived(Details d) {
+        if (arrived.size() >= MAX_WAITING) {
+            // Never paired (the offset never learned, or the log never read): the oldest quarter goes, counted.
+            int drop = MAX_WAITING / 4;
+            arrived.subList(0, drop).clear();
+            unmatched += drop;
+        }
+        arrived.add(d);
+        calibrationStale = true;
     }
 
     private long heap(Map<String, MemoryUsage> usage, boolean committed) {
@@ -273,14 +336,15 @@ final class CollectionLog {
     private void settle(boolean all) {
         match();
         long now = System.nanoTime();
-        for (Iterator<Pause> it = pauses.iterator(); it.hasNext(); ) {
-            Pause p = it.next();
+        int n = 0;
+        for (Pause p : pauses) {
             if (!all && now - p.end < SETTLE_NANOS) {
                 break;
             }
             done(record(p));
-            it.remove();
+            n++;
         }
+        pauses.subList(0, n).clear(); // once, not one shift of the list per record
     }
 
     private void done(GcRecord r) {
@@ -303,32 +367,37 @@ final class CollectionLog {
             }
         }
         long now = System.nanoTime();
-        for (Iterator<Details> it = arrived.iterator(); it.hasNext(); ) {
-            Details d = it.next();
+        int kept = 0;
+        for (int i = 0, n = arrived.size(); i < n; i++) {
+            Details d = arrived.get(i);
             long predicted = offset + d.startMillis * 1_000_000L;
             if (d.name.contains("Cycles")) {
                 // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
                 done(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.cause, d.before, d.after,
                         d.committed, d.action));
-                it.remove();
                 continue;
             }
             Pause best = containing(predicted);
             if (best != null) {
                 best.details.add(d);
-                it.remove();
             } else if (now - d.receivedNanos > WAIT_NANOS) {
                 unmatched++;
-                it.remove();
+            } else {
+                arrived.set(kept++, d); // still waiting for its collection
             }
         }
+        arrived.subList(kept, arrived.size()).clear();
     }
 
     /** @return the collection (not yet written) whose time contains the predicted start, or null */
     private Pause containing(long predicted) {
+        // Pauses are in start order and do not overlap: the nearest is the last one starting at or before the
+        // predicted start, or the one after it (the earlier of the two at equal distances).
+        int next = insertionPoint(predicted);
         Pause best = null;
         long bestDistance = Long.MAX_VALUE;
-        for (Pause p : pauses) {
+        for (int i = Math.max(0, next - 1); i < Math.min(pauses.size(), next + 1); i++) {
+            Pause p = pauses.get(i);
             long distance = predicted < p.start ? p.start - predicted : predicted > p.end ? predicted - p.end : 0;
             if (distance < bestDistance) {
                 bestDistance = distance;
@@ -346,21 +415,35 @@ final class CollectionLog {
      * {@code getLastGcInfo()} once several collections may have passed) the durations decide.
      */
     private void calibrate() {
+        if (!calibrationStale) {
+            return; // nothing arrived since the last try: the same pairings would fail again
+        }
+        calibrationStale = false;
+        // Bounded, whatever the log holds (a log nobody read for a long run is calibrated at the capture's end, in
+        // the JVM's shutdown): the first notifications, and the pauses that ended before the last of them arrived
+        // (a notification is sent after its collection), the latest of those.
+        List<Details> sample = new ArrayList<>(CALIBRATION_NOTIFICATIONS);
+        long lastArrival = Long.MIN_VALUE;
+        for (int i = 0; i < arrived.size() && sample.size() < CALIBRATION_NOTIFICATIONS; i++) {
+            Details d = arrived.get(i);
+            if (!d.name.contains("Cycles")) {
+                sample.add(d);
+                lastArrival = Math.max(lastArrival, d.receivedNanos);
+            }
+        }
+        int to = 0;
+        while (to < pauses.size() && pauses.get(to).end - lastArrival <= 0) {
+            to++;
+        }
         int bestScore = 0;
         long bestMisfit = Long.MAX_VALUE;
         long bestOffset = 0;
-        for (Pause p : pauses) {
-            for (Details d : arrived) {
-                if (d.name.contains("Cycles")) {
-                    continue;
-                }
+        for (Pause p : pauses.subList(Math.max(0, to - CALIBRATION_PAUSES), to)) {
+            for (Details d : sample) {
                 long candidate = p.start - d.startMillis * 1_000_000L;
                 int score = 0;
                 long misfit = 0;
-                for (Details other : arrived) {
-                    if (other.name.contains("Cycles")) {
-                        continue;
-                    }
+                for (Details other : sample) {
                     Pause q = containing(candidate + other.startMillis * 1_000_000L);
                     if (q != null) {
                         score++;

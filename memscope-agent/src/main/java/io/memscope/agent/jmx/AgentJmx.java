@@ -213,4 +213,9 @@ public final class AgentJmx implements AgentMXBean {
         }
         return names;
     }
+
+    @Override
+    public String walkHeap(long timeBudgetMillis, long memoryBudgetBytes) {
+        return session.walkHeap(Math.max(1, timeBudgetMillis), Math.max(1L << 20, memoryBudgetBytes));
+    }
 }

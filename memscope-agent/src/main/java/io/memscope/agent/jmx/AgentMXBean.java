@@ -141,4 +141,13 @@ public interface AgentMXBean {
 
     /** @return for each site id, {@code pkg.Class.method(File.java:LINE)} and its allocated type, tab-separated ("" if unknown) */
     String[] siteNames(int[] siteIds);
+
+    /**
+     * Walks the heap from the GC roots now, for the sampled objects still tracked, and writes the paths that keep them
+     * alive into the recording (read with {@code memscope paths} or {@code memscope report}): one pause of at most
+     * {@code timeBudgetMillis}, at most {@code memoryBudgetBytes} of memory in this JVM.
+     *
+     * @return a one-line account of the walk (what it reached, its pause), or why there was none
+     */
+    String walkHeap(long timeBudgetMillis, long memoryBudgetBytes);
 }

@@ -121,6 +121,7 @@ public final class PageData {
             peak(w);
             ApiPageData.write(w, r.api(), kept, merged > 0 ? kept.size() : -1, frames);
             accounting(w);
+            RetentionPageData.write(w, r);
             w.name("failures").beginObject().field("count", r.failureCount());
             w.name("messages").beginArray();
             for (String m : r.failures()) {
