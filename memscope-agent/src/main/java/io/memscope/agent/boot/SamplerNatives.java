@@ -86,7 +86,7 @@ public final class SamplerNatives {
         return MemscopeHooksTemplate.jvmtiLines0(method);
     }
 
-    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long[] stats) {
-        return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, stats);
+    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long answerBytes, long[] stats) {
+        return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, answerBytes, stats);
     }
 }
