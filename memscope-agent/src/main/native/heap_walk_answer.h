@@ -364,7 +364,7 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
             }
             n = e->parent;
         }
-        int left_out = a->count + len > a->max_nodes;
+        int left_out = len > 0 && a->count + len > a->max_nodes;
         if (left_out) {
             /* too many nodes for the answer: the sample alone, as a root of its own, so that it still reads as
              * reached (one node more per sample at most, counted in HW_JAVA_SAMPLE_BYTES) */
