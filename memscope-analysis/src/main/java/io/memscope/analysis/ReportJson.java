@@ -65,8 +65,21 @@ public final class ReportJson {
                 .field("samples", t.samples())
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
-                .field("exactCountsAsOfMs", t.exactCountsAsOfMs())
-                .endObject();
+                .field("exactCountsAsOfMs", t.exactCountsAsOfMs());
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov == null) {
+            w.name("exactCoverage").value((String) null);
+        } else {
+            w.name("exactCoverage").beginObject().field("countedBytes", cov.countedBytes());
+            if (cov.jvmAllocatedBytes() < 0) {
+                w.name("jvmAllocatedBytes").value((String) null);
+            } else {
+                w.field("jvmAllocatedBytes", cov.jvmAllocatedBytes());
+            }
+            w.field("share", cov.share()).field("jvmCount", cov.jvmCount()).field("counted", cov.counted())
+                    .endObject();
+        }
+        w.endObject();
         Peak peak = r.peak();
         if (peak == null) {
             w.name("peak").value((String) null);
@@ -106,6 +119,7 @@ public final class ReportJson {
             w.endObject();
         }
         sites(w, "leaks", n.leaks(), Rank.LIVE);
+        sites(w, "leakSuspects", n.leakSuspects(), Rank.LIVE);
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
@@ -252,8 +266,13 @@ public final class ReportJson {
                     .field("peakBytes", e.peakBytes())
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("growthBytes", e.growthBytes())
-                    .field("medianLifetimeMs", e.medianLifetimeMs())
-                    .field("samples", e.samples());
+                    .field("leakSuspect", e.leakSuspect())
+                    .field("medianAgeAtCollectionMs", e.medianAgeAtCollectionMs())
+                    .field("freedByFirstCollectionShare", e.freedByFirstCollectionShare())
+                    .field("medianLifetimeMs", e.medianAgeAtCollectionMs()) // the old name of the age at collection
+                    .field("samples", e.samples())
+                    .field("liveSamples", e.liveSamples())
+                    .field("heldAtPeakSamples", e.heldAtPeakSamples());
             stack(w, e.stack());
             if (retention != null) {
                 RetentionJson.retainedBy(w, retention.of(e));
@@ -267,7 +286,7 @@ public final class ReportJson {
         w.name("sites").beginArray();
         for (Peak.Holder h : holders) {
             w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
-                    .field("count", h.count());
+                    .field("count", h.count()).field("samples", h.samples());
             stack(w, h.stack());
             w.endObject();
         }

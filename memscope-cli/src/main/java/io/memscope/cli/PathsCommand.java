@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.JsonWriter;
@@ -118,19 +119,21 @@ final class PathsCommand implements Callable<Integer> {
     }
 
     private void print(PrintStream out, Report r, String walked) {
-        out.println("memscope paths: pid " + pid + ": " + walked);
+        out.println("memscope paths: pid " + pid + ": " + TerminalText.safe(walked));
         List<Held> sites = sites(r);
         if (sites.isEmpty()) {
             out.println("  no sampled object still tracked was reached (nothing held, or the walk stopped first)");
             return;
         }
         for (Held h : sites) {
-            out.printf(Locale.ROOT, "%n%10s  %s  [%s]%s%n", Summary.bytes(h.bytes), h.site, h.type,
+            out.printf(Locale.ROOT, "%n%10s  %s  [%s]%s%n", Summary.bytes(h.bytes), TerminalText.safe(h.site),
+                    TerminalText.safe(h.type),
                     h.leakSuspect ? "  (leak suspect)" : "");
             for (Retention.RetainedBy b : h.shapes) {
-                out.printf(Locale.ROOT, "  %10s %6d samples  %s%n", Summary.bytes(b.bytes()), b.samples(), b.root());
+                out.printf(Locale.ROOT, "  %10s %6d samples  %s%n", Summary.bytes(b.bytes()), b.samples(),
+                        TerminalText.safe(b.root()));
                 for (String step : b.path()) {
-                    out.println("                              -> " + step);
+                    out.println("                              -> " + TerminalText.safe(step));
                 }
             }
         }

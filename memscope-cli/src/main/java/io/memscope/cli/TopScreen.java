@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.Summary;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -62,10 +63,12 @@ final class TopScreen {
         for (TopFrame.Row r : f.rows()) {
             lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", Summary.bytes(r.heldBytes()),
                     Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
-                    Summary.bytes(r.allocatedBytes()), fit(r.type(), 16), r.site()), width)));
+                    Summary.bytes(r.allocatedBytes()), fit(TerminalText.safe(r.type()), 16), TerminalText.safe(r.site())),
+                    width)));
             String path = paths.of(r);
             if (path != null) {
-                lines.add(new AttributedString(fit("           held by " + path, width), AttributedStyle.DEFAULT.faint()));
+                lines.add(new AttributedString(fit("           held by " + TerminalText.safe(path), width),
+                        AttributedStyle.DEFAULT.faint()));
             }
         }
         return lines;
@@ -124,11 +127,12 @@ final class TopScreen {
         return width <= 0 || s.length() <= width ? s : s.substring(0, Math.max(0, width - 1)) + "~";
     }
 
+    /** A line of the screen: whatever the application named its sites and types, nothing in it acts on the terminal. */
     private static AttributedString plain(String s) {
-        return new AttributedString(s);
+        return new AttributedString(TerminalText.safe(s));
     }
 
     private static AttributedString bold(String s) {
-        return new AttributedString(s, AttributedStyle.BOLD);
+        return new AttributedString(TerminalText.safe(s), AttributedStyle.BOLD);
     }
 }

@@ -47,7 +47,10 @@ class ExitBoundTest {
         Run run = run(Jvms.current(), out);
         assertThat(run.output).contains("done").contains("recording closed");
         Object report = Jvms.reportFromRecording(out);
-        assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isGreaterThanOrEqualTo(COLLECTIONS);
+        // The fixture stops at COLLECTIONS in the JVM's own count, which includes the few collections of the 1 MiB
+        // young generation while the agent was starting, before its capture (and the recording's count) began: 19,997
+        // to 20,009 were recorded in eleven runs, on main and with the sampling-point changes alike.
+        assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isGreaterThanOrEqualTo(COLLECTIONS - 50);
     }
 
     private record Run(String output, long exitMillis) {

@@ -170,6 +170,16 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public boolean catchUp() {
+        return session.catchUp(2000);
+    }
+
+    @Override
+    public boolean fullGcClearingSoftReferences() {
+        return session.fullGcClearingSoftReferences();
+    }
+
+    @Override
     public long getDroppedSamples() {
         return session.droppedSamples();
     }

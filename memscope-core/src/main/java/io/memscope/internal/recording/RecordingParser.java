@@ -38,6 +38,8 @@ public final class RecordingParser {
     private final String name;
     private final RecordingVisitor visitor;
     private final CRC32C crc = new CRC32C();
+    /** Blocks whose CRC matched so far. */
+    private long blocksRead;
     private final EventBlockCodec.Decoder decoder = new EventBlockCodec.Decoder();
     private final EventColumns blockEvents = new EventColumns(1024);
     private final EventBlockCodec.Decoder apiDecoder = new EventBlockCodec.Decoder();
@@ -169,8 +171,13 @@ public final class RecordingParser {
             crc.update(head, 0, 8);
             crc.update(payload, 0, len);
             if (crc.getValue() != storedCrc) {
-                return damage(offset, "block CRC mismatch (type " + typeCode + ", " + len + " bytes)");
+                BlockType damaged = BlockType.ofCode(typeCode);
+                return damage(offset, "block CRC mismatch in block " + (blocksRead + 1) + " ("
+                        + (damaged != null ? damaged.name() : "type " + typeCode) + ", " + len + " bytes of payload): "
+                        + "stored 0x" + Long.toHexString(storedCrc) + ", computed 0x" + Long.toHexString(crc.getValue())
+                        + "; " + eventsRead + " events read before it");
             }
+            blocksRead++;
             BlockType type = BlockType.ofCode(typeCode);
             if (type != BlockType.GC_DETAILS) {
                 deliverPendingGc();
