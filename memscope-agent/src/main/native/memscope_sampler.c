@@ -147,6 +147,39 @@ static inline jlong now_nanos(void) {
     return (jlong) t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/*
+ * The JVM ran out of a resource (JVMTI ResourceExhausted, posted before it throws OutOfMemoryError): the first time
+ * in a capture (nanoTime's clock) and its JVMTI_RESOURCE_EXHAUSTED_* flags. No allocation, no Java: the
+ * drain thread reads them (counters0) and notes them in the recording.
+ */
+static volatile int64_t exhausted_count;
+static volatile int64_t exhausted_first_nanos;
+static volatile int64_t exhausted_last_nanos;
+static volatile int64_t exhausted_flags;
+/* The agent's reserve (a Java array held by this global reference only): let go by the first ResourceExhausted,
+ * posted after the JVM's last collection failed and before it throws, so that the next collection frees it for the
+ * JVM's exit and memscope's last flush. */
+static jobject reserve_ref;
+
+static void JNICALL on_resource_exhausted(jvmtiEnv *env, JNIEnv *jni, jint flags, const void *reserved,
+                                          const char *description) {
+    (void) reserved;
+    (void) description;
+    jlong now = now_nanos();
+    int64_t zero = 0;
+    __atomic_compare_exchange_n(&exhausted_first_nanos, &zero, (int64_t) now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    __atomic_store_n(&exhausted_last_nanos, (int64_t) now, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&exhausted_flags, (int64_t) flags, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&exhausted_count, 1, __ATOMIC_RELEASE);
+    jobject reserve = __atomic_exchange_n(&reserve_ref, NULL, __ATOMIC_SEQ_CST);
+    if (reserve != NULL && jni != NULL) {
+        (*jni)->DeleteGlobalRef(jni, reserve);
+    }
+    /* Once per capture: HotSpot logs every event it posts ("[error][jvmti] Posting Resource Exhausted event") on
+     * the application's output. The errors memscope's own threads meet count the later ones. */
+    (void) (*env)->SetEventNotificationMode(env, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+}
+
 static inline uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
     h *= UINT64_C(0xBF58476D1CE4E5B9);
@@ -521,7 +554,21 @@ static jint stop_events(void) {
                                                        NULL);
     jvmtiError e3 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
                                                        NULL);
+    (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
     return (jint) (err != JVMTI_ERROR_NONE ? err : e2 != JVMTI_ERROR_NONE ? e2 : e3);
+}
+
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiReserve0(JNIEnv *jni, jclass cls, jobject array) {
+    (void) cls;
+    jobject ref = array == NULL ? NULL : (*jni)->NewGlobalRef(jni, array);
+    jobject old = __atomic_exchange_n(&reserve_ref, ref, __ATOMIC_SEQ_CST);
+    if (old != NULL) {
+        (*jni)->DeleteGlobalRef(jni, old);
+    }
+    if (ref != NULL && jvmti != NULL) {
+        /* held again after the JVM recovered: the next time it runs out of memory lets it go again */
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+    }
 }
 
 /*
@@ -614,11 +661,19 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     names.can_get_source_file_name = 1;
     names.can_get_line_numbers = 1;
     (void) (*jvmti)->AddCapabilities(jvmti, &names);
+    /* For ResourceExhausted on the heap and on threads; without them the event still reports the rest. */
+    jvmtiCapabilities exhaustion;
+    memset(&exhaustion, 0, sizeof(exhaustion));
+    exhaustion.can_generate_resource_exhaustion_heap_events = 1;
+    exhaustion.can_generate_resource_exhaustion_threads_events = 1;
+    (void) (*jvmti)->AddCapabilities(jvmti, &exhaustion);
+    exhausted_count = exhausted_first_nanos = exhausted_last_nanos = exhausted_flags = 0;
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.SampledObjectAlloc = &on_sampled;
     callbacks.GarbageCollectionStart = &on_gc_start;
     callbacks.GarbageCollectionFinish = &on_gc_finish;
+    callbacks.ResourceExhausted = &on_resource_exhausted;
     callbacks.ThreadStart = &on_thread_start;
     err = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks));
     if (err == JVMTI_ERROR_NONE && sample_heap) {
@@ -629,6 +684,9 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     }
     if (err == JVMTI_ERROR_NONE) {
         err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
+    }
+    if (err == JVMTI_ERROR_NONE) {
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
     }
     if (err == JVMTI_ERROR_NONE && sample_heap) {
         __atomic_store_n(&enabled, 1, __ATOMIC_SEQ_CST);
@@ -1136,11 +1194,12 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
  * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
  * (0 between captures: what attach, detach, attach again must leave), the stack walk's counters and state; then
  * (sample_points.h) samples the JVM delivered, those left out by oversampling, the distances' state (0 the field was
- * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew.
+ * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew; then
+ * ResourceExhausted events: count, first and last time, flags.
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[30] = {
+    jlong c[34] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -1173,9 +1232,13 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         stripes_sum(offsetof(stripe, thinned)),
         (jlong) __atomic_load_n(&distances_state, __ATOMIC_RELAXED),
         stripes_sum(offsetof(stripe, written)),
+        __atomic_load_n(&exhausted_count, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 30 ? n : 30, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 34 ? n : 34, c);
 }
 
 /*
@@ -1255,4 +1318,85 @@ JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *) table);
     return result;
+}
+
+#include "heap_walk.h"
+
+/* ------------------------------------------------------------------------------------------ soft references */
+
+/* Tags for the SoftReference classes and their instances found, all removed before returning. The heap walk tags
+   objects too: SamplerNatives never lets the two run at once. */
+#define SOFT_CLASS_TAG ((jlong) 0x736f6674636c6173LL)
+#define SOFT_REFERENCE_TAG ((jlong) 0x736f667472656673LL)
+
+static jint JNICALL tag_soft_reference(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data) {
+    (void) size;
+    (void) length;
+    (void) user_data;
+    if (class_tag == SOFT_CLASS_TAG) {
+        *tag_ptr = SOFT_REFERENCE_TAG;
+    }
+    return 0;
+}
+
+/*
+ * Makes every SoftReference (of any subclass) look unused since long ago: its timestamp, which get() sets to
+ * SoftReference.clock, is moved far into the past, so that the next collection clears the soft references that are
+ * not used again before it, as the JVM does when memory runs short. SoftReference and its loaded subclasses are
+ * tagged, the heap is walked once for their instances, and every tag is removed afterwards. Returns the references
+ * aged, or a negative error: -1 no JVMTI, -2 no tagging capability, -3 no timestamp field, -4 the classes could not be
+ * listed, -5 the walk failed, -6 the tags could not be read back.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiAgeSoftReferences0(JNIEnv *jni, jclass cls, jclass soft) {
+    (void) cls;
+    if (jvmti == NULL || soft == NULL) {
+        return -1;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_tag_objects = 1;
+    if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+        return -2;
+    }
+    jfieldID timestamp = (*jni)->GetFieldID(jni, soft, "timestamp", "J");
+    if (timestamp == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -3;
+    }
+    jint class_count = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &class_count, &classes) != JVMTI_ERROR_NONE) {
+        return -4;
+    }
+    for (jint i = 0; i < class_count; i++) {
+        if ((*jni)->IsAssignableFrom(jni, classes[i], soft)) {
+            (void) (*jvmti)->SetTag(jvmti, classes[i], SOFT_CLASS_TAG);
+        }
+    }
+    jvmtiHeapCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.heap_iteration_callback = &tag_soft_reference;
+    jvmtiError walked = (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &callbacks, NULL);
+    jint count = 0;
+    jobject *objects = NULL;
+    jlong tag = SOFT_REFERENCE_TAG;
+    jvmtiError found = walked == JVMTI_ERROR_NONE
+            ? (*jvmti)->GetObjectsWithTags(jvmti, 1, &tag, &count, &objects, NULL) : walked;
+    if (found == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            (*jni)->SetLongField(jni, objects[i], timestamp, INT64_MIN / 4);
+            (void) (*jvmti)->SetTag(jvmti, objects[i], 0);
+            (*jni)->DeleteLocalRef(jni, objects[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) objects);
+    }
+    for (jint i = 0; i < class_count; i++) {
+        (void) (*jvmti)->SetTag(jvmti, classes[i], 0);
+        (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
+    if (walked != JVMTI_ERROR_NONE) {
+        return -5;
+    }
+    return found == JVMTI_ERROR_NONE ? count : -6;
 }

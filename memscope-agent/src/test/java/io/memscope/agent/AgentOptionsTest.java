@@ -17,7 +17,8 @@ class AgentOptionsTest {
         assertThat(o.intervalBytes()).isEqualTo(512 * 1024);
         assertThat(o.nativeMemory()).isTrue();
         assertThat(o.includeJdk()).isFalse();
-        assertThat(o.out()).isEqualTo(Path.of("memscope-out"));
+        assertThat(o.out()).isEqualTo(io.memscope.internal.files.PrivateFiles.defaultOutputBase());
+        assertThat(o.out().getFileName()).isEqualTo(Path.of("memscope-out"));
     }
 
     @Test
@@ -31,6 +32,25 @@ class AgentOptionsTest {
         assertThat(o.include()).isEqualTo(List.of("com/acme", "org/x"));
         assertThat(o.out()).isEqualTo(Path.of("/tmp/o"));
         assertThat(o.includeJdk()).isTrue();
+    }
+
+    @Test
+    void pathsFromGcRootsAreOnByDefaultWithTheirBudgets() {
+        AgentOptions d = AgentOptions.parse(null, Map.of());
+        assertThat(d.paths()).isTrue();
+        assertThat(d.pathsMillis()).isEqualTo(2000);
+        assertThat(d.pathsMemory()).isEqualTo(256L << 20);
+        AgentOptions o = AgentOptions.parse("paths=false,pathsTime=500,command=paths",
+                Map.of("MEMSCOPE_PATHS_MEMORY", "64m"));
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.paths()).isFalse();
+        assertThat(o.pathsMillis()).isEqualTo(500);
+        assertThat(o.pathsMemory()).isEqualTo(64L << 20);
+        assertThat(o.command()).isEqualTo("paths");
+        assertThat(AgentOptions.parse("pathsTime=0", Map.of()).errors()).singleElement().asString()
+                .contains("pathsTime");
+        assertThat(AgentOptions.parse("pathsMemory=512k", Map.of()).errors()).singleElement().asString()
+                .contains("must be at least 1m");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.RecordingReader;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
@@ -51,6 +52,10 @@ import java.util.Map;
  * quarter of held-at-end, and that window covers at least 5% of the report's window. Objects built once at start-up
  * (a short window) and caches that stopped growing are not suspects.
  *
+ * <p><b>Native leak suspects</b> follow the same rule on outstanding native bytes: outstanding at the end, grown by
+ * at least a quarter of that over the second half of the site's allocation window (outstanding at its midpoint),
+ * which covers at least 5% of the report's window. Buffers a pool takes once and reuses are outstanding, not leaks.
+ *
  * <p><b>Temporaries</b> are heap sites that allocated at least 1 MiB and 1% of all allocated bytes while holding at
  * most 5% of it at the end, with at least half of their samples collected: memory that only churns.
  */
@@ -89,12 +94,23 @@ public final class ReportBuilder {
         return new Builder(run, window, windows).build();
     }
 
+    /**
+     * The probability that the sampler picked an object of {@code size} bytes: {@code 1 - exp(-size/mean)}; a sample
+     * weighs {@code 1/p} objects and {@code size/p} bytes.
+     */
+    static double probability(long size, double mean) {
+        double p = -Math.expm1(-Math.max(size, 1) / mean);
+        return p <= 0 ? 1 : p;
+    }
+
     /** @return what the report says about the recording it comes from: closed or not, damage */
     static Report.Source source(RecordedRun run) {
         var h = run.header();
         var end = run.totals();
         var damage = run.damage();
-        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), end.isPresent(),
+        // Damaged in the middle yet closed: the file still ends with its intact END block (the END is not read).
+        boolean closed = end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
+        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
                 end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
                 damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
                 run.skippedBlocks());
@@ -158,7 +174,10 @@ public final class ReportBuilder {
         long deadSamples;
         double estBytes;
         double estCount;
+        /** Ages at collection (allocation to the collection that freed it) of the samples collected in the window. */
         final LifetimeMedian lifetimes = new LifetimeMedian();
+        /** Of those, the samples freed by the first collection after their allocation. */
+        long freedByFirstCollection;
         final List<StackAcc> stacks = new ArrayList<>(2);
         /**
          * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
@@ -174,6 +193,9 @@ public final class ReportBuilder {
         int nEpoch = -1;
         long nAtPeakBytes;
         long nAtPeakBlocks;
+        /** Outstanding bytes at the midpoint of the site's allocation window (valid once {@link #nMidTaken}). */
+        long nAtMid;
+        boolean nMidTaken;
 
         SiteAcc(int key, Site site, String type) {
             this.key = key;
@@ -270,6 +292,8 @@ public final class ReportBuilder {
         final int peakGc;
         final HeldLedger heldSites;
         final HeldLedger heldStacks;
+        /** Sampled objects (not their weights) held per site: the sample counts behind the held estimates. */
+        final HeldLedger heldSamples;
         final SampleTable samples = new SampleTable();
         final StackIndex stackIndex = new StackIndex();
         /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
@@ -360,6 +384,7 @@ public final class ReportBuilder {
             this.peakGc = gcs.peak(windowFirstGc, endGc);
             this.heldSites = new HeldLedger(windowFirstGc, endGc, peakGc);
             this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
+            this.heldSamples = new HeldLedger(windowFirstGc, endGc, peakGc);
 
             long duration = Math.max(1, to - from);
             long width = Math.max(1_000_000L, ceilDiv(ceilDiv(duration, TIMELINE_BUCKETS), 1_000_000L) * 1_000_000L);
@@ -403,8 +428,7 @@ public final class ReportBuilder {
         }
 
         double probability(long size) {
-            double p = -Math.expm1(-Math.max(size, 1) / mean);
-            return p <= 0 ? 1 : p;
+            return ReportBuilder.probability(size, mean);
         }
 
         SiteAcc site(int siteId) {
@@ -426,6 +450,7 @@ public final class ReportBuilder {
                     }
                 }
                 heldSites.ensure(a.key);
+                heldSamples.ensure(a.key);
                 sitesById.put(siteId, a);
                 if (small) {
                     smallIds[siteId] = a;
@@ -514,6 +539,7 @@ public final class ReportBuilder {
                 StackAcc stack = stack(stackId, site);
                 samples.put(address, stack.key, epoch);
                 heldSites.allocated(site.key, wb, wc);
+                heldSamples.allocated(site.key, 1, 0);
                 heldStacks.allocated(stack.key, wb, wc);
                 if (site.stackId == 0) {
                     site.stackId = stackId;
@@ -537,7 +563,8 @@ public final class ReportBuilder {
                     orphanFrees++;
                     return;
                 }
-                boolean old = samples.epoch(slot) < epoch;
+                int bornEpoch = samples.epoch(slot);
+                boolean old = bornEpoch < epoch;
                 // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
                 double p = probability(size);
                 double wb = size / p;
@@ -545,6 +572,7 @@ public final class ReportBuilder {
                 int stackKey = samples.stack(slot);
                 int siteKey = siteOfStack[stackKey];
                 heldSites.collected(siteKey, wb, wc, old);
+                heldSamples.collected(siteKey, 1, 0, old);
                 heldStacks.collected(stackKey, wb, wc, old);
                 long allocated = t - previousSize;
                 if (allocated >= from && allocated <= to) {
@@ -552,6 +580,9 @@ public final class ReportBuilder {
                     a.deadSamples++;
                     if (t <= to) {
                         a.lifetimes.add(previousSize);
+                        if (epoch - bornEpoch <= 1) {
+                            a.freedByFirstCollection++; // it survived no collection
+                        }
                     }
                 }
                 samples.remove(slot);
@@ -566,6 +597,7 @@ public final class ReportBuilder {
                     measure(k);
                 }
                 heldSites.advance();
+                heldSamples.advance();
                 heldStacks.advance();
                 nextGc++;
                 epoch++;
@@ -579,6 +611,7 @@ public final class ReportBuilder {
         /** Takes the figures of collection {@code k} (the replay is at the start of the next one, or the end). */
         private void measure(int k) {
             heldSites.measure(k);
+            heldSamples.measure(k);
             heldStacks.measure(k);
             measured = k;
             GcRecord g = gcs.record(k);
@@ -660,6 +693,17 @@ public final class ReportBuilder {
             nPeakEpoch++;
         }
 
+        /**
+         * Before changing a native site's outstanding figure at {@code t}: the first change after the midpoint of the
+         * site's allocation window keeps the figure it had there (the native leak rule's "growing").
+         */
+        private void midpoint(SiteAcc a, long t) {
+            if (!a.nMidTaken && a.firstAlloc != Long.MAX_VALUE && t > a.firstAlloc + (a.lastAlloc - a.firstAlloc) / 2) {
+                a.nAtMid = a.nOutstanding;
+                a.nMidTaken = true;
+            }
+        }
+
         /** Before changing a site's or stack's outstanding figure: keep its value at the current native peak. */
         private void snapshot(SiteAcc a, StackAcc s) {
             if (a.nEpoch != nPeakEpoch) {
@@ -676,6 +720,7 @@ public final class ReportBuilder {
 
         private void release(NativeBlock old, long t, boolean freed) {
             snapshot(old.site, old.stack);
+            midpoint(old.site, t);
             nOutstanding -= old.size;
             old.site.nOutstanding -= old.size;
             old.site.nBlocks--;
@@ -696,6 +741,7 @@ public final class ReportBuilder {
                         release(old, t, false);
                     }
                     snapshot(site, stack);
+                    midpoint(site, t);
                     nOutstanding += size;
                     site.nOutstanding += size;
                     site.nBlocks++;
@@ -819,6 +865,8 @@ public final class ReportBuilder {
                 long growth = Math.max(0, liveB - Math.round(heldSites.markBytes(a.key)));
                 long medianNanos = a.lifetimes.medianNanos();
                 double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
+                double firstGcShare = a.lifetimes.count() == 0 ? -1
+                        : (double) a.freedByFirstCollection / a.lifetimes.count();
                 long liveSamples = a.samples - a.deadSamples;
                 boolean leak = liveSamples >= 2 && liveB > 0 && a.firstAlloc != Long.MAX_VALUE
                         && a.lastAlloc - a.firstAlloc >= runNanos / 20 && growth * 4 >= liveB;
@@ -877,8 +925,11 @@ public final class ReportBuilder {
                 }
                 boolean temporary = allocB >= (1 << 20) && liveB * 20 <= allocB && a.samples > 0
                         && a.deadSamples * 2 >= a.samples;
+                long liveN = Math.max(0, Math.round(heldSamples.endBytes(a.key)));
+                long atPeakN = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSamples.atPeakBytes(a.key)));
                 SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
-                        liveC, ownPeak, atPeakB, atPeakC, growth, median, leak, temporary, run.stack(a.stackId));
+                        liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, firstGcShare, leak,
+                        temporary, run.stack(a.stackId));
                 profiles.put(a, p);
             }
             // the 1%-of-all condition of temporaries needs the total
@@ -887,8 +938,9 @@ public final class ReportBuilder {
                 SiteProfile p = e.getValue();
                 if (p.temporary() && p.allocatedBytes() * 100 < allocatedBytes) {
                     p = new SiteProfile(p.site(), p.type(), false, p.allocatedBytes(), p.allocatedObjects(),
-                            p.samples(), p.liveBytes(), p.liveObjects(), p.peakBytes(), p.heldAtPeakBytes(),
-                            p.heldAtPeakObjects(), p.growthBytes(), p.medianLifetimeMs(), p.leakSuspect(), false,
+                            p.samples(), p.liveBytes(), p.liveObjects(), p.liveSamples(), p.peakBytes(),
+                            p.heldAtPeakBytes(), p.heldAtPeakObjects(), p.heldAtPeakSamples(), p.growthBytes(),
+                            p.medianAgeAtCollectionMs(), p.freedByFirstCollectionShare(), p.leakSuspect(), false,
                             p.stack());
                 }
                 heap.add(p);
@@ -901,9 +953,15 @@ public final class ReportBuilder {
                 if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
                     continue;
                 }
+                // a native leak is judged like a heap leak: outstanding at the end, and grown over the second half of
+                // the site's allocation window, which covers at least 5% of the report's (a pool filled once, or
+                // buffers taken at start-up and reused, are outstanding but not leaks)
+                long nGrowth = Math.max(0, a.nOutstanding - (a.nMidTaken ? a.nAtMid : a.nOutstanding));
+                boolean nLeak = a.nOutstanding > 0 && nGrowth > 0 && nGrowth * 4 >= a.nOutstanding
+                        && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
-                        a.nOutstanding, a.nBlocks, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, -1,
-                        false, false, run.stack(a.stackId)));
+                        a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
+                        nGrowth, -1, -1, nLeak, false, run.stack(a.stackId)));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
                         s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0});
@@ -917,6 +975,7 @@ public final class ReportBuilder {
             List<SiteProfile> leaks = rank(heap, SiteProfile::leakSuspect, SiteProfile::growthBytes);
             List<SiteProfile> temps = rank(heap, SiteProfile::temporary, SiteProfile::allocatedBytes);
             List<SiteProfile> nLeaks = rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes);
+            List<SiteProfile> nSuspects = rank(nativeSites, SiteProfile::leakSuspect, SiteProfile::growthBytes);
 
             // Stacks.
             List<StackProfile> stackProfiles = new ArrayList<>();
@@ -964,21 +1023,34 @@ public final class ReportBuilder {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(heap, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
                     holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
-                            p.stack()));
+                            p.heldAtPeakSamples(), p.stack()));
                 }
                 peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
                         g.heapUsedAfter(), peakEstimate, peakObjects, holders);
             }
+            Report.ExactCoverage coverage = null;
+            if ("exact".equals(run.metadata().get(MetadataKeys.MODE))) {
+                long counted = 0;
+                for (SiteCount c : counts.values()) {
+                    Site s = run.site(c.siteId());
+                    if (s == null || !s.isNative()) {
+                        counted += c.bytes();
+                    }
+                }
+                coverage = new Report.ExactCoverage(counted, run.metadataLong(MetadataKeys.JVM_ALLOCATED_BYTES, -1),
+                        run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
+                        "true".equalsIgnoreCase(run.metadata().get("option.includeJdk")));
+            }
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
                     peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact,
-                    countsAsOfMs);
+                    countsAsOfMs, coverage);
 
             // Native memory.
             Peak.NativePeak nativePeak = null;
             if (nPeak > 0) {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
-                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(), 0,
                             p.stack()));
                 }
                 nativePeak = new Peak.NativePeak(nPeakTime, (nPeakTime - runStart) / 1e6, nPeak, holders);
@@ -997,7 +1069,8 @@ public final class ReportBuilder {
                 }
             }
             Report.NativeMemory nativeMemory = new Report.NativeMemory(nAllocated, nAllocations, nFreed,
-                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks);
+                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks,
+                    nSuspects);
 
             // GC.
             List<GcRecord> collections = new ArrayList<>();
@@ -1032,7 +1105,8 @@ public final class ReportBuilder {
             }
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), apiReport, run.accounting());
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(),
+                    RetentionPaths.of(run, runStart, from, to, restricted));
         }
 
         /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

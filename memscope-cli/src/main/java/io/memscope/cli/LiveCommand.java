@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.Summary;
 import io.memscope.error.MemscopeException;
@@ -138,8 +139,8 @@ public final class LiveCommand implements Callable<Integer> {
                 "type", "site"));
         for (CompositeData c : rows) {
             b.append(String.format(Locale.ROOT, "  %12s %12d %14s  %-20s %s%n", Summary.bytes((Long) c.get("liveBytes")),
-                    (Long) c.get("liveObjects"), Summary.bytes((Long) c.get("allocatedBytes")), c.get("type"),
-                    c.get("site")));
+                    (Long) c.get("liveObjects"), Summary.bytes((Long) c.get("allocatedBytes")),
+                    TerminalText.safe(c.get("type")), TerminalText.safe(c.get("site"))));
         }
     }
 }

@@ -100,6 +100,11 @@ final class JvmtiHeapSampler {
     static final int DISTANCES = 28;
     /** Distances memscope drew. */
     static final int DISTANCES_DRAWN = 29;
+    /** JVMTI ResourceExhausted events since the capture started: count, first and last time, flags seen. */
+    static final int EXHAUSTED_COUNT = 30;
+    static final int EXHAUSTED_FIRST_NANOS = 31;
+    static final int EXHAUSTED_LAST_NANOS = 32;
+    static final int EXHAUSTED_FLAGS = 33;
 
     private final SiteFilter filter;
     private final double mean;
@@ -114,7 +119,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[30];
+    private final long[] counters = new long[34];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
@@ -139,6 +144,10 @@ final class JvmtiHeapSampler {
     private long kept;
     private long ownSamples;
     private long filtered;
+    /** Samples of {@code java.lang.Class} objects (mirrors the JVM allocates while it loads a class), left out. */
+    private long classMirrors;
+    /** Samples of a JMX connector's work on JDK frames alone ({@link StackTable.JvmStack#jmxConnector}), left out. */
+    private long jmxConnector;
     private long unresolved;
     private long untracked;
     private long ambiguous;
@@ -399,6 +408,15 @@ final class JvmtiHeapSampler {
         long tid = records[r + 3];
         long announce = records[r + 5];
         int classId = (int) records[r + 6];
+        if (classId != 0 && resolver.isClassMirror(classId, resolver.knows(classId) ? null
+                : SamplerNatives.className(classId))) {
+            // the JVM's class mirrors, allocated while a class loads: not the application's allocations
+            classMirrors++;
+            if (index >= 0) {
+                commit(index, 0, -1, 0);
+            }
+            return;
+        }
         SampleResolver.ThreadInfo thread = announce != 0
                 ? resolver.announce(tid, SamplerNatives.thread(announce))
                 : resolver.thread(tid);
@@ -409,6 +427,8 @@ final class JvmtiHeapSampler {
         } else if (js == StackTable.OWN || js.jdkOnly && thread != null && thread.notifications
                 && pauses != null && pauses.listening()) {
             ownSamples++;
+        } else if (js.jmxConnector || js.jdkOnly && thread != null && thread.jmxConnector) {
+            jmxConnector++; // a JMX connector's work: memscope's own queries (live, top, accounting), or a tool's
         } else if (!filter.acceptsAll() && !js.accepted(filter)) {
             filtered++;
         } else {
@@ -568,6 +588,22 @@ final class JvmtiHeapSampler {
         }
     }
 
+    /**
+     * Walks the heap from the GC roots ({@link HeapWalk}) for the samples tracked now (after draining what is
+     * queued and checking what the collections since the last round freed). Any thread; the drain thread waits meanwhile. Never throws.
+     *
+     * @return the walk, or null once the sampler is closed
+     */
+    io.memscope.recording.RetentionWalk walkHeap(HeapWalk.Budget budget, String trigger) {
+        drain();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            return HeapWalk.run(budget, trigger);
+        }
+    }
+
     /** @return the mean sampling interval in bytes (the samples' weights) */
     double mean() {
         return mean;
@@ -662,6 +698,16 @@ final class JvmtiHeapSampler {
     /** @return samples dropped by include/exclude */
     synchronized long filtered() {
         return filtered;
+    }
+
+    /** @return samples of a JMX connector's work, left out */
+    synchronized long jmxConnector() {
+        return jmxConnector;
+    }
+
+    /** @return samples of {@code java.lang.Class} objects, left out */
+    synchronized long classMirrors() {
+        return classMirrors;
     }
 
     /** @return samples whose stack could not be resolved (dropped) */

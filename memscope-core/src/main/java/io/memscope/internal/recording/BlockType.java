@@ -42,6 +42,12 @@ public enum BlockType {
      * count x (u8 table, zz thread id, thread name id, user id, host id, instrument id, 11 x zz column values).
      */
     ACCOUNTING(14, true),
+    /**
+     * Since 1.4, SKIPPABLE: one walk of the heap from the GC roots: zz timestamp, its figures, its forest of nodes
+     * (parent, kind, class, label, index) and its samples (id, site, size, node); see
+     * {@link io.memscope.recording.RetentionWalk}.
+     */
+    RETENTION(17, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 
