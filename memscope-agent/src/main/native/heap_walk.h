@@ -62,6 +62,8 @@
 #define HW_JNI_LOCAL_DEPTH 64
 /* Field examples kept at most (one per class and field). */
 #define HW_MAX_EXAMPLES 65536u
+/* Ambiguous examples per class after which its fields take no new example (their holders' fields all alike). */
+#define HW_MAX_AMBIGUOUS 16u
 
 /* Walk outcomes (stats[0]); HW_LAYOUT is internal: the address words were wrong, walk again with tags. */
 #define HW_COMPLETE 0
@@ -94,13 +96,22 @@
 #define HW_STAT_BUDGET 14
 #define HW_STAT_AVAILABLE 15
 #define HW_STAT_TAGS 16
-#define HW_STATS 17
+#define HW_STAT_ANSWER_LIMIT 17
+#define HW_STAT_LEFT_OUT 18
+#define HW_STATS 19
 
 /* Longs per node and per sample in walk0's answer. */
 #define HW_OUT_NODE_LONGS 5
 #define HW_OUT_SAMPLE_LONGS 4
 /* Most nodes in an answer (a recording block holds at most 16 MiB). */
 #define HW_MAX_OUT_NODES 600000u
+/*
+ * Java heap bytes per node and per sample of an answer, counted generously: the answer's long[] (40 and 32 bytes),
+ * the Java objects HeapWalk.java makes of them (a record each, a list slot), and their bytes in the recording's
+ * block buffer. The answer may take the Java heap bytes it is given (answer_bytes): past them, paths are left out.
+ */
+#define HW_JAVA_NODE_BYTES 128
+#define HW_JAVA_SAMPLE_BYTES 256 /* with the node of a sample whose path is left out */
 
 typedef struct {
     uint32_t parent;
@@ -125,13 +136,20 @@ typedef struct {
     uint8_t leaf_state;  /* 0 unknown, 1 computing, 2 known */
     uint64_t seen_fields;  /* instance field indexes below 64 with an example */
     uint64_t seen_statics; /* static field indexes below 64 with an example */
+    uint32_t ambiguous;    /* ambiguous examples of its fields so far (see hw_example) */
 } hw_class;
 
-/* One example of a field: a holder (its tag: a node's, or a class's for a static field) and the value it held. */
+/*
+ * One example of a field: a holder (its tag: a node's, or a class's for a static field) and the value it held. The
+ * field's name is read afterwards by finding which field of the holder holds the value, so an example whose holder
+ * holds the same value in two fields (a map entry whose key is its value) cannot name it: it is ambiguous, and the
+ * next holder of the class gives another example.
+ */
 typedef struct {
     uint32_t klass;
     uint32_t index;
     uint32_t is_static;
+    uint32_t ambiguous;
     jlong holder;
     jlong value;
     int32_t name;
@@ -299,20 +317,34 @@ static inline uint32_t hw_example_key_slot(const hw_state *w, uint32_t klass, ui
     return (uint32_t) (h >> 32) & w->example_mask;
 }
 
-/* The example of a field, or NULL. */
+/* The example of a field that can name it, else an ambiguous one (see hw_example), or NULL. */
 static hw_example *hw_example_find(hw_state *w, uint32_t klass, uint32_t index, uint32_t is_static) {
     if (w->example_table == NULL) {
         return NULL;
     }
+    hw_example *ambiguous = NULL;
     for (uint32_t i = hw_example_key_slot(w, klass, index, is_static);; i = (i + 1) & w->example_mask) {
         uint32_t e = w->example_table[i];
         if (e == 0) {
-            return NULL;
+            return ambiguous;
         }
         hw_example *x = &w->examples[e - 1];
         if (x->klass == klass && x->index == index && x->is_static == is_static) {
-            return x;
+            if (!x->ambiguous) {
+                return x;
+            }
+            if (ambiguous == NULL) {
+                ambiguous = x;
+            }
         }
+    }
+}
+
+/* Lets the next holder of a class give an example of one of its fields again. */
+static inline void hw_forget_field(hw_class *holder_class, uint32_t index, uint32_t is_static) {
+    if (index < 64 && holder_class->ambiguous < HW_MAX_AMBIGUOUS) {
+        uint64_t *seen = is_static ? &holder_class->seen_statics : &holder_class->seen_fields;
+        *seen &= ~(UINT64_C(1) << index);
     }
 }
 
@@ -330,8 +362,11 @@ static void hw_note_field(hw_state *w, hw_class *holder_class, uint32_t index, u
         *seen |= UINT64_C(1) << index;
     }
     uint32_t klass = (uint32_t) (holder_class - w->classes) + 1;
-    if (index >= 64 && hw_example_find(w, klass, index, is_static) != NULL) {
-        return;
+    if (index >= 64) {
+        hw_example *known = hw_example_find(w, klass, index, is_static);
+        if (known != NULL && (!known->ambiguous || holder_class->ambiguous >= HW_MAX_AMBIGUOUS)) {
+            return;
+        }
     }
     if (w->example_count >= HW_MAX_EXAMPLES || hw_memory(w) + 2 * HW_TAG_BYTES + 64 > w->budget) {
         return;
@@ -375,11 +410,29 @@ static void hw_note_field(hw_state *w, hw_class *holder_class, uint32_t index, u
         w->tags++;
     }
     x->value = *value_tag;
+    x->ambiguous = 0;
     uint32_t k = hw_example_key_slot(w, klass, index, is_static);
     while (w->example_table[k] != 0) {
         k = (k + 1) & w->example_mask;
     }
     w->example_table[k] = e + 1;
+    /* The JVM reports an object's fields one after the other: the examples just taken from the same holder come
+     * right before this one. One of them with the same value makes both ambiguous (see hw_example). */
+    for (uint32_t o = e; o-- > 0;) {
+        hw_example *y = &w->examples[o];
+        if (y->holder != x->holder || y->klass != klass || y->is_static != is_static) {
+            break;
+        }
+        if (y->value == x->value && !y->ambiguous) {
+            x->ambiguous = 1;
+            y->ambiguous = 1;
+            hw_forget_field(holder_class, y->index, is_static);
+        }
+    }
+    if (x->ambiguous) {
+        hw_forget_field(holder_class, index, is_static);
+        holder_class->ambiguous++;
+    }
 }
 
 /* Whether the address words found a sample's node where its weak handle says the sample is. */
@@ -727,8 +780,10 @@ static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *
  *
  * stats (HW_STATS longs): see the HW_STAT_* indexes. Returns {long[] nodes, String[] strings, long[] samples}, or
  * null when the walk could not run or its answer could not be built (stats say why: outcome HW_FAILED, error: a
- * JVMTI error code, -1 no JVMTI, -5 memory short, -6 not enough free memory for the budget, -7 no capture; -8 with an
- * empty answer: no sample was tracked, so there was nothing to walk for).
+ * JVMTI error code, -1 no JVMTI, -5 memory short, -6 not enough free memory for the budget, -7 no capture, -9 the
+ * answer for the tracked samples would not fit in answer_bytes of Java heap; -8 with an empty answer: no sample was
+ * tracked, so there was nothing to walk for). answer_bytes: the Java heap the answer may take (HW_JAVA_*_BYTES a
+ * node and a sample); the paths of samples past it are left out.
  *   nodes: HW_OUT_NODE_LONGS per node, parents first: parent (-1: a root), kind (the JVMTI reference kind of the
  *          reference into it; a root's kind) | 0x100 when it is a Class object, array element or constant pool
  *          index (else 0), class name (string index: the class of the object, or the class a Class object is),
@@ -737,7 +792,8 @@ static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *
  *          reached)
  */
 JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *jni, jclass cls, jlong time_budget,
-                                                                      jlong memory_budget, jlongArray stats_out) {
+                                                                      jlong memory_budget, jlong answer_bytes,
+                                                                      jlongArray stats_out) {
     (void) cls;
     jlong stats[HW_STATS];
     memset(stats, 0, sizeof(stats));
@@ -774,6 +830,18 @@ JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *j
     if (rc != 0) {
         stats[HW_STAT_ERROR] = rc;
         goto done;
+    }
+    /* The answer's Java objects must fit in the Java heap's free room given: checked before the walk, no pause. */
+    {
+        int64_t for_samples = (int64_t) sample_count * HW_JAVA_SAMPLE_BYTES;
+        int64_t nodes = (answer_bytes - for_samples) / HW_JAVA_NODE_BYTES;
+        if (sample_count > 0 && nodes < 1024) {
+            stats[HW_STAT_TRACKED] = (jlong) sample_count;
+            stats[HW_STAT_ERROR] = -9;
+            goto done;
+        }
+        a.max_nodes = nodes <= 0 ? 0 : nodes > (int64_t) HW_MAX_OUT_NODES ? HW_MAX_OUT_NODES : (uint32_t) nodes;
+        stats[HW_STAT_ANSWER_LIMIT] = a.max_nodes;
     }
     if (sample_count == 0) {
         /* nothing tracked, nothing to explain: no walk, no pause */
@@ -814,6 +882,7 @@ JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *j
     }
     stats[HW_STAT_REACHED] = (jlong) a.reached;
     stats[HW_STAT_OUTPUT_NODES] = (jlong) a.count;
+    stats[HW_STAT_LEFT_OUT] = (jlong) a.left_out;
     stats[HW_STAT_OUTCOME] = w.outcome;
     stats[HW_STAT_AFTER] = now_nanos() - walked;
 

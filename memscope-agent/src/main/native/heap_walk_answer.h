@@ -219,7 +219,7 @@ static void hw_name_field(JNIEnv *jni, hw_state *w, hw_strings *t, hw_example *x
             jint count = 0;
             jfieldID *fields = NULL;
             if ((*jvmti)->GetClassFields(jvmti, k, &count, &fields) == JVMTI_ERROR_NONE) {
-                for (jint i = 0; i < count && found[0] == 0; i++) {
+                for (jint i = 0; i < count; i++) {
                     jint modifiers = 0;
                     char *name = NULL, *sig = NULL;
                     if ((*jvmti)->GetFieldModifiers(jvmti, k, fields[i], &modifiers) != JVMTI_ERROR_NONE
@@ -234,7 +234,9 @@ static void hw_name_field(JNIEnv *jni, hw_state *w, hw_strings *t, hw_example *x
                             (*jni)->ExceptionClear(jni);
                         } else if (v != NULL) {
                             if ((*jni)->IsSameObject(jni, v, value)) {
-                                snprintf(found, sizeof(found), "%s", name);
+                                /* two fields holding the value: both names (hw_example: mostly avoided) */
+                                size_t used = strlen(found);
+                                snprintf(found + used, sizeof(found) - used, "%s%s", used == 0 ? "" : "|", name);
                             }
                             (*jni)->DeleteLocalRef(jni, v);
                         }
@@ -297,11 +299,16 @@ typedef struct {
     uint32_t *source;
     size_t count;
     size_t capacity;
+    uint32_t max_nodes; /* the most nodes of paths it may hold: a recording block's, and the Java heap's room */
+    size_t left_out;    /* reached samples whose path did not fit: each a root node of its own (HW_LEFT_OUT) */
     jlong *samples;
     size_t sample_count;
     size_t reached;
     hw_strings strings;
 } hw_answer;
+
+/* The root description of a reached sample whose path did not fit in the answer. */
+#define HW_LEFT_OUT "path left out (the walk's answer was full)"
 
 /* Label placeholders of an answer's node until names are known: a root record, or a field example. */
 #define HW_LABEL_ROOT(record) (-(jlong) (record) - 2)
@@ -357,8 +364,13 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
             }
             n = e->parent;
         }
-        if (a->count + len > HW_MAX_OUT_NODES) {
-            continue; /* too many nodes for one answer: this sample's path is left out */
+        int left_out = len > 0 && a->count + len > a->max_nodes;
+        if (left_out) {
+            /* too many nodes for the answer: the sample alone, as a root of its own, so that it still reads as
+             * reached (one node more per sample at most, counted in HW_JAVA_SAMPLE_BYTES) */
+            chain[0] = s->node;
+            len = 1;
+            a->left_out++;
         }
         while (a->count + len > a->capacity) {
             jlong *bigger = realloc(a->nodes, sizeof(jlong) * HW_OUT_NODE_LONGS * a->capacity * 2);
@@ -378,9 +390,9 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
         for (size_t k = len; k-- > 0;) {
             uint32_t m = chain[k];
             hw_node *e = &w->nodes[m - 1];
-            int top = e->parent == HW_ROOT || e->parent == HW_UNREACHED || hw_builtin_mirror(w, e);
-            uint32_t kind = HW_EDGE_KIND(e->edge);
-            if (hw_builtin_mirror(w, e)) {
+            int top = left_out || e->parent == HW_ROOT || e->parent == HW_UNREACHED || hw_builtin_mirror(w, e);
+            uint32_t kind = left_out ? JVMTI_HEAP_REFERENCE_OTHER : HW_EDGE_KIND(e->edge);
+            if (!left_out && hw_builtin_mirror(w, e)) {
                 kind = JVMTI_HEAP_REFERENCE_SYSTEM_CLASS; /* a class that never unloads: a root of its own */
             }
             jlong *r = &a->nodes[a->count * HW_OUT_NODE_LONGS];
@@ -390,6 +402,9 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
                     ? HW_EDGE_INDEX(e->edge) : 0;
             r[3] = e->klass; /* the class name's string index, below */
             r[4] = top ? HW_LABEL_ROOT(kind == JVMTI_HEAP_REFERENCE_SYSTEM_CLASS ? 0 : HW_EDGE_INDEX(e->edge)) : -1;
+            if (left_out) {
+                r[4] = hw_intern(&a->strings, HW_LEFT_OUT);
+            }
             if (!top && (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)) {
                 hw_node *p = &w->nodes[e->parent - 1];
                 uint32_t holder = kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD ? (p->klass & ~HW_MIRROR) : p->klass;

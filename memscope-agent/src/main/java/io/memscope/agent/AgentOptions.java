@@ -70,7 +70,7 @@ public final class AgentOptions {
         "oversample=auto|N      MEMSCOPE_OVERSAMPLE   JVM sampler: ask the JVM for a sample every interval/N bytes "
             + "and keep each with the probability that leaves one per interval, so that its errors around "
             + "allocations outside TLABs shrink N-fold (auto: 16 on JDK 24 and older, whose sampler has them; 1 on "
-            + "JDK 25 and newer)",
+            + "JDK 25 and newer; default auto)",
         "jvmDistances=own|jvm   MEMSCOPE_JVM_DISTANCES JVM sampler: memscope draws each thread's distance to its "
             + "next sample (own), or leaves it to the JVM, whose draws repeat for threads started at a reused "
             + "address (jvm) (default own)",

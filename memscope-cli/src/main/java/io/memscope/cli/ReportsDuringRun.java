@@ -1,6 +1,7 @@
 package io.memscope.cli;
 
 import io.memscope.analysis.ReportFiles;
+import io.memscope.analysis.html.HtmlReport;
 import io.memscope.recording.RecordingReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +19,8 @@ import java.util.Set;
  * another (a build forking test JVMs, a script) closes each JVM's recording long before it ends itself, and each of
  * those reports is built then, on one background thread, instead of all of them after the command. Nothing is
  * printed here: {@link #take} hands each built report to the caller, which prints them in order once the command
- * has ended, as before.
+ * has ended, as before. First of all, the thread reads what every report page shares ({@link HtmlReport#prepare}),
+ * which the first report would otherwise wait for.
  *
  * <p>Only a closed recording (its end block written) is built early; a report is built again at the end when its
  * recording changed after it was built (another capture of the same JVM wrote into it). A failure here is not the
@@ -52,6 +54,11 @@ final class ReportsDuringRun implements AutoCloseable {
     }
 
     private void loop() {
+        try {
+            HtmlReport.prepare(); // the pages' shared parts, read while the command runs (once per JVM)
+        } catch (RuntimeException e) {
+            // the first report built reads them again and reports what is wrong
+        }
         Set<Path> tried = new HashSet<>();
         while (!stopping) {
             try {

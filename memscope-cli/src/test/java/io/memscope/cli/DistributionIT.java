@@ -30,7 +30,8 @@ class DistributionIT {
     private static final String VERSION = io.memscope.Version.get();
     private static final String ROOT = "memscope-" + VERSION + "/";
     private static final List<String> CONTENT = List.of(ROOT + "LICENSE", ROOT + "README.md", ROOT + "bin/memscope",
-            ROOT + "lib/memscope-agent.jar", ROOT + "lib/memscope-demo.jar", ROOT + "lib/memscope.jar");
+            ROOT + "lib/memscope-agent.jar", ROOT + "lib/memscope-demo.jar", ROOT + "lib/memscope.classlist",
+            ROOT + "lib/memscope.jar");
 
     private static Path tarball() {
         return Path.of(System.getProperty("memscope.distribution"));
@@ -143,6 +144,69 @@ class DistributionIT {
         Proc version = Proc.run(cwd, env, List.of(home.resolve("bin/memscope").toString(), "--version"));
         assertThat(version.code).as(version.output).isZero();
         assertThat(version.output).contains("memscope " + VERSION);
+        awaitArchiveDump(tmp.resolve(".cache/memscope")); // the first run's, before the folder is deleted
+    }
+
+    /**
+     * The first run of a java makes the class-data-sharing archive of the CLI's classes in the background, in the
+     * user's cache folder (mode 0700); later runs load the CLI's classes from it; {@code MEMSCOPE_CDS=off} runs
+     * without it. Which classes came from where is the JVM's own class-loading log (through JAVA_TOOL_OPTIONS, which
+     * the launcher's java reads). HotSpot (the JDKs the build runs on).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void theFirstRunMakesTheClassArchiveThatLaterRunsLoadTheCliFrom(@TempDir Path tmp) throws Exception {
+        Path home = unpack(tmp.resolve("opt"));
+        String launcher = home.resolve("bin/memscope").toString();
+        Path cache = tmp.resolve("cache");
+        Map<String, String> env = Map.of("JAVA_HOME", javaHome().toString(), "PATH", "/usr/bin:/bin",
+                "XDG_CACHE_HOME", cache.toString());
+        Proc first = Proc.run(tmp, env, List.of(launcher, "--version"));
+        assertThat(first.code).as(first.output).isZero();
+        assertThat(first.output).contains("memscope " + VERSION);
+        Path dir = cache.resolve("memscope");
+        assertThat(Files.getPosixFilePermissions(dir)).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ,
+                PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+        awaitArchiveDump(dir);
+        try (Stream<Path> s = Files.list(dir)) {
+            assertThat(s.map(p -> p.getFileName().toString())).as("the cache").anyMatch(n -> n.endsWith(".jsa"));
+        }
+
+        assertThat(loadedFrom(tmp, env, "with")).as("a later run").contains("source: shared objects file");
+        Map<String, String> off = new java.util.HashMap<>(env);
+        off.put("MEMSCOPE_CDS", "off");
+        assertThat(loadedFrom(tmp, off, "off")).as("MEMSCOPE_CDS=off").contains("source: file:");
+    }
+
+    /** @return where {@code memscope --version}'s JVM loaded {@code io.memscope.cli.Main} from (its log line) */
+    private static String loadedFrom(Path tmp, Map<String, String> env, String name) throws Exception {
+        Path log = tmp.resolve("classes-" + name + ".log");
+        Map<String, String> e = new java.util.HashMap<>(env);
+        e.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + log);
+        Proc p = Proc.run(tmp, e, List.of(tmp.resolve("opt").resolve(ROOT).resolve("bin/memscope").toString(),
+                "--version"));
+        assertThat(p.code).as(p.output).isZero();
+        assertThat(p.output).contains("memscope " + VERSION);
+        try (Stream<String> lines = Files.lines(log)) {
+            return lines.filter(l -> l.contains(" io.memscope.cli.Main ")).findFirst()
+                    .orElseThrow(() -> new AssertionError("io.memscope.cli.Main not in " + log));
+        }
+    }
+
+    /** Waits until no dump of a class-data-sharing archive is under way in the cache folder (its lock is gone). */
+    private static void awaitArchiveDump(Path cacheDir) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+        while (true) {
+            boolean locked;
+            try (Stream<Path> s = Files.exists(cacheDir) ? Files.list(cacheDir) : Stream.empty()) {
+                locked = s.anyMatch(p -> p.getFileName().toString().endsWith(".lock"));
+            }
+            if (!locked) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("the archive's dump ended within 240 s").isLessThan(deadline);
+            Thread.sleep(100);
+        }
     }
 
     @Test

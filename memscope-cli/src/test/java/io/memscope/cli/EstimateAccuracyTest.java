@@ -1,6 +1,7 @@
 package io.memscope.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,8 @@ import memscope.fixtures.SizeClassFixture;
 import memscope.fixtures.ThreadChurnFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -19,13 +22,28 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The JVM sampler's estimates against exact counts, end to end (`memscope run`, report.json): per allocation site,
  * allocated and held bytes within 10% in every size class from 16 B to 4 MiB, and with thousands of short-lived
- * platform or virtual threads. Linux x86_64 (the JVM sampler's platform); JDK 25 and JDK 17 when installed.
+ * platform or virtual threads.
+ *
+ * <p>Platform. Linux x86_64, the JVM sampler's platform (elsewhere the class is skipped, saying why; on Linux x86_64
+ * every case asserts that the JVM sampler ran). Two JDKs, because they sample differently: JDK 17
+ * ({@code /usr/lib/jvm/java-17-openjdk-amd64}) stands for JDK 24 and older, whose byte accounting memscope corrects
+ * by oversampling (its cases assert that samples were thinned); the build's JDK (25: it samples right, nothing is
+ * thinned; a JDK 21 to 24 there would be oversampled, and asserted so). A missing JDK 17 shows as skipped cases, not
+ * as passes. Virtual threads need JDK 21: the build's JDK. Array sizes assume the JVM's default 16-byte array header
+ * (compressed class pointers).
  *
  * <p>Precision. A sample of s bytes stands for 1/p of its kind, p = 1 - exp(-s/interval) (Horvitz-Thompson): for n
  * objects of one size the relative standard error of the estimate is sqrt((1 - p) / (n p)). Each case is sized so
  * that it is at most {@value #MAX_RSE} in every class (checked first), which puts the 10% bound at least three
- * standard errors away: a correct sampler fails a class about once in 400, a sampler biased by 10% half the time.
+ * standard errors away: a correct sampler fails a class about once in 400 (most classes are at 2.8%: once in 3,000),
+ * a sampler biased by 10% half the time.
+ *
+ * <p>Not vacuous. Each case asserts that the correction it relies on ran (memscope drew the threads' distances, and
+ * on JDK 17 samples were thinned), and {@link #theJvmsOwnSamplingPointsFailTheSizeClassCheck} shows that the
+ * size-class stream fails the 10% bound without the correction.
  */
+@EnabledOnOs(value = OS.LINUX, architectures = "amd64",
+        disabledReason = "the JVM sampler (JVMTI library) is built for Linux x86_64 only")
 class EstimateAccuracyTest {
     private static final double TOLERANCE = 0.10;
     private static final double MAX_RSE = 0.033;
@@ -35,10 +53,20 @@ class EstimateAccuracyTest {
     private static final String[] SIZE_METHODS = {"bytes16", "bytes64", "bytes256", "bytes1k", "bytes4k",
         "bytes16k", "bytes64k", "bytes256k", "bytes1m", "bytes4m"};
     private static final String CHURN_SRC = "memscope/fixtures/ThreadChurnFixture.java";
+    private static final int THREADS = 3000;
     private static final String CHURN_SITE = "memscope.fixtures.ThreadChurnFixture.";
 
+    /** The build's JDK and JDK 17 (a case that {@link #assumeInstalled skips} when JDK 17 is not installed). */
     static List<String> javas() {
-        return Jvms.javas();
+        return List.of(Jvms.current(), Jvms.JDK17.toString());
+    }
+
+    private static void assumeInstalled(String java) {
+        assumeTrue(Files.isExecutable(Path.of(java)), java + " is not installed: the JDK 24-and-older case is not run");
+    }
+
+    private static boolean jdk17(String java) {
+        return java.equals(Jvms.JDK17.toString());
     }
 
     /** One site's truth and estimate. */
@@ -73,12 +101,9 @@ class EstimateAccuracyTest {
     @MethodSource("javas")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void allocatedBytesPerSizeClass(String java, @TempDir Path out) throws Exception {
+        assumeInstalled(java);
         Object report = runSizeClasses(java, out, 640L << 20, false, List.of());
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
-        boolean jdk17 = java.equals(Jvms.JDK17.toString());
-        assertThat(meta.get("jvmti.jvmIntervalBytes")).as("oversampled 16 times on JDK 24 and older: " + meta)
-                .isEqualTo(jdk17 ? "32768" : "524288");
-        assertThat(Jvms.metadataCount(meta, "jvmti.samplesThinned") > 0).isEqualTo(jdk17);
+        assertCorrected(java, MiniJson.obj(report, "metadata"), 512 * 1024);
         check(java, sizeRows(report, out, false, 512 * 1024));
     }
 
@@ -90,7 +115,9 @@ class EstimateAccuracyTest {
     @MethodSource("javas")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void heldBytesPerSizeClass(String java, @TempDir Path out) throws Exception {
+        assumeInstalled(java);
         Object report = runSizeClasses(java, out, 40L << 20, true, List.of("--interval", "32k"));
+        assertCorrected(java, MiniJson.obj(report, "metadata"), 32 * 1024);
         List<Row> rows = new ArrayList<>(sizeRows(report, out, true, 32 * 1024));
         rows.addAll(sizeRows(report, out, false, 32 * 1024));
         check(java, rows);
@@ -101,6 +128,7 @@ class EstimateAccuracyTest {
     @MethodSource("javas")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shortLivedPlatformThreads(String java, @TempDir Path out) throws Exception {
+        assumeInstalled(java);
         check(java, churn(java, out, "platform", 8));
     }
 
@@ -109,6 +137,52 @@ class EstimateAccuracyTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shortLivedVirtualThreads(@TempDir Path out) throws Exception {
         check(Jvms.current(), churn(Jvms.current(), out, "virtual", 64));
+    }
+
+    /**
+     * The control: the size-class stream with the JVM's own sampling points (JDK 17, {@code oversample=1,
+     * jvmDistances=jvm}, as memscope sampled before its correction) puts the 256 KiB class more than 10% under its
+     * exact count (-29% to -34% in five runs: docs/benchmarks.md, "Estimates against exact counts"; the standard
+     * error there is 2.5%), so {@link #allocatedBytesPerSizeClass} fails without the correction. Should a JDK 17
+     * update fix the JVM's accounting, this fails and says so.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void theJvmsOwnSamplingPointsFailTheSizeClassCheck(@TempDir Path out) throws Exception {
+        String java = Jvms.JDK17.toString();
+        assumeInstalled(java);
+        Object report = runSizeClasses(java, out, 640L << 20, false,
+                List.of("--agent-option", "oversample=1", "--agent-option", "jvmDistances=jvm"));
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        assertThat(meta.get("jvmti.jvmIntervalBytes")).isEqualTo("524288");
+        assertThat(meta.get("jvmti.distances")).isEqualTo("jvm");
+        assertThat(Jvms.metadataCount(meta, "jvmti.samplesThinned")).isZero();
+        List<Row> rows = sizeRows(report, out, false, 512 * 1024);
+        StringBuilder table = new StringBuilder("the JVM's own sampling points on " + java + ":\n");
+        rows.forEach(r -> table.append("  ").append(r).append('\n'));
+        System.out.print(table);
+        Row large = rows.get(7);
+        assertThat(large.name()).isEqualTo("SIZE-256K");
+        assertThat(large.error()).as("the JVM's own sampling points under-estimate objects outside TLABs: " + large
+                + " (if a JDK 17 update fixed the JVM's accounting, oversample=auto need not oversample it)\n" + table)
+                .isLessThan(-TOLERANCE);
+    }
+
+    /**
+     * The correction ran: memscope drew the threads' distances; on JDK 24 and older (17 here) the JVM was asked for
+     * 16 times as many samples and some were thinned, on JDK 25 and newer none.
+     */
+    private static void assertCorrected(String java, Map<String, Object> meta, long interval) {
+        assertThat(meta.get("jvmti.distances")).as("memscope drew the threads' distances: " + meta)
+                .isEqualTo("memscope");
+        assertThat(Jvms.metadataCount(meta, "jvmti.distancesDrawn")).isPositive();
+        int feature = Runtime.Version.parse(meta.get("javaVersion").toString()).feature();
+        assertThat(feature).as(java).isEqualTo(jdk17(java) ? 17 : Runtime.version().feature());
+        boolean oversampled = feature <= 24;
+        assertThat(meta.get("jvmti.jvmIntervalBytes")).as("oversampled 16 times on JDK 24 and older: " + meta)
+                .isEqualTo(Long.toString(oversampled ? interval / 16 : interval));
+        assertThat(Jvms.metadataCount(meta, "jvmti.samplesThinned") > 0).as("samples thinned: " + meta)
+                .isEqualTo(oversampled);
     }
 
     private static Object runSizeClasses(String java, Path out, long bytesPerClass, boolean keep,
@@ -142,14 +216,24 @@ class EstimateAccuracyTest {
     private static List<Row> churn(String java, Path out, String kind, int atOnce) throws Exception {
         Path counts = out.resolve("counts.txt");
         int code = Jvms.memscopeRun(out.resolve("reports"), List.of(), List.of(java, "-cp",
-                Jvms.classPath(ThreadChurnFixture.class), ThreadChurnFixture.class.getName(), "3000",
+                Jvms.classPath(ThreadChurnFixture.class), ThreadChurnFixture.class.getName(), Integer.toString(THREADS),
                 Integer.toString(atOnce), kind, counts.toString()));
         assertThat(code).isZero();
         Object report = Jvms.report(out.resolve("reports"));
         Map<String, Object> meta = MiniJson.obj(report, "metadata");
         assertThat(meta.get("sampler")).isEqualTo("jvmti");
-        assertThat(meta.get("jvmti.distances")).as("memscope drew the threads' distances: " + meta)
-                .isEqualTo("memscope");
+        assertCorrected(java, meta, 512 * 1024);
+        long samples = Jvms.metadataCount(meta, "jvmti.samples");
+        long drawn = Jvms.metadataCount(meta, "jvmti.distancesDrawn");
+        if (kind.equals("platform")) {
+            // one draw at each thread's start (ThreadStart), one after each of the JVM's samples
+            assertThat(drawn - samples).as("memscope drew the first distance of (nearly) every thread: " + meta)
+                    .isGreaterThanOrEqualTo(THREADS * 95 / 100);
+        } else {
+            // virtual threads sample on their carriers' distances: one draw after each of the JVM's samples
+            assertThat(drawn).as("memscope drew the distance after (nearly) every sample: " + meta)
+                    .isGreaterThanOrEqualTo(samples * 95 / 100);
+        }
         List<Row> rows = new ArrayList<>();
         for (String line : Files.readAllLines(counts)) {
             String[] f = line.split(" ");

@@ -2,9 +2,12 @@ package io.memscope.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
@@ -54,5 +57,40 @@ class HelpTest {
         String[] viaOption = MainTest.run(command, "--help");
         assertThat(viaHelp[0]).as("exit code of help %s; stderr: %s", command, viaHelp[2]).isEqualTo("0");
         assertThat(viaHelp[1]).isEqualTo(viaOption[1]);
+    }
+
+    /**
+     * A run builds only the command it names in full, the others as outlines (name and description): the list of
+     * commands in {@code memscope --help} is the same from outlines as from every command built in full.
+     */
+    @Test
+    void theListOfCommandsFromOutlinesIsTheFullOne() {
+        assertThat(usage(Main.newCommandLine(name -> false))).isEqualTo(usage(Main.newCommandLine()))
+                .contains("report", "Compare two runs");
+    }
+
+    @Test
+    void onlyTheChosenCommandIsBuiltInFull() {
+        CommandLine cl = Main.newCommandLine(Main.chosenCommand("report", "--json", "r.json", "dir")::equals);
+        assertThat(cl.getSubcommands().get("report").getCommandSpec().options()).isNotEmpty();
+        assertThat(cl.getSubcommands().get("run").getCommandSpec().options()).as("an outline").isEmpty();
+        assertThat(cl.getSubcommands().get("diff").getCommandSpec().options()).as("an outline").isEmpty();
+    }
+
+    @Test
+    void theChosenCommandIsTheFirstArgumentThatIsNotAnOptionOrTheOneAfterHelp() {
+        assertThat(Main.chosenCommand()).isEmpty();
+        assertThat(Main.chosenCommand("--help")).isEmpty();
+        assertThat(Main.chosenCommand("-V")).isEmpty();
+        assertThat(Main.chosenCommand("help")).isEmpty();
+        assertThat(Main.chosenCommand("help", "run")).isEqualTo("run");
+        assertThat(Main.chosenCommand("run", "--out", "x", "--", "java", "-version")).isEqualTo("run");
+        assertThat(Main.chosenCommand("reprt")).isEqualTo("reprt");
+    }
+
+    private static String usage(CommandLine cl) {
+        StringWriter w = new StringWriter();
+        cl.usage(new PrintWriter(w));
+        return w.toString();
     }
 }

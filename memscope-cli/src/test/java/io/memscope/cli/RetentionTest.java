@@ -30,7 +30,7 @@ class RetentionTest {
     @TempDir
     Path tmp;
 
-    private static boolean linuxX64() {
+    static boolean linuxX64() {
         return System.getProperty("os.name").toLowerCase().contains("linux")
                 && System.getProperty("os.arch").matches("amd64|x86_64");
     }
@@ -212,13 +212,13 @@ class RetentionTest {
     }
 
     /** The first retainedBy shape of a held site: a leak suspect's, else a top held site's. */
-    private static Map<String, Object> held(Object report, String site) {
+    static Map<String, Object> held(Object report, String site) {
         return Jvms.sites(report, "leakSuspects").contains(site) ? first(report, "leakSuspects", site)
                 : first(report, "topLiveSites", site);
     }
 
     /** The first retainedBy shape of a site in a report list. */
-    private static Map<String, Object> first(Object report, String list, String site) {
+    static Map<String, Object> first(Object report, String list, String site) {
         for (Map<String, Object> e : MiniJson.list(report, list)) {
             if (site.equals(e.get("site"))) {
                 List<Map<String, Object>> shapes = MiniJson.list(e, "retainedBy");
@@ -230,11 +230,11 @@ class RetentionTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<String> path(Map<String, Object> shape) {
+    static List<String> path(Map<String, Object> shape) {
         return (List<String>) shape.get("path");
     }
 
-    private static String last(Map<String, Object> shape) {
+    static String last(Map<String, Object> shape) {
         List<String> p = path(shape);
         assertThat(p).as(shape.toString()).isNotEmpty();
         return p.get(p.size() - 1);

@@ -12,6 +12,12 @@ import java.util.List;
  *       initialization ({@code <clinit>}), class loading and definition, invokedynamic and lambda linkage, method
  *       type interning, reflection data and accessors. A test that is the first to touch a class pays for it;
  *       the next one does not;</li>
+ *   <li><b>the JDK's locale data</b>: what the JDK loads per locale on first use (a date formatted, a locale's name
+ *       shown): the locale classes' string literals, which each class keeps once its code has run, and the per-locale
+ *       providers, kept for the JVM's life; its caches of the bundles, which are soft references (cleared before the
+ *       verdict in any case). Recognized by a frame of the JDK's locale machinery ({@code sun.util.locale.provider.},
+ *       {@code sun.util.resources.}, {@code sun.text.resources.}, {@code sun.util.cldr.}); an application's own
+ *       {@code LocaleServiceProvider} called from there is excused with it;</li>
  *   <li><b>the test framework</b>: objects JUnit, Surefire or Gradle allocate on the test's thread while they run
  *       it (sites in {@code org.junit.}, {@code org.opentest4j.}, {@code org.apache.maven.surefire.},
  *       {@code org.gradle.}).</li>
@@ -32,6 +38,9 @@ final class HeldFilter {
             "java.lang.Class.getEnumConstantsShared", "java.lang.reflect.Method.acquireMethodAccessor",
             "java.lang.reflect.Constructor.acquireConstructorAccessor", "java.lang.reflect.Field.acquire",
             "jdk.internal.reflect.", "java.lang.ClassValue.");
+    /** Frames of the JDK's locale data machinery. */
+    private static final List<String> LOCALE_DATA = List.of(
+            "sun.util.locale.provider.", "sun.util.resources.", "sun.text.resources.", "sun.util.cldr.");
     static final List<String> FRAMEWORK = List.of(
             "org.junit.", "org.opentest4j.", "org.apache.maven.surefire.", "org.gradle.", "io.memscope.junit.");
 
@@ -42,7 +51,7 @@ final class HeldFilter {
     }
 
     /** Why a group is not blamed on the test: null when it is. */
-    enum Excuse { WARM_UP, FRAMEWORK, NOT_INCLUDED }
+    enum Excuse { WARM_UP, LOCALE_DATA, FRAMEWORK, NOT_INCLUDED }
 
     /** @return whether a site ({@code pkg.Class.method(File.java:LINE)}) is the test framework's */
     static boolean framework(String site) {
@@ -62,6 +71,13 @@ final class HeldFilter {
             for (String w : WARM_UP) {
                 if (frame.startsWith(w)) {
                     return Excuse.WARM_UP;
+                }
+            }
+        }
+        for (String frame : g.stack()) {
+            for (String l : LOCALE_DATA) {
+                if (frame.startsWith(l)) {
+                    return Excuse.LOCALE_DATA;
                 }
             }
         }

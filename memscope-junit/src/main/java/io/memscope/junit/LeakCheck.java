@@ -112,6 +112,9 @@ final class LeakCheck {
             case WARM_UP:
                 return "held by the JVM's one-time work on first use (class initialization or loading, lambda "
                         + "linkage, reflection)";
+            case LOCALE_DATA:
+                return "held by the JDK's locale data, loaded per locale on first use (its classes' literals, "
+                        + "per-locale providers)";
             case FRAMEWORK:
                 return "allocated by the test framework";
             default:

@@ -26,6 +26,29 @@ class HeldFilterTest {
                 "com.acme.Beans.read(Beans.java:7)"))).isEqualTo(HeldFilter.Excuse.WARM_UP);
     }
 
+    /** Stacks of what stays held after the names of every locale were shown (JDK 17, soft references cleared). */
+    @Test
+    void theJdksLocaleDataIsNotTheTests() {
+        HeldFilter f = new HeldFilter(new String[0]);
+        // a locale class's string literal: resolved on first use, kept by the class
+        assertThat(f.excuse(group("com.acme.Names.all(Names.java:30)",
+                "sun.util.resources.cldr.ext.LocaleNames_tk.getContents(LocaleNames_tk.java:77)",
+                "sun.util.resources.OpenListResourceBundle.loadLookup(OpenListResourceBundle.java:137)",
+                "sun.util.locale.provider.LocaleResources.getLocaleName(LocaleResources.java:263)",
+                "java.util.Locale.getDisplayName(Locale.java:2037)", "com.acme.Names.all(Names.java:30)")))
+                .isEqualTo(HeldFilter.Excuse.LOCALE_DATA);
+        assertThat(f.excuse(group("com.acme.Names.all(Names.java:30)",
+                "java.util.concurrent.ConcurrentHashMap.putVal(ConcurrentHashMap.java:1075)",
+                "sun.util.locale.provider.LocaleResources.getLocaleName(LocaleResources.java:265)",
+                "java.util.Locale.getDisplayName(Locale.java:2037)", "com.acme.Names.all(Names.java:30)")))
+                .isEqualTo(HeldFilter.Excuse.LOCALE_DATA);
+        // an application's own resource bundle is not the JDK's locale data
+        assertThat(f.excuse(group("com.acme.Messages.load(Messages.java:9)",
+                "java.util.Properties.load(Properties.java:1)", "java.util.PropertyResourceBundle.<init>(PropertyResourceBundle.java:1)",
+                "java.util.ResourceBundle.getBundle(ResourceBundle.java:1)", "com.acme.Messages.load(Messages.java:9)")))
+                .isNull();
+    }
+
     @Test
     void theFrameworksOwnSitesAreNotTheTests() {
         HeldFilter f = new HeldFilter(new String[0]);

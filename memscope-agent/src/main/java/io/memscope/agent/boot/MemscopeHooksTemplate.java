@@ -229,9 +229,11 @@ public final class MemscopeHooksTemplate {
 
     /**
      * Walks the heap from the GC roots and answers, for each tracked sample alive, the chain of references that reached
-     * it (heap_walk.h): {long[] nodes, String[] strings, long[] samples}, or null (stats say why).
+     * it (heap_walk.h): {long[] nodes, String[] strings, long[] samples}, or null (stats say why). The answer takes at
+     * most {@code answerBytes} of the Java heap: paths past it are left out.
      */
-    public static native Object[] jvmtiWalk0(long timeBudgetNanos, long memoryBudgetBytes, long[] stats);
+    public static native Object[] jvmtiWalk0(long timeBudgetNanos, long memoryBudgetBytes, long answerBytes,
+                                             long[] stats);
 
     // What the application reports through memscope-core's API (io.memscope.internal.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.

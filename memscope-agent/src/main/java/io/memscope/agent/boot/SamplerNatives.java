@@ -102,9 +102,9 @@ public final class SamplerNatives {
     }
 
     /** Walks the heap from the GC roots; tags objects meanwhile, so never at once with {@link #ageSoftReferences}. */
-    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long[] stats) {
+    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long answerBytes, long[] stats) {
         synchronized (TAGS) {
-            return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, stats);
+            return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, answerBytes, stats);
         }
     }
 }

@@ -17,7 +17,9 @@ import java.util.List;
  * ({@code memscope paths <pid>}). Its costs: memory in the JVM for a node per object that can hold references (leaves
  * such as primitive arrays have none unless sampled) and an address table, about 32 bytes an object, bounded by the
  * memory budget, which is checked against the memory free on the machine and in the process's cgroup before the walk
- * starts; and time: the JVM reports each reference through a callback, several times slower per object than JFR's
+ * starts; in the Java heap, its answer only (the paths' nodes and the samples, and the objects and recording bytes made
+ * of them), which may take a quarter of the heap's free room ({@link #answerBytes}), checked before the walk starts
+ * (paths past it are left out, the samples still reached); and time: the JVM reports each reference through a callback, several times slower per object than JFR's
  * own path search (docs/benchmarks.md, "Paths from GC roots"), so the default budget covers heaps of a few million
  * objects and stops on larger ones, saying so.
  *
@@ -40,13 +42,16 @@ final class HeapWalk {
     static final int ERROR = 1;
     static final int PAUSE = 2;
     static final int NODES = 5;
+    static final int TRACKED = 7;
     static final int REFERENCES = 6;
     static final int REACHED = 8;
     static final int MEMORY = 10;
     static final int OUTPUT_NODES = 13;
     static final int BUDGET = 14;
     static final int AVAILABLE = 15;
-    static final int STATS = 17;
+    static final int ANSWER_LIMIT = 17;
+    static final int LEFT_OUT = 18;
+    static final int STATS = 19;
     /** Longs per node and per sample in the library's answer. */
     private static final int NODE_LONGS = 5;
     private static final int SAMPLE_LONGS = 4;
@@ -63,14 +68,16 @@ final class HeapWalk {
         long started = System.nanoTime();
         long[] stats = new long[STATS];
         Object[] answer;
+        Runtime rt = Runtime.getRuntime();
+        long room = javaHeapRoom(rt.maxMemory(), rt.totalMemory() - rt.freeMemory());
         try {
-            answer = SamplerNatives.walk(budget.timeNanos(), budget.memoryBytes(), stats);
+            answer = SamplerNatives.walk(budget.timeNanos(), budget.memoryBytes(), answerBytes(room), stats);
         } catch (Throwable t) {
             return failed(started, trigger, "the heap walk failed: " + t);
         }
         long total = System.nanoTime() - started;
         if (answer == null) {
-            return failed(started, trigger, why(stats, budget));
+            return failed(started, trigger, why(stats, budget, room));
         }
         List<RetentionWalk.Node> nodes = nodes((long[]) answer[0], (String[]) answer[1]);
         List<RetentionWalk.Sample> samples = samples((long[]) answer[2]);
@@ -89,9 +96,11 @@ final class HeapWalk {
                     + stats[NODES] + " objects (" + stats[REFERENCES] + " references)";
             default -> null;
         };
-        if (outcome == RetentionWalk.Outcome.COMPLETE && stats[OUTPUT_NODES] > 0 && samples.stream()
-                .filter(RetentionWalk.Sample::reached).count() < stats[REACHED]) {
-            detail = "complete, but the paths of some samples were left out (more than one block holds)";
+        if (stats[LEFT_OUT] > 0) {
+            String leftOut = "the paths of " + stats[LEFT_OUT] + " reached samples were left out (root \"path left "
+                    + "out\"): an answer holds at most " + stats[ANSWER_LIMIT] + " path nodes (a recording block's "
+                    + "limit, and a quarter of the Java heap's free room, " + mebibytes(room) + ")";
+            detail = detail == null ? "complete, but " + leftOut : detail + "; " + leftOut;
         }
         return new RetentionWalk(started, stats[PAUSE], total, outcome, trigger, detail, stats[NODES],
                 stats[REFERENCES], stats[MEMORY], nodes, samples);
@@ -102,9 +111,34 @@ final class HeapWalk {
                 0, 0, 0, List.of(), List.of());
     }
 
+    /**
+     * The Java heap free for the walk's answer: the heap's limit less what it holds now, garbage included (so an
+     * under-estimate between collections), 0 when nothing is known.
+     */
+    static long javaHeapRoom(long max, long used) {
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return 0;
+        }
+        return Math.max(0, max - used);
+    }
+
+    /**
+     * The Java heap the answer may take: a quarter of the room, so that the application keeps the rest (the answer,
+     * the objects made of it and its bytes in the recording are all the walk allocates in the Java heap; its tables
+     * are C heap).
+     */
+    static long answerBytes(long room) {
+        return room / 4;
+    }
+
     /** A one-line reason from the library's error code. */
-    static String why(long[] stats, Budget budget) {
+    static String why(long[] stats, Budget budget, long room) {
         long code = stats[ERROR];
+        if (code == -9) {
+            return "not enough free Java heap for the walk's answer: " + mebibytes(room) + " free, the answer may "
+                    + "take a quarter of it, and the paths of " + stats[TRACKED] + " tracked samples need more (the walk "
+                    + "did not start: no pause)";
+        }
         if (code == -6) {
             return "not enough free memory for the walk: its budget is " + mebibytes(budget.memoryBytes())
                     + ", the machine and its cgroup have " + (stats[AVAILABLE] < 0 ? "an unknown amount"

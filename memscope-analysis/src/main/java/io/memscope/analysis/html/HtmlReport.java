@@ -22,6 +22,14 @@ public final class HtmlReport {
     private HtmlReport() {
     }
 
+    /**
+     * Reads and checks what every page shares (the skeleton, the inlined libraries, their hashes), once per JVM: a
+     * caller with time to spare ({@code memscope run}, while the command runs) takes that off the first page's path.
+     */
+    public static void prepare() {
+        PageTemplate.prepare();
+    }
+
     /** @return the page of one report */
     public static String render(Report report) {
         return new PageTemplate().render(PageData.of(report));

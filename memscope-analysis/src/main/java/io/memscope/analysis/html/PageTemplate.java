@@ -32,46 +32,76 @@ import java.util.Properties;
 final class PageTemplate {
     private static final String BASE = "/io/memscope/analysis/html/";
 
-    private final Properties versions = new Properties();
+    /**
+     * What every page shares, read and checked once per JVM: the skeleton, the styles, the inlined scripts, their
+     * hashes for the content security policy, the licences (about 400 KB of scripts to read, check and hash: a tenth
+     * of a second in a cold JVM, which {@code memscope run} spends while the command runs, see {@link #prepare}).
+     */
+    private static final class Parts {
+        final String page;
+        final String css;
+        final String d3;
+        final String uplot;
+        final String app;
+        final String csp;
+        final String licences;
 
-    PageTemplate() {
-        try (InputStream in = PageTemplate.class.getResourceAsStream(BASE + "libraries.properties")) {
-            if (in != null) {
-                versions.load(in);
+        private Parts() {
+            d3 = resource("lib/d3/d3.min.js");
+            uplot = resource("lib/uplot/uPlot.iife.min.js");
+            // the page's own script: report.js, then "why memory is held" (retention.js) in the same element
+            app = resource("report.js") + "\n" + resource("retention.js");
+            List<String> scripts = List.of(d3, uplot, app);
+            for (String s : scripts) {
+                requireInlineSafe(s, "</script");
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            css = resource("lib/uplot/uPlot.min.css") + "\n" + resource("report.css");
+            requireInlineSafe(css, "</style");
+            List<String> hashes = new ArrayList<>();
+            for (String s : scripts) {
+                hashes.add("'sha256-" + sha256(s) + "'");
+            }
+            csp = "default-src 'none'; script-src " + String.join(" ", hashes)
+                    + "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+            page = resource("report.html");
+            licences = licences();
         }
+    }
+
+    /** Set once by {@link #parts}; a failure is not kept (the next page fails the same way, with the same error). */
+    private static volatile Parts shared;
+
+    private static Parts parts() {
+        Parts p = shared;
+        if (p == null) {
+            synchronized (PageTemplate.class) {
+                p = shared;
+                if (p == null) {
+                    p = new Parts();
+                    shared = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    /** Reads and checks what every page shares (once per JVM), so that a later {@link #render} does not wait for it. */
+    static void prepare() {
+        parts();
     }
 
     /** @return the complete page for one page-data JSON document */
     String render(String pageDataJson) {
-        String d3 = resource("lib/d3/d3.min.js");
-        String uplot = resource("lib/uplot/uPlot.iife.min.js");
-        // the page's own script: report.js, then "why memory is held" (retention.js) in the same element
-        String app = resource("report.js") + "\n" + resource("retention.js");
-        List<String> scripts = List.of(d3, uplot, app);
-        for (String s : scripts) {
-            requireInlineSafe(s, "</script");
-        }
-        String css = resource("lib/uplot/uPlot.min.css") + "\n" + resource("report.css");
-        requireInlineSafe(css, "</style");
-        List<String> hashes = new ArrayList<>();
-        for (String s : scripts) {
-            hashes.add("'sha256-" + sha256(s) + "'");
-        }
-        String csp = "default-src 'none'; script-src " + String.join(" ", hashes)
-                + "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-        String page = resource("report.html");
-        return fill(page, new String[][] {
-            {"csp", csp},
+        Parts parts = parts();
+        return fill(parts.page, new String[][] {
+            {"csp", parts.csp},
             {"generator", "memscope report.html " + PageData.VERSION},
-            {"css", css},
+            {"css", parts.css},
             {"data", scriptJson(pageDataJson)},
-            {"d3", d3},
-            {"uplot", uplot},
-            {"app", app},
-            {"licences", htmlText(licences())},
+            {"d3", parts.d3},
+            {"uplot", parts.uplot},
+            {"app", parts.app},
+            {"licences", htmlText(parts.licences)},
         });
     }
 
@@ -97,7 +127,15 @@ final class PageTemplate {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
-    private String licences() {
+    private static String licences() {
+        Properties versions = new Properties();
+        try (InputStream in = PageTemplate.class.getResourceAsStream(BASE + "libraries.properties")) {
+            if (in != null) {
+                versions.load(in);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return "d3 " + versions.getProperty("d3", "?") + " (ISC licence):\n" + resource("lib/d3/LICENSE").strip()
                 + "\n\nuPlot " + versions.getProperty("uplot", "?") + " (MIT licence):\n"
                 + resource("lib/uplot/LICENSE").strip();
