@@ -103,10 +103,12 @@ final class DiffCommand implements Callable<Integer> {
             Report b = ReportBuilder.build(p.base());
             Report n = ReportBuilder.build(p.newer());
             RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
+            List<String> damaged = damage(b, base, n, newer, "");
             if (json) {
                 System.out.print(DiffJson.toJson(d, top));
             } else {
                 System.out.print(DiffText.format(d, top <= 0 ? Integer.MAX_VALUE : top));
+                damaged.forEach(note -> System.out.println("  ! " + note));
             }
             if (html != null) {
                 HtmlReport.writePage(PageData.of(d, b, base.toString(), n, newer.toString()), html);
@@ -128,19 +130,22 @@ final class DiffCommand implements Callable<Integer> {
         }
         for (int i = 0; i < pairs.size(); i++) {
             Pair p = pairs.get(i);
-            RunDiff d = DiffBuilder.diff(ReportBuilder.build(p.base()), ReportBuilder.build(p.newer()), m,
-                    normalize, per);
+            Report b = ReportBuilder.build(p.base());
+            Report n = ReportBuilder.build(p.newer());
+            RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
+            List<String> damaged = damage(b, p.base(), n, p.newer(), TerminalText.safe(p.main()) + ": ");
             if (json) {
                 out.append(i == 0 ? "\n" : ",\n").append("    {\"main\": ").append(Json.quote(p.main()))
                         .append(", \"basePid\": ").append(p.basePid()).append(", \"newPid\": ").append(p.newPid())
                         .append(", \"diff\": ").append(DiffJson.toJson(d, top).strip().replace("\n", "\n    "))
                         .append('}');
             } else {
-                out.append(String.format(Locale.ROOT, "%n== %s: base pid %d, new pid %d%n", TerminalText.safe(p.main()), p.basePid(),
-                        p.newPid()));
+                out.append(String.format(Locale.ROOT, "%n== %s: base pid %d, new pid %d%n", TerminalText.safe(p.main()),
+                        p.basePid(), p.newPid()));
                 out.append(DiffText.format(d, top <= 0 ? Integer.MAX_VALUE : top));
+                damaged.forEach(note -> out.append("  ! ").append(note).append('\n'));
             }
-            failed |= gate(d, m, p.main() + ": ");
+            failed |= gate(d, m, TerminalText.safe(p.main()) + ": ");
         }
         if (json) {
             out.append("\n  ]\n}\n");
@@ -179,13 +184,14 @@ final class DiffCommand implements Callable<Integer> {
         for (RunFolder.Jvm j : b) {
             List<RunFolder.Jvm> partners = newByMain.get(j.main());
             if (partners == null || partners.isEmpty()) {
-                unpaired.add("base pid " + j.pid() + " (" + j.main() + ")");
+                unpaired.add("base pid " + j.pid() + " (" + TerminalText.safe(j.main()) + ")");
                 continue;
             }
             RunFolder.Jvm partner = partners.remove(0);
             pairs.add(new Pair(j.main(), j.recording(), j.pid(), partner.recording(), partner.pid()));
         }
-        newByMain.values().forEach(l -> l.forEach(j -> unpaired.add("new pid " + j.pid() + " (" + j.main() + ")")));
+        newByMain.values().forEach(l -> l.forEach(j -> unpaired.add("new pid " + j.pid() + " ("
+                + TerminalText.safe(j.main()) + ")")));
         if (!unpaired.isEmpty()) {
             System.err.println("memscope diff: without a partner of the same main class: "
                     + String.join(", ", unpaired));
@@ -212,8 +218,8 @@ final class DiffCommand implements Callable<Integer> {
     private static String describe(List<Pair> pairs) {
         StringBuilder sb = new StringBuilder();
         for (Pair p : pairs) {
-            sb.append(String.format(Locale.ROOT, "  %-40s base pid %d, new pid %d%n", p.main(), p.basePid(),
-                    p.newPid()));
+            sb.append(String.format(Locale.ROOT, "  %-40s base pid %d, new pid %d%n", TerminalText.safe(p.main()),
+                    p.basePid(), p.newPid()));
         }
         return sb.toString();
     }
@@ -244,5 +250,35 @@ final class DiffCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    /**
+     * Says on stderr, and returns for the table, what each run's recording lacks (damaged, or not closed) in the words
+     * {@code memscope report} uses: a diff against a recording read only in part looks like a large change.
+     */
+    private static List<String> damage(Report b, Path basePath, Report n, Path newPath, String prefix) {
+        List<String> notes = new ArrayList<>();
+        for (String note : new String[] {damage(b, "base", basePath), damage(n, "new", newPath)}) {
+            if (note != null) {
+                notes.add(prefix + note);
+                System.err.println("memscope diff: " + prefix + note);
+            }
+        }
+        return notes;
+    }
+
+    /** @return what a run's recording lacks, or null for a sound, closed recording */
+    static String damage(Report r, String role, Path given) {
+        Report.Source s = r.recording();
+        if (s.damage() == null) {
+            return null;
+        }
+        String run = "the " + role + " run (" + TerminalText.safe(given.toString()) + ")";
+        if (!s.closed()) {
+            return run + " was not closed (the JVM was killed, crashed or is still running): its figures cover what it "
+                    + "recorded up to its last complete block";
+        }
+        return run + " is damaged at offset " + s.damageOffset() + " (" + TerminalText.safe(s.damage()) + "): its "
+                + "figures cover what comes before";
     }
 }

@@ -78,6 +78,13 @@ final class EventsRunner {
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
+    /** Refuses a poll interval out of 1 ms to 60 s (0 or less would read the rings in a busy loop). */
+    static void checkPollMillis(long pollMillis) {
+        if (pollMillis < 1 || pollMillis > 60_000) {
+            throw MemscopeException.configuration("--poll-ms must be from 1 to 60000, not " + pollMillis);
+        }
+    }
+
     /** Runs {@code command} with the events agent and follows its ring files. @return the command's exit code */
     int run(List<String> command, long pollMillis) throws IOException, InterruptedException {
         if (command.isEmpty()) {

@@ -57,11 +57,12 @@ public final class LatencyCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print count, meanMs, stddevMs, minMs, maxMs, totalMs, percentiles")
     boolean json;
 
-    @Option(names = "--poll-ms", defaultValue = "50", description = "how often the rings are read (ms)")
+    @Option(names = "--poll-ms", defaultValue = "50", description = "how often the rings are read (ms, 1 to 60000)")
     long pollMs;
 
     @Override
     public Integer call() throws Exception {
+        EventsRunner.checkPollMillis(pollMs);
         Pauses pauses = new Pauses();
         EventsRunner runner = new EventsRunner(pauses::forCursor, System.err).withGcLog();
         int exit;

@@ -59,7 +59,7 @@ final class RunFolder {
         }
         if (!Files.isDirectory(input)) {
             throw MemscopeException.configuration("no recording at " + input + (Files.exists(input)
-                    ? " (not a file)" : ": no such file"));
+                    ? " (not a file or folder)" : ": no such file"));
         }
         Path own = input.resolve(ReportFiles.RECORDING);
         if (Files.isRegularFile(own)) {

@@ -30,7 +30,7 @@ public final class TraceCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "with --pid: stop after this many seconds (default: until exit or Ctrl-C)")
     Long durationSeconds;
 
-    @Option(names = "--poll-ms", defaultValue = "50", description = "how often the rings are read (ms)")
+    @Option(names = "--poll-ms", defaultValue = "50", description = "how often the rings are read (ms, 1 to 60000)")
     long pollMs;
 
     private volatile boolean stopping;
@@ -39,6 +39,10 @@ public final class TraceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if ((pid == null) == command.isEmpty()) {
             throw MemscopeException.configuration("give either a command after -- or --pid N");
+        }
+        EventsRunner.checkPollMillis(pollMs);
+        if (durationSeconds != null && durationSeconds < 1) {
+            throw MemscopeException.configuration("--duration must be at least 1 second, not " + durationSeconds);
         }
         ChromeTrace trace = new ChromeTrace(out);
         EventsRunner runner = new EventsRunner(trace::forCursor, System.err);

@@ -52,6 +52,13 @@ class ClearErrorsTest {
         refused(CliRun.run("diff", rec.toString(), rec.toString(), "--fail-on-increase", "-10"),
                 "--fail-on-increase must be a percentage of 0 or more, not -10");
         refused(CliRun.run("diff", rec.toString(), rec.toString(), "--top", "-1"), "--top must be 0 (all) or more");
+        // a poll interval of 0 or less read the rings in a busy loop for the whole run
+        refused(CliRun.run("latency", "--poll-ms", "0", "--", "true"), "--poll-ms must be from 1 to 60000, not 0");
+        refused(CliRun.run("trace", "--poll-ms", "-1", tmp.resolve("t.json").toString(), "--", "true"),
+                "--poll-ms must be from 1 to 60000, not -1");
+        refused(CliRun.run("trace", "--pid", "1", "--duration", "-1", tmp.resolve("t.json").toString()),
+                "--duration must be at least 1 second, not -1");
+        assertThat(tmp.resolve("t.json")).doesNotExist();
         CliRun same = CliRun.run("diff", rec.toString(), rec.toString(), "--fail-on-increase", "0");
         assertThat(same.exit).as(same.err).isZero();
     }
@@ -171,6 +178,25 @@ class ClearErrorsTest {
         assertThat(report.err).contains("damaged at offset").contains("block CRC mismatch in block")
                 .doesNotContain("not closed");
         assertThat(report.out).contains("! the recording is damaged at offset").doesNotContain("was not closed");
+    }
+
+    /** A diff against a recording read only in part looked like a large decrease, with nothing said. */
+    @Test
+    void diffOfADamagedRecordingSaysWhichRunAndWhere() throws Exception {
+        Path sound = SmallRecordings.write(tmp.resolve("sound.msrec"), 2000, Map.of());
+        byte[] b = Files.readAllBytes(sound);
+        b[b.length / 2] ^= 0x55;
+        Path damaged = Files.write(tmp.resolve("damaged.msrec"), b);
+        CliRun text = CliRun.run("diff", sound.toString(), damaged.toString());
+        assertThat(text.exit).as(text.err).isZero();
+        assertThat(text.err).contains("memscope diff: the new run (" + damaged + ") is damaged at offset")
+                .contains("block CRC mismatch in block").doesNotContain("base run");
+        assertThat(text.out).contains("  ! the new run (" + damaged + ") is damaged at offset");
+        CliRun json = CliRun.run("diff", damaged.toString(), sound.toString(), "--json");
+        assertThat(json.err).contains("memscope diff: the base run (" + damaged + ") is damaged at offset");
+        CliRun same = CliRun.run("diff", sound.toString(), sound.toString());
+        assertThat(same.err).isEmpty();
+        assertThat(same.out).doesNotContain("!");
     }
 
     /** One damaged ring: the other rings' events are printed, the damaged one is named, the exit status says so. */

@@ -59,6 +59,22 @@ class TopScreenTest {
         assertThat(text(TopScreen.render(frame(TopSort.LIVE, 1000, 5), 0, true, true)).get(0)).endsWith("[PAUSED]");
     }
 
+    /** Names of the target JVM's sites, types and collectors cannot colour, retitle, clear or forge lines. */
+    @Test
+    void noNameOfTheTargetActsOnTheTerminal() {
+        String hostile = "\u001b[31mred\u001b]0;pwned\u0007\u001b[2J\u009b1m\r\nFORGED: leak of 999 GiB";
+        TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30,
+                120L << 20, 5, 800L << 20, true, 3 << 20, 7, 1000, 3, 12, 6, 1, List.of("GC " + hostile),
+                TopSort.HELD, List.of(new TopFrame.Row("com.acme." + hostile + ".put(Cache.java:42)", hostile,
+                        100L << 20, 101L << 20, 2L << 20, 101L << 20)));
+        List<String> l = text(TopScreen.render(f, 0, true, false));
+        for (String line : l) {
+            assertThat(line).doesNotContain("\u001b", "\r", "\n", "\u0007", "\u009b");
+        }
+        assertThat(String.join("\n", l)).contains("\\e[31mred\\e]0;pwned\\x07\\e[2J\\x9b1m\\r\\nFORGED");
+        assertThat(l).hasSize(TopScreen.HEADER_LINES + 1);
+    }
+
     @Test
     void durations() {
         assertThat(TopScreen.duration(850)).isEqualTo("850 ms");
