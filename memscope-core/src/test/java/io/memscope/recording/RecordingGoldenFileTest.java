@@ -44,8 +44,8 @@ class RecordingGoldenFileTest {
             // END
             + "0f000000050000001d6887b0" + "020001b817";
 
-    /** The worked example of format 1.3 (docs/formats/recording.md, section 8). */
-    static final String EXAMPLE =
+    /** The worked example of format 1.3, as that version of the document had it. */
+    static final String EXAMPLE_1_3 =
             "4d535245430d0a1a" + "01000300" + "00000000" + "0000faed51728618" + "e803000000000000"
             + "9210000000000000" + "0000000000000000" + "38aecbc1"
             // STRINGS
@@ -62,6 +62,36 @@ class RecordingGoldenFileTest {
             + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
             // GC_DETAILS (skippable)
             + "0901000002000000" + "209ab067" + "01" + "05"
+            // SCOPE_PATHS (skippable)
+            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
+            // SCOPE_EDGES (skippable)
+            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
+            + "8001"
+            // API_EVENTS (skippable)
+            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.4 (docs/formats/recording.md, section 8). */
+    static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000400" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "29b8890e"
+            // STRINGS
+            + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            + "07" + hex("request") + "02" + hex("db") + "05" + hex("carol") + "14" + hex("memory/cache/entries")
+            // ACCOUNTING (skippable)
+            + "0e01000017000000" + "f0a71a02" + "901c" + "01" + "02" + "01" + "00" + "08" + "00" + "09"
+            + "04" + "02" + "c001" + "40" + "00" + "02" + "04" + "40" + "8001" + "c001" + "00"
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // GC_SCOPE (skippable)
+            + "1001000004000000" + "242021fc" + "01" + "01" + "00" + "00"
             // SCOPE_PATHS (skippable)
             + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
             // SCOPE_EDGES (skippable)
@@ -114,7 +144,8 @@ class RecordingGoldenFileTest {
             int type = w.strings().intern("byte[]");
             w.accept(1000, MemoryEventType.ALLOCATE, 0x1000, 64, 0, 1, main, 0, type, 0, 0);
             w.accept(1500, MemoryEventType.ALLOCATE, 0x1040, 64, 0, 1, main, 0, type, 0, 0);
-            w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC");
+            w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC",
+                    GcRecord.Examined.YOUNG, 2000, 2000);
             w.scopePath(1, 0, "request");
             w.scopeEdge(1100, 1, main, false, 1, 0, -1);
             w.scopeEdge(1700, 1, main, true, 1, 0, 128);
@@ -127,7 +158,7 @@ class RecordingGoldenFileTest {
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().majorVersion()).isEqualTo(1);
-        assertThat(rec.header().minorVersion()).isEqualTo(3);
+        assertThat(rec.header().minorVersion()).isEqualTo(4);
         assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
         assertThat(rec.header().toInstant(1000).toString()).isEqualTo("2026-01-01T00:00:00Z");
         assertThat(rec.eventCount()).isEqualTo(2);
@@ -135,7 +166,7 @@ class RecordingGoldenFileTest {
         assertThat(rec.event(1).threadName()).isEqualTo("main");
         assertThat(rec.event(1).typeName()).isEqualTo("byte[]");
         assertThat(rec.gcRecords()).containsExactly(new GcRecord(2000, 1_000_000, "G1 Young Generation",
-                "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC"));
+                "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC", GcRecord.Examined.YOUNG, 2000, 2000));
         assertThat(rec.skippedBlocks()).isZero();
         assertThat(rec.scopePaths()).containsExactly(java.util.Map.entry(1, new ScopePath(1, 0, "request")));
         assertThat(rec.scopeEdges()).containsExactly(new ScopeEdge(1100, 1, "main", false, 1, 0, -1),
@@ -154,6 +185,75 @@ class RecordingGoldenFileTest {
     static final io.memscope.accounting.SummaryRow CAROL = new io.memscope.accounting.SummaryRow(
             io.memscope.accounting.SummaryTable.USER, -1, null, "carol", null, "memory/cache/entries",
             new long[] {2, 1, 96, 32, 0, 1, 2, 32, 64, 96, 0});
+
+    @Test
+    void theExampleOf13IsStillRead() throws Exception {
+        Path golden = dir.resolve("golden-1.3.msrec");
+        Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_3));
+        Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().minorVersion()).isEqualTo(3);
+        assertThat(rec.gcRecords()).singleElement().satisfies(g -> {
+            assertThat(g.action()).isEqualTo("end of minor GC");
+            assertThat(g.examined()).isEqualTo(GcRecord.Examined.UNKNOWN);
+            assertThat(g.snapshotNanos()).isEqualTo(g.startNanos());
+            assertThat(g.verdictNanos()).isEqualTo(g.startNanos());
+        });
+        assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
+    }
+
+    @Test
+    void aReaderThatDoesNotKnowGcScopeReadsTheGcRecordsWithTheirAction() throws Exception {
+        // What a reader of 1.3 or earlier sees: GC_SCOPE is an unknown type marked SKIPPABLE. Renumber it.
+        byte[] b = HexFormat.of().parseHex(EXAMPLE);
+        int at = EXAMPLE.indexOf("1001000004000000") / 2;
+        b[at] = (byte) 200;
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b, at, 8);
+        crc.update(b, at + 12, 4);
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at + 8, (int) crc.getValue());
+        Path file = dir.resolve("no-scope.msrec");
+        Files.write(file, b);
+        Recording rec = RecordingReader.readStrict(file);
+        assertThat(rec.skippedBlocks()).isOne();
+        assertThat(rec.gcRecords()).singleElement().satisfies(g -> {
+            assertThat(g.action()).isEqualTo("end of minor GC");
+            assertThat(g.examined()).isEqualTo(GcRecord.Examined.UNKNOWN);
+        });
+    }
+
+    @Test
+    void gcScopeIsCheckedAgainstItsGcBlock() throws Exception {
+        // a whole-heap record whose snapshot is 500 ns before its start and whose verdict is 7 ms after it
+        Path file = dir.resolve("scope.msrec");
+        try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, 1000).open()) {
+            w.gc(9000, 7_000_000, "ZGC Major Cycles", "Allocation Rate", 4096, 1024, 8192, "end of GC cycle",
+                    GcRecord.Examined.WHOLE_HEAP, 8500, 7_009_000);
+            w.gc(20000, 1_000_000, "G1 Young Generation", null, 0, 0, 0, null);
+        }
+        Recording rec = RecordingReader.readStrict(file);
+        assertThat(rec.gcRecords()).extracting(GcRecord::examined)
+                .containsExactly(GcRecord.Examined.WHOLE_HEAP, GcRecord.Examined.UNKNOWN);
+        assertThat(rec.gcRecords().get(0).snapshotNanos()).isEqualTo(8500);
+        assertThat(rec.gcRecords().get(0).verdictNanos()).isEqualTo(7_009_000);
+        assertThat(rec.gcRecords().get(1).snapshotNanos()).isEqualTo(20000);
+
+        // a GC_SCOPE entry count that differs from its GC block's is damage; so is an unknown scope code
+        String ok = HexFormat.of().formatHex(Files.readAllBytes(file));
+        for (byte[] payload : List.of(new byte[] {1, 1, 0, 0}, new byte[] {2, 1, 0, 0, 9, 0, 0})) {
+            int at = ok.indexOf("10010000") / 2;
+            byte[] b = HexFormat.of().parseHex(ok);
+            int len = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(at + 4);
+            byte[] bad = TestFiles.block(16, 1, payload);
+            byte[] out = new byte[b.length - (12 + len) + bad.length];
+            System.arraycopy(b, 0, out, 0, at);
+            System.arraycopy(bad, 0, out, at, bad.length);
+            System.arraycopy(b, at + 12 + len, out, at + bad.length, b.length - at - 12 - len);
+            Path damaged = dir.resolve("damaged.msrec");
+            Files.write(damaged, out);
+            assertThat(RecordingReader.read(damaged).damage()).hasValueSatisfying(d ->
+                    assertThat(d.what()).containsAnyOf("GC_SCOPE has 1 entries", "unknown GC scope code"));
+        }
+    }
 
     @Test
     void theExampleOf12IsStillRead() throws Exception {

@@ -42,6 +42,12 @@ public enum BlockType {
      * count x (u8 table, zz thread id, thread name id, user id, host id, instrument id, 11 x zz column values).
      */
     ACCOUNTING(14, true),
+    /**
+     * Since 1.4, SKIPPABLE, right after a GC block (and its GC_DETAILS block, when there is one): uleb count (that
+     * GC block's record count), count x (u8 examined, uleb snapshot before start, uleb verdict after start), entry i
+     * extending record i of that block.
+     */
+    GC_SCOPE(16, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -47,7 +47,7 @@ public final class RecordingFormat {
     /** Major version written by this code; readers reject other majors. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
-    public static final int VERSION_MINOR = 3;
+    public static final int VERSION_MINOR = 4;
     /** Length of the file header in bytes, CRC included. */
     public static final int HEADER_BYTES = 52;
     /** Length of a block header in bytes. */
