@@ -182,6 +182,8 @@ public final class Agent {
                 options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples(), options.stackWalk());
         CaptureSession s = new CaptureSession(settings, inst);
         s.extras(!options.functions().isEmpty(), options.gcAtEdges());
+        s.seenFromJvmStart(!attached);
+        s.endCheck(options.endCheck(), options.endCheckMaxHeap());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

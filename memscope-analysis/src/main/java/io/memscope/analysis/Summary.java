@@ -48,19 +48,36 @@ public final class Summary {
                     win.toMs() / 1000));
         }
         sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
-                        + "%s (held: reachable at a GC, estimated)%n",
+                        + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
                 bytes(t.allocatedBytes()), count(t.allocatedObjects()), t.exact() ? "" : " (estimated from "
                         + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
+        if (large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
+            sb.append(String.format(Locale.ROOT, "  ! %s more at the end is unconfirmed: it survived only young "
+                    + "collections, which do not look at the old generation, so it may be garbage; not counted as "
+                    + "held%s%n", bytes(t.unconfirmedAtEndBytes()), endCheckNote(r)));
+        }
+        Report.HeapCheck hc = r.heapCheck();
+        if (!hc.consistent()) {
+            sb.append(String.format(Locale.ROOT, "  ! memscope's estimate of the sampled objects in the heap (%s, "
+                            + "standard error %s) exceeded the heap the JVM reported in use (%s) after %s at %.2f s, "
+                            + "at %d of %d collections compared: the estimates are wrong there (a sampler's bias, a "
+                            + "collection misattributed), so held figures near it are not facts%n",
+                    bytes(hc.worstEstimatedBytes()), bytes(hc.worstStandardErrorBytes()),
+                    bytes(hc.worstHeapUsedBytes()), hc.worstCollection(), hc.worstAtMs() / 1000, hc.exceeded(),
+                    hc.checked()));
+        }
         Peak peak = r.peak();
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, peak.gcName(), cause,
-                    bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes())));
+                            + "sampled objects%s:%n", peak.timeMs() / 1000, peak.gcName(), cause,
+                    bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes()),
+                    large(peak.unconfirmedBytes(), peak.estimatedBytes())
+                            ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));
             holders(sb, peak.sites(), "obj");
         } else {
-            sb.append("  Peak: unknown: no GC record in the recording (held memory is known only at a GC; none ran, "
-                    + "or GC capture was off; --gc-at-end forces one at the end)\n");
+            sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
+                    + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
         }
         String spark = sparklines(r.timeline());
         if (!spark.isEmpty()) {
@@ -68,7 +85,14 @@ public final class Summary {
         }
         section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false);
         section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false);
-        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true);
+        if (t.wholeHeapCollections() < 3 && r.leakSuspects().isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "  Leak suspects: not judged: the window had %d collection%s that "
+                    + "examined the whole heap, and a leak must be seen growing at three (a longer run, or a collector "
+                    + "that collects the old generation, gives more)%n", t.wholeHeapCollections(),
+                    t.wholeHeapCollections() == 1 ? "" : "s"));
+        } else {
+            section(sb, "Leak suspects (held at whole-heap collections and growing)", r.leakSuspects(), true, true);
+        }
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
@@ -135,11 +159,37 @@ public final class Summary {
             }
             sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(live ? e.liveBytes()
                     : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), e.site(), e.type()));
-            if (growth) {
-                sb.append(String.format(Locale.ROOT, " +%s over its second half", bytes(e.growthBytes())));
+            if (growth && e.growth() != null) {
+                SiteProfile.Growth g = e.growth();
+                sb.append(String.format(Locale.ROOT, " held %s at %.1f s, %s at %.1f s, %s at %.1f s",
+                        bytes(g.firstBytes()), g.firstMs() / 1000, bytes(g.secondBytes()), g.secondMs() / 1000,
+                        bytes(g.endBytes()), g.endMs() / 1000));
+            }
+            if (live && large(e.unconfirmedBytes(), e.liveBytes())) {
+                sb.append(" (+").append(bytes(e.unconfirmedBytes())).append(" unconfirmed)");
             }
             sb.append('\n');
         }
+    }
+
+    /**
+     * @return whether unconfirmed bytes are worth a note next to a held figure: at least 1 MiB and a tenth of held and
+     *         unconfirmed together
+     */
+    public static boolean large(long unconfirmed, long held) {
+        return unconfirmed >= (1 << 20) && unconfirmed * 10 >= held + unconfirmed;
+    }
+
+    /** @return why no whole-heap collection confirmed the end, from the recording's metadata, or "" */
+    private static String endCheckNote(Report r) {
+        String check = r.metadata().get("endCheck");
+        if (check == null || check.equals("gc")) {
+            return "";
+        }
+        if (check.equals("off")) {
+            return " (the end check was off: --end-check gc confirms it)";
+        }
+        return " (the end check: " + check + ")";
     }
 
     private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit) {
@@ -159,8 +209,9 @@ public final class Summary {
         '\u2588'};
 
     /**
-     * One line: the heap in use after GC and the held memory over the timeline, as sparklines on one scale (the
-     * highest of both), each character the maximum of its buckets; blank before the first collection.
+     * One line: the heap in use after GC, the held memory and, when it is ever large, the unconfirmed memory over the
+     * timeline, as sparklines on one scale (the highest of them), each character the maximum of its buckets; blank
+     * before the first collection.
      */
     static String sparklines(Timeline t) {
         List<Timeline.Bucket> b = t.buckets();
@@ -169,7 +220,7 @@ public final class Summary {
         }
         long max = 0;
         for (Timeline.Bucket x : b) {
-            max = Math.max(max, Math.max(x.heapUsedBytes(), x.heldBytes()));
+            max = Math.max(max, Math.max(x.heapUsedBytes(), Math.max(x.heldBytes(), x.unconfirmedBytes())));
         }
         if (max == 0) {
             return "";
@@ -177,20 +228,26 @@ public final class Summary {
         int width = Math.min(SPARK, b.size());
         StringBuilder heap = new StringBuilder(width);
         StringBuilder held = new StringBuilder(width);
+        StringBuilder unconfirmed = new StringBuilder(width);
+        boolean anyUnconfirmed = false;
         for (int c = 0; c < width; c++) {
             int from = (int) ((long) c * b.size() / width);
             int to = (int) ((long) (c + 1) * b.size() / width);
             long h = 0;
             long k = 0;
+            long u = 0;
             for (int i = from; i < Math.max(to, from + 1); i++) {
                 h = Math.max(h, b.get(i).heapUsedBytes());
                 k = Math.max(k, b.get(i).heldBytes());
+                u = Math.max(u, b.get(i).unconfirmedBytes());
             }
+            anyUnconfirmed |= large(u, k);
             heap.append(bar(h, max));
             held.append(bar(k, max));
+            unconfirmed.append(bar(u, max));
         }
-        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%n", bytes(max), heap,
-                held);
+        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%s%n", bytes(max), heap,
+                held, anyUnconfirmed ? "  unconfirmed " + unconfirmed : "");
     }
 
     private static char bar(long v, long max) {

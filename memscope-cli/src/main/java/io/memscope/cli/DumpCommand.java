@@ -407,7 +407,7 @@ final class DumpCommand implements Callable<Integer> {
                         .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()))
                         .append(" action=").append(orDash(g.action()))
                         .append(" examined=").append(examined(g.examined()));
-                if (g.wholeHeap()) {
+                if (g.snapshotNanos() != g.startNanos()) {
                     line.append(" snapshot=-").append(g.startNanos() - g.snapshotNanos()).append("ns");
                 }
                 if (g.verdictNanos() != g.startNanos()) {

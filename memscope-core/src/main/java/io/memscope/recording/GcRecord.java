@@ -51,6 +51,42 @@ public record GcRecord(long startNanos, long durationNanos, String name, String 
             this.code = code;
         }
 
+        /**
+         * What a collection examined, from the name of the JVM's GC bean that reported it (HotSpot, JDK 17 to 25):
+         * {@code Copy}, {@code PS Scavenge}, {@code G1 Young Generation} (young, mixed and concurrent-start pauses) and
+         * {@code ZGC Minor Cycles} examine the young generation; {@code MarkSweepCompact}, {@code PS MarkSweep},
+         * {@code G1 Old Generation} (full collections), {@code G1 Concurrent GC} (the Remark and Cleanup pauses that
+         * end a G1 marking, JDK 20 and later), {@code ZGC Cycles} (non-generational), {@code ZGC Major Cycles} and
+         * {@code Shenandoah Cycles} the whole heap (for the marking-end pauses, what their marking judged: see the
+         * agent's documentation); anything else ({@code ... Pauses} beans, unknown collectors) is unknown.
+         *
+         * @return what a collection of that bean examined
+         */
+        public static Examined ofCollector(String name) {
+            if (name == null) {
+                return UNKNOWN;
+            }
+            switch (name) {
+                case "Copy":
+                case "PS Scavenge":
+                case "ParNew":
+                case "G1 Young Generation":
+                case "ZGC Minor Cycles":
+                    return YOUNG;
+                case "MarkSweepCompact":
+                case "PS MarkSweep":
+                case "ConcurrentMarkSweep":
+                case "G1 Old Generation":
+                case "G1 Concurrent GC":
+                case "ZGC Cycles":
+                case "ZGC Major Cycles":
+                case "Shenandoah Cycles":
+                    return WHOLE_HEAP;
+                default:
+                    return UNKNOWN;
+            }
+        }
+
         /** @return the value of a code, or null for an unknown one */
         public static Examined ofCode(int code) {
             for (Examined e : values()) {

@@ -78,6 +78,10 @@ public final class CaptureSession {
     private FunctionProfile functions;
     private boolean profileFunctions;
     private boolean gcAtStart;
+    /** The capture starts with the JVM ({@code -javaagent}): no collection was counted and no G1 marking runs. */
+    private boolean seenFromJvmStart = true;
+    /** How the end of the capture confirms what is reachable ({@link #finish}). */
+    private EndCheck endCheck = EndCheck.GC;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -112,7 +116,7 @@ public final class CaptureSession {
         Hooks.exact = settings.exact();
         Hooks.mean = settings.intervalBytes();
         if (settings.jvmti()) {
-            CollectionLog log = new CollectionLog(settings.gc());
+            CollectionLog log = new CollectionLog(settings.gc(), seenFromJvmStart, startNanos);
             SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
                     : new SiteFilter(settings.include(), settings.exclude());
             JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
@@ -127,7 +131,7 @@ public final class CaptureSession {
         }
         if (settings.gc() && collections == null) {
             try {
-                gcListener = new GcListener(startNanos, startEpochMs);
+                gcListener = new GcListener(startNanos, startEpochMs, seenFromJvmStart);
                 gcListener.start();
             } catch (Throwable t) {
                 gcListener = null;
@@ -197,6 +201,25 @@ public final class CaptureSession {
         Hooks.activate(this, settings.nativeMemory());
         t.start();
     }
+
+    /**
+     * Whether the capture starts with the JVM ({@code -javaagent}, the default) or later ({@code attach}): then the
+     * GC beans' counts are read at its start, and a G1 marking may be running.
+     */
+    public synchronized void seenFromJvmStart(boolean fromStart) {
+        seenFromJvmStart = fromStart;
+    }
+
+    /**
+     * How the end of the capture confirms what is still reachable (default: a whole-heap collection), and the heap in
+     * use above which that collection is skipped (bytes).
+     */
+    public synchronized void endCheck(EndCheck check, long maxHeapBytes) {
+        endCheck = check;
+        endCheckMaxHeap = maxHeapBytes;
+    }
+
+    private long endCheckMaxHeap = Long.MAX_VALUE;
 
     /** @return whether the JVM's sampler (JVMTI) takes this capture's heap samples */
     public boolean jvmtiSampler() {
@@ -449,7 +472,7 @@ public final class CaptureSession {
             Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
         }
         liveness.drain(sink, 0);
-        liveSites.gcProcessed(start);
+        liveSites.gcProcessed(start, g.takeVerdict());
         gcsProcessed = n;
     }
 
@@ -515,13 +538,9 @@ public final class CaptureSession {
             }
             GcListener gcs = gcListener;
             if (collect) {
-                long gcsBefore = gcs == null ? 0 : gcs.count();
-                System.gc();
-                settleNative();
-                if (gcs != null) {
-                    // The final collection's record goes into the recording: held memory at the end is measured at it.
-                    gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
-                }
+                collect = reachabilityCheck(sampler, gcs);
+            } else {
+                endMetadata.put("endCheck", "off");
             }
             // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
             Map<String, String> ending = new LinkedHashMap<>();
@@ -547,6 +566,11 @@ public final class CaptureSession {
             if (log != null && !log.listening()) {
                 log.stop(); // no JMX at the end: the collections it did not see keep no details
             }
+            long[] call = endCheckCall;
+            if (log != null && call != null) {
+                sampler.collectionsSoFar(); // the end check's pauses, known to the log before it is told about them
+                log.endCheck(call[0], call[1], call[2], call[3], call[4]);
+            }
             if (sampler != null) {
                 sampler.close(); // the last samples, and which were collected by the GC above
                 samplerMetadata(sampler);
@@ -570,11 +594,14 @@ public final class CaptureSession {
                     log.awaitDetails(FINAL_GC_WAIT_MILLIS);
                 }
                 log.stop();
-                endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
+            }
+            List<GcRecord> lastRecords = gcRecords(true);
+            if (log != null) {
+                log.metadata(endMetadata);
             }
             Map<String, String> meta = new LinkedHashMap<>(metadata);
             meta.putAll(endMetadata);
-            return recording.finish(meta, endNanos, gcRecords(true), counts,
+            return recording.finish(meta, endNanos, lastRecords, counts,
                     settings.nativeMemory() ? nativeTracker : null);
         } finally {
             release();
@@ -625,6 +652,49 @@ public final class CaptureSession {
         endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
         endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(JvmtiHeapSampler.STACK_KEYS)));
     }
+
+    /**
+     * The end check ({@link EndCheck#GC}): a whole-heap collection, unless more heap than {@code endCheckMaxHeap} is
+     * in use; waits for the Cleaners it made due and (bytecode sampler) for its notification. Its outcome and cost go
+     * into the recording's metadata ({@code endCheck}, {@code endCheckMillis}, {@code endCheckHeapBytes}).
+     *
+     * @return whether a collection ran
+     */
+    private boolean reachabilityCheck(JvmtiHeapSampler sampler, GcListener gcs) {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        endMetadata.put("endCheckHeapBytes", Long.toString(used));
+        if (used > endCheckMaxHeap) {
+            endMetadata.put("endCheck", "skipped: " + used + " bytes of heap in use, above endCheckMaxHeap ("
+                    + endCheckMaxHeap + ")");
+            return false;
+        }
+        long gcsBefore = gcs == null ? 0 : gcs.count();
+        long pausesBefore = sampler == null ? -1 : sampler.finishedCollections();
+        long t0 = System.nanoTime();
+        System.gc();
+        long t1 = System.nanoTime();
+        long after = rt.totalMemory() - rt.freeMemory();
+        endCheckCall = new long[] {t0, t1, used, after, rt.totalMemory()};
+        settleNative();
+        boolean recorded = true;
+        if (gcs != null) {
+            // The final collection's record goes into the recording: held memory at the end is measured at it.
+            recorded = gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+        }
+        boolean ran = sampler == null ? recorded : sampler.finishedCollections() != pausesBefore;
+        if (!ran) {
+            endCheckCall = null;
+        } else if (gcs != null) {
+            gcs.endCheck(t0, t1);
+        }
+        endMetadata.put("endCheck", ran ? "gc" : "not done: System.gc() collected nothing (-XX:+DisableExplicitGC?)");
+        endMetadata.put("endCheckMillis", String.format(java.util.Locale.ROOT, "%.1f", (t1 - t0) / 1e6));
+        return ran;
+    }
+
+    /** The end check's System.gc() call: start, end, heap used before and after, committed; null when none ran. */
+    private long[] endCheckCall;
 
     /** Waits for the Cleaners of direct buffers the final GC found unreachable. */
     private void settleNative() {

@@ -21,8 +21,17 @@ import javax.management.openmbean.CompositeData;
 
 /**
  * Records every garbage collection the JVM reports through {@code GarbageCollectionNotificationInfo}: name,
- * action, cause, start and duration (1 ms precision), and heap used before and after (summed over heap pools).
- * Notifications arrive on the JVM's notification thread, shortly after the collection.
+ * action, cause, start and duration (1 ms precision), heap used before and after (summed over heap pools), and what
+ * it examined ({@link CollectionKinds}: G1's Remark and Cleanup have notifications only from JDK 20 on, so before it
+ * only G1's full collections examine the whole heap here). Notifications arrive on the JVM's notification thread,
+ * shortly after the collection. Used when the JVM's sampler does not run (the bytecode hooks: exact mode, other
+ * platforms).
+ *
+ * <p><b>Times.</b> A notification's start is in milliseconds on the JVM's management clock, which starts a little
+ * after the clock of {@code RuntimeMXBean.getUptime()}: so {@code nanoTime - (uptime + 1) ms}, read with each
+ * notification, is a lower bound of the offset between the two clocks, and a record's start placed with it is never
+ * later than the true start (a whole-heap collection's snapshot must not be: samples allocated after it were not
+ * judged).
  */
 final class GcListener implements NotificationListener {
     /** Records not yet returned by {@link #takeRecords}; guards {@link #history} updates and waits too. */
@@ -31,20 +40,32 @@ final class GcListener implements NotificationListener {
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final Set<String> heapPools = new HashSet<>();
     private final long startNanos;
-    private final long jvmStartEpochMs;
-    private final long startEpochMs;
     /** Start of the most recent collection, on the capture's nanoTime clock. */
     private volatile long lastStartNanos;
+    private final java.lang.management.RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
+    /** The largest lower bound seen of {@code nanoTime - managementMillis * 10^6} (see the class comment). */
+    private long offsetLower = Long.MIN_VALUE;
+    private final CollectionKinds kinds;
+    /** The latest snapshot of a whole-heap collection not taken yet ({@link #takeVerdict}). */
+    private long verdict = CollectionLog.NO_VERDICT;
 
     GcListener(long startNanos, long startEpochMs) {
+        this(startNanos, startEpochMs, true);
+    }
+
+    /** @param seenFromStart the capture starts with the JVM (no G1 marking can be running then) */
+    GcListener(long startNanos, long startEpochMs, boolean seenFromStart) {
         this.startNanos = startNanos;
-        this.startEpochMs = startEpochMs;
-        this.jvmStartEpochMs = ManagementFactory.getRuntimeMXBean().getStartTime();
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
             if (p.getType() == MemoryType.HEAP) {
                 heapPools.add(p.getName());
             }
         }
+        List<String> names = new ArrayList<>();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            names.add(gc.getName());
+        }
+        this.kinds = new CollectionKinds(CollectionKinds.isG1(names), seenFromStart, startNanos);
     }
 
     void start() {
@@ -81,12 +102,32 @@ final class GcListener implements NotificationListener {
             GarbageCollectionNotificationInfo info =
                     GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
             GcInfo gi = info.getGcInfo();
-            long startEpoch = jvmStartEpochMs + gi.getStartTime();
-            long start = startNanos + (startEpoch - startEpochMs) * 1_000_000L;
-            GcRecord r = new GcRecord(start, gi.getDuration() * 1_000_000L, info.getGcName(), info.getGcCause(),
-                    heap(gi.getMemoryUsageBeforeGc()), heap(gi.getMemoryUsageAfterGc()),
-                    committed(gi.getMemoryUsageAfterGc()), info.getGcAction());
+            long lower = System.nanoTime() - (runtime.getUptime() + 1) * 1_000_000L;
+            String name = info.getGcName();
             synchronized (records) {
+                offsetLower = Math.max(offsetLower, lower);
+                long start = offsetLower + gi.getStartTime() * 1_000_000L;
+                long duration = gi.getDuration() * 1_000_000L;
+                GcRecord.Examined examined;
+                long snapshot = start;
+                long verdictAt = start;
+                if (CollectionKinds.isCycleBean(name)) {
+                    examined = CollectionKinds.ofBean(name);
+                    verdictAt = start + duration + 1_000_000L; // the end, as late as the millisecond allows
+                } else if (name != null && name.endsWith("Pauses")) {
+                    examined = GcRecord.Examined.UNKNOWN; // a pause inside a cycle: its cycle's record judges
+                } else {
+                    long[] k = kinds.pause(start, start + duration, new String[] {name}, 0); // frees not attributed
+                    examined = GcRecord.Examined.ofCode((int) k[0]);
+                    snapshot = k[1];
+                }
+                GcRecord r = new GcRecord(start, duration, name, info.getGcCause(),
+                        heap(gi.getMemoryUsageBeforeGc()), heap(gi.getMemoryUsageAfterGc()),
+                        committed(gi.getMemoryUsageAfterGc()), info.getGcAction(), examined,
+                        examined == GcRecord.Examined.WHOLE_HEAP ? Math.min(snapshot, start) : start, verdictAt);
+                if (r.wholeHeap()) {
+                    verdict = Math.max(verdict, r.snapshotNanos());
+                }
                 records.add(r);
                 history.add(r);
                 lastStartNanos = Math.max(lastStartNanos, start);
@@ -167,6 +208,40 @@ final class GcListener implements NotificationListener {
             return hs != null && "true".equals(hs.getVMOption("DisableExplicitGC").getValue());
         } catch (Throwable t) {
             return false;
+        }
+    }
+
+    /**
+     * @return the snapshot of the latest collection that examined the whole heap recorded since the last call, or
+     *         {@link CollectionLog#NO_VERDICT}
+     */
+    long takeVerdict() {
+        synchronized (records) {
+            long v = verdict;
+            verdict = CollectionLog.NO_VERDICT;
+            return v;
+        }
+    }
+
+    /**
+     * The capture's end check ran {@code System.gc()} from {@code fromNanos} to {@code toNanos} (see
+     * {@link CollectionLog#endCheck}): the last record that started during the call judged the whole heap, with its
+     * snapshot at the call. Records not yet taken only.
+     */
+    void endCheck(long fromNanos, long toNanos) {
+        synchronized (records) {
+            for (int i = records.size() - 1; i >= 0; i--) {
+                GcRecord r = records.get(i);
+                if (r.startNanos() >= fromNanos - 1_000_000L && r.startNanos() <= toNanos && r.isPause()
+                        && !(r.name() != null && r.name().endsWith("Pauses"))) {
+                    if (!r.wholeHeap()) {
+                        records.set(i, r.withExamined(GcRecord.Examined.WHOLE_HEAP, Math.min(fromNanos,
+                                r.startNanos()), r.verdictNanos()));
+                    }
+                    verdict = Math.max(verdict, Math.min(fromNanos, r.startNanos()));
+                    return;
+                }
+            }
         }
     }
 
