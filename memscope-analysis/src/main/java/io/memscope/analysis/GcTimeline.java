@@ -180,6 +180,11 @@ final class GcTimeline {
         return points.get(k);
     }
 
+    /** @return the snapshot of point {@code k}: objects allocated before it were judged (its start if not whole-heap) */
+    long snapshot(int k) {
+        return Math.min(points.get(k).snapshotNanos(), positions[k]);
+    }
+
     /** @return whether point {@code k} examined the whole heap */
     boolean wholeHeap(int k) {
         return !synthetic && points.get(k).wholeHeap();

@@ -55,6 +55,30 @@ final class HeldLedger {
     private long[] endSamples = new long[16];
     private double[] endUnconfirmed = new double[16];
     private double[] endVariance = new double[16];
+    /**
+     * Per key: the samples of S freed between a snapshot and its collection's verdict by young collections after the
+     * first one at or after the snapshot (that one frees what was garbage at the snapshot; the later ones what became
+     * garbage after it): reachable at the snapshot, so part of the leak rule's measure of that collection (C + F), not
+     * of its held figure, which is what is still there at its verdict.
+     */
+    private double[] lateBytes = new double[16];
+    private double[] lateVariance = new double[16];
+    private long[] lateSamples = new long[16];
+    private boolean[] lateFlag = new boolean[16];
+    private int[] lateList = new int[16];
+    private int lateCount;
+    /** Points crossed since the pending snapshot; whether the current point is that snapshot's collection. */
+    private int pointsSinceMark;
+    private boolean atVerdict;
+    /**
+     * Per key: the variance of the samples that left the leak rule's measure, cumulated: freed while confirmed, and F
+     * after its collection (a step's removals: see ReportBuilder).
+     */
+    private double[] freedVariance = new double[16];
+    private double[] endFreedVariance = new double[16];
+    private double[] endMeasureBytes = new double[16];
+    private double[] endMeasureVariance = new double[16];
+    private long[] endMeasureSamples = new long[16];
     private double[] peakGcBytes = new double[16];
     private double[] peakGcCount = new double[16];
     private double[] peakGcUnconfirmed = new double[16];
@@ -63,6 +87,7 @@ final class HeldLedger {
     private double[][] markBytes = new double[MARKS][16];
     private long[][] markSamples = new long[MARKS][16];
     private double[][] markVariance = new double[MARKS][16];
+    private double[][] markFreedVariance = new double[MARKS][16];
 
     private boolean[] dirty = new boolean[16];
     private int[] dirtyList = new int[16];
@@ -118,6 +143,16 @@ final class HeldLedger {
             endSamples = Arrays.copyOf(endSamples, n);
             endUnconfirmed = Arrays.copyOf(endUnconfirmed, n);
             endVariance = Arrays.copyOf(endVariance, n);
+            freedVariance = Arrays.copyOf(freedVariance, n);
+            endFreedVariance = Arrays.copyOf(endFreedVariance, n);
+            endMeasureBytes = Arrays.copyOf(endMeasureBytes, n);
+            endMeasureVariance = Arrays.copyOf(endMeasureVariance, n);
+            endMeasureSamples = Arrays.copyOf(endMeasureSamples, n);
+            lateBytes = Arrays.copyOf(lateBytes, n);
+            lateVariance = Arrays.copyOf(lateVariance, n);
+            lateSamples = Arrays.copyOf(lateSamples, n);
+            lateFlag = Arrays.copyOf(lateFlag, n);
+            lateList = Arrays.copyOf(lateList, n);
             peakGcBytes = Arrays.copyOf(peakGcBytes, n);
             peakGcCount = Arrays.copyOf(peakGcCount, n);
             peakGcUnconfirmed = Arrays.copyOf(peakGcUnconfirmed, n);
@@ -128,6 +163,7 @@ final class HeldLedger {
                 markBytes[m] = Arrays.copyOf(markBytes[m], n);
                 markSamples[m] = Arrays.copyOf(markSamples[m], n);
                 markVariance[m] = Arrays.copyOf(markVariance[m], n);
+                markFreedVariance[m] = Arrays.copyOf(markFreedVariance[m], n);
             }
             dirty = Arrays.copyOf(dirty, n);
             dirtyList = Arrays.copyOf(dirtyList, n);
@@ -187,6 +223,17 @@ final class HeldLedger {
         ensure(key);
         int bucket = bucketOf(epoch);
         add(bucket, key, -b, -n, -1, -v);
+        if (bucket == C) {
+            freedVariance[key] += v;
+        } else if (bucket == S && pointsSinceMark >= 2 && !atVerdict) {
+            lateBytes[key] += b;
+            lateVariance[key] += v;
+            lateSamples[key]++;
+            if (!lateFlag[key]) {
+                lateFlag[key] = true;
+                lateList[lateCount++] = key;
+            }
+        }
         touch(key);
     }
 
@@ -238,6 +285,9 @@ final class HeldLedger {
      * it waits for that collection's verdict.
      */
     void crossMark(int boundary) {
+        clearLate();
+        pointsSinceMark = 0;
+        atVerdict = false;
         int kept = 0;
         for (int i = 0; i < unsettledCount; i++) {
             int key = unsettledList[i];
@@ -265,6 +315,31 @@ final class HeldLedger {
             totCount[from] = 0;
             totVariance[from] = 0;
         }
+    }
+
+    /** The samples freed late (F) leave the leak rule's measure: they were its, until the collection just measured. */
+    private void clearLate() {
+        for (int i = 0; i < lateCount; i++) {
+            int key = lateList[i];
+            freedVariance[key] += lateVariance[key];
+            lateBytes[key] = 0;
+            lateVariance[key] = 0;
+            lateSamples[key] = 0;
+            lateFlag[key] = false;
+            touch(key);
+        }
+        lateCount = 0;
+    }
+
+    /**
+     * The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older.
+     *
+     * @param verdict it is the collection of the pending snapshot
+     */
+    void crossPoint(int boundary, boolean verdict) {
+        pointsSinceMark++;
+        atVerdict = verdict;
+        crossPoint(boundary);
     }
 
     /** The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older. */
@@ -331,12 +406,19 @@ final class HeldLedger {
             peakBytes[key] = b;
             peakUnconfirmed[key] = unconfirmed;
         }
+        double measure = b + lateBytes[key];
+        double measureVariance = variance[C][key] + lateVariance[key];
+        long measureSamples = samples[C][key] + lateSamples[key];
         if (k <= endIndex) {
             endBytes[key] = b;
             endCount[key] = count[C][key];
             endSamples[key] = samples[C][key];
             endUnconfirmed[key] = unconfirmed;
             endVariance[key] = variance[C][key];
+            endFreedVariance[key] = freedVariance[key];
+            endMeasureBytes[key] = measure;
+            endMeasureVariance[key] = measureVariance;
+            endMeasureSamples[key] = measureSamples;
         }
         if (k <= peakIndex) {
             peakGcBytes[key] = b;
@@ -345,9 +427,10 @@ final class HeldLedger {
         }
         for (int m = 0; m < MARKS; m++) {
             if (k <= mark[m][key]) {
-                markBytes[m][key] = b;
-                markSamples[m][key] = samples[C][key];
-                markVariance[m][key] = variance[C][key];
+                markBytes[m][key] = measure;
+                markSamples[m][key] = measureSamples;
+                markVariance[m][key] = measureVariance;
+                markFreedVariance[m][key] = freedVariance[key];
             }
         }
     }
@@ -409,6 +492,32 @@ final class HeldLedger {
         return key < keys ? endVariance[key] : 0;
     }
 
+    /**
+     * The leak rule's measure of {@code key} at the end: held, plus what its collection's snapshot found reachable and
+     * young collections freed before its verdict (see {@link #lateBytes}); its variance and samples.
+     */
+    double endMeasureBytes(int key) {
+        return key < keys ? endMeasureBytes[key] : 0;
+    }
+
+    double endMeasureVariance(int key) {
+        return key < keys ? endMeasureVariance[key] : 0;
+    }
+
+    long endMeasureSamples(int key) {
+        return key < keys ? endMeasureSamples[key] : 0;
+    }
+
+    /** @return the variance of the samples of {@code key} that left the leak rule's measure, up to the end */
+    double endFreedVariance(int key) {
+        return key < keys ? endFreedVariance[key] : 0;
+    }
+
+    /** @return the same, up to reference collection {@code slot} */
+    double markFreedVariance(int key, int slot) {
+        return key < keys ? markFreedVariance[slot][key] : 0;
+    }
+
     double endUnconfirmedBytes(int key) {
         return key < keys ? endUnconfirmed[key] : 0;
     }
@@ -425,7 +534,7 @@ final class HeldLedger {
         return key < keys ? peakGcUnconfirmed[key] : 0;
     }
 
-    /** @return held bytes of {@code key} at its reference collection {@code slot} */
+    /** @return the leak rule's measure of {@code key} at its reference collection {@code slot} (held + late frees) */
     double markBytes(int key, int slot) {
         return key < keys ? markBytes[slot][key] : 0;
     }

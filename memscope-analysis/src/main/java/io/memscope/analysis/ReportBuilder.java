@@ -52,21 +52,24 @@ import java.util.Map;
  * ({@link Report.Totals#exactCountsAsOfMs()}), and allocations after it are not in them.
  *
  * <p><b>Leak suspects</b> are judged on held (confirmed) bytes at whole-heap collections only, and need evidence. For
- * each heap site, three whole-heap collections of the window are compared: the last one of the window ("end"), and
- * the last ones at or before a third and two thirds of the way from the site's first allocation in the window to the
- * end (both after that first allocation and before the end, and distinct). The site is a suspect when
+ * each heap site, three whole-heap collections of the window are compared, placed in time by their snapshots (held at
+ * one is what was reachable then): the last one of the window ("end"), a first one (the last whose snapshot is at or
+ * before a third of the way from the site's first allocation in the window to the end's, or, when none is there, the
+ * first after that allocation) and a second one (the last at or before two thirds of the way, after the first, or,
+ * when none is there, the one halfway between the first and the end); all with snapshots after the site's first
+ * allocation, and distinct. The site is a suspect when
  * <ul>
  *   <li>it holds at least {@value #LEAK_MIN_SAMPLES} sampled objects at the end,</li>
- *   <li>its held bytes grew at both steps by more than twice the step's standard error (each held figure's
- *       Horvitz-Thompson variance, summed over the two figures of the step), and</li>
+ *   <li>its held bytes grew at both steps by more than twice the step's standard error (the Horvitz-Thompson variance
+ *       of what the step added and of what it removed: the samples held at both ends of a step cancel out), and</li>
  *   <li>it grew from the first to the last by at least a quarter of what it holds at the end.</li>
  * </ul>
  * So a structure built once (it stops growing before the first reference point, or the window has no whole-heap
  * collection after it was built) and a bounded cache (its held bytes stay within their sampling error once full) are
  * not suspects. False positives: a site whose held memory really grows over both steps without being a leak (a cache
  * still filling up through two thirds of the window, a backlog that will drain later); under no growth, both steps
- * pass their test together with a probability below 0.1% (normal approximation; the variance used is an upper bound
- * of the step's). False negatives: a leak with fewer than {@value #LEAK_MIN_SAMPLES} samples held (a small leak, or a
+ * pass their test together with a probability of about 0.05% (two independent steps, each 2.3% in the normal
+ * approximation). False negatives: a leak with fewer than {@value #LEAK_MIN_SAMPLES} samples held (a small leak, or a
  * short run: more sampling, {@code --interval}, or a longer run finds it), a leak inside a site that holds much more
  * that does not grow (growth below a quarter), a leak that stopped growing before the second reference collection,
  * and a window with fewer than three whole-heap collections after the site began allocating (a short run, or a
@@ -493,14 +496,43 @@ public final class ReportBuilder {
             if (endWholeGc < 0) {
                 return;
             }
-            long end = gcs.position(endWholeGc);
+            long end = gcs.snapshot(endWholeGc);
             long span = end - a.firstAlloc;
             if (span <= 0) {
                 return;
             }
-            int first = gcs.lastWholeHeapAtOrBefore(windowFirstGc, endWholeGc - 1, a.firstAlloc + span / 3);
-            int second = gcs.lastWholeHeapAtOrBefore(windowFirstGc, endWholeGc - 1, a.firstAlloc + 2 * (span / 3));
-            if (first < 0 || second <= first || gcs.position(first) <= a.firstAlloc) {
+            // the whole-heap collections that judged some of the site (snapshot after its first allocation), before
+            // the last one; compared by their snapshots: held at one is what was reachable then
+            List<Integer> after = new ArrayList<>();
+            for (int k = Math.max(0, windowFirstGc); k < endWholeGc; k++) {
+                if (gcs.wholeHeap(k) && gcs.snapshot(k) > a.firstAlloc && gcs.snapshot(k) < end) {
+                    after.add(k);
+                }
+            }
+            if (after.size() < 2) {
+                return;
+            }
+            int first = -1;
+            int second = -1;
+            for (int k : after) {
+                if (gcs.snapshot(k) <= a.firstAlloc + span / 3) {
+                    first = k;
+                }
+            }
+            if (first < 0) {
+                first = after.get(0); // none in the first third: the first one there is
+            }
+            for (int k : after) {
+                if (k > first && gcs.snapshot(k) > gcs.snapshot(first)
+                        && gcs.snapshot(k) <= a.firstAlloc + 2 * (span / 3)) {
+                    second = k;
+                }
+            }
+            if (second < 0) { // none in the second third after the first: the one halfway to the end
+                int i = after.indexOf(first);
+                second = after.get(Math.min(after.size() - 1, i + Math.max(1, (after.size() - i) / 2)));
+            }
+            if (second <= first || gcs.snapshot(second) <= gcs.snapshot(first)) {
                 return;
             }
             a.firstRef = first;
@@ -661,8 +693,9 @@ public final class ReportBuilder {
                 heldSites.crossMark(b);
                 heldStacks.crossMark(b);
             } else {
-                heldSites.crossPoint(b);
-                heldStacks.crossPoint(b);
+                boolean verdict = gcs.markOf(k) >= 0 && heldSites.pending(gcs.markOf(k));
+                heldSites.crossPoint(b, verdict);
+                heldStacks.crossPoint(b, verdict);
                 toMeasure = k;
             }
             epoch = b + 1;
@@ -1209,18 +1242,24 @@ public final class ReportBuilder {
             }
             double b1 = Math.max(0, heldSites.markBytes(a.key, 0));
             double b2 = Math.max(0, heldSites.markBytes(a.key, 1));
-            double b3 = Math.max(0, heldSites.endBytes(a.key));
-            double v1 = Math.max(0, heldSites.markVariance(a.key, 0));
-            double v2 = Math.max(0, heldSites.markVariance(a.key, 1));
-            double v3 = Math.max(0, heldSites.endVariance(a.key));
-            // the end is the last collection of the window: held there may have dropped below the last whole-heap
-            // collection's by later frees, never grown (only a whole-heap collection confirms)
-            boolean significant = b2 - b1 > LEAK_STEP_SIGMAS * Math.sqrt(v1 + v2)
-                    && b3 - b2 > LEAK_STEP_SIGMAS * Math.sqrt(v2 + v3);
-            return new SiteProfile.Growth((gcs.position(a.firstRef) - runStart) / 1e6, Math.round(b1),
-                    (gcs.position(a.secondRef) - runStart) / 1e6, Math.round(b2),
-                    (gcs.position(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endSamples(a.key),
+            double b3 = Math.max(0, heldSites.endMeasureBytes(a.key));
+            // A step's difference is what was added minus what was removed, both sampled: its variance is the sum of
+            // their variances, V(added) + V(removed) = (V(after) - V(before)) + 2 V(removed)
+            double s12 = stepVariance(heldSites.markVariance(a.key, 0), heldSites.markVariance(a.key, 1),
+                    heldSites.markFreedVariance(a.key, 0), heldSites.markFreedVariance(a.key, 1));
+            double s23 = stepVariance(heldSites.markVariance(a.key, 1), heldSites.endMeasureVariance(a.key),
+                    heldSites.markFreedVariance(a.key, 1), heldSites.endFreedVariance(a.key));
+            boolean significant = b2 - b1 > LEAK_STEP_SIGMAS * Math.sqrt(s12)
+                    && b3 - b2 > LEAK_STEP_SIGMAS * Math.sqrt(s23);
+            return new SiteProfile.Growth((gcs.snapshot(a.firstRef) - runStart) / 1e6, Math.round(b1),
+                    (gcs.snapshot(a.secondRef) - runStart) / 1e6, Math.round(b2),
+                    (gcs.snapshot(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endMeasureSamples(a.key),
                     significant);
+        }
+
+        /** @return the variance of the difference of two held estimates of a site (see {@link #growth}) */
+        private static double stepVariance(double before, double after, double freedBefore, double freedAfter) {
+            return Math.max(0, after - before + 2 * (freedAfter - freedBefore));
         }
 
         /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

@@ -61,10 +61,11 @@ public record SiteProfile(String site, String type, boolean nativeMemory, long a
 
     /**
      * A heap site's held memory at the three whole-heap collections the leak rule compares ({@link ReportBuilder},
-     * "Leak suspects"): the last at or before a third and two thirds of the way from the site's first allocation in
-     * the window to the last whole-heap collection of the window, and that last one.
+     * "Leak suspects": about a third and two thirds of the way from the site's first allocation in the window to the
+     * last whole-heap collection of the window, and that last one).
      *
-     * @param firstMs           ms since the run's start of the first reference collection
+     * @param firstMs           ms since the run's start of the first reference collection's snapshot (what it judged
+     *                          was reachable then)
      * @param firstBytes        held bytes there (estimate)
      * @param secondMs          the second one
      * @param secondBytes       held bytes there

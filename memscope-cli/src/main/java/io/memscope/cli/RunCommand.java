@@ -84,7 +84,6 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> cmd = new ArrayList<>();
         if (demo) {
-            agent.gcAtEnd = true; // the demo's leak is what is still held at its end
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
             cmd.add(java.toString());
             cmd.add("-cp");

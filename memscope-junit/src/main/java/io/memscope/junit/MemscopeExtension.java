@@ -123,7 +123,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         boolean judgeNative = limits.maxNative() >= 0;
         // What is held or outstanding before a GC bounds what is after it (a GC and its Cleaners only free): a test
         // within its limits already is not worth a full GC.
-        if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent) == null)
+        if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, false) == null)
                 && (!judgeNative || !LeakCheck.nativeOver(w, toNanos, limits.maxNative(), agent))) {
             return;
         }
@@ -134,7 +134,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         }
         List<String> failures = new ArrayList<>();
         if (judgeLeaks) {
-            String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent);
+            String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, true);
             if (m != null) {
                 failures.add(m);
             }

@@ -451,6 +451,27 @@ public final class CaptureSession {
         }
     }
 
+    /**
+     * Bytecode sampler: when the GC listener recorded a collection that examined the whole heap and started after
+     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link #processGcs}),
+     * so that a query right after a full GC sees its verdict. Returns at once otherwise.
+     */
+    void awaitJudged(long nanos) {
+        GcListener g = gcListener;
+        if (g == null || liveSites.heldAsOfNanos() >= nanos || !g.wholeHeapSince(nanos)) {
+            return;
+        }
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (liveSites.heldAsOfNanos() < nanos && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Collections already turned into held figures of bytecode samples ({@link #processGcs}); background thread. */
     private long gcsProcessed;
 

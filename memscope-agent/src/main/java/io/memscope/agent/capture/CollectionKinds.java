@@ -32,9 +32,10 @@ import io.memscope.recording.GcRecord.Examined;
  * its mark stack overflowed; and a pause no bean counts may be another of the JVM's pauses that collected nothing).
  * A completed marking that freed no sampled object confirms nothing: sound, and the end-of-capture check judges later.
  *
- * <p>memscope does not know which young pause started the marking, so it takes as its snapshot a pause that cannot be
- * later: the first young pause (or pause of unknown kind) after the previous completed marking and after the last full
- * collection (the marking started after both), or after the start of the capture when memscope saw the JVM from its start. A marking whose start
+ * <p>memscope does not know which young pause started the marking, so it takes as its snapshot a time that cannot be
+ * later: the latest of the first young pause (or pause of unknown kind) after the previous completed marking and after
+ * the last full collection (the marking started after both), and the allocation of the latest-allocated sampled object
+ * the Remark freed (what a marking frees was allocated before it started), or after the start of the capture when memscope saw the JVM from its start. A marking whose start
  * memscope cannot bound (an attach during a marking) judges nothing memscope sampled. So samples allocated between
  * that pause and the marking's real start stay unconfirmed until the next whole-heap collection: held figures lag,
  * never overstate.
@@ -100,10 +101,11 @@ final class CollectionKinds {
      * @param beans  the beans that counted a collection in this pause; null when not known (the pause's beans could
      *               not be told)
      * @param freed  sampled objects the pause was seen to free (0 when not known: a marking end then confirms nothing)
+     * @param latestFreedAllocation the allocation time of the latest-allocated of them ({@link Long#MIN_VALUE}: none)
      * @return what it examined and, when the whole heap, its snapshot (else its start): {@code long[] {examined
      *         code, snapshot}}
      */
-    long[] pause(long startNanos, long endNanos, String[] beans, int freed) {
+    long[] pause(long startNanos, long endNanos, String[] beans, int freed, long latestFreedAllocation) {
         Examined examined = Examined.UNKNOWN;
         boolean markingEnd = false;
         boolean full = false;
@@ -137,6 +139,11 @@ final class CollectionKinds {
                 snapshot = seenFromStart ? firstPauseAfter(captureStartNanos) : NOTHING_JUDGED;
             } else {
                 snapshot = firstPauseAfter(bound);
+            }
+            // A Remark frees only what its marking found unreachable, all of it allocated before the marking started
+            // (objects allocated since are kept): the latest of them bounds the start as well, often more tightly.
+            if (snapshot != NOTHING_JUDGED && latestFreedAllocation != Long.MIN_VALUE) {
+                snapshot = Math.max(snapshot, Math.min(startNanos, latestFreedAllocation + 1));
             }
         }
         if (beans == null || examinedYoung(beans)) {

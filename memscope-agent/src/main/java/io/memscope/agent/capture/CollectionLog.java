@@ -94,8 +94,9 @@ final class CollectionLog {
         /** Placed by time with other pauses of a cut (several pauses between two cuts). */
         Group group;
         boolean classified;
-        /** Sampled objects this pause was seen to free (the heap sampler's scans). */
+        /** Sampled objects this pause was seen to free (the heap sampler's scans), and the latest one's allocation. */
         int freed;
+        long latestFreedAllocation = Long.MIN_VALUE;
         Examined examined = Examined.UNKNOWN;
         long snapshot;
 
@@ -234,15 +235,17 @@ final class CollectionLog {
     }
 
     /**
-     * The heap sampler saw a sampled object freed by the pause of this ordinal (drain thread): evidence that a G1
-     * marking-end pause completed its marking ({@link CollectionKinds}).
+     * The heap sampler saw a sampled object allocated at {@code allocatedNanos} freed by the pause of this ordinal
+     * (drain thread): evidence that a G1 marking-end pause completed its marking, and a bound of its snapshot
+     * ({@link CollectionKinds}).
      */
-    void freed(int ordinal) {
+    void freed(int ordinal, long allocatedNanos) {
         synchronized (this) {
             for (int i = pauses.size() - 1; i >= 0; i--) {
                 Pause p = pauses.get(i);
                 if (p.ordinal == ordinal) {
                     p.freed++;
+                    p.latestFreedAllocation = Math.max(p.latestFreedAllocation, allocatedNanos);
                     return;
                 }
                 if (p.ordinal < ordinal) {
@@ -675,7 +678,7 @@ final class CollectionLog {
                     names = null;
                 }
             }
-            long[] kind = kinds.pause(p.start, p.end, names, p.freed);
+            long[] kind = kinds.pause(p.start, p.end, names, p.freed, p.latestFreedAllocation);
             p.examined = Examined.ofCode((int) kind[0]);
             p.snapshot = kind[1];
             p.classified = true;

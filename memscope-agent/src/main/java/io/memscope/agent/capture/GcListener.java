@@ -27,11 +27,13 @@ import javax.management.openmbean.CompositeData;
  * shortly after the collection. Used when the JVM's sampler does not run (the bytecode hooks: exact mode, other
  * platforms).
  *
- * <p><b>Times.</b> A notification's start is in milliseconds on the JVM's management clock, which starts a little
- * after the clock of {@code RuntimeMXBean.getUptime()}: so {@code nanoTime - (uptime + 1) ms}, read with each
- * notification, is a lower bound of the offset between the two clocks, and a record's start placed with it is never
- * later than the true start (a whole-heap collection's snapshot must not be: samples allocated after it were not
- * judged).
+ * <p><b>Times.</b> A notification's start and duration are in whole milliseconds on the JVM's management clock, whose
+ * offset from {@code nanoTime} is not published. A notification arrives after its collection ended, so
+ * {@code receivedNanos - (start + duration) ms}, the smallest over the notifications so far, is an upper bound of the
+ * offset, tight within the notification thread's delay (usually well under a millisecond). Records are placed with
+ * that bound minus {@value #MARGIN_NANOS} ns, so that a whole-heap collection's snapshot is not later than its true
+ * start unless every notification of the run arrived more than that late (samples allocated after a snapshot were
+ * not judged). The end check knows its own call's time and needs no estimate ({@link #endCheck}).
  */
 final class GcListener implements NotificationListener {
     /** Records not yet returned by {@link #takeRecords}; guards {@link #history} updates and waits too. */
@@ -42,9 +44,10 @@ final class GcListener implements NotificationListener {
     private final long startNanos;
     /** Start of the most recent collection, on the capture's nanoTime clock. */
     private volatile long lastStartNanos;
-    private final java.lang.management.RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
-    /** The largest lower bound seen of {@code nanoTime - managementMillis * 10^6} (see the class comment). */
-    private long offsetLower = Long.MIN_VALUE;
+    /** The smallest upper bound seen of {@code nanoTime - managementMillis * 10^6} (see the class comment). */
+    private long offsetUpper = Long.MAX_VALUE;
+    /** How much earlier than the offset's upper bound records are placed. */
+    static final long MARGIN_NANOS = 20_000_000L;
     private final CollectionKinds kinds;
     /** The latest snapshot of a whole-heap collection not taken yet ({@link #takeVerdict}). */
     private long verdict = CollectionLog.NO_VERDICT;
@@ -102,11 +105,11 @@ final class GcListener implements NotificationListener {
             GarbageCollectionNotificationInfo info =
                     GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
             GcInfo gi = info.getGcInfo();
-            long lower = System.nanoTime() - (runtime.getUptime() + 1) * 1_000_000L;
+            long upper = System.nanoTime() - (gi.getStartTime() + gi.getDuration()) * 1_000_000L;
             String name = info.getGcName();
             synchronized (records) {
-                offsetLower = Math.max(offsetLower, lower);
-                long start = offsetLower + gi.getStartTime() * 1_000_000L;
+                offsetUpper = Math.min(offsetUpper, upper);
+                long start = offsetUpper - MARGIN_NANOS + gi.getStartTime() * 1_000_000L;
                 long duration = gi.getDuration() * 1_000_000L;
                 GcRecord.Examined examined;
                 long snapshot = start;
@@ -117,7 +120,7 @@ final class GcListener implements NotificationListener {
                 } else if (name != null && name.endsWith("Pauses")) {
                     examined = GcRecord.Examined.UNKNOWN; // a pause inside a cycle: its cycle's record judges
                 } else {
-                    long[] k = kinds.pause(start, start + duration, new String[] {name}, 0); // frees not attributed
+                    long[] k = kinds.pause(start, start + duration, new String[] {name}, 0, Long.MIN_VALUE); // frees not attributed
                     examined = GcRecord.Examined.ofCode((int) k[0]);
                     snapshot = k[1];
                 }
@@ -243,6 +246,16 @@ final class GcListener implements NotificationListener {
                 }
             }
         }
+    }
+
+    /** @return whether a collection that examined the whole heap with a snapshot at or after {@code nanos} was recorded */
+    boolean wholeHeapSince(long nanos) {
+        for (GcRecord r : history.since(Math.max(0, history.count() - 64), 64)) {
+            if (r.wholeHeap() && r.snapshotNanos() >= nanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return start of the latest collection recorded ({@link System#nanoTime()}), 0 before the first */

@@ -87,6 +87,7 @@ public final class HeldQuery {
                         JvmtiHeapSampler.state(found[i + 3]) == LiveSites.CONFIRMED);
             }
         } else if (liveness != null) {
+            session.awaitJudged(toNanos); // a whole-heap collection after the window, reported: its verdict first
             liveness.forEachTracked(s -> {
                 if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0
                         || !wanted(threads, threadsFrom, s.threadId) || s.refersTo(null)) {

@@ -569,7 +569,7 @@ final class JvmtiHeapSampler {
             if (collectedBy > checked + 1) {
                 ambiguous++;
             } else if (pauses != null) {
-                pauses.freed(ordinal); // evidence for the collection log of what that pause examined
+                pauses.freed(ordinal, time); // evidence for the collection log of what that pause examined
             }
         } else {
             at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive

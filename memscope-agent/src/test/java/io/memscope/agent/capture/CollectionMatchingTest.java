@@ -209,7 +209,7 @@ class CollectionMatchingTest {
         long remarkStart = jvm.clock;
         jvm.pause(3, 0, 0, 0, 0);                                          // Remark
         jvm.drain(log, seen);
-        log.freed(4);                                                      // the heap sampler saw it free a sample
+        log.freed(4, firstYoung - 1);                                      // the heap sampler saw it free a sample
         log.cut();
         jvm.pause(1, 0, 0, 0, 0);                                          // Cleanup: frees nothing
         jvm.drain(log, seen);
@@ -231,9 +231,25 @@ class CollectionMatchingTest {
         log.cut();
         jvm.pause(3, 0, 0, 0, 0);
         jvm.drain(log, seen);
-        log.freed(7);
+        log.freed(7, afterRemark - 5);
         log.cut();
         assertThat(log.takeVerdict()).isEqualTo(afterRemark);
+
+        // a Remark that freed an object allocated later than the first young pause after the last marking: the
+        // marking started after that allocation
+        long young1 = jvm.clock;
+        jvm.pause(5, 1, 3, 20 << 20, 7 << 20, 0);
+        jvm.drain(log, seen);
+        log.cut();
+        jvm.pause(5, 1, 3, 20 << 20, 7 << 20, 0);
+        jvm.drain(log, seen);
+        log.cut();
+        long freedAllocation = jvm.clock - 50 * MS;
+        jvm.pause(3, 0, 0, 0, 0);
+        jvm.drain(log, seen);
+        log.freed(10, freedAllocation);
+        log.cut();
+        assertThat(log.takeVerdict()).isEqualTo(freedAllocation + 1).isGreaterThan(young1);
     }
 
     @Test
