@@ -204,6 +204,16 @@ final class GcTimeline {
         return boundaryOf[b] >= 0 ? boundaryOf[b] : -1;
     }
 
+    /** @return the point whose snapshot boundary {@code b} is, or -1 when it is a point */
+    int snapshotOf(int b) {
+        return boundaryOf[b] < 0 ? -1 - boundaryOf[b] : -1;
+    }
+
+    /** @return the boundary of point {@code k}'s position */
+    int pointBoundary(int k) {
+        return pointBoundary[k];
+    }
+
     /** @return the boundary of point {@code k}'s snapshot, or -1 when it did not examine the whole heap */
     int markOf(int k) {
         return markBoundary[k];

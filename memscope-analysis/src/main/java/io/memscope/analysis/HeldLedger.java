@@ -17,8 +17,10 @@ import java.util.Arrays;
  * U and Y move into S; at a collection's position (a <i>point</i>), Y moves into U; when a whole-heap collection is
  * measured (its frees counted), S moves into C ({@link #confirm}). A sample's bucket follows from its epoch (the
  * boundaries crossed before its allocation): {@link #bucketOf}. Held at collection {@code k} is C, unconfirmed is
- * S + U (Y was allocated after it). At most one snapshot is pending: a new mark before the pending one's collection
- * replaces it (that earlier collection then confirms nothing: conservative).
+ * S + U (Y was allocated after it). At most one snapshot is pending: the replay ({@link ReportBuilder}) crosses a new
+ * mark only when its collection's verdict comes before the pending one's (it then replaces it: that collection
+ * confirms nothing, conservative); else it skips it, and the next whole-heap collection whose snapshot is at or after
+ * the pending one confirms the pending one ({@link #pendingAtOrBefore}).
  *
  * <p>Events arrive in time order; when the replay passes the boundary after collection {@code k}, {@link #measure}
  * takes the figures of {@code k}. Only keys whose figures changed since the last measure are visited (a dirty list),
@@ -56,10 +58,14 @@ final class HeldLedger {
     private double[] endUnconfirmed = new double[16];
     private double[] endVariance = new double[16];
     /**
-     * Per key: the samples of S freed between a snapshot and its collection's verdict by young collections after the
-     * first one at or after the snapshot (that one frees what was garbage at the snapshot; the later ones what became
-     * garbage after it): reachable at the snapshot, so part of the leak rule's measure of that collection (C + F), not
-     * of its held figure, which is what is still there at its verdict.
+     * Per key: the samples of S freed after the first collection at or after a snapshot, up to and including its
+     * collection's verdict (F). The first collection frees what was garbage at the snapshot; later young collections
+     * free what became garbage after it: reachable at the snapshot. When collections came between the snapshot and the
+     * verdict (G1's marking, a generational ZGC major cycle: their snapshot is a bound that may precede the marking's
+     * real start), what the verdict itself freed of what was allocated before the snapshot is counted too: an upper
+     * bound of what was reachable at the snapshot. So the leak rule's measure of that collection, C + F, is at least
+     * what was reachable then (exact for a stop-the-world full collection and for a ZGC or Shenandoah cycle, where F
+     * is 0), which errs towards not calling a site a suspect; the report's held figure is C, what is still there.
      */
     private double[] lateBytes = new double[16];
     private double[] lateVariance = new double[16];
@@ -67,9 +73,8 @@ final class HeldLedger {
     private boolean[] lateFlag = new boolean[16];
     private int[] lateList = new int[16];
     private int lateCount;
-    /** Points crossed since the pending snapshot; whether the current point is that snapshot's collection. */
+    /** Points crossed since the last snapshot. */
     private int pointsSinceMark;
-    private boolean atVerdict;
     /**
      * Per key: the variance of the samples that left the leak rule's measure, cumulated: freed while confirmed, and F
      * after its collection (a step's removals: see ReportBuilder).
@@ -225,7 +230,7 @@ final class HeldLedger {
         add(bucket, key, -b, -n, -1, -v);
         if (bucket == C) {
             freedVariance[key] += v;
-        } else if (bucket == S && pointsSinceMark >= 2 && !atVerdict) {
+        } else if (bucket == S && pointsSinceMark >= 2) {
             lateBytes[key] += b;
             lateVariance[key] += v;
             lateSamples[key]++;
@@ -287,7 +292,6 @@ final class HeldLedger {
     void crossMark(int boundary) {
         clearLate();
         pointsSinceMark = 0;
-        atVerdict = false;
         int kept = 0;
         for (int i = 0; i < unsettledCount; i++) {
             int key = unsettledList[i];
@@ -338,7 +342,6 @@ final class HeldLedger {
      */
     void crossPoint(int boundary, boolean verdict) {
         pointsSinceMark++;
-        atVerdict = verdict;
         crossPoint(boundary);
     }
 
@@ -356,6 +359,19 @@ final class HeldLedger {
     /** @return whether {@code boundary} is the snapshot still waiting for its collection's verdict */
     boolean pending(int boundary) {
         return pendingMark == boundary && boundary >= 0;
+    }
+
+    /**
+     * @return whether a snapshot at or before {@code boundary} is pending: a collection that judged everything
+     *         allocated before {@code boundary} judged what that snapshot covers, so its verdict confirms it
+     */
+    boolean pendingAtOrBefore(int boundary) {
+        return pendingMark >= 0 && boundary >= 0 && pendingMark <= boundary;
+    }
+
+    /** @return the boundary of the pending snapshot, or -1 */
+    int pendingMark() {
+        return pendingMark;
     }
 
     /** The pending snapshot's collection was measured: what it judged and did not free was reachable. */
@@ -452,6 +468,11 @@ final class HeldLedger {
     /** @return every sampled byte still present that was allocated before the collection just measured */
     double presentBytes() {
         return totBytes[C] + totBytes[S] + totBytes[U];
+    }
+
+    /** @return the variance of {@link #heldBytes()} */
+    double heldVariance() {
+        return Math.max(0, totVariance[C]);
     }
 
     /** @return the variance of {@link #presentBytes()} */

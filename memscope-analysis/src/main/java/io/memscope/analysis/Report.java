@@ -119,6 +119,8 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      *
      * @param checked          collections of the window with the JVM's heap figures, compared
      * @param exceeded         those where the estimate exceeded the JVM's heap used by more than 3 standard errors
+     * @param heldExceeded     those where the held (confirmed) estimate alone exceeded it by more than 3 of its
+     *                         standard errors: held figures that contradict the JVM
      * @param worstAtMs        the collection where it exceeded it the most (in standard errors), ms since the run's
      *                         start; NaN when none exceeded
      * @param worstCollection  its name
@@ -126,7 +128,7 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param worstHeapUsedBytes     the JVM's heap used after it
      * @param worstStandardErrorBytes the estimate's standard error there
      */
-    public record HeapCheck(int checked, int exceeded, double worstAtMs, String worstCollection,
+    public record HeapCheck(int checked, int exceeded, int heldExceeded, double worstAtMs, String worstCollection,
                             long worstEstimatedBytes, long worstHeapUsedBytes, long worstStandardErrorBytes) {
         /** @return whether the estimates stayed within their error of the JVM's figures */
         public boolean consistent() {

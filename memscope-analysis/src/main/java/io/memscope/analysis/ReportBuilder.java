@@ -327,6 +327,7 @@ public final class ReportBuilder {
         // the estimates against the JVM's heap figures
         int heapChecked;
         int heapExceeded;
+        int heldExceeded;
         double heapWorstSigmas;
         int heapWorstGc = -1;
         long heapWorstEstimate;
@@ -690,10 +691,18 @@ public final class ReportBuilder {
             }
             int k = gcs.pointAt(b);
             if (k < 0) {
-                heldSites.crossMark(b);
-                heldStacks.crossMark(b);
+                // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
+                // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
+                // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
+                // in a few. One whose verdict comes first replaces the pending one.
+                int pending = heldSites.pendingMark();
+                int of = gcs.snapshotOf(b);
+                if (pending < 0 || of < 0 || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
+                    heldSites.crossMark(b);
+                    heldStacks.crossMark(b);
+                }
             } else {
-                boolean verdict = gcs.markOf(k) >= 0 && heldSites.pending(gcs.markOf(k));
+                boolean verdict = heldSites.pendingAtOrBefore(gcs.markOf(k));
                 heldSites.crossPoint(b, verdict);
                 heldStacks.crossPoint(b, verdict);
                 toMeasure = k;
@@ -704,7 +713,7 @@ public final class ReportBuilder {
         /** Takes the figures of collection {@code k} (the replay is at the boundary after it, or the end). */
         private void measure(int k) {
             int mark = gcs.markOf(k);
-            if (mark >= 0 && heldSites.pending(mark)) {
+            if (mark >= 0 && heldSites.pendingAtOrBefore(mark)) {
                 heldSites.confirm(); // a whole-heap collection: what it judged and did not free was reachable
                 heldStacks.confirm();
             }
@@ -763,6 +772,11 @@ public final class ReportBuilder {
             heapChecked++;
             double present = heldSites.presentBytes();
             double sd = Math.sqrt(heldSites.presentVariance());
+            double held = heldSites.heldBytes();
+            double heldSd = Math.sqrt(heldSites.heldVariance());
+            if (held - g.heapUsedAfter() > HEAP_CHECK_SIGMAS * heldSd && held > g.heapUsedAfter()) {
+                heldExceeded++; // held alone above the heap: the contradiction the summary names first
+            }
             double excess = present - g.heapUsedAfter();
             if (excess > HEAP_CHECK_SIGMAS * sd && excess > 0) {
                 heapExceeded++;
@@ -1223,8 +1237,8 @@ public final class ReportBuilder {
                 metadata.put("lateEvents", Long.toString(late));
             }
             Report.HeapCheck heapCheck = heapWorstGc < 0
-                    ? new Report.HeapCheck(heapChecked, heapExceeded, Double.NaN, null, 0, 0, 0)
-                    : new Report.HeapCheck(heapChecked, heapExceeded,
+                    ? new Report.HeapCheck(heapChecked, heapExceeded, heldExceeded, Double.NaN, null, 0, 0, 0)
+                    : new Report.HeapCheck(heapChecked, heapExceeded, heldExceeded,
                             (gcs.record(heapWorstGc).startNanos() - runStart) / 1e6, gcs.record(heapWorstGc).name(),
                             heapWorstEstimate, gcs.record(heapWorstGc).heapUsedAfter(), heapWorstSd);
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,

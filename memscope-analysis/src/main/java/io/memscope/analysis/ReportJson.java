@@ -75,6 +75,7 @@ public final class ReportJson {
         w.name("heapCheck").beginObject()
                 .field("checked", hc.checked())
                 .field("exceeded", hc.exceeded())
+                .field("heldExceeded", hc.heldExceeded())
                 .field("consistent", hc.consistent());
         if (hc.worstCollection() == null && Double.isNaN(hc.worstAtMs())) {
             w.name("worst").value((String) null);

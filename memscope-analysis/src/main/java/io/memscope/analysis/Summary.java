@@ -56,15 +56,9 @@ public final class Summary {
                     + "collections, which do not look at the old generation, so it may be garbage; not counted as "
                     + "held%s%n", bytes(t.unconfirmedAtEndBytes()), endCheckNote(r)));
         }
-        Report.HeapCheck hc = r.heapCheck();
-        if (!hc.consistent()) {
-            sb.append(String.format(Locale.ROOT, "  ! memscope's estimate of the sampled objects in the heap (%s, "
-                            + "standard error %s) exceeded the heap the JVM reported in use (%s) after %s at %.2f s, "
-                            + "at %d of %d collections compared: the estimates are wrong there (a sampler's bias, a "
-                            + "collection misattributed), so held figures near it are not facts%n",
-                    bytes(hc.worstEstimatedBytes()), bytes(hc.worstStandardErrorBytes()),
-                    bytes(hc.worstHeapUsedBytes()), hc.worstCollection(), hc.worstAtMs() / 1000, hc.exceeded(),
-                    hc.checked()));
+        String contradiction = heapCheckMessage(r);
+        if (contradiction != null) {
+            sb.append("  ! ").append(contradiction).append(System.lineSeparator());
         }
         Peak peak = r.peak();
         if (peak != null) {
@@ -170,6 +164,37 @@ public final class Summary {
             }
             sb.append('\n');
         }
+    }
+
+    /**
+     * The estimates against the JVM's own heap figures, said as a contradiction when they disagree beyond the
+     * estimate's error (the summary's and the page's one wording).
+     *
+     * @return the message, or null when the estimates stayed within their error of the JVM's figures
+     */
+    public static String heapCheckMessage(Report r) {
+        Report.HeapCheck hc = r.heapCheck();
+        if (hc.consistent()) {
+            return null;
+        }
+        String worst = String.format(Locale.ROOT, "%s (standard error %s) against %s in use after %s at %.2f s",
+                bytes(hc.worstEstimatedBytes()), bytes(hc.worstStandardErrorBytes()), bytes(hc.worstHeapUsedBytes()),
+                hc.worstCollection(), hc.worstAtMs() / 1000);
+        if (hc.heldExceeded() > 0) {
+            return String.format(Locale.ROOT, "contradiction: memscope's held figures exceeded the heap the JVM "
+                    + "reported in use at %d of %d collections compared, which is impossible: the estimates are wrong "
+                    + "there (a sampler's bias, a collection misattributed), so held figures near them are not facts "
+                    + "(sampled objects present at the worst: %s)", hc.heldExceeded(), hc.checked(), worst);
+        }
+        String cause = hc.worstCollection() != null && hc.worstCollection().startsWith("ZGC M")
+                ? "generational ZGC's young collections keep the objects memscope samples (its weak references are "
+                + "roots they do not process) until they are old, so sampled garbage stays unconfirmed long after it "
+                + "died"
+                : "a sampler's bias, or a collection misattributed";
+        return String.format(Locale.ROOT, "contradiction: memscope's estimate of the sampled objects in the heap "
+                + "(held and unconfirmed) exceeded the heap the JVM reported in use at %d of %d collections compared "
+                + "(worst: %s): the unconfirmed figures are wrong there (%s); held figures stayed within the heap",
+                hc.exceeded(), hc.checked(), worst, cause);
     }
 
     /**

@@ -694,6 +694,16 @@ public final class CaptureSession {
         long pausesBefore = sampler == null ? -1 : sampler.finishedCollections();
         long t0 = System.nanoTime();
         System.gc();
+        CollectionLog log = collections;
+        if (log != null && sampler != null) {
+            // a concurrent collector may have satisfied it with a cycle already running, which did not judge what was
+            // allocated after that cycle began: then once more
+            sampler.collectionsSoFar();
+            log.cut();
+            if (!log.wholeHeapCycleSince(t0)) {
+                System.gc();
+            }
+        }
         long t1 = System.nanoTime();
         long after = rt.totalMemory() - rt.freeMemory();
         endCheckCall = new long[] {t0, t1, used, after, rt.totalMemory()};

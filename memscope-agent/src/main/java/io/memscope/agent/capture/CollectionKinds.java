@@ -16,7 +16,9 @@ import io.memscope.recording.GcRecord.Examined;
  *     ({@code G1 Concurrent GC} from JDK 20, pauses without a notification before)</td></tr>
  * <tr><td>ZGC (JDK 17, 21 without {@code -XX:+ZGenerational})</td><td></td><td>{@code ZGC Cycles}</td></tr>
  * <tr><td>ZGC generational (JDK 21 with {@code -XX:+ZGenerational}, 23 and later)</td>
- *     <td>{@code ZGC Minor Cycles}</td><td>{@code ZGC Major Cycles}</td></tr>
+ *     <td>{@code ZGC Minor Cycles}</td><td>{@code ZGC Major Cycles} (an explicit one judges every object allocated
+ *     before its start; another only those allocated before the {@value #ZGC_MAX_YOUNG_AGE}th young collection before
+ *     it: see {@code CollectionLog}'s cycle snapshot)</td></tr>
  * <tr><td>Shenandoah</td><td></td><td>{@code Shenandoah Cycles} (concurrent, degenerated and full cycles)</td></tr>
  * </table>
  * The {@code ... Pauses} beans of ZGC and Shenandoah report the pauses inside a cycle: they examine nothing by
@@ -46,7 +48,8 @@ final class CollectionKinds {
     /** The snapshot when no sample can have been judged: before every sample of the capture. */
     static final long NOTHING_JUDGED = Long.MIN_VALUE;
 
-    private final boolean g1;
+    /** Whether a G1 pause no bean counts is a Remark or Cleanup (JDK 17 to 19). */
+    private final boolean unnamedMarkingEnds;
     /** Whether the first marking's start is bounded by the capture's start (the JVM was seen from its start). */
     private final boolean seenFromStart;
     private final long captureStartNanos;
@@ -59,29 +62,61 @@ final class CollectionKinds {
     private int pauseCount;
 
     /**
-     * @param g1                the JVM runs G1
+     * @param unnamedMarkingEnds the JVM runs G1 and no bean counts its marking-end pauses
+                                 ({@link #unnamedPausesEndMarkings})
      * @param seenFromStart     the capture started with the JVM (no marking can be in progress at its start)
      * @param captureStartNanos the capture's start ({@link System#nanoTime()})
      */
-    CollectionKinds(boolean g1, boolean seenFromStart, long captureStartNanos) {
-        this.g1 = g1;
+    CollectionKinds(boolean unnamedMarkingEnds, boolean seenFromStart, long captureStartNanos) {
+        this.unnamedMarkingEnds = unnamedMarkingEnds;
         this.seenFromStart = seenFromStart;
         this.captureStartNanos = captureStartNanos;
     }
 
-    /** @return whether the JVM's GC beans are G1's */
-    static boolean isG1(Iterable<String> beanNames) {
+    /**
+     * @return whether a pause no bean counts may be the end of a marking: the JVM's GC beans are G1's and none of them
+     *         counts the marking-end pauses (JDK 17 to 19). From JDK 20 {@code G1 Concurrent GC} counts them, so a pause
+     *         no bean counts is something else (a pause of a collection whose bean collections were matched with
+     *         another pause of the same cut): it examined nothing memscope can tell
+     */
+    static boolean unnamedPausesEndMarkings(Iterable<String> beanNames) {
+        boolean g1 = false;
         for (String n : beanNames) {
-            if (n.startsWith("G1 ")) {
-                return true;
+            if (isMarkingEndBean(n)) {
+                return false;
             }
+            g1 |= n.startsWith("G1 ");
         }
-        return false;
+        return g1;
     }
 
     /** @return what a collection reported by the bean of this name examined ({@link Examined#ofCollector}) */
     static Examined ofBean(String name) {
         return Examined.ofCollector(name);
+    }
+
+    /**
+     * Young collections after which generational ZGC has promoted every object still alive (its page ages: eden,
+     * 14 survivor ages, old), with one to spare.
+     */
+    static final int ZGC_MAX_YOUNG_AGE = 16;
+
+    /** @return whether a bean's collections are generational ZGC's cycles (each begins with a young collection) */
+    static boolean isGenerationalZgcCycle(String name) {
+        return "ZGC Minor Cycles".equals(name) || "ZGC Major Cycles".equals(name);
+    }
+
+    /**
+     * @return whether a generational ZGC major cycle of this cause promotes every young object before it marks the old
+     *         generation (an explicit request: {@code System.gc()}, {@code jcmd GC.run}, a heap dump or inspection,
+     *         JVMTI's {@code ForceGarbageCollection}, WhiteBox), so that it judges every object
+     */
+    static boolean promotesAll(String cause) {
+        return cause != null && switch (cause) {
+            case "System.gc()", "Diagnostic Command", "Heap Dump Initiated GC", "Heap Inspection Initiated GC",
+                 "JvmtiEnv ForceGarbageCollection", "WhiteBox Full GC" -> true;
+            default -> false;
+        };
     }
 
     /** @return whether a bean's collections are concurrent cycles (not pauses): records of their own */
@@ -111,7 +146,7 @@ final class CollectionKinds {
         boolean full = false;
         if (beans != null) {
             if (beans.length == 0) {
-                markingEnd = g1; // a G1 pause no bean counts: Remark or Cleanup (JDK 17 to 19)
+                markingEnd = unnamedMarkingEnds; // a G1 pause no bean counts: Remark or Cleanup (JDK 17 to 19)
             }
             for (String b : beans) {
                 Examined e = ofBean(b);

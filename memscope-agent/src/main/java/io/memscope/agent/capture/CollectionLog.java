@@ -165,6 +165,8 @@ final class CollectionLog {
     private final Map<Long, Pause> placed = new HashMap<>();
     /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written, by key. */
     private final Map<Long, Details> cycles = new HashMap<>();
+    /** Generational ZGC: the starts of its young collections (a minor cycle's, a major cycle's), latest kept. */
+    private final java.util.TreeSet<Long> youngStarts = new java.util.TreeSet<>();
     /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
     private final GcHistory history = new GcHistory();
@@ -295,7 +297,8 @@ final class CollectionLog {
             }
             synchronized (this) {
                 beans = platform;
-                kinds = new CollectionKinds(CollectionKinds.isG1(platform.names()), seenFromStart, captureStartNanos);
+                kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(platform.names()), seenFromStart,
+                        captureStartNanos);
                 if (seenFromStart && cutCounts == null) {
                     cutCounts = new long[platform.size()]; // nothing counted before the capture
                     if (cutOrdinal < 0) {
@@ -331,7 +334,8 @@ final class CollectionLog {
         synchronized (this) {
             listening = true;
             beans = b;
-            kinds = new CollectionKinds(CollectionKinds.isG1(b.names()), seenFromStart, captureStartNanos);
+            kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(b.names()), seenFromStart,
+                    captureStartNanos);
             if (seenFromStart && cutCounts == null) {
                 cutCounts = new long[b.size()];
                 if (cutOrdinal < 0) {
@@ -704,8 +708,18 @@ final class CollectionLog {
                 if (had == null || d.notified && !had.notified) {
                     cycles.put(d.key, had == null ? d : merged(had, d));
                 }
+                if (had == null && CollectionKinds.isGenerationalZgcCycle(d.name)
+                        && (clock.known() || offsetKnown)) {
+                    youngStarts.add(cycleStart(d));
+                    if (youngStarts.size() > 256) {
+                        youngStarts.pollFirst();
+                    }
+                }
                 if (had == null && clock.known() && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
-                    verdict = Math.max(verdict, clock.earliest(d.startMillis));
+                    long snapshot = cycleSnapshot(d, clock.earliest(d.startMillis));
+                    if (snapshot != CollectionKinds.NOTHING_JUDGED) {
+                        verdict = Math.max(verdict, snapshot);
+                    }
                 }
                 it.remove();
                 continue;
@@ -871,9 +885,48 @@ final class CollectionLog {
         Examined examined = CollectionKinds.ofBean(d.name);
         String cause = d.cause == null || d.cause.isEmpty() ? null : d.cause;
         String action = d.action == null || d.action.isEmpty() ? null : d.action;
+        long snapshot = examined == Examined.WHOLE_HEAP ? cycleSnapshot(d, start) : start;
+        if (snapshot == CollectionKinds.NOTHING_JUDGED) {
+            examined = Examined.UNKNOWN; // it judged none of the objects memscope sampled
+            snapshot = start;
+        }
         return new GcRecord(start, Math.max(0, end - start), d.name, cause, d.before, d.after, d.committed, action,
-                examined, start, examined == Examined.WHOLE_HEAP ? Math.max(start, end) : start);
+                examined, snapshot, examined == Examined.WHOLE_HEAP ? Math.max(start, end) : start);
     }
+
+    /** @return a cycle's start on the nanoTime clock, as early as the learned offset allows */
+    private long cycleStart(Details d) {
+        return clock.known() ? clock.earliest(d.startMillis) : offset + d.startMillis * 1_000_000L;
+    }
+
+    /**
+     * The snapshot of a concurrent cycle that examined the whole heap. A ZGC major cycle of the generational collector
+     * judges the old generation only, except when asked for explicitly ({@link CollectionKinds#promotesAll}), which
+     * first promotes every young object; and its young collections keep every object the heap sampler references
+     * (JNI weak references are roots they do not process), so a sampled object judged by nothing stays in the young
+     * generation until it is old enough to be promoted. After {@value CollectionKinds#ZGC_MAX_YOUNG_AGE} young
+     * collections any object still alive is old: the snapshot is the start of the young collection that many before
+     * the major cycle's start (or nothing judged when that many were not seen).
+     *
+     * @param start the cycle's start
+     * @return the snapshot, or {@link CollectionKinds#NOTHING_JUDGED}
+     */
+    private long cycleSnapshot(Details d, long start) {
+        if (!CollectionKinds.isGenerationalZgcCycle(d.name) || CollectionKinds.promotesAll(d.cause)
+                || endCheckFrom != Long.MIN_VALUE && start >= endCheckFrom - TOLERANCE_NANOS) {
+            return start;
+        }
+        int n = 0;
+        for (Long s : youngStarts.headSet(start, false).descendingSet()) {
+            if (++n == CollectionKinds.ZGC_MAX_YOUNG_AGE) {
+                return s;
+            }
+        }
+        return CollectionKinds.NOTHING_JUDGED;
+    }
+
+    /** When the end check's {@code System.gc()} was called; MIN_VALUE before. */
+    private long endCheckFrom = Long.MIN_VALUE;
 
     /**
      * The capture's end check ({@link EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
@@ -885,6 +938,7 @@ final class CollectionLog {
      * the heap figures measured around the call ({@code Runtime}), and {@code System.gc()} as its cause.
      */
     synchronized void endCheck(long fromNanos, long toNanos, long usedBefore, long usedAfter, long committed) {
+        endCheckFrom = fromNanos;
         Pause last = null;
         for (Pause p : pauses) {
             if (p.start >= fromNanos && p.start <= toNanos) {
@@ -908,6 +962,34 @@ final class CollectionLog {
                 endCheckFigures = new long[] {last.ordinal, usedBefore, usedAfter, committed};
             }
         }
+    }
+
+    /**
+     * Whether a concurrent cycle that examined the whole heap and started at or after {@code nanos} is known (after a
+     * {@link #cut}): ZGC and Shenandoah satisfy {@code System.gc()} with a cycle already running when it is called,
+     * which did not judge what was allocated after its start.
+     *
+     * @return true when the JVM has no such cycles (its whole-heap collections are pauses), or one is known
+     */
+    synchronized boolean wholeHeapCycleSince(long nanos) {
+        if (beans == null) {
+            return true;
+        }
+        boolean concurrent = false;
+        for (int i = 0; i < beans.size(); i++) {
+            concurrent |= CollectionKinds.isCycleBean(beans.name(i))
+                    && CollectionKinds.ofBean(beans.name(i)) == Examined.WHOLE_HEAP;
+        }
+        if (!concurrent) {
+            return true;
+        }
+        for (Details d : cycles.values()) {
+            if (CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP && clock.known()
+                    && clock.earliest(d.startMillis) >= nanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The end check's pause's ordinal and heap figures measured around it, when no bean collection said them. */

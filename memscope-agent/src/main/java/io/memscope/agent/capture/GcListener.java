@@ -68,7 +68,7 @@ final class GcListener implements NotificationListener {
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             names.add(gc.getName());
         }
-        this.kinds = new CollectionKinds(CollectionKinds.isG1(names), seenFromStart, startNanos);
+        this.kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(names), seenFromStart, startNanos);
     }
 
     void start() {

@@ -128,6 +128,7 @@ public final class PageData {
             }
             w.endArray().endObject();
             w.name("heapCheck").beginObject().field("consistent", r.heapCheck().consistent())
+                    .field("heldExceeded", r.heapCheck().heldExceeded())
                     .field("exceeded", r.heapCheck().exceeded()).field("checked", r.heapCheck().checked()).endObject();
             w.name("notes").beginArray();
             if (merged > 0) {
@@ -169,15 +170,9 @@ public final class PageData {
                 notes.add("Leak suspects need held memory seen growing at three collections that examined the whole "
                         + "heap; this window had " + t.wholeHeapCollections() + ".");
             }
-            Report.HeapCheck hc = r.heapCheck();
-            if (!hc.consistent()) {
-                notes.add(String.format(java.util.Locale.ROOT, "memscope's estimate of the sampled objects in the "
-                        + "heap (%s, standard error %s) exceeded the heap the JVM reported in use (%s) after %s at "
-                        + "%.2f s, at %d of %d collections: the estimates are wrong there; held figures near it are "
-                        + "not facts.", io.memscope.analysis.Summary.bytes(hc.worstEstimatedBytes()),
-                        io.memscope.analysis.Summary.bytes(hc.worstStandardErrorBytes()),
-                        io.memscope.analysis.Summary.bytes(hc.worstHeapUsedBytes()), hc.worstCollection(),
-                        hc.worstAtMs() / 1000, hc.exceeded(), hc.checked()));
+            String contradiction = io.memscope.analysis.Summary.heapCheckMessage(r);
+            if (contradiction != null) {
+                notes.add(Character.toUpperCase(contradiction.charAt(0)) + contradiction.substring(1) + ".");
             }
             return notes;
         }

@@ -720,7 +720,8 @@
         + 'it may be garbage, not counted as held', '', '#notes');
     }
     if (D.heapCheck && D.heapCheck.consistent === false) {
-      item('Estimates', 'above the JVM’s heap figures at ' + plural(D.heapCheck.exceeded, 'collection') + ': held figures near them are not facts', '', '#notes');
+      if (D.heapCheck.heldExceeded > 0) item('Contradiction', 'held above the heap the JVM reported at ' + plural(D.heapCheck.heldExceeded, 'collection') + ': impossible, so held figures near them are not facts', '', '#notes');
+      else item('Contradiction', 'sampled objects above the heap the JVM reported at ' + plural(D.heapCheck.exceeded, 'collection') + ': unconfirmed figures there are wrong; held stayed within the heap', '', '#notes');
     }
     if (t.gcPauseMaxMs >= 200) item('Long GC pause', 'longest pause ' + fmtMs(t.gcPauseMaxMs), fmtCount(t.gcPauseCount) + ' pauses', '#gc');
     if (D.failures && D.failures.count > 0) item('memscope failures', (D.failures.messages || [])[0] || 'see below', fmtCount(D.failures.count), '#failures');
