@@ -46,10 +46,12 @@ import javax.management.openmbean.CompositeData;
  * sampled objects: {@value #MARKING_END}), or a VM operation that posted the JVMTI collection events and collected
  * nothing (a metadata allocation retried once another thread's collection freed room: microseconds): {@value #UNNAMED}.
  *
- * <p>Figures are lost only for a collection whose notification was sent before the listener was registered and which
- * was no longer a bean's latest when the beans were first read: the beans are read at the first collection, not at
- * start-up (which loads no JMX), so a second collection of the same bean before that first reading (a loaded machine)
- * keeps its name and what it examined, and its figures are 0; counted in {@code gc.collectionsWithoutHeapFigures}.
+ * <p>The JVM's figures are lost for a collection whose notification was sent before the listener was registered:
+ * the listener is registered at the first collection, not at start-up (which loads no JMX), on a thread of its own,
+ * and collections go on while JMX loads (many on a loaded machine). For those the drain thread reads the heap itself
+ * right after the pause ({@link #measure}: {@code gc.collectionsWithMeasuredHeap}); a collection it could not read
+ * (another pause had started) keeps its name and what it examined, and its figures are 0
+ * ({@code gc.collectionsWithoutHeapFigures}).
  *
  * <p>What each collection examined is decided in order ({@link CollectionKinds}); a collection that examined the whole
  * heap is also handed to the heap sampler ({@link #takeVerdict}), which then confirms the samples it judged.
@@ -99,6 +101,9 @@ final class CollectionLog {
         long latestFreedAllocation = Long.MIN_VALUE;
         Examined examined = Examined.UNKNOWN;
         long snapshot;
+        /** The heap used and committed read right after it, when no notification can say them; -1: not read. */
+        long measuredUsed = -1;
+        long measuredCommitted;
 
         Pause(int ordinal, long start, long end) {
             this.ordinal = ordinal;
@@ -230,9 +235,41 @@ final class CollectionLog {
      */
     void pause(int ordinal, long startNanos, long endNanos) {
         Pause p = new Pause(ordinal, startNanos, endNanos);
+        boolean unheard;
         synchronized (this) {
             pauses.add(p);
             lastPauseOrdinal = Math.max(lastPauseOrdinal, ordinal);
+            unheard = notifications && emitters.isEmpty() && !stopped;
+        }
+        if (unheard) {
+            measure(p);
+        }
+    }
+
+    /**
+     * Before the notification listener is registered (it is registered on its own thread once the first collection
+     * ended, loading JMX takes a while, and collections go on meanwhile) the JVM's figures of a collection are lost:
+     * they are sent only to the listeners registered when it ends. So the drain thread reads the heap itself right
+     * after such a pause ({@link Runtime}: used and committed), when it is the latest pause and no other one started:
+     * an upper bound of the heap used after it (what was allocated between its end and the reading counts too).
+     */
+    private void measure(Pause p) {
+        LongSupplier o = gcOrdinals;
+        if (o == null) {
+            return;
+        }
+        long before = o.getAsLong();
+        if ((before >>> 32) != p.ordinal || (before & 0xFFFF_FFFFL) != p.ordinal) {
+            return; // another pause started since: the reading would not be this one's
+        }
+        Runtime rt = Runtime.getRuntime();
+        long committed = rt.totalMemory();
+        long used = committed - rt.freeMemory();
+        if (o.getAsLong() == before) {
+            synchronized (this) {
+                p.measuredCommitted = committed;
+                p.measuredUsed = used;
+            }
         }
     }
 
@@ -260,7 +297,12 @@ final class CollectionLog {
     /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
     void caughtUp() {
         if (notifications && !listening && !stopped) {
-            listen();
+            listening = true;
+            // on a thread of its own: loading JMX takes long on a loaded machine, and the drain thread keeps reading
+            // the heap after each pause meanwhile ({@link #measure})
+            Thread t = new Thread(this::listen, "memscope-gc-listener");
+            t.setDaemon(true);
+            t.start();
         }
     }
 
@@ -598,7 +640,11 @@ final class CollectionLog {
                 break;
             }
             if (p.expected != null && p.expected.length > 0 && p.details.isEmpty()) {
-                withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
+                if (p.measuredUsed >= 0) {
+                    measuredFigures++; // the JVM's figures were lost, memscope's reading stands in
+                } else {
+                    withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
+                }
             }
             done(record(p));
             for (Details d : p.details) {
@@ -644,6 +690,7 @@ final class CollectionLog {
      * collection, not at start-up) after another collection of the same bean ended.
      */
     private long withoutFigures;
+    private long measuredFigures;
 
     /**
      * Decides what the pauses examined, in order: each one whose bean collections are known, or (with {@code all}, or
@@ -847,6 +894,11 @@ final class CollectionLog {
                 return new GcRecord(p.start, duration, name, "System.gc()", f[1], f[2], f[3], null, examined, snapshot,
                         p.start);
             }
+            if (p.measuredUsed >= 0 && p.expected != null && p.expected.length > 0) {
+                // a bean collection whose notification was sent before memscope listened: the heap read right after
+                return new GcRecord(p.start, duration, name, null, 0, p.measuredUsed, p.measuredCommitted, null,
+                        examined, snapshot, p.start);
+            }
             // heap figures unknown: the JVM reports them only for its beans' collections
             return new GcRecord(p.start, duration, name, null, 0, 0, 0, null, examined, snapshot, p.start);
         }
@@ -1012,6 +1064,7 @@ final class CollectionLog {
         out.put("gc.clockPairs", Long.toString(clock.pairs()));
         out.put("gc.clockUncertaintyNanos", clock.known() ? Long.toString(clock.uncertainty()) : "unknown");
         out.put("gc.collectionsWithoutHeapFigures", Long.toString(withoutFigures));
+        out.put("gc.collectionsWithMeasuredHeap", Long.toString(measuredFigures));
     }
 
     /** @return the collection (not yet written) whose time contains the predicted start, or null */
