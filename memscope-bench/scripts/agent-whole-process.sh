@@ -2,7 +2,7 @@
 # Whole-process cost of memscope's agent, measured from outside the JVM, against no agent, async-profiler and JFR in
 # the same alternating runs (docs/benchmarks.md, "Agent: whole process").
 #
-#   memscope-bench/scripts/agent-whole-process.sh [start|mixed|build|all] [-n ROUNDS] [--java PATH] [--out FILE]
+#   memscope-bench/scripts/agent-whole-process.sh [start|mixed|alloc|build|all] [-n ROUNDS] [--java PATH] [--out FILE]
 #                                                 [--all-configs]
 #
 # Workloads:
@@ -12,9 +12,14 @@
 #          alloc,live and JFR (default settings). Default 20 rounds.
 #   mixed  Jackson + Guava + H2, about 2 s quiet (io.memscope.bench.agent.workload.MixedWorkload): no agent, memscope
 #          default (sample mode, 512 KiB), async-profiler alloc (its default 512 KiB), memscope interval=2k and
-#          async-profiler alloc=2k,live; with --all-configs also memscope interval=2k with stackWalk=off (every stack
+#          async-profiler alloc=2k,live, memscope with the JVM's own sampling points (oversample=1,jvmDistances=jvm);
+#          with --all-configs also memscope interval=2k with stackWalk=off (every stack
 #          from JVMTI GetStackTrace), memscope interval=1g (fixed costs) and JFR
 #          (default settings). Default 10 rounds.
+#   alloc  the allocation loop (io.memscope.bench.agent.workload.AllocationWorkload 5 20 1000000: small objects and
+#          arrays of mixed sizes on one thread, about 2.3 GB at several GB/s, the worst case for a per-byte cost): no
+#          agent, memscope default, memscope with the JVM's own sampling points (oversample=1,jvmDistances=jvm: what
+#          memscope's corrections cost), async-profiler alloc. Default 10 rounds.
 #   build  a Maven build whose tests fork 4 JVMs (src/test/resources/fork-build, `mvnw -o test`, offline against the
 #          local repository): no agent, `memscope run -- <build>` (agent in every JVM, then each JVM's report),
 #          memscope's agent alone through JAVA_TOOL_OPTIONS, async-profiler alloc,live through JAVA_TOOL_OPTIONS.
@@ -183,12 +188,14 @@ mixed_workload() {
   local n="${rounds:-10}"
   [ -e "$bench_jar" ] || { echo "missing $bench_jar" >&2; exit 1; }
   local mixed="-cp $bench_jar io.memscope.bench.agent.workload.MixedWorkload"
-  names=("no agent" "memscope default" "async-profiler alloc" "memscope interval=2k" "async-profiler alloc=2k,live")
+  names=("no agent" "memscope default" "async-profiler alloc" "memscope interval=2k" "async-profiler alloc=2k,live"
+         "memscope JVM's sampling points")
   cmds=("$java $mixed"
         "$java -javaagent:$agent=out=$work/rec $mixed"
         "$java -agentpath:$ap=start,event=alloc,file=$work/ap.jfr $mixed"
         "$java -javaagent:$agent=out=$work/rec,interval=2k $mixed"
-        "$java -agentpath:$ap=start,alloc=2k,live,file=$work/ap.jfr $mixed")
+        "$java -agentpath:$ap=start,alloc=2k,live,file=$work/ap.jfr $mixed"
+        "$java -javaagent:$agent=out=$work/rec,oversample=1,jvmDistances=jvm $mixed")
   if [ "$all_configs" = 1 ]; then
     names+=("memscope 2k stackWalk=off" "memscope interval=1g" "JFR")
     cmds+=("$java -javaagent:$agent=out=$work/rec,interval=2k,stackWalk=off $mixed"
@@ -196,6 +203,21 @@ mixed_workload() {
            "$java -XX:StartFlightRecording=filename=$work/r.jfr $mixed")
   fi
   header "mixed: Jackson + Guava + H2 (60 cycles)" "$n"
+  alternate "$n"
+  summary
+  footer
+}
+
+alloc_workload() {
+  local n="${rounds:-10}"
+  [ -e "$bench_jar" ] || { echo "missing $bench_jar" >&2; exit 1; }
+  local alloc="-cp $bench_jar io.memscope.bench.agent.workload.AllocationWorkload 5 20 1000000"
+  names=("no agent" "memscope default" "memscope JVM's sampling points" "async-profiler alloc")
+  cmds=("$java $alloc"
+        "$java -javaagent:$agent=out=$work/rec $alloc"
+        "$java -javaagent:$agent=out=$work/rec,oversample=1,jvmDistances=jvm $alloc"
+        "$java -agentpath:$ap=start,event=alloc,file=$work/ap.jfr $alloc")
+  header "alloc: the allocation loop (AllocationWorkload 5 20 1000000, about 2.3 GB on one thread)" "$n"
   alternate "$n"
   summary
   footer
@@ -226,8 +248,9 @@ main() {
     start) start_workload ;;
     mixed) mixed_workload ;;
     build) build_workload ;;
+    alloc) alloc_workload ;;
     all) start_workload; : > "$results"; mixed_workload; : > "$results"; build_workload ;;
-    *) echo "unknown workload $workload (start|mixed|build|all)" >&2; exit 2 ;;
+    *) echo "unknown workload $workload (start|mixed|alloc|build|all)" >&2; exit 2 ;;
   esac
 }
 

@@ -147,6 +147,39 @@ static inline jlong now_nanos(void) {
     return (jlong) t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/*
+ * The JVM ran out of a resource (JVMTI ResourceExhausted, posted before it throws OutOfMemoryError): the first time
+ * in a capture (nanoTime's clock) and its JVMTI_RESOURCE_EXHAUSTED_* flags. No allocation, no Java: the
+ * drain thread reads them (counters0) and notes them in the recording.
+ */
+static volatile int64_t exhausted_count;
+static volatile int64_t exhausted_first_nanos;
+static volatile int64_t exhausted_last_nanos;
+static volatile int64_t exhausted_flags;
+/* The agent's reserve (a Java array held by this global reference only): let go by the first ResourceExhausted,
+ * posted after the JVM's last collection failed and before it throws, so that the next collection frees it for the
+ * JVM's exit and memscope's last flush. */
+static jobject reserve_ref;
+
+static void JNICALL on_resource_exhausted(jvmtiEnv *env, JNIEnv *jni, jint flags, const void *reserved,
+                                          const char *description) {
+    (void) reserved;
+    (void) description;
+    jlong now = now_nanos();
+    int64_t zero = 0;
+    __atomic_compare_exchange_n(&exhausted_first_nanos, &zero, (int64_t) now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    __atomic_store_n(&exhausted_last_nanos, (int64_t) now, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&exhausted_flags, (int64_t) flags, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&exhausted_count, 1, __ATOMIC_RELEASE);
+    jobject reserve = __atomic_exchange_n(&reserve_ref, NULL, __ATOMIC_SEQ_CST);
+    if (reserve != NULL && jni != NULL) {
+        (*jni)->DeleteGlobalRef(jni, reserve);
+    }
+    /* Once per capture: HotSpot logs every event it posts ("[error][jvmti] Posting Resource Exhausted event") on
+     * the application's output. The errors memscope's own threads meet count the later ones. */
+    (void) (*env)->SetEventNotificationMode(env, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+}
+
 static inline uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
     h *= UINT64_C(0xBF58476D1CE4E5B9);
@@ -165,6 +198,7 @@ static jlong hash_frames(const jvmtiFrameInfo *frames, jint count) {
 
 #include "live_table.h"
 #include "stack_key.h"
+#include "sample_points.h"
 
 /* --------------------------------------------------------------------------------------- stacks already sent */
 
@@ -295,8 +329,14 @@ static __thread uint32_t announced_generation;
 
 static void JNICALL on_sampled(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object, jclass klass,
                                jlong size) {
+    /* First the thread's next distance and whether the sample is kept (sample_points.h), which uses none of the
+       capture's buffers: a sample left out costs nothing more, not even the two barriers of in_flight. */
+    if (jni == NULL || !sample_kept(jni, size)) {
+        return;
+    }
     __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&enabled, __ATOMIC_SEQ_CST) || jni == NULL || object == NULL) {
+    if (!__atomic_load_n(&enabled, __ATOMIC_SEQ_CST) || object == NULL) {
+        sample_not_offered(); /* the capture is ending: not one of its samples */
         __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
         return;
     }
@@ -513,27 +553,49 @@ static void free_capture(JNIEnv *jni) {
  */
 static jint stop_events(void) {
     jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
     jvmtiError e2 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
                                                        NULL);
     jvmtiError e3 = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
                                                        NULL);
+    (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
     return (jint) (err != JVMTI_ERROR_NONE ? err : e2 != JVMTI_ERROR_NONE ? e2 : e3);
+}
+
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiReserve0(JNIEnv *jni, jclass cls, jobject array) {
+    (void) cls;
+    jobject ref = array == NULL ? NULL : (*jni)->NewGlobalRef(jni, array);
+    jobject old = __atomic_exchange_n(&reserve_ref, ref, __ATOMIC_SEQ_CST);
+    if (old != NULL) {
+        (*jni)->DeleteGlobalRef(jni, old);
+    }
+    if (ref != NULL && jvmti != NULL) {
+        /* held again after the JVM recovered: the next time it runs out of memory lets it go again */
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+    }
 }
 
 /*
  * Starts a capture: allocates its buffers and enables the JVM's sampling (when sample_heap) and its collection
- * events. Returns 0, or a positive JVMTI error code, or -1 when no JVMTI 11 environment is available, -2 on a JNI
- * error, -3 when the previous capture was not closed, -5 when memory is short.
+ * events. interval is the mean of the samples kept (their weights), jvm_interval the JVM's (a fraction of it when
+ * oversampling, sample_points.h); own_distances: memscope draws the threads' distances to their next sample. Returns
+ * 0, or a positive JVMTI error code, or -1 when no JVMTI 11 environment is available, -2 on a JNI error, -3 when the
+ * previous capture was not closed, -5 when memory is short, -6 when the intervals are not 1 <= jvm_interval <=
+ * interval.
  */
-JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval, jint frames,
-                                                               jlong ring_bytes, jint limit, jboolean sample_heap,
-                                                               jint stack_walk) {
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jclass cls, jint interval,
+                                                               jint jvm_interval, jboolean own_distances,
+                                                               jint frames, jlong ring_bytes, jint limit,
+                                                               jboolean sample_heap, jint stack_walk) {
     (void) cls;
     if (jvmti == NULL) {
         return -1;
     }
     if (enabled || ring.buffer != NULL || live != NULL) {
         return -3;
+    }
+    if (jvm_interval < 1 || jvm_interval > interval) {
+        return -6;
     }
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
     jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
@@ -551,6 +613,9 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     raw_handles = check_handle_layout(jni, thread_class);
     if (walker_usable < 0 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK)) {
         walker_usable = walker_init(jni, thread_class); /* about 80 microseconds */
+    }
+    if (sample_heap) {
+        distances_start(jni, thread_class, interval, jvm_interval, own_distances);
     }
     (*jni)->DeleteLocalRef(jni, thread_class);
     int walk = walker_usable == 1 && (stack_walk == STACK_WALK_ON || stack_walk == STACK_WALK_CHECK) ? stack_walk
@@ -601,14 +666,23 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     names.can_get_source_file_name = 1;
     names.can_get_line_numbers = 1;
     (void) (*jvmti)->AddCapabilities(jvmti, &names);
+    /* For ResourceExhausted on the heap and on threads; without them the event still reports the rest. */
+    jvmtiCapabilities exhaustion;
+    memset(&exhaustion, 0, sizeof(exhaustion));
+    exhaustion.can_generate_resource_exhaustion_heap_events = 1;
+    exhaustion.can_generate_resource_exhaustion_threads_events = 1;
+    (void) (*jvmti)->AddCapabilities(jvmti, &exhaustion);
+    exhausted_count = exhausted_first_nanos = exhausted_last_nanos = exhausted_flags = 0;
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.SampledObjectAlloc = &on_sampled;
     callbacks.GarbageCollectionStart = &on_gc_start;
     callbacks.GarbageCollectionFinish = &on_gc_finish;
+    callbacks.ResourceExhausted = &on_resource_exhausted;
+    callbacks.ThreadStart = &on_thread_start;
     err = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks));
     if (err == JVMTI_ERROR_NONE && sample_heap) {
-        err = (*jvmti)->SetHeapSamplingInterval(jvmti, interval);
+        err = (*jvmti)->SetHeapSamplingInterval(jvmti, jvm_interval);
     }
     if (err == JVMTI_ERROR_NONE) {
         err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
@@ -616,8 +690,14 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
     if (err == JVMTI_ERROR_NONE) {
         err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
     }
+    if (err == JVMTI_ERROR_NONE) {
+        (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+    }
     if (err == JVMTI_ERROR_NONE && sample_heap) {
         __atomic_store_n(&enabled, 1, __ATOMIC_SEQ_CST);
+        err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, NULL);
+    }
+    if (err == JVMTI_ERROR_NONE && sample_heap) {
         err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     }
     if (err != JVMTI_ERROR_NONE) {
@@ -649,6 +729,10 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiPause0(JNIEnv *jni, jcl
     }
     int was = __atomic_exchange_n(&enabled, 0, __ATOMIC_SEQ_CST);
     jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    (void) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
+    if (was) {
+        distances_stop();
+    }
     struct timespec pause = {0, 50000};
     for (int i = 0; i < 100000 && __atomic_load_n(&in_flight, __ATOMIC_SEQ_CST) != 0; i++) {
         nanosleep(&pause, NULL);
@@ -1128,11 +1212,14 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
  * live table, collections started, collections finished, ring capacity, ring bytes in use, stacks sent, samples of
  * the drain thread (not queued), plain reads of handles in use (1/0), disagreements with IsSameObject, mark passes run
  * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
- * (0 between captures: what attach, detach, attach again must leave).
+ * (0 between captures: what attach, detach, attach again must leave), the stack walk's counters and state; then
+ * (sample_points.h) samples the JVM delivered, those left out by oversampling, the distances' state (0 the field was
+ * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew; then
+ * ResourceExhausted events: count, first and last time, flags.
  */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[26] = {
+    jlong c[34] = {
         __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
         __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
         __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
@@ -1161,9 +1248,17 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         (jlong) __atomic_load_n(&key_count, __ATOMIC_RELAXED),
         (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED)
                  : walker_usable == WALKER_DISTRUSTED ? -2 : walker_usable),
+        stripes_sum(offsetof(stripe, offered)),
+        stripes_sum(offsetof(stripe, thinned)),
+        (jlong) __atomic_load_n(&distances_state, __ATOMIC_RELAXED),
+        stripes_sum(offsetof(stripe, written)),
+        __atomic_load_n(&exhausted_count, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
+        __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 26 ? n : 26, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 34 ? n : 34, c);
 }
 
 /*
@@ -1243,4 +1338,85 @@ JNIEXPORT jintArray JNICALL Java_java_lang_MemscopeHooks_jvmtiLines0(JNIEnv *jni
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *) table);
     return result;
+}
+
+#include "heap_walk.h"
+
+/* ------------------------------------------------------------------------------------------ soft references */
+
+/* Tags for the SoftReference classes and their instances found, all removed before returning. The heap walk tags
+   objects too: SamplerNatives never lets the two run at once. */
+#define SOFT_CLASS_TAG ((jlong) 0x736f6674636c6173LL)
+#define SOFT_REFERENCE_TAG ((jlong) 0x736f667472656673LL)
+
+static jint JNICALL tag_soft_reference(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data) {
+    (void) size;
+    (void) length;
+    (void) user_data;
+    if (class_tag == SOFT_CLASS_TAG) {
+        *tag_ptr = SOFT_REFERENCE_TAG;
+    }
+    return 0;
+}
+
+/*
+ * Makes every SoftReference (of any subclass) look unused since long ago: its timestamp, which get() sets to
+ * SoftReference.clock, is moved far into the past, so that the next collection clears the soft references that are
+ * not used again before it, as the JVM does when memory runs short. SoftReference and its loaded subclasses are
+ * tagged, the heap is walked once for their instances, and every tag is removed afterwards. Returns the references
+ * aged, or a negative error: -1 no JVMTI, -2 no tagging capability, -3 no timestamp field, -4 the classes could not be
+ * listed, -5 the walk failed, -6 the tags could not be read back.
+ */
+JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiAgeSoftReferences0(JNIEnv *jni, jclass cls, jclass soft) {
+    (void) cls;
+    if (jvmti == NULL || soft == NULL) {
+        return -1;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_tag_objects = 1;
+    if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+        return -2;
+    }
+    jfieldID timestamp = (*jni)->GetFieldID(jni, soft, "timestamp", "J");
+    if (timestamp == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -3;
+    }
+    jint class_count = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &class_count, &classes) != JVMTI_ERROR_NONE) {
+        return -4;
+    }
+    for (jint i = 0; i < class_count; i++) {
+        if ((*jni)->IsAssignableFrom(jni, classes[i], soft)) {
+            (void) (*jvmti)->SetTag(jvmti, classes[i], SOFT_CLASS_TAG);
+        }
+    }
+    jvmtiHeapCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.heap_iteration_callback = &tag_soft_reference;
+    jvmtiError walked = (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &callbacks, NULL);
+    jint count = 0;
+    jobject *objects = NULL;
+    jlong tag = SOFT_REFERENCE_TAG;
+    jvmtiError found = walked == JVMTI_ERROR_NONE
+            ? (*jvmti)->GetObjectsWithTags(jvmti, 1, &tag, &count, &objects, NULL) : walked;
+    if (found == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            (*jni)->SetLongField(jni, objects[i], timestamp, INT64_MIN / 4);
+            (void) (*jvmti)->SetTag(jvmti, objects[i], 0);
+            (*jni)->DeleteLocalRef(jni, objects[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) objects);
+    }
+    for (jint i = 0; i < class_count; i++) {
+        (void) (*jvmti)->SetTag(jvmti, classes[i], 0);
+        (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
+    if (walked != JVMTI_ERROR_NONE) {
+        return -5;
+    }
+    return found == JVMTI_ERROR_NONE ? count : -6;
 }

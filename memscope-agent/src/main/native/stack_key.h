@@ -178,6 +178,28 @@ static int vm_int(const vm_tables *t, const char *name, int missing) {
     }
 }
 
+/*
+ * JNIEnv's place in the JavaThread (JNIEnv* minus JavaThread*), read on a platform thread in Java code's native method:
+ * its Thread.eetop holds its JavaThread*. -1 when it cannot be read.
+ */
+static intptr_t java_thread_env_offset(JNIEnv *jni, jclass thread_class) {
+    jfieldID eetop = (*jni)->GetFieldID(jni, thread_class, "eetop", "J");
+    if (eetop == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    jthread self = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
+        return -1;
+    }
+    char *java_thread = (char *) (intptr_t) (*jni)->GetLongField(jni, self, eetop);
+    (*jni)->DeleteLocalRef(jni, self);
+    if (java_thread == NULL || (char *) jni <= java_thread || (char *) jni - java_thread > 65536) {
+        return -1;
+    }
+    return (char *) jni - java_thread;
+}
+
 #define FIELD(var, type, field) \
     if ((var = (int) vm_field(&t, type, field, 0)) < 0) return 0
 
@@ -276,22 +298,11 @@ static int walker_init(JNIEnv *jni, jclass thread_class) {
             return 0;
         }
     }
-    /* JNIEnv's place in the JavaThread: this (platform) thread's Thread.eetop holds its JavaThread*. */
-    jfieldID eetop = (*jni)->GetFieldID(jni, thread_class, "eetop", "J");
-    if (eetop == NULL) {
-        (*jni)->ExceptionClear(jni);
+    hs.env_offset = java_thread_env_offset(jni, thread_class);
+    if (hs.env_offset <= 0) {
         return 0;
     }
-    jthread self = NULL;
-    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
-        return 0;
-    }
-    char *java_thread = (char *) (intptr_t) (*jni)->GetLongField(jni, self, eetop);
-    (*jni)->DeleteLocalRef(jni, self);
-    if (java_thread == NULL || (char *) jni < java_thread || (char *) jni - java_thread > 65536) {
-        return 0;
-    }
-    hs.env_offset = (char *) jni - java_thread;
+    char *java_thread = (char *) jni - hs.env_offset;
     /* The stack base must lie above this very frame, within the thread's stack. */
     char here;
     uintptr_t base = *(uintptr_t *) (java_thread + hs.thread_stack_base);

@@ -7,9 +7,9 @@ import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.internal.error.Failures;
+import io.memscope.internal.files.PrivateFiles;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +36,16 @@ public final class Agent {
      * last finished in this JVM, so that {@code memscope attach} and {@code detach} find it.
      */
     public static final String RECORDING_PROPERTY = "memscope.recording";
+    /**
+     * Agent property with the one-line account of the last heap walk asked for with {@code command=paths} (its
+     * paths are in the recording).
+     */
+    public static final String PATHS_PROPERTY = "memscope.paths";
+    /**
+     * Agent property naming why the capture started last in this JVM cannot write its recording (its folder could not
+     * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
+     */
+    public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
 
     private static Agent current;
     private static boolean shutdownHookAdded;
@@ -96,6 +106,17 @@ public final class Agent {
             } else {
                 a.stop(true);
             }
+            return;
+        }
+        if (o.errors().isEmpty() && o.command().equals("paths")) {
+            Agent a;
+            synchronized (Agent.class) {
+                a = current;
+            }
+            CaptureSession s = a == null ? null : a.session;
+            String what = s == null ? "no heap walk: not running in this JVM"
+                    : s.walkHeap(o.pathsMillis(), o.pathsMemory());
+            AgentProperties.publish(inst, PATHS_PROPERTY, what);
             return;
         }
         start(args, inst, true);
@@ -176,14 +197,17 @@ public final class Agent {
         }
         dir = outputDir();
         AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
+        AgentProperties.publish(inst, RECORDING_ERROR_PROPERTY, outputError);
         CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
                 options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
                 dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
-                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples(), options.stackWalk());
+                options.exclude(), options.includeJdk(), QUEUE_BYTES, options.liveSamples(), options.stackWalk(),
+                options.oversample(), options.ownDistances());
         CaptureSession s = new CaptureSession(settings, inst);
         s.extras(!options.functions().isEmpty(), options.gcAtEdges());
         s.seenFromJvmStart(!attached);
         s.endCheck(options.endCheck(), options.endCheckMaxHeap());
+        s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {
@@ -451,6 +475,10 @@ public final class Agent {
             a = current;
         }
         if (a != null) {
+            CaptureSession s = a.session;
+            if (s != null) {
+                s.releaseReserve(); // before anything else allocates: the JVM may be out of memory
+            }
             a.stop(false);
         }
     }
@@ -470,11 +498,17 @@ public final class Agent {
         }
         try {
             Map<String, String> meta = new LinkedHashMap<>();
+            try {
+                if (transformer != null) {
+                    meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
+                    meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
+                    meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
+                    meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
+                }
+            } catch (Throwable t) {
+                // out of memory at the end, most likely: the recording is closed without these figures
+            }
             if (transformer != null) {
-                meta.put("instrumentedClasses", Integer.toString(transformer.transformedClasses().size()));
-                meta.put("classesSkippedOnError", Long.toString(transformer.skipped()));
-                meta.put("methodsTooLarge", Long.toString(transformer.tooLarge()));
-                meta.put("functions.methods", Long.toString(transformer.profiledMethods()));
                 inst.removeTransformer(transformer);
             }
             PlatformServerGate.disarm();
@@ -493,7 +527,11 @@ public final class Agent {
                         + dir + ")");
             }
         } catch (Throwable t) {
-            System.err.println("memscope agent: could not finish the recording: " + t);
+            try {
+                System.err.println("memscope agent: could not finish the recording: " + t);
+            } catch (Throwable ignored) {
+                // out of memory even for the message
+            }
         }
     }
 
@@ -502,7 +540,7 @@ public final class Agent {
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(MetadataKeys.PID, Long.toString(pid));
         meta.put(MetadataKeys.JAVA_VERSION, System.getProperty("java.version"));
-        String cmd = System.getProperty("sun.java.command");
+        String cmd = options.recordedCommandLine(System.getProperty("sun.java.command"));
         if (cmd != null) {
             meta.put(MetadataKeys.COMMAND, cmd);
         }
@@ -533,12 +571,24 @@ public final class Agent {
         retransform(todo);
     }
 
+    /**
+     * This capture's folder, {@code <out>/<pid>}, created now, exclusively and private (mode 0700): a folder that
+     * exists already under that name (an earlier capture's, or one someone else made in advance) is never reused,
+     * {@code <pid>-2} is taken instead. When it cannot be made (an output folder that cannot be created, another
+     * user's, or writable by others), the capture runs anyway: the recording then cannot be opened and says why.
+     */
     private Path outputDir() {
-        Path base = options.out().toAbsolutePath().resolve(Long.toString(pid));
-        Path dir = base;
-        for (int n = 2; Files.exists(dir.resolve("report.json")) || Files.exists(dir.resolve(RECORDING)); n++) {
-            dir = base.resolveSibling(pid + "-" + n);
+        Path base = options.out().toAbsolutePath();
+        try {
+            outputError = null;
+            return PrivateFiles.newFolder(PrivateFiles.outputFolder(base), Long.toString(pid));
+        } catch (Exception e) {
+            outputError = io.memscope.internal.files.FileErrors.reason(e) + " (this JVM runs as "
+                    + System.getProperty("user.name") + ")";
+            return base.resolve(Long.toString(pid));
         }
-        return dir;
     }
+
+    /** Why {@link #outputDir} could not make this capture's folder, or null. */
+    private String outputError;
 }

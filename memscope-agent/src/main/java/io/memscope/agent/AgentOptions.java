@@ -35,7 +35,7 @@ public final class AgentOptions {
         "gc=true|false          MEMSCOPE_GC           record GC collections (default true)",
         "stackDepth=N           MEMSCOPE_STACK_DEPTH  frames kept per sampled stack, 0 = none (default 64)",
         "out=DIR                MEMSCOPE_OUT          output directory; each JVM writes DIR/<pid>/ (default "
-            + "./memscope-out)",
+            + "./memscope-out, or ~/memscope-out when others can write in the current directory)",
         "duration=SECONDS       MEMSCOPE_DURATION     stop and close the recording after this many seconds "
             + "(default: at JVM exit)",
         "summary=true|false     MEMSCOPE_SUMMARY      obsolete: reports are built outside the JVM (memscope run, "
@@ -63,9 +63,27 @@ public final class AgentOptions {
         "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    obsolete: endCheck=gc (true) or endCheck=off (false)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
+        "commandLine=masked|full|off MEMSCOPE_COMMAND_LINE the program's command line in the recording: values "
+            + "of arguments that look like secrets masked (default), as given, or not recorded",
+        "secrets=W1;W2          MEMSCOPE_SECRETS      words that make an argument a secret to mask (default "
+            + "password;passwd;pwd;secret;token;key;credential;auth;private)",
         "stackWalk=on|off|check MEMSCOPE_STACK_WALK   JVM sampler: name a sample's stack by walking the thread's "
             + "frames and reuse an earlier JVMTI answer for it (on, checked against JVMTI every 1024th time), always "
             + "ask JVMTI (off), or compare every reused answer with JVMTI's (check) (default on)",
+        "oversample=auto|N      MEMSCOPE_OVERSAMPLE   JVM sampler: ask the JVM for a sample every interval/N bytes "
+            + "and keep each with the probability that leaves one per interval, so that its errors around "
+            + "allocations outside TLABs shrink N-fold (auto: 16 on JDK 24 and older, whose sampler has them; 1 on "
+            + "JDK 25 and newer)",
+        "jvmDistances=own|jvm   MEMSCOPE_JVM_DISTANCES JVM sampler: memscope draws each thread's distance to its "
+            + "next sample (own), or leaves it to the JVM, whose draws repeat for threads started at a reused "
+            + "address (jvm) (default own)",
+        "paths=true|false       MEMSCOPE_PATHS        JVM sampler: at the end of the capture, walk the heap from the "
+            + "GC roots to find why each sampled object still tracked is held (one pause, within pathsTime and "
+            + "pathsMemory) (default true)",
+        "pathsTime=MILLIS       MEMSCOPE_PATHS_TIME   longest pause a heap walk may cause; past it the walk stops and "
+            + "its paths cover what it reached (default 2000)",
+        "pathsMemory=BYTES      MEMSCOPE_PATHS_MEMORY most memory a heap walk may take in the JVM, e.g. 256m; at most "
+            + "half of the memory free on the machine and in its cgroup (default 256m)",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -84,7 +102,8 @@ public final class AgentOptions {
     private boolean nativeMemory = true;
     private boolean gc = true;
     private int stackDepth = 64;
-    private Path out = Path.of("memscope-out");
+    /** null: the default ({@code PrivateFiles.defaultOutputBase()}), decided when asked for. */
+    private Path out;
     private long durationSeconds;
     private boolean summary;
     private boolean quiet;
@@ -100,7 +119,15 @@ public final class AgentOptions {
     private Boolean gcAtEnd;
     private io.memscope.agent.capture.EndCheck endCheck;
     private long endCheckMaxHeap = 8L << 30;
+    private int oversample;
+    private boolean ownDistances = true;
+    private boolean paths = true;
+    private long pathsMillis = 2000;
+    private long pathsMemory = 256L << 20;
     private String command = "start";
+    /** How the program's command line is recorded: masked, full or off. */
+    private String commandLine = "masked";
+    private List<String> secretWords = CommandLineMask.DEFAULT_WORDS;
 
     private static final String[][] KEYS = {
         {"mode", "MEMSCOPE_MODE"}, {"sampler", "MEMSCOPE_SAMPLER"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
@@ -110,7 +137,10 @@ public final class AgentOptions {
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
         {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
-        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"}, {"command", null},
+        {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"},
+        {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"paths", "MEMSCOPE_PATHS"},
+        {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
+        {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
     };
 
@@ -259,9 +289,50 @@ public final class AgentOptions {
                     default -> throw new IllegalArgumentException("expected on, off or check");
                 };
                 break;
+            case "commandLine":
+                if (!v.equals("masked") && !v.equals("full") && !v.equals("off")) {
+                    throw new IllegalArgumentException("expected masked, full or off");
+                }
+                commandLine = v;
+                break;
+            case "secrets":
+                List<String> w = new ArrayList<>();
+                for (String word : v.split(";")) {
+                    if (!word.isBlank()) {
+                        w.add(word.trim().toLowerCase(Locale.ROOT));
+                    }
+                }
+                if (w.isEmpty()) {
+                    throw new IllegalArgumentException("expected words separated by ';' (commandLine=full records "
+                            + "every value)");
+                }
+                secretWords = List.copyOf(w);
+                break;
+            case "oversample":
+                oversample = v.equalsIgnoreCase("auto") ? 0 : (int) number(v, 1, 1024);
+                break;
+            case "jvmDistances":
+                ownDistances = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "own" -> true;
+                    case "jvm" -> false;
+                    default -> throw new IllegalArgumentException("expected own or jvm");
+                };
+                break;
+            case "paths":
+                paths = bool(v);
+                break;
+            case "pathsTime":
+                pathsMillis = number(v, 1, 3_600_000);
+                break;
+            case "pathsMemory":
+                pathsMemory = parseBytes(v);
+                if (pathsMemory < (1 << 20)) {
+                    throw new IllegalArgumentException("must be at least 1m");
+                }
+                break;
             case "command":
-                if (!v.equals("start") && !v.equals("detach")) {
-                    throw new IllegalArgumentException("expected start or detach");
+                if (!v.equals("start") && !v.equals("detach") && !v.equals("paths")) {
+                    throw new IllegalArgumentException("expected start, detach or paths");
                 }
                 command = v;
                 break;
@@ -339,7 +410,28 @@ public final class AgentOptions {
         return mode;
     }
 
+    /**
+     * @return the program's command line as the recording keeps it (secret-looking values masked, as given, or
+     *         null when not recorded)
+     */
+    public String recordedCommandLine(String command) {
+        if (command == null || commandLine.equals("off")) {
+            return null;
+        }
+        return commandLine.equals("full") ? command : new CommandLineMask(secretWords).mask(command);
+    }
+
     /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
+    /** The JVM sampler's oversampling factor (0: auto, see {@link CaptureSettings#oversample}). */
+    public int oversample() {
+        return oversample;
+    }
+
+    /** Whether memscope draws the threads' distances to their next JVM sample. */
+    public boolean ownDistances() {
+        return ownDistances;
+    }
+
     /** How the JVM sampler names a sample's stack (see {@link CaptureSettings.StackWalk}). */
     public CaptureSettings.StackWalk stackWalk() {
         return stackWalk;
@@ -379,7 +471,7 @@ public final class AgentOptions {
     }
 
     public Path out() {
-        return out;
+        return out != null ? out : io.memscope.internal.files.PrivateFiles.defaultOutputBase();
     }
 
     public long durationSeconds() {
@@ -421,6 +513,21 @@ public final class AgentOptions {
     /** @return the function profile's patterns ({@code pkg.Class.method}, {@code pkg.Class.*}, {@code pkg.**}) */
     public List<String> functions() {
         return functions;
+    }
+
+    /** @return whether the capture's end walks the heap from the GC roots (paths of the samples still held) */
+    public boolean paths() {
+        return paths;
+    }
+
+    /** @return the longest pause a heap walk may cause, in milliseconds */
+    public long pathsMillis() {
+        return pathsMillis;
+    }
+
+    /** @return the most memory a heap walk may take in the JVM, in bytes */
+    public long pathsMemory() {
+        return pathsMemory;
     }
 
     /** @return whether a full GC runs when the capture starts (and, through {@link #gcAtEnd}, when it ends) */

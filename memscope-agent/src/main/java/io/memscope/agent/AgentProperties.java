@@ -21,6 +21,7 @@ final class AgentProperties {
     private AgentProperties() {
     }
 
+    /** @param value the value, or null to remove the key */
     static void publish(Instrumentation inst, String key, String value) {
         try {
             Module base = Object.class.getModule();
@@ -31,7 +32,11 @@ final class AgentProperties {
             }
             Class<?> support = Class.forName("jdk.internal.vm.VMSupport");
             Properties p = (Properties) support.getMethod("getAgentProperties").invoke(null);
-            p.setProperty(key, value);
+            if (value == null) {
+                p.remove(key);
+            } else {
+                p.setProperty(key, value);
+            }
         } catch (Throwable t) {
             Failures.report("agent.properties", t);
         }

@@ -17,7 +17,8 @@ class AgentOptionsTest {
         assertThat(o.intervalBytes()).isEqualTo(512 * 1024);
         assertThat(o.nativeMemory()).isTrue();
         assertThat(o.includeJdk()).isFalse();
-        assertThat(o.out()).isEqualTo(Path.of("memscope-out"));
+        assertThat(o.out()).isEqualTo(io.memscope.internal.files.PrivateFiles.defaultOutputBase());
+        assertThat(o.out().getFileName()).isEqualTo(Path.of("memscope-out"));
     }
 
     @Test
@@ -31,6 +32,25 @@ class AgentOptionsTest {
         assertThat(o.include()).isEqualTo(List.of("com/acme", "org/x"));
         assertThat(o.out()).isEqualTo(Path.of("/tmp/o"));
         assertThat(o.includeJdk()).isTrue();
+    }
+
+    @Test
+    void pathsFromGcRootsAreOnByDefaultWithTheirBudgets() {
+        AgentOptions d = AgentOptions.parse(null, Map.of());
+        assertThat(d.paths()).isTrue();
+        assertThat(d.pathsMillis()).isEqualTo(2000);
+        assertThat(d.pathsMemory()).isEqualTo(256L << 20);
+        AgentOptions o = AgentOptions.parse("paths=false,pathsTime=500,command=paths",
+                Map.of("MEMSCOPE_PATHS_MEMORY", "64m"));
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.paths()).isFalse();
+        assertThat(o.pathsMillis()).isEqualTo(500);
+        assertThat(o.pathsMemory()).isEqualTo(64L << 20);
+        assertThat(o.command()).isEqualTo("paths");
+        assertThat(AgentOptions.parse("pathsTime=0", Map.of()).errors()).singleElement().asString()
+                .contains("pathsTime");
+        assertThat(AgentOptions.parse("pathsMemory=512k", Map.of()).errors()).singleElement().asString()
+                .contains("must be at least 1m");
     }
 
     @Test
@@ -57,6 +77,39 @@ class AgentOptionsTest {
         assertThat(bad.errors()).hasSize(1);
         assertThat(bad.errors().get(0)).contains("stackWalk").contains("on, off or check");
         assertThat(String.join("\n", AgentOptions.HELP)).contains("stackWalk=");
+    }
+
+    @Test
+    void oversampleAndDistances() {
+        AgentOptions d = AgentOptions.parse(null, Map.of());
+        assertThat(d.oversample()).as("auto").isZero();
+        assertThat(d.ownDistances()).isTrue();
+        assertThat(AgentOptions.parse("oversample=4,jvmDistances=jvm", Map.of()).oversample()).isEqualTo(4);
+        assertThat(AgentOptions.parse("oversample=auto", Map.of()).oversample()).isZero();
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_JVM_DISTANCES", "JVM")).ownDistances()).isFalse();
+        assertThat(AgentOptions.parse("oversample=0", Map.of()).errors()).hasSize(1);
+        AgentOptions bad = AgentOptions.parse("jvmDistances=random", Map.of());
+        assertThat(bad.errors().get(0)).contains("jvmDistances").contains("own or jvm");
+    }
+
+    /** auto: 16 times as often on JDK 24 and older, the interval itself on 25; never below 1 KiB unless asked. */
+    @Test
+    void theJvmsInterval() {
+        CaptureSettings d = CaptureSettings.defaults(null);
+        assertThat(d.jvmIntervalBytes(17)).isEqualTo(32 * 1024);
+        assertThat(d.jvmIntervalBytes(24)).isEqualTo(32 * 1024);
+        assertThat(d.jvmIntervalBytes(25)).isEqualTo(512 * 1024);
+        CaptureSettings small = withInterval(d, 4096, 0);
+        assertThat(small.jvmIntervalBytes(21)).as("at least 1 KiB").isEqualTo(1024);
+        assertThat(withInterval(d, 512, 0).jvmIntervalBytes(21)).as("the interval when below 1 KiB").isEqualTo(512);
+        assertThat(withInterval(d, 512 * 1024, 4).jvmIntervalBytes(25)).isEqualTo(128 * 1024);
+        assertThat(withInterval(d, 512 * 1024, 1).jvmIntervalBytes(17)).isEqualTo(512 * 1024);
+    }
+
+    private static CaptureSettings withInterval(CaptureSettings d, long interval, int oversample) {
+        return new CaptureSettings(d.exact(), interval, d.stackDepth(), d.nativeMemory(), d.gc(), d.recording(),
+                d.flushMillis(), d.debug(), d.jvmti(), d.include(), d.exclude(), d.includeJdk(), d.queueBytes(),
+                d.liveLimit(), d.stackWalk(), oversample, d.ownDistances());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.text.TerminalText;
+
 import io.memscope.accounting.Column;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
@@ -80,9 +82,10 @@ public final class AccountingSection {
                     sb.append("      ... ").append(rows.size() - ROWS).append(" more in report.json\n");
                     break;
                 }
-                sb.append(String.format(Locale.ROOT, "      %-16s %10s %10s %10s  %s%n", owner(t, row),
-                        Summary.bytes(row.lowBytes()), Summary.bytes(row.currentBytes()),
-                        Summary.bytes(row.highBytes()), row.eventName()));
+                sb.append(String.format(Locale.ROOT, "      %-16s %10s %10s %10s  %s%n",
+                        TerminalText.safe(owner(t, row)), Summary.bytes(row.lowBytes()),
+                        Summary.bytes(row.currentBytes()), Summary.bytes(row.highBytes()),
+                        TerminalText.safe(row.eventName())));
             }
         }
     }

@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import static io.memscope.internal.text.TerminalText.safe;
+
 import java.util.Locale;
 import java.util.Map;
 
@@ -29,13 +31,13 @@ final class ApiSummary {
                 sb.append(String.format(Locale.ROOT, "    %8d %10.1f %9.1f %10.1f %10s %10s %10s %10s  %s%s%n",
                         s.entries(), s.totalMs(), s.maxMs(), s.selfMs(), allocated(s), Summary.bytes(
                                 s.selfAllocatedBytes()), Summary.bytes(s.heldBytesAtEnd()),
-                        Summary.bytes(s.heldBytesAtPeak()), s.path(),
+                        Summary.bytes(s.heldBytesAtPeak()), safe(s.path()),
                         s.tasks() > 0 ? " (" + s.tasks() + " tasks)" : ""));
             }
             if (!a.scopeAnomalies().isEmpty()) {
                 sb.append("    scope misuse, repaired or ignored:");
                 for (Map.Entry<String, Long> e : a.scopeAnomalies().entrySet()) {
-                    sb.append(' ').append(e.getKey()).append('=').append(e.getValue());
+                    sb.append(' ').append(safe(e.getKey())).append('=').append(e.getValue());
                 }
                 sb.append('\n');
             }
@@ -53,9 +55,9 @@ final class ApiSummary {
                 }
                 sb.append(String.format(Locale.ROOT, "    %8d %10.1f %9.1f %10s %10s %10s  %s%s  <- %s%n",
                         f.calls(), f.totalMs(), f.maxMs(), Summary.bytes(f.allocatedBytes()),
-                        Summary.bytes(f.liveBytes()), Summary.bytes(f.peakBytes()), f.function(),
+                        Summary.bytes(f.liveBytes()), Summary.bytes(f.peakBytes()), safe(f.function()),
                         f.recursiveCalls() > 0 ? " (+" + f.recursiveCalls() + " recursive)" : "",
-                        f.callSite() == null ? "?" : f.callSite()));
+                        f.callSite() == null ? "?" : safe(f.callSite())));
             }
         }
         if (!a.trackedObjects().isEmpty()) {
@@ -66,15 +68,15 @@ final class ApiSummary {
                     sb.append("    ... ").append(a.trackedObjects().size() - ROWS).append(" more in report.json\n");
                     break;
                 }
-                sb.append(String.format(Locale.ROOT, "    %-20s %10s  %-8s after %.1f ms  [%s]%n", o.name(),
-                        Summary.bytes(o.bytes()), o.alive() ? "alive" : "collected", o.ageMs(), o.type()));
+                sb.append(String.format(Locale.ROOT, "    %-20s %10s  %-8s after %.1f ms  [%s]%n", safe(o.name()),
+                        Summary.bytes(o.bytes()), o.alive() ? "alive" : "collected", o.ageMs(), safe(o.type())));
             }
         }
         if (!a.pools().isEmpty()) {
             sb.append("  Pools:\n");
             for (ApiReport.PoolRow p : a.pools()) {
                 sb.append(String.format(Locale.ROOT, "    %-20s %d borrowed, %d returned, %d not returned, %d lost "
-                                + "while borrowed (leaks), %d returned twice, at most %d out at once%n", p.pool(),
+                                + "while borrowed (leaks), %d returned twice, at most %d out at once%n", safe(p.pool()),
                         p.borrows(), p.returns(), p.notReturned(), p.leaks(), p.doubleReturns(),
                         p.peakOutstanding()));
             }
@@ -84,10 +86,10 @@ final class ApiSummary {
                     break;
                 }
                 sb.append(String.format(Locale.ROOT, "    %s lease %d of %s (%s), borrowed at %.1f ms by %s%n",
-                        l.kind().equals("unreachable") ? "LEAK:" : "not returned:", l.leaseId(), l.pool(),
-                        l.resourceType(), l.borrowedAtMs(), l.thread()));
+                        l.kind().equals("unreachable") ? "LEAK:" : "not returned:", l.leaseId(), safe(l.pool()),
+                        safe(l.resourceType()), l.borrowedAtMs(), safe(l.thread())));
                 for (int f = 0; f < Math.min(3, l.stack().size()); f++) {
-                    sb.append("        at ").append(l.stack().get(f)).append('\n');
+                    sb.append("        at ").append(safe(l.stack().get(f))).append('\n');
                 }
             }
         }

@@ -6,7 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Compares two {@link Report}s into a {@link RunDiff}. */
+/**
+ * Compares two {@link Report}s into a {@link RunDiff}: matches sites and stacks, divides figures by the
+ * normalization, and tests every change of the metric against sampling noise ({@link SamplingNoise}).
+ */
 public final class DiffBuilder {
     private DiffBuilder() {
     }
@@ -32,39 +35,90 @@ public final class DiffBuilder {
 
         Map<String, RunDiff.Entry> sites = new LinkedHashMap<>();
         for (SiteProfile p : base.sites()) {
-            sites.put(p.site() + "\u0000" + p.type(), new RunDiff.Entry(p.site(), p.type(), p.stack(),
+            sites.put(p.site() + "\u0000" + p.type(), entry(p.site(), p.type(), p.stack(),
                     site(p, n.baseDivisor()), RunDiff.Figures.ZERO));
         }
         for (SiteProfile p : newer.sites()) {
             String key = p.site() + "\u0000" + p.type();
             RunDiff.Entry e = sites.get(key);
-            sites.put(key, new RunDiff.Entry(p.site(), p.type(), e == null || e.frames().isEmpty() ? p.stack()
+            sites.put(key, entry(p.site(), p.type(), e == null || e.frames().isEmpty() ? p.stack()
                     : e.frames(), e == null ? RunDiff.Figures.ZERO : e.base(), site(p, n.newDivisor())));
         }
         Map<String, RunDiff.Entry> stacks = new LinkedHashMap<>();
         for (StackProfile p : base.stacks()) {
-            stacks.put(stackKey(p), new RunDiff.Entry(p.site(), p.type(), p.frames(), stack(p, n.baseDivisor()),
+            stacks.put(stackKey(p), entry(p.site(), p.type(), p.frames(), stack(p, n.baseDivisor()),
                     RunDiff.Figures.ZERO));
         }
         for (StackProfile p : newer.stacks()) {
             String key = stackKey(p);
             RunDiff.Entry e = stacks.get(key);
-            stacks.put(key, new RunDiff.Entry(p.site(), p.type(), p.frames(),
+            stacks.put(key, entry(p.site(), p.type(), p.frames(),
                     e == null ? RunDiff.Figures.ZERO : e.base(), stack(p, n.newDivisor())));
         }
-        return new RunDiff(metric, n, bt, nt, sorted(sites.values(), metric), sorted(stacks.values(), metric));
+        List<RunDiff.Entry> siteList = compared(sites.values(), metric);
+        // the family of tests: every site compared, and the total
+        int tests = siteList.size() + 1;
+        double z = SamplingNoise.criticalZ(tests);
+        double bf = varianceFactor(base, metric, n.baseDivisor());
+        double nf = varianceFactor(newer, metric, n.newDivisor());
+        RunDiff.Significance probe = new RunDiff.Significance(z, tests, bf, nf, 0, false);
+        double totalError = probe.stdError(bt.value(metric), nt.value(metric));
+        RunDiff.Significance sig = new RunDiff.Significance(z, tests, bf, nf, totalError,
+                SamplingNoise.significant(nt.value(metric) - bt.value(metric), totalError, z));
+        List<RunDiff.Entry> siteResult = tested(siteList, metric, sig);
+        siteResult.sort(Comparator.comparing((RunDiff.Entry e) -> !e.significant())
+                .thenComparingDouble(e -> -Math.abs(e.delta(metric)))
+                .thenComparing(e -> -e.newer().value(metric)).thenComparing(RunDiff.Entry::site));
+        List<RunDiff.Entry> stackResult = tested(compared(stacks.values(), metric), metric, sig);
+        stackResult.sort(Comparator.comparingDouble((RunDiff.Entry e) -> -Math.abs(e.delta(metric)))
+                .thenComparing(e -> -e.newer().value(metric)).thenComparing(RunDiff.Entry::site));
+        return new RunDiff(metric, n, bt, nt, sig, siteResult, stackResult);
+    }
+
+    /**
+     * The variance of a run's figure of {@code m}, per unit of the figure as divided: the sampling interval over
+     * the divisor ({@link SamplingNoise#variance}: {@code var(B/d) ≤ m·B/d² = (m/d)·(B/d)}), or 0 for exact figures.
+     */
+    static double varianceFactor(Report r, DiffMetric m, double divisor) {
+        boolean exact = m == DiffMetric.NATIVE || (m == DiffMetric.ALLOCATED && r.totals().exact());
+        if (exact) {
+            return 0;
+        }
+        double interval = 512 * 1024;
+        String v = r.metadata().get(io.memscope.recording.MetadataKeys.INTERVAL_BYTES);
+        if (v != null) {
+            try {
+                interval = Math.max(1, Long.parseLong(v.strip()));
+            } catch (NumberFormatException e) {
+                // the default interval
+            }
+        }
+        return interval / divisor;
+    }
+
+    private static RunDiff.Entry entry(String site, String type, List<String> frames, RunDiff.Figures base,
+                                       RunDiff.Figures newer) {
+        return new RunDiff.Entry(site, type, frames, base, newer, 0, false);
+    }
+
+    private static List<RunDiff.Entry> tested(List<RunDiff.Entry> l, DiffMetric m, RunDiff.Significance sig) {
+        List<RunDiff.Entry> out = new ArrayList<>(l.size());
+        for (RunDiff.Entry e : l) {
+            double err = sig.stdError(e.base().value(m), e.newer().value(m));
+            out.add(new RunDiff.Entry(e.site(), e.type(), e.frames(), e.base(), e.newer(), err,
+                    SamplingNoise.significant(e.delta(m), err, sig.z())));
+        }
+        return out;
     }
 
     private static String stackKey(StackProfile p) {
         return String.join("\u0001", p.frames()) + "\u0000" + p.type();
     }
 
-    private static List<RunDiff.Entry> sorted(java.util.Collection<RunDiff.Entry> entries, DiffMetric m) {
+    private static List<RunDiff.Entry> compared(java.util.Collection<RunDiff.Entry> entries, DiffMetric m) {
         List<RunDiff.Entry> l = new ArrayList<>(entries);
         l.removeIf(e -> e.base().value(m) == 0 && e.newer().value(m) == 0 && e.base().count(m) == 0
                 && e.newer().count(m) == 0 && allZero(e));
-        l.sort(Comparator.comparingDouble((RunDiff.Entry e) -> -Math.abs(e.delta(m)))
-                .thenComparing(e -> -e.newer().value(m)).thenComparing(RunDiff.Entry::site));
         return l;
     }
 
@@ -76,29 +130,34 @@ public final class DiffBuilder {
         Report.Totals t = r.totals();
         long peakObjects = r.peak() == null ? 0 : r.peak().estimatedObjects();
         long liveObjects = 0;
+        long liveSamples = 0;
+        long peakSamples = 0;
         for (SiteProfile p : r.sites()) {
             if (!p.nativeMemory()) {
                 liveObjects += p.liveObjects();
+                liveSamples += p.liveSamples();
+                peakSamples += p.heldAtPeakSamples();
             }
         }
         return new RunDiff.Figures(t.allocatedBytes() / d, t.allocatedObjects() / d, t.liveBytesAtEnd() / d,
                 liveObjects / d, t.peakLiveBytes() / d, peakObjects / d, r.nativeMemory().outstandingBytes() / d,
-                r.nativeMemory().outstandingBlocks() / d);
+                r.nativeMemory().outstandingBlocks() / d, t.samples(), liveSamples, peakSamples);
     }
 
     private static RunDiff.Figures site(SiteProfile p, double d) {
         if (p.nativeMemory()) {
-            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.liveBytes() / d, p.liveObjects() / d);
+            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.liveBytes() / d, p.liveObjects() / d, 0, 0, 0);
         }
         return new RunDiff.Figures(p.allocatedBytes() / d, p.allocatedObjects() / d, p.liveBytes() / d,
-                p.liveObjects() / d, p.heldAtPeakBytes() / d, p.heldAtPeakObjects() / d, 0, 0);
+                p.liveObjects() / d, p.heldAtPeakBytes() / d, p.heldAtPeakObjects() / d, 0, 0, p.samples(),
+                p.liveSamples(), p.heldAtPeakSamples());
     }
 
     private static RunDiff.Figures stack(StackProfile p, double d) {
         if (p.nativeMemory()) {
-            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.heldBytes() / d, p.heldObjects() / d);
+            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.heldBytes() / d, p.heldObjects() / d, 0, 0, 0);
         }
         return new RunDiff.Figures(p.allocatedBytes() / d, p.allocatedObjects() / d, p.heldBytes() / d,
-                p.heldObjects() / d, p.heldAtPeakBytes() / d, p.heldAtPeakObjects() / d, 0, 0);
+                p.heldObjects() / d, p.heldAtPeakBytes() / d, p.heldAtPeakObjects() / d, 0, 0, 0, 0, 0);
     }
 }

@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * Writes a {@link RunDiff} as JSON ({@code memscope diff --json}; docs/formats/report-json.md, "memscope diff"):
  * {@code {"metric", "normalize", "unit", "base": {totals}, "new": {totals}, "totalChangePercent",
- * "sites": [{"site", "type", "baseBytes", "newBytes", "deltaBytes", "baseObjects", "newObjects", "stack"}],
+ * "significance": {test}, "total": {change}, "sites": [{"site", "type", "baseBytes", "newBytes", "deltaBytes",
+ * "baseObjects", "newObjects", "baseSamples", "newSamples", "noiseBytes", "significant", "verdict", "stack"}],
  * "stacks": [...]}}. Byte and object figures are numbers, with up to 3 decimals when normalized.
  */
 public final class DiffJson {
@@ -27,6 +28,24 @@ public final class DiffJson {
         figures(w, "base", d.base(), d.normalization().baseDivisor());
         figures(w, "new", d.newer(), d.normalization().newDivisor());
         w.field("totalChangePercent", d.totalChangePercent());
+        RunDiff.Significance sig = d.significance();
+        w.name("significance").beginObject()
+                .field("test", "two-sided z-test of each change against its sampling noise, variance bound "
+                        + "interval x estimate per run, Bonferroni over the sites and the total")
+                .field("falseAlarmRate", SamplingNoise.FAMILY_FALSE_ALARM_RATE)
+                .field("tests", sig.tests())
+                .field("z", sig.z())
+                .endObject();
+        w.name("total").beginObject()
+                .field("baseBytes", d.base().value(m))
+                .field("newBytes", d.newer().value(m))
+                .field("deltaBytes", d.newer().value(m) - d.base().value(m))
+                .field("changePercent", d.totalChangePercent())
+                .field("baseSamples", d.base().samples(m))
+                .field("newSamples", d.newer().samples(m))
+                .field("noiseBytes", sig.totalStdError())
+                .field("significant", d.totalSignificant())
+                .endObject();
         entries(w, "sites", d.sites(), m, top, false);
         entries(w, "stacks", d.stacks(), m, top, true);
         w.endObject();
@@ -59,7 +78,12 @@ public final class DiffJson {
                     .field("newBytes", e.newer().value(m))
                     .field("deltaBytes", e.delta(m))
                     .field("baseObjects", e.base().count(m))
-                    .field("newObjects", e.newer().count(m));
+                    .field("newObjects", e.newer().count(m))
+                    .field("baseSamples", e.base().samples(m))
+                    .field("newSamples", e.newer().samples(m))
+                    .field("noiseBytes", e.stdError())
+                    .field("significant", e.significant())
+                    .field("verdict", e.verdict(m));
             w.name(stacks ? "frames" : "stack").beginArray();
             for (String f : e.frames()) {
                 w.value(f);

@@ -204,6 +204,25 @@ final class GcTimeline {
         return boundaryOf[b] >= 0 ? boundaryOf[b] : -1;
     }
 
+    /**
+     * @return the points among the boundaries {@code from .. to - 1}: how many collections a sample allocated after
+     *         crossing {@code from} boundaries saw when {@code to} boundaries are crossed
+     */
+    int pointsBetween(int from, int to) {
+        if (pointsBefore == null) {
+            int[] c = new int[boundaryOf.length + 1];
+            for (int i = 0; i < boundaryOf.length; i++) {
+                c[i + 1] = c[i] + (boundaryOf[i] >= 0 ? 1 : 0);
+            }
+            pointsBefore = c;
+        }
+        int a = Math.max(0, Math.min(from, pointsBefore.length - 1));
+        int b = Math.max(0, Math.min(to, pointsBefore.length - 1));
+        return pointsBefore[b] - pointsBefore[a];
+    }
+
+    private int[] pointsBefore;
+
     /** @return the point whose snapshot boundary {@code b} is, or -1 when it is a point */
     int snapshotOf(int b) {
         return boundaryOf[b] < 0 ? -1 - boundaryOf[b] : -1;

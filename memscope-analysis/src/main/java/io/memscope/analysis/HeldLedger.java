@@ -87,6 +87,7 @@ final class HeldLedger {
     private double[] peakGcBytes = new double[16];
     private double[] peakGcCount = new double[16];
     private double[] peakGcUnconfirmed = new double[16];
+    private long[] peakGcSamples = new long[16];
     /** Per key and reference: the collection, the held bytes, samples and variance there. */
     private int[][] mark = new int[MARKS][16];
     private double[][] markBytes = new double[MARKS][16];
@@ -161,6 +162,7 @@ final class HeldLedger {
             peakGcBytes = Arrays.copyOf(peakGcBytes, n);
             peakGcCount = Arrays.copyOf(peakGcCount, n);
             peakGcUnconfirmed = Arrays.copyOf(peakGcUnconfirmed, n);
+            peakGcSamples = Arrays.copyOf(peakGcSamples, n);
             for (int m = 0; m < MARKS; m++) {
                 int old = mark[m].length;
                 mark[m] = Arrays.copyOf(mark[m], n);
@@ -440,6 +442,7 @@ final class HeldLedger {
             peakGcBytes[key] = b;
             peakGcCount[key] = count[C][key];
             peakGcUnconfirmed[key] = unconfirmed;
+            peakGcSamples[key] = samples[C][key];
         }
         for (int m = 0; m < MARKS; m++) {
             if (k <= mark[m][key]) {
@@ -545,6 +548,11 @@ final class HeldLedger {
 
     double atPeakBytes(int key) {
         return key < keys ? peakGcBytes[key] : 0;
+    }
+
+    /** @return the sampled objects behind {@link #atPeakBytes} */
+    long atPeakSamples(int key) {
+        return key < keys ? peakGcSamples[key] : 0;
     }
 
     double atPeakCount(int key) {

@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.text.TerminalText;
+
 /**
  * A minimal streaming JSON writer (RFC 8259) into a {@link StringBuilder}, indented by two spaces (or compact, for
  * data embedded in report.html). Callers nest {@code beginObject/endObject} and {@code beginArray/endArray}
@@ -168,7 +170,7 @@ public final class JsonWriter {
                 case '\r': out.append("\\r"); break;
                 case '\t': out.append("\\t"); break;
                 default:
-                    if (c < 0x20) {
+                    if (TerminalText.isControl(c)) { // also DEL, C1 and bidi controls: JSON printed on a terminal
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);

@@ -40,6 +40,11 @@ final class LifetimeMedian {
         }
     }
 
+    /** @return values added */
+    long count() {
+        return count;
+    }
+
     /** @return the median lifetime in nanoseconds (the upper median of an even count), or -1 if there is none */
     long medianNanos() {
         if (count == 0) {

@@ -33,12 +33,13 @@ public record Peak(long timeNanos, double timeMs, String gcName, String gcCause,
      * @param site  the site as a frame
      * @param type  allocated type
      * @param bytes bytes it held (heap: estimate) or had outstanding (native)
-     * @param count objects (native: blocks) behind {@code bytes}
-     * @param stack one sampled stack of the site, innermost first
+     * @param count   objects (native: blocks) behind {@code bytes}
+     * @param samples heap: the sampled objects behind {@code bytes}; native: 0 (exact)
+     * @param stack   one sampled stack of the site, innermost first
      * @param unconfirmedBytes heap: the site's objects present then that no whole-heap collection judged (never in
-     *              {@code bytes}); native: 0
+     *                {@code bytes}); native: 0
      */
-    public record Holder(String site, String type, long bytes, long count, List<String> stack,
+    public record Holder(String site, String type, long bytes, long count, long samples, List<String> stack,
                          long unconfirmedBytes) {
     }
 

@@ -209,6 +209,14 @@ public final class RecordedRun {
         return tables.accounting;
     }
 
+    /**
+     * @return the walks of the heap from its GC roots (RETENTION, format 1.4), in the order they ran; empty when the
+     *         recording has none
+     */
+    public List<io.memscope.recording.RetentionWalk> retentionWalks() {
+        return Collections.unmodifiableList(tables.retentionWalks);
+    }
+
     /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
     public long lastEventNanos() {
         return tables.lastNanos;
@@ -252,6 +260,7 @@ public final class RecordedRun {
         long firstNanos = Long.MAX_VALUE;
         long lastNanos = Long.MIN_VALUE;
         io.memscope.recording.AccountingSnapshot accounting;
+        final List<io.memscope.recording.RetentionWalk> retentionWalks = new ArrayList<>();
         /** Threads with scope edges: a handful, not one entry per edge. */
         final java.util.Set<Long> scopeThreads = new java.util.HashSet<>();
         private long lastScopeThread = Long.MIN_VALUE;
@@ -321,6 +330,11 @@ public final class RecordedRun {
         @Override
         public void gc(GcRecord record) {
             gcs.add(record);
+        }
+
+        @Override
+        public void retention(io.memscope.recording.RetentionWalk walk) {
+            retentionWalks.add(walk);
         }
 
         @Override

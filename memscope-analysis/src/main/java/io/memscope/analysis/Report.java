@@ -34,12 +34,15 @@ import java.util.Map;
  *                           recorded: at the end of the capture, or the last periodic snapshot of a JVM that died;
  *                           null when the recording has none (whatever the window)
  * @param heapCheck          the sampled estimates against the JVM's heap figures
+ * @param retention          why held memory is held: the paths from GC roots of the last walk of the heap in the
+ *                           window ({@link Retention#NONE} without one)
  */
 public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
                      Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
-                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting, HeapCheck heapCheck) {
+                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting, HeapCheck heapCheck,
+                     Retention retention) {
 
     /**
      * The recording the report was built from, and how complete it is.
@@ -97,6 +100,7 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param exactCountsAsOfMs when the exact counts are a snapshot, not the final totals (the JVM ended without
      *                         closing its recording): the snapshot's time, ms since the run's start; allocations
      *                         after it are not counted. NaN for final totals and in sample mode
+     * @param exactCoverage    in exact mode, what the counts cover; null in sample mode
      * @param unconfirmedAtEndBytes  present at the last collection of the window but judged by no whole-heap
      *                         collection (may be garbage; never in {@code liveBytesAtEnd})
      * @param unconfirmedAtPeakBytes the same at the peak collection
@@ -106,7 +110,7 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
                          long samples, long durationMs, boolean exact, double exactCountsAsOfMs,
-                         long unconfirmedAtEndBytes, long unconfirmedAtPeakBytes, int wholeHeapCollections,
+                         ExactCoverage exactCoverage, long unconfirmedAtEndBytes, long unconfirmedAtPeakBytes, int wholeHeapCollections,
                          double heldAsOfMs) {
     }
 
@@ -137,6 +141,38 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
     }
 
     /**
+     * What exact mode's counts cover: allocations made by instrumented code (application and library classes; JDK
+     * classes only with {@code includeJdk}, and then some packages), against the JVM's own count of the bytes
+     * allocated during the capture (ThreadMXBean).
+     *
+     * @param countedBytes      bytes exact mode counted ({@link Totals#allocatedBytes()} when exact)
+     * @param jvmAllocatedBytes the JVM's count, memscope's own threads left out; -1 when the recording has none (a JVM
+     *                          that did not close its recording, or a recording from before this count)
+     * @param jvmCount          which threads the JVM's count covers: {@code all threads} (JDK 21+) or
+     *                          {@code threads alive at the end} (JDK 17-20, which forget an ended thread's bytes);
+     *                          null when unknown
+     * @param includeJdk        whether some JDK packages were instrumented too ({@code includeJdk})
+     */
+    public record ExactCoverage(long countedBytes, long jvmAllocatedBytes, String jvmCount, boolean includeJdk) {
+        /** @return counted bytes as a share of the JVM's, or NaN when the JVM's count is unknown */
+        public double share() {
+            return jvmAllocatedBytes > 0 ? (double) countedBytes / jvmAllocatedBytes : Double.NaN;
+        }
+
+        /** @return which allocations are counted, in words */
+        public String counted() {
+            return includeJdk ? "allocations by instrumented code: application and library classes, and the JDK's "
+                    + "java.util (not concurrent, jar, zip, logging), java.io, java.nio, java.text, java.time, "
+                    + "java.math, java.net and the string builders; not the rest of the JDK (most of java.lang), JNI, "
+                    + "Unsafe.allocateInstance, non-array clone() or deserialization"
+                    : "allocations by instrumented code: application and library classes; not allocations inside the "
+                    + "JDK (collections growing, boxing, string building, parsers' buffers), JNI, "
+                    + "Unsafe.allocateInstance, non-array clone() or deserialization (includeJdk counts some JDK "
+                    + "packages)";
+        }
+    }
+
+    /**
      * @param allocatedBytes       native bytes allocated in the window (reallocations count their new size)
      * @param allocations          native allocations (and reallocations) in the window
      * @param freedBytes           native bytes freed in the window
@@ -144,14 +180,17 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param outstandingBlocks    blocks behind {@code outstandingBytes}
      * @param peakOutstandingBytes highest outstanding bytes in the window
      * @param peak                 when that was and by which sites, or null without native memory
-     * @param leaks                outstanding memory at the end grouped by site, largest first
+     * @param leaks                outstanding memory at the end grouped by site, largest first (leak suspects or
+     *                             not: a pool's buffers are outstanding too)
      * @param anomalies            double frees and frees of unknown addresses in the window
      * @param anomalyStacks        the stacks of the anomalies, by stack id
+     * @param leakSuspects         native leak suspects: sites with memory outstanding at the end that grew (the rule
+     *                             of heap leaks, see {@link ReportBuilder}), largest growth first
      */
     public record NativeMemory(long allocatedBytes, long allocations, long freedBytes, long outstandingBytes,
                                long outstandingBlocks, long peakOutstandingBytes, Peak.NativePeak peak,
                                List<SiteProfile> leaks, List<Anomaly> anomalies,
-                               Map<Long, List<String>> anomalyStacks) {
+                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects) {
     }
 
     /**

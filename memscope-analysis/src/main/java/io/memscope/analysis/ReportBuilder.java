@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.recording.RecordingReader;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
@@ -75,6 +76,10 @@ import java.util.Map;
  * and a window with fewer than three whole-heap collections after the site began allocating (a short run, or a
  * collector that rarely collects the old generation: the report then says how many it had).
  *
+ * <p><b>Native leak suspects</b> follow the same rule on outstanding native bytes: outstanding at the end, grown by
+ * at least a quarter of that over the second half of the site's allocation window (outstanding at its midpoint),
+ * which covers at least 5% of the report's window. Buffers a pool takes once and reuses are outstanding, not leaks.
+ *
  * <p><b>Temporaries</b> are heap sites that allocated at least 1 MiB and 1% of all allocated bytes while holding at
  * most 5% of it at the end, with at least half of their samples collected: memory that only churns.
  */
@@ -119,12 +124,23 @@ public final class ReportBuilder {
         return new Builder(run, window, windows).build();
     }
 
+    /**
+     * The probability that the sampler picked an object of {@code size} bytes: {@code 1 - exp(-size/mean)}; a sample
+     * weighs {@code 1/p} objects and {@code size/p} bytes.
+     */
+    static double probability(long size, double mean) {
+        double p = -Math.expm1(-Math.max(size, 1) / mean);
+        return p <= 0 ? 1 : p;
+    }
+
     /** @return what the report says about the recording it comes from: closed or not, damage */
     static Report.Source source(RecordedRun run) {
         var h = run.header();
         var end = run.totals();
         var damage = run.damage();
-        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), end.isPresent(),
+        // Damaged in the middle yet closed: the file still ends with its intact END block (the END is not read).
+        boolean closed = end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
+        return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
                 end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
                 damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
                 run.skippedBlocks());
@@ -188,7 +204,10 @@ public final class ReportBuilder {
         long deadSamples;
         double estBytes;
         double estCount;
+        /** Ages at collection (allocation to the collection that freed it) of the samples collected in the window. */
         final LifetimeMedian lifetimes = new LifetimeMedian();
+        /** Of those, the samples freed by the first collection after their allocation. */
+        long freedByFirstCollection;
         final List<StackAcc> stacks = new ArrayList<>(2);
         /**
          * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
@@ -207,6 +226,9 @@ public final class ReportBuilder {
         /** The whole-heap collections the leak rule compares (-1: none), see the class comment. */
         int firstRef = -1;
         int secondRef = -1;
+        /** Outstanding bytes at the midpoint of the site's allocation window (valid once {@link #nMidTaken}). */
+        long nAtMid;
+        boolean nMidTaken;
 
         SiteAcc(int key, Site site, String type) {
             this.key = key;
@@ -454,8 +476,7 @@ public final class ReportBuilder {
         }
 
         double probability(long size) {
-            double p = -Math.expm1(-Math.max(size, 1) / mean);
-            return p <= 0 ? 1 : p;
+            return ReportBuilder.probability(size, mean);
         }
 
         SiteAcc site(int siteId) {
@@ -658,6 +679,9 @@ public final class ReportBuilder {
                     a.deadSamples++;
                     if (t <= to) {
                         a.lifetimes.add(previousSize);
+                        if (gcs.pointsBetween(born, epoch) <= 1) {
+                            a.freedByFirstCollection++; // it survived no collection
+                        }
                     }
                 }
                 samples.remove(slot);
@@ -838,6 +862,17 @@ public final class ReportBuilder {
             nPeakEpoch++;
         }
 
+        /**
+         * Before changing a native site's outstanding figure at {@code t}: the first change after the midpoint of the
+         * site's allocation window keeps the figure it had there (the native leak rule's "growing").
+         */
+        private void midpoint(SiteAcc a, long t) {
+            if (!a.nMidTaken && a.firstAlloc != Long.MAX_VALUE && t > a.firstAlloc + (a.lastAlloc - a.firstAlloc) / 2) {
+                a.nAtMid = a.nOutstanding;
+                a.nMidTaken = true;
+            }
+        }
+
         /** Before changing a site's or stack's outstanding figure: keep its value at the current native peak. */
         private void snapshot(SiteAcc a, StackAcc s) {
             if (a.nEpoch != nPeakEpoch) {
@@ -854,6 +889,7 @@ public final class ReportBuilder {
 
         private void release(NativeBlock old, long t, boolean freed) {
             snapshot(old.site, old.stack);
+            midpoint(old.site, t);
             nOutstanding -= old.size;
             old.site.nOutstanding -= old.size;
             old.site.nBlocks--;
@@ -874,6 +910,7 @@ public final class ReportBuilder {
                         release(old, t, false);
                     }
                     snapshot(site, stack);
+                    midpoint(site, t);
                     nOutstanding += size;
                     site.nOutstanding += size;
                     site.nBlocks++;
@@ -1012,6 +1049,8 @@ public final class ReportBuilder {
                 long growth = growthAt == null ? 0 : Math.max(0, growthAt.endBytes() - growthAt.firstBytes());
                 long medianNanos = a.lifetimes.medianNanos();
                 double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
+                double firstGcShare = a.lifetimes.count() == 0 ? -1
+                        : (double) a.freedByFirstCollection / a.lifetimes.count();
                 boolean leak = growthAt != null && growthAt.significant()
                         && growthAt.endSamples() >= LEAK_MIN_SAMPLES && growth * 4 >= growthAt.endBytes();
                 allocatedBytes += allocB;
@@ -1076,9 +1115,11 @@ public final class ReportBuilder {
                 }
                 boolean temporary = allocB >= (1 << 20) && liveB * 20 <= allocB && a.samples > 0
                         && a.deadSamples * 2 >= a.samples;
+                long liveN = heldSites.endSamples(a.key);
+                long atPeakN = peakGc < 0 ? 0 : heldSites.atPeakSamples(a.key);
                 SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
-                        liveC, ownPeak, atPeakB, atPeakC, growth, median, leak, temporary, run.stack(a.stackId),
-                        unconfB, ownPeakU, atPeakU, heldSites.endSamples(a.key), growthAt);
+                        liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, firstGcShare, leak,
+                        temporary, run.stack(a.stackId), unconfB, ownPeakU, atPeakU, growthAt);
                 unconfirmedAtEnd += unconfB;
                 unconfirmedAtPeak += atPeakU;
                 profiles.put(a, p);
@@ -1089,10 +1130,11 @@ public final class ReportBuilder {
                 SiteProfile p = e.getValue();
                 if (p.temporary() && p.allocatedBytes() * 100 < allocatedBytes) {
                     p = new SiteProfile(p.site(), p.type(), false, p.allocatedBytes(), p.allocatedObjects(),
-                            p.samples(), p.liveBytes(), p.liveObjects(), p.peakBytes(), p.heldAtPeakBytes(),
-                            p.heldAtPeakObjects(), p.growthBytes(), p.medianLifetimeMs(), p.leakSuspect(), false,
+                            p.samples(), p.liveBytes(), p.liveObjects(), p.liveSamples(), p.peakBytes(),
+                            p.heldAtPeakBytes(), p.heldAtPeakObjects(), p.heldAtPeakSamples(), p.growthBytes(),
+                            p.medianAgeAtCollectionMs(), p.freedByFirstCollectionShare(), p.leakSuspect(), false,
                             p.stack(), p.unconfirmedBytes(), p.peakUnconfirmedBytes(),
-                            p.heldAtPeakUnconfirmedBytes(), p.heldSamples(), p.growth());
+                            p.heldAtPeakUnconfirmedBytes(), p.growth());
                 }
                 heap.add(p);
             }
@@ -1104,9 +1146,15 @@ public final class ReportBuilder {
                 if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
                     continue;
                 }
+                // a native leak is judged like a heap leak: outstanding at the end, and grown over the second half of
+                // the site's allocation window, which covers at least 5% of the report's (a pool filled once, or
+                // buffers taken at start-up and reused, are outstanding but not leaks)
+                long nGrowth = Math.max(0, a.nOutstanding - (a.nMidTaken ? a.nAtMid : a.nOutstanding));
+                boolean nLeak = a.nOutstanding > 0 && nGrowth > 0 && nGrowth * 4 >= a.nOutstanding
+                        && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
-                        a.nOutstanding, a.nBlocks, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0, -1,
-                        false, false, run.stack(a.stackId), 0, 0, 0, a.nBlocks, null));
+                        a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
+                        nGrowth, -1, -1, nLeak, false, run.stack(a.stackId), 0, 0, 0, null));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
                         s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0, 0, 0});
@@ -1120,6 +1168,7 @@ public final class ReportBuilder {
             List<SiteProfile> leaks = rank(heap, SiteProfile::leakSuspect, SiteProfile::growthBytes);
             List<SiteProfile> temps = rank(heap, SiteProfile::temporary, SiteProfile::allocatedBytes);
             List<SiteProfile> nLeaks = rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes);
+            List<SiteProfile> nSuspects = rank(nativeSites, SiteProfile::leakSuspect, SiteProfile::growthBytes);
 
             // Stacks.
             List<StackProfile> stackProfiles = new ArrayList<>();
@@ -1167,16 +1216,29 @@ public final class ReportBuilder {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(heap, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
                     holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
-                            p.stack(), p.heldAtPeakUnconfirmedBytes()));
+                            p.heldAtPeakSamples(), p.stack(), p.heldAtPeakUnconfirmedBytes()));
                 }
                 peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
                         g.heapUsedAfter(), peakEstimate, peakObjects, holders, unconfirmedAtPeak);
+            }
+            Report.ExactCoverage coverage = null;
+            if ("exact".equals(run.metadata().get(MetadataKeys.MODE))) {
+                long counted = 0;
+                for (SiteCount c : counts.values()) {
+                    Site s = run.site(c.siteId());
+                    if (s == null || !s.isNative()) {
+                        counted += c.bytes();
+                    }
+                }
+                coverage = new Report.ExactCoverage(counted, run.metadataLong(MetadataKeys.JVM_ALLOCATED_BYTES, -1),
+                        run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
+                        "true".equalsIgnoreCase(run.metadata().get("option.includeJdk")));
             }
             double heldAsOf = endWholeGc < 0 ? Double.NaN
                     : (gcs.record(endWholeGc).snapshotNanos() - runStart) / 1e6;
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
                     peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact,
-                    countsAsOfMs, unconfirmedAtEnd, peak != null ? unconfirmedAtPeak : unconfirmedAtEnd,
+                    countsAsOfMs, coverage, unconfirmedAtEnd, peak != null ? unconfirmedAtPeak : unconfirmedAtEnd,
                     gcs.wholeHeapCount(windowFirstGc, endGc), heldAsOf);
 
             // Native memory.
@@ -1184,7 +1246,7 @@ public final class ReportBuilder {
             if (nPeak > 0) {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
-                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                    holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(), 0,
                             p.stack(), 0));
                 }
                 nativePeak = new Peak.NativePeak(nPeakTime, (nPeakTime - runStart) / 1e6, nPeak, holders);
@@ -1203,7 +1265,8 @@ public final class ReportBuilder {
                 }
             }
             Report.NativeMemory nativeMemory = new Report.NativeMemory(nAllocated, nAllocations, nFreed,
-                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks);
+                    nOutstanding, blocks.size(), Math.max(0, nPeak), nativePeak, nLeaks, anomalies, anomalyStacks,
+                    nSuspects);
 
             // GC.
             List<GcRecord> collections = new ArrayList<>();
@@ -1243,7 +1306,8 @@ public final class ReportBuilder {
                             heapWorstEstimate, gcs.record(heapWorstGc).heapUsedAfter(), heapWorstSd);
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(), heapCheck);
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(), heapCheck,
+                    RetentionPaths.of(run, runStart, from, to, restricted));
         }
 
         /**

@@ -1,10 +1,9 @@
 package io.memscope.analysis;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import io.memscope.internal.files.PrivateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * The files of one JVM's output directory ({@code <out>/<pid>/}): the recording the agent wrote, and the report
@@ -34,7 +33,10 @@ public final class ReportFiles {
      * @return the terminal summary
      */
     public static String write(Report report, Path dir) throws IOException {
-        Files.createDirectories(dir);
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            PrivateFiles.outputFolder(dir);
+        }
+        PrivateFiles.checkTrusted(dir); // another user's folder, or one others can change: nothing written there
         ReportJson.write(report, dir.resolve(REPORT_JSON));
         String summary = Summary.format(report);
         writeAtomically(dir.resolve(SUMMARY_TXT), summary);
@@ -42,23 +44,10 @@ public final class ReportFiles {
     }
 
     /**
-     * Writes {@code content} (UTF-8) to a temporary file in the same directory, then renames it over {@code file}, so
-     * that a reader never sees half a file. Only a regular file is replaced that way: a symbolic link is followed
-     * (its target is replaced, the link stays), and anything else that exists there (a device such as
-     * {@code /dev/null}, a named pipe) is written in place, since renaming over it would replace the device itself.
+     * Writes {@code content} (UTF-8) as the whole of {@code file}, private (mode 0600), never through a link: see
+     * {@link PrivateFiles#writeAtomically}.
      */
     public static void writeAtomically(Path file, String content) throws IOException {
-        Path target = file;
-        // follow links by hand: toRealPath() fails on a link whose target does not exist yet
-        for (int hops = 0; Files.isSymbolicLink(target) && hops < 40; hops++) {
-            target = target.resolveSibling(Files.readSymbolicLink(target));
-        }
-        if (Files.exists(target) && !Files.isRegularFile(target)) {
-            Files.writeString(target, content, StandardCharsets.UTF_8);
-            return;
-        }
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        Files.writeString(tmp, content, StandardCharsets.UTF_8);
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        PrivateFiles.writeAtomically(file, content);
     }
 }

@@ -69,8 +69,21 @@ public final class ReportJson {
                 .field("unconfirmedAtEndBytes", t.unconfirmedAtEndBytes())
                 .field("unconfirmedAtPeakBytes", t.unconfirmedAtPeakBytes())
                 .field("wholeHeapCollections", t.wholeHeapCollections())
-                .field("heldAsOfMs", t.heldAsOfMs())
-                .endObject();
+                .field("heldAsOfMs", t.heldAsOfMs());
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov == null) {
+            w.name("exactCoverage").value((String) null);
+        } else {
+            w.name("exactCoverage").beginObject().field("countedBytes", cov.countedBytes());
+            if (cov.jvmAllocatedBytes() < 0) {
+                w.name("jvmAllocatedBytes").value((String) null);
+            } else {
+                w.field("jvmAllocatedBytes", cov.jvmAllocatedBytes());
+            }
+            w.field("share", cov.share()).field("jvmCount", cov.jvmCount()).field("counted", cov.counted())
+                    .endObject();
+        }
+        w.endObject();
         Report.HeapCheck hc = r.heapCheck();
         w.name("heapCheck").beginObject()
                 .field("checked", hc.checked())
@@ -106,8 +119,8 @@ public final class ReportJson {
             w.endObject();
         }
         sites(w, "topAllocationSites", r.topAllocationSites(), Rank.ALLOCATED);
-        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE);
-        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE);
+        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE, r.retention());
+        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE, r.retention());
         sites(w, "temporaries", r.temporaries(), Rank.ALLOCATED);
         Report.NativeMemory n = r.nativeMemory();
         w.name("native").beginObject()
@@ -129,6 +142,7 @@ public final class ReportJson {
             w.endObject();
         }
         sites(w, "leaks", n.leaks(), Rank.LIVE);
+        sites(w, "leakSuspects", n.leakSuspects(), Rank.LIVE);
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
@@ -184,6 +198,7 @@ public final class ReportJson {
         w.endArray().endObject();
         api(w, r.api());
         AccountingSection.json(w, r);
+        RetentionJson.section(w, r.retention());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {
@@ -257,6 +272,11 @@ public final class ReportJson {
     private enum Rank { ALLOCATED, LIVE }
 
     private static void sites(JsonWriter w, String name, List<SiteProfile> list, Rank rank) {
+        sites(w, name, list, rank, null);
+    }
+
+    /** With {@code retention}, each site also gets its {@code retainedBy} list. */
+    private static void sites(JsonWriter w, String name, List<SiteProfile> list, Rank rank, Retention retention) {
         w.name(name).beginArray();
         for (SiteProfile e : list) {
             boolean allocated = rank == Rank.ALLOCATED;
@@ -270,14 +290,19 @@ public final class ReportJson {
                     .field("liveBytes", e.liveBytes())
                     .field("liveObjects", e.liveObjects())
                     .field("unconfirmedBytes", e.unconfirmedBytes())
-                    .field("heldSamples", e.heldSamples())
+                    .field("heldSamples", e.liveSamples())
                     .field("peakBytes", e.peakBytes())
                     .field("peakUnconfirmedBytes", e.peakUnconfirmedBytes())
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
                     .field("heldAtPeakUnconfirmedBytes", e.heldAtPeakUnconfirmedBytes())
                     .field("growthBytes", e.growthBytes())
-                    .field("medianLifetimeMs", e.medianLifetimeMs())
-                    .field("samples", e.samples());
+                    .field("leakSuspect", e.leakSuspect())
+                    .field("medianAgeAtCollectionMs", e.medianAgeAtCollectionMs())
+                    .field("freedByFirstCollectionShare", e.freedByFirstCollectionShare())
+                    .field("medianLifetimeMs", e.medianAgeAtCollectionMs()) // the old name of the age at collection
+                    .field("samples", e.samples())
+                    .field("liveSamples", e.liveSamples())
+                    .field("heldAtPeakSamples", e.heldAtPeakSamples());
             SiteProfile.Growth gr = e.growth();
             if (gr == null) {
                 w.name("growth").value((String) null);
@@ -290,6 +315,9 @@ public final class ReportJson {
                         .endObject();
             }
             stack(w, e.stack());
+            if (retention != null) {
+                RetentionJson.retainedBy(w, retention.of(e));
+            }
             w.endObject();
         }
         w.endArray();
@@ -299,7 +327,8 @@ public final class ReportJson {
         w.name("sites").beginArray();
         for (Peak.Holder h : holders) {
             w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
-                    .field("count", h.count()).field("unconfirmedBytes", h.unconfirmedBytes());
+                    .field("count", h.count()).field("samples", h.samples())
+                    .field("unconfirmedBytes", h.unconfirmedBytes());
             stack(w, h.stack());
             w.endObject();
         }

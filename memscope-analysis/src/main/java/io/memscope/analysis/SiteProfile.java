@@ -36,28 +36,39 @@ import java.util.List;
  * @param samples            sampled objects allocated at the site in the window (heap); 0 for native sites
  * @param liveBytes          see the table
  * @param liveObjects        see the table
+ * @param liveSamples        heap: the sampled objects behind {@code liveBytes} (held at the last collection of the
+ *                           window); native: 0
  * @param peakBytes          see the table
  * @param heldAtPeakBytes    see the table
  * @param heldAtPeakObjects  see the table
+ * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native: 0
  * @param growthBytes        heap: held bytes at the end minus held bytes at the site's first reference collection
- *                           ({@link Growth}; 0 without one), never negative; native: 0
- * @param medianLifetimeMs   median lifetime of the site's samples collected in the window (allocation to the
- *                           collection being observed), -1 if none; native: -1
- * @param leakSuspect        a heap leak suspect (see {@link ReportBuilder})
+ *                           ({@link Growth}; 0 without one), never negative; native: outstanding bytes at the end
+ *                           minus outstanding at the midpoint of its allocation window, never negative
+ * @param medianAgeAtCollectionMs median age at collection of the site's samples collected in the window: allocation to
+ *                           the collection that freed the sample. An object becomes garbage at some moment before
+ *                           that collection, which Java does not say: this is an upper bound of its lifetime, and
+ *                           for objects that die young it is about the time to the next collection (the collection
+ *                           interval), not how long the program used them. -1 if none; native: -1
+ * @param freedByFirstCollectionShare of the site's samples collected in the window, the share freed by the first
+ *                           collection after their allocation (they survived none: dead within one collection
+ *                           interval, whatever the age says); -1 if none; native: -1
+ * @param leakSuspect        a heap or native leak suspect: held (outstanding) at the end and growing (see
+ *                           {@link ReportBuilder})
  * @param temporary          a heap temporary (see {@link ReportBuilder})
  * @param stack              one sampled call stack, innermost frame first (may be empty)
  * @param unconfirmedBytes   see the table
  * @param peakUnconfirmedBytes        see the table
  * @param heldAtPeakUnconfirmedBytes  see the table
- * @param heldSamples        heap: the sampled objects behind {@code liveBytes}; native: blocks outstanding
  * @param growth             heap: the site's held bytes at the collections the leak rule compares, or null when the
  *                           window had too few whole-heap collections after the site began allocating to judge it
  */
 public record SiteProfile(String site, String type, boolean nativeMemory, long allocatedBytes, long allocatedObjects,
-                          long samples, long liveBytes, long liveObjects, long peakBytes, long heldAtPeakBytes,
-                          long heldAtPeakObjects, long growthBytes, double medianLifetimeMs, boolean leakSuspect,
+                          long samples, long liveBytes, long liveObjects, long liveSamples, long peakBytes,
+                          long heldAtPeakBytes, long heldAtPeakObjects, long heldAtPeakSamples, long growthBytes,
+                          double medianAgeAtCollectionMs, double freedByFirstCollectionShare, boolean leakSuspect,
                           boolean temporary, List<String> stack, long unconfirmedBytes, long peakUnconfirmedBytes,
-                          long heldAtPeakUnconfirmedBytes, long heldSamples, Growth growth) {
+                          long heldAtPeakUnconfirmedBytes, Growth growth) {
 
     /**
      * A heap site's held memory at the three whole-heap collections the leak rule compares ({@link ReportBuilder},

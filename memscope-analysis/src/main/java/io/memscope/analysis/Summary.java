@@ -1,11 +1,14 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.Anomaly;
 import io.memscope.recording.MetadataKeys;
 import java.util.List;
+import static io.memscope.internal.text.TerminalText.safe;
 import java.util.Locale;
 
-/** The terminal summary of a {@link Report}: the same content as report.json, for people. */
+/**
+ * The terminal summary of a {@link Report}: the same content as report.json, for people. Application strings go
+ * through {@link io.memscope.internal.text.TerminalText#safe}: a name cannot colour, retitle, clear or forge lines.
+ */
 public final class Summary {
     /** Rows per section. */
     public static final int ROWS = 5;
@@ -16,11 +19,13 @@ public final class Summary {
     public static String format(Report r) {
         StringBuilder sb = new StringBuilder(2048);
         Report.Totals t = r.totals();
+        double interval = interval(r);
+        double allocInterval = t.exact() ? 0 : interval;
         String pid = r.metadata().getOrDefault(MetadataKeys.PID, "?");
         String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
         if (!cmd.isEmpty()) {
-            sb.append(" (").append(abbreviate(cmd, 60)).append(')');
+            sb.append(" (").append(safe(abbreviate(cmd, 60))).append(')');
         }
         sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
                 t.exact() ? "exact" : "sample"));
@@ -30,13 +35,36 @@ public final class Summary {
                     + "memory) or is still running; this report covers what it recorded up to its last complete "
                     + "block\n");
         }
+        Report.ExactCoverage cov = t.exactCoverage();
+        if (cov != null) {
+            sb.append("  exact mode counted ").append(cov.includeJdk() ? "allocations by instrumented code "
+                    + "(application and library classes, and some JDK packages: includeJdk)"
+                    : "allocations by instrumented code (application and library classes)");
+            if (cov.jvmAllocatedBytes() > 0) {
+                sb.append(String.format(Locale.ROOT, ": %s of the %s the JVM allocated (%.0f%%, %s)",
+                        bytes(cov.countedBytes()), bytes(cov.jvmAllocatedBytes()), cov.share() * 100,
+                        cov.jvmCount() == null ? "its own count" : cov.jvmCount()));
+            } else {
+                sb.append(" (the JVM's own count of allocated bytes, written when the recording is closed, is not in "
+                        + "it: the share is unknown)");
+            }
+            sb.append("; allocations inside the JDK are not counted, nor leaks of objects the JDK allocates\n");
+        }
         if (t.exact() && !Double.isNaN(t.exactCountsAsOfMs())) {
             sb.append(String.format(Locale.ROOT, "  ! exact counts as of %.1f s: the last snapshot the JVM wrote "
                     + "before it ended; allocations after it are not counted%n", t.exactCountsAsOfMs() / 1000));
         }
+        String stopped = recordingStopped(r);
+        if (stopped != null) {
+            sb.append("  ! ").append(stopped).append('\n');
+        }
+        String oom = outOfMemory(r);
+        if (oom != null) {
+            sb.append("  ! ").append(oom).append('\n');
+        }
         if (src.damage() != null && src.closed()) {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
-                    .append(src.damage()).append("; this report covers what comes before\n");
+                    .append(safe(src.damage())).append("; this report covers what comes before\n");
         }
         if (recordedNothing(r)) {
             sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
@@ -49,8 +77,10 @@ public final class Summary {
         }
         sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
                         + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
-                bytes(t.allocatedBytes()), count(t.allocatedObjects()), t.exact() ? "" : " (estimated from "
-                        + t.samples() + " samples)", bytes(t.peakLiveBytes()), bytes(t.liveBytesAtEnd())));
+                estimate(t.allocatedBytes(), allocInterval),
+                estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
+                        : " (estimated from " + t.samples() + " samples)", estimate(t.peakLiveBytes(), interval),
+                estimate(t.liveBytesAtEnd(), interval)));
         if (large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
             sb.append(String.format(Locale.ROOT, "  ! %s more at the end is unconfirmed: it survived only young "
                     + "collections, which do not look at the old generation, so it may be garbage; not counted as "
@@ -64,11 +94,11 @@ public final class Summary {
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
-                            + "sampled objects%s:%n", peak.timeMs() / 1000, peak.gcName(), cause,
-                    bytes(peak.heapUsedAfterGcBytes()), bytes(peak.estimatedBytes()),
+                            + "sampled objects%s:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
+                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval),
                     large(peak.unconfirmedBytes(), peak.estimatedBytes())
                             ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));
-            holders(sb, peak.sites(), "obj");
+            holders(sb, peak.sites(), "obj", interval);
         } else {
             sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
                     + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
@@ -77,17 +107,19 @@ public final class Summary {
         if (!spark.isEmpty()) {
             sb.append(spark);
         }
-        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false);
-        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false);
+        section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false, allocInterval, null);
+        section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval, null);
         if (t.wholeHeapCollections() < 3 && r.leakSuspects().isEmpty()) {
             sb.append(String.format(Locale.ROOT, "  Leak suspects: not judged: the window had %d collection%s that "
                     + "examined the whole heap, and a leak must be seen growing at three (a longer run, or a collector "
                     + "that collects the old generation, gives more)%n", t.wholeHeapCollections(),
                     t.wholeHeapCollections() == 1 ? "" : "s"));
         } else {
-            section(sb, "Leak suspects (held at whole-heap collections and growing)", r.leakSuspects(), true, true);
+            section(sb, "Leak suspects (held at whole-heap collections and growing)", r.leakSuspects(), true, true,
+                    interval, r.retention());
         }
-        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false);
+        RetentionSummary.note(sb, r.retention());
+        section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
         Report.NativeMemory n = r.nativeMemory();
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
@@ -97,17 +129,18 @@ public final class Summary {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]%n", bytes(e.liveBytes()),
-                    e.liveObjects(), e.site(), e.type()));
+            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
+                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
+                            + " over its second half" : "outstanding, not growing (a pool or cache?)"));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",
                     n.peak().timeMs() / 1000, bytes(n.peak().outstandingBytes())));
-            holders(sb, n.peak().sites(), "blk");
+            holders(sb, n.peak().sites(), "blk", 0);
         }
         if (!n.anomalies().isEmpty()) {
             sb.append("    anomalies: ").append(n.anomalies().size()).append(" (");
-            sb.append(n.anomalies().stream().map(Anomaly::kind).distinct().reduce((x, y) -> x + ", " + y)
+            sb.append(n.anomalies().stream().map(a -> safe(a.kind())).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
         Report.Gc g = r.gc();
@@ -119,11 +152,56 @@ public final class Summary {
         if (r.failureCount() > 0) {
             sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
             if (!r.failures().isEmpty()) {
-                sb.append(" (first: ").append(r.failures().get(0)).append(')');
+                sb.append(" (first: ").append(safe(r.failures().get(0))).append(')');
             }
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * @return "the JVM ran out of memory (Java heap) at 2.3 s ..." when the recording says it did
+     *         ({@link MetadataKeys#OUT_OF_MEMORY_COUNT}), else null
+     */
+    public static String outOfMemory(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        long count = number(m.get(MetadataKeys.OUT_OF_MEMORY_COUNT));
+        if (count <= 0) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "the JVM ran out of memory (%s) at %s of the capture%s: the figures below "
+                        + "are the state up to then and after", safe(m.getOrDefault(MetadataKeys.OUT_OF_MEMORY_KIND,
+                        "memory")), seconds(m, MetadataKeys.OUT_OF_MEMORY_FIRST_NANOS),
+                count > 1 ? " (" + count + " times)" : "");
+    }
+
+    /**
+     * @return "the recording stopped at 4.1 s: No space left on device; ..." when its writes failed
+     *         ({@link MetadataKeys#RECORDING_FAILURE}), else null
+     */
+    public static String recordingStopped(Report r) {
+        java.util.Map<String, String> m = r.metadata();
+        String why = m.get(MetadataKeys.RECORDING_FAILURE);
+        if (why == null) {
+            return null;
+        }
+        return "the recording stopped at " + seconds(m, MetadataKeys.RECORDING_FAILURE_NANOS) + " of the capture: "
+                + safe(why) + "; this report covers what was written before, the events after it were dropped "
+                + "(counted)";
+    }
+
+    private static String seconds(java.util.Map<String, String> m, String key) {
+        long at = number(m.get(key));
+        long start = number(m.get(MetadataKeys.START_NANOS));
+        return at <= 0 || start <= 0 ? "an unknown time" : String.format(Locale.ROOT, "%.2f s", (at - start) / 1e9);
+    }
+
+    private static long number(String s) {
+        try {
+            return s == null ? 0 : Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /**
@@ -139,7 +217,7 @@ public final class Summary {
     }
 
     private static void section(StringBuilder sb, String title, List<SiteProfile> entries, boolean live,
-                                boolean growth) {
+                                boolean growth, double interval, Retention retention) {
         sb.append("  ").append(title).append(':');
         if (entries.isEmpty()) {
             sb.append(" none\n");
@@ -151,18 +229,29 @@ public final class Summary {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", bytes(live ? e.liveBytes()
-                    : e.allocatedBytes()), count(live ? e.liveObjects() : e.allocatedObjects()), e.site(), e.type()));
+            long b = live ? e.liveBytes() : e.allocatedBytes();
+            sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", estimate(b, interval),
+                    estimatedCount(live ? e.liveObjects() : e.allocatedObjects(), b, interval), safe(e.site()),
+                    safe(e.type())));
             if (growth && e.growth() != null) {
                 SiteProfile.Growth g = e.growth();
                 sb.append(String.format(Locale.ROOT, " held %s at %.1f s, %s at %.1f s, %s at %.1f s",
-                        bytes(g.firstBytes()), g.firstMs() / 1000, bytes(g.secondBytes()), g.secondMs() / 1000,
-                        bytes(g.endBytes()), g.endMs() / 1000));
+                        estimate(g.firstBytes(), interval), g.firstMs() / 1000, estimate(g.secondBytes(), interval),
+                        g.secondMs() / 1000, estimate(g.endBytes(), interval), g.endMs() / 1000));
+            } else if (growth) {
+                sb.append(String.format(Locale.ROOT, " +%s over its second half", estimate(e.growthBytes(),
+                        interval)));
             }
             if (live && large(e.unconfirmedBytes(), e.liveBytes())) {
                 sb.append(" (+").append(bytes(e.unconfirmedBytes())).append(" unconfirmed)");
             }
+            if (interval > 0) {
+                sb.append(fewSamples(live ? e.liveSamples() : e.samples()));
+            }
             sb.append('\n');
+            if (retention != null) {
+                RetentionSummary.line(sb, retention, e);
+            }
         }
     }
 
@@ -217,15 +306,88 @@ public final class Summary {
         return " (the end check: " + check + ")";
     }
 
-    private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit) {
+    private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit, double interval) {
         int i = 0;
         for (Peak.Holder h : holders) {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%n", bytes(h.bytes()), count(h.count()),
-                    unit, h.site(), h.type()));
+            sb.append(String.format(Locale.ROOT, "    %10s %12s %s  %s  [%s]%s%n", estimate(h.bytes(), interval),
+                    estimatedCount(h.count(), h.bytes(), interval), unit, safe(h.site()), safe(h.type()),
+                    interval > 0 ? fewSamples(h.samples()) : ""));
         }
+    }
+
+    /** Sample counts below this are shown next to the figures they carry. */
+    static final int FEW_SAMPLES = 20;
+
+    /** @return the report's sampling interval in bytes (the default when the metadata lacks it) */
+    static double interval(Report r) {
+        try {
+            return Math.max(1, Long.parseLong(r.metadata().getOrDefault(
+                    io.memscope.recording.MetadataKeys.INTERVAL_BYTES, "524288").strip()));
+        } catch (NumberFormatException e) {
+            return 512 * 1024;
+        }
+    }
+
+    /** @return {@code " (3 samples)"} when a figure rests on fewer than {@value #FEW_SAMPLES} samples, else "" */
+    static String fewSamples(long samples) {
+        if (samples >= FEW_SAMPLES) {
+            return "";
+        }
+        return " (" + samples + (samples == 1 ? " sample)" : " samples)");
+    }
+
+    /**
+     * Formats an estimate of {@code b} bytes from samples taken at {@code interval} as precisely as it is: its
+     * standard error is at most {@code √(interval·b)} ({@link SamplingNoise}), and digits below the error's leading
+     * digit are rounded away (marked {@code ~}); at least one significant digit stays. {@code interval} 0 (an exact
+     * figure) formats as {@link #bytes}.
+     */
+    public static String estimate(long b, double interval) {
+        double se = Math.sqrt(interval * Math.abs((double) b));
+        if (b < 0 || se < 1) {
+            return bytes(b);
+        }
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double v = b;
+        int u = 0;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        double unitSe = se / Math.pow(1024, u);
+        int e = (int) Math.floor(Math.log10(unitSe));
+        if (v >= 1) {
+            e = Math.min(e, (int) Math.floor(Math.log10(v)));
+        }
+        int usual = u == 0 ? 0 : -1; // bytes() shows whole bytes, or one decimal of a larger unit
+        if (e <= usual) {
+            return bytes(b);
+        }
+        double step = Math.pow(10, e);
+        return String.format(Locale.ROOT, "~%.0f %s", Math.round(v / step) * step, units[u]);
+    }
+
+    /**
+     * Formats an estimated count whose bytes figure is {@code bytes}: the same relative precision as
+     * {@link #estimate}, digits below the error's leading digit rounded away (marked {@code ~}).
+     */
+    public static String estimatedCount(long c, long bytes, double interval) {
+        if (c <= 0 || bytes <= 0 || interval <= 0) {
+            return count(c);
+        }
+        double se = c * Math.sqrt(interval * bytes) / bytes;
+        if (se < 10) {
+            return count(c);
+        }
+        int e = Math.min((int) Math.floor(Math.log10(se)), (int) Math.floor(Math.log10(c)));
+        if (e <= 0) {
+            return count(c);
+        }
+        long step = (long) Math.pow(10, e);
+        return "~" + count(Math.round((double) c / step) * step);
     }
 
     /** Width of the sparklines, in characters. */

@@ -134,7 +134,8 @@ class ReportBuilderTest {
         SiteProfile t = r.temporaries().get(0);
         assertThat(t.allocatedBytes()).isEqualTo(400L * 65536); // p ~ 1 for objects 64x the mean
         assertThat(t.liveBytes()).isZero();
-        assertThat(t.medianLifetimeMs()).isEqualTo(1.0);
+        assertThat(t.medianAgeAtCollectionMs()).isEqualTo(1.0);
+        assertThat(t.freedByFirstCollectionShare()).isEqualTo(1.0);
         assertThat(r.topAllocationSites().get(0).site()).isEqualTo("a.Concat.run(Concat.java:20)");
     }
 
@@ -190,7 +191,7 @@ class ReportBuilderTest {
         assertThat(r.totals().exact()).isTrue();
         assertThat(r.totals().allocatedObjects()).as("the last snapshot's").isEqualTo(12345);
         assertThat(r.totals().exactCountsAsOfMs()).isEqualTo((1_250_000_000 - r.window().runStartNanos()) / 1e6);
-        assertThat(ReportJson.toJson(r)).contains("\"exactCountsAsOfMs\": 1250,");
+        assertThat(ReportJson.toJson(r)).containsPattern("\"exactCountsAsOfMs\": 1250[,\\n]");
         assertThat(Summary.format(r)).contains("exact counts as of");
 
         // closed: the counts are the final totals
@@ -308,5 +309,57 @@ class ReportBuilderTest {
                     .isEqualTo(LifetimeMedian.bucket(v));
         }
         assertThat(LifetimeMedian.bucket(Long.MAX_VALUE)).isLessThan(64 * LifetimeMedian.SUB_BUCKETS);
+    }
+
+    /**
+     * Per-request buffers that die at once, in a JVM collecting every 500 ms: each is freed by the first collection
+     * after it, so its age at collection is the time to that collection (about 250 ms in the median), not its
+     * lifetime. The report names the figure for what it is and says they survived no collection; buffers kept over
+     * one collection did survive one.
+     */
+    @Test
+    void ageAtCollectionIsNamedForWhatItIsAndTheShareThatSurvivedNoCollectionIsKnown() {
+        Site perRequest = new Site(11, "a.Handler", "handle", "Handler.java", 12, "byte[]");
+        Site session = new Site(12, "a.Session", "open", "Session.java", 30, "byte[]");
+        TestRun d = TestRun.create(tmp.resolve("ages.msrec"))
+                .meta(MetadataKeys.MODE, "sample")
+                .meta(MetadataKeys.INTERVAL_BYTES, "8192")
+                .meta(MetadataKeys.START_NANOS, "0")
+                .meta(MetadataKeys.END_NANOS, Long.toString(1100 * MS))
+                .site(perRequest).site(session);
+        long id = 1;
+        List<long[]> dieAt500 = new ArrayList<>();
+        List<long[]> dieAt1000 = new ArrayList<>();
+        for (long t = 5 * MS; t < 1000 * MS; t += 10 * MS) {
+            long sid = id++;
+            d.alloc(t, sid, 8192, 11);
+            (t < 500 * MS ? dieAt500 : dieAt1000).add(new long[] {t, sid, 11});
+            if (t < 300 * MS && t % (50 * MS) == 5 * MS) {
+                long kept = id++;
+                d.alloc(t, kept, 8192, 12);
+                dieAt1000.add(new long[] {t, kept, 12}); // survives the collection at 500 ms
+            }
+        }
+        d.gc(new GcRecord(500 * MS, 2 * MS, "G1 Young Generation", "G1 Evacuation Pause", 100, 50, 200,
+                "end of minor GC"));
+        d.gc(new GcRecord(1000 * MS, 2 * MS, "G1 Young Generation", "G1 Evacuation Pause", 100, 50, 200,
+                "end of minor GC"));
+        for (long[] x : dieAt500) {
+            d.free(502 * MS, x[1], 8192, 502 * MS - x[0], (int) x[2]);
+        }
+        for (long[] x : dieAt1000) {
+            d.free(1002 * MS, x[1], 8192, 1002 * MS - x[0], (int) x[2]);
+        }
+        Report r = ReportBuilder.build(d.close());
+        SiteProfile handler = r.sites().stream().filter(s -> s.site().startsWith("a.Handler")).findFirst().orElseThrow();
+        SiteProfile sessions = r.sites().stream().filter(s -> s.site().startsWith("a.Session")).findFirst()
+                .orElseThrow();
+        assertThat(handler.freedByFirstCollectionShare()).as("every buffer died before the first GC after it")
+                .isEqualTo(1.0);
+        assertThat(handler.medianAgeAtCollectionMs()).as("the time to the next collection, not a lifetime")
+                .isBetween(200.0, 300.0);
+        assertThat(sessions.freedByFirstCollectionShare()).as("kept over the collection at 500 ms").isEqualTo(0.0);
+        String json = ReportJson.toJson(r);
+        assertThat(json).contains("\"medianAgeAtCollectionMs\"").contains("\"freedByFirstCollectionShare\": 1");
     }
 }

@@ -78,6 +78,11 @@ final class TestRun {
         return this;
     }
 
+    TestRun retention(io.memscope.recording.RetentionWalk walk) {
+        w.retention(walk);
+        return this;
+    }
+
     /** Closes the file (END block) and opens it for analysis. */
     RecordedRun close() {
         w.close();

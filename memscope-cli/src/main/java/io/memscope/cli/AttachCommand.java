@@ -3,6 +3,9 @@ package io.memscope.cli;
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.files.PrivateFiles;
+import io.memscope.internal.text.TerminalText;
+import io.memscope.recording.RecordingReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,23 +34,36 @@ final class AttachCommand implements Callable<Integer> {
                     + "exit)")
     Long duration;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default ./memscope-out)")
-    Path out = Path.of("memscope-out");
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default ./memscope-out, or "
+            + "~/memscope-out when others can write in the current directory)")
+    Path out;
 
     @Mixin
     AgentArgs agent = new AgentArgs();
 
     @Override
     public Integer call() throws Exception {
-        Path dir = out.toAbsolutePath();
-        Files.createDirectories(dir);
+        Path dir = OutputFolder.prepare(out != null ? out : PrivateFiles.defaultOutputBase());
         String args = agent.toAgentString(dir, duration);
         List<Path> before = Reports.recordingDirs(dir);
+        requireJvm(pid);
         VirtualMachine vm = attach(pid);
         String recording;
         try {
+            String running = recordingOf(vm);
+            if (running != null && !RecordingReader.isClosed(Path.of(running))) {
+                throw MemscopeException.configuration("pid " + pid + " is already recorded by memscope (into "
+                        + running + "): `memscope detach " + pid + "` ends that capture first");
+            }
             vm.loadAgent(Jars.agent().toString(), args);
             recording = recordingOf(vm);
+            String cannot = property(vm, io.memscope.agent.Agent.RECORDING_ERROR_PROPERTY);
+            if (cannot != null) {
+                // the capture could not make its folder: ended now rather than waited for
+                vm.loadAgent(Jars.agent().toString(), "command=detach");
+                throw MemscopeException.configuration("pid " + pid + " cannot write its recording into " + dir + ": "
+                        + cannot + "; give --out a folder that the JVM's user can write (the capture was stopped)");
+            }
         } finally {
             vm.detach();
         }
@@ -73,6 +89,36 @@ final class AttachCommand implements Callable<Integer> {
         }
         Reports.buildAndPrint(file.getParent(), System.out, System.err);
         return 0;
+    }
+
+    /**
+     * Fails at once, saying so, when {@code pid} is no process or a process that is not a JVM (attaching to one takes
+     * the attach API about ten seconds to give up). Linux: the process's mapped libraries name libjvm; elsewhere, or
+     * when they cannot be read, the attach API decides.
+     */
+    static void requireJvm(long pid) {
+        java.util.Optional<ProcessHandle> p = ProcessHandle.of(pid);
+        if (p.isEmpty() || !p.get().isAlive()) {
+            throw MemscopeException.configuration("no process with pid " + pid);
+        }
+        Path maps = Path.of("/proc", Long.toString(pid), "maps");
+        try {
+            if (Files.isReadable(maps) && Files.readString(maps).indexOf("/libjvm.so") < 0) {
+                String command = p.get().info().commandLine().orElse(p.get().info().command().orElse("?"));
+                throw MemscopeException.configuration("pid " + pid + " is not a JVM (" + TerminalText.safe(command)
+                        + ")");
+            }
+        } catch (java.io.IOException e) {
+            // unreadable: the attach API tells
+        }
+    }
+
+    private static String property(VirtualMachine vm, String key) {
+        try {
+            return vm.getAgentProperties().getProperty(key);
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     /** Attaches to a JVM of this user, with a message naming what to check when it fails. */

@@ -4,6 +4,7 @@ import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
 import java.io.BufferedWriter;
+import io.memscope.internal.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -39,8 +40,13 @@ final class ChromeTrace implements AutoCloseable {
     private final List<PerProcess> processes = new ArrayList<>();
     long events;
 
+    /** The output file, replaced as a whole when the trace is closed (private, never written through a link). */
+    private final PrivateFiles.Replacement file;
+
     ChromeTrace(Path file) throws IOException {
-        this.out = new BufferedWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), 1 << 16);
+        this.file = PrivateFiles.replace(file);
+        this.out = new BufferedWriter(new java.io.OutputStreamWriter(this.file.stream(), StandardCharsets.UTF_8),
+                1 << 16);
         out.write("[\n");
     }
 
@@ -203,7 +209,10 @@ final class ChromeTrace implements AutoCloseable {
                     + Json.quote(e.getValue()) + "}}");
         }
         closed = true;
-        out.write("\n]\n");
-        out.close();
+        try (PrivateFiles.Replacement f = file) {
+            out.write("\n]\n");
+            out.flush();
+            f.commit();
+        }
     }
 }

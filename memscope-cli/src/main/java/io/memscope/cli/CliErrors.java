@@ -1,6 +1,8 @@
 package io.memscope.cli;
 
+import io.memscope.internal.files.FileErrors;
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.text.TerminalText;
 import picocli.CommandLine;
 
 /**
@@ -19,14 +21,14 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
             ex.printStackTrace(cmd.getErr());
         }
         if (ex instanceof MemscopeException) {
-            cmd.getErr().println("memscope " + cmd.getCommandName() + ": " + ex.getMessage());
+            cmd.getErr().println("memscope " + cmd.getCommandName() + ": " + TerminalText.safe(ex.getMessage()));
             return EXIT_FAILURE;
         }
         if (ex instanceof java.io.IOException || ex instanceof java.io.UncheckedIOException) {
-            cmd.getErr().println("memscope " + cmd.getCommandName() + ": I/O error: " + ex.getMessage());
+            cmd.getErr().println("memscope " + cmd.getCommandName() + ": " + TerminalText.safe(FileErrors.reason(ex)));
             return EXIT_FAILURE;
         }
-        cmd.getErr().println("memscope " + cmd.getCommandName() + ": internal error: " + ex
+        cmd.getErr().println("memscope " + cmd.getCommandName() + ": internal error: " + TerminalText.safe(ex)
                 + " (set MEMSCOPE_DEBUG=1 for the stack trace)");
         return EXIT_INTERNAL;
     }

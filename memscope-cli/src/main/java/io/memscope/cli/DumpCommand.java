@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
@@ -40,7 +41,8 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "the recording file")
+    @Parameters(index = "0", paramLabel = "FILE", description = "the recording file, or a directory holding "
+            + "recording.msrec")
     Path file;
 
     @Option(names = "--json", description = "one JSON object per line instead of text")
@@ -64,6 +66,7 @@ final class DumpCommand implements Callable<Integer> {
         if (limit != null && limit < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
         }
+        file = RunFolder.recording(file, null, null, "dump"); // a JVM's folder, as report takes it
         PrintWriter out = spec.commandLine().getOut();
         Printer printer = new Printer(out);
         Optional<Damage> damage;
@@ -108,8 +111,12 @@ final class DumpCommand implements Callable<Integer> {
             strings.add(null);
         }
 
+        /**
+         * Prints the line built. A text line is one line whatever the recording holds: every control character in it
+         * (the application's names, strings read from the file) is escaped ({@link TerminalText}).
+         */
         private void emit() {
-            out.append(line).append('\n');
+            out.append(json ? line : TerminalText.safe(line.toString())).append('\n');
             line.setLength(0);
         }
 
@@ -130,7 +137,8 @@ final class DumpCommand implements Callable<Integer> {
                         .field("clockTime", time(h.nanoTime())).end();
             } else {
                 line.append("# memscope recording ").append(file).append(" (format ").append(h.majorVersion())
-                        .append('.').append(h.minorVersion()).append(")\n");
+                        .append('.').append(h.minorVersion()).append(")");
+                emit();
                 line.append("# pid ").append(h.pid()).append(", process started ").append(start == null ? "?" : start)
                         .append(", recording started ").append(time(h.nanoTime())).append(" (nanoTime ")
                         .append(h.nanoTime()).append(')');

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
@@ -81,6 +82,16 @@ final class EventText implements EventCallbacks {
         }
     }
 
+    /** Rings found damaged (printed on stderr as they are met; the other rings are read on). */
+    final java.util.List<String> damaged = new java.util.ArrayList<>();
+
+    @Override
+    public void damaged(long tid, io.memscope.error.CorruptFileException damage) {
+        String what = "thread " + tid + "'s ring is damaged and skipped: " + TerminalText.safe(damage.getMessage());
+        damaged.add(what);
+        System.err.println("memscope events: " + (withPid ? "pid " + pid + ": " : "") + what);
+    }
+
     @Override
     public void lost(long tid, long count) {
         printed++;
@@ -114,12 +125,13 @@ final class EventText implements EventCallbacks {
             if (withPid) {
                 sb.append(pid).append('\t');
             }
-            sb.append(rel).append('\t').append(tid).append('\t').append(kind).append('\t').append(name);
+            sb.append(rel).append('\t').append(tid).append('\t').append(kind).append('\t')
+                    .append(TerminalText.safe(name)); // one line, whatever the application named it
             if (type != null) {
-                sb.append('\t').append(type);
+                sb.append('\t').append(TerminalText.safe(type));
             }
             if (value != null) {
-                sb.append('\t').append(value);
+                sb.append('\t').append(TerminalText.safe(value));
             }
             out.println(sb);
         }

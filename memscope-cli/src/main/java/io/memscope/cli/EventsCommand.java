@@ -26,15 +26,20 @@ public final class EventsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "one JSON object per line")
     boolean json;
 
-    @Option(names = "--interval-ms", defaultValue = "100", description = "poll interval when following (ms)")
+    @Option(names = "--interval-ms", defaultValue = "100", description = "poll interval when following (ms, 1 to "
+            + "60000)")
     long intervalMs;
 
     @Override
     public Integer call() throws Exception {
+        if (intervalMs < 1 || intervalMs > 60_000) {
+            throw MemscopeException.configuration("--interval-ms must be from 1 to 60000, not " + intervalMs);
+        }
         Path file = resolve(target);
+        EventText text;
         PrintStream out = System.out;
         try (EventCursor cursor = EventCursor.open(file)) {
-            EventText text = new EventText(out, json, cursor, false);
+            text = new EventText(out, json, cursor, false);
             cursor.poll(text);
             if (follow) {
                 Optional<ProcessHandle> proc = ProcessHandle.of(cursor.pid());
@@ -47,7 +52,7 @@ public final class EventsCommand implements Callable<Integer> {
             }
         }
         out.flush();
-        return 0;
+        return text.damaged.isEmpty() ? 0 : CliErrors.EXIT_FAILURE; // what was readable is printed; the damage named
     }
 
     static Path resolve(String target) {

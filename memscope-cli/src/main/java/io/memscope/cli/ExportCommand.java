@@ -4,12 +4,16 @@ import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.TimeWindow;
 import io.memscope.analysis.export.CollapsedStacks;
+import io.memscope.analysis.export.ExportDamage;
 import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
 import io.memscope.analysis.export.TimelineTrace;
 import io.memscope.error.MemscopeException;
 import io.memscope.recording.MetadataKeys;
+import io.memscope.internal.files.PrivateFiles;
+import io.memscope.internal.text.TerminalText;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -33,9 +37,16 @@ import picocli.CommandLine.Parameters;
             "  memscope export app.msrec --format pprof -o heap.pb.gz && go tool pprof -http=: heap.pb.gz",
             "  memscope export app.msrec --format chrome-trace -o timeline.json"})
 final class ExportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "RECORDING", description = "a recording, or a directory holding "
-            + "recording.msrec")
+    @Parameters(index = "0", paramLabel = "RECORDING", description = "a recording, a directory holding "
+            + "recording.msrec, or a memscope run output folder of several JVMs with --pid or --main")
     Path input;
+
+    @Option(names = "--pid", paramLabel = "PID", description = "in a folder of several JVMs: the JVM with this pid")
+    Long pid;
+
+    @Option(names = "--main", paramLabel = "CLASS", description = "in a folder of several JVMs: the JVM running "
+            + "this main class (full or simple name) or jar")
+    String main;
 
     @Option(names = "--format", paramLabel = "F", required = true,
             description = "collapsed, pprof or chrome-trace")
@@ -65,19 +76,29 @@ final class ExportCommand implements Callable<Integer> {
         if (!format.equals("collapsed") && !format.equals("pprof") && !format.equals("chrome-trace")) {
             throw MemscopeException.configuration("unknown format '" + format + "': collapsed, pprof or chrome-trace");
         }
-        Path file = ReportCommand.recording(input);
+        Path file = RunFolder.recording(input, pid, main, "export");
         Report r = ReportBuilder.build(file, new TimeWindow(from, to));
+        String damaged = ExportDamage.note(r);
+        if (damaged != null) {
+            System.err.println(TerminalText.safe(damaged).replaceFirst("^memscope: ", "memscope export: "));
+        }
+        PrivateFiles.Replacement replacement = output == null ? null : PrivateFiles.replace(output);
         OutputStream out = output == null ? new java.io.FilterOutputStream(System.out) {
             @Override
             public void close() {
                 // standard output stays open
             }
-        } : Files.newOutputStream(output);
-        try (OutputStream o = new BufferedOutputStream(out)) {
+        } : replacement.stream();
+        try (PrivateFiles.Replacement written = replacement; OutputStream o = new BufferedOutputStream(out) {
+            @Override
+            public void close() throws IOException {
+                flush(); // the replacement closes the file when it commits
+            }
+        }) {
             switch (format) {
                 case "pprof" -> {
-                    long interval = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.INTERVAL_BYTES, "524288"));
-                    long startMs = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.START_EPOCH_MS, "0"));
+                    long interval = metadataNumber(r, MetadataKeys.INTERVAL_BYTES, 524288);
+                    long startMs = metadataNumber(r, MetadataKeys.START_EPOCH_MS, 0);
                     PprofProfile.write(r, m, interval, startMs * 1_000_000L, o);
                 }
                 case "collapsed" -> {
@@ -87,10 +108,14 @@ final class ExportCommand implements Callable<Integer> {
                 }
                 default -> {
                     Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);
-                    long pid = Long.parseLong(r.metadata().getOrDefault(MetadataKeys.PID, "0"));
+                    long pid = metadataNumber(r, MetadataKeys.PID, 0);
                     TimelineTrace.write(r, pid, w);
                     w.flush();
                 }
+            }
+            o.flush();
+            if (written != null) {
+                written.commit();
             }
         } finally {
             if (output == null) {
@@ -101,5 +126,23 @@ final class ExportCommand implements Callable<Integer> {
             System.err.println("memscope export: " + format + " written to " + output.toAbsolutePath());
         }
         return 0;
+    }
+
+    /**
+     * A number of the recording's metadata; a value that is not one (a damaged or hand-made recording) is named on
+     * stderr and the default used, as {@code report} does.
+     */
+    static long metadataNumber(Report r, String key, long otherwise) {
+        String v = r.metadata().get(key);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            System.err.println("memscope export: the recording's metadata " + key + " is not a number ('"
+                    + TerminalText.safe(v) + "'): " + otherwise + " is used instead");
+            return otherwise;
+        }
     }
 }

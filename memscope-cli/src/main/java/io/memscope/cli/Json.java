@@ -1,5 +1,7 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
+
 /**
  * Writes JSON by hand for the CLI's JSON-lines output: one object per line, appended to a {@link StringBuilder}.
  * Strings are escaped per RFC 8259 (quote, backslash and control characters; everything else is written as is,
@@ -82,8 +84,8 @@ final class Json {
                 case '\b': b.append("\\b"); break;
                 case '\f': b.append("\\f"); break;
                 default:
-                    if (c < 0x20) {
-                        b.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+                    if (TerminalText.isControl(c)) { // also DEL, C1 and bidi controls: JSON printed on a terminal
+                        b.append(String.format("\\u%04x", (int) c));
                     } else {
                         b.append(c);
                     }

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.Summary;
 import io.memscope.error.MemscopeException;
@@ -156,7 +157,8 @@ public final class LiveCommand implements Callable<Integer> {
             b.append(String.format(Locale.ROOT, "  %12s %12d %14s %12s %12s  %-20s %s%n",
                     Summary.bytes((Long) c.get("liveBytes")), (Long) c.get("liveObjects"),
                     Summary.bytes((Long) c.get("allocatedBytes")), Summary.bytes((Long) c.get("heldBytes")),
-                    Summary.bytes((Long) c.get("unconfirmedBytes")), c.get("type"), c.get("site")));
+                    Summary.bytes((Long) c.get("unconfirmedBytes")), TerminalText.safe(c.get("type")),
+                    TerminalText.safe(c.get("site"))));
         }
     }
 }

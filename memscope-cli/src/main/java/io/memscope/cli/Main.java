@@ -27,6 +27,7 @@ public final class Main implements Runnable {
         DumpCommand.class,
         AccountingCommand.class,
         LiveCommand.class,
+        PathsCommand.class,
         TopCommand.class,
         TraceCommand.class,
         LatencyCommand.class,
@@ -57,9 +58,17 @@ public final class Main implements Runnable {
                 c.getCommandSpec().usageMessage().footer(withAgent);
                 c.setUsageHelpWidth(160);
             }
+            if (sub == RunCommand.class) {
+                CommandLine run = cl.getSubcommands().get("run");
+                // `memscope run java -version`: everything from the command's first word on is the command's
+                run.setStopAtPositional(true);
+            }
         }
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(new CliErrors());
+        CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler((ex, args) -> ex.getCommandLine().getCommand() instanceof RunCommand
+                ? RunCommand.commandGoesAfterDashDash(ex, args, usual) : usual.handleParseException(ex, args));
         return cl;
     }
 

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.files.FileErrors;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.html.HtmlReport;
@@ -54,16 +55,42 @@ final class Reports {
         } catch (MemscopeException e) {
             return new Built(dir, null, "memscope: no report for " + dir + ": " + e.getMessage());
         }
-        String summary = ReportFiles.write(report, dir);
+        cleanUp(dir);
+        String summary;
+        try {
+            summary = ReportFiles.write(report, dir);
+        } catch (IOException | RuntimeException e) {
+            // a full disk, a folder of another user: the summary is printed all the same, with why nothing was written
+            return new Built(dir, io.memscope.analysis.Summary.format(report), "memscope: could not write the report "
+                    + "files into " + dir + ": " + FileErrors.reason(e), false);
+        }
         Path page = dir.resolve(HtmlReport.FILE_NAME);
         String pageError = null;
         try {
             HtmlReport.write(report, page);
         } catch (IOException | RuntimeException e) {
             // the page is a view of the report: report.json and the summary stand without it
-            pageError = "memscope: could not write " + page + ": " + e;
+            pageError = "memscope: could not write " + page + ": " + FileErrors.reason(e);
         }
-        return new Built(dir, summary, pageError);
+        return new Built(dir, summary, pageError, true);
+    }
+
+    /**
+     * Removes what the agent of a JVM that ended left behind besides its recording: the file it reserved on the
+     * recording's disk for its end (left when the JVM was killed).
+     */
+    static void cleanUp(Path dir) {
+        Path reserve = dir.resolve(".recording.reserve");
+        try {
+            if (Files.exists(reserve, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                long pid = RecordingReader.readHeader(dir.resolve(ReportFiles.RECORDING)).pid();
+                if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                    Files.deleteIfExists(reserve);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // left as it is: 64 KiB
+        }
     }
 
     /**
@@ -71,10 +98,15 @@ final class Reports {
      * holds one of these per JVM).
      *
      * @param summary the report's summary text, or null when the recording could not be read
-     * @param error   what went wrong (the recording, or with a summary only the page, report.html), for stderr; or
-     *                null
+     * @param error   what went wrong (the recording, the report files, or with a summary only the page, report.html),
+     *                for stderr; or null
+     * @param written whether report.json and summary.txt were written
      */
-    record Built(Path dir, String summary, String error) {
+    record Built(Path dir, String summary, String error, boolean written) {
+        Built(Path dir, String summary, String error) {
+            this(dir, summary, error, summary != null);
+        }
+
         void print(PrintStream out, PrintStream err) {
             if (error != null) {
                 err.println(error);
@@ -84,6 +116,9 @@ final class Reports {
             }
             out.println();
             out.print(summary);
+            if (!written) {
+                return;
+            }
             out.println("  report: " + dir.resolve(ReportFiles.REPORT_JSON));
             if (error == null) { // the page was written too
                 out.println("  page:   " + dir.resolve(HtmlReport.FILE_NAME));

@@ -1,6 +1,7 @@
 package io.memscope.cli;
 
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.files.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,9 +75,38 @@ final class RunCommand implements Callable<Integer> {
         } else if (pid == command.pid() && exitCode > 128) {
             System.err.println("memscope run: pid " + pid + " was killed by signal " + (exitCode - 128)
                     + (exitCode - 128 == 9 ? " (SIGKILL)" : "") + " before it could close its recording");
+        } else if (diskFull(dir)) {
+            System.err.println("memscope run: pid " + pid + " could not finish its recording: the disk holding " + dir
+                    + " is full; the report covers what was written");
         } else {
             System.err.println("memscope run: pid " + pid + " ended without closing its recording (killed, crashed "
                     + "or out of memory)");
+        }
+    }
+
+    /**
+     * An option {@code run} does not know, before the command: most likely the command's own (a JVM option such as
+     * {@code -Xmx1g}), so say where the command goes, then picocli's own message and usage.
+     */
+    static int commandGoesAfterDashDash(picocli.CommandLine.ParameterException ex, String[] args,
+                                        picocli.CommandLine.IParameterExceptionHandler usual) throws Exception {
+        picocli.CommandLine cl = ex.getCommandLine();
+        java.io.PrintWriter err = cl.getErr();
+        if (ex instanceof picocli.CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            err.println("memscope run: unknown option '" + u.getUnmatched().get(0) + "'. The command to run goes "
+                    + "after --, with its own options: memscope run [options] -- <command...>, for example "
+                    + "memscope run -- java " + u.getUnmatched().get(0) + " ...");
+            return cl.getCommandSpec().exitCodeOnInvalidInput();
+        }
+        return usual.handleParseException(ex, args);
+    }
+
+    /** @return whether the file system holding {@code dir} has less room than the agent needs to end a recording */
+    static boolean diskFull(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace() < 64 * 1024;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -100,10 +130,9 @@ final class RunCommand implements Callable<Integer> {
             }
             cmd.addAll(command);
         }
-        Path dir = out != null ? out : Path.of("memscope-out",
+        Path dir = out != null ? out : PrivateFiles.defaultOutputBase().resolve(
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        dir = dir.toAbsolutePath();
-        Files.createDirectories(dir);
+        dir = OutputFolder.prepare(dir);
         List<Path> before = Reports.recordingDirs(dir);
         String agentArgs = agent.toAgentString(dir, null);
         Path agentJar = Jars.agent();
@@ -125,25 +154,28 @@ final class RunCommand implements Callable<Integer> {
             throw MemscopeException.configuration("cannot start " + cmd.get(0) + ": " + e.getMessage());
         }
         int code;
-        ReportsDuringRun early = new ReportsDuringRun(dir, before);
-        try {
-            code = p.waitFor();
-        } catch (InterruptedException e) {
-            p.destroy();
-            throw e;
-        } finally {
-            early.close();
-        }
-        List<Path> recorded = Reports.recordingDirs(dir);
-        recorded.removeAll(before);
-        if (recorded.isEmpty()) {
-            System.err.println("memscope run: no JVM wrote a recording under " + dir + " (did the command start a "
-                    + "Java 17+ JVM?)");
-        }
-        for (Path d : recorded) {
-            describeEnd(d, p, code);
-            Reports.Built built = early.take(d);
-            (built != null ? built : Reports.build(d)).print(System.out, System.err);
+        // Until the reports are built: a signal goes to the command, and once it ended, waits for the reports.
+        try (SignalForwarding signals = SignalForwarding.install(p, System.err)) {
+            ReportsDuringRun early = new ReportsDuringRun(dir, before);
+            try {
+                code = p.waitFor();
+            } catch (InterruptedException e) {
+                p.destroy();
+                throw e;
+            } finally {
+                early.close();
+            }
+            List<Path> recorded = Reports.recordingDirs(dir);
+            recorded.removeAll(before);
+            if (recorded.isEmpty()) {
+                System.err.println("memscope run: no JVM wrote a recording under " + dir + " (did the command start "
+                        + "a Java 17+ JVM?)");
+            }
+            for (Path d : recorded) {
+                describeEnd(d, p, code);
+                Reports.Built built = early.take(d);
+                (built != null ? built : Reports.build(d)).print(System.out, System.err);
+            }
         }
         return code;
     }

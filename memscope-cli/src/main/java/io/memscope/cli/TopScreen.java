@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.Summary;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -30,6 +31,11 @@ final class TopScreen {
      * @param paused      the display is frozen on this frame
      */
     static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused) {
+        return render(f, width, interactive, paused, TopPaths.NONE);
+    }
+
+    /** With {@code paths} (key {@code w}), each row whose site the heap walk reached has its main path below it. */
+    static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused, TopPaths paths) {
         List<AttributedString> lines = new ArrayList<>();
         String state = interactive ? (paused ? "  [PAUSED]" : "  [running]") : "";
         lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
@@ -48,8 +54,8 @@ final class TopScreen {
                 Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks())), width)));
         lines.add(plain(fit(gc(f), width)));
         lines.add(interactive
-                ? plain(fit("keys: h held  r rate  l live  a allocated  p pause  q quit"
-                        + "    sort: " + f.sort().label(), width))
+                ? plain(fit("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit"
+                        + "    sort: " + f.sort().label() + (paths.walk() == null ? "" : "    " + paths.walk()), width))
                 : plain(fit("sort: " + f.sort().label(), width)));
         lines.add(plain(""));
         lines.add(new AttributedString(fit(head(f.sort()), width), AttributedStyle.INVERSE));
@@ -59,7 +65,13 @@ final class TopScreen {
         for (TopFrame.Row r : f.rows()) {
             lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", Summary.bytes(r.heldBytes()),
                     Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
-                    Summary.bytes(r.allocatedBytes()), fit(r.type(), 16), r.site()), width)));
+                    Summary.bytes(r.allocatedBytes()), fit(TerminalText.safe(r.type()), 16), TerminalText.safe(r.site())),
+                    width)));
+            String path = paths.of(r);
+            if (path != null) {
+                lines.add(new AttributedString(fit("           held by " + TerminalText.safe(path), width),
+                        AttributedStyle.DEFAULT.faint()));
+            }
         }
         return lines;
     }
@@ -117,11 +129,12 @@ final class TopScreen {
         return width <= 0 || s.length() <= width ? s : s.substring(0, Math.max(0, width - 1)) + "~";
     }
 
+    /** A line of the screen: whatever the application named its sites and types, nothing in it acts on the terminal. */
     private static AttributedString plain(String s) {
-        return new AttributedString(s);
+        return new AttributedString(TerminalText.safe(s));
     }
 
     private static AttributedString bold(String s) {
-        return new AttributedString(s, AttributedStyle.BOLD);
+        return new AttributedString(TerminalText.safe(s), AttributedStyle.BOLD);
     }
 }

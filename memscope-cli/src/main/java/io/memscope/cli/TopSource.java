@@ -52,6 +52,11 @@ final class TopSource {
         }
     }
 
+    /** Walks the JVM's heap now and reads back each site's main path from a GC root ({@code w}). */
+    TopPaths paths() throws Exception {
+        return TopPaths.walk(server, agent);
+    }
+
     /** The JVM ended (or is ending) while {@code top} read it. */
     static final class Ended extends Exception {
         private static final long serialVersionUID = 1L;

@@ -3,6 +3,7 @@ package io.memscope.cli;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jline.terminal.Attributes;
 import org.jline.terminal.Size;
@@ -30,6 +31,7 @@ final class TopTerminal {
     private final int fixedRows;
     private TopSort sort;
     private boolean paused;
+    private TopPaths paths = TopPaths.NONE;
 
     TopTerminal(TopSource source, String pid, long periodMillis, int iterations, TopSort sort, int fixedRows) {
         this.source = source;
@@ -100,7 +102,7 @@ final class TopTerminal {
                 display.resize(height, width);
                 shown = size;
             }
-            List<AttributedString> lines = TopScreen.render(frame, width, true, paused);
+            List<AttributedString> lines = TopScreen.render(frame, width, true, paused, paths);
             if (lines.size() > height) {
                 lines = new ArrayList<>(lines.subList(0, height));
             }
@@ -122,6 +124,17 @@ final class TopTerminal {
             } else if (c == 'p' || c == 'P' || c == ' ') {
                 paused = !paused;
                 now = !paused;
+            } else if (c == 'w' || c == 'W') {
+                // why held: one walk of the heap (the JVM pauses, at most 2 s), its paths under the rows
+                paths = new TopPaths("walking the heap...", Map.of());
+                display.update(TopScreen.render(frame, width, true, paused, paths), -1);
+                terminal.flush();
+                try {
+                    paths = source.paths();
+                } catch (Exception e) {
+                    paths = new TopPaths("no heap walk: " + e.getMessage(), Map.of());
+                }
+                now = true;
             }
         }
         return null;

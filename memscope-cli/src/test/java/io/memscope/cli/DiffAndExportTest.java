@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import memscope.fixtures.GrowthFixture;
+import memscope.fixtures.NoiseFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +16,15 @@ import org.junit.jupiter.api.io.TempDir;
 /** `memscope diff` and `memscope export` on the recordings of real runs. */
 class DiffAndExportTest {
     private static final String SRC = "memscope/fixtures/GrowthFixture.java";
+
+    private static Path runNoise(Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
+                Jvms.classPath(NoiseFixture.class), NoiseFixture.class.getName()));
+        assertThat(code).isZero();
+        try (var s = Files.list(out)) {
+            return s.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+    }
 
     private static Path run(Path out, int growMiB) throws Exception {
         // --gc-at-end: what each run still holds at its end is measured at a final collection
@@ -46,6 +56,13 @@ class DiffAndExportTest {
         assertThat(((Map<?, ?>) d).get("metric")).isEqualTo("live");
         Map<String, Object> first = MiniJson.list(d, "sites").get(0);
         assertThat(first.get("site")).isEqualTo(growing);
+        assertThat(first.get("significant")).isEqualTo(true);
+        assertThat(first.get("verdict")).isEqualTo("grew");
+        assertThat(((Number) first.get("newSamples")).longValue()).as("48 MiB at 64 KiB: hundreds of samples")
+                .isGreaterThan(((Number) first.get("baseSamples")).longValue() + 100);
+        assertThat(MiniJson.obj(d, "total").get("significant")).isEqualTo(true);
+        assertThat(MiniJson.list(d, "sites")).allSatisfy(e -> assertThat(e).containsKeys("significant",
+                "baseSamples", "newSamples", "noiseBytes"));
         double delta = ((Number) first.get("deltaBytes")).doubleValue();
         assertThat(delta).isBetween(30.0 * (1 << 20), 50.0 * (1 << 20));
         assertThat(((Number) first.get("newBytes")).doubleValue() - ((Number) first.get("baseBytes")).doubleValue())
@@ -110,6 +127,7 @@ class DiffAndExportTest {
         Path whole = tmp.resolve("whole.json");
         Path part = tmp.resolve("part.json");
         assertThat(CliRun.run("report", dir.toString(), "--json", whole.toString()).exit).isZero();
+        assertThat(tmp.resolve("report.html")).as("--json writes the JSON only; the page is --html's").doesNotExist();
         CliRun r = CliRun.run("report", dir.toString(), "--from", "0", "--to", "0.001", "--json", part.toString());
         assertThat(r.exit).as(r.err).isZero();
         assertThat(r.out).contains("window: 0.000 s to 0.001 s");
@@ -119,5 +137,36 @@ class DiffAndExportTest {
         assertThat(MiniJson.num(MiniJson.obj(q, "totals"), "allocatedBytes"))
                 .isLessThan(MiniJson.num(MiniJson.obj(w, "totals"), "allocatedBytes"));
         assertThat(CliRun.run("report", dir.toString(), "--from", "5", "--to", "1").exit).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theSameProgramTwiceDiffersBySamplingNoiseAloneAndTheGateKnowsIt(@TempDir Path tmp) throws Exception {
+        Path a = runNoise(tmp.resolve("a"));
+        Path b = runNoise(tmp.resolve("b"));
+        CliRun json = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--json", "--top", "0");
+        assertThat(json.exit).as(json.err).isZero();
+        Object d = MiniJson.parse(json.out);
+        List<Map<String, Object>> fixtureSites = MiniJson.list(d, "sites").stream()
+                .filter(e -> String.valueOf(e.get("site")).contains("NoiseFixture")).toList();
+        assertThat(fixtureSites).as("the fixture's 24 sites, held at the end of both runs").hasSizeGreaterThan(20);
+        // each site rests on a handful of samples: their raw changes are large, and noise
+        assertThat(fixtureSites.stream().filter(e -> Boolean.TRUE.equals(e.get("significant"))).count())
+                .as("sites called significant in two runs of the same program (a false alarm each)").isLessThan(2);
+        assertThat(fixtureSites).filteredOn(e -> ((Number) e.get("deltaBytes")).doubleValue() != 0)
+                .isNotEmpty().allSatisfy(e -> assertThat(((Number) e.get("noiseBytes")).doubleValue()).isPositive());
+        assertThat(MiniJson.obj(d, "significance")).containsKeys("test", "falseAlarmRate", "tests", "z");
+
+        CliRun table = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--top", "0");
+        assertThat(table.out).contains("samples").contains(" noise ").contains("changed by more than sampling noise");
+
+        // whichever way the total moved, a growth within noise does not fail the gate, and says why
+        CliRun ab = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--fail-on-increase", "0");
+        CliRun ba = CliRun.run("diff", b.toString(), a.toString(), "--metric", "live", "--fail-on-increase", "0");
+        assertThat(ab.exit).as(ab.err).isZero();
+        assertThat(ba.exit).as(ba.err).isZero();
+        if (((Number) MiniJson.obj(d, "total").get("deltaBytes")).doubleValue() != 0) {
+            assertThat(ab.err + ba.err).contains("within sampling noise").contains("not failing");
+        }
     }
 }

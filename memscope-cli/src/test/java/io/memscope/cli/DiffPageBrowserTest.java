@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import memscope.fixtures.GrowthFixture;
+import memscope.fixtures.NoiseFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,15 @@ import org.openqa.selenium.By;
  */
 class DiffPageBrowserTest {
     private static final Path OUT = Path.of("target", "browser").toAbsolutePath();
+
+    private static Path runNoise(Path out) throws Exception {
+        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
+                Jvms.classPath(NoiseFixture.class), NoiseFixture.class.getName()));
+        assertThat(code).isZero();
+        try (var s = Files.list(out)) {
+            return s.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+    }
 
     private static Path run(Path out, int growMiB) throws Exception {
         // held at the end is measured at a final collection: without it, what the last GC of each run found differs
@@ -67,6 +77,62 @@ class DiffPageBrowserTest {
             String firstRow = (String) browser.script(
                     "return document.querySelector('#diff tbody tr').cells[0].textContent");
             assertThat(firstRow).isEqualTo(growing);
+        }
+    }
+
+    /**
+     * Two runs of the same program: its sites swing by sampling alone. Every site whose change is within noise is
+     * drawn faded (pale, almost grey) and says so in its tooltip; the list of largest changes does not call them
+     * grown or shrunk. The screenshot goes to {@code target/browser/diff-noise.png}.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void changesWithinSamplingNoiseAreFaded(@TempDir Path tmp) throws Exception {
+        Files.createDirectories(OUT);
+        Path a = runNoise(tmp.resolve("a"));
+        Path b = runNoise(tmp.resolve("b"));
+        Path page = tmp.resolve("noise.html");
+        CliRun diff = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--html", page.toString());
+        assertThat(diff.exit).as(diff.err).isZero();
+
+        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+            browser.open(page);
+            assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
+            assertThat(browser.consoleErrors()).isEmpty();
+            // widths by the size of the change: every site that moved has a box
+            browser.script("document.querySelector('#metrics button[data-metric=changeBytes]').click()");
+            browser.screenshot(OUT.resolve("diff-noise.png"));
+            @SuppressWarnings("unchecked")
+            List<java.util.Map<String, Object>> noisy = (List<java.util.Map<String, Object>>) browser.script(
+                    "const D = JSON.parse(document.getElementById('memscope-data').textContent);"
+                    + "return D.diffSites.filter(s => s.site.includes('NoiseFixture') && !s.significant"
+                    + " && s.deltaBytes !== 0).map(s => {"
+                    + "  const g = Array.from(document.querySelectorAll('#flame g.frame'))"
+                    + "    .find(g => g.getAttribute('data-name') === s.site);"
+                    + "  return {site: s.site, verdict: s.verdict,"
+                    + "          fill: g ? getComputedStyle(g.querySelector('rect')).fill : null}; })");
+            assertThat(noisy).as("sites of the same program that moved by sampling alone").hasSizeGreaterThan(10);
+            assertThat(noisy).filteredOn(s -> s.get("fill") != null).as("drawn (wide enough for a box)")
+                    .hasSizeGreaterThan(8);
+            for (java.util.Map<String, Object> s : noisy) {
+                assertThat(s.get("verdict")).isEqualTo("noise");
+                if (s.get("fill") == null) {
+                    continue;
+                }
+                int[] rgb = java.util.Arrays.stream(((String) s.get("fill")).replaceAll("[^0-9,]", "").split(","))
+                        .mapToInt(Integer::parseInt).toArray();
+                assertThat(java.util.Arrays.stream(rgb).min().orElseThrow()).as("%s is pale: %s", s.get("site"),
+                        s.get("fill")).isGreaterThan(210);
+                assertThat(java.util.Arrays.stream(rgb).max().orElseThrow() - java.util.Arrays.stream(rgb).min()
+                        .orElseThrow()).as("%s is nearly grey: %s", s.get("site"), s.get("fill")).isLessThan(20);
+            }
+            String problems = (String) browser.script("return document.getElementById('problems').textContent");
+            for (java.util.Map<String, Object> s : noisy) {
+                assertThat(problems).as("a change within noise is not listed as grown or shrunk")
+                        .doesNotContain((String) s.get("site"));
+            }
+            assertThat((String) browser.script("return document.querySelector('#diff thead').textContent"))
+                    .contains("Samples").contains("Verdict");
         }
     }
 }

@@ -61,7 +61,10 @@ class DistributionIT {
             files = s.filter(Files::isRegularFile).map(p -> ROOT + home.relativize(p).toString().replace('\\', '/'))
                     .sorted().collect(Collectors.toList());
         }
-        assertThat(files).containsExactlyElementsOf(CONTENT);
+        assertThat(files.stream().filter(f -> !f.startsWith(ROOT + "docs/")).toList())
+                .containsExactlyElementsOf(CONTENT);
+        assertThat(files.stream().filter(f -> f.startsWith(ROOT + "docs/")).toList())
+                .as("the documentation ships whole").containsExactlyElementsOf(repositoryDocs());
         assertThat(Files.getPosixFilePermissions(home.resolve("bin/memscope")))
                 .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
         assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
@@ -76,7 +79,47 @@ class DistributionIT {
         try (ZipFile z = new ZipFile(zip().toFile())) {
             z.stream().filter(e -> !e.isDirectory()).map(ZipEntry::getName).forEach(zipped::add);
         }
+        zipped.removeIf(f -> f.startsWith(ROOT + "docs/"));
         assertThat(zipped).containsExactlyElementsOf(CONTENT);
+    }
+
+    /** The checkout's docs/ files, as the distribution names them. */
+    private static List<String> repositoryDocs() throws IOException {
+        Path docs = Path.of(System.getProperty("user.dir")).resolve("../docs").normalize();
+        try (Stream<Path> s = Files.walk(docs)) {
+            return s.filter(Files::isRegularFile).map(p -> ROOT + "docs/" + docs.relativize(p).toString()
+                    .replace('\\', '/')).sorted().collect(Collectors.toList());
+        }
+    }
+
+    @Test
+    void everyRelativeLinkOfTheShippedMarkdownResolvesInsideTheUnpackedFolder(@TempDir Path tmp) throws Exception {
+        Path home = unpack(tmp);
+        java.util.regex.Pattern link = java.util.regex.Pattern.compile("\\]\\(([^)\\s]+)\\)");
+        List<String> broken = new ArrayList<>();
+        int checked = 0;
+        List<Path> markdown;
+        try (Stream<Path> s = Files.walk(home)) {
+            markdown = s.filter(p -> p.toString().endsWith(".md")).toList();
+        }
+        for (Path md : markdown) {
+            var m = link.matcher(Files.readString(md));
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.startsWith("http://") || target.startsWith("https://") || target.startsWith("#")
+                        || target.startsWith("mailto:")) {
+                    continue;
+                }
+                int hash = target.indexOf('#');
+                Path file = md.resolveSibling(hash < 0 ? target : target.substring(0, hash)).normalize();
+                checked++;
+                if (!Files.exists(file) || !file.startsWith(home.normalize())) {
+                    broken.add(home.relativize(md) + " -> " + target);
+                }
+            }
+        }
+        assertThat(checked).as("README.md links to the docs").isGreaterThan(10);
+        assertThat(broken).as("links that lead nowhere in the unpacked distribution").isEmpty();
     }
 
     @Test

@@ -142,11 +142,23 @@ class JvmtiSamplerTest {
         assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(Jvms.metadataCount(meta, "jvmti.samplesKept"));
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
+                + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError")).as("kept, memscope's own, filtered or dropped: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned")).as("kept, memscope's own, filtered, dropped or thinned: " + meta)
                 .isEqualTo(seen);
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
+        // the JVM's class mirrors, sampled while classes load, are left out and counted (docs/agent.md)
+        assertThat(Jvms.metadataCount(meta, "jvmti.classMirrors")).isPositive();
+        for (String list : List.of("topAllocationSites", "topLiveSites", "leakSuspects", "temporaries")) {
+            assertThat(MiniJson.list(report, list)).extracting(e -> e.get("type")).doesNotContain("java.lang.Class");
+        }
+        Path folded = out.resolve("all.txt");
+        assertThat(Main.execute("export", Reports.recordingDirs(out).get(0).toString(), "--format", "collapsed",
+                "-o", folded.toString())).isZero();
+        assertThat(Files.readString(folded)).as("no stack of any site allocates a java.lang.Class")
+                .doesNotContain(";java.lang.Class ");
     }
 
     /**
@@ -183,9 +195,11 @@ class JvmtiSamplerTest {
         assertThat(seen).isGreaterThan(100_000);
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
+                + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
                 + Jvms.metadataCount(meta, "jvmti.droppedQueueFull") + Jvms.metadataCount(meta, "jvmti.skippedExceptionPending")
-                + Jvms.metadataCount(meta, "jvmti.skippedError"))
-                .as("every sample is kept, memscope's own, filtered out, or dropped and counted: " + meta)
+                + Jvms.metadataCount(meta, "jvmti.skippedError")
+                + Jvms.metadataCount(meta, "jvmti.samplesThinned"))
+                .as("every sample is kept, memscope's own, filtered out, thinned, or dropped and counted: " + meta)
                 .isEqualTo(seen);
         assertThat(Jvms.sites(report, "topAllocationSites")).isNotEmpty();
     }

@@ -32,6 +32,7 @@ class RunDemoTest {
         assertThat(Jvms.sites(report, "temporaries")).first().isEqualTo(temp);
         assertThat(Jvms.sites(report, "temporaries")).doesNotContain(leak);
         assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(nativeLeak);
+        assertThat(Jvms.sites(report, "native", "leakSuspects")).as("outstanding and growing").containsExactly(nativeLeak);
 
         Map<String, Object> leakEntry = MiniJson.list(report, "leakSuspects").get(0);
         assertThat(leakEntry.get("type")).isEqualTo("byte[]");
@@ -202,5 +203,22 @@ class RunDemoTest {
         String[] r = MainTest.run("run", "--out", out.toString(), "--interval", "lots", "--", "true");
         assertThat(r[0]).isEqualTo("1");
         assertThat(r[2]).contains("interval").contains("lots");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theCommandMayComeWithoutDashDashAndItsOptionsStayItsOwn(@TempDir Path out) throws Exception {
+        String[] r = MainTest.run("run", "--out", out.toString(), Jvms.current(), "-version");
+        assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[2]).as("java -version prints to stderr, memscope's run passes it on").doesNotContain("Unknown");
+        assertThat(Reports.recordingDirs(out)).as("java -version ran under the agent").hasSize(1);
+    }
+
+    @Test
+    void anOptionOfTheCommandBeforeItSaysWhereTheCommandGoes() {
+        String[] r = MainTest.run("run", "-version");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("-version").contains("goes after --").contains("memscope run [options] -- ")
+                .doesNotContain("Possible solutions: --version");
     }
 }

@@ -155,7 +155,7 @@ class TopCommandTest {
                 System.getProperty("java.class.path"), Main.class.getName(), "top", pid));
         try {
             String screen = tmux.await(s -> s.contains("*held") && s.contains(growing) && s.contains("[running]"));
-            assertThat(screen).contains("keys: h held  r rate  l live  a allocated  p pause  q quit",
+            assertThat(screen).contains("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit",
                     "memscope top  pid " + pid, "heap   used");
             for (String l : screen.split("\n")) {
                 assertThat(l.length()).isLessThanOrEqualTo(160);

@@ -33,7 +33,7 @@ class TopScreenTest {
         assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
         assertThat(l.get(3)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
                 + "(G1 Young Generation, G1 Concurrent GC)");
-        assertThat(l.get(4)).startsWith("keys: h held  r rate  l live  a allocated  p pause  q quit").endsWith("sort: held");
+        assertThat(l.get(4)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
         assertThat(l.get(6)).contains("*held").doesNotContain("*rate");
         assertThat(l.get(7)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
         assertThat(l.get(8)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
@@ -66,5 +66,19 @@ class TopScreenTest {
         assertThat(TopScreen.duration(12_345)).isEqualTo("12.3 s");
         assertThat(TopScreen.duration(245_000)).isEqualTo("4m05s");
         assertThat(TopScreen.duration(7_380_000)).isEqualTo("2h03m");
+    }
+
+    @Test
+    void aRowWhoseSiteTheWalkReachedHasItsMainPathBelowIt() {
+        TopPaths paths = new TopPaths("heap walk complete: 3 of 4 tracked samples reached", java.util.Map.of(
+                io.memscope.analysis.Retention.key("com.acme.Cache.put(Cache.java:42)", "byte[]"),
+                "static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> java.util.HashMap$Node[]"));
+        List<String> l = text(TopScreen.render(frame(TopSort.HELD, 1000, 1200), 0, true, false, paths));
+        assertThat(l.get(4)).endsWith("heap walk complete: 3 of 4 tracked samples reached");
+        assertThat(l.get(7)).contains("com.acme.Cache.put(Cache.java:42)");
+        assertThat(l.get(8)).isEqualTo("           held by static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> "
+                + "java.util.HashMap$Node[]");
+        assertThat(l.get(9)).contains("com.acme.Parser.token(Parser.java:7)");
+        assertThat(l).hasSize(TopScreen.HEADER_LINES + 3);
     }
 }

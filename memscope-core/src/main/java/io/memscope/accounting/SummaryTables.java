@@ -1,5 +1,6 @@
 package io.memscope.accounting;
 
+import io.memscope.internal.text.TerminalText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -129,7 +130,7 @@ public final class SummaryTables {
                 cells[c++] = nul(r.host());
             }
             assert c == owners;
-            cells[c++] = r.eventName();
+            cells[c++] = TerminalText.safe(r.eventName());
             for (int i = 0; i < numbers; i++) {
                 cells[c++] = Long.toString(r.get(Column.values()[i]));
             }
@@ -157,13 +158,14 @@ public final class SummaryTables {
     }
 
     private static String nul(String s) {
-        return s == null ? "NULL" : s;
+        return s == null ? "NULL" : TerminalText.safe(s);
     }
 
     private static String csv(String s) {
         if (s == null) {
             return "";
         }
+        s = TerminalText.safe(s); // one row per line, nothing that acts on a terminal
         if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
             return '"' + s.replace("\"", "\"\"") + '"';
         }
@@ -194,7 +196,7 @@ public final class SummaryTables {
                     sb.append("\\t");
                     break;
                 default:
-                    if (ch < 0x20) {
+                    if (TerminalText.isControl(ch)) {
                         sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
                     } else {
                         sb.append(ch);

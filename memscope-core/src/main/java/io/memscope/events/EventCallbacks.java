@@ -33,4 +33,15 @@ public interface EventCallbacks {
     /** The reader was lapped on this thread's ring: exactly {@code count} events were overwritten unread. */
     default void lost(long threadId, long count) {
     }
+
+    /**
+     * One thread's ring is damaged (what a writer never writes: a record that does not fit, a wrong lap). By default
+     * the damage is thrown and the poll stops; a reader that returns instead goes on with the other rings, and that
+     * ring is not read again by this cursor.
+     *
+     * @param threadId the ring's thread, as last known
+     */
+    default void damaged(long threadId, io.memscope.error.CorruptFileException damage) {
+        throw damage;
+    }
 }

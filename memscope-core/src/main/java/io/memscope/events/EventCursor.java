@@ -184,7 +184,16 @@ public final class EventCursor implements AutoCloseable {
         }
         int n = 0;
         for (int i = 0; i < slotCount && n < max; i++) {
-            n += pollSlot(i, callbacks, max - n);
+            SlotState st = slots[i];
+            if (st.damaged) {
+                continue;
+            }
+            try {
+                n += pollSlot(i, callbacks, max - n);
+            } catch (CorruptFileException damage) {
+                callbacks.damaged(st.tid, damage); // throws, unless the reader goes on with the other rings
+                st.damaged = true;
+            }
         }
         return n;
     }
@@ -560,6 +569,7 @@ public final class EventCursor implements AutoCloseable {
     }
 
     private static final class SlotState {
+        boolean damaged;
         long gen = -1;
         long tid;
         long pos;

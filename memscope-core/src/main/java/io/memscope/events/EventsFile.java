@@ -1,6 +1,7 @@
 package io.memscope.events;
 
 import io.memscope.error.MemscopeException;
+import io.memscope.internal.files.PrivateFiles;
 
 import java.io.IOException;
 import java.nio.ByteOrder;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashSet;
 import java.util.Set;
@@ -56,6 +56,9 @@ final class EventsFile {
                     StandardOpenOption.READ, StandardOpenOption.WRITE), privateFile(file))) {
                 buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, size); // grows the file (sparse, zero-filled)
             }
+            if (posix(file)) {
+                Files.setPosixFilePermissions(file, PrivateFiles.FILE_MODE); // 0600 whatever the umask
+            }
             buf.order(ByteOrder.LITTLE_ENDIAN);
             long mono = System.nanoTime();
             java.time.Instant now = java.time.Instant.now();
@@ -94,28 +97,31 @@ final class EventsFile {
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))} : new FileAttribute<?>[0];
     }
 
-    /** Creates the directory with mode 0700 if missing; refuses an existing one that others can write. */
+    /**
+     * Creates the directory with mode 0700 if missing; refuses an existing one that is a link, belongs to another
+     * user (root's excepted), or that others can write ({@link PrivateFiles#checkPrivate}).
+     */
     static void createPrivateDirectory(Path dir) throws IOException {
         if (!posix(dir)) {
             Files.createDirectories(dir);
             return;
         }
-        if (!Files.isDirectory(dir)) {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             Path parent = dir.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
             try {
-                Files.createDirectory(dir,
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                PrivateFiles.createFolder(dir);
             } catch (FileAlreadyExistsException raced) {
                 // another JVM of the same user created it first
             }
         }
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
-        if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException("events directory " + dir + " is writable by other users (" 
-                    + PosixFilePermissions.toString(perms) + "); use a private one (mode 0700)");
+        try {
+            PrivateFiles.checkPrivate(dir);
+        } catch (IOException e) {
+            throw new IOException("events directory: " + e.getMessage()
+                    + " (set MEMSCOPE_EVENTS_DIR to a private folder of yours)", e);
         }
     }
 

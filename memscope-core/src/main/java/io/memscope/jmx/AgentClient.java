@@ -194,6 +194,33 @@ public final class AgentClient {
         return held("nativeOutstandingSince", fromNanos, toNanos, threadIds, threadsFrom, maxRows);
     }
 
+    /**
+     * Waits (at most 2 s) until the heap samples taken before the call are in every figure: the agent's JVM sampler
+     * records them on a background thread, shortly after the allocation. Call it before reading figures right after
+     * the work they should include.
+     *
+     * @return whether they are (true without an agent: nothing to wait for)
+     */
+    public boolean catchUp() {
+        Object v = invoke("catchUp", new Object[0], new String[0]);
+        return !(v instanceof Boolean) || (Boolean) v;
+    }
+
+    /**
+     * Runs a full collection that also clears the soft references nobody used since the call, as the JVM does when
+     * memory runs short: objects only softly reachable (caches the JVM may drop) are then not held. Without an agent,
+     * or when the agent cannot reach the JVM's soft-reference clock, it is a plain {@link System#gc()}.
+     *
+     * @return whether soft references could be cleared
+     */
+    public boolean fullGcClearingSoftReferences() {
+        Object v = invoke("fullGcClearingSoftReferences", new Object[0], new String[0]);
+        if (v == null) {
+            System.gc();
+        }
+        return Boolean.TRUE.equals(v);
+    }
+
     private List<HeldGroup> held(String op, long from, long to, long[] threads, long threadsFrom, int max) {
         Object rows = invoke(op, new Object[] {from, to, threads, threadsFrom, Math.min(max, MAX_ROWS)},
                 new String[] {"long", "long", "[J", "long", "int"});

@@ -25,12 +25,43 @@ public final class MetadataKeys {
     public static final String PID = "pid";
     /** {@code java.version} of the recorded JVM. */
     public static final String JAVA_VERSION = "javaVersion";
-    /** {@code sun.java.command} of the recorded JVM: main class or jar, and arguments. */
+    /**
+     * {@code sun.java.command} of the recorded JVM: main class or jar, and arguments, the values of arguments that
+     * look like secrets masked ({@code ***}) unless the agent's {@code commandLine} option says otherwise.
+     */
     public static final String COMMAND = "command";
+    /**
+     * Exact mode: the heap bytes the JVM itself counted as allocated during the capture (ThreadMXBean; memscope's
+     * own threads left out), written at the end: what exact mode's counts, which cover instrumented code only, are a
+     * share of.
+     */
+    public static final String JVM_ALLOCATED_BYTES = "jvmAllocatedBytes";
+    /** Which threads {@link #JVM_ALLOCATED_BYTES} covers: {@code all threads} (JDK 21+) or {@code threads alive at the end}. */
+    public static final String JVM_ALLOCATED_SCOPE = "jvmAllocatedBytesScope";
     /** Number of memscope's own failures inside the recorded JVM (written at the end). */
     public static final String FAILURES = "failures";
     /** Prefix of the first failure messages: {@code failure.0}, {@code failure.1}, ... (written at the end). */
     public static final String FAILURE_PREFIX = "failure.";
+
+    /**
+     * Why the recording stopped before the capture ended (a write failed: {@code No space left on device}, an I/O
+     * error, the memory limit of a recording held in memory); absent when it did not. Events after it are counted
+     * in the END block's dropped events.
+     */
+    public static final String RECORDING_FAILURE = "recordingFailure";
+    /** When the recording stopped ({@link #RECORDING_FAILURE}), {@link System#nanoTime()} of the recorded JVM. */
+    public static final String RECORDING_FAILURE_NANOS = "recordingFailureNanos";
+    /**
+     * Times the JVM ran out of memory during the capture (JVMTI ResourceExhausted events, or an
+     * {@code OutOfMemoryError} memscope's own threads met); absent when it did not. Written as soon as it is seen.
+     */
+    public static final String OUT_OF_MEMORY_COUNT = "outOfMemory.count";
+    /** The first time the JVM ran out of memory, {@link System#nanoTime()} of the recorded JVM. */
+    public static final String OUT_OF_MEMORY_FIRST_NANOS = "outOfMemory.firstNanos";
+    /** The last time it did (as of the recording's last flush). */
+    public static final String OUT_OF_MEMORY_LAST_NANOS = "outOfMemory.lastNanos";
+    /** What ran out: {@code Java heap}, {@code threads}, or {@code memory} (metaspace, direct buffers...). */
+    public static final String OUT_OF_MEMORY_KIND = "outOfMemory.kind";
 
     private MetadataKeys() {
     }

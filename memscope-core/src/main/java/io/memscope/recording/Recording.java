@@ -40,13 +40,14 @@ public final class Recording {
     private final EventColumns apiEvents;
     private final List<FunctionStats> functions;
     private final AccountingSnapshot accounting;
+    private final List<RetentionWalk> retentionWalks;
 
     Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
               Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
               List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions,
-              AccountingSnapshot accounting) {
+              AccountingSnapshot accounting, List<RetentionWalk> retentionWalks) {
         this.header = Objects.requireNonNull(header);
         this.strings = strings;
         this.stringCount = stringCount;
@@ -66,6 +67,15 @@ public final class Recording {
         this.apiEvents = apiEvents;
         this.functions = Collections.unmodifiableList(functions);
         this.accounting = accounting;
+        this.retentionWalks = List.copyOf(retentionWalks);
+    }
+
+    /**
+     * @return the walks of the heap from its GC roots (RETENTION, format 1.4), in the order they ran; empty when the
+     *         recording has none
+     */
+    public List<RetentionWalk> retentionWalks() {
+        return retentionWalks;
     }
 
     /**

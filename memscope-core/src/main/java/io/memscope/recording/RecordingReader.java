@@ -167,10 +167,16 @@ public final class RecordingReader {
         private final EventColumns apiEvents = new EventColumns(16);
         private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
         private AccountingSnapshot accounting;
+        private final List<RetentionWalk> retentionWalks = new ArrayList<>();
 
         @Override
         public void accounting(AccountingSnapshot snapshot) {
             accounting = snapshot;
+        }
+
+        @Override
+        public void retention(RetentionWalk walk) {
+            retentionWalks.add(walk);
         }
 
         @Override
@@ -264,7 +270,7 @@ public final class RecordingReader {
             events.trim();
             return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
                     gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
-                    apiEvents, new ArrayList<>(functions.values()), accounting);
+                    apiEvents, new ArrayList<>(functions.values()), accounting, retentionWalks);
         }
     }
 }

@@ -62,6 +62,14 @@ public interface RecordingVisitor extends EventSink {
     default void accounting(AccountingSnapshot snapshot) {
     }
 
+    /**
+     * One walk of the heap from the GC roots (RETENTION, format 1.4): which tracked samples it reached, and the
+     * chain of references that reached each. A recording may hold several (one at the end of a capture, others asked
+     * for while it ran), in the order they ran.
+     */
+    default void retention(RetentionWalk walk) {
+    }
+
     /** A scope path (SCOPE_PATHS, format 1.2), before or after the edges that use it. */
     default void scopePath(ScopePath path) {
     }

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.3): the document is the
- * contract. And the examples of formats 1.0, 1.1 and 1.2 the earlier versions documented, which readers still read.
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.4): the document is the
+ * contract. And the examples of formats 1.0, 1.1, 1.2 and 1.3 the earlier versions documented, which readers still
+ * read.
  */
 class RecordingGoldenFileTest {
     /** The worked example of format 1.2, as that version of the document had it. */
@@ -27,6 +28,41 @@ class RecordingGoldenFileTest {
             + "0100000051000000" + "805209a8" + "0107" + "046d61696e" + "06627974655b5d"
             + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
             + "07" + hex("request") + "02" + hex("db")
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // SCOPE_PATHS (skippable)
+            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
+            // SCOPE_EDGES (skippable)
+            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
+            + "8001"
+            // API_EVENTS (skippable)
+            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.4 (docs/formats/recording.md, section 8). */
+    static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000400" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "29b8890e"
+            // STRINGS
+            + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            + "07" + hex("request") + "02" + hex("db") + "05" + hex("carol") + "14" + hex("memory/cache/entries")
+            // ACCOUNTING (skippable)
+            + "0e01000017000000" + "f0a71a02" + "901c" + "01" + "02" + "01" + "00" + "08" + "00" + "09"
+            + "04" + "02" + "c001" + "40" + "00" + "02" + "04" + "40" + "8001" + "c001" + "00"
+            // STRINGS of the walk
+            + "010000001c000000" + "9130d496" + "0a04" + "03" + hex("end") + "05" + hex("Cache") + "0b"
+            + hex("class Cache") + "03" + hex("BUF")
+            // RETENTION (skippable)
+            + "1101000026000000" + "79aae841" + "d81d" + "c0843d" + "c08db701" + "00" + "0a" + "00" + "03" + "05"
+            + "8020" + "02" + "00" + "2d" + "0b" + "0c" + "00" + "01" + "10" + "02" + "0d" + "00"
+            + "02" + "8020" + "00" + "40" + "02" + "c020" + "00" + "40" + "00"
             // EVENTS
             + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
             + "00" + "e807" + "8001" + "00"
@@ -62,36 +98,6 @@ class RecordingGoldenFileTest {
             + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
             // GC_DETAILS (skippable)
             + "0901000002000000" + "209ab067" + "01" + "05"
-            // SCOPE_PATHS (skippable)
-            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
-            // SCOPE_EDGES (skippable)
-            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
-            + "8001"
-            // API_EVENTS (skippable)
-            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
-            // END
-            + "0f000000050000001d6887b0" + "020001b817";
-
-    /** The worked example of format 1.4 (docs/formats/recording.md, section 8). */
-    static final String EXAMPLE =
-            "4d535245430d0a1a" + "01000400" + "00000000" + "0000faed51728618" + "e803000000000000"
-            + "9210000000000000" + "0000000000000000" + "29b8890e"
-            // STRINGS
-            + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
-            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
-            + "07" + hex("request") + "02" + hex("db") + "05" + hex("carol") + "14" + hex("memory/cache/entries")
-            // ACCOUNTING (skippable)
-            + "0e01000017000000" + "f0a71a02" + "901c" + "01" + "02" + "01" + "00" + "08" + "00" + "09"
-            + "04" + "02" + "c001" + "40" + "00" + "02" + "04" + "40" + "8001" + "c001" + "00"
-            // EVENTS
-            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
-            + "00" + "e807" + "8001" + "00"
-            // GC
-            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
-            // GC_DETAILS (skippable)
-            + "0901000002000000" + "209ab067" + "01" + "05"
-            // GC_SCOPE (skippable)
-            + "1001000004000000" + "242021fc" + "01" + "01" + "00" + "00"
             // SCOPE_PATHS (skippable)
             + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
             // SCOPE_EDGES (skippable)
@@ -144,13 +150,13 @@ class RecordingGoldenFileTest {
             int type = w.strings().intern("byte[]");
             w.accept(1000, MemoryEventType.ALLOCATE, 0x1000, 64, 0, 1, main, 0, type, 0, 0);
             w.accept(1500, MemoryEventType.ALLOCATE, 0x1040, 64, 0, 1, main, 0, type, 0, 0);
-            w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC",
-                    GcRecord.Examined.YOUNG, 2000, 2000);
+            w.gc(2000, 1_000_000, "G1 Young Generation", "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC");
             w.scopePath(1, 0, "request");
             w.scopeEdge(1100, 1, main, false, 1, 0, -1);
             w.scopeEdge(1700, 1, main, true, 1, 0, 128);
             w.apiEvent(1200, MemoryEventType.BORROW, 7, 0, 0, 1, main, w.strings().intern("db"), 0, 0, 0);
             w.accounting(new AccountingSnapshot(1800, List.of(CAROL)));
+            w.retention(WALK);
         }
         assertThat(HexFormat.of().formatHex(Files.readAllBytes(file))).isEqualTo(EXAMPLE);
 
@@ -160,13 +166,14 @@ class RecordingGoldenFileTest {
         assertThat(rec.header().majorVersion()).isEqualTo(1);
         assertThat(rec.header().minorVersion()).isEqualTo(4);
         assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
+        assertThat(rec.retentionWalks()).containsExactly(WALK);
         assertThat(rec.header().toInstant(1000).toString()).isEqualTo("2026-01-01T00:00:00Z");
         assertThat(rec.eventCount()).isEqualTo(2);
         assertThat(rec.event(1).address()).isEqualTo(0x1040);
         assertThat(rec.event(1).threadName()).isEqualTo("main");
         assertThat(rec.event(1).typeName()).isEqualTo("byte[]");
         assertThat(rec.gcRecords()).containsExactly(new GcRecord(2000, 1_000_000, "G1 Young Generation",
-                "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC", GcRecord.Examined.YOUNG, 2000, 2000));
+                "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC"));
         assertThat(rec.skippedBlocks()).isZero();
         assertThat(rec.scopePaths()).containsExactly(java.util.Map.entry(1, new ScopePath(1, 0, "request")));
         assertThat(rec.scopeEdges()).containsExactly(new ScopeEdge(1100, 1, "main", false, 1, 0, -1),
@@ -186,73 +193,41 @@ class RecordingGoldenFileTest {
             io.memscope.accounting.SummaryTable.USER, -1, null, "carol", null, "memory/cache/entries",
             new long[] {2, 1, 96, 32, 0, 1, 2, 32, 64, 96, 0});
 
+    /** The example's walk: Cache.BUF holds the first sample; the second one was not reached. */
+    static final RetentionWalk WALK = new RetentionWalk(1900, 1_000_000, 3_000_000, RetentionWalk.Outcome.COMPLETE,
+            "end", null, 3, 5, 4096,
+            List.of(new RetentionWalk.Node(-1, RetentionWalk.Kind.SYSTEM_CLASS, true, "Cache", "class Cache", 0),
+                    new RetentionWalk.Node(0, RetentionWalk.Kind.STATIC_FIELD, false, "byte[]", "BUF", 0)),
+            List.of(new RetentionWalk.Sample(0x1000, 0, 64, 1), new RetentionWalk.Sample(0x1040, 0, 64, -1)));
+
     @Test
     void theExampleOf13IsStillRead() throws Exception {
         Path golden = dir.resolve("golden-1.3.msrec");
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_3));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().minorVersion()).isEqualTo(3);
-        assertThat(rec.gcRecords()).singleElement().satisfies(g -> {
-            assertThat(g.action()).isEqualTo("end of minor GC");
-            assertThat(g.examined()).isEqualTo(GcRecord.Examined.UNKNOWN);
-            assertThat(g.snapshotNanos()).isEqualTo(g.startNanos());
-            assertThat(g.verdictNanos()).isEqualTo(g.startNanos());
-        });
         assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
+        assertThat(rec.retentionWalks()).isEmpty();
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
     }
 
     @Test
-    void aReaderThatDoesNotKnowGcScopeReadsTheGcRecordsWithTheirAction() throws Exception {
-        // What a reader of 1.3 or earlier sees: GC_SCOPE is an unknown type marked SKIPPABLE. Renumber it.
+    void aReaderThatDoesNotKnowRetentionSkipsIt() throws Exception {
+        // What a reader of 1.3 sees: an unknown type marked SKIPPABLE. Simulate it by renumbering the block.
         byte[] b = HexFormat.of().parseHex(EXAMPLE);
-        int at = EXAMPLE.indexOf("1001000004000000") / 2;
+        int at = EXAMPLE.indexOf("1101000026000000") / 2;
         b[at] = (byte) 200;
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(b, at, 8);
-        crc.update(b, at + 12, 4);
+        crc.update(b, at + 12, 0x26);
         java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at + 8, (int) crc.getValue());
-        Path file = dir.resolve("no-scope.msrec");
+        Path file = dir.resolve("old-reader-1.3.msrec");
         Files.write(file, b);
         Recording rec = RecordingReader.readStrict(file);
         assertThat(rec.skippedBlocks()).isOne();
-        assertThat(rec.gcRecords()).singleElement().satisfies(g -> {
-            assertThat(g.action()).isEqualTo("end of minor GC");
-            assertThat(g.examined()).isEqualTo(GcRecord.Examined.UNKNOWN);
-        });
-    }
-
-    @Test
-    void gcScopeIsCheckedAgainstItsGcBlock() throws Exception {
-        // a whole-heap record whose snapshot is 500 ns before its start and whose verdict is 7 ms after it
-        Path file = dir.resolve("scope.msrec");
-        try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, 1000).open()) {
-            w.gc(9000, 7_000_000, "ZGC Major Cycles", "Allocation Rate", 4096, 1024, 8192, "end of GC cycle",
-                    GcRecord.Examined.WHOLE_HEAP, 8500, 7_009_000);
-            w.gc(20000, 1_000_000, "G1 Young Generation", null, 0, 0, 0, null);
-        }
-        Recording rec = RecordingReader.readStrict(file);
-        assertThat(rec.gcRecords()).extracting(GcRecord::examined)
-                .containsExactly(GcRecord.Examined.WHOLE_HEAP, GcRecord.Examined.UNKNOWN);
-        assertThat(rec.gcRecords().get(0).snapshotNanos()).isEqualTo(8500);
-        assertThat(rec.gcRecords().get(0).verdictNanos()).isEqualTo(7_009_000);
-        assertThat(rec.gcRecords().get(1).snapshotNanos()).isEqualTo(20000);
-
-        // a GC_SCOPE entry count that differs from its GC block's is damage; so is an unknown scope code
-        String ok = HexFormat.of().formatHex(Files.readAllBytes(file));
-        for (byte[] payload : List.of(new byte[] {1, 1, 0, 0}, new byte[] {2, 1, 0, 0, 9, 0, 0})) {
-            int at = ok.indexOf("10010000") / 2;
-            byte[] b = HexFormat.of().parseHex(ok);
-            int len = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(at + 4);
-            byte[] bad = TestFiles.block(16, 1, payload);
-            byte[] out = new byte[b.length - (12 + len) + bad.length];
-            System.arraycopy(b, 0, out, 0, at);
-            System.arraycopy(bad, 0, out, at, bad.length);
-            System.arraycopy(b, at + 12 + len, out, at + bad.length, b.length - at - 12 - len);
-            Path damaged = dir.resolve("damaged.msrec");
-            Files.write(damaged, out);
-            assertThat(RecordingReader.read(damaged).damage()).hasValueSatisfying(d ->
-                    assertThat(d.what()).containsAnyOf("GC_SCOPE has 1 entries", "unknown GC scope code"));
-        }
+        assertThat(rec.retentionWalks()).isEmpty();
+        assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
     }
 
     @Test

@@ -95,14 +95,27 @@ final class AllocationCheck {
         return m.toString();
     }
 
-    /** @return the agent's per-site allocated bytes now (by site id), to diff at the end */
+    /**
+     * @return the agent's per-site allocated bytes now (by site id), to diff at the end; after the agent has caught
+     *         up with the samples taken so far (its JVM sampler records them on a background thread)
+     */
     static long[] sites(AgentClient agent) {
+        catchUp(agent);
         return agent.allocatedBytesBySite();
+    }
+
+    /** Waits until the agent has recorded the samples taken so far (an older agent cannot: its figures then lag). */
+    static void catchUp(AgentClient agent) {
+        try {
+            agent.catchUp();
+        } catch (AgentClient.AgentUnavailableException olderAgent) {
+            // figures as they are
+        }
     }
 
     /** @return {bytes, type, site} of the sites that allocated most since {@code before}, the framework's left out */
     private static List<String[]> topSites(long[] before, AgentClient agent, int n) {
-        long[] now = agent.allocatedBytesBySite();
+        long[] now = sites(agent);
         List<long[]> grown = new ArrayList<>(); // {site id, bytes}
         for (int site = 1; site < now.length; site++) {
             long d = now[site] - (site < before.length ? before[site] : 0);

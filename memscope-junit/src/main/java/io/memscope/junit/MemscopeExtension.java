@@ -28,6 +28,9 @@ import org.opentest4j.TestAbortedException;
  *
  * <p>Under {@code @RepeatedTest} and {@code @ParameterizedTest}, the first invocation's leftovers are its warm-up of
  * the code under test (caches filled on first use) and are not judged by {@link NoLeaks}; every later invocation is.
+ * When invocations run concurrently, the first one to start is the warm-up, and the others wait for it to finish
+ * before their test method runs (at most {@value #WARM_UP_WAIT_SECONDS} s; one that waited longer is not judged, and
+ * says so): otherwise whichever touched the code first would be blamed for its warm-up.
  *
  * <p>{@link NoLeaks} and {@link MaxNativeMemory} need the memscope agent in the test JVM; without it the test fails
  * with a message saying how to add it, or is aborted (skipped) with the system property or JUnit configuration
@@ -36,21 +39,37 @@ import org.opentest4j.TestAbortedException;
 public final class MemscopeExtension implements BeforeTestExecutionCallback, AfterTestExecutionCallback,
         AfterEachCallback {
     /** Where the message sends a user who has no agent. */
-    static final String HOW_TO_ADD_THE_AGENT = "add -javaagent:/path/to/memscope-agent.jar to Surefire's <argLine>; "
-            + "with Maven: maven-dependency-plugin's 'properties' goal and "
-            + "<argLine>-javaagent:${io.memscope:memscope-agent:jar}</argLine>, docs/api.md \"JUnit 5\"";
+    static final String HOW_TO_ADD_THE_AGENT = "with Maven, copy the agent jar into target/ with "
+            + "maven-dependency-plugin (goal copy of io.memscope:memscope-agent) and give it to Surefire: "
+            + "<argLine>-javaagent:${project.build.directory}/memscope-agent.jar</argLine> (the snippet: docs/api.md, "
+            + "\"Adding the agent to Surefire\"); elsewhere, -javaagent:/path/to/memscope-agent.jar on the test JVM's "
+            + "command line";
     /** System property / configuration parameter: {@code fail} (default) or {@code abort} without an agent. */
     public static final String AGENT_MISSING = "memscope.junit.agentMissing";
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(MemscopeExtension.class);
     private static final String WINDOW = "window";
     private static final String LIMITS = "limits";
+    /** In a template's store: its {@link WarmUp}. In an invocation's: whether it is the warm-up, or why not judged. */
+    private static final String WARM_UP = "warmUp";
+    private static final String NOT_JUDGED = "notJudged";
+    /** How long an invocation waits for its template's warm-up invocation. */
+    static final int WARM_UP_WAIT_SECONDS = 60;
+
+    /** A test template's warm-up invocation: the first to start; the others wait until it is done. */
+    private static final class WarmUp {
+        final java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+        final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    }
 
     @Override
     public void beforeTestExecution(ExtensionContext context) {
         Limits limits = Limits.of(context);
         if (!limits.any()) {
             return;
+        }
+        if (limits.noLeaks() != null) {
+            awaitWarmUp(context);
         }
         boolean parallel = context.getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
                 .map(Boolean::parseBoolean).orElse(false) && !isolated(context);
@@ -96,9 +115,50 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         fail(failures);
     }
 
+    /**
+     * Under a test template: the first invocation to get here is the warm-up; another waits until the warm-up is
+     * done (its {@code afterEach}), so that its test method does not race the warm-up for the first use.
+     */
+    private static void awaitWarmUp(ExtensionContext context) {
+        if (!context.getUniqueId().contains("[test-template-invocation:") || context.getParent().isEmpty()) {
+            return;
+        }
+        WarmUp warmUp = context.getParent().get().getStore(NS).getOrComputeIfAbsent(WARM_UP, k -> new WarmUp(),
+                WarmUp.class);
+        ExtensionContext.Store store = context.getStore(NS);
+        if (warmUp.claimed.compareAndSet(false, true)) {
+            store.put(WARM_UP, warmUp);
+            return;
+        }
+        try {
+            if (!warmUp.done.await(WARM_UP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+                store.put(NOT_JUDGED, "@NoLeaks could not judge this invocation: the template's warm-up invocation "
+                        + "(the first to start) ran for more than " + WARM_UP_WAIT_SECONDS + " s while this one waited "
+                        + "for it (invocations that depend on each other, a barrier between repetitions?), so what "
+                        + "this one allocated may be the code's warm-up");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            store.put(NOT_JUDGED, "@NoLeaks could not judge this invocation: interrupted while it waited for the "
+                    + "template's warm-up invocation");
+        }
+    }
+
     @Override
     public void afterEach(ExtensionContext context) {
+        WarmUp warmUp = context.getStore(NS).remove(WARM_UP, WarmUp.class);
+        try {
+            judgeWhatIsLeft(context, warmUp != null);
+        } finally {
+            if (warmUp != null) {
+                warmUp.done.countDown(); // the template's other invocations may run now
+            }
+        }
+    }
+
+    private void judgeWhatIsLeft(ExtensionContext context, boolean isWarmUp) {
         ExtensionContext.Store store = context.getStore(NS);
+        String notJudged = store.remove(NOT_JUDGED, String.class);
         Window w = store.remove(WINDOW, Window.class);
         Limits limits = store.remove(LIMITS, Limits.class);
         if (w == null || !limits.needsAgent()) {
@@ -111,7 +171,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
             String what = limits.noLeaks() != null ? "@NoLeaks" : "@MaxNativeMemory";
             String message = what + " needs the memscope agent in the test JVM, and "
                     + (agent.isPresent() ? "its capture has ended" : "none is running (or it runs with jmx=false)")
-                    + ": " + HOW_TO_ADD_THE_AGENT + ".";
+                    + ". W" + HOW_TO_ADD_THE_AGENT.substring(1) + ".";
             String policy = context.getConfigurationParameter(AGENT_MISSING)
                     .orElse(System.getProperty(AGENT_MISSING, "fail"));
             if (policy.equalsIgnoreCase("abort")) {
@@ -119,12 +179,13 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
             }
             throw new AssertionFailedError(message);
         }
-        boolean judgeLeaks = limits.noLeaks() != null && !warmUpInvocation(context);
+        boolean judgeLeaks = limits.noLeaks() != null && !isWarmUp && notJudged == null;
         boolean judgeNative = limits.maxNative() >= 0;
         // What is held or outstanding before a GC bounds what is after it (a GC and its Cleaners only free): a test
         // within its limits already is not worth a full GC.
         if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, false) == null)
                 && (!judgeNative || !LeakCheck.nativeOver(w, toNanos, limits.maxNative(), agent))) {
+            abortUnjudged(notJudged);
             return;
         }
         if (!FullGc.run()) {
@@ -135,6 +196,17 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         List<String> failures = new ArrayList<>();
         if (judgeLeaks) {
             String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, true);
+            if (m != null && !limits.noLeaks().countSoftlyReachable()) {
+                // soft-reference caches the test filled are memory the JVM gives back on demand: clear them, judge again
+                boolean cleared = fullGcClearingSoftReferences(agent);
+                m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, true);
+                if (m != null) {
+                    m += cleared ? "\nObjects only softly reachable (caches the JVM may drop) were cleared first and "
+                            + "are not counted; @NoLeaks(countSoftlyReachable = true) counts them."
+                            : "\nObjects only softly reachable could not be told apart (the agent cannot reach the "
+                            + "JVM's soft-reference clock): soft-reference caches may be among them.";
+                }
+            }
             if (m != null) {
                 failures.add(m);
             }
@@ -146,6 +218,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
             }
         }
         fail(failures);
+        abortUnjudged(notJudged);
     }
 
     /** @return whether the test's class (or an enclosing one) is {@code @Isolated}: no other test runs meanwhile */
@@ -159,9 +232,20 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         return false;
     }
 
-    /** @return whether this is the first invocation of a test template (repeated or parameterized test) */
-    private static boolean warmUpInvocation(ExtensionContext context) {
-        return context.getUniqueId().endsWith("[test-template-invocation:#1]");
+    /** A full GC that clears unused soft references ({@link AgentClient#fullGcClearingSoftReferences}). */
+    private static boolean fullGcClearingSoftReferences(AgentClient agent) {
+        try {
+            return agent.fullGcClearingSoftReferences();
+        } catch (AgentClient.AgentUnavailableException olderAgent) {
+            return false;
+        }
+    }
+
+    /** A leak check that could not judge (it waited too long for the warm-up) says so: the test is aborted. */
+    private static void abortUnjudged(String notJudged) {
+        if (notJudged != null) {
+            throw new TestAbortedException(notJudged);
+        }
     }
 
     private static void fail(List<String> failures) {

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code @BeforeEach}); one-time work of the JVM done on first use (class initialization and loading, lambda and
  * invokedynamic linkage, reflection caches: recognized by their stacks); the test framework's own allocations;
  * under {@code @RepeatedTest} and {@code @ParameterizedTest}, what the first invocation leaves behind (the warm-up of
- * the code under test). Held bytes are estimates from samples: see docs/api.md for the precision.
+ * the code under test; when invocations run concurrently, the others wait for it to finish); objects only softly
+ * reachable (caches the JVM may drop, such as the JDK's locale data), unless {@link #countSoftlyReachable()}. Held
+ * bytes are estimates from samples: see docs/api.md for the precision.
  */
 @Documented
 @Inherited
@@ -36,4 +38,12 @@ public @interface NoLeaks {
 
     /** Judge only sites whose class starts with one of these prefixes ({@code "com.acme."}); empty = every site. */
     String[] include() default {};
+
+    /**
+     * Count objects reachable only through soft references as held (default false). By default the full GC that
+     * judges the test also clears the soft references nobody used since it started, as the JVM does when memory runs
+     * short: a soft-reference cache the test filled (the JDK's locale data, a library's cache) is memory the JVM gives
+     * back on demand, not a leak. Set it to judge such caches too.
+     */
+    boolean countSoftlyReachable() default false;
 }

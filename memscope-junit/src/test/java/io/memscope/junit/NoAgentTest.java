@@ -16,11 +16,18 @@ class NoAgentTest {
     }
 
     @Test
-    void failsSayingHowToAddTheAgent() {
+    void failsSayingHowToAddTheAgent() throws java.io.IOException {
         Map<String, Fixtures.Outcome> r = Fixtures.run(NoAgentFixture.class, Map.of());
         assertThat(r.get("leakCheck").status()).isEqualTo(TestExecutionResult.Status.FAILED);
-        assertThat(r.get("leakCheck").message()).startsWith("@NoLeaks needs the memscope agent in the test JVM")
-                .contains("-javaagent:", "<argLine>", "${io.memscope:memscope-agent:jar}");
+        String message = r.get("leakCheck").message();
+        assertThat(message).startsWith("@NoLeaks needs the memscope agent in the test JVM")
+                .contains("<argLine>-javaagent:${project.build.directory}/memscope-agent.jar</argLine>")
+                .contains("docs/api.md, \"Adding the agent to Surefire\"").contains("). With Maven, copy the agent jar")
+                .endsWith(".");
+        // the setup it names is the one the docs show
+        String api = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/api.md"));
+        assertThat(api).contains("### Adding the agent to Surefire").contains(
+                "<argLine>-javaagent:${project.build.directory}/memscope-agent.jar").contains("<goal>copy</goal>");
         assertThat(r.get("nativeCheck").message()).startsWith("@MaxNativeMemory needs the memscope agent");
     }
 

@@ -21,12 +21,14 @@ import java.util.Map;
  * @param byHost      "instrument\0host" to its HOST row
  * @param budgets     "kind\0target" to the budget
  * @param agent       the agent's totals, or null without an agent
- * @param topSites    the agent's top sites by held bytes ({@code site\0type} to the site's figures)
+ * @param sites       the agent's sites holding the most ({@code site\0type} to held bytes; with method-level sites,
+ *                    {@code pkg.Class.method(File.java)\0type}, the lines of a method summed), a few times more
+ *                    than the binder shows, so that it can tell which shown site fell far behind
  * @param takenNanos  when it was taken
  */
 record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow> byUser,
                           Map<String, SummaryRow> byHost, Map<String, Budget> budgets, AgentTotals agent,
-                          Map<String, AgentClient.SiteUsage> topSites, long takenNanos) {
+                          Map<String, Double> sites, long takenNanos) {
 
     /** The agent's totals at the snapshot. */
     record AgentTotals(long liveBytes, long heldBytes, long allocatedBytes, long nativeOutstandingBytes,
@@ -36,7 +38,11 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
     static final AccountingSnapshot EMPTY = new AccountingSnapshot(Map.of(), Map.of(), Map.of(), Map.of(), null,
             Map.of(), 0);
 
-    static AccountingSnapshot take(MemoryAccounting acct, AgentClient agent, int topSites) {
+    /**
+     * @param siteRows      rows asked from the agent (0: none)
+     * @param sitesByMethod whether sites are named by method (lines summed) instead of by line
+     */
+    static AccountingSnapshot take(MemoryAccounting acct, AgentClient agent, int siteRows, boolean sitesByMethod) {
         Map<String, SummaryRow> global = new LinkedHashMap<>();
         Map<String, SummaryRow> byUser = new HashMap<>();
         Map<String, SummaryRow> byHost = new HashMap<>();
@@ -56,14 +62,15 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
             }
         }
         AgentTotals totals = null;
-        Map<String, AgentClient.SiteUsage> sites = new LinkedHashMap<>();
+        Map<String, Double> sites = new LinkedHashMap<>();
         if (agent != null && agent.isPresent()) {
             totals = new AgentTotals(agent.liveBytes(), agent.heldBytes(), agent.allocatedBytes(),
                     agent.nativeOutstandingBytes(), agent.droppedSamples(), agent.failures(), agent.unconfirmedBytes());
-            if (topSites > 0) {
-                List<AgentClient.SiteUsage> top = agent.topSites(topSites, AgentClient.SiteOrder.HELD);
+            if (siteRows > 0) {
+                List<AgentClient.SiteUsage> top = agent.topSites(siteRows, AgentClient.SiteOrder.HELD);
                 for (AgentClient.SiteUsage u : top) {
-                    sites.put(key(u.site(), u.type()), u);
+                    sites.merge(key(sitesByMethod ? method(u.site()) : u.site(), u.type()), (double) u.heldBytes(),
+                            Double::sum);
                 }
             }
         }
@@ -74,8 +81,21 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
         return a + "\u0000" + (b == null ? "" : b);
     }
 
-    /** @return a column of a row, or NaN when the row is gone (a meter of a row that left the top N) */
+    /** @return a column of a row, or NaN when the row is gone (the meter then reads its last value) */
     static double value(SummaryRow r, Column c) {
         return r == null ? Double.NaN : r.get(c);
+    }
+
+    /**
+     * @return a site frame without its line: {@code pkg.Class.method(File.java:42)} is
+     *         {@code pkg.Class.method(File.java)}
+     */
+    static String method(String frame) {
+        int colon = frame.lastIndexOf(':');
+        int close = frame.lastIndexOf(')');
+        if (colon > frame.lastIndexOf('(') && close > colon) {
+            return frame.substring(0, colon) + frame.substring(close);
+        }
+        return frame;
     }
 }

@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -43,8 +42,10 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code memscope.accounting.allocated}, {@code .freed} (counters, bytes)</td><td>instrument</td><td>SUM_..._ALLOC,
  *       SUM_..._FREE</td></tr>
  *   <tr><td>{@code memscope.accounting.user.used}, {@code .user.used.high}, {@code .user.objects}</td>
- *       <td>instrument, user</td><td>the USER table, for instruments {@link Builder#perOwner marked} for it: the
- *       {@link Builder#maxOwners} users holding most, and {@code user="other"} for the rest together</td></tr>
+ *       <td>instrument, user</td><td>the USER table, for instruments {@link Builder#perOwner marked} for it: at most
+ *       {@link Builder#maxOwners} users with rows of their own, chosen among those holding most and kept for at least
+ *       {@link Builder#minRefreshesShown} refreshes ({@link StickyTop}), and {@code user="other"} for the rest
+ *       together</td></tr>
  *   <tr><td>{@code memscope.accounting.host.*}</td><td>instrument, host</td><td>the same from the HOST table</td></tr>
  *   <tr><td>{@code memscope.budget.limit}, {@code .used}, {@code .peak} (gauges, bytes)</td><td>kind, target</td>
  *       <td>each budget: its limit, its exact bytes used, the most used at once since it was set</td></tr>
@@ -62,7 +63,9 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code memscope.agent.heap.allocated} (counter, bytes)</td><td></td><td>estimated heap bytes allocated
  *       since the capture started</td></tr>
  *   <tr><td>{@code memscope.agent.site.held} (gauge, bytes)</td><td>site, type</td><td>the {@link Builder#topSites}
- *       sites holding the most (held as {@code memscope.agent.heap.held}), estimated</td></tr>
+ *       sites holding the most (held as {@code memscope.agent.heap.held}), estimated, kept like the users;
+ *       {@code site} is a frame with its line, or with {@link Builder#sitesByMethod} without it (the lines of a
+ *       method summed)</td></tr>
  *   <tr><td>{@code memscope.agent.native.outstanding} (gauge, bytes)</td><td></td><td>direct and Unsafe memory not
  *       freed: exact</td></tr>
  *   <tr><td>{@code memscope.agent.samples.dropped}, {@code memscope.agent.failures} (counters)</td><td></td><td>samples
@@ -73,8 +76,9 @@ import java.util.function.ToDoubleFunction;
  * meter is read and the last one is older than {@link Builder#maxAge} (default 1 s). Which rows exist (new
  * instruments, budgets, the top users, hosts and sites) is decided by {@link #refresh()}, which a daemon thread
  * {@code memscope-metrics} calls every {@link Builder#refreshEvery} (default 10 s; zero: only when you call it).
- * The agent's meters exist when an agent runs when the binder is bound. Reading never throws into the scrape: a
- * gauge of a row that has just gone reads NaN.
+ * The agent's meters exist when an agent runs when the binder is bound. Reading never throws into the scrape and
+ * never gives NaN: a meter whose row has just gone (until the next refresh removes it), or whose source cannot be
+ * read, keeps its last value (0 if it never had one).
  */
 public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
     private final MemoryAccounting accounting;
@@ -82,6 +86,8 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
     private final Set<String> perOwner;
     private final int maxOwners;
     private final int topSites;
+    private final int tenure;
+    private final boolean sitesByMethod;
     private final long maxAgeNanos;
     private final long refreshMillis;
     private final Tags extraTags;
@@ -99,6 +105,10 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
      */
     private volatile Map<String, Set<String>> shownUsers = Map.of();
     private volatile Map<String, Set<String>> shownHosts = Map.of();
+    /** Per marked instrument, which users / hosts have rows of their own: stable across refreshes. */
+    private final Map<String, StickyTop> userTops = new HashMap<>();
+    private final Map<String, StickyTop> hostTops = new HashMap<>();
+    private final StickyTop siteTop;
 
     private MemscopeMetrics(Builder b) {
         this.accounting = b.accounting;
@@ -106,6 +116,9 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         this.perOwner = Set.copyOf(b.perOwner);
         this.maxOwners = b.maxOwners;
         this.topSites = b.topSites;
+        this.tenure = b.tenure;
+        this.sitesByMethod = b.sitesByMethod;
+        this.siteTop = new StickyTop(b.topSites, b.tenure);
         this.maxAgeNanos = b.maxAgeMillis * 1_000_000L;
         this.refreshMillis = b.refreshMillis;
         this.extraTags = b.tags;
@@ -173,7 +186,7 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         if (registry == null) {
             throw new IllegalStateException("bind it to a registry first");
         }
-        AccountingSnapshot s = AccountingSnapshot.take(accounting, agent, topSites);
+        AccountingSnapshot s = take();
         snapshot = s;
         Set<String> wanted = new HashSet<>();
         for (String instrument : s.global().keySet()) {
@@ -185,8 +198,10 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         Map<String, Set<String>> users = new HashMap<>();
         Map<String, Set<String>> hosts = new HashMap<>();
         for (String instrument : perOwner) {
-            users.put(instrument, top(s.byUser(), instrument));
-            hosts.put(instrument, top(s.byHost(), instrument));
+            users.put(instrument, userTops.computeIfAbsent(instrument, k -> new StickyTop(maxOwners, tenure))
+                    .update(owners(s.byUser(), instrument)));
+            hosts.put(instrument, hostTops.computeIfAbsent(instrument, k -> new StickyTop(maxOwners, tenure))
+                    .update(owners(s.byHost(), instrument)));
             for (String u : users.get(instrument)) {
                 wanted.add(ownerRow("user", instrument, u));
             }
@@ -198,7 +213,7 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
                 wanted.add(ownerRow("host", instrument, null));
             }
         }
-        for (String site : s.topSites().keySet()) {
+        for (String site : siteTop.update(s.sites())) {
             wanted.add(siteRow(site));
         }
         shownUsers = Map.copyOf(users);
@@ -223,22 +238,24 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** @return the users (or hosts) of an instrument holding the most now, at most {@code maxOwners} */
-    private Set<String> top(Map<String, SummaryRow> table, String instrument) {
-        List<SummaryRow> owners = new ArrayList<>();
+    /** @return the users (or hosts) of an instrument and the bytes each holds now */
+    private static Map<String, Double> owners(Map<String, SummaryRow> table, String instrument) {
+        Map<String, Double> owners = new HashMap<>();
         String prefix = instrument + "\u0000";
         for (Map.Entry<String, SummaryRow> e : table.entrySet()) {
             if (e.getKey().startsWith(prefix)) {
-                owners.add(e.getValue());
+                SummaryRow r = e.getValue();
+                owners.put(Objects.toString(r.user() != null ? r.user() : r.host(), ""),
+                        (double) r.get(Column.CURRENT_NUMBER_OF_BYTES_USED));
             }
         }
-        owners.sort(Comparator.comparingLong((SummaryRow r) -> -r.get(Column.CURRENT_NUMBER_OF_BYTES_USED))
-                .thenComparing(r -> Objects.toString(r.user() != null ? r.user() : r.host(), "")));
-        Set<String> names = new LinkedHashSet<>();
-        for (SummaryRow r : owners.subList(0, Math.min(maxOwners, owners.size()))) {
-            names.add(Objects.toString(r.user() != null ? r.user() : r.host(), ""));
-        }
-        return names;
+        return owners;
+    }
+
+    /** Asks the agent for a few times the rows shown: enough to see a shown site fall far behind another. */
+    private AccountingSnapshot take() {
+        int rows = topSites == 0 ? 0 : Math.min(AgentClient.MAX_ROWS, Math.max(4 * topSites, topSites + 10));
+        return AccountingSnapshot.take(accounting, agent, rows, sitesByMethod);
     }
 
     // Row keys: kind|parts, with \0 between parts.
@@ -325,8 +342,8 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
                 m.add(gauge("memscope.agent.site.held", t, "bytes",
                         "estimated heap bytes of this site's objects reachable at the last GC (memscope agent)",
                         s -> {
-                            AgentClient.SiteUsage u = s.topSites().get(siteKey);
-                            return u == null ? Double.NaN : u.heldBytes();
+                            Double held = s.sites().get(siteKey);
+                            return held == null ? Double.NaN : held;
                         }));
                 return m;
             }
@@ -360,7 +377,7 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         AccountingSnapshot s = snapshot;
         if (System.nanoTime() - s.takenNanos() > maxAgeNanos) {
             try {
-                s = AccountingSnapshot.take(accounting, agent, topSites);
+                s = take();
                 snapshot = s;
             } catch (RuntimeException e) {
                 return s; // keep serving the last one
@@ -371,14 +388,44 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
 
     private Meter gauge(String name, Tags tags, String unit, String description,
                         ToDoubleFunction<AccountingSnapshot> f) {
-        return Gauge.builder(name, this, m -> f.applyAsDouble(m.current())).tags(tags.and(extraTags)).baseUnit(unit)
+        LastValue v = new LastValue(f);
+        return Gauge.builder(name, this, m -> v.read(m.current())).tags(tags.and(extraTags)).baseUnit(unit)
                 .description(description).strongReference(true).register(registry);
     }
 
     private Meter counter(String name, Tags tags, String unit, String description,
                           ToDoubleFunction<AccountingSnapshot> f) {
-        return FunctionCounter.builder(name, this, m -> f.applyAsDouble(m.current())).tags(tags.and(extraTags))
+        LastValue v = new LastValue(f);
+        return FunctionCounter.builder(name, this, m -> v.read(m.current())).tags(tags.and(extraTags))
                 .baseUnit(unit).description(description).register(registry);
+    }
+
+    /**
+     * A meter's value that is never NaN: a row gone from the snapshot (it left a bounded set, its budget was removed,
+     * the agent stopped) reads the last value it had, until the next refresh removes its meter; 0 if it never had
+     * one. A scrape, and a sum over series, never sees NaN.
+     */
+    private static final class LastValue {
+        private final ToDoubleFunction<AccountingSnapshot> f;
+        private volatile double last;
+
+        LastValue(ToDoubleFunction<AccountingSnapshot> f) {
+            this.f = f;
+        }
+
+        double read(AccountingSnapshot s) {
+            double v;
+            try {
+                v = f.applyAsDouble(s);
+            } catch (RuntimeException e) {
+                v = Double.NaN;
+            }
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                return last;
+            }
+            last = v;
+            return v;
+        }
     }
 
     /** Stops the refresh thread and removes the meters this binder registered. */
@@ -402,6 +449,8 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
         private final Set<String> perOwner = new LinkedHashSet<>();
         private int maxOwners = 20;
         private int topSites = 10;
+        private int tenure = 30;
+        private boolean sitesByMethod;
         private long maxAgeMillis = 1000;
         private long refreshMillis = 10_000;
         private Tags tags = Tags.empty();
@@ -436,6 +485,33 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
                 throw new IllegalArgumentException("topSites must be 0.." + AgentClient.MAX_ROWS + ": " + n);
             }
             this.topSites = n;
+            return this;
+        }
+
+        /**
+         * How many refreshes a user, host or site that got rows of its own keeps them at least (default 30: 5 minutes
+         * at the default {@link #refreshEvery} of 10 s). Afterwards it gives its place only to one holding more than
+         * twice as much, or leaves when it holds nothing: over {@code n} refreshes at most
+         * {@code maxOwners × (1 + n / minRefreshesShown)} distinct users get rows of their own (the same for hosts
+         * and sites), however the ranking moves; Prometheus stores no more series than that.
+         */
+        public Builder minRefreshesShown(int refreshes) {
+            if (refreshes < 1) {
+                throw new IllegalArgumentException("minRefreshesShown must be >= 1: " + refreshes);
+            }
+            this.tenure = refreshes;
+            return this;
+        }
+
+        /**
+         * Names the agent's sites by method ({@code pkg.Class.method(File.java)}, the lines of a method summed)
+         * instead of by line (default false). Line numbers change with every deploy that moves code, and each new
+         * label is a new series; method-level sites survive such deploys, at the price of not telling two lines of
+         * one method apart (and of summing only the lines among the rows read from the agent, a few times
+         * {@link #topSites}).
+         */
+        public Builder sitesByMethod(boolean byMethod) {
+            this.sitesByMethod = byMethod;
             return this;
         }
 

@@ -12,6 +12,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The binder over a private accounting registry, read through Micrometer's SimpleMeterRegistry and a Prometheus scrape. */
@@ -22,7 +31,7 @@ class MemscopeMetricsTest {
 
     private MemscopeMetrics metrics(String... perOwner) {
         return MemscopeMetrics.builder().accounting(acct).perOwner(perOwner).maxOwners(2).topSites(0)
-                .maxAge(Duration.ZERO).refreshEvery(Duration.ZERO).build();
+                .minRefreshesShown(1).maxAge(Duration.ZERO).refreshEvery(Duration.ZERO).build();
     }
 
     private void charge(String user, String host, Instrument i, long bytes, int times) {
@@ -176,5 +185,90 @@ class MemscopeMetricsTest {
         refresher.join(30_000);
         assertThat(refresher.isAlive()).isFalse();
         assertThat(r.getMeters()).isEmpty();
+    }
+
+    /**
+     * A hundred users whose holdings move every refresh, so that who holds most changes all the time, scraped 300
+     * times with {@code maxOwners(5)}: each scrape has at most 5 users and "other", their sum is the instrument's
+     * figure, no value is NaN, and over all the scrapes only a bounded number of distinct users ever got series of
+     * their own (a monitoring system stores each for its retention), where following the top 5 of each refresh
+     * exposes most of the hundred.
+     */
+    @Test
+    void ownerSeriesStayFewOverManyScrapesAndNoneIsNaN() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        SplittableRandom random = new SplittableRandom(42);
+        int users = 100;
+        int scrapes = 300;
+        int tenure = 30;
+        List<List<Owner>> held = new ArrayList<>();
+        for (int u = 0; u < users; u++) {
+            held.add(new ArrayList<>());
+        }
+        Pattern userSeries = Pattern.compile(
+                "memscope_accounting_user_used_bytes\\{instrument=\"memory/cache/entries\",user=\"([^\"]+)\"} (\\S+)");
+        Pattern total = Pattern.compile("memscope_accounting_used_bytes\\{instrument=\"memory/cache/entries\"} (\\S+)");
+        Set<String> everShown = new HashSet<>();
+        Set<String> everHolding = new HashSet<>();
+        try (MemscopeMetrics m = MemscopeMetrics.builder().accounting(acct).perOwner("memory/cache/entries")
+                .maxOwners(5).minRefreshesShown(tenure).topSites(0).maxAge(Duration.ZERO)
+                .refreshEvery(Duration.ZERO).build()) {
+            m.bindTo(prometheus);
+            for (int scrape = 0; scrape < scrapes; scrape++) {
+                // every user takes or gives back some entries: the ranking churns
+                for (int u = 0; u < users; u++) {
+                    List<Owner> mine = held.get(u);
+                    int change = random.nextInt(-6, 7);
+                    for (int k = 0; k < change; k++) {
+                        try (OwnerScope s = acct.scope("user-" + u, "eu-1")) {
+                            mine.add(acct.alloc(entries, 1024));
+                        }
+                    }
+                    for (int k = 0; k < -change && !mine.isEmpty(); k++) {
+                        acct.free(entries, 1024, mine.remove(mine.size() - 1));
+                    }
+                    if (!mine.isEmpty()) {
+                        everHolding.add("user-" + u);
+                    }
+                }
+                m.refresh();
+                String text = prometheus.scrape();
+                assertThat(text).as("scrape %d", scrape).doesNotContain("NaN");
+                Matcher x = userSeries.matcher(text);
+                Map<String, Double> shown = new HashMap<>();
+                while (x.find()) {
+                    shown.put(x.group(1), Double.parseDouble(x.group(2)));
+                }
+                assertThat(shown).as("scrape %d", scrape).containsKey("other").hasSizeLessThanOrEqualTo(6);
+                Matcher t = total.matcher(text);
+                assertThat(t.find()).isTrue();
+                assertThat(shown.values().stream().mapToDouble(Double::doubleValue).sum())
+                        .as("the users' rows add up to the instrument").isEqualTo(Double.parseDouble(t.group(1)));
+                shown.keySet().stream().filter(k -> !k.equals("other")).forEach(everShown::add);
+            }
+        }
+        assertThat(everHolding).as("the ranking moved among most users").hasSizeGreaterThan(90);
+        assertThat(everShown).as("distinct users that ever had series of their own, over %d scrapes", scrapes)
+                .hasSizeLessThanOrEqualTo(5 * (1 + scrapes / tenure));
+        assertThat(everShown.size()).as("far fewer than the users who were in some refresh's top 5").isLessThan(30);
+    }
+
+    /** A row that goes between two refreshes (a budget removed) reads its last value, never NaN, until removed. */
+    @Test
+    void aRowGoneBeforeTheRefreshReadsItsLastValueNotNaN() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        io.memscope.accounting.Budget b = acct.setBudget(entries, 2048);
+        acct.alloc(entries, 1000);
+        try (MemscopeMetrics m = metrics()) {
+            m.bindTo(prometheus);
+            assertThat(prometheus.scrape()).contains(
+                    "memscope_budget_used_bytes{kind=\"instrument\",target=\"memory/cache/entries\"} 1000.0");
+            acct.removeBudget(b);
+            String between = prometheus.scrape();
+            assertThat(between).doesNotContain("NaN").contains(
+                    "memscope_budget_used_bytes{kind=\"instrument\",target=\"memory/cache/entries\"} 1000.0");
+            m.refresh();
+            assertThat(prometheus.scrape()).doesNotContain("memscope_budget_used_bytes");
+        }
     }
 }

@@ -170,10 +170,12 @@ public final class MemscopeHooksTemplate {
 
     /**
      * Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary).
-     * stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
+     * intervalBytes: the mean of the samples kept; jvmIntervalBytes: the JVM's (at most intervalBytes: the library
+     * keeps each sample with the probability that makes it one of intervalBytes); ownDistances: the library draws the
+     * threads' distances to their next sample. stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
      */
-    public static native int jvmtiStart0(int intervalBytes, int frames, long ringBytes, int liveLimit,
-                                         boolean sampleHeap, int stackWalk);
+    public static native int jvmtiStart0(int intervalBytes, int jvmIntervalBytes, boolean ownDistances, int frames,
+                                         long ringBytes, int liveLimit, boolean sampleHeap, int stackWalk);
 
     /** The drain thread's Java id, whose allocations are not sampled. */
     public static native void jvmtiOwnThread0(long tid);
@@ -220,11 +222,22 @@ public final class MemscopeHooksTemplate {
     /** The library's counters. */
     public static native void jvmtiCounters0(long[] out);
 
+    /** Moves every SoftReference's timestamp far into the past; returns how many, or a negative error. */
+    public static native int jvmtiAgeSoftReferences0(Class<?> softReference);
+    /** Holds {@code reserve} (or nothing, null) until the JVM first runs out of memory, which lets it go. */
+    public static native void jvmtiReserve0(Object reserve);
+
     /** "Lpkg/Cls;\tmethod\tFile.java" of a jmethodID, or null. */
     public static native String jvmtiDescribe0(long method);
 
     /** Line number table of a jmethodID as (first bytecode index, line) pairs, or null. */
     public static native int[] jvmtiLines0(long method);
+
+    /**
+     * Walks the heap from the GC roots and answers, for each tracked sample alive, the chain of references that reached
+     * it (heap_walk.h): {long[] nodes, String[] strings, long[] samples}, or null (stats say why).
+     */
+    public static native Object[] jvmtiWalk0(long timeBudgetNanos, long memoryBudgetBytes, long[] stats);
 
     // What the application reports through memscope-core's API (io.memscope.internal.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.

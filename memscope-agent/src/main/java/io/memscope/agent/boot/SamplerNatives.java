@@ -13,6 +13,9 @@ package io.memscope.agent.boot;
  * and the JVM remembers such a failure).
  */
 public final class SamplerNatives {
+    /** The library's JVMTI environment is one per process, and so are its object tags: one user at a time. */
+    private static final Object TAGS = new Object();
+
     private SamplerNatives() {
     }
 
@@ -21,9 +24,10 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiLoad(path);
     }
 
-    public static int start(int intervalBytes, int frames, long ringBytes, int liveLimit, boolean sampleHeap,
-                            int stackWalk) {
-        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, frames, ringBytes, liveLimit, sampleHeap, stackWalk);
+    public static int start(int intervalBytes, int jvmIntervalBytes, boolean ownDistances, int frames, long ringBytes,
+                            int liveLimit, boolean sampleHeap, int stackWalk) {
+        return MemscopeHooksTemplate.jvmtiStart0(intervalBytes, jvmIntervalBytes, ownDistances, frames, ringBytes,
+                liveLimit, sampleHeap, stackWalk);
     }
 
     public static void ownThread(long tid) {
@@ -78,11 +82,29 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
+    /** Tags the heap's SoftReferences for a moment: never during a heap walk, which tags objects too. */
+    public static int ageSoftReferences(Class<?> softReference) {
+        synchronized (TAGS) {
+            return MemscopeHooksTemplate.jvmtiAgeSoftReferences0(softReference);
+        }
+    }
+
+    public static void reserve(Object reserve) {
+        MemscopeHooksTemplate.jvmtiReserve0(reserve);
+    }
+
     public static String describe(long method) {
         return MemscopeHooksTemplate.jvmtiDescribe0(method);
     }
 
     public static int[] lines(long method) {
         return MemscopeHooksTemplate.jvmtiLines0(method);
+    }
+
+    /** Walks the heap from the GC roots; tags objects meanwhile, so never at once with {@link #ageSoftReferences}. */
+    public static Object[] walk(long timeBudgetNanos, long memoryBudgetBytes, long[] stats) {
+        synchronized (TAGS) {
+            return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, stats);
+        }
     }
 }

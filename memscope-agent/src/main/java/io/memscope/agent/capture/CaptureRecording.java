@@ -2,6 +2,7 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEvent;
 import io.memscope.internal.error.Failures;
+import io.memscope.internal.files.PrivateFiles;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
@@ -18,7 +19,13 @@ import java.util.Map;
  * application's start-up's business; events recorded before wait in the store), fed by the store's drains and by
  * the JVM sampler's drain thread directly, flushed every flush period, finished with what is only known at the end.
  *
- * <p>If the file cannot be opened, events stay in the store and opening is tried once more at the end.
+ * <p>If the file cannot be opened (a folder that cannot be made or is refused, a read-only or full disk), the
+ * recording is written into memory instead, at most {@link #memoryLimit()} bytes, and that is said at once on stderr;
+ * at the end the file is tried again and, if it opens, the recording held in memory goes into it. A recording whose
+ * writes fail later (a disk that fills up, the memory limit) says so at once, counts every event it drops from then
+ * on, and is ended cleanly at its last whole block ({@link RecordingWriter#salvage}) with why and when it stopped
+ * ({@link MetadataKeys#RECORDING_FAILURE}): a file of {@value #RESERVE_BYTES} bytes reserved next to it when it
+ * opened is deleted to make room for that end on a full disk.
  */
 final class CaptureRecording {
     private final StoreSink sink;
@@ -29,9 +36,22 @@ final class CaptureRecording {
     private final long startEpochMs;
     private final boolean exact;
     private final long intervalBytes;
+    /** Bytes kept free on the recording's disk for its end when the disk fills up ({@link #reserve}). */
+    static final int RESERVE_BYTES = 64 * 1024;
+    /** Name of that file, in the recording's folder. */
+    static final String RESERVE_NAME = ".recording.reserve";
     private final Object openLock = new Object();
     private boolean opened;
     private volatile RecordingStream stream;
+    /** The recording held in memory while its file cannot be opened, else null. */
+    private MemoryOutput memory;
+    /** Why the file could not be opened (memory mode), for the message at the end. */
+    private String openFailure;
+    /** The first write failure, said once on stderr; null while every write succeeded. */
+    private volatile String writeFailure;
+    private long writeFailureNanos;
+    /** The reserved file, or null. */
+    private Path reserve;
     /** What the application reports through memscope's API, and the function profile (or null): set before open. */
     private ApiCapture api;
     private FunctionProfile functions;
@@ -71,31 +91,139 @@ final class CaptureRecording {
             return null;
         }
         try {
-            java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
-            RecordingWriter w = RecordingWriter.builder(file).strings(sink.store().strings())
-                    .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
-                    .clock(startEpochMs * 1_000_000L, startNanos).open();
-            w.metadata(MetadataKeys.MODE, exact ? "exact" : "sample");
-            w.metadata(MetadataKeys.INTERVAL_BYTES, Long.toString(intervalBytes));
-            w.metadata(MetadataKeys.START_NANOS, Long.toString(startNanos));
-            w.metadata(MetadataKeys.START_EPOCH_MS, Long.toString(startEpochMs));
-            for (Map.Entry<String, String> m : startMetadata.entrySet()) {
-                w.metadata(m.getKey(), m.getValue());
-            }
-            w.flush();
-            RecordingStream rs = new RecordingStream(sink.store(), w, stacks);
-            rs.api(api);
-            rs.functions(functions);
-            return rs;
+            RecordingWriter w = fileWriter();
+            reserve = reserve(file.toAbsolutePath().getParent());
+            return stream(w);
         } catch (Throwable t) {
             Failures.report("agent.recording.open", t);
-            System.err.println("memscope agent: cannot stream into " + file + " (" + t
-                    + "); events stay in memory until the end");
+            openFailure = reason(t);
+            try {
+                memory = new MemoryOutput(memoryLimit());
+                RecordingWriter w = RecordingWriter.builder(file).output(memory).strings(sink.store().strings())
+                        .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
+                        .clock(startEpochMs * 1_000_000L, startNanos).open();
+                System.err.println("memscope agent: cannot write " + file + ": " + openFailure
+                        + "; tracking continues in memory up to " + mib(memoryLimit())
+                        + ", then drops events (counted); the file is tried again at the end");
+                return stream(w);
+            } catch (Throwable again) {
+                Failures.report("agent.recording.memory", again);
+                memory = null;
+                System.err.println("memscope agent: cannot write " + file + ": " + openFailure
+                        + "; nothing is recorded");
+                return null;
+            }
+        }
+    }
+
+    /** Creates the recording's file (new, private, in its folder) and writes its header. */
+    private RecordingWriter fileWriter() throws java.io.IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        if (!java.nio.file.Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // not made when the capture started (the output folder was missing or not trusted then)
+            PrivateFiles.createFolder(PrivateFiles.outputFolder(dir.getParent()).resolve(dir.getFileName()));
+        }
+        PrivateFiles.checkPrivate(dir);
+        PrivateFiles.createFile(file); // new, mode 0600: never a file or link that was there before
+        return RecordingWriter.builder(file).strings(sink.store().strings())
+                .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
+                .clock(startEpochMs * 1_000_000L, startNanos).open();
+    }
+
+    private RecordingStream stream(RecordingWriter w) {
+        w.metadata(MetadataKeys.MODE, exact ? "exact" : "sample");
+        w.metadata(MetadataKeys.INTERVAL_BYTES, Long.toString(intervalBytes));
+        w.metadata(MetadataKeys.START_NANOS, Long.toString(startNanos));
+        w.metadata(MetadataKeys.START_EPOCH_MS, Long.toString(startEpochMs));
+        for (Map.Entry<String, String> m : startMetadata.entrySet()) {
+            w.metadata(m.getKey(), m.getValue());
+        }
+        try {
+            w.flush();
+        } catch (RuntimeException e) {
+            writeFailed(w);
+        }
+        RecordingStream rs = new RecordingStream(sink.store(), w, stacks);
+        rs.api(api);
+        rs.functions(functions);
+        return rs;
+    }
+
+    /** @return a new file of {@value #RESERVE_BYTES} bytes in {@code dir}, or null when there is no room for it */
+    private static Path reserve(Path dir) {
+        Path r = dir.resolve(RESERVE_NAME);
+        try {
+            PrivateFiles.createFile(r);
+            try (java.io.FileOutputStream out = new java.io.FileOutputStream(r.toFile())) {
+                out.write(new byte[RESERVE_BYTES]); // written, not sparse: the blocks are really taken
+            }
+            return r;
+        } catch (Throwable t) {
+            try {
+                java.nio.file.Files.deleteIfExists(r);
+            } catch (Throwable ignored) {
+                // nothing reserved
+            }
             return null;
         }
     }
 
-    /** @return whether the file is open */
+    private void releaseReserve() {
+        Path r = reserve;
+        reserve = null;
+        if (r != null) {
+            try {
+                java.nio.file.Files.deleteIfExists(r);
+            } catch (Throwable t) {
+                Failures.report("agent.recording.reserve", t);
+            }
+        }
+    }
+
+    /**
+     * The most a recording held in memory may take (its file could not be opened): 1/32 of the heap's maximum,
+     * at least 256 KiB, at most 64 MiB.
+     */
+    static long memoryLimit() {
+        return Math.max(256 * 1024, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 32));
+    }
+
+    /** The first write failure of {@code w}: said at once, with what is kept and what is dropped. Once. */
+    private void writeFailed(RecordingWriter w) {
+        if (writeFailure != null) {
+            return;
+        }
+        java.io.IOException e = w.failure();
+        String why = e == null ? "unknown error" : reason(e);
+        writeFailureNanos = System.nanoTime();
+        writeFailure = why;
+        MemoryOutput m = memory;
+        if (m != null && m.full()) {
+            System.err.println("memscope agent: the recording held in memory reached " + mib(m.limit())
+                    + " (" + file + " could not be opened: " + openFailure + "); events from now on are dropped "
+                    + "and counted");
+        } else {
+            System.err.println("memscope agent: cannot write " + file + ": " + why + "; the recording keeps the "
+                    + w.eventsInFile() + " events written (" + mib(w.bytesWritten()) + "), events from now on are "
+                    + "dropped and counted");
+        }
+    }
+
+    /** @return the failure's own words: "No space left on device", "Read-only file system", "... is not a folder" */
+    static String reason(Throwable t) {
+        return io.memscope.internal.files.FileErrors.reason(t);
+    }
+
+    private static String mib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+
+    /** @return why the recording stopped (said on stderr), or null while it is written */
+    String writeFailure() {
+        return writeFailure;
+    }
+
+    /** @return whether the recording is being written (into its file, or into memory while the file cannot be) */
     boolean streaming() {
         return stream != null;
     }
@@ -165,7 +293,47 @@ final class CaptureRecording {
                         + rs.drained() + " events");
             }
         } catch (Throwable t) {
-            Failures.report("agent.recording.flush", t);
+            if (rs.writer().failure() != null) {
+                writeFailed(rs.writer()); // said once; the writer counts what it drops from now on
+            } else {
+                Failures.report("agent.recording.flush", t);
+            }
+        }
+    }
+
+    /** Notes metadata now (written with the next flush): what the capture learned while it runs. */
+    void metadata(Map<String, String> values) {
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            for (Map.Entry<String, String> m : values.entrySet()) {
+                rs.writer().metadata(m.getKey(), m.getValue());
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.recording.metadata", t);
+        }
+    }
+
+    /**
+     * Writes a walk of the heap from the GC roots into the file at once (a RETENTION block); with {@code flush}, the
+     * blocks still pending (the sites and events of the samples it names) follow at once, so that a reader of the
+     * file finds them now. Opens the file first when that never succeeded. Never throws.
+     */
+    void retention(io.memscope.recording.RetentionWalk walk, boolean flush) {
+        open();
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            rs.writer().retention(walk);
+            if (flush) {
+                rs.writer().flush();
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.recording.retention", t);
         }
     }
 
@@ -193,50 +361,117 @@ final class CaptureRecording {
         RecordingStream rs = stream;
         stream = null;
         if (rs == null) {
-            rs = openStream();
-        }
-        if (rs == null) {
             return null;
         }
         try {
-            rs.drain(gcs);
-        } catch (Throwable t) {
-            Failures.report("agent.recording.flush", t);
-        }
-        try {
-            RecordingWriter w = rs.writer();
-            w.metadata(MetadataKeys.END_NANOS, Long.toString(endNanos));
-            for (Map.Entry<String, String> m : metadata.entrySet()) {
-                w.metadata(m.getKey(), m.getValue());
+            if (memory != null && !moveToFile(rs)) {
+                return null;
             }
-            if (counts != null) {
-                counts.writeTo(rs, endNanos);
-            }
-            if (nativeTracker != null) {
-                for (Anomaly a : nativeTracker.anomalies()) {
-                    rs.stack(a.stackId());
-                    w.anomaly(a.kind(), a.timestampNanos(), a.address(), a.size(), a.threadId(), a.stackId(),
-                            a.detail());
-                }
-                w.metadata("nativeAnomalies", Long.toString(nativeTracker.anomalyCount()));
-                w.metadata("nativeUnknownFreesByJdk", Long.toString(nativeTracker.jdkUnknownFrees()));
-            }
-            w.metadata(MetadataKeys.FAILURES, Long.toString(Failures.total()));
-            List<String> messages = Failures.messages();
-            for (int i = 0; i < messages.size(); i++) {
-                w.metadata(MetadataKeys.FAILURE_PREFIX + i, messages.get(i));
-            }
-            w.close();
-            return file;
-        } catch (Throwable t) {
-            Failures.report("agent.recording", t);
-            System.err.println("memscope agent: could not finish the recording " + file + ": " + t);
             try {
-                rs.writer().close(false);
-            } catch (Throwable ignored) {
-                // already reported
+                rs.drain(gcs);
+            } catch (Throwable t) {
+                if (rs.writer().failure() == null) {
+                    Failures.report("agent.recording.flush", t);
+                }
             }
+            RecordingWriter w = rs.writer();
+            if (w.failure() == null) {
+                try {
+                    w.metadata(MetadataKeys.END_NANOS, Long.toString(endNanos));
+                    for (Map.Entry<String, String> m : metadata.entrySet()) {
+                        w.metadata(m.getKey(), m.getValue());
+                    }
+                    if (counts != null) {
+                        counts.writeTo(rs, endNanos);
+                    }
+                    if (nativeTracker != null) {
+                        for (Anomaly a : nativeTracker.anomalies()) {
+                            rs.stack(a.stackId());
+                            w.anomaly(a.kind(), a.timestampNanos(), a.address(), a.size(), a.threadId(),
+                                    a.stackId(), a.detail());
+                        }
+                        w.metadata("nativeAnomalies", Long.toString(nativeTracker.anomalyCount()));
+                        w.metadata("nativeUnknownFreesByJdk", Long.toString(nativeTracker.jdkUnknownFrees()));
+                    }
+                    w.metadata(MetadataKeys.FAILURES, Long.toString(Failures.total()));
+                    List<String> messages = Failures.messages();
+                    for (int i = 0; i < messages.size(); i++) {
+                        w.metadata(MetadataKeys.FAILURE_PREFIX + i, messages.get(i));
+                    }
+                    w.close();
+                    return file;
+                } catch (Throwable t) {
+                    if (w.failure() == null) {
+                        Failures.report("agent.recording", t);
+                        System.err.println("memscope agent: could not finish the recording " + file + ": " + t);
+                        try {
+                            w.close(false);
+                        } catch (Throwable ignored) {
+                            // already reported
+                        }
+                        return null;
+                    }
+                }
+            }
+            // A write failed (now or earlier): end the file at its last whole block, saying why and when.
+            writeFailed(w);
+            releaseReserve(); // room for the end on a full disk
+            Map<String, String> end = new java.util.LinkedHashMap<>();
+            end.put(MetadataKeys.RECORDING_FAILURE, writeFailure);
+            end.put(MetadataKeys.RECORDING_FAILURE_NANOS, Long.toString(writeFailureNanos));
+            end.put(MetadataKeys.END_NANOS, Long.toString(endNanos));
+            end.putAll(metadata);
+            end.put(MetadataKeys.FAILURES, Long.toString(Failures.total()));
+            if (w.salvage(end)) {
+                System.err.println("memscope agent: recording " + file + " ended at its last whole block ("
+                        + w.eventsWritten() + " events kept, " + w.eventsDropped() + " dropped: " + writeFailure
+                        + ")");
+                return file;
+            }
+            System.err.println("memscope agent: recording " + file + " could not be ended (" + reason(
+                    w.failure()) + "); its " + w.eventsWritten() + " events up to its last whole block are readable");
             return null;
+        } finally {
+            releaseReserve();
+        }
+    }
+
+    /**
+     * The recording was held in memory: opens its file now and puts what memory holds there. Says on stderr what
+     * is lost when it still cannot be opened.
+     */
+    private boolean moveToFile(RecordingStream rs) {
+        MemoryOutput m = memory;
+        RecordingWriter w = rs.writer();
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            if (!java.nio.file.Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                PrivateFiles.createFolder(PrivateFiles.outputFolder(dir.getParent()).resolve(dir.getFileName()));
+            }
+            PrivateFiles.checkPrivate(dir);
+            PrivateFiles.createFile(file);
+            java.io.FileOutputStream out = new java.io.FileOutputStream(file.toFile());
+            try {
+                m.writeTo(out, w.bytesWritten());
+            } catch (Throwable t) {
+                out.close();
+                java.nio.file.Files.deleteIfExists(file);
+                throw t;
+            }
+            w.moveTo(out);
+            memory = null;
+            reserve = reserve(dir);
+            return true;
+        } catch (Throwable t) {
+            System.err.println("memscope agent: cannot write " + file + ": " + reason(t) + "; the recording held "
+                    + "in memory (" + w.eventsWritten() + " events, " + mib(m.size()) + ", " + w.eventsDropped()
+                    + " more dropped beyond its limit) is lost");
+            try {
+                w.close(false);
+            } catch (Throwable ignored) {
+                // in memory: nothing to close
+            }
+            return false;
         }
     }
 }

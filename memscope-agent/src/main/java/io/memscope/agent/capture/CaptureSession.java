@@ -60,6 +60,8 @@ public final class CaptureSession {
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
+    private JvmAllocatedBytes jvmAllocated;
     private CaptureRecording recording;
     private Liveness liveness;
     private ExactCounts counts;
@@ -82,6 +84,11 @@ public final class CaptureSession {
     private boolean seenFromJvmStart = true;
     /** How the end of the capture confirms what is reachable ({@link #finish}). */
     private EndCheck endCheck = EndCheck.GC;
+    /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
+    private boolean pathsAtEnd = true;
+    private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
+    /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
+    private volatile OutOfMemoryWatch outOfMemory;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -103,6 +110,51 @@ public final class CaptureSession {
     }
 
     /**
+     * Paths from GC roots ({@link HeapWalk}): whether the capture's end walks the heap (option {@code paths}), and
+     * the budget of every walk (options {@code pathsTime}, {@code pathsMemory}).
+     *
+     * @param timeMillis  the longest pause a walk may cause
+     * @param memoryBytes the most memory a walk may take in this JVM
+     */
+    public synchronized void paths(boolean atEnd, long timeMillis, long memoryBytes) {
+        pathsAtEnd = atEnd;
+        pathsBudget = new HeapWalk.Budget(timeMillis * 1_000_000L, memoryBytes);
+    }
+
+    /**
+     * Walks the heap from the GC roots now and writes what it found into the recording (a RETENTION block), for
+     * {@code memscope paths}: why each sampled object still tracked is held. Any thread; never throws.
+     *
+     * @param timeMillis  the longest pause this walk may cause
+     * @param memoryBytes the most memory this walk may take in this JVM
+     * @return a one-line account of the walk, or why there is none
+     */
+    public String walkHeap(long timeMillis, long memoryBytes) {
+        JvmtiHeapSampler sampler = jvmti;
+        CaptureRecording r = recording;
+        if (!running || sampler == null || r == null) {
+            return sampler == null && running ? "no heap walk: paths need the JVM's sampler (sample mode, Linux x86_64)"
+                    : "no heap walk: no capture is running";
+        }
+        io.memscope.recording.RetentionWalk w = sampler.walkHeap(new HeapWalk.Budget(timeMillis * 1_000_000L,
+                memoryBytes), "on demand");
+        if (w == null) {
+            return "no heap walk: the capture ended";
+        }
+        r.retention(w, true);
+        return describe(w);
+    }
+
+    /** One line about a walk: what it covered and what it cost. */
+    static String describe(io.memscope.recording.RetentionWalk w) {
+        long reached = w.samplesReached();
+        return "heap walk " + w.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": "
+                + reached + " of " + w.samples().size() + " tracked samples reached, " + w.objectsVisited()
+                + " objects, pause " + (w.pauseNanos() / 1_000_000) + " ms, " + (w.totalNanos() / 1_000_000)
+                + " ms in all" + (w.detail() == null ? "" : " (" + w.detail() + ")");
+    }
+
+    /**
      * Starts capturing: the JVM's sampler when asked for and it can start (else the bytecode hooks' sampling), the
      * hooks, the background thread. The recording is opened by the background thread.
      *
@@ -120,6 +172,7 @@ public final class CaptureSession {
             SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
                     : new SiteFilter(settings.include(), settings.exclude());
             JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
+                    settings.jvmIntervalBytes(Runtime.version().feature()), settings.ownDistances(),
                     settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
                     settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
                     log);
@@ -158,6 +211,9 @@ public final class CaptureSession {
         }
         Map<String, String> head;
         try {
+            if (settings.exact()) {
+                jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
+            }
             head = new LinkedHashMap<>(metadata.get());
         } finally {
             if (self != null) {
@@ -194,6 +250,10 @@ public final class CaptureSession {
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(settings.intervalBytes());
         }
+        outOfMemory = new OutOfMemoryWatch(OutOfMemoryWatch.jvmReserveBytes(), OutOfMemoryWatch.endReserveBytes(),
+                jvmti != null);
+        OutOfMemoryWatch.prepare();
+        survive(null); // resolved now, while there is memory
         running = true;
         Thread t = new Thread(new Reaper(this), "memscope-reaper");
         t.setDaemon(true);
@@ -230,6 +290,47 @@ public final class CaptureSession {
     public String samplerFallback() {
         return samplerFallback;
     }
+
+    /**
+     * A full collection that clears the soft references not used since it started ({@link SoftReferences}).
+     *
+     * @return whether soft references could be cleared (else it was a plain {@code System.gc()})
+     */
+    public boolean fullGcClearingSoftReferences() {
+        return SoftReferences.fullGcClearing();
+    }
+
+    /**
+     * Waits until the samples taken before the call are in the live figures ({@link #liveSites()}): the JVM's sampler
+     * queues samples for the background thread, which is woken and waited for one round; at most
+     * {@code timeoutMillis}. The bytecode hooks count on the allocating thread: nothing to wait for.
+     *
+     * @return whether the figures caught up in time
+     */
+    public boolean catchUp(long timeoutMillis) {
+        JvmtiHeapSampler sampler = jvmti;
+        if (sampler == null || !running) {
+            return true;
+        }
+        long target = rounds + 2; // a round that started after this call has ended
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (rounds < target && running) {
+            sampler.wake();
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Rounds of the background loop completed (read by {@link #catchUp}). */
+    private volatile long rounds;
 
     public boolean running() {
         return running;
@@ -338,6 +439,14 @@ public final class CaptureSession {
         return g == null ? List.of() : g.since(from, max);
     }
 
+    /** Lets the memory kept for the recording's last flush and close go: the first thing of a JVM's exit hook. */
+    public void releaseReserve() {
+        OutOfMemoryWatch w = outOfMemory;
+        if (w != null) {
+            w.release();
+        }
+    }
+
     /** @return the capture's start on the {@link System#nanoTime()} clock (GC records' time base) */
     public long startNanos() {
         return startNanos;
@@ -390,8 +499,14 @@ public final class CaptureSession {
         public void run() {
             CaptureSession s = session;
             try {
-                if (s != null) {
-                    s.backgroundLoop();
+                // The loop survives anything, an OutOfMemoryError included (it would otherwise be the first thread
+                // to die of it, and the recording would never be written again).
+                while (s != null && s.running) {
+                    try {
+                        s.backgroundLoop();
+                    } catch (Throwable t) {
+                        s.survive(t);
+                    }
                 }
             } finally {
                 session = null;
@@ -416,6 +531,9 @@ public final class CaptureSession {
         while (running) {
             try {
                 JvmtiHeapSampler sampler = jvmti;
+                if (quietAfterOutOfMemory(sampler)) {
+                    continue;
+                }
                 if (sampler != null) {
                     sampler.await(JvmtiHeapSampler.IDLE_NANOS);
                     sampler.drain();
@@ -427,12 +545,16 @@ public final class CaptureSession {
                 if (a != null) {
                     a.poll(); // named objects collected
                 }
+                rounds++; // the samples queued before this round are recorded (catchUp)
                 long now = System.nanoTime();
                 ApiHooks.periodic(now); // the application's accounting tables, now and then
                 liveSites.tick(now);
                 if (now - lastFold > 1_000_000_000L) {
                     foldDeadThreads();
                     lastFold = now;
+                }
+                if (outOfMemoryNow(sampler)) {
+                    continue; // nothing that allocates: the room the JVM's reserve left is not memscope's
                 }
                 if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
                         || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
@@ -443,10 +565,11 @@ public final class CaptureSession {
                     recording.flush(gcRecords(false), settings.debug());
                     lastFlush = System.nanoTime();
                 }
+                noteOutOfMemory();
             } catch (InterruptedException e) {
                 return;
             } catch (Throwable t) {
-                Failures.report("agent.reaper", t);
+                survive(t);
             }
         }
     }
@@ -469,6 +592,78 @@ public final class CaptureSession {
                 Thread.currentThread().interrupt();
                 return;
             }
+        }
+    }
+
+    /**
+     * A failure of the background thread: counted, never fatal. An {@code OutOfMemoryError} is noted without
+     * allocating (the recording says so at its next flush that finds room, or at its close).
+     */
+    private void survive(Throwable t) {
+        if (OutOfMemoryWatch.isOutOfMemory(t)) { // not instanceof here: resolved once in OutOfMemoryWatch.prepare
+            OutOfMemoryWatch w = outOfMemory;
+            if (w != null) {
+                w.caught(t);
+            }
+        }
+        if (t == null || OutOfMemoryWatch.isOutOfMemory(t)) {
+            return; // the call at the start (the call sites above are resolved now); an error noted above
+        }
+        try {
+            Failures.report("agent.reaper", t);
+        } catch (Throwable ignored) {
+            // out of memory still: counted another time
+        }
+    }
+
+    /**
+     * While the JVM is out of memory (the reserve was let go and could not be taken again), the background thread
+     * allocates nothing: the room the reserve left is for the application's own handling of the error, the JVM's
+     * exit and the recording's last flush. It only waits, and checks whether the memory came back. Samples the JVM
+     * takes meanwhile wait in the library's queue, or are dropped and counted when it is full.
+     *
+     * @return whether it is out of memory still (this round did nothing else)
+     */
+    private boolean quietAfterOutOfMemory(JvmtiHeapSampler sampler) throws InterruptedException {
+        OutOfMemoryWatch w = outOfMemory;
+        if (!outOfMemoryNow(sampler) || w.reacquire()) {
+            return false;
+        }
+        Thread.sleep(OUT_OF_MEMORY_POLL_MILLIS);
+        return true;
+    }
+
+    /** @return whether the JVM is out of memory now (the library's counters read into its own array: no allocation) */
+    private boolean outOfMemoryNow(JvmtiHeapSampler sampler) {
+        OutOfMemoryWatch w = outOfMemory;
+        if (w == null) {
+            return false;
+        }
+        if (sampler != null) {
+            sampler.readCounters();
+            w.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
+                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
+                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
+                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
+        }
+        return w.outOfMemory();
+    }
+
+    /** How often the background thread checks whether memory came back, while the JVM is out of it. */
+    static final long OUT_OF_MEMORY_POLL_MILLIS = 200;
+
+    /**
+     * Notes in the recording that the JVM ran out of memory (with the next flush), once it has memory again: while it
+     * is out of memory the background thread allocates nothing, and the capture's end notes it anyway.
+     */
+    private void noteOutOfMemory() {
+        OutOfMemoryWatch w = outOfMemory;
+        if (w == null || w.outOfMemory()) {
+            return;
+        }
+        Map<String, String> changes = w.changes();
+        if (changes != null) {
+            recording.metadata(changes);
         }
     }
 
@@ -543,6 +738,10 @@ public final class CaptureSession {
         if (self != null) {
             self.busy = true;
         }
+        OutOfMemoryWatch oom = outOfMemory;
+        if (oom != null) {
+            oom.release(); // the room kept for this end
+        }
         try {
             Hooks.heapSampling = false;
             Hooks.heapEnabled = false;
@@ -558,70 +757,47 @@ public final class CaptureSession {
                 return null;
             }
             GcListener gcs = gcListener;
-            if (collect) {
-                collect = reachabilityCheck(sampler, gcs);
-            } else {
-                endMetadata.put("endCheck", "off");
-            }
-            // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
-            Map<String, String> ending = new LinkedHashMap<>();
-            if (collect) {
-                ReferenceProcessing.awaitAll(inst);
-            }
-            ApiHooks.captureEnding(ending);
-            FunctionHooks.profile(null);
-            endMetadata.putAll(ending);
-            running = false;
-            if (sampler != null) {
-                sampler.wake();
-            }
-            Thread t = background;
-            if (t != null) {
-                try {
-                    t.join(2000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
             CollectionLog log = collections;
-            if (log != null && !log.listening()) {
-                log.stop(); // no JMX at the end: the collections it did not see keep no details
-            }
-            long[] call = endCheckCall;
-            if (log != null && call != null) {
-                sampler.collectionsSoFar(); // the end check's pauses, known to the log before it is told about them
-                log.endCheck(call[0], call[1], call[2], call[3], call[4]);
-            }
-            if (sampler != null) {
-                sampler.close(); // the last samples, and which were collected by the GC above
-                samplerMetadata(sampler);
-            } else {
-                // the bytecode hooks' samples (Java weak references)
+            long endNanos;
+            try {
+                endNanos = settle(sampler, gcs, log, collect);
+            } catch (Throwable t) {
+                // out of memory, most likely: the capture stops and the recording is closed with what it has
+                endNanos = System.nanoTime();
+                survive(t);
+                running = false;
                 try {
-                    liveness.drain(sink, 0);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    if (sampler != null) {
+                        sampler.close();
+                    }
+                } catch (Throwable again) {
+                    survive(again);
                 }
-                liveness.sweep(sink);
-            }
-            liveSites.release();
-            long endNanos = System.nanoTime();
-            Hooks.deactivate(this);
-            if (gcs != null) {
-                gcs.stop();
-            }
-            if (log != null) {
-                if (collect) {
-                    log.awaitDetails(FINAL_GC_WAIT_MILLIS);
-                }
-                log.stop();
+                Hooks.deactivate(this);
             }
             List<GcRecord> lastRecords = gcRecords(true);
-            if (log != null) {
-                log.metadata(endMetadata);
+            Map<String, String> meta;
+            try {
+                if (log != null) {
+                    log.metadata(endMetadata);
+                }
+                meta = new LinkedHashMap<>(metadata);
+                meta.putAll(endMetadata);
+                if (oom != null) {
+                    if (sampler != null) { // its counters as read when it closed
+                        oom.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
+                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
+                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
+                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
+                    }
+                    Map<String, String> changes = oom.everything();
+                    if (changes != null) {
+                        meta.putAll(changes);
+                    }
+                }
+            } catch (Throwable t) {
+                meta = metadata;
             }
-            Map<String, String> meta = new LinkedHashMap<>(metadata);
-            meta.putAll(endMetadata);
             return recording.finish(meta, endNanos, lastRecords, counts,
                     settings.nativeMemory() ? nativeTracker : null);
         } finally {
@@ -630,6 +806,84 @@ public final class CaptureSession {
                 self.busy = false;
             }
         }
+    }
+
+    /**
+     * The capture's end before the recording's: the final GC (with {@code collect}), the API's trackers, the
+     * background thread stopped, the last samples and their collections, the hooks off.
+     *
+     * @return the capture's end time
+     */
+    private long settle(JvmtiHeapSampler sampler, GcListener gcs, CollectionLog log, boolean collect) {
+        if (collect) {
+            collect = reachabilityCheck(sampler, gcs);
+        } else {
+            endMetadata.put("endCheck", "off");
+        }
+        // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
+        Map<String, String> ending = new LinkedHashMap<>();
+        if (collect) {
+            ReferenceProcessing.awaitAll(inst);
+        }
+        ApiHooks.captureEnding(ending);
+        FunctionHooks.profile(null);
+        endMetadata.putAll(ending);
+        running = false;
+        if (sampler != null) {
+            sampler.wake();
+        }
+        Thread t = background;
+        if (t != null) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (log != null && !log.listening()) {
+            log.stop(); // no JMX at the end: the collections it did not see keep no details
+        }
+        long[] call = endCheckCall;
+        if (log != null && call != null && sampler != null) {
+            sampler.collectionsSoFar(); // the end check's pauses, known to the log before it is told about them
+            log.endCheck(call[0], call[1], call[2], call[3], call[4]);
+        }
+        if (sampler != null && pathsAtEnd) {
+            // why what is still tracked is held: one walk of the heap, within its budget
+            io.memscope.recording.RetentionWalk w = sampler.walkHeap(pathsBudget, "end");
+            if (w != null) {
+                recording.retention(w, false);
+            }
+        }
+        if (sampler != null) {
+            sampler.close(); // the last samples, and which were collected by the GC above
+            samplerMetadata(sampler);
+        } else {
+            // the bytecode hooks' samples (Java weak references)
+            try {
+                liveness.drain(sink, 0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            liveness.sweep(sink);
+        }
+        liveSites.release();
+        long endNanos = System.nanoTime();
+        Hooks.deactivate(this);
+        if (gcs != null) {
+            gcs.stop();
+        }
+        if (log != null) {
+            if (collect) {
+                log.awaitDetails(FINAL_GC_WAIT_MILLIS);
+            }
+            log.stop();
+            endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
+        }
+        if (jvmAllocated != null) {
+            jvmAllocated.end(endMetadata);
+        }
+        return endNanos;
     }
 
     /**
@@ -647,8 +901,12 @@ public final class CaptureSession {
     }
 
     private void samplerMetadata(JvmtiHeapSampler s) {
-        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.SEEN)));
+        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.OFFERED)));
         endMetadata.put("jvmti.samplesKept", Long.toString(s.kept()));
+        endMetadata.put("jvmti.jvmIntervalBytes", Long.toString(s.jvmInterval()));
+        endMetadata.put("jvmti.samplesThinned", Long.toString(s.counter(JvmtiHeapSampler.THINNED)));
+        endMetadata.put("jvmti.distances", s.distancesState());
+        endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(JvmtiHeapSampler.DISTANCES_DRAWN)));
         endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
         endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
         endMetadata.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
@@ -656,6 +914,8 @@ public final class CaptureSession {
         endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
         endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
         endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
+        endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
+        endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
         endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
         endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
         endMetadata.put("liveness.collected", Long.toString(s.collected()));

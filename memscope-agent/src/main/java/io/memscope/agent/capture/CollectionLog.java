@@ -338,6 +338,7 @@ final class CollectionLog {
                 }
             }
             synchronized (this) {
+                listeningSince = System.nanoTime();
                 beans = platform;
                 kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(platform.names()), seenFromStart,
                         captureStartNanos);
@@ -690,6 +691,8 @@ final class CollectionLog {
      * collection, not at start-up) after another collection of the same bean ended.
      */
     private long withoutFigures;
+    /** When the notification listener was registered ({@link System#nanoTime()}); MAX_VALUE before. */
+    private long listeningSince = Long.MAX_VALUE;
     private long measuredFigures;
 
     /**
@@ -1137,6 +1140,9 @@ final class CollectionLog {
                 match();
                 boolean all = true;
                 for (Pause p : pauses) {
+                    if (p.end < listeningSince) {
+                        continue; // ended before the listener was registered: its notification never comes
+                    }
                     all &= p.expected == null ? !p.details.isEmpty() : p.details.size() >= p.expected.length;
                 }
                 if (all) {

@@ -313,4 +313,22 @@ public final class Hooks {
             ts.arenaDepth--;
         }
     }
+
+    /**
+     * memscope's own work on an application thread begins (the class-file transformer instrumenting a class the
+     * thread loads): what it allocates is left out of the thread's scopes, as every allocation the agent makes on an
+     * application thread is ({@link OwnBytes}).
+     *
+     * @return a token for {@link #ownWorkEnds}
+     */
+    public static long ownWorkBegins() {
+        return OwnBytes.before();
+    }
+
+    /** memscope's own work that {@link #ownWorkBegins} began has ended on this thread. */
+    public static void ownWorkEnds(long token) {
+        if (token >= 0) {
+            OwnBytes.after(ThreadState.existing(), token); // no state (no scope measures this thread): nothing
+        }
+    }
 }

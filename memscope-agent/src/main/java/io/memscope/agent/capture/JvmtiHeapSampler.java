@@ -19,6 +19,14 @@ import io.memscope.internal.store.StringTable;
  * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's
  * live table.
  *
+ * <p><b>Sampling points.</b> The samples the library hands over are a Poisson-by-bytes sample of mean
+ * {@link #mean}, whatever the object size and however short-lived the threads: the library draws each thread's
+ * distance to its next sample itself (the JVM reseeds its shared generator with every new thread's address), and
+ * on JDK 24 and older gives the JVM a fraction of the interval ({@link #jvmInterval}) and keeps each of its samples
+ * with probability p_mean(s) / p_jvmInterval(s) (the JVM's accounting around allocations outside TLABs is wrong by
+ * up to a distance). The sampler library's sample_points.h says how; docs/agent.md, with the measurements. So every
+ * sample weighs {@code 1/p} with p = 1 - exp(-s/mean).
+ *
  * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
  * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
  * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link #scan}). A sample seen
@@ -86,9 +94,24 @@ final class JvmtiHeapSampler {
      * JVM's layout not understood, 1 off, 2 on, 3 check.
      */
     static final int STACK_WALK = 25;
+    /** Samples the JVM delivered (every one: {@link #SEEN} counts those oversampling kept). */
+    static final int OFFERED = 26;
+    /** Samples left out by oversampling (kept with probability p_interval(s) / p_jvmInterval(s)). */
+    static final int THINNED = 27;
+    /** Who draws the threads' distances to their next sample: see {@link #distancesState()}. */
+    static final int DISTANCES = 28;
+    /** Distances memscope drew. */
+    static final int DISTANCES_DRAWN = 29;
+    /** JVMTI ResourceExhausted events since the capture started: count, first and last time, flags seen. */
+    static final int EXHAUSTED_COUNT = 30;
+    static final int EXHAUSTED_FIRST_NANOS = 31;
+    static final int EXHAUSTED_LAST_NANOS = 32;
+    static final int EXHAUSTED_FLAGS = 33;
 
     private final SiteFilter filter;
     private final double mean;
+    /** The JVM's sampling interval (a fraction of {@link #mean} when oversampling). */
+    private final long jvmInterval;
     private final StringTable strings;
     private final HeapSampleSink sink;
     private final LiveSites liveSites;
@@ -98,7 +121,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[26];
+    private final long[] counters = new long[34];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
@@ -123,6 +146,10 @@ final class JvmtiHeapSampler {
     private long kept;
     private long ownSamples;
     private long filtered;
+    /** Samples of {@code java.lang.Class} objects (mirrors the JVM allocates while it loads a class), left out. */
+    private long classMirrors;
+    /** Samples of a JMX connector's work on JDK frames alone ({@link StackTable.JvmStack#jmxConnector}), left out. */
+    private long jmxConnector;
     private long unresolved;
     private long untracked;
     private long ambiguous;
@@ -133,11 +160,12 @@ final class JvmtiHeapSampler {
 
 
     private JvmtiHeapSampler(StackTable stackTable, int depth, boolean includeJdk, SiteFilter filter,
-                             double mean, StringTable strings, HeapSampleSink sink, LiveSites liveSites,
-                             CollectionLog pauses) {
+                             double mean, long jvmInterval, StringTable strings, HeapSampleSink sink,
+                             LiveSites liveSites, CollectionLog pauses) {
         this.resolver = new SampleResolver(stackTable, depth, includeJdk, strings);
         this.filter = filter;
         this.mean = mean;
+        this.jvmInterval = jvmInterval;
         this.weights = new SampleWeights(mean);
         this.strings = strings;
         this.sink = sink;
@@ -161,14 +189,19 @@ final class JvmtiHeapSampler {
      * Loads the library (once per JVM) and starts a capture's sampling and collection events. Samples queue in the
      * library until the drain thread ({@link #drainingThread}) takes them.
      *
-     * @param stackTable     the capture's stacks, where the samples' stacks are resolved
-     * @param sampleHeap     false: only collections are reported (the bytecode sampler takes the samples)
-     * @param ringBytes      the queue's size (rounded up to a power of two, at least 64 KiB)
-     * @param liveLimit      samples tracked for collection at most
+     * @param stackTable       the capture's stacks, where the samples' stacks are resolved
+     * @param intervalBytes    the mean interval of the samples kept (their weights)
+     * @param jvmIntervalBytes the JVM's interval ({@link CaptureSettings#jvmIntervalBytes}): the library keeps each
+     *                         of its samples with the probability that makes the kept ones samples of
+     *                         {@code intervalBytes}
+     * @param ownDistances     the library draws the threads' distances to their next sample
+     * @param sampleHeap       false: only collections are reported (the bytecode sampler takes the samples)
+     * @param ringBytes        the queue's size (rounded up to a power of two, at least 64 KiB)
+     * @param liveLimit        samples tracked for collection at most
      */
-    static Started start(StackTable stackTable, long intervalBytes, int stackDepth, boolean includeJdk,
-                         SiteFilter filter, boolean sampleHeap, long ringBytes, int liveLimit,
-                         CaptureSettings.StackWalk stackWalk, StringTable strings, HeapSampleSink sink,
+    static Started start(StackTable stackTable, long intervalBytes, long jvmIntervalBytes, boolean ownDistances,
+                         int stackDepth, boolean includeJdk, SiteFilter filter, boolean sampleHeap, long ringBytes,
+                         int liveLimit, CaptureSettings.StackWalk stackWalk, StringTable strings, HeapSampleSink sink,
                          LiveSites liveSites, CollectionLog pauses) {
         if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
             return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "
@@ -179,7 +212,9 @@ final class JvmtiHeapSampler {
             return new Started(null, why);
         }
         try {
-            int rc = SamplerNatives.start((int) Math.min(intervalBytes, Integer.MAX_VALUE),
+            int interval = (int) Math.min(intervalBytes, Integer.MAX_VALUE);
+            int jvmInterval = (int) Math.max(1, Math.min(jvmIntervalBytes, interval));
+            int rc = SamplerNatives.start(interval, jvmInterval, ownDistances,
                     Math.max(stackDepth, StackTable.SITE_SEARCH_FRAMES), ringBytes, liveLimit, sampleHeap,
                     stackWalk.code());
             if (rc != 0) {
@@ -189,7 +224,7 @@ final class JvmtiHeapSampler {
                 crossFirstSamplingPoint();
             }
             JvmtiHeapSampler sampler = new JvmtiHeapSampler(stackTable, stackDepth, includeJdk, filter, intervalBytes,
-                    strings, sink, liveSites, pauses);
+                    jvmInterval, strings, sink, liveSites, pauses);
             if (pauses != null) {
                 pauses.ordinals(new Ordinals());
             }
@@ -399,6 +434,15 @@ final class JvmtiHeapSampler {
         long tid = records[r + 3];
         long announce = records[r + 5];
         int classId = (int) records[r + 6];
+        if (classId != 0 && resolver.isClassMirror(classId, resolver.knows(classId) ? null
+                : SamplerNatives.className(classId))) {
+            // the JVM's class mirrors, allocated while a class loads: not the application's allocations
+            classMirrors++;
+            if (index >= 0) {
+                commit(index, 0, -1, 0);
+            }
+            return;
+        }
         SampleResolver.ThreadInfo thread = announce != 0
                 ? resolver.announce(tid, SamplerNatives.thread(announce))
                 : resolver.thread(tid);
@@ -409,6 +453,8 @@ final class JvmtiHeapSampler {
         } else if (js == StackTable.OWN || js.jdkOnly && thread != null && thread.notifications
                 && pauses != null && pauses.listening()) {
             ownSamples++;
+        } else if (js.jmxConnector || js.jdkOnly && thread != null && thread.jmxConnector) {
+            jmxConnector++; // a JMX connector's work: memscope's own queries (live, top, accounting), or a tool's
         } else if (!filter.acceptsAll() && !js.accepted(filter)) {
             filtered++;
         } else {
@@ -624,9 +670,42 @@ final class JvmtiHeapSampler {
         return counter(GC_FINISHED);
     }
 
+    /**
+     * Walks the heap from the GC roots ({@link HeapWalk}) for the samples tracked now (after draining what is
+     * queued and checking what the collections since the last round freed). Any thread; the drain thread waits meanwhile. Never throws.
+     *
+     * @return the walk, or null once the sampler is closed
+     */
+    io.memscope.recording.RetentionWalk walkHeap(HeapWalk.Budget budget, String trigger) {
+        drain();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            return HeapWalk.run(budget, trigger);
+        }
+    }
+
     /** @return the mean sampling interval in bytes (the samples' weights) */
     double mean() {
         return mean;
+    }
+
+    /** @return the interval the JVM's sampler was given (a fraction of {@link #mean} when oversampling) */
+    long jvmInterval() {
+        return jvmInterval;
+    }
+
+    /**
+     * Who drew the threads' distances to their next sample: {@code memscope}; {@code jvm} (as asked,
+     * {@code jvmDistances=jvm}); {@code jvm: not confirmed} (no thread started during the capture showed the JVM's
+     * own first draw in the field memscope would write); {@code jvm: layout not found} (the JVM does not publish
+     * where its threads' allocation counters are).
+     */
+    String distancesState() {
+        long state = counter(DISTANCES);
+        return state == 2 ? "memscope" : state == 3 ? "jvm" : state == 1 ? "jvm: not confirmed"
+                : "jvm: layout not found";
     }
 
     /** Reads the library's counters into {@link #counter}. */
@@ -701,6 +780,16 @@ final class JvmtiHeapSampler {
     /** @return samples dropped by include/exclude */
     synchronized long filtered() {
         return filtered;
+    }
+
+    /** @return samples of a JMX connector's work, left out */
+    synchronized long jmxConnector() {
+        return jmxConnector;
+    }
+
+    /** @return samples of {@code java.lang.Class} objects, left out */
+    synchronized long classMirrors() {
+        return classMirrors;
     }
 
     /** @return samples whose stack could not be resolved (dropped) */

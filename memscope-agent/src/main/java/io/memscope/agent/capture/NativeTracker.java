@@ -187,7 +187,7 @@ final class NativeTracker {
     }
 
     private int siteOf(StackTable.Captured st) {
-        StackWalker.StackFrame f = st.appFrame;
+        StackWalker.StackFrame f = st.siteFrame;
         String type = st.nativeType();
         String cls = f == null ? "jdk" : f.getClassName();
         String method = f == null ? "internal" : f.getMethodName();

@@ -17,10 +17,13 @@ final class SampleResolver {
         final int nameId;
         /** The JVM's notification thread (builds the GC notifications memscope's GC listener asked for). */
         final boolean notifications;
+        /** A JMX connector's RMI thread (connections, accept, scheduler, reaper, connection timeout). */
+        final boolean jmxConnector;
 
-        ThreadInfo(int nameId, boolean notifications) {
+        ThreadInfo(int nameId, boolean notifications, boolean jmxConnector) {
             this.nameId = nameId;
             this.notifications = notifications;
+            this.jmxConnector = jmxConnector;
         }
     }
 
@@ -82,7 +85,8 @@ final class SampleResolver {
                 // sampled inside the JVM's own construction of that Thread object (its fields not all set)
             }
         }
-        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications);
+        boolean connector = name.startsWith("RMI ") || name.startsWith("JMX server connection timeout");
+        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications, connector);
         threads.put(tid, info);
         return info;
     }
@@ -109,6 +113,14 @@ final class SampleResolver {
             typeNameIds[classId] = strings.intern(name);
         }
         return name;
+    }
+
+    /**
+     * @param signature the class's JVM signature when {@link #knows} was false, else ignored
+     * @return whether the class id is {@code java.lang.Class}'s (its name resolved and kept, as {@link #typeName})
+     */
+    boolean isClassMirror(int classId, String signature) {
+        return "java.lang.Class".equals(typeName(classId, signature));
     }
 
     /** @return the string id of a class id's type name (after {@link #typeName}) */

@@ -28,6 +28,11 @@ final class SampledMethod {
     final boolean own;
     /** The site search passes over it ({@link StackTable#isLibrary}). */
     final boolean library;
+    /**
+     * The JDK's JMX remote or RMI plumbing ({@link StackTable#isJmxConnector}): on a stack without application frames,
+     * the work of a JMX connector (the one {@code memscope live/top/accounting} start), not the application's.
+     */
+    final boolean jmxConnector;
 
     /** Frame text by line, for the first {@value #TEXTS} lines asked for (most methods show one or two). */
     private final int[] textLines = new int[TEXTS];
@@ -43,6 +48,7 @@ final class SampledMethod {
         this.hidden = hidden;
         this.own = own;
         this.library = library;
+        this.jmxConnector = StackTable.isJmxConnector(className);
     }
 
     /**

@@ -104,6 +104,8 @@ final class SamplerLibrary {
                 return "a sampling callback did not return within 5 s";
             case -5:
                 return "out of memory for the sampler's buffers";
+            case -6:
+                return "the JVM's sampling interval is not between 1 byte and memscope's interval";
             default:
                 return "JVMTI error " + rc;
         }

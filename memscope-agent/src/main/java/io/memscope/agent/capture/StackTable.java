@@ -44,13 +44,21 @@ final class StackTable {
     static final class Captured {
         final long id;
         final StackWalker.StackFrame appFrame;
+        /**
+         * The frame a native block is named after: {@link #appFrame}, or on a thread that runs JDK code alone (an
+         * HttpClient's selector, a JDK pool's worker) the first frame past the allocation machinery that has a
+         * line; null for an empty stack.
+         */
+        final StackWalker.StackFrame siteFrame;
         final boolean directBuffer;
         /** The stack goes through the JDK's FFM implementation, or a tracking arena marked the allocation. */
         final boolean arena;
 
-        Captured(long id, StackWalker.StackFrame appFrame, boolean directBuffer, boolean arena) {
+        Captured(long id, StackWalker.StackFrame appFrame, StackWalker.StackFrame siteFrame, boolean directBuffer,
+                 boolean arena) {
             this.id = id;
             this.appFrame = appFrame;
+            this.siteFrame = siteFrame;
             this.directBuffer = directBuffer;
             this.arena = arena;
         }
@@ -139,7 +147,35 @@ final class StackTable {
         }
         int end = Math.min(frames.size(), first + Math.max(depth, 1));
         long h = register(frames.subList(first, end));
-        return new Captured(depth <= 0 ? 0 : h, app, direct && !forArena, foreign);
+        return new Captured(depth <= 0 ? 0 : h, app, app != null ? app : namedFrame(frames), direct && !forArena,
+                foreign);
+    }
+
+    /**
+     * @return for a stack of JDK frames alone: the first frame past the allocation machinery (buffers, Unsafe, the
+     *         FFM implementation, channels' temporary buffers, method handles) that has a line, else the first with a line, else the
+     *         first; null for no frames
+     */
+    static StackWalker.StackFrame namedFrame(List<StackWalker.StackFrame> frames) {
+        StackWalker.StackFrame withLine = null;
+        for (StackWalker.StackFrame f : frames) {
+            if (f.getLineNumber() <= 0) {
+                continue;
+            }
+            if (!isAllocationMachinery(f.getClassName())) {
+                return f;
+            }
+            if (withLine == null) {
+                withLine = f;
+            }
+        }
+        return withLine != null ? withLine : frames.isEmpty() ? null : frames.get(0);
+    }
+
+    private static boolean isAllocationMachinery(String c) {
+        return c.startsWith("java.nio.") || c.startsWith("jdk.internal.misc.") || c.startsWith("sun.misc.")
+                || c.startsWith("jdk.internal.foreign.") || c.startsWith("java.lang.foreign.")
+                || c.startsWith("java.lang.invoke.") || c.startsWith("sun.nio.ch.") || c.startsWith("jdk.internal.ref.");
     }
 
     /**
@@ -226,6 +262,11 @@ final class StackTable {
         final int siteLine;
         /** No frame outside the JDK: the site is the top (JDK) frame. */
         final boolean jdkOnly;
+        /**
+         * JDK frames alone, some of them the JMX connector's ({@link #isJmxConnector}): memscope's own queries
+         * served in the application's JVM (or another tool's), not the application's allocations.
+         */
+        final boolean jmxConnector;
         /** Site id per allocated type name at this stack. */
         final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
         /** {@link SiteFilter} generation &lt;&lt; 1 | accepted: one field, so that it is read and written whole. */
@@ -248,9 +289,11 @@ final class StackTable {
          */
         private TypeSite last;
 
-        JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine, boolean jdkOnly) {
+        JvmStack(long id, String siteClass, String siteMethod, String siteFile, int siteLine, boolean jdkOnly,
+                 boolean jmxConnector) {
             this.id = id;
             this.jdkOnly = jdkOnly;
+            this.jmxConnector = jdkOnly && jmxConnector;
             this.siteClass = siteClass;
             this.siteMethod = siteMethod;
             this.siteFile = siteFile;
@@ -279,14 +322,14 @@ final class StackTable {
     }
 
     /** memscope's own allocation (a memscope frame on the stack): not a sample. */
-    static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false);
+    static final JvmStack OWN = new JvmStack(0, "", "", null, 0, false, false);
 
     /**
      * A sample without Java frames (an allocation by the JVM itself or by native code on a thread with no Java
      * frames; or GetStackTrace failed): its site is {@code unknown.unknown}, without a stack.
      */
     static JvmStack noFrames() {
-        return new JvmStack(0, "unknown", "unknown", null, 0, true);
+        return new JvmStack(0, "unknown", "unknown", null, 0, true, false);
     }
 
     /**
@@ -315,6 +358,7 @@ final class StackTable {
         SampledMethod[] all = new SampledMethod[count];
         int[] allLines = new int[count];
         int visible = 0;
+        boolean connector = false;
         for (int i = 0; i < count; i++) {
             long id = raw[offset + 2 * i];
             SampledMethod m = methods.get(id);
@@ -325,6 +369,7 @@ final class StackTable {
                 return OWN;
             }
             all[i] = m;
+            connector |= m.jmxConnector;
             allLines[i] = m.lineAt(raw[offset + 2 * i + 1]);
             if (!m.hidden) {
                 visible++;
@@ -359,7 +404,7 @@ final class StackTable {
             frames.putIfAbsent(h, frameText(ms, lines, keep));
         }
         SampledMethod sm = ms[site];
-        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0);
+        return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0, connector);
     }
 
     /** @return the stack id of the first {@code keep} frames (the hash {@link #register} gives the same frames) */
@@ -410,6 +455,16 @@ final class StackTable {
             }
         }
         return true;
+    }
+
+    /**
+     * @return whether a class is the JDK's JMX remote or RMI plumbing: the local management agent and its connector
+     *         server, RMI transport and JMX's remote side
+     */
+    static boolean isJmxConnector(String className) {
+        return className.startsWith("sun.rmi.") || className.startsWith("java.rmi.")
+                || className.startsWith("javax.management.remote.") || className.startsWith("com.sun.jmx.remote.")
+                || className.startsWith("jdk.internal.agent.") || className.startsWith("sun.management.jmxremote.");
     }
 
     static boolean isJdk(String className) {

@@ -89,9 +89,11 @@ final class ThreadState {
 
     @SuppressWarnings("deprecation")
     private static ThreadState lookup(Thread t) {
+        long before = OwnBytes.before(); // the thread-local map and the state are memscope's, not the scope's
         ThreadState ts = LOCAL.get();
         if (ts == null) {
             ts = create();
+            OwnBytes.after(ts, before);
         }
         if (ts != null) {
             int i = (int) t.getId() & (SLOTS - 1);
@@ -152,10 +154,12 @@ final class ThreadState {
     private long[] grow(int index) {
         int n = Math.max(index + 2, counts.length * 2);
         busy = true;
+        long before = OwnBytes.before(); // exact mode's counters are memscope's: left out of the thread's scopes
         try {
             counts = java.util.Arrays.copyOf(counts, n);
             return counts;
         } finally {
+            OwnBytes.after(this, before);
             busy = false;
         }
     }

@@ -143,6 +143,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         if (className == null) {
             return null;
         }
+        long own = io.memscope.agent.capture.Hooks.ownWorkBegins();
         try {
             if (className.equals(UNSAFE)) {
                 return nativeMemory ? instrumentJdkClass(UNSAFE, module, classfileBuffer) : null;
@@ -167,6 +168,8 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             skipped.incrementAndGet();
             Failures.report("agent.transform " + className, t);
             return null;
+        } finally {
+            io.memscope.agent.capture.Hooks.ownWorkEnds(own);
         }
     }
 

@@ -184,6 +184,16 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public boolean catchUp() {
+        return session.catchUp(2000);
+    }
+
+    @Override
+    public boolean fullGcClearingSoftReferences() {
+        return session.fullGcClearingSoftReferences();
+    }
+
+    @Override
     public long getDroppedSamples() {
         return session.droppedSamples();
     }
@@ -217,5 +227,10 @@ public final class AgentJmx implements AgentMXBean {
                     + (s.type == null ? "" : s.type);
         }
         return names;
+    }
+
+    @Override
+    public String walkHeap(long timeBudgetMillis, long memoryBudgetBytes) {
+        return session.walkHeap(Math.max(1, timeBudgetMillis), Math.max(1L << 20, memoryBudgetBytes));
     }
 }

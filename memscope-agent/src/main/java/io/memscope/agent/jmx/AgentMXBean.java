@@ -127,6 +127,22 @@ public interface AgentMXBean {
     HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
 
     /**
+     * Waits (at most 2 s) until the heap samples taken before the call are in every figure: the JVM's sampler hands
+     * them to a background thread, which this wakes and waits for.
+     *
+     * @return whether they are
+     */
+    boolean catchUp();
+
+    /**
+     * Runs a full collection that also clears the soft references nobody used since the call (as the JVM does when
+     * memory runs short), so that objects only softly reachable, caches the JVM may drop, are not held afterwards.
+     *
+     * @return whether soft references could be cleared (else it ran a plain {@code System.gc()})
+     */
+    boolean fullGcClearingSoftReferences();
+
+    /**
      * @return heap samples the agent received but could not record (a failure on its sample path), plus events its
      *         store dropped; 0 when nothing was lost. Samples left out on purpose (memscope's own allocations,
      *         {@code include}/{@code exclude}) are not counted
@@ -144,4 +160,13 @@ public interface AgentMXBean {
 
     /** @return for each site id, {@code pkg.Class.method(File.java:LINE)} and its allocated type, tab-separated ("" if unknown) */
     String[] siteNames(int[] siteIds);
+
+    /**
+     * Walks the heap from the GC roots now, for the sampled objects still tracked, and writes the paths that keep them
+     * alive into the recording (read with {@code memscope paths} or {@code memscope report}): one pause of at most
+     * {@code timeBudgetMillis}, at most {@code memoryBudgetBytes} of memory in this JVM.
+     *
+     * @return a one-line account of the walk (what it reached, its pause), or why there was none
+     */
+    String walkHeap(long timeBudgetMillis, long memoryBudgetBytes);
 }

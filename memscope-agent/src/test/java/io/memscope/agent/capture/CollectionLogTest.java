@@ -1,10 +1,13 @@
 package io.memscope.agent.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import io.memscope.recording.GcRecord;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -66,5 +69,24 @@ class CollectionLogTest {
         }
         long late = logs.stream().mapToLong(CollectionLog::lateNotifications).sum();
         assertThat(late).as("notifications that reached a stopped capture's log").isZero();
+    }
+
+    /**
+     * A log nobody read during a long run (the recording could not be opened, so nothing took its records) is
+     * settled all at once at the capture's end, inside the JVM's shutdown hook: that must take a bounded time, not
+     * one that grows faster than the collections. The bound asserted is generous: it proves the work is not
+     * quadratic, it is not a measurement.
+     */
+    @Test
+    void tensOfThousandsOfCollectionsNeverReadAreSettledAtTheEndInBoundedTime() {
+        int collections = 50_000;
+        CollectionLog log = new CollectionLog(true);
+        for (int i = 0; i < collections; i++) {
+            long start = 1_000_000_000L + 3_000_000L * i; // one 1 ms collection every 3 ms
+            log.pause(i + 1, start, start + 900_000);
+        }
+        List<GcRecord> records = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> log.take(true));
+        assertThat(records).hasSize(collections);
+        assertThat(records).allSatisfy(r -> assertThat(r.name()).isEqualTo(CollectionLog.UNNAMED));
     }
 }

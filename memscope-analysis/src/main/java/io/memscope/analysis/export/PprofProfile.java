@@ -55,6 +55,10 @@ public final class PprofProfile {
         };
         p.setDefaultSampleType(strings.id(def));
         p.addComment(strings.id("memscope heap profile: held = reachable at a GC (estimated from samples)"));
+        String damaged = ExportDamage.note(r);
+        if (damaged != null) {
+            p.addComment(strings.id(damaged));
+        }
         long typeKey = strings.id("object type");
 
         Map<String, Long> functions = new HashMap<>();

@@ -24,6 +24,11 @@ public final class TimelineTrace {
         b.append("[\n");
         b.append("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":").append(pid)
                 .append(",\"tid\":0,\"args\":{\"name\":\"memscope timeline (pid ").append(pid).append(")\"}}");
+        String damaged = ExportDamage.note(r);
+        if (damaged != null) { // shown with the process in the trace viewers
+            b.append(",\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":").append(pid)
+                    .append(",\"tid\":0,\"args\":{\"labels\":\"").append(escape(damaged)).append("\"}}");
+        }
         Timeline t = r.timeline();
         long start = t.startNanos();
         int i = 0;

@@ -3,7 +3,6 @@ package io.memscope.analysis.html;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -38,7 +37,7 @@ public final class HtmlReport {
         String html = new PageTemplate().render(pageDataJson);
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null) {
-            Files.createDirectories(dir);
+            io.memscope.internal.files.PrivateFiles.createFolders(dir);
         }
         ReportFiles.writeAtomically(file, html);
     }

@@ -121,6 +121,7 @@ public final class PageData {
             peak(w);
             ApiPageData.write(w, r.api(), kept, merged > 0 ? kept.size() : -1, frames);
             accounting(w);
+            RetentionPageData.write(w, r);
             w.name("failures").beginObject().field("count", r.failureCount());
             w.name("messages").beginArray();
             for (String m : r.failures()) {
@@ -283,6 +284,8 @@ public final class PageData {
                     .field("maxHeapAfterGcBytes", g.maxHeapAfterGcBytes())
                     .field("samples", t.samples())
                     .field("exact", t.exact())
+                    .field("exactCoverageShare", t.exactCoverage() == null ? Double.NaN : t.exactCoverage().share())
+                    .field("exactCoverageCounted", t.exactCoverage() == null ? null : t.exactCoverage().counted())
                     .endObject();
         }
 
@@ -380,9 +383,12 @@ public final class PageData {
                         .field("nativeBytes", nat ? s.liveBytes() : 0)
                         .field("nativeBlocks", nat ? s.liveObjects() : 0)
                         .field("growthBytes", s.growthBytes())
-                        .field("medianLifetimeMs", s.medianLifetimeMs())
+                        .field("medianAgeAtCollectionMs", s.medianAgeAtCollectionMs())
+                        .field("freedByFirstCollectionShare", s.freedByFirstCollectionShare())
                         .field("samples", s.samples())
+                        .field("liveSamples", s.liveSamples())
                         .field("leak", s.leakSuspect() && !nat)
+                        .field("nativeLeak", s.leakSuspect() && nat)
                         .field("temporary", s.temporary());
                 w.name("stacks").beginArray();
                 List<Integer> own = stacksOfSite.get(i);
@@ -548,7 +554,7 @@ public final class PageData {
             w.name("sites").beginArray();
             for (Peak.Holder h : p.sites()) {
                 w.beginObject().field("site", h.site()).field("type", types.id(h.type())).field("bytes", h.bytes())
-                        .field("count", h.count());
+                        .field("count", h.count()).field("samples", h.samples());
                 w.name("stack").beginArray();
                 for (String f : h.stack()) {
                     w.value(frames.id(f));
@@ -593,6 +599,15 @@ public final class PageData {
                     .field("per", d.normalization().kind().equals("per-unit") ? "unit of work"
                             : d.normalization().kind().equals("duration") ? "second" : null)
                     .field("applicationPackage", kinds.applicationPrefix());
+            RunDiff.Significance sig = d.significance();
+            // a change is significant beyond z·√(baseFactor·|base| + newFactor·|new|) (SamplingNoise)
+            w.name("noise").beginObject()
+                    .field("z", sig.z())
+                    .field("tests", sig.tests())
+                    .field("baseFactor", sig.baseFactor())
+                    .field("newFactor", sig.newFactor())
+                    .field("falseAlarmRate", io.memscope.analysis.SamplingNoise.FAMILY_FALSE_ALARM_RATE)
+                    .endObject();
             run(w, "base", base, baseLabel);
             run(w, "new", newer, newLabel);
             w.endObject();
@@ -600,6 +615,10 @@ public final class PageData {
                     .field("baseBytes", Math.round(d.base().value(m)))
                     .field("newBytes", Math.round(d.newer().value(m)))
                     .field("changePercent", d.totalChangePercent())
+                    .field("significant", d.totalSignificant())
+                    .field("noiseBytes", Math.round(sig.z() * sig.totalStdError()))
+                    .field("baseSamples", d.base().samples(m))
+                    .field("newSamples", d.newer().samples(m))
                     .endObject();
             w.name("stacks").beginObject();
             w.name("frames").beginArray();
@@ -629,7 +648,10 @@ public final class PageData {
                     continue;
                 }
                 w.beginObject().field("site", e.site()).field("type", types.id(e.type())).field("baseBytes", b)
-                        .field("newBytes", n).field("deltaBytes", n - b);
+                        .field("newBytes", n).field("deltaBytes", n - b)
+                        .field("baseSamples", e.base().samples(m)).field("newSamples", e.newer().samples(m))
+                        .field("significant", e.significant()).field("verdict", e.verdict(m))
+                        .field("noiseBytes", Math.round(sig.z() * e.stdError()));
                 w.name("stacks").beginArray();
                 for (int x : stacksOfSite.getOrDefault(siteKey(e.site(), e.type()), List.of())) {
                     w.value(x);

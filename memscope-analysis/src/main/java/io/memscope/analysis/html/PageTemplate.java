@@ -48,7 +48,8 @@ final class PageTemplate {
     String render(String pageDataJson) {
         String d3 = resource("lib/d3/d3.min.js");
         String uplot = resource("lib/uplot/uPlot.iife.min.js");
-        String app = resource("report.js");
+        // the page's own script: report.js, then "why memory is held" (retention.js) in the same element
+        String app = resource("report.js") + "\n" + resource("retention.js");
         List<String> scripts = List.of(d3, uplot, app);
         for (String s : scripts) {
             requireInlineSafe(s, "</script");

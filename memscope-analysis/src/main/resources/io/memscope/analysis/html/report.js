@@ -42,6 +42,44 @@
     var p = x * 100;
     return (p !== 0 && Math.abs(p) < 0.1 ? p.toFixed(2) : p.toFixed(1)).replace('-', '−') + '%';
   }
+  /* ---------- estimates, as precise as they are ----------
+   * An estimate of b bytes from samples at the interval m has a standard error of at most √(m·b) (SamplingNoise in
+   * the analysis); digits below the error's leading digit are dropped and the figure is marked ~, keeping at least
+   * one significant digit. The same rule as the terminal summary (Summary.estimate). */
+  var INTERVAL = (D.meta && D.meta.intervalBytes) || 0;
+  var EXACT_ALLOC = !!(D.totals && D.totals.exact);
+  function estError(bytes) { return INTERVAL > 0 ? Math.sqrt(INTERVAL * Math.abs(bytes || 0)) : 0; }
+  function fmtEstBytes(b, se) {
+    if (b == null || isNaN(b) || b < 0 || !(se >= 1)) return fmtBytes(b);
+    var v = b, u = 0;
+    while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
+    var e = Math.floor(Math.log10(se / Math.pow(1024, u)));
+    if (v >= 1) e = Math.min(e, Math.floor(Math.log10(v)));
+    var usual = u === 0 ? 0 : (v >= 100 ? 0 : -1); // the digits fmtBytes shows anyway
+    if (e <= usual) return fmtBytes(b);
+    var step = Math.pow(10, e);
+    return '~' + String(Math.round(v / step) * step) + ' ' + UNITS[u];
+  }
+  function fmtEstCount(n, bytes) {
+    if (n == null || isNaN(n) || n <= 0 || !(bytes > 0) || INTERVAL <= 0) return fmtCount(n);
+    var se = n * estError(bytes) / bytes;
+    if (se < 10) return fmtCount(n);
+    var e = Math.min(Math.floor(Math.log10(se)), Math.floor(Math.log10(n)));
+    if (e <= 0) return fmtCount(n);
+    var step = Math.pow(10, e);
+    return '~' + fmtCount(Math.round(n / step) * step);
+  }
+  /** Marks the estimated columns of a heap site table: each knows the bytes figure its precision follows. */
+  function estimated(cols) {
+    var byKey = {allocBytes: 'allocBytes', allocObjects: 'allocBytes', heldBytes: 'heldBytes', heldObjects: 'heldBytes',
+      heldAtPeakBytes: 'heldAtPeakBytes', peakBytes: 'peakBytes', growthBytes: 'growthBytes', bytes: 'bytes', count: 'bytes'};
+    cols.forEach(function (c) {
+      var k = byKey[c.key];
+      if (!k || (EXACT_ALLOC && (k === 'allocBytes'))) return;
+      c.est = function (r) { return r[k]; };
+    });
+    return cols;
+  }
   function plural(n, what) { return fmtCount(n) + ' ' + what + (Math.round(n) === 1 ? '' : 's'); }
   function signed(b) { return (b > 0 ? '+' : '') + fmtBytes(b); }
   function signedPct(x) { return (x > 0 ? '+' : '') + fmtPct(x); }
@@ -276,6 +314,16 @@
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
     return h >>> 0;
   }
+  /* A change is significant beyond z standard errors; the variance of each side is bounded by its factor times
+   * its figure (sampling interval / divisor; 0 for exact figures): SamplingNoise in the analysis. */
+  function changeNoise(base, now) {
+    var nz = (D.meta && D.meta.noise) || {};
+    return (nz.z || 0) * Math.sqrt((nz.baseFactor || 0) * Math.abs(base) + (nz.newFactor || 0) * Math.abs(now));
+  }
+  function significantChange(base, now) {
+    var noise = changeNoise(base, now), delta = Math.abs(now - base);
+    return noise > 0 ? delta > noise : delta >= 1;
+  }
   function frameColor(n) {
     var d = n.data;
     if (d.kind < 0) return '#c7ccd5';
@@ -283,6 +331,10 @@
       var delta = d.now - d.base, scale = Math.max(d.base, d.now, 1);
       var r = Math.min(1, Math.abs(delta) / scale);
       if (Math.abs(delta) < 1) return '#dcdfe4';
+      if (!significantChange(d.base, d.now)) {
+        // within sampling noise: faded, a hint of the direction only
+        return delta > 0 ? '#efe6e4' : '#e4e9f0';
+      }
       return delta > 0 ? d3.interpolateRgb('#f6d5cf', '#c62828')(0.15 + 0.85 * r)
         : d3.interpolateRgb('#d3e3f7', '#1f5fbf')(0.15 + 0.85 * r);
     }
@@ -451,6 +503,9 @@
       row('base run', fmtBytes(n.data.base));
       row('new run', fmtBytes(n.data.now));
       row('change', signed(n.data.now - n.data.base) + (n.data.base > 0 ? ' (' + signedPct((n.data.now - n.data.base) / n.data.base) + ')' : ''));
+      var noise = changeNoise(n.data.base, n.data.now);
+      if (D.meta.noise) row('significance', significantChange(n.data.base, n.data.now) ? 'more than sampling noise' + (noise > 0 ? ' (±' + fmtBytes(noise) + ')' : ', exact figures')
+        : 'within sampling noise (±' + fmtBytes(noise) + ')');
     } else {
       row(m.label + (state.window ? ' (time range)' : ''), fmtValue(m, n.value));
       if (m.windowed && m.unit === 'bytes' && n.data.objects > 0) row('objects', fmtCount(n.data.objects));
@@ -515,6 +570,7 @@
     if (isDiff) {
       legend.appendChild(el('span', null, el('i', {style: 'background:#c62828'}), 'grew'));
       legend.appendChild(el('span', null, el('i', {style: 'background:#1f5fbf'}), 'shrank'));
+      legend.appendChild(el('span', null, el('i', {style: 'background:#efe6e4'}), 'within sampling noise'));
     } else {
       [['var(--app)', 'application' + (D.meta.applicationPackage ? ' (' + D.meta.applicationPackage + '*)' : '')],
         ['var(--lib)', 'library'], ['var(--jdk)', 'JDK'], ['var(--type)', 'allocated type'], ['var(--mark)', 'search match']]
@@ -595,9 +651,13 @@
     }
     card('Base run', fmtBytes(base), D.meta.metricLabel, null, 'card-base');
     card('New run', fmtBytes(now), D.meta.metricLabel, null, 'card-new');
-    card('Change', signed(delta), base > 0 ? signedPct(delta / base) + ' of the base run' : '', delta > 0 ? 'bad' : 'good', 'card-change');
-    card('Sites', sites.filter(function (x) { return x.deltaBytes > 0; }).length + ' grew',
-      sites.filter(function (x) { return x.deltaBytes < 0; }).length + ' shrank, ' + sites.length + ' compared', null, 'card-sites');
+    var sig = t.significant !== false;
+    card('Change', signed(delta), (base > 0 ? signedPct(delta / base) + ' of the base run, ' : '')
+      + (sig ? 'more than sampling noise' : 'within sampling noise') + (t.noiseBytes > 0 ? ' (±' + fmtBytes(t.noiseBytes) + ')' : ''),
+      !sig || delta === 0 ? 'noise' : delta > 0 ? 'bad' : 'good', 'card-change');
+    card('Sites', sites.filter(function (x) { return x.significant !== false && x.deltaBytes > 0; }).length + ' grew',
+      sites.filter(function (x) { return x.significant !== false && x.deltaBytes < 0; }).length + ' shrank, '
+      + sites.filter(function (x) { return x.significant === false; }).length + ' within noise, ' + sites.length + ' compared', null, 'card-sites');
   }
 
   function renderDiffProblems() {
@@ -610,18 +670,24 @@
           el('span', {className: 'fig'}, signed(x.s.deltaBytes) + ' (' + fmtBytes(x.s.baseBytes) + ' → ' + fmtBytes(x.s.newBytes) + ')')));
       });
     }
-    items('Grew', sites.filter(function (x) { return x.s.deltaBytes > 0; })
+    items('Grew', sites.filter(function (x) { return x.s.significant !== false && x.s.deltaBytes > 0; })
       .sort(function (a, b) { return b.s.deltaBytes - a.s.deltaBytes; }).slice(0, 5));
-    items('Shrank', sites.filter(function (x) { return x.s.deltaBytes < 0; })
+    items('Shrank', sites.filter(function (x) { return x.s.significant !== false && x.s.deltaBytes < 0; })
       .sort(function (a, b) { return a.s.deltaBytes - b.s.deltaBytes; }).slice(0, 3));
-    if (!ul.firstChild) ul.appendChild(el('li', {className: 'none'}, 'No site changed.'));
+    if (!ul.firstChild) {
+      ul.appendChild(el('li', {className: 'none'}, sites.some(function (x) { return x.s.deltaBytes !== 0; })
+        ? 'No site changed by more than sampling noise.' : 'No site changed.'));
+    }
   }
 
   function renderDiffTables() {
     var box = $('tables'), sites = D.diffSites || [];
     var t = makeTable({
       id: 'diff', title: 'Sites by change',
-      intro: 'Every compared site, largest absolute change first. Click a column to sort, type to filter.',
+      intro: 'Every compared site, largest absolute change first. A change is “noise” when sampling alone explains it: '
+        + 'each change is tested against the sampling noise of both runs (false alarms in at most '
+        + fmtPct((D.meta.noise || {}).falseAlarmRate || 0.05) + ' of comparisons of two runs of the same program). '
+        + 'Samples: the sampled objects behind each figure. Click a column to sort, type to filter.',
       rows: sites, sort: {key: 'abs', dir: 'descending'},
       rowId: function (x) { return 'diff-' + sites.indexOf(x); },
       columns: function () {
@@ -632,7 +698,11 @@
           col('newBytes', 'New', 'bytes', function (x) { return x.newBytes; }),
           col('deltaBytes', 'Change', 'signed', function (x) { return x.deltaBytes; }),
           col('pct', 'Change %', 'pct', function (x) { return x.baseBytes > 0 ? x.deltaBytes / x.baseBytes : null; }),
-          col('abs', '|Change|', 'bytes', function (x) { return Math.abs(x.deltaBytes); })
+          col('abs', '|Change|', 'bytes', function (x) { return Math.abs(x.deltaBytes); }),
+          col('samples', 'Samples', 'text', function (x) { return x.baseSamples + ' → ' + x.newSamples; },
+            {hidden: !((D.meta.noise || {}).baseFactor || (D.meta.noise || {}).newFactor), help: 'sampled objects behind the base and new figures'}),
+          col('verdict', 'Verdict', 'text', function (x) { return x.verdict; },
+            {help: 'grew, shrank, new, gone: more than sampling noise; noise: within it'})
         ];
       },
       stack: siteStack, empty: 'No site to compare.'
@@ -662,15 +732,20 @@
       box.appendChild(el('div', {className: 'card' + (bad ? ' bad' : ''), id: id},
         el('div', {className: 'label'}, label), el('div', {className: 'value'}, value), sub ? el('div', {className: 'sub'}, sub) : null));
     }
-    card('Allocated', fmtBytes(t.allocatedBytes), fmtCount(t.allocatedObjects) + ' objects' + (t.exact ? ', exact' : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
-    card('Held at end', fmtBytes(t.heldAtEndBytes), 'reachable at the last GC', false, 'card-held');
+    card('Allocated', t.exact ? fmtBytes(t.allocatedBytes) : fmtEstBytes(t.allocatedBytes, estError(t.allocatedBytes)),
+      (t.exact ? fmtCount(t.allocatedObjects) : fmtEstCount(t.allocatedObjects, t.allocatedBytes)) + ' objects'
+      + (t.exact ? ', exact' + (t.exactCoverageShare != null ? ': ' + fmtPct(t.exactCoverageShare) + ' of what the JVM allocated' : '')
+        : ', estimated from ' + fmtCount(t.samples) + ' samples'), false, 'card-allocated');
+    if (t.exactCoverageCounted) $('card-allocated').title = 'exact mode counts ' + t.exactCoverageCounted;
+    card('Held at end', fmtEstBytes(t.heldAtEndBytes, estError(t.heldAtEndBytes)), 'reachable at the last GC', false, 'card-held');
     var peakSub = t.peakTimeMs >= 0 ? 'at ' + fmtSec(t.peakTimeMs / 1000)
       : (D.definitions && D.definitions['Peak held'] ? 'estimate, see “Peak held” below' : 'estimate');
     if (D.peak && D.peak.heapUsedAfterGcBytes) peakSub += ', heap after that GC ' + fmtBytes(D.peak.heapUsedAfterGcBytes);
-    card('Peak held', fmtBytes(t.peakHeldBytes), peakSub, false, 'card-peak');
+    card('Peak held', fmtEstBytes(t.peakHeldBytes, estError(t.peakHeldBytes)), peakSub, false, 'card-peak');
     card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
       plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
-      + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''), t.nativeOutstandingBytes > 0, 'card-native');
+      + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''),
+      (D.sites || []).some(function (s) { return s.nativeLeak; }), 'card-native');
     card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
   }
 
@@ -692,9 +767,12 @@
     list('Leak suspect', function (s) { return s.leak; }, function (s) { return s.growthBytes; },
       function (s) { return fmtBytes(s.heldBytes) + ' held, +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-leaks-', 'leaks');
     list('Temporaries', function (s) { return s.temporary; }, function (s) { return s.allocBytes; },
-      function (s) { return fmtBytes(s.allocBytes) + ' allocated, median lifetime ' + fmtMs(s.medianLifetimeMs); }, 'site-temps-', 'temporaries');
-    list('Native leak', function (s) { return s.native && s.nativeBytes > 0; }, function (s) { return s.nativeBytes; },
-      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block'); }, 'site-native-', 'native');
+      function (s) {
+        return fmtBytes(s.allocBytes) + ' allocated, ' + (s.freedByFirstCollectionShare >= 0
+          ? fmtPct(s.freedByFirstCollectionShare) + ' freed by the first GC after their allocation' : 'mostly collected');
+      }, 'site-temps-', 'temporaries');
+    list('Native leak', function (s) { return s.native && s.nativeLeak; }, function (s) { return s.growthBytes; },
+      function (s) { return fmtBytes(s.nativeBytes) + ' in ' + plural(s.nativeBlocks, 'block') + ', +' + fmtBytes(s.growthBytes) + ' growth'; }, 'site-native-', 'native');
     var pl = D.poolLeaks || [];
     pl.slice(0, MAX).forEach(function (l, i) {
       item('Pool leak', l.pool + ': ' + (l.kind === 'unreachable' ? 'lease lost while borrowed' : 'lease never returned'),
@@ -900,7 +978,12 @@
       return dir === 'ascending' ? c : -c;
     });
   }
-  function fmtCell(col, v) {
+  function fmtCell(col, v, row) {
+    if (col.est && row && v != null) {
+      var behind = col.est(row);
+      if (col.type === 'bytes') return fmtEstBytes(v, estError(behind));
+      if (col.type === 'count') return fmtEstCount(v, behind);
+    }
     switch (col.type) {
       case 'bytes': return fmtBytes(v);
       case 'count': return fmtCount(v);
@@ -962,7 +1045,7 @@
         var row = el('tr', {id: spec.rowId ? spec.rowId(r) : null});
         cols.forEach(function (c) {
           var v = c.get(r);
-          var td0 = el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v));
+          var td0 = el('td', {className: c.type !== 'text' ? 'num' : (c.code ? 'code' : null)}, fmtCell(c, v, r));
           if (c.indent) td0.style.paddingLeft = (8 + 16 * c.indent(r)) + 'px';
           row.appendChild(td0);
         });
@@ -1057,7 +1140,7 @@
       rows: heapSites, sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-all-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
@@ -1070,8 +1153,11 @@
             {hidden: !anyHeldAtPeak, help: 'held at the run’s peak collection'}),
           col('peakBytes', 'Own peak', 'bytes', function (s) { return s.peakBytes; },
             {hidden: !anyPeak, help: 'the site’s own highest held bytes at any collection'}),
-          col('samples', 'Samples', 'count', function (s) { return s.samples; })
-        ];
+          col('samples', 'Samples', 'count', function (s) { return s.samples; },
+            {help: 'sampled objects allocated at the site: the estimates rest on them (~: rounded to their precision)'}),
+          col('liveSamples', 'Samples held', 'count', function (s) { return s.liveSamples; },
+            {help: 'sampled objects behind “held at end”'})
+        ]);
       },
       stack: siteStack, empty: 'No heap allocation was sampled.'
     });
@@ -1090,13 +1176,14 @@
           + (p.unconfirmedBytes > 0 ? ' (and ' + fmtBytes(p.unconfirmedBytes) + ' present but unconfirmed).' : '.'),
         rows: p.sites, sort: {key: 'bytes', dir: 'descending'}, filter: false,
         columns: function () {
-          return [
+          return estimated([
             col('site', 'Site', 'text', function (h) { return h.site; }, {code: true}),
             col('type', 'Type', 'text', function (h) { return typeName(h.type); }, {code: true}),
             col('bytes', 'Held', 'bytes', function (h) { return h.bytes; }),
             col('count', 'Objects', 'count', function (h) { return h.count; }),
-            col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; })
-          ];
+            col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; }),
+            col('samples', 'Samples', 'count', function (h) { return h.samples; })
+          ]);
         },
         stack: function (h) { return h.stack; }
       });
@@ -1112,7 +1199,7 @@
       rows: sites.filter(function (s) { return s.leak; }), sort: {key: 'growthBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-leaks-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
@@ -1125,7 +1212,7 @@
           }),
           col('heldObjects', 'Objects held', 'count', function (s) { return s.heldObjects; }),
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; })
-        ];
+        ]);
       },
       stack: siteStack, empty: 'No leak suspect: nothing kept growing until the end.'
     });
@@ -1137,23 +1224,27 @@
       rows: sites.filter(function (s) { return s.temporary; }), sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-temps-' + sites.indexOf(s); },
       columns: function () {
-        return [
+        return estimated([
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           windowCol(),
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
           col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
           col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
-          col('medianLifetimeMs', 'Median lifetime', 'ms', function (s) { return s.medianLifetimeMs; })
-        ];
+          col('freedByFirstCollectionShare', 'Survived no GC', 'share', function (s) { return s.freedByFirstCollectionShare >= 0 ? s.freedByFirstCollectionShare : null; },
+            {help: 'share of the collected samples freed by the first collection after their allocation: dead within one collection interval'}),
+          col('medianAgeAtCollectionMs', 'Median age at GC', 'ms', function (s) { return s.medianAgeAtCollectionMs; },
+            {help: 'allocation to the collection that freed the object: an upper bound of its lifetime, about the time between collections for objects that die young'})
+        ]);
       },
       stack: siteStack, empty: 'No temporaries found.'
     });
     tables.push(temps);
 
     var nat = makeTable({
-      id: 'native', title: 'Native memory leaks',
-      intro: 'Native memory (direct buffers, Unsafe) allocated while memscope tracked it and not freed at the end, by allocation site.',
+      id: 'native', title: 'Native memory outstanding',
+      intro: 'Native memory (direct buffers, Unsafe) allocated while memscope tracked it and not freed at the end, by allocation site. '
+        + 'A leak suspect is outstanding and growing (the rule of heap leaks); memory a pool took once and reuses is outstanding, not growing.',
       rows: sites.filter(function (s) { return s.native && s.nativeBytes > 0; }), sort: {key: 'nativeBytes', dir: 'descending'},
       rowId: function (s) { return 'site-native-' + sites.indexOf(s); },
       columns: function () {
@@ -1161,7 +1252,10 @@
           col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
           col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
           col('nativeBytes', 'Outstanding', 'bytes', function (s) { return s.nativeBytes; }),
-          col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; })
+          col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; }),
+          col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; },
+            {help: 'outstanding bytes gained over the second half of the site’s allocation window'}),
+          col('nativeLeak', 'Leak suspect', 'text', function (s) { return s.nativeLeak ? 'yes: growing' : 'no: not growing'; })
         ];
       },
       stack: siteStack, empty: 'No native memory outstanding at the end.'
@@ -1418,7 +1512,7 @@
     if (isDiff) {
       defs = [
         ['Change', 'new run minus base run, for the compared figure (' + (D.meta.metricLabel || '') + ')' + (D.meta.normalized ? ', each divided by its run’s ' + (D.meta.per ? D.meta.per : 'duration') : '') + '.'],
-        ['Differential flame graph', 'widths from one run (or the size of the change); colour: red where the stack grew, blue where it shrank, deeper for a larger change relative to the stack.']
+        ['Differential flame graph', 'widths from one run (or the size of the change); colour: red where the stack grew, blue where it shrank, deeper for a larger change relative to the stack; faded where the change is within sampling noise.']
       ];
     }
     var over = D.definitions || {};

@@ -68,11 +68,15 @@ class HtmlReportTest {
                         "com.example.app.Main.main(Main.java:6)"));
                 w.stack(13, List.of(nat.frame(), "com.example.app.Main.main(Main.java:7)"));
                 long id = 1;
-                w.accept(10 * MS, MemoryEventType.ALLOCATE, 0x1000, 1 << 20, 0, 1, thread, 0, 0, 13, 3);
                 // a thread's events in the order they happened, as the agent writes them: 80 cache entries kept
-                // (every 10 ms) among 400 strings that die within 1 ms (every 2 ms)
+                // (every 10 ms) among 400 strings that die within 1 ms (every 2 ms), and a native leak growing by
+                // 128 KiB every 100 ms (1 MiB in all)
                 for (int i = 0; i < 400; i++) {
                     long t = 100 * MS + i * 2 * MS;
+                    if (i % 50 == 0) {
+                        w.accept(t, MemoryEventType.ALLOCATE, 0x1000 + (long) i << 20, 128 << 10, 0, 1, thread, 0, 0,
+                                13, 3);
+                    }
                     if (i % 5 == 0) {
                         w.accept(t, MemoryEventType.ALLOCATE, id++, 4096, 0, 1, thread, 0, bytes, 11, 1);
                     }

@@ -77,7 +77,7 @@ final class PageFixture {
                         "java.lang.Thread.run(Thread.java:1583)"),
                 "java.lang.Object[]", false, 60L << 20, 20_000, 0, 40L << 20, 0, false, BATCH_FROM_MS, BATCH_TO_MS);
         f.add(cat(List.of(NATIVE_SITE, "com.example.shop.api.ImageController.get(ImageController.java:33)"), http),
-                "native:direct-buffer", true, 0, 0, 0, 0, 12L << 20, false, 0, 20_000);
+                "native:direct-buffer", true, 0, 0, 0, 0, 12L << 20, true, 0, 20_000); // outstanding and growing
         return f;
     }
 
@@ -213,9 +213,12 @@ final class PageFixture {
                     .field("heldAtPeakBytes", idx.stream().mapToLong(i -> stacks.get(i).peakBytes()).sum())
                     .field("nativeBytes", idx.stream().mapToLong(i -> stacks.get(i).nativeBytes()).sum())
                     .field("nativeBlocks", first.nativeStack() ? 12 : 0)
-                    .field("growthBytes", first.leak() ? heldB / 2 : 0)
-                    .field("medianLifetimeMs", temp ? 0.35 : -1).field("samples", alloc / 524288)
-                    .field("leak", first.leak()).field("temporary", temp);
+                    .field("growthBytes", !first.leak() ? 0 : first.nativeStack()
+                            ? idx.stream().mapToLong(i -> stacks.get(i).nativeBytes()).sum() / 2 : heldB / 2)
+                    .field("medianAgeAtCollectionMs", temp ? 0.35 : -1)
+                    .field("freedByFirstCollectionShare", temp ? 0.97 : -1).field("samples", alloc / 524288)
+                    .field("leak", first.leak() && !first.nativeStack())
+                    .field("nativeLeak", first.leak() && first.nativeStack()).field("temporary", temp);
             w.name("stacks").beginArray();
             idx.forEach(w::value);
             w.endArray().endObject();

@@ -48,6 +48,12 @@ public enum BlockType {
      * extending record i of that block.
      */
     GC_SCOPE(16, true),
+    /**
+     * Since 1.4, SKIPPABLE: one walk of the heap from the GC roots: zz timestamp, its figures, its forest of nodes
+     * (parent, kind, class, label, index) and its samples (id, site, size, node); see
+     * {@link io.memscope.recording.RetentionWalk}.
+     */
+    RETENTION(17, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -1,7 +1,7 @@
 package io.memscope.internal.recording;
 
 /**
- * The layout of a memscope recording file (version 1.3): constants and limits shared by {@link RecordingWriter}
+ * The layout of a memscope recording file (version 1.4): constants and limits shared by {@link RecordingWriter}
  * and {@link RecordingReader}. The full specification, for readers in other languages, is
  * {@code docs/formats/recording.md}; this javadoc is its summary.
  *

@@ -38,6 +38,8 @@ public final class RecordingParser {
     private final String name;
     private final RecordingVisitor visitor;
     private final CRC32C crc = new CRC32C();
+    /** Blocks whose CRC matched so far. */
+    private long blocksRead;
     private final EventBlockCodec.Decoder decoder = new EventBlockCodec.Decoder();
     private final EventColumns blockEvents = new EventColumns(1024);
     private final EventBlockCodec.Decoder apiDecoder = new EventBlockCodec.Decoder();
@@ -175,8 +177,13 @@ public final class RecordingParser {
             crc.update(head, 0, 8);
             crc.update(payload, 0, len);
             if (crc.getValue() != storedCrc) {
-                return damage(offset, "block CRC mismatch (type " + typeCode + ", " + len + " bytes)");
+                BlockType damaged = BlockType.ofCode(typeCode);
+                return damage(offset, "block CRC mismatch in block " + (blocksRead + 1) + " ("
+                        + (damaged != null ? damaged.name() : "type " + typeCode) + ", " + len + " bytes of payload): "
+                        + "stored 0x" + Long.toHexString(storedCrc) + ", computed 0x" + Long.toHexString(crc.getValue())
+                        + "; " + eventsRead + " events read before it");
             }
+            blocksRead++;
             BlockType type = BlockType.ofCode(typeCode);
             if (type != BlockType.GC_DETAILS && type != BlockType.GC_SCOPE) {
                 deliverPendingGc();
@@ -234,6 +241,7 @@ public final class RecordingParser {
             case API_EVENTS: apiEvents(in); break;
             case FUNCTIONS: functions(in); break;
             case ACCOUNTING: accounting(in); break;
+            case RETENTION: retention(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
@@ -386,6 +394,78 @@ public final class RecordingParser {
         for (FunctionStats f : stats) {
             visitor.functionStats(f);
         }
+    }
+
+    /** RETENTION (1.4): one walk of the heap from the GC roots. */
+    private void retention(ByteSource in) {
+        long timestamp = in.zigzag();
+        long pause = in.uleb();
+        long total = in.uleb();
+        int outcomeAt = in.position();
+        io.memscope.recording.RetentionWalk.Outcome outcome = io.memscope.recording.RetentionWalk.Outcome.ofCode(
+                in.u8());
+        if (outcome == null) {
+            throw new ByteSource.Malformed(outcomeAt, "retention outcome unknown");
+        }
+        String trigger = string(in, "retention trigger");
+        String detail = string(in, "retention detail");
+        long visited = in.uleb();
+        long references = in.uleb();
+        long memory = in.uleb();
+        int countAt = in.position();
+        long n = in.uleb();
+        if (n < 0 || n > in.remaining() / 5) {
+            throw new ByteSource.Malformed(countAt, "retention node count " + Long.toUnsignedString(n)
+                    + " exceeds what " + in.remaining() + " bytes can hold");
+        }
+        List<io.memscope.recording.RetentionWalk.Node> nodes = new ArrayList<>((int) n);
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            long parent = in.uleb() - 1;
+            if (parent < -1 || parent >= i) {
+                throw new ByteSource.Malformed(at, "retention node " + i + ": parent " + parent
+                        + " does not come before it");
+            }
+            int kindAt = in.position();
+            long kindWord = in.uleb();
+            io.memscope.recording.RetentionWalk.Kind kind = kindWord > Integer.MAX_VALUE ? null
+                    : io.memscope.recording.RetentionWalk.Kind.ofCode((int) (kindWord >>> 1));
+            if (kind == null) {
+                throw new ByteSource.Malformed(kindAt, "retention node " + i + ": reference kind "
+                        + Long.toUnsignedString(kindWord >>> 1) + " unknown");
+            }
+            String className = nonNullString(in, "retention class name");
+            String label = string(in, "retention label");
+            long index = in.uleb();
+            nodes.add(new io.memscope.recording.RetentionWalk.Node((int) parent, kind, (kindWord & 1) != 0, className,
+                    label, index));
+        }
+        countAt = in.position();
+        long m = in.uleb();
+        if (m < 0 || m > in.remaining() / 4) {
+            throw new ByteSource.Malformed(countAt, "retention sample count " + Long.toUnsignedString(m)
+                    + " exceeds what " + in.remaining() + " bytes can hold");
+        }
+        List<io.memscope.recording.RetentionWalk.Sample> samples = new ArrayList<>((int) m);
+        for (int i = 0; i < m; i++) {
+            long id = in.uleb();
+            int siteAt = in.position();
+            long site = in.uleb();
+            if (site > 0xFFFF_FFFFL || site < 0) {
+                throw new ByteSource.Malformed(siteAt, "retention sample site id " + Long.toUnsignedString(site)
+                        + " is not a u32");
+            }
+            long size = in.uleb();
+            int nodeAt = in.position();
+            long node = in.uleb() - 1;
+            if (node < -1 || node >= n) {
+                throw new ByteSource.Malformed(nodeAt, "retention sample " + Long.toUnsignedString(id) + ": node "
+                        + node + " beyond the block's " + n);
+            }
+            samples.add(new io.memscope.recording.RetentionWalk.Sample(id, (int) site, size, (int) node));
+        }
+        visitor.retention(new io.memscope.recording.RetentionWalk(timestamp, pause, total, outcome, trigger, detail,
+                visited, references, memory, nodes, samples));
     }
 
     /** ACCOUNTING (1.3): one snapshot of the accounting summary tables. */

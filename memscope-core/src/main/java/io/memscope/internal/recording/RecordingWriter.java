@@ -54,9 +54,10 @@ import java.util.Objects;
  * after close are ignored and counted by {@link #eventsRefused()}.
  *
  * <p>Errors: {@link #accept} never throws (it is called from store drains): an I/O failure is remembered, later
- * events are counted as dropped, and the failure is thrown (as a {@link MemscopeException} of category EXPORT)
- * by the next {@link #flush()} or {@link #close()}. The other methods throw it directly. Code inside a user
- * JVM must catch it and report it with {@link Failures#report}.
+ * events are counted as dropped, later side-table entries discarded, and the failure is thrown (as a
+ * {@link MemscopeException} of category EXPORT) by the next {@link #flush()} or {@link #close()}. {@link #salvage}
+ * then ends the file cleanly at its last whole block, counting the events of the blocks lost. Code inside a user
+ * JVM must catch the failure and report it with {@link Failures#report}.
  */
 public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
@@ -65,7 +66,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * appends, and opening a channel loads about 30 JDK classes that are not in the JDK's class data archive
      * (milliseconds of every agent start); a channel also closes itself when the writing thread is interrupted.
      */
-    private final OutputStream out;
+    private OutputStream out;
     private final StringTable strings;
     private final int blockBytes;
     private final int maxEventsPerBlock;
@@ -97,6 +98,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private int stringsWritten = 1;          // ids below this are in the file (id 0 is implicit)
     private int knownStrings;                // cached strings.size()
     private long eventsWritten;              // events in blocks written or pending
+    private long eventsInFile;               // events in blocks written whole
     private long eventsDropped;              // reported with addDropped + refused by this writer
     private long eventsRefused;              // offered after close
     private long bytesWritten;
@@ -134,8 +136,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
         this.lastTimestamp = nanoTime;
-        this.out = file.getFileSystem() == FileSystems.getDefault() ? new FileOutputStream(file.toFile())
-                : Files.newOutputStream(file); // created, or truncated if it exists
+        this.out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
+                ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
         try {
             ByteSink h = new ByteSink(RecordingFormat.HEADER_BYTES);
             h.bytes(RecordingFormat.MAGIC, 0, RecordingFormat.MAGIC.length);
@@ -264,7 +266,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             throw new IllegalArgumentException("scope path id 0 is reserved");
         }
         Objects.requireNonNull(name, "name");
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         ByteSink s = scopePaths.body;
         s.uleb(Integer.toUnsignedLong(pathId));
         s.uleb(Integer.toUnsignedLong(parentId));
@@ -311,7 +315,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                                            long recursiveCalls, long totalNanos, long maxNanos, long allocatedBytes,
                                            long callsWithoutAllocation) {
         Objects.requireNonNull(function, "function");
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         ByteSink s = functions.body;
         s.uleb(strings.intern(function));
         s.uleb(strings.intern(descriptor));
@@ -360,6 +366,65 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
     }
 
+    /**
+     * Writes one walk of the heap from the GC roots at once (a RETENTION block, format 1.4): its figures, the forest
+     * of its paths and its samples. Never throws for a walk's content; an I/O failure is kept like any other (see
+     * {@link #flush()}).
+     *
+     * @throws IllegalArgumentException when the walk does not fit in one block (16 MiB), or a node's parent does not
+     *                                  come before it, or a sample's node is not one of the walk's
+     */
+    public synchronized void retention(io.memscope.recording.RetentionWalk walk) {
+        if (closed || failure != null || walk == null) {
+            return;
+        }
+        java.util.List<io.memscope.recording.RetentionWalk.Node> nodes = walk.nodes();
+        java.util.List<io.memscope.recording.RetentionWalk.Sample> samples = walk.samples();
+        ByteSink s = new ByteSink(128 + nodes.size() * 8 + samples.size() * 8);
+        s.zigzag(walk.timestampNanos());
+        s.uleb(walk.pauseNanos());
+        s.uleb(walk.totalNanos());
+        s.u8(walk.outcome().code);
+        s.uleb(strings.intern(walk.trigger()));
+        s.uleb(strings.intern(walk.detail()));
+        s.uleb(walk.objectsVisited());
+        s.uleb(walk.referencesSeen());
+        s.uleb(walk.memoryBytes());
+        s.uleb(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            io.memscope.recording.RetentionWalk.Node n = nodes.get(i);
+            if (n.parent() >= i || n.parent() < -1) {
+                throw new IllegalArgumentException("node " + i + ": parent " + n.parent() + " does not come before it");
+            }
+            s.uleb(n.parent() + 1L);
+            s.uleb(((long) n.kind().code << 1) | (n.classObject() ? 1 : 0));
+            s.uleb(strings.intern(n.className() == null ? "?" : n.className()));
+            s.uleb(strings.intern(n.label()));
+            s.uleb(n.index());
+        }
+        s.uleb(samples.size());
+        for (io.memscope.recording.RetentionWalk.Sample m : samples) {
+            if (m.node() < -1 || m.node() >= nodes.size()) {
+                throw new IllegalArgumentException("sample " + m.sampleId() + ": node " + m.node() + " of "
+                        + nodes.size());
+            }
+            s.uleb(m.sampleId());
+            s.uleb(m.siteId() & 0xFFFF_FFFFL);
+            s.uleb(m.size());
+            s.uleb(m.node() + 1L);
+        }
+        if (s.length() > RecordingFormat.MAX_BLOCK_PAYLOAD) {
+            throw new IllegalArgumentException("a walk of " + nodes.size() + " nodes and " + samples.size()
+                    + " samples takes " + s.length() + " bytes, more than one block holds");
+        }
+        try {
+            syncStrings();
+            writeBlock(BlockType.RETENTION, null, s);
+        } catch (IOException e) {
+            failure = e;
+        }
+    }
+
     /** @return API events accepted so far ({@link #apiEvent}) */
     public synchronized long apiEventsWritten() {
         return apiEventsWritten;
@@ -392,7 +457,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (siteId == 0) {
             throw new IllegalArgumentException("site id 0 is reserved for 'no site'");
         }
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         ByteSink s = sites.body;
         s.uleb(Integer.toUnsignedLong(siteId));
         s.uleb(strings.intern(className));
@@ -413,7 +480,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (stackId == 0) {
             throw new IllegalArgumentException("stack id 0 is reserved for 'no stack'");
         }
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         int n = Math.min(frames.size(), RecordingFormat.MAX_FRAMES);
         ByteSink s = stacks.body;
         s.uleb(stackId);
@@ -427,7 +496,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
     public synchronized void metadata(String key, String value) {
         Objects.requireNonNull(key, "key");
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         metadata.body.uleb(strings.intern(key));
         metadata.body.uleb(strings.intern(value));
         added(metadata);
@@ -470,7 +541,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
                                 long heapUsedBefore, long heapUsedAfter, long heapCommitted, String action,
                                 GcRecord.Examined examined, long snapshotNanos, long verdictNanos) {
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         if (examined == null) {
             examined = GcRecord.Examined.UNKNOWN;
         }
@@ -503,7 +576,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** Records the exact cumulative totals of a site so far; later totals of the same site supersede. */
     public synchronized void siteCount(int siteId, long allocations, long bytes) {
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         siteCounts.body.uleb(Integer.toUnsignedLong(siteId));
         siteCounts.body.uleb(allocations);
         siteCounts.body.uleb(bytes);
@@ -514,7 +589,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void anomaly(String kind, long timestampNanos, long address, long size, long threadId,
                                      long stackId, String detail) {
         Objects.requireNonNull(kind, "kind");
-        ensureOpen();
+        if (!accepting()) {
+            return;
+        }
         ByteSink s = anomalies.body;
         s.uleb(strings.intern(kind));
         s.zigzag(timestampNanos);
@@ -614,6 +691,84 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
     }
 
+    /** @return the write failure that stopped this writer, or null */
+    public synchronized IOException failure() {
+        return failure;
+    }
+
+    /**
+     * Continues on another output: the caller has copied the {@link #bytesWritten()} bytes written so far there (a
+     * recording kept in memory while its file could not be opened, moved to the file once it can).
+     */
+    public synchronized void moveTo(OutputStream next) {
+        Objects.requireNonNull(next, "next");
+        if (closed) {
+            throw MemscopeException.export("recording " + file + " is closed", null);
+        }
+        OutputStream previous = out;
+        out = next;
+        try {
+            previous.close();
+        } catch (IOException e) {
+            // the bytes that matter were copied
+        }
+    }
+
+    /**
+     * After a write failed (a full disk, an I/O error, a memory limit): ends the recording cleanly at the last block
+     * written whole. The output is cut back to that block (a file by truncation), the blocks that were being written
+     * and everything buffered are dropped (their events counted in {@link #eventsDropped()}), then the metadata
+     * {@code ending} (what happened) and an END block (not clean) are written and the output closed. It needs a few
+     * kilobytes of room: the caller frees some first (the agent deletes the file it reserved for this). Does nothing
+     * when no write failed.
+     *
+     * @return whether the recording could be ended
+     */
+    public synchronized boolean salvage(java.util.Map<String, String> ending) {
+        if (closed || failure == null) {
+            return false;
+        }
+        try {
+            if (out instanceof FileOutputStream) {
+                ((FileOutputStream) out).getChannel().truncate(bytesWritten);
+            }
+            long lost = eventsWritten - eventsInFile;
+            eventsDropped += lost;
+            eventsWritten = eventsInFile;
+            events.reset();
+            apiEvents.reset();
+            scopeEdges.reset();
+            for (Pending p : new Pending[] {scopePaths, functions, sites, stacks, metadata, gc, gcDetails, siteCounts,
+                anomalies}) {
+                p.count = 0;
+                p.body.reset();
+            }
+            gcActions = false;
+            failure = null;
+            for (java.util.Map.Entry<String, String> m : ending.entrySet()) {
+                metadata(m.getKey(), m.getValue());
+            }
+            close(false);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            if (failure == null) {
+                failure = e instanceof IOException ? (IOException) e : new IOException(e);
+            }
+            closed = true;
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // nothing more to save
+            }
+            return false;
+        }
+    }
+
+    /** @return events in blocks written whole so far */
+    public synchronized long eventsInFile() {
+        return eventsInFile;
+    }
+
     /** @return events accepted into the file so far (written or in the current block) */
     public synchronized long eventsWritten() {
         return eventsWritten;
@@ -641,6 +796,18 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (failure != null) {
             throw failed();
         }
+    }
+
+    /**
+     * @return false after a write failed: side-table entries are then discarded (the failure is thrown by the next
+     *         {@link #flush()} or {@link #close()}, and {@link #salvage} may still end the file cleanly)
+     * @throws MemscopeException when the writer is closed
+     */
+    private boolean accepting() {
+        if (closed) {
+            throw MemscopeException.export("recording " + file + " is closed", null);
+        }
+        return failure == null;
     }
 
     private MemscopeException failed() {
@@ -698,6 +865,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         prefix.reset();
         events.writePrefix(prefix);
         writeBlock(BlockType.EVENTS, prefix, events.body);
+        eventsInFile += events.count();
         events.reset();
     }
 
@@ -829,6 +997,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         private long processStartEpochMillis;
         private int blockBytes = 64 * 1024;
         private int maxEventsPerBlock = 65_536;
+        private OutputStream output;
 
         private Builder(Path file) {
             this.file = Objects.requireNonNull(file, "file");
@@ -853,6 +1022,15 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             this.processSet = true;
             this.pid = pid;
             this.processStartEpochMillis = startEpochMillis;
+            return this;
+        }
+
+        /**
+         * Writes to {@code stream} instead of creating the file ({@code file} still names the recording in messages):
+         * a recording kept in memory until its file can be opened ({@link #moveTo}).
+         */
+        public Builder output(OutputStream stream) {
+            this.output = Objects.requireNonNull(stream, "stream");
             return this;
         }
 

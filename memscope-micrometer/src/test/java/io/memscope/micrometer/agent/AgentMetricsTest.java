@@ -68,6 +68,21 @@ class AgentMetricsTest {
                     .contains("memscope_agent_samples_dropped_total 0.0")
                     .contains("memscope_agent_heap_held_bytes ")
                     .contains("memscope_agent_site_held_bytes{site=\"" + site + "\",type=\"byte[]\"}");
+            assertThat(text).doesNotContain("NaN");
+        }
+        // method-level sites: the label has no line, so it survives a deploy that moves the code
+        PrometheusMeterRegistry byMethod = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (MemscopeMetrics m = MemscopeMetrics.builder().topSites(5).sitesByMethod(true).maxAge(Duration.ZERO)
+                .refreshEvery(Duration.ZERO).build()) {
+            m.bindTo(byMethod);
+            Gauge held = byMethod.find("memscope.agent.site.held").tag("site", "memscope.fixtures.Holder.keep(Holder.java)")
+                    .tag("type", "byte[]").gauge();
+            assertThat(held).as("the holding method among %s", byMethod.find("memscope.agent.site.held").gauges()
+                    .stream().map(g -> g.getId().getTag("site")).toList()).isNotNull();
+            assertThat(held.value()).isGreaterThan(12 << 20);
+            for (Gauge g : byMethod.find("memscope.agent.site.held").gauges()) {
+                assertThat(g.getId().getTag("site")).doesNotMatch(".*:\\d+\\)$");
+            }
         }
     }
 }

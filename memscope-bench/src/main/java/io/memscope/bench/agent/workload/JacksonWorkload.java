@@ -73,8 +73,12 @@ public final class JacksonWorkload {
     }
 
     static List<Order> orders() {
-        List<Order> l = new ArrayList<>(ORDERS);
-        for (int i = 0; i < ORDERS; i++) {
+        return orders(ORDERS);
+    }
+
+    static List<Order> orders(int count) {
+        List<Order> l = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
             Order o = new Order();
             o.id = 1_000_000L + i;
             o.status = (i % 3 == 0) ? "SHIPPED" : (i % 3 == 1) ? "PENDING" : "CANCELLED";
