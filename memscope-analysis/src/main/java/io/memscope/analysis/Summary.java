@@ -111,8 +111,8 @@ public final class Summary {
         section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval, null);
         if (t.wholeHeapCollections() < 3 && r.leakSuspects().isEmpty()) {
             sb.append(String.format(Locale.ROOT, "  Leak suspects: not judged: the window had %d collection%s that "
-                    + "examined the whole heap, and a leak must be seen growing at three (a longer run, or a collector "
-                    + "that collects the old generation, gives more)%n", t.wholeHeapCollections(),
+                    + "examined the whole heap, and a leak must be seen growing at three (for a verdict: a longer run, "
+                    + "or a heap small enough, -Xmx, that the old generation is collected while it grows)%n", t.wholeHeapCollections(),
                     t.wholeHeapCollections() == 1 ? "" : "s"));
         } else {
             section(sb, "Leak suspects (held at whole-heap collections and growing)", r.leakSuspects(), true, true,
