@@ -40,9 +40,10 @@ final class RunCommand implements Callable<Integer> {
     /**
      * The demo JVM's heap. Leak suspects are judged only at collections that examined the whole heap; in a default
      * heap (a quarter of the machine's memory) the demo's few seconds see young collections only. 128 MiB holds the
-     * leak's ~67 MiB and the rest comfortably, and makes G1 start concurrent markings (old generation past its
-     * initiating occupancy, adaptive from 45% of the heap) several times while the leak grows, as a real leaking
-     * service would (three or four markings in a demo run on JDK 17 and on JDK 25).
+     * leak's ~67 MiB, its bounded sessions' 8 MiB and the rest, and makes G1 start concurrent markings (old
+     * generation past its initiating occupancy, adaptive from 45% of the heap) several times while the leak grows,
+     * as a real leaking service would: 5 to 7 whole-heap collections per run on JDK 17, 5 on JDK 25 (eight runs, two
+     * at a time), the leak judged in each.
      */
     static final String DEMO_HEAP = "-Xmx128m";
 
