@@ -16,8 +16,11 @@
  * starts and the pass for k has not run yet (two collections back to back), on_gc_start runs it first, before that
  * collection touches a reference: so every sample is looked at between every two collections, and
  * collected_by == checked + 1 always, for the entries in the table and for the records still in the ring alike.
- * An entry also records `born`, the collections started when it was sampled: once checked > born it was reachable
- * at a collection that started after it was allocated, and scan0 reports it held (once).
+ * An entry also records `born`, the collections started when it was sampled: once checked > born it survived a
+ * collection that started after it was allocated, and scan0 reports it a survivor (once). Whether that collection
+ * looked at it is not known here (a young collection does not look at the old generation): scan0 is told when a
+ * collection examined the whole heap, with the time before which it judged every object (its snapshot), and reports
+ * each entry sampled before that time and still alive confirmed (once).
  *
  * A reference is looked at with a plain read of the JVM's weak handle (its slot holds the object, or null once the
  * collector cleared it), as async-profiler's live mode does: JNI's IsSameObject cannot be called from a collection
@@ -58,11 +61,17 @@ typedef struct {
     uint32_t state;
     uint32_t checked;
     uint32_t collected_by;
-    /* Collections started when it was sampled; held once checked > born (reachable at a later collection). */
+    /* Collections started when it was sampled; a survivor once checked > born (alive after a later collection). */
     uint32_t born;
-    /* Reported held by scan0 (once). */
+    /* What scan0 reported of it (each bit once): HELD_SURVIVOR, HELD_CONFIRMED. */
     uint32_t held;
 } live_entry;
+
+/* Survived a collection that started after it was sampled: not garbage then, as far as that collection looked. */
+#define HELD_SURVIVOR 1u
+/* Alive after a collection that examined the whole heap and judged it (sampled before that collection's snapshot):
+ * reachable at that snapshot. */
+#define HELD_CONFIRMED 2u
 
 /* Valid entries: [0, live_write) and [live_read, live_count); the gap is a harvest in progress (scan0). */
 static live_entry *live;

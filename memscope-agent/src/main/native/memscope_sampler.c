@@ -465,6 +465,8 @@ static jlong *staged;
 static jlong *staged_frames;
 static jweak *staged_refs;
 static live_entry *staged_entries;
+/* The held bits each staged entry had before scan0 changed them. */
+static uint32_t *staged_was;
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
     (void) reserved;
@@ -537,9 +539,11 @@ static void free_capture(JNIEnv *jni) {
     free(staged_frames);
     free(staged_refs);
     free(staged_entries);
+    free(staged_was);
     staged = staged_frames = NULL;
     staged_refs = NULL;
     staged_entries = NULL;
+    staged_was = NULL;
     unlock_table();
 }
 
@@ -630,6 +634,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiStart0(JNIEnv *jni, jcl
             || (staged_frames = calloc(DRAIN_FRAME_LONGS, sizeof(jlong))) == NULL
             || (staged_refs = calloc(DRAIN_RECORDS, sizeof(jweak))) == NULL
             || (staged_entries = calloc(DRAIN_RECORDS, sizeof(live_entry))) == NULL
+            || (staged_was = calloc(DRAIN_RECORDS, sizeof(uint32_t))) == NULL
             || (live_capacity > 0 && (live = calloc(live_capacity, sizeof(live_entry))) == NULL)
             || (walk != STACK_WALK_OFF && (key_table = calloc(KEY_SLOTS, sizeof(key_slot))) == NULL)) {
         free_capture(jni);
@@ -939,14 +944,16 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCommit0(JNIEnv *jni, jc
  * Reports collected samples: with begin, first checks every entry against the last collection that ended (a mark
  * pass, unless a collection's start already did it), then goes through the table from where the previous call
  * stopped, removing what was collected or dropped. Each collected sample is written to out as SCAN_LONGS longs:
- * sample id, site, size, time, `checked`, `collected_by` (live_table.h) and whether it was held; it was collected by
+ * sample id, site, size, time, `checked`, `collected_by` (live_table.h) and its `held` bits; it was collected by
  * collection collected_by, which is checked + 1 when every collection was looked at. A sample seen alive after a
- * collection that started after it was taken (checked > born) becomes held: it is written once, the same way with
- * collected_by 0 and held 1, and stays in the table. Every reference found gone by a plain read
- * is confirmed with IsSameObject first. Returns 2 * written, plus 1 when the table has been gone through.
+ * collection that started after it was taken (checked > born) becomes a survivor; one sampled before confirm_before
+ * (the snapshot of a collection that examined the whole heap, after which this call runs; Long.MIN_VALUE: none) and
+ * alive becomes confirmed: each change is written once, the same way with collected_by 0 and the bits before | the
+ * bits after << 8, and the entry stays in the table. Every reference found gone by a plain read is confirmed with
+ * IsSameObject first. Returns 2 * written, plus 1 when the table has been gone through.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jclass cls, jlongArray out,
-                                                              jboolean begin) {
+                                                              jboolean begin, jlong confirm_before) {
     (void) cls;
     jsize cap = out == NULL ? 0 : (*jni)->GetArrayLength(jni, out) / SCAN_LONGS;
     cap = cap < DRAIN_RECORDS ? cap : DRAIN_RECORDS;
@@ -972,10 +979,21 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
         } else if (e->state == ENTRY_TRACKED && e->collected_by != 0) {
             staged_entries[found++] = *e;
         } else {
-            if (e->state == ENTRY_TRACKED && !e->held && e->checked > e->born) {
-                /* seen alive after a collection that started after it was sampled: held from now on */
-                e->held = 1;
-                staged_entries[found++] = *e;
+            uint32_t was = e->held;
+            if (e->state == ENTRY_TRACKED) {
+                if (!(was & HELD_SURVIVOR) && e->checked > e->born) {
+                    /* seen alive after a collection that started after it was sampled */
+                    e->held |= HELD_SURVIVOR;
+                }
+                if (!(was & HELD_CONFIRMED) && e->time < confirm_before && !(raw_handles && referent_gone(e->ref))) {
+                    /* judged by a collection that examined the whole heap, and still there: reachable then */
+                    e->held |= HELD_CONFIRMED;
+                }
+            }
+            if (e->held != was) {
+                staged_entries[found] = *e;
+                staged_was[found] = was;
+                found++;
             }
             live[live_write++] = *e;
         }
@@ -993,7 +1011,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
     for (jsize i = 0; i < found; i++) {
         live_entry *e = &staged_entries[i];
         if (e->collected_by == 0) {
-            /* became held: its reference stays in the table */
+            /* became a survivor or confirmed: its reference stays in the table */
             jlong *b = &staged[written * SCAN_LONGS];
             b[0] = e->id;
             b[1] = e->site;
@@ -1001,7 +1019,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
             b[3] = e->time;
             b[4] = e->checked;
             b[5] = 0;
-            b[6] = 1;
+            b[6] = (jlong) (staged_was[i] | e->held << 8);
             written++;
             continue;
         }
@@ -1040,7 +1058,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
 }
 
 /* Longs per sample in held0's answer. */
-#define HELD_LONGS 3
+#define HELD_LONGS 4
 
 static int sorted_contains(const jlong *sorted, jsize n, jlong v) {
     jsize lo = 0, hi = n - 1;
@@ -1059,7 +1077,8 @@ static int sorted_contains(const jlong *sorted, jsize n, jlong v) {
 
 /*
  * The tracked samples taken in [from, to) (nanoTime) by the threads named in `threads` (sorted Java ids) or with an id
- * of at least threads_from, whose object is reachable now: HELD_LONGS longs each (site, stack id, size), or null when
+ * of at least threads_from, whose object is reachable now: HELD_LONGS longs each (site, stack id, size, held bits:
+ * HELD_CONFIRMED when a collection that examined the whole heap judged it, live_table.h), or null when
  * memory runs out. The object is looked at now (a plain read of its handle, or IsSameObject when plain reads are
  * off), not as of the last mark pass: a collection that just ended counts before the drain thread has seen it.
  * Samples still in the queue are not seen (the caller drains first).
@@ -1115,6 +1134,7 @@ JNIEXPORT jlongArray JNICALL Java_java_lang_MemscopeHooks_jvmtiHeld0(JNIEnv *jni
         found[n * HELD_LONGS] = e->site;
         found[n * HELD_LONGS + 1] = e->stack;
         found[n * HELD_LONGS + 2] = e->size;
+        found[n * HELD_LONGS + 3] = e->held;
         n++;
     }
     unlock_table();

@@ -205,6 +205,8 @@ public final class Agent {
                 options.oversample(), options.ownDistances());
         CaptureSession s = new CaptureSession(settings, inst);
         s.extras(!options.functions().isEmpty(), options.gcAtEdges());
+        s.seenFromJvmStart(!attached);
+        s.endCheck(options.endCheck(), options.endCheckMaxHeap());
         s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {

@@ -55,9 +55,12 @@ public final class AgentOptions {
             + "as pkg.Class.method, pkg.Class.* or pkg.** (default: none)",
         "gcAtEdges=true|false   MEMSCOPE_GC_AT_EDGES  a full GC when the capture starts and when it ends (implies "
             + "gcAtEnd; default false)",
-        "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    run a full GC when the capture ends, so that held memory at "
-            + "the end is measured at it (default false: the capture ends at once, and held memory at the end is "
-            + "what the last GC of the run found)",
+        "endCheck=gc|off        MEMSCOPE_END_CHECK    at the end of the capture, confirm what is still reachable: "
+            + "a collection of the whole heap (gc), so that held memory at the end is reachable memory; off: the "
+            + "capture ends at once and memory no whole-heap collection judged stays unconfirmed (default gc)",
+        "endCheckMaxHeap=SIZE   MEMSCOPE_END_CHECK_MAX_HEAP  skip the end check when more heap than this is in use "
+            + "(its pause grows with the heap; the report says it was skipped) (default 8g)",
+        "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    obsolete: endCheck=gc (true) or endCheck=off (false)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
         "commandLine=masked|full|off MEMSCOPE_COMMAND_LINE the program's command line in the recording: values "
@@ -113,9 +116,11 @@ public final class AgentOptions {
     private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
     private CaptureSettings.StackWalk stackWalk = CaptureSettings.StackWalk.ON;
+    private Boolean gcAtEnd;
+    private io.memscope.agent.capture.EndCheck endCheck;
+    private long endCheckMaxHeap = 8L << 30;
     private int oversample;
     private boolean ownDistances = true;
-    private boolean gcAtEnd;
     private boolean paths = true;
     private long pathsMillis = 2000;
     private long pathsMemory = 256L << 20;
@@ -136,6 +141,7 @@ public final class AgentOptions {
         {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"paths", "MEMSCOPE_PATHS"},
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
+        {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
     };
 
     private AgentOptions() {
@@ -261,6 +267,16 @@ public final class AgentOptions {
                 break;
             case "gcAtEnd":
                 gcAtEnd = bool(v);
+                break;
+            case "endCheck":
+                endCheck = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "gc" -> io.memscope.agent.capture.EndCheck.GC;
+                    case "off" -> io.memscope.agent.capture.EndCheck.OFF;
+                    default -> throw new IllegalArgumentException("expected gc or off");
+                };
+                break;
+            case "endCheckMaxHeap":
+                endCheckMaxHeap = parseBytes(v);
                 break;
             case "liveSamples":
                 liveSamples = (int) number(v, 0, 1 << 24);
@@ -528,11 +544,27 @@ public final class AgentOptions {
     }
 
     /**
-     * @return whether the capture ends with a full GC (and waits for Cleaners and its notification) so that held
-     *         memory at the end is measured at it
+     * @return how the capture confirms what is still reachable at its end: {@code endCheck}, else the obsolete
+     *         {@code gcAtEnd} ({@code gcAtEdges} implies a collection), else a whole-heap collection
      */
+    public io.memscope.agent.capture.EndCheck endCheck() {
+        if (endCheck != null) {
+            return endCheck;
+        }
+        if (gcAtEdges || gcAtEnd == null || gcAtEnd) {
+            return io.memscope.agent.capture.EndCheck.GC;
+        }
+        return io.memscope.agent.capture.EndCheck.OFF;
+    }
+
+    /** @return heap in use above which the end check is skipped, bytes */
+    public long endCheckMaxHeap() {
+        return endCheckMaxHeap;
+    }
+
+    /** @return whether the capture ends with a whole-heap collection ({@link #endCheck}) */
     public boolean gcAtEnd() {
-        return gcAtEnd || gcAtEdges;
+        return endCheck() == io.memscope.agent.capture.EndCheck.GC;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

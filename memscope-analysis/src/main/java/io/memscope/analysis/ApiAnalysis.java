@@ -43,10 +43,11 @@ import java.util.TreeMap;
  * overloads share a frame. A stack cut at {@code stackDepth} frames may miss an outer function.
  *
  * <h2>Held</h2>
- * As everywhere in the report ({@link GcTimeline}): a sample is held at a collection when it was allocated before the
- * collection started and not freed by it or an earlier one; "at the end" is the last collection of the capture (its
- * final full GC), "at the peak" the collection after which the heap held the most. Without collection records, the
- * end of the capture stands in for the last one, and there is no peak (0).
+ * As everywhere in the report ({@link GcTimeline}, {@link ReportBuilder}): a sample is held at a collection when a
+ * collection that examined the whole heap at or before it judged it (it was allocated before that collection's
+ * snapshot) and it was not freed by then; "at the end" is the last collection of the capture (its end check), "at the
+ * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
+ * (0), and there is no peak.
  */
 public final class ApiAnalysis implements RecordingVisitor {
     /** How far the file must run past a sample before no edge older than it can come. */
@@ -116,7 +117,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
         this.start = run.metadataLong(MetadataKeys.START_NANOS, run.firstEventNanos());
         this.end = run.metadataLong(MetadataKeys.END_NANOS, run.lastEventNanos());
-        this.gcs = GcTimeline.of(run.gcRecords(), end);
+        this.gcs = GcTimeline.of(run, end);
         this.endGc = gcs.lastAtOrBefore(end);
         this.peakGc = gcs.peak(0, endGc);
         this.functionPatterns = new FunctionPatterns(run.metadata().get("option.functions"));
@@ -373,7 +374,8 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     /**
      * Adds a sample whose scope and collection (or its absence) are known to the held figures: held at a collection
-     * when allocated before it started and not freed by it or an earlier one ({@link GcTimeline#collectedBy}).
+     * when a whole-heap collection at or before it judged it and it was not freed by then
+     * ({@link GcTimeline#collectedBy}, {@link GcTimeline#confirmedBefore}).
      */
     private void settle(int slot) {
         long collected = pending.collected(slot);
@@ -407,8 +409,9 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
     }
 
+    /** Held at {@code gc}: judged by a whole-heap collection at or before it (allocated before its snapshot), not freed. */
     private boolean heldAt(long allocated, int gc, int freedBy) {
-        return gc >= 0 && allocated < gcs.start(gc) && freedBy > gc;
+        return gc >= 0 && allocated < gcs.confirmedBefore(gc) && freedBy > gc;
     }
 
     /**

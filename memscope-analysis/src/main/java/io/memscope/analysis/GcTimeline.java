@@ -2,44 +2,124 @@ package io.memscope.analysis;
 
 import io.memscope.recording.GcRecord;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
 /**
- * The collections that reclaim memory, in start order: the points at which held memory is measured, and the one
- * home of the rule that says which collection freed a sampled object.
+ * The collections that reclaim memory, in order: the points at which held memory is measured, what each examined,
+ * and the one home of the rule that says which collection freed a sampled object.
  *
- * <p><b>Attribution rule.</b> The agent observes a sampled object's collection when its weak reference is
- * enqueued, shortly after the collection that freed it: a DEALLOCATE observed at time {@code t} is attributed to
- * the last collection that started before {@code t} ({@link #collectedBy}). The object was held at every earlier
- * collection that started after its allocation. Precision: a DEALLOCATE observed only after the next collection
- * started (back-to-back collections a few milliseconds apart, a busy reference handler) is attributed to that next
- * one, so the object counts as held at one collection too many; collection start times themselves have the JVM's
- * 1 ms precision. Capture that checks its weak references right after each collection makes the rule exact
- * without changing it.
+ * <p><b>Positions.</b> A collection's position is the moment from which its verdict holds
+ * ({@link GcRecord#verdictNanos()}): its start for a pause (the objects it frees are observed after its start), its
+ * end for a concurrent cycle that examined the whole heap (ZGC, Shenandoah: the objects it frees are observed while it
+ * runs, and objects allocated meanwhile are not judged). Records of recordings before format 1.4 have their start.
  *
- * <p><b>Which records.</b> Every record but the {@code ... Pauses} records of concurrent collectors (ZGC,
- * Shenandoah), which report the pauses inside a cycle separately from the cycle that reclaims: their heap figures are
- * taken mid-cycle. Young collections are included: they do not free old-generation garbage, so the held figure
- * measured at a young collection counts sampled objects promoted and since become garbage as held, as the JVM's
- * own heap-used-after figure counts them; at a full collection (the agent's final {@code System.gc()}) it is
- * reachable memory.
+ * <p><b>Attribution rule.</b> The agent observes a sampled object's collection when its weak reference is found
+ * cleared, after the collection that freed it: a DEALLOCATE observed at time {@code t} is attributed to the last
+ * collection positioned before {@code t} ({@link #collectedBy}). The object was present at every earlier collection
+ * positioned after its allocation. Precision: a DEALLOCATE observed only after the next collection's position
+ * (back-to-back collections a few milliseconds apart, a busy reference handler) is attributed to that next one, so
+ * the object counts as present at one collection too many; the JVM's sampler checks its references between every two
+ * pauses, which makes the rule exact for stop-the-world collectors.
  *
- * <p>With no such record (GC notifications off), a single synthetic point at the end of the capture stands in:
- * held at it means allocated and never observed collected.
+ * <p><b>What each examined.</b> A young collection frees young garbage and proves nothing about objects that may have
+ * been promoted; a collection that examined the whole heap judged every object allocated before its snapshot
+ * ({@link GcRecord#snapshotNanos()}, at most its start). The timeline's <i>boundaries</i> are the collections'
+ * positions (points) and the snapshots of the whole-heap ones (marks), in time order, a mark before a point at the same
+ * time: {@link HeldLedger} moves its samples between buckets there.
+ *
+ * <p><b>Which records.</b> Every record but the {@code ... Pauses} records of concurrent collectors (ZGC, Shenandoah),
+ * which report the pauses inside a cycle separately from the cycle that reclaims: their heap figures are taken
+ * mid-cycle. With no such record (GC notifications off), a single synthetic point at the end of the capture stands
+ * in: held at it means allocated and never observed collected, confirmed by nothing.
  */
 final class GcTimeline {
     private final List<GcRecord> points;
-    private final long[] starts;
+    private final long[] positions;
     private final boolean synthetic;
+    /** Boundaries in time order: their time, and the point they are (>= 0) or the point whose snapshot they are (-1 - k). */
+    private final long[] boundaryTime;
+    private final int[] boundaryOf;
+    /** Per point: its boundary, and (whole-heap points) its snapshot's boundary, else -1. */
+    private final int[] pointBoundary;
+    private final int[] markBoundary;
 
     private GcTimeline(List<GcRecord> points, boolean synthetic) {
         this.points = points;
         this.synthetic = synthetic;
-        this.starts = new long[points.size()];
-        for (int i = 0; i < starts.length; i++) {
-            starts[i] = points.get(i).startNanos();
+        int n = points.size();
+        this.positions = new long[n];
+        for (int i = 0; i < n; i++) {
+            positions[i] = position(points.get(i));
         }
+        List<long[]> b = new ArrayList<>(n * 2);
+        for (int k = 0; k < n; k++) {
+            GcRecord r = points.get(k);
+            if (r.wholeHeap()) {
+                b.add(new long[] {Math.min(r.snapshotNanos(), positions[k]), 0, -1 - k}); // marks first at equal times
+            }
+            b.add(new long[] {positions[k], 1, k});
+        }
+        b.sort((x, y) -> {
+            int c = Long.compare(x[0], y[0]);
+            if (c == 0) {
+                c = Long.compare(x[1], y[1]); // a snapshot before a position at the same time
+            }
+            return c != 0 ? c : Long.compare(x[2] >= 0 ? x[2] : -1 - x[2], y[2] >= 0 ? y[2] : -1 - y[2]);
+        });
+        this.boundaryTime = new long[b.size()];
+        this.boundaryOf = new int[b.size()];
+        this.pointBoundary = new int[n];
+        this.markBoundary = new int[n];
+        Arrays.fill(markBoundary, -1);
+        for (int i = 0; i < b.size(); i++) {
+            boundaryTime[i] = b.get(i)[0];
+            int of = (int) b.get(i)[2];
+            boundaryOf[i] = of;
+            if (of >= 0) {
+                pointBoundary[of] = i;
+            } else {
+                markBoundary[-1 - of] = i;
+            }
+        }
+    }
+
+    /** @return when a record's verdict holds: its start, or the end of a whole-heap concurrent cycle */
+    static long position(GcRecord r) {
+        return Math.max(r.startNanos(), r.verdictNanos());
+    }
+
+    /**
+     * The collections of a recording, with what each examined; a recording that does not say (before format 1.4, or
+     * written without GC_SCOPE blocks: no record says anything) has its stop-the-world full collections and the
+     * concurrent cycles of ZGC and Shenandoah recognized by their names ({@link GcRecord.Examined#ofCollector}; G1's
+     * marking-end pauses not, their marking's snapshot being unknown), the others stay unknown.
+     *
+     * @param endNanos the end of the capture, where the synthetic point goes when no record reclaims memory
+     */
+    static GcTimeline of(RecordedRun run, long endNanos) {
+        return of(withExamined(run.gcRecords()), endNanos);
+    }
+
+    /** @return the records, what each examined inferred from its name when none of them says (see {@link #of}) */
+    static List<GcRecord> withExamined(List<GcRecord> records) {
+        for (GcRecord g : records) {
+            if (g.examined() != GcRecord.Examined.UNKNOWN) {
+                return records;
+            }
+        }
+        List<GcRecord> l = new ArrayList<>(records.size());
+        for (GcRecord g : records) {
+            GcRecord.Examined e = GcRecord.Examined.ofCollector(g.name());
+            if ("G1 Concurrent GC".equals(g.name())) {
+                e = GcRecord.Examined.UNKNOWN;
+            }
+            long verdict = e == GcRecord.Examined.WHOLE_HEAP && !g.isPause()
+                    ? g.startNanos() + g.durationNanos() : g.startNanos();
+            l.add(g.withExamined(e, g.startNanos(), verdict));
+        }
+        return l;
     }
 
     /**
@@ -53,7 +133,7 @@ final class GcTimeline {
                 l.add(r);
             }
         }
-        l.sort(Comparator.comparingLong(GcRecord::startNanos));
+        l.sort(Comparator.comparingLong((GcRecord r) -> position(r)).thenComparingLong(GcRecord::startNanos));
         if (l.isEmpty()) {
             l.add(new GcRecord(endNanos, 0, "end of capture", null, 0, 0, 0, null));
             return new GcTimeline(l, true);
@@ -69,15 +149,15 @@ final class GcTimeline {
     /**
      * The attribution rule: the collection that freed an object whose collection was observed at {@code observed}.
      *
-     * @return the index of the last point that started strictly before {@code observed}, -1 if none did
+     * @return the index of the last point positioned strictly before {@code observed}, -1 if none was
      */
     int collectedBy(long observed) {
         int lo = 0;
-        int hi = starts.length - 1;
+        int hi = positions.length - 1;
         int found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (starts[mid] < observed) {
+            if (positions[mid] < observed) {
                 found = mid;
                 lo = mid + 1;
             } else {
@@ -88,15 +168,74 @@ final class GcTimeline {
     }
 
     int size() {
-        return starts.length;
+        return positions.length;
     }
 
-    long start(int k) {
-        return starts[k];
+    /** @return the position of point {@code k} (see the class comment) */
+    long position(int k) {
+        return positions[k];
     }
 
     GcRecord record(int k) {
         return points.get(k);
+    }
+
+    /** @return the snapshot of point {@code k}: objects allocated before it were judged (its start if not whole-heap) */
+    long snapshot(int k) {
+        return Math.min(points.get(k).snapshotNanos(), positions[k]);
+    }
+
+    /** @return whether point {@code k} examined the whole heap */
+    boolean wholeHeap(int k) {
+        return !synthetic && points.get(k).wholeHeap();
+    }
+
+    /** @return the boundaries: positions and snapshots */
+    int boundaries() {
+        return boundaryTime.length;
+    }
+
+    long boundaryTime(int b) {
+        return boundaryTime[b];
+    }
+
+    /** @return the point boundary {@code b} is, or -1 when it is a snapshot */
+    int pointAt(int b) {
+        return boundaryOf[b] >= 0 ? boundaryOf[b] : -1;
+    }
+
+    /**
+     * @return the points among the boundaries {@code from .. to - 1}: how many collections a sample allocated after
+     *         crossing {@code from} boundaries saw when {@code to} boundaries are crossed
+     */
+    int pointsBetween(int from, int to) {
+        if (pointsBefore == null) {
+            int[] c = new int[boundaryOf.length + 1];
+            for (int i = 0; i < boundaryOf.length; i++) {
+                c[i + 1] = c[i] + (boundaryOf[i] >= 0 ? 1 : 0);
+            }
+            pointsBefore = c;
+        }
+        int a = Math.max(0, Math.min(from, pointsBefore.length - 1));
+        int b = Math.max(0, Math.min(to, pointsBefore.length - 1));
+        return pointsBefore[b] - pointsBefore[a];
+    }
+
+    private int[] pointsBefore;
+
+    /** @return the point whose snapshot boundary {@code b} is, or -1 when it is a point */
+    int snapshotOf(int b) {
+        return boundaryOf[b] < 0 ? -1 - boundaryOf[b] : -1;
+    }
+
+    /** @return the boundary of point {@code k}'s position */
+    int pointBoundary(int k) {
+        return pointBoundary[k];
+    }
+
+    /** @return the boundary of point {@code k}'s snapshot, or -1 when it did not examine the whole heap */
+    int markOf(int k) {
+        return markBoundary[k];
     }
 
     /** @return true when the only point is the synthetic end of the capture (the recording has no collection) */
@@ -104,38 +243,92 @@ final class GcTimeline {
         return synthetic;
     }
 
-    /** @return the first point starting at or after {@code fromNanos}, or {@link #size()} */
+    /** @return the first point positioned at or after {@code fromNanos}, or {@link #size()} */
     int firstAtOrAfter(long fromNanos) {
         int i = 0;
-        while (i < starts.length && starts[i] < fromNanos) {
+        while (i < positions.length && positions[i] < fromNanos) {
             i++;
         }
         return i;
     }
 
-    /** @return the last point starting at or before {@code toNanos}, or -1 */
+    /** @return the last point positioned at or before {@code toNanos}, or -1 */
     int lastAtOrBefore(long toNanos) {
-        int i = starts.length - 1;
-        while (i >= 0 && starts[i] > toNanos) {
+        int i = positions.length - 1;
+        while (i >= 0 && positions[i] > toNanos) {
             i--;
         }
         return i;
     }
 
+    /** @return the last whole-heap point among {@code from..to}, or -1 */
+    int lastWholeHeap(int from, int to) {
+        for (int k = Math.min(to, positions.length - 1); k >= Math.max(0, from); k--) {
+            if (wholeHeap(k)) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /** @return the last whole-heap point among {@code from..to} positioned at or before {@code nanos}, or -1 */
+    int lastWholeHeapAtOrBefore(int from, int to, long nanos) {
+        for (int k = Math.min(to, positions.length - 1); k >= Math.max(0, from); k--) {
+            if (wholeHeap(k) && positions[k] <= nanos) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
     /**
-     * @return among points {@code from..to}, the one after which the heap held the most ({@code heapUsedAfter}, the
-     *     first of equals), or -1 when the range is empty or the timeline is synthetic
+     * @return the latest snapshot of a whole-heap point at or before {@code k}: a sample allocated before it and not
+     *         freed by {@code k} is held at {@code k}; {@link Long#MIN_VALUE} when none
+     */
+    long confirmedBefore(int k) {
+        long best = Long.MIN_VALUE;
+        for (int i = Math.min(k, positions.length - 1); i >= 0; i--) {
+            if (wholeHeap(i)) {
+                best = Math.max(best, Math.min(points.get(i).snapshotNanos(), positions[i]));
+            }
+        }
+        return best;
+    }
+
+    /** @return whole-heap points among {@code from..to} */
+    int wholeHeapCount(int from, int to) {
+        int n = 0;
+        for (int k = Math.max(0, from); k <= to && k < positions.length; k++) {
+            if (wholeHeap(k)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The peak: the moment the heap held the most reachable memory. Among the whole-heap points of {@code from..to}
+     * (only there is what the heap holds reachable memory), the one after which the JVM reported the most heap in use
+     * (the first of equals); when none of them has the JVM's figures, the last of them.
+     *
+     * @return the point, or -1 when the range has no whole-heap point or the timeline is synthetic
      */
     int peak(int from, int to) {
         if (synthetic) {
             return -1;
         }
         int best = -1;
-        for (int k = Math.max(0, from); k <= to && k < starts.length; k++) {
-            if (best < 0 || points.get(k).heapUsedAfter() > points.get(best).heapUsedAfter()) {
+        int last = -1;
+        for (int k = Math.max(0, from); k <= to && k < positions.length; k++) {
+            GcRecord r = points.get(k);
+            if (!r.wholeHeap()) {
+                continue;
+            }
+            last = k;
+            if (r.hasHeapFigures() && (best < 0 || r.heapUsedAfter() > points.get(best).heapUsedAfter())) {
                 best = k;
             }
         }
-        return best;
+        return best >= 0 ? best : last;
     }
 }

@@ -3,42 +3,113 @@ package io.memscope.analysis;
 import java.util.Arrays;
 
 /**
- * Held memory per key (a site or a stack) at every collection of a {@link GcTimeline}, from sampled objects,
- * without per-collection arrays: per key, the weights of the live samples allocated before the current collection
- * started ({@code old}) and after it ({@code young}).
+ * Held and unconfirmed memory per key (a site or a stack) at every collection of a {@link GcTimeline}, from sampled
+ * objects, without per-collection arrays.
  *
- * <p>Events arrive in time order; when the replay passes the start of collection {@code k + 1}, {@link #measure}
- * takes the figures of collection {@code k} and {@link #advance} starts the next one. Deallocations between the starts of collections {@code k} and {@code k+1} are attributed to
- * {@code k} (the {@link GcTimeline} rule), so when the replay reaches the start of {@code k+1}, {@code old} is what
- * collection {@code k} held: objects allocated before it started and not collected by it. Then {@code young} joins
- * {@code old} for the next collection.
+ * <p><b>Four buckets per key.</b> The samples still present, by what the collections so far proved of them:
+ * <pre>
+ *   C  confirmed     allocated before the snapshot of the latest whole-heap collection, not freed since: held
+ *   S  snapshotted   allocated before the snapshot of a whole-heap collection whose verdict is still to come
+ *   U  unconfirmed   allocated before the latest collection, judged by no whole-heap collection
+ *   Y  young         allocated after the latest collection (or snapshot): not judged by anything yet
+ * </pre>
+ * The replay crosses the timeline's boundaries in time order: at a whole-heap collection's snapshot (a <i>mark</i>),
+ * U and Y move into S; at a collection's position (a <i>point</i>), Y moves into U; when a whole-heap collection is
+ * measured (its frees counted), S moves into C ({@link #confirm}). A sample's bucket follows from its epoch (the
+ * boundaries crossed before its allocation): {@link #bucketOf}. Held at collection {@code k} is C, unconfirmed is
+ * S + U (Y was allocated after it). At most one snapshot is pending: the replay ({@link ReportBuilder}) crosses a new
+ * mark only when its collection's verdict comes before the pending one's (it then replaces it: that collection
+ * confirms nothing, conservative); else it skips it, and the next whole-heap collection whose snapshot is at or after
+ * the pending one confirms the pending one ({@link #pendingAtOrBefore}).
  *
- * <p>Only keys changed since the last boundary are visited (a dirty list): a key not visited has the same held
- * figure as at the previous collection. Figures taken at particular collections ({@link #atEnd}, {@link #atPeak},
- * a per-key mark) rely on that: a key's value at collection {@code k} is its value at the last visit at or before
- * {@code k}. Each key's own highest figure ({@link #peakBytes}) is taken over the collections of a window; the first
- * collection of the window visits every key.
+ * <p>Events arrive in time order; when the replay passes the boundary after collection {@code k}, {@link #measure}
+ * takes the figures of {@code k}. Only keys whose figures changed since the last measure are visited (a dirty list),
+ * and keys with samples outside C are visited at marks and confirmations (an unsettled list): a key not visited has
+ * the same figures as at the previous collection. Figures taken at particular collections (the end, the peak, two
+ * reference collections per key for the leak rule) rely on that: a key's value at collection {@code k} is its value
+ * at the last visit at or before {@code k}. Each key's own highest held figure ({@link #peakBytes}) is taken over the
+ * collections of a window; the first collection of the window visits every key.
  *
- * <p>Weights are doubles (Horvitz-Thompson sums of {@code 1/p}); callers round.
+ * <p>Weights are doubles (Horvitz-Thompson sums of {@code 1/p}); callers round. Variances are the Horvitz-Thompson
+ * estimates of the estimates' variance, {@code sum of s^2 (1 - p) / p^2} over the samples.
  */
 final class HeldLedger {
-    private double[] oldBytes = new double[16];
-    private double[] oldCount = new double[16];
-    private double[] youngBytes = new double[16];
-    private double[] youngCount = new double[16];
+    static final int C = 0;
+    static final int S = 1;
+    static final int U = 2;
+    static final int Y = 3;
+    /** Reference collections per key ({@link #mark}). */
+    static final int MARKS = 2;
+
+    // per key and bucket: bytes, count (objects), samples, variance (bytes)
+    private double[][] bytes = new double[4][16];
+    private double[][] count = new double[4][16];
+    private long[][] samples = new long[4][16];
+    private double[][] variance = new double[4][16];
+    private final double[] totBytes = new double[4];
+    private final double[] totCount = new double[4];
+    private final double[] totVariance = new double[4];
+
     private double[] peakBytes = new double[16];
+    private double[] peakUnconfirmed = new double[16];
     private double[] endBytes = new double[16];
     private double[] endCount = new double[16];
+    private long[] endSamples = new long[16];
+    private double[] endUnconfirmed = new double[16];
+    private double[] endVariance = new double[16];
+    /**
+     * Per key: the samples of S freed after the first collection at or after a snapshot, up to and including its
+     * collection's verdict (F). The first collection frees what was garbage at the snapshot; later young collections
+     * free what became garbage after it: reachable at the snapshot. When collections came between the snapshot and the
+     * verdict (G1's marking, a generational ZGC major cycle: their snapshot is a bound that may precede the marking's
+     * real start), what the verdict itself freed of what was allocated before the snapshot is counted too: an upper
+     * bound of what was reachable at the snapshot. So the leak rule's measure of that collection, C + F, is at least
+     * what was reachable then (exact for a stop-the-world full collection and for a ZGC or Shenandoah cycle, where F
+     * is 0), which errs towards not calling a site a suspect; the report's held figure is C, what is still there.
+     */
+    private double[] lateBytes = new double[16];
+    private double[] lateVariance = new double[16];
+    private long[] lateSamples = new long[16];
+    private boolean[] lateFlag = new boolean[16];
+    private int[] lateList = new int[16];
+    private int lateCount;
+    /** Points crossed since the last snapshot. */
+    private int pointsSinceMark;
+    /**
+     * Per key: the variance of the samples that left the leak rule's measure, cumulated: freed while confirmed, and F
+     * after its collection (a step's removals: see ReportBuilder).
+     */
+    private double[] freedVariance = new double[16];
+    private double[] endFreedVariance = new double[16];
+    private double[] endMeasureBytes = new double[16];
+    private double[] endMeasureVariance = new double[16];
+    private long[] endMeasureSamples = new long[16];
     private double[] peakGcBytes = new double[16];
     private double[] peakGcCount = new double[16];
-    private double[] markBytes = new double[16];
-    private int[] mark = new int[16];
+    private double[] peakGcUnconfirmed = new double[16];
+    private long[] peakGcSamples = new long[16];
+    /** Per key and reference: the collection, the held bytes, samples and variance there. */
+    private int[][] mark = new int[MARKS][16];
+    private double[][] markBytes = new double[MARKS][16];
+    private long[][] markSamples = new long[MARKS][16];
+    private double[][] markVariance = new double[MARKS][16];
+    private double[][] markFreedVariance = new double[MARKS][16];
+
     private boolean[] dirty = new boolean[16];
     private int[] dirtyList = new int[16];
     private int dirtyCount;
+    private boolean[] youngFlag = new boolean[16];
+    private int[] youngList = new int[16];
+    private int youngCount;
+    private boolean[] unsettled = new boolean[16];
+    private int[] unsettledList = new int[16];
+    private int unsettledCount;
     private int keys;
-    private double oldTotalBytes;
-    private double oldTotalCount;
+
+    /** Boundaries: samples of epoch e are in C when e <= confirmedThrough, S when e <= pendingMark, U when e <= youngFrom. */
+    private int confirmedThrough = -1;
+    private int pendingMark = -1;
+    private int youngFrom = -1;
 
     private final int endIndex;
     private final int peakIndex;
@@ -53,7 +124,9 @@ final class HeldLedger {
         this.windowFirst = windowFirst;
         this.endIndex = endIndex;
         this.peakIndex = peakIndex;
-        Arrays.fill(mark, -1);
+        for (int[] m : mark) {
+            Arrays.fill(m, -1);
+        }
     }
 
     /** Makes keys {@code 0..key} exist. */
@@ -61,31 +134,58 @@ final class HeldLedger {
         if (key < keys) {
             return;
         }
-        if (key >= oldBytes.length) {
-            int n = Math.max(key + 1, oldBytes.length * 2);
-            oldBytes = Arrays.copyOf(oldBytes, n);
-            oldCount = Arrays.copyOf(oldCount, n);
-            youngBytes = Arrays.copyOf(youngBytes, n);
-            youngCount = Arrays.copyOf(youngCount, n);
+        if (key >= peakBytes.length) {
+            int n = Math.max(key + 1, peakBytes.length * 2);
+            for (int b = 0; b < 4; b++) {
+                bytes[b] = Arrays.copyOf(bytes[b], n);
+                count[b] = Arrays.copyOf(count[b], n);
+                samples[b] = Arrays.copyOf(samples[b], n);
+                variance[b] = Arrays.copyOf(variance[b], n);
+            }
             peakBytes = Arrays.copyOf(peakBytes, n);
+            peakUnconfirmed = Arrays.copyOf(peakUnconfirmed, n);
             endBytes = Arrays.copyOf(endBytes, n);
             endCount = Arrays.copyOf(endCount, n);
+            endSamples = Arrays.copyOf(endSamples, n);
+            endUnconfirmed = Arrays.copyOf(endUnconfirmed, n);
+            endVariance = Arrays.copyOf(endVariance, n);
+            freedVariance = Arrays.copyOf(freedVariance, n);
+            endFreedVariance = Arrays.copyOf(endFreedVariance, n);
+            endMeasureBytes = Arrays.copyOf(endMeasureBytes, n);
+            endMeasureVariance = Arrays.copyOf(endMeasureVariance, n);
+            endMeasureSamples = Arrays.copyOf(endMeasureSamples, n);
+            lateBytes = Arrays.copyOf(lateBytes, n);
+            lateVariance = Arrays.copyOf(lateVariance, n);
+            lateSamples = Arrays.copyOf(lateSamples, n);
+            lateFlag = Arrays.copyOf(lateFlag, n);
+            lateList = Arrays.copyOf(lateList, n);
             peakGcBytes = Arrays.copyOf(peakGcBytes, n);
             peakGcCount = Arrays.copyOf(peakGcCount, n);
-            markBytes = Arrays.copyOf(markBytes, n);
-            int old = mark.length;
-            mark = Arrays.copyOf(mark, n);
-            Arrays.fill(mark, old, n, -1);
+            peakGcUnconfirmed = Arrays.copyOf(peakGcUnconfirmed, n);
+            peakGcSamples = Arrays.copyOf(peakGcSamples, n);
+            for (int m = 0; m < MARKS; m++) {
+                int old = mark[m].length;
+                mark[m] = Arrays.copyOf(mark[m], n);
+                Arrays.fill(mark[m], old, n, -1);
+                markBytes[m] = Arrays.copyOf(markBytes[m], n);
+                markSamples[m] = Arrays.copyOf(markSamples[m], n);
+                markVariance[m] = Arrays.copyOf(markVariance[m], n);
+                markFreedVariance[m] = Arrays.copyOf(markFreedVariance[m], n);
+            }
             dirty = Arrays.copyOf(dirty, n);
             dirtyList = Arrays.copyOf(dirtyList, n);
+            youngFlag = Arrays.copyOf(youngFlag, n);
+            youngList = Arrays.copyOf(youngList, n);
+            unsettled = Arrays.copyOf(unsettled, n);
+            unsettledList = Arrays.copyOf(unsettledList, n);
         }
         keys = key + 1;
     }
 
-    /** Sets the collection at which {@link #markBytes} of {@code key} is taken (-1: none). */
-    void mark(int key, int gcIndex) {
+    /** Sets the collection at which reference {@code slot} of {@code key} is taken (-1: none). */
+    void mark(int key, int slot, int gcIndex) {
         ensure(key);
-        mark[key] = gcIndex;
+        mark[slot][key] = gcIndex;
     }
 
     private void touch(int key) {
@@ -95,37 +195,213 @@ final class HeldLedger {
         }
     }
 
-    /** A sample allocated after the current collection started. */
-    void allocated(int key, double bytes, double count) {
+    private void unsettle(int key) {
+        if (!unsettled[key]) {
+            unsettled[key] = true;
+            unsettledList[unsettledCount++] = key;
+        }
+    }
+
+    /** @return the bucket of a sample allocated at {@code epoch} (boundaries crossed before its allocation) */
+    int bucketOf(int epoch) {
+        if (epoch <= confirmedThrough) {
+            return C;
+        }
+        if (epoch <= pendingMark) {
+            return S;
+        }
+        return epoch <= youngFrom ? U : Y;
+    }
+
+    /** A sample allocated now (after every boundary crossed so far). */
+    void allocated(int key, double b, double n, double v) {
         ensure(key);
-        youngBytes[key] += bytes;
-        youngCount[key] += count;
+        add(Y, key, b, n, 1, v);
+        if (!youngFlag[key]) {
+            youngFlag[key] = true;
+            youngList[youngCount++] = key;
+        }
+        unsettle(key);
         touch(key);
     }
 
-    /**
-     * A sample observed collected.
-     *
-     * @param old whether it was allocated before the current collection started
-     */
-    void collected(int key, double bytes, double count, boolean old) {
+    /** A sample observed collected, allocated at {@code epoch}. */
+    void collected(int key, double b, double n, double v, int epoch) {
         ensure(key);
-        if (old) {
-            oldBytes[key] -= bytes;
-            oldCount[key] -= count;
-            oldTotalBytes -= bytes;
-            oldTotalCount -= count;
-        } else {
-            youngBytes[key] -= bytes;
-            youngCount[key] -= count;
+        int bucket = bucketOf(epoch);
+        add(bucket, key, -b, -n, -1, -v);
+        if (bucket == C) {
+            freedVariance[key] += v;
+        } else if (bucket == S && pointsSinceMark >= 2) {
+            lateBytes[key] += b;
+            lateVariance[key] += v;
+            lateSamples[key]++;
+            if (!lateFlag[key]) {
+                lateFlag[key] = true;
+                lateList[lateCount++] = key;
+            }
         }
         touch(key);
     }
 
+    private void add(int bucket, int key, double b, double n, long s, double v) {
+        bytes[bucket][key] += b;
+        count[bucket][key] += n;
+        samples[bucket][key] += s;
+        variance[bucket][key] += v;
+        totBytes[bucket] += b;
+        totCount[bucket] += n;
+        totVariance[bucket] += v;
+        if (samples[bucket][key] == 0) { // exactly nothing: no rounding residue
+            totBytes[bucket] -= bytes[bucket][key];
+            totCount[bucket] -= count[bucket][key];
+            totVariance[bucket] -= variance[bucket][key];
+            bytes[bucket][key] = 0;
+            count[bucket][key] = 0;
+            variance[bucket][key] = 0;
+        }
+    }
+
+    private void move(int from, int to, int key) {
+        long s = samples[from][key];
+        if (s == 0) {
+            return;
+        }
+        double b = bytes[from][key];
+        double n = count[from][key];
+        double v = variance[from][key];
+        bytes[from][key] = 0;
+        count[from][key] = 0;
+        samples[from][key] = 0;
+        variance[from][key] = 0;
+        totBytes[from] -= b;
+        totCount[from] -= n;
+        totVariance[from] -= v;
+        bytes[to][key] += b;
+        count[to][key] += n;
+        samples[to][key] += s;
+        variance[to][key] += v;
+        totBytes[to] += b;
+        totCount[to] += n;
+        totVariance[to] += v;
+        touch(key);
+    }
+
     /**
-     * Takes the figures of collection {@code k}: call when the replay reaches the start of collection {@code k + 1}
-     * (or the end), before {@link #advance()}. Afterwards, until {@link #advance()}, {@link #heldBytes()} and
-     * {@link #heldBytes(int)} are what collection {@code k} held.
+     * The replay crosses the snapshot of a whole-heap collection (boundary {@code boundary}): what was allocated before
+     * it waits for that collection's verdict.
+     */
+    void crossMark(int boundary) {
+        clearLate();
+        pointsSinceMark = 0;
+        int kept = 0;
+        for (int i = 0; i < unsettledCount; i++) {
+            int key = unsettledList[i];
+            move(U, S, key);
+            move(Y, S, key);
+            youngFlag[key] = false;
+            if (settled(key)) {
+                unsettled[key] = false;
+            } else {
+                unsettledList[kept++] = key;
+            }
+        }
+        unsettledCount = kept;
+        youngCount = 0;
+        pendingMark = boundary;
+        youngFrom = boundary;
+        totalsMoved(U, S);
+        totalsMoved(Y, S);
+    }
+
+    /** Totals already followed the per-key moves; rounding residues of an emptied bucket are dropped. */
+    private void totalsMoved(int from, int to) {
+        if (Math.abs(totBytes[from]) < 1e-6) {
+            totBytes[from] = 0;
+            totCount[from] = 0;
+            totVariance[from] = 0;
+        }
+    }
+
+    /** The samples freed late (F) leave the leak rule's measure: they were its, until the collection just measured. */
+    private void clearLate() {
+        for (int i = 0; i < lateCount; i++) {
+            int key = lateList[i];
+            freedVariance[key] += lateVariance[key];
+            lateBytes[key] = 0;
+            lateVariance[key] = 0;
+            lateSamples[key] = 0;
+            lateFlag[key] = false;
+            touch(key);
+        }
+        lateCount = 0;
+    }
+
+    /**
+     * The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older.
+     *
+     * @param verdict it is the collection of the pending snapshot
+     */
+    void crossPoint(int boundary, boolean verdict) {
+        pointsSinceMark++;
+        crossPoint(boundary);
+    }
+
+    /** The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older. */
+    void crossPoint(int boundary) {
+        for (int i = 0; i < youngCount; i++) {
+            int key = youngList[i];
+            youngFlag[key] = false;
+            move(Y, U, key);
+        }
+        youngCount = 0;
+        youngFrom = boundary;
+    }
+
+    /** @return whether {@code boundary} is the snapshot still waiting for its collection's verdict */
+    boolean pending(int boundary) {
+        return pendingMark == boundary && boundary >= 0;
+    }
+
+    /**
+     * @return whether a snapshot at or before {@code boundary} is pending: a collection that judged everything
+     *         allocated before {@code boundary} judged what that snapshot covers, so its verdict confirms it
+     */
+    boolean pendingAtOrBefore(int boundary) {
+        return pendingMark >= 0 && boundary >= 0 && pendingMark <= boundary;
+    }
+
+    /** @return the boundary of the pending snapshot, or -1 */
+    int pendingMark() {
+        return pendingMark;
+    }
+
+    /** The pending snapshot's collection was measured: what it judged and did not free was reachable. */
+    void confirm() {
+        int kept = 0;
+        for (int i = 0; i < unsettledCount; i++) {
+            int key = unsettledList[i];
+            move(S, C, key);
+            if (settled(key)) {
+                unsettled[key] = false;
+            } else {
+                unsettledList[kept++] = key;
+            }
+        }
+        unsettledCount = kept;
+        confirmedThrough = pendingMark;
+        pendingMark = -1;
+        totalsMoved(S, C);
+    }
+
+    private boolean settled(int key) {
+        return samples[S][key] == 0 && samples[U][key] == 0 && samples[Y][key] == 0;
+    }
+
+    /**
+     * Takes the figures of collection {@code k}: call when the replay reaches the boundary after it (or the end).
+     * Afterwards, until the next boundary, {@link #heldBytes()} and {@link #heldBytes(int)} are what collection
+     * {@code k} held.
      */
     void measure(int k) {
         if (k == windowFirst) {
@@ -134,62 +410,82 @@ final class HeldLedger {
             }
         }
         for (int i = 0; i < dirtyCount; i++) {
-            take(dirtyList[i], k);
-        }
-    }
-
-    /** The replay passed the start of a collection: what was allocated before it is now "old". */
-    void advance() {
-        int kept = 0;
-        for (int i = 0; i < dirtyCount; i++) {
             int key = dirtyList[i];
-            double yb = youngBytes[key];
-            double yc = youngCount[key];
-            if (yb != 0 || yc != 0) {
-                oldBytes[key] += yb;
-                oldCount[key] += yc;
-                oldTotalBytes += yb;
-                oldTotalCount += yc;
-                youngBytes[key] = 0;
-                youngCount[key] = 0;
-                dirtyList[kept++] = key; // its held figure changes at the next collection: visit it then
-            } else {
-                dirty[key] = false;
-            }
+            dirty[key] = false;
+            take(key, k);
         }
-        dirtyCount = kept;
+        dirtyCount = 0;
     }
 
     private void take(int key, int k) {
-        double b = oldBytes[key];
+        double b = bytes[C][key];
+        double unconfirmed = bytes[S][key] + bytes[U][key];
         if (k >= windowFirst && b > peakBytes[key]) {
             peakBytes[key] = b;
+            peakUnconfirmed[key] = unconfirmed;
         }
+        double measure = b + lateBytes[key];
+        double measureVariance = variance[C][key] + lateVariance[key];
+        long measureSamples = samples[C][key] + lateSamples[key];
         if (k <= endIndex) {
             endBytes[key] = b;
-            endCount[key] = oldCount[key];
+            endCount[key] = count[C][key];
+            endSamples[key] = samples[C][key];
+            endUnconfirmed[key] = unconfirmed;
+            endVariance[key] = variance[C][key];
+            endFreedVariance[key] = freedVariance[key];
+            endMeasureBytes[key] = measure;
+            endMeasureVariance[key] = measureVariance;
+            endMeasureSamples[key] = measureSamples;
         }
         if (k <= peakIndex) {
             peakGcBytes[key] = b;
-            peakGcCount[key] = oldCount[key];
+            peakGcCount[key] = count[C][key];
+            peakGcUnconfirmed[key] = unconfirmed;
+            peakGcSamples[key] = samples[C][key];
         }
-        if (k <= mark[key]) {
-            markBytes[key] = b;
+        for (int m = 0; m < MARKS; m++) {
+            if (k <= mark[m][key]) {
+                markBytes[m][key] = measure;
+                markSamples[m][key] = measureSamples;
+                markVariance[m][key] = measureVariance;
+                markFreedVariance[m][key] = freedVariance[key];
+            }
         }
     }
 
-    /** @return the total held at the collection just measured (between {@link #measure} and {@link #advance}) */
+    /** @return held (confirmed) bytes in total at the collection just measured */
     double heldBytes() {
-        return oldTotalBytes;
+        return totBytes[C];
     }
 
     double heldCount() {
-        return oldTotalCount;
+        return totCount[C];
+    }
+
+    /** @return unconfirmed bytes in total at the collection just measured (allocated before it, judged by nothing) */
+    double unconfirmedBytes() {
+        return totBytes[S] + totBytes[U];
+    }
+
+    /** @return every sampled byte still present that was allocated before the collection just measured */
+    double presentBytes() {
+        return totBytes[C] + totBytes[S] + totBytes[U];
+    }
+
+    /** @return the variance of {@link #heldBytes()} */
+    double heldVariance() {
+        return Math.max(0, totVariance[C]);
+    }
+
+    /** @return the variance of {@link #presentBytes()} */
+    double presentVariance() {
+        return Math.max(0, totVariance[C] + totVariance[S] + totVariance[U]);
     }
 
     /** @return held bytes of {@code key} at the collection just measured (any key, between measure and advance) */
     double heldBytes(int key) {
-        return key < keys ? oldBytes[key] : 0;
+        return key < keys ? bytes[C][key] : 0;
     }
 
     int keys() {
@@ -200,6 +496,10 @@ final class HeldLedger {
         return key < keys ? peakBytes[key] : 0;
     }
 
+    double peakUnconfirmedBytes(int key) {
+        return key < keys ? peakUnconfirmed[key] : 0;
+    }
+
     double endBytes(int key) {
         return key < keys ? endBytes[key] : 0;
     }
@@ -208,15 +508,71 @@ final class HeldLedger {
         return key < keys ? endCount[key] : 0;
     }
 
+    long endSamples(int key) {
+        return key < keys ? endSamples[key] : 0;
+    }
+
+    double endVariance(int key) {
+        return key < keys ? endVariance[key] : 0;
+    }
+
+    /**
+     * The leak rule's measure of {@code key} at the end: held, plus what its collection's snapshot found reachable and
+     * young collections freed before its verdict (see {@link #lateBytes}); its variance and samples.
+     */
+    double endMeasureBytes(int key) {
+        return key < keys ? endMeasureBytes[key] : 0;
+    }
+
+    double endMeasureVariance(int key) {
+        return key < keys ? endMeasureVariance[key] : 0;
+    }
+
+    long endMeasureSamples(int key) {
+        return key < keys ? endMeasureSamples[key] : 0;
+    }
+
+    /** @return the variance of the samples of {@code key} that left the leak rule's measure, up to the end */
+    double endFreedVariance(int key) {
+        return key < keys ? endFreedVariance[key] : 0;
+    }
+
+    /** @return the same, up to reference collection {@code slot} */
+    double markFreedVariance(int key, int slot) {
+        return key < keys ? markFreedVariance[slot][key] : 0;
+    }
+
+    double endUnconfirmedBytes(int key) {
+        return key < keys ? endUnconfirmed[key] : 0;
+    }
+
     double atPeakBytes(int key) {
         return key < keys ? peakGcBytes[key] : 0;
+    }
+
+    /** @return the sampled objects behind {@link #atPeakBytes} */
+    long atPeakSamples(int key) {
+        return key < keys ? peakGcSamples[key] : 0;
     }
 
     double atPeakCount(int key) {
         return key < keys ? peakGcCount[key] : 0;
     }
 
-    double markBytes(int key) {
-        return key < keys ? markBytes[key] : 0;
+    double atPeakUnconfirmedBytes(int key) {
+        return key < keys ? peakGcUnconfirmed[key] : 0;
+    }
+
+    /** @return the leak rule's measure of {@code key} at its reference collection {@code slot} (held + late frees) */
+    double markBytes(int key, int slot) {
+        return key < keys ? markBytes[slot][key] : 0;
+    }
+
+    long markSamples(int key, int slot) {
+        return key < keys ? markSamples[slot][key] : 0;
+    }
+
+    double markVariance(int key, int slot) {
+        return key < keys ? markVariance[slot][key] : 0;
     }
 }

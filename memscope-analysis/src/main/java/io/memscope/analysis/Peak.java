@@ -5,12 +5,14 @@ import java.util.List;
 /**
  * The moment the run held the most memory, and who held it.
  *
- * <p>Heap: the collection of the window after which the heap held the most, as the JVM reported it
- * ({@code heapUsedAfter}; collections as in {@code GcTimeline}: every record but the pause records of concurrent
- * collectors). {@link #estimatedBytes} is what sampled objects say was held there: objects allocated before that
- * collection and not collected by it. It covers the objects memscope samples (allocated while it ran, by the
- * classes it tracks), so it is at most the JVM's figure plus the sampling error; after a young collection both count
- * old-generation garbage not collected yet.
+ * <p>Heap: among the collections of the window that examined the whole heap (only after those is what the heap holds
+ * reachable memory), the one after which the JVM reported the most heap in use ({@code heapUsedAfter}; when none of
+ * them has the JVM's figures, the last of them). {@link #estimatedBytes} is what sampled objects say was held there:
+ * objects that collection (or an earlier whole-heap one) judged reachable and that were not collected since.
+ * {@link #unconfirmedBytes} is what was present but judged by no whole-heap collection (allocated while a concurrent
+ * cycle marked, or after a G1 marking's conservative snapshot). Sampled objects cover what memscope samples (allocated
+ * while it ran, by the classes it tracks), so the estimate is at most the JVM's figure plus the sampling error
+ * ({@link Report.HeapCheck}).
  *
  * @param timeNanos            start of the peak collection, {@code System.nanoTime()} of the recorded JVM
  * @param timeMs               the same, ms since the run's start
@@ -20,9 +22,10 @@ import java.util.List;
  * @param estimatedBytes       held bytes estimated from samples (the report's {@code totals.peakLiveBytes})
  * @param estimatedObjects     held objects estimated from samples
  * @param sites                sites by held bytes at the peak, largest first, at most 10
+ * @param unconfirmedBytes     present at the peak collection but judged by no whole-heap collection (estimate)
  */
 public record Peak(long timeNanos, double timeMs, String gcName, String gcCause, long heapUsedAfterGcBytes,
-                   long estimatedBytes, long estimatedObjects, List<Holder> sites) {
+                   long estimatedBytes, long estimatedObjects, List<Holder> sites, long unconfirmedBytes) {
 
     /**
      * A site's share of a peak.
@@ -33,8 +36,11 @@ public record Peak(long timeNanos, double timeMs, String gcName, String gcCause,
      * @param count   objects (native: blocks) behind {@code bytes}
      * @param samples heap: the sampled objects behind {@code bytes}; native: 0 (exact)
      * @param stack   one sampled stack of the site, innermost first
+     * @param unconfirmedBytes heap: the site's objects present then that no whole-heap collection judged (never in
+     *                {@code bytes}); native: 0
      */
-    public record Holder(String site, String type, long bytes, long count, long samples, List<String> stack) {
+    public record Holder(String site, String type, long bytes, long count, long samples, List<String> stack,
+                         long unconfirmedBytes) {
     }
 
     /**

@@ -9,13 +9,14 @@ import java.util.Map;
  * The result of analysing one recording (one JVM's capture), over a time window: what {@code report.json}, the
  * terminal summary, flame graphs and the other exports show. Built by {@link ReportBuilder}; written by
  * {@link ReportJson} and {@link Summary}. Heap figures from samples are unbiased estimates rounded to whole numbers;
- * in exact mode allocated figures are exact. "Live" and "held" mean held at a collection: see {@link SiteProfile}.
+ * in exact mode allocated figures are exact. "Live" and "held" mean reachable at a collection that examined the whole
+ * heap; "unconfirmed" is what only young collections saw survive, shown apart: see {@link SiteProfile}.
  *
  * @param metadata           the recording's metadata (plus {@code lateEvents} when events came out of order)
  * @param recording          the recording and how complete it is
  * @param window             the time window every figure covers
  * @param totals             totals of the window
- * @param peak               the heap peak, or null without collection records (GC notifications off)
+ * @param peak               the heap peak, or null without a collection of the window that examined the whole heap
  * @param sites              every site with a figure, heap and native, largest allocated bytes first
  * @param topAllocationSites heap sites by allocated bytes, at most {@value ReportBuilder#TOP}
  * @param topLiveSites       heap sites by held bytes at the end, at most {@value ReportBuilder#TOP}
@@ -32,6 +33,7 @@ import java.util.Map;
  * @param accounting         the application's accounting summary tables (memscope-core's MemoryAccounting) as last
  *                           recorded: at the end of the capture, or the last periodic snapshot of a JVM that died;
  *                           null when the recording has none (whatever the window)
+ * @param heapCheck          the sampled estimates against the JVM's heap figures
  * @param retention          why held memory is held: the paths from GC roots of the last walk of the heap in the
  *                           window ({@link Retention#NONE} without one)
  */
@@ -39,7 +41,8 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
                      Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
-                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting, Retention retention) {
+                     ApiReport api, io.memscope.recording.AccountingSnapshot accounting, HeapCheck heapCheck,
+                     Retention retention) {
 
     /**
      * The recording the report was built from, and how complete it is.
@@ -86,10 +89,11 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
     /**
      * @param allocatedBytes   heap bytes allocated in the window (exact in exact mode, else estimated)
      * @param allocatedObjects objects (and arrays) allocated in the window (same)
-     * @param peakLiveBytes    held bytes at the peak collection ({@link Peak#estimatedBytes()}); without
-     *                         collection records, {@code liveBytesAtEnd}
-     * @param liveBytesAtEnd   held bytes at the last collection of the window (for a capture that ended normally:
-     *                         the agent's final full collection, so reachable memory)
+     * @param peakLiveBytes    held bytes at the peak collection ({@link Peak#estimatedBytes()}); without a
+     *                         whole-heap collection, {@code liveBytesAtEnd}
+     * @param liveBytesAtEnd   held bytes at the last collection of the window: confirmed reachable by a collection
+     *                         that examined the whole heap (for a capture that ended normally: the agent's end check,
+     *                         so reachable memory)
      * @param samples          sampled objects allocated in the window (the basis of every estimate)
      * @param durationMs       length of the window in milliseconds
      * @param exact            true when allocated figures are exact counts (exact mode)
@@ -97,10 +101,43 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      *                         closing its recording): the snapshot's time, ms since the run's start; allocations
      *                         after it are not counted. NaN for final totals and in sample mode
      * @param exactCoverage    in exact mode, what the counts cover; null in sample mode
+     * @param unconfirmedAtEndBytes  present at the last collection of the window but judged by no whole-heap
+     *                         collection (may be garbage; never in {@code liveBytesAtEnd})
+     * @param unconfirmedAtPeakBytes the same at the peak collection
+     * @param wholeHeapCollections   collections of the window that examined the whole heap (the agent's end check
+     *                         included): the held figures' and the leak rule's evidence
+     * @param heldAsOfMs       when the last of them judged the heap, ms since the run's start; NaN when none did
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
                          long samples, long durationMs, boolean exact, double exactCountsAsOfMs,
-                         ExactCoverage exactCoverage) {
+                         ExactCoverage exactCoverage, long unconfirmedAtEndBytes, long unconfirmedAtPeakBytes, int wholeHeapCollections,
+                         double heldAsOfMs) {
+    }
+
+    /**
+     * The sampled estimates against the JVM's own heap figures. Every sampled object still present after a collection
+     * is in the heap then, so their estimated bytes (held and unconfirmed together) cannot exceed the heap the JVM
+     * reported in use after it, beyond the estimate's sampling error: when they do by more than three standard errors
+     * (Horvitz-Thompson variance of the estimate), the estimates are wrong there (a sampler's bias, a misattributed
+     * collection) and the report says so instead of printing both as facts.
+     *
+     * @param checked          collections of the window with the JVM's heap figures, compared
+     * @param exceeded         those where the estimate exceeded the JVM's heap used by more than 3 standard errors
+     * @param heldExceeded     those where the held (confirmed) estimate alone exceeded it by more than 3 of its
+     *                         standard errors: held figures that contradict the JVM
+     * @param worstAtMs        the collection where it exceeded it the most (in standard errors), ms since the run's
+     *                         start; NaN when none exceeded
+     * @param worstCollection  its name
+     * @param worstEstimatedBytes    the estimate there (held and unconfirmed)
+     * @param worstHeapUsedBytes     the JVM's heap used after it
+     * @param worstStandardErrorBytes the estimate's standard error there
+     */
+    public record HeapCheck(int checked, int exceeded, int heldExceeded, double worstAtMs, String worstCollection,
+                            long worstEstimatedBytes, long worstHeapUsedBytes, long worstStandardErrorBytes) {
+        /** @return whether the estimates stayed within their error of the JVM's figures */
+        public boolean consistent() {
+            return exceeded == 0;
+        }
     }
 
     /**

@@ -35,11 +35,16 @@ import java.util.Map;
  * figures are made to add up: a site's stacks add up to the site, the sites to the totals, the timeline's buckets to
  * the totals (largest remainders).
  *
- * <p><b>Held memory.</b> "Live" and "held" mean held at a collection: a sampled object is held at a collection when
- * it was allocated before the collection started and the collection did not free it (rule and precision:
- * {@link GcTimeline}). Held figures are computed at every collection ({@link HeldLedger}): at the last collection
- * of the window (the report's "live at end"), at the peak (the collection after which the JVM reported the most heap
- * in use: {@link Peak}), per site at its own peak, and at the last collection of each timeline bucket.
+ * <p><b>Held memory.</b> "Live" and "held" mean reachable: a sampled object is held at a collection when a collection
+ * that examined the whole heap (that one or an earlier one) judged it, because it was allocated before that
+ * collection's snapshot, and did not free it, and no collection freed it since (rules and precision:
+ * {@link GcTimeline}). A sampled object still present that no whole-heap collection judged is <i>unconfirmed</i>: it
+ * survived only young collections, which do not look at the old generation, so it may be garbage; unconfirmed bytes
+ * are shown beside every held figure, never added to it. Held and unconfirmed figures are computed at every
+ * collection ({@link HeldLedger}): at the last collection of the window (the report's "live at end"), at the peak (the
+ * whole-heap collection after which the JVM reported the most heap in use: {@link Peak}), per site at its own peak,
+ * and at the last collection of each timeline bucket. Recordings before format 1.4 do not say what a collection
+ * examined: their full collections and the cycles of ZGC and Shenandoah are recognized by name.
  *
  * <p><b>Exact mode.</b> The recording's exact per-site totals are the allocated figures (of the whole run: a
  * restricted window, or a recording without them, uses the samples instead); each site's total is spread over its
@@ -47,10 +52,29 @@ import java.util.Map;
  * totals of the agent's last periodic snapshot: the allocated figures are exact as of that time
  * ({@link Report.Totals#exactCountsAsOfMs()}), and allocations after it are not in them.
  *
- * <p><b>Leak suspects</b> are heap sites with sampled objects still held at the end whose held bytes grew: held at
- * the end exceeds held at the last collection before the midpoint of the site's allocation window by at least a
- * quarter of held-at-end, and that window covers at least 5% of the report's window. Objects built once at start-up
- * (a short window) and caches that stopped growing are not suspects.
+ * <p><b>Leak suspects</b> are judged on held (confirmed) bytes at whole-heap collections only, and need evidence. For
+ * each heap site, three whole-heap collections of the window are compared, placed in time by their snapshots (held at
+ * one is what was reachable then): the last one of the window ("end"), a first one (the last whose snapshot is at or
+ * before a third of the way from the site's first allocation in the window to the end's, or, when none is there, the
+ * first after that allocation) and a second one (the last at or before two thirds of the way, after the first, or,
+ * when none is there, the one halfway between the first and the end); all with snapshots after the site's first
+ * allocation, and distinct. The site is a suspect when
+ * <ul>
+ *   <li>it holds at least {@value #LEAK_MIN_SAMPLES} sampled objects at the end,</li>
+ *   <li>its held bytes grew at both steps by more than twice the step's standard error (the Horvitz-Thompson variance
+ *       of what the step added and of what it removed: the samples held at both ends of a step cancel out), and</li>
+ *   <li>it grew from the first to the last by at least a quarter of what it holds at the end.</li>
+ * </ul>
+ * So a structure built once (it stops growing before the first reference point, or the window has no whole-heap
+ * collection after it was built) and a bounded cache (its held bytes stay within their sampling error once full) are
+ * not suspects. False positives: a site whose held memory really grows over both steps without being a leak (a cache
+ * still filling up through two thirds of the window, a backlog that will drain later); under no growth, both steps
+ * pass their test together with a probability of about 0.05% (two independent steps, each 2.3% in the normal
+ * approximation). False negatives: a leak with fewer than {@value #LEAK_MIN_SAMPLES} samples held (a small leak, or a
+ * short run: more sampling, {@code --interval}, or a longer run finds it), a leak inside a site that holds much more
+ * that does not grow (growth below a quarter), a leak that stopped growing before the second reference collection,
+ * and a window with fewer than three whole-heap collections after the site began allocating (a short run, or a
+ * collector that rarely collects the old generation: the report then says how many it had).
  *
  * <p><b>Native leak suspects</b> follow the same rule on outstanding native bytes: outstanding at the end, grown by
  * at least a quarter of that over the second half of the site's allocation window (outstanding at its midpoint),
@@ -66,6 +90,12 @@ public final class ReportBuilder {
     public static final int TIMELINE_BUCKETS = 200;
     /** Sites listed per timeline bucket. */
     public static final int BUCKET_SITES = 5;
+    /** Sampled objects a leak suspect must hold at the end at least. */
+    public static final int LEAK_MIN_SAMPLES = 4;
+    /** Standard errors each step of a suspect's growth must exceed. */
+    static final double LEAK_STEP_SIGMAS = 2.0;
+    /** Standard errors by which the estimate must exceed the JVM's heap figure to be called inconsistent. */
+    static final double HEAP_CHECK_SIGMAS = 3.0;
 
     private ReportBuilder() {
     }
@@ -193,6 +223,9 @@ public final class ReportBuilder {
         int nEpoch = -1;
         long nAtPeakBytes;
         long nAtPeakBlocks;
+        /** The whole-heap collections the leak rule compares (-1: none), see the class comment. */
+        int firstRef = -1;
+        int secondRef = -1;
         /** Outstanding bytes at the midpoint of the site's allocation window (valid once {@link #nMidTaken}). */
         long nAtMid;
         boolean nMidTaken;
@@ -290,10 +323,10 @@ public final class ReportBuilder {
         final int windowFirstGc;
         final int endGc;
         final int peakGc;
+        /** The last whole-heap collection of the window, -1 when none. */
+        final int endWholeGc;
         final HeldLedger heldSites;
         final HeldLedger heldStacks;
-        /** Sampled objects (not their weights) held per site: the sample counts behind the held estimates. */
-        final HeldLedger heldSamples;
         final SampleTable samples = new SampleTable();
         final StackIndex stackIndex = new StackIndex();
         /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
@@ -305,18 +338,29 @@ public final class ReportBuilder {
         final List<StackAcc> stacks = new ArrayList<>();
         final Map<Long, NativeBlock> blocks = new HashMap<>();
 
-        // replay position
-        int nextGc;
+        // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
+        int nextBoundary;
         int epoch;
+        /** The last point crossed, not measured yet (-1: none). */
+        int toMeasure = -1;
         int measured = -1;
         boolean done;
         boolean inWindow;
+        // the estimates against the JVM's heap figures
+        int heapChecked;
+        int heapExceeded;
+        int heldExceeded;
+        double heapWorstSigmas;
+        int heapWorstGc = -1;
+        long heapWorstEstimate;
+        long heapWorstSd;
 
         // timeline
         final long bucketNanos;
         final int bucketCount;
         final double[] bucketAlloc;
         final long[] bucketHeld;
+        final long[] bucketUnconfirmed;
         final long[] bucketHeapUsed;
         final long[] bucketHeapCommitted;
         final boolean[] bucketMeasured;
@@ -326,6 +370,7 @@ public final class ReportBuilder {
         final int[] bucketGcs;
         final List<List<Timeline.HeldSite>> bucketTop;
         long carryHeld;
+        long carryUnconfirmed;
         long carryHeapUsed;
         long carryHeapCommitted;
         /**
@@ -340,6 +385,8 @@ public final class ReportBuilder {
         // totals of the window
         double peakHeldBytes;
         double peakHeldCount;
+        double peakUnconfirmedBytes;
+        double endUnconfirmedBytes;
         long nAllocated;
         long nAllocations;
         long nFreed;
@@ -378,13 +425,13 @@ public final class ReportBuilder {
                 windows = inside;
             }
             this.windows = windows;
-            this.gcs = GcTimeline.of(run.gcRecords(), to);
+            this.gcs = GcTimeline.of(run, to);
             this.windowFirstGc = gcs.firstAtOrAfter(from);
             this.endGc = gcs.lastAtOrBefore(to);
             this.peakGc = gcs.peak(windowFirstGc, endGc);
+            this.endWholeGc = gcs.lastWholeHeap(windowFirstGc, endGc);
             this.heldSites = new HeldLedger(windowFirstGc, endGc, peakGc);
             this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
-            this.heldSamples = new HeldLedger(windowFirstGc, endGc, peakGc);
 
             long duration = Math.max(1, to - from);
             long width = Math.max(1_000_000L, ceilDiv(ceilDiv(duration, TIMELINE_BUCKETS), 1_000_000L) * 1_000_000L);
@@ -392,6 +439,7 @@ public final class ReportBuilder {
             this.bucketCount = (int) Math.max(1, ceilDiv(duration, width));
             bucketAlloc = new double[bucketCount];
             bucketHeld = new long[bucketCount];
+            bucketUnconfirmed = new long[bucketCount];
             bucketHeapUsed = new long[bucketCount];
             bucketHeapCommitted = new long[bucketCount];
             bucketMeasured = new boolean[bucketCount];
@@ -445,12 +493,10 @@ public final class ReportBuilder {
                     a.firstAlloc = w[0];
                     a.lastAlloc = w[1];
                     if (!a.isNative) {
-                        long mid = a.firstAlloc + (a.lastAlloc - a.firstAlloc) / 2;
-                        heldSites.mark(a.key, gcs.lastAtOrBefore(mid));
+                        references(a);
                     }
                 }
                 heldSites.ensure(a.key);
-                heldSamples.ensure(a.key);
                 sitesById.put(siteId, a);
                 if (small) {
                     smallIds[siteId] = a;
@@ -461,6 +507,60 @@ public final class ReportBuilder {
                 }
             }
             return a;
+        }
+
+        /**
+         * Chooses the leak rule's reference collections of a heap site (class comment): the last whole-heap
+         * collections at or before a third and two thirds of the way from its first allocation to the window's last
+         * whole-heap collection, after the first allocation, distinct and before that last one.
+         */
+        private void references(SiteAcc a) {
+            if (endWholeGc < 0) {
+                return;
+            }
+            long end = gcs.snapshot(endWholeGc);
+            long span = end - a.firstAlloc;
+            if (span <= 0) {
+                return;
+            }
+            // the whole-heap collections that judged some of the site (snapshot after its first allocation), before
+            // the last one; compared by their snapshots: held at one is what was reachable then
+            List<Integer> after = new ArrayList<>();
+            for (int k = Math.max(0, windowFirstGc); k < endWholeGc; k++) {
+                if (gcs.wholeHeap(k) && gcs.snapshot(k) > a.firstAlloc && gcs.snapshot(k) < end) {
+                    after.add(k);
+                }
+            }
+            if (after.size() < 2) {
+                return;
+            }
+            int first = -1;
+            int second = -1;
+            for (int k : after) {
+                if (gcs.snapshot(k) <= a.firstAlloc + span / 3) {
+                    first = k;
+                }
+            }
+            if (first < 0) {
+                first = after.get(0); // none in the first third: the first one there is
+            }
+            for (int k : after) {
+                if (k > first && gcs.snapshot(k) > gcs.snapshot(first)
+                        && gcs.snapshot(k) <= a.firstAlloc + 2 * (span / 3)) {
+                    second = k;
+                }
+            }
+            if (second < 0) { // none in the second third after the first: the one halfway to the end
+                int i = after.indexOf(first);
+                second = after.get(Math.min(after.size() - 1, i + Math.max(1, (after.size() - i) / 2)));
+            }
+            if (second <= first || gcs.snapshot(second) <= gcs.snapshot(first)) {
+                return;
+            }
+            a.firstRef = first;
+            a.secondRef = second;
+            heldSites.mark(a.key, 0, first);
+            heldSites.mark(a.key, 1, second);
         }
 
         StackAcc stack(long stackId, SiteAcc site) {
@@ -513,8 +613,8 @@ public final class ReportBuilder {
                 done = true; // no collection: held at the end means not yet collected at the window's end
                 return;
             }
-            if (nextGc < gcs.size() && gcs.start(nextGc) < t) {
-                crossTo(gcs.collectedBy(t) + 1);
+            if (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+                crossBefore(t);
                 if (done) {
                     return;
                 }
@@ -536,11 +636,11 @@ public final class ReportBuilder {
                 double p = probability(size);
                 double wb = size / p;
                 double wc = 1 / p;
+                double var = (double) size * size * (1 - p) / (p * p);
                 StackAcc stack = stack(stackId, site);
                 samples.put(address, stack.key, epoch);
-                heldSites.allocated(site.key, wb, wc);
-                heldSamples.allocated(site.key, 1, 0);
-                heldStacks.allocated(stack.key, wb, wc);
+                heldSites.allocated(site.key, wb, wc, var);
+                heldStacks.allocated(stack.key, wb, wc, var);
                 if (site.stackId == 0) {
                     site.stackId = stackId;
                 }
@@ -563,24 +663,23 @@ public final class ReportBuilder {
                     orphanFrees++;
                     return;
                 }
-                int bornEpoch = samples.epoch(slot);
-                boolean old = bornEpoch < epoch;
+                int born = samples.epoch(slot);
                 // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
                 double p = probability(size);
                 double wb = size / p;
                 double wc = 1 / p;
+                double var = (double) size * size * (1 - p) / (p * p);
                 int stackKey = samples.stack(slot);
                 int siteKey = siteOfStack[stackKey];
-                heldSites.collected(siteKey, wb, wc, old);
-                heldSamples.collected(siteKey, 1, 0, old);
-                heldStacks.collected(stackKey, wb, wc, old);
+                heldSites.collected(siteKey, wb, wc, var, born);
+                heldStacks.collected(stackKey, wb, wc, var, born);
                 long allocated = t - previousSize;
                 if (allocated >= from && allocated <= to) {
                     SiteAcc a = sites.get(siteKey);
                     a.deadSamples++;
                     if (t <= to) {
                         a.lifetimes.add(previousSize);
-                        if (epoch - bornEpoch <= 1) {
+                        if (gcs.pointsBetween(born, epoch) <= 1) {
                             a.freedByFirstCollection++; // it survived no collection
                         }
                     }
@@ -589,42 +688,78 @@ public final class ReportBuilder {
             }
         }
 
-        /** Crosses the starts of collections until {@code next} is the next one. */
-        private void crossTo(int next) {
-            while (nextGc < next) {
-                int k = nextGc - 1;
-                if (k >= 0 && k <= endGc) {
-                    measure(k);
-                }
-                heldSites.advance();
-                heldSamples.advance();
-                heldStacks.advance();
-                nextGc++;
-                epoch++;
-                if (nextGc > endGc + 1) {
-                    done = true; // collection endGc is measured: nothing later changes a figure of the window
+        /**
+         * Crosses the boundaries (positions and snapshots) before {@code t}: a point crossed is measured when the next
+         * boundary is crossed (its frees observed before it), or at the end.
+         */
+        private void crossBefore(long t) {
+            while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+                cross(nextBoundary++);
+                if (done) {
                     return;
                 }
             }
         }
 
-        /** Takes the figures of collection {@code k} (the replay is at the start of the next one, or the end). */
+        private void cross(int b) {
+            if (toMeasure >= 0) {
+                int k = toMeasure;
+                toMeasure = -1;
+                if (k <= endGc) {
+                    measure(k);
+                }
+                if (k >= endGc) {
+                    done = true; // collection endGc is measured: nothing later changes a figure of the window
+                    return;
+                }
+            }
+            int k = gcs.pointAt(b);
+            if (k < 0) {
+                // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
+                // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
+                // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
+                // in a few. One whose verdict comes first replaces the pending one.
+                int pending = heldSites.pendingMark();
+                int of = gcs.snapshotOf(b);
+                if (pending < 0 || of < 0 || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
+                    heldSites.crossMark(b);
+                    heldStacks.crossMark(b);
+                }
+            } else {
+                boolean verdict = heldSites.pendingAtOrBefore(gcs.markOf(k));
+                heldSites.crossPoint(b, verdict);
+                heldStacks.crossPoint(b, verdict);
+                toMeasure = k;
+            }
+            epoch = b + 1;
+        }
+
+        /** Takes the figures of collection {@code k} (the replay is at the boundary after it, or the end). */
         private void measure(int k) {
+            int mark = gcs.markOf(k);
+            if (mark >= 0 && heldSites.pendingAtOrBefore(mark)) {
+                heldSites.confirm(); // a whole-heap collection: what it judged and did not free was reachable
+                heldStacks.confirm();
+            }
             heldSites.measure(k);
-            heldSamples.measure(k);
             heldStacks.measure(k);
             measured = k;
             GcRecord g = gcs.record(k);
             if (g.heapCommitted() != 0 || g.heapUsedAfter() != 0) {
                 knownHeapUsed = g.heapUsedAfter();
                 knownHeapCommitted = g.heapCommitted();
+                if (k >= windowFirstGc) {
+                    checkHeap(k, g);
+                }
             }
             long held = Math.round(heldSites.heldBytes());
-            boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.start(k + 1) > to
-                    || bucketOf(gcs.start(k + 1)) != bucketOf(gcs.start(k));
+            long unconfirmed = Math.round(Math.max(0, heldSites.unconfirmedBytes()));
+            boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.position(k + 1) > to
+                    || bucketOf(gcs.position(k + 1)) != bucketOf(gcs.position(k));
             if (k >= windowFirstGc) {
-                int b = bucketOf(gcs.start(k));
+                int b = bucketOf(gcs.position(k));
                 bucketHeld[b] = held;
+                bucketUnconfirmed[b] = unconfirmed;
                 bucketHeapUsed[b] = knownHeapUsed;
                 bucketHeapCommitted[b] = knownHeapCommitted;
                 bucketMeasured[b] = true;
@@ -633,6 +768,7 @@ public final class ReportBuilder {
                 }
             } else {
                 carryHeld = held;
+                carryUnconfirmed = unconfirmed;
                 carryHeapUsed = knownHeapUsed;
                 carryHeapCommitted = knownHeapCommitted;
                 if (k + 1 == windowFirstGc || k == endGc) {
@@ -642,6 +778,39 @@ public final class ReportBuilder {
             if (k == peakGc) {
                 peakHeldBytes = heldSites.heldBytes();
                 peakHeldCount = heldSites.heldCount();
+                peakUnconfirmedBytes = heldSites.unconfirmedBytes();
+            }
+            if (k == endGc) {
+                endUnconfirmedBytes = heldSites.unconfirmedBytes();
+            }
+        }
+
+        /**
+         * Every sampled object present after collection {@code k} is in the heap then: their estimated bytes beyond the
+         * JVM's heap used after it by more than {@value #HEAP_CHECK_SIGMAS} standard errors is an inconsistency.
+         */
+        private void checkHeap(int k, GcRecord g) {
+            if (gcs.synthetic()) {
+                return;
+            }
+            heapChecked++;
+            double present = heldSites.presentBytes();
+            double sd = Math.sqrt(heldSites.presentVariance());
+            double held = heldSites.heldBytes();
+            double heldSd = Math.sqrt(heldSites.heldVariance());
+            if (held - g.heapUsedAfter() > HEAP_CHECK_SIGMAS * heldSd && held > g.heapUsedAfter()) {
+                heldExceeded++; // held alone above the heap: the contradiction the summary names first
+            }
+            double excess = present - g.heapUsedAfter();
+            if (excess > HEAP_CHECK_SIGMAS * sd && excess > 0) {
+                heapExceeded++;
+                double sigmas = sd > 0 ? excess / sd : Double.MAX_VALUE;
+                if (heapWorstGc < 0 || sigmas > heapWorstSigmas) {
+                    heapWorstSigmas = sigmas;
+                    heapWorstGc = k;
+                    heapWorstEstimate = Math.round(present);
+                    heapWorstSd = Math.round(sd);
+                }
             }
         }
 
@@ -787,7 +956,16 @@ public final class ReportBuilder {
                 enterWindow();
             }
             if (!done) {
-                crossTo(endGc + 1);
+                // the boundaries up to the end of the window not crossed by an event, then the last point measured
+                while (!done && nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) <= to
+                        && (gcs.pointAt(nextBoundary) < 0 || gcs.pointAt(nextBoundary) <= endGc)) {
+                    cross(nextBoundary++);
+                }
+                if (!done && toMeasure >= 0 && toMeasure <= endGc) {
+                    int k = toMeasure;
+                    toMeasure = -1;
+                    measure(k);
+                }
                 if (!done && endGc >= 0 && measured < endGc) {
                     measure(endGc);
                 }
@@ -840,6 +1018,8 @@ public final class ReportBuilder {
             long liveAtEnd = 0;
             long peakEstimate = 0;
             long peakObjects = 0;
+            long unconfirmedAtEnd = 0;
+            long unconfirmedAtPeak = 0;
             long sampleCount = 0;
             double[] bucketExact = exact ? new double[bucketCount] : null;
             Map<SiteAcc, SiteProfile> profiles = new LinkedHashMap<>();
@@ -856,20 +1036,23 @@ public final class ReportBuilder {
                 }
                 long liveB = Math.max(0, Math.round(heldSites.endBytes(a.key)));
                 long liveC = Math.max(0, Math.round(heldSites.endCount(a.key)));
+                long unconfB = Math.max(0, Math.round(heldSites.endUnconfirmedBytes(a.key)));
                 long atPeakB = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSites.atPeakBytes(a.key)));
                 long atPeakC = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSites.atPeakCount(a.key)));
+                long atPeakU = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSites.atPeakUnconfirmedBytes(a.key)));
                 long ownPeak = Math.max(0, Math.round(heldSites.peakBytes(a.key)));
-                if (allocB == 0 && liveB == 0 && atPeakB == 0 && ownPeak == 0 && a.samples == 0) {
+                long ownPeakU = ownPeak == 0 ? 0 : Math.max(0, Math.round(heldSites.peakUnconfirmedBytes(a.key)));
+                if (allocB == 0 && liveB == 0 && atPeakB == 0 && ownPeak == 0 && a.samples == 0 && unconfB == 0) {
                     continue;
                 }
-                long growth = Math.max(0, liveB - Math.round(heldSites.markBytes(a.key)));
+                SiteProfile.Growth growthAt = growth(a);
+                long growth = growthAt == null ? 0 : Math.max(0, growthAt.endBytes() - growthAt.firstBytes());
                 long medianNanos = a.lifetimes.medianNanos();
                 double median = medianNanos < 0 ? -1 : medianNanos / 1e6;
                 double firstGcShare = a.lifetimes.count() == 0 ? -1
                         : (double) a.freedByFirstCollection / a.lifetimes.count();
-                long liveSamples = a.samples - a.deadSamples;
-                boolean leak = liveSamples >= 2 && liveB > 0 && a.firstAlloc != Long.MAX_VALUE
-                        && a.lastAlloc - a.firstAlloc >= runNanos / 20 && growth * 4 >= liveB;
+                boolean leak = growthAt != null && growthAt.significant()
+                        && growthAt.endSamples() >= LEAK_MIN_SAMPLES && growth * 4 >= growthAt.endBytes();
                 allocatedBytes += allocB;
                 allocatedObjects += allocC;
                 liveAtEnd += liveB;
@@ -884,6 +1067,8 @@ public final class ReportBuilder {
                 double[] hc = new double[n];
                 double[] pb = new double[n];
                 double[] pc = new double[n];
+                double[] hu = new double[n];
+                double[] pu = new double[n];
                 boolean noSamples = a.estBytes <= 0;
                 for (int i = 0; i < n; i++) {
                     StackAcc s = a.stacks.get(i);
@@ -893,6 +1078,8 @@ public final class ReportBuilder {
                     hc[i] = heldStacks.endCount(s.key);
                     pb[i] = heldStacks.atPeakBytes(s.key);
                     pc[i] = heldStacks.atPeakCount(s.key);
+                    hu[i] = Math.max(0, heldStacks.endUnconfirmedBytes(s.key));
+                    pu[i] = Math.max(0, heldStacks.atPeakUnconfirmedBytes(s.key));
                 }
                 long[] rsb = Apportion.round(sb, allocB);
                 long[] rsc = Apportion.round(sc, allocC);
@@ -900,10 +1087,13 @@ public final class ReportBuilder {
                 long[] rhc = Apportion.round(hc, liveC);
                 long[] rpb = Apportion.round(pb, atPeakB);
                 long[] rpc = Apportion.round(pc, atPeakC);
+                long[] rhu = Apportion.round(hu, unconfB);
+                long[] rpu = Apportion.round(pu, atPeakU);
                 double scale = a.estBytes > 0 ? allocB / a.estBytes : 0;
                 for (int i = 0; i < n; i++) {
                     StackAcc s = a.stacks.get(i);
-                    stackFigures.put(s, new long[] {rsb[i], rsc[i], rhb[i], rhc[i], rpb[i], rpc[i], leak ? 1 : 0});
+                    stackFigures.put(s, new long[] {rsb[i], rsc[i], rhb[i], rhc[i], rpb[i], rpc[i], leak ? 1 : 0,
+                        rhu[i], rpu[i]});
                     if (exact) {
                         if (noSamples) {
                             continue;
@@ -925,11 +1115,13 @@ public final class ReportBuilder {
                 }
                 boolean temporary = allocB >= (1 << 20) && liveB * 20 <= allocB && a.samples > 0
                         && a.deadSamples * 2 >= a.samples;
-                long liveN = Math.max(0, Math.round(heldSamples.endBytes(a.key)));
-                long atPeakN = peakGc < 0 ? 0 : Math.max(0, Math.round(heldSamples.atPeakBytes(a.key)));
+                long liveN = heldSites.endSamples(a.key);
+                long atPeakN = peakGc < 0 ? 0 : heldSites.atPeakSamples(a.key);
                 SiteProfile p = new SiteProfile(a.site.frame(), typeOf(a), false, allocB, allocC, a.samples, liveB,
                         liveC, liveN, ownPeak, atPeakB, atPeakC, atPeakN, growth, median, firstGcShare, leak,
-                        temporary, run.stack(a.stackId));
+                        temporary, run.stack(a.stackId), unconfB, ownPeakU, atPeakU, growthAt);
+                unconfirmedAtEnd += unconfB;
+                unconfirmedAtPeak += atPeakU;
                 profiles.put(a, p);
             }
             // the 1%-of-all condition of temporaries needs the total
@@ -941,7 +1133,8 @@ public final class ReportBuilder {
                             p.samples(), p.liveBytes(), p.liveObjects(), p.liveSamples(), p.peakBytes(),
                             p.heldAtPeakBytes(), p.heldAtPeakObjects(), p.heldAtPeakSamples(), p.growthBytes(),
                             p.medianAgeAtCollectionMs(), p.freedByFirstCollectionShare(), p.leakSuspect(), false,
-                            p.stack());
+                            p.stack(), p.unconfirmedBytes(), p.peakUnconfirmedBytes(),
+                            p.heldAtPeakUnconfirmedBytes(), p.growth());
                 }
                 heap.add(p);
             }
@@ -961,10 +1154,10 @@ public final class ReportBuilder {
                         && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
                         a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
-                        nGrowth, -1, -1, nLeak, false, run.stack(a.stackId)));
+                        nGrowth, -1, -1, nLeak, false, run.stack(a.stackId), 0, 0, 0, null));
                 for (StackAcc s : a.stacks) {
                     stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
-                        s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0});
+                        s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0, 0, 0});
                 }
             }
             all.addAll(nativeSites);
@@ -1011,7 +1204,7 @@ public final class ReportBuilder {
                     values = new long[] {f[0]};
                 }
                 stackProfiles.add(new StackProfile(frames, s.site.site.frame(), typeOf(s.site), s.site.isNative,
-                        f[0], f[1], f[2], f[3], f[4], f[5], f[6] != 0, new SparseSeries(idx, values)));
+                        f[0], f[1], f[2], f[3], f[4], f[5], f[6] != 0, new SparseSeries(idx, values), f[7], f[8]));
             }
             stackProfiles.sort(Comparator.comparingLong((StackProfile p) -> -p.allocatedBytes())
                     .thenComparingLong(p -> -p.heldBytes()));
@@ -1023,10 +1216,10 @@ public final class ReportBuilder {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(heap, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
                     holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
-                            p.heldAtPeakSamples(), p.stack()));
+                            p.heldAtPeakSamples(), p.stack(), p.heldAtPeakUnconfirmedBytes()));
                 }
                 peak = new Peak(g.startNanos(), (g.startNanos() - runStart) / 1e6, g.name(), g.cause(),
-                        g.heapUsedAfter(), peakEstimate, peakObjects, holders);
+                        g.heapUsedAfter(), peakEstimate, peakObjects, holders, unconfirmedAtPeak);
             }
             Report.ExactCoverage coverage = null;
             if ("exact".equals(run.metadata().get(MetadataKeys.MODE))) {
@@ -1041,9 +1234,12 @@ public final class ReportBuilder {
                         run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
                         "true".equalsIgnoreCase(run.metadata().get("option.includeJdk")));
             }
+            double heldAsOf = endWholeGc < 0 ? Double.NaN
+                    : (gcs.record(endWholeGc).snapshotNanos() - runStart) / 1e6;
             Report.Totals totals = new Report.Totals(allocatedBytes, allocatedObjects,
                     peak != null ? peakEstimate : liveAtEnd, liveAtEnd, sampleCount, runNanos / 1_000_000, exact,
-                    countsAsOfMs, coverage);
+                    countsAsOfMs, coverage, unconfirmedAtEnd, peak != null ? unconfirmedAtPeak : unconfirmedAtEnd,
+                    gcs.wholeHeapCount(windowFirstGc, endGc), heldAsOf);
 
             // Native memory.
             Peak.NativePeak nativePeak = null;
@@ -1051,7 +1247,7 @@ public final class ReportBuilder {
                 List<Peak.Holder> holders = new ArrayList<>();
                 for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
                     holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(), 0,
-                            p.stack()));
+                            p.stack(), 0));
                 }
                 nativePeak = new Peak.NativePeak(nPeakTime, (nPeakTime - runStart) / 1e6, nPeak, holders);
             }
@@ -1078,7 +1274,7 @@ public final class ReportBuilder {
             double pauseTotal = 0;
             double pauseMax = 0;
             long maxAfter = 0;
-            for (GcRecord g : run.gcRecords()) {
+            for (GcRecord g : GcTimeline.withExamined(run.gcRecords())) {
                 if (g.startNanos() < from || g.startNanos() > to) {
                     continue;
                 }
@@ -1103,10 +1299,45 @@ public final class ReportBuilder {
                 metadata = new LinkedHashMap<>(metadata);
                 metadata.put("lateEvents", Long.toString(late));
             }
+            Report.HeapCheck heapCheck = heapWorstGc < 0
+                    ? new Report.HeapCheck(heapChecked, heapExceeded, heldExceeded, Double.NaN, null, 0, 0, 0)
+                    : new Report.HeapCheck(heapChecked, heapExceeded, heldExceeded,
+                            (gcs.record(heapWorstGc).startNanos() - runStart) / 1e6, gcs.record(heapWorstGc).name(),
+                            heapWorstEstimate, gcs.record(heapWorstGc).heapUsedAfter(), heapWorstSd);
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
-                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(),
+                    run.failureCount(), run.failureMessages(), apiReport, run.accounting(), heapCheck,
                     RetentionPaths.of(run, runStart, from, to, restricted));
+        }
+
+        /**
+         * @return a heap site's held bytes at the leak rule's reference collections and whether it grew significantly
+         *         at both steps, or null when it has no reference collections
+         */
+        private SiteProfile.Growth growth(SiteAcc a) {
+            if (a.firstRef < 0 || endWholeGc < 0) {
+                return null;
+            }
+            double b1 = Math.max(0, heldSites.markBytes(a.key, 0));
+            double b2 = Math.max(0, heldSites.markBytes(a.key, 1));
+            double b3 = Math.max(0, heldSites.endMeasureBytes(a.key));
+            // A step's difference is what was added minus what was removed, both sampled: its variance is the sum of
+            // their variances, V(added) + V(removed) = (V(after) - V(before)) + 2 V(removed)
+            double s12 = stepVariance(heldSites.markVariance(a.key, 0), heldSites.markVariance(a.key, 1),
+                    heldSites.markFreedVariance(a.key, 0), heldSites.markFreedVariance(a.key, 1));
+            double s23 = stepVariance(heldSites.markVariance(a.key, 1), heldSites.endMeasureVariance(a.key),
+                    heldSites.markFreedVariance(a.key, 1), heldSites.endFreedVariance(a.key));
+            boolean significant = b2 - b1 > LEAK_STEP_SIGMAS * Math.sqrt(s12)
+                    && b3 - b2 > LEAK_STEP_SIGMAS * Math.sqrt(s23);
+            return new SiteProfile.Growth((gcs.snapshot(a.firstRef) - runStart) / 1e6, Math.round(b1),
+                    (gcs.snapshot(a.secondRef) - runStart) / 1e6, Math.round(b2),
+                    (gcs.snapshot(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endMeasureSamples(a.key),
+                    significant);
+        }
+
+        /** @return the variance of the difference of two held estimates of a site (see {@link #growth}) */
+        private static double stepVariance(double before, double after, double freedBefore, double freedAfter) {
+            return Math.max(0, after - before + 2 * (freedAfter - freedBefore));
         }
 
         /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */
@@ -1122,6 +1353,7 @@ public final class ReportBuilder {
             long[] allocated = Apportion.round(alloc, total);
             List<Timeline.Bucket> buckets = new ArrayList<>(bucketCount);
             long held = carryHeld;
+            long unconfirmed = carryUnconfirmed;
             long used = carryHeapUsed;
             long committed = carryHeapCommitted;
             List<Timeline.HeldSite> top = carryTop;
@@ -1129,6 +1361,7 @@ public final class ReportBuilder {
             for (int b = 0; b < bucketCount; b++) {
                 if (bucketMeasured[b]) {
                     held = bucketHeld[b];
+                    unconfirmed = bucketUnconfirmed[b];
                     used = bucketHeapUsed[b];
                     committed = bucketHeapCommitted[b];
                     if (bucketTop.get(b) != null) {
@@ -1139,7 +1372,8 @@ public final class ReportBuilder {
                     nat = bucketNative[b];
                 }
                 buckets.add(new Timeline.Bucket((from - runStart + b * bucketNanos) / 1e6, allocated[b],
-                        gcs.synthetic() ? 0 : held, used, committed, nat, bucketPause[b], bucketGcs[b], top));
+                        gcs.synthetic() ? 0 : held, used, committed, nat, bucketPause[b], bucketGcs[b], top,
+                        gcs.synthetic() ? 0 : unconfirmed));
             }
             return new Timeline(from, bucketNanos, buckets);
         }

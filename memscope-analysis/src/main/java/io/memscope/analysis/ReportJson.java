@@ -15,7 +15,7 @@ public final class ReportJson {
     /** Value of the top-level {@code format} field. */
     public static final String FORMAT = "memscope-report";
     /** Value of the top-level {@code version} field; incremented when a field changes meaning or is removed. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** Collections listed individually in {@code gc.collections} at most; the aggregates cover all of them. */
     public static final int MAX_GC_LISTED = 2000;
 
@@ -65,7 +65,11 @@ public final class ReportJson {
                 .field("samples", t.samples())
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
-                .field("exactCountsAsOfMs", t.exactCountsAsOfMs());
+                .field("exactCountsAsOfMs", t.exactCountsAsOfMs())
+                .field("unconfirmedAtEndBytes", t.unconfirmedAtEndBytes())
+                .field("unconfirmedAtPeakBytes", t.unconfirmedAtPeakBytes())
+                .field("wholeHeapCollections", t.wholeHeapCollections())
+                .field("heldAsOfMs", t.heldAsOfMs());
         Report.ExactCoverage cov = t.exactCoverage();
         if (cov == null) {
             w.name("exactCoverage").value((String) null);
@@ -80,6 +84,24 @@ public final class ReportJson {
                     .endObject();
         }
         w.endObject();
+        Report.HeapCheck hc = r.heapCheck();
+        w.name("heapCheck").beginObject()
+                .field("checked", hc.checked())
+                .field("exceeded", hc.exceeded())
+                .field("heldExceeded", hc.heldExceeded())
+                .field("consistent", hc.consistent());
+        if (hc.worstCollection() == null && Double.isNaN(hc.worstAtMs())) {
+            w.name("worst").value((String) null);
+        } else {
+            w.name("worst").beginObject()
+                    .field("atMs", hc.worstAtMs())
+                    .field("collection", hc.worstCollection())
+                    .field("estimatedBytes", hc.worstEstimatedBytes())
+                    .field("heapUsedBytes", hc.worstHeapUsedBytes())
+                    .field("standardErrorBytes", hc.worstStandardErrorBytes())
+                    .endObject();
+        }
+        w.endObject();
         Peak peak = r.peak();
         if (peak == null) {
             w.name("peak").value((String) null);
@@ -91,7 +113,8 @@ public final class ReportJson {
                     .field("gcCause", peak.gcCause())
                     .field("heapUsedAfterGcBytes", peak.heapUsedAfterGcBytes())
                     .field("estimatedBytes", peak.estimatedBytes())
-                    .field("estimatedObjects", peak.estimatedObjects());
+                    .field("estimatedObjects", peak.estimatedObjects())
+                    .field("unconfirmedBytes", peak.unconfirmedBytes());
             holders(w, peak.sites());
             w.endObject();
         }
@@ -145,7 +168,9 @@ public final class ReportJson {
                     .field("name", c.name()).field("action", c.action()).field("cause", c.cause())
                     .field("pause", c.isPause())
                     .field("heapUsedBeforeBytes", c.heapUsedBefore()).field("heapUsedAfterBytes", c.heapUsedAfter())
-                    .field("heapCommittedBytes", c.heapCommitted()).endObject();
+                    .field("heapCommittedBytes", c.heapCommitted())
+                    .field("examined", examined(c.examined()))
+                    .field("snapshotNanos", c.snapshotNanos()).field("verdictNanos", c.verdictNanos()).endObject();
         }
         w.endArray().endObject();
         Timeline tl = r.timeline();
@@ -158,6 +183,7 @@ public final class ReportJson {
                     .field("startMs", b.startMs())
                     .field("allocatedBytes", b.allocatedBytes())
                     .field("heldBytes", b.heldBytes())
+                    .field("unconfirmedBytes", b.unconfirmedBytes())
                     .field("heapUsedBytes", b.heapUsedBytes())
                     .field("heapCommittedBytes", b.heapCommittedBytes())
                     .field("nativeOutstandingBytes", b.nativeOutstandingBytes())
@@ -263,8 +289,12 @@ public final class ReportJson {
                     .field("allocatedObjects", e.allocatedObjects())
                     .field("liveBytes", e.liveBytes())
                     .field("liveObjects", e.liveObjects())
+                    .field("unconfirmedBytes", e.unconfirmedBytes())
+                    .field("heldSamples", e.liveSamples())
                     .field("peakBytes", e.peakBytes())
+                    .field("peakUnconfirmedBytes", e.peakUnconfirmedBytes())
                     .field("heldAtPeakBytes", e.heldAtPeakBytes())
+                    .field("heldAtPeakUnconfirmedBytes", e.heldAtPeakUnconfirmedBytes())
                     .field("growthBytes", e.growthBytes())
                     .field("leakSuspect", e.leakSuspect())
                     .field("medianAgeAtCollectionMs", e.medianAgeAtCollectionMs())
@@ -273,6 +303,17 @@ public final class ReportJson {
                     .field("samples", e.samples())
                     .field("liveSamples", e.liveSamples())
                     .field("heldAtPeakSamples", e.heldAtPeakSamples());
+            SiteProfile.Growth gr = e.growth();
+            if (gr == null) {
+                w.name("growth").value((String) null);
+            } else {
+                w.name("growth").beginObject()
+                        .field("firstMs", gr.firstMs()).field("firstBytes", gr.firstBytes())
+                        .field("secondMs", gr.secondMs()).field("secondBytes", gr.secondBytes())
+                        .field("endMs", gr.endMs()).field("endBytes", gr.endBytes())
+                        .field("endSamples", gr.endSamples()).field("significant", gr.significant())
+                        .endObject();
+            }
             stack(w, e.stack());
             if (retention != null) {
                 RetentionJson.retainedBy(w, retention.of(e));
@@ -286,11 +327,24 @@ public final class ReportJson {
         w.name("sites").beginArray();
         for (Peak.Holder h : holders) {
             w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
-                    .field("count", h.count()).field("samples", h.samples());
+                    .field("count", h.count()).field("samples", h.samples())
+                    .field("unconfirmedBytes", h.unconfirmedBytes());
             stack(w, h.stack());
             w.endObject();
         }
         w.endArray();
+    }
+
+    /** @return {@code young}, {@code whole-heap} or {@code unknown} */
+    public static String examined(GcRecord.Examined e) {
+        switch (e) {
+            case YOUNG:
+                return "young";
+            case WHOLE_HEAP:
+                return "whole-heap";
+            default:
+                return "unknown";
+        }
     }
 
     private static void stack(JsonWriter w, List<String> frames) {

@@ -13,13 +13,18 @@ import java.util.List;
  *       else estimated from samples (each weighs {@code 1/p} objects, {@code size/p} bytes)</td>
  *       <td>bytes and blocks allocated in the window (a reallocation counts its new size), exact</td></tr>
  *   <tr><td>{@code liveBytes}, {@code liveObjects}</td><td>held at the last collection of the window: sampled
- *       objects allocated before it and not collected by it (estimate)</td>
+ *       objects a collection that examined the whole heap judged reachable and that were not collected since
+ *       (estimate; see {@link ReportBuilder}, "Held memory")</td>
  *       <td>outstanding (allocated, not freed) at the end of the window, exact</td></tr>
- *   <tr><td>{@code peakBytes}</td><td>the site's own highest held bytes at any collection of the window</td>
+ *   <tr><td>{@code unconfirmedBytes}</td><td>at the same collection: sampled objects still present that no
+ *       whole-heap collection judged (they survived only young collections: may be garbage); never in
+ *       {@code liveBytes}</td><td>0</td></tr>
+ *   <tr><td>{@code peakBytes}</td><td>the site's own highest held bytes at any collection of the window
+ *       ({@code peakUnconfirmedBytes}: unconfirmed at that collection)</td>
  *       <td>the site's own highest outstanding bytes in the window</td></tr>
  *   <tr><td>{@code heldAtPeakBytes}, {@code heldAtPeakObjects}</td><td>held at the run's peak collection
- *       ({@link Peak}): this site's share of it</td><td>outstanding at the native peak ({@link Report.NativeMemory#peak()})
- *       </td></tr>
+ *       ({@link Peak}): this site's share of it ({@code heldAtPeakUnconfirmedBytes}: unconfirmed then)</td>
+ *       <td>outstanding at the native peak ({@link Report.NativeMemory#peak()})</td></tr>
  * </table>
  *
  * @param site               the site as a frame, {@code pkg.Class.method(File.java:LINE)}
@@ -37,9 +42,8 @@ import java.util.List;
  * @param heldAtPeakBytes    see the table
  * @param heldAtPeakObjects  see the table
  * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native: 0
- * @param growthBytes        heap: held bytes at the end minus held bytes at the last collection before the midpoint of
- *                           the site's allocation window (first to last sampled allocation in the window; 0 held if
- *                           no collection came before it), never negative; native: outstanding bytes at the end
+ * @param growthBytes        heap: held bytes at the end minus held bytes at the site's first reference collection
+ *                           ({@link Growth}; 0 without one), never negative; native: outstanding bytes at the end
  *                           minus outstanding at the midpoint of its allocation window, never negative
  * @param medianAgeAtCollectionMs median age at collection of the site's samples collected in the window: allocation to
  *                           the collection that freed the sample. An object becomes garbage at some moment before
@@ -53,10 +57,35 @@ import java.util.List;
  *                           {@link ReportBuilder})
  * @param temporary          a heap temporary (see {@link ReportBuilder})
  * @param stack              one sampled call stack, innermost frame first (may be empty)
+ * @param unconfirmedBytes   see the table
+ * @param peakUnconfirmedBytes        see the table
+ * @param heldAtPeakUnconfirmedBytes  see the table
+ * @param growth             heap: the site's held bytes at the collections the leak rule compares, or null when the
+ *                           window had too few whole-heap collections after the site began allocating to judge it
  */
 public record SiteProfile(String site, String type, boolean nativeMemory, long allocatedBytes, long allocatedObjects,
                           long samples, long liveBytes, long liveObjects, long liveSamples, long peakBytes,
                           long heldAtPeakBytes, long heldAtPeakObjects, long heldAtPeakSamples, long growthBytes,
                           double medianAgeAtCollectionMs, double freedByFirstCollectionShare, boolean leakSuspect,
-                          boolean temporary, List<String> stack) {
+                          boolean temporary, List<String> stack, long unconfirmedBytes, long peakUnconfirmedBytes,
+                          long heldAtPeakUnconfirmedBytes, Growth growth) {
+
+    /**
+     * A heap site's held memory at the three whole-heap collections the leak rule compares ({@link ReportBuilder},
+     * "Leak suspects": about a third and two thirds of the way from the site's first allocation in the window to the
+     * last whole-heap collection of the window, and that last one).
+     *
+     * @param firstMs           ms since the run's start of the first reference collection's snapshot (what it judged
+     *                          was reachable then)
+     * @param firstBytes        held bytes there (estimate)
+     * @param secondMs          the second one
+     * @param secondBytes       held bytes there
+     * @param endMs             the last whole-heap collection of the window
+     * @param endBytes          held bytes there
+     * @param endSamples        sampled objects behind {@code endBytes}
+     * @param significant       whether each of the two steps grew by more than twice its standard error
+     */
+    public record Growth(double firstMs, long firstBytes, double secondMs, long secondBytes, double endMs,
+                         long endBytes, long endSamples, boolean significant) {
+    }
 }

@@ -18,7 +18,8 @@ import java.util.List;
  * @param allocatedBytes          allocated in the window (heap: estimated, or exact totals spread by samples; native:
  *                                exact)
  * @param allocatedObjects        objects (native: blocks) allocated in the window
- * @param heldBytes               heap: held at the last collection of the window; native: outstanding at its end
+ * @param heldBytes               heap: held (confirmed reachable) at the last collection of the window; native:
+ *                                outstanding at its end
  * @param heldObjects             heap: objects held then; native: blocks outstanding
  * @param heldAtPeakBytes         heap: held at the run's peak collection; native: outstanding at the native peak
  * @param heldAtPeakObjects       objects (blocks) behind {@code heldAtPeakBytes}
@@ -26,8 +27,12 @@ import java.util.List;
  *                                (native)
  * @param allocatedBytesByBucket  allocated bytes per {@link Timeline} bucket, only the buckets with allocations;
  *                                the values add up to {@code allocatedBytes}
+ * @param unconfirmedBytes        heap: present at the last collection of the window but judged by no whole-heap
+ *                                collection (see {@link SiteProfile}); native: 0
+ * @param heldAtPeakUnconfirmedBytes  heap: unconfirmed at the run's peak collection; native: 0
  */
 public record StackProfile(List<String> frames, String site, String type, boolean nativeMemory, long allocatedBytes,
                            long allocatedObjects, long heldBytes, long heldObjects, long heldAtPeakBytes,
-                           long heldAtPeakObjects, boolean leakSuspect, SparseSeries allocatedBytesByBucket) {
+                           long heldAtPeakObjects, boolean leakSuspect, SparseSeries allocatedBytesByBucket,
+                           long unconfirmedBytes, long heldAtPeakUnconfirmedBytes) {
 }

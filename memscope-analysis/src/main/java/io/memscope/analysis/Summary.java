@@ -76,21 +76,32 @@ public final class Summary {
                     win.toMs() / 1000));
         }
         sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
-                        + "%s (held: reachable at a GC, estimated)%n",
+                        + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
                 estimate(t.allocatedBytes(), allocInterval),
                 estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
                         : " (estimated from " + t.samples() + " samples)", estimate(t.peakLiveBytes(), interval),
                 estimate(t.liveBytesAtEnd(), interval)));
+        if (large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
+            sb.append(String.format(Locale.ROOT, "  ! %s more at the end is unconfirmed: it survived only young "
+                    + "collections, which do not look at the old generation, so it may be garbage; not counted as "
+                    + "held%s%n", bytes(t.unconfirmedAtEndBytes()), endCheckNote(r)));
+        }
+        String contradiction = heapCheckMessage(r);
+        if (contradiction != null) {
+            sb.append("  ! ").append(contradiction).append(System.lineSeparator());
+        }
         Peak peak = r.peak();
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
-                            + "sampled objects:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
-                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval)));
+                            + "sampled objects%s:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
+                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval),
+                    large(peak.unconfirmedBytes(), peak.estimatedBytes())
+                            ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));
             holders(sb, peak.sites(), "obj", interval);
         } else {
-            sb.append("  Peak: unknown: no GC record in the recording (held memory is known only at a GC; none ran, "
-                    + "or GC capture was off; --gc-at-end forces one at the end)\n");
+            sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
+                    + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
         }
         String spark = sparklines(r.timeline());
         if (!spark.isEmpty()) {
@@ -98,8 +109,15 @@ public final class Summary {
         }
         section(sb, "Top allocation sites (allocated)", r.topAllocationSites(), false, false, allocInterval, null);
         section(sb, "Top sites by held bytes at the end", r.topLiveSites(), true, false, interval, null);
-        section(sb, "Leak suspects (held at the end and growing)", r.leakSuspects(), true, true, interval,
-                r.retention());
+        if (t.wholeHeapCollections() < 3 && r.leakSuspects().isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "  Leak suspects: not judged: the window had %d collection%s that "
+                    + "examined the whole heap, and a leak must be seen growing at three (for a verdict: a longer run, "
+                    + "or a heap small enough, -Xmx, that the old generation is collected while it grows)%n", t.wholeHeapCollections(),
+                    t.wholeHeapCollections() == 1 ? "" : "s"));
+        } else {
+            section(sb, "Leak suspects (held at whole-heap collections and growing)", r.leakSuspects(), true, true,
+                    interval, r.retention());
+        }
         RetentionSummary.note(sb, r.retention());
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
         Report.NativeMemory n = r.nativeMemory();
@@ -215,9 +233,17 @@ public final class Summary {
             sb.append(String.format(Locale.ROOT, "    %10s %12s obj  %s  [%s]", estimate(b, interval),
                     estimatedCount(live ? e.liveObjects() : e.allocatedObjects(), b, interval), safe(e.site()),
                     safe(e.type())));
-            if (growth) {
+            if (growth && e.growth() != null) {
+                SiteProfile.Growth g = e.growth();
+                sb.append(String.format(Locale.ROOT, " held %s at %.1f s, %s at %.1f s, %s at %.1f s",
+                        estimate(g.firstBytes(), interval), g.firstMs() / 1000, estimate(g.secondBytes(), interval),
+                        g.secondMs() / 1000, estimate(g.endBytes(), interval), g.endMs() / 1000));
+            } else if (growth) {
                 sb.append(String.format(Locale.ROOT, " +%s over its second half", estimate(e.growthBytes(),
                         interval)));
+            }
+            if (live && large(e.unconfirmedBytes(), e.liveBytes())) {
+                sb.append(" (+").append(bytes(e.unconfirmedBytes())).append(" unconfirmed)");
             }
             if (interval > 0) {
                 sb.append(fewSamples(live ? e.liveSamples() : e.samples()));
@@ -227,6 +253,57 @@ public final class Summary {
                 RetentionSummary.line(sb, retention, e);
             }
         }
+    }
+
+    /**
+     * The estimates against the JVM's own heap figures, said as a contradiction when they disagree beyond the
+     * estimate's error (the summary's and the page's one wording).
+     *
+     * @return the message, or null when the estimates stayed within their error of the JVM's figures
+     */
+    public static String heapCheckMessage(Report r) {
+        Report.HeapCheck hc = r.heapCheck();
+        if (hc.consistent()) {
+            return null;
+        }
+        String worst = String.format(Locale.ROOT, "%s (standard error %s) against %s in use after %s at %.2f s",
+                bytes(hc.worstEstimatedBytes()), bytes(hc.worstStandardErrorBytes()), bytes(hc.worstHeapUsedBytes()),
+                hc.worstCollection(), hc.worstAtMs() / 1000);
+        if (hc.heldExceeded() > 0) {
+            return String.format(Locale.ROOT, "contradiction: memscope's held figures exceeded the heap the JVM "
+                    + "reported in use at %d of %d collections compared, which is impossible: the estimates are wrong "
+                    + "there (a sampler's bias, a collection misattributed), so held figures near them are not facts "
+                    + "(sampled objects present at the worst: %s)", hc.heldExceeded(), hc.checked(), worst);
+        }
+        String cause = hc.worstCollection() != null && hc.worstCollection().startsWith("ZGC M")
+                ? "generational ZGC's young collections keep the objects memscope samples (its weak references are "
+                + "roots they do not process) until they are old, so sampled garbage stays unconfirmed long after it "
+                + "died"
+                : "a sampler's bias, or a collection misattributed";
+        return String.format(Locale.ROOT, "contradiction: memscope's estimate of the sampled objects in the heap "
+                + "(held and unconfirmed) exceeded the heap the JVM reported in use at %d of %d collections compared "
+                + "(worst: %s): the unconfirmed figures are wrong there (%s); held figures stayed within the heap",
+                hc.exceeded(), hc.checked(), worst, cause);
+    }
+
+    /**
+     * @return whether unconfirmed bytes are worth a note next to a held figure: at least 1 MiB and a tenth of held and
+     *         unconfirmed together
+     */
+    public static boolean large(long unconfirmed, long held) {
+        return unconfirmed >= (1 << 20) && unconfirmed * 10 >= held + unconfirmed;
+    }
+
+    /** @return why no whole-heap collection confirmed the end, from the recording's metadata, or "" */
+    private static String endCheckNote(Report r) {
+        String check = r.metadata().get("endCheck");
+        if (check == null || check.equals("gc")) {
+            return "";
+        }
+        if (check.equals("off")) {
+            return " (the end check was off: --end-check gc confirms it)";
+        }
+        return " (the end check: " + check + ")";
     }
 
     private static void holders(StringBuilder sb, List<Peak.Holder> holders, String unit, double interval) {
@@ -319,8 +396,9 @@ public final class Summary {
         '\u2588'};
 
     /**
-     * One line: the heap in use after GC and the held memory over the timeline, as sparklines on one scale (the
-     * highest of both), each character the maximum of its buckets; blank before the first collection.
+     * One line: the heap in use after GC, the held memory and, when it is ever large, the unconfirmed memory over the
+     * timeline, as sparklines on one scale (the highest of them), each character the maximum of its buckets; blank
+     * before the first collection.
      */
     static String sparklines(Timeline t) {
         List<Timeline.Bucket> b = t.buckets();
@@ -329,7 +407,7 @@ public final class Summary {
         }
         long max = 0;
         for (Timeline.Bucket x : b) {
-            max = Math.max(max, Math.max(x.heapUsedBytes(), x.heldBytes()));
+            max = Math.max(max, Math.max(x.heapUsedBytes(), Math.max(x.heldBytes(), x.unconfirmedBytes())));
         }
         if (max == 0) {
             return "";
@@ -337,20 +415,26 @@ public final class Summary {
         int width = Math.min(SPARK, b.size());
         StringBuilder heap = new StringBuilder(width);
         StringBuilder held = new StringBuilder(width);
+        StringBuilder unconfirmed = new StringBuilder(width);
+        boolean anyUnconfirmed = false;
         for (int c = 0; c < width; c++) {
             int from = (int) ((long) c * b.size() / width);
             int to = (int) ((long) (c + 1) * b.size() / width);
             long h = 0;
             long k = 0;
+            long u = 0;
             for (int i = from; i < Math.max(to, from + 1); i++) {
                 h = Math.max(h, b.get(i).heapUsedBytes());
                 k = Math.max(k, b.get(i).heldBytes());
+                u = Math.max(u, b.get(i).unconfirmedBytes());
             }
+            anyUnconfirmed |= large(u, k);
             heap.append(bar(h, max));
             held.append(bar(k, max));
+            unconfirmed.append(bar(u, max));
         }
-        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%n", bytes(max), heap,
-                held);
+        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%s%n", bytes(max), heap,
+                held, anyUnconfirmed ? "  unconfirmed " + unconfirmed : "");
     }
 
     private static char bar(long v, long max) {

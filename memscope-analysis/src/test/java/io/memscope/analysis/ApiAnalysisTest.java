@@ -45,8 +45,9 @@ class ApiAnalysisTest {
             w.stack(11, List.of("pkg.Service.handle(Service.java:10)", "pkg.Main.main(Main.java:5)"));
             w.stack(12, List.of("pkg.Service.rec(Service.java:3)", "pkg.Service.rec(Service.java:3)",
                     "pkg.Main.main(Main.java:7)"));
-            w.gc(5000, 10, "G1 Young Generation", "cause", 500, 100, 1000);
-            w.gc(9000, 10, "G1 Full", "System.gc()", 300, 50, 1000);
+            // two collections of the whole heap (held means reachable at one of them)
+            w.gc(5000, 10, "G1 Old Generation", "cause", 500, 100, 1000);
+            w.gc(9000, 10, "G1 Old Generation", "System.gc()", 300, 50, 1000);
             int main = w.strings().intern("main");
             int worker = w.strings().intern("worker");
             // samples first, edges after: the order of one flush

@@ -57,10 +57,10 @@ class DiffSignificanceTest {
             samples += k;
             if (k > 0) {
                 sites.add(new SiteProfile("app.Work.site" + i + "(Work.java:" + (10 + i) + ")", "byte[]", false, b,
-                        c, k, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, false, false, List.of()));
+                        c, k, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, false, false, List.of(), 0, 0, 0, null));
             }
         }
-        return report(sites, new Report.Totals(bytes, objects, 0, 0, samples, 1000, false, Double.NaN, null));
+        return report(sites, new Report.Totals(bytes, objects, 0, 0, samples, 1000, false, Double.NaN, null, 0, 0, 0, Double.NaN));
     }
 
     static Report report(List<SiteProfile> sites, Report.Totals totals) {
@@ -69,7 +69,7 @@ class DiffSignificanceTest {
                 new Report.Window(0, 0, 1_000_000_000L, false), totals, null, sites, List.of(), List.of(), List.of(),
                 List.of(), new Report.NativeMemory(0, 0, 0, 0, 0, 0, null, List.of(), List.of(), Map.of(), List.of()),
                 new Report.Gc(0, 0, 0, 0, 0, List.of()), new Timeline(0, 1, List.of()), List.of(), 0, List.of(),
-                ApiReport.EMPTY, null, Retention.NONE);
+                ApiReport.EMPTY, null, new Report.HeapCheck(0, 0, 0, Double.NaN, null, 0, 0, 0), Retention.NONE);
     }
 
     @Test
@@ -129,11 +129,11 @@ class DiffSignificanceTest {
     @Test
     void exactFiguresHaveNoSamplingNoise() {
         SiteProfile one = new SiteProfile("app.Work.x(Work.java:1)", "byte[]", false, 1000, 10, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, -1, -1, false, false, List.of());
+                0, 0, -1, -1, false, false, List.of(), 0, 0, 0, null);
         SiteProfile two = new SiteProfile("app.Work.x(Work.java:1)", "byte[]", false, 1001, 10, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, -1, -1, false, false, List.of());
-        Report a = report(List.of(one), new Report.Totals(1000, 10, 0, 0, 0, 1000, true, Double.NaN, null));
-        Report b = report(List.of(two), new Report.Totals(1001, 10, 0, 0, 0, 1000, true, Double.NaN, null));
+                0, 0, -1, -1, false, false, List.of(), 0, 0, 0, null);
+        Report a = report(List.of(one), new Report.Totals(1000, 10, 0, 0, 0, 1000, true, Double.NaN, null, 0, 0, 0, Double.NaN));
+        Report b = report(List.of(two), new Report.Totals(1001, 10, 0, 0, 0, 1000, true, Double.NaN, null, 0, 0, 0, Double.NaN));
         RunDiff d = DiffBuilder.diff(a, b, DiffMetric.ALLOCATED, false, null);
         assertThat(d.significance().baseFactor()).isZero();
         assertThat(d.sites().get(0).significant()).as("one byte more, counted exactly").isTrue();

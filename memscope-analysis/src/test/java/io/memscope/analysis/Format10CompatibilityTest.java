@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Recordings of format 1.0, written by the agent before reports moved out of the application's JVM
  * (src/test/resources/recordings/README.md), still report: the figures whose meaning did not change equal those
- * of the report that agent wrote at exit.
+ * of the report that agent wrote at exit. Their GC records do not say what each collection examined: their full
+ * collections are recognized by name.
  */
 class Format10CompatibilityTest {
 
@@ -43,7 +44,14 @@ class Format10CompatibilityTest {
         assertThat(r.totals().exact()).isEqualTo(t.get("exact").asBoolean());
         assertThat(sites(json(r).get("topAllocationSites")))
                 .isEqualTo(sites(old.get("topAllocationSites")));
-        assertThat(r.leakSuspects().get(0).site()).isEqualTo(old.get("leakSuspects").get(0).get("site").asText());
+        // leak suspects changed meaning (growth of held memory at three collections that examined the whole heap):
+        // this run had too few of them to judge; its leaking site still holds memory at the end (held when a full
+        // collection judged it, else unconfirmed)
+        assertThat(r.totals().wholeHeapCollections()).isLessThan(3);
+        assertThat(r.leakSuspects()).isEmpty();
+        String leaking = old.get("leakSuspects").get(0).get("site").asText();
+        assertThat(r.sites()).filteredOn(e -> e.site().equals(leaking))
+                .anySatisfy(e -> assertThat(e.liveBytes() + e.unconfirmedBytes()).isPositive());
         assertThat(r.temporaries().get(0).site()).isEqualTo(old.get("temporaries").get(0).get("site").asText());
 
         JsonNode n = old.get("native");

@@ -11,8 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * "Held" means held at a collection: a structure built at one site, garbage churned at another, the structure
- * dropped and a smaller one held. Samples of 1 MiB at a mean interval of 1 KiB weigh their own size (p = 1).
+ * "Held" means reachable at a collection that examined the whole heap: a structure built at one site, garbage churned
+ * at another, a young collection (which confirms nothing: the structure is unconfirmed there), a full one (the
+ * structure held), the structure dropped and found garbage by the next full one, a smaller one held to the end.
+ * Samples of 1 MiB at a mean interval of 1 KiB weigh their own size (p = 1).
  */
 class HeldMemoryTest {
     private static final long MS = 1_000_000L;
@@ -47,8 +49,8 @@ class HeldMemoryTest {
         }
         d.gc(new GcRecord(100 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 40 * MIB, 12 * MIB, 64 * MIB,
                 "end of minor GC"));
-        d.gc(new GcRecord(200 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 20 * MIB, 11 * MIB, 64 * MIB,
-                "end of minor GC"));
+        d.gc(new GcRecord(200 * MS, MS, "G1 Old Generation", "G1 Compaction Pause", 20 * MIB, 11 * MIB, 64 * MIB,
+                "end of major GC"));
         d.gc(new GcRecord(300 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause", 20 * MIB, 4 * MIB,
                 64 * MIB, "end of major GC"));
         d.gc(new GcRecord(400 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 8 * MIB, 3 * MIB + MIB / 2,
@@ -62,17 +64,21 @@ class HeldMemoryTest {
     }
 
     @Test
-    void thePeakIsTheCollectionThatHeldTheMostAndGarbageIsNotHeldThere() {
+    void thePeakIsTheWholeHeapCollectionThatHeldTheMostAndGarbageIsNotHeldThere() {
         Report r = ReportBuilder.build(recording());
         Peak peak = r.peak();
-        assertThat(peak.timeMs()).isEqualTo(100.0);
-        assertThat(peak.heapUsedAfterGcBytes()).isEqualTo(12 * MIB);
+        assertThat(peak.timeMs()).as("not the young collection at 100 ms, after which the heap held more").isEqualTo(200.0);
+        assertThat(peak.heapUsedAfterGcBytes()).isEqualTo(11 * MIB);
         assertThat(peak.estimatedBytes()).isEqualTo(10 * MIB);
+        assertThat(peak.unconfirmedBytes()).isZero();
         assertThat(peak.sites()).extracting(Peak.Holder::site).containsExactly("a.Big.build(Big.java:1)");
         assertThat(peak.sites().get(0).stack()).containsExactly("a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
         assertThat(r.totals().peakLiveBytes()).isEqualTo(10 * MIB);
         assertThat(r.totals().liveBytesAtEnd()).isEqualTo(3 * MIB);
+        assertThat(r.totals().unconfirmedAtEndBytes()).isZero();
         assertThat(r.totals().allocatedBytes()).isEqualTo(33 * MIB);
+        assertThat(r.totals().wholeHeapCollections()).isEqualTo(3);
+        assertThat(r.totals().heldAsOfMs()).isEqualTo(400.0);
 
         assertThat(site(r, "a.Big.build(Big.java:1)").peakBytes()).isEqualTo(10 * MIB);
         assertThat(site(r, "a.Big.build(Big.java:1)").liveBytes()).isZero();
@@ -82,7 +88,28 @@ class HeldMemoryTest {
 
         String json = ReportJson.toJson(r);
         assertThat(json).contains("\"peakBytes\": " + 10 * MIB).contains("\"estimatedBytes\": " + 10 * MIB);
-        assertThat(Summary.format(r)).contains("Peak: at 0.10 s, after G1 Young Generation").contains("a.Big.build");
+        assertThat(Summary.format(r)).contains("Peak: at 0.20 s, after G1 Old Generation").contains("a.Big.build");
+    }
+
+    @Test
+    void aYoungCollectionConfirmsNothing() {
+        // only the young collection at 100 ms: the structure survived it, but it may have been promoted and become
+        // garbage there; nothing examined the old generation
+        Report r = ReportBuilder.build(recording(), new TimeWindow(null, 0.15));
+        assertThat(r.totals().liveBytesAtEnd()).isZero();
+        assertThat(r.totals().unconfirmedAtEndBytes()).isEqualTo(10 * MIB);
+        assertThat(r.peak()).as("no whole-heap collection in the window").isNull();
+        assertThat(r.totals().wholeHeapCollections()).isZero();
+        assertThat(site(r, "a.Big.build(Big.java:1)").unconfirmedBytes()).isEqualTo(10 * MIB);
+        assertThat(site(r, "a.Big.build(Big.java:1)").liveBytes()).isZero();
+        Timeline.Bucket atYoung = r.timeline().buckets().get((int) (100 * MS / r.timeline().bucketNanos()));
+        assertThat(atYoung.gcCount()).isEqualTo(1);
+        assertThat(atYoung.unconfirmedBytes()).isEqualTo(10 * MIB);
+        assertThat(atYoung.heldBytes()).isZero();
+        assertThat(Summary.format(r)).contains("10.0 MiB more at the end is unconfirmed")
+                .contains("Peak: unknown: no collection of the whole heap");
+        assertThat(ReportJson.toJson(r)).contains("\"unconfirmedAtEndBytes\": " + 10 * MIB)
+                .contains("\"unconfirmedBytes\": " + 10 * MIB);
     }
 
     @Test
@@ -92,15 +119,19 @@ class HeldMemoryTest {
         assertThat(r.timeline().bucketNanos()).isEqualTo(3 * MS); // 450 ms / 200, rounded up to whole ms
         assertThat(b).hasSize(150);
         assertThat(b.stream().mapToLong(Timeline.Bucket::allocatedBytes).sum()).isEqualTo(r.totals().allocatedBytes());
-        Timeline.Bucket atFirstGc = b.get(33); // 99..102 ms
-        assertThat(atFirstGc.heldBytes()).isEqualTo(10 * MIB);
+        Timeline.Bucket atFirstGc = b.get(33); // 99..102 ms: the young collection
+        assertThat(atFirstGc.heldBytes()).isZero();
+        assertThat(atFirstGc.unconfirmedBytes()).isEqualTo(10 * MIB);
         assertThat(atFirstGc.heapUsedBytes()).isEqualTo(12 * MIB);
         assertThat(atFirstGc.heapCommittedBytes()).isEqualTo(64 * MIB);
         assertThat(atFirstGc.gcCount()).isEqualTo(1);
         assertThat(atFirstGc.gcPauseMs()).isEqualTo(1.0);
-        assertThat(atFirstGc.topSites()).extracting(Timeline.HeldSite::site).containsExactly("a.Big.build(Big.java:1)");
+        Timeline.Bucket atFull = b.get(66); // 198..201 ms: the first full collection
+        assertThat(atFull.heldBytes()).isEqualTo(10 * MIB);
+        assertThat(atFull.unconfirmedBytes()).isZero();
+        assertThat(atFull.topSites()).extracting(Timeline.HeldSite::site).containsExactly("a.Big.build(Big.java:1)");
         assertThat(b.get(10).heldBytes()).as("before the first collection").isZero();
-        assertThat(b.get(50).heldBytes()).as("carried from the last collection before").isEqualTo(10 * MIB);
+        assertThat(b.get(80).heldBytes()).as("carried from the last collection before").isEqualTo(10 * MIB);
         assertThat(b.get(101).heldBytes()).isZero();
         assertThat(b.get(140).heldBytes()).isEqualTo(3 * MIB);
         assertThat(b.get(140).topSites()).extracting(Timeline.HeldSite::site)
@@ -119,11 +150,11 @@ class HeldMemoryTest {
         assertThat(late.timeline().buckets().get(0).startMs()).isEqualTo(250.0);
         assertThat(late.timeline().buckets().get(0).heldBytes()).as("carried in from 200 ms").isEqualTo(10 * MIB);
 
-        Report early = ReportBuilder.build(recording(), new TimeWindow(null, 0.15));
+        Report early = ReportBuilder.build(recording(), new TimeWindow(null, 0.25));
         assertThat(early.totals().allocatedBytes()).isEqualTo(30 * MIB);
-        assertThat(early.totals().liveBytesAtEnd()).as("held at the collection at 100 ms").isEqualTo(10 * MIB);
+        assertThat(early.totals().liveBytesAtEnd()).as("held at the collection at 200 ms").isEqualTo(10 * MIB);
         assertThat(early.totals().peakLiveBytes()).isEqualTo(10 * MIB);
-        assertThat(early.gc().count()).isEqualTo(1);
+        assertThat(early.gc().count()).isEqualTo(2);
         assertThat(early.timeline().buckets().stream().mapToLong(Timeline.Bucket::allocatedBytes).sum())
                 .isEqualTo(30 * MIB);
     }
@@ -162,5 +193,40 @@ class HeldMemoryTest {
         assertThat(t.collectedBy(200)).isEqualTo(0);
         assertThat(t.collectedBy(201)).isEqualTo(1);
         assertThat(GcTimeline.of(List.of(), 1000).synthetic()).isTrue();
+    }
+
+    @Test
+    void aWholeHeapConcurrentCycleIsPositionedAtItsEndAndJudgesFromItsStart() {
+        GcTimeline t = GcTimeline.of(List.of(
+                new GcRecord(100, 1, "ZGC Minor Cycles", null, 0, 0, 0, null, GcRecord.Examined.YOUNG, 100, 100),
+                new GcRecord(150, 200, "ZGC Major Cycles", null, 0, 0, 0, null, GcRecord.Examined.WHOLE_HEAP, 150,
+                        350),
+                new GcRecord(200, 50, "ZGC Minor Cycles", null, 0, 0, 0, null, GcRecord.Examined.YOUNG, 200, 200)),
+                1000);
+        assertThat(t.size()).isEqualTo(3);
+        assertThat(t.position(1)).as("the minor cycle during the major one comes first").isEqualTo(200);
+        assertThat(t.position(2)).isEqualTo(350);
+        assertThat(t.wholeHeap(2)).isTrue();
+        assertThat(t.collectedBy(300)).as("freed while the major cycle runs: before its verdict").isEqualTo(1);
+        assertThat(t.collectedBy(351)).isEqualTo(2);
+        // boundaries: the minor at 100, the major's snapshot at 150, the minor at 200, the major's verdict at 350
+        assertThat(t.boundaries()).isEqualTo(4);
+        assertThat(t.boundaryTime(1)).isEqualTo(150);
+        assertThat(t.pointAt(1)).isEqualTo(-1);
+        assertThat(t.markOf(2)).isEqualTo(1);
+        assertThat(t.confirmedBefore(2)).isEqualTo(150);
+        assertThat(t.confirmedBefore(1)).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void recordsThatDoNotSayWhatTheyExaminedAreRecognizedByName() {
+        List<GcRecord> l = GcTimeline.withExamined(List.of(
+                new GcRecord(100, 1, "G1 Young Generation", null, 0, 0, 0),
+                new GcRecord(200, 1, "G1 Old Generation", null, 0, 0, 0),
+                new GcRecord(300, 5, "ZGC Cycles", null, 0, 0, 0),
+                new GcRecord(400, 1, "JVM pause", null, 0, 0, 0)));
+        assertThat(l).extracting(GcRecord::examined).containsExactly(GcRecord.Examined.YOUNG,
+                GcRecord.Examined.WHOLE_HEAP, GcRecord.Examined.WHOLE_HEAP, GcRecord.Examined.UNKNOWN);
+        assertThat(l.get(2).verdictNanos()).isEqualTo(305);
     }
 }

@@ -62,8 +62,12 @@ class ReportBuilderTest {
         d.gc(new GcRecord(6 * MS, 7 * MS, "G1 Concurrent GC", "x", 0, 0, 0, "end of concurrent GC cycle"));
         d.gc(new GcRecord(9 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause", 100, 70, 200,
                 "end of major GC"));
+        d.gc(new GcRecord(355 * MS, 3 * MS, "G1 Old Generation", "G1 Compaction Pause", 300, 150, 500,
+                "end of major GC"));
         d.gc(new GcRecord(455 * MS, 2 * MS, "G1 Young Generation", "G1 Evacuation Pause", 400, 300, 500,
                 "end of minor GC"));
+        d.gc(new GcRecord(605 * MS, 3 * MS, "G1 Old Generation", "G1 Compaction Pause", 350, 180, 500,
+                "end of major GC"));
         // the agent's final full collection
         d.gc(new GcRecord(950 * MS, 10 * MS, "G1 Old Generation", "System.gc()", 300, 200, 500, "end of major GC"));
         return d;
@@ -83,8 +87,44 @@ class ReportBuilderTest {
         // p(4096 bytes at mean 1024) = 1 - e^-4: each sample weighs 4096 / p bytes.
         double w = 4096 / -Math.expm1(-4.0);
         assertThat(leak.liveBytes()).isEqualTo(Math.round(80 * w));
-        // held at the last collection before the midpoint of its window (495 ms): the 36 samples before 455 ms
-        assertThat(leak.growthBytes()).isEqualTo(Math.round(80 * w) - Math.round(36 * w));
+        // its window: 100 ms to the last whole-heap collection (950 ms); held at the last whole-heap collections at
+        // or before a third (383 ms: the one at 355 ms, 26 samples) and two thirds (667 ms: at 605 ms, 51) of it
+        SiteProfile.Growth g = leak.growth();
+        assertThat(g.firstMs()).isEqualTo(355.0);
+        assertThat(g.firstBytes()).isEqualTo(Math.round(26 * w));
+        assertThat(g.secondMs()).isEqualTo(605.0);
+        assertThat(g.secondBytes()).isEqualTo(Math.round(51 * w));
+        assertThat(g.endBytes()).isEqualTo(Math.round(80 * w));
+        assertThat(g.endSamples()).isEqualTo(80);
+        assertThat(g.significant()).isTrue();
+        assertThat(leak.growthBytes()).isEqualTo(Math.round(80 * w) - Math.round(26 * w));
+        // built once in the first millisecond: held the same at the three collections
+        SiteProfile startup = r.topLiveSites().get(0);
+        assertThat(startup.growth().firstBytes()).isEqualTo(startup.growth().endBytes());
+        assertThat(startup.growth().significant()).isFalse();
+        assertThat(startup.leakSuspect()).isFalse();
+    }
+
+    @Test
+    void aSiteWithTooFewWholeHeapCollectionsAfterItStartedIsNotJudged() {
+        // only the agent's final collection examined the whole heap after the leak began: no evidence of growth
+        TestRun d = TestRun.create(tmp.resolve("few.msrec")).meta(MetadataKeys.MODE, "sample")
+                .meta(MetadataKeys.INTERVAL_BYTES, "1024").meta(MetadataKeys.START_NANOS, "0")
+                .meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS)).site(LEAK);
+        for (int i = 0; i < 80; i++) {
+            d.alloc(100 * MS + i * 10 * MS, i + 1, 4096, 1);
+        }
+        for (int i = 1; i < 9; i++) {
+            d.gc(new GcRecord(i * 100 * MS + 5 * MS, MS, "G1 Young Generation", null, 100, 50, 200));
+        }
+        d.gc(new GcRecord(950 * MS, 10 * MS, "G1 Old Generation", "System.gc()", 300, 200, 500));
+        Report r = ReportBuilder.build(d.close());
+        assertThat(r.leakSuspects()).isEmpty();
+        assertThat(r.sites().get(0).growth()).isNull();
+        assertThat(r.sites().get(0).liveBytes()).isPositive();
+        assertThat(r.totals().wholeHeapCollections()).isEqualTo(1);
+        assertThat(Summary.format(r)).contains("Leak suspects: not judged: the window had 1 collection that "
+                + "examined the whole heap");
     }
 
     @Test
@@ -120,9 +160,9 @@ class ReportBuilderTest {
             assertThat(h.bytes()).isEqualTo(1100);
             assertThat(h.count()).isEqualTo(2);
         });
-        assertThat(r.gc().count()).isEqualTo(5);
-        assertThat(r.gc().pauseCount()).isEqualTo(4);
-        assertThat(r.gc().pauseTotalMs()).isEqualTo(20.0);
+        assertThat(r.gc().count()).isEqualTo(7);
+        assertThat(r.gc().pauseCount()).as("G1 Concurrent GC counts G1's Remark and Cleanup pauses").isEqualTo(7);
+        assertThat(r.gc().pauseTotalMs()).isEqualTo(33.0);
         assertThat(r.gc().pauseMaxMs()).isEqualTo(10.0);
         assertThat(r.gc().maxHeapAfterGcBytes()).isEqualTo(300);
     }
@@ -159,7 +199,7 @@ class ReportBuilderTest {
                 .siteCount(2, 12345, 999_999_999).meta(MetadataKeys.SITE_COUNTS_NANOS, "1250000000").close());
         assertThat(closed.totals().exact()).isTrue();
         assertThat(closed.totals().exactCountsAsOfMs()).isNaN();
-        assertThat(ReportJson.toJson(closed)).contains("\"exactCountsAsOfMs\": null");
+        assertThat(ReportJson.toJson(closed)).contains("\"exactCountsAsOfMs\": null,");
         assertThat(Summary.format(closed)).doesNotContain("exact counts as of");
 
         // unclosed, counts without their time (no writer does that): not named, so not used
@@ -185,7 +225,7 @@ class ReportBuilderTest {
         Report r = ReportBuilder.build(TestRun.create(tmp.resolve("nogc.msrec")).site(TEMP)
                 .alloc(1_000_000, 1, 4096, TEMP.id()).close());
         assertThat(r.peak()).isNull();
-        assertThat(Summary.format(r)).contains("Peak: unknown: no GC record in the recording")
+        assertThat(Summary.format(r)).contains("Peak: unknown: no collection of the whole heap in the recording")
                 .contains("Top allocation sites");
     }
 
@@ -194,7 +234,11 @@ class ReportBuilderTest {
         Report report = ReportBuilder.build(capture("c").meta(MetadataKeys.COMMAND, "say \"hi\"\n\\now\u0001")
                 .close());
         String json = ReportJson.toJson(report);
-        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 2", "\"allocatedBytes\"",
+        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 3", "\"allocatedBytes\"",
+                "\"unconfirmedAtEndBytes\"", "\"unconfirmedAtPeakBytes\"", "\"wholeHeapCollections\"",
+                "\"heldAsOfMs\"", "\"heapCheck\"", "\"unconfirmedBytes\"", "\"heldSamples\"", "\"growth\"",
+                "\"peakUnconfirmedBytes\"", "\"heldAtPeakUnconfirmedBytes\"", "\"examined\": \"whole-heap\"",
+                "\"snapshotNanos\"", "\"verdictNanos\"",
                 "\"allocatedObjects\"", "\"peakLiveBytes\"", "\"liveBytesAtEnd\"", "\"topAllocationSites\"",
                 "\"leakSuspects\"", "\"temporaries\"", "\"outstandingBytes\"", "\"leaks\"", "\"pauseTotalMs\"",
                 "\"pauseMaxMs\"", "\"count\"", "\"peak\"", "\"heapUsedAfterGcBytes\"", "\"estimatedBytes\"",

@@ -39,9 +39,17 @@ final class AgentArgs {
     @Option(names = "--no-gc", description = "do not record GC collections")
     boolean noGc;
 
-    @Option(names = "--gc-at-end", description = "end each capture with a full GC, so that the report's held "
-            + "memory at the end is measured at it (costs that GC at the JVM's exit; without it, held memory is what "
-            + "the last GC of the run found)")
+    @Option(names = "--end-check", paramLabel = "gc|off", description = "at the end of each capture, confirm what "
+            + "is still reachable: gc (default) collects the whole heap, so that held memory at the end is reachable "
+            + "memory (its pause grows with the heap: skipped above --end-check-max-heap); off ends at once, and "
+            + "memory no whole-heap collection judged is reported as unconfirmed")
+    String endCheck;
+
+    @Option(names = "--end-check-max-heap", paramLabel = "SIZE", description = "skip the end check when more heap "
+            + "than this is in use, e.g. 8g (default 8g)")
+    String endCheckMaxHeap;
+
+    @Option(names = "--gc-at-end", hidden = true, description = "obsolete: the end check is on by default")
     boolean gcAtEnd;
 
     @Option(names = "--stack-depth", paramLabel = "N", description = "frames per sampled stack (default 64)")
@@ -55,8 +63,8 @@ final class AgentArgs {
                     + "pkg.Class.method, pkg.Class.* or pkg.**; several separated by ';'")
     List<String> functions = new ArrayList<>();
 
-    @Option(names = "--gc-at-edges", description = "a full GC when the capture starts and when it ends (implies "
-            + "--gc-at-end), as function profilers do: memory already garbage is not counted as held")
+    @Option(names = "--gc-at-edges", description = "a full GC when the capture starts too (the end check runs one at "
+            + "the end), as function profilers do: memory already garbage then is not counted as held")
     boolean gcAtEdges;
 
     @Option(names = "--agent-option", paramLabel = "KEY=VALUE",
@@ -90,8 +98,11 @@ final class AgentArgs {
         if (noGc) {
             parts.add("gc=false");
         }
-        if (gcAtEnd) {
-            parts.add("gcAtEnd=true");
+        if (endCheck != null) {
+            parts.add("endCheck=" + endCheck);
+        }
+        if (endCheckMaxHeap != null) {
+            parts.add("endCheckMaxHeap=" + endCheckMaxHeap);
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

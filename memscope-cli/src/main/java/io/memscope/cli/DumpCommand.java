@@ -380,6 +380,18 @@ final class DumpCommand implements Callable<Integer> {
             emit();
         }
 
+        /** @return {@code young}, {@code whole-heap} or {@code unknown} */
+        private static String examined(GcRecord.Examined e) {
+            switch (e) {
+                case YOUNG:
+                    return "young";
+                case WHOLE_HEAP:
+                    return "whole-heap";
+                default:
+                    return "unknown";
+            }
+        }
+
         @Override
         public void gc(GcRecord g) {
             gcs++;
@@ -391,7 +403,9 @@ final class DumpCommand implements Callable<Integer> {
                         .field("timestampNanos", g.startNanos()).unsigned("durationNanos", g.durationNanos())
                         .field("name", g.name()).field("cause", g.cause())
                         .unsigned("heapUsedBefore", g.heapUsedBefore()).unsigned("heapUsedAfter", g.heapUsedAfter())
-                        .unsigned("heapCommitted", g.heapCommitted()).field("action", g.action()).end();
+                        .unsigned("heapCommitted", g.heapCommitted()).field("action", g.action())
+                        .field("examined", examined(g.examined()))
+                        .field("snapshotNanos", g.snapshotNanos()).field("verdictNanos", g.verdictNanos()).end();
             } else {
                 line.append(time(g.startNanos())).append(" GC ").append(orDash(g.name()))
                         .append(" cause=").append(orDash(g.cause()))
@@ -399,7 +413,14 @@ final class DumpCommand implements Callable<Integer> {
                         .append(" used=").append(Long.toUnsignedString(g.heapUsedBefore())).append("->")
                         .append(Long.toUnsignedString(g.heapUsedAfter()))
                         .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()))
-                        .append(" action=").append(orDash(g.action()));
+                        .append(" action=").append(orDash(g.action()))
+                        .append(" examined=").append(examined(g.examined()));
+                if (g.snapshotNanos() != g.startNanos()) {
+                    line.append(" snapshot=-").append(g.startNanos() - g.snapshotNanos()).append("ns");
+                }
+                if (g.verdictNanos() != g.startNanos()) {
+                    line.append(" verdict=+").append(g.verdictNanos() - g.startNanos()).append("ns");
+                }
             }
             emit();
         }

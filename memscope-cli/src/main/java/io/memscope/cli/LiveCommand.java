@@ -24,18 +24,21 @@ import picocli.CommandLine.Parameters;
  * <p>JSON output (one object):
  * <pre>
  * {"pid":123,"mode":"sample","intervalBytes":524288,"uptimeMillis":5012,"liveBytes":1234,"allocatedBytes":5678,
+ *  "heldBytes":900,"unconfirmedBytes":300,"heldAgeMillis":2100,
  *  "byLiveBytes":[{"site":"a.B.m(B.java:12)","type":"byte[]","liveBytes":..,"liveObjects":..,"liveSamples":..,
- *                  "allocatedBytes":..,"allocatedObjects":..,"samples":..}, ...],
+ *                  "allocatedBytes":..,"allocatedObjects":..,"samples":..,"heldBytes":..,"unconfirmedBytes":..}, ...],
  *  "byAllocatedBytes":[ ...same fields... ]}
  * </pre>
- * Bytes and objects are estimates from the samples (unbiased); "live" = sampled objects not yet seen collected.
+ * Bytes and objects are estimates from the samples (unbiased); "live" = sampled objects not yet seen collected;
+ * "held" = reachable at the latest collection that examined the whole heap ({@code heldAgeMillis} ago, -1 before the
+ * first), "unconfirmed" = survived collections but judged by no whole-heap one (may be garbage; never in "held").
  */
 @Command(name = "live", mixinStandardHelpOptions = true,
         description = "Print the live and allocated heap per allocation site of a JVM running under the memscope "
                 + "agent (memscope run, -javaagent or memscope attach), while it runs.")
 public final class LiveCommand implements Callable<Integer> {
     private static final String[] FIELDS = {"liveBytes", "liveObjects", "liveSamples", "allocatedBytes",
-        "allocatedObjects", "samples"};
+        "allocatedObjects", "samples", "heldBytes", "unconfirmedBytes"};
 
     @Parameters(index = "0", paramLabel = "<pid>", description = "Process id of the JVM.")
     String pid;
@@ -73,6 +76,9 @@ public final class LiveCommand implements Callable<Integer> {
         long uptime = (Long) server.getAttribute(name, "UptimeMillis");
         long live = (Long) server.getAttribute(name, "LiveBytes");
         long allocated = (Long) server.getAttribute(name, "AllocatedBytes");
+        long held = (Long) server.getAttribute(name, "HeldBytes");
+        long unconfirmed = (Long) server.getAttribute(name, "UnconfirmedBytes");
+        long heldAge = (Long) server.getAttribute(name, "HeldAgeMillis");
         Object[] param = {top};
         String[] signature = {int.class.getName()};
         List<CompositeData> byLive = rows(server.invoke(name, "topSitesByLiveBytes", param, signature));
@@ -83,7 +89,10 @@ public final class LiveCommand implements Callable<Integer> {
             Json.quote(b, mode).append(",\"intervalBytes\":").append(interval)
                     .append(",\"uptimeMillis\":").append(uptime)
                     .append(",\"liveBytes\":").append(live)
-                    .append(",\"allocatedBytes\":").append(allocated);
+                    .append(",\"allocatedBytes\":").append(allocated)
+                    .append(",\"heldBytes\":").append(held)
+                    .append(",\"unconfirmedBytes\":").append(unconfirmed)
+                    .append(",\"heldAgeMillis\":").append(heldAge);
             b.append(",\"byLiveBytes\":");
             jsonRows(b, byLive);
             b.append(",\"byAllocatedBytes\":");
@@ -93,8 +102,15 @@ public final class LiveCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "memscope live: pid %s, %s mode (interval %s), capturing for %.1f s%n",
                 pid, mode, Summary.bytes(interval), uptime / 1000.0));
-        b.append(String.format(Locale.ROOT, "live heap (estimated): %s; allocated (estimated): %s%n%n",
+        b.append(String.format(Locale.ROOT, "live heap (estimated): %s; allocated (estimated): %s%n",
                 Summary.bytes(live), Summary.bytes(allocated)));
+        b.append(heldAge < 0
+                ? String.format(Locale.ROOT, "held: no collection of the whole heap yet; unconfirmed %s (survived "
+                        + "collections that did not look at the old generation: may be garbage)%n%n",
+                        Summary.bytes(unconfirmed))
+                : String.format(Locale.ROOT, "held (reachable at the collection of the whole heap %.1f s ago, "
+                        + "estimated): %s; unconfirmed since: %s (may be garbage)%n%n", heldAge / 1000.0,
+                        Summary.bytes(held), Summary.bytes(unconfirmed)));
         table(b, "Top sites by live bytes", byLive);
         b.append('\n');
         table(b, "Top sites by allocated bytes", byAllocated);
@@ -135,12 +151,14 @@ public final class LiveCommand implements Callable<Integer> {
             b.append("  (none yet)\n");
             return;
         }
-        b.append(String.format(Locale.ROOT, "  %12s %12s %14s  %-20s %s%n", "live", "live objs", "allocated",
-                "type", "site"));
+        b.append(String.format(Locale.ROOT, "  %12s %12s %14s %12s %12s  %-20s %s%n", "live", "live objs",
+                "allocated", "held", "unconfirmed", "type", "site"));
         for (CompositeData c : rows) {
-            b.append(String.format(Locale.ROOT, "  %12s %12d %14s  %-20s %s%n", Summary.bytes((Long) c.get("liveBytes")),
-                    (Long) c.get("liveObjects"), Summary.bytes((Long) c.get("allocatedBytes")),
-                    TerminalText.safe(c.get("type")), TerminalText.safe(c.get("site"))));
+            b.append(String.format(Locale.ROOT, "  %12s %12d %14s %12s %12s  %-20s %s%n",
+                    Summary.bytes((Long) c.get("liveBytes")), (Long) c.get("liveObjects"),
+                    Summary.bytes((Long) c.get("allocatedBytes")), Summary.bytes((Long) c.get("heldBytes")),
+                    Summary.bytes((Long) c.get("unconfirmedBytes")), TerminalText.safe(c.get("type")),
+                    TerminalText.safe(c.get("site"))));
         }
     }
 }

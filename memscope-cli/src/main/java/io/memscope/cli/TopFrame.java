@@ -8,8 +8,11 @@ import java.util.List;
  * {@code allocationRateExact}) the allocation rate are the JVM's own.
  *
  * @param heapUsed            heap bytes in use now (live objects and garbage not yet collected)
- * @param heldBytes           estimated heap bytes reachable at the last processed GC (see AgentMXBean#getHeldBytes)
- * @param heldAgeMillis       how long ago that GC started; -1 before the first GC
+ * @param heldBytes           estimated heap bytes reachable at the latest collection that examined the whole heap
+ *                            (see AgentMXBean#getHeldBytes)
+ * @param heldAgeMillis       how long ago that collection's snapshot was; -1 before the first
+ * @param unconfirmedBytes    estimated heap bytes that survived collections but no whole-heap collection judged
+ *                            (AgentMXBean#getUnconfirmedBytes): may be garbage
  * @param allocationRate      bytes per second allocated: over the last refresh by all threads of the JVM when
  *                            {@code allocationRateExact}, else the agent's estimate over its last full second
  * @param gcWindowMillis      length of the window the GC figures cover (since the previous refresh); 0 on the first
@@ -23,9 +26,10 @@ record TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, 
                 long heapUsed, long heapCommitted, long heapMax, long heldBytes, long heldAgeMillis,
                 long allocationRate, boolean allocationRateExact, long nativeBytes, long nativeBlocks,
                 long gcWindowMillis, int gcPauses, long gcPauseMillis, long gcPauseMaxMillis, int gcCycles,
-                List<String> gcCollectors, TopSort sort, List<Row> rows) {
+                List<String> gcCollectors, TopSort sort, List<Row> rows, long unconfirmedBytes) {
 
     /** One site, estimated from samples. {@code allocationRate} is bytes per second over the agent's last full second. */
-    record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes) {
+    record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes,
+               long unconfirmedBytes) {
     }
 }

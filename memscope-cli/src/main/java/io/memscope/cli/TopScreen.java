@@ -41,9 +41,11 @@ final class TopScreen {
         lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
                 f.pid(), f.mode(), Summary.bytes(f.intervalBytes()), duration(f.uptimeMillis()),
                 CLOCK.format(Instant.ofEpochMilli(f.takenAtMillis())), state), width)));
-        String held = f.heldAgeMillis() < 0 ? "held: no GC yet"
-                : "held " + Summary.bytes(f.heldBytes()) + " (est., reachable at the GC " + duration(f.heldAgeMillis())
-                + " ago)";
+        String unconfirmed = f.unconfirmedBytes() > 0 ? " + " + Summary.bytes(f.unconfirmedBytes()) + " unconfirmed"
+                : "";
+        String held = f.heldAgeMillis() < 0 ? "held: no whole-heap GC yet" + unconfirmed
+                : "held " + Summary.bytes(f.heldBytes()) + " (est., reachable at the whole-heap GC "
+                + duration(f.heldAgeMillis()) + " ago)" + unconfirmed;
         lines.add(plain(fit(String.format(Locale.ROOT, "heap   used %s of %s committed%s  %s", Summary.bytes(f.heapUsed()),
                 Summary.bytes(f.heapCommitted()), f.heapMax() > 0 ? " (max " + Summary.bytes(f.heapMax()) + ")" : "",
                 held), width)));

@@ -19,7 +19,8 @@ import javax.management.openmbean.CompositeData;
  */
 final class TopSource {
     private static final String[] AGENT_ATTRIBUTES = {"Mode", "IntervalBytes", "UptimeMillis", "HeldBytes",
-        "HeldAgeMillis", "AllocationRate", "NativeOutstandingBytes", "NativeOutstandingBlocks", "GcCount"};
+        "HeldAgeMillis", "AllocationRate", "NativeOutstandingBytes", "NativeOutstandingBlocks", "GcCount",
+        "UnconfirmedBytes"};
 
     private final MBeanServerConnection server;
     private final String pid;
@@ -44,10 +45,10 @@ final class TopSource {
                     + "(and jmx=true)");
         }
         try {
-            server.getAttribute(agent, "HeldBytes");
+            server.getAttribute(agent, "UnconfirmedBytes");
         } catch (javax.management.AttributeNotFoundException older) {
             throw MemscopeException.configuration("the memscope agent in JVM " + pid
-                    + " is older than this CLI (no held-heap figures): restart it with this version's agent");
+                    + " is older than this CLI (no unconfirmed-heap figures): restart it with this version's agent");
         }
     }
 
@@ -168,14 +169,15 @@ final class TopSource {
         if (result instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) result) {
                 list.add(new TopFrame.Row((String) c.get("site"), (String) c.get("type"), (Long) c.get("heldBytes"),
-                        (Long) c.get("liveBytes"), (Long) c.get("allocationRate"), (Long) c.get("allocatedBytes")));
+                        (Long) c.get("liveBytes"), (Long) c.get("allocationRate"), (Long) c.get("allocatedBytes"),
+                        c.getCompositeType().containsKey("unconfirmedBytes") ? (Long) c.get("unconfirmedBytes") : 0));
             }
         }
         return new TopFrame(pid, (String) a.get("Mode"), num(a, "IntervalBytes"), num(a, "UptimeMillis"),
                 System.currentTimeMillis(), (Long) heap.get("used"), (Long) heap.get("committed"),
                 (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
                 num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
-                pauseMax, cycles, names, sort, list);
+                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")));
     }
 
     private static long num(Map<String, Object> a, String name) {

@@ -95,7 +95,7 @@ class DumpCommandTest {
         assertThat(lines).contains("2026-01-01T00:00:00.000009Z DEALLOCATE 0x1009 size=64 prev=0 thread=1/main "
                 + "type=byte[] var=- site=com.example.Cache.put(Cache.java:42) stack=0xabc");
         assertThat(lines).contains("2026-01-01T00:00:00.000004Z GC G1 Young Generation cause=G1 Evacuation Pause "
-                + "duration=1500000ns used=100->40 committed=200 action=end of minor GC");
+                + "duration=1500000ns used=100->40 committed=200 action=end of minor GC examined=unknown");
         assertThat(lines).contains("2026-01-01T00:00:00.000005Z ANOMALY double-free 0x1005 size=64 thread=1 "
                 + "stack=- detail=freed twice");
         assertThat(lines).contains("2026-01-01T00:00:00.000006Z ACCOUNTING USER user=carol host=- "

@@ -54,10 +54,17 @@ class RunDemoTest {
         Map<String, Object> totals = MiniJson.obj(report, "totals");
         assertThat(MiniJson.num(totals, "allocatedBytes")).isGreaterThan(200L << 20);
         assertThat(MiniJson.num(totals, "liveBytesAtEnd")).isGreaterThan(40L << 20);
-        // the peak is the collection after which the JVM had the most heap in use; the leak is held there too
-        assertThat(MiniJson.num(totals, "peakLiveBytes")).isGreaterThan(40L << 20);
-        assertThat(MiniJson.num(MiniJson.obj(report, "peak"), "heapUsedAfterGcBytes"))
-                .isEqualTo(MiniJson.num(MiniJson.obj(report, "gc"), "maxHeapAfterGcBytes"));
+        // the peak is the whole-heap collection after which the JVM had the most heap in use (a young collection
+        // cannot say what is held); the leak is the largest holder there. That collection may be a G1 marking while
+        // the leak still grows (JDK 25: its Remark's heap figure still counts the garbage it found), so what is held
+        // at it is not compared with the end's.
+        assertThat(MiniJson.list(report, "peak", "sites").get(0).get("site")).isEqualTo(leak);
+        assertThat(MiniJson.num(totals, "peakLiveBytes")).isPositive();
+        long wholeHeapMax = MiniJson.list(report, "gc", "collections").stream()
+                .filter(c -> "whole-heap".equals(c.get("examined")))
+                .mapToLong(c -> MiniJson.num(c, "heapUsedAfterBytes")).max().orElseThrow();
+        assertThat(MiniJson.num(MiniJson.obj(report, "peak"), "heapUsedAfterGcBytes")).isEqualTo(wholeHeapMax);
+        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
         assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isPositive();
         assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
         assertScopedRequestsNamed(report);
@@ -141,7 +148,7 @@ class RunDemoTest {
         String demoJar = System.getProperty("memscope.demo.jar");
         // what the demo still holds at its end is measured at a final collection (run --demo does that itself)
         int code = Jvms.memscopeRun(out, List.of("--gc-at-end", "--functions", RunCommand.DEMO_FUNCTIONS),
-                List.of(java, "-cp", demoJar, "io.memscope.demo.DemoMain"));
+                List.of(java, RunCommand.DEMO_HEAP, "-cp", demoJar, "io.memscope.demo.DemoMain"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
         assertDemoProblemsNamed(report);

@@ -13,9 +13,10 @@ class TopScreenTest {
                 heldAge, 800L << 20, true, 3 << 20, 7, gcWindow, 3, 12, 6, 1,
                 List.of("G1 Young Generation", "G1 Concurrent GC"), sort,
                 List.of(new TopFrame.Row("com.acme.Cache.put(Cache.java:42)", "byte[]", 100L << 20, 101L << 20,
-                                2L << 20, 101L << 20),
+                                2L << 20, 101L << 20, 1L << 20),
                         new TopFrame.Row("com.acme.Parser.token(Parser.java:7)",
-                                "java.util.concurrent.ConcurrentHashMap$Node", 0, 90L << 20, 700L << 20, 40L << 30)));
+                                "java.util.concurrent.ConcurrentHashMap$Node", 0, 90L << 20, 700L << 20, 40L << 30, 0)),
+                16L << 20);
     }
 
     private static List<String> text(List<AttributedString> lines) {
@@ -28,7 +29,7 @@ class TopScreenTest {
         assertThat(l.get(0)).startsWith("memscope top  pid 4242  sample mode, interval 512.0 KiB  up 1m15s")
                 .endsWith("[running]");
         assertThat(l.get(1)).isEqualTo("heap   used 300.0 MiB of 1.0 GiB committed (max 4.0 GiB)  held 120.0 MiB "
-                + "(est., reachable at the GC 1.2 s ago)");
+                + "(est., reachable at the whole-heap GC 1.2 s ago) + 16.0 MiB unconfirmed");
         assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
         assertThat(l.get(3)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
                 + "(G1 Young Generation, G1 Concurrent GC)");
@@ -43,7 +44,7 @@ class TopScreenTest {
     void plainOutputHasNoKeysAndTheFirstFrameHasNoGcWindowYet() {
         List<String> l = text(TopScreen.render(frame(TopSort.RATE, 0, -1), 0, false, false));
         assertThat(l.get(0)).doesNotContain("[running]", "[PAUSED]");
-        assertThat(l.get(1)).endsWith("held: no GC yet");
+        assertThat(l.get(1)).endsWith("held: no whole-heap GC yet + 16.0 MiB unconfirmed");
         assertThat(l.get(3)).contains("from the next refresh on");
         assertThat(l.get(4)).isEqualTo("sort: rate");
         assertThat(l.get(6)).contains("*rate");

@@ -86,7 +86,7 @@ public final class AgentClient {
     public enum SiteOrder {
         /** Bytes of sampled objects not yet seen collected (garbage counts until a GC frees it). */
         LIVE("topSitesByLiveBytes"),
-        /** Bytes reachable at the last GC the agent processed. */
+        /** Bytes reachable at the latest collection that examined the whole heap (see {@link #heldBytes()}). */
         HELD("topSitesByHeldBytes"),
         /** Bytes allocated since the capture started. */
         ALLOCATED("topSitesByAllocatedBytes");
@@ -98,9 +98,31 @@ public final class AgentClient {
         }
     }
 
-    /** @return the agent's estimated heap bytes reachable at the last GC it processed (see docs/agent.md) */
+    /**
+     * @return the agent's estimated heap bytes held: reachable at the latest collection that examined the whole heap
+     *         and not collected since (see docs/agent.md, "Live, held and unconfirmed"); 0 before the first such
+     *         collection
+     */
     public long heldBytes() {
         return longAttribute("HeldBytes");
+    }
+
+    /**
+     * @return the agent's estimated heap bytes unconfirmed: sampled objects that survived collections that did not look
+     *         at the old generation, which no whole-heap collection judged yet; they may be garbage and are never
+     *         part of {@link #heldBytes()}
+     */
+    public long unconfirmedBytes() {
+        return longAttribute("UnconfirmedBytes");
+    }
+
+    /**
+     * @return milliseconds since the snapshot of the whole-heap collection {@link #heldBytes()} refers to; -1 before
+     *         the first (or without an agent)
+     */
+    public long heldAgeMillis() {
+        Object v = attribute("HeldAgeMillis");
+        return v instanceof Number ? ((Number) v).longValue() : -1;
     }
 
     /**
@@ -114,9 +136,11 @@ public final class AgentClient {
         if (rows instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) rows) {
                 long held = c.getCompositeType().containsKey("heldBytes") ? (Long) c.get("heldBytes") : 0;
+                long unconfirmed = c.getCompositeType().containsKey("unconfirmedBytes")
+                        ? (Long) c.get("unconfirmedBytes") : 0;
                 out.add(new SiteUsage((String) c.get("site"), (String) c.get("type"), (Long) c.get("liveBytes"),
                         held, (Long) c.get("liveObjects"), (Long) c.get("allocatedBytes"),
-                        (Long) c.get("allocatedObjects"), (Long) c.get("samples")));
+                        (Long) c.get("allocatedObjects"), (Long) c.get("samples"), unconfirmed));
             }
         }
         return out;
@@ -145,8 +169,9 @@ public final class AgentClient {
     }
 
     /**
-     * Sampled heap objects allocated in a window and still reachable now (call after a full GC), by site and stack,
-     * largest first.
+     * Sampled heap objects allocated in a window and still there now, by site and stack, largest first: held (a
+     * collection that examined the whole heap judged them reachable: call after a full GC) and, apart, unconfirmed
+     * (no such collection judged them yet).
      *
      * @param fromNanos   {@link System#nanoTime()} when the window began
      * @param toNanos     when it ended
@@ -203,9 +228,11 @@ public final class AgentClient {
         if (rows instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) rows) {
                 String[] stack = (String[]) c.get("stack");
+                boolean split = c.getCompositeType().containsKey("unconfirmedBytes");
                 out.add(new HeldGroup((String) c.get("site"), (String) c.get("type"), (Long) c.get("bytes"),
                         (Long) c.get("objects"), (Long) c.get("samples"),
-                        stack == null ? List.of() : List.copyOf(Arrays.asList(stack))));
+                        stack == null ? List.of() : List.copyOf(Arrays.asList(stack)),
+                        split ? (Long) c.get("unconfirmedBytes") : 0, split ? (Long) c.get("unconfirmedSamples") : 0));
             }
         }
         return out;
@@ -255,14 +282,22 @@ public final class AgentClient {
      * @param site             {@code pkg.Class.method(File.java:LINE)}
      * @param type             the allocated type
      * @param liveBytes        bytes of this site's sampled objects not yet seen collected
-     * @param heldBytes        bytes of this site's sampled objects reachable at the last GC the agent processed
+     * @param heldBytes        bytes of this site's sampled objects held: reachable at the latest collection that
+     *                         examined the whole heap, not collected since
      * @param liveObjects      objects not yet seen collected
      * @param allocatedBytes   bytes allocated at this site since the capture started
      * @param allocatedObjects objects allocated there
      * @param samples          samples taken there
+     * @param unconfirmedBytes bytes of this site's sampled objects that survived collections no whole-heap collection
+     *                         judged yet (may be garbage; never in {@code heldBytes})
      */
     public record SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
-                            long allocatedBytes, long allocatedObjects, long samples) {
+                            long allocatedBytes, long allocatedObjects, long samples, long unconfirmedBytes) {
+        /** Figures without the unconfirmed bytes (0). */
+        public SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
+                         long allocatedBytes, long allocatedObjects, long samples) {
+            this(site, type, liveBytes, heldBytes, liveObjects, allocatedBytes, allocatedObjects, samples, 0);
+        }
     }
 
     /**
@@ -270,11 +305,20 @@ public final class AgentClient {
      *
      * @param site    {@code pkg.Class.method(File.java:LINE)}: the first frame outside the JDK and memscope
      * @param type    the allocated type, or {@code native:direct-buffer} / {@code native:unsafe}
-     * @param bytes   bytes held: estimated (heap) or exact (native)
+     * @param bytes   bytes held: estimated (heap: reachable at a collection that examined the whole heap) or exact
+     *                (native)
      * @param objects objects held (estimated) or native blocks (exact)
      * @param samples sampled objects or blocks behind the figures
      * @param stack   the allocation's stack, top frame first
+     * @param unconfirmedBytes   heap: estimated bytes still there that no whole-heap collection judged (never in
+     *                {@code bytes}); native: 0
+     * @param unconfirmedSamples heap: the sampled objects behind {@code unconfirmedBytes}
      */
-    public record HeldGroup(String site, String type, long bytes, long objects, long samples, List<String> stack) {
+    public record HeldGroup(String site, String type, long bytes, long objects, long samples, List<String> stack,
+                            long unconfirmedBytes, long unconfirmedSamples) {
+        /** A group without unconfirmed objects. */
+        public HeldGroup(String site, String type, long bytes, long objects, long samples, List<String> stack) {
+            this(site, type, bytes, objects, samples, stack, 0, 0);
+        }
     }
 }

@@ -183,7 +183,7 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         boolean judgeNative = limits.maxNative() >= 0;
         // What is held or outstanding before a GC bounds what is after it (a GC and its Cleaners only free): a test
         // within its limits already is not worth a full GC.
-        if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent) == null)
+        if ((!judgeLeaks || LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, false) == null)
                 && (!judgeNative || !LeakCheck.nativeOver(w, toNanos, limits.maxNative(), agent))) {
             abortUnjudged(notJudged);
             return;
@@ -195,11 +195,11 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         }
         List<String> failures = new ArrayList<>();
         if (judgeLeaks) {
-            String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent);
+            String m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, true);
             if (m != null && !limits.noLeaks().countSoftlyReachable()) {
                 // soft-reference caches the test filled are memory the JVM gives back on demand: clear them, judge again
                 boolean cleared = fullGcClearingSoftReferences(agent);
-                m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent);
+                m = LeakCheck.noLeaks(w, toNanos, limits.noLeaks(), limits.maxRetained(), agent, true);
                 if (m != null) {
                     m += cleared ? "\nObjects only softly reachable (caches the JVM may drop) were cleared first and "
                             + "are not counted; @NoLeaks(countSoftlyReachable = true) counts them."

@@ -32,7 +32,7 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
 
     /** The agent's totals at the snapshot. */
     record AgentTotals(long liveBytes, long heldBytes, long allocatedBytes, long nativeOutstandingBytes,
-                       long droppedSamples, long failures) {
+                       long droppedSamples, long failures, long unconfirmedBytes) {
     }
 
     static final AccountingSnapshot EMPTY = new AccountingSnapshot(Map.of(), Map.of(), Map.of(), Map.of(), null,
@@ -65,7 +65,7 @@ record AccountingSnapshot(Map<String, SummaryRow> global, Map<String, SummaryRow
         Map<String, Double> sites = new LinkedHashMap<>();
         if (agent != null && agent.isPresent()) {
             totals = new AgentTotals(agent.liveBytes(), agent.heldBytes(), agent.allocatedBytes(),
-                    agent.nativeOutstandingBytes(), agent.droppedSamples(), agent.failures());
+                    agent.nativeOutstandingBytes(), agent.droppedSamples(), agent.failures(), agent.unconfirmedBytes());
             if (siteRows > 0) {
                 List<AgentClient.SiteUsage> top = agent.topSites(siteRows, AgentClient.SiteOrder.HELD);
                 for (AgentClient.SiteUsage u : top) {

@@ -53,13 +53,19 @@ import java.util.function.ToDoubleFunction;
  *       bytes went over the limit; {@code tryAlloc} calls refused</td></tr>
  *   <tr><td>{@code memscope.agent.heap.live} (gauge, bytes)</td><td></td><td>with the agent: estimated heap bytes of
  *       sampled objects not yet seen collected (garbage counts until the GC that frees it)</td></tr>
- *   <tr><td>{@code memscope.agent.heap.held} (gauge, bytes)</td><td></td><td>estimated heap bytes reachable at
- *       the last GC the agent processed</td></tr>
+ *   <tr><td>{@code memscope.agent.heap.held} (gauge, bytes)</td><td></td><td>estimated heap bytes held: reachable
+ *       at the latest collection that examined the whole heap (a full collection, the end of a G1 marking, a ZGC
+ *       major or Shenandoah cycle) and not collected since; 0 before the first such collection. What survived only
+ *       young collections is never in it: flat for an application that does not leak</td></tr>
+ *   <tr><td>{@code memscope.agent.heap.unconfirmed} (gauge, bytes)</td><td></td><td>estimated heap bytes that
+ *       survived collections but that no whole-heap collection judged yet: may be garbage (promoted objects since
+ *       dropped); rises between whole-heap collections, falls at each</td></tr>
  *   <tr><td>{@code memscope.agent.heap.allocated} (counter, bytes)</td><td></td><td>estimated heap bytes allocated
  *       since the capture started</td></tr>
  *   <tr><td>{@code memscope.agent.site.held} (gauge, bytes)</td><td>site, type</td><td>the {@link Builder#topSites}
- *       sites holding the most at the last GC, estimated, kept like the users; {@code site} is a frame with its
- *       line, or with {@link Builder#sitesByMethod} without it (the lines of a method summed)</td></tr>
+ *       sites holding the most (held as {@code memscope.agent.heap.held}), estimated, kept like the users;
+ *       {@code site} is a frame with its line, or with {@link Builder#sitesByMethod} without it (the lines of a
+ *       method summed)</td></tr>
  *   <tr><td>{@code memscope.agent.native.outstanding} (gauge, bytes)</td><td></td><td>direct and Unsafe memory not
  *       freed: exact</td></tr>
  *   <tr><td>{@code memscope.agent.samples.dropped}, {@code memscope.agent.failures} (counters)</td><td></td><td>samples
@@ -152,8 +158,11 @@ public final class MemscopeMetrics implements MeterBinder, AutoCloseable {
                 "estimated heap bytes of sampled objects not yet seen collected (memscope agent)",
                 s -> s.agent() == null ? Double.NaN : s.agent().liveBytes()));
         fixed.add(gauge("memscope.agent.heap.held", Tags.empty(), "bytes",
-                "estimated heap bytes reachable at the last GC the memscope agent processed",
+                "estimated heap bytes reachable at the latest collection of the whole heap (memscope agent)",
                 s -> s.agent() == null ? Double.NaN : s.agent().heldBytes()));
+        fixed.add(gauge("memscope.agent.heap.unconfirmed", Tags.empty(), "bytes",
+                "estimated heap bytes no collection of the whole heap judged yet: may be garbage (memscope agent)",
+                s -> s.agent() == null ? Double.NaN : s.agent().unconfirmedBytes()));
         fixed.add(counter("memscope.agent.heap.allocated", Tags.empty(), "bytes",
                 "estimated heap bytes allocated since the capture started (memscope agent)",
                 s -> s.agent() == null ? Double.NaN : s.agent().allocatedBytes()));

@@ -204,10 +204,16 @@ public final class MemscopeHooksTemplate {
     /** Says which drained samples are kept (sample id and site) and which are not. */
     public static native void jvmtiCommit0(long[] entries, int n);
 
-    /** Checks tracked samples for collection; returns 2 * collected written + (done ? 1 : 0). */
-    public static native int jvmtiScan0(long[] out, boolean begin);
+    /**
+     * Checks tracked samples for collection, and confirms those sampled before {@code confirmBefore} still alive;
+     * returns 2 * entries written + (done ? 1 : 0).
+     */
+    public static native int jvmtiScan0(long[] out, boolean begin, long confirmBefore);
 
-    /** Tracked samples of a window and threads whose object is reachable now, (site, stack, size) each, or null. */
+    /**
+     * Tracked samples of a window and threads whose object is reachable now, (site, stack, size, held bits) each, or
+     * null.
+     */
     public static native long[] jvmtiHeld0(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom);
 
     /** Finished collections from an ordinal on, as (ordinal, start, end) triples; returns how many. */

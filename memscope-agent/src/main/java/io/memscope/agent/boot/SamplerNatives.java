@@ -66,8 +66,8 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCommit0(entries, n);
     }
 
-    public static int scan(long[] out, boolean begin) {
-        return MemscopeHooksTemplate.jvmtiScan0(out, begin);
+    public static int scan(long[] out, boolean begin, long confirmBefore) {
+        return MemscopeHooksTemplate.jvmtiScan0(out, begin, confirmBefore);
     }
 
     public static long[] held(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom) {

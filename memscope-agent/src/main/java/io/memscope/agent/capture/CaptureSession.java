@@ -80,6 +80,10 @@ public final class CaptureSession {
     private FunctionProfile functions;
     private boolean profileFunctions;
     private boolean gcAtStart;
+    /** The capture starts with the JVM ({@code -javaagent}): no collection was counted and no G1 marking runs. */
+    private boolean seenFromJvmStart = true;
+    /** How the end of the capture confirms what is reachable ({@link #finish}). */
+    private EndCheck endCheck = EndCheck.GC;
     /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
     private boolean pathsAtEnd = true;
     private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
@@ -164,7 +168,7 @@ public final class CaptureSession {
         Hooks.exact = settings.exact();
         Hooks.mean = settings.intervalBytes();
         if (settings.jvmti()) {
-            CollectionLog log = new CollectionLog(settings.gc());
+            CollectionLog log = new CollectionLog(settings.gc(), seenFromJvmStart, startNanos);
             SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
                     : new SiteFilter(settings.include(), settings.exclude());
             JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
@@ -180,7 +184,7 @@ public final class CaptureSession {
         }
         if (settings.gc() && collections == null) {
             try {
-                gcListener = new GcListener(startNanos, startEpochMs);
+                gcListener = new GcListener(startNanos, startEpochMs, seenFromJvmStart);
                 gcListener.start();
             } catch (Throwable t) {
                 gcListener = null;
@@ -257,6 +261,25 @@ public final class CaptureSession {
         Hooks.activate(this, settings.nativeMemory());
         t.start();
     }
+
+    /**
+     * Whether the capture starts with the JVM ({@code -javaagent}, the default) or later ({@code attach}): then the
+     * GC beans' counts are read at its start, and a G1 marking may be running.
+     */
+    public synchronized void seenFromJvmStart(boolean fromStart) {
+        seenFromJvmStart = fromStart;
+    }
+
+    /**
+     * How the end of the capture confirms what is still reachable (default: a whole-heap collection), and the heap in
+     * use above which that collection is skipped (bytes).
+     */
+    public synchronized void endCheck(EndCheck check, long maxHeapBytes) {
+        endCheck = check;
+        endCheckMaxHeap = maxHeapBytes;
+    }
+
+    private long endCheckMaxHeap = Long.MAX_VALUE;
 
     /** @return whether the JVM's sampler (JVMTI) takes this capture's heap samples */
     public boolean jvmtiSampler() {
@@ -552,6 +575,27 @@ public final class CaptureSession {
     }
 
     /**
+     * Bytecode sampler: when the GC listener recorded a collection that examined the whole heap and started after
+     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link #processGcs}),
+     * so that a query right after a full GC sees its verdict. Returns at once otherwise.
+     */
+    void awaitJudged(long nanos) {
+        GcListener g = gcListener;
+        if (g == null || liveSites.heldAsOfNanos() >= nanos || !g.wholeHeapSince(nanos)) {
+            return;
+        }
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (liveSites.heldAsOfNanos() < nanos && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /**
      * A failure of the background thread: counted, never fatal. An {@code OutOfMemoryError} is noted without
      * allocating (the recording says so at its next flush that finds room, or at its close).
      */
@@ -644,7 +688,7 @@ public final class CaptureSession {
             Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
         }
         liveness.drain(sink, 0);
-        liveSites.gcProcessed(start);
+        liveSites.gcProcessed(start, g.takeVerdict());
         gcsProcessed = n;
     }
 
@@ -731,8 +775,12 @@ public final class CaptureSession {
                 }
                 Hooks.deactivate(this);
             }
+            List<GcRecord> lastRecords = gcRecords(true);
             Map<String, String> meta;
             try {
+                if (log != null) {
+                    log.metadata(endMetadata);
+                }
                 meta = new LinkedHashMap<>(metadata);
                 meta.putAll(endMetadata);
                 if (oom != null) {
@@ -750,7 +798,7 @@ public final class CaptureSession {
             } catch (Throwable t) {
                 meta = metadata;
             }
-            return recording.finish(meta, endNanos, gcRecords(true), counts,
+            return recording.finish(meta, endNanos, lastRecords, counts,
                     settings.nativeMemory() ? nativeTracker : null);
         } finally {
             release();
@@ -768,13 +816,9 @@ public final class CaptureSession {
      */
     private long settle(JvmtiHeapSampler sampler, GcListener gcs, CollectionLog log, boolean collect) {
         if (collect) {
-            long gcsBefore = gcs == null ? 0 : gcs.count();
-            System.gc();
-            settleNative();
-            if (gcs != null) {
-                // The final collection's record goes into the recording: held memory at the end is measured at it.
-                gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
-            }
+            collect = reachabilityCheck(sampler, gcs);
+        } else {
+            endMetadata.put("endCheck", "off");
         }
         // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
         Map<String, String> ending = new LinkedHashMap<>();
@@ -798,6 +842,11 @@ public final class CaptureSession {
         }
         if (log != null && !log.listening()) {
             log.stop(); // no JMX at the end: the collections it did not see keep no details
+        }
+        long[] call = endCheckCall;
+        if (log != null && call != null && sampler != null) {
+            sampler.collectionsSoFar(); // the end check's pauses, known to the log before it is told about them
+            log.endCheck(call[0], call[1], call[2], call[3], call[4]);
         }
         if (sampler != null && pathsAtEnd) {
             // why what is still tracked is held: one walk of the heap, within its budget
@@ -884,6 +933,59 @@ public final class CaptureSession {
         endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
         endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(JvmtiHeapSampler.STACK_KEYS)));
     }
+
+    /**
+     * The end check ({@link EndCheck#GC}): a whole-heap collection, unless more heap than {@code endCheckMaxHeap} is
+     * in use; waits for the Cleaners it made due and (bytecode sampler) for its notification. Its outcome and cost go
+     * into the recording's metadata ({@code endCheck}, {@code endCheckMillis}, {@code endCheckHeapBytes}).
+     *
+     * @return whether a collection ran
+     */
+    private boolean reachabilityCheck(JvmtiHeapSampler sampler, GcListener gcs) {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        endMetadata.put("endCheckHeapBytes", Long.toString(used));
+        if (used > endCheckMaxHeap) {
+            endMetadata.put("endCheck", "skipped: " + used + " bytes of heap in use, above endCheckMaxHeap ("
+                    + endCheckMaxHeap + ")");
+            return false;
+        }
+        long gcsBefore = gcs == null ? 0 : gcs.count();
+        long pausesBefore = sampler == null ? -1 : sampler.finishedCollections();
+        long t0 = System.nanoTime();
+        System.gc();
+        CollectionLog log = collections;
+        if (log != null && sampler != null) {
+            // a concurrent collector may have satisfied it with a cycle already running, which did not judge what was
+            // allocated after that cycle began: then once more
+            sampler.collectionsSoFar();
+            log.cut();
+            if (!log.wholeHeapCycleSince(t0)) {
+                System.gc();
+            }
+        }
+        long t1 = System.nanoTime();
+        long after = rt.totalMemory() - rt.freeMemory();
+        endCheckCall = new long[] {t0, t1, used, after, rt.totalMemory()};
+        settleNative();
+        boolean recorded = true;
+        if (gcs != null) {
+            // The final collection's record goes into the recording: held memory at the end is measured at it.
+            recorded = gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
+        }
+        boolean ran = sampler == null ? recorded : sampler.finishedCollections() != pausesBefore;
+        if (!ran) {
+            endCheckCall = null;
+        } else if (gcs != null) {
+            gcs.endCheck(t0, t1);
+        }
+        endMetadata.put("endCheck", ran ? "gc" : "not done: System.gc() collected nothing (-XX:+DisableExplicitGC?)");
+        endMetadata.put("endCheckMillis", String.format(java.util.Locale.ROOT, "%.1f", (t1 - t0) / 1e6));
+        return ran;
+    }
+
+    /** The end check's System.gc() call: start, end, heap used before and after, committed; null when none ran. */
+    private long[] endCheckCall;
 
     /** Waits for the Cleaners of direct buffers the final GC found unreachable. */
     private void settleNative() {

@@ -2,132 +2,230 @@ package io.memscope.agent.capture;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
-import io.memscope.recording.GcRecord;
 import io.memscope.internal.error.Failures;
+import io.memscope.recording.GcRecord;
+import io.memscope.recording.GcRecord.Examined;
 import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.LongSupplier;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The capture's GC records, built from two sources:
+ * The capture's GC records, built from three sources:
  *
  * <ul>
- * <li>the collections the JVM reports through JVMTI (from {@link JvmtiHeapSampler}): every pause, exactly
- *     timed on {@link System#nanoTime()}'s clock, the same collections whose start times the heap samples'
- *     DEALLOCATE events carry;</li>
- * <li>the JDK's GC notifications ({@code GarbageCollectionNotificationInfo}): the collector's name, the action, the
- *     cause, and heap used before and after (summed over heap pools), at millisecond precision on the JVM's
- *     management clock.</li>
+ * <li>the collections the JVM reports through JVMTI (from {@link JvmtiHeapSampler}): every pause, exactly timed on
+ *     {@link System#nanoTime()}'s clock, numbered 1, 2, ... in the order they start: the same collections whose
+ *     times the heap samples' DEALLOCATE events carry;</li>
+ * <li>the JVM's GC beans ({@link GcBeans}), read by the drain thread after the pauses it saw ({@link #cut}): how many
+ *     collections each bean has counted, and the last one's figures ({@code getLastGcInfo()}: heap used before and
+ *     after, start and duration in ms on the JVM's management clock);</li>
+ * <li>the JDK's GC notifications ({@code GarbageCollectionNotificationInfo}): the same figures for every bean
+ *     collection, with the cause and the action.</li>
  * </ul>
  *
- * A record is one JVMTI collection with the details of the notification(s) that fall within it (Parallel's full
- * collection reports a young and an old collection inside one pause: the record has the first's heap before and the
- * last's heap after and name). The management clock's offset from {@code nanoTime} is learned from the first
- * notifications (see {@link #match}); then a notification belongs to the collection its start falls in, within
- * {@value #TOLERANCE_NANOS} ns. A collection without a notification (G1's remark and cleanup pauses on JDK 17, the
- * collections before the listener was registered) is named {@value #UNNAMED}, with its heap figures 0 (unknown: the
- * JVM reports them only in its notifications). The concurrent cycles of ZGC and Shenandoah are records of their own, timed
- * by the learned offset.
+ * <p><b>Which bean collection belongs to which pause.</b> A bean counts a collection inside the collection's pause,
+ * before the JVM reports the pause's end through JVMTI. So the counts read while no pause runs and none ended since
+ * the last read (the library's started and finished counts the same before and after reading them: a <i>cut</i>)
+ * are exactly the collections of the pauses up to the last one ended: the bean collections counted since the
+ * previous cut belong to the pauses between the two cuts. The drain thread runs after each pause, so a cut usually
+ * follows one pause: its bean collections (one per bean at most: a Parallel full collection counts a young and a full
+ * collection in one pause) are known by their ids, the bean's count. Notifications and last-collection figures are
+ * then placed by id, whatever their order or delay, and each such pair teaches the management clock's offset
+ * ({@link ManagementClock}). When several pauses ended between two cuts, their bean collections are placed by time
+ * with that offset; when no offset is known yet, by {@link #calibrate()} (when a single bean counted as many
+ * collections as pauses ended, one each, in order). A pause in which no bean counted a collection has no heap figures
+ * (the JVM reports them only for its beans' collections): G1's Remark or Cleanup before JDK 20 (a Remark when it freed
+ * sampled objects: {@value #MARKING_END}), or a VM operation that posted the JVMTI collection events and collected
+ * nothing (a metadata allocation retried once another thread's collection freed room: microseconds): {@value #UNNAMED}.
  *
- * <p>Its cost is bounded whatever the run's length, also when nobody reads it for a long time (a recording that
- * could not be opened: everything is settled at the capture's end, in the JVM's shutdown): a notification finds its
- * collection by binary search, the offset is learned from at most {@value #CALIBRATION_NOTIFICATIONS} notifications
- * and {@value #CALIBRATION_PAUSES} collections, at most {@value #MAX_WAITING} notifications wait (the oldest beyond
- * are dropped and counted), and records are made final in one pass.
+ * <p>The JVM's figures are lost for a collection whose notification was sent before the listener was registered:
+ * the listener is registered at the first collection, not at start-up (which loads no JMX), on a thread of its own,
+ * and collections go on while JMX loads (many on a loaded machine). For those the drain thread reads the heap itself
+ * right after the pause ({@link #measure}: {@code gc.collectionsWithMeasuredHeap}); a collection it could not read
+ * (another pause had started) keeps its name and what it examined, and its figures are 0
+ * ({@code gc.collectionsWithoutHeapFigures}).
  *
- * <p>Nothing of JMX is loaded before the first collection: the notification listener is registered by the drain
- * thread when it sees the first collection end, and that collection's details are read from
- * {@code getLastGcInfo()} instead (without its cause).
+ * <p>What each collection examined is decided in order ({@link CollectionKinds}); a collection that examined the whole
+ * heap is also handed to the heap sampler ({@link #takeVerdict}), which then confirms the samples it judged.
+ *
+ * <p>A record is one JVMTI pause with the figures of the bean collection(s) inside it (Parallel's full collection:
+ * the first's heap before, the last's heap after and name), written once its notifications arrived or
+ * {@value #SETTLE_NANOS} ns after it ended. The concurrent cycles of ZGC and Shenandoah are records of their own,
+ * placed on the nanoTime clock by the learned offset (their start as early, their end as late as the offset allows).
+ *
+ * <p>Nothing of JMX is loaded before the first collection when the capture starts with the JVM: the beans are read
+ * and the notification listener registered by the drain thread when it sees the first collection end. A capture
+ * that starts later ({@code attach}) reads the beans' counts when it starts.
  */
 final class CollectionLog {
-    /** How far a notification's start may be from its collection's start once the clock offset is known. */
+    /** How far a notification's start may be from its collection's start when placed by time. */
     static final long TOLERANCE_NANOS = 3_000_000L;
     /** Name of a collection the JDK sent no notification for. */
     static final String UNNAMED = "JVM pause";
+    /**
+     * Name of a G1 pause no bean counted (JDK 17 to 19) that freed sampled objects: a Remark, which completed a
+     * concurrent marking (other pauses no bean counts: Cleanup, and VM operations that collected nothing, are
+     * {@value #UNNAMED}).
+     */
+    static final String MARKING_END = "G1 Remark";
+    /** {@link #takeVerdict}: no collection that examined the whole heap since the last call. */
+    static final long NO_VERDICT = Long.MIN_VALUE;
     /** A collection is written this long after its end (its notifications arrive in the meantime). */
     private static final long SETTLE_NANOS = 2_000_000_000L;
+    /** How long a collection waits at most for a cut that tells its bean collections. */
+    private static final long STALE_NANOS = 10_000_000_000L;
     /** How long a notification waits for its collection to be reported. */
     private static final long WAIT_NANOS = 1_000_000_000L;
-    /** Notifications {@link #calibrate} pairs at most (the first ones). */
-    static final int CALIBRATION_NOTIFICATIONS = 32;
-    /** Collections {@link #calibrate} pairs at most (the latest before the last of its notifications arrived). */
-    static final int CALIBRATION_PAUSES = 128;
-    /** Notifications kept waiting for their collection at most; the oldest beyond it are dropped and counted. */
-    static final int MAX_WAITING = 16_384;
 
     private static final class Pause {
         final int ordinal;
         final long start;
         final long end;
+        /** What the bean collections inside it said, one per bean collection (by key). */
         final List<Details> details = new ArrayList<>(1);
+        /** The keys of the bean collections a cut placed in it; null while not known. */
+        long[] expected;
+        /** Placed by time with other pauses of a cut (several pauses between two cuts). */
+        Group group;
+        boolean classified;
+        /** Sampled objects this pause was seen to free (the heap sampler's scans), and the latest one's allocation. */
+        int freed;
+        long latestFreedAllocation = Long.MIN_VALUE;
+        Examined examined = Examined.UNKNOWN;
+        long snapshot;
+        /** The heap used and committed read right after it, when no notification can say them; -1: not read. */
+        long measuredUsed = -1;
+        long measuredCommitted;
 
         Pause(int ordinal, long start, long end) {
             this.ordinal = ordinal;
             this.start = start;
             this.end = end;
+            this.snapshot = start;
+        }
+
+        boolean resolved() {
+            return expected != null || group != null && group.complete();
         }
     }
 
-    /** One notification: what it says, and when it arrived. */
+    /** Pauses that ended between two cuts, and the bean collections counted meanwhile, to be placed by time. */
+    private static final class Group {
+        final List<Pause> pauses = new ArrayList<>(2);
+        final List<Long> open = new ArrayList<>(2);
+
+        boolean complete() {
+            return open.isEmpty();
+        }
+    }
+
+    /** One bean collection: what its notification or the bean's last-collection figures say, and when it arrived. */
     private static final class Details {
         final String name;
         final String action;
         final String cause;
+        final long key;
         final long startMillis;
         final long durationMillis;
         final long before;
         final long after;
         final long committed;
         final long receivedNanos;
+        /** From a notification (cause and action known), not only the bean's last-collection figures. */
+        final boolean notified;
 
-        Details(String name, String action, String cause, long startMillis, long durationMillis, long before,
-                long after, long committed, long receivedNanos) {
+        Details(String name, String action, String cause, long key, long startMillis, long durationMillis,
+                long before, long after, long committed, long receivedNanos, boolean notified) {
             this.name = name;
             this.action = action;
             this.cause = cause;
+            this.key = key;
             this.startMillis = startMillis;
             this.durationMillis = durationMillis;
             this.before = before;
             this.after = after;
             this.committed = committed;
             this.receivedNanos = receivedNanos;
+            this.notified = notified;
         }
+    }
+
+    private static long key(int bean, long id) {
+        return (long) bean << 48 | (id & 0xFFFF_FFFF_FFFFL);
     }
 
     private final boolean notifications;
     private final List<Pause> pauses = new ArrayList<>();
+    /** Details not placed yet (their pause or cut not known yet). */
     private final List<Details> arrived = new ArrayList<>();
+    /** Bean collections a cut placed in a pause whose details have not arrived, by key. */
+    private final Map<Long, Pause> placed = new HashMap<>();
+    /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written, by key. */
+    private final Map<Long, Details> cycles = new HashMap<>();
+    /** Generational ZGC: the starts of its young collections (a minor cycle's, a major cycle's), latest kept. */
+    private final java.util.TreeSet<Long> youngStarts = new java.util.TreeSet<>();
     /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
     private final GcHistory history = new GcHistory();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
-    private final Set<String> heapPools = new HashSet<>();
-    private final Set<Long> seenIds = new HashSet<>();
-    /** {@link #listen} has registered the listener and read {@code getLastGcInfo()}. */
-    private boolean registered;
-    /** Set when a pause or a notification arrived since {@link #calibrate} last failed. */
-    private boolean calibrationStale;
+    private final ManagementClock clock = new ManagementClock();
+    private final long captureStartNanos;
+    private final boolean seenFromStart;
+    /** The library's started and finished collection counts ({@code started << 32 | finished}), or null. */
+    private LongSupplier gcOrdinals;
+    private GcBeans beans;
+    private CollectionKinds kinds;
+    /** The highest ordinal passed to {@link #pause}. */
+    private int lastPauseOrdinal;
+    /** The last cut: the last pause ended then, and each bean's count. */
+    private int cutOrdinal = -1;
+    private long[] cutCounts;
     private boolean listening;
     private boolean stopped;
-    /** nanoTime minus the management clock's milliseconds times 10^6; valid when {@link #offsetKnown}. */
+    /** nanoTime minus the management clock's milliseconds times 10^6 from {@link #calibrate()}; valid when {@link #offsetKnown}. */
     private long offset;
     private boolean offsetKnown;
     private long unmatched;
+    private long cuts;
+    private long ambiguousCuts;
+    /** The latest snapshot of a whole-heap collection not yet taken by {@link #takeVerdict}. */
+    private long verdict = NO_VERDICT;
 
-    /** @param notifications read the JDK's GC notifications (the agent's {@code gc} option) */
-    CollectionLog(boolean notifications) {
+    /**
+     * @param notifications     read the JVM's GC beans and notifications (the agent's {@code gc} option)
+     * @param seenFromStart     the capture starts with the JVM: no bean counted a collection before it
+     * @param captureStartNanos the capture's start ({@link System#nanoTime()})
+     */
+    CollectionLog(boolean notifications, boolean seenFromStart, long captureStartNanos) {
         this.notifications = notifications;
+        this.seenFromStart = seenFromStart;
+        this.captureStartNanos = captureStartNanos;
+    }
+
+    /** A log of a capture that started with the JVM, now. */
+    CollectionLog(boolean notifications) {
+        this(notifications, true, System.nanoTime());
+    }
+
+    /**
+     * Where the heap sampler's library counts collections: its started and finished counts, {@code started << 32 |
+     * finished}. Called once, before the first {@link #cut}. A capture that did not start with the JVM reads the beans'
+     * counts now (the baseline of the first cut).
+     */
+    void ordinals(LongSupplier gcOrdinals) {
+        this.gcOrdinals = gcOrdinals;
+        if (!seenFromStart && notifications) {
+            listen();
+            cut();
+        }
     }
 
     /**
@@ -137,54 +235,92 @@ final class CollectionLog {
      */
     void pause(int ordinal, long startNanos, long endNanos) {
         Pause p = new Pause(ordinal, startNanos, endNanos);
+        boolean unheard;
         synchronized (this) {
-            int n = pauses.size();
-            if (n == 0 || pauses.get(n - 1).start <= startNanos) {
-                pauses.add(p);
-            } else {
-                pauses.add(insertionPoint(startNanos), p); // kept in start order for containing()'s search
-            }
-            calibrationStale = true;
+            pauses.add(p);
+            lastPauseOrdinal = Math.max(lastPauseOrdinal, ordinal);
+            unheard = notifications && emitters.isEmpty() && !stopped;
+        }
+        if (unheard) {
+            measure(p);
         }
     }
 
-    /** @return the index of the first pause starting after {@code start} */
-    private int insertionPoint(long start) {
-        int lo = 0;
-        int hi = pauses.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (pauses.get(mid).start <= start) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+    /**
+     * Before the notification listener is registered (it is registered on its own thread once the first collection
+     * ended, loading JMX takes a while, and collections go on meanwhile) the JVM's figures of a collection are lost:
+     * they are sent only to the listeners registered when it ends. So the drain thread reads the heap itself right
+     * after such a pause ({@link Runtime}: used and committed), when it is the latest pause and no other one started:
+     * an upper bound of the heap used after it (what was allocated between its end and the reading counts too).
+     */
+    private void measure(Pause p) {
+        LongSupplier o = gcOrdinals;
+        if (o == null) {
+            return;
+        }
+        long before = o.getAsLong();
+        if ((before >>> 32) != p.ordinal || (before & 0xFFFF_FFFFL) != p.ordinal) {
+            return; // another pause started since: the reading would not be this one's
+        }
+        Runtime rt = Runtime.getRuntime();
+        long committed = rt.totalMemory();
+        long used = committed - rt.freeMemory();
+        if (o.getAsLong() == before) {
+            synchronized (this) {
+                p.measuredCommitted = committed;
+                p.measuredUsed = used;
             }
         }
-        return lo;
+    }
+
+    /**
+     * The heap sampler saw a sampled object allocated at {@code allocatedNanos} freed by the pause of this ordinal
+     * (drain thread): evidence that a G1 marking-end pause completed its marking, and a bound of its snapshot
+     * ({@link CollectionKinds}).
+     */
+    void freed(int ordinal, long allocatedNanos) {
+        synchronized (this) {
+            for (int i = pauses.size() - 1; i >= 0; i--) {
+                Pause p = pauses.get(i);
+                if (p.ordinal == ordinal) {
+                    p.freed++;
+                    p.latestFreedAllocation = Math.max(p.latestFreedAllocation, allocatedNanos);
+                    return;
+                }
+                if (p.ordinal < ordinal) {
+                    return;
+                }
+            }
+        }
     }
 
     /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
     void caughtUp() {
         if (notifications && !listening && !stopped) {
-            listen();
+            listening = true;
+            // on a thread of its own: loading JMX takes long on a loaded machine, and the drain thread keeps reading
+            // the heap after each pause meanwhile ({@link #measure})
+            Thread t = new Thread(this::listen, "memscope-gc-listener");
+            t.setDaemon(true);
+            t.start();
         }
     }
 
-    /** Registers the notification listener; reads what the collections so far left in {@code getLastGcInfo()}. */
+    /**
+     * Reads the beans, registers the notification listener, and starts the baseline of the cuts when no bean counted a
+     * collection before the capture.
+     */
     private void listen() {
         listening = true;
+
         ThreadState ts = ThreadState.current();
         boolean wasBusy = ts != null && ts.busy;
         if (ts != null) {
             ts.busy = true;
         }
         try {
-            for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-                if (p.getType() == MemoryType.HEAP) {
-                    heapPools.add(p.getName());
-                }
-            }
-            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            GcBeans.Platform platform = new GcBeans.Platform();
+            for (GarbageCollectorMXBean gc : platform.beans()) {
                 if (gc instanceof NotificationEmitter) {
                     NotificationEmitter e = (NotificationEmitter) gc;
                     if (listener == null) {
@@ -200,23 +336,62 @@ final class CollectionLog {
                         emitters.add(e);
                     }
                 }
-                if (gc instanceof com.sun.management.GarbageCollectorMXBean) {
-                    GcInfo last = ((com.sun.management.GarbageCollectorMXBean) gc).getLastGcInfo();
-                    if (last != null) {
-                        arrive(gc.getName(), "", "", last, System.nanoTime());
+            }
+            synchronized (this) {
+                listeningSince = System.nanoTime();
+                beans = platform;
+                kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(platform.names()), seenFromStart,
+                        captureStartNanos);
+                if (seenFromStart && cutCounts == null) {
+                    cutCounts = new long[platform.size()]; // nothing counted before the capture
+                    if (cutOrdinal < 0) {
+                        cutOrdinal = 0;
                     }
                 }
             }
         } catch (Throwable t) {
             Failures.report("agent.gc.start", t);
         } finally {
-            synchronized (this) {
-                registered = true; // from now on only the ids read from getLastGcInfo() are remembered
-            }
             if (ts != null) {
                 ts.busy = wasBusy;
             }
         }
+    }
+
+    /** The clock of the settle and wait times ({@link System#nanoTime()}; tests set their own). */
+    private java.util.function.LongSupplier clockNanos;
+
+    private long now() {
+        java.util.function.LongSupplier c = clockNanos;
+        return c == null ? System.nanoTime() : c.getAsLong();
+    }
+
+    /** Reads these beans instead of the platform's, without a notification listener, on this clock (tests). */
+    void readBeans(GcBeans b, java.util.function.LongSupplier nanoClock) {
+        clockNanos = nanoClock;
+        readBeans(b);
+    }
+
+    /** Reads these beans instead of the platform's, without a notification listener (tests). */
+    void readBeans(GcBeans b) {
+        synchronized (this) {
+            listening = true;
+            beans = b;
+            kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(b.names()), seenFromStart,
+                    captureStartNanos);
+            if (seenFromStart && cutCounts == null) {
+                cutCounts = new long[b.size()];
+                if (cutOrdinal < 0) {
+                    cutOrdinal = 0;
+                }
+            }
+        }
+    }
+
+    /** A notification, as the listener would pass it on (tests). */
+    void notified(int bean, String action, String cause, GcBeans.Collection c) {
+        arrive(new Details(beans.name(bean), action, cause, key(bean, c.id()), c.startMillis(), c.durationMillis(),
+                c.usedBefore(), c.usedAfter(), c.committedAfter(), now(), true));
     }
 
     /** The notification listener: a nested class, so that JMX is not loaded with {@link CollectionLog}. */
@@ -245,15 +420,28 @@ final class CollectionLog {
             if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
                 return;
             }
+            GcBeans.Platform b;
             synchronized (this) {
                 if (stopped) {
                     lateNotifications++; // a listener that outlived its capture: ignored, counted
                     return;
                 }
+                b = beans instanceof GcBeans.Platform ? (GcBeans.Platform) beans : null;
+            }
+            if (b == null) {
+                return;
             }
             GarbageCollectionNotificationInfo info =
                     GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-            arrive(info.getGcName(), info.getGcAction(), info.getGcCause(), info.getGcInfo(), System.nanoTime());
+            int bean = b.indexOf(info.getGcName());
+            if (bean < 0) {
+                return;
+            }
+            GcInfo gi = info.getGcInfo();
+            GcBeans.Collection c = b.collection(bean, gi);
+            arrive(new Details(info.getGcName(), info.getGcAction(), info.getGcCause(), key(bean, c.id()),
+                    c.startMillis(), c.durationMillis(), c.usedBefore(), c.usedAfter(), c.committedAfter(),
+                    now(), true));
         } catch (Throwable t) {
             Failures.report("agent.gc", t);
         } finally {
@@ -263,50 +451,159 @@ final class CollectionLog {
         }
     }
 
-    private void arrive(String name, String action, String cause, GcInfo gi, long now) {
-        Details d = new Details(name, action, cause, gi.getStartTime(), gi.getDuration(),
-                heap(gi.getMemoryUsageBeforeGc(), false), heap(gi.getMemoryUsageAfterGc(), false),
-                heap(gi.getMemoryUsageAfterGc(), true), now);
+    private void arrive(Details d) {
         synchronized (this) {
-            // getLastGcInfo() and the first notification may describe the same collection. The ids are remembered
-            // while the listener is being registered, and those of getLastGcInfo() (one per collector) for good:
-            // not one per collection of the whole run.
-            long id = ((long) name.hashCode() << 32) ^ gi.getId();
-            if (!seenIds.contains(id)) {
-                if (!registered || action.isEmpty()) {
-                    seenIds.add(id);
+            arrived.add(d);
+        }
+    }
+
+    /**
+     * A cut (drain thread, after the collections that ended were passed to {@link #pause} and {@link #caughtUp}):
+     * reads the beans' counts while no pause runs, places the bean collections counted since the last cut, and reads
+     * the last collection of each bean that counted one. Does nothing when a pause starts or ends meanwhile, or when
+     * a pause ended that was not passed to {@link #pause} yet (the next call tries again).
+     */
+    void cut() {
+        GcBeans b;
+        LongSupplier o;
+        synchronized (this) {
+            b = beans;
+            o = gcOrdinals;
+            if (b == null || o == null || stopped) {
+                return;
+            }
+        }
+        ThreadState ts = ThreadState.current();
+        boolean wasBusy = ts != null && ts.busy;
+        if (ts != null) {
+            ts.busy = true;
+        }
+        try {
+            long before = o.getAsLong();
+            if ((int) (before >>> 32) != (int) before) {
+                return; // a pause is running
+            }
+            long[] counts = new long[b.size()];
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = b.count(i);
+            }
+            if (o.getAsLong() != before) {
+                return; // a pause started meanwhile: the counts may be in the middle of it
+            }
+            List<Integer> changed;
+            synchronized (this) {
+                changed = placeCut((int) before, counts);
+            }
+            long now = now();
+            for (int i : changed) {
+                GcBeans.Collection c = b.last(i);
+                if (c != null && c.id() == counts[i]) { // still the collection the cut counted
+                    arrive(new Details(b.name(i), null, null, key(i, c.id()), c.startMillis(), c.durationMillis(),
+                            c.usedBefore(), c.usedAfter(), c.committedAfter(), now, false));
                 }
-                arrived(d);
+            }
+            synchronized (this) {
+                match();
+                classify(false);
+            }
+        } catch (Throwable t) {
+            Failures.report("agent.gc.cut", t);
+        } finally {
+            if (ts != null) {
+                ts.busy = wasBusy;
             }
         }
     }
 
-    /** A notification's details, for tests: what {@link #arrive} records from a {@code GcInfo}. */
-    synchronized void arrived(String name, String action, String cause, long startMillis, long durationMillis,
-                              long before, long after, long committed, long receivedNanos) {
-        arrived(new Details(name, action, cause, startMillis, durationMillis, before, after, committed,
-                receivedNanos));
-    }
-
-    private void arrived(Details d) {
-        if (arrived.size() >= MAX_WAITING) {
-            // Never paired (the offset never learned, or the log never read): the oldest quarter goes, counted.
-            int drop = MAX_WAITING / 4;
-            arrived.subList(0, drop).clear();
-            unmatched += drop;
+    /**
+     * Under the lock: places the bean collections counted since the last cut in the pauses that ended since.
+     *
+     * @return the beans whose count changed
+     */
+    private List<Integer> placeCut(int finished, long[] counts) {
+        List<Integer> changed = new ArrayList<>(2);
+        if (cutCounts != null && finished > lastPauseOrdinal) {
+            return changed; // a pause ended that was not passed to pause() yet: the next cut will have it
         }
-        arrived.add(d);
-        calibrationStale = true;
-    }
-
-    private long heap(Map<String, MemoryUsage> usage, boolean committed) {
-        long sum = 0;
-        for (Map.Entry<String, MemoryUsage> e : usage.entrySet()) {
-            if (heapPools.contains(e.getKey())) {
-                sum += committed ? e.getValue().getCommitted() : e.getValue().getUsed();
+        long[] previous = cutCounts;
+        int from = cutOrdinal;
+        cutOrdinal = finished;
+        cutCounts = counts;
+        if (previous == null || previous.length != counts.length) {
+            return changed; // the baseline: collections before it are not this capture's
+        }
+        cuts++;
+        List<Pause> between = new ArrayList<>(1);
+        for (Pause p : pauses) {
+            if (p.ordinal > from && p.ordinal <= finished && p.expected == null && p.group == null) {
+                between.add(p);
             }
         }
-        return sum;
+        List<Long> keys = new ArrayList<>(2);
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == previous[i]) {
+                continue;
+            }
+            changed.add(i);
+            if (CollectionKinds.isCycleBean(beans.name(i))) {
+                continue; // concurrent cycles are not inside pauses: placed by their own figures
+            }
+            // one pause holds at most one collection per bean: with a single pause, only the last counted is in it
+            long first = between.size() == 1 ? Math.max(previous[i] + 1, counts[i]) : previous[i] + 1;
+            for (long id = first; id <= counts[i]; id++) {
+                keys.add(key(i, id));
+            }
+        }
+        if (between.size() == 1) {
+            Pause p = between.get(0);
+            p.expected = new long[keys.size()];
+            for (int k = 0; k < keys.size(); k++) {
+                p.expected[k] = keys.get(k);
+                placed.put(keys.get(k), p);
+            }
+        } else if (between.size() > 1 && keys.size() == between.size() && singleBean(keys)) {
+            // one bean counted as many collections as pauses ended, and a pause holds at most one collection per
+            // bean: one each, in order
+            for (int k = 0; k < keys.size(); k++) {
+                Pause p = between.get(k);
+                p.expected = new long[] {keys.get(k)};
+                placed.put(keys.get(k), p);
+            }
+        } else if (between.size() > 1) {
+            ambiguousCuts++;
+            Group g = new Group();
+            g.pauses.addAll(between);
+            g.open.addAll(keys);
+            for (Pause p : between) {
+                p.group = g;
+            }
+            if (keys.isEmpty()) {
+                for (Pause p : between) {
+                    p.expected = new long[0]; // no bean counted anything: each is a pause without a bean
+                }
+            }
+        }
+        return changed;
+    }
+
+    private static boolean singleBean(List<Long> keys) {
+        for (long k : keys) {
+            if (k >>> 48 != keys.get(0) >>> 48) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the snapshot ({@link System#nanoTime()}) of the latest collection that examined the whole heap decided
+     *         since the last call: the samples allocated before it and still alive were reachable then; or
+     *         {@link #NO_VERDICT}
+     */
+    synchronized long takeVerdict() {
+        long v = verdict;
+        verdict = NO_VERDICT;
+        return v;
     }
 
     /**
@@ -335,16 +632,51 @@ final class CollectionLog {
     /** Makes the records of the collections settled (or all) final. */
     private void settle(boolean all) {
         match();
-        long now = System.nanoTime();
-        int n = 0;
-        for (Pause p : pauses) {
-            if (!all && now - p.end < SETTLE_NANOS) {
+        long now = now();
+        classify(all);
+        for (Iterator<Pause> it = pauses.iterator(); it.hasNext(); ) {
+            Pause p = it.next();
+            boolean complete = p.classified && p.resolved() && allNotified(p);
+            if (!all && !complete && now - p.end < SETTLE_NANOS || !p.classified) {
                 break;
             }
+            if (p.expected != null && p.expected.length > 0 && p.details.isEmpty()) {
+                if (p.measuredUsed >= 0) {
+                    measuredFigures++; // the JVM's figures were lost, memscope's reading stands in
+                } else {
+                    withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
+                }
+            }
             done(record(p));
-            n++;
+            for (Details d : p.details) {
+                placed.remove(d.key);
+            }
+            if (p.expected != null) {
+                for (long k : p.expected) {
+                    placed.remove(k);
+                }
+            }
+            it.remove();
         }
-        pauses.subList(0, n).clear(); // once, not one shift of the list per record
+        for (Iterator<Details> it = cycles.values().iterator(); it.hasNext(); ) {
+            Details d = it.next();
+            boolean timed = clock.known() || offsetKnown;
+            if (timed && (all || d.notified || now - d.receivedNanos >= SETTLE_NANOS)) {
+                done(cycleRecord(d));
+                it.remove();
+            }
+        }
+    }
+
+    private static boolean allNotified(Pause p) {
+        int expected = p.expected == null ? -1 : p.expected.length;
+        int notified = 0;
+        for (Details d : p.details) {
+            if (d.notified) {
+                notified++;
+            }
+        }
+        return expected >= 0 && notified >= expected;
     }
 
     private void done(GcRecord r) {
@@ -353,51 +685,396 @@ final class CollectionLog {
     }
 
     /**
-     * Pairs the notifications that arrived with their collections. Until the clock offset is known, it is taken from
-     * the pairing of one notification with one collection that places the most notifications inside a collection
-     * (the first notifications are usually the last collections' {@code getLastGcInfo()}, read once several
-     * collections may have passed). A notification whose collection is not known yet waits for it, at most
-     * {@value #WAIT_NANOS} ns; one that fits no collection then is dropped and counted.
+     * Collections a bean counted whose heap figures were not to be had: the JVM reports them in the collection's
+     * notification (sent only to listeners registered when it ends) and as a bean's latest collection (until the
+     * next one), so a collection is lost when the drain thread reads the beans the first time (at the first
+     * collection, not at start-up) after another collection of the same bean ended.
+     */
+    private long withoutFigures;
+    /** When the notification listener was registered ({@link System#nanoTime()}); MAX_VALUE before. */
+    private long listeningSince = Long.MAX_VALUE;
+    private long measuredFigures;
+
+    /**
+     * Decides what the pauses examined, in order: each one whose bean collections are known, or (with {@code all}, or
+     * once it is old enough to be written) each one, with what is known of it.
+     */
+    private void classify(boolean all) {
+        if (kinds == null) {
+            for (Pause p : pauses) {
+                p.classified = true; // no beans read: nothing known of what any pause examined
+            }
+            return;
+        }
+        long now = now();
+        for (Pause p : pauses) {
+            if (p.classified) {
+                continue;
+            }
+            // a pause no cut covered yet waits for one (the drain thread may be late: a loaded machine, the first
+            // reading of the beans), at most STALE_NANOS
+            boolean due = all || now - p.end >= SETTLE_NANOS && (p.ordinal <= cutOrdinal || now - p.end >= STALE_NANOS);
+            if (!p.resolved() && !due) {
+                break; // in order: a later pause waits for this one
+            }
+            String[] names = null;
+            if (p.expected != null) {
+                names = new String[p.expected.length];
+                for (int i = 0; i < names.length; i++) {
+                    names[i] = beans.name((int) (p.expected[i] >>> 48));
+                }
+            } else if (p.group != null && p.group.complete() || !p.details.isEmpty()) {
+                names = new String[p.details.size()];
+                for (int i = 0; i < names.length; i++) {
+                    names[i] = p.details.get(i).name;
+                }
+                if (names.length == 0 && !(p.group != null && p.group.complete())) {
+                    names = null;
+                }
+            }
+            long[] kind = kinds.pause(p.start, p.end, names, p.freed, p.latestFreedAllocation);
+            p.examined = Examined.ofCode((int) kind[0]);
+            p.snapshot = kind[1];
+            p.classified = true;
+            if (p.examined == Examined.WHOLE_HEAP) {
+                verdict = Math.max(verdict, p.snapshot);
+            }
+        }
+    }
+
+    /**
+     * Places the details that arrived: by key in the pause a cut placed them in, a concurrent cycle of its own, by
+     * time among the pauses of an ambiguous cut; a notification no cut has covered yet waits for one, at most
+     * {@value #WAIT_NANOS} ns, then is placed by time (or dropped and counted when it fits no collection).
      */
     private void match() {
-        if (!offsetKnown) {
-            calibrate();
+        long now = now();
+        for (Iterator<Details> it = arrived.iterator(); it.hasNext(); ) {
+            Details d = it.next();
+            int bean = (int) (d.key >>> 48);
+            long id = d.key & 0xFFFF_FFFF_FFFFL;
+            if (CollectionKinds.isCycleBean(d.name)) {
+                Details had = cycles.get(d.key);
+                if (had == null || d.notified && !had.notified) {
+                    cycles.put(d.key, had == null ? d : merged(had, d));
+                }
+                if (had == null && CollectionKinds.isGenerationalZgcCycle(d.name)
+                        && (clock.known() || offsetKnown)) {
+                    youngStarts.add(cycleStart(d));
+                    if (youngStarts.size() > 256) {
+                        youngStarts.pollFirst();
+                    }
+                }
+                if (had == null && clock.known() && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
+                    long snapshot = cycleSnapshot(d, clock.earliest(d.startMillis));
+                    if (snapshot != CollectionKinds.NOTHING_JUDGED) {
+                        verdict = Math.max(verdict, snapshot);
+                    }
+                }
+                it.remove();
+                continue;
+            }
+            Pause p = placed.get(d.key);
+            if (p != null) {
+                attach(p, d);
+                it.remove();
+                continue;
+            }
+            Pause byTime = openGroupPause(d);
+            if (byTime != null) {
+                byTime.group.open.remove(d.key);
+                placed.put(d.key, byTime);
+                attach(byTime, d);
+                it.remove();
+                continue;
+            }
+            boolean covered = cutCounts != null && bean < cutCounts.length && id <= cutCounts[bean];
+            if (covered && !inOpenGroup(d.key)) {
+                // counted by a cut but in no pending pause: before the capture, or its pause was written already
+                it.remove();
+                continue;
+            }
+            if (now - d.receivedNanos > WAIT_NANOS) {
+                Pause fallback = byTime(d, pauses);
+                if (fallback != null) {
+                    attach(fallback, d);
+                } else if (d.notified) {
+                    unmatched++;
+                }
+                it.remove();
+            }
+        }
+    }
+
+    private boolean inOpenGroup(long key) {
+        for (Pause p : pauses) {
+            if (p.group != null && p.group.open.contains(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the pause of an ambiguous cut whose time holds this bean collection, or null (not yet known) */
+    private Pause openGroupPause(Details d) {
+        for (Pause p : pauses) {
+            if (p.group != null && p.group.open.contains(d.key)) {
+                return byTime(d, p.group.pauses);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return among these pauses, the one whose time holds the collection's management interval as the learned offset
+     *         places it (or, before any pair was known, {@link #calibrate()}'s offset), or null
+     */
+    private Pause byTime(Details d, List<Pause> candidates) {
+        long from;
+        long to;
+        if (clock.known()) {
+            from = clock.earliest(d.startMillis);
+            to = clock.latest(d.startMillis + d.durationMillis);
+        } else {
             if (!offsetKnown) {
+                calibrate();
+                if (!offsetKnown) {
+                    return null;
+                }
+            }
+            from = offset + d.startMillis * 1_000_000L;
+            to = from + d.durationMillis * 1_000_000L;
+        }
+        Pause best = null;
+        long bestDistance = Long.MAX_VALUE;
+        for (Pause p : candidates) {
+            // the management interval starts inside the pause (within the offset's uncertainty)
+            long distance = to < p.start ? p.start - to : from > p.end ? from - p.end : 0;
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = p;
+            }
+        }
+        return bestDistance <= TOLERANCE_NANOS ? best : null;
+    }
+
+    /** Adds what a bean collection said to its pause (a notification completes the bean's last-collection figures). */
+    private void attach(Pause p, Details d) {
+        for (int i = 0; i < p.details.size(); i++) {
+            Details had = p.details.get(i);
+            if (had.key == d.key) {
+                if (d.notified && !had.notified) {
+                    p.details.set(i, merged(had, d));
+                }
                 return;
             }
         }
-        long now = System.nanoTime();
-        int kept = 0;
-        for (int i = 0, n = arrived.size(); i < n; i++) {
-            Details d = arrived.get(i);
-            long predicted = offset + d.startMillis * 1_000_000L;
-            if (d.name.contains("Cycles")) {
-                // a concurrent cycle (ZGC, Shenandoah): not one of the pauses
-                done(new GcRecord(predicted, d.durationMillis * 1_000_000L, d.name, d.cause, d.before, d.after,
-                        d.committed, d.action));
-                continue;
+        p.details.add(d);
+        if (p.expected != null) {
+            clock.pair(p.start, p.end, d.startMillis, d.durationMillis); // known to be the same collection
+        }
+    }
+
+    private static Details merged(Details figures, Details notification) {
+        return notification; // a notification carries the same figures and the cause and action
+    }
+
+    /** @return the record of a pause: the figures of its bean collection(s) in start order */
+    private GcRecord record(Pause p) {
+        long duration = Math.max(0, p.end - p.start);
+        Examined examined = p.examined;
+        long snapshot = examined == Examined.WHOLE_HEAP ? Math.min(p.snapshot, p.start) : p.start;
+        if (p.details.isEmpty()) {
+            String name = UNNAMED;
+            if (p.expected != null && p.expected.length == 0 && examined == Examined.WHOLE_HEAP) {
+                name = MARKING_END; // a G1 pause no bean counts that freed sampled objects: a Remark (JDK 17 to 19)
+            } else if (p.expected != null && p.expected.length > 0 && beans != null) {
+                name = beans.name((int) (p.expected[p.expected.length - 1] >>> 48));
             }
-            Pause best = containing(predicted);
-            if (best != null) {
-                best.details.add(d);
-            } else if (now - d.receivedNanos > WAIT_NANOS) {
-                unmatched++;
-            } else {
-                arrived.set(kept++, d); // still waiting for its collection
+            long[] f = endCheckFigures;
+            if (f != null && f[0] == p.ordinal) {
+                // the end check's collection: the heap measured around System.gc()
+                return new GcRecord(p.start, duration, name, "System.gc()", f[1], f[2], f[3], null, examined, snapshot,
+                        p.start);
+            }
+            if (p.measuredUsed >= 0 && p.expected != null && p.expected.length > 0) {
+                // a bean collection whose notification was sent before memscope listened: the heap read right after
+                return new GcRecord(p.start, duration, name, null, 0, p.measuredUsed, p.measuredCommitted, null,
+                        examined, snapshot, p.start);
+            }
+            // heap figures unknown: the JVM reports them only for its beans' collections
+            return new GcRecord(p.start, duration, name, null, 0, 0, 0, null, examined, snapshot, p.start);
+        }
+        List<Details> ds = new ArrayList<>(p.details);
+        ds.sort((a, b) -> {
+            int c = Long.compare(a.startMillis, b.startMillis);
+            return c != 0 ? c : Integer.compare(CollectionKinds.ofBean(a.name).code, CollectionKinds.ofBean(b.name).code);
+        });
+        Details first = ds.get(0);
+        Details last = ds.get(ds.size() - 1);
+        String cause = null;
+        String action = null;
+        for (Details d : ds) {
+            if (cause == null && d.cause != null && !d.cause.isEmpty()) {
+                cause = d.cause;
+            }
+            if (d.action != null && !d.action.isEmpty()) {
+                action = d.action;
             }
         }
-        arrived.subList(kept, arrived.size()).clear();
+        return new GcRecord(p.start, duration, last.name, cause, first.before, last.after, last.committed, action,
+                examined, snapshot, p.start);
+    }
+
+    /** @return the record of a concurrent cycle, placed as early and ending as late as the learned offset allows */
+    private GcRecord cycleRecord(Details d) {
+        long start;
+        long end;
+        if (clock.known()) {
+            start = clock.earliest(d.startMillis);
+            end = clock.latest(d.startMillis + d.durationMillis);
+        } else {
+            start = offset + d.startMillis * 1_000_000L;
+            end = start + d.durationMillis * 1_000_000L;
+        }
+        Examined examined = CollectionKinds.ofBean(d.name);
+        String cause = d.cause == null || d.cause.isEmpty() ? null : d.cause;
+        String action = d.action == null || d.action.isEmpty() ? null : d.action;
+        long snapshot = examined == Examined.WHOLE_HEAP ? cycleSnapshot(d, start) : start;
+        if (snapshot == CollectionKinds.NOTHING_JUDGED) {
+            examined = Examined.UNKNOWN; // it judged none of the objects memscope sampled
+            snapshot = start;
+        }
+        return new GcRecord(start, Math.max(0, end - start), d.name, cause, d.before, d.after, d.committed, action,
+                examined, snapshot, examined == Examined.WHOLE_HEAP ? Math.max(start, end) : start);
+    }
+
+    /** @return a cycle's start on the nanoTime clock, as early as the learned offset allows */
+    private long cycleStart(Details d) {
+        return clock.known() ? clock.earliest(d.startMillis) : offset + d.startMillis * 1_000_000L;
+    }
+
+    /**
+     * The snapshot of a concurrent cycle that examined the whole heap. A ZGC major cycle of the generational collector
+     * judges the old generation only, except when asked for explicitly ({@link CollectionKinds#promotesAll}), which
+     * first promotes every young object; and its young collections keep every object the heap sampler references
+     * (JNI weak references are roots they do not process), so a sampled object judged by nothing stays in the young
+     * generation until it is old enough to be promoted. After {@value CollectionKinds#ZGC_MAX_YOUNG_AGE} young
+     * collections any object still alive is old: the snapshot is the start of the young collection that many before
+     * the major cycle's start (or nothing judged when that many were not seen).
+     *
+     * @param start the cycle's start
+     * @return the snapshot, or {@link CollectionKinds#NOTHING_JUDGED}
+     */
+    private long cycleSnapshot(Details d, long start) {
+        if (!CollectionKinds.isGenerationalZgcCycle(d.name) || CollectionKinds.promotesAll(d.cause)
+                || endCheckFrom != Long.MIN_VALUE && start >= endCheckFrom - TOLERANCE_NANOS) {
+            return start;
+        }
+        int n = 0;
+        for (Long s : youngStarts.headSet(start, false).descendingSet()) {
+            if (++n == CollectionKinds.ZGC_MAX_YOUNG_AGE) {
+                return s;
+            }
+        }
+        return CollectionKinds.NOTHING_JUDGED;
+    }
+
+    /** When the end check's {@code System.gc()} was called; MIN_VALUE before. */
+    private long endCheckFrom = Long.MIN_VALUE;
+
+    /**
+     * The capture's end check ({@link EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
+     * {@code toNanos}: every HotSpot collector examines the whole heap for it (a full collection; a major or whole
+     * cycle of ZGC and Shenandoah; with {@code -XX:+ExplicitGCInvokesConcurrent}, a G1 marking {@code System.gc()}
+     * waits for), judging every sample taken before the call. The last collection that started during the call is
+     * its verdict: whole heap, snapshot at the call (whatever its bean says, which may not have been read: no JMX is
+     * loaded at the end of a capture that saw no collection before). A pause no bean collection was placed in gets
+     * the heap figures measured around the call ({@code Runtime}), and {@code System.gc()} as its cause.
+     */
+    synchronized void endCheck(long fromNanos, long toNanos, long usedBefore, long usedAfter, long committed) {
+        endCheckFrom = fromNanos;
+        Pause last = null;
+        for (Pause p : pauses) {
+            if (p.start >= fromNanos && p.start <= toNanos) {
+                last = p;
+            }
+        }
+        Details cycle = null;
+        for (Details d : cycles.values()) {
+            long start = clock.known() ? clock.earliest(d.startMillis) : offset + d.startMillis * 1_000_000L;
+            if (start >= fromNanos - TOLERANCE_NANOS && start <= toNanos
+                    && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
+                cycle = d; // its own record judges the whole heap already
+            }
+        }
+        if (last != null && cycle == null) {
+            last.classified = true;
+            last.examined = Examined.WHOLE_HEAP;
+            last.snapshot = fromNanos;
+            verdict = Math.max(verdict, fromNanos);
+            if (last.details.isEmpty()) {
+                endCheckFigures = new long[] {last.ordinal, usedBefore, usedAfter, committed};
+            }
+        }
+    }
+
+    /**
+     * Whether a concurrent cycle that examined the whole heap and started at or after {@code nanos} is known (after a
+     * {@link #cut}): ZGC and Shenandoah satisfy {@code System.gc()} with a cycle already running when it is called,
+     * which did not judge what was allocated after its start.
+     *
+     * @return true when the JVM has no such cycles (its whole-heap collections are pauses), or one is known
+     */
+    synchronized boolean wholeHeapCycleSince(long nanos) {
+        if (beans == null) {
+            return true;
+        }
+        boolean concurrent = false;
+        for (int i = 0; i < beans.size(); i++) {
+            concurrent |= CollectionKinds.isCycleBean(beans.name(i))
+                    && CollectionKinds.ofBean(beans.name(i)) == Examined.WHOLE_HEAP;
+        }
+        if (!concurrent) {
+            return true;
+        }
+        for (Details d : cycles.values()) {
+            if (CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP && clock.known()
+                    && clock.earliest(d.startMillis) >= nanos) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The end check's pause's ordinal and heap figures measured around it, when no bean collection said them. */
+    private long[] endCheckFigures;
+
+    /** @return notifications that fitted no collection (dropped) */
+    synchronized long unmatched() {
+        return unmatched;
+    }
+
+    /**
+     * What the log knows of its own work, for the recording's metadata: notifications placed nowhere, cuts made and
+     * those that held several pauses, pairs that taught the clock, collections a bean counted whose heap figures
+     * were not to be had (pauses no bean counts have none: the JVM reports figures only for its beans' collections).
+     */
+    synchronized void metadata(Map<String, String> out) {
+        out.put("gcNotificationsUnmatched", Long.toString(unmatched));
+        out.put("gc.cuts", Long.toString(cuts));
+        out.put("gc.cutsWithSeveralPauses", Long.toString(ambiguousCuts));
+        out.put("gc.clockPairs", Long.toString(clock.pairs()));
+        out.put("gc.clockUncertaintyNanos", clock.known() ? Long.toString(clock.uncertainty()) : "unknown");
+        out.put("gc.collectionsWithoutHeapFigures", Long.toString(withoutFigures));
+        out.put("gc.collectionsWithMeasuredHeap", Long.toString(measuredFigures));
     }
 
     /** @return the collection (not yet written) whose time contains the predicted start, or null */
     private Pause containing(long predicted) {
-        // Pauses are in start order and do not overlap: the nearest is the last one starting at or before the
-        // predicted start, or the one after it (the earlier of the two at equal distances).
-        int next = insertionPoint(predicted);
         Pause best = null;
         long bestDistance = Long.MAX_VALUE;
-        for (int i = Math.max(0, next - 1); i < Math.min(pauses.size(), next + 1); i++) {
-            Pause p = pauses.get(i);
+        for (Pause p : pauses) {
             long distance = predicted < p.start ? p.start - predicted : predicted > p.end ? predicted - p.end : 0;
             if (distance < bestDistance) {
                 bestDistance = distance;
@@ -415,35 +1092,21 @@ final class CollectionLog {
      * {@code getLastGcInfo()} once several collections may have passed) the durations decide.
      */
     private void calibrate() {
-        if (!calibrationStale) {
-            return; // nothing arrived since the last try: the same pairings would fail again
-        }
-        calibrationStale = false;
-        // Bounded, whatever the log holds (a log nobody read for a long run is calibrated at the capture's end, in
-        // the JVM's shutdown): the first notifications, and the pauses that ended before the last of them arrived
-        // (a notification is sent after its collection), the latest of those.
-        List<Details> sample = new ArrayList<>(CALIBRATION_NOTIFICATIONS);
-        long lastArrival = Long.MIN_VALUE;
-        for (int i = 0; i < arrived.size() && sample.size() < CALIBRATION_NOTIFICATIONS; i++) {
-            Details d = arrived.get(i);
-            if (!d.name.contains("Cycles")) {
-                sample.add(d);
-                lastArrival = Math.max(lastArrival, d.receivedNanos);
-            }
-        }
-        int to = 0;
-        while (to < pauses.size() && pauses.get(to).end - lastArrival <= 0) {
-            to++;
-        }
         int bestScore = 0;
         long bestMisfit = Long.MAX_VALUE;
         long bestOffset = 0;
-        for (Pause p : pauses.subList(Math.max(0, to - CALIBRATION_PAUSES), to)) {
-            for (Details d : sample) {
+        for (Pause p : pauses) {
+            for (Details d : arrived) {
+                if (d.name.contains("Cycles")) {
+                    continue;
+                }
                 long candidate = p.start - d.startMillis * 1_000_000L;
                 int score = 0;
                 long misfit = 0;
-                for (Details other : sample) {
+                for (Details other : arrived) {
+                    if (other.name.contains("Cycles")) {
+                        continue;
+                    }
                     Pause q = containing(candidate + other.startMillis * 1_000_000L);
                     if (q != null) {
                         score++;
@@ -461,27 +1124,13 @@ final class CollectionLog {
         offsetKnown = bestScore > 0;
     }
 
-    /** @return notifications that fitted no collection (dropped) */
-    synchronized long unmatched() {
-        return unmatched;
-    }
-
-    private static GcRecord record(Pause p) {
-        long duration = Math.max(0, p.end - p.start);
-        if (p.details.isEmpty()) {
-            return new GcRecord(p.start, duration, UNNAMED, null, 0, 0, 0, null); // heap figures unknown
-        }
-        Details first = p.details.get(0);
-        Details last = p.details.get(p.details.size() - 1);
-        return new GcRecord(p.start, duration, last.name, first.cause.isEmpty() ? last.cause : first.cause,
-                first.before, last.after, last.committed, last.action.isEmpty() ? null : last.action);
-    }
-
     /**
-     * Waits (at most {@code millis}) until every collection reported so far has its notification: the end of a
-     * capture, after its last collection. Does not wait when not listening.
+     * The end of a capture: a last cut (the figures of the collections since the drain thread's last one: the final
+     * collection's), then waits (at most {@code millis}) for the notifications of the collections reported so far.
+     * Does not wait when not listening.
      */
     void awaitDetails(long millis) {
+        cut();
         long deadline = System.nanoTime() + millis * 1_000_000L;
         while (System.nanoTime() < deadline) {
             synchronized (this) {
@@ -491,7 +1140,10 @@ final class CollectionLog {
                 match();
                 boolean all = true;
                 for (Pause p : pauses) {
-                    all &= !p.details.isEmpty();
+                    if (p.end < listeningSince) {
+                        continue; // ended before the listener was registered: its notification never comes
+                    }
+                    all &= p.expected == null ? !p.details.isEmpty() : p.details.size() >= p.expected.length;
                 }
                 if (all) {
                     return;

@@ -9,10 +9,12 @@ import java.util.Map;
 
 /**
  * What a window of time left behind in a capture, grouped by site and stack: sampled heap objects allocated in the
- * window and still reachable ({@link #heap}), native blocks allocated in the window and not freed
+ * window and still there ({@link #heap}), native blocks allocated in the window and not freed
  * ({@link #nativeBlocks}).
- * Asked by a test (the JUnit extension, over the agent's MXBean) after the test ended and a full GC ran, so that
- * "held" means reachable at that GC.
+ * Asked by a test (the JUnit extension, over the agent's MXBean) after the test ended and a full GC ran. A heap
+ * object counts as held when a collection that examined the whole heap judged it and it is still there (reachable at
+ * that collection: {@link LiveSites}); one still there that no such collection judged yet is unconfirmed, counted
+ * apart: it may be garbage a young collection did not look at.
  *
  * <p>Heap figures are estimates from the samples (Horvitz-Thompson weights, as {@link LiveSites}); native figures
  * are exact.
@@ -28,15 +30,22 @@ public final class HeldQuery {
         public final long objects;
         /** Sampled objects (heap) or blocks (native) behind the figures. */
         public final long samples;
+        /** Heap: estimated bytes of objects still there that no whole-heap collection judged (never counted above). */
+        public final long unconfirmedBytes;
+        /** Heap: the sampled objects behind {@link #unconfirmedBytes}. */
+        public final long unconfirmedSamples;
         /** The allocation's stack, top frame first ({@code pkg.Class.method(File.java:LINE)}); may be empty. */
         public final List<String> stack;
 
-        Held(String site, String type, long bytes, long objects, long samples, List<String> stack) {
+        Held(String site, String type, long bytes, long objects, long samples, long unconfirmedBytes,
+             long unconfirmedSamples, List<String> stack) {
             this.site = site;
             this.type = type;
             this.bytes = bytes;
             this.objects = objects;
             this.samples = samples;
+            this.unconfirmedBytes = unconfirmedBytes;
+            this.unconfirmedSamples = unconfirmedSamples;
             this.stack = stack;
         }
     }
@@ -56,12 +65,13 @@ public final class HeldQuery {
      *                    these are the threads created after the window began ({@code 0}: every thread;
      *                    {@link Long#MAX_VALUE}: none)
      * @param max       groups to return at most, largest first
-     * @return sampled objects allocated in the window by these threads whose referent is still reachable now
+     * @return sampled objects allocated in the window by these threads still there now: held (a whole-heap
+     *         collection judged them reachable) and unconfirmed, apart
      */
     public static List<Held> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
                                   long threadsFrom, int max) {
         long[] threads = sorted(threadIds);
-        Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples}
+        Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples, unconfirmed bytes, samples}
         JvmtiHeapSampler jvm = session.jvmHeapSampler();
         Liveness liveness = session.liveness();
         if (jvm != null) {
@@ -70,17 +80,20 @@ public final class HeldQuery {
             if (found == null) {
                 return List.of();
             }
-            for (int i = 0; i + 2 < found.length; i += 3) {
+            int n = JvmtiHeapSampler.HELD_LONGS;
+            for (int i = 0; i + n - 1 < found.length; i += n) {
                 long size = found[i + 2];
-                add(sums, (int) found[i], found[i + 1], size, LiveSites.weight(size, jvm.mean()));
+                add(sums, (int) found[i], found[i + 1], size, LiveSites.weight(size, jvm.mean()),
+                        JvmtiHeapSampler.state(found[i + 3]) == LiveSites.CONFIRMED);
             }
         } else if (liveness != null) {
+            session.awaitJudged(toNanos); // a whole-heap collection after the window, reported: its verdict first
             liveness.forEachTracked(s -> {
                 if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0
                         || !wanted(threads, threadsFrom, s.threadId) || s.refersTo(null)) {
                     return;
                 }
-                add(sums, s.site, s.stack, s.size, s.weight);
+                add(sums, s.site, s.stack, s.size, s.weight, s.state == LiveSites.CONFIRMED);
             });
         }
         List<Held> out = new ArrayList<>();
@@ -89,7 +102,8 @@ public final class HeldQuery {
             double[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
             out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, Math.round(a[0]),
-                    Math.round(a[1]), (long) a[2], session.stackTable().frames(k.stack())));
+                    Math.round(a[1]), (long) a[2], Math.round(a[3]), (long) a[4],
+                    session.stackTable().frames(k.stack())));
         }
         return top(out, max);
     }
@@ -119,17 +133,23 @@ public final class HeldQuery {
             Key k = e.getKey();
             long[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
-            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1],
+            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1], 0, 0,
                     session.stackTable().frames(k.stack())));
         }
         return top(out, max);
     }
 
-    private static void add(Map<Key, double[]> sums, int site, long stack, long size, double weight) {
-        double[] a = sums.computeIfAbsent(new Key(site, stack), k -> new double[3]);
-        a[0] += size * weight;
-        a[1] += weight;
-        a[2]++;
+    private static void add(Map<Key, double[]> sums, int site, long stack, long size, double weight,
+                            boolean confirmed) {
+        double[] a = sums.computeIfAbsent(new Key(site, stack), k -> new double[5]);
+        if (confirmed) {
+            a[0] += size * weight;
+            a[1] += weight;
+            a[2]++;
+        } else {
+            a[3] += size * weight;
+            a[4]++;
+        }
     }
 
     private static String name(SiteTable.Info i, int site) {
@@ -147,7 +167,9 @@ public final class HeldQuery {
     }
 
     private static List<Held> top(List<Held> all, int max) {
-        all.sort((a, b) -> a.bytes != b.bytes ? Long.compare(b.bytes, a.bytes) : a.site.compareTo(b.site));
+        all.sort((a, b) -> a.bytes != b.bytes ? Long.compare(b.bytes, a.bytes)
+                : a.unconfirmedBytes != b.unconfirmedBytes ? Long.compare(b.unconfirmedBytes, a.unconfirmedBytes)
+                : a.site.compareTo(b.site));
         return all.size() > max ? new ArrayList<>(all.subList(0, Math.max(0, max))) : all;
     }
 }

@@ -50,6 +50,8 @@ final class JvmtiHeapSampler {
     /** Longs per entry of the library's commit0 input and of its scan0 output. */
     static final int COMMIT_LONGS = 4;
     static final int SCAN_LONGS = 7;
+    /** Longs per sample of the library's held0 answer. */
+    static final int HELD_LONGS = 4;
     /** Records moved per drain call. */
     private static final int BATCH = 512;
     /** Drain calls per round of the drain thread at most. */
@@ -221,10 +223,28 @@ final class JvmtiHeapSampler {
             if (sampleHeap && intervalBytes < JVM_DEFAULT_INTERVAL) {
                 crossFirstSamplingPoint();
             }
-            return new Started(new JvmtiHeapSampler(stackTable, stackDepth, includeJdk, filter, intervalBytes,
-                    jvmInterval, strings, sink, liveSites, pauses), null);
+            JvmtiHeapSampler sampler = new JvmtiHeapSampler(stackTable, stackDepth, includeJdk, filter, intervalBytes,
+                    jvmInterval, strings, sink, liveSites, pauses);
+            if (pauses != null) {
+                pauses.ordinals(new Ordinals());
+            }
+            return new Started(sampler, null);
         } catch (Throwable t) {
             return new Started(null, "starting the JVMTI sampler failed: " + t);
+        }
+    }
+
+    /**
+     * The library's collection counts, {@code started << 32 | finished}: equal halves mean no pause is running. A class,
+     * not a lambda: nothing to bootstrap on the start-up path.
+     */
+    private static final class Ordinals implements java.util.function.LongSupplier {
+        private final long[] counts = new long[GC_FINISHED + 1];
+
+        @Override
+        public synchronized long getAsLong() {
+            SamplerNatives.counters(counts);
+            return counts[GC_STARTED] << 32 | counts[GC_FINISHED] & 0xFFFF_FFFFL;
         }
     }
 
@@ -296,11 +316,12 @@ final class JvmtiHeapSampler {
             boolean ended = collections();
             n = drainQueue(false);
             if (ended) {
-                scan();
+                scan(CollectionLog.NO_VERDICT);
                 if (pauses != null) {
                     pauses.caughtUp();
                 }
             }
+            judge(ended);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.drain", t);
         }
@@ -322,7 +343,12 @@ final class JvmtiHeapSampler {
             }
             drainQueue(true);
             collections();
-            scan();
+            scan(CollectionLog.NO_VERDICT);
+            if (pauses != null) {
+                pauses.caughtUp();
+            }
+            lastCut = 0;
+            judge(true); // the collection the caller may have run: what it examined
             readCounters();
             rc = SamplerNatives.close();
             if (rc != 0) {
@@ -496,17 +522,47 @@ final class JvmtiHeapSampler {
         }
     }
 
+    /** {@link System#nanoTime()} of the last cut; cuts are made after collections, and at most every 50 ms else. */
+    private long lastCut;
+    private static final long CUT_NANOS = 50_000_000L;
+
+    /**
+     * Reads the GC beans after collections ended (and now and then: a concurrent cycle ends between pauses) and, when
+     * a collection that examined the whole heap was decided, confirms the samples it judged.
+     */
+    private void judge(boolean ended) throws Throwable {
+        if (pauses == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!ended && now - lastCut < CUT_NANOS) {
+            return;
+        }
+        lastCut = now;
+        collections(); // every pause ended so far is known to the log: the cut covers them
+        pauses.cut();
+        long verdict = pauses.takeVerdict();
+        if (verdict != CollectionLog.NO_VERDICT) {
+            scan(verdict);
+            liveSites.heldAsOf(verdict);
+        }
+    }
+
     /**
      * Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection, each one
-     * seen alive after a collection that started after it was taken becomes held ({@link LiveSites#becameHeld}).
+     * seen alive after a collection that started after it was taken becomes unconfirmed, and, with a verdict, each
+     * one sampled before {@code confirmBefore} and alive becomes held ({@link LiveSites#moved}).
+     *
+     * @param confirmBefore the snapshot of a collection that examined the whole heap, or
+     *                      {@link CollectionLog#NO_VERDICT}
      */
-    private void scan() throws Throwable {
+    private void scan(long confirmBefore) throws Throwable {
         boolean begin = true;
         long now = System.nanoTime();
-        // every collection ended before this pass is judged by it: the held figures are as of the latest one
+        // every collection ended before this pass is judged by it: the survivors are as of the latest one
         int judged = nextCollection - 1;
         for (;;) {
-            int rc = SamplerNatives.scan(scanOut, begin);
+            int rc = SamplerNatives.scan(scanOut, begin, confirmBefore);
             begin = false;
             int n = rc >>> 1;
             try {
@@ -522,8 +578,13 @@ final class JvmtiHeapSampler {
         }
         int slot = judged & (GC_SLOTS - 1);
         if (judged > 0 && gcOrdinal[slot] == judged) {
-            liveSites.heldAsOf(gcStart[slot]);
+            liveSites.survivorsAsOf(gcStart[slot]);
         }
+    }
+
+    /** @return the {@link LiveSites} state of the library's held bits ({@code HELD_SURVIVOR}, {@code HELD_CONFIRMED}) */
+    static int state(long heldBits) {
+        return (heldBits & 2) != 0 ? LiveSites.CONFIRMED : (heldBits & 1) != 0 ? LiveSites.UNCONFIRMED : LiveSites.NEW;
     }
 
     /** Settles the scan output entry at {@code s} in {@link #scanOut}: held, or collected (a DEALLOCATE). */
@@ -533,11 +594,11 @@ final class JvmtiHeapSampler {
         long size = scanOut[s + 2];
         long time = scanOut[s + 3];
         long checked = scanOut[s + 4];
-        long collectedBy = scanOut[s + 5]; // 0: not collected, became held
-        boolean held = scanOut[s + 6] != 0;
+        long collectedBy = scanOut[s + 5]; // 0: not collected, it moved
+        long held = scanOut[s + 6];
         double w = weights.weight(size);
         if (collectedBy == 0) {
-            liveSites.becameHeld(site, size, w);
+            liveSites.moved(site, size, w, state(held & 0xFF), state(held >>> 8 & 0xFF));
             return;
         }
         long at;
@@ -553,6 +614,8 @@ final class JvmtiHeapSampler {
                     : gcStart[slot] + 1;
             if (collectedBy > checked + 1) {
                 ambiguous++;
+            } else if (pauses != null) {
+                pauses.freed(ordinal, time); // evidence for the collection log of what that pause examined
             }
         } else {
             at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
@@ -560,7 +623,7 @@ final class JvmtiHeapSampler {
         if (at < time) {
             at = time;
         }
-        liveSites.collected(site, size, w, held);
+        liveSites.collected(site, size, w, state(held));
         events.add(at, DEALLOCATE, id, size, at - time, ownTid, ownNameId, 0, 0, 0, site);
         collected++;
     }
@@ -571,7 +634,8 @@ final class JvmtiHeapSampler {
      *
      * @param sortedThreads Java thread ids, sorted
      * @param threadsFrom   also every thread whose id is at least this
-     * @return (site, stack id, size) per sample, or null when it could not be answered
+     * @return (site, stack id, size, held bits: 2 = confirmed by a collection that examined the whole heap) per sample,
+     *         or null when it could not be answered
      */
     long[] reachable(long fromNanos, long toNanos, long[] sortedThreads, long threadsFrom) {
         drain();
@@ -586,6 +650,24 @@ final class JvmtiHeapSampler {
                 return null;
             }
         }
+    }
+
+    /** Passes the collections ended so far to the collection log (end of capture, before {@link #close}). */
+    synchronized void collectionsSoFar() {
+        if (closed) {
+            return;
+        }
+        try {
+            collections();
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.collections", t);
+        }
+    }
+
+    /** @return collections the JVM reported finished through JVMTI since the library loaded (reads its counters) */
+    long finishedCollections() {
+        readCounters();
+        return counter(GC_FINISHED);
     }
 
     /**

@@ -7,9 +7,9 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * One capture's running per-site estimates of allocated, live and held heap and of the allocation rate, kept while
- * the program runs: updated when an allocation is sampled, when a sampled object is seen collected or held, and once
- * a second ({@link #tick}).
+ * One capture's running per-site estimates of allocated, live, held and unconfirmed heap and of the allocation rate,
+ * kept while the program runs: updated when an allocation is sampled, when a sampled object is seen collected,
+ * surviving a collection or confirmed reachable, and once a second ({@link #tick}).
  *
  * <p>Estimates are Horvitz-Thompson: a sample of {@code s} bytes drawn with probability
  * {@code p = 1 - exp(-s / interval)} stands for {@code 1/p} objects and {@code s/p} bytes, so the sums are unbiased
@@ -18,16 +18,21 @@ import java.util.List;
  *   <li><b>live</b>: sampled objects not yet seen collected. An object that became unreachable counts until a GC
  *       clears its weak reference and memscope looks (the JVM sampler: right after each collection; the bytecode
  *       sampler: when the Reference Handler enqueues the reference, up to 100 ms later).</li>
- *   <li><b>held</b>: sampled objects allocated before the start of a GC and not collected by it (nor by an earlier
- *       one): reachable at that GC, as far as that GC looked. A young collection does not look at the old generation:
- *       an object that died there stays held until a collection that examines the old generation (G1's concurrent
- *       cycle and mixed collections, a full GC) clears it. Objects allocated after the latest GC's start are live,
- *       not held. With the JVM sampler each sample is judged against every stop-the-world collection
- *       ({@link JvmtiHeapSampler}; {@link #becameHeld}); with the bytecode sampler a GC counts once the references
- *       it cleared were drained ({@link #gcProcessed}).</li>
+ *   <li><b>held</b> (confirmed): sampled objects a collection that examined the whole heap judged (allocated before
+ *       its snapshot) and did not free: reachable at that collection, and not seen collected since. Only such a
+ *       collection confirms anything ({@link CollectionKinds}: a full collection, the end of a G1 marking, a ZGC major
+ *       or non-generational cycle, a Shenandoah cycle, memscope's own check at the end of a capture).</li>
+ *   <li><b>unconfirmed</b>: sampled objects that survived a collection that started after they were allocated but
+ *       that no whole-heap collection has judged yet. A young collection does not look at the old generation: an
+ *       object promoted there may be garbage already, so surviving young collections proves nothing. Never counted
+ *       as held; shown beside it.</li>
  *   <li><b>allocation rate</b>: estimated bytes allocated per second during the last completed {@link #tick}
  *       window (about one second).</li>
  * </ul>
+ * A sample moves {@link #NEW} (allocated since the latest collection) to {@link #UNCONFIRMED} to {@link #CONFIRMED},
+ * or from any of them to collected. With the JVM sampler its library reports each move ({@link JvmtiHeapSampler});
+ * with the bytecode sampler the GCs the listener reports, once the references they cleared were drained
+ * ({@link #gcProcessed}).
  *
  * <p>Samples are rare (one per {@code interval} bytes per thread on average): updates take a lock.
  */
@@ -41,13 +46,17 @@ public final class LiveSites {
         public final long allocatedBytes;
         public final long allocatedObjects;
         public final long samples;
+        /** Confirmed: reachable at the latest collection that examined the whole heap (see the class comment). */
         public final long heldBytes;
         public final long heldObjects;
+        /** Survived a collection but not judged by one that examined the whole heap: may be garbage. */
+        public final long unconfirmedBytes;
         /** Estimated bytes per second allocated during the last completed tick window. */
         public final long allocationRate;
 
         Usage(int site, long liveBytes, long liveObjects, long liveSamples, long allocatedBytes,
-              long allocatedObjects, long samples, long heldBytes, long heldObjects, long allocationRate) {
+              long allocatedObjects, long samples, long heldBytes, long heldObjects, long unconfirmedBytes,
+              long allocationRate) {
             this.site = site;
             this.liveBytes = liveBytes;
             this.liveObjects = liveObjects;
@@ -57,21 +66,30 @@ public final class LiveSites {
             this.samples = samples;
             this.heldBytes = heldBytes;
             this.heldObjects = heldObjects;
+            this.unconfirmedBytes = unconfirmedBytes;
             this.allocationRate = allocationRate;
         }
     }
 
     /** What {@link #top} orders by (largest first). */
     public enum Order {
-        LIVE, ALLOCATED, HELD, ALLOCATION_RATE
+        LIVE, ALLOCATED, HELD, UNCONFIRMED, ALLOCATION_RATE
     }
 
     /** The tick window of the allocation rate. */
     static final long TICK_NANOS = 1_000_000_000L;
 
+    /** A sample allocated since the latest collection (or not yet judged by one). */
+    static final int NEW = 0;
+    /** A sample that survived a collection no whole-heap collection has judged yet. */
+    static final int UNCONFIRMED = 1;
+    /** A sample reachable at a collection that examined the whole heap. */
+    static final int CONFIRMED = 2;
+
     // Per site id, STRIDE doubles: allocated bytes, allocated objects, live bytes, live objects, held bytes,
-    // held objects, allocated bytes at the last tick, allocation rate (bytes/s) over the last tick window.
-    private static final int STRIDE = 8;
+    // held objects, allocated bytes at the last tick, allocation rate (bytes/s) over the last tick window,
+    // unconfirmed bytes, unconfirmed objects.
+    private static final int STRIDE = 10;
     private static final int ALLOC_BYTES = 0;
     private static final int ALLOC_OBJECTS = 1;
     private static final int LIVE_BYTES = 2;
@@ -80,8 +98,10 @@ public final class LiveSites {
     private static final int HELD_OBJECTS = 5;
     private static final int TICK_ALLOC = 6;
     private static final int RATE = 7;
-    // Per site id, COUNTS longs: samples, live samples, held samples.
-    private static final int COUNTS = 3;
+    private static final int UNCONF_BYTES = 8;
+    private static final int UNCONF_OBJECTS = 9;
+    // Per site id, COUNTS longs: samples, live samples, held samples, unconfirmed samples.
+    private static final int COUNTS = 4;
 
     private final Object lock = new Object();
     private double[] sums = new double[STRIDE * 256];
@@ -89,17 +109,24 @@ public final class LiveSites {
     private double liveBytes;
     private double allocatedBytes;
     private double heldBytes;
+    private double unconfirmedBytes;
     private double tickAllocated;
     private double allocationRate;
     private long lastTick = System.nanoTime();
     /**
      * Bytecode samples allocated since the start of the last processed GC (roughly in allocation order), not yet
-     * held: they become held when a GC that started after them has been processed and they survived it.
+     * judged: they become unconfirmed when a GC that started after them has been processed and they survived it.
      */
     private final ArrayDeque<SampleRef> recent = new ArrayDeque<>();
-    /** Start ({@link System#nanoTime()}) of the GC the held figures refer to. */
+    /** Bytecode samples that survived a GC, waiting for one that examines the whole heap (may hold settled ones). */
+    private final ArrayDeque<SampleRef> surviving = new ArrayDeque<>();
+    private long survivingLive;
+    /** Snapshot ({@link System#nanoTime()}) of the whole-heap collection the held figures refer to. */
     private long heldAsOf;
     private boolean heldKnown;
+    /** Start of the latest collection processed (the unconfirmed figures' time). */
+    private long lastGcStart;
+    private boolean gcSeen;
     /** Whether bytecode samples wait in {@link #recent} (GCs are observed: option {@code gc}). */
     private final boolean trackHeld;
 
@@ -173,88 +200,159 @@ public final class LiveSites {
             return;
         }
         synchronized (lock) {
-            boolean wasHeld = r.held;
-            r.held = false;
-            removeCollected(r.site, r.size, r.weight, wasHeld);
+            int state = r.state;
+            r.state = NEW;
+            if (state == UNCONFIRMED) {
+                survivingLive--;
+            }
+            removeCollected(r.site, r.size, r.weight, state);
         }
     }
 
-    /** A JVM sample was collected; {@code wasHeld}: {@link #becameHeld} was called for it. */
-    void collected(int site, long size, double w, boolean wasHeld) {
+    /** A JVM sample was collected; {@code state}: where it was counted ({@link #NEW}, ...). */
+    void collected(int site, long size, double w, int state) {
         if (site < 0) {
             return;
         }
         synchronized (lock) {
-            removeCollected(site, size, w, wasHeld);
+            removeCollected(site, size, w, state);
         }
     }
 
-    private void removeCollected(int site, long size, double w, boolean wasHeld) {
+    private void removeCollected(int site, long size, double w, int state) {
         ensure(site);
         int i = site * STRIDE;
         sums[i + LIVE_BYTES] = Math.max(0, sums[i + LIVE_BYTES] - size * w);
         sums[i + LIVE_OBJECTS] = Math.max(0, sums[i + LIVE_OBJECTS] - w);
         counts[site * COUNTS + 1]--;
         liveBytes = Math.max(0, liveBytes - size * w);
-        if (wasHeld) {
+        leave(site, size, w, state);
+    }
+
+    /** Takes a sample's weight out of the figure of its state. */
+    private void leave(int site, long size, double w, int state) {
+        int i = site * STRIDE;
+        if (state == CONFIRMED) {
             sums[i + HELD_BYTES] = Math.max(0, sums[i + HELD_BYTES] - size * w);
             sums[i + HELD_OBJECTS] = Math.max(0, sums[i + HELD_OBJECTS] - w);
-            counts[site * COUNTS + 2]--;
+            if (--counts[site * COUNTS + 2] <= 0) {
+                counts[site * COUNTS + 2] = 0;
+                sums[i + HELD_BYTES] = 0;
+                sums[i + HELD_OBJECTS] = 0;
+            }
             heldBytes = Math.max(0, heldBytes - size * w);
+        } else if (state == UNCONFIRMED) {
+            sums[i + UNCONF_BYTES] = Math.max(0, sums[i + UNCONF_BYTES] - size * w);
+            sums[i + UNCONF_OBJECTS] = Math.max(0, sums[i + UNCONF_OBJECTS] - w);
+            if (--counts[site * COUNTS + 3] <= 0) {
+                counts[site * COUNTS + 3] = 0;
+                sums[i + UNCONF_BYTES] = 0;
+                sums[i + UNCONF_OBJECTS] = 0;
+            }
+            unconfirmedBytes = Math.max(0, unconfirmedBytes - size * w);
         }
     }
 
-    /** A JVM sample was seen alive after a collection that started after it was taken: it is held from now on. */
-    void becameHeld(int site, long size, double w) {
-        if (site < 0) {
-            return;
-        }
-        synchronized (lock) {
-            addHeld(site, size, w);
-        }
-    }
-
-    private void addHeld(int site, long size, double w) {
-        ensure(site);
+    /** Adds a sample's weight to the figure of its state. */
+    private void enter(int site, long size, double w, int state) {
         int i = site * STRIDE;
-        sums[i + HELD_BYTES] += size * w;
-        sums[i + HELD_OBJECTS] += w;
-        counts[site * COUNTS + 2]++;
-        heldBytes += size * w;
+        if (state == CONFIRMED) {
+            sums[i + HELD_BYTES] += size * w;
+            sums[i + HELD_OBJECTS] += w;
+            counts[site * COUNTS + 2]++;
+            heldBytes += size * w;
+        } else if (state == UNCONFIRMED) {
+            sums[i + UNCONF_BYTES] += size * w;
+            sums[i + UNCONF_OBJECTS] += w;
+            counts[site * COUNTS + 3]++;
+            unconfirmedBytes += size * w;
+        }
     }
 
     /**
-     * The held figures now refer to the collection that started at {@code gcStartNanos} (the JVM sampler: every
-     * sample has been judged against it; later calls with an older start change nothing).
+     * A JVM sample moved: it survived a collection ({@link #UNCONFIRMED}) or was judged reachable by one that examined
+     * the whole heap ({@link #CONFIRMED}).
      */
-    void heldAsOf(long gcStartNanos) {
+    void moved(int site, long size, double w, int from, int to) {
+        if (site < 0 || from == to) {
+            return;
+        }
         synchronized (lock) {
-            if (!heldKnown || gcStartNanos > heldAsOf) {
+            ensure(site);
+            leave(site, size, w, from);
+            enter(site, size, w, to);
+        }
+    }
+
+    /**
+     * The held figures now refer to the whole-heap collection whose snapshot was {@code snapshotNanos} (the JVM
+     * sampler: every sample it judged has been confirmed; later calls with an older snapshot change nothing).
+     */
+    void heldAsOf(long snapshotNanos) {
+        synchronized (lock) {
+            if (!heldKnown || snapshotNanos > heldAsOf) {
                 heldKnown = true;
-                heldAsOf = gcStartNanos;
+                heldAsOf = snapshotNanos;
+            }
+        }
+    }
+
+    /** The unconfirmed figures now refer to the collection that started at {@code gcStartNanos}. */
+    void survivorsAsOf(long gcStartNanos) {
+        synchronized (lock) {
+            if (!gcSeen || gcStartNanos > lastGcStart) {
+                gcSeen = true;
+                lastGcStart = gcStartNanos;
             }
         }
     }
 
     /**
      * A GC that started at {@code gcStartNanos} has been processed: the references it cleared were drained (so its
-     * garbage is settled). Bytecode samples allocated before its start that are still unsettled become held.
+     * garbage is settled). Bytecode samples allocated before its start that are still unsettled survived it; when it
+     * examined the whole heap ({@code wholeHeapSnapshot} not {@link CollectionLog#NO_VERDICT}), those allocated before
+     * its snapshot are confirmed.
      */
-    void gcProcessed(long gcStartNanos) {
+    void gcProcessed(long gcStartNanos, long wholeHeapSnapshot) {
         synchronized (lock) {
-            if (heldKnown && gcStartNanos <= heldAsOf) {
-                return;
-            }
-            heldKnown = true;
-            heldAsOf = gcStartNanos;
-            for (SampleRef r = recent.peekFirst(); r != null && r.allocatedNanos < gcStartNanos;
-                 r = recent.peekFirst()) {
-                recent.pollFirst();
-                if (r.settled() || r.site < 0) {
-                    continue;
+            boolean newer = !gcSeen || gcStartNanos > lastGcStart;
+            if (newer) {
+                gcSeen = true;
+                lastGcStart = gcStartNanos;
+                for (SampleRef r = recent.peekFirst(); r != null && r.allocatedNanos < gcStartNanos;
+                     r = recent.peekFirst()) {
+                    recent.pollFirst();
+                    if (r.settled() || r.site < 0) {
+                        continue;
+                    }
+                    ensure(r.site);
+                    r.state = UNCONFIRMED;
+                    enter(r.site, r.size, r.weight, UNCONFIRMED);
+                    surviving.addLast(r);
+                    survivingLive++;
                 }
-                r.held = true;
-                addHeld(r.site, r.size, r.weight);
+            }
+            if (wholeHeapSnapshot != CollectionLog.NO_VERDICT) {
+                for (java.util.Iterator<SampleRef> it = surviving.iterator(); it.hasNext(); ) {
+                    SampleRef r = it.next();
+                    if (r.settled() || r.state != UNCONFIRMED) {
+                        it.remove();
+                        continue;
+                    }
+                    if (r.allocatedNanos < wholeHeapSnapshot) {
+                        leave(r.site, r.size, r.weight, UNCONFIRMED);
+                        enter(r.site, r.size, r.weight, CONFIRMED);
+                        r.state = CONFIRMED;
+                        survivingLive--;
+                        it.remove();
+                    }
+                }
+                if (!heldKnown || wholeHeapSnapshot > heldAsOf) {
+                    heldKnown = true;
+                    heldAsOf = wholeHeapSnapshot;
+                }
+            } else if (surviving.size() > 64 && surviving.size() > 2 * survivingLive) {
+                surviving.removeIf(r -> r.settled() || r.state != UNCONFIRMED); // collected ones, not to pile up
             }
         }
     }
@@ -290,6 +388,8 @@ public final class LiveSites {
     void release() {
         synchronized (lock) {
             recent.clear();
+            surviving.clear();
+            survivingLive = 0;
         }
     }
 
@@ -307,17 +407,37 @@ public final class LiveSites {
         }
     }
 
-    /** @return estimated held bytes over all sites (see the class comment), 0 before the first GC judged */
+    /**
+     * @return estimated held (confirmed) bytes over all sites (see the class comment), 0 before the first collection
+     *         that examined the whole heap
+     */
     public long heldBytes() {
         synchronized (lock) {
             return Math.round(heldBytes);
         }
     }
 
-    /** @return {@link System#nanoTime()} at the start of the GC the held figures refer to, or -1 when none yet */
+    /** @return estimated unconfirmed bytes over all sites: survived a collection, not judged by a whole-heap one */
+    public long unconfirmedBytes() {
+        synchronized (lock) {
+            return Math.round(unconfirmedBytes);
+        }
+    }
+
+    /**
+     * @return {@link System#nanoTime()} of the snapshot of the whole-heap collection the held figures refer to, or -1
+     *         when none yet
+     */
     public long heldAsOfNanos() {
         synchronized (lock) {
             return heldKnown ? heldAsOf : -1;
+        }
+    }
+
+    /** @return {@link System#nanoTime()} at the start of the latest collection judged, or -1 when none yet */
+    public long lastCollectionNanos() {
+        synchronized (lock) {
+            return gcSeen ? lastGcStart : -1;
         }
     }
 
@@ -358,13 +478,14 @@ public final class LiveSites {
                 long samples = counts[c];
                 if (samples == 0 || order == Order.LIVE && counts[c + 1] <= 0
                         || order == Order.HELD && counts[c + 2] <= 0
+                        || order == Order.UNCONFIRMED && counts[c + 3] <= 0
                         || order == Order.ALLOCATION_RATE && sums[i + RATE] < 0.5) {
                     continue;
                 }
                 all.add(new Usage(site, Math.round(sums[i + LIVE_BYTES]), Math.round(sums[i + LIVE_OBJECTS]),
                         counts[c + 1], Math.round(sums[i + ALLOC_BYTES]), Math.round(sums[i + ALLOC_OBJECTS]),
                         samples, Math.round(sums[i + HELD_BYTES]), Math.round(sums[i + HELD_OBJECTS]),
-                        Math.round(sums[i + RATE])));
+                        Math.round(sums[i + UNCONF_BYTES]), Math.round(sums[i + RATE])));
             }
         }
         all.sort(new ByFigure(order));
@@ -385,6 +506,8 @@ public final class LiveSites {
                     return u.liveBytes;
                 case HELD:
                     return u.heldBytes;
+                case UNCONFIRMED:
+                    return u.unconfirmedBytes;
                 case ALLOCATION_RATE:
                     return u.allocationRate;
                 default:

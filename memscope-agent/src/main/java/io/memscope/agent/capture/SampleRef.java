@@ -37,8 +37,11 @@ final class SampleRef extends WeakReference<Object> {
     final long threadId;
     /** The id of the allocation's stack in {@link StackTable} (0 = none). */
     final long stack;
-    /** Counted as held by {@link LiveSites} (reachable at the last processed GC); guarded by its lock. */
-    boolean held;
+    /**
+     * Where {@link LiveSites} counts it: {@link LiveSites#NEW}, {@link LiveSites#UNCONFIRMED} (survived a GC) or
+     * {@link LiveSites#CONFIRMED} (reachable at a GC that examined the whole heap); guarded by its lock.
+     */
+    int state;
     /** 0 while tracked, 1 once settled. Written only through {@link #SETTLED}. */
     @SuppressWarnings("unused")
     private volatile int settled;

@@ -97,6 +97,17 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public long getUnconfirmedBytes() {
+        return session.liveSites().unconfirmedBytes();
+    }
+
+    @Override
+    public long getLastGcAgeMillis() {
+        long at = session.liveSites().lastCollectionNanos();
+        return at < 0 ? -1 : Math.max(0, (System.nanoTime() - at) / 1_000_000L);
+    }
+
+    @Override
     public long getHeldAgeMillis() {
         long at = session.liveSites().heldAsOfNanos();
         return at < 0 ? -1 : Math.max(0, (System.nanoTime() - at) / 1_000_000L);
@@ -130,7 +141,9 @@ public final class AgentJmx implements AgentMXBean {
         for (int i = 0; i < rows.length; i++) {
             GcRecord g = records.get(i);
             rows[i] = new GcRow(g.name(), g.action(), g.cause(), Math.floorDiv(g.startNanos() - start, 1_000_000L),
-                    g.durationNanos() / 1_000_000L, g.isPause(), g.heapUsedBefore(), g.heapUsedAfter());
+                    g.durationNanos() / 1_000_000L, g.isPause(), g.heapUsedBefore(), g.heapUsedAfter(),
+                    g.examined() == GcRecord.Examined.WHOLE_HEAP ? "whole-heap"
+                            : g.examined() == GcRecord.Examined.YOUNG ? "young" : "unknown");
         }
         return rows;
     }
@@ -153,7 +166,8 @@ public final class AgentJmx implements AgentMXBean {
             String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
             String type = s == null ? null : s.type;
             rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
-                    u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.allocationRate);
+                    u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.unconfirmedBytes,
+                    u.allocationRate);
         }
         return rows;
     }
@@ -193,7 +207,8 @@ public final class AgentJmx implements AgentMXBean {
         HeldRow[] rows = new HeldRow[groups.size()];
         for (int i = 0; i < rows.length; i++) {
             HeldQuery.Held h = groups.get(i);
-            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.stack.toArray(new String[0]));
+            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.unconfirmedBytes,
+                    h.unconfirmedSamples, h.stack.toArray(new String[0]));
         }
         return rows;
     }

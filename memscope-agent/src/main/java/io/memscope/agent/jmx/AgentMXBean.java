@@ -48,14 +48,28 @@ public interface AgentMXBean {
     // Added for `memscope top`: held heap, allocation rate, native memory and GCs.
 
     /**
-     * @return estimated heap bytes held: sampled objects allocated before the start of the last processed GC and not
-     *         collected by it (reachable at that GC, as far as it looked: a young collection leaves old-generation
-     *         garbage held until a collection that examines the old generation); 0 before the first GC
+     * @return estimated heap bytes held: sampled objects that a collection that examined the whole heap judged (they
+     *         were allocated before its snapshot) and did not free, and that were not collected since: reachable at
+     *         that collection. 0 before the first such collection (a full collection, the end of a G1 marking, a ZGC
+     *         major or non-generational cycle, a Shenandoah cycle)
      */
     long getHeldBytes();
 
-    /** @return milliseconds since the start of the GC that {@link #getHeldBytes()} refers to, -1 before the first */
+    /**
+     * @return milliseconds since the snapshot of the whole-heap collection {@link #getHeldBytes()} refers to, -1 before
+     *         the first
+     */
     long getHeldAgeMillis();
+
+    /**
+     * @return estimated heap bytes unconfirmed: sampled objects that survived a collection that started after they were
+     *         allocated but that no collection that examined the whole heap judged yet. A young collection does not
+     *         look at the old generation, so they may be garbage; never part of {@link #getHeldBytes()}
+     */
+    long getUnconfirmedBytes();
+
+    /** @return milliseconds since the start of the latest collection the figures refer to, -1 before the first */
+    long getLastGcAgeMillis();
 
     /** @return estimated heap bytes allocated per second over all sites during the agent's last full second */
     long getAllocationRate();
@@ -75,7 +89,10 @@ public interface AgentMXBean {
      */
     GcRow[] gcSince(long from);
 
-    /** @return the {@code n} sites with the most held bytes, largest first (sites with nothing held omitted) */
+    /**
+     * @return the {@code n} sites with the most held bytes, largest first (sites with nothing held omitted); each row
+     *         also has the site's unconfirmed bytes
+     */
     SiteRow[] topSitesByHeldBytes(int n);
 
     /**
@@ -88,9 +105,11 @@ public interface AgentMXBean {
     // agent's relocated classes: they call these by name through the platform MBean server.
 
     /**
-     * Sampled heap objects allocated during a window and still reachable now, one row per site and stack, largest
-     * first. Call it after a full GC (as the JUnit extension does) so that reachable means held at that GC. Bytes and
-     * objects are estimates from the samples.
+     * Sampled heap objects allocated during a window and still there now, one row per site and stack, largest first:
+     * held ({@code bytes}, {@code objects}, {@code samples}: a collection that examined the whole heap judged them
+     * reachable) and, apart, unconfirmed ({@code unconfirmedBytes}, {@code unconfirmedSamples}: no such collection
+     * judged them yet). Call it after a full GC (as the JUnit extension does) so that everything allocated in the
+     * window has been judged. Bytes and objects are estimates from the samples.
      *
      * @param fromNanos {@link System#nanoTime()} of this JVM when the window began (inclusive)
      * @param toNanos   when it ended (exclusive): later allocations are not judged

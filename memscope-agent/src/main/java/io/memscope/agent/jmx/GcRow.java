@@ -2,8 +2,8 @@ package io.memscope.agent.jmx;
 
 /**
  * One garbage collection as an MXBean value ({@code CompositeData} items {@code name}, {@code action}, {@code cause},
- * {@code startMillis}, {@code durationMillis}, {@code pause}, {@code heapUsedBeforeBytes}, {@code heapUsedAfterBytes}),
- * as the JVM reported it (1 ms precision).
+ * {@code startMillis}, {@code durationMillis}, {@code pause}, {@code heapUsedBeforeBytes}, {@code heapUsedAfterBytes},
+ * {@code examined}), as the JVM reported it (1 ms precision).
  */
 public final class GcRow {
     private final String name;
@@ -14,9 +14,10 @@ public final class GcRow {
     private final boolean pause;
     private final long heapUsedBeforeBytes;
     private final long heapUsedAfterBytes;
+    private final String examined;
 
     GcRow(String name, String action, String cause, long startMillis, long durationMillis, boolean pause,
-          long heapUsedBeforeBytes, long heapUsedAfterBytes) {
+          long heapUsedBeforeBytes, long heapUsedAfterBytes, String examined) {
         this.name = name;
         this.action = action;
         this.cause = cause;
@@ -25,6 +26,7 @@ public final class GcRow {
         this.pause = pause;
         this.heapUsedBeforeBytes = heapUsedBeforeBytes;
         this.heapUsedAfterBytes = heapUsedAfterBytes;
+        this.examined = examined;
     }
 
     /** @return the collector, e.g. {@code G1 Young Generation} */
@@ -52,7 +54,7 @@ public final class GcRow {
         return durationMillis;
     }
 
-    /** @return false for a concurrent cycle (G1 Concurrent GC, ZGC Cycles, Shenandoah Cycles), which is no pause */
+    /** @return false for a concurrent cycle (ZGC Cycles, Shenandoah Cycles), which is no pause */
     public boolean isPause() {
         return pause;
     }
@@ -65,5 +67,13 @@ public final class GcRow {
     /** @return heap bytes used (all heap pools) after the collection */
     public long getHeapUsedAfterBytes() {
         return heapUsedAfterBytes;
+    }
+
+    /**
+     * @return what the collection examined: {@code young} (the young generation only), {@code whole-heap} (every
+     *         object allocated before its snapshot), or {@code unknown}
+     */
+    public String getExamined() {
+        return examined;
     }
 }

@@ -2,8 +2,10 @@ package io.memscope.agent.jmx;
 
 /**
  * Memory a window of time left behind at one site with one stack, as an MXBean value (a {@code CompositeData} with
- * the items {@code site}, {@code type}, {@code bytes}, {@code objects}, {@code samples}, {@code stack}): sampled
- * heap objects still reachable (estimates, see {@link AgentMXBean}) or native blocks not freed (exact).
+ * the items {@code site}, {@code type}, {@code bytes}, {@code objects}, {@code samples}, {@code unconfirmedBytes},
+ * {@code unconfirmedSamples}, {@code stack}): sampled heap objects held (reachable at a collection that examined the
+ * whole heap; estimates, see {@link AgentMXBean}) and, apart, those still there that no such collection judged; or
+ * native blocks not freed (exact).
  */
 public final class HeldRow {
     private final String site;
@@ -11,14 +13,19 @@ public final class HeldRow {
     private final long bytes;
     private final long objects;
     private final long samples;
+    private final long unconfirmedBytes;
+    private final long unconfirmedSamples;
     private final String[] stack;
 
-    HeldRow(String site, String type, long bytes, long objects, long samples, String[] stack) {
+    HeldRow(String site, String type, long bytes, long objects, long samples, long unconfirmedBytes,
+            long unconfirmedSamples, String[] stack) {
         this.site = site;
         this.type = type;
         this.bytes = bytes;
         this.objects = objects;
         this.samples = samples;
+        this.unconfirmedBytes = unconfirmedBytes;
+        this.unconfirmedSamples = unconfirmedSamples;
         this.stack = stack;
     }
 
@@ -32,7 +39,10 @@ public final class HeldRow {
         return type;
     }
 
-    /** @return bytes held: estimated for heap objects, exact for native blocks */
+    /**
+     * @return bytes held: estimated for heap objects (reachable at a collection that examined the whole heap), exact
+     *         for native blocks
+     */
     public long getBytes() {
         return bytes;
     }
@@ -45,6 +55,19 @@ public final class HeldRow {
     /** @return sampled objects (heap) or blocks (native) behind the figures */
     public long getSamples() {
         return samples;
+    }
+
+    /**
+     * @return heap: estimated bytes of objects still there that no collection that examined the whole heap judged
+     *         (they may be garbage; never in {@link #getBytes()}); 0 for native blocks
+     */
+    public long getUnconfirmedBytes() {
+        return unconfirmedBytes;
+    }
+
+    /** @return heap: the sampled objects behind {@link #getUnconfirmedBytes()} */
+    public long getUnconfirmedSamples() {
+        return unconfirmedSamples;
     }
 
     /** @return the allocation's stack, top frame first (empty when stacks are off) */

@@ -15,10 +15,12 @@ public final class SiteRow {
     private final long samples;
     private final long heldBytes;
     private final long heldObjects;
+    private final long unconfirmedBytes;
     private final long allocationRate;
 
     SiteRow(String site, String type, long liveBytes, long liveObjects, long liveSamples, long allocatedBytes,
-            long allocatedObjects, long samples, long heldBytes, long heldObjects, long allocationRate) {
+            long allocatedObjects, long samples, long heldBytes, long heldObjects, long unconfirmedBytes,
+            long allocationRate) {
         this.site = site;
         this.type = type;
         this.liveBytes = liveBytes;
@@ -29,6 +31,7 @@ public final class SiteRow {
         this.samples = samples;
         this.heldBytes = heldBytes;
         this.heldObjects = heldObjects;
+        this.unconfirmedBytes = unconfirmedBytes;
         this.allocationRate = allocationRate;
     }
 
@@ -72,14 +75,25 @@ public final class SiteRow {
         return samples;
     }
 
-    /** @return estimated bytes of this site's objects held: reachable at the last processed GC (see AgentMXBean) */
+    /**
+     * @return estimated bytes of this site's objects held: reachable at the latest collection that examined the whole
+     *         heap and not collected since (see AgentMXBean)
+     */
     public long getHeldBytes() {
         return heldBytes;
     }
 
-    /** @return estimated number of this site's objects held at the last processed GC */
+    /** @return estimated number of this site's objects held */
     public long getHeldObjects() {
         return heldObjects;
+    }
+
+    /**
+     * @return estimated bytes of this site's objects that survived a collection but that no collection that examined
+     *         the whole heap judged yet: they may be garbage (never counted as held)
+     */
+    public long getUnconfirmedBytes() {
+        return unconfirmedBytes;
     }
 
     /** @return estimated bytes per second this site allocated during the agent's last full second */

@@ -6,7 +6,10 @@ import java.lang.ref.ReferenceQueue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Held (reachable at the last processed GC), live and allocation-rate figures per site. Weights are 1 here. */
+/**
+ * Held (reachable at the last whole-heap collection), unconfirmed (survived only collections that did not judge
+ * them), live and allocation-rate figures per site. Weights are 1 here.
+ */
 class LiveSitesTest {
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
     private LiveSites sites = new LiveSites(true);
@@ -32,35 +35,50 @@ class LiveSitesTest {
     }
 
     @Test
-    void heldIsWhatWasAllocatedBeforeTheLastGcAndSurvivedIt() throws Exception {
+    void survivorsOfYoungCollectionsAreUnconfirmedUntilAWholeHeapCollectionJudgesThem() throws Exception {
         SampleRef kept = sample(1, 1000);
         SampleRef garbage = sample(2, 500);
         assertThat(sites.heldBytes()).isZero();
         assertThat(sites.heldAsOfNanos()).isEqualTo(-1);
         assertThat(sites.liveBytes()).isEqualTo(1500);
 
-        long gcStart = System.nanoTime();
-        SampleRef afterGcStart = sample(1, 300); // allocated after the GC began: live, not held
+        long young = System.nanoTime();
+        SampleRef afterGcStart = sample(1, 300); // allocated after the GC began: live, not judged
         collected(garbage);                       // the GC found it unreachable
-        sites.gcProcessed(gcStart);
-        assertThat(sites.heldBytes()).isEqualTo(1000);
-        assertThat(sites.heldAsOfNanos()).isEqualTo(gcStart);
-        assertThat(usage(1).heldBytes).isEqualTo(1000);
+        sites.gcProcessed(young, CollectionLog.NO_VERDICT);
+        assertThat(sites.heldBytes()).as("a young collection confirms nothing").isZero();
+        assertThat(sites.unconfirmedBytes()).isEqualTo(1000);
+        assertThat(sites.heldAsOfNanos()).isEqualTo(-1);
+        assertThat(sites.lastCollectionNanos()).isEqualTo(young);
+        assertThat(usage(1).unconfirmedBytes).isEqualTo(1000);
         assertThat(usage(1).liveBytes).isEqualTo(1300);
-        assertThat(usage(2).heldBytes).isZero();
-        assertThat(sites.top(10, LiveSites.Order.HELD)).extracting(u -> u.site).containsExactly(1);
+        assertThat(sites.top(10, LiveSites.Order.HELD)).isEmpty();
+        assertThat(sites.top(10, LiveSites.Order.UNCONFIRMED)).extracting(u -> u.site).containsExactly(1);
 
-        // A later GC collects the held object and holds the one allocated meanwhile.
+        // A whole-heap collection judges what was allocated before its snapshot: the survivor of the young
+        // collection and the object allocated after it are both reachable.
+        long full = System.nanoTime();
+        SampleRef afterFull = sample(3, 50);
+        sites.gcProcessed(full, full);
+        assertThat(sites.heldBytes()).isEqualTo(1300);
+        assertThat(sites.unconfirmedBytes()).isZero();
+        assertThat(sites.heldAsOfNanos()).isEqualTo(full);
+        assertThat(usage(1).heldBytes).isEqualTo(1300);
+        assertThat(usage(3).heldBytes).isZero();
+
+        // A later young collection: the object allocated after the full one survives it, unconfirmed.
         long second = System.nanoTime();
         collected(kept);
-        sites.gcProcessed(second);
+        sites.gcProcessed(second, CollectionLog.NO_VERDICT);
         assertThat(sites.heldBytes()).isEqualTo(300);
-        assertThat(usage(1).heldBytes).isEqualTo(300);
+        assertThat(sites.unconfirmedBytes()).isEqualTo(50);
         // An older GC processed late changes nothing.
-        sites.gcProcessed(gcStart);
+        sites.gcProcessed(young, CollectionLog.NO_VERDICT);
         assertThat(sites.heldBytes()).isEqualTo(300);
         collected(afterGcStart);
+        collected(afterFull);
         assertThat(sites.heldBytes()).isZero();
+        assertThat(sites.unconfirmedBytes()).isZero();
         assertThat(sites.liveBytes()).isZero();
         assertThat(sites.top(10, LiveSites.Order.HELD)).isEmpty();
     }
@@ -69,8 +87,9 @@ class LiveSitesTest {
     void withoutGcsNothingIsHeld() {
         sites = new LiveSites(false);
         sample(1, 100);
-        sites.gcProcessed(System.nanoTime());
+        sites.gcProcessed(System.nanoTime(), System.nanoTime());
         assertThat(sites.heldBytes()).isZero();
+        assertThat(sites.unconfirmedBytes()).isZero();
     }
 
     @Test
@@ -92,23 +111,29 @@ class LiveSitesTest {
     }
 
     @Test
-    void jvmSamplesAreHeldWhenTheSamplerSaysSo() {
+    void jvmSamplesMoveAsTheSamplerSays() {
         sites.sampled(5, 800, 1.0);
         sites.sampled(5, 200, 1.0);
         sites.allocatedOnly(6, 4000, 1.0); // not tracked: allocated, never live or held
         assertThat(sites.heldAsOfNanos()).isEqualTo(-1);
-        sites.becameHeld(5, 800, 1.0);
+        sites.moved(5, 800, 1.0, LiveSites.NEW, LiveSites.UNCONFIRMED);
+        sites.moved(5, 200, 1.0, LiveSites.NEW, LiveSites.UNCONFIRMED);
+        assertThat(sites.heldBytes()).isZero();
+        assertThat(sites.unconfirmedBytes()).isEqualTo(1000);
+        sites.moved(5, 800, 1.0, LiveSites.UNCONFIRMED, LiveSites.CONFIRMED);
         sites.heldAsOf(42);
         assertThat(sites.heldBytes()).isEqualTo(800);
+        assertThat(sites.unconfirmedBytes()).isEqualTo(200);
         assertThat(sites.heldAsOfNanos()).isEqualTo(42);
         sites.heldAsOf(41); // older: no change
         assertThat(sites.heldAsOfNanos()).isEqualTo(42);
         assertThat(usage(5).liveBytes).isEqualTo(1000);
         assertThat(usage(6).liveBytes).isZero();
         assertThat(usage(6).allocatedBytes).isEqualTo(4000);
-        sites.collected(5, 200, 1.0, false);
+        sites.collected(5, 200, 1.0, LiveSites.UNCONFIRMED);
         assertThat(sites.heldBytes()).isEqualTo(800);
-        sites.collected(5, 800, 1.0, true);
+        assertThat(sites.unconfirmedBytes()).isZero();
+        sites.collected(5, 800, 1.0, LiveSites.CONFIRMED);
         assertThat(sites.heldBytes()).isZero();
         assertThat(sites.liveBytes()).isZero();
         assertThat(sites.allocatedBytes()).isEqualTo(5000);

@@ -128,6 +128,9 @@ public final class PageData {
                 w.value(m);
             }
             w.endArray().endObject();
+            w.name("heapCheck").beginObject().field("consistent", r.heapCheck().consistent())
+                    .field("heldExceeded", r.heapCheck().heldExceeded())
+                    .field("exceeded", r.heapCheck().exceeded()).field("checked", r.heapCheck().checked()).endObject();
             w.name("notes").beginArray();
             if (merged > 0) {
                 w.value("The flame graphs show the " + kept.size() + " stacks with the largest shares; the other "
@@ -136,6 +139,9 @@ public final class PageData {
             if (r.window().restricted()) {
                 w.value(String.format(java.util.Locale.ROOT, "Every figure covers %.1f s to %.1f s of the run "
                         + "(memscope report --from/--to).", r.window().fromMs() / 1000, r.window().toMs() / 1000));
+            }
+            for (String note : heldNotes(r)) {
+                w.value(note);
             }
             if (!r.recording().closed()) {
                 w.value("The recording was not closed (the JVM was killed, crashed or is still running): the "
@@ -148,6 +154,28 @@ public final class PageData {
             writeTables(w, kinds);
             w.endObject();
             return w.toString();
+        }
+
+        /** The notes on held memory: unconfirmed memory when large, the estimates against the JVM's figures. */
+        static List<String> heldNotes(Report r) {
+            List<String> notes = new ArrayList<>();
+            Report.Totals t = r.totals();
+            if (io.memscope.analysis.Summary.large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
+                notes.add("Unconfirmed at the end: " + io.memscope.analysis.Summary.bytes(t.unconfirmedAtEndBytes())
+                        + " of sampled objects survived only young collections, which do not look at the old "
+                        + "generation: they may be garbage, so they are not counted as held (the lighter band of "
+                        + "the memory chart). " + ("off".equals(r.metadata().get("endCheck"))
+                        ? "The end check was off: memscope run --end-check gc confirms them." : ""));
+            }
+            if (t.wholeHeapCollections() < 3) {
+                notes.add("Leak suspects need held memory seen growing at three collections that examined the whole "
+                        + "heap; this window had " + t.wholeHeapCollections() + ".");
+            }
+            String contradiction = io.memscope.analysis.Summary.heapCheckMessage(r);
+            if (contradiction != null) {
+                notes.add(Character.toUpperCase(contradiction.charAt(0)) + contradiction.substring(1) + ".");
+            }
+            return notes;
         }
 
         void writeTables(JsonWriter w, FrameKinds kinds) {
@@ -240,6 +268,8 @@ public final class PageData {
                     .field("allocatedBytes", t.allocatedBytes())
                     .field("allocatedObjects", t.allocatedObjects())
                     .field("heldAtEndBytes", t.liveBytesAtEnd())
+                    .field("unconfirmedAtEndBytes", t.unconfirmedAtEndBytes())
+                    .field("wholeHeapCollections", t.wholeHeapCollections())
                     .field("peakHeldBytes", t.peakLiveBytes())
                     .field("peakTimeMs", r.peak() == null ? -1 : r.peak().timeMs())
                     .field("nativeOutstandingBytes", n.outstandingBytes())
@@ -346,6 +376,7 @@ public final class PageData {
                         .field("allocObjects", nat ? 0 : s.allocatedObjects())
                         .field("heldBytes", nat ? 0 : s.liveBytes())
                         .field("heldObjects", nat ? 0 : s.liveObjects())
+                        .field("unconfirmedBytes", nat ? 0 : s.unconfirmedBytes())
                         .field("peakBytes", nat ? 0 : s.peakBytes())
                         .field("heldAtPeakBytes", nat ? 0 : s.heldAtPeakBytes())
                         .field("nativeAllocatedBytes", nat ? s.allocatedBytes() : 0)
@@ -477,6 +508,7 @@ public final class PageData {
                         .field("usedBeforeBytes", g.heapUsedBefore())
                         .field("usedAfterBytes", g.heapUsedAfter())
                         .field("committedBytes", g.heapCommitted())
+                        .field("examined", io.memscope.analysis.ReportJson.examined(g.examined()))
                         .endObject();
             }
             w.endArray().endObject();
@@ -495,6 +527,7 @@ public final class PageData {
             w.endArray();
             column(w, "allocatedBytes", b, Timeline.Bucket::allocatedBytes);
             column(w, "heldBytes", b, Timeline.Bucket::heldBytes);
+            column(w, "unconfirmedBytes", b, Timeline.Bucket::unconfirmedBytes);
             column(w, "heapUsedBytes", b, Timeline.Bucket::heapUsedBytes);
             column(w, "heapCommittedBytes", b, Timeline.Bucket::heapCommittedBytes);
             column(w, "nativeOutstandingBytes", b, Timeline.Bucket::nativeOutstandingBytes);
@@ -516,7 +549,8 @@ public final class PageData {
                     .field("gcCause", p.gcCause())
                     .field("heapUsedAfterGcBytes", p.heapUsedAfterGcBytes())
                     .field("estimatedBytes", p.estimatedBytes())
-                    .field("estimatedObjects", p.estimatedObjects());
+                    .field("estimatedObjects", p.estimatedObjects())
+                    .field("unconfirmedBytes", p.unconfirmedBytes());
             w.name("sites").beginArray();
             for (Peak.Holder h : p.sites()) {
                 w.beginObject().field("site", h.site()).field("type", types.id(h.type())).field("bytes", h.bytes())

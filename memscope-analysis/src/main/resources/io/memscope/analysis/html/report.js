@@ -793,6 +793,14 @@
     if (meta.recordingClosed === false) item('Recording', 'not closed: the JVM was killed, crashed or is still running; the report covers what it holds', '', '#notes');
     else if (meta.recordingDamage) item('Recording', 'damaged: ' + meta.recordingDamage, '', '#notes');
     var t = D.totals || {};
+    if (t.unconfirmedAtEndBytes >= 1048576 && t.unconfirmedAtEndBytes * 10 >= (t.heldAtEndBytes || 0) + t.unconfirmedAtEndBytes) {
+      item('Unconfirmed', fmtBytes(t.unconfirmedAtEndBytes) + ' present at the end that no collection of the whole heap judged: '
+        + 'it may be garbage, not counted as held', '', '#notes');
+    }
+    if (D.heapCheck && D.heapCheck.consistent === false) {
+      if (D.heapCheck.heldExceeded > 0) item('Contradiction', 'held above the heap the JVM reported at ' + plural(D.heapCheck.heldExceeded, 'collection') + ': impossible, so held figures near them are not facts', '', '#notes');
+      else item('Contradiction', 'sampled objects above the heap the JVM reported at ' + plural(D.heapCheck.exceeded, 'collection') + ': unconfirmed figures there are wrong; held stayed within the heap', '', '#notes');
+    }
     if (t.gcPauseMaxMs >= 200) item('Long GC pause', 'longest pause ' + fmtMs(t.gcPauseMaxMs), fmtCount(t.gcPauseCount) + ' pauses', '#gc');
     if (D.failures && D.failures.count > 0) item('memscope failures', (D.failures.messages || [])[0] || 'see below', fmtCount(D.failures.count), '#failures');
     if (!n) ul.appendChild(el('li', {className: 'none'}, 'No leak suspects, temporaries, native leaks or pool leaks found.'));
@@ -819,6 +827,10 @@
       tl.startMs.forEach(function (st, i) {
         var p = point(st + bucketMs / 2);
         if (tl.heldBytes) { p.held = tl.heldBytes[i]; have.held = 1; }
+        if (tl.unconfirmedBytes && tl.heldBytes) {
+          p.present = tl.heldBytes[i] + tl.unconfirmedBytes[i];
+          if (tl.unconfirmedBytes[i] > 0) have.present = 1;
+        }
         if (tl.nativeOutstandingBytes) { p.native = tl.nativeOutstandingBytes[i]; if (p.native > 0) have.native = 1; }
         if (tl.allocatedBytes) { p.rate = tl.allocatedBytes[i] / (bucketMs / 1000); have.rate = 1; }
         if (!have.usedFromGc && tl.heapUsedBytes && !gcs.length) { p.used = tl.heapUsedBytes[i]; have.used = 1; }
@@ -835,6 +847,7 @@
     var defs = [
       ['used', 'Heap used', '#2f6fde', 'bytes', {width: 1.6}],
       ['committed', 'Heap committed', '#8aa4c8', 'bytes', {width: 1.2, dash: [5, 4]}],
+      ['present', 'Held + unconfirmed (estimate)', '#f0a98f', 'bytes', {width: 1.2, dash: [3, 3], fill: 'rgba(232,100,60,.05)'}],
       ['held', 'Held (estimate)', '#e8643c', 'bytes', {width: 2, fill: 'rgba(232,100,60,.12)'}],
       ['native', 'Native outstanding', '#1e8a4c', 'bytes', {width: 1.6}],
       ['rate', 'Allocation rate', '#a58bd6', 'rate', {width: 1.2}]
@@ -868,6 +881,7 @@
       values: function (u, vals) { return vals.map(function (v) { return fmtBytes(v) + '/s'; }); }});
     var width = Math.max(400, box.clientWidth || 1000);
     var pauses = gcs.filter(function (g) { return g.pause; });
+    var wholeHeap = gcs.filter(function (g) { return g.examined === 'whole-heap'; });
     var peakMark = peakMarker(gcs);
     plot = new uPlot({
       width: width, height: 280,
@@ -883,11 +897,13 @@
           var from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
           setWindow({fromMs: Math.max(0, from * 1000), toMs: to * 1000});
         }],
-        draw: [function (u) { drawMarks(u, pauses, peakMark); }]
+        draw: [function (u) { drawMarks(u, pauses, peakMark, wholeHeap); }]
       }
     }, data, box);
     note.textContent = (hasBuckets ? 'Drag across the chart to restrict the flame graph and the tables to a time range. ' : '')
-      + 'Red ticks on the time axis: GC pauses (taller = longer). Dashed line: ' + (peakMark ? peakMark.what : 'the peak') + '.'
+      + 'Red ticks on the time axis: GC pauses (taller = longer); orange dots: collections that examined the whole heap (only they '
+      + 'confirm what is held). Held: reachable at such a collection; the lighter band above it is unconfirmed memory, which '
+      + 'survived only young collections and may be garbage. Dashed line: ' + (peakMark ? peakMark.what : 'the peak') + '.'
       + (hasBuckets ? '' : ' Selecting a time range needs the per-stack timeline, which this report does not have.');
     $('window-clear').addEventListener('click', function () { setWindow(null); });
     window.addEventListener('resize', function () { if (plot) plot.setSize({width: Math.max(400, box.clientWidth), height: 280}); });
@@ -900,9 +916,16 @@
     gcs.forEach(function (g) { if (!best || g.usedAfterBytes > best.usedAfterBytes) best = g; });
     return best && best.usedAfterBytes > 0 ? {timeMs: best.timeMs + best.durationMs, what: 'most heap held after a GC, ' + fmtBytes(best.usedAfterBytes)} : null;
   }
-  function drawMarks(u, pauses, peak) {
+  function drawMarks(u, pauses, peak, wholeHeap) {
     var ctx = u.ctx, dpr = window.devicePixelRatio || 1, bottom = u.bbox.top + u.bbox.height;
     ctx.save();
+    ctx.fillStyle = 'rgba(232,100,60,.85)';
+    (wholeHeap || []).forEach(function (g) {
+      var x = u.valToPos((g.timeMs + g.durationMs) / 1000, 'x', true);
+      ctx.beginPath();
+      ctx.arc(x, bottom - 10 * dpr, 3 * dpr, 0, 2 * Math.PI);
+      ctx.fill();
+    });
     ctx.fillStyle = 'rgba(192,57,43,.6)';
     pauses.forEach(function (g) {
       var x0 = u.valToPos(g.timeMs / 1000, 'x', true), x1 = u.valToPos((g.timeMs + g.durationMs) / 1000, 'x', true);
@@ -1098,6 +1121,12 @@
     var sites = D.sites || [];
     var anyPeak = sites.some(function (s) { return s.peakBytes > 0; });
     var anyHeldAtPeak = sites.some(function (s) { return s.heldAtPeakBytes > 0; });
+    var anyUnconfirmed = sites.some(function (s) { return s.unconfirmedBytes > 0; });
+    function unconfirmedCol() {
+      return col('unconfirmedBytes', 'Unconfirmed', 'bytes', function (s) { return s.unconfirmedBytes; },
+        {hidden: !anyUnconfirmed, help: 'present at the end but judged by no collection that examined the whole heap: '
+          + 'it survived only young collections and may be garbage; not counted as held'});
+    }
     var inWindow = function () { return !state.window; };
     function windowCol() {
       return col('window', 'Allocated in time range', 'bytes', siteWindowAlloc, {hidden: !state.window});
@@ -1117,7 +1146,9 @@
           windowCol(),
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
           col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
-          col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
+          col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; },
+            {help: 'reachable at the last collection that examined the whole heap, and not collected since'}),
+          unconfirmedCol(),
           col('heldAtPeakBytes', 'Held at peak', 'bytes', function (s) { return s.heldAtPeakBytes; },
             {hidden: !anyHeldAtPeak, help: 'held at the run’s peak collection'}),
           col('peakBytes', 'Own peak', 'bytes', function (s) { return s.peakBytes; },
@@ -1139,8 +1170,10 @@
       var peakTable = makeTable({
         id: 'peak', title: 'Held at the peak',
         intro: 'At ' + fmtSec(p.timeMs / 1000) + ', after ' + (p.gcName || 'a collection') + (p.gcCause ? ' (' + p.gcCause + ')' : '')
-          + ', the heap held ' + fmtBytes(p.heapUsedAfterGcBytes) + ', the most of the run; sampled objects say '
-          + fmtBytes(p.estimatedBytes) + ' of it was held by these sites.',
+          + ', a collection that examined the whole heap, the heap held ' + fmtBytes(p.heapUsedAfterGcBytes)
+          + ', the most of such collections; sampled objects say ' + fmtBytes(p.estimatedBytes)
+          + ' of it was reachable, held by these sites'
+          + (p.unconfirmedBytes > 0 ? ' (and ' + fmtBytes(p.unconfirmedBytes) + ' present but unconfirmed).' : '.'),
         rows: p.sites, sort: {key: 'bytes', dir: 'descending'}, filter: false,
         columns: function () {
           return estimated([
@@ -1159,7 +1192,10 @@
 
     var leaks = makeTable({
       id: 'leaks', title: 'Leak suspects',
-      intro: 'Sites whose held bytes kept growing and were still held at the end. Growth: held bytes gained over the second half of the site’s allocation window.',
+      intro: 'Sites whose held (reachable) bytes grew at collections that examined the whole heap: measured at three of them '
+        + '(a third and two thirds of the way from the site’s first allocation to the last one, and the last one), each step by more '
+        + 'than twice its sampling error, the whole by at least a quarter of what it holds at the end. Growth: held bytes gained '
+        + 'from the first of the three to the end.',
       rows: sites.filter(function (s) { return s.leak; }), sort: {key: 'growthBytes', dir: 'descending'}, keep: keepWindow,
       rowId: function (s) { return 'site-leaks-' + sites.indexOf(s); },
       columns: function () {
@@ -1169,6 +1205,11 @@
           windowCol(),
           col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
           col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; }),
+          col('growthPath', 'Held at the three collections', 'text', function (s) {
+            var g = s.growth;
+            return g ? fmtBytes(g.firstBytes) + ' at ' + fmtSec(g.firstMs / 1000) + ' → ' + fmtBytes(g.secondBytes) + ' at '
+              + fmtSec(g.secondMs / 1000) + ' → ' + fmtBytes(g.endBytes) + ' at ' + fmtSec(g.endMs / 1000) : '';
+          }),
           col('heldObjects', 'Objects held', 'count', function (s) { return s.heldObjects; }),
           col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; })
         ]);

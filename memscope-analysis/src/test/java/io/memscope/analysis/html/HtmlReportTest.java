@@ -84,11 +84,16 @@ class HtmlReportTest {
                     w.accept(t, MemoryEventType.ALLOCATE, sid, 65536, 0, 1, thread, 0, string, 12, 2);
                     w.accept(t + MS, MemoryEventType.DEALLOCATE, sid, 65536, MS, 1, thread, 0, string, 12, 2);
                 }
-                for (int i = 0; i < 5; i++) {
-                    w.gc(new GcRecord((100 + i * 150) * MS, (3 + i) * MS, "G1 Young Generation",
-                            hostile ? HOSTILE_THREAD : "G1 Evacuation Pause", (200L + i) << 20, (50L + 10 * i) << 20,
-                            512L << 20, "end of minor GC"));
+                for (int i = 0; i < 5; i++) { // young collections, and full ones at 250 and 550 ms
+                    boolean full = i % 2 == 1;
+                    w.gc(new GcRecord((100 + i * 150) * MS, (3 + i) * MS, full ? "G1 Old Generation"
+                            : "G1 Young Generation", hostile ? HOSTILE_THREAD : "G1 Evacuation Pause",
+                            (200L + i) << 20, (50L + 10 * i) << 20, 512L << 20, full ? "end of major GC"
+                            : "end of minor GC"));
                 }
+                // the agent's end check
+                w.gc(new GcRecord(950 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 100L << 20, 60L << 20,
+                        512L << 20, "end of major GC"));
                 api(w, hostile, thread);
                 w.metadata(MetadataKeys.END_NANOS, Long.toString(1000 * MS));
             }
@@ -219,7 +224,7 @@ class HtmlReportTest {
         assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().liveBytesAtEnd());
         assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakLiveBytes());
         assertThat(totals.get("nativeOutstandingBytes")).isEqualTo(1L << 20);
-        assertThat(totals.get("gcCount")).isEqualTo(5L);
+        assertThat(totals.get("gcCount")).isEqualTo(6L);
         List<Map<String, Object>> sites = (List<Map<String, Object>>) page.get("sites");
         List<String> types = (List<String>) page.get("types");
         assertThat(sites).hasSameSizeAs(r.sites());
@@ -266,10 +271,10 @@ class HtmlReportTest {
                 .isEqualTo((long) FrameKinds.APPLICATION);
         Map<String, Object> gc = (Map<String, Object>) page.get("gc");
         Map<String, Object> pct = (Map<String, Object>) gc.get("pausePercentilesMs");
-        assertThat(pct.get("count")).isEqualTo(5L);
+        assertThat(pct.get("count")).isEqualTo(6L);
         assertThat(((Number) pct.get("p50")).doubleValue()).isEqualTo(5.0);
         assertThat(((Number) pct.get("max")).doubleValue()).isEqualTo(7.0);
-        assertThat((List<?>) gc.get("collections")).hasSize(5);
+        assertThat((List<?>) gc.get("collections")).hasSize(6);
         Map<String, Object> peak = (Map<String, Object>) page.get("peak");
         assertThat(((Number) peak.get("timeMs")).doubleValue()).isEqualTo(r.peak().timeMs());
         assertThat(peak.get("estimatedBytes")).isEqualTo(r.peak().estimatedBytes());

@@ -43,6 +43,12 @@ public enum BlockType {
      */
     ACCOUNTING(14, true),
     /**
+     * Since 1.4, SKIPPABLE, right after a GC block (and its GC_DETAILS block, when there is one): uleb count (that
+     * GC block's record count), count x (u8 examined, uleb snapshot before start, uleb verdict after start), entry i
+     * extending record i of that block.
+     */
+    GC_SCOPE(16, true),
+    /**
      * Since 1.4, SKIPPABLE: one walk of the heap from the GC roots: zz timestamp, its figures, its forest of nodes
      * (parent, kind, class, label, index) and its samples (id, site, size, node); see
      * {@link io.memscope.recording.RetentionWalk}.

@@ -51,9 +51,15 @@ public final class RecordingParser {
     private byte[] payload = new byte[64 * 1024];
     /**
      * The records of the last GC block, delivered when the next block is known: a GC_DETAILS block right after it
-     * completes them (format 1.1); anything else, the end or damage delivers them as they are.
+     * (format 1.1) and a GC_SCOPE block after that (format 1.4) complete them; anything else, the end or damage
+     * delivers them as they are.
      */
     private GcRecord[] pendingGc;
+    /** Whether {@link #pendingGc} was completed by a GC_DETAILS block, by a GC_SCOPE block. */
+    private boolean detailed;
+    private boolean scoped;
+    /** Largest snapshot-before-start and verdict-after-start of a GC_SCOPE entry (about 146 years). */
+    private static final long MAX_SCOPE_NANOS = 1L << 62;
 
     public RecordingParser(Path path, RecordingVisitor visitor) {
         this.path = path;
@@ -179,7 +185,7 @@ public final class RecordingParser {
             }
             blocksRead++;
             BlockType type = BlockType.ofCode(typeCode);
-            if (type != BlockType.GC_DETAILS) {
+            if (type != BlockType.GC_DETAILS && type != BlockType.GC_SCOPE) {
                 deliverPendingGc();
             }
             if (type == null) {
@@ -229,6 +235,7 @@ public final class RecordingParser {
             case METADATA: metadata(in); break;
             case ANOMALIES: anomalies(in); break;
             case GC_DETAILS: gcDetails(in); break;
+            case GC_SCOPE: gcScope(in); break;
             case SCOPE_PATHS: scopePaths(in); break;
             case SCOPE_EDGES: edgeDecoder.decode(in, stringCount, visitor::scopeEdge); break;
             case API_EVENTS: apiEvents(in); break;
@@ -527,19 +534,63 @@ public final class RecordingParser {
             throw new ByteSource.Malformed(at, "GC_DETAILS has " + n + " entries, the GC block before it "
                     + records.length + " records");
         }
+        if (detailed) {
+            throw new ByteSource.Malformed(at, "a second GC_DETAILS block for the same GC block");
+        }
+        if (scoped) {
+            throw new ByteSource.Malformed(at, "GC_DETAILS block after the GC_SCOPE block of its GC block");
+        }
+        GcRecord[] completed = new GcRecord[n];
+        for (int i = 0; i < n; i++) {
+            completed[i] = records[i].withAction(string(in, "GC action"));
+        }
+        pendingGc = completed;
+        detailed = true;
+    }
+
+    /**
+     * GC_SCOPE (1.4): what each record of the GC block before it (after its GC_DETAILS block, if any) examined: u8
+     * examined, uleb snapshot before start, uleb verdict after start.
+     */
+    private void gcScope(ByteSource in) {
+        int at = in.position();
+        GcRecord[] records = pendingGc;
+        if (records == null) {
+            throw new ByteSource.Malformed(at, "GC_SCOPE block without a GC block right before it");
+        }
+        if (scoped) {
+            throw new ByteSource.Malformed(at, "a second GC_SCOPE block for the same GC block");
+        }
+        int n = count(in, 3, "GC scope");
+        if (n != records.length) {
+            throw new ByteSource.Malformed(at, "GC_SCOPE has " + n + " entries, the GC block before it "
+                    + records.length + " records");
+        }
         GcRecord[] completed = new GcRecord[n];
         for (int i = 0; i < n; i++) {
             GcRecord r = records[i];
-            completed[i] = new GcRecord(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(),
-                    r.heapUsedAfter(), r.heapCommitted(), string(in, "GC action"));
+            int codeAt = in.position();
+            GcRecord.Examined examined = GcRecord.Examined.ofCode(in.u8());
+            if (examined == null) {
+                throw new ByteSource.Malformed(codeAt, "unknown GC scope code");
+            }
+            long before = in.uleb();
+            long after = in.uleb();
+            if (before < 0 || before > MAX_SCOPE_NANOS || after < 0 || after > MAX_SCOPE_NANOS
+                    || before != 0 && examined != GcRecord.Examined.WHOLE_HEAP) {
+                throw new ByteSource.Malformed(codeAt, "GC scope times impossible for its record");
+            }
+            completed[i] = r.withExamined(examined, r.startNanos() - before, r.startNanos() + after);
         }
         pendingGc = completed;
-        deliverPendingGc();
+        scoped = true;
     }
 
     private void deliverPendingGc() {
         GcRecord[] records = pendingGc;
         pendingGc = null;
+        detailed = false;
+        scoped = false;
         if (records != null) {
             for (GcRecord r : records) {
                 visitor.gc(r);

@@ -38,7 +38,7 @@ import java.util.Objects;
  * are all readable.
  *
  * <pre>
- *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS] ... [STRINGS][EVENTS] ... [END]
+ *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS][GC_SCOPE] ... [STRINGS][EVENTS] ... [END]
  *                  \_ before any block is written, the string table entries not yet in the file are written,
  *                     so every id a block uses is defined earlier in the file
  * </pre>
@@ -89,6 +89,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     /** One action string id per record of {@link #gc}: the GC_DETAILS block written right after its GC block. */
     private final Pending gcDetails;
     private boolean gcActions;               // a record in gc has an action: GC_DETAILS goes with it
+    /** What each record of {@link #gc} examined: the GC_SCOPE block written after its GC (and GC_DETAILS) block. */
+    private final Pending gcScope;
+    private boolean gcScoped;                // a record in gc says what it examined: GC_SCOPE goes with it
     private final Pending siteCounts;
     private final Pending anomalies;
 
@@ -120,6 +123,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.metadata = new Pending(BlockType.METADATA);
         this.gc = new Pending(BlockType.GC);
         this.gcDetails = new Pending(BlockType.GC_DETAILS);
+        this.gcScope = new Pending(BlockType.GC_SCOPE);
         this.siteCounts = new Pending(BlockType.SITE_COUNTS);
         this.anomalies = new Pending(BlockType.ANOMALIES);
         this.knownStrings = strings.size();
@@ -521,9 +525,35 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      */
     public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
                                 long heapUsedBefore, long heapUsedAfter, long heapCommitted, String action) {
+        gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, action,
+                GcRecord.Examined.UNKNOWN, startNanos, startNanos);
+    }
+
+    /**
+     * Adds a garbage collection record (a GC block entry; its action goes into the GC_DETAILS block, what it examined
+     * into the GC_SCOPE block, written right after that GC block).
+     *
+     * @param snapshotNanos whole heap: objects allocated before this time were judged (at most {@code startNanos});
+     *                      otherwise {@code startNanos}
+     * @param verdictNanos  when its verdict holds (its start for a pause, its end for a concurrent cycle); at least
+     *                      {@code startNanos}
+     */
+    public synchronized void gc(long startNanos, long durationNanos, String name, String cause,
+                                long heapUsedBefore, long heapUsedAfter, long heapCommitted, String action,
+                                GcRecord.Examined examined, long snapshotNanos, long verdictNanos) {
         if (!accepting()) {
             return;
         }
+        if (examined == null) {
+            examined = GcRecord.Examined.UNKNOWN;
+        }
+        long before = examined == GcRecord.Examined.WHOLE_HEAP ? Math.max(0, startNanos - snapshotNanos) : 0;
+        long after = Math.max(0, verdictNanos - startNanos);
+        gcScope.body.u8(examined.code);
+        gcScope.body.uleb(before);
+        gcScope.body.uleb(after);
+        gcScope.count++;
+        gcScoped |= examined != GcRecord.Examined.UNKNOWN || after != 0;
         ByteSink s = gc.body;
         s.zigzag(startNanos);
         s.uleb(durationNanos);
@@ -541,7 +571,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     /** Adds a garbage collection record. */
     public void gc(GcRecord r) {
         gc(r.startNanos(), r.durationNanos(), r.name(), r.cause(), r.heapUsedBefore(), r.heapUsedAfter(),
-                r.heapCommitted(), r.action());
+                r.heapCommitted(), r.action(), r.examined(), r.snapshotNanos(), r.verdictNanos());
     }
 
     /** Records the exact cumulative totals of a site so far; later totals of the same site supersede. */
@@ -839,16 +869,26 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         events.reset();
     }
 
-    /** Writes the pending GC block and, when a record has an action, its GC_DETAILS block right after it. */
+    /**
+     * Writes the pending GC block and, when a record has an action, its GC_DETAILS block right after it, then, when a
+     * record says what it examined, its GC_SCOPE block.
+     */
     private void writeGc() throws IOException {
         boolean details = gcActions && gc.count > 0;
+        boolean scope = gcScoped && gc.count > 0;
         writePending(gc);
         if (details) {
             writePending(gcDetails);
         }
+        if (scope) {
+            writePending(gcScope);
+        }
         gcDetails.count = 0;
         gcDetails.body.reset();
         gcActions = false;
+        gcScope.count = 0;
+        gcScope.body.reset();
+        gcScoped = false;
     }
 
     private void writePending(Pending p) throws IOException {
