@@ -67,7 +67,7 @@ class TopScreenTest {
         TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30,
                 120L << 20, 5, 800L << 20, true, 3 << 20, 7, 1000, 3, 12, 6, 1, List.of("GC " + hostile),
                 TopSort.HELD, List.of(new TopFrame.Row("com.acme." + hostile + ".put(Cache.java:42)", hostile,
-                        100L << 20, 101L << 20, 2L << 20, 101L << 20)));
+                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0);
         List<String> l = text(TopScreen.render(f, 0, true, false));
         for (String line : l) {
             assertThat(line).doesNotContain("\u001b", "\r", "\n", "\u0007", "\u009b");
