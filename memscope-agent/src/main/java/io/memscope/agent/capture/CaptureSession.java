@@ -575,7 +575,7 @@ public final class CaptureSession {
     }
 
     /**
-     * Bytecode sampler: when the GC listener recorded a collection that examined the whole heap and started after
+     * When the GC listener recorded a collection that examined the whole heap and started after
      * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link #processGcs}),
      * so that a query right after a full GC sees its verdict. Returns at once otherwise.
      */

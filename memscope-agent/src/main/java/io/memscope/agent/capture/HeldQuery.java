@@ -74,6 +74,7 @@ public final class HeldQuery {
         Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples, unconfirmed bytes, samples}
         JvmtiHeapSampler jvm = session.jvmHeapSampler();
         Liveness liveness = session.liveness();
+        session.awaitJudged(toNanos); // a whole-heap collection after the window, reported: its verdict first
         if (jvm != null) {
             // the JVM sampler's samples are tracked by its library, which judges reachability now
             long[] found = jvm.reachable(fromNanos, toNanos, threads, threadsFrom);
@@ -87,7 +88,6 @@ public final class HeldQuery {
                         JvmtiHeapSampler.state(found[i + 3]) == LiveSites.CONFIRMED);
             }
         } else if (liveness != null) {
-            session.awaitJudged(toNanos); // a whole-heap collection after the window, reported: its verdict first
             liveness.forEachTracked(s -> {
                 if (s.allocatedNanos - fromNanos < 0 || s.allocatedNanos - toNanos >= 0
                         || !wanted(threads, threadsFrom, s.threadId) || s.refersTo(null)) {
