@@ -402,8 +402,9 @@ final class JvmtiHeapSampler {
      */
     private void process(int n) {
         commits = 0;
+        int i = 0;
         try {
-            for (int i = 0; i < n; i++) {
+            for (; i < n; i++) {
                 record(i * RECORD_LONGS);
             }
             if (commits > 0) {
@@ -411,6 +412,13 @@ final class JvmtiHeapSampler {
             }
         } finally {
             recordEvents(); // also those of the samples before a failure, as when each was recorded at once
+            for (int j = i + 1; j < n; j++) {
+                // records a failure left unread: their announcements' global references are still deleted
+                long announce = records[j * RECORD_LONGS + 5];
+                if (announce != 0) {
+                    SamplerNatives.thread(announce);
+                }
+            }
         }
     }
 
@@ -434,6 +442,10 @@ final class JvmtiHeapSampler {
         long tid = records[r + 3];
         long announce = records[r + 5];
         int classId = (int) records[r + 6];
+        // the announcement first, whatever becomes of the sample: its global reference is deleted only by this call
+        SampleResolver.ThreadInfo thread = announce != 0
+                ? resolver.announce(tid, SamplerNatives.thread(announce))
+                : resolver.thread(tid);
         if (classId != 0 && resolver.isClassMirror(classId, resolver.knows(classId) ? null
                 : SamplerNatives.className(classId))) {
             // the JVM's class mirrors, allocated while a class loads: not the application's allocations
@@ -443,9 +455,6 @@ final class JvmtiHeapSampler {
             }
             return;
         }
-        SampleResolver.ThreadInfo thread = announce != 0
-                ? resolver.announce(tid, SamplerNatives.thread(announce))
-                : resolver.thread(tid);
         long frameWord = records[r + 7];
         StackTable.JvmStack js = resolver.stack(records[r + 4], frames, (int) frameWord, (int) (frameWord >>> 32));
         if (js == null) {
