@@ -42,9 +42,12 @@ final class PageTemplate {
 
     /** The two pages, each with the modules of {@code page/} it joins (in this order) and the libraries it inlines. */
     enum Kind {
-        /** One run: every module, uPlot for memory over time, then "why memory is held" (retention.js). */
+        /**
+         * One run: every module, uPlot for memory over time; "why memory is held" last (after "main" has drawn the
+         * page, as its own function: a failure of one leaves the other drawn).
+         */
         REPORT(List.of("format", "dom", "model", "flame", "table", "chart", "report-page", "report-tables", "api-tables",
-                "main"), true),
+                "main", "retention"), true),
         /** Two runs compared: no chart, no report sections, no retention paths. */
         DIFF(List.of("format", "dom", "model", "flame", "table", "diff-page", "main"), false);
 
@@ -90,8 +93,7 @@ final class PageTemplate {
                 if (kind.uplot) {
                     list.add(uplot);
                 }
-                // the page's own script; the report page's "why memory is held" (retention.js) in the same element
-                list.add(kind == Kind.REPORT ? app(kind) + "\n" + resource("retention.js") : app(kind));
+                list.add(app(kind));
                 StringBuilder elements = new StringBuilder();
                 List<String> hashes = new ArrayList<>();
                 for (String s : list) {
