@@ -67,9 +67,7 @@ function renderDiffTables() {
     rows: sites, sort: {key: 'abs', dir: 'descending'},
     rowId: function (x) { return 'diff-' + sites.indexOf(x); },
     columns: function () {
-      return [
-        col('site', 'Site', 'text', function (x) { return x.site; }, {code: true}),
-        col('type', 'Type', 'text', function (x) { return typeName(x.type); }, {code: true}),
+      return siteColumns().concat([
         col('baseBytes', 'Base', 'bytes', function (x) { return x.baseBytes; }),
         col('newBytes', 'New', 'bytes', function (x) { return x.newBytes; }),
         col('deltaBytes', 'Change', 'signed', function (x) { return x.deltaBytes; }),
@@ -79,7 +77,7 @@ function renderDiffTables() {
           {hidden: !((D.meta.noise || {}).baseFactor || (D.meta.noise || {}).newFactor), help: 'sampled objects behind the base and new figures'}),
         col('verdict', 'Verdict', 'text', function (x) { return x.verdict; },
           {help: 'grew, shrank, new, gone: more than sampling noise; noise: within it'})
-      ];
+      ]);
     },
     stack: siteStack, empty: 'No site to compare.'
   });

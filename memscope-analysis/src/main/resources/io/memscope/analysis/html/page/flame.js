@@ -134,7 +134,7 @@ function drawFrames(box, zoom, m) {
   visible.forEach(function (n) {
     var g = old.get(n.data.uid);
     if (g) old['delete'](n.data.uid);
-    else g = svgEl('g', {'class': 'frame'}, null);
+    else g = svgEl('g', {'class': 'frame'});
     if (!g.firstChild) {
       g.appendChild(svgEl('rect', {}));
       g.appendChild(svgEl('text', {x: 4, y: 12.5}));

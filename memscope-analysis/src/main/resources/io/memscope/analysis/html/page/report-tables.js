@@ -49,9 +49,7 @@ function allSitesTable(sites) {
     rows: heapSites, sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
     rowId: function (s) { return 'site-all-' + sites.indexOf(s); },
     columns: function () {
-      return estimated([
-        col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
-        col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
+      return estimated(siteColumns().concat([
         windowCol(),
         col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
         col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
@@ -66,7 +64,7 @@ function allSitesTable(sites) {
           {help: 'sampled objects allocated at the site: the estimates rest on them (~: rounded to their precision)'}),
         col('liveSamples', 'Samples held', 'count', function (s) { return s.liveSamples; },
           {help: 'sampled objects behind “held at end”'})
-      ]);
+      ]));
     },
     stack: siteStack, empty: 'No heap allocation was sampled.'
   });
@@ -84,14 +82,12 @@ function peakTable(p) {
       + (p.unconfirmedBytes > 0 ? ' (and ' + fmtBytes(p.unconfirmedBytes) + ' present but unconfirmed).' : '.'),
     rows: p.sites, sort: {key: 'bytes', dir: 'descending'}, filter: false,
     columns: function () {
-      return estimated([
-        col('site', 'Site', 'text', function (h) { return h.site; }, {code: true}),
-        col('type', 'Type', 'text', function (h) { return typeName(h.type); }, {code: true}),
+      return estimated(siteColumns().concat([
         col('bytes', 'Held', 'bytes', function (h) { return h.bytes; }),
         col('count', 'Objects', 'count', function (h) { return h.count; }),
         col('share', 'Share of the estimate', 'share', function (h) { return p.estimatedBytes > 0 ? h.bytes / p.estimatedBytes : null; }),
         col('samples', 'Samples', 'count', function (h) { return h.samples; })
-      ]);
+      ]));
     },
     stack: function (h) { return h.stack; }
   });
@@ -106,9 +102,7 @@ function leaksTable(sites) {
     rows: sites.filter(function (s) { return s.leak; }), sort: {key: 'growthBytes', dir: 'descending'}, keep: keepWindow,
     rowId: function (s) { return 'site-leaks-' + sites.indexOf(s); },
     columns: function () {
-      return estimated([
-        col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
-        col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
+      return estimated(siteColumns().concat([
         windowCol(),
         col('heldBytes', 'Held at end', 'bytes', function (s) { return s.heldBytes; }),
         col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; }),
@@ -119,7 +113,7 @@ function leaksTable(sites) {
         }),
         col('heldObjects', 'Objects held', 'count', function (s) { return s.heldObjects; }),
         col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; })
-      ]);
+      ]));
     },
     stack: siteStack, empty: 'No leak suspect: nothing kept growing until the end.'
   });
@@ -131,9 +125,7 @@ function temporariesTable(sites) {
     rows: sites.filter(function (s) { return s.temporary; }), sort: {key: 'allocBytes', dir: 'descending'}, keep: keepWindow,
     rowId: function (s) { return 'site-temps-' + sites.indexOf(s); },
     columns: function () {
-      return estimated([
-        col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
-        col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
+      return estimated(siteColumns().concat([
         windowCol(),
         col('allocBytes', 'Allocated', 'bytes', function (s) { return s.allocBytes; }),
         col('allocObjects', 'Objects', 'count', function (s) { return s.allocObjects; }),
@@ -142,7 +134,7 @@ function temporariesTable(sites) {
           {help: 'share of the collected samples freed by the first collection after their allocation: dead within one collection interval'}),
         col('medianAgeAtCollectionMs', 'Median age at GC', 'ms', function (s) { return s.medianAgeAtCollectionMs; },
           {help: 'allocation to the collection that freed the object: an upper bound of its lifetime, about the time between collections for objects that die young'})
-      ]);
+      ]));
     },
     stack: siteStack, empty: 'No temporaries found.'
   });
@@ -155,15 +147,13 @@ function nativeTable(sites) {
     rows: sites.filter(function (s) { return s.native && s.nativeBytes > 0; }), sort: {key: 'nativeBytes', dir: 'descending'},
     rowId: function (s) { return 'site-native-' + sites.indexOf(s); },
     columns: function () {
-      return [
-        col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
-        col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true}),
+      return siteColumns().concat([
         col('nativeBytes', 'Outstanding', 'bytes', function (s) { return s.nativeBytes; }),
         col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; }),
         col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; },
           {help: 'outstanding bytes gained over the second half of the site’s allocation window'}),
         col('nativeLeak', 'Leak suspect', 'text', function (s) { return s.nativeLeak ? 'yes: growing' : 'no: not growing'; })
-      ];
+      ]);
     },
     stack: siteStack, empty: 'No native memory outstanding at the end.'
   });

@@ -130,6 +130,13 @@ function siteStack(site) {
   var s = (site.stacks || [])[0];
   return s == null ? (site.stack || null) : S.frames[s];
 }
+/** The first columns of every site table: the site and the allocated type. */
+function siteColumns() {
+  return [
+    col('site', 'Site', 'text', function (s) { return s.site; }, {code: true}),
+    col('type', 'Type', 'text', function (s) { return typeName(s.type); }, {code: true})
+  ];
+}
 function col(key, label, type, get, extra) {
   var c = {key: key, label: label, type: type, get: get};
   for (var k in extra) c[k] = extra[k];
