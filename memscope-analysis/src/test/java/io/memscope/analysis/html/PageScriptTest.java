@@ -82,6 +82,18 @@ class PageScriptTest {
         assertThat(PageTemplate.Kind.REPORT.modules).doesNotContain("diff-page");
     }
 
+    /** The page's kind is the data's top-level {@code kind}, not a nested one nor a string that looks like one. */
+    @Test
+    void theKindIsReadFromTheTopLevelOnly() {
+        assertThat(PageTemplate.Kind.of(PageFixture.diffJson())).isEqualTo(PageTemplate.Kind.DIFF);
+        assertThat(PageTemplate.Kind.of(PageFixture.shop().json())).isEqualTo(PageTemplate.Kind.REPORT);
+        assertThat(PageTemplate.Kind.of("{\"anomalies\":[{\"kind\":\"diff\"}],\"kind\":\"report\"}"))
+                .isEqualTo(PageTemplate.Kind.REPORT);
+        assertThat(PageTemplate.Kind.of("{\"note\":\"\\\"kind\\\":\\\"x\",\"kind\" : \"diff\"}"))
+                .isEqualTo(PageTemplate.Kind.DIFF);
+        assertThat(PageTemplate.Kind.of("{\"meta\":{\"kind\":\"diff\"}}")).isEqualTo(PageTemplate.Kind.REPORT);
+    }
+
     @Test
     void everyModuleFileIsJoinedByAKindAndNoneIsLong() throws IOException {
         Set<String> joined = new HashSet<>(PageTemplate.Kind.REPORT.modules);

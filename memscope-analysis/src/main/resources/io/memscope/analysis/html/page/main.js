@@ -1,5 +1,5 @@
-/* memscope report.html, module "main" (last): the footer, and drawing the page the data asks for, in order; an error
- * is shown on the page (and thrown, for the console). */
+/* memscope report.html, module "main" (last but "retention"): the footer, and drawing the page the data asks for, in
+ * order; an error is shown on the page (and thrown, for the console). */
 function renderFooter() {
   var defs = [
     ['Allocated', 'bytes and objects allocated on the heap; in sample mode an unbiased estimate from sampled objects (each stands for 1/p objects of its size), exact in exact mode.'],
