@@ -1147,11 +1147,12 @@ public final class ReportBuilder {
                     continue;
                 }
                 // a native leak is judged like a heap leak: outstanding at the end, and grown over the second half of
-                // the site's allocation window, which covers at least 5% of the report's (a pool filled once, or
-                // buffers taken at start-up and reused, are outstanding but not leaks)
+                // the site's allocation window, which covers at least 5% of the report's or half a second (a pool
+                // filled once, or buffers taken at start-up and reused, are outstanding but not leaks; the floor keeps
+                // a leak of a few requests a second found in a long run, or in one a loaded machine made long)
                 long nGrowth = Math.max(0, a.nOutstanding - (a.nMidTaken ? a.nAtMid : a.nOutstanding));
                 boolean nLeak = a.nOutstanding > 0 && nGrowth > 0 && nGrowth * 4 >= a.nOutstanding
-                        && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= runNanos / 20;
+                        && a.firstAlloc != Long.MAX_VALUE && a.lastAlloc - a.firstAlloc >= Math.min(runNanos / 20, 500_000_000L);
                 nativeSites.add(new SiteProfile(a.site.frame(), typeOf(a), true, a.nAllocated, a.nAllocations, 0,
                         a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes, a.nAtPeakBlocks, 0,
                         nGrowth, -1, -1, nLeak, false, run.stack(a.stackId), 0, 0, 0, null));

@@ -466,7 +466,9 @@ public final class LiveSites {
 
     /**
      * @param n     how many sites at most
-     * @param order what to order by; sites with nothing in that figure are left out
+     * @param order what to order by; sites with nothing in that figure are left out, except that by held bytes the
+     *              sites with unconfirmed bytes only come after the held ones (before the first collection of the whole
+     *              heap, or for memory that survived young collections since, they are what may be held)
      * @return the top sites, largest first
      */
     public List<Usage> top(int n, Order order) {
@@ -477,7 +479,7 @@ public final class LiveSites {
                 int c = site * COUNTS;
                 long samples = counts[c];
                 if (samples == 0 || order == Order.LIVE && counts[c + 1] <= 0
-                        || order == Order.HELD && counts[c + 2] <= 0
+                        || order == Order.HELD && counts[c + 2] <= 0 && counts[c + 3] <= 0
                         || order == Order.UNCONFIRMED && counts[c + 3] <= 0
                         || order == Order.ALLOCATION_RATE && sums[i + RATE] < 0.5) {
                     continue;
@@ -518,6 +520,9 @@ public final class LiveSites {
         @Override
         public int compare(Usage a, Usage b) {
             int c = Long.compare(figure(b), figure(a));
+            if (c == 0 && order == Order.HELD) {
+                c = Long.compare(b.unconfirmedBytes, a.unconfirmedBytes);
+            }
             return c != 0 ? c : Integer.compare(a.site, b.site);
         }
     }
