@@ -1,12 +1,12 @@
-/* memscope report.html: "Why memory is held" (page data "retention", see docs/formats/report-html.md). Each site's
+/* memscope report.html, module "retention" (report page only, after "main"): "Why memory is held" (page data
+ * "retention", see docs/formats/report-html.md); its own function, so its names stay its own. Each site's
  * shapes of paths from GC roots become one tree: the root, then each step down to the site's objects, every node
  * with the bytes and samples of the paths through it. A search keeps the sites and branches whose root, classes or
  * fields match. Names from the application go into the page as text only (textContent, createTextNode). */
 (function () {
   'use strict';
 
-  var D = JSON.parse(document.getElementById('memscope-data').textContent);
-  var R = D.retention;
+  var R = D.retention; // D: the page data, parsed by the module "model"
   var section = document.getElementById('retention-section');
   if (!R || !section) return;
 
