@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "sample_ring.h"
+#include "sampler_counters.h"
 
 _Static_assert(sizeof(jvmtiFrameInfo) == 2 * sizeof(jlong), "jvmtiFrameInfo must be two 64-bit words");
 _Static_assert(offsetof(jvmtiFrameInfo, location) == sizeof(jlong), "jvmtiFrameInfo.location must be the second word");
@@ -1206,59 +1207,71 @@ JNIEXPORT jobject JNICALL Java_java_lang_MemscopeHooks_jvmtiThread0(JNIEnv *jni,
     return local;
 }
 
-/*
- * The counters (see JvmtiHeapSampler): samples the JVM handed over, queued, dropped because the ring was full,
- * skipped because an exception was pending, skipped on a JNI failure, samples of an unknown class, entries in the
- * live table, collections started, collections finished, ring capacity, ring bytes in use, stacks sent, samples of
- * the drain thread (not queued), plain reads of handles in use (1/0), disagreements with IsSameObject, mark passes run
- * by a collection's start, weak and global references the library holds now, buffers of a capture allocated now
- * (0 between captures: what attach, detach, attach again must leave), the stack walk's counters and state; then
- * (sample_points.h) samples the JVM delivered, those left out by oversampling, the distances' state (0 the field was
- * not found, 1 not confirmed yet, 2 memscope's, 3 the JVM's by option) and the distances memscope drew; then
- * ResourceExhausted events: count, first and last time, flags.
- */
+/* The counters (sampler_counters.h), indexed by enum ms_counter: as many as `out` holds. */
 JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[34] = {
-        __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
-        __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
-        __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
-        __atomic_load_n(&skipped_exception, __ATOMIC_RELAXED),
-        __atomic_load_n(&skipped_error, __ATOMIC_RELAXED),
-        __atomic_load_n(&classes_unknown, __ATOMIC_RELAXED),
-        (jlong) live_count,
-        (jlong) __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE),
-        (jlong) __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE),
-        (jlong) ring.capacity,
-        ring.buffer == NULL ? 0 : (jlong) ring_used(&ring),
-        (jlong) __atomic_load_n(&stack_set_count, __ATOMIC_RELAXED),
-        __atomic_load_n(&skipped_own, __ATOMIC_RELAXED),
-        (jlong) raw_handles,
-        __atomic_load_n(&raw_disagreements, __ATOMIC_RELAXED),
-        __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
-        __atomic_load_n(&weak_refs_held, __ATOMIC_RELAXED),
-        __atomic_load_n(&global_refs_held, __ATOMIC_RELAXED),
-        (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL) + (staged != NULL)
-                 + (key_table != NULL)),
-        __atomic_load_n(&stacks_from_table, __ATOMIC_RELAXED),
-        __atomic_load_n(&stacks_keyed_missed, __ATOMIC_RELAXED),
-        __atomic_load_n(&stacks_unkeyed, __ATOMIC_RELAXED),
-        __atomic_load_n(&stacks_checked, __ATOMIC_RELAXED),
-        __atomic_load_n(&stacks_mismatched, __ATOMIC_RELAXED),
-        (jlong) __atomic_load_n(&key_count, __ATOMIC_RELAXED),
-        (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED)
-                 : walker_usable == WALKER_DISTRUSTED ? -2 : walker_usable),
-        stripes_sum(offsetof(stripe, offered)),
-        stripes_sum(offsetof(stripe, thinned)),
-        (jlong) __atomic_load_n(&distances_state, __ATOMIC_RELAXED),
-        stripes_sum(offsetof(stripe, written)),
-        __atomic_load_n(&exhausted_count, __ATOMIC_ACQUIRE),
-        __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
-        __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
-        __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
+    jlong c[MS_COUNTER_COUNT] = {
+        [MS_SEEN] = __atomic_load_n(&samples_seen, __ATOMIC_RELAXED),
+        [MS_QUEUED] = __atomic_load_n(&samples_queued, __ATOMIC_RELAXED),
+        [MS_DROPPED_FULL] = __atomic_load_n(&dropped_full, __ATOMIC_RELAXED),
+        [MS_SKIPPED_EXCEPTION] = __atomic_load_n(&skipped_exception, __ATOMIC_RELAXED),
+        [MS_SKIPPED_ERROR] = __atomic_load_n(&skipped_error, __ATOMIC_RELAXED),
+        [MS_CLASS_UNKNOWN] = __atomic_load_n(&classes_unknown, __ATOMIC_RELAXED),
+        [MS_TRACKED] = (jlong) live_count,
+        [MS_GC_STARTED] = (jlong) __atomic_load_n(&gc_started_count, __ATOMIC_ACQUIRE),
+        [MS_GC_FINISHED] = (jlong) __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE),
+        [MS_RING_CAPACITY] = (jlong) ring.capacity,
+        [MS_RING_USED] = ring.buffer == NULL ? 0 : (jlong) ring_used(&ring),
+        [MS_STACKS_SENT] = (jlong) __atomic_load_n(&stack_set_count, __ATOMIC_RELAXED),
+        [MS_OWN_THREAD] = __atomic_load_n(&skipped_own, __ATOMIC_RELAXED),
+        [MS_PLAIN_READS] = (jlong) raw_handles,
+        [MS_DISAGREEMENTS] = __atomic_load_n(&raw_disagreements, __ATOMIC_RELAXED),
+        [MS_MARKED_AT_GC_START] = __atomic_load_n(&marked_by_collection, __ATOMIC_RELAXED),
+        [MS_WEAK_REFS_HELD] = __atomic_load_n(&weak_refs_held, __ATOMIC_RELAXED),
+        [MS_GLOBAL_REFS_HELD] = __atomic_load_n(&global_refs_held, __ATOMIC_RELAXED),
+        [MS_BUFFERS] = (jlong) ((ring.buffer != NULL) + (live != NULL) + (classes != NULL) + (stack_set != NULL)
+                                + (staged != NULL) + (key_table != NULL)),
+        [MS_STACKS_FROM_TABLE] = __atomic_load_n(&stacks_from_table, __ATOMIC_RELAXED),
+        [MS_STACKS_NEW_KEYS] = __atomic_load_n(&stacks_keyed_missed, __ATOMIC_RELAXED),
+        [MS_STACKS_UNNAMED] = __atomic_load_n(&stacks_unkeyed, __ATOMIC_RELAXED),
+        [MS_STACKS_CHECKED] = __atomic_load_n(&stacks_checked, __ATOMIC_RELAXED),
+        [MS_STACKS_MISMATCHED] = __atomic_load_n(&stacks_mismatched, __ATOMIC_RELAXED),
+        [MS_STACK_KEYS] = (jlong) __atomic_load_n(&key_count, __ATOMIC_RELAXED),
+        [MS_STACK_WALK] = (jlong) (walker_usable == 1 ? 1 + __atomic_load_n(&stack_walk_mode, __ATOMIC_RELAXED)
+                                   : walker_usable == WALKER_DISTRUSTED ? -2 : walker_usable),
+        [MS_OFFERED] = stripes_sum(offsetof(stripe, offered)),
+        [MS_THINNED] = stripes_sum(offsetof(stripe, thinned)),
+        [MS_DISTANCES] = (jlong) __atomic_load_n(&distances_state, __ATOMIC_RELAXED),
+        [MS_DISTANCES_DRAWN] = stripes_sum(offsetof(stripe, written)),
+        [MS_EXHAUSTED_COUNT] = __atomic_load_n(&exhausted_count, __ATOMIC_ACQUIRE),
+        [MS_EXHAUSTED_FIRST_NANOS] = __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
+        [MS_EXHAUSTED_LAST_NANOS] = __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
+        [MS_EXHAUSTED_FLAGS] = __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 34 ? n : 34, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < MS_COUNTER_COUNT ? n : MS_COUNTER_COUNT, c);
+}
+
+/* The counters' names (sampler_counters.h) in counters0's order, or null when JNI fails. */
+JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiCounterNames0(JNIEnv *jni, jclass cls) {
+    (void) cls;
+    jclass string = (*jni)->FindClass(jni, "java/lang/String");
+    if (string == NULL) {
+        return NULL;
+    }
+    jobjectArray names = (*jni)->NewObjectArray(jni, MS_COUNTER_COUNT, string, NULL);
+    if (names == NULL) {
+        return NULL;
+    }
+    for (jsize i = 0; i < MS_COUNTER_COUNT; i++) {
+        jstring name = (*jni)->NewStringUTF(jni, ms_counter_names[i]);
+        if (name == NULL) {
+            return NULL;
+        }
+        (*jni)->SetObjectArrayElement(jni, names, i, name);
+        (*jni)->DeleteLocalRef(jni, name);
+    }
+    return names;
 }
 
 /*

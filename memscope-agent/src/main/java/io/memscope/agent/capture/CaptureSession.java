@@ -641,10 +641,10 @@ public final class CaptureSession {
         }
         if (sampler != null) {
             sampler.readCounters();
-            w.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
+            w.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),
+                    sampler.counter(SamplerCounter.EXHAUSTED_FIRST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_LAST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_FLAGS));
         }
         return w.outOfMemory();
     }
@@ -785,10 +785,10 @@ public final class CaptureSession {
                 meta.putAll(endMetadata);
                 if (oom != null) {
                     if (sampler != null) { // its counters as read when it closed
-                        oom.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
+                        oom.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),
+                                sampler.counter(SamplerCounter.EXHAUSTED_FIRST_NANOS),
+                                sampler.counter(SamplerCounter.EXHAUSTED_LAST_NANOS),
+                                sampler.counter(SamplerCounter.EXHAUSTED_FLAGS));
                     }
                     Map<String, String> changes = oom.everything();
                     if (changes != null) {
@@ -901,18 +901,18 @@ public final class CaptureSession {
     }
 
     private void samplerMetadata(JvmtiHeapSampler s) {
-        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.OFFERED)));
+        endMetadata.put("jvmti.samples", Long.toString(s.counter(SamplerCounter.OFFERED)));
         endMetadata.put("jvmti.samplesKept", Long.toString(s.kept()));
         endMetadata.put("jvmti.jvmIntervalBytes", Long.toString(s.jvmInterval()));
-        endMetadata.put("jvmti.samplesThinned", Long.toString(s.counter(JvmtiHeapSampler.THINNED)));
+        endMetadata.put("jvmti.samplesThinned", Long.toString(s.counter(SamplerCounter.THINNED)));
         endMetadata.put("jvmti.distances", s.distancesState());
-        endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(JvmtiHeapSampler.DISTANCES_DRAWN)));
-        endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
-        endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
-        endMetadata.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
-        endMetadata.put("jvmti.unknownClass", Long.toString(s.counter(JvmtiHeapSampler.CLASS_UNKNOWN)));
+        endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(SamplerCounter.DISTANCES_DRAWN)));
+        endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(SamplerCounter.DROPPED_FULL)));
+        endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(SamplerCounter.SKIPPED_EXCEPTION)));
+        endMetadata.put("jvmti.skippedError", Long.toString(s.counter(SamplerCounter.SKIPPED_ERROR)));
+        endMetadata.put("jvmti.unknownClass", Long.toString(s.counter(SamplerCounter.CLASS_UNKNOWN)));
         endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
-        endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
+        endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(SamplerCounter.OWN_THREAD)));
         endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
         endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
         endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
@@ -920,18 +920,18 @@ public final class CaptureSession {
         endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
         endMetadata.put("liveness.collected", Long.toString(s.collected()));
         endMetadata.put("liveness.ambiguousCollections", Long.toString(s.ambiguous()));
-        endMetadata.put("liveness.plainHandleReads", Long.toString(s.counter(JvmtiHeapSampler.PLAIN_READS)));
-        endMetadata.put("liveness.handleDisagreements", Long.toString(s.counter(JvmtiHeapSampler.DISAGREEMENTS)));
+        endMetadata.put("liveness.plainHandleReads", Long.toString(s.counter(SamplerCounter.PLAIN_READS)));
+        endMetadata.put("liveness.handleDisagreements", Long.toString(s.counter(SamplerCounter.DISAGREEMENTS)));
         endMetadata.put("liveness.checkedAtCollectionStart",
-                Long.toString(s.counter(JvmtiHeapSampler.MARKED_AT_GC_START)));
-        endMetadata.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
+                Long.toString(s.counter(SamplerCounter.MARKED_AT_GC_START)));
+        endMetadata.put("collections", Long.toString(s.counter(SamplerCounter.GC_FINISHED)));
         endMetadata.put("jvmti.stackWalk", s.stackWalkState());
-        endMetadata.put("jvmti.stacksReused", Long.toString(s.counter(JvmtiHeapSampler.STACKS_FROM_TABLE)));
-        endMetadata.put("jvmti.stacksWalkedNew", Long.toString(s.counter(JvmtiHeapSampler.STACKS_NEW_KEYS)));
-        endMetadata.put("jvmti.stacksUnwalkable", Long.toString(s.counter(JvmtiHeapSampler.STACKS_UNNAMED)));
-        endMetadata.put("jvmti.stacksChecked", Long.toString(s.counter(JvmtiHeapSampler.STACKS_CHECKED)));
-        endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
-        endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(JvmtiHeapSampler.STACK_KEYS)));
+        endMetadata.put("jvmti.stacksReused", Long.toString(s.counter(SamplerCounter.STACKS_FROM_TABLE)));
+        endMetadata.put("jvmti.stacksWalkedNew", Long.toString(s.counter(SamplerCounter.STACKS_NEW_KEYS)));
+        endMetadata.put("jvmti.stacksUnwalkable", Long.toString(s.counter(SamplerCounter.STACKS_UNNAMED)));
+        endMetadata.put("jvmti.stacksChecked", Long.toString(s.counter(SamplerCounter.STACKS_CHECKED)));
+        endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(SamplerCounter.STACKS_MISMATCHED)));
+        endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(SamplerCounter.STACK_KEYS)));
     }
 
     /**
