@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "sample_ring.h"
+#include "sample_record.h"
 #include "sampler_counters.h"
 
 _Static_assert(sizeof(jvmtiFrameInfo) == 2 * sizeof(jlong), "jvmtiFrameInfo must be two 64-bit words");
@@ -52,33 +53,7 @@ static jvmtiEnv *jvmti;
 
 /* ---------------------------------------------------------------------------------------------- the queue */
 
-#define RECORD_SAMPLE 2
-
-/* One sample in the ring. The frames (jvmtiFrameInfo, 16 bytes each) follow when frames > 0. */
-typedef struct {
-    ring_header header;
-    jweak object;
-    /* A global reference to the Thread the first time this thread's samples are queued in this capture, else NULL. */
-    jobject thread;
-    jlong size;
-    jlong time;
-    jlong tid;
-    jlong stack;
-    uint32_t class_id;
-    /* Collections started when the object was last known alive (at the end of the callback, or by a mark pass). */
-    uint32_t gc_epoch;
-    uint32_t frames;
-    /* The collection that cleared the reference while the record waited in the ring (mark pass), else 0. */
-    uint32_t collected_by;
-    /* Collections started when the sample was taken: it is held at every later one it survives. */
-    uint32_t born;
-    uint32_t reserved;
-} sample_record;
-
-_Static_assert(sizeof(sample_record) % 8 == 0, "records are 8-byte aligned");
-
-/* Longs per record handed to Java by drain0 (see JvmtiHeapSampler.process). */
-#define RECORD_LONGS 8
+/* The queued sample record and what drain0 hands to Java: sample_record.h. */
 
 /* ------------------------------------------------------------------------------------ state of a capture */
 
@@ -819,10 +794,10 @@ static int64_t live_append(void) {
 }
 
 /*
- * Moves queued samples to Java: RECORD_LONGS longs per record into records (see JvmtiHeapSampler.process for the
- * layout), frames of stacks queued for the first time into frames as (jmethodID, bytecode index) pairs. Each
- * record's weak reference moves into the live table as an uncommitted entry (its index is in the record; -1 when the
- * table is full and the sample is not tracked), where the mark passes see it until commit0 says what became of it.
+ * Moves queued samples to Java: RECORD_LONGS longs per record into records (the layout: sample_record.h), frames
+ * of stacks queued for the first time into frames as (jmethodID, bytecode index) pairs. Each record's weak reference
+ * moves into the live table as an uncommitted entry (its index is in the record; -1 when the table is full and the
+ * sample is not tracked), where the mark passes see it until commit0 says what became of it.
  * With wait false, returns 0 at once when a collection is running. Returns the number of records.
  */
 JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jclass cls, jlongArray records,
@@ -879,14 +854,14 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             e->held = 0;
         }
         jlong *b = &staged[n * RECORD_LONGS];
-        b[0] = index;
-        b[1] = r->size;
-        b[2] = r->time;
-        b[3] = r->tid;
-        b[4] = r->stack;
-        b[5] = (jlong) (intptr_t) r->thread;
-        b[6] = (jlong) ((uint64_t) r->class_id | (uint64_t) r->gc_epoch << 32);
-        b[7] = (jlong) ((uint64_t) r->frames | (uint64_t) (uint32_t) frame_pos << 32);
+        b[RECORD_INDEX] = index;
+        b[RECORD_SIZE] = r->size;
+        b[RECORD_TIME] = r->time;
+        b[RECORD_TID] = r->tid;
+        b[RECORD_STACK] = r->stack;
+        b[RECORD_THREAD] = (jlong) (intptr_t) r->thread;
+        b[RECORD_CLASS_EPOCH] = (jlong) ((uint64_t) r->class_id | (uint64_t) r->gc_epoch << 32);
+        b[RECORD_FRAMES] = (jlong) ((uint64_t) r->frames | (uint64_t) (uint32_t) frame_pos << 32);
         frame_pos += need;
         ring_consume(&ring, h);
         n++;

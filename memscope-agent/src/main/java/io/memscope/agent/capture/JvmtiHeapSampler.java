@@ -348,7 +348,8 @@ final class JvmtiHeapSampler {
      * Records one batch of the library's drain. Each record is {@code RECORD_LONGS} longs: its live-table index (-1:
      * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
      * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
-     * {@link #frames} &lt;&lt; 32. The library then learns which samples are kept ({@code commit0}).
+     * {@link #frames} &lt;&lt; 32 (native/sample_record.h draws it). The library then learns which samples are kept
+     * ({@code commit0}).
      *
      * <p>The loop only calls {@link #record} per record: this method runs a few hundred times per capture, too few
      * for the JIT to compile it early (a loop body here would run interpreted for much of a short program), while
