@@ -445,119 +445,130 @@ static inline int hw_check_sample(const hw_state *w, uint32_t n, const jlong *ta
     return hw_address(tag_ptr, w->layout.referee_word, w->layout.referee_deref) == expected;
 }
 
+/* What hw_reference does with a reference, as its parts answer: go on, leave it (0), or abort the walk. */
+#define HW_GO 1
+#define HW_LEAVE 0
+#define HW_ABORT (-1)
+
 /*
- * FollowReferences' callback, at a safepoint: only plain C here. Returns JVMTI_VISIT_OBJECTS to have the JVM visit
- * the referee's own references (it visits each object once, whatever it is asked), 0 to leave them, and
- * JVMTI_VISIT_ABORT past a budget.
+ * A reference from a root (no referrer): the root's record for a thread's stack or JNI local (its thread, method
+ * and location, named after the walk), and the edge and depth of the reference.
  */
-static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
-                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
-                                 jint length, void *user_data) {
-    (void) size;
-    (void) length;
-    hw_state *w = (hw_state *) user_data;
-    if ((++w->references & 1023) == 0 && now_nanos() > w->deadline) {
-        w->outcome = HW_TIME;
-        return JVMTI_VISIT_ABORT;
+static inline int hw_from_root(hw_state *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                               uint32_t *edge, uint32_t *depth) {
+    uint32_t record = 0;
+    if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
+        jlong tid = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_id
+                                                             : info->jni_local.thread_id;
+        if (tid == w->own_tid) {
+            return HW_LEAVE; /* the walk's own references (its class table, the samples being tagged) */
+        }
+        if (w->root_count == w->root_capacity) {
+            uint32_t grown = w->root_capacity == 0 ? 1024 : w->root_capacity * 2;
+            hw_root *bigger = hw_memory(w) + (int64_t) grown * (int64_t) sizeof(hw_root) > w->budget ? NULL
+                    : realloc(w->roots, sizeof(hw_root) * grown);
+            if (bigger == NULL) {
+                w->outcome = HW_MEMORY;
+                return HW_ABORT;
+            }
+            w->roots = bigger;
+            w->root_capacity = grown;
+        }
+        hw_root *r = &w->roots[w->root_count];
+        r->tid = tid;
+        if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL) {
+            r->method = info->stack_local.method;
+            r->location = info->stack_local.location;
+        } else {
+            r->method = info->jni_local.method;
+            r->location = -1;
+        }
+        record = w->root_count++;
     }
-    uint32_t parent;
-    uint32_t edge;
-    uint32_t depth;
-    hw_class *holder = NULL;
-    uint32_t index = 0;
-    if (referrer_tag_ptr == NULL) {
-        uint32_t record = 0;
-        if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
-            jlong tid = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_id
-                                                                 : info->jni_local.thread_id;
-            if (tid == w->own_tid) {
-                return 0; /* the walk's own references (its class table, the samples being tagged) */
-            }
-            if (w->root_count == w->root_capacity) {
-                uint32_t grown = w->root_capacity == 0 ? 1024 : w->root_capacity * 2;
-                hw_root *bigger = hw_memory(w) + (int64_t) grown * (int64_t) sizeof(hw_root) > w->budget ? NULL
-                        : realloc(w->roots, sizeof(hw_root) * grown);
-                if (bigger == NULL) {
-                    w->outcome = HW_MEMORY;
-                    return JVMTI_VISIT_ABORT;
-                }
-                w->roots = bigger;
-                w->root_capacity = grown;
-            }
-            hw_root *r = &w->roots[w->root_count];
-            r->tid = tid;
-            if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL) {
-                r->method = info->stack_local.method;
-                r->location = info->stack_local.location;
-            } else {
-                r->method = info->jni_local.method;
-                r->location = -1;
-            }
-            record = w->root_count++;
-        }
-        parent = HW_ROOT;
-        edge = HW_EDGE(kind, record);
-        /* A JNI local is mostly an oop a compiled frame embeds (a static final's value, constant-folded): a weak
-         * reason; any path from another root that is not much longer replaces it. */
-        depth = kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL ? HW_JNI_LOCAL_DEPTH : 1;
-    } else {
-        if (referrer_tag_ptr == tag_ptr) {
-            return 0; /* an object referring to itself */
-        }
-        uint32_t p = hw_node_of(w, *referrer_tag_ptr);
-        if (p == 0 && w->by_address && *referrer_tag_ptr == 0) {
-            uintptr_t a = hw_address(referrer_tag_ptr, w->layout.referrer_word, w->layout.referrer_deref);
-            if (a == w->last_referrer) {
-                p = w->last_referrer_node;
-            } else {
-                p = hw_table_find(w, a);
-                w->last_referrer = a;
-                w->last_referrer_node = p;
-            }
-        }
-        if (p == 0) {
-            w->orphans++; /* not one of ours: cannot happen, every object visited got a node first */
-            return 0;
-        }
-        if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
-            index = (uint32_t) info->field.index;
-            holder = hw_class_of(w, referrer_class_tag);
-            if (holder != NULL && (holder->flags & HW_WEAK) && info->field.index == holder->referent) {
-                return 0; /* a weak, phantom or final reference's referent: not held by it */
-            }
-        } else if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
-            index = (uint32_t) info->field.index;
-            holder = hw_class_of(w, *referrer_tag_ptr);
-        } else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
-            index = (uint32_t) info->array.index;
-        } else if (kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL) {
-            index = (uint32_t) info->constant_pool.index;
-        }
-        parent = p;
-        edge = HW_EDGE(kind, index);
-        depth = w->nodes[p - 1].depth + 1;
+    *edge = HW_EDGE(kind, record);
+    /* A JNI local is mostly an oop a compiled frame embeds (a static final's value, constant-folded): a weak
+     * reason; any path from another root that is not much longer replaces it. */
+    *depth = kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL ? HW_JNI_LOCAL_DEPTH : 1;
+    return HW_GO;
+}
+
+/*
+ * A reference from an object: its node (by tag, or by address through the table), and for a field the class that
+ * declares it (holder), whose example of the field hw_note_field keeps; index: the field, element or constant pool
+ * index.
+ */
+static inline int hw_from_object(hw_state *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                                 jlong referrer_class_tag, const jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 uint32_t *parent, uint32_t *edge, uint32_t *depth, hw_class **holder,
+                                 uint32_t *index) {
+    if (referrer_tag_ptr == tag_ptr) {
+        return HW_LEAVE; /* an object referring to itself */
     }
+    uint32_t p = hw_node_of(w, *referrer_tag_ptr);
+    if (p == 0 && w->by_address && *referrer_tag_ptr == 0) {
+        uintptr_t a = hw_address(referrer_tag_ptr, w->layout.referrer_word, w->layout.referrer_deref);
+        if (a == w->last_referrer) {
+            p = w->last_referrer_node;
+        } else {
+            p = hw_table_find(w, a);
+            w->last_referrer = a;
+            w->last_referrer_node = p;
+        }
+    }
+    if (p == 0) {
+        w->orphans++; /* not one of ours: cannot happen, every object visited got a node first */
+        return HW_LEAVE;
+    }
+    if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
+        *index = (uint32_t) info->field.index;
+        *holder = hw_class_of(w, referrer_class_tag);
+        if (*holder != NULL && ((*holder)->flags & HW_WEAK) && info->field.index == (*holder)->referent) {
+            return HW_LEAVE; /* a weak, phantom or final reference's referent: not held by it */
+        }
+    } else if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
+        *index = (uint32_t) info->field.index;
+        *holder = hw_class_of(w, *referrer_tag_ptr);
+    } else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
+        *index = (uint32_t) info->array.index;
+    } else if (kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL) {
+        *index = (uint32_t) info->constant_pool.index;
+    }
+    *parent = p;
+    *edge = HW_EDGE(kind, *index);
+    *depth = w->nodes[p - 1].depth + 1;
+    return HW_GO;
+}
+
+/*
+ * The referee's node: a class mirror's, a tagged object's (a sample, or a node tagged earlier), or one found or made
+ * by address (or tag) for an object that can hold references; 0 for a leaf. *created: the node is new (its parent
+ * is this reference). Returns HW_ABORT (w->outcome set) when memory runs out or a sample's address check fails.
+ */
+static inline int hw_referee(hw_state *w, jvmtiHeapReferenceKind kind, jlong class_tag, jlong *tag_ptr,
+                             uint32_t parent, uint32_t edge, uint32_t depth, uint32_t *node, uint32_t *klass_out,
+                             int *created) {
     jlong tag = *tag_ptr;
     hw_class *c = hw_class_of(w, class_tag);
     uint32_t klass = c == NULL ? 0 : (uint32_t) (c - w->classes) + 1;
     uint32_t n = 0;
-    int created = 0;
     hw_class *mirror = tag >= HW_CLASS_TAG ? hw_class_of(w, tag) : NULL;
+    *klass_out = klass;
+    *created = 0;
     if (mirror != NULL) {
         if (mirror->node == 0) {
             mirror->node = hw_new_node(w, parent, edge, HW_MIRROR | ((uint32_t) (mirror - w->classes) + 1), depth);
             if (mirror->node == 0) {
                 w->outcome = HW_MEMORY;
-                return JVMTI_VISIT_ABORT;
+                return HW_ABORT;
             }
-            created = 1;
+            *created = 1;
         }
         n = mirror->node;
     } else if (tag != 0) {
         n = hw_node_of(w, tag); /* a sample, a node tagged earlier, or (0) a leaf tagged as an example */
         if (n != 0 && !hw_check_sample(w, n, tag_ptr)) {
             w->outcome = HW_LAYOUT;
-            return JVMTI_VISIT_ABORT;
+            return HW_ABORT;
         }
     } else if (c == NULL || !(c->flags & HW_LEAF)) {
         uintptr_t a = 0;
@@ -569,31 +580,76 @@ static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
             n = hw_new_node(w, parent, edge, klass, depth);
             if (n == 0 || (w->by_address && hw_table_add(w, a, n) != 0)) {
                 w->outcome = HW_MEMORY;
-                return JVMTI_VISIT_ABORT;
+                return HW_ABORT;
             }
             if (!w->by_address || kind == JVMTI_HEAP_REFERENCE_THREAD) {
                 *tag_ptr = n; /* walking by tags; and a thread root's thread, to name it afterwards */
                 w->tags++;
             }
-            created = 1;
+            *created = 1;
         }
     }
-    if (n != 0 && !created) {
-        hw_node *e = &w->nodes[n - 1];
-        if (e->parent == HW_UNREACHED) {
-            /* a sample, reached the first time */
-            e->parent = parent;
-            e->edge = edge;
-            e->depth = depth;
-            if (e->klass == 0) {
-                e->klass = klass;
-            }
-        } else if (depth < e->depth && (e->parent != HW_ROOT
-                                        || HW_EDGE_KIND(e->edge) == JVMTI_HEAP_REFERENCE_JNI_LOCAL)) {
-            e->parent = parent;
-            e->edge = edge;
-            e->depth = depth;
+    *node = n;
+    return HW_GO;
+}
+
+/*
+ * An existing node reached again: a sample reached the first time takes this reference as its parent; any node takes
+ * a shallower one, unless it hangs from a root (other than a JNI local, a weak reason).
+ */
+static inline void hw_reparent(hw_state *w, uint32_t n, uint32_t parent, uint32_t edge, uint32_t depth,
+                               uint32_t klass) {
+    hw_node *e = &w->nodes[n - 1];
+    if (e->parent == HW_UNREACHED) {
+        e->parent = parent;
+        e->edge = edge;
+        e->depth = depth;
+        if (e->klass == 0) {
+            e->klass = klass;
         }
+    } else if (depth < e->depth && (e->parent != HW_ROOT
+                                    || HW_EDGE_KIND(e->edge) == JVMTI_HEAP_REFERENCE_JNI_LOCAL)) {
+        e->parent = parent;
+        e->edge = edge;
+        e->depth = depth;
+    }
+}
+
+/*
+ * FollowReferences' callback, at a safepoint: only plain C here (its parts are inline). Returns JVMTI_VISIT_OBJECTS
+ * to have the JVM visit the referee's own references (it visits each object once, whatever it is asked), 0 to leave
+ * them, and JVMTI_VISIT_ABORT past a budget.
+ */
+static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data) {
+    (void) size;
+    (void) length;
+    hw_state *w = (hw_state *) user_data;
+    if ((++w->references & 1023) == 0 && now_nanos() > w->deadline) {
+        w->outcome = HW_TIME;
+        return JVMTI_VISIT_ABORT;
+    }
+    uint32_t parent = HW_ROOT;
+    uint32_t edge = 0;
+    uint32_t depth = 0;
+    hw_class *holder = NULL;
+    uint32_t index = 0;
+    int go = referrer_tag_ptr == NULL
+            ? hw_from_root(w, kind, info, &edge, &depth)
+            : hw_from_object(w, kind, info, referrer_class_tag, tag_ptr, referrer_tag_ptr, &parent, &edge, &depth,
+                             &holder, &index);
+    if (go != HW_GO) {
+        return go == HW_ABORT ? JVMTI_VISIT_ABORT : 0;
+    }
+    uint32_t n = 0;
+    uint32_t klass = 0;
+    int created = 0;
+    if (hw_referee(w, kind, class_tag, tag_ptr, parent, edge, depth, &n, &klass, &created) == HW_ABORT) {
+        return JVMTI_VISIT_ABORT;
+    }
+    if (n != 0 && !created) {
+        hw_reparent(w, n, parent, edge, depth, klass);
     }
     if (holder != NULL) {
         hw_note_field(w, holder, index, kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD, parent, referrer_tag_ptr, n,
@@ -605,173 +661,9 @@ static jint JNICALL hw_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 #include "heap_walk_prepare.h"
 #include "heap_walk_answer.h"
 
+#include "heap_walk_attempt.h"
+
 /* ------------------------------------------------------------------------------------------- the walk */
-
-/* The live samples, copied under the table's lock (their references stay valid: the caller excludes scan0). */
-static jint hw_collect_samples(hw_sample **out, size_t *count) {
-    lock_table();
-    if (live == NULL) {
-        unlock_table();
-        return -7;
-    }
-    size_t cap = live_count;
-    hw_sample *samples = malloc(sizeof(hw_sample) * (cap > 0 ? cap : 1));
-    if (samples == NULL) {
-        unlock_table();
-        return -5;
-    }
-    size_t n = 0;
-    for (uint32_t i = 0; i < live_count; i++) {
-        if (i == live_write && live_read > live_write) {
-            i = live_read;
-            if (i >= live_count) {
-                break;
-            }
-        }
-        live_entry *e = &live[i];
-        if (e->state == ENTRY_TRACKED && e->collected_by == 0 && n < cap) {
-            hw_sample *s = &samples[n++];
-            s->ref = e->ref;
-            s->id = e->id;
-            s->size = e->size;
-            s->site = e->site;
-            s->node = 0;
-        }
-    }
-    unlock_table();
-    *out = samples;
-    *count = n;
-    return 0;
-}
-
-/* Frees what one attempt of the walk set up (its environment goes with all the tags it set). */
-static void hw_release(hw_state *w, jvmtiEnv *env) {
-    if (env != NULL) {
-        (*env)->DisposeEnvironment(env);
-    }
-    if (w->nodes != NULL) {
-        munmap(w->nodes, w->mapped);
-    }
-    free(w->table);
-    free(w->roots);
-    free(w->classes);
-    free(w->examples);
-    free(w->example_table);
-    free(w->sample_refs);
-    memset(w, 0, sizeof(*w));
-}
-
-/*
- * One attempt: a JVMTI environment of its own, the classes and samples tagged, the walk. by_address: tell objects
- * apart by their address (when the probe found the layout). Returns 0 (w->outcome says how it ended; *env is the
- * environment, to release after the answer is built), or an error code.
- */
-static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *samples, size_t sample_count,
-                       int64_t budget, jlong time_budget, jlong started, int by_address, jlong *stats) {
-    (void) started;
-    jvmtiEnv *env = NULL;
-    if ((*vm)->GetEnv(vm, (void **) &env, JVMTI_VERSION_11) != JNI_OK || env == NULL) {
-        return -1;
-    }
-    *env_out = env;
-    jvmtiCapabilities caps;
-    memset(&caps, 0, sizeof(caps));
-    caps.can_tag_objects = 1;
-    jvmtiError err = (*env)->AddCapabilities(env, &caps);
-    if (err != JVMTI_ERROR_NONE) {
-        return (jint) err;
-    }
-    w->budget = budget;
-    w->own_tid = -1;
-    jthread self = NULL;
-    if (tid_field != NULL && (*jvmti)->GetCurrentThread(jvmti, &self) == JVMTI_ERROR_NONE && self != NULL) {
-        w->own_tid = (*jni)->GetLongField(jni, self, tid_field);
-        (*jni)->DeleteLocalRef(jni, self);
-    }
-    if (by_address) {
-        w->by_address = hw_probe_layout(jni, env, &w->layout);
-    }
-    jint rc = hw_prepare_classes(jni, env, w);
-    if (rc != 0) {
-        return rc;
-    }
-    stats[HW_STAT_CLASSES] = w->class_count;
-    w->fixed_bytes = (int64_t) w->class_count * (int64_t) sizeof(hw_class)
-            + (int64_t) sample_count * (int64_t) (sizeof(hw_sample) + sizeof(jweak));
-    /* the node table: reserved, committed page by page as it fills */
-    uint64_t capacity = (uint64_t) (budget / (int64_t) sizeof(hw_node));
-    if (capacity > UINT32_MAX - 2) {
-        capacity = UINT32_MAX - 2;
-    }
-    if (capacity < sample_count + 1024 || hw_memory(w) > budget) {
-        return -6;
-    }
-    w->capacity = (uint32_t) capacity;
-    w->mapped = (size_t) capacity * sizeof(hw_node);
-    void *mem = mmap(NULL, w->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED) {
-        w->mapped = 0;
-        return -5;
-    }
-    w->nodes = (hw_node *) mem;
-    if (w->by_address) {
-        w->table = calloc(1u << 16, sizeof(uint32_t));
-        w->sample_refs = malloc(sizeof(jweak) * (sample_count > 0 ? sample_count : 1));
-        if (w->table == NULL || w->sample_refs == NULL) {
-            return -5;
-        }
-        w->table_mask = (1u << 16) - 1;
-        w->check_addresses = raw_handles;
-    }
-    /* the samples: a node each, not reached yet */
-    size_t tracked = 0;
-    stats[HW_STAT_GONE] = 0;
-    for (size_t i = 0; i < sample_count; i++) {
-        hw_sample *s = &samples[i];
-        s->node = 0;
-        jobject o = (*jni)->NewLocalRef(jni, s->ref);
-        if (o == NULL) {
-            stats[HW_STAT_GONE]++;
-            continue;
-        }
-        jlong existing = 0;
-        if ((*env)->GetTag(env, o, &existing) == JVMTI_ERROR_NONE && existing != 0) {
-            s->node = hw_node_of(w, existing); /* the same object twice: share its node */
-        } else {
-            uint32_t n = hw_new_node(w, HW_UNREACHED, 0, 0, UINT32_MAX);
-            if (n != 0 && (*env)->SetTag(env, o, n) == JVMTI_ERROR_NONE) {
-                s->node = n;
-                w->tags++;
-                if (w->sample_refs != NULL) {
-                    w->sample_refs[n - 1] = s->ref;
-                }
-            }
-        }
-        if (s->node != 0) {
-            tracked++;
-        }
-        (*jni)->DeleteLocalRef(jni, o);
-    }
-    w->sample_nodes = w->count;
-    stats[HW_STAT_TRACKED] = (jlong) tracked;
-    jvmtiHeapCallbacks callbacks;
-    memset(&callbacks, 0, sizeof(callbacks));
-    callbacks.heap_reference_callback = &hw_reference;
-    w->outcome = HW_COMPLETE;
-    jlong t1 = now_nanos();
-    jlong left = time_budget - stats[HW_STAT_PAUSE]; /* a second attempt has what the first one left */
-    w->deadline = t1 + (left > 0 ? left : 1);
-    err = (*env)->FollowReferences(env, 0, NULL, NULL, &callbacks, w);
-    jlong t2 = now_nanos();
-    stats[HW_STAT_BEFORE] = t1 - started - stats[HW_STAT_PAUSE];
-    stats[HW_STAT_PAUSE] += t2 - t1;
-    stats[HW_STAT_NODES] = w->count;
-    stats[HW_STAT_REFERENCES] = (jlong) w->references;
-    stats[HW_STAT_MEMORY] = hw_memory(w);
-    stats[HW_STAT_TAGS] = (jlong) w->tags;
-    stats[HW_STAT_BY_ADDRESS] = w->by_address;
-    return err == JVMTI_ERROR_NONE ? 0 : (jint) err;
-}
 
 /*
  * Walks the heap from the GC roots and answers, for each tracked sample whose object is alive, the chain of
@@ -790,6 +682,8 @@ static jint hw_attempt(JNIEnv *jni, hw_state *w, jvmtiEnv **env_out, hw_sample *
  *          label (string index: the field's name, or the root's description; -1 none)
  *   samples: HW_OUT_SAMPLE_LONGS per tracked sample alive when the walk started: id, site, size, node (-1: not
  *          reached)
+ *
+ * About 110 lines for one exit: every path, failed or not, leaves through `done`, which frees all the walk took.
  */
 JNIEXPORT jobjectArray JNICALL Java_java_lang_MemscopeHooks_jvmtiWalk0(JNIEnv *jni, jclass cls, jlong time_budget,
                                                                       jlong memory_budget, jlong answer_bytes,

@@ -339,6 +339,9 @@ static int hw_builtin_loader(JNIEnv *jni, jobject loader) {
 /*
  * Tags every loaded class with what the walk needs to know about it. Returns 0, or -5 when memory is short, or a
  * JVMTI error code.
+ *
+ * About 110 lines: one pass over GetLoadedClasses, each class described and tagged once, the array freed at one
+ * exit.
  */
 static jint hw_prepare_classes(JNIEnv *jni, jvmtiEnv *env, hw_state *w) {
     jint count = 0;

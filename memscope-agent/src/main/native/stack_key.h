@@ -207,6 +207,8 @@ static intptr_t java_thread_env_offset(JNIEnv *jni, jclass thread_class) {
  * Reads the layout (once per JVM), on a platform thread in Java code's native method (start0): its Thread.eetop
  * gives the distance between a JavaThread and its JNIEnv. Returns 1 when every piece the walk needs was found and
  * checked against this thread.
+ *
+ * About 100 lines: a list of layout reads, each checked where it is made; a split would only move the list.
  */
 static int walker_init(JNIEnv *jni, jclass thread_class) {
     vm_tables t;
@@ -424,6 +426,8 @@ static inline uintptr_t interpreted_method_id(uintptr_t method, uintptr_t bcp, i
 /*
  * The key of the calling thread's stack, as deep as `wanted` Java frames, or 0 when the walk cannot name every frame
  * exactly. Called from the sampling callback only (the thread is in native code, its frames walkable).
+ *
+ * About 100 lines: the frame walk is one loop on the sampling thread, kept in one function for the compiler.
  */
 static uint64_t stack_key(JNIEnv *jni, jint wanted) {
     char *thread = (char *) jni - hs.env_offset;

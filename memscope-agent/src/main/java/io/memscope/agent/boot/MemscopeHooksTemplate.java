@@ -219,8 +219,11 @@ public final class MemscopeHooksTemplate {
     /** Finished collections from an ordinal on, as (ordinal, start, end) triples; returns how many. */
     public static native int jvmtiCollections0(long[] out, int from);
 
-    /** The library's counters. */
+    /** The library's counters, in the order of {@link #jvmtiCounterNames0}. */
     public static native void jvmtiCounters0(long[] out);
+
+    /** The names of the library's counters (native/sampler_counters.h), in the order jvmtiCounters0 fills them. */
+    public static native String[] jvmtiCounterNames0();
 
     /** Moves every SoftReference's timestamp far into the past; returns how many, or a negative error. */
     public static native int jvmtiAgeSoftReferences0(Class<?> softReference);

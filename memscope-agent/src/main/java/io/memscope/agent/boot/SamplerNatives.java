@@ -82,6 +82,11 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
+    /** @return the counters' names in {@link #counters}' order, or null when JNI failed */
+    public static String[] counterNames() {
+        return MemscopeHooksTemplate.jvmtiCounterNames0();
+    }
+
     /** Tags the heap's SoftReferences for a moment: never during a heap walk, which tags objects too. */
     public static int ageSoftReferences(Class<?> softReference) {
         synchronized (TAGS) {

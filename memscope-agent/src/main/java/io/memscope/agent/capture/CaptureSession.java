@@ -48,34 +48,37 @@ public final class CaptureSession {
     /** Longest wait, at the end of a capture with a final GC, for that collection's notification. */
     static final long FINAL_GC_WAIT_MILLIS = 1000;
 
-    private final CaptureSettings settings;
-    private final Instrumentation inst;
-    private final StoreSink sink = new StoreSink();
+    // The parts below are package-private for CaptureEnd, which ends the capture under this session's lock.
+    final CaptureSettings settings;
+    final Instrumentation inst;
+    final StoreSink sink = new StoreSink();
     /** This capture's stacks (and the JVM-sampled methods they resolve through), emptied at {@link #finish}. */
-    private final StackTable stacks = new StackTable();
+    final StackTable stacks = new StackTable();
     /** Replaced once at the start when the bytecode sampler keeps its samples for the held figures. */
-    private volatile LiveSites liveSites = new LiveSites(false);
-    private final NativeTracker nativeTracker;
+    volatile LiveSites liveSites = new LiveSites(false);
+    final NativeTracker nativeTracker;
     private final long startNanos = System.nanoTime();
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
-    private final Map<String, String> endMetadata = new LinkedHashMap<>();
+    final Map<String, String> endMetadata = new LinkedHashMap<>();
+    /** The end of the capture ({@link #finish}), made now: nothing is allocated for it at the end. */
+    private final CaptureEnd end = new CaptureEnd(this);
     /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
-    private JvmAllocatedBytes jvmAllocated;
-    private CaptureRecording recording;
-    private Liveness liveness;
-    private ExactCounts counts;
-    private volatile JvmtiHeapSampler jvmti;
-    private volatile CollectionLog collections;
-    private GcListener gcListener;
+    JvmAllocatedBytes jvmAllocated;
+    CaptureRecording recording;
+    Liveness liveness;
+    ExactCounts counts;
+    volatile JvmtiHeapSampler jvmti;
+    volatile CollectionLog collections;
+    GcListener gcListener;
     private String samplerFallback;
-    private volatile boolean running;
+    volatile boolean running;
     private boolean finished;
-    private Thread background;
+    Thread background;
     /** Bytecode samples lost to a failure on the sample path (each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
     /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
-    private volatile ApiCapture api;
+    volatile ApiCapture api;
     /** The function profile ({@link FunctionHooks}), or null. */
     private FunctionProfile functions;
     private boolean profileFunctions;
@@ -85,10 +88,10 @@ public final class CaptureSession {
     /** How the end of the capture confirms what is reachable ({@link #finish}). */
     private EndCheck endCheck = EndCheck.GC;
     /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
-    private boolean pathsAtEnd = true;
-    private volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
+    boolean pathsAtEnd = true;
+    volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
-    private volatile OutOfMemoryWatch outOfMemory;
+    volatile OutOfMemoryWatch outOfMemory;
 
     /**
      * @param inst the agent's instrumentation (object sizes for the bytecode hooks, a JDK package opened for the
@@ -167,30 +170,7 @@ public final class CaptureSession {
         }
         Hooks.exact = settings.exact();
         Hooks.mean = settings.intervalBytes();
-        if (settings.jvmti()) {
-            CollectionLog log = new CollectionLog(settings.gc(), seenFromJvmStart, startNanos);
-            SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
-                    : new SiteFilter(settings.include(), settings.exclude());
-            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
-                    settings.jvmIntervalBytes(Runtime.version().feature()), settings.ownDistances(),
-                    settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
-                    settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
-                    log);
-            samplerFallback = started.whyNot;
-            jvmti = started.sampler;
-            if (started.sampler != null) {
-                collections = log;
-            }
-        }
-        if (settings.gc() && collections == null) {
-            try {
-                gcListener = new GcListener(startNanos, startEpochMs, seenFromJvmStart);
-                gcListener.start();
-            } catch (Throwable t) {
-                gcListener = null;
-                Failures.report("agent.gc.start", t);
-            }
-        }
+        startSamplerAndGcs();
         if (jvmti == null) {
             // held figures need the GCs: the samples wait for the next one only when it will be seen
             liveSites = new LiveSites(gcListener != null);
@@ -263,6 +243,37 @@ public final class CaptureSession {
     }
 
     /**
+     * The heap sampler and the GC records, as the settings ask: the JVM's sampler with its {@link CollectionLog}
+     * (else why not, {@link #samplerFallback}), or the GC listener when the bytecode hooks sample.
+     */
+    private void startSamplerAndGcs() {
+        if (settings.jvmti()) {
+            CollectionLog log = new CollectionLog(settings.gc(), seenFromJvmStart, startNanos);
+            SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
+                    : new SiteFilter(settings.include(), settings.exclude());
+            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
+                    settings.jvmIntervalBytes(Runtime.version().feature()), settings.ownDistances(),
+                    settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
+                    settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
+                    log);
+            samplerFallback = started.whyNot;
+            jvmti = started.sampler;
+            if (started.sampler != null) {
+                collections = log;
+            }
+        }
+        if (settings.gc() && collections == null) {
+            try {
+                gcListener = new GcListener(startNanos, startEpochMs, seenFromJvmStart);
+                gcListener.start();
+            } catch (Throwable t) {
+                gcListener = null;
+                Failures.report("agent.gc.start", t);
+            }
+        }
+    }
+
+    /**
      * Whether the capture starts with the JVM ({@code -javaagent}, the default) or later ({@code attach}): then the
      * GC beans' counts are read at its start, and a G1 marking may be running.
      */
@@ -279,7 +290,7 @@ public final class CaptureSession {
         endCheckMaxHeap = maxHeapBytes;
     }
 
-    private long endCheckMaxHeap = Long.MAX_VALUE;
+    long endCheckMaxHeap = Long.MAX_VALUE;
 
     /** @return whether the JVM's sampler (JVMTI) takes this capture's heap samples */
     public boolean jvmtiSampler() {
@@ -599,7 +610,7 @@ public final class CaptureSession {
      * A failure of the background thread: counted, never fatal. An {@code OutOfMemoryError} is noted without
      * allocating (the recording says so at its next flush that finds room, or at its close).
      */
-    private void survive(Throwable t) {
+    void survive(Throwable t) {
         if (OutOfMemoryWatch.isOutOfMemory(t)) { // not instanceof here: resolved once in OutOfMemoryWatch.prepare
             OutOfMemoryWatch w = outOfMemory;
             if (w != null) {
@@ -641,10 +652,10 @@ public final class CaptureSession {
         }
         if (sampler != null) {
             sampler.readCounters();
-            w.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
-                    sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
+            w.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),
+                    sampler.counter(SamplerCounter.EXHAUSTED_FIRST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_LAST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_FLAGS));
         }
         return w.outOfMemory();
     }
@@ -709,7 +720,7 @@ public final class CaptureSession {
     }
 
     /** @return the GC records to write now: all of them at the end of the capture */
-    private List<GcRecord> gcRecords(boolean all) {
+    List<GcRecord> gcRecords(boolean all) {
         CollectionLog log = collections;
         if (log != null) {
             return log.take(all);
@@ -730,283 +741,14 @@ public final class CaptureSession {
      * @return the closed recording, or null if there was no capture or no recording could be written
      */
     public synchronized Path finish(Map<String, String> metadata, boolean collect) {
-        if (finished) {
-            return null;
-        }
+        return end.finish(metadata, collect);
+    }
+
+    /** Under the session's lock: called by {@link CaptureEnd} once its end begins. @return whether it had ended before */
+    boolean markFinished() {
+        boolean was = finished;
         finished = true;
-        ThreadState self = ThreadState.current();
-        if (self != null) {
-            self.busy = true;
-        }
-        OutOfMemoryWatch oom = outOfMemory;
-        if (oom != null) {
-            oom.release(); // the room kept for this end
-        }
-        try {
-            Hooks.heapSampling = false;
-            Hooks.heapEnabled = false;
-            JvmtiHeapSampler sampler = jvmti;
-            if (sampler != null) {
-                sampler.pause();
-            }
-            if (!running) {
-                if (sampler != null) {
-                    sampler.close();
-                }
-                Hooks.deactivate(this);
-                return null;
-            }
-            GcListener gcs = gcListener;
-            CollectionLog log = collections;
-            long endNanos;
-            try {
-                endNanos = settle(sampler, gcs, log, collect);
-            } catch (Throwable t) {
-                // out of memory, most likely: the capture stops and the recording is closed with what it has
-                endNanos = System.nanoTime();
-                survive(t);
-                running = false;
-                try {
-                    if (sampler != null) {
-                        sampler.close();
-                    }
-                } catch (Throwable again) {
-                    survive(again);
-                }
-                Hooks.deactivate(this);
-            }
-            List<GcRecord> lastRecords = gcRecords(true);
-            Map<String, String> meta;
-            try {
-                if (log != null) {
-                    log.metadata(endMetadata);
-                }
-                meta = new LinkedHashMap<>(metadata);
-                meta.putAll(endMetadata);
-                if (oom != null) {
-                    if (sampler != null) { // its counters as read when it closed
-                        oom.jvmti(sampler.counter(JvmtiHeapSampler.EXHAUSTED_COUNT),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FIRST_NANOS),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_LAST_NANOS),
-                                sampler.counter(JvmtiHeapSampler.EXHAUSTED_FLAGS));
-                    }
-                    Map<String, String> changes = oom.everything();
-                    if (changes != null) {
-                        meta.putAll(changes);
-                    }
-                }
-            } catch (Throwable t) {
-                meta = metadata;
-            }
-            return recording.finish(meta, endNanos, lastRecords, counts,
-                    settings.nativeMemory() ? nativeTracker : null);
-        } finally {
-            release();
-            if (self != null) {
-                self.busy = false;
-            }
-        }
+        return was;
     }
 
-    /**
-     * The capture's end before the recording's: the final GC (with {@code collect}), the API's trackers, the
-     * background thread stopped, the last samples and their collections, the hooks off.
-     *
-     * @return the capture's end time
-     */
-    private long settle(JvmtiHeapSampler sampler, GcListener gcs, CollectionLog log, boolean collect) {
-        if (collect) {
-            collect = reachabilityCheck(sampler, gcs);
-        } else {
-            endMetadata.put("endCheck", "off");
-        }
-        // What the API's trackers found by that GC (leases lost while borrowed, named objects collected).
-        Map<String, String> ending = new LinkedHashMap<>();
-        if (collect) {
-            ReferenceProcessing.awaitAll(inst);
-        }
-        ApiHooks.captureEnding(ending);
-        FunctionHooks.profile(null);
-        endMetadata.putAll(ending);
-        running = false;
-        if (sampler != null) {
-            sampler.wake();
-        }
-        Thread t = background;
-        if (t != null) {
-            try {
-                t.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (log != null && !log.listening()) {
-            log.stop(); // no JMX at the end: the collections it did not see keep no details
-        }
-        long[] call = endCheckCall;
-        if (log != null && call != null && sampler != null) {
-            sampler.collectionsSoFar(); // the end check's pauses, known to the log before it is told about them
-            log.endCheck(call[0], call[1], call[2], call[3], call[4]);
-        }
-        if (sampler != null && pathsAtEnd) {
-            // why what is still tracked is held: one walk of the heap, within its budget
-            io.memscope.recording.RetentionWalk w = sampler.walkHeap(pathsBudget, "end");
-            if (w != null) {
-                recording.retention(w, false);
-            }
-        }
-        if (sampler != null) {
-            sampler.close(); // the last samples, and which were collected by the GC above
-            samplerMetadata(sampler);
-        } else {
-            // the bytecode hooks' samples (Java weak references)
-            try {
-                liveness.drain(sink, 0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            liveness.sweep(sink);
-        }
-        liveSites.release();
-        long endNanos = System.nanoTime();
-        Hooks.deactivate(this);
-        if (gcs != null) {
-            gcs.stop();
-        }
-        if (log != null) {
-            if (collect) {
-                log.awaitDetails(FINAL_GC_WAIT_MILLIS);
-            }
-            log.stop();
-            endMetadata.put("gcNotificationsUnmatched", Long.toString(log.unmatched()));
-        }
-        if (jvmAllocated != null) {
-            jvmAllocated.end(endMetadata);
-        }
-        return endNanos;
-    }
-
-    /**
-     * What the ended capture no longer needs goes now, also where a static still reaches a part of it: the stack
-     * table (its stacks are in the recording), and the scope edges' pool, logs, string table and way to wake the JVM
-     * sampler's drain (a thread's scope-edge log, in its {@link ThreadState}, reaches them until that thread's next
-     * scope in a later capture).
-     */
-    private void release() {
-        stacks.release();
-        ApiCapture a = api;
-        if (a != null) {
-            a.release();
-        }
-    }
-
-    private void samplerMetadata(JvmtiHeapSampler s) {
-        endMetadata.put("jvmti.samples", Long.toString(s.counter(JvmtiHeapSampler.OFFERED)));
-        endMetadata.put("jvmti.samplesKept", Long.toString(s.kept()));
-        endMetadata.put("jvmti.jvmIntervalBytes", Long.toString(s.jvmInterval()));
-        endMetadata.put("jvmti.samplesThinned", Long.toString(s.counter(JvmtiHeapSampler.THINNED)));
-        endMetadata.put("jvmti.distances", s.distancesState());
-        endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(JvmtiHeapSampler.DISTANCES_DRAWN)));
-        endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(JvmtiHeapSampler.DROPPED_FULL)));
-        endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_EXCEPTION)));
-        endMetadata.put("jvmti.skippedError", Long.toString(s.counter(JvmtiHeapSampler.SKIPPED_ERROR)));
-        endMetadata.put("jvmti.unknownClass", Long.toString(s.counter(JvmtiHeapSampler.CLASS_UNKNOWN)));
-        endMetadata.put("jvmti.ownAllocations", Long.toString(s.own()));
-        endMetadata.put("jvmti.drainThreadAllocations", Long.toString(s.counter(JvmtiHeapSampler.OWN_THREAD)));
-        endMetadata.put("jvmti.filtered", Long.toString(s.filtered()));
-        endMetadata.put("jvmti.classMirrors", Long.toString(s.classMirrors()));
-        endMetadata.put("jvmti.jmxConnector", Long.toString(s.jmxConnector()));
-        endMetadata.put("jvmti.unresolvedStacks", Long.toString(s.unresolved()));
-        endMetadata.put("liveness.untracked", Long.toString(s.untracked()));
-        endMetadata.put("liveness.collected", Long.toString(s.collected()));
-        endMetadata.put("liveness.ambiguousCollections", Long.toString(s.ambiguous()));
-        endMetadata.put("liveness.plainHandleReads", Long.toString(s.counter(JvmtiHeapSampler.PLAIN_READS)));
-        endMetadata.put("liveness.handleDisagreements", Long.toString(s.counter(JvmtiHeapSampler.DISAGREEMENTS)));
-        endMetadata.put("liveness.checkedAtCollectionStart",
-                Long.toString(s.counter(JvmtiHeapSampler.MARKED_AT_GC_START)));
-        endMetadata.put("collections", Long.toString(s.counter(JvmtiHeapSampler.GC_FINISHED)));
-        endMetadata.put("jvmti.stackWalk", s.stackWalkState());
-        endMetadata.put("jvmti.stacksReused", Long.toString(s.counter(JvmtiHeapSampler.STACKS_FROM_TABLE)));
-        endMetadata.put("jvmti.stacksWalkedNew", Long.toString(s.counter(JvmtiHeapSampler.STACKS_NEW_KEYS)));
-        endMetadata.put("jvmti.stacksUnwalkable", Long.toString(s.counter(JvmtiHeapSampler.STACKS_UNNAMED)));
-        endMetadata.put("jvmti.stacksChecked", Long.toString(s.counter(JvmtiHeapSampler.STACKS_CHECKED)));
-        endMetadata.put("jvmti.stacksMismatched", Long.toString(s.counter(JvmtiHeapSampler.STACKS_MISMATCHED)));
-        endMetadata.put("jvmti.stackKeys", Long.toString(s.counter(JvmtiHeapSampler.STACK_KEYS)));
-    }
-
-    /**
-     * The end check ({@link EndCheck#GC}): a whole-heap collection, unless more heap than {@code endCheckMaxHeap} is
-     * in use; waits for the Cleaners it made due and (bytecode sampler) for its notification. Its outcome and cost go
-     * into the recording's metadata ({@code endCheck}, {@code endCheckMillis}, {@code endCheckHeapBytes}).
-     *
-     * @return whether a collection ran
-     */
-    private boolean reachabilityCheck(JvmtiHeapSampler sampler, GcListener gcs) {
-        Runtime rt = Runtime.getRuntime();
-        long used = rt.totalMemory() - rt.freeMemory();
-        endMetadata.put("endCheckHeapBytes", Long.toString(used));
-        if (used > endCheckMaxHeap) {
-            endMetadata.put("endCheck", "skipped: " + used + " bytes of heap in use, above endCheckMaxHeap ("
-                    + endCheckMaxHeap + ")");
-            return false;
-        }
-        long gcsBefore = gcs == null ? 0 : gcs.count();
-        long pausesBefore = sampler == null ? -1 : sampler.finishedCollections();
-        long t0 = System.nanoTime();
-        System.gc();
-        CollectionLog log = collections;
-        if (log != null && sampler != null) {
-            // a concurrent collector may have satisfied it with a cycle already running, which did not judge what was
-            // allocated after that cycle began: then once more
-            sampler.collectionsSoFar();
-            log.cut();
-            if (!log.wholeHeapCycleSince(t0)) {
-                System.gc();
-            }
-        }
-        long t1 = System.nanoTime();
-        long after = rt.totalMemory() - rt.freeMemory();
-        endCheckCall = new long[] {t0, t1, used, after, rt.totalMemory()};
-        settleNative();
-        boolean recorded = true;
-        if (gcs != null) {
-            // The final collection's record goes into the recording: held memory at the end is measured at it.
-            recorded = gcs.awaitExplicitCollection(gcsBefore, FINAL_GC_WAIT_MILLIS);
-        }
-        boolean ran = sampler == null ? recorded : sampler.finishedCollections() != pausesBefore;
-        if (!ran) {
-            endCheckCall = null;
-        } else if (gcs != null) {
-            gcs.endCheck(t0, t1);
-        }
-        endMetadata.put("endCheck", ran ? "gc" : "not done: System.gc() collected nothing (-XX:+DisableExplicitGC?)");
-        endMetadata.put("endCheckMillis", String.format(java.util.Locale.ROOT, "%.1f", (t1 - t0) / 1e6));
-        return ran;
-    }
-
-    /** The end check's System.gc() call: start, end, heap used before and after, committed; null when none ran. */
-    private long[] endCheckCall;
-
-    /** Waits for the Cleaners of direct buffers the final GC found unreachable. */
-    private void settleNative() {
-        if (!settings.nativeMemory()) {
-            return;
-        }
-        if (ReferenceProcessing.awaitAll(inst)) {
-            return;
-        }
-        long previous = nativeTracker.outstandingBytes();
-        int stable = 0;
-        for (int i = 0; i < 20 && stable < 2; i++) {
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            long now = nativeTracker.outstandingBytes();
-            stable = now == previous ? stable + 1 : 0;
-            previous = now;
-        }
-    }
 }

@@ -61,53 +61,6 @@ final class JvmtiHeapSampler {
     /** Nanoseconds the drain thread waits when nothing wakes it. */
     static final long IDLE_NANOS = 100_000_000L;
 
-    /** The library's counters (counters0), by index. */
-    static final int SEEN = 0;
-    static final int QUEUED = 1;
-    static final int DROPPED_FULL = 2;
-    static final int SKIPPED_EXCEPTION = 3;
-    static final int SKIPPED_ERROR = 4;
-    static final int CLASS_UNKNOWN = 5;
-    static final int TRACKED = 6;
-    static final int GC_STARTED = 7;
-    static final int GC_FINISHED = 8;
-    static final int OWN_THREAD = 12;
-    static final int PLAIN_READS = 13;
-    static final int DISAGREEMENTS = 14;
-    static final int MARKED_AT_GC_START = 15;
-    static final int WEAK_REFS_HELD = 16;
-    static final int GLOBAL_REFS_HELD = 17;
-    static final int BUFFERS = 18;
-    /** Stacks answered from the table of earlier JVMTI answers (the walk named them). */
-    static final int STACKS_FROM_TABLE = 19;
-    /** Stacks the walk named for the first time: JVMTI answered, and the answer was kept. */
-    static final int STACKS_NEW_KEYS = 20;
-    /** Stacks the walk could not name (a frame it does not know exactly): JVMTI answered. */
-    static final int STACKS_UNNAMED = 21;
-    /** Answers from the table compared with JVMTI's, and those that differed. */
-    static final int STACKS_CHECKED = 22;
-    static final int STACKS_MISMATCHED = 23;
-    /** Keys in the table. */
-    static final int STACK_KEYS = 24;
-    /**
-     * The walk's state: -2 off since a reused answer differed (in this capture or an earlier one), -1 not tried, 0 the
-     * JVM's layout not understood, 1 off, 2 on, 3 check.
-     */
-    static final int STACK_WALK = 25;
-    /** Samples the JVM delivered (every one: {@link #SEEN} counts those oversampling kept). */
-    static final int OFFERED = 26;
-    /** Samples left out by oversampling (kept with probability p_interval(s) / p_jvmInterval(s)). */
-    static final int THINNED = 27;
-    /** Who draws the threads' distances to their next sample: see {@link #distancesState()}. */
-    static final int DISTANCES = 28;
-    /** Distances memscope drew. */
-    static final int DISTANCES_DRAWN = 29;
-    /** JVMTI ResourceExhausted events since the capture started: count, first and last time, flags seen. */
-    static final int EXHAUSTED_COUNT = 30;
-    static final int EXHAUSTED_FIRST_NANOS = 31;
-    static final int EXHAUSTED_LAST_NANOS = 32;
-    static final int EXHAUSTED_FLAGS = 33;
-
     private final SiteFilter filter;
     private final double mean;
     /** The JVM's sampling interval (a fraction of {@link #mean} when oversampling). */
@@ -121,7 +74,7 @@ final class JvmtiHeapSampler {
     private final long[] commit = new long[BATCH * COMMIT_LONGS];
     private final long[] scanOut = new long[512 * SCAN_LONGS];
     private final long[] gcOut = new long[64 * 3];
-    private final long[] counters = new long[34];
+    private final long[] counters = new long[SamplerCounter.COUNT];
 
     private final SampleResolver resolver;
     private final SampleWeights weights;
@@ -239,12 +192,13 @@ final class JvmtiHeapSampler {
      * not a lambda: nothing to bootstrap on the start-up path.
      */
     private static final class Ordinals implements java.util.function.LongSupplier {
-        private final long[] counts = new long[GC_FINISHED + 1];
+        private final long[] counts = new long[SamplerCounter.GC_FINISHED.ordinal() + 1];
 
         @Override
         public synchronized long getAsLong() {
             SamplerNatives.counters(counts);
-            return counts[GC_STARTED] << 32 | counts[GC_FINISHED] & 0xFFFF_FFFFL;
+            return counts[SamplerCounter.GC_STARTED.ordinal()] << 32
+                    | counts[SamplerCounter.GC_FINISHED.ordinal()] & 0xFFFF_FFFFL;
         }
     }
 
@@ -394,7 +348,8 @@ final class JvmtiHeapSampler {
      * Records one batch of the library's drain. Each record is {@code RECORD_LONGS} longs: its live-table index (-1:
      * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
      * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
-     * {@link #frames} &lt;&lt; 32. The library then learns which samples are kept ({@code commit0}).
+     * {@link #frames} &lt;&lt; 32 (native/sample_record.h draws it). The library then learns which samples are kept
+     * ({@code commit0}).
      *
      * <p>The loop only calls {@link #record} per record: this method runs a few hundred times per capture, too few
      * for the JIT to compile it early (a loop body here would run interpreted for much of a short program), while
@@ -676,7 +631,7 @@ final class JvmtiHeapSampler {
     /** @return collections the JVM reported finished through JVMTI since the library loaded (reads its counters) */
     long finishedCollections() {
         readCounters();
-        return counter(GC_FINISHED);
+        return counter(SamplerCounter.GC_FINISHED);
     }
 
     /**
@@ -712,7 +667,7 @@ final class JvmtiHeapSampler {
      * where its threads' allocation counters are).
      */
     String distancesState() {
-        long state = counter(DISTANCES);
+        long state = counter(SamplerCounter.DISTANCES);
         return state == 2 ? "memscope" : state == 3 ? "jvm" : state == 1 ? "jvm: not confirmed"
                 : "jvm: layout not found";
     }
@@ -729,15 +684,14 @@ final class JvmtiHeapSampler {
         }
     }
 
-    /** @return a counter of the library as last read by {@link #readCounters} ({@link #SEEN}, ...) */
     /**
      * The stack walk's state at the end: {@code on}, {@code check}, {@code off} (as asked), {@code unavailable} (this
      * JVM's layout was not understood: every stack came from JVMTI) or {@code off after a mismatch} (an answer from
      * the table differed from JVMTI's; every later stack came from JVMTI).
      */
     String stackWalkState() {
-        long state = counter(STACK_WALK);
-        if (counter(STACKS_MISMATCHED) > 0 || state == -2) {
+        long state = counter(SamplerCounter.STACK_WALK);
+        if (counter(SamplerCounter.STACKS_MISMATCHED) > 0 || state == -2) {
             return "off after a mismatch";
         }
         if (state == 0) {
@@ -746,8 +700,9 @@ final class JvmtiHeapSampler {
         return state == 3 ? "check" : state == 2 ? "on" : "off"; // -1: not tried, as asked
     }
 
-    synchronized long counter(int index) {
-        return counters[index];
+    /** @return a counter of the library as last read by {@link #readCounters} */
+    synchronized long counter(SamplerCounter counter) {
+        return counters[counter.ordinal()];
     }
 
     /** @return samples recorded */
@@ -772,7 +727,7 @@ final class JvmtiHeapSampler {
 
     /** @return samples of memscope's own allocations, dropped (the drain thread's are not even queued) */
     synchronized long own() {
-        return ownSamples + counters[OWN_THREAD];
+        return ownSamples + counters[SamplerCounter.OWN_THREAD.ordinal()];
     }
 
     /**
@@ -782,7 +737,8 @@ final class JvmtiHeapSampler {
     long lost() {
         readCounters();
         synchronized (this) {
-            return counters[DROPPED_FULL] + counters[SKIPPED_ERROR] + counters[SKIPPED_EXCEPTION] + unresolved;
+            return counters[SamplerCounter.DROPPED_FULL.ordinal()] + counters[SamplerCounter.SKIPPED_ERROR.ordinal()]
+                    + counters[SamplerCounter.SKIPPED_EXCEPTION.ordinal()] + unresolved;
         }
     }
 
