@@ -17,16 +17,37 @@ import static io.memscope.accounting.MemoryAccounting.MAX_SIZE;
  * the owning thread, nothing queued, a sane size): it writes the thread's own plain statistics and touches shared
  * memory only when a watermark moves. Everything else goes through the {@code ...Slow} methods.
  *
+ * <p>The fields the fast paths read (the switch, the truncate generation, the record slots) are this object's own,
+ * so that an operation follows no chain of references from the registry.
+ *
  * <p>Nothing here is static: accounting is called by application code (and by memscope-ffm) through a registry
  * object, never by instrumented bytecode, so no static entry point is needed.
  */
 final class AccountingHotPath {
     private final MemoryAccounting registry;
     private final ThreadRecords threads;
+    /** {@link ThreadRecords#slots}, held here so that the fast path reads only this object's fields. */
+    private final ThreadRecord[] slots;
+    /** The registry's switch ({@link MemoryAccounting#setEnabled}); here because every operation reads it. */
+    volatile boolean enabled = true;
+    /** The truncate generation: thread stats older than this are rebased by their thread on its next call. */
+    volatile int generation;
 
     AccountingHotPath(MemoryAccounting registry, ThreadRecords threads) {
         this.registry = registry;
         this.threads = threads;
+        this.slots = threads.slots;
+    }
+
+    /** The current thread's record (registered on first use): an array load and an identity check. */
+    ThreadRecord record() {
+        Thread t = Thread.currentThread();
+        long id = ThreadIds.of(t);
+        ThreadRecord r = slots[(int) id & (ThreadRecords.RECORD_SLOTS - 1)];
+        if (r != null && r.isThread(t, id)) {
+            return r;
+        }
+        return threads.recordSlow(id);
     }
 
     /**
@@ -38,10 +59,10 @@ final class AccountingHotPath {
     Owner alloc(Instrument instrument, long size) {
         // Fast path, kept small so that it inlines: a per-owner instrument, enabled, a sane size, nothing queued.
         if (instrument != null && instrument.registry == registry && instrument.enabled && !instrument.global
-                && size >= 0 && size <= MAX_SIZE && registry.enabled) {
-            ThreadRecord rec = threads.record();
+                && size >= 0 && size <= MAX_SIZE && enabled) {
+            ThreadRecord rec = record();
             Owner seg = rec.segment;
-            if (rec.enabled && rec.generation == registry.generation && !seg.remotePending) {
+            if (rec.enabled && rec.generation == generation && !seg.remotePending) {
                 long[] s = seg.stats;
                 int index = instrument.index;
                 int b = Stats.threadBase(index);
@@ -64,7 +85,7 @@ final class AccountingHotPath {
         if (instrument == null || instrument.registry != registry) {
             return badInstrument(instrument, "alloc");
         }
-        if (!instrument.enabled || !registry.enabled) {
+        if (!instrument.enabled || !enabled) {
             return Owner.NONE;
         }
         if (size < 0 || size > MAX_SIZE) {
@@ -78,7 +99,7 @@ final class AccountingHotPath {
             }
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = threads.record();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -98,7 +119,7 @@ final class AccountingHotPath {
         if (instrument == null || instrument.registry != registry) {
             return badInstrument(instrument, "tryAlloc");
         }
-        if (!instrument.enabled || !registry.enabled) {
+        if (!instrument.enabled || !enabled) {
             return Owner.NONE;
         }
         if (size < 0 || size > MAX_SIZE) {
@@ -112,7 +133,7 @@ final class AccountingHotPath {
             Stats.sharedAlloc(registry.globalNode.chunk(instrument.index), Node.base(instrument.index), 1, size, null);
             return Owner.GLOBAL;
         }
-        ThreadRecord rec = threads.record();
+        ThreadRecord rec = record();
         if (!rec.enabled) {
             return Owner.NONE;
         }
@@ -152,7 +173,7 @@ final class AccountingHotPath {
                 && size >= 0 && size <= MAX_SIZE && !instrument.global
                 && owner.record.isCurrentThread()) {
             ThreadRecord rec = owner.record;
-            if (rec.segment == owner && rec.generation == registry.generation && !owner.remotePending) {
+            if (rec.segment == owner && rec.generation == generation && !owner.remotePending) {
                 long[] s = owner.stats;
                 int index = instrument.index;
                 int b = Stats.threadBase(index);
@@ -273,7 +294,7 @@ final class AccountingHotPath {
         if (size < 0 || size > MAX_SIZE) {
             return badSize(instrument, "claim", size);
         }
-        ThreadRecord rec = threads.record();
+        ThreadRecord rec = record();
         Owner seg = prologue(rec);
         if (owner == seg) {
             return seg;
@@ -281,7 +302,7 @@ final class AccountingHotPath {
         if (owner != Owner.NONE) {
             free(instrument, size, owner);
         }
-        if (!rec.enabled || !instrument.enabled || !registry.enabled) {
+        if (!rec.enabled || !instrument.enabled || !enabled) {
             return Owner.NONE;
         }
         localAlloc(rec, seg, instrument.index, 1, size);
@@ -296,7 +317,7 @@ final class AccountingHotPath {
     // ------------------------------------------------------------------------------------------- internals
 
     private Owner prologue(ThreadRecord rec) {
-        if (rec.generation != registry.generation) {
+        if (rec.generation != generation) {
             rebaseLocal(rec, rec.segment);
         }
         Owner seg = rec.segment;
@@ -313,7 +334,7 @@ final class AccountingHotPath {
     }
 
     void rebaseLocal(ThreadRecord rec, Owner seg) {
-        int g = registry.generation;
+        int g = generation;
         long[] s = seg.stats;
         for (int b = Stats.threadBase(0); Stats.holds(s, b); b += Stats.WIDTH) {
             Stats.rebase(s, b);

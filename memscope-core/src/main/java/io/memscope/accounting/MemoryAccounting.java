@@ -77,9 +77,6 @@ public final class MemoryAccounting {
     final ConcurrentHashMap<String, Node> hosts = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, Node> accounts = new ConcurrentHashMap<>();
     final Instrument invalid;
-    /** The truncate generation: thread stats older than this are rebased by their thread on its next call. */
-    volatile int generation;
-    volatile boolean enabled = true;
     volatile boolean strict;
     /** Watermark deltas that left a thread stat (slow path only); for tests of the "no shared write" promise. */
     final java.util.concurrent.atomic.LongAdder carries = new java.util.concurrent.atomic.LongAdder();
@@ -215,16 +212,16 @@ public final class MemoryAccounting {
 
     /** Turns all recording of this registry on or off (off: every call is one branch and records nothing). */
     public void setEnabled(boolean value) {
-        enabled = value;
+        hot.enabled = value;
     }
 
     public boolean isEnabled() {
-        return enabled;
+        return hot.enabled;
     }
 
     /** Turns accounting for the current thread on or off; frees of memory it already recorded are still recorded. */
     public void setThreadEnabled(boolean value) {
-        threads.record().enabled = value;
+        hot.record().enabled = value;
     }
 
     /**
@@ -238,7 +235,7 @@ public final class MemoryAccounting {
     }
 
     public boolean isThreadEnabled() {
-        return threads.record().enabled;
+        return hot.record().enabled;
     }
 
     /** Strict mode for this registry: bad calls throw instead of being counted (also on with {@code -Dmemscope.strict=true}). */
@@ -253,7 +250,7 @@ public final class MemoryAccounting {
      * See {@link OwnerScope}.
      */
     public OwnerScope scope(String user, String host) {
-        ThreadRecord rec = threads.record();
+        ThreadRecord rec = hot.record();
         Owner before = rec.segment;
         switchAccount(rec, account(user, host));
         return new OwnerScope(this, rec, before.account);
@@ -261,11 +258,11 @@ public final class MemoryAccounting {
 
     /** @return the owner the current thread charges now (its current account) */
     public Owner currentOwner() {
-        return threads.record().segment;
+        return hot.record().segment;
     }
 
     void closeScope(ThreadRecord rec, Node previous) {
-        ThreadRecord now = threads.record();
+        ThreadRecord now = hot.record();
         if (now != rec) {
             hot.anomaly(invalid, "OwnerScope closed on thread " + now.threadName() + ", opened on " + rec.threadName());
             return;
@@ -408,7 +405,7 @@ public final class MemoryAccounting {
     public void truncate() {
         synchronized (lock) {
             threads.reapLocked();
-            generation++;
+            hot.generation++;
             for (Node n : accounts.values()) {
                 n.rebaseAll();
             }

@@ -137,7 +137,7 @@ final class TableReader {
         for (int k = 0; k < n && Stats.holds(s, Stats.threadBase(k)); k++) {
             Stats.readThread(s, Stats.threadBase(k), v, k * Stats.WIDTH);
         }
-        if (rec.generation != registry.generation) {
+        if (rec.generation != registry.hot.generation) {
             for (int b = 0; b < width; b += Stats.WIDTH) {
                 Stats.rebase(v, b);
             }

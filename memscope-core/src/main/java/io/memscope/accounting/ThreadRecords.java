@@ -22,7 +22,7 @@ final class ThreadRecords {
     private final ThreadLocal<ThreadRecord> current = ThreadLocal.withInitial(this::register);
     /**
      * A direct-mapped cache in front of {@link #current}: slot {@code threadId & (RECORD_SLOTS - 1)} holds the record
-     * of one live thread, found by {@link #record()} with an array load and an identity check instead of a
+     * of one live thread, found by {@link AccountingHotPath#record()} with an array load and an identity check instead of a
      * ThreadLocal lookup. Written only when a thread finds its slot empty (its first calls) and when the reaper
      * drops an ended thread's record, so threads only read it on the hot path; a thread whose slot is taken by
      * another live thread uses the ThreadLocal.
@@ -35,18 +35,8 @@ final class ThreadRecords {
         this.registry = registry;
     }
 
-    /** The current thread's record (registered on first use). */
-    ThreadRecord record() {
-        Thread t = Thread.currentThread();
-        long id = ThreadIds.of(t);
-        ThreadRecord r = slots[(int) id & (RECORD_SLOTS - 1)];
-        if (r != null && r.isThread(t, id)) {
-            return r;
-        }
-        return recordSlow(id);
-    }
-
-    private ThreadRecord recordSlow(long id) {
+    /** The current thread's record when its slot did not hold it: the ThreadLocal, then the slot if free. */
+    ThreadRecord recordSlow(long id) {
         ThreadRecord r = current.get();
         int slot = (int) id & (RECORD_SLOTS - 1);
         if (slots[slot] == null) {
@@ -60,7 +50,7 @@ final class ThreadRecords {
     }
 
     private ThreadRecord register() {
-        ThreadRecord rec = new ThreadRecord(Thread.currentThread(), registry.generation);
+        ThreadRecord rec = new ThreadRecord(Thread.currentThread(), registry.hot.generation);
         rec.segment = new Owner(registry, rec, null);
         synchronized (registry.lock) {
             if (records.size() >= reapThreshold) {
@@ -140,7 +130,7 @@ final class ThreadRecords {
             }
             seg.retired = true;
             long[] pending = seg.takeInbox();
-            if (rec.generation != registry.generation) {
+            if (rec.generation != registry.hot.generation) {
                 hot.rebaseLocal(rec, seg);
             }
             if (pending != null) {
