@@ -34,7 +34,14 @@ public final class EventType<T> {
     public static final EventType<Long> LONG = new EventType<>(NameRegistry.TYPE_LONG, "long", null);
     public static final EventType<SpanEdge> SPAN = new EventType<>(NameRegistry.TYPE_SPAN, "span", null);
 
+    /**
+     * Custom types by name, and the next custom type id: process-wide on purpose, since a type is a value (a name
+     * and a codec) that the events of any {@link EventsProducer} may use; each producer writes the names of the
+     * types its events use to its own file.
+     */
     private static final Map<String, EventType<?>> BY_NAME = new ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_ID =
+            new java.util.concurrent.atomic.AtomicInteger(NameRegistry.FIRST_CUSTOM_TYPE);
 
     private final int id;
     private final String name;
@@ -58,7 +65,18 @@ public final class EventType<T> {
             throw new IllegalArgumentException("'" + name + "' is a built-in type name");
         }
         return (EventType<T>) BY_NAME.computeIfAbsent(name,
-                n -> new EventType<>(NameRegistry.type(n).id, n, codec));
+                n -> {
+                    NameRegistry.utf8(n); // a name the files can hold
+                    return new EventType<>(nextId(), n, codec);
+                });
+    }
+
+    private static int nextId() {
+        int id = NEXT_ID.getAndIncrement();
+        if (id > NameRegistry.MAX_ID) {
+            throw new IllegalStateException("more than " + NameRegistry.MAX_ID + " custom types registered");
+        }
+        return id;
     }
 
     static EventType<?> builtin(String name) {

@@ -44,7 +44,7 @@ final class EventsFile {
         this.startMonoNanos = mono;
     }
 
-    static EventsFile create(EventsSettings s, long pid) {
+    static EventsFile create(EventsSettings s, long pid, java.util.List<NameRegistry.Entry> names) {
         Path dir = s.directory();
         Path file = dir.resolve(pid + ".events");
         try {
@@ -78,7 +78,7 @@ final class EventsFile {
             buf.putLong(H_SLOTS_OFFSET, HEADER_BYTES + (long) EventsSettings.NAMES_CAPACITY);
             buf.putLong(H_FILE_SIZE, size);
             buf.putInt(H_MAX_RECORD, MAX_RECORD_BYTES);
-            for (NameRegistry.Entry e : NameRegistry.all()) {
+            for (NameRegistry.Entry e : names) {
                 f.append(e);
             }
             INT.setRelease(buf, H_READY, 1);

@@ -5,25 +5,27 @@ package io.memscope.events;
  * datum (for example a thread id). One branch when disabled.
  */
 public final class Lifecycle {
+    private final EventsProducer producer;
     final int id;
     private final String name;
 
-    Lifecycle(int id, String name) {
+    Lifecycle(EventsProducer producer, int id, String name) {
+        this.producer = producer;
         this.id = id;
         this.name = name;
     }
 
     /** Records the event now. */
     public void emit(long data) {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_LIFECYCLE, id, System.nanoTime(), data);
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_LIFECYCLE, id, System.nanoTime(), data);
         }
     }
 
     /** Records the event at a given time, in {@link RuntimeEvents#now()} nanoseconds. */
     public void emit(long data, long timestampNanos) {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_LIFECYCLE, id, timestampNanos, data);
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_LIFECYCLE, id, timestampNanos, data);
         }
     }
 

@@ -7,9 +7,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The process-wide table of event names and custom type names, independent of whether a ring file is open.
- * Ids are dense and never reused: event ids from 1, custom type ids from {@link #FIRST_CUSTOM_TYPE}. The ring
- * file's names region receives every entry (all of them when a file starts, then each new one as it is added).
+ * One producer's table of event names and the custom type names its events use, independent of whether its ring
+ * file is open. Event ids are dense and never reused, from 1; custom type ids are the process-wide ids of
+ * {@link EventType#register} (from {@link #FIRST_CUSTOM_TYPE}: a type is a value any producer's events may use).
+ * The ring file's names region receives every entry (all of them when a file starts, then each new one as it is
+ * added).
  */
 final class NameRegistry {
     /** Built-in payload types of custom events; custom codecs get ids from {@link #FIRST_CUSTOM_TYPE}. */
@@ -35,12 +37,7 @@ final class NameRegistry {
             this.id = id;
             this.typeId = typeId;
             this.name = name;
-            byte[] b = name.getBytes(StandardCharsets.UTF_8);
-            if (b.length > RingLayout.MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("name longer than " + RingLayout.MAX_NAME_BYTES
-                        + " UTF-8 bytes: " + name.substring(0, 40) + "...");
-            }
-            this.utf8 = b;
+            this.utf8 = utf8(name);
         }
 
         int bytes() {
@@ -48,21 +45,32 @@ final class NameRegistry {
         }
     }
 
-    private static final Map<String, Entry> EVENTS = new HashMap<>();
-    private static final Map<String, Entry> TYPES = new HashMap<>();
-    private static final List<Entry> ALL = new ArrayList<>();
-    private static int nextEventId = 1;
-    private static int nextTypeId = FIRST_CUSTOM_TYPE;
+    /** @return the UTF-8 bytes of a name that fits a names-region entry; IllegalArgumentException if too long */
+    static byte[] utf8(String name) {
+        byte[] b = name.getBytes(StandardCharsets.UTF_8);
+        if (b.length > RingLayout.MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("name longer than " + RingLayout.MAX_NAME_BYTES
+                    + " UTF-8 bytes: " + name.substring(0, 40) + "...");
+        }
+        return b;
+    }
 
-    private NameRegistry() {
+    private final EventsProducer producer;
+    private final Map<String, Entry> events = new HashMap<>();
+    private final Map<Integer, Entry> types = new HashMap<>();
+    private final List<Entry> all = new ArrayList<>();
+    private int nextEventId = 1;
+
+    NameRegistry(EventsProducer producer) {
+        this.producer = producer;
     }
 
     /** @return the entry of this event, registering it (and writing it to the open file) if new */
-    static Entry event(int eventKind, String name, int typeId) {
+    Entry event(int eventKind, String name, int typeId) {
         Entry e;
-        synchronized (NameRegistry.class) {
+        synchronized (this) {
             String key = eventKind + ":" + name;
-            e = EVENTS.get(key);
+            e = events.get(key);
             if (e != null) {
                 if (e.typeId != typeId) {
                     throw new IllegalArgumentException("event '" + name + "' is already registered with another type");
@@ -73,33 +81,31 @@ final class NameRegistry {
                 throw new IllegalStateException("more than " + MAX_ID + " event names registered");
             }
             e = new Entry(RingLayout.ENTRY_EVENT, eventKind, nextEventId++, typeId, name);
-            EVENTS.put(key, e);
-            ALL.add(e);
+            events.put(key, e);
+            all.add(e);
         }
-        RuntimeEvents.published(e);
+        producer.published(e);
         return e;
     }
 
-    /** @return the entry of this custom type, registering it if new */
-    static Entry type(String name) {
+    /** Writes the name of a custom payload type to this producer's file (once), before an event that uses it. */
+    void type(EventType<?> type) {
+        if (type.id() < FIRST_CUSTOM_TYPE) {
+            return;
+        }
         Entry e;
-        synchronized (NameRegistry.class) {
-            e = TYPES.get(name);
-            if (e != null) {
-                return e;
+        synchronized (this) {
+            if (types.containsKey(type.id())) {
+                return;
             }
-            if (nextTypeId > MAX_ID) {
-                throw new IllegalStateException("more than " + MAX_ID + " custom types registered");
-            }
-            e = new Entry(RingLayout.ENTRY_TYPE, 0, nextTypeId++, 0, name);
-            TYPES.put(name, e);
-            ALL.add(e);
+            e = new Entry(RingLayout.ENTRY_TYPE, 0, type.id(), 0, type.name());
+            types.put(type.id(), e);
+            all.add(e);
         }
-        RuntimeEvents.published(e);
-        return e;
+        producer.published(e);
     }
 
-    static synchronized List<Entry> all() {
-        return new ArrayList<>(ALL);
+    synchronized List<Entry> all() {
+        return new ArrayList<>(all);
     }
 }

@@ -5,37 +5,39 @@ package io.memscope.events;
  * Each call writes a 16-byte record when events are enabled; when disabled it is one branch.
  */
 public final class Span {
+    private final EventsProducer producer;
     final int id;
     private final String name;
 
-    Span(int id, String name) {
+    Span(EventsProducer producer, int id, String name) {
+        this.producer = producer;
         this.id = id;
         this.name = name;
     }
 
     public void begin() {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_SPAN_BEGIN, id, System.nanoTime());
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_SPAN_BEGIN, id, System.nanoTime());
         }
     }
 
     public void end() {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_SPAN_END, id, System.nanoTime());
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_SPAN_END, id, System.nanoTime());
         }
     }
 
     /** Begin at a given time, in {@link RuntimeEvents#now()} nanoseconds (for events reported after the fact). */
     public void begin(long timestampNanos) {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_SPAN_BEGIN, id, timestampNanos);
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_SPAN_BEGIN, id, timestampNanos);
         }
     }
 
     /** End at a given time, in {@link RuntimeEvents#now()} nanoseconds. */
     public void end(long timestampNanos) {
-        if (RuntimeEvents.enabled) {
-            RuntimeEvents.write(RingLayout.KIND_SPAN_END, id, timestampNanos);
+        if (producer.enabled) {
+            producer.write(RingLayout.KIND_SPAN_END, id, timestampNanos);
         }
     }
 
@@ -44,8 +46,8 @@ public final class Span {
      * another source, such as a GC pause from JFR). Times in {@link RuntimeEvents#now()} nanoseconds.
      */
     public void record(long beginNanos, long endNanos) {
-        if (RuntimeEvents.enabled) {
-            RingWriter w = RuntimeEvents.writer();
+        if (producer.enabled) {
+            RingWriter w = producer.writer();
             if (w != null) {
                 w.write(RingLayout.KIND_SPAN_BEGIN, id, beginNanos);
                 w.write(RingLayout.KIND_SPAN_END, id, endNanos);

@@ -11,11 +11,13 @@ import io.memscope.internal.error.Failures;
  * @param <T> the payload type
  */
 public final class UserEvent<T> {
+    private final EventsProducer producer;
     final int id;
     private final String name;
     private final EventType<T> type;
 
-    UserEvent(int id, String name, EventType<T> type) {
+    UserEvent(EventsProducer producer, int id, String name, EventType<T> type) {
+        this.producer = producer;
         this.id = id;
         this.name = name;
         this.type = type;
@@ -23,8 +25,8 @@ public final class UserEvent<T> {
 
     /** Writes a unit event. */
     public void write() {
-        if (RuntimeEvents.enabled && check(EventType.UNIT)) {
-            RingWriter w = RuntimeEvents.writer();
+        if (producer.enabled && check(EventType.UNIT)) {
+            RingWriter w = producer.writer();
             if (w != null) {
                 w.writeSmall(id, System.nanoTime(), 0, 0);
             }
@@ -33,8 +35,8 @@ public final class UserEvent<T> {
 
     /** Writes an int event. */
     public void writeInt(int value) {
-        if (RuntimeEvents.enabled && check(EventType.INT)) {
-            RingWriter w = RuntimeEvents.writer();
+        if (producer.enabled && check(EventType.INT)) {
+            RingWriter w = producer.writer();
             if (w != null) {
                 w.writeSmall(id, System.nanoTime(), value, 4);
             }
@@ -43,8 +45,8 @@ public final class UserEvent<T> {
 
     /** Writes a long event (24-byte record). */
     public void writeLong(long value) {
-        if (RuntimeEvents.enabled && check(EventType.LONG)) {
-            RuntimeEvents.write(RingLayout.KIND_CUSTOM, id, System.nanoTime(), value); // drops if re-entrant
+        if (producer.enabled && check(EventType.LONG)) {
+            producer.write(RingLayout.KIND_CUSTOM, id, System.nanoTime(), value); // drops if re-entrant
         }
     }
 
@@ -59,8 +61,8 @@ public final class UserEvent<T> {
     }
 
     private void edge(int e) {
-        if (RuntimeEvents.enabled && check(EventType.SPAN)) {
-            RingWriter w = RuntimeEvents.writer();
+        if (producer.enabled && check(EventType.SPAN)) {
+            RingWriter w = producer.writer();
             if (w != null) {
                 w.writeSmall(id, System.nanoTime(), e, 1);
             }
@@ -69,7 +71,7 @@ public final class UserEvent<T> {
 
     /** Writes a value of any type (built-in values are unboxed; custom types go through their codec). */
     public void write(T value) {
-        if (!RuntimeEvents.enabled) {
+        if (!producer.enabled) {
             return;
         }
         switch (type.id()) {
@@ -79,7 +81,7 @@ public final class UserEvent<T> {
             case NameRegistry.TYPE_SPAN: edge(value == SpanEdge.END ? 1 : 0); return;
             default:
         }
-        RingWriter w = RuntimeEvents.writer();
+        RingWriter w = producer.writer();
         if (w == null || !w.enter()) {
             return;
         }

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -41,7 +40,10 @@ public final class PoolTracker {
     public static final int KEPT_LEAKS = 1000;
     /** Returned leases remembered to tell a double return from an unknown one. */
     static final int RECENT_RETURNS = 256;
-    private static final Map<String, PoolTracker> POOLS = new ConcurrentHashMap<>();
+    /**
+     * Lease ids, unique in the process: the agent matches a RETURN to its BORROW by id across every pool of every
+     * registry in the recording, so the counter is shared on purpose (it holds no pool's state).
+     */
     private static final AtomicLong LEASE_IDS = new AtomicLong();
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
@@ -67,16 +69,7 @@ public final class PoolTracker {
     private long doubleReturns;
     private long unknownReturns;
 
-    static {
-        // At the end of an agent's capture (after its full GC), leases lost while borrowed are reported.
-        AgentLink.atCaptureEnd(() -> {
-            for (PoolTracker p : POOLS.values()) {
-                p.poll(System.nanoTime());
-            }
-        });
-    }
-
-    private PoolTracker(String name, boolean linked) {
+    PoolTracker(String name, boolean linked) {
         this.name = name;
         this.linked = linked;
     }
@@ -89,22 +82,7 @@ public final class PoolTracker {
      *                           {@value #MAX_POOLS} pools are registered already
      */
     public static PoolTracker of(String name) {
-        validate(name);
-        PoolTracker p = POOLS.get(name);
-        if (p != null) {
-            return p;
-        }
-        synchronized (POOLS) {
-            p = POOLS.get(name);
-            if (p == null) {
-                if (POOLS.size() >= MAX_POOLS) {
-                    throw PoolText.tooManyPools(name, MAX_POOLS);
-                }
-                p = new PoolTracker(name, true);
-                POOLS.put(name, p);
-            }
-            return p;
-        }
+        return PoolRegistry.process().of(name);
     }
 
     /** A tracker of its own (not registered, not connected to the agent), for tests. */
@@ -115,7 +93,7 @@ public final class PoolTracker {
 
     /** @return every pool registered with {@link #of}, by name */
     public static List<PoolTracker> all() {
-        return POOLS.values().stream().sorted((a, b) -> a.name.compareTo(b.name)).collect(Collectors.toList());
+        return PoolRegistry.process().all();
     }
 
     private static void validate(String name) {
@@ -304,7 +282,7 @@ public final class PoolTracker {
     }
 
     /** Takes the leases the collector found unreachable: those still borrowed are leaks. */
-    private void poll(long now) {
+    void poll(long now) {
         LeaseRecord r = (LeaseRecord) queue.poll();
         while (r != null) {
             boolean leaked;

@@ -22,7 +22,7 @@ class ThreadIdentityTest {
     private final Instrument inst = acct.instrument("memory/identity/blocks");
 
     private static int slot(Thread t) {
-        return (int) ThreadIds.of(t) & (MemoryAccounting.RECORD_SLOTS - 1);
+        return (int) ThreadIds.of(t) & (ThreadRecords.RECORD_SLOTS - 1);
     }
 
     /** Thread {@code holder} allocates and parks until released; its record then owns its slot. */
@@ -45,8 +45,8 @@ class ThreadIdentityTest {
         void start() throws InterruptedException {
             thread.start();
             assertThat(allocated.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(acct.recordSlots[slot(thread)]).as("the holder owns its slot").isNotNull();
-            assertThat(acct.recordSlots[slot(thread)].threadId).isEqualTo(ThreadIds.of(thread));
+            assertThat(acct.threads.slots[slot(thread)]).as("the holder owns its slot").isNotNull();
+            assertThat(acct.threads.slots[slot(thread)].threadId).isEqualTo(ThreadIds.of(thread));
         }
 
         void finish() throws InterruptedException {
@@ -89,7 +89,7 @@ class ThreadIdentityTest {
         CountDownLatch done = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread other = null;
-        for (int i = 0; i < 4 * MemoryAccounting.RECORD_SLOTS && other == null; i++) {
+        for (int i = 0; i < 4 * ThreadRecords.RECORD_SLOTS && other == null; i++) {
             Thread t = new Thread(() -> {
                 Owner o = null;
                 for (int n = 0; n < 7; n++) {
@@ -107,7 +107,7 @@ class ThreadIdentityTest {
         }
         assertThat(other).as("a thread id in the holder's slot").isNotNull();
         runUntilParked(other, done);
-        assertThat(acct.recordSlots[slot(holder.thread)].threadId).as("slot unchanged")
+        assertThat(acct.threads.slots[slot(holder.thread)].threadId).as("slot unchanged")
                 .isEqualTo(ThreadIds.of(holder.thread));
         SummaryRow c = row("colliding");
         assertThat(c.threadId()).isEqualTo(ThreadIds.of(other));
@@ -179,9 +179,9 @@ class ThreadIdentityTest {
             acct.alloc(inst, 16);
         });
         int slot = slot(self[0]);
-        assertThat(acct.recordSlots[slot]).isNotNull();
+        assertThat(acct.threads.slots[slot]).isNotNull();
         assertThat(acct.threadCount()).isZero();   // reaps: aggregates the ended thread into the global row
-        assertThat(acct.recordSlots[slot]).isNull();
+        assertThat(acct.threads.slots[slot]).isNull();
         SummaryRow g = Rows.global(acct, inst.name());
         assertThat(g.get(COUNT_ALLOC)).isEqualTo(2);
         assertThat(g.currentBytes()).isEqualTo(16);

@@ -260,7 +260,7 @@ class RingFileTest {
         for (int round = 0; round < 200; round++) {
             long pid = 1_000_000 + round;
             Path file = s.directory().resolve(pid + ".events");
-            Thread producer = new Thread(() -> EventsFile.create(s, pid));
+            Thread producer = new Thread(() -> EventsFile.create(s, pid, java.util.List.of()));
             producer.start();
             boolean opened = false;
             while (!opened) {

@@ -20,18 +20,33 @@ import java.util.Map;
  * peak restarted ({@link Budget#resetPeak()}).
  */
 final class BudgetCheck {
-    /** Budgets installed for tests, with the number of tests using each (tests in parallel share one). */
-    private static final Map<Budget, int[]> INSTALLED = new HashMap<>();
+    /**
+     * The budgets one run of the extension installed for its tests, with the number of tests using each (tests in
+     * parallel share one). One per engine run: {@link MemscopeExtension} keeps it in the root context's store, so
+     * two runs in one JVM (two launches of the JUnit Platform) each count their own. Two runs at the same moment
+     * that watch the same instrument of {@code MemoryAccounting.global()} see each other's budget as the
+     * application's own (they restart its peak and leave it in place).
+     */
+    static final class Installed {
+        private final Map<Budget, int[]> users = new HashMap<>();
 
+        /** @return the number of budgets installed now (tests) */
+        synchronized int size() {
+            return users.size();
+        }
+    }
+
+    private final Installed installed;
     private final Map<String, Long> limits;
     private final Map<String, Budget> watched = new LinkedHashMap<>();
 
-    private BudgetCheck(Map<String, Long> limits) {
+    private BudgetCheck(Installed installed, Map<String, Long> limits) {
+        this.installed = installed;
         this.limits = limits;
     }
 
-    static BudgetCheck start(Map<String, Long> limits) {
-        BudgetCheck c = new BudgetCheck(limits);
+    static BudgetCheck start(Installed installed, Map<String, Long> limits) {
+        BudgetCheck c = new BudgetCheck(installed, limits);
         if (limits.isEmpty()) {
             return c;
         }
@@ -41,13 +56,13 @@ final class BudgetCheck {
             if (i == null) {
                 continue; // registered during the test, or never: judged at the end
             }
-            synchronized (INSTALLED) {
+            synchronized (installed) {
                 Budget b = i.budget();
                 if (b == null) {
                     b = acct.setBudget(i, MemoryAccounting.MAX_SIZE);
-                    INSTALLED.put(b, new int[] {1});
-                } else if (INSTALLED.containsKey(b)) {
-                    INSTALLED.get(b)[0]++;
+                    installed.users.put(b, new int[] {1});
+                } else if (installed.users.containsKey(b)) {
+                    installed.users.get(b)[0]++;
                 } else {
                     b.resetPeak();
                 }
@@ -72,7 +87,7 @@ final class BudgetCheck {
             String precision = "";
             if (b != null) {
                 peak = b.peakBytes();
-                release(acct, b);
+                release(acct, installed, b);
             } else if (acct.find(name) == null) {
                 failures.add("@MemoryBudget: no instrument \"" + name + "\" is registered in MemoryAccounting.global() "
                         + "(registered instruments: " + acct.instruments().stream().map(Instrument::name).toList() + ")");
@@ -93,11 +108,11 @@ final class BudgetCheck {
         return failures;
     }
 
-    private static void release(MemoryAccounting acct, Budget b) {
-        synchronized (INSTALLED) {
-            int[] users = INSTALLED.get(b);
+    private static void release(MemoryAccounting acct, Installed installed, Budget b) {
+        synchronized (installed) {
+            int[] users = installed.users.get(b);
             if (users != null && --users[0] == 0) {
-                INSTALLED.remove(b);
+                installed.users.remove(b);
                 acct.removeBudget(b);
             }
         }

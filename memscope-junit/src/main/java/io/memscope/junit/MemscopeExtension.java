@@ -47,12 +47,14 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
     /** System property / configuration parameter: {@code fail} (default) or {@code abort} without an agent. */
     public static final String AGENT_MISSING = "memscope.junit.agentMissing";
 
-    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(MemscopeExtension.class);
+    static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(MemscopeExtension.class);
     private static final String WINDOW = "window";
     private static final String LIMITS = "limits";
     /** In a template's store: its {@link WarmUp}. In an invocation's: whether it is the warm-up, or why not judged. */
     private static final String WARM_UP = "warmUp";
     private static final String NOT_JUDGED = "notJudged";
+    /** In the root context's store: this engine run's {@link BudgetCheck.Installed}. */
+    static final String INSTALLED_BUDGETS = "installedBudgets";
     /** How long an invocation waits for its template's warm-up invocation. */
     static final int WARM_UP_WAIT_SECONDS = 60;
 
@@ -82,7 +84,9 @@ public final class MemscopeExtension implements BeforeTestExecutionCallback, Aft
         }
         ExtensionContext.Store store = context.getStore(NS);
         store.put(LIMITS, limits);
-        store.put(WINDOW, new Window(limits, parallel, sites)); // last: the window starts here
+        BudgetCheck.Installed installed = context.getRoot().getStore(NS).getOrComputeIfAbsent(INSTALLED_BUDGETS,
+                k -> new BudgetCheck.Installed(), BudgetCheck.Installed.class);
+        store.put(WINDOW, new Window(limits, parallel, sites, installed)); // last: the window starts here
     }
 
     @Override

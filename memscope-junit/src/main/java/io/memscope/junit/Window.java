@@ -24,12 +24,12 @@ final class Window {
     long currentAtEnd = -1;
 
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
-    Window(Limits limits, boolean parallelConfigured, long[] sitesAtStart) {
+    Window(Limits limits, boolean parallelConfigured, long[] sitesAtStart, BudgetCheck.Installed installed) {
         this.testThread = Thread.currentThread().getId();
         this.parallelConfigured = parallelConfigured;
         this.sitesAtStart = sitesAtStart;
         boolean counting = limits.maxAllocation() >= 0 && ThreadAllocations.supported();
-        this.budgets = BudgetCheck.start(limits.budgets());
+        this.budgets = BudgetCheck.start(installed, limits.budgets());
         this.threadsAtStart = counting ? ThreadAllocations.all() : null;
         this.currentAtTotal = counting ? ThreadAllocations.current() : -1;
         this.totalAtStart = counting ? ThreadAllocations.total() : -1;

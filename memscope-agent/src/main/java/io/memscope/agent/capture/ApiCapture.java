@@ -70,8 +70,11 @@ final class ApiCapture {
      * every ten seconds.
      */
     private AccountingSnapshot accounting;
+    /** The capture's sizes, for objects the application tracks by name. */
+    private final ObjectSizes objectSizes;
 
-    ApiCapture(StringTable strings, StackTable stacks, int stackDepth) {
+    ApiCapture(StringTable strings, StackTable stacks, int stackDepth, ObjectSizes objectSizes) {
+        this.objectSizes = objectSizes;
         this.stacks = stacks;
         this.strings = strings;
         this.edges = new ScopeEdges(strings);
@@ -135,7 +138,7 @@ final class ApiCapture {
             return;
         }
         long id = namedIds.incrementAndGet();
-        long size = ObjectSizes.measured(o);
+        long size = objectSizes.measured(o);
         String type = o.getClass().getTypeName();
         long stack = stacks.captureApiCaller(stackDepth);
         long now = System.nanoTime();

@@ -67,6 +67,8 @@ public final class CaptureSession {
     JvmAllocatedBytes jvmAllocated;
     CaptureRecording recording;
     Liveness liveness;
+    /** This capture's object sizes, measured at start (the hooks read them through {@link Hooks#sizes}). */
+    ObjectSizes objectSizes = ObjectSizes.UNMEASURED;
     ExactCounts counts;
     volatile JvmtiHeapSampler jvmti;
     volatile CollectionLog collections;
@@ -176,10 +178,10 @@ public final class CaptureSession {
             liveSites = new LiveSites(gcListener != null);
             liveness = new Liveness(liveSites);
             if (inst != null) {
-                ObjectSizes.init(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
+                objectSizes = ObjectSizes.measure(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
             }
         } else if (inst != null) {
-            ObjectSizes.instrumentation(inst); // objects the application tracks by name are sized
+            objectSizes = ObjectSizes.instancesOnly(inst); // objects the application tracks by name are sized
         }
         if (settings.exact()) {
             counts = new ExactCounts();
@@ -209,7 +211,7 @@ public final class CaptureSession {
         if (profileFunctions) {
             OwnBytes.prepare();
         }
-        ApiCapture a = new ApiCapture(sink.store().strings(), stacks, settings.stackDepth());
+        ApiCapture a = new ApiCapture(sink.store().strings(), stacks, settings.stackDepth(), objectSizes);
         JvmtiHeapSampler sampler = jvmti;
         if (sampler != null) {
             a.wakeDrainWith(new Runnable() { // not a lambda on the start-up path
@@ -381,6 +383,11 @@ public final class CaptureSession {
 
     NativeTracker nativeTracker() {
         return nativeTracker;
+    }
+
+    /** @return this capture's object sizes (measured at start; defaults before) */
+    ObjectSizes objectSizes() {
+        return objectSizes;
     }
 
     /** @return the native memory tracker while it tracks (null with {@code native=false} or after the end) */

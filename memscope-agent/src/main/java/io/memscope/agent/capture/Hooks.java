@@ -26,6 +26,12 @@ public final class Hooks {
     /** Set before {@link #heapEnabled} is published. */
     static boolean exact;
     static double mean = 512 * 1024;
+    /**
+     * The running capture's object sizes ({@link CaptureSession#objectSizes()}), set before {@link #heapEnabled} is
+     * published. A static because instrumented code calls static methods; the sizes themselves are the capture's
+     * immutable object, read here through a plain field like {@link #exact}.
+     */
+    static ObjectSizes sizes = ObjectSizes.UNMEASURED;
     /** The running capture: the one static the hooks need, as instrumented code calls static methods. */
     private static volatile CaptureSession session;
 
@@ -39,6 +45,7 @@ public final class Hooks {
 
     /** Connects the hooks to a capture that starts (its settings set {@link #exact} and {@link #mean} before). */
     static void activate(CaptureSession s, boolean nativeMemory) {
+        sizes = s.objectSizes();
         session = s;
         nativeEnabled = nativeMemory;
         heapSampling = true;
@@ -70,7 +77,7 @@ public final class Hooks {
         if (ts == null || ts.busy) {
             return;
         }
-        allocated(ts, o, site, SiteTable.instanceSize(site, o));
+        allocated(ts, o, site, SiteTable.instanceSize(site, o, sizes));
     }
 
     /** At a {@code new T} whose object never reaches memscope (no {@code dup} after it): counted, not tracked. */
@@ -129,7 +136,7 @@ public final class Hooks {
         if (ts == null || ts.busy) {
             return;
         }
-        allocated(ts, a, site, ObjectSizes.array(kind, length));
+        allocated(ts, a, site, sizes.array(kind, length));
     }
 
     /** After {@code multianewarray}: the array and all its sub-arrays. */
@@ -153,7 +160,7 @@ public final class Hooks {
         ts.busy = true;
         long size;
         try {
-            size = deep ? ObjectSizes.deepArray(a) : ObjectSizes.anyArray(a);
+            size = deep ? sizes.deepArray(a) : sizes.anyArray(a);
         } catch (Throwable t) {
             Failures.report("agent.arraySize", t);
             return;
@@ -172,7 +179,7 @@ public final class Hooks {
         if (ts == null || ts.busy) {
             return;
         }
-        allocated(ts, s, site, ObjectSizes.string(s));
+        allocated(ts, s, site, sizes.string(s));
     }
 
     private static void allocated(ThreadState ts, Object o, int site, long size) {

@@ -115,14 +115,14 @@ public final class SiteTable {
     }
 
     /** Size in bytes of the instances a {@code new} site allocates, measured on the first object and cached. */
-    static long instanceSize(int site, Object o) {
+    static long instanceSize(int site, Object o, ObjectSizes objectSizes) {
         long[] c = sizes;
         long s = site >= 0 && site < c.length ? c[site] : 0;
-        return s != 0 ? s : measure(site, o);
+        return s != 0 ? s : measure(site, o, objectSizes);
     }
 
-    private static long measure(int site, Object o) {
-        long s = ObjectSizes.measured(o);
+    private static long measure(int site, Object o, ObjectSizes objectSizes) {
+        long s = objectSizes.measured(o);
         Info i = get(site);
         if (i != null) {
             i.instanceSize = s;

@@ -2,6 +2,7 @@ package io.memscope.events.jvm;
 
 import io.memscope.internal.error.Failures;
 import io.memscope.events.Counter;
+import io.memscope.events.EventsProducer;
 import io.memscope.events.Lifecycle;
 import io.memscope.events.RuntimeEvents;
 import io.memscope.events.Span;
@@ -45,28 +46,62 @@ import java.util.Map;
  * stream is stopped with a final flush on JDK 20+ ({@code RecordingStream.stop()}); when that fails (JFR's own
  * shutdown hook stopped the recording first, or JDK 17-19) the recent events are read from the repository's chunk
  * files instead. Every event is written once, whichever path delivered it.
+ *
+ * <p>A bridge is an object feeding one {@link EventsProducer}: {@code new JvmRuntimeEvents(producer).attach()}, each
+ * with its own JFR stream and handles. The static {@link #start()} and {@link #stopStream()} drive the bridge of
+ * the process-wide producer ({@link RuntimeEvents}), the one {@code EventsAgent} and the memscope agent start.
  */
 public final class JvmRuntimeEvents {
-    private static RecordingStream stream;
-    private static Handlers handlers;
-    private static volatile long lastFlush = Long.MIN_VALUE / 2;
-    /** nanoTime of the stream's last delivery (an event or a flush). */
-    private static volatile long lastDelivery = Long.MIN_VALUE / 2;
+    /**
+     * The bridge of the process-wide producer ({@link RuntimeEvents}), behind the static {@link #start()} that
+     * {@code EventsAgent} and the memscope agent call: static like the producer it feeds.
+     */
+    private static final JvmRuntimeEvents PROCESS = new JvmRuntimeEvents(RuntimeEvents.producer());
 
-    private JvmRuntimeEvents() {
+    private final EventsProducer producer;
+    private RecordingStream stream;
+    private Handlers handlers;
+    private volatile long lastFlush = Long.MIN_VALUE / 2;
+    /** nanoTime of the stream's last delivery (an event or a flush). */
+    private volatile long lastDelivery = Long.MIN_VALUE / 2;
+
+    /**
+     * A bridge of its own, writing the JVM's events to {@code producer} once {@link #attach() attached}; it shares
+     * nothing with another bridge (each has its own JFR stream).
+     */
+    public JvmRuntimeEvents(EventsProducer producer) {
+        this.producer = java.util.Objects.requireNonNull(producer, "producer");
     }
 
     /** Starts runtime events (from the environment's settings) and the JFR bridge. Idempotent; never throws. */
-    public static synchronized boolean start() {
+    public static boolean start() {
+        return PROCESS.attach(true);
+    }
+
+    /** Stops the process-wide bridge's JFR stream, flushing what it still holds when the JDK allows (20+). */
+    public static void stopStream() {
+        PROCESS.detach();
+    }
+
+    /**
+     * Starts this bridge's JFR stream, writing to its producer, which must be running. Idempotent; never throws.
+     *
+     * @return true if the bridge runs
+     */
+    public boolean attach() {
+        return attach(false);
+    }
+
+    private synchronized boolean attach(boolean startProducer) {
         if (stream != null) {
             return true;
         }
         try {
-            if (!RuntimeEvents.start()) {
+            if (startProducer ? !RuntimeEvents.start() : !producer.enabled()) {
                 return false;
             }
-            Lifecycle vmStart = RuntimeEvents.lifecycle("vm.start");
-            Lifecycle vmShutdown = RuntimeEvents.lifecycle("vm.shutdown");
+            Lifecycle vmStart = producer.lifecycle("vm.start");
+            Lifecycle vmShutdown = producer.lifecycle("vm.shutdown");
             long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
             vmStart.emit(ProcessHandle.current().pid(), toMono(Instant.ofEpochMilli(startMillis)));
             RecordingStream rs = new RecordingStream();
@@ -80,12 +115,12 @@ public final class JvmRuntimeEvents {
             rs.enable("jdk.GCHeapSummary");
             rs.enable("jdk.ThreadStart").withoutStackTrace();
             rs.enable("jdk.ThreadEnd").withoutStackTrace();
-            Counter used = RuntimeEvents.counter("heap.used");
-            Counter committed = RuntimeEvents.counter("heap.committed");
-            Counter sumOfPauses = RuntimeEvents.counter("gc.sumOfPauses.ns");
-            Lifecycle threadStart = RuntimeEvents.lifecycle("thread.start");
-            Lifecycle threadEnd = RuntimeEvents.lifecycle("thread.end");
-            Handlers h = new Handlers(used, committed, sumOfPauses, threadStart, threadEnd);
+            Counter used = producer.counter("heap.used");
+            Counter committed = producer.counter("heap.committed");
+            Counter sumOfPauses = producer.counter("gc.sumOfPauses.ns");
+            Lifecycle threadStart = producer.lifecycle("thread.start");
+            Lifecycle threadEnd = producer.lifecycle("thread.end");
+            Handlers h = new Handlers(producer, used, committed, sumOfPauses, threadStart, threadEnd);
             rs.onFlush(() -> {
                 guarded(() -> h.flushPending(false));
                 lastFlush = System.nanoTime();
@@ -112,9 +147,9 @@ public final class JvmRuntimeEvents {
             t.start();
             stream = rs;
             handlers = h;
-            RuntimeEvents.beforeStop(() -> {
+            producer.beforeStop(() -> {
                 vmShutdown.emit(ProcessHandle.current().pid());
-                stopStream();
+                detach();
             });
             started.await(1, java.util.concurrent.TimeUnit.SECONDS);
             h.horizon = Instant.now().plusSeconds(5);
@@ -127,8 +162,8 @@ public final class JvmRuntimeEvents {
         }
     }
 
-    /** Stops the JFR stream, flushing what it still holds when the JDK allows (20+). */
-    public static synchronized void stopStream() {
+    /** Stops this bridge's JFR stream, flushing what it still holds when the JDK allows (20+). Idempotent. */
+    public synchronized void detach() {
         RecordingStream rs = stream;
         if (rs == null) {
             return;
@@ -300,7 +335,8 @@ public final class JvmRuntimeEvents {
         final Counter sumOfPauses;
         final Lifecycle threadStart;
         final Lifecycle threadEnd;
-        final Lifecycle firstObserved = RuntimeEvents.lifecycle("gc.firstObservedId");
+        final EventsProducer producer;
+        final Lifecycle firstObserved;
         long firstGcId = Long.MAX_VALUE;
         /** Per source (stream, early chunks, exit chunks): events written, duplicates skipped (MEMSCOPE_DEBUG). */
         final long[] counts = new long[6];
@@ -324,7 +360,10 @@ public final class JvmRuntimeEvents {
         final Map<String, Span> phaseSpans = new java.util.HashMap<>();
         final Map<String, Span> collectionSpans = new java.util.HashMap<>();
 
-        Handlers(Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart, Lifecycle threadEnd) {
+        Handlers(EventsProducer producer, Counter used, Counter committed, Counter sumOfPauses, Lifecycle threadStart,
+                 Lifecycle threadEnd) {
+            this.producer = producer;
+            this.firstObserved = producer.lifecycle("gc.firstObservedId");
             this.used = used;
             this.committed = committed;
             this.sumOfPauses = sumOfPauses;
@@ -425,12 +464,12 @@ public final class JvmRuntimeEvents {
                         pending.add(new PendingPause(gcId, begin, stop));
                         resolve(gcId);
                     } else {
-                        span(pauseSpans, "gc.pause/", name, begin, stop);
+                        span(producer, pauseSpans, "gc.pause/", name, begin, stop);
                     }
                     break;
                 }
                 case "jdk.GCPhasePauseLevel1":
-                    span(phaseSpans, "gc.phase/", e.getString("name"), toMono(e.getStartTime()),
+                    span(producer, phaseSpans, "gc.phase/", e.getString("name"), toMono(e.getStartTime()),
                             toMono(e.getEndTime()));
                     break;
                 case "jdk.GarbageCollection": {
@@ -443,7 +482,7 @@ public final class JvmRuntimeEvents {
                         collection[i] = new String[] {name, cause}; // the same few pairs recur: rarely replaced
                     }
                     resolve(gcId);
-                    span(collectionSpans, "gc.collection/", name + " (" + cause + ")", toMono(e.getStartTime()),
+                    span(producer, collectionSpans, "gc.collection/", name + " (" + cause + ")", toMono(e.getStartTime()),
                             toMono(e.getEndTime()));
                     sumOfPauses.set(e.getDuration("sumOfPauses").toNanos(), toMono(e.getEndTime()));
                     break;
@@ -505,7 +544,7 @@ public final class JvmRuntimeEvents {
         }
 
         private void writePause(PendingPause p) {
-            span(pauseSpans, "gc.pause/", pauseName(collectionOf(p.gcId), g1TypeOf(p.gcId)), p.begin, p.end);
+            span(producer, pauseSpans, "gc.pause/", pauseName(collectionOf(p.gcId), g1TypeOf(p.gcId)), p.begin, p.end);
         }
 
         /**
@@ -569,10 +608,11 @@ public final class JvmRuntimeEvents {
     }
 
     /** Writes span {@code prefix + name} from begin to end; spans are looked up by the JFR name alone. */
-    private static void span(Map<String, Span> spans, String prefix, String name, long begin, long end) {
+    private static void span(EventsProducer producer, Map<String, Span> spans, String prefix, String name, long begin,
+                             long end) {
         Span s = spans.get(name);
         if (s == null) {
-            s = RuntimeEvents.span(prefix + name);
+            s = producer.span(prefix + name);
             spans.put(name, s);
         }
         s.record(begin, end); // both edges or neither, even when events stop at exit meanwhile
