@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Platform: Linux x86_64.
  */
 class GcHeapFiguresTest {
-    @RepeatedTest(5)
+    @RepeatedTest(3) // and a real Maven build ten times: MavenBuildGcFiguresIT
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void everyCollectionOfEveryJvmHasItsHeapFigures(@TempDir Path out) throws Exception {
         int code = Jvms.memscopeRun(out, List.of("--interval", "128k"), List.of(Jvms.JDK17.toString(), "-Xmx64m",
