@@ -2,6 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
+import io.memscope.recording.FunctionPatterns;
 import io.memscope.recording.FunctionStats;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.RecordingReader;
@@ -120,7 +121,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.gcs = GcTimeline.of(run, end);
         this.endGc = gcs.lastAtOrBefore(end);
         this.peakGc = gcs.peak(0, endGc);
-        this.functionPatterns = new FunctionPatterns(run.metadata().get("option.functions"));
+        this.functionPatterns = FunctionPatterns.ofRecorded(run.metadata().get(MetadataKeys.OPTION_FUNCTIONS));
         this.functionsHeld = !functionPatterns.isEmpty() && run.hasFunctionStats();
     }
 
