@@ -2,8 +2,8 @@ package io.memscope.cli;
 
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.ReportFiles;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.text.TerminalText;
 import io.memscope.launch.AgentPropertyNames;
 import io.memscope.launch.OutputFolders;
 import io.memscope.recording.RecordingReader;

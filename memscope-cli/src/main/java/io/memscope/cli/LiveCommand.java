@@ -1,8 +1,8 @@
 package io.memscope.cli;
 
 import io.memscope.analysis.Summary;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.text.TerminalText;
 import io.memscope.jmx.AgentClient;
 import java.io.PrintWriter;
 import java.util.ArrayList;

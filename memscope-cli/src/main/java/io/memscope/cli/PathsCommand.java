@@ -1,14 +1,14 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
 import com.sun.tools.attach.VirtualMachine;
-import io.memscope.analysis.Report;
 import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
-import io.memscope.analysis.RetentionJson;
-import io.memscope.analysis.Summary;
 import io.memscope.analysis.Retention;
+import io.memscope.analysis.RetentionJson;
 import io.memscope.analysis.SiteProfile;
+import io.memscope.analysis.Summary;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.AgentOptions;
 import io.memscope.launch.AgentPropertyNames;
