@@ -7,7 +7,11 @@ import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.internal.error.Failures;
-import io.memscope.internal.files.PrivateFiles;
+import io.memscope.launch.AgentOptions;
+import io.memscope.launch.AgentPropertyNames;
+import io.memscope.launch.FileErrors;
+import io.memscope.launch.OutputFolders;
+import io.memscope.recording.FunctionPatterns;
 import io.memscope.recording.MetadataKeys;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -31,22 +35,6 @@ import java.util.Set;
 public final class Agent {
     /** The recording of the capture in the per-JVM output directory (docs/formats/recording.md). */
     public static final String RECORDING = "recording.msrec";
-    /**
-     * Agent property ({@code VirtualMachine.getAgentProperties()}) naming the recording of the capture running or
-     * last finished in this JVM, so that {@code memscope attach} and {@code detach} find it.
-     */
-    public static final String RECORDING_PROPERTY = "memscope.recording";
-    /**
-     * Agent property with the one-line account of the last heap walk asked for with {@code command=paths} (its
-     * paths are in the recording).
-     */
-    public static final String PATHS_PROPERTY = "memscope.paths";
-    /**
-     * Agent property naming why the capture started last in this JVM cannot write its recording (its folder could not
-     * be made or is not trusted); absent when it can. {@code memscope attach} reads it to fail at once.
-     */
-    public static final String RECORDING_ERROR_PROPERTY = "memscope.recordingError";
-
     private static Agent current;
     private static boolean shutdownHookAdded;
 
@@ -116,7 +104,7 @@ public final class Agent {
             CaptureSession s = a == null ? null : a.session;
             String what = s == null ? "no heap walk: not running in this JVM"
                     : s.walkHeap(o.pathsMillis(), o.pathsMemory());
-            AgentProperties.publish(inst, PATHS_PROPERTY, what);
+            AgentProperties.publish(inst, AgentPropertyNames.PATHS, what);
             return;
         }
         start(args, inst, true);
@@ -196,8 +184,8 @@ public final class Agent {
             samplerFallback = "exact mode counts and samples with the bytecode hooks";
         }
         dir = outputDir();
-        AgentProperties.publish(inst, RECORDING_PROPERTY, dir.resolve(RECORDING).toString());
-        AgentProperties.publish(inst, RECORDING_ERROR_PROPERTY, outputError);
+        AgentProperties.publish(inst, AgentPropertyNames.RECORDING, dir.resolve(RECORDING).toString());
+        AgentProperties.publish(inst, AgentPropertyNames.RECORDING_ERROR, outputError);
         CaptureSettings settings = new CaptureSettings(options.mode() == AgentOptions.Mode.EXACT,
                 options.intervalBytes(), options.stackDepth(), options.nativeMemory(), options.gc(),
                 dir.resolve(RECORDING), options.flushMillis(), options.debug(), jvmtiWanted, options.include(),
@@ -359,8 +347,8 @@ public final class Agent {
     }
 
     /** @return the function profile's patterns ({@code functions=...}), parsed */
-    private io.memscope.agent.instrument.FunctionPatterns functionPatterns() {
-        return io.memscope.agent.instrument.FunctionPatterns.parse(options.functions());
+    private FunctionPatterns functionPatterns() {
+        return FunctionPatterns.parse(options.functions());
     }
 
     /** The JVM's sampler could not start: replaces the transformer by one with the heap hooks, for every class. */
@@ -550,7 +538,7 @@ public final class Agent {
             meta.put("samplerFallback", samplerFallback);
         }
         for (Map.Entry<String, String> e : options.raw().entrySet()) {
-            meta.put("option." + e.getKey(), e.getValue());
+            meta.put(MetadataKeys.OPTION_PREFIX + e.getKey(), e.getValue());
         }
         return meta;
     }
@@ -581,9 +569,9 @@ public final class Agent {
         Path base = options.out().toAbsolutePath();
         try {
             outputError = null;
-            return PrivateFiles.newFolder(PrivateFiles.outputFolder(base), Long.toString(pid));
+            return OutputFolders.newFolder(OutputFolders.outputFolder(base), Long.toString(pid));
         } catch (Exception e) {
-            outputError = io.memscope.internal.files.FileErrors.reason(e) + " (this JVM runs as "
+            outputError = FileErrors.reason(e) + " (this JVM runs as "
                     + System.getProperty("user.name") + ")";
             return base.resolve(Long.toString(pid));
         }

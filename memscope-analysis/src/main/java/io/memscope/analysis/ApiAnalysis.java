@@ -2,6 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
+import io.memscope.recording.FunctionPatterns;
 import io.memscope.recording.FunctionStats;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.RecordingReader;
@@ -120,13 +121,13 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.gcs = GcTimeline.of(run, end);
         this.endGc = gcs.lastAtOrBefore(end);
         this.peakGc = gcs.peak(0, endGc);
-        this.functionPatterns = new FunctionPatterns(run.metadata().get("option.functions"));
+        this.functionPatterns = FunctionPatterns.ofRecorded(run.metadata().get(MetadataKeys.OPTION_FUNCTIONS));
         this.functionsHeld = !functionPatterns.isEmpty() && run.hasFunctionStats();
     }
 
     /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
     static boolean isApiAnomaly(Anomaly a) {
-        return a.kind().startsWith("pool-") || a.kind().startsWith("scope-");
+        return a.type().api();
     }
 
     /** @return the API sections of a recording's report (one more streaming pass over its file) */
@@ -299,21 +300,23 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     @Override
     public void anomaly(Anomaly a) {
-        String kind = a.kind();
-        if (kind.startsWith("scope-")) {
-            scopeAnomalies.merge(kind, 1L, Long::sum);
-        } else if (kind.equals("pool-leak")) {
-            long[] p = pool(a.detail());
-            p[LEAKS]++;
-            Object[] lease = leases.remove(a.address());
-            if (lease != null) {
-                p[OUTSTANDING]--;
+        switch (a.type()) {
+            case SCOPE_OUT_OF_ORDER, SCOPE_STALE_CLOSE, SCOPE_FOREIGN_CLOSE ->
+                    scopeAnomalies.merge(a.kind(), 1L, Long::sum);
+            case POOL_LEAK -> {
+                long[] p = pool(a.detail());
+                p[LEAKS]++;
+                Object[] lease = leases.remove(a.address());
+                if (lease != null) {
+                    p[OUTSTANDING]--;
+                }
+                unreachable.put(a.address(), new Object[] {a.detail(), a.size(), a.stackId(), lease});
             }
-            unreachable.put(a.address(), new Object[] {a.detail(), a.size(), a.stackId(), lease});
-        } else if (kind.equals("pool-double-return")) {
-            pool(a.detail())[DOUBLE]++;
-        } else if (kind.equals("pool-unknown-return")) {
-            pool(a.detail())[UNKNOWN]++;
+            case POOL_DOUBLE_RETURN -> pool(a.detail())[DOUBLE]++;
+            case POOL_UNKNOWN_RETURN -> pool(a.detail())[UNKNOWN]++;
+            default -> {
+                // native memory's, or a kind this reader does not know: not the API's
+            }
         }
     }
 

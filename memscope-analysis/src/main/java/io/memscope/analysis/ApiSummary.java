@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import static io.memscope.internal.text.TerminalText.safe;
+import static io.memscope.analysis.text.TerminalText.safe;
 
 import java.util.Locale;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.internal.text.TerminalText;
+import io.memscope.analysis.text.TerminalText;
 import java.util.Locale;
 
 /**

@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.internal.text.TerminalText;
+import io.memscope.analysis.text.TerminalText;
 
 /**
  * A minimal streaming JSON writer (RFC 8259) into a {@link StringBuilder}, indented by two spaces (or compact, for

@@ -1233,7 +1233,7 @@ public final class ReportBuilder {
                 }
                 coverage = new Report.ExactCoverage(counted, run.metadataLong(MetadataKeys.JVM_ALLOCATED_BYTES, -1),
                         run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
-                        "true".equalsIgnoreCase(run.metadata().get("option.includeJdk")));
+                        "true".equalsIgnoreCase(run.metadata().get(io.memscope.recording.MetadataKeys.OPTION_INCLUDE_JDK)));
             }
             double heldAsOf = endWholeGc < 0 ? Double.NaN
                     : (gcs.record(endWholeGc).snapshotNanos() - runStart) / 1e6;

@@ -1,7 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.launch.OutputFolders;
 import java.io.IOException;
-import io.memscope.internal.files.PrivateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -34,9 +34,9 @@ public final class ReportFiles {
      */
     public static String write(Report report, Path dir) throws IOException {
         if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            PrivateFiles.outputFolder(dir);
+            OutputFolders.outputFolder(dir);
         }
-        PrivateFiles.checkTrusted(dir); // another user's folder, or one others can change: nothing written there
+        OutputFolders.checkTrusted(dir); // another user's folder, or one others can change: nothing written there
         ReportJson.write(report, dir.resolve(REPORT_JSON));
         String summary = Summary.format(report);
         writeAtomically(dir.resolve(SUMMARY_TXT), summary);
@@ -45,9 +45,9 @@ public final class ReportFiles {
 
     /**
      * Writes {@code content} (UTF-8) as the whole of {@code file}, private (mode 0600), never through a link: see
-     * {@link PrivateFiles#writeAtomically}.
+     * {@link OutputFolders#writeAtomically}.
      */
     public static void writeAtomically(Path file, String content) throws IOException {
-        PrivateFiles.writeAtomically(file, content);
+        OutputFolders.writeAtomically(file, content);
     }
 }

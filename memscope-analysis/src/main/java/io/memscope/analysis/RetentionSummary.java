@@ -27,7 +27,7 @@ final class RetentionSummary {
         for (String step : main.path()) {
             path.append(" -> ").append(simple(step));
         }
-        sb.append("      held by ").append(io.memscope.internal.text.TerminalText.safe(path.toString()));
+        sb.append("      held by ").append(io.memscope.analysis.text.TerminalText.safe(path.toString()));
         sb.append(String.format(Locale.ROOT, " (%d of %d samples%s)%n", main.samples(), samples,
                 shapes.size() > 1 ? ", " + (shapes.size() - 1) + " other path" + (shapes.size() > 2 ? "s" : "")
                         : ""));

@@ -2,12 +2,12 @@ package io.memscope.analysis;
 
 import io.memscope.recording.MetadataKeys;
 import java.util.List;
-import static io.memscope.internal.text.TerminalText.safe;
 import java.util.Locale;
+import static io.memscope.analysis.text.TerminalText.safe;
 
 /**
  * The terminal summary of a {@link Report}: the same content as report.json, for people. Application strings go
- * through {@link io.memscope.internal.text.TerminalText#safe}: a name cannot colour, retitle, clear or forge lines.
+ * through {@link io.memscope.analysis.text.TerminalText#safe}: a name cannot colour, retitle, clear or forge lines.
  */
 public final class Summary {
     /** Rows per section. */

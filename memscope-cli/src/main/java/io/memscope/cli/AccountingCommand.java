@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.accounting.AccountingJmx;
+import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
 import io.memscope.accounting.SummaryTables;
@@ -14,6 +14,7 @@ import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code memscope accounting <pid>}: reads the {@value AccountingJmx#OBJECT_NAME} MBean of a running JVM over local
+ * {@code memscope accounting <pid>}: reads the {@code io.memscope:type=Accounting} MBean of a running JVM over local
  * JMX ({@link LocalJmx}) and prints the memory summary tables.
  */
 @Command(name = "accounting", mixinStandardHelpOptions = true,
@@ -55,16 +56,21 @@ public final class AccountingCommand implements Callable<Integer> {
     }
 
     private Map<SummaryTable, List<SummaryRow>> read(MBeanServerConnection server, String pid) throws Exception {
-        ObjectName name = new ObjectName(AccountingJmx.OBJECT_NAME);
+        ObjectName name = new ObjectName(MemoryAccounting.MBEAN_NAME);
         if (!server.isRegistered(name)) {
             throw MemscopeException.configuration("JVM " + pid + " has no memscope accounting (no MBean "
-                    + AccountingJmx.OBJECT_NAME + "): it must call io.memscope.accounting.MemoryAccounting.global()");
+                    + MemoryAccounting.MBEAN_NAME + "): it must call io.memscope.accounting.MemoryAccounting.global()");
         }
         Map<SummaryTable, List<SummaryRow>> tables = new LinkedHashMap<>();
         for (SummaryTable t : SummaryTable.values()) {
             if (table == Table.ALL || table.name().equals(t.name())) {
                 String attribute = t.name().charAt(0) + t.name().substring(1).toLowerCase(Locale.ROOT) + "Table";
-                tables.put(t, AccountingJmx.toRows((CompositeData[]) server.getAttribute(name, attribute)));
+                List<SummaryRow> rows = new ArrayList<>();
+                CompositeData[] data = (CompositeData[]) server.getAttribute(name, attribute);
+                for (CompositeData d : data == null ? new CompositeData[0] : data) {
+                    rows.add(SummaryRow.fromCompositeData(d));
+                }
+                tables.put(t, rows);
             }
         }
         return tables;

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.agent.AgentOptions;
+import io.memscope.launch.AgentOptions;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;

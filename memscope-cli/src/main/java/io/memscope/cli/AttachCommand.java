@@ -2,9 +2,10 @@ package io.memscope.cli;
 
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.ReportFiles;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.files.PrivateFiles;
-import io.memscope.internal.text.TerminalText;
+import io.memscope.launch.AgentPropertyNames;
+import io.memscope.launch.OutputFolders;
 import io.memscope.recording.RecordingReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = OutputFolder.prepare(out != null ? out : PrivateFiles.defaultOutputBase());
+        Path dir = OutputFolder.prepare(out != null ? out : OutputFolders.defaultOutputBase());
         String args = agent.toAgentString(dir, duration);
         List<Path> before = Reports.recordingDirs(dir);
         requireJvm(pid);
@@ -57,7 +58,7 @@ final class AttachCommand implements Callable<Integer> {
             }
             vm.loadAgent(Jars.agent().toString(), args);
             recording = recordingOf(vm);
-            String cannot = property(vm, io.memscope.agent.Agent.RECORDING_ERROR_PROPERTY);
+            String cannot = property(vm, AgentPropertyNames.RECORDING_ERROR);
             if (cannot != null) {
                 // the capture could not make its folder: ended now rather than waited for
                 vm.loadAgent(Jars.agent().toString(), "command=detach");
@@ -137,7 +138,7 @@ final class AttachCommand implements Callable<Integer> {
      */
     static String recordingOf(VirtualMachine vm) {
         try {
-            return vm.getAgentProperties().getProperty(io.memscope.agent.Agent.RECORDING_PROPERTY);
+            return vm.getAgentProperties().getProperty(AgentPropertyNames.RECORDING);
         } catch (Exception e) {
             return null;
         }

@@ -4,7 +4,7 @@ import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
 import java.io.BufferedWriter;
-import io.memscope.internal.files.PrivateFiles;
+import io.memscope.launch.OutputFolders;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -41,10 +41,10 @@ final class ChromeTrace implements AutoCloseable {
     long events;
 
     /** The output file, replaced as a whole when the trace is closed (private, never written through a link). */
-    private final PrivateFiles.Replacement file;
+    private final OutputFolders.Replacement file;
 
     ChromeTrace(Path file) throws IOException {
-        this.file = PrivateFiles.replace(file);
+        this.file = OutputFolders.replace(file);
         this.out = new BufferedWriter(new java.io.OutputStreamWriter(this.file.stream(), StandardCharsets.UTF_8),
                 1 << 16);
         out.write("[\n");
@@ -209,7 +209,7 @@ final class ChromeTrace implements AutoCloseable {
                     + Json.quote(e.getValue()) + "}}");
         }
         closed = true;
-        try (PrivateFiles.Replacement f = file) {
+        try (OutputFolders.Replacement f = file) {
             out.write("\n]\n");
             out.flush();
             f.commit();

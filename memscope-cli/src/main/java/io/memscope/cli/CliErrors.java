@@ -1,8 +1,8 @@
 package io.memscope.cli;
 
-import io.memscope.internal.files.FileErrors;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.text.TerminalText;
+import io.memscope.launch.FileErrors;
 import picocli.CommandLine;
 
 /**

@@ -1,6 +1,5 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.DiffBuilder;
 import io.memscope.analysis.DiffJson;
 import io.memscope.analysis.DiffMetric;
@@ -10,6 +9,7 @@ import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.RunDiff;
 import io.memscope.analysis.html.HtmlReport;
 import io.memscope.analysis.html.PageData;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 

@@ -8,10 +8,10 @@ import io.memscope.analysis.export.ExportDamage;
 import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
 import io.memscope.analysis.export.TimelineTrace;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
+import io.memscope.launch.OutputFolders;
 import io.memscope.recording.MetadataKeys;
-import io.memscope.internal.files.PrivateFiles;
-import io.memscope.internal.text.TerminalText;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -82,14 +82,14 @@ final class ExportCommand implements Callable<Integer> {
         if (damaged != null) {
             System.err.println(TerminalText.safe(damaged).replaceFirst("^memscope: ", "memscope export: "));
         }
-        PrivateFiles.Replacement replacement = output == null ? null : PrivateFiles.replace(output);
+        OutputFolders.Replacement replacement = output == null ? null : OutputFolders.replace(output);
         OutputStream out = output == null ? new java.io.FilterOutputStream(System.out) {
             @Override
             public void close() {
                 // standard output stays open
             }
         } : replacement.stream();
-        try (PrivateFiles.Replacement written = replacement; OutputStream o = new BufferedOutputStream(out) {
+        try (OutputFolders.Replacement written = replacement; OutputStream o = new BufferedOutputStream(out) {
             @Override
             public void close() throws IOException {
                 flush(); // the replacement closes the file when it commits

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
+import io.memscope.analysis.text.TerminalText;
 
 /**
  * Writes JSON by hand for the CLI's JSON-lines output: one object per line, appended to a {@link StringBuilder}.

@@ -1,9 +1,9 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
-import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.analysis.Summary;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
+import io.memscope.jmx.AgentClient;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +12,10 @@ import java.util.concurrent.Callable;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code memscope live <pid>}: the live and allocated heap per allocation site of a JVM running under the memscope
@@ -65,10 +65,10 @@ public final class LiveCommand implements Callable<Integer> {
     }
 
     private String read(MBeanServerConnection server) throws Exception {
-        ObjectName name = new ObjectName(AgentJmx.OBJECT_NAME);
+        ObjectName name = new ObjectName(AgentClient.OBJECT_NAME);
         if (!server.isRegistered(name)) {
             throw MemscopeException.configuration("JVM " + pid + " runs no memscope agent (no MBean "
-                    + AgentJmx.OBJECT_NAME + "): start it with `memscope run`, -javaagent or `memscope attach` "
+                    + AgentClient.OBJECT_NAME + "): start it with `memscope run`, -javaagent or `memscope attach` "
                     + "(and jmx=true)");
         }
         String mode = (String) server.getAttribute(name, "Mode");

@@ -1,8 +1,8 @@
 package io.memscope.cli;
 
-import io.memscope.internal.files.FileErrors;
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.files.PrivateFiles;
+import io.memscope.launch.FileErrors;
+import io.memscope.launch.OutputFolders;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -12,14 +12,14 @@ final class OutputFolder {
     }
 
     /**
-     * Creates {@code dir} (and missing parents, mode 0700) or checks the existing one ({@link PrivateFiles#outputFolder}).
+     * Creates {@code dir} (and missing parents, mode 0700) or checks the existing one ({@link OutputFolders#outputFolder}).
      *
      * @return {@code dir}, absolute
      * @throws MemscopeException naming the folder and what is wrong with it
      */
     static Path prepare(Path dir) {
         try {
-            return PrivateFiles.outputFolder(dir);
+            return OutputFolders.outputFolder(dir);
         } catch (IOException e) {
             throw MemscopeException.configuration("cannot use the output folder " + dir + ": " + FileErrors.reason(e));
         }

@@ -1,15 +1,17 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
 import com.sun.tools.attach.VirtualMachine;
-import io.memscope.analysis.Report;
 import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
-import io.memscope.analysis.RetentionJson;
-import io.memscope.analysis.Summary;
 import io.memscope.analysis.Retention;
+import io.memscope.analysis.RetentionJson;
 import io.memscope.analysis.SiteProfile;
+import io.memscope.analysis.Summary;
+import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
+import io.memscope.launch.AgentOptions;
+import io.memscope.launch.AgentPropertyNames;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +58,7 @@ final class PathsCommand implements Callable<Integer> {
         }
         long memory;
         try {
-            memory = io.memscope.agent.AgentOptions.parseBytes(memoryBudget);
+            memory = AgentOptions.parseBytes(memoryBudget);
         } catch (IllegalArgumentException e) {
             throw MemscopeException.configuration("--memory-budget: " + e.getMessage());
         }
@@ -71,7 +73,7 @@ final class PathsCommand implements Callable<Integer> {
             }
             vm.loadAgent(Jars.agent().toString(), "command=paths,pathsTime=" + timeBudgetMillis + ",pathsMemory="
                     + memory);
-            walked = vm.getAgentProperties().getProperty(io.memscope.agent.Agent.PATHS_PROPERTY);
+            walked = vm.getAgentProperties().getProperty(AgentPropertyNames.PATHS);
         } finally {
             vm.detach();
         }

@@ -1,10 +1,10 @@
 package io.memscope.cli;
 
-import io.memscope.internal.files.FileErrors;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.html.HtmlReport;
 import io.memscope.error.MemscopeException;
+import io.memscope.launch.FileErrors;
 import io.memscope.recording.RecordingReader;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.memscope.cli;
 
 import io.memscope.error.MemscopeException;
-import io.memscope.internal.files.PrivateFiles;
+import io.memscope.launch.OutputFolders;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,7 +141,7 @@ final class RunCommand implements Callable<Integer> {
             }
             cmd.addAll(command);
         }
-        Path dir = out != null ? out : PrivateFiles.defaultOutputBase().resolve(
+        Path dir = out != null ? out : OutputFolders.defaultOutputBase().resolve(
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         dir = OutputFolder.prepare(dir);
         List<Path> before = Reports.recordingDirs(dir);

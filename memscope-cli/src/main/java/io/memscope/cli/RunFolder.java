@@ -183,7 +183,7 @@ final class RunFolder {
         for (Jvm j : jvms) {
             sb.append(String.format(Locale.ROOT, "%s%8d  %10s  %s  (%s)%n", indent, j.pid(),
                     j.durationMs() < 0 ? "not closed" : String.format(Locale.ROOT, "%.1f s", j.durationMs() / 1000),
-                    io.memscope.internal.text.TerminalText.safe(j.main()), j.dir().getFileName()));
+                    io.memscope.analysis.text.TerminalText.safe(j.main()), j.dir().getFileName()));
         }
         return sb.toString();
     }

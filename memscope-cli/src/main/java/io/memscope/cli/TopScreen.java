@@ -1,7 +1,7 @@
 package io.memscope.cli;
 
-import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.Summary;
+import io.memscope.analysis.text.TerminalText;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;

@@ -1,7 +1,7 @@
 package io.memscope.cli;
 
-import io.memscope.agent.jmx.AgentJmx;
 import io.memscope.error.MemscopeException;
+import io.memscope.jmx.AgentClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,12 +36,12 @@ final class TopSource {
     TopSource(MBeanServerConnection server, String pid) throws Exception {
         this.server = server;
         this.pid = pid;
-        this.agent = new ObjectName(AgentJmx.OBJECT_NAME);
+        this.agent = new ObjectName(AgentClient.OBJECT_NAME);
         this.memory = new ObjectName("java.lang:type=Memory");
         this.threading = new ObjectName("java.lang:type=Threading");
         if (!server.isRegistered(agent)) {
             throw MemscopeException.configuration("JVM " + pid + " runs no memscope agent (no MBean "
-                    + AgentJmx.OBJECT_NAME + "): start it with `memscope run`, -javaagent or `memscope attach` "
+                    + AgentClient.OBJECT_NAME + "): start it with `memscope run`, -javaagent or `memscope attach` "
                     + "(and jmx=true)");
         }
         try {

@@ -52,6 +52,12 @@ import java.util.regex.Pattern;
  * <p>Thread-safe. See docs/accounting.md.
  */
 public final class MemoryAccounting {
+    /**
+     * The MBean name of the {@link #global()} registry, {@code io.memscope:type=Accounting} ({@link AccountingMBean};
+     * {@code memscope accounting <pid>} reads it). Joined at run time so that the agent's shading, which relocates
+     * string constants starting with {@code io.memscope}, leaves it as it is.
+     */
+    public static final String MBEAN_NAME = String.join(".", "io", "memscope:type=Accounting");
     /** The maximum number of instruments per registry, including the reserved {@value #INVALID_INSTRUMENT}. */
     public static final int MAX_INSTRUMENTS = 1024;
     /** The largest size accepted by one call, 2^48 bytes (256 TiB); larger sizes are anomalies. */

@@ -17,6 +17,27 @@ public final class SummaryRow {
     private final long[] values;
 
     /**
+     * Reads a row as the accounting MBean publishes it ({@link AccountingMBean}: a CompositeData of type
+     * {@code io.memscope.accounting.SummaryRow}, items TABLE, THREAD_ID, THREAD_NAME, USER, HOST, EVENT_NAME and one
+     * {@code Long} per {@link Column}), as {@code memscope accounting <pid>} does.
+     *
+     * @throws io.memscope.error.MemscopeException (analysis) when an item is missing or of the wrong type
+     */
+    public static SummaryRow fromCompositeData(javax.management.openmbean.CompositeData d) {
+        try {
+            long[] values = new long[Column.values().length];
+            for (Column c : Column.values()) {
+                values[c.ordinal()] = (Long) d.get(c.name());
+            }
+            return new SummaryRow(SummaryTable.valueOf((String) d.get("TABLE")), (Long) d.get("THREAD_ID"),
+                    (String) d.get("THREAD_NAME"), (String) d.get("USER"), (String) d.get("HOST"),
+                    (String) d.get("EVENT_NAME"), values);
+        } catch (RuntimeException e) {
+            throw io.memscope.error.MemscopeException.analysis("not a memscope summary row: " + d + " (" + e + ")", e);
+        }
+    }
+
+    /**
      * @param threadId the thread id for THREAD rows, -1 otherwise
      * @param values one value per {@link Column}, in declaration order
      */

@@ -31,6 +31,20 @@ public class MemscopeException extends RuntimeException {
         this.recoverable = recoverable;
     }
 
+    /**
+     * Counts a failure of code running inside the application instead of throwing it there: memscope's modules that
+     * live next to the application (memscope-ffm's tracking arena) report through this, as core does. The count
+     * per {@link ErrorCategory} (INTERNAL for anything but a MemscopeException) is in the end-of-run report; the
+     * first messages are kept with {@code where}. In strict mode ({@code -Dmemscope.strict=true}, for tests) the
+     * failure is thrown to the caller instead.
+     *
+     * @param where a short name of the place, for the report (for example {@code "ffm.bridge"})
+     * @param failure what went wrong
+     */
+    public static void report(String where, Throwable failure) {
+        io.memscope.internal.error.Failures.report(where, failure);
+    }
+
     /** A problem with memory tracking input (bad size, double free, unknown owner): recoverable, medium. */
     public static MemscopeException memory(String message) {
         return new MemscopeException(ErrorCategory.MEMORY, Severity.MEDIUM, true, message);

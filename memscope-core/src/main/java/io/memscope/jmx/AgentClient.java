@@ -10,7 +10,7 @@ import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The memscope agent running in this JVM, read through its platform MXBean {@value #OBJECT_NAME}. Libraries that
+ * The memscope agent running in this JVM, read through its platform MXBean {@code io.memscope:type=Agent}. Libraries that
  * run next to the application (memscope-junit, memscope-micrometer) cannot link against the agent's classes: the
  * agent jar relocates them so that they never clash with the application's. They ask the MXBean by attribute and
  * operation name instead, as JConsole would.
@@ -19,8 +19,11 @@ import javax.management.openmbean.CompositeData;
  * {@code jmx=false}; failures of the MBean server are reported as such, never thrown.
  */
 public final class AgentClient {
-    /** The agent's MXBean. */
-    public static final String OBJECT_NAME = "io.memscope:type=Agent";
+    /**
+     * The agent's MXBean, {@code io.memscope:type=Agent}; the agent registers it under this name. Joined at run time:
+     * the agent's shading relocates string constants that start with {@code io.memscope}, and this one must stay.
+     */
+    public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
 
     /** Rows asked for at most per call (the agent caps them at 10 000). */
     public static final int MAX_ROWS = 10_000;

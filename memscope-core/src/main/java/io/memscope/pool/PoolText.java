@@ -1,6 +1,7 @@
 package io.memscope.pool;
 
 import io.memscope.error.MemscopeException;
+import io.memscope.recording.Anomaly;
 
 /**
  * The strings of the pool classes, kept out of {@link PoolTracker}, {@link Lease} and {@link LeaseRecord} for the
@@ -19,9 +20,9 @@ final class PoolText {
         NULL = "null";
         BORROW = "pool.borrow";
         RELEASE = "pool.release";
-        LEAK = "pool-leak";
-        DOUBLE_RETURN = "pool-double-return";
-        UNKNOWN_RETURN = "pool-unknown-return";
+        LEAK = Anomaly.Kind.POOL_LEAK.wireName();
+        DOUBLE_RETURN = Anomaly.Kind.POOL_DOUBLE_RETURN.wireName();
+        UNKNOWN_RETURN = Anomaly.Kind.POOL_UNKNOWN_RETURN.wireName();
     }
 
     private PoolText() {

@@ -42,6 +42,15 @@ public final class MetadataKeys {
     public static final String FAILURES = "failures";
     /** Prefix of the first failure messages: {@code failure.0}, {@code failure.1}, ... (written at the end). */
     public static final String FAILURE_PREFIX = "failure.";
+    /**
+     * Prefix of the agent's options as given ({@code option.<name>}: its option names, docs/agent.md), each value as
+     * the user wrote it.
+     */
+    public static final String OPTION_PREFIX = "option.";
+    /** The function profile's patterns, separated by {@code ;} ({@link FunctionPatterns}); absent without one. */
+    public static final String OPTION_FUNCTIONS = OPTION_PREFIX + "functions";
+    /** {@code true} when the JDK's own allocation sites were kept as sites (agent option {@code includeJdk}). */
+    public static final String OPTION_INCLUDE_JDK = OPTION_PREFIX + "includeJdk";
 
     /**
      * Why the recording stopped before the capture ended (a write failed: {@code No space left on device}, an I/O

@@ -1,6 +1,7 @@
 package io.memscope.scope;
 
 import io.memscope.internal.error.Failures;
+import io.memscope.recording.Anomaly;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -36,9 +37,9 @@ final class ScopeText {
         ENTER = "scopes.enter";
         EXIT = "scopes.exit";
         MAX_PATHS_PROPERTY = "memscope.scopes.maxPaths";
-        OUT_OF_ORDER = "scope-out-of-order";
-        STALE = "scope-stale-close";
-        FOREIGN = "scope-foreign-close";
+        OUT_OF_ORDER = Anomaly.Kind.SCOPE_OUT_OF_ORDER.wireName();
+        STALE = Anomaly.Kind.SCOPE_STALE_CLOSE.wireName();
+        FOREIGN = Anomaly.Kind.SCOPE_FOREIGN_CLOSE.wireName();
     }
 
     private ScopeText() {

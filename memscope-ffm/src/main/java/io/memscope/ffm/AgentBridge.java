@@ -1,6 +1,6 @@
 package io.memscope.ffm;
 
-import io.memscope.internal.error.Failures;
+import io.memscope.error.MemscopeException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -19,7 +19,7 @@ import java.lang.invoke.MethodType;
  * the arena closes, so each byte is recorded once.
  *
  * <p>Without the agent (or with an agent too old to have these hooks) the bridge is absent and the tracking arena
- * only accounts. A call that fails is counted in {@link Failures} ({@code ffm.bridge}), switches the bridge off
+ * only accounts. A call that fails is counted in {@link MemscopeException#report} ({@code ffm.bridge}), switches the bridge off
  * for good, and is never thrown into the application (except in memscope's strict mode, for tests).
  */
 final class AgentBridge {
@@ -103,7 +103,7 @@ final class AgentBridge {
     private static void fail(Throwable t) {
         broken = true;
         found = null;
-        Failures.report("ffm.bridge", t); // counted; thrown only in strict mode (tests)
+        MemscopeException.report("ffm.bridge", t); // counted; thrown only in strict mode (tests)
     }
 
     /** Uses these handles as the bridge (tests: a bridge that fails). */

@@ -3,7 +3,7 @@ package io.memscope.ffm;
 import io.memscope.accounting.Instrument;
 import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.Owner;
-import io.memscope.internal.error.Failures;
+import io.memscope.error.MemscopeException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -46,7 +46,7 @@ import java.util.Objects;
  * once closed, {@code WrongThreadException} for a confined arena used from another thread,
  * {@code UnsupportedOperationException} when closing an arena that cannot be closed) is thrown as it would be
  * without tracking, and then nothing is charged or freed. memscope's own failures (accounting, the agent bridge)
- * are counted in {@link Failures}, never thrown into the application (except in strict mode, for tests).
+ * are counted in {@link MemscopeException#report}, never thrown into the application (except in strict mode, for tests).
  *
  * <p>Thread-safety is the wrapped arena's: confined arenas allocate and close on their owner thread, shared ones
  * from any thread.
@@ -141,7 +141,7 @@ public final class TrackingArena implements Arena {
                 accounting.free(instrument, size, owner);
             }
         } catch (Throwable t) {
-            Failures.report("ffm.accounting", t); // counted; thrown only in strict mode (tests)
+            MemscopeException.report("ffm.accounting", t); // counted; thrown only in strict mode (tests)
         }
     }
 
@@ -164,7 +164,7 @@ public final class TrackingArena implements Arena {
         try {
             ledger.close(accounting, instrument);
         } catch (Throwable t) {
-            Failures.report("ffm.accounting", t);
+            MemscopeException.report("ffm.accounting", t);
         }
     }
 

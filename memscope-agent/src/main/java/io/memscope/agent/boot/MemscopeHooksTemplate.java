@@ -172,7 +172,7 @@ public final class MemscopeHooksTemplate {
      * Starts a capture's sampling and collection events; 0 = done, else an error code (see SamplerLibrary).
      * intervalBytes: the mean of the samples kept; jvmIntervalBytes: the JVM's (at most intervalBytes: the library
      * keeps each sample with the probability that makes it one of intervalBytes); ownDistances: the library draws the
-     * threads' distances to their next sample. stackWalk: 0 off, 1 on, 2 check (CaptureSettings.StackWalk).
+     * threads' distances to their next sample. stackWalk: 0 off, 1 on, 2 check (io.memscope.launch.StackWalk).
      */
     public static native int jvmtiStart0(int intervalBytes, int jvmIntervalBytes, boolean ownDistances, int frames,
                                          long ringBytes, int liveLimit, boolean sampleHeap, int stackWalk);

@@ -3,6 +3,8 @@ package io.memscope.agent.capture;
 import io.memscope.MemoryEvent;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.files.PrivateFiles;
+import io.memscope.launch.FileErrors;
+import io.memscope.launch.OutputFolders;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
@@ -121,7 +123,7 @@ final class CaptureRecording {
         Path dir = file.toAbsolutePath().getParent();
         if (!java.nio.file.Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             // not made when the capture started (the output folder was missing or not trusted then)
-            PrivateFiles.createFolder(PrivateFiles.outputFolder(dir.getParent()).resolve(dir.getFileName()));
+            PrivateFiles.createFolder(OutputFolders.outputFolder(dir.getParent()).resolve(dir.getFileName()));
         }
         PrivateFiles.checkPrivate(dir);
         PrivateFiles.createFile(file); // new, mode 0600: never a file or link that was there before
@@ -211,7 +213,7 @@ final class CaptureRecording {
 
     /** @return the failure's own words: "No space left on device", "Read-only file system", "... is not a folder" */
     static String reason(Throwable t) {
-        return io.memscope.internal.files.FileErrors.reason(t);
+        return FileErrors.reason(t);
     }
 
     private static String mib(long bytes) {
@@ -446,7 +448,7 @@ final class CaptureRecording {
         try {
             Path dir = file.toAbsolutePath().getParent();
             if (!java.nio.file.Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                PrivateFiles.createFolder(PrivateFiles.outputFolder(dir.getParent()).resolve(dir.getFileName()));
+                PrivateFiles.createFolder(OutputFolders.outputFolder(dir.getParent()).resolve(dir.getFileName()));
             }
             PrivateFiles.checkPrivate(dir);
             PrivateFiles.createFile(file);

@@ -2,6 +2,7 @@ package io.memscope.agent.capture;
 
 import io.memscope.MemoryEventType;
 import io.memscope.internal.error.Failures;
+import io.memscope.launch.EndCheck;
 import io.memscope.recording.GcRecord;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;

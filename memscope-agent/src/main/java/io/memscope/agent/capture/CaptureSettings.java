@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.launch.StackWalk;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -47,27 +48,6 @@ public record CaptureSettings(boolean exact, long intervalBytes, int stackDepth,
     public long jvmIntervalBytes(int featureVersion) {
         int factor = oversample > 0 ? oversample : featureVersion <= 24 ? OLD_JVM_OVERSAMPLE : 1;
         return Math.max(intervalBytes / factor, Math.min(intervalBytes, MIN_JVM_INTERVAL));
-    }
-
-    /**
-     * How the JVM sampler gets a sample's stack. JVMTI's GetStackTrace is exact but costs most of a sample; a walk of
-     * the thread's own frames names the same stack for a fraction of that, and when it names one seen before, the
-     * earlier answer is reused (the sampler library's stack_key.h says what names a frame, and when a walk gives up).
-     * The stacks recorded are the same either way.
-     */
-    public enum StackWalk {
-        /** Always GetStackTrace. */
-        OFF,
-        /** Reuse earlier answers; every 1024th reuse (per thread) is compared with GetStackTrace's, and one
-         *  difference turns reuse off for the JVM's life (counted in the recording's metadata). */
-        ON,
-        /** Reuse earlier answers, comparing every one with GetStackTrace's (for tests: slower than OFF). */
-        CHECK;
-
-        /** The sampler library's code for it. */
-        int code() {
-            return ordinal();
-        }
     }
 
     /** Defaults for everything but the recording: sample mode, 512 KiB, 64 frames, native and GC on, JVMTI. */

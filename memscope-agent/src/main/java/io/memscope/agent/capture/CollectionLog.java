@@ -984,7 +984,7 @@ final class CollectionLog {
     private long endCheckFrom = Long.MIN_VALUE;
 
     /**
-     * The capture's end check ({@link EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
+     * The capture's end check ({@link io.memscope.launch.EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
      * {@code toNanos}: every HotSpot collector examines the whole heap for it (a full collection; a major or whole
      * cycle of ZGC and Shenandoah; with {@code -XX:+ExplicitGCInvokesConcurrent}, a G1 marking {@code System.gc()}
      * waits for), judging every sample taken before the call. The last collection that started during the call is

@@ -5,6 +5,7 @@ import io.memscope.agent.boot.SamplerNatives;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.store.StringTable;
+import io.memscope.launch.StackWalk;
 
 /**
  * One capture's use of the JVM's own heap sampler (JVMTI {@code SampledObjectAlloc}, JEP 331) through the sampler
@@ -154,7 +155,7 @@ final class JvmtiHeapSampler {
      */
     static Started start(StackTable stackTable, long intervalBytes, long jvmIntervalBytes, boolean ownDistances,
                          int stackDepth, boolean includeJdk, SiteFilter filter, boolean sampleHeap, long ringBytes,
-                         int liveLimit, CaptureSettings.StackWalk stackWalk, StringTable strings, HeapSampleSink sink,
+                         int liveLimit, StackWalk stackWalk, StringTable strings, HeapSampleSink sink,
                          LiveSites liveSites, CollectionLog pauses) {
         if (sampleHeap && intervalBytes > Integer.MAX_VALUE) {
             return new Started(null, "interval " + intervalBytes + " is above the JVM sampler's limit of "

@@ -17,9 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * that is the base of the block, which the segment starts at unless it is aligned to more than 16 bytes, and the
  * segment's size rounded up as the JDK allocates it).
  *
- * <p>A free of an address freed before and not allocated since is a {@link Anomaly#DOUBLE_FREE}: it is recorded
+ * <p>A free of an address freed before and not allocated since is a {@link Anomaly.Kind#DOUBLE_FREE}: it is recorded
  * and <em>not passed on</em> to the allocator (which would corrupt the heap or abort the JVM). A free of an address
- * never seen is an {@link Anomaly#UNKNOWN_FREE} (memory allocated before tracking began, or a bogus address) and is
+ * never seen is an {@link Anomaly.Kind#UNKNOWN_FREE} (memory allocated before tracking began, or a bogus address) and is
  * passed on unchanged.
  */
 final class NativeTracker {
@@ -161,7 +161,7 @@ final class NativeTracker {
             return false;
         }
         if (freed.containsKey(address)) {
-            anomaly(Anomaly.DOUBLE_FREE, address);
+            anomaly(Anomaly.Kind.DOUBLE_FREE.wireName(), address);
             return true;
         }
         StackTable.Captured st = stacks.captureFull(Math.max(stackDepth, 16));
@@ -171,7 +171,7 @@ final class NativeTracker {
             jdkUnknownFrees.incrementAndGet();
             return false;
         }
-        anomaly(Anomaly.UNKNOWN_FREE, address);
+        anomaly(Anomaly.Kind.UNKNOWN_FREE.wireName(), address);
         return false;
     }
 

@@ -1,6 +1,7 @@
 package io.memscope.agent.instrument;
 
 import io.memscope.agent.capture.FunctionTable;
+import io.memscope.recording.FunctionPatterns;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -111,7 +112,7 @@ final class FunctionInstrumenter {
             if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || excluded.contains(name + desc)) {
                 return mv;
             }
-            int fid = callee && FunctionPatterns.profilable(access, name) && patterns.matches(owner, name)
+            int fid = callee && profilable(access, name) && patterns.matchesInternal(owner, name)
                     ? FunctionTable.function(owner.replace('/', '.'), name, desc) : 0;
             if (fid != 0) {
                 profiled++;
@@ -175,7 +176,7 @@ final class FunctionInstrumenter {
 
             @Override
             public void visitMethodInsn(int opcode, String calleeOwner, String name, String desc, boolean itf) {
-                if (!name.startsWith("<") && patterns.matches(calleeOwner, name)) {
+                if (!name.startsWith("<") && patterns.matchesInternal(calleeOwner, name)) {
                     String frame = io.memscope.recording.Site.frame(owner.replace('/', '.'), method, file, line);
                     hook("fnCallSite", FunctionTable.callSite(frame, name + desc));
                 }
@@ -199,5 +200,11 @@ final class FunctionInstrumenter {
                 super.visitMaxs(maxStack, maxLocals);
             }
         }
+    }
+
+    /** @return whether a method with these modifiers and name can be profiled at all */
+    static boolean profilable(int access, String name) {
+        int never = Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_BRIDGE | Opcodes.ACC_SYNTHETIC;
+        return (access & never) == 0 && !name.startsWith("<");
     }
 }

@@ -4,6 +4,7 @@ import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.HeldQuery;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
+import io.memscope.jmx.AgentClient;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
 import io.memscope.internal.error.Failures;
@@ -11,11 +12,8 @@ import java.util.List;
 
 /** The {@link AgentMXBean}, registered by {@link AgentJmxRegistrar} once the platform MBean server exists. */
 public final class AgentJmx implements AgentMXBean {
-    /**
-     * The MXBean's object name, {@code io.memscope:type=Agent}. Built at run time: the agent jar's shading relocates
-     * string constants that start with memscope's package name.
-     */
-    public static final String OBJECT_NAME = String.join(".", "io", "memscope:type=Agent");
+    /** The MXBean's object name, {@code io.memscope:type=Agent} (one definition: core's {@link AgentClient}). */
+    public static final String OBJECT_NAME = AgentClient.OBJECT_NAME;
     /** Upper bound of rows per call. */
     static final int MAX_ROWS = 10_000;
     /** Upper bound of collections per {@link #gcSince} call. */

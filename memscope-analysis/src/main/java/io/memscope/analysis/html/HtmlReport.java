@@ -45,7 +45,7 @@ public final class HtmlReport {
         String html = new PageTemplate().render(pageDataJson);
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null) {
-            io.memscope.internal.files.PrivateFiles.createFolders(dir);
+            io.memscope.launch.OutputFolders.createFolders(dir);
         }
         ReportFiles.writeAtomically(file, html);
     }

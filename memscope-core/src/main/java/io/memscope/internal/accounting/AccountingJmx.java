@@ -28,7 +28,7 @@ import java.util.List;
  */
 public final class AccountingJmx {
     /** The name the {@link MemoryAccounting#global()} registry is registered under. */
-    public static final String OBJECT_NAME = "io.memscope:type=Accounting";
+    public static final String OBJECT_NAME = MemoryAccounting.MBEAN_NAME;
     /** The name of the row's CompositeType. */
     public static final String ROW_TYPE = "io.memscope.accounting.SummaryRow";
 
@@ -106,17 +106,7 @@ public final class AccountingJmx {
             return rows;
         }
         for (CompositeData d : data) {
-            try {
-                long[] values = new long[Column.values().length];
-                for (Column c : Column.values()) {
-                    values[c.ordinal()] = (Long) d.get(c.name());
-                }
-                rows.add(new SummaryRow(SummaryTable.valueOf((String) d.get("TABLE")), (Long) d.get("THREAD_ID"),
-                        (String) d.get("THREAD_NAME"), (String) d.get("USER"), (String) d.get("HOST"),
-                        (String) d.get("EVENT_NAME"), values));
-            } catch (RuntimeException e) {
-                throw MemscopeException.analysis("not a memscope summary row: " + d + " (" + e + ")", e);
-            }
+            rows.add(SummaryRow.fromCompositeData(d));
         }
         return rows;
     }

@@ -15,6 +15,10 @@ package io.memscope.internal.text;
  * </ul>
  *
  * report.json keeps the strings as they are (JSON escapes control characters itself); report.html escapes for HTML.
+ *
+ * <p>The home of terminal escaping is memscope-analysis's {@code io.memscope.analysis.text.TerminalText} (the
+ * analysis and the CLI print with it, and its test is there). This copy serves only core's own printer,
+ * {@code accounting.SummaryTables}, and goes when that printer leaves core for the analysis.
  */
 public final class TerminalText {
     private TerminalText() {

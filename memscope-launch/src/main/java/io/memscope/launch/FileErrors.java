@@ -1,4 +1,4 @@
-package io.memscope.internal.files;
+package io.memscope.launch;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;

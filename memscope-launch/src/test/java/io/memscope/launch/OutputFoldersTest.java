@@ -1,9 +1,10 @@
-package io.memscope.internal.files;
+package io.memscope.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.memscope.internal.files.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Folders and files memscope writes: private, fresh, in trusted folders, never through a link. Linux (POSIX). */
 @EnabledOnOs(OS.LINUX)
-class PrivateFilesTest {
+class OutputFoldersTest {
 
     static String mode(Path p) throws IOException {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
@@ -34,12 +35,12 @@ class PrivateFilesTest {
 
     @Test
     void aNewFolderIsFreshAndPrivateAndAnExistingOneIsNeverReused(@TempDir Path tmp) throws Exception {
-        Path base = PrivateFiles.outputFolder(tmp.resolve("a/b/out"));
+        Path base = OutputFolders.outputFolder(tmp.resolve("a/b/out"));
         assertThat(mode(tmp.resolve("a"))).isEqualTo("rwx------");
         assertThat(mode(base)).isEqualTo("rwx------");
         Files.createDirectory(base.resolve("123")); // made in advance, by anyone
         Files.createSymbolicLink(base.resolve("123-2"), tmp); // a link, even to a folder
-        Path dir = PrivateFiles.newFolder(base, "123");
+        Path dir = OutputFolders.newFolder(base, "123");
         assertThat(dir).isEqualTo(base.resolve("123-3"));
         assertThat(mode(dir)).isEqualTo("rwx------");
     }
@@ -48,12 +49,12 @@ class PrivateFilesTest {
     void aFolderOthersCanWriteOrALinkIsRefusedButAStickyOneIsTrusted(@TempDir Path tmp) throws Exception {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertThatThrownBy(() -> PrivateFiles.outputFolder(open)).hasMessageContaining("can be written by other users");
+        assertThatThrownBy(() -> OutputFolders.outputFolder(open)).hasMessageContaining("can be written by other users");
         Path link = Files.createSymbolicLink(tmp.resolve("link"), Files.createDirectory(tmp.resolve("real")));
-        assertThatThrownBy(() -> PrivateFiles.checkTrusted(link)).hasMessageContaining("is a symbolic link");
+        assertThatThrownBy(() -> OutputFolders.checkTrusted(link)).hasMessageContaining("is a symbolic link");
         Path file = Files.writeString(tmp.resolve("file"), "x");
-        assertThatThrownBy(() -> PrivateFiles.outputFolder(file)).hasMessageContaining("is not a folder");
-        PrivateFiles.checkTrusted(Path.of("/tmp")); // root's, sticky
+        assertThatThrownBy(() -> OutputFolders.outputFolder(file)).hasMessageContaining("is not a folder");
+        OutputFolders.checkTrusted(Path.of("/tmp")); // root's, sticky
         assertThatThrownBy(() -> PrivateFiles.checkPrivate(Path.of("/tmp"))).hasMessageContaining("other users");
     }
 
@@ -62,8 +63,8 @@ class PrivateFilesTest {
         UserPrincipal nobody = nobody();
         Path theirs = Files.createDirectory(tmp.resolve("theirs"));
         Files.setOwner(theirs, nobody);
-        assertThatThrownBy(() -> PrivateFiles.outputFolder(theirs)).hasMessageContaining("belongs to another user");
-        assertThatThrownBy(() -> PrivateFiles.newFolder(theirs, "1")).hasMessageContaining("another user");
+        assertThatThrownBy(() -> OutputFolders.outputFolder(theirs)).hasMessageContaining("belongs to another user");
+        assertThatThrownBy(() -> OutputFolders.newFolder(theirs, "1")).hasMessageContaining("another user");
         assertThat(theirs).isEmptyDirectory();
     }
 
@@ -81,13 +82,13 @@ class PrivateFilesTest {
         assertThat(mode(tmp.resolve("new"))).isEqualTo("rw-------");
 
         Path report = Files.createSymbolicLink(tmp.resolve("report.json"), victim);
-        PrivateFiles.writeAtomically(report, "{}");
+        OutputFolders.writeAtomically(report, "{}");
         assertThat(Files.readString(victim)).isEqualTo("precious");
         assertThat(Files.isSymbolicLink(report)).isFalse();
         assertThat(Files.readString(report)).isEqualTo("{}");
         assertThat(mode(report)).isEqualTo("rw-------");
         Path danglingReport = Files.createSymbolicLink(tmp.resolve("summary.txt"), tmp.resolve("created-there"));
-        PrivateFiles.writeAtomically(danglingReport, "text");
+        OutputFolders.writeAtomically(danglingReport, "text");
         assertThat(tmp.resolve("created-there")).doesNotExist();
         assertThat(Files.readString(danglingReport)).isEqualTo("text");
         try (Stream<Path> s = Files.list(tmp)) {
@@ -114,27 +115,27 @@ class PrivateFilesTest {
     /** Writes as the agent and the CLI do, under the umask it was started with. */
     public static final class UmaskProbe {
         public static void main(String[] args) throws Exception {
-            Path base = PrivateFiles.outputFolder(Path.of(args[0]));
-            Path dir = PrivateFiles.newFolder(base, "jvm");
+            Path base = OutputFolders.outputFolder(Path.of(args[0]));
+            Path dir = OutputFolders.newFolder(base, "jvm");
             PrivateFiles.createFile(dir.resolve("recording"));
-            PrivateFiles.writeAtomically(dir.resolve("report.json"), "{}");
+            OutputFolders.writeAtomically(dir.resolve("report.json"), "{}");
         }
     }
 
     @Test
     void aDeviceNamedByTheUserIsWrittenInPlaceAndAFolderIsRefused(@TempDir Path tmp) throws Exception {
-        PrivateFiles.writeAtomically(Path.of("/dev/null"), "nothing");
+        OutputFolders.writeAtomically(Path.of("/dev/null"), "nothing");
         assertThat(Files.isRegularFile(Path.of("/dev/null"), LinkOption.NOFOLLOW_LINKS)).isFalse();
-        assertThatThrownBy(() -> PrivateFiles.writeAtomically(tmp, "x")).hasMessageContaining("is a folder");
-        assertThatThrownBy(() -> PrivateFiles.writeAtomically(tmp.resolve("missing/x.json"), "x"))
+        assertThatThrownBy(() -> OutputFolders.writeAtomically(tmp, "x")).hasMessageContaining("is a folder");
+        assertThatThrownBy(() -> OutputFolders.writeAtomically(tmp.resolve("missing/x.json"), "x"))
                 .hasMessageContaining("missing/x.json").hasMessageContaining("does not exist");
     }
 
     @Test
     void theDefaultOutputIsNeverInAFolderSharedBetweenUsers(@TempDir Path tmp) throws Exception {
-        assertThat(PrivateFiles.sharedFolder(Path.of("/tmp"))).isTrue();
+        assertThat(OutputFolders.sharedFolder(Path.of("/tmp"))).isTrue();
         Path mine = Files.createDirectory(tmp.resolve("mine"));
         Files.setPosixFilePermissions(mine, PosixFilePermissions.fromString("rwxr-xr-x"));
-        assertThat(PrivateFiles.sharedFolder(mine)).isFalse();
+        assertThat(OutputFolders.sharedFolder(mine)).isFalse();
     }
 }

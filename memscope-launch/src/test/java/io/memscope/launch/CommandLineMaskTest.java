@@ -1,4 +1,4 @@
-package io.memscope.agent;
+package io.memscope.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

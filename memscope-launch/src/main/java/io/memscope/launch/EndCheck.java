@@ -1,4 +1,4 @@
-package io.memscope.agent.capture;
+package io.memscope.launch;
 
 /**
  * How the end of a capture ({@code memscope run}'s JVM exit, {@code duration}, {@code detach}) confirms which sampled
@@ -6,7 +6,7 @@ package io.memscope.agent.capture;
  * collections could not rule out.
  *
  * <p>A check ends with what a collection that examined the whole heap leaves: the samples it found unreachable
- * collected (their DEALLOCATE events), the others confirmed (the JVM sampler's library, {@link LiveSites}), and a GC
+ * collected (their DEALLOCATE events), the others confirmed (the JVM sampler's library, the agent's LiveSites), and a GC
  * record whose {@code examined} is {@code WHOLE_HEAP} with its snapshot, at which the analysis measures held memory at
  * the end. Another way to prove reachability (a walk of the heap from its roots) fits the same contract: it records
  * such a GC record for its walk and DEALLOCATEs what it did not reach.

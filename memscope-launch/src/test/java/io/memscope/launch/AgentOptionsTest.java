@@ -1,8 +1,7 @@
-package io.memscope.agent;
+package io.memscope.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.agent.capture.CaptureSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,7 @@ class AgentOptionsTest {
         assertThat(o.intervalBytes()).isEqualTo(512 * 1024);
         assertThat(o.nativeMemory()).isTrue();
         assertThat(o.includeJdk()).isFalse();
-        assertThat(o.out()).isEqualTo(io.memscope.internal.files.PrivateFiles.defaultOutputBase());
+        assertThat(o.out()).isEqualTo(OutputFolders.defaultOutputBase());
         assertThat(o.out().getFileName()).isEqualTo(Path.of("memscope-out"));
     }
 
@@ -68,11 +67,11 @@ class AgentOptionsTest {
 
     @Test
     void stackWalk() {
-        assertThat(AgentOptions.parse(null, Map.of()).stackWalk()).isEqualTo(CaptureSettings.StackWalk.ON);
+        assertThat(AgentOptions.parse(null, Map.of()).stackWalk()).isEqualTo(StackWalk.ON);
         assertThat(AgentOptions.parse("stackWalk=check", Map.of()).stackWalk())
-                .isEqualTo(CaptureSettings.StackWalk.CHECK);
+                .isEqualTo(StackWalk.CHECK);
         assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_STACK_WALK", "OFF")).stackWalk())
-                .isEqualTo(CaptureSettings.StackWalk.OFF);
+                .isEqualTo(StackWalk.OFF);
         AgentOptions bad = AgentOptions.parse("stackWalk=fast", Map.of());
         assertThat(bad.errors()).hasSize(1);
         assertThat(bad.errors().get(0)).contains("stackWalk").contains("on, off or check");
@@ -90,26 +89,6 @@ class AgentOptionsTest {
         assertThat(AgentOptions.parse("oversample=0", Map.of()).errors()).hasSize(1);
         AgentOptions bad = AgentOptions.parse("jvmDistances=random", Map.of());
         assertThat(bad.errors().get(0)).contains("jvmDistances").contains("own or jvm");
-    }
-
-    /** auto: 16 times as often on JDK 24 and older, the interval itself on 25; never below 1 KiB unless asked. */
-    @Test
-    void theJvmsInterval() {
-        CaptureSettings d = CaptureSettings.defaults(null);
-        assertThat(d.jvmIntervalBytes(17)).isEqualTo(32 * 1024);
-        assertThat(d.jvmIntervalBytes(24)).isEqualTo(32 * 1024);
-        assertThat(d.jvmIntervalBytes(25)).isEqualTo(512 * 1024);
-        CaptureSettings small = withInterval(d, 4096, 0);
-        assertThat(small.jvmIntervalBytes(21)).as("at least 1 KiB").isEqualTo(1024);
-        assertThat(withInterval(d, 512, 0).jvmIntervalBytes(21)).as("the interval when below 1 KiB").isEqualTo(512);
-        assertThat(withInterval(d, 512 * 1024, 4).jvmIntervalBytes(25)).isEqualTo(128 * 1024);
-        assertThat(withInterval(d, 512 * 1024, 1).jvmIntervalBytes(17)).isEqualTo(512 * 1024);
-    }
-
-    private static CaptureSettings withInterval(CaptureSettings d, long interval, int oversample) {
-        return new CaptureSettings(d.exact(), interval, d.stackDepth(), d.nativeMemory(), d.gc(), d.recording(),
-                d.flushMillis(), d.debug(), d.jvmti(), d.include(), d.exclude(), d.includeJdk(), d.queueBytes(),
-                d.liveLimit(), d.stackWalk(), oversample, d.ownDistances());
     }
 
     @Test

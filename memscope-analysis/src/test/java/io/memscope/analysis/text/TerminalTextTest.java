@@ -1,4 +1,4 @@
-package io.memscope.internal.text;
+package io.memscope.analysis.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,5 @@
-package io.memscope.agent;
+package io.memscope.launch;
 
-import io.memscope.agent.capture.CaptureSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -102,7 +101,7 @@ public final class AgentOptions {
     private boolean nativeMemory = true;
     private boolean gc = true;
     private int stackDepth = 64;
-    /** null: the default ({@code PrivateFiles.defaultOutputBase()}), decided when asked for. */
+    /** null: the default ({@link OutputFolders#defaultOutputBase()}), decided when asked for. */
     private Path out;
     private long durationSeconds;
     private boolean summary;
@@ -115,9 +114,9 @@ public final class AgentOptions {
     private List<String> functions = List.of();
     private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
-    private CaptureSettings.StackWalk stackWalk = CaptureSettings.StackWalk.ON;
+    private StackWalk stackWalk = StackWalk.ON;
     private Boolean gcAtEnd;
-    private io.memscope.agent.capture.EndCheck endCheck;
+    private EndCheck endCheck;
     private long endCheckMaxHeap = 8L << 30;
     private int oversample;
     private boolean ownDistances = true;
@@ -260,7 +259,7 @@ public final class AgentOptions {
                 break;
             case "functions":
                 functions = List.of(v.split(";"));
-                io.memscope.agent.instrument.FunctionPatterns.parse(functions); // validates
+                io.memscope.recording.FunctionPatterns.parse(functions); // validates
                 break;
             case "gcAtEdges":
                 gcAtEdges = bool(v);
@@ -270,8 +269,8 @@ public final class AgentOptions {
                 break;
             case "endCheck":
                 endCheck = switch (v.toLowerCase(Locale.ROOT)) {
-                    case "gc" -> io.memscope.agent.capture.EndCheck.GC;
-                    case "off" -> io.memscope.agent.capture.EndCheck.OFF;
+                    case "gc" -> EndCheck.GC;
+                    case "off" -> EndCheck.OFF;
                     default -> throw new IllegalArgumentException("expected gc or off");
                 };
                 break;
@@ -283,9 +282,9 @@ public final class AgentOptions {
                 break;
             case "stackWalk":
                 stackWalk = switch (v.toLowerCase(Locale.ROOT)) {
-                    case "on" -> CaptureSettings.StackWalk.ON;
-                    case "off" -> CaptureSettings.StackWalk.OFF;
-                    case "check" -> CaptureSettings.StackWalk.CHECK;
+                    case "on" -> StackWalk.ON;
+                    case "off" -> StackWalk.OFF;
+                    case "check" -> StackWalk.CHECK;
                     default -> throw new IllegalArgumentException("expected on, off or check");
                 };
                 break;
@@ -422,7 +421,7 @@ public final class AgentOptions {
     }
 
     /** @return sample mode's heap sampler as asked ({@code auto} resolves when the agent starts) */
-    /** The JVM sampler's oversampling factor (0: auto, see {@link CaptureSettings#oversample}). */
+    /** The JVM sampler's oversampling factor (0: auto, the agent's CaptureSettings). */
     public int oversample() {
         return oversample;
     }
@@ -432,8 +431,8 @@ public final class AgentOptions {
         return ownDistances;
     }
 
-    /** How the JVM sampler names a sample's stack (see {@link CaptureSettings.StackWalk}). */
-    public CaptureSettings.StackWalk stackWalk() {
+    /** How the JVM sampler names a sample's stack (see {@link StackWalk}). */
+    public StackWalk stackWalk() {
         return stackWalk;
     }
 
@@ -471,7 +470,7 @@ public final class AgentOptions {
     }
 
     public Path out() {
-        return out != null ? out : io.memscope.internal.files.PrivateFiles.defaultOutputBase();
+        return out != null ? out : OutputFolders.defaultOutputBase();
     }
 
     public long durationSeconds() {
@@ -547,14 +546,14 @@ public final class AgentOptions {
      * @return how the capture confirms what is still reachable at its end: {@code endCheck}, else the obsolete
      *         {@code gcAtEnd} ({@code gcAtEdges} implies a collection), else a whole-heap collection
      */
-    public io.memscope.agent.capture.EndCheck endCheck() {
+    public EndCheck endCheck() {
         if (endCheck != null) {
             return endCheck;
         }
         if (gcAtEdges || gcAtEnd == null || gcAtEnd) {
-            return io.memscope.agent.capture.EndCheck.GC;
+            return EndCheck.GC;
         }
-        return io.memscope.agent.capture.EndCheck.OFF;
+        return EndCheck.OFF;
     }
 
     /** @return heap in use above which the end check is skipped, bytes */
@@ -564,7 +563,7 @@ public final class AgentOptions {
 
     /** @return whether the capture ends with a whole-heap collection ({@link #endCheck}) */
     public boolean gcAtEnd() {
-        return endCheck() == io.memscope.agent.capture.EndCheck.GC;
+        return endCheck() == EndCheck.GC;
     }
 
     /** @return {@code start} or {@code detach} (attach only) */

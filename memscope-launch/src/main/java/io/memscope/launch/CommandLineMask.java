@@ -1,4 +1,4 @@
-package io.memscope.agent;
+package io.memscope.launch;
 
 import java.util.List;
 import java.util.Locale;
