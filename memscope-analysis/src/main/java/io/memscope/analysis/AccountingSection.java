@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.internal.text.TerminalText;
 
 import io.memscope.accounting.Column;

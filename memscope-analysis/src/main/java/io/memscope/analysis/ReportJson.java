@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.analysis.json.JsonWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import io.memscope.recording.Anomaly;

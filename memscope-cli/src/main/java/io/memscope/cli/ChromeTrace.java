@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
@@ -99,7 +100,7 @@ final class ChromeTrace implements AutoCloseable {
             if (ts > lastTs) {
                 lastTs = ts;
             }
-            return "{\"name\":" + Json.quote(name) + ",\"ph\":\"" + ph + "\",\"ts\":" + micros(ts) + ",\"pid\":" + pid
+            return "{\"name\":" + JsonWriter.quote(name) + ",\"ph\":\"" + ph + "\",\"ts\":" + micros(ts) + ",\"pid\":" + pid
                     + ",\"tid\":" + tid;
         }
 
@@ -169,7 +170,7 @@ final class ChromeTrace implements AutoCloseable {
                         hex.append(Character.forDigit((p.get(i) >> 4) & 0xF, 16))
                                 .append(Character.forDigit(p.get(i) & 0xF, 16));
                     }
-                    emit(head(name, "i", tid, ts) + ",\"s\":\"t\",\"args\":{\"type\":" + Json.quote(type)
+                    emit(head(name, "i", tid, ts) + ",\"s\":\"t\",\"args\":{\"type\":" + JsonWriter.quote(type)
                             + ",\"bytes\":\"" + hex + "\"}}");
             }
         }
@@ -191,7 +192,7 @@ final class ChromeTrace implements AutoCloseable {
             for (Long tid : threads.keySet()) {
                 String tn = cursor.threadName(tid);
                 emit("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + tid
-                        + ",\"args\":{\"name\":" + Json.quote(tn == null ? "thread " + tid : tn) + "}}");
+                        + ",\"args\":{\"name\":" + JsonWriter.quote(tn == null ? "thread " + tid : tn) + "}}");
             }
         }
     }
@@ -206,7 +207,7 @@ final class ChromeTrace implements AutoCloseable {
         }
         for (Map.Entry<Long, String> e : processNames.entrySet()) {
             emit("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + e.getKey() + ",\"tid\":0,\"args\":{\"name\":"
-                    + Json.quote(e.getValue()) + "}}");
+                    + JsonWriter.quote(e.getValue()) + "}}");
         }
         closed = true;
         try (PrivateFiles.Replacement f = file) {

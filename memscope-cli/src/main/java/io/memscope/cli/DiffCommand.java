@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.internal.text.TerminalText;
 import io.memscope.analysis.DiffBuilder;
 import io.memscope.analysis.DiffJson;
@@ -135,7 +136,7 @@ final class DiffCommand implements Callable<Integer> {
             RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
             List<String> damaged = damage(b, p.base(), n, p.newer(), TerminalText.safe(p.main()) + ": ");
             if (json) {
-                out.append(i == 0 ? "\n" : ",\n").append("    {\"main\": ").append(Json.quote(p.main()))
+                out.append(i == 0 ? "\n" : ",\n").append("    {\"main\": ").append(JsonWriter.quote(p.main()))
                         .append(", \"basePid\": ").append(p.basePid()).append(", \"newPid\": ").append(p.newPid())
                         .append(", \"diff\": ").append(DiffJson.toJson(d, top).strip().replace("\n", "\n    "))
                         .append('}');

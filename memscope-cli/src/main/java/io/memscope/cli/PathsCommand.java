@@ -3,7 +3,7 @@ package io.memscope.cli;
 import io.memscope.internal.text.TerminalText;
 import com.sun.tools.attach.VirtualMachine;
 import io.memscope.analysis.Report;
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.RetentionJson;
 import io.memscope.analysis.Summary;

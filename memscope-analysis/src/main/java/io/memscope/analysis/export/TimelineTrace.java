@@ -2,6 +2,7 @@ package io.memscope.analysis.export;
 
 import io.memscope.analysis.Report;
 import io.memscope.analysis.Timeline;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.recording.GcRecord;
 import java.io.IOException;
 import java.io.Writer;
@@ -27,7 +28,7 @@ public final class TimelineTrace {
         String damaged = ExportDamage.note(r);
         if (damaged != null) { // shown with the process in the trace viewers
             b.append(",\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":").append(pid)
-                    .append(",\"tid\":0,\"args\":{\"labels\":\"").append(escape(damaged)).append("\"}}");
+                    .append(",\"tid\":0,\"args\":{\"labels\":").append(JsonWriter.quote(damaged)).append("}}");
         }
         Timeline t = r.timeline();
         long start = t.startNanos();
@@ -40,11 +41,11 @@ public final class TimelineTrace {
             counter(b, "memscope native", pid, ts, "nativeOutstandingBytes", k.nativeOutstandingBytes());
         }
         for (GcRecord g : r.gc().collections()) {
-            b.append(",\n{\"name\":\"").append(escape(g.name() == null ? "GC" : g.name()))
-                    .append("\",\"cat\":\"memscope.gc\",\"ph\":\"X\",\"pid\":").append(pid).append(",\"tid\":0")
+            b.append(",\n{\"name\":").append(JsonWriter.quote(g.name() == null ? "GC" : g.name()))
+                    .append(",\"cat\":\"memscope.gc\",\"ph\":\"X\",\"pid\":").append(pid).append(",\"tid\":0")
                     .append(",\"ts\":").append(micros(g.startNanos())).append(",\"dur\":")
-                    .append(micros(g.durationNanos())).append(",\"args\":{\"cause\":\"")
-                    .append(escape(g.cause() == null ? "" : g.cause())).append("\",\"heapUsedBeforeBytes\":")
+                    .append(micros(g.durationNanos())).append(",\"args\":{\"cause\":")
+                    .append(JsonWriter.quote(g.cause() == null ? "" : g.cause())).append(",\"heapUsedBeforeBytes\":")
                     .append(g.heapUsedBefore()).append(",\"heapUsedAfterBytes\":").append(g.heapUsedAfter())
                     .append("}}");
         }
@@ -63,20 +64,5 @@ public final class TimelineTrace {
 
     static String micros(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
-    }
-
-    static String escape(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 }

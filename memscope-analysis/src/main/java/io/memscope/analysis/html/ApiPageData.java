@@ -1,7 +1,7 @@
 package io.memscope.analysis.html;
 
 import io.memscope.analysis.ApiReport;
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.StackProfile;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.memscope.analysis.html;
 
 import io.memscope.analysis.DiffMetric;
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.Peak;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.RunDiff;
