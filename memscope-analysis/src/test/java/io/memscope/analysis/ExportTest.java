@@ -65,10 +65,10 @@ class ExportTest {
             long expected = switch (m) {
                 case ALLOC_BYTES -> r.totals().allocatedBytes();
                 case ALLOC_OBJECTS -> r.totals().allocatedObjects();
-                case LIVE_BYTES -> r.totals().liveBytesAtEnd();
+                case LIVE_BYTES -> r.totals().heldAtEndBytes();
                 case LIVE_OBJECTS -> r.sites().stream().filter(s -> !s.nativeMemory())
                         .mapToLong(SiteProfile::liveObjects).sum();
-                case PEAK_BYTES -> r.totals().peakLiveBytes();
+                case PEAK_BYTES -> r.totals().peakHeldBytes();
                 case NATIVE_BYTES -> r.nativeMemory().outstandingBytes();
             };
             assertThat(sum).as(m.label()).isEqualTo(expected).isPositive();
@@ -97,7 +97,7 @@ class ExportTest {
         assertThat(p.period).isEqualTo(4096);
         assertThat(p.sum("alloc_space")).isEqualTo(r.totals().allocatedBytes());
         assertThat(p.sum("alloc_objects")).isEqualTo(r.totals().allocatedObjects());
-        assertThat(p.sum("inuse_space")).isEqualTo(r.totals().liveBytesAtEnd()).isPositive();
+        assertThat(p.sum("inuse_space")).isEqualTo(r.totals().heldAtEndBytes()).isPositive();
         boolean found = false;
         for (int s = 0; s < p.sampleLocations.size(); s++) {
             List<String> frames = p.frames(s);

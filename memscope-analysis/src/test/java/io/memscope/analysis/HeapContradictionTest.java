@@ -57,7 +57,7 @@ class HeapContradictionTest {
     @Test
     void heldAboveTheHeapIsSaidToBeImpossible() {
         Report r = report(12 * MIB, 5 * MIB);
-        assertThat(r.totals().liveBytesAtEnd()).isEqualTo(10 * MIB);
+        assertThat(r.totals().heldAtEndBytes()).isEqualTo(10 * MIB);
         assertThat(r.heapCheck().heldExceeded()).isEqualTo(1);
         assertThat(r.heapCheck().consistent()).isFalse();
         assertThat(r.heapCheck().worstCollection()).isEqualTo("G1 Old Generation");

@@ -160,7 +160,7 @@ public final class PageData {
         static List<String> heldNotes(Report r) {
             List<String> notes = new ArrayList<>();
             Report.Totals t = r.totals();
-            if (io.memscope.analysis.Summary.large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
+            if (io.memscope.analysis.Summary.large(t.unconfirmedAtEndBytes(), t.heldAtEndBytes())) {
                 notes.add("Unconfirmed at the end: " + io.memscope.analysis.Summary.bytes(t.unconfirmedAtEndBytes())
                         + " of sampled objects survived only young collections, which do not look at the old "
                         + "generation: they may be garbage, so they are not counted as held (the lighter band of "
@@ -267,10 +267,10 @@ public final class PageData {
             w.name("totals").beginObject()
                     .field("allocatedBytes", t.allocatedBytes())
                     .field("allocatedObjects", t.allocatedObjects())
-                    .field("heldAtEndBytes", t.liveBytesAtEnd())
+                    .field("heldAtEndBytes", t.heldAtEndBytes())
                     .field("unconfirmedAtEndBytes", t.unconfirmedAtEndBytes())
                     .field("wholeHeapCollections", t.wholeHeapCollections())
-                    .field("peakHeldBytes", t.peakLiveBytes())
+                    .field("peakHeldBytes", t.peakHeldBytes())
                     .field("peakTimeMs", r.peak() == null ? -1 : r.peak().timeMs())
                     .field("nativeOutstandingBytes", n.outstandingBytes())
                     .field("nativeOutstandingBlocks", n.outstandingBlocks())

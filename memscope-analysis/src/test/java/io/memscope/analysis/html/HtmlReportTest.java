@@ -221,8 +221,8 @@ class HtmlReportTest {
         assertThat(page.get("version")).isEqualTo((long) PageData.VERSION);
         Map<String, Object> totals = (Map<String, Object>) page.get("totals");
         assertThat(totals.get("allocatedBytes")).isEqualTo(r.totals().allocatedBytes());
-        assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().liveBytesAtEnd());
-        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakLiveBytes());
+        assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().heldAtEndBytes());
+        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakHeldBytes());
         assertThat(totals.get("nativeOutstandingBytes")).isEqualTo(1L << 20);
         assertThat(totals.get("gcCount")).isEqualTo(6L);
         List<Map<String, Object>> sites = (List<Map<String, Object>>) page.get("sites");
