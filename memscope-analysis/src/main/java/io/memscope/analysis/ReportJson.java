@@ -199,7 +199,7 @@ public final class ReportJson {
         }
         w.endArray().endObject();
         ApiJson.write(w, r.api(), ReportJson::stack);
-        AccountingSection.json(w, r);
+        AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
         RetentionJson.section(w, r.retention());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();

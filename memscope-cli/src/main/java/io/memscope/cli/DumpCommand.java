@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.AccountingJson;
 import io.memscope.analysis.json.JsonWriter;
 import io.memscope.internal.text.TerminalText;
 import io.memscope.MemoryEventType;
@@ -267,13 +268,10 @@ final class DumpCommand implements Callable<Integer> {
             }
             for (io.memscope.accounting.SummaryRow r : snapshot.rows()) {
                 if (json) {
-                    JsonWriter j = JsonWriter.compact(line).beginObject().field("kind", "accounting").field("time", time(ts))
-                            .field("timestampNanos", ts).field("table", r.table().name())
-                            .field("threadId", r.threadId()).field("threadName", r.threadName())
-                            .field("user", r.user()).field("host", r.host()).field("instrument", r.eventName());
-                    for (io.memscope.accounting.Column c : io.memscope.accounting.Column.values()) {
-                        j.field(c.name(), r.get(c));
-                    }
+                    JsonWriter j = JsonWriter.compact(line).beginObject().field("kind", "accounting")
+                            .field("time", time(ts)).field("timestampNanos", ts).field("table", r.table().name())
+                            .field("name", r.table().tableName());
+                    AccountingJson.row(j, r.table(), r);
                     j.endObject();
                 } else {
                     line.append(time(ts)).append(" ACCOUNTING ").append(r.table().name());
