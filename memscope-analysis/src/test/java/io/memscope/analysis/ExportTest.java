@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.memscope.analysis.export.CollapsedStacks;
 import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
-import io.memscope.analysis.export.TimelineTrace;
+import io.memscope.analysis.export.RecordingTraceEvents;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.Site;
@@ -114,7 +114,7 @@ class ExportTest {
     void chromeTraceHasCounterTracksPerBucketAndTheCollections() throws Exception {
         Report r = report();
         StringWriter w = new StringWriter();
-        TimelineTrace.write(r, 4242, w);
+        RecordingTraceEvents.write(r, 4242, w);
         JsonNode events = new ObjectMapper().readTree(w.toString());
         long heapCounters = 0;
         long allocated = 0;
