@@ -10,7 +10,7 @@ import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.RunDiff;
 import io.memscope.analysis.html.HtmlReport;
-import io.memscope.analysis.html.PageData;
+import io.memscope.analysis.html.DiffPageData;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -112,7 +112,7 @@ final class DiffCommand implements Callable<Integer> {
                 damaged.forEach(note -> System.out.println("  ! " + note));
             }
             if (html != null) {
-                HtmlReport.writePage(PageData.of(d, b, base.toString(), n, newer.toString()), html);
+                HtmlReport.writePage(DiffPageData.of(d, b, base.toString(), n, newer.toString()), html);
                 (json ? System.err : System.out).println("  page:   " + html.toAbsolutePath());
             }
             return gate(d, m, "") ? EXIT_INCREASE : 0;

@@ -380,18 +380,6 @@ final class DumpCommand implements Callable<Integer> {
             emit();
         }
 
-        /** @return {@code young}, {@code whole-heap} or {@code unknown} */
-        private static String examined(GcRecord.Examined e) {
-            switch (e) {
-                case YOUNG:
-                    return "young";
-                case WHOLE_HEAP:
-                    return "whole-heap";
-                default:
-                    return "unknown";
-            }
-        }
-
         @Override
         public void gc(GcRecord g) {
             gcs++;
@@ -404,7 +392,7 @@ final class DumpCommand implements Callable<Integer> {
                         .field("name", g.name()).field("cause", g.cause())
                         .unsignedField("heapUsedBefore", g.heapUsedBefore()).unsignedField("heapUsedAfter", g.heapUsedAfter())
                         .unsignedField("heapCommitted", g.heapCommitted()).field("action", g.action())
-                        .field("examined", examined(g.examined()))
+                        .field("examined", io.memscope.analysis.ReportJson.examined(g.examined()))
                         .field("snapshotNanos", g.snapshotNanos()).field("verdictNanos", g.verdictNanos())
                         .endObject();
             } else {
@@ -415,7 +403,7 @@ final class DumpCommand implements Callable<Integer> {
                         .append(Long.toUnsignedString(g.heapUsedAfter()))
                         .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()))
                         .append(" action=").append(orDash(g.action()))
-                        .append(" examined=").append(examined(g.examined()));
+                        .append(" examined=").append(io.memscope.analysis.ReportJson.examined(g.examined()));
                 if (g.snapshotNanos() != g.startNanos()) {
                     line.append(" snapshot=-").append(g.startNanos() - g.snapshotNanos()).append("ns");
                 }

@@ -216,7 +216,7 @@ class HtmlReportTest {
     @SuppressWarnings("unchecked")
     void pageDataCarriesTheReportFigures() {
         Report r = report(false);
-        Map<String, Object> page = new Json().toType(PageData.of(r), Map.class);
+        Map<String, Object> page = new Json().toType(ReportPageData.of(r), Map.class);
         assertThat(page.get("format")).isEqualTo(PageData.FORMAT);
         assertThat(page.get("version")).isEqualTo((long) PageData.VERSION);
         Map<String, Object> totals = (Map<String, Object>) page.get("totals");
