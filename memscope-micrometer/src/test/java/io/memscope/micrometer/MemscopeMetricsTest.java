@@ -12,13 +12,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -197,14 +194,10 @@ class MemscopeMetricsTest {
     @Test
     void ownerSeriesStayFewOverManyScrapesAndNoneIsNaN() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        SplittableRandom random = new SplittableRandom(42);
         int users = 100;
         int scrapes = 300;
         int tenure = 30;
-        List<List<Owner>> held = new ArrayList<>();
-        for (int u = 0; u < users; u++) {
-            held.add(new ArrayList<>());
-        }
+        UserChurn churn = new UserChurn(acct, entries, users, 42);
         Pattern userSeries = Pattern.compile(
                 "memscope_accounting_user_used_bytes\\{instrument=\"memory/cache/entries\",user=\"([^\"]+)\"} (\\S+)");
         Pattern total = Pattern.compile("memscope_accounting_used_bytes\\{instrument=\"memory/cache/entries\"} (\\S+)");
@@ -216,18 +209,9 @@ class MemscopeMetricsTest {
             m.bindTo(prometheus);
             for (int scrape = 0; scrape < scrapes; scrape++) {
                 // every user takes or gives back some entries: the ranking churns
+                churn.round();
                 for (int u = 0; u < users; u++) {
-                    List<Owner> mine = held.get(u);
-                    int change = random.nextInt(-6, 7);
-                    for (int k = 0; k < change; k++) {
-                        try (OwnerScope s = acct.scope("user-" + u, "eu-1")) {
-                            mine.add(acct.alloc(entries, 1024));
-                        }
-                    }
-                    for (int k = 0; k < -change && !mine.isEmpty(); k++) {
-                        acct.free(entries, 1024, mine.remove(mine.size() - 1));
-                    }
-                    if (!mine.isEmpty()) {
+                    if (churn.holds(u)) {
                         everHolding.add("user-" + u);
                     }
                 }

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.memscope.accounting.Instrument;
 import io.memscope.accounting.MemoryAccounting;
-import io.memscope.accounting.Owner;
-import io.memscope.accounting.OwnerScope;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.OutputStream;
@@ -21,10 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -116,25 +112,10 @@ class PrometheusScrapeTest {
             double start = System.currentTimeMillis() / 1000.0;
 
             // 100 users take and give back entries every 50 ms for 15 s: who holds most keeps changing
-            SplittableRandom random = new SplittableRandom(7);
-            List<List<Owner>> held = new ArrayList<>();
-            for (int u = 0; u < 100; u++) {
-                held.add(new ArrayList<>());
-            }
+            UserChurn churn = new UserChurn(acct, entries, 100, 7);
             long end = System.nanoTime() + 15_000_000_000L;
             while (System.nanoTime() < end) {
-                for (int u = 0; u < 100; u++) {
-                    List<Owner> mine = held.get(u);
-                    int change = random.nextInt(-6, 7);
-                    for (int k = 0; k < change; k++) {
-                        try (OwnerScope s = acct.scope("user-" + u, "eu-1")) {
-                            mine.add(acct.alloc(entries, 1024));
-                        }
-                    }
-                    for (int k = 0; k < -change && !mine.isEmpty(); k++) {
-                        acct.free(entries, 1024, mine.remove(mine.size() - 1));
-                    }
-                }
+                churn.round();
                 Thread.sleep(50);
             }
             Thread.sleep(600); // the last scrapes
