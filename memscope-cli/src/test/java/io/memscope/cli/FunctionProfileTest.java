@@ -56,7 +56,8 @@ class FunctionProfileTest {
         assertThat(handle.calls()).isEqualTo(20);
         assertThat(handle.recursiveCalls()).isZero();
         assertThat(handle.totalNanos()).isGreaterThanOrEqualTo(20 * 20_000_000L); // a sleep is never shorter
-        assertThat((double) handle.totalNanos()).isBetween(0.85 * in.get("handleNanos"), 1.0 * in.get("handleNanos"));
+        // inside the fixture's own measure of the same calls (how far inside depends on the machine's load: no ratio)
+        assertThat(handle.totalNanos()).isLessThanOrEqualTo(in.get("handleNanos"));
         assertThat(handle.maxNanos()).isBetween(20_000_000L, handle.totalNanos());
         assertThat(handle.allocatedBytes()).isGreaterThanOrEqualTo(20 * size);
 
