@@ -2,7 +2,6 @@ package io.memscope.analysis;
 
 import io.memscope.analysis.text.TerminalText;
 
-import io.memscope.accounting.Column;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
 import io.memscope.recording.AccountingSnapshot;
@@ -13,8 +12,8 @@ import java.util.Locale;
 /**
  * The report's accounting section: the application's accounting summary tables (memscope-core's
  * {@code MemoryAccounting}, MySQL performance schema's low / current / high watermarks) as the recording last carried
- * them ({@link Report#accounting()}), written into report.json ({@code accounting}) and the terminal summary. The
- * figures are the application's own (exact counts of its alloc and free calls, bytes as it passed them), not
+ * them ({@link Report#accounting()}) in the terminal summary (report.json's {@code accounting}:
+ * {@link AccountingJson}). The figures are the application's own (exact counts of its alloc and free calls, bytes as it passed them), not
  * memscope's samples; LOW and HIGH mean what docs/accounting.md says (exact per thread, bounds in aggregate tables).
  */
 public final class AccountingSection {
@@ -27,38 +26,6 @@ public final class AccountingSection {
     /** @return the snapshot's time in ms after the capture started */
     public static double atMs(Report r) {
         return (r.accounting().timestampNanos() - r.window().runStartNanos()) / 1e6;
-    }
-
-    /** The key {@code accounting}: null without a snapshot (see docs/formats/report-json.md). */
-    static void json(JsonWriter w, Report r) {
-        AccountingSnapshot a = r.accounting();
-        if (a == null) {
-            w.name("accounting").value((String) null);
-            return;
-        }
-        w.name("accounting").beginObject().field("atMs", atMs(r));
-        w.name("tables").beginArray();
-        for (SummaryTable t : SummaryTable.values()) {
-            List<SummaryRow> rows = a.rows(t);
-            if (rows.isEmpty()) {
-                continue;
-            }
-            w.beginObject().field("table", t.name()).field("name", t.tableName());
-            w.name("rows").beginArray();
-            for (SummaryRow row : rows) {
-                w.beginObject();
-                if (t == SummaryTable.THREAD) {
-                    w.field("threadId", row.threadId()).field("threadName", row.threadName());
-                }
-                w.field("user", row.user()).field("host", row.host()).field("instrument", row.eventName());
-                for (Column c : Column.values()) {
-                    w.field(c.name(), row.get(c));
-                }
-                w.endObject();
-            }
-            w.endArray().endObject();
-        }
-        w.endArray().endObject();
     }
 
     /** The terminal summary's lines: users, hosts and instruments by high watermark, largest first. */

@@ -55,13 +55,13 @@ public record ApiReport(List<ScopeRow> scopes, List<FunctionRow> functions, List
      * @param entriesWithoutAllocation entries whose thread had no allocation counter (virtual threads)
      * @param sampledBytes             heap bytes of the samples attributed to the path (innermost scope open on
      *                                 the sample's thread at its time), an estimate; also for virtual threads
-     * @param heldBytesAtEnd           of those, still held at the end (sampled)
-     * @param heldBytesAtPeak          of those, held at the peak GC (sampled)
+     * @param heldAtEndBytes           of those, still held at the end (sampled)
+     * @param heldAtPeakBytes          of those, held at the peak GC (sampled)
      */
     public record ScopeRow(String path, String name, String parentPath, int depth, long entries, long tasks,
                            double totalMs, double maxMs, double selfMs, long allocatedBytes, long selfAllocatedBytes,
-                           long entriesWithoutAllocation, long sampledBytes, long heldBytesAtEnd,
-                           long heldBytesAtPeak) {
+                           long entriesWithoutAllocation, long sampledBytes, long heldAtEndBytes,
+                           long heldAtPeakBytes) {
     }
 
     /**
@@ -74,11 +74,11 @@ public record ApiReport(List<ScopeRow> scopes, List<FunctionRow> functions, List
      * @param totalMs          outermost calls' time (exact)
      * @param maxMs            the longest outermost call (exact)
      * @param allocatedBytes   heap bytes allocated inside the outermost calls (exact, ThreadMXBean)
-     * @param liveBytes        sampled objects allocated inside calls from this call site still held at the end
-     * @param peakBytes        the same, held at the peak GC
+     * @param heldAtEndBytes   sampled objects allocated inside calls from this call site still held at the end
+     * @param heldAtPeakBytes  the same, held at the peak GC
      */
     public record FunctionRow(String function, String callSite, long calls, long recursiveCalls, double totalMs,
-                              double maxMs, long allocatedBytes, long liveBytes, long peakBytes) {
+                              double maxMs, long allocatedBytes, long heldAtEndBytes, long heldAtPeakBytes) {
     }
 
     /**
@@ -133,17 +133,17 @@ public record ApiReport(List<ScopeRow> scopes, List<FunctionRow> functions, List
      * The heap samples of one scope path (the innermost scope open on the sample's thread at its time, as
      * {@link ScopeRow#sampledBytes}) with one stack: the identity of a {@link StackProfile} (frames, site, type).
      * Sampled estimates, whatever the capture mode; over a path's stacks they add up to its {@code sampledBytes},
-     * {@code heldBytesAtEnd} and {@code heldBytesAtPeak}.
+     * {@code heldAtEndBytes} and {@code heldAtPeakBytes}.
      *
      * @param path            the scope path
      * @param frames          the stack, innermost first (the site's frame alone for events without a stack)
      * @param site            the allocation site's frame
      * @param type            the allocated type
      * @param sampledBytes    bytes allocated (estimate)
-     * @param heldBytesAtEnd  of those, held at the end
-     * @param heldBytesAtPeak of those, held at the peak GC
+     * @param heldAtEndBytes  of those, held at the end
+     * @param heldAtPeakBytes of those, held at the peak GC
      */
     public record ScopeStackRow(String path, List<String> frames, String site, String type, long sampledBytes,
-                                long heldBytesAtEnd, long heldBytesAtPeak) {
+                                long heldAtEndBytes, long heldAtPeakBytes) {
     }
 }

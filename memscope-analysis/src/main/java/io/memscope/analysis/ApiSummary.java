@@ -30,8 +30,8 @@ final class ApiSummary {
                 }
                 sb.append(String.format(Locale.ROOT, "    %8d %10.1f %9.1f %10.1f %10s %10s %10s %10s  %s%s%n",
                         s.entries(), s.totalMs(), s.maxMs(), s.selfMs(), allocated(s), Summary.bytes(
-                                s.selfAllocatedBytes()), Summary.bytes(s.heldBytesAtEnd()),
-                        Summary.bytes(s.heldBytesAtPeak()), safe(s.path()),
+                                s.selfAllocatedBytes()), Summary.bytes(s.heldAtEndBytes()),
+                        Summary.bytes(s.heldAtPeakBytes()), safe(s.path()),
                         s.tasks() > 0 ? " (" + s.tasks() + " tasks)" : ""));
             }
             if (!a.scopeAnomalies().isEmpty()) {
@@ -55,7 +55,7 @@ final class ApiSummary {
                 }
                 sb.append(String.format(Locale.ROOT, "    %8d %10.1f %9.1f %10s %10s %10s  %s%s  <- %s%n",
                         f.calls(), f.totalMs(), f.maxMs(), Summary.bytes(f.allocatedBytes()),
-                        Summary.bytes(f.liveBytes()), Summary.bytes(f.peakBytes()), safe(f.function()),
+                        Summary.bytes(f.heldAtEndBytes()), Summary.bytes(f.heldAtPeakBytes()), safe(f.function()),
                         f.recursiveCalls() > 0 ? " (+" + f.recursiveCalls() + " recursive)" : "",
                         f.callSite() == null ? "?" : safe(f.callSite())));
             }

@@ -139,8 +139,8 @@ public final class DiffBuilder {
                 peakSamples += p.heldAtPeakSamples();
             }
         }
-        return new RunDiff.Figures(t.allocatedBytes() / d, t.allocatedObjects() / d, t.liveBytesAtEnd() / d,
-                liveObjects / d, t.peakLiveBytes() / d, peakObjects / d, r.nativeMemory().outstandingBytes() / d,
+        return new RunDiff.Figures(t.allocatedBytes() / d, t.allocatedObjects() / d, t.heldAtEndBytes() / d,
+                liveObjects / d, t.peakHeldBytes() / d, peakObjects / d, r.nativeMemory().outstandingBytes() / d,
                 r.nativeMemory().outstandingBlocks() / d, t.samples(), liveSamples, peakSamples);
     }
 

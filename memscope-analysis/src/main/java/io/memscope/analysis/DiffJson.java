@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.analysis.json.JsonWriter;
 import java.util.List;
 
 /**
@@ -14,6 +15,12 @@ public final class DiffJson {
     }
 
     /**
+     * Value of the {@code version} field: 2 since the totals of {@code base} and {@code new} are named as in
+     * report.json ({@code heldAtEndBytes}, {@code peakHeldBytes}).
+     */
+    public static final int VERSION = 2;
+
+    /**
      * @param top most sites and stacks listed (the largest changes); all when {@code <= 0}
      */
     public static String toJson(RunDiff d, int top) {
@@ -21,7 +28,7 @@ public final class DiffJson {
         DiffMetric m = d.metric();
         w.beginObject()
                 .field("format", "memscope-diff")
-                .field("version", 1)
+                .field("version", VERSION)
                 .field("metric", m.label())
                 .field("normalize", d.normalization().kind())
                 .field("unit", d.normalization().unit());
@@ -56,8 +63,8 @@ public final class DiffJson {
         w.name(name).beginObject()
                 .field("allocatedBytes", f.allocatedBytes())
                 .field("allocatedObjects", f.allocatedObjects())
-                .field("liveBytesAtEnd", f.liveBytes())
-                .field("peakLiveBytes", f.peakBytes())
+                .field("heldAtEndBytes", f.liveBytes())
+                .field("peakHeldBytes", f.peakBytes())
                 .field("nativeOutstandingBytes", f.nativeBytes())
                 .field("divisor", divisor)
                 .endObject();

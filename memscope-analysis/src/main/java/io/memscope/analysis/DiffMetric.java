@@ -6,9 +6,9 @@ import java.util.Locale;
 public enum DiffMetric {
     /** Heap bytes allocated ({@link SiteProfile#allocatedBytes()}, {@code totals.allocatedBytes}). */
     ALLOCATED,
-    /** Heap bytes held at the end ({@link SiteProfile#liveBytes()}, {@code totals.liveBytesAtEnd}). */
+    /** Heap bytes held at the end ({@link SiteProfile#liveBytes()}, {@code totals.heldAtEndBytes}). */
     LIVE,
-    /** Heap bytes held at the peak collection ({@link SiteProfile#heldAtPeakBytes()}, {@code totals.peakLiveBytes}). */
+    /** Heap bytes held at the peak collection ({@link SiteProfile#heldAtPeakBytes()}, {@code totals.peakHeldBytes}). */
     PEAK,
     /** Native bytes outstanding at the end ({@code native.outstandingBytes}). */
     NATIVE;

@@ -19,7 +19,7 @@ import java.util.List;
  * @param gcName               the collector, for example {@code G1 Young Generation}
  * @param gcCause              its cause
  * @param heapUsedAfterGcBytes heap in use after it (the JVM's figure)
- * @param estimatedBytes       held bytes estimated from samples (the report's {@code totals.peakLiveBytes})
+ * @param estimatedBytes       held bytes estimated from samples (the report's {@code totals.peakHeldBytes})
  * @param estimatedObjects     held objects estimated from samples
  * @param sites                sites by held bytes at the peak, largest first, at most 10
  * @param unconfirmedBytes     present at the peak collection but judged by no whole-heap collection (estimate)

@@ -89,9 +89,9 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
     /**
      * @param allocatedBytes   heap bytes allocated in the window (exact in exact mode, else estimated)
      * @param allocatedObjects objects (and arrays) allocated in the window (same)
-     * @param peakLiveBytes    held bytes at the peak collection ({@link Peak#estimatedBytes()}); without a
-     *                         whole-heap collection, {@code liveBytesAtEnd}
-     * @param liveBytesAtEnd   held bytes at the last collection of the window: confirmed reachable by a collection
+     * @param peakHeldBytes    held bytes at the peak collection ({@link Peak#estimatedBytes()}); without a
+     *                         whole-heap collection, {@code heldAtEndBytes}
+     * @param heldAtEndBytes   held bytes at the last collection of the window: confirmed reachable by a collection
      *                         that examined the whole heap (for a capture that ended normally: the agent's end check,
      *                         so reachable memory)
      * @param samples          sampled objects allocated in the window (the basis of every estimate)
@@ -102,13 +102,13 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      *                         after it are not counted. NaN for final totals and in sample mode
      * @param exactCoverage    in exact mode, what the counts cover; null in sample mode
      * @param unconfirmedAtEndBytes  present at the last collection of the window but judged by no whole-heap
-     *                         collection (may be garbage; never in {@code liveBytesAtEnd})
+     *                         collection (may be garbage; never in {@code heldAtEndBytes})
      * @param unconfirmedAtPeakBytes the same at the peak collection
      * @param wholeHeapCollections   collections of the window that examined the whole heap (the agent's end check
      *                         included): the held figures' and the leak rule's evidence
      * @param heldAsOfMs       when the last of them judged the heap, ms since the run's start; NaN when none did
      */
-    public record Totals(long allocatedBytes, long allocatedObjects, long peakLiveBytes, long liveBytesAtEnd,
+    public record Totals(long allocatedBytes, long allocatedObjects, long peakHeldBytes, long heldAtEndBytes,
                          long samples, long durationMs, boolean exact, double exactCountsAsOfMs,
                          ExactCoverage exactCoverage, long unconfirmedAtEndBytes, long unconfirmedAtPeakBytes, int wholeHeapCollections,
                          double heldAsOfMs) {

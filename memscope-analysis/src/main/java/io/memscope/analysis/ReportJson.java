@@ -1,5 +1,7 @@
 package io.memscope.analysis;
 
+import io.memscope.analysis.json.ApiJson;
+import io.memscope.analysis.json.JsonWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import io.memscope.recording.Anomaly;
@@ -15,7 +17,7 @@ public final class ReportJson {
     /** Value of the top-level {@code format} field. */
     public static final String FORMAT = "memscope-report";
     /** Value of the top-level {@code version} field; incremented when a field changes meaning or is removed. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** Collections listed individually in {@code gc.collections} at most; the aggregates cover all of them. */
     public static final int MAX_GC_LISTED = 2000;
 
@@ -60,8 +62,8 @@ public final class ReportJson {
         w.name("totals").beginObject()
                 .field("allocatedBytes", t.allocatedBytes())
                 .field("allocatedObjects", t.allocatedObjects())
-                .field("peakLiveBytes", t.peakLiveBytes())
-                .field("liveBytesAtEnd", t.liveBytesAtEnd())
+                .field("peakHeldBytes", t.peakHeldBytes())
+                .field("heldAtEndBytes", t.heldAtEndBytes())
                 .field("samples", t.samples())
                 .field("durationMs", t.durationMs())
                 .field("exact", t.exact())
@@ -196,8 +198,8 @@ public final class ReportJson {
             w.endArray().endObject();
         }
         w.endArray().endObject();
-        api(w, r.api());
-        AccountingSection.json(w, r);
+        ApiJson.write(w, r.api(), ReportJson::stack);
+        AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
         RetentionJson.section(w, r.retention());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
@@ -207,65 +209,6 @@ public final class ReportJson {
         w.endArray().endObject();
         w.endObject();
         return w.toString() + "\n";
-    }
-
-    private static void api(JsonWriter w, ApiReport a) {
-        w.name("scopes").beginArray();
-        for (ApiReport.ScopeRow s : a.scopes()) {
-            w.beginObject().field("path", s.path()).field("name", s.name()).field("parentPath", s.parentPath())
-                    .field("depth", s.depth()).field("entries", s.entries()).field("tasks", s.tasks())
-                    .field("totalMs", s.totalMs()).field("maxMs", s.maxMs()).field("selfMs", s.selfMs())
-                    .field("allocatedBytes", s.allocatedBytes()).field("selfAllocatedBytes", s.selfAllocatedBytes())
-                    .field("entriesWithoutAllocation", s.entriesWithoutAllocation())
-                    .field("sampledBytes", s.sampledBytes()).field("heldBytesAtEnd", s.heldBytesAtEnd())
-                    .field("heldBytesAtPeak", s.heldBytesAtPeak()).endObject();
-        }
-        w.endArray();
-        w.name("scopeAnomalies").beginObject();
-        for (Map.Entry<String, Long> e : a.scopeAnomalies().entrySet()) {
-            w.field(e.getKey(), e.getValue());
-        }
-        w.endObject();
-        w.field("samplesInScopes", a.samplesInScopes());
-        w.name("functions").beginArray();
-        for (ApiReport.FunctionRow f : a.functions()) {
-            w.beginObject().field("function", f.function()).field("callSite", f.callSite())
-                    .field("calls", f.calls()).field("recursiveCalls", f.recursiveCalls())
-                    .field("totalMs", f.totalMs()).field("maxMs", f.maxMs())
-                    .field("allocatedBytes", f.allocatedBytes()).field("liveBytes", f.liveBytes())
-                    .field("peakBytes", f.peakBytes()).endObject();
-        }
-        w.endArray();
-        w.name("trackedObjects").beginArray();
-        for (ApiReport.TrackedObjectRow o : a.trackedObjects()) {
-            w.beginObject().field("name", o.name()).field("type", o.type()).field("bytes", o.bytes())
-                    .field("trackedAtMs", o.trackedAtMs());
-            if (o.alive()) {
-                w.name("collectedAtMs").value((String) null);
-            } else {
-                w.field("collectedAtMs", o.collectedAtMs());
-            }
-            w.field("ageMs", o.ageMs()).field("alive", o.alive()).endObject();
-        }
-        w.endArray();
-        w.name("pools").beginArray();
-        for (ApiReport.PoolRow p : a.pools()) {
-            w.beginObject().field("pool", p.pool()).field("borrows", p.borrows()).field("returns", p.returns())
-                    .field("notReturned", p.notReturned()).field("notReturnedBytes", p.notReturnedBytes())
-                    .field("peakOutstanding", p.peakOutstanding()).field("leaks", p.leaks())
-                    .field("doubleReturns", p.doubleReturns()).field("unknownReturns", p.unknownReturns())
-                    .endObject();
-        }
-        w.endArray();
-        w.name("poolLeaks").beginArray();
-        for (ApiReport.PoolLeakRow l : a.poolLeaks()) {
-            w.beginObject().field("pool", l.pool()).field("kind", l.kind()).field("leaseId", l.leaseId())
-                    .field("resourceType", l.resourceType()).field("size", l.size())
-                    .field("borrowedAtMs", l.borrowedAtMs()).field("thread", l.thread());
-            stack(w, l.stack());
-            w.endObject();
-        }
-        w.endArray();
     }
 
     /** Which figure a site list ranks by, and so what its entries' {@code bytes} and {@code count} are. */

@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.analysis.json.JsonWriter;
 import java.util.List;
 
 /**

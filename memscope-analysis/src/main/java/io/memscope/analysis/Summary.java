@@ -79,9 +79,9 @@ public final class Summary {
                         + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
                 estimate(t.allocatedBytes(), allocInterval),
                 estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
-                        : " (estimated from " + t.samples() + " samples)", estimate(t.peakLiveBytes(), interval),
-                estimate(t.liveBytesAtEnd(), interval)));
-        if (large(t.unconfirmedAtEndBytes(), t.liveBytesAtEnd())) {
+                        : " (estimated from " + t.samples() + " samples)", estimate(t.peakHeldBytes(), interval),
+                estimate(t.heldAtEndBytes(), interval)));
+        if (large(t.unconfirmedAtEndBytes(), t.heldAtEndBytes())) {
             sb.append(String.format(Locale.ROOT, "  ! %s more at the end is unconfirmed: it survived only young "
                     + "collections, which do not look at the old generation, so it may be garbage; not counted as "
                     + "held%s%n", bytes(t.unconfirmedAtEndBytes()), endCheckNote(r)));

@@ -97,15 +97,15 @@ class ApiAnalysisTest {
         assertThat(request.selfAllocatedBytes()).isEqualTo(2400);
         assertThat(request.entriesWithoutAllocation()).isEqualTo(1);
         assertThat(request.sampledBytes()).isEqualTo(2000);
-        assertThat(request.heldBytesAtEnd()).isZero();
-        assertThat(request.heldBytesAtPeak()).isEqualTo(2000);
+        assertThat(request.heldAtEndBytes()).isZero();
+        assertThat(request.heldAtPeakBytes()).isEqualTo(2000);
         ApiReport.ScopeRow parse = r.scopes().get(1);
         assertThat(parse.parentPath()).isEqualTo("request");
         assertThat(parse.depth()).isEqualTo(2);
         assertThat(parse.allocatedBytes()).isEqualTo(1100);
         assertThat(parse.sampledBytes()).isEqualTo(1000);
-        assertThat(parse.heldBytesAtEnd()).isEqualTo(1000);
-        assertThat(parse.heldBytesAtPeak()).isEqualTo(1000);
+        assertThat(parse.heldAtEndBytes()).isEqualTo(1000);
+        assertThat(parse.heldAtPeakBytes()).isEqualTo(1000);
         assertThat(r.samplesInScopes()).isEqualTo(2);
         assertThat(r.scopeAnomalies()).isEqualTo(Map.of("scope-out-of-order", 1L));
 
@@ -117,12 +117,12 @@ class ApiAnalysisTest {
         assertThat(handle.totalMs()).isEqualTo(4.0);
         assertThat(handle.maxMs()).isEqualTo(2.0);
         assertThat(handle.allocatedBytes()).isEqualTo(5120);
-        assertThat(handle.liveBytes()).isEqualTo(1000);   // sample 1; sample 2 was collected
-        assertThat(handle.peakBytes()).isEqualTo(3000);   // both held at the peak
+        assertThat(handle.heldAtEndBytes()).isEqualTo(1000);   // sample 1; sample 2 was collected
+        assertThat(handle.heldAtPeakBytes()).isEqualTo(3000);   // both held at the peak
         ApiReport.FunctionRow rec = r.functions().get(1);
         assertThat(rec.function()).isEqualTo("pkg.Service.rec");
         assertThat(rec.recursiveCalls()).isEqualTo(1);
-        assertThat(rec.liveBytes()).isEqualTo(500);       // once, though twice in its stack
+        assertThat(rec.heldAtEndBytes()).isEqualTo(500);       // once, though twice in its stack
 
         assertThat(r.trackedObjects()).singleElement().satisfies(o -> {
             assertThat(o.name()).isEqualTo("cache");

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.memscope.analysis.export.CollapsedStacks;
 import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
-import io.memscope.analysis.export.TimelineTrace;
+import io.memscope.analysis.export.RecordingTraceEvents;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.Site;
@@ -65,10 +65,10 @@ class ExportTest {
             long expected = switch (m) {
                 case ALLOC_BYTES -> r.totals().allocatedBytes();
                 case ALLOC_OBJECTS -> r.totals().allocatedObjects();
-                case LIVE_BYTES -> r.totals().liveBytesAtEnd();
+                case LIVE_BYTES -> r.totals().heldAtEndBytes();
                 case LIVE_OBJECTS -> r.sites().stream().filter(s -> !s.nativeMemory())
                         .mapToLong(SiteProfile::liveObjects).sum();
-                case PEAK_BYTES -> r.totals().peakLiveBytes();
+                case PEAK_BYTES -> r.totals().peakHeldBytes();
                 case NATIVE_BYTES -> r.nativeMemory().outstandingBytes();
             };
             assertThat(sum).as(m.label()).isEqualTo(expected).isPositive();
@@ -97,7 +97,7 @@ class ExportTest {
         assertThat(p.period).isEqualTo(4096);
         assertThat(p.sum("alloc_space")).isEqualTo(r.totals().allocatedBytes());
         assertThat(p.sum("alloc_objects")).isEqualTo(r.totals().allocatedObjects());
-        assertThat(p.sum("inuse_space")).isEqualTo(r.totals().liveBytesAtEnd()).isPositive();
+        assertThat(p.sum("inuse_space")).isEqualTo(r.totals().heldAtEndBytes()).isPositive();
         boolean found = false;
         for (int s = 0; s < p.sampleLocations.size(); s++) {
             List<String> frames = p.frames(s);
@@ -114,7 +114,7 @@ class ExportTest {
     void chromeTraceHasCounterTracksPerBucketAndTheCollections() throws Exception {
         Report r = report();
         StringWriter w = new StringWriter();
-        TimelineTrace.write(r, 4242, w);
+        RecordingTraceEvents.write(r, 4242, w);
         JsonNode events = new ObjectMapper().readTree(w.toString());
         long heapCounters = 0;
         long allocated = 0;

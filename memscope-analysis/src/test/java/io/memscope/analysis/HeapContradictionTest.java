@@ -2,7 +2,7 @@ package io.memscope.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.analysis.html.PageData;
+import io.memscope.analysis.html.ReportPageData;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
 import io.memscope.recording.Site;
@@ -57,7 +57,7 @@ class HeapContradictionTest {
     @Test
     void heldAboveTheHeapIsSaidToBeImpossible() {
         Report r = report(12 * MIB, 5 * MIB);
-        assertThat(r.totals().liveBytesAtEnd()).isEqualTo(10 * MIB);
+        assertThat(r.totals().heldAtEndBytes()).isEqualTo(10 * MIB);
         assertThat(r.heapCheck().heldExceeded()).isEqualTo(1);
         assertThat(r.heapCheck().consistent()).isFalse();
         assertThat(r.heapCheck().worstCollection()).isEqualTo("G1 Old Generation");
@@ -66,8 +66,8 @@ class HeapContradictionTest {
         assertThat(summary).contains("! contradiction: memscope's held figures exceeded the heap the JVM reported in "
                 + "use at 1 of 2 collections compared, which is impossible")
                 .contains("10.0 MiB (standard error 0 B) against 5.0 MiB in use after G1 Old Generation at 0.20 s");
-        assertThat(PageData.of(r)).contains("Contradiction: memscope's held figures exceeded the heap");
-        assertThat(compact(PageData.of(r))).contains("\"heldExceeded\":1");
+        assertThat(ReportPageData.of(r)).contains("Contradiction: memscope's held figures exceeded the heap");
+        assertThat(compact(ReportPageData.of(r))).contains("\"heldExceeded\":1");
         assertThat(compact(ReportJson.toJson(r))).contains("\"consistent\":false", "\"heldExceeded\":1",
                 "\"heapUsedBytes\":" + 5 * MIB);
     }

@@ -73,8 +73,8 @@ class HeldMemoryTest {
         assertThat(peak.unconfirmedBytes()).isZero();
         assertThat(peak.sites()).extracting(Peak.Holder::site).containsExactly("a.Big.build(Big.java:1)");
         assertThat(peak.sites().get(0).stack()).containsExactly("a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
-        assertThat(r.totals().peakLiveBytes()).isEqualTo(10 * MIB);
-        assertThat(r.totals().liveBytesAtEnd()).isEqualTo(3 * MIB);
+        assertThat(r.totals().peakHeldBytes()).isEqualTo(10 * MIB);
+        assertThat(r.totals().heldAtEndBytes()).isEqualTo(3 * MIB);
         assertThat(r.totals().unconfirmedAtEndBytes()).isZero();
         assertThat(r.totals().allocatedBytes()).isEqualTo(33 * MIB);
         assertThat(r.totals().wholeHeapCollections()).isEqualTo(3);
@@ -96,7 +96,7 @@ class HeldMemoryTest {
         // only the young collection at 100 ms: the structure survived it, but it may have been promoted and become
         // garbage there; nothing examined the old generation
         Report r = ReportBuilder.build(recording(), new TimeWindow(null, 0.15));
-        assertThat(r.totals().liveBytesAtEnd()).isZero();
+        assertThat(r.totals().heldAtEndBytes()).isZero();
         assertThat(r.totals().unconfirmedAtEndBytes()).isEqualTo(10 * MIB);
         assertThat(r.peak()).as("no whole-heap collection in the window").isNull();
         assertThat(r.totals().wholeHeapCollections()).isZero();
@@ -144,7 +144,7 @@ class HeldMemoryTest {
         Report late = ReportBuilder.build(recording(), new TimeWindow(0.25, 0.45));
         assertThat(late.window().restricted()).isTrue();
         assertThat(late.totals().allocatedBytes()).isEqualTo(3 * MIB);
-        assertThat(late.totals().liveBytesAtEnd()).isEqualTo(3 * MIB);
+        assertThat(late.totals().heldAtEndBytes()).isEqualTo(3 * MIB);
         assertThat(late.gc().count()).isEqualTo(2);
         assertThat(late.peak().timeMs()).isEqualTo(300.0);
         assertThat(late.timeline().buckets().get(0).startMs()).isEqualTo(250.0);
@@ -152,8 +152,8 @@ class HeldMemoryTest {
 
         Report early = ReportBuilder.build(recording(), new TimeWindow(null, 0.25));
         assertThat(early.totals().allocatedBytes()).isEqualTo(30 * MIB);
-        assertThat(early.totals().liveBytesAtEnd()).as("held at the collection at 200 ms").isEqualTo(10 * MIB);
-        assertThat(early.totals().peakLiveBytes()).isEqualTo(10 * MIB);
+        assertThat(early.totals().heldAtEndBytes()).as("held at the collection at 200 ms").isEqualTo(10 * MIB);
+        assertThat(early.totals().peakHeldBytes()).isEqualTo(10 * MIB);
         assertThat(early.gc().count()).isEqualTo(2);
         assertThat(early.timeline().buckets().stream().mapToLong(Timeline.Bucket::allocatedBytes).sum())
                 .isEqualTo(30 * MIB);
@@ -175,9 +175,9 @@ class HeldMemoryTest {
         assertThat(r.stacks().stream().mapToLong(StackProfile::allocatedBytes).sum())
                 .isEqualTo(r.totals().allocatedBytes());
         assertThat(r.stacks().stream().mapToLong(StackProfile::heldBytes).sum())
-                .isEqualTo(r.totals().liveBytesAtEnd());
+                .isEqualTo(r.totals().heldAtEndBytes());
         assertThat(r.stacks().stream().mapToLong(StackProfile::heldAtPeakBytes).sum())
-                .isEqualTo(r.totals().peakLiveBytes());
+                .isEqualTo(r.totals().peakHeldBytes());
     }
 
     @Test

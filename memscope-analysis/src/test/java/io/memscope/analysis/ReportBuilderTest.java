@@ -234,12 +234,12 @@ class ReportBuilderTest {
         Report report = ReportBuilder.build(capture("c").meta(MetadataKeys.COMMAND, "say \"hi\"\n\\now\u0001")
                 .close());
         String json = ReportJson.toJson(report);
-        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 3", "\"allocatedBytes\"",
+        for (String f : List.of("\"format\": \"memscope-report\"", "\"version\": 4", "\"allocatedBytes\"",
                 "\"unconfirmedAtEndBytes\"", "\"unconfirmedAtPeakBytes\"", "\"wholeHeapCollections\"",
                 "\"heldAsOfMs\"", "\"heapCheck\"", "\"unconfirmedBytes\"", "\"heldSamples\"", "\"growth\"",
                 "\"peakUnconfirmedBytes\"", "\"heldAtPeakUnconfirmedBytes\"", "\"examined\": \"whole-heap\"",
                 "\"snapshotNanos\"", "\"verdictNanos\"",
-                "\"allocatedObjects\"", "\"peakLiveBytes\"", "\"liveBytesAtEnd\"", "\"topAllocationSites\"",
+                "\"allocatedObjects\"", "\"peakHeldBytes\"", "\"heldAtEndBytes\"", "\"topAllocationSites\"",
                 "\"leakSuspects\"", "\"temporaries\"", "\"outstandingBytes\"", "\"leaks\"", "\"pauseTotalMs\"",
                 "\"pauseMaxMs\"", "\"count\"", "\"peak\"", "\"heapUsedAfterGcBytes\"", "\"estimatedBytes\"",
                 "\"peakBytes\"", "\"timeline\"", "\"heldBytes\"", "\"heapUsedBytes\"", "\"heapCommittedBytes\"",

@@ -3,7 +3,7 @@ package io.memscope.cli;
 import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
-import io.memscope.accounting.SummaryTables;
+import io.memscope.analysis.AccountingText;
 import io.memscope.error.MemscopeException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -36,8 +36,9 @@ public final class AccountingCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "<pid>", description = "Process id of the JVM.")
     String pid;
 
-    @Option(names = "--format", paramLabel = "text|csv|json", description = "Output format (default: text).")
-    SummaryTables.Format format = SummaryTables.Format.TEXT;
+    @Option(names = "--format", paramLabel = "text|csv|json",
+            description = "Output format (default: text); json has report.json's accounting layout.")
+    AccountingText.Format format = AccountingText.Format.TEXT;
 
     @Option(names = "--json", description = "Same as --format json.")
     boolean json;
@@ -78,7 +79,7 @@ public final class AccountingCommand implements Callable<Integer> {
 
     private void print(Map<SummaryTable, List<SummaryRow>> tables) {
         PrintWriter out = spec.commandLine().getOut();
-        out.print(SummaryTables.format(tables, json ? SummaryTables.Format.JSON : format));
+        out.print(AccountingText.format(tables, json ? AccountingText.Format.JSON : format));
         out.flush();
     }
 }

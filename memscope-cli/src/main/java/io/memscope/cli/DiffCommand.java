@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.DiffBuilder;
 import io.memscope.analysis.DiffJson;
 import io.memscope.analysis.DiffMetric;
@@ -8,7 +9,7 @@ import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.RunDiff;
 import io.memscope.analysis.html.HtmlReport;
-import io.memscope.analysis.html.PageData;
+import io.memscope.analysis.html.DiffPageData;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
 import java.nio.file.Path;
@@ -111,7 +112,7 @@ final class DiffCommand implements Callable<Integer> {
                 damaged.forEach(note -> System.out.println("  ! " + note));
             }
             if (html != null) {
-                HtmlReport.writePage(PageData.of(d, b, base.toString(), n, newer.toString()), html);
+                HtmlReport.writePage(DiffPageData.of(d, b, base.toString(), n, newer.toString()), html);
                 (json ? System.err : System.out).println("  page:   " + html.toAbsolutePath());
             }
             return gate(d, m, "") ? EXIT_INCREASE : 0;
@@ -135,7 +136,7 @@ final class DiffCommand implements Callable<Integer> {
             RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
             List<String> damaged = damage(b, p.base(), n, p.newer(), TerminalText.safe(p.main()) + ": ");
             if (json) {
-                out.append(i == 0 ? "\n" : ",\n").append("    {\"main\": ").append(Json.quote(p.main()))
+                out.append(i == 0 ? "\n" : ",\n").append("    {\"main\": ").append(JsonWriter.quote(p.main()))
                         .append(", \"basePid\": ").append(p.basePid()).append(", \"newPid\": ").append(p.newPid())
                         .append(", \"diff\": ").append(DiffJson.toJson(d, top).strip().replace("\n", "\n    "))
                         .append('}');

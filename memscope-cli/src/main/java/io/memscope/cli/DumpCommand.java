@@ -1,5 +1,7 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.AccountingJson;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
@@ -130,11 +132,11 @@ final class DumpCommand implements Callable<Integer> {
             String start = h.processStartEpochMillis() == 0 ? null
                     : Instant.ofEpochMilli(h.processStartEpochMillis()).toString();
             if (json) {
-                Json.object(line).field("kind", "header").field("file", file.toString())
+                JsonWriter.compact(line).beginObject().field("kind", "header").field("file", file.toString())
                         .field("version", h.majorVersion() + "." + h.minorVersion()).field("flags", h.flags())
                         .field("pid", h.pid()).field("processStart", start)
                         .field("clockEpochNanos", h.epochNanos()).field("clockNanoTime", h.nanoTime())
-                        .field("clockTime", time(h.nanoTime())).end();
+                        .field("clockTime", time(h.nanoTime())).endObject();
             } else {
                 line.append("# memscope recording ").append(file).append(" (format ").append(h.majorVersion())
                         .append('.').append(h.minorVersion()).append(")");
@@ -168,7 +170,8 @@ final class DumpCommand implements Callable<Integer> {
         @Override
         public void metadata(String key, String value) {
             if (json) {
-                Json.object(line).field("kind", "metadata").field("key", key).field("value", value).end();
+                JsonWriter.compact(line).beginObject().field("kind", "metadata").field("key", key).field("value", value)
+                        .endObject();
             } else {
                 line.append("# ").append(key).append(" = ").append(value == null ? "" : value);
             }
@@ -190,12 +193,12 @@ final class DumpCommand implements Callable<Integer> {
             String site = siteId == 0 ? null : sites.getOrDefault(siteId, "site#" + Integer.toUnsignedString(siteId));
             String stack = stackId == 0 ? null : "0x" + Long.toHexString(stackId);
             if (json) {
-                Json.object(line).field("kind", "event").field("time", time(ts)).field("timestampNanos", ts)
+                JsonWriter.compact(line).beginObject().field("kind", "event").field("time", time(ts)).field("timestampNanos", ts)
                         .field("type", type.name()).field("address", "0x" + Long.toHexString(address))
-                        .unsigned("size", size).unsigned("previousSize", previousSize).field("threadId", threadId)
+                        .unsignedField("size", size).unsignedField("previousSize", previousSize).field("threadId", threadId)
                         .field("threadName", str(threadNameId)).field("typeName", str(typeNameId))
                         .field("variable", str(variableNameId)).field("site", site)
-                        .unsigned("siteId", Integer.toUnsignedLong(siteId)).field("stackId", stack).end();
+                        .unsignedField("siteId", Integer.toUnsignedLong(siteId)).field("stackId", stack).endObject();
             } else {
                 line.append(time(ts)).append(' ').append(type.name()).append(" 0x").append(Long.toHexString(address))
                         .append(" size=").append(Long.toUnsignedString(size))
@@ -228,12 +231,12 @@ final class DumpCommand implements Callable<Integer> {
                 return;
             }
             if (json) {
-                Json.object(line).field("kind", "function").field("function", f.function())
+                JsonWriter.compact(line).beginObject().field("kind", "function").field("function", f.function())
                         .field("descriptor", f.descriptor()).field("callSite", f.callSite())
-                        .unsigned("calls", f.calls()).unsigned("recursiveCalls", f.recursiveCalls())
-                        .unsigned("totalNanos", f.totalNanos()).unsigned("maxNanos", f.maxNanos())
-                        .unsigned("allocatedBytes", f.allocatedBytes())
-                        .unsigned("callsWithoutAllocation", f.callsWithoutAllocation()).end();
+                        .unsignedField("calls", f.calls()).unsignedField("recursiveCalls", f.recursiveCalls())
+                        .unsignedField("totalNanos", f.totalNanos()).unsignedField("maxNanos", f.maxNanos())
+                        .unsignedField("allocatedBytes", f.allocatedBytes())
+                        .unsignedField("callsWithoutAllocation", f.callsWithoutAllocation()).endObject();
             } else {
                 line.append("# function ").append(f.function()).append(orDash(f.descriptor()))
                         .append(" from ").append(orDash(f.callSite()))
@@ -256,8 +259,8 @@ final class DumpCommand implements Callable<Integer> {
             long ts = snapshot.timestampNanos();
             if (snapshot.rows().isEmpty()) {
                 if (json) {
-                    Json.object(line).field("kind", "accounting").field("time", time(ts)).field("timestampNanos", ts)
-                            .field("rows", 0).end();
+                    JsonWriter.compact(line).beginObject().field("kind", "accounting").field("time", time(ts)).field("timestampNanos", ts)
+                            .field("rows", 0).endObject();
                 } else {
                     line.append(time(ts)).append(" ACCOUNTING no rows");
                 }
@@ -265,14 +268,11 @@ final class DumpCommand implements Callable<Integer> {
             }
             for (io.memscope.accounting.SummaryRow r : snapshot.rows()) {
                 if (json) {
-                    Json j = Json.object(line).field("kind", "accounting").field("time", time(ts))
-                            .field("timestampNanos", ts).field("table", r.table().name())
-                            .field("threadId", r.threadId()).field("threadName", r.threadName())
-                            .field("user", r.user()).field("host", r.host()).field("instrument", r.eventName());
-                    for (io.memscope.accounting.Column c : io.memscope.accounting.Column.values()) {
-                        j.field(c.name(), r.get(c));
-                    }
-                    j.end();
+                    JsonWriter j = JsonWriter.compact(line).beginObject().field("kind", "accounting")
+                            .field("time", time(ts)).field("timestampNanos", ts).field("table", r.table().name())
+                            .field("name", r.table().tableName());
+                    AccountingJson.row(j, r.table(), r);
+                    j.endObject();
                 } else {
                     line.append(time(ts)).append(" ACCOUNTING ").append(r.table().name());
                     if (r.table() == io.memscope.accounting.SummaryTable.THREAD) {
@@ -295,9 +295,9 @@ final class DumpCommand implements Callable<Integer> {
                 return;
             }
             if (json) {
-                Json.object(line).field("kind", "scopePath").unsigned("id", Integer.toUnsignedLong(p.id()))
-                        .unsigned("parentId", Integer.toUnsignedLong(p.parentId())).field("name", p.name())
-                        .field("path", path(p.id())).end();
+                JsonWriter.compact(line).beginObject().field("kind", "scopePath").unsignedField("id", Integer.toUnsignedLong(p.id()))
+                        .unsignedField("parentId", Integer.toUnsignedLong(p.parentId())).field("name", p.name())
+                        .field("path", path(p.id())).endObject();
             } else {
                 line.append("# scope path ").append(Integer.toUnsignedString(p.id())).append(" = ")
                         .append(path(p.id()));
@@ -313,21 +313,21 @@ final class DumpCommand implements Callable<Integer> {
                 return;
             }
             if (json) {
-                Json j = Json.object(line).field("kind", "scope").field("time", time(ts)).field("timestampNanos", ts)
+                JsonWriter j = JsonWriter.compact(line).beginObject().field("kind", "scope").field("time", time(ts)).field("timestampNanos", ts)
                         .field("edge", exit ? "exit" : "enter").field("path", path(pathId))
-                        .unsigned("pathId", Integer.toUnsignedLong(pathId)).field("threadId", threadId)
+                        .unsignedField("pathId", Integer.toUnsignedLong(pathId)).field("threadId", threadId)
                         .field("threadName", str(threadNameId));
                 if (taskId != 0) {
-                    j.unsigned("taskId", taskId);
+                    j.unsignedField("taskId", taskId);
                 } else {
-                    j.raw("taskId", "null");
+                    j.rawField("taskId", "null");
                 }
                 if (allocatedBytes >= 0) {
-                    j.unsigned("allocatedBytes", allocatedBytes);
+                    j.unsignedField("allocatedBytes", allocatedBytes);
                 } else {
-                    j.raw("allocatedBytes", "null");
+                    j.rawField("allocatedBytes", "null");
                 }
-                j.end();
+                j.endObject();
             } else {
                 line.append(time(ts)).append(exit ? " SCOPE_EXIT " : " SCOPE_ENTER ").append(path(pathId))
                         .append(" thread=").append(threadId);
@@ -359,11 +359,11 @@ final class DumpCommand implements Callable<Integer> {
             shown++;
             String stack = stackId == 0 ? null : "0x" + Long.toHexString(stackId);
             if (json) {
-                Json.object(line).field("kind", "apiEvent").field("time", time(ts)).field("timestampNanos", ts)
+                JsonWriter.compact(line).beginObject().field("kind", "apiEvent").field("time", time(ts)).field("timestampNanos", ts)
                         .field("type", type.name()).field("address", "0x" + Long.toHexString(address))
-                        .unsigned("size", size).unsigned("previousSize", previousSize).field("threadId", threadId)
+                        .unsignedField("size", size).unsignedField("previousSize", previousSize).field("threadId", threadId)
                         .field("threadName", str(threadNameId)).field("typeName", str(typeNameId))
-                        .field("variable", str(variableNameId)).field("stackId", stack).end();
+                        .field("variable", str(variableNameId)).field("stackId", stack).endObject();
             } else {
                 line.append(time(ts)).append(" API ").append(type.name()).append(" 0x")
                         .append(Long.toHexString(address))
@@ -380,18 +380,6 @@ final class DumpCommand implements Callable<Integer> {
             emit();
         }
 
-        /** @return {@code young}, {@code whole-heap} or {@code unknown} */
-        private static String examined(GcRecord.Examined e) {
-            switch (e) {
-                case YOUNG:
-                    return "young";
-                case WHOLE_HEAP:
-                    return "whole-heap";
-                default:
-                    return "unknown";
-            }
-        }
-
         @Override
         public void gc(GcRecord g) {
             gcs++;
@@ -399,13 +387,14 @@ final class DumpCommand implements Callable<Integer> {
                 return;
             }
             if (json) {
-                Json.object(line).field("kind", "gc").field("time", time(g.startNanos()))
-                        .field("timestampNanos", g.startNanos()).unsigned("durationNanos", g.durationNanos())
+                JsonWriter.compact(line).beginObject().field("kind", "gc").field("time", time(g.startNanos()))
+                        .field("timestampNanos", g.startNanos()).unsignedField("durationNanos", g.durationNanos())
                         .field("name", g.name()).field("cause", g.cause())
-                        .unsigned("heapUsedBefore", g.heapUsedBefore()).unsigned("heapUsedAfter", g.heapUsedAfter())
-                        .unsigned("heapCommitted", g.heapCommitted()).field("action", g.action())
-                        .field("examined", examined(g.examined()))
-                        .field("snapshotNanos", g.snapshotNanos()).field("verdictNanos", g.verdictNanos()).end();
+                        .unsignedField("heapUsedBefore", g.heapUsedBefore()).unsignedField("heapUsedAfter", g.heapUsedAfter())
+                        .unsignedField("heapCommitted", g.heapCommitted()).field("action", g.action())
+                        .field("examined", io.memscope.analysis.ReportJson.examined(g.examined()))
+                        .field("snapshotNanos", g.snapshotNanos()).field("verdictNanos", g.verdictNanos())
+                        .endObject();
             } else {
                 line.append(time(g.startNanos())).append(" GC ").append(orDash(g.name()))
                         .append(" cause=").append(orDash(g.cause()))
@@ -414,7 +403,7 @@ final class DumpCommand implements Callable<Integer> {
                         .append(Long.toUnsignedString(g.heapUsedAfter()))
                         .append(" committed=").append(Long.toUnsignedString(g.heapCommitted()))
                         .append(" action=").append(orDash(g.action()))
-                        .append(" examined=").append(examined(g.examined()));
+                        .append(" examined=").append(io.memscope.analysis.ReportJson.examined(g.examined()));
                 if (g.snapshotNanos() != g.startNanos()) {
                     line.append(" snapshot=-").append(g.startNanos() - g.snapshotNanos()).append("ns");
                 }
@@ -433,10 +422,11 @@ final class DumpCommand implements Callable<Integer> {
             }
             String stack = a.stackId() == 0 ? null : "0x" + Long.toHexString(a.stackId());
             if (json) {
-                Json.object(line).field("kind", "anomaly").field("time", time(a.timestampNanos()))
+                JsonWriter.compact(line).beginObject().field("kind", "anomaly").field("time", time(a.timestampNanos()))
                         .field("timestampNanos", a.timestampNanos()).field("anomaly", a.kind())
-                        .field("address", "0x" + Long.toHexString(a.address())).unsigned("size", a.size())
-                        .field("threadId", a.threadId()).field("stackId", stack).field("detail", a.detail()).end();
+                        .field("address", "0x" + Long.toHexString(a.address())).unsignedField("size", a.size())
+                        .field("threadId", a.threadId()).field("stackId", stack).field("detail", a.detail())
+                        .endObject();
             } else {
                 line.append(time(a.timestampNanos())).append(" ANOMALY ").append(a.kind())
                         .append(" 0x").append(Long.toHexString(a.address()))
@@ -460,25 +450,26 @@ final class DumpCommand implements Callable<Integer> {
 
         void summary(Damage damage) {
             if (json) {
-                Json j = Json.object(line).field("kind", "summary").field("events", events).field("shown", shown)
+                JsonWriter j = JsonWriter.compact(line).beginObject().field("kind", "summary").field("events", events).field("shown", shown)
                         .field("gcs", gcs).field("anomalies", anomalies).field("sites", sites.size())
                         .field("stacks", stacks).field("apiEvents", apiEvents).field("scopeEdges", scopeEdges)
                         .field("scopePaths", scopePaths.size()).field("functions", functions)
                         .field("stoppedAtLimit", stopped);
                 if (totals != null) {
-                    j.unsigned("eventsWritten", totals.eventsWritten()).unsigned("eventsDropped", totals.eventsDropped())
+                    j.unsignedField("eventsWritten", totals.eventsWritten()).unsignedField("eventsDropped", totals.eventsDropped())
                             .field("clean", totals.clean());
                 } else {
-                    j.raw("eventsWritten", "null").raw("eventsDropped", "null").raw("clean", "null");
+                    j.rawField("eventsWritten", "null").rawField("eventsDropped", "null").rawField("clean", "null");
                 }
                 if (damage != null) {
                     StringBuilder d = new StringBuilder();
-                    Json.object(d).field("offset", damage.offset()).field("what", damage.what()).end();
-                    j.raw("damage", d.toString());
+                    JsonWriter.compact(d).beginObject().field("offset", damage.offset()).field("what", damage.what())
+                            .endObject();
+                    j.rawField("damage", d.toString());
                 } else {
-                    j.raw("damage", "null");
+                    j.rawField("damage", "null");
                 }
-                j.end();
+                j.endObject();
             } else {
                 line.append("# ");
                 if (stopped) {

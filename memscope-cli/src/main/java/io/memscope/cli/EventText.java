@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
@@ -76,7 +77,7 @@ final class EventText implements EventCallbacks {
             }
         }
         if (json) {
-            line(ts, tid, "custom", name, type, number ? value : Json.quote(value));
+            line(ts, tid, "custom", name, type, number ? value : JsonWriter.quote(value));
         } else {
             line(ts, tid, "custom", name, type, value);
         }
@@ -112,9 +113,9 @@ final class EventText implements EventCallbacks {
                 sb.append("\"pid\":").append(pid).append(',');
             }
             sb.append("\"ts\":").append(rel).append(",\"tid\":").append(tid).append(",\"kind\":\"").append(kind)
-                    .append("\",\"name\":").append(Json.quote(name));
+                    .append("\",\"name\":").append(JsonWriter.quote(name));
             if (type != null) {
-                sb.append(",\"type\":").append(Json.quote(type));
+                sb.append(",\"type\":").append(JsonWriter.quote(type));
             }
             if (value != null) {
                 sb.append(",\"value\":").append(value);

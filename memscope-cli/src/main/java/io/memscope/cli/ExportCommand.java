@@ -7,7 +7,7 @@ import io.memscope.analysis.export.CollapsedStacks;
 import io.memscope.analysis.export.ExportDamage;
 import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
-import io.memscope.analysis.export.TimelineTrace;
+import io.memscope.analysis.export.RecordingTraceEvents;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.OutputFolders;
@@ -109,7 +109,7 @@ final class ExportCommand implements Callable<Integer> {
                 default -> {
                     Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);
                     long pid = metadataNumber(r, MetadataKeys.PID, 0);
-                    TimelineTrace.write(r, pid, w);
+                    RecordingTraceEvents.write(r, pid, w);
                     w.flush();
                 }
             }

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.Summary;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
@@ -86,7 +87,7 @@ public final class LiveCommand implements Callable<Integer> {
         if (json) {
             StringBuilder b = new StringBuilder();
             b.append("{\"pid\":").append(Long.parseLong(pid)).append(",\"mode\":");
-            Json.quote(b, mode).append(",\"intervalBytes\":").append(interval)
+            JsonWriter.quote(b, mode).append(",\"intervalBytes\":").append(interval)
                     .append(",\"uptimeMillis\":").append(uptime)
                     .append(",\"liveBytes\":").append(live)
                     .append(",\"allocatedBytes\":").append(allocated)
@@ -135,8 +136,8 @@ public final class LiveCommand implements Callable<Integer> {
                 b.append(',');
             }
             b.append("{\"site\":");
-            Json.quote(b, (String) c.get("site")).append(",\"type\":");
-            Json.quote(b, (String) c.get("type"));
+            JsonWriter.quote(b, (String) c.get("site")).append(",\"type\":");
+            JsonWriter.quote(b, (String) c.get("type"));
             for (String f : FIELDS) {
                 b.append(",\"").append(f).append("\":").append((long) (Long) c.get(f));
             }

@@ -1,8 +1,8 @@
 package io.memscope.cli;
 
 import com.sun.tools.attach.VirtualMachine;
-import io.memscope.analysis.JsonWriter;
 import io.memscope.analysis.Report;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.analysis.Retention;
 import io.memscope.analysis.RetentionJson;

@@ -44,7 +44,7 @@ public final class TraceCommand implements Callable<Integer> {
         if (durationSeconds != null && durationSeconds < 1) {
             throw MemscopeException.configuration("--duration must be at least 1 second, not " + durationSeconds);
         }
-        ChromeTrace trace = new ChromeTrace(out);
+        RingTraceEvents trace = new RingTraceEvents(out);
         EventsRunner runner = new EventsRunner(trace::forCursor, System.err);
         Thread hook = new Thread(() -> {
             stopping = true;
@@ -74,7 +74,7 @@ public final class TraceCommand implements Callable<Integer> {
                 // the hook is running
             }
         }
-        System.err.println("memscope trace: " + trace.events + " trace events written to " + out);
+        System.err.println("memscope trace: " + trace.events() + " trace events written to " + out);
         return exit;
     }
 }

@@ -54,8 +54,9 @@ class AccountingCommandTest {
 
             CliRun json = CliRun.run("accounting", pid, "--json", "--table", "user");
             assertThat(json.exit).isEqualTo(0);
-            assertThat(json.out).startsWith("{\n  \"MEMORY_SUMMARY_BY_USER_BY_EVENT_NAME\": [")
-                    .contains("\"USER\": \"tenant-a\"", "\"CURRENT_NUMBER_OF_BYTES_USED\": 1234")
+            assertThat(json.out).startsWith("{\n  \"tables\": [")
+                    .contains("\"table\": \"USER\"", "\"name\": \"MEMORY_SUMMARY_BY_USER_BY_EVENT_NAME\"",
+                            "\"user\": \"tenant-a\"", "\"CURRENT_NUMBER_OF_BYTES_USED\": 1234")
                     .doesNotContain("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME");
 
             CliRun table = CliRun.run("accounting", pid, "--table", "global");

@@ -67,8 +67,8 @@ class DiffAndExportTest {
         assertThat(delta).isBetween(30.0 * (1 << 20), 50.0 * (1 << 20));
         assertThat(((Number) first.get("newBytes")).doubleValue() - ((Number) first.get("baseBytes")).doubleValue())
                 .isEqualTo(delta);
-        assertThat(MiniJson.obj(d, "base")).containsKeys("allocatedBytes", "liveBytesAtEnd", "peakLiveBytes");
-        assertThat(MiniJson.obj(d, "new")).containsKeys("allocatedBytes", "liveBytesAtEnd", "peakLiveBytes");
+        assertThat(MiniJson.obj(d, "base")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
+        assertThat(MiniJson.obj(d, "new")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
 
         CliRun gate = CliRun.run("diff", base.toString(), newer.toString(), "--metric", "live",
                 "--fail-on-increase", "50");

@@ -176,13 +176,6 @@ class DumpCommandTest {
     }
 
     @Test
-    void jsonEscapingHandlesControlCharacters() {
-        StringBuilder b = new StringBuilder();
-        Json.quote(b, "a\"b\\c\n\u0001é");
-        assertThat(b.toString()).isEqualTo("\"a\\\"b\\\\c\\n\\u0001é\"");
-    }
-
-    @Test
     void scopeEdgesAndApiEventsArePrinted() throws Exception {
         Path file = dir.resolve("scopes.msrec");
         try (RecordingWriter w = RecordingWriter.builder(file).clock(EPOCH, 1_000).process(777, 0).open()) {

@@ -90,11 +90,11 @@ class FunctionProfileTest {
                 "memscope.fixtures.ProfiledService.handle")).findFirst().orElseThrow();
         assertThat(MiniJson.num(h, "calls")).isEqualTo(20);
         assertThat(h.get("callSite")).isEqualTo(fixture + line("CALL-HANDLE") + ")");
-        assertThat(MiniJson.num(h, "liveBytes")).isZero(); // its arrays were garbage at once
+        assertThat(MiniJson.num(h, "heldAtEndBytes")).isZero(); // its arrays were garbage at once
         Map<String, Object> retain = functions.stream().filter(f -> f.get("function").equals(
                 "memscope.fixtures.ProfiledService.retain")).findFirst().orElseThrow();
-        assertThat((double) MiniJson.num(retain, "liveBytes")).isBetween(0.7 * (8 << 20), 1.3 * (8 << 20));
-        assertThat(MiniJson.num(retain, "peakBytes")).isLessThanOrEqualTo(MiniJson.num(retain, "liveBytes") * 2);
+        assertThat((double) MiniJson.num(retain, "heldAtEndBytes")).isBetween(0.7 * (8 << 20), 1.3 * (8 << 20));
+        assertThat(MiniJson.num(retain, "heldAtPeakBytes")).isLessThanOrEqualTo(MiniJson.num(retain, "heldAtEndBytes") * 2);
         assertThat(MiniJson.num(retain, "allocatedBytes")).isGreaterThanOrEqualTo(8L << 20);
         String summary = Files.readString(Jvms.summaryFile(out));
         assertThat(summary).contains("Functions (calls and allocated: exact")

@@ -154,7 +154,7 @@ class HeldMeansReachableTest {
         assertThat(meta.get("endCheck")).isEqualTo("off");
         Map<String, Object> totals = MiniJson.obj(report, "totals");
         assertThat(MiniJson.num(totals, "wholeHeapCollections")).isZero();
-        assertThat(MiniJson.num(totals, "liveBytesAtEnd")).as("nothing confirmed").isZero();
+        assertThat(MiniJson.num(totals, "heldAtEndBytes")).as("nothing confirmed").isZero();
         assertThat(MiniJson.num(totals, "unconfirmedAtEndBytes")).as("the dropped structure, promoted: unconfirmed")
                 .isGreaterThan(4 << 20);
         assertThat(MiniJson.obj(report, "peak")).isNull();

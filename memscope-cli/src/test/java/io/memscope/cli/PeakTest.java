@@ -48,7 +48,7 @@ class PeakTest {
         assertThat(holders.stream().map(h -> h.get("site")).toList()).doesNotContain(site("SMALL-SITE"));
 
         Map<String, Object> totals = MiniJson.obj(report, "totals");
-        long peakLive = MiniJson.num(totals, "peakLiveBytes");
+        long peakLive = MiniJson.num(totals, "peakHeldBytes");
         assertThat(peakLive).isEqualTo(MiniJson.num(peak, "estimatedBytes"));
         // the peak is the whole-heap collection after which the JVM had the most heap in use: only such a collection
         // says what is held (a young collection's figure also counts old garbage it did not examine)
@@ -61,7 +61,7 @@ class PeakTest {
                 .isCloseTo(jvmPeak, within(jvmPeak * 0.3));
 
         long smallBytes = 40L << 20;
-        long liveAtEnd = MiniJson.num(totals, "liveBytesAtEnd");
+        long liveAtEnd = MiniJson.num(totals, "heldAtEndBytes");
         assertThat((double) liveAtEnd).isCloseTo(smallBytes, within(smallBytes * 0.3));
         for (Map<String, Object> e : MiniJson.list(report, "topLiveSites")) {
             if (site("SMALL-SITE").equals(e.get("site"))) {

@@ -3,84 +3,29 @@ package io.memscope.accounting;
 import io.memscope.internal.text.TerminalText;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * Prints summary tables as an aligned text table, CSV or JSON; shared by the demo and {@code memscope accounting}.
- *
- * <ul>
- * <li>TEXT: per table a title line (the MySQL table name), a header and one line per row; only the owner
- *     columns that table has (THREAD: THREAD_ID, THREAD_NAME, USER, HOST; ACCOUNT: USER, HOST; USER; HOST;
- *     GLOBAL: none, plus COUNT_ANOMALIES). NULL stands for no user / host.</li>
- * <li>CSV (RFC 4180): one header, {@code TABLE,THREAD_ID,THREAD_NAME,USER,HOST,EVENT_NAME,<every Column>}, then
- *     one line per row of every table; TABLE is the MySQL table name; empty fields for absent values.</li>
- * <li>JSON: an object whose keys are MySQL table names, each an array of row objects with the same keys as the
- *     CSV header (absent strings are null, THREAD_ID is -1 outside the thread table).</li>
- * </ul>
+ * Prints summary tables as aligned text, as the demo and {@code memscope accounting} show them: per table a title
+ * line (the MySQL table name), a header and one line per row; only the owner columns that table has (THREAD:
+ * THREAD_ID, THREAD_NAME, USER, HOST; ACCOUNT: USER, HOST; USER; HOST; GLOBAL: none, plus COUNT_ANOMALIES). NULL
+ * stands for no user / host. Application strings are made safe for a terminal. (The tables' JSON and CSV forms are
+ * written outside the application, by memscope-analysis's {@code AccountingJson} and {@code AccountingText}.)
  */
 public final class SummaryTables {
-    /** Output format. */
-    public enum Format { TEXT, CSV, JSON }
-
     private SummaryTables() {
     }
 
-    /** Formats the given tables, in the map's iteration order. */
-    public static String format(Map<SummaryTable, List<SummaryRow>> tables, Format format) {
+    /** Formats the given tables as text, in the map's iteration order, a blank line between two tables. */
+    public static String text(Map<SummaryTable, List<SummaryRow>> tables) {
         StringBuilder sb = new StringBuilder();
-        switch (format) {
-            case CSV:
-                sb.append("TABLE,THREAD_ID,THREAD_NAME,USER,HOST,EVENT_NAME");
-                for (Column c : Column.values()) {
-                    sb.append(',').append(c.name());
-                }
+        for (Map.Entry<SummaryTable, List<SummaryRow>> e : tables.entrySet()) {
+            if (sb.length() > 0) {
                 sb.append('\n');
-                for (Map.Entry<SummaryTable, List<SummaryRow>> e : tables.entrySet()) {
-                    for (SummaryRow r : e.getValue()) {
-                        sb.append(e.getKey().tableName()).append(',')
-                                .append(r.threadId() >= 0 ? Long.toString(r.threadId()) : "").append(',')
-                                .append(csv(r.threadName())).append(',').append(csv(r.user())).append(',')
-                                .append(csv(r.host())).append(',').append(csv(r.eventName()));
-                        for (Column c : Column.values()) {
-                            sb.append(',').append(r.get(c));
-                        }
-                        sb.append('\n');
-                    }
-                }
-                return sb.toString();
-            case JSON:
-                sb.append("{");
-                boolean firstTable = true;
-                for (Map.Entry<SummaryTable, List<SummaryRow>> e : tables.entrySet()) {
-                    sb.append(firstTable ? "\n  " : ",\n  ").append(json(e.getKey().tableName())).append(": [");
-                    firstTable = false;
-                    boolean firstRow = true;
-                    for (SummaryRow r : e.getValue()) {
-                        sb.append(firstRow ? "\n    {" : ",\n    {");
-                        firstRow = false;
-                        sb.append("\"THREAD_ID\": ").append(r.threadId())
-                                .append(", \"THREAD_NAME\": ").append(json(r.threadName()))
-                                .append(", \"USER\": ").append(json(r.user()))
-                                .append(", \"HOST\": ").append(json(r.host()))
-                                .append(", \"EVENT_NAME\": ").append(json(r.eventName()));
-                        for (Column c : Column.values()) {
-                            sb.append(", \"").append(c.name()).append("\": ").append(r.get(c));
-                        }
-                        sb.append('}');
-                    }
-                    sb.append(firstRow ? "]" : "\n  ]");
-                }
-                return sb.append(firstTable ? "}\n" : "\n}\n").toString();
-            default:
-                for (Map.Entry<SummaryTable, List<SummaryRow>> e : tables.entrySet()) {
-                    if (sb.length() > 0) {
-                        sb.append('\n');
-                    }
-                    text(sb, e.getKey(), e.getValue());
-                }
-                return sb.toString();
+            }
+            text(sb, e.getKey(), e.getValue());
         }
+        return sb.toString();
     }
 
     /** Formats one table as text. */
@@ -159,50 +104,5 @@ public final class SummaryTables {
 
     private static String nul(String s) {
         return s == null ? "NULL" : TerminalText.safe(s);
-    }
-
-    private static String csv(String s) {
-        if (s == null) {
-            return "";
-        }
-        s = TerminalText.safe(s); // one row per line, nothing that acts on a terminal
-        if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
-            return '"' + s.replace("\"", "\"\"") + '"';
-        }
-        return s;
-    }
-
-    static String json(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"':
-                    sb.append("\\\"");
-                    break;
-                case '\\':
-                    sb.append("\\\\");
-                    break;
-                case '\n':
-                    sb.append("\\n");
-                    break;
-                case '\r':
-                    sb.append("\\r");
-                    break;
-                case '\t':
-                    sb.append("\\t");
-                    break;
-                default:
-                    if (TerminalText.isControl(ch)) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

@@ -102,7 +102,7 @@ public final class TenantCacheWorkload implements DemoMain.Workload {
         Map<SummaryTable, List<io.memscope.accounting.SummaryRow>> tables = new EnumMap<>(SummaryTable.class);
         tables.put(SummaryTable.USER, acct.summary(SummaryTable.USER));
         tables.put(SummaryTable.GLOBAL, acct.summary(SummaryTable.GLOBAL));
-        System.out.print(SummaryTables.format(tables, SummaryTables.Format.TEXT));
+        System.out.print(SummaryTables.text(tables));
     }
 
     /** One tenant's cache: values and keys are real heap memory, reported to accounting. Thread-safe. */

@@ -12,11 +12,11 @@ public enum ExportMetric {
     ALLOC_BYTES("alloc-bytes", false),
     /** Heap objects allocated; over all stacks, {@code totals.allocatedObjects}. */
     ALLOC_OBJECTS("alloc-objects", false),
-    /** Heap bytes held at the end (the last collection); over all stacks, {@code totals.liveBytesAtEnd}. */
+    /** Heap bytes held at the end (the last collection); over all stacks, {@code totals.heldAtEndBytes}. */
     LIVE_BYTES("live-bytes", false),
     /** Heap objects held at the end. */
     LIVE_OBJECTS("live-objects", false),
-    /** Heap bytes held at the peak collection; over all stacks, {@code totals.peakLiveBytes}. */
+    /** Heap bytes held at the peak collection; over all stacks, {@code totals.peakHeldBytes}. */
     PEAK_BYTES("peak-bytes", false),
     /** Native bytes outstanding at the end; over all stacks, {@code native.outstandingBytes}. */
     NATIVE_BYTES("native-bytes", true);

@@ -19,7 +19,7 @@ import java.util.zip.GZIPOutputStream;
  *   <li>{@code alloc_objects}/count, {@code alloc_space}/bytes: allocated in the window (add up to
  *       {@code totals.allocatedObjects} / {@code totals.allocatedBytes});</li>
  *   <li>{@code inuse_objects}/count, {@code inuse_space}/bytes: held at the end (add up to
- *       {@code totals.liveBytesAtEnd}).</li>
+ *       {@code totals.heldAtEndBytes}).</li>
  * </ul>
  *
  * <p>One sample per stack, locations leaf first; each frame {@code pkg.Class.method(File.java:LINE)} is a location

@@ -1,7 +1,8 @@
 package io.memscope.analysis.html;
 
 import io.memscope.analysis.ApiReport;
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.ApiJson;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.StackProfile;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,9 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The page-data keys of a report's API sections ({@link ApiReport}): {@code scopes}, {@code scopeStacks},
- * {@code scopeAnomalies}, {@code samplesInScopes}, {@code functions}, {@code trackedObjects}, {@code pools},
- * {@code poolLeaks} (docs/formats/report-html.md). Stacks are written as frame indexes into the page's frame table;
+ * The page-data keys of a report's API sections ({@link ApiReport}): those of report.json, written by
+ * {@link ApiJson} with stacks as frame indexes into the page's frame table, and the page's own {@code scopeStacks}:
  * a scope's stacks refer to the page's {@code stacks} by index, so the flame graph can be restricted to a scope.
  */
 final class ApiPageData {
@@ -27,65 +27,14 @@ final class ApiPageData {
      * @param frames the page's frame table
      */
     static void write(JsonWriter w, ApiReport a, List<StackProfile> kept, int merged, PageData.Strings frames) {
-        scopes(w, a);
-        scopeStacks(w, a, kept, merged);
-        w.name("scopeAnomalies").beginObject();
-        for (Map.Entry<String, Long> e : new java.util.TreeMap<>(a.scopeAnomalies()).entrySet()) {
-            w.field(e.getKey(), e.getValue());
-        }
-        w.endObject();
-        w.field("samplesInScopes", a.samplesInScopes());
-        w.name("functions").beginArray();
-        for (ApiReport.FunctionRow f : a.functions()) {
-            w.beginObject().field("function", f.function()).field("callSite", f.callSite())
-                    .field("calls", f.calls()).field("recursiveCalls", f.recursiveCalls())
-                    .field("totalMs", f.totalMs()).field("maxMs", f.maxMs())
-                    .field("allocatedBytes", f.allocatedBytes()).field("heldAtEndBytes", f.liveBytes())
-                    .field("heldAtPeakBytes", f.peakBytes()).endObject();
-        }
-        w.endArray();
-        w.name("trackedObjects").beginArray();
-        for (ApiReport.TrackedObjectRow o : a.trackedObjects()) {
-            w.beginObject().field("name", o.name()).field("type", o.type()).field("bytes", o.bytes())
-                    .field("trackedAtMs", o.trackedAtMs()).field("collectedAtMs", o.alive() ? -1 : o.collectedAtMs())
-                    .field("ageMs", o.ageMs()).field("alive", o.alive()).endObject();
-        }
-        w.endArray();
-        w.name("pools").beginArray();
-        for (ApiReport.PoolRow p : a.pools()) {
-            w.beginObject().field("pool", p.pool()).field("borrows", p.borrows()).field("returns", p.returns())
-                    .field("notReturned", p.notReturned()).field("notReturnedBytes", p.notReturnedBytes())
-                    .field("peakOutstanding", p.peakOutstanding()).field("leaks", p.leaks())
-                    .field("doubleReturns", p.doubleReturns()).field("unknownReturns", p.unknownReturns())
-                    .endObject();
-        }
-        w.endArray();
-        w.name("poolLeaks").beginArray();
-        for (ApiReport.PoolLeakRow l : a.poolLeaks()) {
-            w.beginObject().field("pool", l.pool()).field("kind", l.kind()).field("leaseId", l.leaseId())
-                    .field("resourceType", l.resourceType()).field("size", l.size())
-                    .field("borrowedAtMs", l.borrowedAtMs()).field("thread", l.thread());
-            w.name("stack").beginArray();
-            for (String f : l.stack()) {
-                w.value(frames.id(f));
+        ApiJson.write(w, a, (out, stack) -> {
+            out.name("stack").beginArray();
+            for (String f : stack) {
+                out.value(frames.id(f));
             }
-            w.endArray().endObject();
-        }
-        w.endArray();
-    }
-
-    private static void scopes(JsonWriter w, ApiReport a) {
-        w.name("scopes").beginArray();
-        for (ApiReport.ScopeRow s : a.scopes()) {
-            w.beginObject().field("path", s.path()).field("name", s.name()).field("parentPath", s.parentPath())
-                    .field("depth", s.depth()).field("entries", s.entries()).field("tasks", s.tasks())
-                    .field("totalMs", s.totalMs()).field("maxMs", s.maxMs()).field("selfMs", s.selfMs())
-                    .field("allocatedBytes", s.allocatedBytes()).field("selfAllocatedBytes", s.selfAllocatedBytes())
-                    .field("entriesWithoutAllocation", s.entriesWithoutAllocation())
-                    .field("sampledBytes", s.sampledBytes()).field("heldAtEndBytes", s.heldBytesAtEnd())
-                    .field("heldAtPeakBytes", s.heldBytesAtPeak()).endObject();
-        }
-        w.endArray();
+            out.endArray();
+        });
+        scopeStacks(w, a, kept, merged);
     }
 
     /**
@@ -122,8 +71,8 @@ final class ApiPageData {
             long[] v = byPath.computeIfAbsent(r.path(), k -> new LinkedHashMap<>()).computeIfAbsent(i,
                     k -> new long[3]);
             v[0] += r.sampledBytes();
-            v[1] += r.heldBytesAtEnd();
-            v[2] += r.heldBytesAtPeak();
+            v[1] += r.heldAtEndBytes();
+            v[2] += r.heldAtPeakBytes();
         }
         w.name("scopeStacks").beginObject();
         for (Map.Entry<String, Map<Integer, long[]>> e : byPath.entrySet()) {

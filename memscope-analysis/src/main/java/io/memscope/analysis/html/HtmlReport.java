@@ -32,12 +32,12 @@ public final class HtmlReport {
 
     /** @return the page of one report */
     public static String render(Report report) {
-        return new PageTemplate().render(PageData.of(report));
+        return new PageTemplate().render(ReportPageData.of(report));
     }
 
     /** Writes the page of one report to {@code file}, atomically (a temporary file, then a rename). */
     public static void write(Report report, Path file) throws IOException {
-        writePage(PageData.of(report), file);
+        writePage(ReportPageData.of(report), file);
     }
 
     /** Writes a page for any page-data document ({@link PageData}'s format) to {@code file}, atomically. */

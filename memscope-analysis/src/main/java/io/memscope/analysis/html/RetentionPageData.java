@@ -1,6 +1,6 @@
 package io.memscope.analysis.html;
 
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.Retention;
 import io.memscope.analysis.RetentionJson;

@@ -44,7 +44,7 @@ public final class BigRecording {
         Path page = dir.resolve("report.html");
         for (int i = 0; i < 3; i++) { // the first is cold (as in the CLI, which writes one page), then warmer
             long a = System.nanoTime();
-            String json = PageData.of(report);
+            String json = ReportPageData.of(report);
             long b = System.nanoTime();
             String html = new PageTemplate().render(json);
             long c = System.nanoTime();

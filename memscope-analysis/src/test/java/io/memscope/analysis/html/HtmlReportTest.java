@@ -216,13 +216,13 @@ class HtmlReportTest {
     @SuppressWarnings("unchecked")
     void pageDataCarriesTheReportFigures() {
         Report r = report(false);
-        Map<String, Object> page = new Json().toType(PageData.of(r), Map.class);
+        Map<String, Object> page = new Json().toType(ReportPageData.of(r), Map.class);
         assertThat(page.get("format")).isEqualTo(PageData.FORMAT);
         assertThat(page.get("version")).isEqualTo((long) PageData.VERSION);
         Map<String, Object> totals = (Map<String, Object>) page.get("totals");
         assertThat(totals.get("allocatedBytes")).isEqualTo(r.totals().allocatedBytes());
-        assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().liveBytesAtEnd());
-        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakLiveBytes());
+        assertThat(totals.get("heldAtEndBytes")).isEqualTo(r.totals().heldAtEndBytes());
+        assertThat(totals.get("peakHeldBytes")).isEqualTo(r.totals().peakHeldBytes());
         assertThat(totals.get("nativeOutstandingBytes")).isEqualTo(1L << 20);
         assertThat(totals.get("gcCount")).isEqualTo(6L);
         List<Map<String, Object>> sites = (List<Map<String, Object>>) page.get("sites");

@@ -1,6 +1,6 @@
 package io.memscope.analysis.html;
 
-import io.memscope.analysis.JsonWriter;
+import io.memscope.analysis.json.JsonWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.export.ChromeTraceWriter;
 import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
@@ -23,31 +24,34 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes ring events as Chrome trace-event JSON (the array form, loadable by Perfetto and chrome://tracing),
- * streaming: spans become complete events ({@code "ph":"X"}, begin and end paired per thread by name), counters
- * {@code "C"}, lifecycle events thread-scoped instants {@code "i"} (process-scoped for {@code vm.*}), custom events
- * spans / counters / instants by their type, lost events an instant named {@code "lost events"}. {@code ts} and
- * {@code dur} are microseconds with three decimals (nanosecond precision) on the producers' monotonic clock.
- * {@link #close()} ends unfinished spans at the last timestamp seen (marked {@code "unfinished":true}), writes
- * {@code process_name} / {@code thread_name} metadata and closes the array.
+ * Ring events as a Chrome trace ({@link ChromeTraceWriter}), streaming: spans become complete events
+ * ({@code "ph":"X"}, begin and end paired per thread by name), counters {@code "C"}, lifecycle events thread-scoped
+ * instants {@code "i"} (process-scoped for {@code vm.*}), custom events spans / counters / instants by their type,
+ * lost events an instant named {@code "lost events"}, on the producers' monotonic clock. {@link #close()} ends
+ * unfinished spans at the last timestamp seen (marked {@code "unfinished":true}), writes {@code process_name} /
+ * {@code thread_name} metadata and closes the array.
  */
-final class ChromeTrace implements AutoCloseable {
+final class RingTraceEvents implements AutoCloseable {
     private final Writer out;
-    private boolean first = true;
+    private final ChromeTraceWriter trace;
     private boolean closed;
     private long lastTs;
     private final Map<Long, String> processNames = new LinkedHashMap<>();
     private final List<PerProcess> processes = new ArrayList<>();
-    long events;
 
     /** The output file, replaced as a whole when the trace is closed (private, never written through a link). */
     private final OutputFolders.Replacement file;
 
-    ChromeTrace(Path file) throws IOException {
+    RingTraceEvents(Path file) throws IOException {
         this.file = OutputFolders.replace(file);
         this.out = new BufferedWriter(new java.io.OutputStreamWriter(this.file.stream(), StandardCharsets.UTF_8),
                 1 << 16);
-        out.write("[\n");
+        this.trace = new ChromeTraceWriter(out);
+    }
+
+    /** @return trace events written so far */
+    synchronized long events() {
+        return trace.events();
     }
 
     EventCallbacks forCursor(EventCursor cursor) {
@@ -59,27 +63,20 @@ final class ChromeTrace implements AutoCloseable {
         return p;
     }
 
-    private synchronized void emit(String json) {
+    /** One write to the trace, under the lock every process's callbacks share; nothing once closed. */
+    private interface Write {
+        void to(ChromeTraceWriter t) throws IOException;
+    }
+
+    private synchronized void emit(Write write) {
         if (closed) {
             return;
         }
         try {
-            if (!first) {
-                out.write(",\n");
-            }
-            first = false;
-            out.write(json);
-            events++;
+            write.to(trace);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static String micros(long ns) {
-        long us = Math.floorDiv(ns, 1000L);
-        long frac = Math.floorMod(ns, 1000L);
-        String f = Long.toString(frac);
-        return us + "." + ("000".substring(f.length())) + f;
     }
 
     private final class PerProcess implements EventCallbacks {
@@ -94,13 +91,12 @@ final class ChromeTrace implements AutoCloseable {
             this.pid = cursor.pid();
         }
 
-        private String head(String name, String ph, long tid, long ts) {
+        /** Notes the thread and the latest timestamp of an event about to be written. */
+        private void seen(long tid, long ts) {
             threads.putIfAbsent(tid, Boolean.TRUE);
             if (ts > lastTs) {
                 lastTs = ts;
             }
-            return "{\"name\":" + Json.quote(name) + ",\"ph\":\"" + ph + "\",\"ts\":" + micros(ts) + ",\"pid\":" + pid
-                    + ",\"tid\":" + tid;
         }
 
         @Override
@@ -131,19 +127,22 @@ final class ChromeTrace implements AutoCloseable {
         }
 
         void complete(String name, long tid, long begin, long end, boolean unfinished) {
-            emit(head(name, "X", tid, begin) + ",\"dur\":" + micros(Math.max(0, end - begin))
-                    + (unfinished ? ",\"args\":{\"unfinished\":true}" : "") + "}");
+            seen(tid, begin);
+            emit(t -> t.complete(name, null, pid, tid, begin, Math.max(0, end - begin),
+                    unfinished ? a -> a.field("unfinished", true) : null));
         }
 
         @Override
         public void counter(long tid, long ts, String name, long value) {
-            emit(head(name, "C", tid, ts) + ",\"args\":{\"value\":" + value + "}}");
+            seen(tid, ts);
+            emit(t -> t.counter(name, pid, tid, ts, a -> a.field("value", value)));
         }
 
         @Override
         public void lifecycle(long tid, long ts, String name, long data) {
             String scope = name.startsWith("vm.") ? "p" : "t";
-            emit(head(name, "i", tid, ts) + ",\"s\":\"" + scope + "\",\"args\":{\"data\":" + data + "}}");
+            seen(tid, ts);
+            emit(t -> t.instant(name, scope, pid, tid, ts, a -> a.field("data", data)));
         }
 
         @Override
@@ -169,14 +168,17 @@ final class ChromeTrace implements AutoCloseable {
                         hex.append(Character.forDigit((p.get(i) >> 4) & 0xF, 16))
                                 .append(Character.forDigit(p.get(i) & 0xF, 16));
                     }
-                    emit(head(name, "i", tid, ts) + ",\"s\":\"t\",\"args\":{\"type\":" + Json.quote(type)
-                            + ",\"bytes\":\"" + hex + "\"}}");
+                    seen(tid, ts);
+                    emit(t -> t.instant(name, "t", pid, tid, ts,
+                            a -> a.field("type", type).field("bytes", hex.toString())));
             }
         }
 
         @Override
         public void lost(long tid, long count) {
-            emit(head("lost events", "i", tid, lastTs) + ",\"s\":\"t\",\"args\":{\"count\":" + count + "}}");
+            long ts = lastTs;
+            seen(tid, ts);
+            emit(t -> t.instant("lost events", "t", pid, tid, ts, a -> a.field("count", count)));
         }
 
         void finish() {
@@ -190,8 +192,8 @@ final class ChromeTrace implements AutoCloseable {
             openNames.clear();
             for (Long tid : threads.keySet()) {
                 String tn = cursor.threadName(tid);
-                emit("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + tid
-                        + ",\"args\":{\"name\":" + Json.quote(tn == null ? "thread " + tid : tn) + "}}");
+                String name = tn == null ? "thread " + tid : tn;
+                emit(t -> t.metadata("thread_name", pid, tid, a -> a.field("name", name)));
             }
         }
     }
@@ -205,13 +207,11 @@ final class ChromeTrace implements AutoCloseable {
             p.finish();
         }
         for (Map.Entry<Long, String> e : processNames.entrySet()) {
-            emit("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + e.getKey() + ",\"tid\":0,\"args\":{\"name\":"
-                    + Json.quote(e.getValue()) + "}}");
+            emit(t -> t.metadata("process_name", e.getKey(), 0, a -> a.field("name", e.getValue())));
         }
         closed = true;
         try (OutputFolders.Replacement f = file) {
-            out.write("\n]\n");
-            out.flush();
+            trace.end();
             f.commit();
         }
     }
