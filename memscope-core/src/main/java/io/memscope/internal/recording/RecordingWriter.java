@@ -29,12 +29,13 @@ import java.util.Objects;
  * Streams a recording file (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
  *
  * <p>The header is written when the writer opens. Events are encoded as they arrive into one EVENTS block
- * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches {@link Builder#blockBytes(int)}
- * bytes or {@link Builder#maxEventsPerBlock(int)} events it is written out as one block. Sites, stacks,
- * metadata, GC records, site counts and anomalies are buffered the same way. Memory use is therefore bounded
- * by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
- * (the OS page cache) whole, in one write: a process killed at any moment leaves a file whose complete blocks
- * are all readable.
+ * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches
+ * {@link RecordingWriterBuilder#blockBytes(int)} bytes or {@link RecordingWriterBuilder#maxEventsPerBlock(int)}
+ * events it is written out as one block. Sites, stacks, metadata, GC records, site counts and anomalies are
+ * buffered the same way, each in a {@link SideTable} (encodings: {@link SideTables}). Memory use is therefore
+ * bounded by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
+ * (the OS page cache) whole, in one write ({@link BlockOutput}): a process killed at any moment leaves a file whose
+ * complete blocks are all readable.
  *
  * <pre>
  *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS][GC_SCOPE] ... [STRINGS][EVENTS] ... [END]
@@ -43,9 +44,9 @@ import java.util.Objects;
  * </pre>
  *
  * <p>Strings: events carry string ids of a {@link StringTable} (the store's, given with
- * {@link Builder#strings(StringTable)}, or the writer's own). The writer copies the table's new entries into
- * STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is refused
- * and counted as dropped.
+ * {@link RecordingWriterBuilder#strings(StringTable)}, or the writer's own). The writer copies the table's new
+ * entries into STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is
+ * refused and counted as dropped.
  *
  * <p>Threads: every public method is {@code synchronized}. The intended use is one thread that writes (for
  * example the agent's drain thread calling {@code store.drainTo(writer)}) plus a shutdown hook that calls
@@ -83,7 +84,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private IOException failure;
     private boolean closed;
 
-    private RecordingWriter(Builder b) throws IOException {
+    RecordingWriter(RecordingWriterBuilder b) throws IOException {
         this.file = b.file;
         this.strings = b.strings != null ? b.strings : new StringTable();
         this.blockBytes = b.blockBytes;
@@ -115,8 +116,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     /** @return a builder for a writer on {@code file} (created, or truncated if it exists) */
-    public static Builder builder(Path file) {
-        return new Builder(file);
+    public static RecordingWriterBuilder builder(Path file) {
+        return new RecordingWriterBuilder(file);
     }
 
     /** Opens a writer with its own string table, the current clock and this process's pid. */
@@ -695,94 +696,5 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     /** Writes STRINGS blocks for the table entries not yet in the file. */
     private void syncStrings() throws IOException {
         knownStrings = output.syncStrings();
-    }
-
-    /** Options of a {@link RecordingWriter}. */
-    public static final class Builder {
-        private final Path file;
-        private StringTable strings;
-        private boolean clockSet;
-        private long epochNanos;
-        private long nanoTime;
-        /** Set by {@link #process}; else this JVM's, looked up in {@link #open} (not for nothing: it is slow). */
-        private boolean processSet;
-        private long pid;
-        private long processStartEpochMillis;
-        private int blockBytes = 64 * 1024;
-        private int maxEventsPerBlock = 65_536;
-        private OutputStream output;
-
-        private Builder(Path file) {
-            this.file = Objects.requireNonNull(file, "file");
-        }
-
-        /** The table whose ids the events carry (the EventStore's); default: a new table of the writer's own. */
-        public Builder strings(StringTable table) {
-            this.strings = Objects.requireNonNull(table, "table");
-            return this;
-        }
-
-        /** The clock pair: wall-clock ns since the epoch and {@code System.nanoTime()} at the same instant. */
-        public Builder clock(long epochNanos, long nanoTime) {
-            this.clockSet = true;
-            this.epochNanos = epochNanos;
-            this.nanoTime = nanoTime;
-            return this;
-        }
-
-        /** The recorded process: pid and start time (ms since the epoch, 0 if unknown). Default: this JVM. */
-        public Builder process(long pid, long startEpochMillis) {
-            this.processSet = true;
-            this.pid = pid;
-            this.processStartEpochMillis = startEpochMillis;
-            return this;
-        }
-
-        /**
-         * Writes to {@code stream} instead of creating the file ({@code file} still names the recording in messages):
-         * a recording kept in memory until its file can be opened ({@link #moveTo}).
-         */
-        public Builder output(OutputStream stream) {
-            this.output = Objects.requireNonNull(stream, "stream");
-            return this;
-        }
-
-        /** Target payload size of a block, in bytes: 256 .. 4 MiB, default 64 KiB. */
-        public Builder blockBytes(int bytes) {
-            if (bytes < 256 || bytes > 4 << 20) {
-                throw new IllegalArgumentException("blockBytes must be in 256 .. 4 MiB: " + bytes);
-            }
-            this.blockBytes = bytes;
-            return this;
-        }
-
-        /** Most events per EVENTS block: 1 .. {@link RecordingFormat#MAX_EVENTS_PER_BLOCK}, default 65536. */
-        public Builder maxEventsPerBlock(int events) {
-            if (events < 1 || events > RecordingFormat.MAX_EVENTS_PER_BLOCK) {
-                throw new IllegalArgumentException("maxEventsPerBlock must be in 1 .. "
-                        + RecordingFormat.MAX_EVENTS_PER_BLOCK + ": " + events);
-            }
-            this.maxEventsPerBlock = events;
-            return this;
-        }
-
-        /**
-         * Creates the file and writes its header.
-         *
-         * @throws MemscopeException (EXPORT) if the file cannot be created
-         */
-        public RecordingWriter open() {
-            if (!processSet) {
-                ProcessHandle self = ProcessHandle.current();
-                pid = self.pid();
-                processStartEpochMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-                processSet = true;
-            }
-            try {
-                return new RecordingWriter(this);
-            } catch (IOException e) {
-                throw MemscopeException.export("cannot create recording " + file + ": " + e, e);
-            }
-        }
     }
 }
