@@ -18,7 +18,6 @@ import io.memscope.internal.store.StringTable;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,12 +29,13 @@ import java.util.Objects;
  * Streams a recording file (layout: {@link RecordingFormat}, {@code docs/formats/recording.md}).
  *
  * <p>The header is written when the writer opens. Events are encoded as they arrive into one EVENTS block
- * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches {@link Builder#blockBytes(int)}
- * bytes or {@link Builder#maxEventsPerBlock(int)} events it is written out as one block. Sites, stacks,
- * metadata, GC records, site counts and anomalies are buffered the same way. Memory use is therefore bounded
- * by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
- * (the OS page cache) whole, in one write: a process killed at any moment leaves a file whose complete blocks
- * are all readable.
+ * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches
+ * {@link RecordingWriterBuilder#blockBytes(int)} bytes or {@link RecordingWriterBuilder#maxEventsPerBlock(int)}
+ * events it is written out as one block. Sites, stacks, metadata, GC records, site counts and anomalies are
+ * buffered the same way, each in a {@link SideTable} (encodings: {@link SideTables}). Memory use is therefore
+ * bounded by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
+ * (the OS page cache) whole, in one write ({@link BlockOutput}): a process killed at any moment leaves a file whose
+ * complete blocks are all readable.
  *
  * <pre>
  *  file:  [header][STRINGS][SITES][STACKS][METADATA][EVENTS][GC][GC_DETAILS][GC_SCOPE] ... [STRINGS][EVENTS] ... [END]
@@ -44,9 +44,9 @@ import java.util.Objects;
  * </pre>
  *
  * <p>Strings: events carry string ids of a {@link StringTable} (the store's, given with
- * {@link Builder#strings(StringTable)}, or the writer's own). The writer copies the table's new entries into
- * STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is refused
- * and counted as dropped.
+ * {@link RecordingWriterBuilder#strings(StringTable)}, or the writer's own). The writer copies the table's new
+ * entries into STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is
+ * refused and counted as dropped.
  *
  * <p>Threads: every public method is {@code synchronized}. The intended use is one thread that writes (for
  * example the agent's drain thread calling {@code store.drainTo(writer)}) plus a shutdown hook that calls
@@ -61,71 +61,39 @@ import java.util.Objects;
  */
 public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
-    /**
-     * The file: a {@link FileOutputStream} on the default file system. Not a {@code FileChannel}: the writer only
-     * appends, and opening a channel loads about 30 JDK classes that are not in the JDK's class data archive
-     * (milliseconds of every agent start); a channel also closes itself when the writing thread is interrupted.
-     */
-    private OutputStream out;
+    private final BlockOutput output;
     private final StringTable strings;
     private final int blockBytes;
     private final int maxEventsPerBlock;
-    private final Crc32c crc = new Crc32c();
-    private final ByteSink frame;
     private final EventBlockCodec.Encoder events;
     /** API_EVENTS (1.2): the same encoding as EVENTS, a block type of its own. */
     private final EventBlockCodec.Encoder apiEvents;
     /** SCOPE_EDGES (1.2). */
     private final ScopeEdgeCodec.Encoder scopeEdges;
-    private final Pending scopePaths;
-    private final Pending functions;
+    private final SideTables tables;
+    private final ByteSink scratch;
     private long apiEventsWritten;
     private long scopeEdgesWritten;
-    private final ByteSink scratch;
-    private final Pending sites;
-    private final Pending stacks;
-    private final Pending metadata;
-    private final Pending gc;
-    /** One action string id per record of {@link #gc}: the GC_DETAILS block written right after its GC block. */
-    private final Pending gcDetails;
-    private boolean gcActions;               // a record in gc has an action: GC_DETAILS goes with it
-    /** What each record of {@link #gc} examined: the GC_SCOPE block written after its GC (and GC_DETAILS) block. */
-    private final Pending gcScope;
-    private boolean gcScoped;                // a record in gc says what it examined: GC_SCOPE goes with it
-    private final Pending siteCounts;
-    private final Pending anomalies;
 
-    private int stringsWritten = 1;          // ids below this are in the file (id 0 is implicit)
     private int knownStrings;                // cached strings.size()
     private long eventsWritten;              // events in blocks written or pending
     private long eventsInFile;               // events in blocks written whole
     private long eventsDropped;              // reported with addDropped + refused by this writer
     private long eventsRefused;              // offered after close
-    private long bytesWritten;
     private long lastTimestamp;
     private IOException failure;
     private boolean closed;
 
-    private RecordingWriter(Builder b) throws IOException {
+    RecordingWriter(RecordingWriterBuilder b) throws IOException {
         this.file = b.file;
         this.strings = b.strings != null ? b.strings : new StringTable();
         this.blockBytes = b.blockBytes;
         this.maxEventsPerBlock = b.maxEventsPerBlock;
-        this.frame = new ByteSink(blockBytes + 1024);
         this.events = new EventBlockCodec.Encoder(blockBytes + 1024);
         this.apiEvents = new EventBlockCodec.Encoder(1024);
         this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
-        this.scopePaths = new Pending(BlockType.SCOPE_PATHS);
-        this.functions = new Pending(BlockType.FUNCTIONS);
+        this.tables = new SideTables(strings);
         this.scratch = new ByteSink(1024);
-        this.sites = new Pending(BlockType.SITES);
-        this.stacks = new Pending(BlockType.STACKS);
-        this.metadata = new Pending(BlockType.METADATA);
-        this.gc = new Pending(BlockType.GC);
-        this.gcDetails = new Pending(BlockType.GC_DETAILS);
-        this.gcScope = new Pending(BlockType.GC_SCOPE);
-        this.siteCounts = new Pending(BlockType.SITE_COUNTS);
-        this.anomalies = new Pending(BlockType.ANOMALIES);
         this.knownStrings = strings.size();
         long nanoTime = b.clockSet ? b.nanoTime : System.nanoTime();
         long epochNanos;
@@ -136,22 +104,11 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
         this.lastTimestamp = nanoTime;
-        this.out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
+        OutputStream out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
                 ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
+        this.output = new BlockOutput(out, strings, blockBytes);
         try {
-            ByteSink h = new ByteSink(RecordingFormat.HEADER_BYTES);
-            h.bytes(RecordingFormat.MAGIC, 0, RecordingFormat.MAGIC.length);
-            h.u16(RecordingFormat.VERSION_MAJOR);
-            h.u16(RecordingFormat.VERSION_MINOR);
-            h.u32(0);
-            h.i64(epochNanos);
-            h.i64(nanoTime);
-            h.i64(b.pid);
-            h.i64(b.processStartEpochMillis);
-            crc.reset();
-            crc.update(h.array(), 0, h.length());
-            h.u32(crc.getValue());
-            writeFully(h.array(), h.length());
+            output.header(epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
         } catch (IOException e) {
             out.close();
             throw e;
@@ -159,8 +116,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     /** @return a builder for a writer on {@code file} (created, or truncated if it exists) */
-    public static Builder builder(Path file) {
-        return new Builder(file);
+    public static RecordingWriterBuilder builder(Path file) {
+        return new RecordingWriterBuilder(file);
     }
 
     /** Opens a writer with its own string table, the current clock and this process's pid. */
@@ -269,11 +226,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        ByteSink s = scopePaths.body;
-        s.uleb(Integer.toUnsignedLong(pathId));
-        s.uleb(Integer.toUnsignedLong(parentId));
-        s.uleb(strings.intern(name));
-        added(scopePaths);
+        added(tables.scopePath(pathId, parentId, name));
     }
 
     /**
@@ -318,17 +271,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        ByteSink s = functions.body;
-        s.uleb(strings.intern(function));
-        s.uleb(strings.intern(descriptor));
-        s.uleb(strings.intern(callSite));
-        s.uleb(calls);
-        s.uleb(recursiveCalls);
-        s.uleb(totalNanos);
-        s.uleb(maxNanos);
-        s.uleb(allocatedBytes);
-        s.uleb(callsWithoutAllocation);
-        added(functions);
+        added(tables.function(function, descriptor, callSite, calls, recursiveCalls, totalNanos, maxNanos,
+                allocatedBytes, callsWithoutAllocation));
     }
 
     /**
@@ -340,27 +284,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (closed || failure != null || snapshot == null) {
             return;
         }
-        java.util.List<io.memscope.accounting.SummaryRow> rows = snapshot.rows();
-        int n = Math.min(rows.size(), AccountingSnapshot.MAX_ROWS);
-        ByteSink s = new ByteSink(64 + n * 48);
-        s.zigzag(snapshot.timestampNanos());
-        s.uleb(n);
-        io.memscope.accounting.Column[] columns = io.memscope.accounting.Column.values();
-        for (int i = 0; i < n; i++) {
-            io.memscope.accounting.SummaryRow r = rows.get(i);
-            s.u8(r.table().ordinal());
-            s.zigzag(r.threadId());
-            s.uleb(strings.intern(r.threadName()));
-            s.uleb(strings.intern(r.user()));
-            s.uleb(strings.intern(r.host()));
-            s.uleb(strings.intern(r.eventName()));
-            for (io.memscope.accounting.Column c : columns) {
-                s.zigzag(r.get(c));
-            }
-        }
+        ByteSink s = tables.accounting(snapshot);
         try {
             syncStrings();
-            writeBlock(BlockType.ACCOUNTING, null, s);
+            output.block(BlockType.ACCOUNTING, null, s);
         } catch (IOException e) {
             failure = e;
         }
@@ -378,48 +305,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (closed || failure != null || walk == null) {
             return;
         }
-        java.util.List<io.memscope.recording.RetentionWalk.Node> nodes = walk.nodes();
-        java.util.List<io.memscope.recording.RetentionWalk.Sample> samples = walk.samples();
-        ByteSink s = new ByteSink(128 + nodes.size() * 8 + samples.size() * 8);
-        s.zigzag(walk.timestampNanos());
-        s.uleb(walk.pauseNanos());
-        s.uleb(walk.totalNanos());
-        s.u8(walk.outcome().code);
-        s.uleb(strings.intern(walk.trigger()));
-        s.uleb(strings.intern(walk.detail()));
-        s.uleb(walk.objectsVisited());
-        s.uleb(walk.referencesSeen());
-        s.uleb(walk.memoryBytes());
-        s.uleb(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            io.memscope.recording.RetentionWalk.Node n = nodes.get(i);
-            if (n.parent() >= i || n.parent() < -1) {
-                throw new IllegalArgumentException("node " + i + ": parent " + n.parent() + " does not come before it");
-            }
-            s.uleb(n.parent() + 1L);
-            s.uleb(((long) n.kind().code << 1) | (n.classObject() ? 1 : 0));
-            s.uleb(strings.intern(n.className() == null ? "?" : n.className()));
-            s.uleb(strings.intern(n.label()));
-            s.uleb(n.index());
-        }
-        s.uleb(samples.size());
-        for (io.memscope.recording.RetentionWalk.Sample m : samples) {
-            if (m.node() < -1 || m.node() >= nodes.size()) {
-                throw new IllegalArgumentException("sample " + m.sampleId() + ": node " + m.node() + " of "
-                        + nodes.size());
-            }
-            s.uleb(m.sampleId());
-            s.uleb(m.siteId() & 0xFFFF_FFFFL);
-            s.uleb(m.size());
-            s.uleb(m.node() + 1L);
-        }
-        if (s.length() > RecordingFormat.MAX_BLOCK_PAYLOAD) {
-            throw new IllegalArgumentException("a walk of " + nodes.size() + " nodes and " + samples.size()
-                    + " samples takes " + s.length() + " bytes, more than one block holds");
-        }
+        ByteSink s = tables.retention(walk);
         try {
             syncStrings();
-            writeBlock(BlockType.RETENTION, null, s);
+            output.block(BlockType.RETENTION, null, s);
         } catch (IOException e) {
             failure = e;
         }
@@ -460,14 +349,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        ByteSink s = sites.body;
-        s.uleb(Integer.toUnsignedLong(siteId));
-        s.uleb(strings.intern(className));
-        s.uleb(strings.intern(methodName));
-        s.uleb(strings.intern(fileName));
-        s.uleb(Math.max(0, line));
-        s.uleb(strings.intern(typeName));
-        added(sites);
+        added(tables.site(siteId, className, methodName, fileName, line, typeName));
     }
 
     /**
@@ -483,14 +365,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        int n = Math.min(frames.size(), RecordingFormat.MAX_FRAMES);
-        ByteSink s = stacks.body;
-        s.uleb(stackId);
-        s.uleb(n);
-        for (int i = 0; i < n; i++) {
-            s.uleb(strings.intern(Objects.requireNonNull(frames.get(i), "frame")));
-        }
-        added(stacks);
+        added(tables.stack(stackId, frames));
     }
 
     /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
@@ -499,9 +374,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        metadata.body.uleb(strings.intern(key));
-        metadata.body.uleb(strings.intern(value));
-        added(metadata);
+        added(tables.metadata(key, value));
     }
 
     /**
@@ -547,25 +420,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (examined == null) {
             examined = GcRecord.Examined.UNKNOWN;
         }
-        long before = examined == GcRecord.Examined.WHOLE_HEAP ? Math.max(0, startNanos - snapshotNanos) : 0;
-        long after = Math.max(0, verdictNanos - startNanos);
-        gcScope.body.u8(examined.code);
-        gcScope.body.uleb(before);
-        gcScope.body.uleb(after);
-        gcScope.count++;
-        gcScoped |= examined != GcRecord.Examined.UNKNOWN || after != 0;
-        ByteSink s = gc.body;
-        s.zigzag(startNanos);
-        s.uleb(durationNanos);
-        s.uleb(strings.intern(name));
-        s.uleb(strings.intern(cause));
-        s.uleb(heapUsedBefore);
-        s.uleb(heapUsedAfter);
-        s.uleb(heapCommitted);
-        gcDetails.body.uleb(strings.intern(action));
-        gcDetails.count++;
-        gcActions |= action != null;
-        added(gc);
+        added(tables.gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, action,
+                examined, snapshotNanos, verdictNanos));
     }
 
     /** Adds a garbage collection record. */
@@ -579,10 +435,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        siteCounts.body.uleb(Integer.toUnsignedLong(siteId));
-        siteCounts.body.uleb(allocations);
-        siteCounts.body.uleb(bytes);
-        added(siteCounts);
+        added(tables.siteCount(siteId, allocations, bytes));
     }
 
     /** Records an anomaly (double free, unknown address...); {@code kind} is a short name like "double-free". */
@@ -592,27 +445,15 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        ByteSink s = anomalies.body;
-        s.uleb(strings.intern(kind));
-        s.zigzag(timestampNanos);
-        s.uleb(address);
-        s.uleb(size);
-        s.uleb(threadId);
-        s.uleb(stackId);
-        s.uleb(strings.intern(detail));
-        added(anomalies);
+        added(tables.anomaly(kind, timestampNanos, address, size, threadId, stackId, detail));
     }
 
-    private void added(Pending p) {
-        p.count++;
-        if (p.body.length() >= blockBytes) {
+    /** Writes the table's block once it is full. */
+    private void added(SideTable table) {
+        if (table.body.length() >= blockBytes) {
             try {
                 syncStrings();
-                if (p == gc) {
-                    writeGc();
-                } else {
-                    writePending(p);
-                }
+                tables.write(table, output);
             } catch (IOException e) {
                 failure = e;
                 throw failed();
@@ -637,10 +478,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void sync() {
         flush();
         try {
-            out.flush();
-            if (out instanceof FileOutputStream) {
-                ((FileOutputStream) out).getFD().sync();
-            }
+            output.sync();
         } catch (IOException e) {
             failure = e;
             throw failed();
@@ -673,13 +511,13 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                 s.uleb(eventsDropped);
                 s.u8(clean ? RecordingFormat.END_CLEAN : 0);
                 s.zigzag(lastTimestamp);
-                writeBlock(BlockType.END, null, s);
+                output.block(BlockType.END, null, s);
             }
         } catch (IOException e) {
             failure = e;
         } finally {
             try {
-                out.close();
+                output.close();
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -705,13 +543,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (closed) {
             throw MemscopeException.export("recording " + file + " is closed", null);
         }
-        OutputStream previous = out;
-        out = next;
-        try {
-            previous.close();
-        } catch (IOException e) {
-            // the bytes that matter were copied
-        }
+        output.moveTo(next);
     }
 
     /**
@@ -729,21 +561,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return false;
         }
         try {
-            if (out instanceof FileOutputStream) {
-                ((FileOutputStream) out).getChannel().truncate(bytesWritten);
-            }
+            output.truncateToLastBlock();
             long lost = eventsWritten - eventsInFile;
             eventsDropped += lost;
             eventsWritten = eventsInFile;
             events.reset();
             apiEvents.reset();
             scopeEdges.reset();
-            for (Pending p : new Pending[] {scopePaths, functions, sites, stacks, metadata, gc, gcDetails, siteCounts,
-                anomalies}) {
-                p.count = 0;
-                p.body.reset();
-            }
-            gcActions = false;
+            tables.discardAll();
             failure = null;
             for (java.util.Map.Entry<String, String> m : ending.entrySet()) {
                 metadata(m.getKey(), m.getValue());
@@ -756,7 +581,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             }
             closed = true;
             try {
-                out.close();
+                output.close();
             } catch (IOException ignored) {
                 // nothing more to save
             }
@@ -786,7 +611,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** @return bytes written to the file so far (excluding what is still buffered) */
     public synchronized long bytesWritten() {
-        return bytesWritten;
+        return output.bytesWritten();
     }
 
     private void ensureOpen() {
@@ -816,17 +641,16 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     private void flushAll() throws IOException {
         syncStrings();
-        writePending(sites);
-        writePending(stacks);
-        writePending(metadata);
+        for (SideTable t : new SideTable[] {tables.sites, tables.stacks, tables.metadata}) {
+            tables.write(t, output);
+        }
         if (events.count() > 0) {
             writeEventsBlock();
         }
-        writeGc();
-        writePending(siteCounts);
-        writePending(anomalies);
-        writePending(scopePaths);
-        writePending(functions);
+        for (SideTable t : new SideTable[] {tables.gc, tables.siteCounts, tables.anomalies, tables.scopePaths,
+            tables.functions}) {
+            tables.write(t, output);
+        }
         if (scopeEdges.count() > 0) {
             writeScopeEdgesBlock();
         }
@@ -837,239 +661,40 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     private void writeApiEventsBlock() throws IOException {
         syncStrings();
-        writePending(sites);
-        writePending(stacks);
+        tables.write(tables.sites, output);
+        tables.write(tables.stacks, output);
         ByteSink prefix = scratch;
         prefix.reset();
         apiEvents.writePrefix(prefix);
-        writeBlock(BlockType.API_EVENTS, prefix, apiEvents.body);
+        output.block(BlockType.API_EVENTS, prefix, apiEvents.body);
         apiEvents.reset();
     }
 
     private void writeScopeEdgesBlock() throws IOException {
         syncStrings();
-        writePending(scopePaths); // the paths the edges use go first when they are known already
+        tables.write(tables.scopePaths, output); // the paths the edges use go first when they are known already
         ByteSink prefix = scratch;
         prefix.reset();
         scopeEdges.writePrefix(prefix);
-        writeBlock(BlockType.SCOPE_EDGES, prefix, scopeEdges.body);
+        output.block(BlockType.SCOPE_EDGES, prefix, scopeEdges.body);
         scopeEdges.reset();
     }
 
     private void writeEventsBlock() throws IOException {
         syncStrings();
         // Sites and stacks the events use go first when they are known already.
-        writePending(sites);
-        writePending(stacks);
+        tables.write(tables.sites, output);
+        tables.write(tables.stacks, output);
         ByteSink prefix = scratch;
         prefix.reset();
         events.writePrefix(prefix);
-        writeBlock(BlockType.EVENTS, prefix, events.body);
+        output.block(BlockType.EVENTS, prefix, events.body);
         eventsInFile += events.count();
         events.reset();
     }
 
-    /**
-     * Writes the pending GC block and, when a record has an action, its GC_DETAILS block right after it, then, when a
-     * record says what it examined, its GC_SCOPE block.
-     */
-    private void writeGc() throws IOException {
-        boolean details = gcActions && gc.count > 0;
-        boolean scope = gcScoped && gc.count > 0;
-        writePending(gc);
-        if (details) {
-            writePending(gcDetails);
-        }
-        if (scope) {
-            writePending(gcScope);
-        }
-        gcDetails.count = 0;
-        gcDetails.body.reset();
-        gcActions = false;
-        gcScope.count = 0;
-        gcScope.body.reset();
-        gcScoped = false;
-    }
-
-    private void writePending(Pending p) throws IOException {
-        if (p.count == 0) {
-            return;
-        }
-        ByteSink prefix = scratch;
-        prefix.reset();
-        prefix.uleb(p.count);
-        writeBlock(p.type, prefix, p.body);
-        p.count = 0;
-        p.body.reset();
-    }
-
     /** Writes STRINGS blocks for the table entries not yet in the file. */
     private void syncStrings() throws IOException {
-        int size = strings.size();
-        knownStrings = size;
-        if (stringsWritten >= size) {
-            return;
-        }
-        ByteSink body = new ByteSink(Math.min(blockBytes, 64 * 1024));
-        int first = stringsWritten;
-        int count = 0;
-        for (int id = stringsWritten; id < size; id++) {
-            byte[] utf8 = utf8(strings.get(id));
-            body.uleb(utf8.length);
-            body.bytes(utf8, 0, utf8.length);
-            count++;
-            if (body.length() >= blockBytes || id == size - 1) {
-                ByteSink prefix = scratch;
-                prefix.reset();
-                prefix.uleb(first);
-                prefix.uleb(count);
-                writeBlock(BlockType.STRINGS, prefix, body);
-                stringsWritten = id + 1;
-                first = id + 1;
-                count = 0;
-                body.reset();
-            }
-        }
-    }
-
-    static byte[] utf8(String s) {
-        byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
-        if (b.length <= RecordingFormat.MAX_STRING_BYTES) {
-            return b;
-        }
-        int cut = RecordingFormat.MAX_STRING_BYTES;
-        while (cut > 0 && (b[cut] & 0xC0) == 0x80) {
-            cut--;                      // do not split a multi-byte character
-        }
-        return java.util.Arrays.copyOf(b, cut);
-    }
-
-    /** Frames {@code prefix + body} as one block (header, CRC) and writes it with one write. */
-    private void writeBlock(BlockType type, ByteSink prefix, ByteSink body) throws IOException {
-        int payload = (prefix == null ? 0 : prefix.length()) + body.length();
-        if (payload > RecordingFormat.MAX_BLOCK_PAYLOAD) {
-            throw new IOException("internal: block of " + payload + " bytes exceeds the format limit");
-        }
-        ByteSink f = frame;
-        f.reset();
-        f.u8(type.code);
-        f.u8(type.skippable ? RecordingFormat.BLOCK_FLAG_SKIPPABLE : 0);
-        f.u16(0);
-        f.u32(payload);
-        f.u32(0);                       // CRC, filled in below
-        if (prefix != null) {
-            f.bytes(prefix.array(), 0, prefix.length());
-        }
-        f.bytes(body.array(), 0, body.length());
-        crc.reset();
-        crc.update(f.array(), 0, 8);
-        crc.update(f.array(), RecordingFormat.BLOCK_HEADER_BYTES, payload);
-        f.putU32At(8, crc.getValue());
-        writeFully(f.array(), f.length());
-    }
-
-    private void writeFully(byte[] bytes, int length) throws IOException {
-        out.write(bytes, 0, length);
-        bytesWritten += length;
-    }
-
-    /** A side-table block being filled: its type, entry count and encoded entries. */
-    private static final class Pending {
-        final BlockType type;
-        final ByteSink body = new ByteSink(256);
-        int count;
-
-        Pending(BlockType type) {
-            this.type = type;
-        }
-    }
-
-    /** Options of a {@link RecordingWriter}. */
-    public static final class Builder {
-        private final Path file;
-        private StringTable strings;
-        private boolean clockSet;
-        private long epochNanos;
-        private long nanoTime;
-        /** Set by {@link #process}; else this JVM's, looked up in {@link #open} (not for nothing: it is slow). */
-        private boolean processSet;
-        private long pid;
-        private long processStartEpochMillis;
-        private int blockBytes = 64 * 1024;
-        private int maxEventsPerBlock = 65_536;
-        private OutputStream output;
-
-        private Builder(Path file) {
-            this.file = Objects.requireNonNull(file, "file");
-        }
-
-        /** The table whose ids the events carry (the EventStore's); default: a new table of the writer's own. */
-        public Builder strings(StringTable table) {
-            this.strings = Objects.requireNonNull(table, "table");
-            return this;
-        }
-
-        /** The clock pair: wall-clock ns since the epoch and {@code System.nanoTime()} at the same instant. */
-        public Builder clock(long epochNanos, long nanoTime) {
-            this.clockSet = true;
-            this.epochNanos = epochNanos;
-            this.nanoTime = nanoTime;
-            return this;
-        }
-
-        /** The recorded process: pid and start time (ms since the epoch, 0 if unknown). Default: this JVM. */
-        public Builder process(long pid, long startEpochMillis) {
-            this.processSet = true;
-            this.pid = pid;
-            this.processStartEpochMillis = startEpochMillis;
-            return this;
-        }
-
-        /**
-         * Writes to {@code stream} instead of creating the file ({@code file} still names the recording in messages):
-         * a recording kept in memory until its file can be opened ({@link #moveTo}).
-         */
-        public Builder output(OutputStream stream) {
-            this.output = Objects.requireNonNull(stream, "stream");
-            return this;
-        }
-
-        /** Target payload size of a block, in bytes: 256 .. 4 MiB, default 64 KiB. */
-        public Builder blockBytes(int bytes) {
-            if (bytes < 256 || bytes > 4 << 20) {
-                throw new IllegalArgumentException("blockBytes must be in 256 .. 4 MiB: " + bytes);
-            }
-            this.blockBytes = bytes;
-            return this;
-        }
-
-        /** Most events per EVENTS block: 1 .. {@link RecordingFormat#MAX_EVENTS_PER_BLOCK}, default 65536. */
-        public Builder maxEventsPerBlock(int events) {
-            if (events < 1 || events > RecordingFormat.MAX_EVENTS_PER_BLOCK) {
-                throw new IllegalArgumentException("maxEventsPerBlock must be in 1 .. "
-                        + RecordingFormat.MAX_EVENTS_PER_BLOCK + ": " + events);
-            }
-            this.maxEventsPerBlock = events;
-            return this;
-        }
-
-        /**
-         * Creates the file and writes its header.
-         *
-         * @throws MemscopeException (EXPORT) if the file cannot be created
-         */
-        public RecordingWriter open() {
-            if (!processSet) {
-                ProcessHandle self = ProcessHandle.current();
-                pid = self.pid();
-                processStartEpochMillis = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-                processSet = true;
-            }
-            try {
-                return new RecordingWriter(this);
-            } catch (IOException e) {
-                throw MemscopeException.export("cannot create recording " + file + ": " + e, e);
-            }
-        }
+        knownStrings = output.syncStrings();
     }
 }

@@ -11,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,13 +54,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
  * <li>A thread that ends keeps its events until they are drained or cleared, but not its buffer: the store finds
  *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
- *     the registry is full it moves their events (up to {@value #BURY_LIMIT} per thread; 32 bytes each, with
- *     their thread id and name) into one shared "graveyard" buffer and unregisters their buffers; buffers of
- * ended threads with more events are unregistered once drained. Meanwhile {@link #size()} and {@link #dropped()} wait
- * (a
- *     seqlock) so that they never count a moving event twice or not at all. The {@code ThreadLocal} holds only a
- *     weak reference to the buffer, so neither an ended thread's buffer nor a discarded store is kept alive by a
- *     thread.</li>
+ *     the registry ({@link BufferRegistry}) is full it moves their events (up to {@value #BURY_LIMIT} per thread;
+ *     32 bytes each, with their thread id and name) into one shared "graveyard" buffer and unregisters their
+ *     buffers; buffers of ended threads with more events are unregistered once drained. Meanwhile {@link #size()}
+ *     and {@link #dropped()} wait (a seqlock) so that they never count a moving event twice or not at all. The
+ *     {@code ThreadLocal} holds only a weak reference to the buffer, so neither an ended thread's buffer nor a
+ *     discarded store is kept alive by a thread.</li>
  * </ul>
  *
  * <h2>Clock</h2>
@@ -104,8 +102,7 @@ public final class EventStore {
      * does not. Threads whose slot is taken use the {@code ThreadLocal}.
      */
     private final ThreadBuffer[] byThreadId = new ThreadBuffer[BY_THREAD_ID_SLOTS];
-    private final Object registryLock = new Object();
-    private volatile Registry registry = new Registry(new ThreadBuffer[16]);
+    private final BufferRegistry registry = new BufferRegistry();
     /** Held by everything that reads chunks or removes events: snapshot, drain, clear, eviction, reaping. */
     private final ReentrantLock maintenance = new ReentrantLock();
     private final ChunkPool pool;
@@ -268,26 +265,14 @@ public final class EventStore {
         Thread t = Thread.currentThread();
         ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool,
                 free != null ? this : null);
-        Registry r = registry;
-        if (r.count == r.slots.length && maintenance.tryLock()) {
+        if (registry.table().full() && maintenance.tryLock()) {
             try {
                 reapLocked();
             } finally {
                 maintenance.unlock();
             }
         }
-        synchronized (registryLock) {
-            r = registry;
-            int n = r.count;
-            if (n == r.slots.length) {
-                ThreadBuffer[] grown = Arrays.copyOf(r.slots, n * 2);
-                r = new Registry(grown);
-                r.count = n;
-                registry = r;
-            }
-            r.slots[n] = b;
-            r.count = n + 1; // volatile: publishes the slot
-        }
+        registry.add(b);
         local.set(new WeakReference<>(b));
         int slot = (int) t.getId() & BY_THREAD_ID_MASK;
         ThreadBuffer taken = (ThreadBuffer) Slots.BY_THREAD_ID.getVolatile(byThreadId, slot);
@@ -331,7 +316,7 @@ public final class EventStore {
 
     /** Under the lock: removes about {@code need} of the oldest events, oldest thread head first. */
     private void evictOldestLocked(long need) {
-        Registry r = registry;
+        BufferRegistry.Table r = registry.table();
         int n = r.count;
         long removed = 0;
         while (removed < need) {
@@ -368,7 +353,7 @@ public final class EventStore {
         while (true) {
             long seq = moving;
             if ((seq & 1) == 0) {
-                Registry r = registry;
+                BufferRegistry.Table r = registry.table();
                 int n = r.count;
                 long sum = 0;
                 for (int i = 0; i < n; i++) {
@@ -390,7 +375,7 @@ public final class EventStore {
         while (true) {
             long seq = moving;
             if ((seq & 1) == 0) {
-                Registry r = registry;
+                BufferRegistry.Table r = registry.table();
                 int n = r.count;
                 long sum = evicted + reapedDropped;
                 for (int i = 0; i < n; i++) {
@@ -413,7 +398,7 @@ public final class EventStore {
     public Snapshot snapshot() {
         maintenance.lock();
         try {
-            Cut cut = cutLocked();
+            BufferRegistry.Cut cut = registry.cut();
             EventColumns columns = EventColumns.build(cut.buffers, cut.from, cut.to, cut.n, strings,
                     dropped(), wallClockEpochNanos, nanoTimeAtEpoch);
             reapLocked();
@@ -439,7 +424,7 @@ public final class EventStore {
     public long drainTo(EventSink sink) {
         maintenance.lock();
         try {
-            Cut cut = cutLocked();
+            BufferRegistry.Cut cut = registry.cut();
             if (cut.empty()) {
                 // nothing to hand out (the agent's first and last drains of a short program): the merge's classes
                 // stay unloaded
@@ -491,7 +476,7 @@ public final class EventStore {
     public void clear() {
         maintenance.lock();
         try {
-            Registry r = registry;
+            BufferRegistry.Table r = registry.table();
             int n = r.count;
             long removed = 0;
             for (int i = 0; i < n; i++) {
@@ -517,7 +502,7 @@ public final class EventStore {
     public long retainedBytes() {
         maintenance.lock();
         try {
-            Registry r = registry;
+            BufferRegistry.Table r = registry.table();
             int n = r.count;
             long sum = 0;
             for (int i = 0; i < n; i++) {
@@ -531,7 +516,12 @@ public final class EventStore {
 
     /** @return how many thread buffers are registered (live threads, and dead ones with events left) */
     int registeredBuffers() {
-        return registry.count;
+        return registry.table().count;
+    }
+
+    /** @return the registered buffers (for tests in this package) */
+    BufferRegistry registry() {
+        return registry;
     }
 
     int pooledChunks() {
@@ -540,28 +530,12 @@ public final class EventStore {
 
     // ------------------------------------------------------------------------------------------ internals
 
-    /** Under the lock: the end of every registered buffer, read once. */
-    private Cut cutLocked() {
-        Registry r = registry;
-        int n = r.count;
-        Cut cut = new Cut(n);
-        for (int i = 0; i < n; i++) {
-            ThreadBuffer b = r.slots[i];
-            cut.buffers[i] = b;
-            cut.from[i] = b.start();
-        }
-        for (int i = 0; i < n; i++) {
-            cut.to[i] = cut.buffers[i].end();
-        }
-        return cut;
-    }
-
     /**
      * Under the lock: moves the events of ended threads into the graveyard, then unregisters the buffers of ended
      * threads (and an empty graveyard), returning their unused lease and keeping their drop counts.
      */
     private void reapLocked() {
-        Registry r = registry;
+        BufferRegistry.Table r = registry.table();
         int n = r.count;
         boolean any = false;
         for (int i = 0; i < n && !any; i++) {
@@ -580,44 +554,21 @@ public final class EventStore {
                     buryLocked(b);
                 }
             }
-            synchronized (registryLock) {
-                r = registry;
-                n = r.count;
-                int live = 0;
-                for (int i = 0; i < n; i++) {
-                    if (!releasable(r.slots[i])) {
-                        live++;
+            long[] dropped = {reapedDropped};
+            registry.removeIf(EventStore::releasable, b -> {
+                Slots.BY_THREAD_ID.compareAndSet(byThreadId, (int) b.threadId & BY_THREAD_ID_MASK, b, null);
+                dropped[0] += b.droppedNewest() - b.droppedBaseline;
+                if (free != null) {
+                    long unused = b.takeBackLease();
+                    if (unused > 0) {
+                        free.addAndGet(unused);
                     }
                 }
-                if (live == n) {
-                    return;
+                if (b == graveyard) {
+                    graveyard = null;
                 }
-                Registry next = new Registry(new ThreadBuffer[Math.max(16, Integer.highestOneBit(live) * 4)]);
-                int k = 0;
-                long dropped = reapedDropped;
-                for (int i = 0; i < n; i++) {
-                    ThreadBuffer b = r.slots[i];
-                    if (releasable(b)) {
-                        Slots.BY_THREAD_ID.compareAndSet(byThreadId, (int) b.threadId & BY_THREAD_ID_MASK, b,
-                                null);
-                        dropped += b.droppedNewest() - b.droppedBaseline;
-                        if (free != null) {
-                            long unused = b.takeBackLease();
-                            if (unused > 0) {
-                                free.addAndGet(unused);
-                            }
-                        }
-                        if (b == graveyard) {
-                            graveyard = null;
-                        }
-                    } else {
-                        next.slots[k++] = b;
-                    }
-                }
-                reapedDropped = dropped;
-                next.count = k;
-                registry = next;
-            }
+            });
+            reapedDropped = dropped[0];
         } finally {
             moving++; // even again
         }
@@ -637,17 +588,7 @@ public final class EventStore {
         ThreadBuffer g = graveyard;
         if (g == null) {
             g = new ThreadBuffer(null, 0, 0, pool, null);
-            synchronized (registryLock) {
-                Registry r = registry;
-                int n = r.count;
-                if (n == r.slots.length) {
-                    r = new Registry(Arrays.copyOf(r.slots, n * 2));
-                    r.count = n;
-                    registry = r;
-                }
-                r.slots[n] = g;
-                r.count = n + 1;
-            }
+            registry.add(g);
             graveyard = g;
         }
         long from = dead.start();
@@ -673,40 +614,6 @@ public final class EventStore {
                     c.previous[i]);
         }
         dead.removeUpTo(p);
-    }
-
-    /** The registered buffers: slots below {@code count} are set before {@code count} is raised. */
-    private static final class Registry {
-        final ThreadBuffer[] slots;
-        volatile int count;
-
-        Registry(ThreadBuffer[] slots) {
-            this.slots = slots;
-        }
-    }
-
-    private static final class Cut {
-        final ThreadBuffer[] buffers;
-        final long[] from;
-        final long[] to;
-        final int n;
-
-        Cut(int n) {
-            this.n = n;
-            buffers = new ThreadBuffer[n];
-            from = new long[n];
-            to = new long[n];
-        }
-
-        /** @return whether no buffer has an event in the cut */
-        boolean empty() {
-            for (int i = 0; i < n; i++) {
-                if (to[i] > from[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
     }
 
     /** Configures an {@link EventStore}. */

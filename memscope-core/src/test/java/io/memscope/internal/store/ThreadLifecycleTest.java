@@ -219,16 +219,10 @@ class ThreadLifecycleTest {
 
     // --- helpers
 
-    private static void collectBufferRefs(EventStore store, List<WeakReference<ThreadBuffer>> out)
-            throws Exception {
-        java.lang.reflect.Field f = EventStore.class.getDeclaredField("registry");
-        f.setAccessible(true);
-        Object registry = f.get(store);
-        java.lang.reflect.Field slots = registry.getClass().getDeclaredField("slots");
-        slots.setAccessible(true);
-        for (Object b : (Object[]) slots.get(registry)) {
+    private static void collectBufferRefs(EventStore store, List<WeakReference<ThreadBuffer>> out) {
+        for (ThreadBuffer b : store.registry().table().slots) {
             if (b != null) {
-                out.add(new WeakReference<>((ThreadBuffer) b));
+                out.add(new WeakReference<>(b));
             }
         }
     }
