@@ -40,7 +40,7 @@ public final class HeldQuery {
      *         collection judged them reachable) and unconfirmed, apart
      */
     public static List<HeldGroup> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
-                                  long threadsFrom, int max) {
+                                        long threadsFrom, int max) {
         long[] threads = sorted(threadIds);
         Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples, unconfirmed bytes, samples}
         JvmtiHeapSampler jvm = session.jvmHeapSampler();
@@ -84,7 +84,7 @@ public final class HeldQuery {
      *         still outstanding; empty when native memory is not tracked
      */
     public static List<HeldGroup> nativeBlocks(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
-                                          long threadsFrom, int max) {
+                                               long threadsFrom, int max) {
         NativeTracker nt = session.nativeTrackerIfEnabled();
         if (nt == null) {
             return List.of();
