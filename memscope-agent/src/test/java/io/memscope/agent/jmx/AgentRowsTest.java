@@ -32,6 +32,17 @@ class AgentRowsTest {
             "objects", SimpleType.LONG, "samples", SimpleType.LONG, "unconfirmedBytes", SimpleType.LONG,
             "unconfirmedSamples", SimpleType.LONG, "stack", stringArray());
 
+    private static final Map<String, OpenType<?>> GC = items(
+            "name", SimpleType.STRING, "action", SimpleType.STRING, "cause", SimpleType.STRING,
+            "startMillis", SimpleType.LONG, "durationMillis", SimpleType.LONG, "pause", SimpleType.BOOLEAN,
+            "heapUsedBeforeBytes", SimpleType.LONG, "heapUsedAfterBytes", SimpleType.LONG,
+            "examined", SimpleType.STRING);
+
+    @Test
+    void gcRowsKeepTheirItemNamesAndTypes() throws Exception {
+        assertThat(rowItems("gcSince")).isEqualTo(GC);
+    }
+
     @Test
     void siteRowsKeepTheirItemNamesAndTypes() throws Exception {
         for (String op : new String[] {"topSitesByLiveBytes", "topSitesByAllocatedBytes", "topSitesByHeldBytes",
