@@ -38,9 +38,6 @@ import picocli.CommandLine;
         description = "Print the live and allocated heap per allocation site of a JVM running under the memscope "
                 + "agent (memscope run, -javaagent or memscope attach), while it runs.")
 public final class LiveCommand implements Callable<Integer> {
-    private static final String[] FIELDS = {"liveBytes", "liveObjects", "liveSamples", "allocatedBytes",
-        "allocatedObjects", "samples", "heldBytes", "unconfirmedBytes"};
-
     @Parameters(index = "0", paramLabel = "<pid>", description = "Process id of the JVM.")
     String pid;
 
@@ -82,8 +79,8 @@ public final class LiveCommand implements Callable<Integer> {
         long heldAge = (Long) server.getAttribute(name, "HeldAgeMillis");
         Object[] param = {top};
         String[] signature = {int.class.getName()};
-        List<CompositeData> byLive = rows(server.invoke(name, "topSitesByLiveBytes", param, signature));
-        List<CompositeData> byAllocated = rows(server.invoke(name, "topSitesByAllocatedBytes", param, signature));
+        List<AgentClient.SiteUsage> byLive = rows(server.invoke(name, "topSitesByLiveBytes", param, signature));
+        List<AgentClient.SiteUsage> byAllocated = rows(server.invoke(name, "topSitesByAllocatedBytes", param, signature));
         if (json) {
             StringBuilder b = new StringBuilder();
             b.append("{\"pid\":").append(Long.parseLong(pid)).append(",\"mode\":");
@@ -118,35 +115,40 @@ public final class LiveCommand implements Callable<Integer> {
         return b.toString();
     }
 
-    private static List<CompositeData> rows(Object result) {
-        List<CompositeData> l = new ArrayList<>();
+    private static List<AgentClient.SiteUsage> rows(Object result) {
+        List<AgentClient.SiteUsage> l = new ArrayList<>();
         if (result instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) result) {
-                l.add(c);
+                l.add(AgentClient.siteUsage(c));
             }
         }
         return l;
     }
 
-    private static void jsonRows(StringBuilder b, List<CompositeData> rows) {
+    private static void jsonRows(StringBuilder b, List<AgentClient.SiteUsage> rows) {
         b.append('[');
         for (int i = 0; i < rows.size(); i++) {
-            CompositeData c = rows.get(i);
+            AgentClient.SiteUsage u = rows.get(i);
             if (i > 0) {
                 b.append(',');
             }
             b.append("{\"site\":");
-            JsonWriter.quote(b, (String) c.get("site")).append(",\"type\":");
-            JsonWriter.quote(b, (String) c.get("type"));
-            for (String f : FIELDS) {
-                b.append(",\"").append(f).append("\":").append((long) (Long) c.get(f));
-            }
+            JsonWriter.quote(b, u.site()).append(",\"type\":");
+            JsonWriter.quote(b, u.type());
+            b.append(",\"liveBytes\":").append(u.liveBytes())
+                    .append(",\"liveObjects\":").append(u.liveObjects())
+                    .append(",\"liveSamples\":").append(u.liveSamples())
+                    .append(",\"allocatedBytes\":").append(u.allocatedBytes())
+                    .append(",\"allocatedObjects\":").append(u.allocatedObjects())
+                    .append(",\"samples\":").append(u.samples())
+                    .append(",\"heldBytes\":").append(u.heldBytes())
+                    .append(",\"unconfirmedBytes\":").append(u.unconfirmedBytes());
             b.append('}');
         }
         b.append(']');
     }
 
-    private static void table(StringBuilder b, String title, List<CompositeData> rows) {
+    private static void table(StringBuilder b, String title, List<AgentClient.SiteUsage> rows) {
         b.append(title).append('\n');
         if (rows.isEmpty()) {
             b.append("  (none yet)\n");
@@ -154,12 +156,11 @@ public final class LiveCommand implements Callable<Integer> {
         }
         b.append(String.format(Locale.ROOT, "  %12s %12s %14s %12s %12s  %-20s %s%n", "live", "live objs",
                 "allocated", "held", "unconfirmed", "type", "site"));
-        for (CompositeData c : rows) {
+        for (AgentClient.SiteUsage u : rows) {
             b.append(String.format(Locale.ROOT, "  %12s %12d %14s %12s %12s  %-20s %s%n",
-                    Summary.bytes((Long) c.get("liveBytes")), (Long) c.get("liveObjects"),
-                    Summary.bytes((Long) c.get("allocatedBytes")), Summary.bytes((Long) c.get("heldBytes")),
-                    Summary.bytes((Long) c.get("unconfirmedBytes")), TerminalText.safe(c.get("type")),
-                    TerminalText.safe(c.get("site"))));
+                    Summary.bytes(u.liveBytes()), u.liveObjects(), Summary.bytes(u.allocatedBytes()),
+                    Summary.bytes(u.heldBytes()), Summary.bytes(u.unconfirmedBytes()), TerminalText.safe(u.type()),
+                    TerminalText.safe(u.site())));
         }
     }
 }

@@ -168,9 +168,9 @@ final class TopSource {
         List<TopFrame.Row> list = new ArrayList<>();
         if (result instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) result) {
-                list.add(new TopFrame.Row((String) c.get("site"), (String) c.get("type"), (Long) c.get("heldBytes"),
-                        (Long) c.get("liveBytes"), (Long) c.get("allocationRate"), (Long) c.get("allocatedBytes"),
-                        c.getCompositeType().containsKey("unconfirmedBytes") ? (Long) c.get("unconfirmedBytes") : 0));
+                AgentClient.SiteUsage u = AgentClient.siteUsage(c);
+                list.add(new TopFrame.Row(u.site(), u.type(), u.heldBytes(), u.liveBytes(), u.allocationRate(),
+                        u.allocatedBytes(), u.unconfirmedBytes()));
             }
         }
         return new TopFrame(pid, (String) a.get("Mode"), num(a, "IntervalBytes"), num(a, "UptimeMillis"),

@@ -138,15 +138,36 @@ public final class AgentClient {
         List<SiteUsage> out = new ArrayList<>();
         if (rows instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) rows) {
-                long held = c.getCompositeType().containsKey("heldBytes") ? (Long) c.get("heldBytes") : 0;
-                long unconfirmed = c.getCompositeType().containsKey("unconfirmedBytes")
-                        ? (Long) c.get("unconfirmedBytes") : 0;
-                out.add(new SiteUsage((String) c.get("site"), (String) c.get("type"), (Long) c.get("liveBytes"),
-                        held, (Long) c.get("liveObjects"), (Long) c.get("allocatedBytes"),
-                        (Long) c.get("allocatedObjects"), (Long) c.get("samples"), unconfirmed));
+                out.add(siteUsage(c));
             }
         }
         return out;
+    }
+
+    /**
+     * @param c one row of the agent's {@code topSitesBy...} operations
+     * @return its figures (an item an older agent lacks reads as 0)
+     */
+    public static SiteUsage siteUsage(CompositeData c) {
+        return new SiteUsage((String) c.get("site"), (String) c.get("type"), item(c, "liveBytes"),
+                item(c, "liveObjects"), item(c, "liveSamples"), item(c, "heldBytes"), item(c, "heldObjects"),
+                item(c, "unconfirmedBytes"), item(c, "allocatedBytes"), item(c, "allocatedObjects"),
+                item(c, "samples"), item(c, "allocationRate"));
+    }
+
+    /**
+     * @param c one row of the agent's {@code heldSince} or {@code nativeOutstandingSince}
+     * @return the group (an item an older agent lacks reads as 0)
+     */
+    public static HeldGroup heldGroup(CompositeData c) {
+        String[] stack = (String[]) c.get("stack");
+        return new HeldGroup((String) c.get("site"), (String) c.get("type"), item(c, "bytes"), item(c, "objects"),
+                item(c, "samples"), stack == null ? List.of() : List.copyOf(Arrays.asList(stack)),
+                item(c, "unconfirmedBytes"), item(c, "unconfirmedSamples"));
+    }
+
+    private static long item(CompositeData c, String name) {
+        return c.getCompositeType().containsKey(name) && c.get(name) instanceof Number v ? v.longValue() : 0;
     }
 
     /**
@@ -230,12 +251,7 @@ public final class AgentClient {
         List<HeldGroup> out = new ArrayList<>();
         if (rows instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) rows) {
-                String[] stack = (String[]) c.get("stack");
-                boolean split = c.getCompositeType().containsKey("unconfirmedBytes");
-                out.add(new HeldGroup((String) c.get("site"), (String) c.get("type"), (Long) c.get("bytes"),
-                        (Long) c.get("objects"), (Long) c.get("samples"),
-                        stack == null ? List.of() : List.copyOf(Arrays.asList(stack)),
-                        split ? (Long) c.get("unconfirmedBytes") : 0, split ? (Long) c.get("unconfirmedSamples") : 0));
+                out.add(heldGroup(c));
             }
         }
         return out;
@@ -280,31 +296,32 @@ public final class AgentClient {
     }
 
     /**
-     * One site's figures as the agent reports them; bytes and objects are estimates from samples.
+     * One site's figures as the agent reports them; bytes and objects are estimates from samples. The agent's MXBean
+     * returns this record as it is: its components are the {@code CompositeData} items JMX tools see.
      *
      * @param site             {@code pkg.Class.method(File.java:LINE)}
-     * @param type             the allocated type
+     * @param type             the allocated type, e.g. {@code byte[]}
      * @param liveBytes        bytes of this site's sampled objects not yet seen collected
+     * @param liveObjects      objects not yet seen collected
+     * @param liveSamples      sampled objects of this site not yet seen collected
      * @param heldBytes        bytes of this site's sampled objects held: reachable at the latest collection that
      *                         examined the whole heap, not collected since
-     * @param liveObjects      objects not yet seen collected
+     * @param heldObjects      objects held
+     * @param unconfirmedBytes bytes of this site's sampled objects that survived collections no whole-heap collection
+     *                         judged yet (may be garbage; never in {@code heldBytes})
      * @param allocatedBytes   bytes allocated at this site since the capture started
      * @param allocatedObjects objects allocated there
      * @param samples          samples taken there
-     * @param unconfirmedBytes bytes of this site's sampled objects that survived collections no whole-heap collection
-     *                         judged yet (may be garbage; never in {@code heldBytes})
+     * @param allocationRate   bytes per second this site allocated during the agent's last full second
      */
-    public record SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
-                            long allocatedBytes, long allocatedObjects, long samples, long unconfirmedBytes) {
-        /** Figures without the unconfirmed bytes (0). */
-        public SiteUsage(String site, String type, long liveBytes, long heldBytes, long liveObjects,
-                         long allocatedBytes, long allocatedObjects, long samples) {
-            this(site, type, liveBytes, heldBytes, liveObjects, allocatedBytes, allocatedObjects, samples, 0);
-        }
+    public record SiteUsage(String site, String type, long liveBytes, long liveObjects, long liveSamples,
+                            long heldBytes, long heldObjects, long unconfirmedBytes, long allocatedBytes,
+                            long allocatedObjects, long samples, long allocationRate) {
     }
 
     /**
-     * Memory a window left behind at one site with one stack.
+     * Memory a window left behind at one site with one stack. The agent's MXBean returns this record as it is: its
+     * components are the {@code CompositeData} items JMX tools see ({@code stack} as a {@code String[]}).
      *
      * @param site    {@code pkg.Class.method(File.java:LINE)}: the first frame outside the JDK and memscope
      * @param type    the allocated type, or {@code native:direct-buffer} / {@code native:unsafe}

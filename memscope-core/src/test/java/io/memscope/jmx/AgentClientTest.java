@@ -85,6 +85,32 @@ class AgentClientTest {
         }
     }
 
+    /** An agent that returns the client's own records, as the agent's MXBean does. */
+    public interface RecordAgentMXBean {
+        AgentClient.SiteUsage[] topSitesByLiveBytes(int n);
+
+        AgentClient.HeldGroup[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
+    }
+
+    static final AgentClient.SiteUsage SITE = new AgentClient.SiteUsage("com.acme.Cache.put(Cache.java:12)", "byte[]",
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+    static final AgentClient.HeldGroup GROUP = new AgentClient.HeldGroup("com.acme.Cache.put(Cache.java:12)",
+            "byte[]", 1, 2, 3, List.of("a.B.c(B.java:1)", "d.E.f(E.java:2)"), 4, 5);
+
+    /** Returns one row of each. */
+    public static final class RecordAgent implements RecordAgentMXBean {
+        @Override
+        public AgentClient.SiteUsage[] topSitesByLiveBytes(int n) {
+            return new AgentClient.SiteUsage[] {SITE};
+        }
+
+        @Override
+        public AgentClient.HeldGroup[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+                                                 int maxRows) {
+            return new AgentClient.HeldGroup[] {GROUP};
+        }
+    }
+
     @AfterEach
     void unregister() throws Exception {
         ObjectName name = new ObjectName(AgentClient.OBJECT_NAME);
@@ -127,5 +153,13 @@ class AgentClientTest {
                 .hasMessageContaining("no attribute DroppedSamples").hasMessageContaining("older version");
         assertThatThrownBy(() -> c.topSites(3, AgentClient.SiteOrder.ALLOCATED)).isInstanceOf(AgentClient.AgentUnavailableException.class)
                 .hasMessageContaining("cannot run topSitesByAllocatedBytes");
+    }
+
+    @Test
+    void recordsTheAgentReturnsComeBackEqual() throws Exception {
+        server.registerMBean(new RecordAgent(), new ObjectName(AgentClient.OBJECT_NAME));
+        AgentClient c = AgentClient.platform();
+        assertThat(c.topSites(1, AgentClient.SiteOrder.LIVE)).containsExactly(SITE);
+        assertThat(c.heldSince(0, 1, new long[0], 0, 1)).containsExactly(GROUP);
     }
 }

@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.jmx.AgentClient.HeldGroup;
 import io.memscope.recording.Site;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,39 +18,9 @@ import java.util.Map;
  * apart: it may be garbage a young collection did not look at.
  *
  * <p>Heap figures are estimates from the samples (Horvitz-Thompson weights, as {@link LiveSites}); native figures
- * are exact.
+ * are exact. Each group is core's {@link HeldGroup}: the agent's MXBean returns it as it is.
  */
 public final class HeldQuery {
-    /** One (site, stack) group. */
-    public static final class Held {
-        public final String site;
-        public final String type;
-        /** Estimated (heap) or exact (native) bytes. */
-        public final long bytes;
-        /** Estimated (heap) or exact (native) objects or blocks. */
-        public final long objects;
-        /** Sampled objects (heap) or blocks (native) behind the figures. */
-        public final long samples;
-        /** Heap: estimated bytes of objects still there that no whole-heap collection judged (never counted above). */
-        public final long unconfirmedBytes;
-        /** Heap: the sampled objects behind {@link #unconfirmedBytes}. */
-        public final long unconfirmedSamples;
-        /** The allocation's stack, top frame first ({@code pkg.Class.method(File.java:LINE)}); may be empty. */
-        public final List<String> stack;
-
-        Held(String site, String type, long bytes, long objects, long samples, long unconfirmedBytes,
-             long unconfirmedSamples, List<String> stack) {
-            this.site = site;
-            this.type = type;
-            this.bytes = bytes;
-            this.objects = objects;
-            this.samples = samples;
-            this.unconfirmedBytes = unconfirmedBytes;
-            this.unconfirmedSamples = unconfirmedSamples;
-            this.stack = stack;
-        }
-    }
-
     /** A group: one site and one stack. */
     private record Key(int site, long stack) {
     }
@@ -68,8 +39,8 @@ public final class HeldQuery {
      * @return sampled objects allocated in the window by these threads still there now: held (a whole-heap
      *         collection judged them reachable) and unconfirmed, apart
      */
-    public static List<Held> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
-                                  long threadsFrom, int max) {
+    public static List<HeldGroup> heap(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                        long threadsFrom, int max) {
         long[] threads = sorted(threadIds);
         Map<Key, double[]> sums = new HashMap<>(); // {bytes, objects, samples, unconfirmed bytes, samples}
         JvmtiHeapSampler jvm = session.jvmHeapSampler();
@@ -96,14 +67,14 @@ public final class HeldQuery {
                 add(sums, s.site, s.stack, s.size, s.weight, s.state == LiveSites.CONFIRMED);
             });
         }
-        List<Held> out = new ArrayList<>();
+        List<HeldGroup> out = new ArrayList<>();
         for (Map.Entry<Key, double[]> e : sums.entrySet()) {
             Key k = e.getKey();
             double[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
-            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, Math.round(a[0]),
-                    Math.round(a[1]), (long) a[2], Math.round(a[3]), (long) a[4],
-                    session.stackTable().frames(k.stack())));
+            out.add(new HeldGroup(name(i, k.site()), i == null || i.type == null ? "" : i.type, Math.round(a[0]),
+                    Math.round(a[1]), (long) a[2], session.stackTable().frames(k.stack()), Math.round(a[3]),
+                    (long) a[4]));
         }
         return top(out, max);
     }
@@ -112,8 +83,8 @@ public final class HeldQuery {
      * @return native blocks allocated in the window by these threads (same parameters as {@link #heap}) that are
      *         still outstanding; empty when native memory is not tracked
      */
-    public static List<Held> nativeBlocks(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
-                                          long threadsFrom, int max) {
+    public static List<HeldGroup> nativeBlocks(CaptureSession session, long fromNanos, long toNanos, long[] threadIds,
+                                               long threadsFrom, int max) {
         NativeTracker nt = session.nativeTrackerIfEnabled();
         if (nt == null) {
             return List.of();
@@ -128,12 +99,12 @@ public final class HeldQuery {
             a[0] += b.size;
             a[1]++;
         });
-        List<Held> out = new ArrayList<>();
+        List<HeldGroup> out = new ArrayList<>();
         for (Map.Entry<Key, long[]> e : sums.entrySet()) {
             Key k = e.getKey();
             long[] a = e.getValue();
             SiteTable.Info i = SiteTable.get(k.site());
-            out.add(new Held(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1], 0, 0,
+            out.add(new HeldGroup(name(i, k.site()), i == null || i.type == null ? "" : i.type, a[0], a[1], a[1],
                     session.stackTable().frames(k.stack())));
         }
         return top(out, max);
@@ -166,10 +137,10 @@ public final class HeldQuery {
         return thread >= threadsFrom || Arrays.binarySearch(sortedThreads, thread) >= 0;
     }
 
-    private static List<Held> top(List<Held> all, int max) {
-        all.sort((a, b) -> a.bytes != b.bytes ? Long.compare(b.bytes, a.bytes)
-                : a.unconfirmedBytes != b.unconfirmedBytes ? Long.compare(b.unconfirmedBytes, a.unconfirmedBytes)
-                : a.site.compareTo(b.site));
+    private static List<HeldGroup> top(List<HeldGroup> all, int max) {
+        all.sort((a, b) -> a.bytes() != b.bytes() ? Long.compare(b.bytes(), a.bytes())
+                : a.unconfirmedBytes() != b.unconfirmedBytes() ? Long.compare(b.unconfirmedBytes(), a.unconfirmedBytes())
+                : a.site().compareTo(b.site()));
         return all.size() > max ? new ArrayList<>(all.subList(0, Math.max(0, max))) : all;
     }
 }

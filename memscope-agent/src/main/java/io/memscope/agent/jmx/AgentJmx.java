@@ -5,6 +5,8 @@ import io.memscope.agent.capture.HeldQuery;
 import io.memscope.agent.capture.LiveSites;
 import io.memscope.agent.capture.SiteTable;
 import io.memscope.jmx.AgentClient;
+import io.memscope.jmx.AgentClient.HeldGroup;
+import io.memscope.jmx.AgentClient.SiteUsage;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.Site;
 import io.memscope.internal.error.Failures;
@@ -80,12 +82,12 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
-    public SiteRow[] topSitesByLiveBytes(int n) {
+    public SiteUsage[] topSitesByLiveBytes(int n) {
         return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.LIVE));
     }
 
     @Override
-    public SiteRow[] topSitesByAllocatedBytes(int n) {
+    public SiteUsage[] topSitesByAllocatedBytes(int n) {
         return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATED));
     }
 
@@ -147,36 +149,36 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
-    public SiteRow[] topSitesByHeldBytes(int n) {
+    public SiteUsage[] topSitesByHeldBytes(int n) {
         return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.HELD));
     }
 
     @Override
-    public SiteRow[] topSitesByAllocationRate(int n) {
+    public SiteUsage[] topSitesByAllocationRate(int n) {
         return rows(session.liveSites().top(Math.min(n, MAX_ROWS), LiveSites.Order.ALLOCATION_RATE));
     }
 
-    private static SiteRow[] rows(List<LiveSites.Usage> usages) {
-        SiteRow[] rows = new SiteRow[usages.size()];
+    private static SiteUsage[] rows(List<LiveSites.Usage> usages) {
+        SiteUsage[] rows = new SiteUsage[usages.size()];
         for (int i = 0; i < rows.length; i++) {
             LiveSites.Usage u = usages.get(i);
             SiteTable.Info s = SiteTable.get(u.site);
             String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
             String type = s == null ? null : s.type;
-            rows[i] = new SiteRow(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
-                    u.allocatedBytes, u.allocatedObjects, u.samples, u.heldBytes, u.heldObjects, u.unconfirmedBytes,
+            rows[i] = new SiteUsage(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
+                    u.heldBytes, u.heldObjects, u.unconfirmedBytes, u.allocatedBytes, u.allocatedObjects, u.samples,
                     u.allocationRate);
         }
         return rows;
     }
 
     @Override
-    public HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
+    public HeldGroup[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows) {
         return held(HeldQuery.heap(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
     }
 
     @Override
-    public HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
+    public HeldGroup[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom,
                                             int maxRows) {
         return held(HeldQuery.nativeBlocks(session, fromNanos, toNanos, threadIds, threadsFrom, Math.min(maxRows, MAX_ROWS)));
     }
@@ -201,14 +203,8 @@ public final class AgentJmx implements AgentMXBean {
         return Failures.total();
     }
 
-    private static HeldRow[] held(List<HeldQuery.Held> groups) {
-        HeldRow[] rows = new HeldRow[groups.size()];
-        for (int i = 0; i < rows.length; i++) {
-            HeldQuery.Held h = groups.get(i);
-            rows[i] = new HeldRow(h.site, h.type, h.bytes, h.objects, h.samples, h.unconfirmedBytes,
-                    h.unconfirmedSamples, h.stack.toArray(new String[0]));
-        }
-        return rows;
+    private static HeldGroup[] held(List<HeldGroup> groups) {
+        return groups.toArray(new HeldGroup[0]);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.memscope.agent.jmx;
 
+import io.memscope.jmx.AgentClient.HeldGroup;
+import io.memscope.jmx.AgentClient.SiteUsage;
+
 /**
  * The running agent as seen over JMX, registered as {@code io.memscope:type=Agent} while a capture runs (option
  * {@code jmx=true}, the default). Read by {@code memscope live <pid>}.
@@ -7,6 +10,10 @@ package io.memscope.agent.jmx;
  * <p>Bytes and objects per site are estimates from the samples (Horvitz-Thompson weights, unbiased); "live" means
  * sampled objects not yet seen collected (a collected object drops out after the GC cleared its weak reference,
  * usually within 100 ms of that GC).
+ *
+ * <p>Rows are core's records ({@link SiteUsage}, {@link HeldGroup}), mapped by the JVM's MXBean rules: one
+ * {@code CompositeData} item per record component, a {@code List<String>} as a {@code String[]}. Readers in another
+ * JVM (or without the agent's relocated classes) read them by item name through {@code AgentClient}.
  */
 public interface AgentMXBean {
     /** @return {@code sample} or {@code exact} */
@@ -40,10 +47,10 @@ public interface AgentMXBean {
     String getRecordingFile();
 
     /** @return the {@code n} sites with the most live bytes, largest first (sites with nothing live omitted) */
-    SiteRow[] topSitesByLiveBytes(int n);
+    SiteUsage[] topSitesByLiveBytes(int n);
 
     /** @return the {@code n} sites with the most allocated bytes, largest first */
-    SiteRow[] topSitesByAllocatedBytes(int n);
+    SiteUsage[] topSitesByAllocatedBytes(int n);
 
     // Added for `memscope top`: held heap, allocation rate, native memory and GCs.
 
@@ -93,13 +100,13 @@ public interface AgentMXBean {
      * @return the {@code n} sites with the most held bytes, largest first (sites with nothing held omitted); each row
      *         also has the site's unconfirmed bytes
      */
-    SiteRow[] topSitesByHeldBytes(int n);
+    SiteUsage[] topSitesByHeldBytes(int n);
 
     /**
      * @return the {@code n} sites with the highest allocation rate during the agent's last full second, largest
      *         first (sites that allocated nothing then omitted)
      */
-    SiteRow[] topSitesByAllocationRate(int n);
+    SiteUsage[] topSitesByAllocationRate(int n);
 
     // Asked by tests and metrics in the same JVM (memscope-junit, memscope-micrometer), which cannot link against the
     // agent's relocated classes: they call these by name through the platform MBean server.
@@ -118,13 +125,13 @@ public interface AgentMXBean {
      *                    after the window began); {@code 0} = every thread, {@link Long#MAX_VALUE} = none
      * @param maxRows     rows at most (capped at 10 000)
      */
-    HeldRow[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
+    HeldGroup[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
 
     /**
      * Native blocks (direct buffers, {@code Unsafe}) allocated during a window and not freed, one row per site and
      * stack, largest first; exact. Parameters as {@link #heldSince}. Empty when native tracking is off.
      */
-    HeldRow[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
+    HeldGroup[] nativeOutstandingSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
 
     /**
      * Waits (at most 2 s) until the heap samples taken before the call are in every figure: the JVM's sampler hands
