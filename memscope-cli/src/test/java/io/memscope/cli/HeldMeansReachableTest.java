@@ -195,7 +195,11 @@ class HeldMeansReachableTest {
         }
         for (Map.Entry<String, List<String>> e : byName.entrySet()) {
             if (e.getKey().endsWith("Pauses") || e.getKey().equals("JVM pause")) {
-                assertThat(e.getValue()).containsOnly("unknown");
+                // but the end check's pause, the last, when its concurrent cycle's notification had not come yet: it
+                // then stands for the check's whole-heap collection
+                List<String> v = e.getValue();
+                assertThat(v.subList(0, v.size() - 1)).as("%s", byName).isSubsetOf("unknown");
+                assertThat(v.get(v.size() - 1)).as("%s", byName).isIn("unknown", "whole-heap");
             } else if (e.getKey().equals("G1 Remark")) {
                 assertThat(e.getValue()).as("G1's Remark pauses that freed what they found unreachable")
                         .containsOnly("whole-heap");

@@ -996,7 +996,9 @@ final class CollectionLog {
         endCheckFrom = fromNanos;
         Pause last = null;
         for (Pause p : pauses) {
-            if (p.start >= fromNanos && p.start <= toNanos) {
+            // the check's own pause: the last in its window, not one already known to be a young collection (another
+            // thread's, just before it, when the check's own pause has not been recorded yet)
+            if (p.start >= fromNanos && p.start <= toNanos && !(p.classified && p.examined == Examined.YOUNG)) {
                 last = p;
             }
         }
