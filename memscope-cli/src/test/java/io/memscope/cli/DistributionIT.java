@@ -238,13 +238,19 @@ class DistributionIT {
         }
 
         static Proc run(Path dir, Map<String, String> env, List<String> command) throws IOException, InterruptedException {
+            return run(dir, env, command, 170);
+        }
+
+        /** Runs command in dir with exactly env as its environment, for at most timeoutSeconds. */
+        static Proc run(Path dir, Map<String, String> env, List<String> command, long timeoutSeconds)
+                throws IOException, InterruptedException {
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             pb.environment().clear();
             pb.environment().putAll(env);
             Path log = Files.createTempFile("memscope-dist", ".log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();
-            if (!p.waitFor(170, TimeUnit.SECONDS)) {
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("timed out: " + command + "\n" + Files.readString(log));
             }

@@ -3,11 +3,11 @@ package io.memscope.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -101,25 +101,16 @@ class MavenBuildGcFiguresIT {
 
     /** Runs a command to its end in dir with JDK 17 (the oldest memscope supports) and a small heap for Maven. */
     private static String exec(Path dir, List<String> command) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
         Path jdk = Files.isExecutable(Jvms.JDK17) ? Jvms.JDK17.getParent().getParent()
                 : Path.of(System.getProperty("java.home"));
-        Map<String, String> env = pb.environment();
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("JAVA_HOME", jdk.toString());
         env.put("MAVEN_OPTS", "-Xmx96m"); // Maven's own JVM collects too
         env.remove("MAVEN_ARGS");
         env.remove("JAVA_TOOL_OPTIONS");
-        Path log = Files.createTempFile(dir, "exec", ".log");
-        pb.redirectOutput(log.toFile());
-        Process p = pb.start();
-        if (!p.waitFor(280, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("timed out: " + command + "\n" + Files.readString(log));
-        }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        Files.delete(log);
-        assertThat(p.exitValue()).as("%s\n%s", command, output).isZero();
-        return output;
+        DistributionIT.Proc p = DistributionIT.Proc.run(dir, env, command, 280);
+        assertThat(p.code).as("%s\n%s", command, p.output).isZero();
+        return p.output;
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
