@@ -2,7 +2,6 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.EventSink;
-import java.util.Arrays;
 
 /**
  * Puts a stream of events that is only close to time order into time order with bounded memory: events are held
@@ -10,32 +9,38 @@ import java.util.Arrays;
  * then released oldest first (ties in arrival order). An event older than one already released is passed on at
  * once, out of order, and counted in {@link #late()}.
  *
- * <p>Why the stream is close to time order: the agent writes its recording drain by drain, each drain in time
- * order; the next drain can only start with events a little older than the last one of the previous drain (a thread
- * read the clock before the first drain's cut and published its event after it). So an event is behind later ones
- * by microseconds, rarely by a drain period (1 s by default); the window of 10 s covers that many times over.
+ * <p>Why the stream is close to time order: the agent writes its recording drain by drain; the next drain can start
+ * with events older than the last one of the previous drain (a thread read the clock before the first drain's cut
+ * and published its event after it, or its buffer was drained later than another thread's). So an event is behind
+ * later ones by microseconds, at most by a drain period (1 s by default); the window of 10 s covers that many times
+ * over.
  *
- * <p>Memory: the held events in primitive columns (about 73 bytes an event), at most {@code capacity} of them;
- * inserting is a comparison with the newest held event, and a short shift for the few events that arrive behind.
+ * <p>Cost: an event that arrives in order (not older than the newest held) is appended to a ring already in time
+ * order, O(1); one that arrives behind goes into a binary heap, O(log n). Releasing takes the older of the ring's
+ * first and the heap's top. So a stream whose drains interleave whole buffers of several threads (every event of a
+ * buffer behind the previous buffer's) costs O(log n) an event, never a shift of the events held.
+ *
+ * <p>Memory: the held events in primitive columns (about 90 bytes an event with the indexes), at most
+ * {@code capacity} of them.
  */
 final class TimeOrder implements EventSink {
     /** How far behind later events an event may arrive and still be put in order: 10 s (ten default drains). */
     static final long WINDOW_NANOS = 10_000_000_000L;
-    /** Most events held (about 19 MiB): a faster stream has a shorter window, counted in {@link #late()} if short. */
+    /** Most events held (about 23 MiB): a faster stream has a shorter window, counted in {@link #late()} if short. */
     static final int CAPACITY = 1 << 18;
     private static final MemoryEventType[] TYPES = MemoryEventType.values();
 
     private final long window;
     private final int capacity;
     private final EventSink out;
-    private int mask;
-    private int head;
-    private int count;
     private long newest = Long.MIN_VALUE;
     private long released = Long.MIN_VALUE;
     private long late;
+    private long arrivals;
 
+    // Event columns, indexed by slot; free slots on a stack.
     private long[] ts;
+    private long[] order; // arrival number: ties in time are released in arrival order
     private byte[] type;
     private long[] address;
     private long[] size;
@@ -46,6 +51,16 @@ final class TimeOrder implements EventSink {
     private int[] typeName;
     private long[] stack;
     private int[] site;
+    private int[] free;
+    private int freeCount;
+
+    // The slots of events that arrived in order, oldest first: a ring.
+    private int[] ring;
+    private int ringHead;
+    private int ringCount;
+    // The slots of events that arrived behind: a binary heap by (time, arrival).
+    private int[] heap;
+    private int heapCount;
 
     TimeOrder(long windowNanos, int capacity, EventSink out) {
         if (Integer.bitCount(capacity) != 1) {
@@ -64,7 +79,7 @@ final class TimeOrder implements EventSink {
     @Override
     public void accept(long t, MemoryEventType ty, long addr, long sz, long prev, long tid, int tname, int var,
                        int tyname, long stk, int st) {
-        if (count == capacity) {
+        if (held() == capacity) {
             releaseOne();
         }
         if (t < released) {
@@ -72,32 +87,31 @@ final class TimeOrder implements EventSink {
             out.accept(t, ty, addr, sz, prev, tid, tname, var, tyname, stk, st);
             return;
         }
-        if (count == mask + 1) {
-            allocate((mask + 1) * 2);
+        if (held() == ts.length) {
+            allocate(ts.length * 2);
         }
-        int pos = count;
-        while (pos > 0 && ts[(head + pos - 1) & mask] > t) {
-            pos--;
+        int slot = free[--freeCount];
+        ts[slot] = t;
+        order[slot] = arrivals++;
+        type[slot] = (byte) ty.code();
+        address[slot] = addr;
+        size[slot] = sz;
+        previous[slot] = prev;
+        thread[slot] = tid;
+        threadName[slot] = tname;
+        variable[slot] = var;
+        typeName[slot] = tyname;
+        stack[slot] = stk;
+        site[slot] = st;
+        if (t < newest) {
+            heapPush(slot);
+            return;
         }
-        for (int i = count; i > pos; i--) {
-            move((head + i - 1) & mask, (head + i) & mask);
-        }
-        int at = (head + pos) & mask;
-        ts[at] = t;
-        type[at] = (byte) ty.code();
-        address[at] = addr;
-        size[at] = sz;
-        previous[at] = prev;
-        thread[at] = tid;
-        threadName[at] = tname;
-        variable[at] = var;
-        typeName[at] = tyname;
-        stack[at] = stk;
-        site[at] = st;
-        count++;
+        ring[(ringHead + ringCount) & (ring.length - 1)] = slot;
+        ringCount++;
         if (t > newest) {
             newest = t;
-            while (count > 0 && ts[head] <= newest - window) {
+            while (held() > 0 && ts[oldest()] <= newest - window) {
                 releaseOne();
             }
         }
@@ -105,7 +119,7 @@ final class TimeOrder implements EventSink {
 
     /** Releases everything still held: the stream has ended. */
     void finish() {
-        while (count > 0) {
+        while (held() > 0) {
             releaseOne();
         }
     }
@@ -115,73 +129,123 @@ final class TimeOrder implements EventSink {
         return late;
     }
 
-    private void releaseOne() {
-        int at = head;
-        head = (head + 1) & mask;
-        count--;
-        released = Math.max(released, ts[at]);
-        out.accept(ts[at], TYPES[type[at]], address[at], size[at], previous[at], thread[at], threadName[at],
-                variable[at], typeName[at], stack[at], site[at]);
+    private int held() {
+        return ringCount + heapCount;
     }
 
-    private void move(int from, int to) {
-        ts[to] = ts[from];
-        type[to] = type[from];
-        address[to] = address[from];
-        size[to] = size[from];
-        previous[to] = previous[from];
-        thread[to] = thread[from];
-        threadName[to] = threadName[from];
-        variable[to] = variable[from];
-        typeName[to] = typeName[from];
-        stack[to] = stack[from];
-        site[to] = site[from];
-    }
-
-    /** (Re)allocates the ring with {@code n} slots, the held events first and in order. */
-    private void allocate(int n) {
-        int[] order = new int[count];
-        for (int i = 0; i < count; i++) {
-            order[i] = (head + i) & mask;
+    /** @return the slot of the oldest event held (there is one) */
+    private int oldest() {
+        if (heapCount == 0) {
+            return ring[ringHead];
         }
-        ts = grow(ts, order, n);
-        address = grow(address, order, n);
-        size = grow(size, order, n);
-        previous = grow(previous, order, n);
-        thread = grow(thread, order, n);
-        stack = grow(stack, order, n);
-        threadName = grow(threadName, order, n);
-        variable = grow(variable, order, n);
-        typeName = grow(typeName, order, n);
-        site = grow(site, order, n);
+        if (ringCount == 0) {
+            return heap[0];
+        }
+        int r = ring[ringHead];
+        return before(heap[0], r) ? heap[0] : r;
+    }
+
+    private void releaseOne() {
+        int slot;
+        if (heapCount > 0 && (ringCount == 0 || before(heap[0], ring[ringHead]))) {
+            slot = heapPop();
+        } else {
+            slot = ring[ringHead];
+            ringHead = (ringHead + 1) & (ring.length - 1);
+            ringCount--;
+        }
+        free[freeCount++] = slot;
+        released = Math.max(released, ts[slot]);
+        out.accept(ts[slot], TYPES[type[slot]], address[slot], size[slot], previous[slot], thread[slot],
+                threadName[slot], variable[slot], typeName[slot], stack[slot], site[slot]);
+    }
+
+    private boolean before(int a, int b) {
+        return ts[a] < ts[b] || (ts[a] == ts[b] && order[a] < order[b]);
+    }
+
+    private void heapPush(int slot) {
+        int i = heapCount++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (!before(slot, heap[parent])) {
+                break;
+            }
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = slot;
+    }
+
+    private int heapPop() {
+        int top = heap[0];
+        int last = heap[--heapCount];
+        int i = 0;
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= heapCount) {
+                break;
+            }
+            if (child + 1 < heapCount && before(heap[child + 1], heap[child])) {
+                child++;
+            }
+            if (!before(heap[child], last)) {
+                break;
+            }
+            heap[i] = heap[child];
+            i = child;
+        }
+        if (heapCount > 0) {
+            heap[i] = last;
+        }
+        return top;
+    }
+
+    /** (Re)allocates room for {@code n} events; the slots and both indexes keep what they hold. */
+    private void allocate(int n) {
+        int old = ts == null ? 0 : ts.length;
+        ts = grow(ts, n);
+        order = grow(order, n);
+        address = grow(address, n);
+        size = grow(size, n);
+        previous = grow(previous, n);
+        thread = grow(thread, n);
+        stack = grow(stack, n);
+        threadName = grow(threadName, n);
+        variable = grow(variable, n);
+        typeName = grow(typeName, n);
+        site = grow(site, n);
         byte[] t = new byte[n];
-        for (int i = 0; i < order.length; i++) {
-            t[i] = type[order[i]];
+        if (type != null) {
+            System.arraycopy(type, 0, t, 0, old);
         }
         type = t;
-        head = 0;
-        mask = n - 1;
+        int[] f = new int[n];
+        System.arraycopy(free == null ? f : free, 0, f, 0, freeCount);
+        for (int s = n - 1; s >= old; s--) {
+            f[freeCount++] = s;
+        }
+        free = f;
+        int[] r = new int[n];
+        for (int i = 0; i < ringCount; i++) {
+            r[i] = ring[(ringHead + i) & (ring.length - 1)];
+        }
+        ring = r;
+        ringHead = 0;
+        heap = heap == null ? new int[n] : java.util.Arrays.copyOf(heap, n);
     }
 
-    private static long[] grow(long[] a, int[] order, int n) {
-        long[] b = new long[n];
-        for (int i = 0; i < order.length; i++) {
-            b[i] = a[order[i]];
-        }
-        return b;
+    private static long[] grow(long[] a, int n) {
+        return a == null ? new long[n] : java.util.Arrays.copyOf(a, n);
     }
 
-    private static int[] grow(int[] a, int[] order, int n) {
-        int[] b = new int[n];
-        for (int i = 0; i < order.length; i++) {
-            b[i] = a[order[i]];
-        }
-        return b;
+    private static int[] grow(int[] a, int n) {
+        return a == null ? new int[n] : java.util.Arrays.copyOf(a, n);
     }
 
     @Override
     public String toString() {
-        return "TimeOrder[" + count + " held, " + late + " late, " + Arrays.toString(new long[] {newest, released})
-                + "]";
+        return "TimeOrder[" + held() + " held (" + heapCount + " behind), " + late + " late, newest " + newest
+                + ", released " + released + "]";
     }
 }

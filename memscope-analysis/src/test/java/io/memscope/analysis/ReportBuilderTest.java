@@ -272,21 +272,6 @@ class ReportBuilderTest {
     }
 
     @Test
-    void timeOrderSortsWithinItsWindowAndCountsWhatCameLater() {
-        List<Long> out = new ArrayList<>();
-        TimeOrder order = new TimeOrder(100, 8, (t, type, address, size, prev, tid, tname, var, typeName, stack,
-                                                  site) -> out.add(t));
-        long[] in = {10, 5, 60, 30, 150, 120, 90, 400, 20, 390, 500};
-        for (long t : in) {
-            order.accept(t, MemoryEventType.ALLOCATE, t, 1, 0, 1, 0, 0, 0, 0, 1);
-        }
-        order.finish();
-        // 20 arrives after 400 released everything up to 300: out of order, passed on at once and counted
-        assertThat(order.late()).isEqualTo(1);
-        assertThat(out).containsExactly(5L, 10L, 30L, 60L, 90L, 120L, 150L, 20L, 390L, 400L, 500L);
-    }
-
-    @Test
     void lifetimeMedianIsExactForFewSamplesAndWithinThreePercentForMany() {
         LifetimeMedian few = new LifetimeMedian();
         assertThat(few.medianNanos()).isEqualTo(-1);
