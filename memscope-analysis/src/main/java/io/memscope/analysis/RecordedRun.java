@@ -217,6 +217,14 @@ public final class RecordedRun {
         return Collections.unmodifiableList(tables.retentionWalks);
     }
 
+    /**
+     * @return the samples of the process's memory (PROCESS_MEMORY, format 1.5), block by block in file order; empty
+     *         when the recording has none
+     */
+    public List<io.memscope.recording.ProcessMemorySamples> processMemory() {
+        return Collections.unmodifiableList(tables.processMemory);
+    }
+
     /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
     public long lastEventNanos() {
         return tables.lastNanos;
@@ -261,6 +269,7 @@ public final class RecordedRun {
         long lastNanos = Long.MIN_VALUE;
         io.memscope.recording.AccountingSnapshot accounting;
         final List<io.memscope.recording.RetentionWalk> retentionWalks = new ArrayList<>();
+        final List<io.memscope.recording.ProcessMemorySamples> processMemory = new ArrayList<>();
         /** Threads with scope edges: a handful, not one entry per edge. */
         final java.util.Set<Long> scopeThreads = new java.util.HashSet<>();
         private long lastScopeThread = Long.MIN_VALUE;
@@ -335,6 +344,11 @@ public final class RecordedRun {
         @Override
         public void retention(io.memscope.recording.RetentionWalk walk) {
             retentionWalks.add(walk);
+        }
+
+        @Override
+        public void processMemory(io.memscope.recording.ProcessMemorySamples samples) {
+            processMemory.add(samples);
         }
 
         @Override

@@ -1308,7 +1308,7 @@ public final class ReportBuilder {
             return new Report(metadata, source(run), new Report.Window(runStart, from, to, restricted), totals,
                     peak, all, top, topLive, leaks, temps, nativeMemory, gc, timeline, stackProfiles,
                     run.failureCount(), run.failureMessages(), apiReport, run.accounting(), heapCheck,
-                    RetentionPaths.of(run, runStart, from, to, restricted));
+                    RetentionPaths.of(run, runStart, from, to, restricted), ProcessMemory.of(run, runStart, from, to));
         }
 
         /**

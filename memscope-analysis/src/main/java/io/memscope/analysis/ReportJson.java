@@ -201,6 +201,7 @@ public final class ReportJson {
         ApiJson.write(w, r.api(), ReportJson::stack);
         AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
         RetentionJson.section(w, r.retention());
+        ProcessMemoryJson.section(w, r.processMemory());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {

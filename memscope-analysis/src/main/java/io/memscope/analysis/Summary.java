@@ -143,6 +143,7 @@ public final class Summary {
             sb.append(n.anomalies().stream().map(a -> safe(a.kind())).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
+        ProcessMemorySummary.line(sb, r.processMemory());
         Report.Gc g = r.gc();
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),

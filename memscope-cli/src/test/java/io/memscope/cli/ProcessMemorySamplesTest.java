@@ -1,0 +1,118 @@
+package io.memscope.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import memscope.fixtures.DirectGrowthFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The process's memory over time, end to end under {@code memscope run} (Linux: RSS comes from
+ * {@code /proc/self/status}): a program that grows its resident set by a known amount of direct buffers has samples
+ * at about the interval asked for, an RSS at least its committed heap (pre-touched, so resident) at every sample, and
+ * the growth in the direct part as the JVM's own buffer pool counter saw it, and in RSS; other parts do not take it.
+ */
+class ProcessMemorySamplesTest {
+    private static final int COUNT = 24;
+    private static final int MIB = 4;
+    private static final long GROWTH = (long) COUNT * MIB << 20;
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void directBufferGrowthIsSampledInTheDirectPartAndInRss(@TempDir Path out) throws Exception {
+        assumeThat(Files.isReadable(Path.of("/proc/self/status"))).as("Linux: RSS from /proc").isTrue();
+        for (String java : Jvms.javas()) {
+            Path dir = out.resolve(Path.of(java).getParent().getParent().getFileName().toString());
+            Path counters = dir.resolve("counters.txt");
+            Files.createDirectories(dir);
+            int code = Jvms.memscopeRun(dir.resolve("run"), List.of("--process-memory-interval", "50"),
+                    List.of(java, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=512m", "-cp",
+                            Jvms.classPath(DirectGrowthFixture.class), DirectGrowthFixture.class.getName(),
+                            counters.toString(), Integer.toString(COUNT), Integer.toString(MIB)));
+            assertThat(code).as(java).isZero();
+            check(java, Jvms.report(dir.resolve("run")), read(counters),
+                    Files.readString(Jvms.summaryFile(dir.resolve("run"))));
+        }
+    }
+
+    private static void check(String java, Object report, Map<String, Long> jvm, String summary) {
+        Map<String, Object> pm = MiniJson.obj(report, "processMemory");
+        assertThat(MiniJson.num(pm, "intervalMs")).as(java).isEqualTo(50);
+        List<Map<String, Object>> samples = MiniJson.list(report, "processMemory", "samples");
+        assertThat(samples).as(java).hasSizeGreaterThan(20);
+        // At about the interval: the median gap between consecutive samples (a loaded machine delays some)
+        List<Double> gaps = new ArrayList<>();
+        for (int i = 1; i < samples.size(); i++) {
+            gaps.add(time(samples.get(i)) - time(samples.get(i - 1)));
+        }
+        gaps.sort(Double::compare);
+        assertThat(gaps.get(gaps.size() / 2)).as(java + ": median gap, ms").isBetween(25.0, 100.0);
+        for (Map<String, Object> s : samples) {
+            long rss = MiniJson.num(s, "rssBytes");
+            assertThat(rss).as(java + " at " + time(s)).isGreaterThanOrEqualTo(MiniJson.num(s, "heapCommittedBytes"));
+            long named = MiniJson.num(s, "heapCommittedBytes") + MiniJson.num(s, "metaspaceBytes")
+                    + MiniJson.num(s, "codeCacheBytes") + MiniJson.num(s, "threadStacksBytes")
+                    + MiniJson.num(s, "directBytes") + MiniJson.num(s, "mallocBytes");
+            assertThat(MiniJson.num(s, "otherBytes")).as(java + ": other is RSS less the parts")
+                    .isEqualTo(Math.max(0, rss - named));
+        }
+        long start = Long.parseLong(String.valueOf(MiniJson.obj(report, "metadata").get("startNanos")));
+        double beforeMs = (jvm.get("beforeNanos") - start) / 1e6;
+        double afterMs = (jvm.get("afterNanos") - start) / 1e6;
+        Map<String, Object> before = null;
+        Map<String, Object> after = null;
+        for (Map<String, Object> s : samples) {
+            if (time(s) < beforeMs) {
+                before = s;
+            } else if (time(s) > afterMs && after == null) {
+                after = s;
+            }
+        }
+        assertThat(before).as(java + ": a sample before the growth").isNotNull();
+        assertThat(after).as(java + ": a sample after the growth").isNotNull();
+        long jvmGrowth = jvm.get("directAfter") - jvm.get("directBefore");
+        assertThat(jvmGrowth).as("the JVM's own direct pool counter").isEqualTo(GROWTH);
+        long directGrowth = MiniJson.num(after, "directBytes") - MiniJson.num(before, "directBytes");
+        assertThat(directGrowth).as(java + ": the direct part grew as the JVM counted").isEqualTo(jvmGrowth);
+        long rssGrowth = MiniJson.num(after, "rssBytes") - MiniJson.num(before, "rssBytes");
+        assertThat(rssGrowth).as(java + ": RSS grew by the buffers (they are zeroed, so resident)")
+                .isBetween(jvmGrowth * 9 / 10, jvmGrowth + (32L << 20));
+        long otherGrowth = MiniJson.num(after, "otherBytes") - MiniJson.num(before, "otherBytes");
+        assertThat(Math.abs(otherGrowth)).as(java + ": the growth is named, not other").isLessThan(jvmGrowth / 10);
+        assertThat(MiniJson.num(after, "mallocBytes")).as(java + ": direct buffers are not counted twice")
+                .isLessThan(1L << 20);
+        Map<String, Object> peak = MiniJson.obj(report, "processMemory", "peak");
+        assertThat(MiniJson.num(peak, "rssBytes")).isGreaterThanOrEqualTo(MiniJson.num(after, "rssBytes"));
+        assertThat(MiniJson.num(peak, "heapCommittedBytes")).as(java + ": the JVM's committed heap")
+                .isEqualTo(jvm.get("heapCommitted"));
+        assertThat(MiniJson.obj(report, "processMemory", "end")).isNotNull();
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        assertThat(Jvms.metadataCount(meta, "processMemory.samples")).isGreaterThanOrEqualTo(samples.size());
+        assertThat(Jvms.metadataCount(meta, "processMemory.failures")).isZero();
+        assertThat(Jvms.metadataCount(meta, "processMemory.cpuNanos")).isPositive();
+        assertThat(summary).as(java).containsPattern("RSS at its peak: [0-9.]+ MiB at [0-9.]+ s, of which heap "
+                + "committed 64.0 MiB, metaspace .*, direct 96.0 MiB");
+    }
+
+    private static double time(Map<String, Object> s) {
+        return ((Number) s.get("timeMs")).doubleValue();
+    }
+
+    private static Map<String, Long> read(Path file) throws Exception {
+        Map<String, Long> m = new HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            int eq = line.indexOf('=');
+            m.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
+        }
+        return m;
+    }
+}
