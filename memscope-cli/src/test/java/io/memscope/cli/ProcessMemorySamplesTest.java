@@ -82,7 +82,9 @@ class ProcessMemorySamplesTest {
         long jvmGrowth = jvm.get("directAfter") - jvm.get("directBefore");
         assertThat(jvmGrowth).as("the JVM's own direct pool counter").isEqualTo(GROWTH);
         long directGrowth = MiniJson.num(after, "directBytes") - MiniJson.num(before, "directBytes");
-        assertThat(directGrowth).as(java + ": the direct part grew as the JVM counted").isEqualTo(jvmGrowth);
+        // within 64 KiB: the JDK's temporary direct buffers for file writes (the fixture's own) come and go
+        assertThat(directGrowth).as(java + ": the direct part grew as the JVM counted")
+                .isBetween(jvmGrowth - (64 << 10), jvmGrowth + (64 << 10));
         long rssGrowth = MiniJson.num(after, "rssBytes") - MiniJson.num(before, "rssBytes");
         assertThat(rssGrowth).as(java + ": RSS grew by the buffers (they are zeroed, so resident)")
                 .isBetween(jvmGrowth * 9 / 10, jvmGrowth + (32L << 20));
@@ -101,6 +103,7 @@ class ProcessMemorySamplesTest {
         assertThat(Jvms.metadataCount(meta, "processMemory.cpuNanos")).isPositive();
         assertThat(summary).as(java).containsPattern("RSS at its peak: [0-9.]+ MiB at [0-9.]+ s, of which heap "
                 + "committed 64.0 MiB, metaspace .*, direct 96.0 MiB");
+        assertThat(summary).as(java).containsPattern("RSS at its peak: .*, threads [0-9.]+ [KM]iB \\([0-9]+ threads");
     }
 
     private static double time(Map<String, Object> s) {
