@@ -128,7 +128,7 @@ class DumpCommandTest {
         assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
         List<String> lines = lines();
         assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
-        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.4\"")
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.5\"")
                 .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
         assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
         assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"

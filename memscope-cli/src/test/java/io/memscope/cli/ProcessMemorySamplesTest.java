@@ -106,6 +106,39 @@ class ProcessMemorySamplesTest {
         assertThat(summary).as(java).containsPattern("RSS at its peak: .*, threads [0-9.]+ [KM]iB \\([0-9]+ threads");
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void withNativeMemoryTrackingTheThreadStacksAndCategoriesAreNmts(@TempDir Path out) throws Exception {
+        assumeThat(Files.isReadable(Path.of("/proc/self/status"))).as("Linux: RSS from /proc").isTrue();
+        Path counters = out.resolve("counters.txt");
+        int code = Jvms.memscopeRun(out.resolve("run"), List.of(),
+                List.of(Jvms.current(), "-Xms64m", "-Xmx64m", "-XX:NativeMemoryTracking=summary", "-cp",
+                        Jvms.classPath(DirectGrowthFixture.class), DirectGrowthFixture.class.getName(),
+                        counters.toString(), "4", "1"));
+        assertThat(code).isZero();
+        Object report = Jvms.report(out.resolve("run"));
+        Map<String, Object> pm = MiniJson.obj(report, "processMemory");
+        assertThat(MiniJson.num(pm, "intervalMs")).as("the default interval").isEqualTo(100);
+        assertThat(pm.get("threadStacks")).isEqualTo("nmt");
+        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        assertThat(meta.get("processMemory.nmt")).isEqualTo("summary");
+        assertThat(Jvms.metadataCount(meta, "processMemory.nmtSamples")).isGreaterThanOrEqualTo(2);
+        assertThat(Jvms.metadataCount(meta, "processMemory.nmtFailures")).isZero();
+        Map<String, Long> categories = new HashMap<>();
+        for (Map<String, Object> c : MiniJson.list(report, "processMemory", "nmt", "categories")) {
+            categories.put((String) c.get("name"), MiniJson.num(c, "committedBytes"));
+        }
+        assertThat(categories).containsKeys("Java Heap", "Class", "Thread", "Thread.stack", "Code", "GC");
+        Map<String, Object> end = MiniJson.obj(report, "processMemory", "end");
+        long heap = MiniJson.num(end, "heapCommittedBytes");
+        assertThat((double) categories.get("Java Heap")).as("NMT's Java Heap against the JVM's committed heap")
+                .isBetween(heap * 0.99, heap * 1.01);
+        assertThat(MiniJson.num(end, "threadStacksBytes")).as("NMT's stacks, not an estimate")
+                .isPositive().isLessThan(MiniJson.num(end, "threads") * (1L << 20));
+        assertThat(Files.readString(Jvms.summaryFile(out.resolve("run")))).containsPattern("threads [0-9.]+ [KM]iB "
+                + "\\([0-9]+ threads, NMT\\)");
+    }
+
     private static double time(Map<String, Object> s) {
         return ((Number) s.get("timeMs")).doubleValue();
     }

@@ -82,7 +82,9 @@ function renderChart() {
 function chartSeries(defs) {
   var series = [{label: 'time', value: function (u, v) { return v == null ? '–' : fmtSec(v); }}];
   defs.forEach(function (d) {
-    var s = {label: d[1], stroke: d[2], scale: d[3], spanGaps: true, points: {show: false},
+    // Stepped: a value holds from its measurement until the next one of the same series (no line is drawn between
+    // two measurements as if the memory had changed steadily between them)
+    var s = {label: d[1], stroke: d[2], scale: d[3], spanGaps: true, points: {show: false}, paths: uPlot.paths.stepped({align: 1}),
       value: d[3] === 'rate' ? function (u, v) { return v == null ? '–' : fmtBytes(v) + '/s'; } : function (u, v) { return v == null ? '–' : fmtBytes(v); }};
     for (var k in d[4]) s[k] = d[4][k];
     series.push(s);
