@@ -70,6 +70,7 @@ function renderChart() {
       draw: [function (u) { drawMarks(u, pauses, peakMark, wholeHeap); }]
     }
   }, data, box);
+  box.plot = plot; // for the page's tests: what was drawn
   note.textContent = (hasBuckets ? 'Drag across the chart to restrict the flame graph and the tables to a time range. ' : '')
     + 'Red ticks on the time axis: GC pauses (taller = longer); orange dots: collections that examined the whole heap (only they '
     + 'confirm what is held). Held: reachable at such a collection; the lighter band above it is unconfirmed memory, which '

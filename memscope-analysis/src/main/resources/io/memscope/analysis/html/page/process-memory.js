@@ -84,6 +84,7 @@ function renderProcessMemory() {
       draw: [function (u) { drawMarks(u, pauses, null, wholeHeap); }]
     }
   }, data, box);
+  box.plot = processPlot; // for the page's tests: what was drawn
   note.textContent = 'The process\'s resident set (RSS) by part, sampled every ' + pm.intervalMs + ' ms'
     + (pm.downsampled ? ' (downsampled: each point is the largest RSS of its stretch)' : '')
     + '. Each sample holds until the next (steps); gaps mark stretches without samples. Heap, metaspace, code cache '
