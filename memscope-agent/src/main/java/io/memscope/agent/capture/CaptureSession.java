@@ -440,6 +440,20 @@ public final class CaptureSession {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;
     }
 
+    /**
+     * @return the latest sample of the process's memory, in the order of {@link #processMemoryParts()}; empty when it
+     *         is not sampled (or not yet)
+     */
+    public long[] processMemory() {
+        ProcessMemorySampler pm = processMemory;
+        return pm == null || !running ? new long[0] : pm.latest();
+    }
+
+    /** @return the names of {@link #processMemory()}'s values (docs/formats/recording.md, 4.17) */
+    public static String[] processMemoryParts() {
+        return ProcessMemorySampler.PARTS.toArray(new String[0]);
+    }
+
     /** @return native blocks allocated and not yet freed (0 without native tracking) */
     public long nativeOutstandingBlocks() {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBlocks() : 0;

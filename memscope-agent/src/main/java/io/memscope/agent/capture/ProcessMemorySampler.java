@@ -81,6 +81,8 @@ final class ProcessMemorySampler {
     private long nmtFailures;
     private long cpuNanos;
     private String firstFailure;
+    /** The latest sample's values (in {@link #PARTS} order), for the MXBean; all unknown before the first. */
+    private final long[] latest = new long[P];
 
     /**
      * @param intervalMillis how often to sample
@@ -90,6 +92,7 @@ final class ProcessMemorySampler {
     ProcessMemorySampler(long intervalMillis, long flushMillis, LongSupplier trackedNative) {
         this.intervalNanos = intervalMillis * 1_000_000L;
         this.trackedNative = trackedNative;
+        Arrays.fill(latest, ProcessMemorySamples.UNKNOWN);
         int capacity = (int) Math.min(4096, Math.max(16, 2 * flushMillis / intervalMillis + 4));
         times = new long[capacity];
         values = new long[capacity * P];
@@ -140,6 +143,11 @@ final class ProcessMemorySampler {
         nextDue = nowNanos;
         nextNmt = nowNanos;
         return this;
+    }
+
+    /** @return a copy of the latest sample's values in {@link #PARTS} order (any thread) */
+    long[] latest() {
+        return latest.clone();
     }
 
     /** @return nanoseconds until the next sample is due (0: now) */
@@ -201,6 +209,7 @@ final class ProcessMemorySampler {
         values[base + MAPPED] = mapped == null ? -1 : Math.max(-1, mapped.getMemoryUsed());
         long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
         values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
+        System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
     }
