@@ -26,8 +26,9 @@ final class ProcessMemorySummary {
         part(parts, "heap committed", p.heapCommittedBytes(), "");
         part(parts, "metaspace", p.metaspaceBytes(), "");
         part(parts, "code cache", p.codeCacheBytes(), "");
-        part(parts, "threads", p.threadStacksBytes(), pm.threadStacks().equals("nmt")
-                ? " (" + p.threads() + " threads, NMT)" : " (" + p.threads() + " threads x stack size, an upper bound)");
+        String threads = p.threads() >= 0 ? p.threads() + " threads" : "threads";
+        part(parts, "threads", p.threadStacksBytes(), pm.threadStacks().equals("nmt") ? " (" + threads + ", NMT)"
+                : " (" + threads + " x stack size, an upper bound)");
         part(parts, "direct", p.directBytes(), "");
         part(parts, "malloc", p.mallocBytes(), " (memscope-tracked: Unsafe, arenas)");
         part(parts, "other", p.otherBytes(), "");

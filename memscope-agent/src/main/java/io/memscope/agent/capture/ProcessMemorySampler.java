@@ -172,11 +172,11 @@ final class ProcessMemorySampler {
             if (count == times.length) {
                 writeTo(recording);
             }
-            sample(nowNanos);
-            if (!"off".equals(nmt) && nowNanos >= nextNmt) {
+            if (!"off".equals(nmt) && nowNanos >= nextNmt) { // first: the fast sample takes its stack figure
                 nextNmt = nowNanos + NMT_INTERVAL_NANOS;
                 nmtSample(nowNanos);
             }
+            sample(nowNanos);
         } catch (Throwable t) {
             failed(t);
         }
