@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 agent="$root/memscope-agent/target/memscope-agent.jar"
-core="$(ls "$root"/memscope-core/target/memscope-core-*.jar | grep -v sources | head -1)"
+core="$(ls "$root"/memscope-core/target/memscope-core-*.jar | grep -v -e -sources -e -javadoc -e -tests | head -1)"
 [ -e "$agent" ] && [ -e "$core" ] || { echo "build first: ./mvnw -B package -DskipTests" >&2; exit 1; }
 work="$(mktemp -d /tmp/memscope-pm-cost.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
