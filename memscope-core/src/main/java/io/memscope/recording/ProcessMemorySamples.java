@@ -22,8 +22,8 @@ import java.util.List;
  * <li>{@code threadStacks}: the threads' stacks: NMT's committed stack bytes when the JVM runs with
  *     {@code -XX:NativeMemoryTracking}, else an estimate (threads times the configured stack size; metadata
  *     {@code processMemory.threadStacks} says which);</li>
- * <li>{@code directBuffers}, {@code mappedBuffers}: memory used by the {@code direct} and {@code mapped} buffer pools
- *     ({@code BufferPoolMXBean});</li>
+ * <li>{@code directBuffers}: memory used by the {@code direct} buffer pool (what {@code BufferPoolMXBean}
+ *     "direct" reports);</li>
  * <li>{@code trackedNative}: native memory memscope tracked and that is still allocated (direct buffers, Unsafe,
  *     FFM arenas);</li>
  * <li>{@code nmt.<category>.committed}: NMT's committed bytes per category (in blocks of their own, taken less

@@ -573,7 +573,7 @@ public final class CaptureSession {
         ProcessMemorySampler pm = null;
         if (processMemoryMillis > 0) {
             pm = new ProcessMemorySampler(processMemoryMillis, settings.flushMillis(),
-                    settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime());
+                    settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
             processMemory = pm;
         }
         // Never interrupted: an interrupt during a FileChannel write would close the recording.

@@ -3,7 +3,6 @@ package io.memscope.agent.capture;
 import io.memscope.internal.error.Failures;
 import io.memscope.recording.ProcessMemorySamples;
 import java.io.RandomAccessFile;
-import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -20,7 +19,7 @@ import java.util.regex.Pattern;
 /**
  * Samples the process's memory every {@code processMemory} milliseconds on the capture's background thread
  * ({@link CaptureSession}'s {@code memscope-reaper}, whose waits end at the next sample's time): the resident set and
- * its parts, the heap, metaspace, code cache, thread stacks, buffer pools and the native memory memscope tracks (the
+ * its parts, the heap, metaspace, code cache, thread stacks, the direct buffer pool and the native memory memscope tracks (the
  * parts of {@link ProcessMemorySamples}), and, when the JVM runs with {@code -XX:NativeMemoryTracking}, NMT's
  * committed bytes per category (at most once a second: the JVM builds the whole report as text).
  *
@@ -38,11 +37,11 @@ final class ProcessMemorySampler {
     /** The parts of each fast sample, in this order. */
     static final List<String> PARTS = List.of("rss", "rssAnon", "rssFile", "rssShmem", "swap", "threads",
             "heapUsed", "heapCommitted", "metaspace", "classSpace", "codeCache", "threadStacks", "directBuffers",
-            "mappedBuffers", "trackedNative");
+            "trackedNative");
     private static final int RSS = 0, RSS_ANON = 1, RSS_FILE = 2, RSS_SHMEM = 3, SWAP = 4, THREADS = 5,
             HEAP_USED = 6, HEAP_COMMITTED = 7, METASPACE = 8, CLASS_SPACE = 9, CODE_CACHE = 10, THREAD_STACKS = 11,
-            DIRECT = 12, MAPPED = 13, TRACKED_NATIVE = 14;
-    private static final int P = 15;
+            DIRECT = 12, TRACKED_NATIVE = 13;
+    private static final int P = 14;
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
     private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
         ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
@@ -64,8 +63,8 @@ final class ProcessMemorySampler {
     private final List<MemoryPoolMXBean> metaspacePools = new ArrayList<>();
     private final List<MemoryPoolMXBean> classPools = new ArrayList<>();
     private final List<MemoryPoolMXBean> codePools = new ArrayList<>();
-    private BufferPoolMXBean direct;
-    private BufferPoolMXBean mapped;
+    /** The JDK's {@code direct} buffer pool's memory used, as {@code BufferPoolMXBean} reports it; null unknown. */
+    private java.lang.invoke.MethodHandle direct;
     private ThreadMXBean threadBean;
     private boolean cpuTime;
     /** Bytes of one thread's stack (ThreadStackSize), for the estimate without NMT. */
@@ -98,8 +97,12 @@ final class ProcessMemorySampler {
         values = new long[capacity * P];
     }
 
-    /** Finds the beans and opens {@code /proc/self/status}; what is missing stays unknown. Never throws. */
-    ProcessMemorySampler start(long nowNanos) {
+    /**
+     * Finds the beans and opens {@code /proc/self/status}; what is missing stays unknown. Never throws.
+     *
+     * @param inst exports the JDK's direct buffer pool to the agent (else the direct part is unknown)
+     */
+    ProcessMemorySampler start(long nowNanos, java.lang.instrument.Instrumentation inst) {
         try {
             statusFile = new RandomAccessFile("/proc/self/status", "r");
         } catch (Throwable t) {
@@ -119,13 +122,7 @@ final class ProcessMemorySampler {
                     codePools.add(p);
                 }
             }
-            for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-                if (b.getName().equals("direct")) {
-                    direct = b;
-                } else if (b.getName().equals("mapped")) {
-                    mapped = b;
-                }
-            }
+            direct = directPool(inst);
             threadBean = ManagementFactory.getThreadMXBean();
             cpuTime = threadBean.isCurrentThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
             com.sun.management.HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(
@@ -205,13 +202,54 @@ final class ProcessMemorySampler {
         }
         values[base + THREAD_STACKS] = nmtStackBytes >= 0 ? nmtStackBytes
                 : values[base + THREADS] >= 0 ? values[base + THREADS] * stackSizeBytes : -1;
-        values[base + DIRECT] = direct == null ? -1 : Math.max(-1, direct.getMemoryUsed());
-        values[base + MAPPED] = mapped == null ? -1 : Math.max(-1, mapped.getMemoryUsed());
+        values[base + DIRECT] = directUsed();
         long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
         values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
+    }
+
+    /**
+     * The {@code direct} buffer pool the {@code BufferPoolMXBean} named "direct" reads, taken from the JDK directly:
+     * asking {@code ManagementFactory} for the buffer pool beans also makes the {@code mapped} ones, whose home is
+     * {@code sun.nio.ch.FileChannelImpl}, and would load the file channel machinery (about 30 classes) into every
+     * JVM, which the agent otherwise never needs. So the mapped pools are not sampled (mapped files are in
+     * {@code rssFile}).
+     */
+    private static java.lang.invoke.MethodHandle directPool(java.lang.instrument.Instrumentation inst) {
+        try {
+            if (inst != null) {
+                Module base = Object.class.getModule();
+                Module self = ProcessMemorySampler.class.getModule();
+                inst.redefineModule(base, java.util.Set.of(), Map.of("jdk.internal.access", java.util.Set.of(self),
+                        "jdk.internal.misc", java.util.Set.of(self)), Map.of(), java.util.Set.of(), Map.of());
+            }
+            Object access = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaNioAccess")
+                    .invoke(null);
+            java.lang.reflect.Method getPool = Class.forName("jdk.internal.access.JavaNioAccess")
+                    .getMethod("getDirectBufferPool");
+            Object pool = getPool.invoke(access);
+            java.lang.reflect.Method used = getPool.getReturnType().getMethod("getMemoryUsed");
+            return java.lang.invoke.MethodHandles.publicLookup().unreflect(used).bindTo(pool)
+                    .asType(java.lang.invoke.MethodType.methodType(long.class));
+        } catch (Throwable t) {
+            return null; // a JDK without it: the direct part is unknown
+        }
+    }
+
+    private long directUsed() {
+        java.lang.invoke.MethodHandle h = direct;
+        if (h == null) {
+            return ProcessMemorySamples.UNKNOWN;
+        }
+        try {
+            return Math.max(-1, (long) h.invokeExact());
+        } catch (Throwable t) {
+            direct = null;
+            failed(t);
+            return ProcessMemorySamples.UNKNOWN;
+        }
     }
 
     private static long committed(List<MemoryPoolMXBean> pools) {
