@@ -231,12 +231,17 @@ final class ProcessMemorySampler {
                     .getMethod("getDirectBufferPool");
             Object pool = getPool.invoke(access);
             java.lang.reflect.Method used = getPool.getReturnType().getMethod("getMemoryUsed");
-            return java.lang.invoke.MethodHandles.publicLookup().unreflect(used).bindTo(pool)
+            // this module's lookup: the packages are exported to it only (a public lookup would not see them)
+            return java.lang.invoke.MethodHandles.lookup().unreflect(used).bindTo(pool)
                     .asType(java.lang.invoke.MethodType.methodType(long.class));
         } catch (Throwable t) {
-            return null; // a JDK without it: the direct part is unknown
+            directWhyNot = String.valueOf(t); // a JDK without it: the direct part is unknown
+            return null;
         }
     }
+
+    /** Why the direct buffer pool could not be read, or null. */
+    private static volatile String directWhyNot;
 
     private long directUsed() {
         java.lang.invoke.MethodHandle h = direct;
@@ -422,6 +427,9 @@ final class ProcessMemorySampler {
         into.put("processMemory.rss", statusFile != null ? "/proc/self/status"
                 : "unknown: no /proc/self/status on this platform (the JVM's own figures only)");
         into.put("processMemory.nmt", nmt);
+        if (direct == null) {
+            into.put("processMemory.direct", "unknown: " + directWhyNot);
+        }
         if (!"off".equals(nmt)) {
             into.put("processMemory.nmtSamples", Long.toString(nmtSamples));
             into.put("processMemory.nmtFailures", Long.toString(nmtFailures));
