@@ -15,11 +15,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import memscope.fixtures.PushFixture;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The push to a Pyroscope server, end to end: {@code memscope run --push} on a real JVM ({@link PushFixture}: a known
@@ -69,13 +69,16 @@ class PushTest {
         return ((Number) m.get(key)).longValue();
     }
 
-    @Test
+    @ParameterizedTest(name = "{0} sampler")
+    @ValueSource(strings = {"jvmti", "bytecode"})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void everyIntervalIsPushedAsPprofAndAgreesWithTheReport(@TempDir Path out, @TempDir Path logs) throws Exception {
+    void everyIntervalIsPushedAsPprofAndAgreesWithTheReport(String sampler, @TempDir Path out, @TempDir Path logs)
+            throws Exception {
         String churn = frame("churn", "CHURN-SITE");
         String retained = frame("retain", "RETAINED-SITE");
         try (PushReceiver receiver = new PushReceiver(PushReceiver.Mode.OK)) {
-            CliRun r = run(out, logs, List.of("--push", receiver.url(), "--push-interval", "1s", "--push-name",
+            CliRun r = run(out, logs, List.of("--sampler", sampler, "--push", receiver.url(), "--push-interval", "1s",
+                    "--push-name",
                     "pushfixture", "--push-label", "env=test", "--push-label", "team=mem", "--push-tenant", "tenant-a",
                     "--push-auth-file", tokenFile(logs).toString()), 4000, 2500);
             assertThat(r.exit).as(r.err).isZero();
@@ -86,6 +89,7 @@ class PushTest {
             Object report = Jvms.report(out);
             Map<String, Object> meta = MiniJson.obj(report, "metadata");
             String pid = meta.get("pid").toString();
+            assertThat(meta).containsEntry("sampler", sampler);
 
             long lastUntil = 0;
             pushes.sort(Comparator.comparingLong(p -> Long.parseLong(p.query().get("from"))));
@@ -128,7 +132,7 @@ class PushTest {
             }
             long reportChurn = number(site(report, "topAllocationSites", churn), "allocatedBytes");
             assertThat(reportChurn).as("the fixture churns about 1 MB a ms").isGreaterThan(100L << 20);
-            System.out.printf("push: %d profiles; churn site alloc_space pushed %d, report %d (%.2f%%); retained site "
+            System.out.printf("push (" + sampler + "): %d profiles; churn site alloc_space pushed %d, report %d (%.2f%%); retained site "
                     + "inuse_space %d, report %d, truth %d%n", pushes.size(), pushedChurn, reportChurn,
                     100.0 * (pushedChurn - reportChurn) / reportChurn, heldOf(pushes, retained),
                     number(site(report, "topLiveSites", retained), "liveBytes"),
