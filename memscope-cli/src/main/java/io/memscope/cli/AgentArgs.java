@@ -155,6 +155,11 @@ final class AgentArgs {
             parts.add("pushTenant=" + pushTenant);
         }
         if (pushAuthFile != null) {
+            try {
+                io.memscope.launch.PushAuth.header(java.util.Map.of(), pushAuthFile); // fails now, not in the JVM
+            } catch (IllegalArgumentException e) {
+                throw MemscopeException.configuration(e.getMessage());
+            }
             parts.add("pushAuthFile=" + pushAuthFile.toAbsolutePath());
         }
         if (out != null) {

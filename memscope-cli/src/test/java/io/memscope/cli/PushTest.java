@@ -199,6 +199,25 @@ class PushTest {
         assertThat(r.err).doesNotContain(TOKEN);
     }
 
+    @org.junit.jupiter.api.Test
+    void credentialsAnywhereButTheEnvironmentOrAPrivateFileAreRefusedBeforeAnythingStarts(@TempDir Path dir)
+            throws Exception {
+        Path f = tokenFile(dir);
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+        CliRun open = CliRun.run("run", "--out", dir.resolve("out").toString(), "--push", "http://127.0.0.1:9",
+                "--push-auth-file", f.toString(), "--", "true");
+        assertThat(open.exit).isNotZero();
+        assertThat(open.err).contains("chmod 600").doesNotContain(TOKEN);
+        CliRun option = CliRun.run("run", "--out", dir.resolve("out").toString(), "--push", "http://127.0.0.1:9",
+                "--agent-option", "pushAuth=" + TOKEN, "--", "true");
+        assertThat(option.exit).isNotZero();
+        assertThat(option.err).contains("MEMSCOPE_PUSH_AUTH").doesNotContain(TOKEN);
+        CliRun url = CliRun.run("run", "--out", dir.resolve("out").toString(), "--push",
+                "http://user:" + TOKEN + "@127.0.0.1:9", "--", "true");
+        assertThat(url.exit).isNotZero();
+        assertThat(url.err).contains("credentials in the URL are refused").doesNotContain(TOKEN);
+    }
+
     enum Backend { REFUSES_500, HANGS, DOWN }
 
     @ParameterizedTest
