@@ -29,6 +29,8 @@ agent="$root/memscope-agent/target/memscope-agent.jar"
 work="$(mktemp -d /tmp/memscope-push-cost.XXXXXX)"
 receiver_pid=""
 trap '[ -n "$receiver_pid" ] && kill "$receiver_pid" 2>/dev/null; rm -rf "$work"' EXIT
+cp "$agent" "$work/memscope-agent.jar" # a build running meanwhile may rewrite the original
+agent="$work/memscope-agent.jar"
 javac_bin="$(dirname "$(readlink -f "$java")")/javac"
 cat > "$work/PushCostWorkload.java" <<'JAVA'
 public final class PushCostWorkload {
@@ -92,7 +94,7 @@ run() { # config index, round
   TIMEFORMAT="%U %S"
   start=$EPOCHREALTIME
   { time "$java" ${opts[$i]:+"${opts[$i]}"} -cp "$work/classes" PushCostWorkload "$iterations" \
-      > /dev/null 2>&1 ; } 2> "$work/time"
+      > /dev/null 2>&1 || echo "$i" >> "$work/failed"; } 2> "$work/time"
   end=$EPOCHREALTIME
   read -r u s < "$work/time"
   [ "$2" -gt 0 ] && echo "$i $(python3 -c "print(round(($end-$start)*1000), round(($u+$s)*1000))")" >> "$work/results"
@@ -103,6 +105,7 @@ for r in $(seq 0 "$rounds"); do
   for k in 0 1 2 3; do run $(( (k + r) % 4 )) "$r"; done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
+[ -s "$work/failed" ] && echo "failed runs (configuration index): $(tr '\n' ' ' < "$work/failed")"
 python3 - "$work/results" "${configs[@]}" <<'PY'
 import sys, statistics
 rows = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
