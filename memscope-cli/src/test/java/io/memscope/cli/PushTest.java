@@ -154,6 +154,10 @@ class PushTest {
                     .isCloseTo(reportHeld, within(reportHeld * 0.10));
             assertThat((double) pushedHeld).as("against the truth").isCloseTo(truth, within(truth * 0.20));
             assertThat(PushReceiver.sum(last, "inuse_space", f -> f.contains(churn))).isLessThan(truth / 100);
+            // Native: the direct buffer, outstanding, exact, under its stack
+            String direct = frame("retain", "DIRECT-SITE");
+            assertThat(PushReceiver.sum(last, "native_inuse_space", f -> f.contains(direct)))
+                    .isEqualTo(PushFixture.DIRECT_BYTES);
 
             // Counters, and the token nowhere
             assertThat(Jvms.metadataCount(meta, "push.sent")).isEqualTo(pushes.size());

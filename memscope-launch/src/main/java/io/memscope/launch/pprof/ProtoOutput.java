@@ -73,7 +73,7 @@ final class ProtoOutput {
         }
     }
 
-    /** A string field; nothing when empty (used for the string table, whose first entry must be written: see below). */
+    /** A string field, written even when empty (the string table's first entry is the empty string). */
     void string(int field, String s) {
         bytes(field, s.getBytes(StandardCharsets.UTF_8), true);
     }
