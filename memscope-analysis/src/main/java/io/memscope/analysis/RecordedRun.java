@@ -31,7 +31,7 @@ import java.util.Set;
  * sites, stacks, GC records, exact site counts, anomalies, the END totals and any damage) and learning from the
  * events what an analysis must know before it replays them: how many there are, their first and last timestamps,
  * the threads with scope edges, and each site's allocation window ({@link AllocationWindows}; also inside a report's
- * time window when its bounds are known before the first event). {@link #replay} streams the events from the file
+ * time window when the run's start is known before the first event). {@link #replay} streams the events from the file
  * again, in file order. The events are never held: memory is the string table, the sites and the stacks, whatever
  * the length of the run.
  *
@@ -107,8 +107,9 @@ public final class RecordedRun {
 
     /**
      * Opens a recording for a report over {@code window}: reads it once, and learns the sites' allocation windows
-     * inside it as well when the recording names its start ({@value MetadataKeys#START_NANOS}) before its first
-     * event (the agent's do).
+     * inside it as well when the run's start is known before the first event: the metadata's
+     * {@value MetadataKeys#START_NANOS}, or the header's clock pair when the metadata comes later (the agent's
+     * recordings: their header's {@code nanoTime} is the capture's start).
      */
     static RecordedRun open(Path file, TimeWindow window) {
         Streams streams = new Streams(window);
@@ -299,6 +300,7 @@ public final class RecordedRun {
         /** The allocation windows inside the report's window (null: unrestricted, or its bounds not known in time). */
         AllocationWindows inWindow;
         private String startNanos;
+        private RecordingHeader header;
         long eventCount;
         long firstNanos = Long.MAX_VALUE;
         long lastNanos = Long.MIN_VALUE;
@@ -309,6 +311,11 @@ public final class RecordedRun {
 
         Streams(TimeWindow window) {
             this.window = window;
+        }
+
+        @Override
+        public void header(RecordingHeader h) {
+            header = h;
         }
 
         @Override
@@ -333,17 +340,23 @@ public final class RecordedRun {
         }
 
         /**
-         * @return the allocation windows to learn inside the report's window, as far as the start named so far
-         *         places it (the report checks it is the start it uses: {@link AllocationWindows#covers}), or null
+         * @return the allocation windows to learn inside the report's window, as far as the run's start known so far
+         *         places it: the metadata's {@value MetadataKeys#START_NANOS} if it came before the first event, else
+         *         the header's clock pair (the agent writes its metadata after the first events, and the capture's
+         *         start as the header's {@code nanoTime}); the report checks it is the start it uses
+         *         ({@link AllocationWindows#covers}); null without either
          */
         private AllocationWindows windowBounds() {
-            if (startNanos == null) {
-                return null;
-            }
             long start;
-            try {
-                start = Long.parseLong(startNanos.trim());
-            } catch (NumberFormatException e) {
+            if (startNanos != null) {
+                try {
+                    start = Long.parseLong(startNanos.trim());
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+            } else if (header != null) {
+                start = header.nanoTime();
+            } else {
                 return null;
             }
             long from = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);

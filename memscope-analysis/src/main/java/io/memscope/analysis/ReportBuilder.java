@@ -20,8 +20,8 @@ import java.nio.file.Path;
  * events that follow it in time, and the peak and the window's last whole-heap collection are known only at the
  * end), the run's end (the timeline's buckets) and each site's allocation window (the leak rules' reference points
  * and the native rule's midpoint); the API sections need the threads with scope edges. A restricted window's
- * allocation windows are learnt in the first read when the recording names its start before its first event (the
- * agent's do); otherwise they take one more read. Memory: per site, per stack, per live sample and per outstanding
+ * allocation windows are learnt in the first read when the run's start is known before the first event (the agent's
+ * recordings: their header's clock pair is the capture's start); otherwise they take one more read. Memory: per site, per stack, per live sample and per outstanding
  * native block; never per event.
  *
  * <p><b>Weights.</b> Heap objects are sampled by bytes as a Poisson process with mean {@code m} (the recording's

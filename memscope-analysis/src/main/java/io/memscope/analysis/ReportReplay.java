@@ -108,7 +108,7 @@ final class ReportReplay implements EventSink {
         this.to = Math.max(t, f);
         AllocationWindows w = restricted ? run.allocationWindows(from, to) : run.allocationWindows();
         if (w == null) {
-            // the recording did not name its start before its first event (or was not opened for this window): the
+            // the run's start was not known before the first event (or the run was not opened for this window): the
             // sites' allocation windows inside it take a read of their own
             AllocationWindows inside = new AllocationWindows(from, to);
             run.replay(inside::add);

@@ -41,7 +41,7 @@ final class SiteTally {
     int nEpoch = -1;
     long nAtPeakBytes;
     long nAtPeakBlocks;
-    /** The whole-heap collections the leak rule compares (-1: none), see the class comment. */
+    /** The whole-heap collections the leak rule compares (-1: none): {@link ReportRules#chooseReferences}. */
     int firstRef = -1;
     int secondRef = -1;
     /** Outstanding bytes at the midpoint of the site's allocation window (valid once {@link #nMidTaken}). */

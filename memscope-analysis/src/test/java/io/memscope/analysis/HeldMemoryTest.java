@@ -97,7 +97,7 @@ class HeldMemoryTest {
         TimeWindow window = new TimeWindow(0.015, 0.3);
         long from = 15 * MS;
         long to = 300 * MS;
-        RecordedRun opened = RecordedRun.open(file, window); // the recording names its start before its events
+        RecordedRun opened = RecordedRun.open(file, window); // the run's start is known before its first event
         AllocationWindows learnt = opened.allocationWindows(from, to);
         assertThat(learnt).isNotNull();
         AllocationWindows own = new AllocationWindows(from, to);
