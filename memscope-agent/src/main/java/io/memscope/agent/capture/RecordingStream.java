@@ -1,11 +1,11 @@
 package io.memscope.agent.capture;
 
-import io.memscope.MemoryEventType;
 import io.memscope.recording.GcRecord;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.internal.store.EventStore;
 import java.util.BitSet;
 import java.util.List;
@@ -170,17 +170,16 @@ final class RecordingStream implements EventSink {
 
     /** One event: the definitions of its site and stack first (once each), then the event itself. One lock. */
     @Override
-    public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
-                                    long previousSize, long threadId, int threadNameId, int variableNameId,
-                                    int typeNameId, long stackId, int siteId) {
+    public synchronized void accept(EventView e) {
+        int siteId = e.siteId();
+        long stackId = e.stackId();
         if (siteId > 0 && !sitesWritten.get(siteId)) {
             writeSite(siteId);
         }
         if (stackId != 0 && stacksWritten.get(stackId) == null) {
             writeStack(stackId);
         }
-        writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
-                typeNameId, stackId, siteId);
+        writer.accept(e);
         drained++;
         if (type == MemoryEventType.ALLOCATE && push != null) {
             pushed(size, stackId, siteId, threadNameId, typeNameId);
