@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.MemoryEventType;
 import io.memscope.recording.GcRecord;
 import io.memscope.internal.error.Failures;
 import io.memscope.internal.recording.EventColumns;
@@ -181,8 +182,8 @@ final class RecordingStream implements EventSink {
         }
         writer.accept(e);
         drained++;
-        if (type == MemoryEventType.ALLOCATE && push != null) {
-            pushed(size, stackId, siteId, threadNameId, typeNameId);
+        if (e.type() == MemoryEventType.ALLOCATE && push != null) {
+            pushed(e.size(), stackId, siteId, e.threadNameId(), e.typeNameId());
         }
     }
 }
