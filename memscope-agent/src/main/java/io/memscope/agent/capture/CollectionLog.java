@@ -72,7 +72,7 @@ final class CollectionLog {
     /** {@link #takeVerdict}: no collection that examined the whole heap since the last call. */
     static final long NO_VERDICT = Long.MIN_VALUE;
     /** A collection is written this long after its end (its notifications arrive in the meantime). */
-    private static final long SETTLE_NANOS = 2_000_000_000L;
+    static final long SETTLE_NANOS = 2_000_000_000L;
     /** How long a collection waits at most for a cut that tells its bean collections. */
     private static final long STALE_NANOS = 10_000_000_000L;
     /** How long a notification waits for its collection to be reported. */
@@ -84,14 +84,12 @@ final class CollectionLog {
     private final List<GcDetails> arrived = new ArrayList<>();
     /** Bean collections a cut placed in a pause whose details have not arrived, by key. */
     private final Map<Long, GcPause> placed = new HashMap<>();
-    /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written, by key. */
-    private final Map<Long, GcDetails> cycles = new HashMap<>();
-    /** Generational ZGC: the starts of its young collections (a minor cycle's, a major cycle's), latest kept. */
-    private final java.util.TreeSet<Long> youngStarts = new java.util.TreeSet<>();
     /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
     private final GcHistory history = new GcHistory();
     private final NotificationTimes times = new NotificationTimes();
+    /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written. */
+    private final ConcurrentCycles cycles = new ConcurrentCycles(times);
     private final long captureStartNanos;
     private final boolean seenFromStart;
     /** The library's started and finished collection counts ({@code started << 32 | finished}), or null. */
@@ -440,14 +438,7 @@ final class CollectionLog {
             }
             it.remove();
         }
-        for (Iterator<GcDetails> it = cycles.values().iterator(); it.hasNext(); ) {
-            GcDetails d = it.next();
-            boolean timed = times.known();
-            if (timed && (all || d.notified || now - d.receivedNanos >= SETTLE_NANOS)) {
-                done(cycleRecord(d));
-                it.remove();
-            }
-        }
+        cycles.settle(all, now, this);
     }
 
     private static boolean allNotified(GcPause p) {
@@ -461,7 +452,8 @@ final class CollectionLog {
         return expected >= 0 && notified >= expected;
     }
 
-    private void done(GcRecord r) {
+    /** A record made final: taken by {@link #take}, kept for {@link #since}. */
+    void done(GcRecord r) {
         ready.add(r);
         history.add(r);
     }
@@ -536,23 +528,7 @@ final class CollectionLog {
             int bean = (int) (d.key >>> 48);
             long id = d.key & 0xFFFF_FFFF_FFFFL;
             if (CollectionKinds.isCycleBean(d.name)) {
-                GcDetails had = cycles.get(d.key);
-                if (had == null || d.notified && !had.notified) {
-                    cycles.put(d.key, had == null ? d : merged(had, d));
-                }
-                if (had == null && CollectionKinds.isGenerationalZgcCycle(d.name)
-                        && times.known()) {
-                    youngStarts.add(cycleStart(d));
-                    if (youngStarts.size() > 256) {
-                        youngStarts.pollFirst();
-                    }
-                }
-                if (had == null && times.paired() && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
-                    long snapshot = cycleSnapshot(d, times.earliestStart(d));
-                    if (snapshot != CollectionKinds.NOTHING_JUDGED) {
-                        verdict = Math.max(verdict, snapshot);
-                    }
-                }
+                verdict = Math.max(verdict, cycles.arrive(d));
                 it.remove();
                 continue;
             }
@@ -628,58 +604,6 @@ final class CollectionLog {
         return notification; // a notification carries the same figures and the cause and action
     }
 
-    /** @return the record of a concurrent cycle, placed as early and ending as late as the learned offset allows */
-    private GcRecord cycleRecord(GcDetails d) {
-        long start;
-        long end;
-        start = times.earliestStart(d);
-        end = times.latestEnd(d);
-        Examined examined = CollectionKinds.ofBean(d.name);
-        String cause = d.cause == null || d.cause.isEmpty() ? null : d.cause;
-        String action = d.action == null || d.action.isEmpty() ? null : d.action;
-        long snapshot = examined == Examined.WHOLE_HEAP ? cycleSnapshot(d, start) : start;
-        if (snapshot == CollectionKinds.NOTHING_JUDGED) {
-            examined = Examined.UNKNOWN; // it judged none of the objects memscope sampled
-            snapshot = start;
-        }
-        return new GcRecord(start, Math.max(0, end - start), d.name, cause, d.before, d.after, d.committed, action,
-                examined, snapshot, examined == Examined.WHOLE_HEAP ? Math.max(start, end) : start);
-    }
-
-    /** @return a cycle's start on the nanoTime clock, as early as the learned offset allows */
-    private long cycleStart(GcDetails d) {
-        return times.earliestStart(d);
-    }
-
-    /**
-     * The snapshot of a concurrent cycle that examined the whole heap. A ZGC major cycle of the generational collector
-     * judges the old generation only, except when asked for explicitly ({@link CollectionKinds#promotesAll}), which
-     * first promotes every young object; and its young collections keep every object the heap sampler references
-     * (JNI weak references are roots they do not process), so a sampled object judged by nothing stays in the young
-     * generation until it is old enough to be promoted. After {@value CollectionKinds#ZGC_MAX_YOUNG_AGE} young
-     * collections any object still alive is old: the snapshot is the start of the young collection that many before
-     * the major cycle's start (or nothing judged when that many were not seen).
-     *
-     * @param start the cycle's start
-     * @return the snapshot, or {@link CollectionKinds#NOTHING_JUDGED}
-     */
-    private long cycleSnapshot(GcDetails d, long start) {
-        if (!CollectionKinds.isGenerationalZgcCycle(d.name) || CollectionKinds.promotesAll(d.cause)
-                || endCheckFrom != Long.MIN_VALUE && start >= endCheckFrom - TOLERANCE_NANOS) {
-            return start;
-        }
-        int n = 0;
-        for (Long s : youngStarts.headSet(start, false).descendingSet()) {
-            if (++n == CollectionKinds.ZGC_MAX_YOUNG_AGE) {
-                return s;
-            }
-        }
-        return CollectionKinds.NOTHING_JUDGED;
-    }
-
-    /** When the end check's {@code System.gc()} was called; MIN_VALUE before. */
-    private long endCheckFrom = Long.MIN_VALUE;
-
     /**
      * The capture's end check ({@link io.memscope.launch.EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
      * {@code toNanos}: every HotSpot collector examines the whole heap for it (a full collection; a major or whole
@@ -690,7 +614,6 @@ final class CollectionLog {
      * the heap figures measured around the call ({@code Runtime}), and {@code System.gc()} as its cause.
      */
     synchronized void endCheck(long fromNanos, long toNanos, long usedBefore, long usedAfter, long committed) {
-        endCheckFrom = fromNanos;
         GcPause last = null;
         for (GcPause p : pauses) {
             // the check's own pause: the last in its window, not one already known to be a young collection (another
@@ -699,15 +622,8 @@ final class CollectionLog {
                 last = p;
             }
         }
-        GcDetails cycle = null;
-        for (GcDetails d : cycles.values()) {
-            long start = times.earliestStart(d);
-            if (start >= fromNanos - TOLERANCE_NANOS && start <= toNanos
-                    && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
-                cycle = d; // its own record judges the whole heap already
-            }
-        }
-        if (last != null && cycle == null) {
+        boolean cycle = cycles.endCheck(fromNanos, toNanos); // its own record judges the whole heap already
+        if (last != null && !cycle) {
             last.classified = true;
             last.examined = Examined.WHOLE_HEAP;
             last.snapshot = fromNanos;
@@ -737,13 +653,7 @@ final class CollectionLog {
         if (!concurrent) {
             return true;
         }
-        for (GcDetails d : cycles.values()) {
-            if (CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP && times.paired()
-                    && times.earliestStart(d) >= nanos) {
-                return true;
-            }
-        }
-        return false;
+        return cycles.wholeHeapSince(nanos);
     }
 
     /** The end check's pause's ordinal and heap figures measured around it, when no bean collection said them. */
