@@ -477,6 +477,15 @@ public final class ScopeTracker {
         return node == null || task == null ? task : new ScopedTask.OfRunnable(this, node, task);
     }
 
+    /**
+     * @return {@code executor} whose tasks run inside the scope path that was open on the submitting thread when each
+     *         was submitted (as {@link #wrap(Runnable)}); tasks submitted with no scope open run as they are, and every
+     *         other method is {@code executor}'s
+     */
+    public java.util.concurrent.ExecutorService scoped(java.util.concurrent.ExecutorService executor) {
+        return new ScopedExecutorService(executor, this);
+    }
+
     /** @return {@code task} inside the current scope path, as {@link #wrap(Runnable)} */
     public <V> java.util.concurrent.Callable<V> wrap(java.util.concurrent.Callable<V> task) {
         PathNode node = currentNode();

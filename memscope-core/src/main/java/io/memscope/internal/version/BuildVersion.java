@@ -1,14 +1,14 @@
-package io.memscope;
+package io.memscope.internal.version;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The version of memscope, as built. */
-public final class Version {
+/** The version of memscope, as built (read from {@code io/memscope/version.properties}); {@code Memscope.version()} is its public face. */
+public final class BuildVersion {
     private static final String VERSION = load();
 
-    private Version() {
+    private BuildVersion() {
     }
 
     /** @return the version string of this build, for example {@code 0.1.0-SNAPSHOT}; {@code unknown} if the build lost it */
@@ -17,7 +17,7 @@ public final class Version {
     }
 
     private static String load() {
-        try (InputStream in = Version.class.getResourceAsStream("version.properties")) {
+        try (InputStream in = BuildVersion.class.getResourceAsStream("/io/memscope/version.properties")) {
             if (in == null) {
                 return "unknown";
             }
