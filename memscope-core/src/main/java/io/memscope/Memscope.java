@@ -22,7 +22,7 @@ import java.util.concurrent.ExecutorService;
  *     pool.submit(s.wrap(() -> parse(f)));   // and so does this task, on the pool's thread
  * }
  * Memscope.track("userCache", cache);        // its type, size, age; collected or not
- * PoolTracker db = Memscope.pool("db");      // Lease l = db.borrow(conn, 0); ... l.release();
+ * PoolTracker db = Memscope.pool("db");      // PoolTracker.Lease l = db.borrow(conn, 0); ... l.release();
  * }</pre>
  *
  * None of these methods throws into the application (a pool name that is not valid is the one configuration

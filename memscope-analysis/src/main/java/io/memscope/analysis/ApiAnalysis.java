@@ -2,9 +2,9 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
-import io.memscope.recording.FunctionPatterns;
+import io.memscope.launch.FunctionPatterns;
 import io.memscope.recording.FunctionStats;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.ScopePath;

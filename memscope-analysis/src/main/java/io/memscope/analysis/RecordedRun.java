@@ -4,7 +4,7 @@ import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;

@@ -4,7 +4,7 @@ import io.memscope.recording.RecordingReader;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.EventSink;
@@ -1233,7 +1233,7 @@ public final class ReportBuilder {
                 }
                 coverage = new Report.ExactCoverage(counted, run.metadataLong(MetadataKeys.JVM_ALLOCATED_BYTES, -1),
                         run.metadata().get(MetadataKeys.JVM_ALLOCATED_SCOPE),
-                        "true".equalsIgnoreCase(run.metadata().get(io.memscope.recording.MetadataKeys.OPTION_INCLUDE_JDK)));
+                        "true".equalsIgnoreCase(run.metadata().get(io.memscope.launch.MetadataKeys.OPTION_INCLUDE_JDK)));
             }
             double heldAsOf = endWholeGc < 0 ? Double.NaN
                     : (gcs.record(endWholeGc).snapshotNanos() - runStart) / 1e6;

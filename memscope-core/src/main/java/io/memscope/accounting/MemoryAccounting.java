@@ -378,11 +378,11 @@ public final class MemoryAccounting {
         budgets.remove(budget);
     }
 
-    public void addBudgetListener(BudgetListener listener) {
+    public void addBudgetListener(Budget.Listener listener) {
         budgets.addListener(listener);
     }
 
-    public void removeBudgetListener(BudgetListener listener) {
+    public void removeBudgetListener(Budget.Listener listener) {
         budgets.removeListener(listener);
     }
 

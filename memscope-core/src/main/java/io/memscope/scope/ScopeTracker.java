@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>What is measured</h2>
  * For each path ({@code request/parse}), over all threads: entries, total and longest duration, self time, and
  * the heap bytes allocated while the scope was open on its thread, with and without its children
- * ({@link ScopeStats}). Allocated bytes are exact without any agent: the thread's allocated-bytes counter
+ * ({@link ScopeSnapshot.PathStats}). Allocated bytes are exact without any agent: the thread's allocated-bytes counter
  * ({@code com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes()}) read at entry and exit. That counter
  * covers every heap object the thread allocates (its TLABs and outside them; JDK, reflection and JNI code
  * included), not objects eliminated by escape analysis, not native memory, not work other threads do for it;
@@ -409,7 +409,7 @@ public final class ScopeTracker {
 
     /** @return the figures of every path now (see {@link ScopeSnapshot} for their consistency) */
     public ScopeSnapshot snapshot() {
-        List<ScopeStats> rows = new ArrayList<>();
+        List<ScopeSnapshot.PathStats> rows = new ArrayList<>();
         int n;
         int distinct;
         long folded;
@@ -429,7 +429,7 @@ public final class ScopeTracker {
             exact = paths.foldExact();
         }
         long foldedEntries = 0;
-        for (ScopeStats s : rows) {
+        for (ScopeSnapshot.PathStats s : rows) {
             if (s.path().equals(OTHER)) {
                 foldedEntries = s.entries();
             }
@@ -439,11 +439,11 @@ public final class ScopeTracker {
                 ThreadAllocation.supported());
     }
 
-    private static void addRow(List<ScopeStats> rows, PathNode node, long[] v) {
+    private static void addRow(List<ScopeSnapshot.PathStats> rows, PathNode node, long[] v) {
         if (v[StatsShard.ENTRIES] == 0) {
             return;
         }
-        rows.add(new ScopeStats(node.path, node.name, node.parent == null ? ScopeText.EMPTY : node.parent.path, node.depth,
+        rows.add(new ScopeSnapshot.PathStats(node.path, node.name, node.parent == null ? ScopeText.EMPTY : node.parent.path, node.depth,
                 v[StatsShard.ENTRIES], v[StatsShard.TASKS], v[StatsShard.TOTAL_NS], v[StatsShard.MAX_NS],
                 v[StatsShard.SELF_NS], v[StatsShard.ALLOCATED], v[StatsShard.SELF_ALLOCATED],
                 v[StatsShard.MAX_ALLOCATED], v[StatsShard.NO_ALLOCATION], v[StatsShard.FORCED]));

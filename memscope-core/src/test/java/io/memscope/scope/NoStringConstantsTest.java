@@ -22,7 +22,7 @@ class NoStringConstantsTest {
         "io.memscope.scope.PathNode", "io.memscope.scope.StatsShard", "io.memscope.scope.ThreadScopes",
         "io.memscope.scope.ThreadAllocation", "io.memscope.scope.ScopedTask",
         "io.memscope.scope.ScopedTask$OfRunnable", "io.memscope.scope.ScopedTask$OfCallable",
-        "io.memscope.internal.scope.OwnAllocations", "io.memscope.pool.PoolTracker", "io.memscope.pool.Lease",
+        "io.memscope.internal.scope.OwnAllocations", "io.memscope.pool.PoolTracker", "io.memscope.pool.PoolTracker.Lease",
         "io.memscope.pool.LeaseRecord", "io.memscope.track.ObjectTracker"})
     void holdsNoStringLiteral(String className) throws IOException {
         assertThat(stringConstants(className)).as(className).isEmpty();
