@@ -63,6 +63,6 @@ final class PoolText {
     }
 
     static String lease(String pool, long id) {
-        return "PoolTracker.Lease[" + pool + " #" + id + "]";
+        return "Lease[" + pool + " #" + id + "]";
     }
 }
