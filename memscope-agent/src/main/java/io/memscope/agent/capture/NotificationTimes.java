@@ -68,25 +68,21 @@ final class NotificationTimes {
             from = offset + d.startMillis * 1_000_000L;
             to = from + d.durationMillis * 1_000_000L;
         }
-        GcPause best = null;
-        long bestDistance = Long.MAX_VALUE;
-        for (GcPause p : candidates) {
-            // the management interval starts inside the pause (within the offset's uncertainty)
-            long distance = to < p.start ? p.start - to : from > p.end ? from - p.end : 0;
-            if (distance < bestDistance) {
-                bestDistance = distance;
-                best = p;
-            }
-        }
-        return bestDistance <= TOLERANCE_NANOS ? best : null;
+        // the management interval starts inside the pause (within the offset's uncertainty)
+        return nearest(candidates, from, to);
     }
 
     /** @return the collection (not yet written) whose time contains the predicted start, or null */
     private static GcPause containing(List<GcPause> pauses, long predicted) {
+        return nearest(pauses, predicted, predicted);
+    }
+
+    /** @return the pause nearest to the interval {@code [from, to]}, if within {@link #TOLERANCE_NANOS}, or null */
+    private static GcPause nearest(List<GcPause> pauses, long from, long to) {
         GcPause best = null;
         long bestDistance = Long.MAX_VALUE;
         for (GcPause p : pauses) {
-            long distance = predicted < p.start ? p.start - predicted : predicted > p.end ? predicted - p.end : 0;
+            long distance = to < p.start ? p.start - to : from > p.end ? from - p.end : 0;
             if (distance < bestDistance) {
                 bestDistance = distance;
                 best = p;
