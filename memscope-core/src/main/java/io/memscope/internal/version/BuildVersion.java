@@ -1,10 +1,16 @@
 package io.memscope.internal.version;
 
+import io.memscope.Memscope;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The version of memscope, as built (read from {@code io/memscope/version.properties}); {@code Memscope.version()} is its public face. */
+/**
+ * The version of memscope, as built: {@code version.properties} beside {@link Memscope} (relative to its class, so
+ * that the agent's relocated copy reads its own relocated copy of the file); {@code Memscope.version()} is its
+ * public face.
+ */
 public final class BuildVersion {
     private static final String VERSION = load();
 
@@ -17,7 +23,7 @@ public final class BuildVersion {
     }
 
     private static String load() {
-        try (InputStream in = BuildVersion.class.getResourceAsStream("/io/memscope/version.properties")) {
+        try (InputStream in = Memscope.class.getResourceAsStream("version.properties")) {
             if (in == null) {
                 return "unknown";
             }
