@@ -4,7 +4,6 @@ import io.memscope.pool.PoolTracker;
 import io.memscope.scope.MemoryScope;
 import io.memscope.scope.ScopeSnapshot;
 import io.memscope.scope.ScopeTracker;
-import io.memscope.scope.ScopedExecutorService;
 import io.memscope.track.ObjectTracker;
 
 import java.util.concurrent.Callable;
@@ -23,7 +22,7 @@ import java.util.concurrent.ExecutorService;
  *     pool.submit(s.wrap(() -> parse(f)));   // and so does this task, on the pool's thread
  * }
  * Memscope.track("userCache", cache);        // its type, size, age; collected or not
- * PoolTracker db = Memscope.pool("db");      // Lease l = db.borrow(conn, 0); ... l.release();
+ * PoolTracker db = Memscope.pool("db");      // PoolTracker.Lease l = db.borrow(conn, 0); ... l.release();
  * }</pre>
  *
  * None of these methods throws into the application (a pool name that is not valid is the one configuration
@@ -59,7 +58,7 @@ public final class Memscope {
 
     /** @return {@code executor} whose tasks run inside the scope path open when each was submitted */
     public static ExecutorService scoped(ExecutorService executor) {
-        return new ScopedExecutorService(executor, ScopeTracker.global());
+        return ScopeTracker.global().scoped(executor);
     }
 
     /** @return {@code executor} whose tasks run inside the scope path open when each was submitted */
@@ -76,5 +75,10 @@ public final class Memscope {
     /** @return the tracker of the pool named {@code name} (created on first use) */
     public static PoolTracker pool(String name) {
         return PoolTracker.of(name);
+    }
+
+    /** @return the version memscope-core was built as, for example {@code 0.1.0-SNAPSHOT} ({@code unknown} if the build lost it) */
+    public static String version() {
+        return io.memscope.internal.version.BuildVersion.get();
     }
 }

@@ -85,7 +85,7 @@ public final class DiffBuilder {
             return 0;
         }
         double interval = 512 * 1024;
-        String v = r.metadata().get(io.memscope.recording.MetadataKeys.INTERVAL_BYTES);
+        String v = r.metadata().get(io.memscope.launch.MetadataKeys.INTERVAL_BYTES);
         if (v != null) {
             try {
                 interval = Math.max(1, Long.parseLong(v.strip()));

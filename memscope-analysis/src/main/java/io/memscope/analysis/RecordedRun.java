@@ -6,7 +6,7 @@ import io.memscope.recording.Damage;
 import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;

@@ -2,7 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import io.memscope.MemoryEventType;
 import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Site;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RetentionWalk;
 import io.memscope.recording.Site;
 import java.util.ArrayList;

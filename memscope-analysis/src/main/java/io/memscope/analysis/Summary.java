@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.util.List;
 import java.util.Locale;
 import static io.memscope.analysis.text.TerminalText.safe;
@@ -340,7 +340,7 @@ public final class Summary {
     static double interval(Report r) {
         try {
             return Math.max(1, Long.parseLong(r.metadata().getOrDefault(
-                    io.memscope.recording.MetadataKeys.INTERVAL_BYTES, "524288").strip()));
+                    io.memscope.launch.MetadataKeys.INTERVAL_BYTES, "524288").strip()));
         } catch (NumberFormatException e) {
             return 512 * 1024;
         }

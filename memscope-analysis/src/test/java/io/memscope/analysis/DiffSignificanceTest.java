@@ -3,7 +3,7 @@ package io.memscope.analysis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.memscope.analysis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Site;
 import java.nio.file.Path;
 import io.memscope.analysis.html.HeadlessChromium;

@@ -9,7 +9,7 @@ import io.memscope.analysis.export.ExportMetric;
 import io.memscope.analysis.export.PprofProfile;
 import io.memscope.analysis.export.RecordingTraceEvents;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Site;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,6 @@ package io.memscope.cli;
 
 import io.memscope.analysis.json.JsonWriter;
 import io.memscope.analysis.text.TerminalText;
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
 import java.io.PrintStream;
@@ -21,7 +20,7 @@ import java.nio.ByteOrder;
  * json:  {"ts":..,"tid":..,"kind":"..","name":"..","value":..}  ({"kind":"lost","tid":..,"count":..})
  * </pre>
  */
-final class EventText implements EventCallbacks {
+final class EventText implements EventCursor.Callbacks {
     private final PrintStream out;
     private final boolean json;
     private final long origin;

@@ -2,7 +2,6 @@ package io.memscope.cli;
 
 import io.memscope.error.CorruptFileException;
 import io.memscope.error.MemscopeException;
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
 import java.io.IOException;
@@ -25,16 +24,16 @@ import java.util.function.Function;
  * command may start several JVMs). Files live in a private temporary directory that is removed at the end.
  */
 final class EventsRunner {
-    private final Function<EventCursor, EventCallbacks> sink;
+    private final Function<EventCursor, EventCursor.Callbacks> sink;
     private final Map<Path, Followed> files = new LinkedHashMap<>();
     private final Path dir;
     private final PrintStream err;
 
     private static final class Followed {
         final EventCursor cursor;
-        final EventCallbacks callbacks;
+        final EventCursor.Callbacks callbacks;
 
-        Followed(EventCursor cursor, EventCallbacks callbacks) {
+        Followed(EventCursor cursor, EventCursor.Callbacks callbacks) {
             this.cursor = cursor;
             this.callbacks = callbacks;
         }
@@ -71,7 +70,7 @@ final class EventsRunner {
         return this;
     }
 
-    EventsRunner(Function<EventCursor, EventCallbacks> sink, PrintStream err) throws IOException {
+    EventsRunner(Function<EventCursor, EventCursor.Callbacks> sink, PrintStream err) throws IOException {
         this.sink = sink;
         this.err = err;
         this.dir = Files.createTempDirectory("memscope-events-",

@@ -11,7 +11,7 @@ import io.memscope.analysis.export.RecordingTraceEvents;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.OutputFolders;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

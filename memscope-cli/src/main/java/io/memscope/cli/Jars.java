@@ -13,7 +13,7 @@ import java.util.jar.JarFile;
 /**
  * Finds the jars the CLI starts other JVMs with: the agent ({@code memscope-agent.jar}), the demo workloads
  * ({@code memscope-demo.jar}) and the light runtime-events agent (memscope-core's jar, whose manifest starts
- * {@code io.memscope.events.jvm.EventsAgent}). Looked up, in order: the system property {@code memscope.<name>.jar},
+ * core's {@code EventsAgent}). Looked up, in order: the system property {@code memscope.<name>.jar},
  * the environment variable {@code MEMSCOPE_<NAME>_JAR}, next to the CLI jar (the {@code lib/} directory of an
  * unpacked distribution, which needs nothing else), {@code $MEMSCOPE_HOME/memscope-<name>/target/}, and the
  * module's target directory beside the CLI's own (a checkout; {@code <name>} is {@code agent}, {@code demo} or

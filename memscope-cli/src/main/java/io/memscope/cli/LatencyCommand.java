@@ -1,6 +1,5 @@
 package io.memscope.cli;
 
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -219,9 +218,9 @@ public final class LatencyCommand implements Callable<Integer> {
         /** Clock conversions of the ring and of a JFR file differ by microseconds; pauses are further apart. */
         static final long TAIL_SLACK_NANOS = 200_000;
 
-        EventCallbacks forCursor(EventCursor c) {
+        EventCursor.Callbacks forCursor(EventCursor c) {
             Map<String, Long> open = new HashMap<>();
-            return new EventCallbacks() {
+            return new EventCursor.Callbacks() {
                 @Override
                 public void spanBegin(long tid, long ts, String name) {
                     if (name.startsWith(PAUSE_PREFIX)) {

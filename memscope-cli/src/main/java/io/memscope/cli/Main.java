@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.Version;
+import io.memscope.Memscope;
 import java.util.function.Predicate;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -139,7 +139,7 @@ public final class Main implements Runnable {
         @Override
         public String[] getVersion() {
             return new String[] {
-                "memscope " + Version.get(),
+                "memscope " + Memscope.version(),
                 "JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
             };
         }

@@ -1,7 +1,6 @@
 package io.memscope.cli;
 
 import io.memscope.analysis.export.ChromeTraceWriter;
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 
 import java.io.BufferedWriter;
@@ -54,7 +53,7 @@ final class RingTraceEvents implements AutoCloseable {
         return trace.events();
     }
 
-    EventCallbacks forCursor(EventCursor cursor) {
+    EventCursor.Callbacks forCursor(EventCursor cursor) {
         PerProcess p = new PerProcess(cursor);
         synchronized (this) {
             processes.add(p);
@@ -79,7 +78,7 @@ final class RingTraceEvents implements AutoCloseable {
         }
     }
 
-    private final class PerProcess implements EventCallbacks {
+    private final class PerProcess implements EventCursor.Callbacks {
         private final EventCursor cursor;
         private final long pid;
         private final Map<Long, Deque<long[]>> open = new HashMap<>();

@@ -2,7 +2,7 @@ package io.memscope.cli;
 
 import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.recording.ScopePath;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.MemoryEvent;
@@ -7,7 +8,6 @@ import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingReader;
-import io.memscope.recording.ScopeEdge;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -53,22 +53,22 @@ class ApiCaptureTest {
         Recording rec = RecordingReader.readStrict(file);
 
         // Scopes: paths, entries, tasks and exact allocated bytes, the same in the recording as in-process.
-        Map<String, List<ScopeEdge>> exits = rec.scopeEdges().stream().filter(ScopeEdge::exit)
+        Map<String, List<ScopePath.Edge>> exits = rec.scopeEdges().stream().filter(ScopePath.Edge::exit)
                 .collect(Collectors.groupingBy(e -> rec.scopePath(e.pathId())));
         long size10000 = Long.parseLong(in.get("size10000"));
         long size50000 = Long.parseLong(in.get("size50000"));
         assertThat(exits.get("request/parse")).hasSize(150)
                 .allSatisfy(e -> assertThat(e.allocatedBytes()).isEqualTo(size10000));
-        List<ScopeEdge> request = exits.get("request");
+        List<ScopePath.Edge> request = exits.get("request");
         assertThat(request).hasSize(200);
         String[] inRequest = in.get("scope.request").split(",");
-        assertThat(request.stream().mapToLong(ScopeEdge::allocatedBytes).sum()).isEqualTo(Long.parseLong(inRequest[2]));
-        List<ScopeEdge> taskEntries = rec.scopeEdges().stream().filter(e -> !e.exit() && e.taskId() != 0).toList();
+        assertThat(request.stream().mapToLong(ScopePath.Edge::allocatedBytes).sum()).isEqualTo(Long.parseLong(inRequest[2]));
+        List<ScopePath.Edge> taskEntries = rec.scopeEdges().stream().filter(e -> !e.exit() && e.taskId() != 0).toList();
         assertThat(taskEntries).hasSize(150).allSatisfy(e -> assertThat(rec.scopePath(e.pathId())).isEqualTo("request"));
         // each task: two arrays in request itself, one in request/parse
-        long tasksBytes = rec.scopeEdges().stream().filter(ScopeEdge::exit)
+        long tasksBytes = rec.scopeEdges().stream().filter(ScopePath.Edge::exit)
                 .filter(e -> rec.scopePath(e.pathId()).equals("request") && e.threadName().startsWith("pool-"))
-                .mapToLong(ScopeEdge::allocatedBytes).sum();
+                .mapToLong(ScopePath.Edge::allocatedBytes).sum();
         assertThat(tasksBytes).isEqualTo(150 * (2 * size50000 + size10000));
         List<MemoryEvent> api = rec.apiEvents();
         assertThat(api.stream().filter(e -> e.type() == MemoryEventType.MOVE)).hasSize(150)

@@ -31,7 +31,7 @@ class CliJarContentsIT {
         }
         assertThat(names).as("what the CLI needs is there").contains("io/memscope/cli/Main.class",
                 "io/memscope/launch/AgentOptions.class", "io/memscope/launch/OutputFolders.class",
-                "io/memscope/recording/FunctionPatterns.class");
+                "io/memscope/launch/FunctionPatterns.class");
         assertThat(names).as("no agent class, no shaded copy").noneMatch(n -> n.startsWith("io/memscope/agent/"));
         assertThat(names).as("no ASM, no JVMTI library").noneMatch(n -> n.startsWith("org/objectweb/asm/")
                 || n.startsWith("native/"));

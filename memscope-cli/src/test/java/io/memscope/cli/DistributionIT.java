@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (failsafe).
  */
 class DistributionIT {
-    private static final String VERSION = io.memscope.Version.get();
+    private static final String VERSION = io.memscope.Memscope.version();
     private static final String ROOT = "memscope-" + VERSION + "/";
     private static final List<String> CONTENT = List.of(ROOT + "LICENSE", ROOT + "README.md", ROOT + "bin/memscope",
             ROOT + "lib/memscope-agent.jar", ROOT + "lib/memscope-demo.jar", ROOT + "lib/memscope.classlist",

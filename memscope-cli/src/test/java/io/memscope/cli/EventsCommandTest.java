@@ -46,7 +46,7 @@ class EventsCommandTest {
         UserEvent<Integer> ints = RuntimeEvents.register("sample.int", EventType.INT);
         UserEvent<Long> longs = RuntimeEvents.register("sample.long", EventType.LONG);
         UserEvent<Void> unit = RuntimeEvents.register("sample.unit", EventType.UNIT);
-        UserEvent<io.memscope.events.SpanEdge> uspan = RuntimeEvents.register("sample.uspan", EventType.SPAN);
+        UserEvent<io.memscope.events.Span.Edge> uspan = RuntimeEvents.register("sample.uspan", EventType.SPAN);
         UserEvent<byte[]> blob = RuntimeEvents.register("sample.blob", EventType.register("bytes",
                 new EventType.Codec<byte[]>() {
                     @Override

@@ -1,5 +1,6 @@
 package io.memscope.accounting;
 
+import io.memscope.internal.accounting.AccountingSnapshots;
 import io.memscope.internal.link.AgentLink;
 import io.memscope.recording.AccountingSnapshot;
 import java.util.List;
@@ -31,7 +32,7 @@ final class AccountingToAgent {
         }
         long now = System.nanoTime();
         // at most AccountingSnapshot.MAX_ROWS rows, THREAD rows left out first: bounded work and memory
-        List<SummaryRow> rows = AccountingSnapshot.of(now, accounting.summaries()).rows();
+        List<SummaryRow> rows = AccountingSnapshots.of(now, accounting.summaries()).rows();
         int n = rows.size();
         Column[] columns = Column.values();
         String[] text = new String[n * 4];

@@ -16,7 +16,7 @@ import static io.memscope.accounting.MemoryAccounting.MAX_SIZE;
  */
 final class Budgets {
     private final MemoryAccounting registry;
-    private final CopyOnWriteArrayList<BudgetListener> listeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Budget.Listener> listeners = new CopyOnWriteArrayList<>();
 
     Budgets(MemoryAccounting registry) {
         this.registry = registry;
@@ -125,17 +125,17 @@ final class Budgets {
         }
     }
 
-    void addListener(BudgetListener listener) {
+    void addListener(Budget.Listener listener) {
         listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
-    void removeListener(BudgetListener listener) {
+    void removeListener(Budget.Listener listener) {
         listeners.remove(listener);
     }
 
     void crossed(Budget budget, boolean exceeded, long used) {
         RuntimeException first = null;
-        for (BudgetListener l : listeners) {
+        for (Budget.Listener l : listeners) {
             try {
                 l.crossed(budget, exceeded, used);
             } catch (Throwable t) {

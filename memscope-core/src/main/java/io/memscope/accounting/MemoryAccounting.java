@@ -53,7 +53,7 @@ import java.util.regex.Pattern;
  */
 public final class MemoryAccounting {
     /**
-     * The MBean name of the {@link #global()} registry, {@code io.memscope:type=Accounting} ({@link AccountingMBean};
+     * The MBean name of the {@link #global()} registry, {@code io.memscope:type=Accounting} ({@code AccountingMBean};
      * {@code memscope accounting <pid>} reads it). Joined at run time so that the agent's shading, which relocates
      * string constants starting with {@code io.memscope}, leaves it as it is.
      */
@@ -378,11 +378,11 @@ public final class MemoryAccounting {
         budgets.remove(budget);
     }
 
-    public void addBudgetListener(BudgetListener listener) {
+    public void addBudgetListener(Budget.Listener listener) {
         budgets.addListener(listener);
     }
 
-    public void removeBudgetListener(BudgetListener listener) {
+    public void removeBudgetListener(Budget.Listener listener) {
         budgets.removeListener(listener);
     }
 

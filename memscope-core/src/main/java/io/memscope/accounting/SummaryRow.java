@@ -17,7 +17,7 @@ public final class SummaryRow {
     private final long[] values;
 
     /**
-     * Reads a row as the accounting MBean publishes it ({@link AccountingMBean}: a CompositeData of type
+     * Reads a row as the accounting MBean publishes it ({@code AccountingMBean}: a CompositeData of type
      * {@code io.memscope.accounting.SummaryRow}, items TABLE, THREAD_ID, THREAD_NAME, USER, HOST, EVENT_NAME and one
      * {@code Long} per {@link Column}), as {@code memscope accounting <pid>} does.
      *

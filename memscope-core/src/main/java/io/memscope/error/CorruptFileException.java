@@ -10,7 +10,7 @@ public final class CorruptFileException extends MemscopeException {
     private final long offset;
 
     public CorruptFileException(String file, long offset, String what) {
-        super(ErrorCategory.EXPORT, Severity.HIGH, false, file + ": at offset " + offset + ": " + what);
+        super(MemscopeException.Category.EXPORT, MemscopeException.Severity.HIGH, false, file + ": at offset " + offset + ": " + what);
         this.offset = offset;
     }
 

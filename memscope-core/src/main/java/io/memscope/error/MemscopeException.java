@@ -3,7 +3,7 @@ package io.memscope.error;
 import java.util.Objects;
 
 /**
- * The one exception type of memscope. Every failure carries a {@link ErrorCategory category}, a
+ * The one exception type of memscope. Every failure carries a {@link Category category}, a
  * {@link Severity severity} and whether the caller can recover from it (retry, skip the item, use a
  * default) or must give up the operation.
  *
@@ -15,15 +15,15 @@ import java.util.Objects;
 public class MemscopeException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    private final ErrorCategory category;
+    private final Category category;
     private final Severity severity;
     private final boolean recoverable;
 
-    public MemscopeException(ErrorCategory category, Severity severity, boolean recoverable, String message) {
+    public MemscopeException(Category category, Severity severity, boolean recoverable, String message) {
         this(category, severity, recoverable, message, null);
     }
 
-    public MemscopeException(ErrorCategory category, Severity severity, boolean recoverable, String message,
+    public MemscopeException(Category category, Severity severity, boolean recoverable, String message,
                              Throwable cause) {
         super(message, cause);
         this.category = Objects.requireNonNull(category, "category");
@@ -34,7 +34,7 @@ public class MemscopeException extends RuntimeException {
     /**
      * Counts a failure of code running inside the application instead of throwing it there: memscope's modules that
      * live next to the application (memscope-ffm's tracking arena) report through this, as core does. The count
-     * per {@link ErrorCategory} (INTERNAL for anything but a MemscopeException) is in the end-of-run report; the
+     * per {@link Category} (INTERNAL for anything but a MemscopeException) is in the end-of-run report; the
      * first messages are kept with {@code where}. In strict mode ({@code -Dmemscope.strict=true}, for tests) the
      * failure is thrown to the caller instead.
      *
@@ -47,35 +47,35 @@ public class MemscopeException extends RuntimeException {
 
     /** A problem with memory tracking input (bad size, double free, unknown owner): recoverable, medium. */
     public static MemscopeException memory(String message) {
-        return new MemscopeException(ErrorCategory.MEMORY, Severity.MEDIUM, true, message);
+        return new MemscopeException(Category.MEMORY, Severity.MEDIUM, true, message);
     }
 
     /** A bad option, name or limit given by the user: not recoverable until the user fixes it. */
     public static MemscopeException configuration(String message) {
-        return new MemscopeException(ErrorCategory.CONFIGURATION, Severity.HIGH, false, message);
+        return new MemscopeException(Category.CONFIGURATION, Severity.HIGH, false, message);
     }
 
     /** A file memscope writes or reads is damaged or cannot be written. */
     public static MemscopeException export(String message, Throwable cause) {
-        return new MemscopeException(ErrorCategory.EXPORT, Severity.HIGH, false, message, cause);
+        return new MemscopeException(Category.EXPORT, Severity.HIGH, false, message, cause);
     }
 
     /** An analysis could not complete. */
     public static MemscopeException analysis(String message, Throwable cause) {
-        return new MemscopeException(ErrorCategory.ANALYSIS, Severity.HIGH, true, message, cause);
+        return new MemscopeException(Category.ANALYSIS, Severity.HIGH, true, message, cause);
     }
 
     /** The OS or the JVM refused something (I/O, attach, mmap). */
     public static MemscopeException system(String message, Throwable cause) {
-        return new MemscopeException(ErrorCategory.SYSTEM, Severity.HIGH, false, message, cause);
+        return new MemscopeException(Category.SYSTEM, Severity.HIGH, false, message, cause);
     }
 
     /** A bug in memscope. */
     public static MemscopeException internal(String message, Throwable cause) {
-        return new MemscopeException(ErrorCategory.INTERNAL, Severity.CRITICAL, false, message, cause);
+        return new MemscopeException(Category.INTERNAL, Severity.CRITICAL, false, message, cause);
     }
 
-    public final ErrorCategory category() {
+    public final Category category() {
         return category;
     }
 
@@ -92,5 +92,33 @@ public class MemscopeException extends RuntimeException {
     public String toString() {
         return "MemscopeException[" + category + "/" + severity + (recoverable ? ", recoverable" : "") + "]: "
                 + getMessage();
+    }
+
+    /** How bad a failure is, from a warning to a bug. */
+    public enum Severity {
+        /** A warning or a partial result: the data is still usable. */
+        LOW,
+        /** An operation failed; memscope carries on without it. */
+        MEDIUM,
+        /** A whole feature failed (an analysis, an export); the rest still works. */
+        HIGH,
+        /** memscope itself is broken; the results may be wrong. */
+        CRITICAL
+    }
+
+    /** What part of memscope a failure belongs to (memscope-rs's error kinds). */
+    public enum Category {
+        /** Tracking memory: bad sizes, double frees, unknown addresses or owners, a full store. */
+        MEMORY,
+        /** Analysing recorded data: a snapshot, a query, a report. */
+        ANALYSIS,
+        /** Writing or reading a file memscope owns: recordings, event rings, report.json, traces. */
+        EXPORT,
+        /** Options, environment variables, names, limits given by the user. */
+        CONFIGURATION,
+        /** The operating system or the JVM: I/O, attach, memory mapping, missing JDK features. */
+        SYSTEM,
+        /** A bug in memscope itself. */
+        INTERNAL
     }
 }

@@ -25,11 +25,11 @@ import static io.memscope.events.RingLayout.*;
  * (preserved file) or after it was killed. The file is mapped read-only: a cursor never writes, so any number
  * of cursors read without disturbing each other or the producer.
  *
- * <p>{@link #poll(EventCallbacks)} reads, for each thread ring in slot order, the records between the cursor's
+ * <p>{@link #poll(Callbacks)} reads, for each thread ring in slot order, the records between the cursor's
  * position and the ring's tail, and calls the callback of each record's kind. Each record is copied, then the
  * ring's head is re-read: if the writer overwrote the record meanwhile, it is discarded. When the writer lapped
  * the cursor, the cursor jumps to the head and reports the exact number of overwritten events through
- * {@link EventCallbacks#lost(long, long)} (the head's event sequence number minus the cursor's). A new cursor
+ * {@link Callbacks#lost(long, long)} (the head's event sequence number minus the cursor's). A new cursor
  * starts at each ring's oldest record and reports the events already overwritten before it first looked as lost,
  * so that for every ring, events delivered plus events reported lost equals events written.
  *
@@ -53,7 +53,7 @@ public final class EventCursor implements AutoCloseable {
     private final SlotState[] slots;
     private final byte[] scratch = new byte[MAX_RECORD_BYTES];
     private final ByteBuffer payloadView = ByteBuffer.wrap(scratch).order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer();
-    private final Map<String, CustomEventHandler<?>> handlers = new HashMap<>();
+    private final Map<String, CustomHandler<?>> handlers = new HashMap<>();
     private final Map<Long, String> threadNames = new ConcurrentHashMap<>();
     private String[] eventNames = new String[64];
     private int[] eventTypes = new int[64];
@@ -167,18 +167,18 @@ public final class EventCursor implements AutoCloseable {
     }
 
     /** Decodes custom events of {@code type} (matched by type name in the file) and passes them to {@code handler}. */
-    public <T> EventCursor onCustom(EventType<T> type, CustomEventHandler<T> handler) {
+    public <T> EventCursor onCustom(EventType<T> type, CustomHandler<T> handler) {
         handlers.put(type.name(), handler);
         return this;
     }
 
     /** Reads every available event. @return the number of events delivered */
-    public int poll(EventCallbacks callbacks) {
+    public int poll(Callbacks callbacks) {
         return poll(callbacks, Integer.MAX_VALUE);
     }
 
     /** Reads at most {@code max} events. @return the number of events delivered */
-    public int poll(EventCallbacks callbacks, int max) {
+    public int poll(Callbacks callbacks, int max) {
         if ((int) INT.getAcquire(buf, H_NAMES_USED) != namesParsed) {
             refreshNames();
         }
@@ -202,7 +202,7 @@ public final class EventCursor implements AutoCloseable {
         return (int) (slotsOffset + (long) slot * (SLOT_HEADER_BYTES + ringSize));
     }
 
-    private int pollSlot(int slot, EventCallbacks cb, int max) {
+    private int pollSlot(int slot, Callbacks cb, int max) {
         SlotState st = slots[slot];
         int base = slotBase(slot);
         if (!readSlotHeader(st, base)) {
@@ -307,7 +307,7 @@ public final class EventCursor implements AutoCloseable {
         }
     }
 
-    private void dispatch(EventCallbacks cb, long tid, int kind, int id, long ts, long value, int payloadLength) {
+    private void dispatch(Callbacks cb, long tid, int kind, int id, long ts, long value, int payloadLength) {
         String name = eventName(id);
         switch (kind) {
             case KIND_SPAN_BEGIN:
@@ -327,7 +327,7 @@ public final class EventCursor implements AutoCloseable {
                 String typeName = typeName(typeId);
                 payloadView.limit(payloadLength).position(0);
                 cb.custom(tid, ts, name, typeName, payloadView);
-                CustomEventHandler<?> h = handlers.get(typeName);
+                CustomHandler<?> h = handlers.get(typeName);
                 if (h != null) {
                     deliver(h, tid, ts, name, typeName, payloadLength);
                 }
@@ -336,7 +336,7 @@ public final class EventCursor implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private <T> void deliver(CustomEventHandler<T> h, long tid, long ts, String name, String typeName, int len) {
+    private <T> void deliver(CustomHandler<T> h, long tid, long ts, String name, String typeName, int len) {
         EventType<T> type = (EventType<T>) EventType.byName(typeName);
         if (type != null) {
             h.event(tid, ts, name, type.decode(scratch, len));
@@ -365,7 +365,7 @@ public final class EventCursor implements AutoCloseable {
         return s != null ? s : "#type" + typeId;
     }
 
-    private void lapped(SlotState st, int base, EventCallbacks cb) {
+    private void lapped(SlotState st, int base, Callbacks cb) {
         long[] hs = readHead(base);
         long missed = hs[1] - st.seq;
         st.pos = hs[0];
@@ -576,5 +576,60 @@ public final class EventCursor implements AutoCloseable {
         long seq;
         long switchPos = -1;
         long nextTid;
+    }
+
+    /**
+     * Receives decoded custom events of one {@link EventType}; register with
+     * {@link EventCursor#onCustom(EventType, CustomHandler)}.
+     *
+     * @param <T> the payload type
+     */
+    @FunctionalInterface
+    public interface CustomHandler<T> {
+        void event(long threadId, long timestamp, String name, T value);
+    }
+
+    /**
+     * What {@link EventCursor#poll(Callbacks)} calls for each event read, per kind. Every method has an empty
+     * default: implement the ones you need. Names are the strings stored in the file (the same String instance for
+     * every event of a name). Timestamps are monotonic nanoseconds; {@link EventCursor#toEpochNanos(long)} converts.
+     * Thread ids are Java thread ids of the writing thread.
+     */
+    public interface Callbacks {
+        default void spanBegin(long threadId, long timestamp, String name) {
+        }
+
+        default void spanEnd(long threadId, long timestamp, String name) {
+        }
+
+        default void lifecycle(long threadId, long timestamp, String name, long data) {
+        }
+
+        default void counter(long threadId, long timestamp, String name, long value) {
+        }
+
+        /**
+         * Any custom event, whether or not its type is registered in this process.
+         *
+         * @param typeName the payload type's name as stored in the file ("unit", "int", "long", "span" or custom)
+         * @param payload the payload bytes, read-only, valid only during the call
+         */
+        default void custom(long threadId, long timestamp, String name, String typeName, ByteBuffer payload) {
+        }
+
+        /** The reader was lapped on this thread's ring: exactly {@code count} events were overwritten unread. */
+        default void lost(long threadId, long count) {
+        }
+
+        /**
+         * One thread's ring is damaged (what a writer never writes: a record that does not fit, a wrong lap). By default
+         * the damage is thrown and the poll stops; a reader that returns instead goes on with the other rings, and that
+         * ring is not read again by this cursor.
+         *
+         * @param threadId the ring's thread, as last known
+         */
+        default void damaged(long threadId, io.memscope.error.CorruptFileException damage) {
+            throw damage;
+        }
     }
 }

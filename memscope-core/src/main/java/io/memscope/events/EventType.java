@@ -32,7 +32,7 @@ public final class EventType<T> {
     public static final EventType<Void> UNIT = new EventType<>(NameRegistry.TYPE_UNIT, "unit", null);
     public static final EventType<Integer> INT = new EventType<>(NameRegistry.TYPE_INT, "int", null);
     public static final EventType<Long> LONG = new EventType<>(NameRegistry.TYPE_LONG, "long", null);
-    public static final EventType<SpanEdge> SPAN = new EventType<>(NameRegistry.TYPE_SPAN, "span", null);
+    public static final EventType<Span.Edge> SPAN = new EventType<>(NameRegistry.TYPE_SPAN, "span", null);
 
     /**
      * Custom types by name, and the next custom type id: process-wide on purpose, since a type is a value (a name
@@ -122,7 +122,7 @@ public final class EventType<T> {
                 return (T) Long.valueOf(v);
             }
             case NameRegistry.TYPE_SPAN:
-                return (T) (length > 0 && payload[0] == 1 ? SpanEdge.END : SpanEdge.BEGIN);
+                return (T) (length > 0 && payload[0] == 1 ? Span.Edge.END : Span.Edge.BEGIN);
             default:
                 return codec.decode(payload, length);
         }

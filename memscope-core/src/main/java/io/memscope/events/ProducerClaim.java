@@ -1,6 +1,6 @@
 package io.memscope.events;
 
-import io.memscope.Version;
+import io.memscope.internal.version.BuildVersion;
 import io.memscope.error.MemscopeException;
 import io.memscope.internal.error.Failures;
 
@@ -74,6 +74,6 @@ final class ProducerClaim {
         }
         ClassLoader l = ProducerClaim.class.getClassLoader();
         String loader = l == null ? "bootstrap" : l.getName() != null ? l.getName() : l.getClass().getName();
-        return "memscope-core " + Version.get() + " (" + where + ", class loader " + loader + ")";
+        return "memscope-core " + BuildVersion.get() + " (" + where + ", class loader " + loader + ")";
     }
 }

@@ -63,4 +63,10 @@ public final class Span {
     public String toString() {
         return "Span[" + name + "]";
     }
+
+    /** The value of a custom event of type {@link EventType#SPAN}. Encoded as one byte: 0 begin, 1 end. */
+    public enum Edge {
+        BEGIN,
+        END
+    }
 }

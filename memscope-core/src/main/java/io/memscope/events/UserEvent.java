@@ -78,7 +78,7 @@ public final class UserEvent<T> {
             case NameRegistry.TYPE_UNIT: write(); return;
             case NameRegistry.TYPE_INT: writeInt((Integer) value); return;
             case NameRegistry.TYPE_LONG: writeLong((Long) value); return;
-            case NameRegistry.TYPE_SPAN: edge(value == SpanEdge.END ? 1 : 0); return;
+            case NameRegistry.TYPE_SPAN: edge(value == Span.Edge.END ? 1 : 0); return;
             default:
         }
         RingWriter w = producer.writer();

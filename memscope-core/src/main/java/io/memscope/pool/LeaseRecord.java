@@ -5,11 +5,11 @@ import java.lang.ref.WeakReference;
 import java.util.List;
 
 /**
- * What a {@link PoolTracker} knows of one lease while it is out: a weak reference to the {@link Lease} (enqueued
+ * What a {@link PoolTracker} knows of one lease while it is out: a weak reference to the {@link PoolTracker.Lease} (enqueued
  * when the application lost it), and the resource only weakly, so that a resource that refers to its own lease
  * (a connection proxy holding it) does not keep the lease reachable from the tracker.
  */
-final class LeaseRecord extends WeakReference<Lease> {
+final class LeaseRecord extends WeakReference<PoolTracker.Lease> {
     static final int BORROWED = 0;
     static final int RELEASED = 1;
     static final int LEAKED = 2;
@@ -30,7 +30,7 @@ final class LeaseRecord extends WeakReference<Lease> {
     /** The next record whose resource has the same identity hash (guarded by the pool's lock). */
     LeaseRecord nextSameHash;
 
-    LeaseRecord(Lease lease, ReferenceQueue<Lease> queue, PoolTracker pool, long id, long size, long borrowNanos,
+    LeaseRecord(PoolTracker.Lease lease, ReferenceQueue<PoolTracker.Lease> queue, PoolTracker pool, long id, long size, long borrowNanos,
                 long threadId, String threadName, Object resource, List<String> stack) {
         super(lease, queue);
         this.pool = pool;
@@ -49,8 +49,8 @@ final class LeaseRecord extends WeakReference<Lease> {
         return resource == null ? r == null : resource.get() == r;
     }
 
-    PoolLeak leak(PoolLeak.Kind kind, long foundNanos) {
-        return new PoolLeak(pool.name(), kind, id, resourceType, size, borrowNanos, foundNanos, threadId, threadName,
+    PoolTracker.Leak leak(PoolTracker.Leak.Kind kind, long foundNanos) {
+        return new PoolTracker.Leak(pool.name(), kind, id, resourceType, size, borrowNanos, foundNanos, threadId, threadName,
                 stack);
     }
 }

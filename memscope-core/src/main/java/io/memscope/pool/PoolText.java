@@ -4,7 +4,7 @@ import io.memscope.error.MemscopeException;
 import io.memscope.recording.Anomaly;
 
 /**
- * The strings of the pool classes, kept out of {@link PoolTracker}, {@link Lease} and {@link LeaseRecord} for the
+ * The strings of the pool classes, kept out of {@link PoolTracker}, {@link PoolTracker.Lease} and {@link LeaseRecord} for the
  * reason given in {@code io.memscope.scope.ScopeText}: a C2 compilation of their methods would otherwise turn their
  * unused literals into {@code String}s on the application's thread, inside its scopes.
  */
@@ -47,7 +47,7 @@ final class PoolText {
     /** @return whether a frame is memscope's own API (the walker retains class references), left out of stacks */
     static boolean ownFrame(StackWalker.StackFrame f) {
         Class<?> c = f.getDeclaringClass();
-        return c == PoolTracker.class || c == Lease.class || c == PoolText.class
+        return c == PoolTracker.class || c == PoolTracker.Lease.class || c == PoolText.class
                 || c.getName().equals("io.memscope.Memscope");
     }
 

@@ -18,13 +18,13 @@ import java.util.stream.Collectors;
  *
  * <ul>
  * <li>A lease whose {@link Lease} object becomes unreachable while borrowed is a leak
- *     ({@link PoolLeak.Kind#UNREACHABLE}), found after the garbage collector cleared it, as Netty's
+ *     ({@link Leak.Kind#UNREACHABLE}), found after the garbage collector cleared it, as Netty's
  *     ResourceLeakDetector finds leaked buffers. A lease still out is listed by {@link #outstanding()}; with the
  *     agent, the report names every lease never returned by the end of the run. Both come with the borrowing
  *     thread and stack.</li>
  * <li>A lease released twice, or a resource returned ({@link #release(Object)}) after its lease was returned
  *     already, is a double return; a resource this tracker never lent is an unknown return. Both are counted
- *     ({@link PoolStats}) and, with the agent, recorded as anomalies; never thrown.</li>
+ *     ({@link Stats}) and, with the agent, recorded as anomalies; never thrown.</li>
  * </ul>
  *
  * <p>Cost: a borrow takes the stack (a {@link StackWalker} walk of at most {@link #stackDepth()} frames, about a
@@ -55,7 +55,7 @@ public final class PoolTracker {
     private final Map<Integer, LeaseRecord> out = new HashMap<>();
     private final LeaseRecord[] recent = new LeaseRecord[RECENT_RETURNS];
     private int recentNext;
-    private final List<PoolLeak> leaks = new ArrayList<>();
+    private final List<Leak> leaks = new ArrayList<>();
     private long borrows;
     private long returns;
     private long outstanding;
@@ -296,7 +296,7 @@ public final class PoolTracker {
                     leakCount++;
                     leakedBytes += r.size;
                     if (leaks.size() < KEPT_LEAKS) {
-                        leaks.add(r.leak(PoolLeak.Kind.UNREACHABLE, now));
+                        leaks.add(r.leak(Leak.Kind.UNREACHABLE, now));
                     }
                 }
             }
@@ -315,22 +315,22 @@ public final class PoolTracker {
     }
 
     /** @return the leases found unreachable while borrowed (at most {@value #KEPT_LEAKS}), oldest first */
-    public List<PoolLeak> leaks() {
+    public List<Leak> leaks() {
         poll(System.nanoTime());
         synchronized (this) {
             return List.copyOf(leaks);
         }
     }
 
-    /** @return the leases borrowed and not returned now, oldest first, as {@link PoolLeak.Kind#NOT_RETURNED} */
-    public List<PoolLeak> outstanding() {
+    /** @return the leases borrowed and not returned now, oldest first, as {@link Leak.Kind#NOT_RETURNED} */
+    public List<Leak> outstanding() {
         long now = System.nanoTime();
         poll(now);
-        List<PoolLeak> l = new ArrayList<>();
+        List<Leak> l = new ArrayList<>();
         synchronized (this) {
             for (LeaseRecord head : out.values()) {
                 for (LeaseRecord r = head; r != null; r = r.nextSameHash) {
-                    l.add(r.leak(PoolLeak.Kind.NOT_RETURNED, now));
+                    l.add(r.leak(Leak.Kind.NOT_RETURNED, now));
                 }
             }
         }
@@ -339,10 +339,10 @@ public final class PoolTracker {
     }
 
     /** @return the figures now, after taking the leases the collector cleared */
-    public PoolStats stats() {
+    public Stats stats() {
         poll(System.nanoTime());
         synchronized (this) {
-            return new PoolStats(name, borrows, returns, outstanding, outstandingBytes, peakOutstanding,
+            return new Stats(name, borrows, returns, outstanding, outstandingBytes, peakOutstanding,
                     peakOutstandingBytes, totalLeaseNanos, maxLeaseNanos, leakCount, leakedBytes, doubleReturns,
                     unknownReturns);
         }
@@ -362,5 +362,105 @@ public final class PoolTracker {
     @Override
     public String toString() {
         return PoolText.describe(getClass().getSimpleName(), name);
+    }
+
+    /**
+     * One borrowing of a pooled resource ({@link PoolTracker#borrow}): give it back with {@link #release()} when the
+     * resource goes back to its pool. A lease that becomes unreachable while borrowed is reported as a leak
+     * ({@link Leak.Kind#UNREACHABLE}); keep it (or the object that holds it) for as long as the resource is out.
+     * The lease holds its resource; the tracker holds neither.
+     */
+    public static final class Lease {
+        /** Set once, right after construction (the record refers to its lease weakly, so it comes second). */
+        LeaseRecord record;
+        private final Object resource;
+
+        Lease(Object resource) {
+            this.resource = resource;
+        }
+
+        /** Returns the resource to the tracker. A second release is counted as a double return. Never throws. */
+        public void release() {
+            record.pool.release(this);
+        }
+
+        /** @return whether it was released */
+        public boolean released() {
+            return record.pool.released(record);
+        }
+
+        /** @return the borrowed resource (may be null when a lease was taken for nothing) */
+        public Object resource() {
+            return resource;
+        }
+
+        /** @return the size given at borrow */
+        public long size() {
+            return record.size;
+        }
+
+        /** @return the lease's id, unique in the JVM (per copy of memscope-core), as in events and leak reports */
+        public long id() {
+            return record.id;
+        }
+
+        @Override
+        public String toString() {
+            return PoolText.lease(record.pool.name(), record.id);
+        }
+    }
+
+    /**
+     * The figures of one {@link PoolTracker} since it was created.
+     *
+     * @param pool                 the pool's name
+     * @param borrows              resources borrowed
+     * @param returns              leases released (each at most once)
+     * @param outstanding          leases borrowed and neither released nor leaked now
+     * @param outstandingBytes     the sizes of those leases
+     * @param peakOutstanding      the most leases outstanding at once
+     * @param peakOutstandingBytes the most bytes outstanding at once
+     * @param totalLeaseNanos      time from borrow to release, summed over released leases
+     * @param maxLeaseNanos        the longest a released lease was held
+     * @param leaks                leases whose {@link PoolTracker.Lease} object became unreachable while borrowed
+     * @param leakedBytes          the sizes of those leases
+     * @param doubleReturns        a lease, or the resource of a lease, returned after it was returned already
+     * @param unknownReturns       {@link PoolTracker#release(Object)} of a resource this tracker never lent (or whose
+     *                             return it no longer remembers)
+     */
+    public record Stats(String pool, long borrows, long returns, long outstanding, long outstandingBytes,
+                            long peakOutstanding, long peakOutstandingBytes, long totalLeaseNanos, long maxLeaseNanos,
+                            long leaks, long leakedBytes, long doubleReturns, long unknownReturns) {
+    }
+
+    /**
+     * A lease that was not returned: its {@link PoolTracker.Lease} became unreachable while borrowed ({@link Kind#UNREACHABLE},
+     * found by the garbage collector, as Netty's ResourceLeakDetector finds leaked buffers), or it is still borrowed
+     * ({@link Kind#NOT_RETURNED}, listed by {@link PoolTracker#outstanding()}; at the end of a run, a resource never
+     * returned).
+     *
+     * @param pool         the pool's name
+     * @param kind         how it was found
+     * @param leaseId      the lease's id (unique in the JVM, per copy of memscope-core)
+     * @param resourceType the borrowed resource's class
+     * @param size         the size given at borrow
+     * @param borrowNanos  {@link System#nanoTime()} of the borrow
+     * @param foundNanos   when the leak was found ({@link Kind#UNREACHABLE}: the first look after the collector
+     *                     cleared the lease; {@link Kind#NOT_RETURNED}: the time of the listing)
+     * @param threadId     the borrowing thread
+     * @param threadName   its name
+     * @param stack        the borrowing stack, innermost first, as {@code pkg.Class.method(File.java:LINE)} (empty when
+     *                     stacks are off for the pool)
+     */
+    public record Leak(String pool, Kind kind, long leaseId, String resourceType, long size, long borrowNanos,
+                           long foundNanos, long threadId, String threadName, List<String> stack) {
+
+        /** How a leak was found. */
+        public enum Kind {
+            /** The lease object became unreachable while its resource was borrowed: it can never be returned. */
+            UNREACHABLE,
+            /** Still borrowed when listed. */
+            NOT_RETURNED
+        }
     }
 }

@@ -2,9 +2,7 @@ package io.memscope.recording;
 
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The application's accounting summary tables ({@link io.memscope.accounting.MemoryAccounting}) at one moment, as
@@ -16,28 +14,13 @@ import java.util.Map;
  * @param rows           the rows, table by table, in the tables' order
  */
 public record AccountingSnapshot(long timestampNanos, List<SummaryRow> rows) {
-    /** Most rows in one snapshot; a writer leaves the rest out (THREAD rows first, they are the most numerous). */
+    /**
+     * Most rows in one snapshot; a writer leaves the rest out (THREAD rows first, they are the most numerous).
+     */
     public static final int MAX_ROWS = 20_000;
 
     public AccountingSnapshot {
         rows = List.copyOf(rows);
-    }
-
-    /** A snapshot of all tables, read now; THREAD rows are left out first when there are too many rows. */
-    public static AccountingSnapshot of(long timestampNanos, Map<SummaryTable, List<SummaryRow>> tables) {
-        List<SummaryRow> rows = new ArrayList<>();
-        int others = 0;
-        for (Map.Entry<SummaryTable, List<SummaryRow>> e : tables.entrySet()) {
-            if (e.getKey() != SummaryTable.THREAD) {
-                others += e.getValue().size();
-            }
-        }
-        for (SummaryTable t : SummaryTable.values()) {
-            List<SummaryRow> table = tables.getOrDefault(t, List.of());
-            int room = t == SummaryTable.THREAD ? Math.max(0, MAX_ROWS - others) : MAX_ROWS - rows.size();
-            rows.addAll(table.subList(0, Math.max(0, Math.min(table.size(), room))));
-        }
-        return new AccountingSnapshot(timestampNanos, rows);
     }
 
     /** @return the rows of one table */

@@ -36,7 +36,7 @@ public final class Recording {
     private final long fileBytes;
     private final int skippedBlocks;
     private final Map<Integer, ScopePath> scopePaths;
-    private final List<ScopeEdge> scopeEdges;
+    private final List<ScopePath.Edge> scopeEdges;
     private final EventColumns apiEvents;
     private final List<FunctionStats> functions;
     private final AccountingSnapshot accounting;
@@ -47,7 +47,7 @@ public final class Recording {
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
               Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
-              List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions,
+              List<ScopePath.Edge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions,
               AccountingSnapshot accounting, List<RetentionWalk> retentionWalks,
               List<ProcessMemorySamples> processMemory) {
         this.header = Objects.requireNonNull(header);
@@ -215,7 +215,7 @@ public final class Recording {
     }
 
     /** @return scope entries and exits in file order (SCOPE_EDGES, format 1.2; empty in older files) */
-    public List<ScopeEdge> scopeEdges() {
+    public List<ScopePath.Edge> scopeEdges() {
         return scopeEdges;
     }
 

@@ -187,7 +187,7 @@ public final class RecordingReader {
         private final List<Anomaly> anomalies = new ArrayList<>();
         private Totals totals;
         private final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
-        private final List<ScopeEdge> scopeEdges = new ArrayList<>();
+        private final List<ScopePath.Edge> scopeEdges = new ArrayList<>();
         private final EventColumns apiEvents = new EventColumns(16);
         private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
         private AccountingSnapshot accounting;
@@ -336,7 +336,7 @@ public final class RecordingReader {
                 streams.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
                 return;
             }
-            scopeEdges.add(new ScopeEdge(timestampNanos, threadId, strings[threadNameId], exit, pathId, taskId,
+            scopeEdges.add(new ScopePath.Edge(timestampNanos, threadId, strings[threadNameId], exit, pathId, taskId,
                     allocatedBytes));
         }
 

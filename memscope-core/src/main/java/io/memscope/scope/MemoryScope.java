@@ -66,7 +66,7 @@ public final class MemoryScope implements AutoCloseable {
 
     /**
      * @return a task that runs {@code task} inside this scope's path on whatever thread runs it: its time and
-     *         allocated bytes count under this path (as a task, see {@link ScopeStats#tasks()}), and scopes it
+     *         allocated bytes count under this path (as a task, see {@link ScopeSnapshot.PathStats#tasks()}), and scopes it
      *         opens nest below it. Run on the thread that is inside this very path already, it just runs.
      */
     public Runnable wrap(Runnable task) {

@@ -5,10 +5,8 @@ import io.memscope.events.RuntimeEvents;
 import io.memscope.internal.link.AgentLink;
 import io.memscope.internal.scope.OwnAllocations;
 
-import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,7 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>What is measured</h2>
  * For each path ({@code request/parse}), over all threads: entries, total and longest duration, self time, and
  * the heap bytes allocated while the scope was open on its thread, with and without its children
- * ({@link ScopeStats}). Allocated bytes are exact without any agent: the thread's allocated-bytes counter
+ * ({@link ScopeSnapshot.PathStats}). Allocated bytes are exact without any agent: the thread's allocated-bytes counter
  * ({@code com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes()}) read at entry and exit. That counter
  * covers every heap object the thread allocates (its TLABs and outside them; JDK, reflection and JNI code
  * included), not objects eliminated by escape analysis, not native memory, not work other threads do for it;
@@ -45,6 +43,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe. {@link #global()} is the tracker behind {@code Memscope.scope}; it also forwards its scopes to
  * the memscope agent when one captures ({@link AgentLink}) and to the event rings as spans when they run.
+ *
+ * <p>This class is the entry and exit of scopes and the snapshot of their figures; the paths are a
+ * {@link PathTable}, the threads' states a {@link ScopeThreads}.
  */
 public final class ScopeTracker {
     /** The path under which scopes are counted whose path did not fit the bound: {@code (other)}. */
@@ -53,63 +54,37 @@ public final class ScopeTracker {
     public static final int MAX_NAME = 200;
     /** The default bound on distinct paths; the global tracker's is {@code -Dmemscope.scopes.maxPaths=N}. */
     public static final int DEFAULT_MAX_PATHS = 1024;
-    private static final int IDLE_SLOTS = 64;
-    private static final int BY_ID_SLOTS = 1024;
 
     /** Heap bytes of one {@link MemoryScope} handle, measured once (0 when allocation cannot be measured). */
     static final long HANDLE_BYTES = measureHandleBytes();
-    private static final MethodHandle IS_VIRTUAL = ScopeText.isVirtualHandle();
 
     static {
         ScopeText.warmUp(new ScopeTracker(2, false));
-        // the JDK customizes a method handle at its 128th call, spinning a class on the calling thread: here, not in
-        // an application's scope
-        for (int i = 0; i < AgentLink.WARM_UP_CALLS; i++) {
-            isVirtual(Thread.currentThread());
-        }
     }
     private static volatile ScopeTracker global;
 
-    private final int maxPaths;
     private final boolean linked;
+    /** Guards the creation of paths and of thread states, and the snapshot that reads both. */
     private final Object lock = new Object();
-    private final PathNode root = new PathNode(0, ScopeText.EMPTY, null);
-    final PathNode other = new PathNode(1, OTHER, root);
-    private volatile PathNode[] nodes = {root, other, null, null, null, null, null, null};
-    /** Nodes in {@link #nodes}: root and other, then real paths. */
-    private volatile int nodeCount = 2;
-    /** Keys mapped to {@link #other} in some node's table (bounded by {@link #foldCap}). */
-    private volatile int foldedKeys;
-    private final int foldCap;
-    private volatile boolean foldOverflow;
-    private final ThreadLocal<ThreadScopes> local = new ThreadLocal<>();
-    /**
-     * The hot-path lookup of a thread's state: slot {@code threadId & (BY_ID_SLOTS - 1)}, valid when the state's
-     * owner is the current thread (a few dependent loads, against several more for the {@link #local} lookup, which
-     * stays the fallback for threads whose slot another holds). Cleared when a state is released or reaped.
-     */
-    private final ThreadScopes[] byId = new ThreadScopes[BY_ID_SLOTS];
-    private final AtomicReferenceArray<ThreadScopes> idle = new AtomicReferenceArray<>(IDLE_SLOTS);
-    /** Every thread's state, bound or idle (guarded by {@link #lock}); retired ones are folded into {@link #retired}. */
-    private final ArrayList<ThreadScopes> all = new ArrayList<>();
-    private int scanAt = 64;
-    /** Sums (and maxima) of retired shards, per path id; guarded by {@link #lock}. */
-    private long[] retired = new long[0];
+    private final PathTable paths;
+    private final ScopeThreads threads;
+    private final PathNode root;
+    final PathNode other;
 
     private final LongAdder outOfOrder = new LongAdder();
     private final LongAdder stale = new LongAdder();
     private final LongAdder foreign = new LongAdder();
-    private final LongAdder invalidNames = new LongAdder();
     private final LongAdder tooDeep = new LongAdder();
-    private final LongAdder abandoned = new LongAdder();
 
     private ScopeTracker(int maxPaths, boolean linked) {
         if (maxPaths < 1) {
             throw ScopeText.badMaxPaths(maxPaths);
         }
-        this.maxPaths = maxPaths;
         this.linked = linked;
-        this.foldCap = Math.max(1024, Math.min(1 << 20, 4 * maxPaths));
+        this.paths = new PathTable(maxPaths, lock);
+        this.threads = new ScopeThreads(lock, paths);
+        this.root = paths.root;
+        this.other = paths.other;
     }
 
     /**
@@ -147,7 +122,7 @@ public final class ScopeTracker {
 
     /** @return the bound on distinct paths */
     public int maxPaths() {
-        return maxPaths;
+        return paths.maxPaths();
     }
 
     // ------------------------------------------------------------------------------------------------ enter
@@ -161,10 +136,7 @@ public final class ScopeTracker {
      */
     public MemoryScope enter(String name) {
         try {
-            ThreadScopes ts = state();
-            if (ts == null) {
-                ts = bind();
-            }
+            ThreadScopes ts = threads.stateOrBind();
             int d = ts.depth;
             PathNode parent = d == 0 ? root : ts.paths[d - 1];
             PathNode node = name == null ? null : parent.child(name);
@@ -178,42 +150,10 @@ public final class ScopeTracker {
         }
     }
 
-    /** @return the current thread's state, or null when it has none bound */
-    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
-    private ThreadScopes state() {
-        Thread t = Thread.currentThread();
-        int slot = (int) t.getId() & (BY_ID_SLOTS - 1);
-        ThreadScopes ts = byId[slot];
-        if (ts != null && ts.owner == t) {
-            return ts;
-        }
-        ts = local.get();
-        if (ts != null) {
-            ThreadScopes held = byId[slot];
-            if (held == null || held.owner == null) {
-                byId[slot] = ts;
-                ts.slot = slot;
-            }
-        }
-        return ts;
-    }
-
-    /** Forgets {@code ts} in its thread's slot (released or reaped: its owner is about to change). */
-    private void unslot(ThreadScopes ts) {
-        int slot = ts.slot;
-        if (slot >= 0 && byId[slot] == ts) {
-            byId[slot] = null;
-        }
-        ts.slot = -1;
-    }
-
     /** The current thread runs a wrapped task: enters the task's path (nested below whatever is open). */
     MemoryScope enterTask(ScopedTask task) {
         try {
-            ThreadScopes ts = state();
-            if (ts == null) {
-                ts = bind();
-            }
+            ThreadScopes ts = threads.stateOrBind();
             int d = ts.depth;
             if (d > 0 && ts.paths[d - 1] == task.node) {
                 return MemoryScope.NONE; // already inside this very path on this thread (caller-runs): just run
@@ -227,7 +167,7 @@ public final class ScopeTracker {
 
     /** @return the current thread's innermost open scope path, or null (for the scoped executors) */
     PathNode currentNode() {
-        ThreadScopes ts = state();
+        ThreadScopes ts = threads.state();
         if (ts == null || ts.depth == 0) {
             return null;
         }
@@ -317,13 +257,13 @@ public final class ScopeTracker {
 
     /** @return the thread's allocated bytes when it has a scope open here, else -1 ({@link OwnAllocations}) */
     long ownBegin() {
-        ThreadScopes ts = state();
+        ThreadScopes ts = threads.state();
         return ts == null || ts.depth == 0 ? -1 : ThreadAllocation.current();
     }
 
     /** Counts the thread's allocations since {@code before} as memscope's own ({@link OwnAllocations}). */
     void ownEnd(long before) {
-        ThreadScopes ts = state();
+        ThreadScopes ts = threads.state();
         if (ts != null) {
             own(ts, before);
         }
@@ -380,7 +320,7 @@ public final class ScopeTracker {
                 }
             }
             if (ts.depth == 0 && ts.virtual) {
-                release(ts);
+                threads.release(ts);
             }
         } catch (Throwable t) {
             Failures.report(ScopeText.EXIT, t);
@@ -452,177 +392,16 @@ public final class ScopeTracker {
 
     // ------------------------------------------------------------------------------------------------ paths
 
-    /** The slow path of {@link #enter}: a key not in the parent's table yet. */
+    /** The slow path of {@link #enter}: a key not in the parent's table yet; what it allocates is memscope's own. */
     private PathNode newChild(ThreadScopes ts, PathNode parent, String key) {
         if (parent == other) {
             return other; // below a folded scope everything stays folded
         }
         long before = ts.depth > 0 ? ThreadAllocation.current() : -1;
         try {
-            boolean wasNull = key == null;
-            if (wasNull) {
-                key = ScopeText.INVALID; // null cannot be a key: it shares the node of (invalid)
-                PathNode n = parent.child(key);
-                if (n != null) {
-                    return n;
-                }
-            }
-            boolean bad = wasNull || key.isEmpty() || key.length() > MAX_NAME || key.indexOf('/') >= 0;
-            String name = !bad ? key : wasNull || key.isEmpty() ? ScopeText.INVALID
-                    : (key.length() > MAX_NAME ? key.substring(0, MAX_NAME) : key).replace('/', '_');
-            if (nodeCount - 2 >= maxPaths && (foldOverflow || foldedKeys >= foldCap)) {
-                foldOverflow = true;
-                return other; // full, and no more room to remember folded names: no lock
-            }
-            synchronized (lock) {
-                PathNode n = parent.child(key);
-                if (n != null) {
-                    return n;
-                }
-                if (bad) {
-                    invalidNames.increment();
-                }
-                if (!name.equals(key)) {
-                    n = parent.child(name); // the replaced name may be known already
-                    if (n != null) {
-                        parent.addChild(key, n);
-                        return n;
-                    }
-                }
-                if (nodeCount - 2 >= maxPaths) {
-                    if (foldedKeys >= foldCap) {
-                        foldOverflow = true;
-                        return other;
-                    }
-                    foldedKeys++;
-                    parent.addChild(key, other);
-                    return other;
-                }
-                PathNode created = new PathNode(nodeCount, name, parent);
-                PathNode[] all = nodes;
-                if (nodeCount == all.length) {
-                    all = java.util.Arrays.copyOf(all, all.length * 2);
-                }
-                all[nodeCount] = created;
-                nodes = all;
-                nodeCount = nodeCount + 1;
-                parent.addChild(key, created);
-                if (!name.equals(key)) {
-                    parent.addChild(name, created);
-                }
-                return created;
-            }
+            return paths.add(parent, key);
         } finally {
             own(ts, before);
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ threads
-
-    /** Binds a thread state to the current thread: an idle one if any, else a new one. */
-    private ThreadScopes bind() {
-        Thread t = Thread.currentThread();
-        boolean v = isVirtual(t);
-        ThreadScopes ts = takeIdle(t);
-        if (ts == null) {
-            synchronized (lock) {
-                if (all.size() >= scanAt) {
-                    reapLocked();
-                    scanAt = Math.max(64, all.size() * 2);
-                }
-                ts = takeIdle(t);
-                if (ts == null) {
-                    ts = new ThreadScopes(nodeCount);
-                    all.add(ts);
-                }
-            }
-        }
-        ts.bind(t, v);
-        local.set(ts);
-        return ts;
-    }
-
-    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
-    private ThreadScopes takeIdle(Thread t) {
-        int start = (int) t.getId() & (IDLE_SLOTS - 1);
-        for (int i = 0; i < IDLE_SLOTS; i++) {
-            int slot = (start + i) & (IDLE_SLOTS - 1);
-            ThreadScopes ts = idle.get(slot);
-            if (ts != null && idle.compareAndSet(slot, ts, null)) {
-                return ts;
-            }
-        }
-        return null;
-    }
-
-    /** A virtual thread closed its last scope: its state goes back to the pool (or is retired when it is full). */
-    private void release(ThreadScopes ts) {
-        local.remove();
-        unslot(ts);
-        ts.owner = null;
-        ts.ownerRef = null;
-        if (!offerIdle(ts)) {
-            synchronized (lock) {
-                retireLocked(ts);
-            }
-        }
-    }
-
-    @SuppressWarnings("deprecation")
-    private boolean offerIdle(ThreadScopes ts) {
-        int start = (int) Thread.currentThread().getId() & (IDLE_SLOTS - 1);
-        for (int i = 0; i < IDLE_SLOTS; i++) {
-            int slot = (start + i) & (IDLE_SLOTS - 1);
-            if (idle.get(slot) == null && idle.compareAndSet(slot, null, ts)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Threads that ended: their open scopes are abandoned, their state becomes idle (or retired). */
-    private void reapLocked() {
-        List<ThreadScopes> dead = new ArrayList<>();
-        for (ThreadScopes ts : all) {
-            java.lang.ref.WeakReference<Thread> r = ts.ownerRef;
-            Thread t = r == null ? null : r.get();
-            if (r != null && (t == null || !t.isAlive())) {
-                dead.add(ts);
-            }
-        }
-        for (ThreadScopes ts : dead) {
-            // the thread has ended: everything it wrote happens-before isAlive() returned false
-            abandoned.add(ts.abandon());
-            unslot(ts);
-            ts.owner = null;
-            ts.ownerRef = null;
-            if (!offerIdle(ts)) {
-                retireLocked(ts);
-            }
-        }
-    }
-
-    private void retireLocked(ThreadScopes ts) {
-        int n = nodeCount;
-        if (retired.length < n * StatsShard.STRIDE) {
-            retired = java.util.Arrays.copyOf(retired, n * StatsShard.STRIDE);
-        }
-        long[] row = new long[StatsShard.STRIDE];
-        for (int id = 1; id < n; id++) {
-            java.util.Arrays.fill(row, 0);
-            ts.shard.addTo(id, row);
-            merge(row, retired, id * StatsShard.STRIDE);
-        }
-        all.remove(ts);
-    }
-
-    private static void merge(long[] row, long[] into, int offset) {
-        for (int f = 0; f < StatsShard.STRIDE; f++) {
-            if (f == StatsShard.MAX_NS || f == StatsShard.MAX_ALLOCATED) {
-                into[offset + f] = Math.max(into[offset + f], row[f]);
-            } else {
-                into[offset + f] += row[f];
-            }
         }
     }
 
@@ -630,49 +409,41 @@ public final class ScopeTracker {
 
     /** @return the figures of every path now (see {@link ScopeSnapshot} for their consistency) */
     public ScopeSnapshot snapshot() {
-        List<ScopeStats> rows = new ArrayList<>();
+        List<ScopeSnapshot.PathStats> rows = new ArrayList<>();
         int n;
         int distinct;
         long folded;
         boolean exact;
         synchronized (lock) {
-            reapLocked();
-            n = nodeCount;
-            PathNode[] all = nodes;
-            long[][] sums = new long[n][StatsShard.STRIDE];
-            for (int id = 1; id < n; id++) {
-                if (retired.length >= (id + 1) * StatsShard.STRIDE) {
-                    System.arraycopy(retired, id * StatsShard.STRIDE, sums[id], 0, StatsShard.STRIDE);
-                }
-                for (ThreadScopes ts : this.all) {
-                    ts.shard.addTo(id, sums[id]);
-                }
-            }
+            threads.reapLocked();
+            n = paths.count();
+            PathNode[] all = paths.nodes();
+            long[][] sums = threads.sumsLocked(n);
             // parents before children: ids grow in creation order and a parent is always created first
             for (int id = 2; id < n; id++) {
                 addRow(rows, all[id], sums[id]);
             }
             addRow(rows, other, sums[1]);
             distinct = n - 2;
-            folded = foldedKeys;
-            exact = !foldOverflow;
+            folded = paths.foldedKeys();
+            exact = paths.foldExact();
         }
         long foldedEntries = 0;
-        for (ScopeStats s : rows) {
+        for (ScopeSnapshot.PathStats s : rows) {
             if (s.path().equals(OTHER)) {
                 foldedEntries = s.entries();
             }
         }
-        return new ScopeSnapshot(List.copyOf(rows), maxPaths, distinct, foldedEntries, folded, exact,
-                outOfOrder.sum(), stale.sum(), foreign.sum(), invalidNames.sum(), tooDeep.sum(), abandoned.sum(),
+        return new ScopeSnapshot(List.copyOf(rows), paths.maxPaths(), distinct, foldedEntries, folded, exact,
+                outOfOrder.sum(), stale.sum(), foreign.sum(), paths.invalidNames(), tooDeep.sum(), threads.abandoned(),
                 ThreadAllocation.supported());
     }
 
-    private static void addRow(List<ScopeStats> rows, PathNode node, long[] v) {
+    private static void addRow(List<ScopeSnapshot.PathStats> rows, PathNode node, long[] v) {
         if (v[StatsShard.ENTRIES] == 0) {
             return;
         }
-        rows.add(new ScopeStats(node.path, node.name, node.parent == null ? ScopeText.EMPTY : node.parent.path, node.depth,
+        rows.add(new ScopeSnapshot.PathStats(node.path, node.name, node.parent == null ? ScopeText.EMPTY : node.parent.path, node.depth,
                 v[StatsShard.ENTRIES], v[StatsShard.TASKS], v[StatsShard.TOTAL_NS], v[StatsShard.MAX_NS],
                 v[StatsShard.SELF_NS], v[StatsShard.ALLOCATED], v[StatsShard.SELF_ALLOCATED],
                 v[StatsShard.MAX_ALLOCATED], v[StatsShard.NO_ALLOCATION], v[StatsShard.FORCED]));
@@ -680,14 +451,12 @@ public final class ScopeTracker {
 
     /** @return thread states held for threads (bound, idle or of ended threads not yet reaped); for tests */
     int threadStates() {
-        synchronized (lock) {
-            return all.size();
-        }
+        return threads.count();
     }
 
     /** @return the current thread's open scope paths, outermost first (empty when none) */
     public List<String> openPaths() {
-        ThreadScopes ts = state();
+        ThreadScopes ts = threads.state();
         List<String> l = new ArrayList<>();
         if (ts != null) {
             for (int i = 0; i < ts.depth; i++) {
@@ -708,6 +477,15 @@ public final class ScopeTracker {
         return node == null || task == null ? task : new ScopedTask.OfRunnable(this, node, task);
     }
 
+    /**
+     * @return {@code executor} whose tasks run inside the scope path that was open on the submitting thread when each
+     *         was submitted (as {@link #wrap(Runnable)}); tasks submitted with no scope open run as they are, and every
+     *         other method is {@code executor}'s
+     */
+    public java.util.concurrent.ExecutorService scoped(java.util.concurrent.ExecutorService executor) {
+        return new ScopedExecutorService(executor, this);
+    }
+
     /** @return {@code task} inside the current scope path, as {@link #wrap(Runnable)} */
     public <V> java.util.concurrent.Callable<V> wrap(java.util.concurrent.Callable<V> task) {
         PathNode node = currentNode();
@@ -715,18 +493,6 @@ public final class ScopeTracker {
     }
 
     // ------------------------------------------------------------------------------------------------ setup
-
-    private static boolean isVirtual(Thread t) {
-        MethodHandle h = IS_VIRTUAL;
-        if (h == null) {
-            return false;
-        }
-        try {
-            return (boolean) h.invokeExact(t);
-        } catch (Throwable e) {
-            return false;
-        }
-    }
 
     /**
      * Measures the heap bytes of one handle: 64 of them into an array, in five rounds (the first warms up), the
@@ -755,6 +521,6 @@ public final class ScopeTracker {
 
     @Override
     public String toString() {
-        return ScopeText.describeTracker(nodeCount - 2, maxPaths);
+        return ScopeText.describeTracker(paths.count() - 2, paths.maxPaths());
     }
 }

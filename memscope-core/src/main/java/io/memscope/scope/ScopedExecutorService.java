@@ -14,13 +14,13 @@ import java.util.concurrent.TimeoutException;
  * An {@link ExecutorService} whose tasks run inside the scope path that was open on the submitting thread when
  * they were submitted ({@link ScopeTracker#wrap(Runnable)}): a request's tasks count under the request wherever
  * they run, virtual-thread executors included. Tasks submitted with no scope open run as they are. Every other
- * method is the wrapped executor's.
+ * method is the wrapped executor's. Made by {@link ScopeTracker#scoped(ExecutorService)}.
  */
-public final class ScopedExecutorService implements ExecutorService {
+final class ScopedExecutorService implements ExecutorService {
     private final ExecutorService delegate;
     private final ScopeTracker tracker;
 
-    public ScopedExecutorService(ExecutorService delegate, ScopeTracker tracker) {
+    ScopedExecutorService(ExecutorService delegate, ScopeTracker tracker) {
         this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
         this.tracker = java.util.Objects.requireNonNull(tracker, "tracker");
     }

@@ -37,7 +37,7 @@ public final class ObjectTracker {
     /** Live entries, a doubly linked list through {@link Ref#prev}/{@link Ref#next} (guarded by lock). */
     private Ref head;
     private int live;
-    private final TrackedObject[] collected = new TrackedObject[KEPT_COLLECTED];
+    private final Tracked[] collected = new Tracked[KEPT_COLLECTED];
     private long tracked;
     private long collectedCount;
     private long dropped;
@@ -145,9 +145,9 @@ public final class ObjectTracker {
      * @return the objects followed now (alive), then the last collected ones (newest first), after taking the
      *         collections noticed so far
      */
-    public List<TrackedObject> objects() {
+    public List<Tracked> objects() {
         poll(System.nanoTime());
-        List<TrackedObject> out = new ArrayList<>();
+        List<Tracked> out = new ArrayList<>();
         synchronized (lock) {
             for (Ref r = head; r != null; r = r.next) {
                 out.add(r.record(-1));
@@ -214,8 +214,35 @@ public final class ObjectTracker {
             this.threadName = threadName;
         }
 
-        TrackedObject record(long collectedAt) {
-            return new TrackedObject(name, type, size, exact, trackedAt, collectedAt, threadId, threadName);
+        Tracked record(long collectedAt) {
+            return new Tracked(name, type, size, exact, trackedAt, collectedAt, threadId, threadName);
+        }
+    }
+
+    /**
+     * One object the application named with {@code Memscope.track(name, object)} (memscope-rs's {@code track_var}).
+     *
+     * @param name             the name the application gave (a variable, a cache, ...)
+     * @param type             the object's class, as {@link Class#getTypeName()} ({@code byte[]}, {@code java.util.HashMap})
+     * @param shallowBytes     the object's own size, header and fields, not what it refers to
+     * @param sizeExact        false when {@code shallowBytes} is an estimate (instances measured without the agent)
+     * @param trackedAtNanos   {@link System#nanoTime()} when it was tracked (taken as its allocation)
+     * @param collectedAtNanos when memscope saw it collected, -1 while it is alive: the first look after the garbage
+     *                         collector cleared it (any call of the tracker)
+     * @param threadId         the thread that tracked it
+     * @param threadName       that thread's name
+     */
+    public record Tracked(String name, String type, long shallowBytes, boolean sizeExact, long trackedAtNanos,
+                                long collectedAtNanos, long threadId, String threadName) {
+
+        /** @return true while the object has not been seen collected */
+        public boolean alive() {
+            return collectedAtNanos < 0;
+        }
+
+        /** @return nanoseconds from tracking to collection, or to {@code nowNanos} while alive */
+        public long ageNanos(long nowNanos) {
+            return (alive() ? nowNanos : collectedAtNanos) - trackedAtNanos;
         }
     }
 }

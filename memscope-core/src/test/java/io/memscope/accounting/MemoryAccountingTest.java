@@ -373,15 +373,4 @@ class MemoryAccountingTest {
         acct.free(cache, 1, o.get());
         assertThat(Rows.global(acct, cache.name()).get(CURRENT_COUNT_USED)).isEqualTo(199);
     }
-
-    @Test
-    void formatsText() {
-        try (OwnerScope s = acct.scope("al,ice", "h\"1")) {
-            acct.alloc(cache, 42);
-        }
-        java.util.Map<SummaryTable, List<SummaryRow>> t = acct.summaries();
-        String text = SummaryTables.text(t);
-        assertThat(text).contains("MEMORY_SUMMARY_GLOBAL_BY_EVENT_NAME (1 row)", "CURRENT_NUMBER_OF_BYTES_USED",
-                "memory/cache/entries", "COUNT_ANOMALIES");
-    }
 }

@@ -51,8 +51,8 @@ class ProducerClaimTest {
 
     @Test
     void theSecondCopyRefusesWhileTheFirstProducesThenTakesOver() throws Exception {
-        assertThat(copy(first, "io.memscope.Version").getMethod("get").invoke(null)).isNotEqualTo("9.9.9-other");
-        assertThat(copy(second, "io.memscope.Version").getMethod("get").invoke(null)).isEqualTo("9.9.9-other");
+        assertThat(copy(first, "io.memscope.Memscope").getMethod("version").invoke(null)).isNotEqualTo("9.9.9-other");
+        assertThat(copy(second, "io.memscope.Memscope").getMethod("version").invoke(null)).isEqualTo("9.9.9-other");
 
         assertThat(start(first, tmp.resolve("a"))).isTrue();
         assertThat(System.getProperty(ProducerClaim.PROPERTY)).contains("class loader first");

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Test callbacks that keep every event as a line "kind name tid value". */
-final class Recorded implements EventCallbacks {
+final class Recorded implements EventCursor.Callbacks {
     final List<String> lines = new ArrayList<>();
     final List<Long> values = new ArrayList<>();
     final List<Long> timestamps = new ArrayList<>();

@@ -62,7 +62,7 @@ class RingFileTest {
         UserEvent<Integer> ints = RuntimeEvents.register("test.int", EventType.INT);
         UserEvent<Long> longs = RuntimeEvents.register("test.long", EventType.LONG);
         UserEvent<Void> unit = RuntimeEvents.register("test.unit", EventType.UNIT);
-        UserEvent<SpanEdge> uspan = RuntimeEvents.register("test.uspan", EventType.SPAN);
+        UserEvent<Span.Edge> uspan = RuntimeEvents.register("test.uspan", EventType.SPAN);
 
         span.begin();
         counter.set(42);
@@ -193,7 +193,7 @@ class RingFileTest {
         EventCursor cursor = EventCursor.openCurrent();
         Recorded r = new Recorded();
         List<Long> tids = new ArrayList<>();
-        EventCallbacks byThread = new EventCallbacks() {
+        EventCursor.Callbacks byThread = new EventCursor.Callbacks() {
             @Override
             public void counter(long tid, long ts, String name, long value) {
                 tids.add(tid);

@@ -1,10 +1,10 @@
 package io.memscope.events;
 
+import io.memscope.scope.ScopeSnapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.Memscope;
 import io.memscope.scope.MemoryScope;
-import io.memscope.scope.ScopeStats;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +53,7 @@ class ScopeSpansTest {
         List<String> lines = new ArrayList<>();
         List<Long> threads = new ArrayList<>();
         try (EventCursor c = EventCursor.open(RuntimeEvents.file())) {
-            c.poll(new EventCallbacks() {
+            c.poll(new EventCursor.Callbacks() {
                 @Override
                 public void spanBegin(long tid, long ts, String name) {
                     lines.add("begin " + name);
@@ -75,7 +75,7 @@ class ScopeSpansTest {
         }
         assertThat(lines).containsExactlyElementsOf(expected);
         assertThat(threads).containsOnly(t.getId());
-        ScopeStats outer = Memscope.scopes().path("spans-outer");
+        ScopeSnapshot.PathStats outer = Memscope.scopes().path("spans-outer");
         assertThat(outer.entries()).isEqualTo(3);
         assertThat(outer.allocatedBytes()).isZero();
     }

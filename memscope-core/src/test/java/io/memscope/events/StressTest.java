@@ -90,7 +90,7 @@ class StressTest {
     }
 
     /** Checks each thread's values arrive in order with gaps equal to reported losses. */
-    static final class Checker implements EventCallbacks {
+    static final class Checker implements EventCursor.Callbacks {
         final Map<Long, Long> next = new ConcurrentHashMap<>();
         final List<String> errors = new ArrayList<>();
         volatile Throwable failure;

@@ -24,7 +24,7 @@ class PoolRegistryTwoInstancesTest {
         assertThat(PoolTracker.of("db")).isNotSameAs(a).isNotSameAs(b);
 
         Object connection = new Object();
-        Lease lease = a.borrow(connection, 100);
+        PoolTracker.Lease lease = a.borrow(connection, 100);
         assertThat(a.stats().outstanding()).isEqualTo(1);
         assertThat(b.stats().outstanding()).isZero();
         assertThat(b.release(connection)).as("the second registry's pool never lent it").isFalse();

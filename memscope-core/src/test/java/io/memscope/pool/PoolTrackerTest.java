@@ -27,17 +27,17 @@ class PoolTrackerTest {
         PoolTracker p = PoolTracker.create("buffers");
         Object r1 = new Object();
         Object r2 = new Object();
-        Lease a = p.borrow(r1, 100);
-        Lease b = p.borrow(r2, 50);
+        PoolTracker.Lease a = p.borrow(r1, 100);
+        PoolTracker.Lease b = p.borrow(r2, 50);
         assertThat(p.stats().outstanding()).isEqualTo(2);
         assertThat(p.stats().outstandingBytes()).isEqualTo(150);
         a.release();
         assertThat(a.released()).isTrue();
         assertThat(p.release(r2)).isTrue(); // by resource
         assertThat(b.released()).isTrue();
-        Lease c = p.borrow(r1, 10);
+        PoolTracker.Lease c = p.borrow(r1, 10);
         c.release();
-        PoolStats s = p.stats();
+        PoolTracker.Stats s = p.stats();
         assertThat(s.borrows()).isEqualTo(3);
         assertThat(s.returns()).isEqualTo(3);
         assertThat(s.outstanding()).isZero();
@@ -52,12 +52,12 @@ class PoolTrackerTest {
     void returningTwiceIsADoubleReturnAndAStrangerAnUnknownOne() {
         PoolTracker p = PoolTracker.create("db");
         Object conn = new Object();
-        Lease l = p.borrow(conn, 0);
+        PoolTracker.Lease l = p.borrow(conn, 0);
         l.release();
         l.release();                      // the lease twice
         assertThat(p.release(conn)).isFalse(); // its resource after it came back
         assertThat(p.release(new Object())).isFalse(); // never lent
-        PoolStats s = p.stats();
+        PoolTracker.Stats s = p.stats();
         assertThat(s.returns()).isEqualTo(1);
         assertThat(s.doubleReturns()).isEqualTo(2);
         assertThat(s.unknownReturns()).isEqualTo(1);
@@ -68,23 +68,23 @@ class PoolTrackerTest {
         PoolTracker p = PoolTracker.create("connections");
         Object pooled = new Object(); // the pool keeps its resource: only the lease can be lost
         borrowAndForget(p, pooled);
-        Lease kept = p.borrow(new Object(), 8);
+        PoolTracker.Lease kept = p.borrow(new Object(), 8);
         awaitLeaks(p, 1);
-        List<PoolLeak> leaks = p.leaks();
+        List<PoolTracker.Leak> leaks = p.leaks();
         assertThat(leaks).hasSize(1);
-        PoolLeak leak = leaks.get(0);
-        assertThat(leak.kind()).isEqualTo(PoolLeak.Kind.UNREACHABLE);
+        PoolTracker.Leak leak = leaks.get(0);
+        assertThat(leak.kind()).isEqualTo(PoolTracker.Leak.Kind.UNREACHABLE);
         assertThat(leak.pool()).isEqualTo("connections");
         assertThat(leak.size()).isEqualTo(64);
         assertThat(leak.resourceType()).isEqualTo("java.lang.Object");
         assertThat(leak.stack().get(0)).startsWith(PoolTrackerTest.class.getName() + ".borrowAndForget(PoolTrackerTest.java:");
         assertThat(leak.threadName()).isEqualTo(Thread.currentThread().getName());
-        PoolStats s = p.stats();
+        PoolTracker.Stats s = p.stats();
         assertThat(s.leaks()).isEqualTo(1);
         assertThat(s.leakedBytes()).isEqualTo(64);
         assertThat(s.outstanding()).isEqualTo(1);
         assertThat(p.outstanding()).singleElement().satisfies(o -> {
-            assertThat(o.kind()).isEqualTo(PoolLeak.Kind.NOT_RETURNED);
+            assertThat(o.kind()).isEqualTo(PoolTracker.Leak.Kind.NOT_RETURNED);
             assertThat(o.leaseId()).isEqualTo(kept.id());
         });
         kept.release();
@@ -108,13 +108,13 @@ class PoolTrackerTest {
     }
 
     static final class Proxy {
-        Lease lease;
+        PoolTracker.Lease lease;
     }
 
     @Test
     void aResourceKeptAliveByItsHolderIsNotALeak() throws Exception {
         PoolTracker p = PoolTracker.create("held");
-        List<Lease> held = new ArrayList<>();
+        List<PoolTracker.Lease> held = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             held.add(p.borrow(new byte[16], 16));
         }
@@ -123,14 +123,14 @@ class PoolTrackerTest {
         }
         assertThat(p.stats().leaks()).isZero();
         assertThat(p.outstanding()).hasSize(10);
-        held.forEach(Lease::release);
+        held.forEach(PoolTracker.Lease::release);
         assertThat(p.outstanding()).isEmpty();
     }
 
     @Test
     void stacksCanBeTurnedOff() {
         PoolTracker p = PoolTracker.create("nostacks").stackDepth(0);
-        Lease l = p.borrow("r", 1);
+        PoolTracker.Lease l = p.borrow("r", 1);
         assertThat(p.outstanding().get(0).stack()).isEmpty();
         l.release();
     }

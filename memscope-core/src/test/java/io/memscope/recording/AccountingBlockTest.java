@@ -8,6 +8,7 @@ import io.memscope.accounting.Owner;
 import io.memscope.accounting.OwnerScope;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
+import io.memscope.internal.accounting.AccountingSnapshots;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,11 +32,11 @@ class AccountingBlockTest {
             acct.alloc(entries, 1024);
             acct.free(entries, 4096, o);
         }
-        AccountingSnapshot first = AccountingSnapshot.of(100, acct.summaries());
+        AccountingSnapshot first = AccountingSnapshots.of(100, acct.summaries());
         try (OwnerScope s = acct.scope("dave", null)) {
             acct.alloc(entries, 7);
         }
-        AccountingSnapshot last = AccountingSnapshot.of(200, acct.summaries());
+        AccountingSnapshot last = AccountingSnapshots.of(200, acct.summaries());
         assertThat(first.rows(SummaryTable.USER)).singleElement().satisfies(r -> {
             assertThat(r.user()).isEqualTo("carol");
             assertThat(r.currentBytes()).isEqualTo(1024);
@@ -70,7 +71,7 @@ class AccountingBlockTest {
             threads.add(new SummaryRow(SummaryTable.THREAD, i, "t" + i, null, null, "memory/a/b", new long[11]));
         }
         SummaryRow user = new SummaryRow(SummaryTable.USER, -1, null, "carol", null, "memory/a/b", new long[11]);
-        AccountingSnapshot s = AccountingSnapshot.of(0, java.util.Map.of(SummaryTable.THREAD, threads,
+        AccountingSnapshot s = AccountingSnapshots.of(0, java.util.Map.of(SummaryTable.THREAD, threads,
                 SummaryTable.USER, List.of(user)));
         assertThat(s.rows()).hasSize(AccountingSnapshot.MAX_ROWS).contains(user);
     }

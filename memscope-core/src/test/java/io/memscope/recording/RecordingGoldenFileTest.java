@@ -222,8 +222,8 @@ class RecordingGoldenFileTest {
                 "G1 Evacuation Pause", 4096, 1024, 8192, "end of minor GC"));
         assertThat(rec.skippedBlocks()).isZero();
         assertThat(rec.scopePaths()).containsExactly(java.util.Map.entry(1, new ScopePath(1, 0, "request")));
-        assertThat(rec.scopeEdges()).containsExactly(new ScopeEdge(1100, 1, "main", false, 1, 0, -1),
-                new ScopeEdge(1700, 1, "main", true, 1, 0, 128));
+        assertThat(rec.scopeEdges()).containsExactly(new ScopePath.Edge(1100, 1, "main", false, 1, 0, -1),
+                new ScopePath.Edge(1700, 1, "main", true, 1, 0, 128));
         assertThat(rec.apiEvents()).singleElement().satisfies(e -> {
             assertThat(e.type()).isEqualTo(MemoryEventType.BORROW);
             assertThat(e.address()).isEqualTo(7);

@@ -41,7 +41,7 @@ class RecordingRoundTripTest {
         final Map<String, String> metadata = new LinkedHashMap<>();
         final List<Anomaly> anomalies = new ArrayList<>();
         final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
-        final List<ScopeEdge> scopeEdges = new ArrayList<>();
+        final List<ScopePath.Edge> scopeEdges = new ArrayList<>();
         final List<MemoryEvent> apiEvents = new ArrayList<>();
         final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
     }
@@ -135,7 +135,7 @@ class RecordingRoundTripTest {
                 } else if (what < 22) {
                     boolean exit = r.nextBoolean();
                     int tn = stringIds.get(r.nextInt(stringIds.size()));
-                    ScopeEdge edge = new ScopeEdge(anyLong(r), r.nextInt(4), table.get(tn), exit,
+                    ScopePath.Edge edge = new ScopePath.Edge(anyLong(r), r.nextInt(4), table.get(tn), exit,
                             r.nextInt(4) == 0 ? r.nextInt() | 1 : 1 + r.nextInt(40),
                             !exit && r.nextBoolean() ? anyLong(r) : 0,
                             exit && r.nextBoolean() ? r.nextLong(Long.MAX_VALUE) : -1);

@@ -20,9 +20,10 @@ class NoStringConstantsTest {
     @ParameterizedTest
     @ValueSource(strings = {"io.memscope.scope.ScopeTracker", "io.memscope.scope.MemoryScope",
         "io.memscope.scope.PathNode", "io.memscope.scope.StatsShard", "io.memscope.scope.ThreadScopes",
-        "io.memscope.scope.ThreadAllocation", "io.memscope.scope.ScopedTask",
+        "io.memscope.scope.ThreadAllocation", "io.memscope.scope.ScopedTask", "io.memscope.scope.PathTable",
+        "io.memscope.scope.ScopeThreads",
         "io.memscope.scope.ScopedTask$OfRunnable", "io.memscope.scope.ScopedTask$OfCallable",
-        "io.memscope.internal.scope.OwnAllocations", "io.memscope.pool.PoolTracker", "io.memscope.pool.Lease",
+        "io.memscope.internal.scope.OwnAllocations", "io.memscope.pool.PoolTracker", "io.memscope.pool.PoolTracker$Lease",
         "io.memscope.pool.LeaseRecord", "io.memscope.track.ObjectTracker"})
     void holdsNoStringLiteral(String className) throws IOException {
         assertThat(stringConstants(className)).as(className).isEmpty();

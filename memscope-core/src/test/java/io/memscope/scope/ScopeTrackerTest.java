@@ -53,16 +53,16 @@ class ScopeTrackerTest {
         }
         assertThat(t.openPaths()).isEmpty();
         ScopeSnapshot s = t.snapshot();
-        assertThat(s.paths()).extracting(ScopeStats::path)
+        assertThat(s.paths()).extracting(ScopeSnapshot.PathStats::path)
                 .containsExactly("request", "request/parse", "request/render", "request/render/parse");
-        for (ScopeStats st : s.paths()) {
+        for (ScopeSnapshot.PathStats st : s.paths()) {
             assertThat(st.entries()).isEqualTo(3);
             assertThat(st.tasks()).isZero();
             assertThat(st.forcedExits()).isZero();
             assertThat(st.maxNanos()).isLessThanOrEqualTo(st.totalNanos());
             assertThat(st.selfNanos()).isBetween(0L, st.totalNanos());
         }
-        ScopeStats request = s.path("request");
+        ScopeSnapshot.PathStats request = s.path("request");
         long children = s.path("request/parse").totalNanos() + s.path("request/render").totalNanos();
         assertThat(request.selfNanos()).isEqualTo(request.totalNanos() - children);
         assertThat(s.path("request/render").selfNanos())
@@ -81,8 +81,8 @@ class ScopeTrackerTest {
         ScopeWorkloads.nested(t, 2000); // the interpreter, then compiled code: the same figures
         ScopeSnapshot s = t.snapshot();
         assertThat(s.allocationMeasured()).isTrue();
-        ScopeStats outer = s.path("outer");
-        ScopeStats inner = s.path("outer/inner");
+        ScopeSnapshot.PathStats outer = s.path("outer");
+        ScopeSnapshot.PathStats inner = s.path("outer/inner");
         assertThat(s.path("outer/inner/empty").allocatedBytes()).isZero();
         assertThat(s.path("outer/empty").allocatedBytes()).isZero();
         assertThat(inner.allocatedBytes()).isEqualTo(2000 * 2 * small);
@@ -173,7 +173,7 @@ class ScopeTrackerTest {
         }
         ScopeSnapshot s = t.snapshot();
         assertThat(s.distinctPaths()).isEqualTo(3);
-        assertThat(s.paths()).extracting(ScopeStats::path)
+        assertThat(s.paths()).extracting(ScopeSnapshot.PathStats::path)
                 .containsExactly("name-0", "name-0/nested", "name-1", ScopeTracker.OTHER);
         assertThat(s.path("name-0/nested").entries()).isEqualTo(2);
         // 2 rounds x (name-1/nested and name-2..9 with their nested) = 2 x (1 + 8 + 8)
@@ -193,7 +193,7 @@ class ScopeTrackerTest {
                 allocate(1, 100);
             }
         }
-        ScopeStats other = t.snapshot().path(ScopeTracker.OTHER);
+        ScopeSnapshot.PathStats other = t.snapshot().path(ScopeTracker.OTHER);
         assertThat(other.entries()).isEqualTo(2);
         assertThat(other.selfNanos()).isEqualTo(other.totalNanos()); // only the outer folded entry's time
     }
@@ -239,12 +239,12 @@ class ScopeTrackerTest {
             pool.shutdown();
         }
         ScopeSnapshot s = t.snapshot();
-        ScopeStats request = s.path("request");
+        ScopeSnapshot.PathStats request = s.path("request");
         assertThat(request.entries()).isEqualTo(20 + 80);
         assertThat(request.tasks()).isEqualTo(80);
         assertThat(request.allocatedBytes() - s.path("request/submit").allocatedBytes()).isEqualTo(80 * 3 * array);
         assertThat(request.selfAllocatedBytes()).isEqualTo(80 * 2 * array);
-        ScopeStats parse = s.path("request/parse");
+        ScopeSnapshot.PathStats parse = s.path("request/parse");
         assertThat(parse.entries()).isEqualTo(80);
         assertThat(parse.allocatedBytes()).isEqualTo(80 * array);
     }
@@ -326,7 +326,7 @@ class ScopeTrackerTest {
         }
         Thread reader = new Thread(() -> {
             while (l.stream().anyMatch(Thread::isAlive)) {
-                ScopeStats a = t.snapshot().path("a");
+                ScopeSnapshot.PathStats a = t.snapshot().path("a");
                 assertThat(a == null ? 0 : a.entries()).isBetween(0L, (long) threads * loops);
             }
         });

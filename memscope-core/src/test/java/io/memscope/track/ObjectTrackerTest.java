@@ -29,17 +29,17 @@ class ObjectTrackerTest {
         Object kept = new HashMap<String, String>();
         t.track("kept", kept);
         t.track("dropped", new byte[4000]);
-        List<TrackedObject> before = t.objects();
-        assertThat(before).extracting(TrackedObject::name).containsExactlyInAnyOrder("kept", "dropped");
-        assertThat(before).allMatch(TrackedObject::alive);
+        List<ObjectTracker.Tracked> before = t.objects();
+        assertThat(before).extracting(ObjectTracker.Tracked::name).containsExactlyInAnyOrder("kept", "dropped");
+        assertThat(before).allMatch(ObjectTracker.Tracked::alive);
         awaitCollected(t, 1); // only the tracker knew of the array: tracking does not hold it
-        List<TrackedObject> after = t.objects();
-        TrackedObject dropped = after.stream().filter(o -> o.name().equals("dropped")).findFirst().orElseThrow();
+        List<ObjectTracker.Tracked> after = t.objects();
+        ObjectTracker.Tracked dropped = after.stream().filter(o -> o.name().equals("dropped")).findFirst().orElseThrow();
         assertThat(dropped.alive()).isFalse();
         assertThat(dropped.type()).isEqualTo("byte[]");
         assertThat(dropped.collectedAtNanos()).isGreaterThan(dropped.trackedAtNanos());
         assertThat(dropped.ageNanos(0)).isPositive();
-        TrackedObject live = after.stream().filter(o -> o.name().equals("kept")).findFirst().orElseThrow();
+        ObjectTracker.Tracked live = after.stream().filter(o -> o.name().equals("kept")).findFirst().orElseThrow();
         assertThat(live.alive()).isTrue();
         assertThat(live.type()).isEqualTo("java.util.HashMap");
         assertThat(live.threadName()).isEqualTo(Thread.currentThread().getName());

@@ -1,7 +1,6 @@
 package io.memscope.demo;
 
 import io.memscope.Memscope;
-import io.memscope.pool.Lease;
 import io.memscope.pool.PoolTracker;
 
 import java.util.ArrayDeque;
@@ -11,7 +10,7 @@ import java.util.List;
 /**
  * A small connection pool, the way a real one is built: a few physical connections, each with its 16 KiB buffer,
  * reused; what the application gets is a new {@link Connection} handle over a physical one, as a JDBC pool hands out
- * a proxy. Each handle holds its {@link Lease} from memscope's {@link PoolTracker}: a handle the application drops
+ * a proxy. Each handle holds its {@link PoolTracker.Lease} from memscope's {@link PoolTracker}: a handle the application drops
  * without closing it makes its lease unreachable, and memscope names it a leak with the stack that borrowed it.
  * Thread-safe.
  */
@@ -66,7 +65,7 @@ final class ConnectionPool {
     static final class Connection implements AutoCloseable {
         private final ConnectionPool pool;
         final Physical physical;
-        Lease lease;
+        PoolTracker.Lease lease;
         private boolean closed;
 
         Connection(ConnectionPool pool, Physical physical) {

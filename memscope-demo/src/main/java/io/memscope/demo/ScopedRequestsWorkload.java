@@ -1,10 +1,9 @@
 package io.memscope.demo;
 
+import io.memscope.scope.ScopeSnapshot;
+import io.memscope.pool.PoolTracker;
 import io.memscope.Memscope;
-import io.memscope.pool.PoolLeak;
-import io.memscope.pool.PoolStats;
 import io.memscope.scope.MemoryScope;
-import io.memscope.scope.ScopeStats;
 import io.memscope.track.ObjectTracker;
 
 import java.util.concurrent.ExecutorService;
@@ -68,14 +67,14 @@ public final class ScopedRequestsWorkload implements DemoMain.Workload {
             System.gc();
             Thread.sleep(20);
         }
-        for (ScopeStats s : Memscope.scopes().paths()) {
+        for (ScopeSnapshot.PathStats s : Memscope.scopes().paths()) {
             System.out.printf("demo: scoped-requests: scope %-15s %4d entries %4d tasks %,12d bytes allocated%n",
                     s.path(), s.entries(), s.tasks(), s.allocatedBytes());
         }
-        PoolStats p = connections.tracker().stats();
+        PoolTracker.Stats p = connections.tracker().stats();
         System.out.printf("demo: scoped-requests: pool %s: %d borrows, %d returns, %d leaked, %d connections "
                 + "opened%n", p.pool(), p.borrows(), p.returns(), p.leaks(), connections.opened());
-        for (PoolLeak leak : connections.tracker().leaks()) {
+        for (PoolTracker.Leak leak : connections.tracker().leaks()) {
             String at = leak.stack().stream().filter(f -> !f.startsWith(ConnectionPool.class.getName()))
                     .findFirst().orElse("?");
             System.out.println("demo: scoped-requests: leaked connection borrowed at " + at);

@@ -6,10 +6,9 @@ import io.memscope.accounting.MemoryAccounting;
 import io.memscope.accounting.Owner;
 import io.memscope.accounting.OwnerScope;
 import io.memscope.accounting.SummaryTable;
-import io.memscope.accounting.SummaryTables;
+import io.memscope.accounting.SummaryRow;
 
 import java.util.ArrayDeque;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,10 +98,14 @@ public final class TenantCacheWorkload implements DemoMain.Workload {
         }
         acct.free(arena, arenaBlock.length, arenaOwner);
 
-        Map<SummaryTable, List<io.memscope.accounting.SummaryRow>> tables = new EnumMap<>(SummaryTable.class);
-        tables.put(SummaryTable.USER, acct.summary(SummaryTable.USER));
-        tables.put(SummaryTable.GLOBAL, acct.summary(SummaryTable.GLOBAL));
-        System.out.print(SummaryTables.text(tables));
+        // the application reads the tables as rows (memscope accounting <pid> prints them whole)
+        for (SummaryTable table : List.of(SummaryTable.USER, SummaryTable.GLOBAL)) {
+            System.out.println(table.tableName() + " (current and high bytes)");
+            for (SummaryRow r : acct.summary(table)) {
+                String owner = table == SummaryTable.USER ? (r.user() == null ? "NULL" : r.user()) + "  " : "";
+                System.out.println(owner + r.eventName() + "  " + r.currentBytes() + "  " + r.highBytes());
+            }
+        }
     }
 
     /** One tenant's cache: values and keys are real heap memory, reported to accounting. Thread-safe. */

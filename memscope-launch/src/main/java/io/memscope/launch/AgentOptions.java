@@ -221,6 +221,10 @@ public final class AgentOptions {
         return o;
     }
 
+    /**
+     * Sets one option from its text. One case per option (45 of them), each a parse and a check: long because the
+     * options are read in one place, next to each other.
+     */
     private void apply(String key, String v) {
         switch (key) {
             case "mode":
@@ -294,7 +298,7 @@ public final class AgentOptions {
                 break;
             case "functions":
                 functions = List.of(v.split(";"));
-                io.memscope.recording.FunctionPatterns.parse(functions); // validates
+                FunctionPatterns.parse(functions); // validates
                 break;
             case "gcAtEdges":
                 gcAtEdges = bool(v);

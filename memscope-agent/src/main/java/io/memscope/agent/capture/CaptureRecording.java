@@ -7,7 +7,7 @@ import io.memscope.launch.FileErrors;
 import io.memscope.launch.OutputFolders;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.internal.store.EventStore;

@@ -1,21 +1,14 @@
 package io.memscope.agent.capture;
 
-import com.sun.management.GarbageCollectionNotificationInfo;
-import com.sun.management.GcInfo;
 import io.memscope.internal.error.Failures;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.GcRecord.Examined;
-import java.lang.management.GarbageCollectorMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
 
 /**
  * The capture's GC records, built from three sources:
@@ -40,7 +33,7 @@ import javax.management.openmbean.CompositeData;
  * collection in one pause) are known by their ids, the bean's count. Notifications and last-collection figures are
  * then placed by id, whatever their order or delay, and each such pair teaches the management clock's offset
  * ({@link ManagementClock}). When several pauses ended between two cuts, their bean collections are placed by time
- * with that offset; when no offset is known yet, by {@link #calibrate()} (when a single bean counted as many
+ * with that offset; when no offset is known yet, by {@link NotificationTimes} (when a single bean counted as many
  * collections as pauses ended, one each, in order). A pause in which no bean counted a collection has no heap figures
  * (the JVM reports them only for its beans' collections): G1's Remark or Cleanup before JDK 20 (a Remark when it freed
  * sampled objects: {@value #MARKING_END}), or a VM operation that posted the JVMTI collection events and collected
@@ -79,104 +72,24 @@ final class CollectionLog {
     /** {@link #takeVerdict}: no collection that examined the whole heap since the last call. */
     static final long NO_VERDICT = Long.MIN_VALUE;
     /** A collection is written this long after its end (its notifications arrive in the meantime). */
-    private static final long SETTLE_NANOS = 2_000_000_000L;
+    static final long SETTLE_NANOS = 2_000_000_000L;
     /** How long a collection waits at most for a cut that tells its bean collections. */
     private static final long STALE_NANOS = 10_000_000_000L;
     /** How long a notification waits for its collection to be reported. */
     private static final long WAIT_NANOS = 1_000_000_000L;
 
-    private static final class Pause {
-        final int ordinal;
-        final long start;
-        final long end;
-        /** What the bean collections inside it said, one per bean collection (by key). */
-        final List<Details> details = new ArrayList<>(1);
-        /** The keys of the bean collections a cut placed in it; null while not known. */
-        long[] expected;
-        /** Placed by time with other pauses of a cut (several pauses between two cuts). */
-        Group group;
-        boolean classified;
-        /** Sampled objects this pause was seen to free (the heap sampler's scans), and the latest one's allocation. */
-        int freed;
-        long latestFreedAllocation = Long.MIN_VALUE;
-        Examined examined = Examined.UNKNOWN;
-        long snapshot;
-        /** The heap used and committed read right after it, when no notification can say them; -1: not read. */
-        long measuredUsed = -1;
-        long measuredCommitted;
-
-        Pause(int ordinal, long start, long end) {
-            this.ordinal = ordinal;
-            this.start = start;
-            this.end = end;
-            this.snapshot = start;
-        }
-
-        boolean resolved() {
-            return expected != null || group != null && group.complete();
-        }
-    }
-
-    /** Pauses that ended between two cuts, and the bean collections counted meanwhile, to be placed by time. */
-    private static final class Group {
-        final List<Pause> pauses = new ArrayList<>(2);
-        final List<Long> open = new ArrayList<>(2);
-
-        boolean complete() {
-            return open.isEmpty();
-        }
-    }
-
-    /** One bean collection: what its notification or the bean's last-collection figures say, and when it arrived. */
-    private static final class Details {
-        final String name;
-        final String action;
-        final String cause;
-        final long key;
-        final long startMillis;
-        final long durationMillis;
-        final long before;
-        final long after;
-        final long committed;
-        final long receivedNanos;
-        /** From a notification (cause and action known), not only the bean's last-collection figures. */
-        final boolean notified;
-
-        Details(String name, String action, String cause, long key, long startMillis, long durationMillis,
-                long before, long after, long committed, long receivedNanos, boolean notified) {
-            this.name = name;
-            this.action = action;
-            this.cause = cause;
-            this.key = key;
-            this.startMillis = startMillis;
-            this.durationMillis = durationMillis;
-            this.before = before;
-            this.after = after;
-            this.committed = committed;
-            this.receivedNanos = receivedNanos;
-            this.notified = notified;
-        }
-    }
-
-    private static long key(int bean, long id) {
-        return (long) bean << 48 | (id & 0xFFFF_FFFF_FFFFL);
-    }
-
     private final boolean notifications;
-    private final List<Pause> pauses = new ArrayList<>();
-    /** Details not placed yet (their pause or cut not known yet). */
-    private final List<Details> arrived = new ArrayList<>();
+    private final List<GcPause> pauses = new ArrayList<>();
+    /** GcDetails not placed yet (their pause or cut not known yet). */
+    private final List<GcDetails> arrived = new ArrayList<>();
     /** Bean collections a cut placed in a pause whose details have not arrived, by key. */
-    private final Map<Long, Pause> placed = new HashMap<>();
-    /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written, by key. */
-    private final Map<Long, Details> cycles = new HashMap<>();
-    /** Generational ZGC: the starts of its young collections (a minor cycle's, a major cycle's), latest kept. */
-    private final java.util.TreeSet<Long> youngStarts = new java.util.TreeSet<>();
+    private final Map<Long, GcPause> placed = new HashMap<>();
     /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
     private final GcHistory history = new GcHistory();
-    private final List<NotificationEmitter> emitters = new ArrayList<>();
-    private final ManagementClock clock = new ManagementClock();
+    private final NotificationTimes times = new NotificationTimes();
+    /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written. */
+    private final ConcurrentCycles cycles = new ConcurrentCycles(times);
     private final long captureStartNanos;
     private final boolean seenFromStart;
     /** The library's started and finished collection counts ({@code started << 32 | finished}), or null. */
@@ -185,17 +98,11 @@ final class CollectionLog {
     private CollectionKinds kinds;
     /** The highest ordinal passed to {@link #pause}. */
     private int lastPauseOrdinal;
-    /** The last cut: the last pause ended then, and each bean's count. */
-    private int cutOrdinal = -1;
-    private long[] cutCounts;
+    /** The cuts: the beans' counts read between pauses. */
+    private final BeanCuts cuts = new BeanCuts();
     private boolean listening;
     private boolean stopped;
-    /** nanoTime minus the management clock's milliseconds times 10^6 from {@link #calibrate()}; valid when {@link #offsetKnown}. */
-    private long offset;
-    private boolean offsetKnown;
     private long unmatched;
-    private long cuts;
-    private long ambiguousCuts;
     /** The latest snapshot of a whole-heap collection not yet taken by {@link #takeVerdict}. */
     private long verdict = NO_VERDICT;
 
@@ -234,12 +141,12 @@ final class CollectionLog {
      * @param ordinal 1 for the JVM's first collection; start and end on {@link System#nanoTime()}'s clock
      */
     void pause(int ordinal, long startNanos, long endNanos) {
-        Pause p = new Pause(ordinal, startNanos, endNanos);
+        GcPause p = new GcPause(ordinal, startNanos, endNanos);
         boolean unheard;
         synchronized (this) {
             pauses.add(p);
             lastPauseOrdinal = Math.max(lastPauseOrdinal, ordinal);
-            unheard = notifications && emitters.isEmpty() && !stopped;
+            unheard = notifications && !registered() && !stopped;
         }
         if (unheard) {
             measure(p);
@@ -253,7 +160,7 @@ final class CollectionLog {
      * after such a pause ({@link Runtime}: used and committed), when it is the latest pause and no other one started:
      * an upper bound of the heap used after it (what was allocated between its end and the reading counts too).
      */
-    private void measure(Pause p) {
+    private void measure(GcPause p) {
         LongSupplier o = gcOrdinals;
         if (o == null) {
             return;
@@ -281,7 +188,7 @@ final class CollectionLog {
     void freed(int ordinal, long allocatedNanos) {
         synchronized (this) {
             for (int i = pauses.size() - 1; i >= 0; i--) {
-                Pause p = pauses.get(i);
+                GcPause p = pauses.get(i);
                 if (p.ordinal == ordinal) {
                     p.freed++;
                     p.latestFreedAllocation = Math.max(p.latestFreedAllocation, allocatedNanos);
@@ -320,33 +227,20 @@ final class CollectionLog {
         }
         try {
             GcBeans.Platform platform = new GcBeans.Platform();
-            for (GarbageCollectorMXBean gc : platform.beans()) {
-                if (gc instanceof NotificationEmitter) {
-                    NotificationEmitter e = (NotificationEmitter) gc;
-                    if (listener == null) {
-                        listener = new Listener();
-                    }
-                    // Registered and remembered under the lock stop() takes: a capture that ends meanwhile either
-                    // finds it in emitters (and removes it) or keeps it from being registered at all.
-                    synchronized (this) {
-                        if (stopped) {
-                            return;
-                        }
-                        e.addNotificationListener(listener, null, null);
-                        emitters.add(e);
-                    }
-                }
+            GcNotifications n = new GcNotifications(this);
+            synchronized (this) {
+                notificationSource = n;
+            }
+            if (!n.register(platform)) {
+                return; // the capture ended meanwhile
             }
             synchronized (this) {
                 listeningSince = System.nanoTime();
                 beans = platform;
                 kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(platform.names()), seenFromStart,
                         captureStartNanos);
-                if (seenFromStart && cutCounts == null) {
-                    cutCounts = new long[platform.size()]; // nothing counted before the capture
-                    if (cutOrdinal < 0) {
-                        cutOrdinal = 0;
-                    }
+                if (seenFromStart) {
+                    cuts.zeroBaseline(platform.size());
                 }
             }
         } catch (Throwable t) {
@@ -361,7 +255,7 @@ final class CollectionLog {
     /** The clock of the settle and wait times ({@link System#nanoTime()}; tests set their own). */
     private java.util.function.LongSupplier clockNanos;
 
-    private long now() {
+    long now() {
         java.util.function.LongSupplier c = clockNanos;
         return c == null ? System.nanoTime() : c.getAsLong();
     }
@@ -379,30 +273,23 @@ final class CollectionLog {
             beans = b;
             kinds = new CollectionKinds(CollectionKinds.unnamedPausesEndMarkings(b.names()), seenFromStart,
                     captureStartNanos);
-            if (seenFromStart && cutCounts == null) {
-                cutCounts = new long[b.size()];
-                if (cutOrdinal < 0) {
-                    cutOrdinal = 0;
-                }
+            if (seenFromStart) {
+                cuts.zeroBaseline(b.size());
             }
         }
     }
 
     /** A notification, as the listener would pass it on (tests). */
     void notified(int bean, String action, String cause, GcBeans.Collection c) {
-        arrive(new Details(beans.name(bean), action, cause, key(bean, c.id()), c.startMillis(), c.durationMillis(),
-                c.usedBefore(), c.usedAfter(), c.committedAfter(), now(), true));
+        arrive(new GcDetails(beans.name(bean), action, cause, GcDetails.key(bean, c.id()), c.startMillis(),
+                c.durationMillis(), c.usedBefore(), c.usedAfter(), c.committedAfter(), now(), true));
     }
 
-    /** The notification listener: a nested class, so that JMX is not loaded with {@link CollectionLog}. */
-    private final class Listener implements NotificationListener {
-        @Override
-        public void handleNotification(Notification n, Object handback) {
-            notified(n);
-        }
-    }
-
-    private NotificationListener listener;
+    /**
+     * The JMX side of the notifications, registered by {@link #listen}; null before. Created there, not with the log,
+     * so that JMX is not loaded with {@link CollectionLog}.
+     */
+    private GcNotifications notificationSource;
     /** GC notifications that reached this log after {@link #stop()} (none when every listener was removed). */
     private long lateNotifications;
 
@@ -411,47 +298,20 @@ final class CollectionLog {
         return lateNotifications;
     }
 
-    private void notified(Notification n) {
-        ThreadState ts = ThreadState.current();
-        if (ts != null) {
-            ts.busy = true;
+    /**
+     * @return the platform's beans a notification is read against, or null when the log reads other beans (tests) or
+     *         stopped (the notification is then counted late)
+     */
+    synchronized GcBeans.Platform notificationBeans() {
+        if (stopped) {
+            lateNotifications++; // a listener that outlived its capture: ignored, counted
+            return null;
         }
-        try {
-            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
-                return;
-            }
-            GcBeans.Platform b;
-            synchronized (this) {
-                if (stopped) {
-                    lateNotifications++; // a listener that outlived its capture: ignored, counted
-                    return;
-                }
-                b = beans instanceof GcBeans.Platform ? (GcBeans.Platform) beans : null;
-            }
-            if (b == null) {
-                return;
-            }
-            GarbageCollectionNotificationInfo info =
-                    GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-            int bean = b.indexOf(info.getGcName());
-            if (bean < 0) {
-                return;
-            }
-            GcInfo gi = info.getGcInfo();
-            GcBeans.Collection c = b.collection(bean, gi);
-            arrive(new Details(info.getGcName(), info.getGcAction(), info.getGcCause(), key(bean, c.id()),
-                    c.startMillis(), c.durationMillis(), c.usedBefore(), c.usedAfter(), c.committedAfter(),
-                    now(), true));
-        } catch (Throwable t) {
-            Failures.report("agent.gc", t);
-        } finally {
-            if (ts != null) {
-                ts.busy = false;
-            }
-        }
+        return beans instanceof GcBeans.Platform ? (GcBeans.Platform) beans : null;
     }
 
-    private void arrive(Details d) {
+    /** What a bean collection said: placed at the next cut or settle. */
+    void arrive(GcDetails d) {
         synchronized (this) {
             arrived.add(d);
         }
@@ -492,13 +352,13 @@ final class CollectionLog {
             }
             List<Integer> changed;
             synchronized (this) {
-                changed = placeCut((int) before, counts);
+                changed = cuts.place((int) before, counts, lastPauseOrdinal, pauses, beans, placed);
             }
             long now = now();
             for (int i : changed) {
                 GcBeans.Collection c = b.last(i);
                 if (c != null && c.id() == counts[i]) { // still the collection the cut counted
-                    arrive(new Details(b.name(i), null, null, key(i, c.id()), c.startMillis(), c.durationMillis(),
+                    arrive(new GcDetails(b.name(i), null, null, GcDetails.key(i, c.id()), c.startMillis(), c.durationMillis(),
                             c.usedBefore(), c.usedAfter(), c.committedAfter(), now, false));
                 }
             }
@@ -513,86 +373,6 @@ final class CollectionLog {
                 ts.busy = wasBusy;
             }
         }
-    }
-
-    /**
-     * Under the lock: places the bean collections counted since the last cut in the pauses that ended since.
-     *
-     * @return the beans whose count changed
-     */
-    private List<Integer> placeCut(int finished, long[] counts) {
-        List<Integer> changed = new ArrayList<>(2);
-        if (cutCounts != null && finished > lastPauseOrdinal) {
-            return changed; // a pause ended that was not passed to pause() yet: the next cut will have it
-        }
-        long[] previous = cutCounts;
-        int from = cutOrdinal;
-        cutOrdinal = finished;
-        cutCounts = counts;
-        if (previous == null || previous.length != counts.length) {
-            return changed; // the baseline: collections before it are not this capture's
-        }
-        cuts++;
-        List<Pause> between = new ArrayList<>(1);
-        for (Pause p : pauses) {
-            if (p.ordinal > from && p.ordinal <= finished && p.expected == null && p.group == null) {
-                between.add(p);
-            }
-        }
-        List<Long> keys = new ArrayList<>(2);
-        for (int i = 0; i < counts.length; i++) {
-            if (counts[i] == previous[i]) {
-                continue;
-            }
-            changed.add(i);
-            if (CollectionKinds.isCycleBean(beans.name(i))) {
-                continue; // concurrent cycles are not inside pauses: placed by their own figures
-            }
-            // one pause holds at most one collection per bean: with a single pause, only the last counted is in it
-            long first = between.size() == 1 ? Math.max(previous[i] + 1, counts[i]) : previous[i] + 1;
-            for (long id = first; id <= counts[i]; id++) {
-                keys.add(key(i, id));
-            }
-        }
-        if (between.size() == 1) {
-            Pause p = between.get(0);
-            p.expected = new long[keys.size()];
-            for (int k = 0; k < keys.size(); k++) {
-                p.expected[k] = keys.get(k);
-                placed.put(keys.get(k), p);
-            }
-        } else if (between.size() > 1 && keys.size() == between.size() && singleBean(keys)) {
-            // one bean counted as many collections as pauses ended, and a pause holds at most one collection per
-            // bean: one each, in order
-            for (int k = 0; k < keys.size(); k++) {
-                Pause p = between.get(k);
-                p.expected = new long[] {keys.get(k)};
-                placed.put(keys.get(k), p);
-            }
-        } else if (between.size() > 1) {
-            ambiguousCuts++;
-            Group g = new Group();
-            g.pauses.addAll(between);
-            g.open.addAll(keys);
-            for (Pause p : between) {
-                p.group = g;
-            }
-            if (keys.isEmpty()) {
-                for (Pause p : between) {
-                    p.expected = new long[0]; // no bean counted anything: each is a pause without a bean
-                }
-            }
-        }
-        return changed;
-    }
-
-    private static boolean singleBean(List<Long> keys) {
-        for (long k : keys) {
-            if (k >>> 48 != keys.get(0) >>> 48) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -634,8 +414,8 @@ final class CollectionLog {
         match();
         long now = now();
         classify(all);
-        for (Iterator<Pause> it = pauses.iterator(); it.hasNext(); ) {
-            Pause p = it.next();
+        for (Iterator<GcPause> it = pauses.iterator(); it.hasNext(); ) {
+            GcPause p = it.next();
             boolean complete = p.classified && p.resolved() && allNotified(p);
             if (!all && !complete && now - p.end < SETTLE_NANOS || !p.classified) {
                 break;
@@ -647,8 +427,8 @@ final class CollectionLog {
                     withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
                 }
             }
-            done(record(p));
-            for (Details d : p.details) {
+            done(p.record(beans, endCheckFigures));
+            for (GcDetails d : p.details) {
                 placed.remove(d.key);
             }
             if (p.expected != null) {
@@ -658,20 +438,13 @@ final class CollectionLog {
             }
             it.remove();
         }
-        for (Iterator<Details> it = cycles.values().iterator(); it.hasNext(); ) {
-            Details d = it.next();
-            boolean timed = clock.known() || offsetKnown;
-            if (timed && (all || d.notified || now - d.receivedNanos >= SETTLE_NANOS)) {
-                done(cycleRecord(d));
-                it.remove();
-            }
-        }
+        cycles.settle(all, now, this);
     }
 
-    private static boolean allNotified(Pause p) {
+    private static boolean allNotified(GcPause p) {
         int expected = p.expected == null ? -1 : p.expected.length;
         int notified = 0;
-        for (Details d : p.details) {
+        for (GcDetails d : p.details) {
             if (d.notified) {
                 notified++;
             }
@@ -679,7 +452,8 @@ final class CollectionLog {
         return expected >= 0 && notified >= expected;
     }
 
-    private void done(GcRecord r) {
+    /** A record made final: taken by {@link #take}, kept for {@link #since}. */
+    void done(GcRecord r) {
         ready.add(r);
         history.add(r);
     }
@@ -701,19 +475,19 @@ final class CollectionLog {
      */
     private void classify(boolean all) {
         if (kinds == null) {
-            for (Pause p : pauses) {
+            for (GcPause p : pauses) {
                 p.classified = true; // no beans read: nothing known of what any pause examined
             }
             return;
         }
         long now = now();
-        for (Pause p : pauses) {
+        for (GcPause p : pauses) {
             if (p.classified) {
                 continue;
             }
             // a pause no cut covered yet waits for one (the drain thread may be late: a loaded machine, the first
             // reading of the beans), at most STALE_NANOS
-            boolean due = all || now - p.end >= SETTLE_NANOS && (p.ordinal <= cutOrdinal || now - p.end >= STALE_NANOS);
+            boolean due = all || now - p.end >= SETTLE_NANOS && (p.ordinal <= cuts.ordinal() || now - p.end >= STALE_NANOS);
             if (!p.resolved() && !due) {
                 break; // in order: a later pause waits for this one
             }
@@ -749,38 +523,22 @@ final class CollectionLog {
      */
     private void match() {
         long now = now();
-        for (Iterator<Details> it = arrived.iterator(); it.hasNext(); ) {
-            Details d = it.next();
+        for (Iterator<GcDetails> it = arrived.iterator(); it.hasNext(); ) {
+            GcDetails d = it.next();
             int bean = (int) (d.key >>> 48);
             long id = d.key & 0xFFFF_FFFF_FFFFL;
             if (CollectionKinds.isCycleBean(d.name)) {
-                Details had = cycles.get(d.key);
-                if (had == null || d.notified && !had.notified) {
-                    cycles.put(d.key, had == null ? d : merged(had, d));
-                }
-                if (had == null && CollectionKinds.isGenerationalZgcCycle(d.name)
-                        && (clock.known() || offsetKnown)) {
-                    youngStarts.add(cycleStart(d));
-                    if (youngStarts.size() > 256) {
-                        youngStarts.pollFirst();
-                    }
-                }
-                if (had == null && clock.known() && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
-                    long snapshot = cycleSnapshot(d, clock.earliest(d.startMillis));
-                    if (snapshot != CollectionKinds.NOTHING_JUDGED) {
-                        verdict = Math.max(verdict, snapshot);
-                    }
-                }
+                verdict = Math.max(verdict, cycles.arrive(d));
                 it.remove();
                 continue;
             }
-            Pause p = placed.get(d.key);
+            GcPause p = placed.get(d.key);
             if (p != null) {
                 attach(p, d);
                 it.remove();
                 continue;
             }
-            Pause byTime = openGroupPause(d);
+            GcPause byTime = openGroupPause(d);
             if (byTime != null) {
                 byTime.group.open.remove(d.key);
                 placed.put(d.key, byTime);
@@ -788,14 +546,14 @@ final class CollectionLog {
                 it.remove();
                 continue;
             }
-            boolean covered = cutCounts != null && bean < cutCounts.length && id <= cutCounts[bean];
+            boolean covered = cuts.covers(bean, id);
             if (covered && !inOpenGroup(d.key)) {
                 // counted by a cut but in no pending pause: before the capture, or its pause was written already
                 it.remove();
                 continue;
             }
             if (now - d.receivedNanos > WAIT_NANOS) {
-                Pause fallback = byTime(d, pauses);
+                GcPause fallback = times.byTime(d, pauses, pauses, arrived);
                 if (fallback != null) {
                     attach(fallback, d);
                 } else if (d.notified) {
@@ -807,7 +565,7 @@ final class CollectionLog {
     }
 
     private boolean inOpenGroup(long key) {
-        for (Pause p : pauses) {
+        for (GcPause p : pauses) {
             if (p.group != null && p.group.open.contains(key)) {
                 return true;
             }
@@ -816,52 +574,19 @@ final class CollectionLog {
     }
 
     /** @return the pause of an ambiguous cut whose time holds this bean collection, or null (not yet known) */
-    private Pause openGroupPause(Details d) {
-        for (Pause p : pauses) {
+    private GcPause openGroupPause(GcDetails d) {
+        for (GcPause p : pauses) {
             if (p.group != null && p.group.open.contains(d.key)) {
-                return byTime(d, p.group.pauses);
+                return times.byTime(d, p.group.pauses, pauses, arrived);
             }
         }
         return null;
     }
 
-    /**
-     * @return among these pauses, the one whose time holds the collection's management interval as the learned offset
-     *         places it (or, before any pair was known, {@link #calibrate()}'s offset), or null
-     */
-    private Pause byTime(Details d, List<Pause> candidates) {
-        long from;
-        long to;
-        if (clock.known()) {
-            from = clock.earliest(d.startMillis);
-            to = clock.latest(d.startMillis + d.durationMillis);
-        } else {
-            if (!offsetKnown) {
-                calibrate();
-                if (!offsetKnown) {
-                    return null;
-                }
-            }
-            from = offset + d.startMillis * 1_000_000L;
-            to = from + d.durationMillis * 1_000_000L;
-        }
-        Pause best = null;
-        long bestDistance = Long.MAX_VALUE;
-        for (Pause p : candidates) {
-            // the management interval starts inside the pause (within the offset's uncertainty)
-            long distance = to < p.start ? p.start - to : from > p.end ? from - p.end : 0;
-            if (distance < bestDistance) {
-                bestDistance = distance;
-                best = p;
-            }
-        }
-        return bestDistance <= TOLERANCE_NANOS ? best : null;
-    }
-
     /** Adds what a bean collection said to its pause (a notification completes the bean's last-collection figures). */
-    private void attach(Pause p, Details d) {
+    private void attach(GcPause p, GcDetails d) {
         for (int i = 0; i < p.details.size(); i++) {
-            Details had = p.details.get(i);
+            GcDetails had = p.details.get(i);
             if (had.key == d.key) {
                 if (d.notified && !had.notified) {
                     p.details.set(i, merged(had, d));
@@ -871,117 +596,13 @@ final class CollectionLog {
         }
         p.details.add(d);
         if (p.expected != null) {
-            clock.pair(p.start, p.end, d.startMillis, d.durationMillis); // known to be the same collection
+            times.pair(p.start, p.end, d.startMillis, d.durationMillis); // known to be the same collection
         }
     }
 
-    private static Details merged(Details figures, Details notification) {
+    private static GcDetails merged(GcDetails figures, GcDetails notification) {
         return notification; // a notification carries the same figures and the cause and action
     }
-
-    /** @return the record of a pause: the figures of its bean collection(s) in start order */
-    private GcRecord record(Pause p) {
-        long duration = Math.max(0, p.end - p.start);
-        Examined examined = p.examined;
-        long snapshot = examined == Examined.WHOLE_HEAP ? Math.min(p.snapshot, p.start) : p.start;
-        if (p.details.isEmpty()) {
-            String name = UNNAMED;
-            if (p.expected != null && p.expected.length == 0 && examined == Examined.WHOLE_HEAP) {
-                name = MARKING_END; // a G1 pause no bean counts that freed sampled objects: a Remark (JDK 17 to 19)
-            } else if (p.expected != null && p.expected.length > 0 && beans != null) {
-                name = beans.name((int) (p.expected[p.expected.length - 1] >>> 48));
-            }
-            long[] f = endCheckFigures;
-            if (f != null && f[0] == p.ordinal) {
-                // the end check's collection: the heap measured around System.gc()
-                return new GcRecord(p.start, duration, name, "System.gc()", f[1], f[2], f[3], null, examined, snapshot,
-                        p.start);
-            }
-            if (p.measuredUsed >= 0 && p.expected != null && p.expected.length > 0) {
-                // a bean collection whose notification was sent before memscope listened: the heap read right after
-                return new GcRecord(p.start, duration, name, null, 0, p.measuredUsed, p.measuredCommitted, null,
-                        examined, snapshot, p.start);
-            }
-            // heap figures unknown: the JVM reports them only for its beans' collections
-            return new GcRecord(p.start, duration, name, null, 0, 0, 0, null, examined, snapshot, p.start);
-        }
-        List<Details> ds = new ArrayList<>(p.details);
-        ds.sort((a, b) -> {
-            int c = Long.compare(a.startMillis, b.startMillis);
-            return c != 0 ? c : Integer.compare(CollectionKinds.ofBean(a.name).code, CollectionKinds.ofBean(b.name).code);
-        });
-        Details first = ds.get(0);
-        Details last = ds.get(ds.size() - 1);
-        String cause = null;
-        String action = null;
-        for (Details d : ds) {
-            if (cause == null && d.cause != null && !d.cause.isEmpty()) {
-                cause = d.cause;
-            }
-            if (d.action != null && !d.action.isEmpty()) {
-                action = d.action;
-            }
-        }
-        return new GcRecord(p.start, duration, last.name, cause, first.before, last.after, last.committed, action,
-                examined, snapshot, p.start);
-    }
-
-    /** @return the record of a concurrent cycle, placed as early and ending as late as the learned offset allows */
-    private GcRecord cycleRecord(Details d) {
-        long start;
-        long end;
-        if (clock.known()) {
-            start = clock.earliest(d.startMillis);
-            end = clock.latest(d.startMillis + d.durationMillis);
-        } else {
-            start = offset + d.startMillis * 1_000_000L;
-            end = start + d.durationMillis * 1_000_000L;
-        }
-        Examined examined = CollectionKinds.ofBean(d.name);
-        String cause = d.cause == null || d.cause.isEmpty() ? null : d.cause;
-        String action = d.action == null || d.action.isEmpty() ? null : d.action;
-        long snapshot = examined == Examined.WHOLE_HEAP ? cycleSnapshot(d, start) : start;
-        if (snapshot == CollectionKinds.NOTHING_JUDGED) {
-            examined = Examined.UNKNOWN; // it judged none of the objects memscope sampled
-            snapshot = start;
-        }
-        return new GcRecord(start, Math.max(0, end - start), d.name, cause, d.before, d.after, d.committed, action,
-                examined, snapshot, examined == Examined.WHOLE_HEAP ? Math.max(start, end) : start);
-    }
-
-    /** @return a cycle's start on the nanoTime clock, as early as the learned offset allows */
-    private long cycleStart(Details d) {
-        return clock.known() ? clock.earliest(d.startMillis) : offset + d.startMillis * 1_000_000L;
-    }
-
-    /**
-     * The snapshot of a concurrent cycle that examined the whole heap. A ZGC major cycle of the generational collector
-     * judges the old generation only, except when asked for explicitly ({@link CollectionKinds#promotesAll}), which
-     * first promotes every young object; and its young collections keep every object the heap sampler references
-     * (JNI weak references are roots they do not process), so a sampled object judged by nothing stays in the young
-     * generation until it is old enough to be promoted. After {@value CollectionKinds#ZGC_MAX_YOUNG_AGE} young
-     * collections any object still alive is old: the snapshot is the start of the young collection that many before
-     * the major cycle's start (or nothing judged when that many were not seen).
-     *
-     * @param start the cycle's start
-     * @return the snapshot, or {@link CollectionKinds#NOTHING_JUDGED}
-     */
-    private long cycleSnapshot(Details d, long start) {
-        if (!CollectionKinds.isGenerationalZgcCycle(d.name) || CollectionKinds.promotesAll(d.cause)
-                || endCheckFrom != Long.MIN_VALUE && start >= endCheckFrom - TOLERANCE_NANOS) {
-            return start;
-        }
-        int n = 0;
-        for (Long s : youngStarts.headSet(start, false).descendingSet()) {
-            if (++n == CollectionKinds.ZGC_MAX_YOUNG_AGE) {
-                return s;
-            }
-        }
-        return CollectionKinds.NOTHING_JUDGED;
-    }
-
-    /** When the end check's {@code System.gc()} was called; MIN_VALUE before. */
-    private long endCheckFrom = Long.MIN_VALUE;
 
     /**
      * The capture's end check ({@link io.memscope.launch.EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
@@ -993,24 +614,16 @@ final class CollectionLog {
      * the heap figures measured around the call ({@code Runtime}), and {@code System.gc()} as its cause.
      */
     synchronized void endCheck(long fromNanos, long toNanos, long usedBefore, long usedAfter, long committed) {
-        endCheckFrom = fromNanos;
-        Pause last = null;
-        for (Pause p : pauses) {
+        GcPause last = null;
+        for (GcPause p : pauses) {
             // the check's own pause: the last in its window, not one already known to be a young collection (another
             // thread's, just before it, when the check's own pause has not been recorded yet)
             if (p.start >= fromNanos && p.start <= toNanos && !(p.classified && p.examined == Examined.YOUNG)) {
                 last = p;
             }
         }
-        Details cycle = null;
-        for (Details d : cycles.values()) {
-            long start = clock.known() ? clock.earliest(d.startMillis) : offset + d.startMillis * 1_000_000L;
-            if (start >= fromNanos - TOLERANCE_NANOS && start <= toNanos
-                    && CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP) {
-                cycle = d; // its own record judges the whole heap already
-            }
-        }
-        if (last != null && cycle == null) {
+        boolean cycle = cycles.endCheck(fromNanos, toNanos); // its own record judges the whole heap already
+        if (last != null && !cycle) {
             last.classified = true;
             last.examined = Examined.WHOLE_HEAP;
             last.snapshot = fromNanos;
@@ -1040,13 +653,7 @@ final class CollectionLog {
         if (!concurrent) {
             return true;
         }
-        for (Details d : cycles.values()) {
-            if (CollectionKinds.ofBean(d.name) == Examined.WHOLE_HEAP && clock.known()
-                    && clock.earliest(d.startMillis) >= nanos) {
-                return true;
-            }
-        }
-        return false;
+        return cycles.wholeHeapSince(nanos);
     }
 
     /** The end check's pause's ordinal and heap figures measured around it, when no bean collection said them. */
@@ -1064,66 +671,12 @@ final class CollectionLog {
      */
     synchronized void metadata(Map<String, String> out) {
         out.put("gcNotificationsUnmatched", Long.toString(unmatched));
-        out.put("gc.cuts", Long.toString(cuts));
-        out.put("gc.cutsWithSeveralPauses", Long.toString(ambiguousCuts));
-        out.put("gc.clockPairs", Long.toString(clock.pairs()));
-        out.put("gc.clockUncertaintyNanos", clock.known() ? Long.toString(clock.uncertainty()) : "unknown");
+        out.put("gc.cuts", Long.toString(cuts.cuts()));
+        out.put("gc.cutsWithSeveralPauses", Long.toString(cuts.ambiguous()));
+        out.put("gc.clockPairs", Long.toString(times.clock().pairs()));
+        out.put("gc.clockUncertaintyNanos", times.paired() ? Long.toString(times.clock().uncertainty()) : "unknown");
         out.put("gc.collectionsWithoutHeapFigures", Long.toString(withoutFigures));
         out.put("gc.collectionsWithMeasuredHeap", Long.toString(measuredFigures));
-    }
-
-    /** @return the collection (not yet written) whose time contains the predicted start, or null */
-    private Pause containing(long predicted) {
-        Pause best = null;
-        long bestDistance = Long.MAX_VALUE;
-        for (Pause p : pauses) {
-            long distance = predicted < p.start ? p.start - predicted : predicted > p.end ? predicted - p.end : 0;
-            if (distance < bestDistance) {
-                bestDistance = distance;
-                best = p;
-            }
-        }
-        return bestDistance <= TOLERANCE_NANOS ? best : null;
-    }
-
-    /**
-     * Learns the management clock's offset: of the pairings of one notification with one collection, the one that
-     * places the most notifications inside a collection; among equals, the one whose placed notifications' durations
-     * fit their collections' best (the management clock's milliseconds against JVMTI's nanoseconds), then the later
-     * collection. With a single notification (the first collection seen, its details read from
-     * {@code getLastGcInfo()} once several collections may have passed) the durations decide.
-     */
-    private void calibrate() {
-        int bestScore = 0;
-        long bestMisfit = Long.MAX_VALUE;
-        long bestOffset = 0;
-        for (Pause p : pauses) {
-            for (Details d : arrived) {
-                if (d.name.contains("Cycles")) {
-                    continue;
-                }
-                long candidate = p.start - d.startMillis * 1_000_000L;
-                int score = 0;
-                long misfit = 0;
-                for (Details other : arrived) {
-                    if (other.name.contains("Cycles")) {
-                        continue;
-                    }
-                    Pause q = containing(candidate + other.startMillis * 1_000_000L);
-                    if (q != null) {
-                        score++;
-                        misfit += Math.abs((q.end - q.start) - other.durationMillis * 1_000_000L);
-                    }
-                }
-                if (score > bestScore || score == bestScore && score > 0 && misfit <= bestMisfit) {
-                    bestScore = score;
-                    bestMisfit = misfit;
-                    bestOffset = candidate;
-                }
-            }
-        }
-        offset = bestOffset;
-        offsetKnown = bestScore > 0;
     }
 
     /**
@@ -1136,12 +689,12 @@ final class CollectionLog {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         while (System.nanoTime() < deadline) {
             synchronized (this) {
-                if (emitters.isEmpty()) {
+                if (!registered()) {
                     return;
                 }
                 match();
                 boolean all = true;
-                for (Pause p : pauses) {
+                for (GcPause p : pauses) {
                     if (p.end < listeningSince) {
                         continue; // ended before the listener was registered: its notification never comes
                     }
@@ -1162,23 +715,28 @@ final class CollectionLog {
 
     /** Stops listening (end of capture); the records not yet taken stay available to {@link #take}. */
     void stop() {
-        List<NotificationEmitter> es;
+        GcNotifications n;
         synchronized (this) {
             stopped = true;
-            es = new ArrayList<>(emitters);
-            emitters.clear();
+            n = notificationSource;
         }
-        for (NotificationEmitter e : es) {
-            try {
-                e.removeNotificationListener(listener);
-            } catch (Exception ex) {
-                Failures.report("agent.gc.stop", ex);
-            }
+        if (n != null) {
+            n.unregister();
         }
+    }
+
+    /** Under the lock: whether the notification listener is registered on a bean. */
+    private boolean registered() {
+        return notificationSource != null && notificationSource.registered();
+    }
+
+    /** Under the lock: whether {@link #stop} was called. */
+    boolean stopped() {
+        return stopped;
     }
 
     /** @return whether memscope's notification listener is registered */
     synchronized boolean listening() {
-        return !emitters.isEmpty();
+        return registered();
     }
 }

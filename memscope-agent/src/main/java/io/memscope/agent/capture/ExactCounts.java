@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.internal.recording.RecordingWriter;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -98,8 +98,8 @@ final class JvmAllocatedBytes {
                 figure = (long) total.invoke(bean) - totalAtStart - own;
                 scope = ALL_THREADS;
             }
-            metadata.put(io.memscope.recording.MetadataKeys.JVM_ALLOCATED_BYTES, Long.toString(Math.max(0, figure)));
-            metadata.put(io.memscope.recording.MetadataKeys.JVM_ALLOCATED_SCOPE, scope);
+            metadata.put(io.memscope.launch.MetadataKeys.JVM_ALLOCATED_BYTES, Long.toString(Math.max(0, figure)));
+            metadata.put(io.memscope.launch.MetadataKeys.JVM_ALLOCATED_SCOPE, scope);
         } catch (Throwable t) {
             Failures.report("agent.jvmAllocatedBytes", t);
         }

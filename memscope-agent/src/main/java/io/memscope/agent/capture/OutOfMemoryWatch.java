@@ -1,6 +1,6 @@
 package io.memscope.agent.capture;
 
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package io.memscope.agent.instrument;
 
 import io.memscope.agent.capture.FunctionTable;
-import io.memscope.recording.FunctionPatterns;
+import io.memscope.launch.FunctionPatterns;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;

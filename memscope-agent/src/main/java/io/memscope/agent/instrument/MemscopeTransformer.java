@@ -1,7 +1,7 @@
 package io.memscope.agent.instrument;
 
 import io.memscope.internal.error.Failures;
-import io.memscope.recording.FunctionPatterns;
+import io.memscope.launch.FunctionPatterns;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;

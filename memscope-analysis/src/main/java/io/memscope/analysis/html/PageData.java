@@ -11,7 +11,7 @@ import io.memscope.analysis.StackProfile;
 import io.memscope.analysis.Timeline;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

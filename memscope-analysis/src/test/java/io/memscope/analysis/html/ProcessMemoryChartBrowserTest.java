@@ -7,7 +7,7 @@ import io.memscope.analysis.RecordedRun;
 import io.memscope.analysis.ReportBuilder;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.GcRecord;
-import io.memscope.recording.MetadataKeys;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.ProcessMemorySamples;
 import java.nio.file.Files;
 import java.nio.file.Path;

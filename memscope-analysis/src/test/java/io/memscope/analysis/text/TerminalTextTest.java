@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.memscope.accounting.Column;
 import io.memscope.accounting.SummaryRow;
 import io.memscope.accounting.SummaryTable;
-import io.memscope.accounting.SummaryTables;
+import io.memscope.analysis.AccountingText;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,7 @@ class TerminalTextTest {
 
     @Test
     void accountingTablesPrintNoControlCharacter() {
-        String out = SummaryTables.text(Map.of(SummaryTable.USER, List.of(row())));
+        String out = AccountingText.format(Map.of(SummaryTable.USER, List.of(row())), AccountingText.Format.TEXT);
         assertThat(out).doesNotContain("\u001b").doesNotContain("\r").doesNotContain("\u009b")
                 .doesNotContain("\nFORGED");
     }

@@ -103,7 +103,7 @@ public final class LargeRecording {
             int[][] open = new int[threadNames.length][4];
             int[] depth = new int[threadNames.length];
             if (scopes) {
-                w.metadata(io.memscope.recording.MetadataKeys.OPTION_FUNCTIONS, "com.example.layer3.**");
+                w.metadata(io.memscope.launch.MetadataKeys.OPTION_FUNCTIONS, "com.example.layer3.**");
                 w.scopePath(1, 0, "request");
                 w.scopePath(2, 1, "parse");
                 w.scopePath(3, 1, "handle");

@@ -1,7 +1,6 @@
 package io.memscope.bench.events;
 
 import io.memscope.events.Counter;
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 import io.memscope.events.EventsSettings;
 import io.memscope.events.RuntimeEvents;
@@ -42,7 +41,7 @@ public class EventReadBenchmark {
     private EventCursor cursor;
     private Sink sink;
 
-    static final class Sink implements EventCallbacks {
+    static final class Sink implements EventCursor.Callbacks {
         Blackhole bh;
 
         @Override

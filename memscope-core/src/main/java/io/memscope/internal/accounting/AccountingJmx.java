@@ -1,6 +1,5 @@
 package io.memscope.internal.accounting;
 
-import io.memscope.accounting.AccountingMBean;
 import io.memscope.accounting.Column;
 import io.memscope.accounting.Instrument;
 import io.memscope.accounting.MemoryAccounting;

@@ -1,6 +1,5 @@
 package io.memscope.internal.error;
 
-import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Where code running inside the application reports what went wrong, instead of throwing into it.
  *
- * <p>Each report increments an exact counter per {@link ErrorCategory}; the first {@value #KEPT} messages are
+ * <p>Each report increments an exact counter per {@link MemscopeException.Category}; the first {@value #KEPT} messages are
  * kept verbatim for the end-of-run report. In strict mode the failure is thrown instead, so that a test sees it.
  *
  * <p>Strictness is JVM-wide for this copy of memscope, so no library may switch it: it comes from the system
@@ -27,7 +26,7 @@ public final class Failures {
      * Per category. {@code AtomicLong}s, not an {@code AtomicLongArray}: the array's class initializer makes a
      * {@code VarHandle}, which spins method-handle classes at every agent start.
      */
-    private static final AtomicLong[] COUNTS = newCounts(ErrorCategory.values().length);
+    private static final AtomicLong[] COUNTS = newCounts(MemscopeException.Category.values().length);
     private static final List<String> MESSAGES = new ArrayList<>();
     private static volatile boolean strict = Boolean.getBoolean("memscope.strict");
     /** memscope's own packages; built at run time so that the agent's relocation leaves it alone. */
@@ -76,8 +75,8 @@ public final class Failures {
      * @param failure what went wrong
      */
     public static void report(String where, Throwable failure) {
-        ErrorCategory category = failure instanceof MemscopeException
-                ? ((MemscopeException) failure).category() : ErrorCategory.INTERNAL;
+        MemscopeException.Category category = failure instanceof MemscopeException
+                ? ((MemscopeException) failure).category() : MemscopeException.Category.INTERNAL;
         COUNTS[category.ordinal()].incrementAndGet();
         if (strict) {
             if (failure instanceof RuntimeException) {
@@ -104,7 +103,7 @@ public final class Failures {
     }
 
     /** @return how many failures of this category were reported since start or the last {@link #reset()} */
-    public static long count(ErrorCategory category) {
+    public static long count(MemscopeException.Category category) {
         return COUNTS[category.ordinal()].get();
     }
 

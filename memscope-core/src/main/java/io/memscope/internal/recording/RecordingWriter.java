@@ -5,7 +5,6 @@ import io.memscope.recording.Totals;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.FunctionStats;
 import io.memscope.recording.ScopePath;
-import io.memscope.recording.ScopeEdge;
 import io.memscope.recording.Site;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;

@@ -4,9 +4,7 @@ import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
-import io.memscope.error.Severity;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -76,13 +74,13 @@ final class EventColumns {
             }
         }
         if (total > Snapshot.MAX_EVENTS) {
-            throw new MemscopeException(ErrorCategory.ANALYSIS,
-                    Severity.MEDIUM, true, "a snapshot holds at most " + Snapshot.MAX_EVENTS
+            throw new MemscopeException(MemscopeException.Category.ANALYSIS,
+                    MemscopeException.Severity.MEDIUM, true, "a snapshot holds at most " + Snapshot.MAX_EVENTS
                     + " events and the store has " + total + ": use drainTo(EventSink) to stream them instead");
         }
         if (contextTotal > ContextTable.MAX_ENTRIES) {
-            throw new MemscopeException(ErrorCategory.ANALYSIS,
-                    Severity.MEDIUM, true, "a snapshot holds at most " + ContextTable.MAX_ENTRIES
+            throw new MemscopeException(MemscopeException.Category.ANALYSIS,
+                    MemscopeException.Severity.MEDIUM, true, "a snapshot holds at most " + ContextTable.MAX_ENTRIES
                     + " distinct event contexts and the store has " + contextTotal
                     + ": use drainTo(EventSink) instead");
         }

@@ -4,9 +4,7 @@ import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
-import io.memscope.error.Severity;
 
 import java.util.AbstractList;
 import java.util.Arrays;
@@ -127,7 +125,7 @@ public final class Snapshot {
     public List<MemoryEvent> asList() {
         int n = size();
         if (n > MAX_LIST_EVENTS) {
-            throw new MemscopeException(ErrorCategory.ANALYSIS, Severity.MEDIUM, true, "snapshot has " + n
+            throw new MemscopeException(MemscopeException.Category.ANALYSIS, MemscopeException.Severity.MEDIUM, true, "snapshot has " + n
                     + " events; asList() makes one object per event and is limited to " + MAX_LIST_EVENTS
                     + ": use cursor() or forEach(EventSink), or narrow it with a query first");
         }

@@ -1,6 +1,5 @@
 package io.memscope.events.jvm;
 
-import io.memscope.events.EventCallbacks;
 import io.memscope.events.EventCursor;
 import io.memscope.events.EventsProducer;
 import io.memscope.events.EventsSettings;
@@ -25,7 +24,7 @@ class JvmRuntimeEventsTwoInstancesTest {
     @TempDir
     Path tmp;
 
-    private static final class Names implements EventCallbacks {
+    private static final class Names implements EventCursor.Callbacks {
         final List<String> seen = new ArrayList<>();
 
         @Override

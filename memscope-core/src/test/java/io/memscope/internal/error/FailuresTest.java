@@ -1,9 +1,7 @@
 package io.memscope.internal.error;
 
 import io.memscope.error.CorruptFileException;
-import io.memscope.error.ErrorCategory;
 import io.memscope.error.MemscopeException;
-import io.memscope.error.Severity;
 import com.acme.lib.StrictSwitch;
 
 import java.net.URL;
@@ -31,9 +29,9 @@ class FailuresTest {
         Failures.report("agent.sampler", new IllegalStateException("bug"));
         Failures.report("rings", MemscopeException.system("mmap failed", null));
 
-        assertThat(Failures.count(ErrorCategory.MEMORY)).isEqualTo(1);
-        assertThat(Failures.count(ErrorCategory.INTERNAL)).isEqualTo(1);
-        assertThat(Failures.count(ErrorCategory.SYSTEM)).isEqualTo(1);
+        assertThat(Failures.count(MemscopeException.Category.MEMORY)).isEqualTo(1);
+        assertThat(Failures.count(MemscopeException.Category.INTERNAL)).isEqualTo(1);
+        assertThat(Failures.count(MemscopeException.Category.SYSTEM)).isEqualTo(1);
         assertThat(Failures.total()).isEqualTo(3);
         assertThat(Failures.messages()).hasSize(3).first().asString().contains("agent.sampler").contains("double free");
     }
@@ -43,7 +41,7 @@ class FailuresTest {
         for (int i = 0; i < Failures.KEPT + 10; i++) {
             Failures.report("x", MemscopeException.memory("n" + i));
         }
-        assertThat(Failures.count(ErrorCategory.MEMORY)).isEqualTo(Failures.KEPT + 10);
+        assertThat(Failures.count(MemscopeException.Category.MEMORY)).isEqualTo(Failures.KEPT + 10);
         assertThat(Failures.messages()).hasSize(Failures.KEPT);
     }
 
@@ -55,7 +53,7 @@ class FailuresTest {
         assertThatThrownBy(() -> Failures.report("x", new Exception("checked")))
                 .isInstanceOf(MemscopeException.class)
                 .hasMessageContaining("checked")
-                .satisfies(t -> assertThat(((MemscopeException) t).category()).isEqualTo(ErrorCategory.INTERNAL));
+                .satisfies(t -> assertThat(((MemscopeException) t).category()).isEqualTo(MemscopeException.Category.INTERNAL));
     }
 
     @Test
@@ -91,11 +89,11 @@ class FailuresTest {
     @Test
     void exceptionsCarryCategorySeverityAndRecoverability() {
         assertThat(MemscopeException.memory("m").recoverable()).isTrue();
-        assertThat(MemscopeException.configuration("c").severity()).isEqualTo(Severity.HIGH);
-        assertThat(MemscopeException.internal("i", null).severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(MemscopeException.configuration("c").severity()).isEqualTo(MemscopeException.Severity.HIGH);
+        assertThat(MemscopeException.internal("i", null).severity()).isEqualTo(MemscopeException.Severity.CRITICAL);
         CorruptFileException c = new CorruptFileException("a.msrec", 1234, "bad CRC");
         assertThat(c.offset()).isEqualTo(1234);
         assertThat(c.getMessage()).isEqualTo("a.msrec: at offset 1234: bad CRC");
-        assertThat(c.category()).isEqualTo(ErrorCategory.EXPORT);
+        assertThat(c.category()).isEqualTo(MemscopeException.Category.EXPORT);
     }
 }

@@ -2,7 +2,6 @@ package io.memscope.internal.store;
 
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
-import io.memscope.error.ErrorCategory;
 import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 import org.junit.jupiter.api.AfterEach;
@@ -257,7 +256,7 @@ class EventStoreTest {
         Snapshot s = store.snapshot();
         assertThatThrownBy(s::asList).isInstanceOf(MemscopeException.class)
                 .hasMessageContaining("cursor()")
-                .satisfies(e -> assertThat(((MemscopeException) e).category()).isEqualTo(ErrorCategory.ANALYSIS));
+                .satisfies(e -> assertThat(((MemscopeException) e).category()).isEqualTo(MemscopeException.Category.ANALYSIS));
         assertThat(s.between(0, Long.MAX_VALUE).atAddress(5).asList()).hasSize(1);
     }
 
@@ -387,7 +386,7 @@ class EventStoreTest {
     void recordNeverThrowsIntoTheCaller() {
         EventStore store = EventStore.unbounded();
         store.record(null, 1, 1, 0, 0, 0, 0, 0);
-        assertThat(Failures.count(ErrorCategory.INTERNAL)).isEqualTo(1);
+        assertThat(Failures.count(MemscopeException.Category.INTERNAL)).isEqualTo(1);
         assertThat(store.size()).isZero();
     }
 

@@ -1,8 +1,9 @@
-package io.memscope.events.jvm;
+package io.memscope.internal.events;
 
 import io.memscope.internal.error.Failures;
 import io.memscope.events.EventsSettings;
 import io.memscope.events.RuntimeEvents;
+import io.memscope.events.jvm.JvmRuntimeEvents;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Paths;

@@ -1,4 +1,4 @@
-package io.memscope.recording;
+package io.memscope.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.memscope.recording;
+package io.memscope.launch;
 
 /**
  * Well-known METADATA keys (docs/formats/recording.md, section 4.6.1): what the memscope agent writes and the

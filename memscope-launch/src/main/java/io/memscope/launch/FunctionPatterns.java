@@ -1,4 +1,4 @@
-package io.memscope.recording;
+package io.memscope.launch;
 
 import java.util.ArrayList;
 import java.util.HashSet;

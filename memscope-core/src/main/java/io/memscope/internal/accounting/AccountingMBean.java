@@ -1,4 +1,7 @@
-package io.memscope.accounting;
+package io.memscope.internal.accounting;
+
+import io.memscope.accounting.Column;
+import io.memscope.accounting.MemoryAccounting;
 
 import javax.management.openmbean.CompositeData;
 
