@@ -26,7 +26,7 @@ class AgentCaptureTest {
     }
 
     private static Map<String, Object> entry(Object report, String list, String site) {
-        for (Map<String, Object> e : MiniJson.list(report, list.split("\\."))) {
+        for (Map<String, Object> e : Json.list(report, list.split("\\."))) {
             if (site.equals(e.get("site"))) {
                 return e;
             }
@@ -42,18 +42,18 @@ class AgentCaptureTest {
                 NativeFixture.class.getName()));
         assertThat(code).as("the double free was stopped, the JVM survived").isZero();
         Object report = Jvms.report(out);
-        Map<String, Object> nat = MiniJson.obj(report, "native");
-        assertThat(MiniJson.num(nat, "outstandingBytes")).isEqualTo(4096 + 30000);
-        assertThat(MiniJson.num(nat, "outstandingBlocks")).isEqualTo(2);
+        Map<String, Object> nat = Json.obj(report, "native");
+        assertThat(Json.num(nat, "outstandingBytes")).isEqualTo(4096 + 30000);
+        assertThat(Json.num(nat, "outstandingBlocks")).isEqualTo(2);
         String a = "memscope.fixtures.NativeFixture.main(NativeFixture.java:"
                 + Jvms.lineOf(SRC + "NativeFixture.java", "LEAK-A") + ")";
         String c = "memscope.fixtures.NativeFixture.main(NativeFixture.java:"
                 + Jvms.lineOf(SRC + "NativeFixture.java", "LEAK-C") + ")";
         assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(c, a);
-        assertThat(MiniJson.num(entry(report, "native.leaks", a), "bytes")).isEqualTo(4096);
+        assertThat(Json.num(entry(report, "native.leaks", a), "bytes")).isEqualTo(4096);
         assertThat(entry(report, "native.leaks", a).get("type")).isEqualTo("native:unsafe");
         assertThat((List<?>) entry(report, "native.leaks", a).get("stack")).isNotEmpty();
-        List<Map<String, Object>> anomalies = MiniJson.list(report, "native", "anomalies");
+        List<Map<String, Object>> anomalies = Json.list(report, "native", "anomalies");
         assertThat(anomalies).hasSize(1);
         assertThat(anomalies.get(0).get("kind")).isEqualTo("double-free");
         assertThat(anomalies.get(0).get("stack").toString()).contains("NativeFixture.java:"
@@ -68,23 +68,23 @@ class AgentCaptureTest {
                 Jvms.classPath(ExactFixture.class), ExactFixture.class.getName()));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        assertThat(MiniJson.obj(report, "totals").get("exact")).isEqualTo(true);
+        assertThat(Json.obj(report, "totals").get("exact")).isEqualTo(true);
         String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
         Map<String, Object> ints = entry(report, "topAllocationSites",
                 prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")");
-        assertThat(MiniJson.num(ints, "count")).isEqualTo(1000);
-        assertThat(MiniJson.num(ints, "bytes")).isEqualTo(1000L * 56); // 16-byte header + 10 ints, 8-aligned
+        assertThat(Json.num(ints, "count")).isEqualTo(1000);
+        assertThat(Json.num(ints, "bytes")).isEqualTo(1000L * 56); // 16-byte header + 10 ints, 8-aligned
         assertThat(ints.get("type")).isEqualTo("int[]");
         Map<String, Object> sbs = entry(report, "topAllocationSites",
                 prefix + Jvms.lineOf(SRC + "ExactFixture.java", "OBJ-SITE") + ")");
-        assertThat(MiniJson.num(sbs, "count")).isEqualTo(500);
+        assertThat(Json.num(sbs, "count")).isEqualTo(500);
         assertThat(sbs.get("type")).isEqualTo("java.lang.StringBuilder");
-        assertThat(MiniJson.num(sbs, "bytes") % 500).isZero();
+        assertThat(Json.num(sbs, "bytes") % 500).isZero();
         Map<String, Object> multi = entry(report, "topAllocationSites",
                 prefix + Jvms.lineOf(SRC + "ExactFixture.java", "MULTI-SITE") + ")");
-        assertThat(MiniJson.num(multi, "count")).isEqualTo(300);
+        assertThat(Json.num(multi, "count")).isEqualTo(300);
         // long[2][3]: an outer array of 2 references and two long[3]
-        assertThat(MiniJson.num(multi, "bytes")).isEqualTo(300L * (24 + 2 * 40));
+        assertThat(Json.num(multi, "bytes")).isEqualTo(300L * (24 + 2 * 40));
         assertThat(multi.get("type")).isEqualTo("long[][]");
     }
 
@@ -98,8 +98,8 @@ class AgentCaptureTest {
         Map<String, Object> site = entry(Jvms.report(out), "topAllocationSites",
                 "memscope.fixtures.ThreadsFixture.work(ThreadsFixture.java:"
                         + Jvms.lineOf(SRC + "ThreadsFixture.java", "THREADS-SITE") + ")");
-        assertThat(MiniJson.num(site, "count")).isEqualTo(200_000);
-        assertThat(MiniJson.num(site, "bytes")).isEqualTo(200_000L * 56);
+        assertThat(Json.num(site, "count")).isEqualTo(200_000);
+        assertThat(Json.num(site, "bytes")).isEqualTo(200_000L * 56);
     }
 
     @Test
@@ -119,7 +119,7 @@ class AgentCaptureTest {
                 out.resolve("traced.txt").toString()));
         assertThat(code).isZero();
         Object report = Jvms.report(reports);
-        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        long estimated = Json.num(Json.obj(report, "totals"), "allocatedBytes");
         assertThat((double) estimated).isCloseTo(truth, org.assertj.core.data.Percentage.withPercentage(5));
     }
 
@@ -138,7 +138,7 @@ class AgentCaptureTest {
                 .contains("memscope agent: recording closed");
         Object report = Jvms.reportFromRecording(out);
         String prefix = "memscope.fixtures.ExactFixture.main(ExactFixture.java:";
-        assertThat(MiniJson.num(entry(report, "topAllocationSites",
+        assertThat(Json.num(entry(report, "topAllocationSites",
                 prefix + Jvms.lineOf(SRC + "ExactFixture.java", "INT-SITE") + ")"), "count")).isEqualTo(1000);
     }
 

@@ -52,7 +52,7 @@ class AgentEventsTest {
             long pauseEnds = 0;
             boolean shutdown = false;
             for (String line : cli.out.lines().toList()) {
-                Map<String, Object> m = (Map<String, Object>) MiniJson.parse(line);
+                Map<String, Object> m = (Map<String, Object>) Json.parse(line);
                 String name = String.valueOf(m.get("name"));
                 if (name.startsWith("gc.pause/Pause ")) {
                     pauseBegins += "begin".equals(m.get("kind")) ? 1 : 0;

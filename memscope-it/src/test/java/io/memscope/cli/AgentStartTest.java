@@ -67,7 +67,7 @@ class AgentStartTest {
         }
         // and the recording, written with neither, reads back closed and whole
         Object report = Jvms.reportFromRecording(dir.resolve("out-2"));
-        assertThat(MiniJson.obj(report, "recording").get("closed")).isEqualTo(true);
+        assertThat(Json.obj(report, "recording").get("closed")).isEqualTo(true);
     }
 
     private static int indexOf(List<String> lines, String what) {

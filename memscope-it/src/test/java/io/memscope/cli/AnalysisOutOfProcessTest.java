@@ -45,8 +45,8 @@ class AnalysisOutOfProcessTest {
         assertThat(loaded).noneMatch(l -> l.contains("io.memscope.analysis.")
                 || l.contains("io.memscope.agent.shaded.memscope.analysis."));
         Object report = Jvms.report(out);
-        assertThat(MiniJson.num(MiniJson.obj(report, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
-        assertThat(MiniJson.obj(report, "recording").get("closed")).isEqualTo(true);
+        assertThat(Json.num(Json.obj(report, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+        assertThat(Json.obj(report, "recording").get("closed")).isEqualTo(true);
         assertThat(r.out).contains("memscope report for pid").contains("report.json");
     }
 
@@ -60,11 +60,11 @@ class AnalysisOutOfProcessTest {
         assertThat(r.err).contains("was killed by signal 9 (SIGKILL) before it could close its recording");
         assertThat(r.out).contains("the recording was not closed");
         Object report = Jvms.report(out);
-        Map<String, Object> recording = MiniJson.obj(report, "recording");
+        Map<String, Object> recording = Json.obj(report, "recording");
         assertThat(recording.get("closed")).isEqualTo(false);
-        assertThat((String) MiniJson.obj(recording, "damage").get("what")).contains("without an END block");
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
-        assertThat(MiniJson.num(totals, "allocatedBytes")).as("what the flushed blocks hold")
+        assertThat((String) Json.obj(recording, "damage").get("what")).contains("without an END block");
+        Map<String, Object> totals = Json.obj(report, "totals");
+        assertThat(Json.num(totals, "allocatedBytes")).as("what the flushed blocks hold")
                 .isGreaterThan(20L << 20);
         String retained = "memscope.fixtures.KilledFixture.main(KilledFixture.java:"
                 + Jvms.lineOf("memscope/fixtures/KilledFixture.java", "KILLED-RETAINED") + ")";
@@ -83,17 +83,17 @@ class AnalysisOutOfProcessTest {
         assertThat(r.exit).as(r.err).isEqualTo(128 + 9);
         assertThat(r.out).contains("the recording was not closed").contains("exact counts as of");
         Object report = Jvms.report(out);
-        assertThat(MiniJson.obj(report, "recording").get("closed")).isEqualTo(false);
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
+        assertThat(Json.obj(report, "recording").get("closed")).isEqualTo(false);
+        Map<String, Object> totals = Json.obj(report, "totals");
         assertThat(totals.get("exact")).isEqualTo(true);
         assertThat(((Number) totals.get("exactCountsAsOfMs")).doubleValue()).as("the snapshot's time").isPositive();
         String counted = "memscope.fixtures.ExactKilledFixture.main(ExactKilledFixture.java:"
                 + Jvms.lineOf("memscope/fixtures/ExactKilledFixture.java", "EXACT-COUNTED") + ")";
-        Map<String, Object> site = MiniJson.list(report, "topAllocationSites").stream()
+        Map<String, Object> site = Json.list(report, "topAllocationSites").stream()
                 .filter(e -> counted.equals(e.get("site"))).findFirst().orElseThrow();
-        assertThat(MiniJson.num(site, "allocatedObjects")).as("exactly the arrays allocated before the snapshot, "
+        assertThat(Json.num(site, "allocatedObjects")).as("exactly the arrays allocated before the snapshot, "
                 + "none of those after it").isEqualTo(n);
-        assertThat(MiniJson.num(site, "allocatedBytes")).isGreaterThanOrEqualTo(1024L * n);
+        assertThat(Json.num(site, "allocatedBytes")).isGreaterThanOrEqualTo(1024L * n);
     }
 
     @Test
@@ -103,14 +103,14 @@ class AnalysisOutOfProcessTest {
         CliRun r = CliRun.run("report", old.toString(), "--json", json.toString());
         assertThat(r.exit).as(r.err).isZero();
         assertThat(r.out).contains("LeakyCacheWorkload");
-        Object report = MiniJson.parse(Files.readString(json));
-        assertThat(MiniJson.obj(report, "recording").get("formatVersion")).isEqualTo("1.0");
+        Object report = Json.parse(Files.readString(json));
+        assertThat(Json.obj(report, "recording").get("formatVersion")).isEqualTo("1.0");
         // format 1.0 does not say what a collection examined: its one full collection is recognized by name, and a leak
         // must be seen growing at three whole-heap collections; the report says it could not judge
         assertThat(Jvms.sites(report, "topLiveSites")).first().asString().contains("LeakyCacheWorkload.run");
         assertThat(Jvms.sites(report, "leakSuspects")).isEmpty();
         assertThat(r.out).contains("Leak suspects: not judged: the window had 1 collection that examined the whole "
                 + "heap");
-        assertThat(MiniJson.obj(report, "peak")).isNotNull();
+        assertThat(Json.obj(report, "peak")).isNotNull();
     }
 }

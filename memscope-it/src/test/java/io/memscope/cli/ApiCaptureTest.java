@@ -112,25 +112,25 @@ class ApiCaptureTest {
 
         // The report (built by memscope run from the recording): scopes[], trackedObjects[], pools[], poolLeaks[]
         Object report = Jvms.report(out);
-        Map<String, Map<String, Object>> scopes = MiniJson.list(report, "scopes").stream()
+        Map<String, Map<String, Object>> scopes = Json.list(report, "scopes").stream()
                 .collect(Collectors.toMap(m -> (String) m.get("path"), m -> m));
-        assertThat(MiniJson.num(scopes.get("request"), "entries")).isEqualTo(200);
-        assertThat(MiniJson.num(scopes.get("request"), "tasks")).isEqualTo(150);
-        assertThat(MiniJson.num(scopes.get("request"), "allocatedBytes")).isEqualTo(Long.parseLong(inRequest[2]));
-        assertThat(MiniJson.num(scopes.get("request/parse"), "allocatedBytes")).isEqualTo(150 * size10000);
+        assertThat(Json.num(scopes.get("request"), "entries")).isEqualTo(200);
+        assertThat(Json.num(scopes.get("request"), "tasks")).isEqualTo(150);
+        assertThat(Json.num(scopes.get("request"), "allocatedBytes")).isEqualTo(Long.parseLong(inRequest[2]));
+        assertThat(Json.num(scopes.get("request/parse"), "allocatedBytes")).isEqualTo(150 * size10000);
         assertThat(scopes.get("request/parse").get("parentPath")).isEqualTo("request");
-        Map<String, Map<String, Object>> objects = MiniJson.list(report, "trackedObjects").stream()
+        Map<String, Map<String, Object>> objects = Json.list(report, "trackedObjects").stream()
                 .collect(Collectors.toMap(m -> (String) m.get("name"), m -> m));
         assertThat(objects.get("temp").get("alive")).isEqualTo(false);
         assertThat(objects.get("userCache").get("alive")).isEqualTo(true);
         assertThat(objects.get("userCache").get("type")).isEqualTo("java.util.HashMap");
-        Map<String, Object> db = MiniJson.list(report, "pools").get(0);
+        Map<String, Object> db = Json.list(report, "pools").get(0);
         assertThat(db.get("pool")).isEqualTo("db");
-        assertThat(MiniJson.num(db, "borrows")).isEqualTo(6);
-        assertThat(MiniJson.num(db, "returns")).isEqualTo(5);
-        assertThat(MiniJson.num(db, "leaks")).isEqualTo(1);
-        assertThat(MiniJson.num(db, "notReturned")).isZero();
-        Map<String, Object> leak = MiniJson.list(report, "poolLeaks").get(0);
+        assertThat(Json.num(db, "borrows")).isEqualTo(6);
+        assertThat(Json.num(db, "returns")).isEqualTo(5);
+        assertThat(Json.num(db, "leaks")).isEqualTo(1);
+        assertThat(Json.num(db, "notReturned")).isZero();
+        Map<String, Object> leak = Json.list(report, "poolLeaks").get(0);
         assertThat(leak.get("kind")).isEqualTo("unreachable");
         assertThat(leak.get("resourceType")).isEqualTo("com.zaxxer.hikari.pool.HikariProxyConnection");
         assertThat(((List<?>) leak.get("stack")).get(1))

@@ -31,10 +31,7 @@ class AttachOwnJmxTest {
                 AttachFixture.class.getName(), stop.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!(Files.exists(log) && Files.readString(log).contains("ready")) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Jvms.awaitOutput(log, "ready");
             String pid = Long.toString(p.pid());
             Path out = dir.resolve("out");
             // a small interval: the connector's few hundred KiB are sampled many times
@@ -47,7 +44,7 @@ class AttachOwnJmxTest {
             assertThat(detached.exit).as(detached.err).isZero();
             Path jvmDir = out.resolve(pid);
             Object report = Jvms.report(out);
-            Map<String, Object> meta = MiniJson.obj(report, "metadata");
+            Map<String, Object> meta = Json.obj(report, "metadata");
             Path folded = dir.resolve("all.txt");
             assertThat(Main.execute("export", jvmDir.toString(), "--format", "collapsed", "-o", folded.toString()))
                     .isZero();

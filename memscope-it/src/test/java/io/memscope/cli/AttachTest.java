@@ -11,6 +11,8 @@ import memscope.fixtures.AttachFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /** `memscope attach` / `detach` against a JVM started without any memscope option. */
 class AttachTest {
@@ -25,10 +27,7 @@ class AttachTest {
                 AttachFixture.class.getName(), stop.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!(Files.exists(log) && Files.readString(log).contains("ready")) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Jvms.awaitOutput(log, "ready");
             String pid = Long.toString(p.pid());
             String temp = "memscope.fixtures.AttachFixture.work(AttachFixture.java:"
                     + Jvms.lineOf(SRC, "ATTACH-TEMP") + ")";
@@ -40,16 +39,16 @@ class AttachTest {
             int code = Main.execute("attach", pid, "--duration", "2", "--out", out1.toString(), "--mode", "exact");
             assertThat(code).isZero();
             Object report = Jvms.report(out1);
-            assertThat(MiniJson.obj(report, "metadata").get("attached")).isEqualTo("true");
-            assertThat(MiniJson.obj(report, "metadata").get("sampler")).as("exact mode").isEqualTo("bytecode");
+            assertThat(Json.obj(report, "metadata").get("attached")).isEqualTo("true");
+            assertThat(Json.obj(report, "metadata").get("sampler")).as("exact mode").isEqualTo("bytecode");
             assertThat(Jvms.sites(report, "topAllocationSites")).contains(temp, retained);
-            for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
+            for (Map<String, Object> e : Json.list(report, "topAllocationSites")) {
                 if (temp.equals(e.get("site"))) {
                     assertThat(e.get("type")).isEqualTo("char[]");
-                    assertThat(MiniJson.num(e, "count")).isGreaterThan(1000);
+                    assertThat(Json.num(e, "count")).isGreaterThan(1000);
                 }
             }
-            assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+            assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
             assertThat(p.isAlive()).isTrue();
 
             // 2. attach again without a duration, then detach: detach closes the recording (found through the
@@ -57,18 +56,17 @@ class AttachTest {
             Path out2 = dir.resolve("two");
             assertThat(Main.execute("attach", pid, "--out", out2.toString())).isZero();
             Path recording2 = out2.resolve(pid).resolve("recording.msrec");
-            long deadline2 = System.nanoTime() + 30_000_000_000L;
-            // the agent's background thread creates the recording shortly after the attach returned
-            while ((!Files.exists(recording2) || io.memscope.analysis.RecordedRun.open(recording2).eventCount() < 100)
-                    && System.nanoTime() < deadline2) {
-                Thread.sleep(100); // until the capture has flushed a few samples
-            }
+            // the agent's background thread creates the recording shortly after the attach returned; wait until
+            // the capture has flushed a few samples (a recording being written may not open yet: retried)
+            await("100 events in " + recording2).atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                    .until(() -> io.memscope.analysis.RecordedRun.open(recording2).eventCount() >= 100);
             CliRun detached = CliRun.run("detach", pid);
             assertThat(detached.exit).as(detached.err).isZero();
             assertThat(detached.out).contains("memscope report for pid " + pid);
             Object second = Jvms.report(out2);
             assertThat(Jvms.sites(second, "topAllocationSites")).contains(temp);
-            assertThat(MiniJson.obj(second, "metadata").get("sampler")).as("sample mode: the JVM's sampler, enabled "
+            assertThat(Json.obj(second, "metadata").get("sampler")).as("sample mode: the JVM's sampler, enabled "
                     + "in the live phase").isEqualTo("jvmti");
             assertThat(p.isAlive()).isTrue();
 
@@ -76,9 +74,9 @@ class AttachTest {
             Path out3 = dir.resolve("three");
             assertThat(Main.execute("attach", pid, "--duration", "2", "--out", out3.toString())).isZero();
             Object third = Jvms.report(out3);
-            assertThat(MiniJson.obj(third, "metadata").get("sampler")).isEqualTo("jvmti");
+            assertThat(Json.obj(third, "metadata").get("sampler")).isEqualTo("jvmti");
             assertThat(Jvms.sites(third, "topAllocationSites")).contains(temp);
-            assertThat(MiniJson.num(MiniJson.obj(third, "failures"), "count")).isZero();
+            assertThat(Json.num(Json.obj(third, "failures"), "count")).isZero();
             assertThat(p.isAlive()).isTrue();
 
             Files.createFile(stop);

@@ -73,11 +73,11 @@ class CompatibilityTest {
 
         assertThat(Files.readString(traced)).isEqualTo(Files.readString(plain));
         Object report = Jvms.report(out);
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        Map<String, Object> meta = Json.obj(report, "metadata");
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
         assertThat(meta.get("classesSkippedOnError")).isEqualTo("0");
         assertThat(Long.parseLong((String) meta.get("instrumentedClasses"))).isGreaterThan(includeJdk ? 500 : 200);
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes")).isPositive();
+        assertThat(Json.num(Json.obj(report, "totals"), "allocatedBytes")).isPositive();
     }
 
     /**
@@ -104,8 +104,8 @@ class CompatibilityTest {
                 LibraryWorkload.class.getName(), traced.toString()))).isZero();
         assertThat(Files.readString(traced)).isEqualTo(Files.readString(plain));
         Object report = Jvms.report(out);
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        Map<String, Object> meta = Json.obj(report, "metadata");
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
         assertThat(meta.get("classesSkippedOnError")).isEqualTo("0");
         assertThat(Long.parseLong((String) meta.get("functions.methods"))).isGreaterThan(1000);
     }
@@ -123,11 +123,11 @@ class CompatibilityTest {
                 List.of(Jvms.current(), "-cp", classes.toString(), "memscope.generated.Huge"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        assertThat(MiniJson.obj(report, "metadata").get("methodsTooLarge")).isEqualTo("1");
-        List<Map<String, Object>> top = MiniJson.list(report, "topAllocationSites");
+        assertThat(Json.obj(report, "metadata").get("methodsTooLarge")).isEqualTo("1");
+        List<Map<String, Object>> top = Json.list(report, "topAllocationSites");
         assertThat(top).anySatisfy(e -> {
             assertThat((String) e.get("site")).startsWith("memscope.generated.Huge.small(");
-            assertThat(MiniJson.num(e, "count")).isEqualTo(100);
+            assertThat(Json.num(e, "count")).isEqualTo(100);
         });
         assertThat(Jvms.sites(report, "topAllocationSites")).noneMatch(s -> s.contains("Huge.huge("));
     }

@@ -52,23 +52,23 @@ class DiffAndExportTest {
         CliRun json = CliRun.run("diff", base.toString(), newer.resolve("recording.msrec").toString(), "--metric",
                 "live", "--json");
         assertThat(json.exit).as(json.err).isZero();
-        Object d = MiniJson.parse(json.out);
+        Object d = Json.parse(json.out);
         assertThat(((Map<?, ?>) d).get("metric")).isEqualTo("live");
-        Map<String, Object> first = MiniJson.list(d, "sites").get(0);
+        Map<String, Object> first = Json.list(d, "sites").get(0);
         assertThat(first.get("site")).isEqualTo(growing);
         assertThat(first.get("significant")).isEqualTo(true);
         assertThat(first.get("verdict")).isEqualTo("grew");
         assertThat(((Number) first.get("newSamples")).longValue()).as("48 MiB at 64 KiB: hundreds of samples")
                 .isGreaterThan(((Number) first.get("baseSamples")).longValue() + 100);
-        assertThat(MiniJson.obj(d, "total").get("significant")).isEqualTo(true);
-        assertThat(MiniJson.list(d, "sites")).allSatisfy(e -> assertThat(e).containsKeys("significant",
+        assertThat(Json.obj(d, "total").get("significant")).isEqualTo(true);
+        assertThat(Json.list(d, "sites")).allSatisfy(e -> assertThat(e).containsKeys("significant",
                 "baseSamples", "newSamples", "noiseBytes"));
         double delta = ((Number) first.get("deltaBytes")).doubleValue();
         assertThat(delta).isBetween(30.0 * (1 << 20), 50.0 * (1 << 20));
         assertThat(((Number) first.get("newBytes")).doubleValue() - ((Number) first.get("baseBytes")).doubleValue())
                 .isEqualTo(delta);
-        assertThat(MiniJson.obj(d, "base")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
-        assertThat(MiniJson.obj(d, "new")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
+        assertThat(Json.obj(d, "base")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
+        assertThat(Json.obj(d, "new")).containsKeys("allocatedBytes", "heldAtEndBytes", "peakHeldBytes");
 
         CliRun gate = CliRun.run("diff", base.toString(), newer.toString(), "--metric", "live",
                 "--fail-on-increase", "50");
@@ -80,7 +80,7 @@ class DiffAndExportTest {
         CliRun normalized = CliRun.run("diff", base.toString(), newer.toString(), "--per", "8,48", "--json",
                 "--metric", "live");
         assertThat(normalized.exit).isZero();
-        assertThat(MiniJson.parse(normalized.out)).satisfies(n ->
+        assertThat(Json.parse(normalized.out)).satisfies(n ->
                 assertThat(((Map<?, ?>) n).get("unit")).isEqualTo("bytes/unit"));
         CliRun bad = CliRun.run("diff", base.toString(), tmp.resolve("missing").toString());
         assertThat(bad.exit).as("an error keeps its own exit code").isEqualTo(1);
@@ -91,7 +91,7 @@ class DiffAndExportTest {
     void exportWritesCollapsedStacksPprofAndATrace(@TempDir Path tmp) throws Exception {
         Path dir = run(tmp.resolve("run"), 16);
         Object report = Jvms.report(tmp.resolve("run"));
-        long allocated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        long allocated = Json.num(Json.obj(report, "totals"), "allocatedBytes");
 
         Path folded = tmp.resolve("alloc.txt");
         CliRun c = CliRun.run("export", dir.toString(), "--format", "collapsed", "-o", folded.toString());
@@ -131,11 +131,11 @@ class DiffAndExportTest {
         CliRun r = CliRun.run("report", dir.toString(), "--from", "0", "--to", "0.001", "--json", part.toString());
         assertThat(r.exit).as(r.err).isZero();
         assertThat(r.out).contains("window: 0.000 s to 0.001 s");
-        Object w = MiniJson.parse(Files.readString(whole));
-        Object q = MiniJson.parse(Files.readString(part));
-        assertThat(MiniJson.obj(q, "window").get("restricted")).isEqualTo(true);
-        assertThat(MiniJson.num(MiniJson.obj(q, "totals"), "allocatedBytes"))
-                .isLessThan(MiniJson.num(MiniJson.obj(w, "totals"), "allocatedBytes"));
+        Object w = Json.parse(Files.readString(whole));
+        Object q = Json.parse(Files.readString(part));
+        assertThat(Json.obj(q, "window").get("restricted")).isEqualTo(true);
+        assertThat(Json.num(Json.obj(q, "totals"), "allocatedBytes"))
+                .isLessThan(Json.num(Json.obj(w, "totals"), "allocatedBytes"));
         assertThat(CliRun.run("report", dir.toString(), "--from", "5", "--to", "1").exit).isEqualTo(1);
     }
 
@@ -146,8 +146,8 @@ class DiffAndExportTest {
         Path b = runNoise(tmp.resolve("b"));
         CliRun json = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--json", "--top", "0");
         assertThat(json.exit).as(json.err).isZero();
-        Object d = MiniJson.parse(json.out);
-        List<Map<String, Object>> fixtureSites = MiniJson.list(d, "sites").stream()
+        Object d = Json.parse(json.out);
+        List<Map<String, Object>> fixtureSites = Json.list(d, "sites").stream()
                 .filter(e -> String.valueOf(e.get("site")).contains("NoiseFixture")).toList();
         assertThat(fixtureSites).as("the fixture's 24 sites, held at the end of both runs").hasSizeGreaterThan(20);
         // each site rests on a handful of samples: their raw changes are large, and noise
@@ -155,7 +155,7 @@ class DiffAndExportTest {
                 .as("sites called significant in two runs of the same program (a false alarm each)").isLessThan(2);
         assertThat(fixtureSites).filteredOn(e -> ((Number) e.get("deltaBytes")).doubleValue() != 0)
                 .isNotEmpty().allSatisfy(e -> assertThat(((Number) e.get("noiseBytes")).doubleValue()).isPositive());
-        assertThat(MiniJson.obj(d, "significance")).containsKeys("test", "falseAlarmRate", "tests", "z");
+        assertThat(Json.obj(d, "significance")).containsKeys("test", "falseAlarmRate", "tests", "z");
 
         CliRun table = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--top", "0");
         assertThat(table.out).contains("samples").contains(" noise ").contains("changed by more than sampling noise");
@@ -165,7 +165,7 @@ class DiffAndExportTest {
         CliRun ba = CliRun.run("diff", b.toString(), a.toString(), "--metric", "live", "--fail-on-increase", "0");
         assertThat(ab.exit).as(ab.err).isZero();
         assertThat(ba.exit).as(ba.err).isZero();
-        if (((Number) MiniJson.obj(d, "total").get("deltaBytes")).doubleValue() != 0) {
+        if (((Number) Json.obj(d, "total").get("deltaBytes")).doubleValue() != 0) {
             assertThat(ab.err + ba.err).contains("within sampling noise").contains("not failing");
         }
     }

@@ -19,6 +19,8 @@ import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /**
  * The distribution built by {@code ./mvnw package} ({@code memscope-cli/target/memscope-<version>.tar.gz} and
@@ -194,19 +196,14 @@ class DistributionIT {
     }
 
     /** Waits until no dump of a class-data-sharing archive is under way in the cache folder (its lock is gone). */
-    private static void awaitArchiveDump(Path cacheDir) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
-        while (true) {
-            boolean locked;
-            try (Stream<Path> s = Files.exists(cacheDir) ? Files.list(cacheDir) : Stream.empty()) {
-                locked = s.anyMatch(p -> p.getFileName().toString().endsWith(".lock"));
-            }
-            if (!locked) {
-                return;
-            }
-            assertThat(System.nanoTime()).as("the archive's dump ended within 240 s").isLessThan(deadline);
-            Thread.sleep(100);
-        }
+    private static void awaitArchiveDump(Path cacheDir) {
+        await("the class-data-sharing archive's dump to end (no .lock in " + cacheDir + ")")
+                .atMost(Duration.ofSeconds(240)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    try (Stream<Path> s = Files.exists(cacheDir) ? Files.list(cacheDir) : Stream.empty()) {
+                        return s.noneMatch(p -> p.getFileName().toString().endsWith(".lock"));
+                    }
+                });
     }
 
     @Test

@@ -104,7 +104,7 @@ class EstimateAccuracyTest {
     void allocatedBytesPerSizeClass(String java, @TempDir Path out) throws Exception {
         assumeInstalled(java);
         Object report = runSizeClasses(java, out, 1280L << 20, false, List.of());
-        assertCorrected(java, MiniJson.obj(report, "metadata"), 512 * 1024);
+        assertCorrected(java, Json.obj(report, "metadata"), 512 * 1024);
         check(java, sizeRows(report, out, false, 512 * 1024));
     }
 
@@ -119,7 +119,7 @@ class EstimateAccuracyTest {
     void heldBytesPerSizeClass(String java, @TempDir Path out) throws Exception {
         assumeInstalled(java);
         Object report = runSizeClasses(java, out, 40L << 20, true, List.of("--interval", "16k"));
-        assertCorrected(java, MiniJson.obj(report, "metadata"), 16 * 1024);
+        assertCorrected(java, Json.obj(report, "metadata"), 16 * 1024);
         List<Row> rows = new ArrayList<>(sizeRows(report, out, true, 16 * 1024));
         rows.addAll(sizeRows(report, out, false, 16 * 1024));
         check(java, rows);
@@ -155,7 +155,7 @@ class EstimateAccuracyTest {
         assumeInstalled(java);
         Object report = runSizeClasses(java, out, 640L << 20, false,
                 List.of("--agent-option", "oversample=1", "--agent-option", "jvmDistances=jvm"));
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         assertThat(meta.get("jvmti.jvmIntervalBytes")).isEqualTo("524288");
         assertThat(meta.get("jvmti.distances")).isEqualTo("jvm");
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesThinned")).isZero();
@@ -195,7 +195,7 @@ class EstimateAccuracyTest {
                 Long.toString(bytesPerClass), "2", Boolean.toString(keep), counts.toString()));
         assertThat(code).isZero();
         Object report = Jvms.report(out.resolve("reports"));
-        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(Json.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
         return report;
     }
 
@@ -210,7 +210,7 @@ class EstimateAccuracyTest {
                     + Jvms.lineOf(SIZE_SRC, SIZE_MARKERS[c]) + ")";
             Map<String, Object> e = site(report, site);
             rows.add(new Row(SIZE_MARKERS[c], size, objects, held,
-                    MiniJson.num(e, held ? "heldAtPeakBytes" : "allocatedBytes"), MiniJson.num(e, "samples"), interval));
+                    Json.num(e, held ? "heldAtPeakBytes" : "allocatedBytes"), Json.num(e, "samples"), interval));
         }
         return rows;
     }
@@ -222,7 +222,7 @@ class EstimateAccuracyTest {
                 Integer.toString(atOnce), kind, counts.toString()));
         assertThat(code).isZero();
         Object report = Jvms.report(out.resolve("reports"));
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         assertThat(meta.get("sampler")).isEqualTo("jvmti");
         assertCorrected(java, meta, 512 * 1024);
         long samples = Jvms.metadataCount(meta, "jvmti.samples");
@@ -242,13 +242,13 @@ class EstimateAccuracyTest {
             Map<String, Object> e = site(report, CHURN_SITE + f[0] + "(ThreadChurnFixture.java:"
                     + Jvms.lineOf(CHURN_SRC, "// CHURN-" + f[0]) + ")");
             rows.add(new Row(f[0], Long.parseLong(f[2]), Long.parseLong(f[1]), false,
-                    MiniJson.num(e, "allocatedBytes"), MiniJson.num(e, "samples"), 512 * 1024));
+                    Json.num(e, "allocatedBytes"), Json.num(e, "samples"), 512 * 1024));
         }
         return rows;
     }
 
     private static Map<String, Object> site(Object report, String site) {
-        for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
+        for (Map<String, Object> e : Json.list(report, "topAllocationSites")) {
             if (site.equals(e.get("site")) && "byte[]".equals(e.get("type"))) {
                 return e;
             }

@@ -115,7 +115,7 @@ class EventsCommandTest {
         assertThat(cli.exit).isZero();
         int n = 0;
         for (String line : cli.out.lines().toList()) {
-            Map<String, Object> m = (Map<String, Object>) MiniJson.parse(line);
+            Map<String, Object> m = (Map<String, Object>) Json.parse(line);
             assertThat(m).containsKey("kind").containsKey("tid");
             if ("custom".equals(m.get("kind")) && "sample.int".equals(m.get("name"))) {
                 assertThat(m.get("value")).isInstanceOf(Number.class);

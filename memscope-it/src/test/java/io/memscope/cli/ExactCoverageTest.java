@@ -24,12 +24,12 @@ class ExactCoverageTest {
                 Jvms.classPath(ExactCoverageFixture.class), ExactCoverageFixture.class.getName()));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
+        Map<String, Object> totals = Json.obj(report, "totals");
         assertThat(totals.get("exact")).isEqualTo(true);
-        Map<String, Object> coverage = MiniJson.obj(totals, "exactCoverage");
-        long counted = MiniJson.num(coverage, "countedBytes");
-        long jvm = MiniJson.num(coverage, "jvmAllocatedBytes");
-        assertThat(counted).isEqualTo(MiniJson.num(totals, "allocatedBytes"));
+        Map<String, Object> coverage = Json.obj(totals, "exactCoverage");
+        long counted = Json.num(coverage, "countedBytes");
+        long jvm = Json.num(coverage, "jvmAllocatedBytes");
+        assertThat(counted).isEqualTo(Json.num(totals, "allocatedBytes"));
         assertThat(counted).as("the application's own 32 MiB").isGreaterThanOrEqualTo(32L << 20);
         assertThat(jvm).as("the JDK's allocations on its behalf too").isGreaterThan(counted + (32L << 20));
         double share = ((Number) coverage.get("share")).doubleValue();

@@ -85,17 +85,17 @@ class FunctionProfileTest {
 
         // report.json (built by memscope run from the recording): functions[] with the sampled held bytes
         Object report = Jvms.report(out);
-        List<Map<String, Object>> functions = MiniJson.list(report, "functions");
+        List<Map<String, Object>> functions = Json.list(report, "functions");
         Map<String, Object> h = functions.stream().filter(f -> f.get("function").equals(
                 "memscope.fixtures.ProfiledService.handle")).findFirst().orElseThrow();
-        assertThat(MiniJson.num(h, "calls")).isEqualTo(20);
+        assertThat(Json.num(h, "calls")).isEqualTo(20);
         assertThat(h.get("callSite")).isEqualTo(fixture + line("CALL-HANDLE") + ")");
-        assertThat(MiniJson.num(h, "heldAtEndBytes")).isZero(); // its arrays were garbage at once
+        assertThat(Json.num(h, "heldAtEndBytes")).isZero(); // its arrays were garbage at once
         Map<String, Object> retain = functions.stream().filter(f -> f.get("function").equals(
                 "memscope.fixtures.ProfiledService.retain")).findFirst().orElseThrow();
-        assertThat((double) MiniJson.num(retain, "heldAtEndBytes")).isBetween(0.7 * (8 << 20), 1.3 * (8 << 20));
-        assertThat(MiniJson.num(retain, "heldAtPeakBytes")).isLessThanOrEqualTo(MiniJson.num(retain, "heldAtEndBytes") * 2);
-        assertThat(MiniJson.num(retain, "allocatedBytes")).isGreaterThanOrEqualTo(8L << 20);
+        assertThat((double) Json.num(retain, "heldAtEndBytes")).isBetween(0.7 * (8 << 20), 1.3 * (8 << 20));
+        assertThat(Json.num(retain, "heldAtPeakBytes")).isLessThanOrEqualTo(Json.num(retain, "heldAtEndBytes") * 2);
+        assertThat(Json.num(retain, "allocatedBytes")).isGreaterThanOrEqualTo(8L << 20);
         String summary = Files.readString(Jvms.summaryFile(out));
         assertThat(summary).contains("Functions (calls and allocated: exact")
                 .contains("memscope.fixtures.ProfiledService.handle  <- " + fixture + line("CALL-HANDLE") + ")");

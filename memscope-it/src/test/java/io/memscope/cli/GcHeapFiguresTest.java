@@ -63,9 +63,9 @@ class GcHeapFiguresTest {
      */
     static List<String> checkHeapFigures(Path dir, int minCollections) throws java.io.IOException {
         List<String> names = new ArrayList<>();
-        Object report = MiniJson.parse(Files.readString(dir.resolve("report.json")));
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
-        List<Map<String, Object>> gcs = MiniJson.list(report, "gc", "collections");
+        Object report = Json.parse(Files.readString(dir.resolve("report.json")));
+        Map<String, Object> meta = Json.obj(report, "metadata");
+        List<Map<String, Object>> gcs = Json.list(report, "gc", "collections");
         assertThat(gcs).as("collections of %s", meta.get("command")).hasSizeGreaterThanOrEqualTo(minCollections);
         // the listener is registered once the first collection ended; the JVM's figures of collections that
         // ended before are lost, and memscope reads the heap itself after each of them when it can: what it
@@ -82,7 +82,7 @@ class GcHeapFiguresTest {
             String name = (String) c.get("name");
             names.add(name);
             if (!name.equals("JVM pause") && !name.equals("G1 Remark")
-                    && MiniJson.num(c, "heapCommittedBytes") == 0) {
+                    && Json.num(c, "heapCommittedBytes") == 0) {
                 without++;
                 assertThat(i).as("a record without heap figures after the listener heard of collection %d: %s "
                         + "in %s", firstHeard, c, meta.get("command")).isLessThan(firstHeard);
@@ -91,7 +91,7 @@ class GcHeapFiguresTest {
         assertThat(Jvms.metadataCount(meta, "gc.collectionsWithoutHeapFigures")).as("%s", meta)
                 .isEqualTo(without);
         assertThat(Jvms.metadataCount(meta, "gcNotificationsUnmatched")).as("%s", meta).isZero();
-        Map<String, Object> heapCheck = MiniJson.obj(report, "heapCheck");
+        Map<String, Object> heapCheck = Json.obj(report, "heapCheck");
         if (heapCheck.get("consistent").equals(false)) {
             // estimates above the JVM's heap are said as a contradiction, never printed as two facts
             assertThat(Files.readString(dir.resolve("summary.txt"))).contains("! contradiction:");

@@ -48,12 +48,12 @@ class HeldMeansReachableTest {
     }
 
     private static Map<String, Object> siteOf(Object report, String list, String site, String type) {
-        for (Map<String, Object> e : MiniJson.list(report, list)) {
+        for (Map<String, Object> e : Json.list(report, list)) {
             if (site.equals(e.get("site")) && type.equals(e.get("type"))) {
                 return e;
             }
         }
-        throw new AssertionError(site + " [" + type + "] not in " + list + ": " + MiniJson.list(report, list));
+        throw new AssertionError(site + " [" + type + "] not in " + list + ": " + Json.list(report, list));
     }
 
     @ParameterizedTest(name = "{0} on JDK {1}")
@@ -70,7 +70,7 @@ class HeldMeansReachableTest {
         Object report = Jvms.report(out);
 
         // every collection says what it examined; collections of the whole heap ran while the program ran
-        List<Map<String, Object>> gcs = MiniJson.list(report, "gc", "collections");
+        List<Map<String, Object>> gcs = Json.list(report, "gc", "collections");
         assertThat(gcs).allSatisfy(c -> assertThat(c.get("examined")).as("%s", c)
                 .isIn("young", "whole-heap", "unknown"));
         assertThat(gcs).filteredOn(c -> "unknown".equals(c.get("examined")))
@@ -78,13 +78,13 @@ class HeldMeansReachableTest {
                         + "bean counted, and generational ZGC's first major cycles (fewer than 16 young collections "
                         + "before them: they judged no sampled object) are unknown")
                         .matches(".*Pauses|JVM pause|ZGC Major Cycles"));
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
-        assertThat(MiniJson.num(totals, "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
-        assertThat(MiniJson.obj(report, "metadata").get("endCheck")).isEqualTo("gc");
-        assertThat(MiniJson.num(totals, "unconfirmedAtEndBytes")).as("the end check confirms what is still there")
+        Map<String, Object> totals = Json.obj(report, "totals");
+        assertThat(Json.num(totals, "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
+        assertThat(Json.obj(report, "metadata").get("endCheck")).isEqualTo("gc");
+        assertThat(Json.num(totals, "unconfirmedAtEndBytes")).as("the end check confirms what is still there")
                 .isLessThan(1 << 20);
-        Map<String, Object> heapCheck = MiniJson.obj(report, "heapCheck");
-        assertThat(MiniJson.num(heapCheck, "heldExceeded")).as("held never above the JVM's heap: %s", heapCheck)
+        Map<String, Object> heapCheck = Json.obj(report, "heapCheck");
+        assertThat(Json.num(heapCheck, "heldExceeded")).as("held never above the JVM's heap: %s", heapCheck)
                 .isZero();
         if (gc.equals("Z") && jdk.equals("25")) {
             // generational ZGC's young collections keep the sampled objects (memscope's weak references are roots
@@ -104,18 +104,18 @@ class HeldMeansReachableTest {
         assertThat(Jvms.sites(report, "leakSuspects")).as("the only suspect").containsExactly(leak);
         Map<String, Object> leakSite = siteOf(report, "leakSuspects", leak, "byte[]");
         long leakBytes = truth.get("leakBytes");
-        assertThat((double) MiniJson.num(leakSite, "liveBytes")).as("the leak held")
+        assertThat((double) Json.num(leakSite, "liveBytes")).as("the leak held")
                 .isCloseTo(leakBytes, within(leakBytes * 0.2));
-        assertThat((double) MiniJson.num(leakSite, "allocatedBytes")).as("the leak allocated")
+        assertThat((double) Json.num(leakSite, "allocatedBytes")).as("the leak allocated")
                 .isCloseTo(leakBytes, within(leakBytes * 0.2));
-        Map<String, Object> growth = MiniJson.obj(leakSite, "growth");
+        Map<String, Object> growth = Json.obj(leakSite, "growth");
         assertThat(growth.get("significant")).isEqualTo(true);
 
         long cacheBytes = truth.get("cacheValueBytes");
         Map<String, Object> cacheSite = siteOf(report, "topLiveSites", cache, "byte[]");
-        assertThat((double) MiniJson.num(cacheSite, "liveBytes")).as("the cache's values held")
+        assertThat((double) Json.num(cacheSite, "liveBytes")).as("the cache's values held")
                 .isCloseTo(cacheBytes, within(cacheBytes * 0.3));
-        assertThat(MiniJson.num(cacheSite, "allocatedBytes")).as("the cache turned over")
+        assertThat(Json.num(cacheSite, "allocatedBytes")).as("the cache turned over")
                 .isGreaterThan(3 * cacheBytes);
         assertThat(Files.readString(Jvms.summaryFile(out))).contains("Leak suspects (held at whole-heap collections")
                 .contains(leak);
@@ -130,14 +130,14 @@ class HeldMeansReachableTest {
                 BuildThenCloseFixture.class.getName(), "6000"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        assertThat(MiniJson.list(report, "leakSuspects")).isEmpty();
+        assertThat(Json.list(report, "leakSuspects")).isEmpty();
         String index = "memscope.fixtures.BuildThenCloseFixture.main(BuildThenCloseFixture.java:"
                 + Jvms.lineOf("memscope/fixtures/BuildThenCloseFixture.java", "INDEX-SITE") + ")";
-        assertThat(MiniJson.list(report, "topLiveSites")).noneMatch(e -> index.equals(e.get("site"))
+        assertThat(Json.list(report, "topLiveSites")).noneMatch(e -> index.equals(e.get("site"))
                 && "int[]".equals(e.get("type")));
         Map<String, Object> temporary = siteOf(report, "temporaries", index, "int[]");
-        assertThat(MiniJson.num(temporary, "liveBytes")).isZero();
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "unconfirmedAtEndBytes")).isLessThan(1 << 20);
+        assertThat(Json.num(temporary, "liveBytes")).isZero();
+        assertThat(Json.num(Json.obj(report, "totals"), "unconfirmedAtEndBytes")).isLessThan(1 << 20);
     }
 
     @Test
@@ -150,15 +150,15 @@ class HeldMeansReachableTest {
                         Jvms.classPath(BuildThenCloseFixture.class), BuildThenCloseFixture.class.getName(), "3000"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         assertThat(meta.get("endCheck")).isEqualTo("off");
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
-        assertThat(MiniJson.num(totals, "wholeHeapCollections")).isZero();
-        assertThat(MiniJson.num(totals, "heldAtEndBytes")).as("nothing confirmed").isZero();
-        assertThat(MiniJson.num(totals, "unconfirmedAtEndBytes")).as("the dropped structure, promoted: unconfirmed")
+        Map<String, Object> totals = Json.obj(report, "totals");
+        assertThat(Json.num(totals, "wholeHeapCollections")).isZero();
+        assertThat(Json.num(totals, "heldAtEndBytes")).as("nothing confirmed").isZero();
+        assertThat(Json.num(totals, "unconfirmedAtEndBytes")).as("the dropped structure, promoted: unconfirmed")
                 .isGreaterThan(4 << 20);
-        assertThat(MiniJson.obj(report, "peak")).isNull();
-        assertThat(MiniJson.list(report, "leakSuspects")).isEmpty();
+        assertThat(Json.obj(report, "peak")).isNull();
+        assertThat(Json.list(report, "leakSuspects")).isEmpty();
         assertThat(Files.readString(Jvms.summaryFile(out))).contains("more at the end is unconfirmed")
                 .contains("the end check was off");
     }
@@ -179,7 +179,7 @@ class HeldMeansReachableTest {
                 Jvms.classPath(CacheAndLeakFixture.class), CacheAndLeakFixture.class.getName(), truthFile.toString(),
                 "3000"));
         assertThat(code).isZero();
-        List<Map<String, Object>> gcs = MiniJson.list(Jvms.report(out), "gc", "collections");
+        List<Map<String, Object>> gcs = Json.list(Jvms.report(out), "gc", "collections");
         Map<String, List<String>> byName = new HashMap<>();
         for (Map<String, Object> c : gcs) {
             byName.computeIfAbsent((String) c.get("name"), k -> new ArrayList<>()).add((String) c.get("examined"));
@@ -210,8 +210,8 @@ class HeldMeansReachableTest {
         }
         assertThat(gcs).filteredOn(c -> !(Boolean) c.get("pause") && "whole-heap".equals(c.get("examined")))
                 .allSatisfy(c ->
-                assertThat(MiniJson.num(c, "verdictNanos")).as("a cycle's verdict holds at its end: %s", c)
-                        .isGreaterThan(MiniJson.num(c, "startNanos")));
+                assertThat(Json.num(c, "verdictNanos")).as("a cycle's verdict holds at its end: %s", c)
+                        .isGreaterThan(Json.num(c, "startNanos")));
         try (Stream<Path> dirs = Files.list(out)) {
             Path recording = dirs.filter(Files::isDirectory).findFirst().orElseThrow().resolve("recording.msrec");
             assertThat(io.memscope.recording.RecordingReader.read(recording).header().minorVersion())

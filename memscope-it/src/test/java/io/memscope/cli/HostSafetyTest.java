@@ -88,8 +88,8 @@ class HostSafetyTest {
         Path recording = onlyJvmDir(out).resolve("recording.msrec");
         assertThat(RecordingReader.isClosed(recording)).as(output.toString()).isTrue();
         Object report = Jvms.reportFromRecording(out);
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isGreaterThan(0);
-        assertThat(MiniJson.obj(report, "metadata")).doesNotContainKey("recordingFailure");
+        assertThat(Json.num(Json.obj(report, "totals"), "samples")).isGreaterThan(0);
+        assertThat(Json.obj(report, "metadata")).doesNotContainKey("recordingFailure");
     }
 
     /**
@@ -108,7 +108,7 @@ class HostSafetyTest {
         CliRun report = CliRun.run("report", dir.toString(), "--json", dir.resolve("report.json").toString());
         assertThat(report.exit).as(report.err).isZero();
         assertThat(report.out).containsPattern("the JVM ran out of memory \\(Java heap\\) at [0-9.]+ s of the capture");
-        Map<String, Object> meta = MiniJson.obj(Jvms.report(out), "metadata");
+        Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
         assertThat(Long.parseLong(meta.get("outOfMemory.count").toString())).isGreaterThanOrEqualTo(1);
         assertThat(report.out).contains("SmallHeapFixture.main(SmallHeapFixture.java:");
     }

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /** Helpers for tests that start JVMs: the JDKs to test on, class paths, and reading reports. */
 final class Jvms {
@@ -50,6 +52,15 @@ final class Jvms {
         return String.join(File.pathSeparator, parts);
     }
 
+    /**
+     * Waits until the output file of a launched program holds {@code text} (a JVM starts in seconds under load);
+     * fails after 60 s, naming the text and the file.
+     */
+    static void awaitOutput(Path file, String text) {
+        await("\"" + text + "\" in " + file).atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).until(() -> Files.exists(file) && Files.readString(file).contains(text));
+    }
+
     /** Runs `memscope run` through Main.execute and returns its exit code. */
     static int memscopeRun(Path out, List<String> options, List<String> command) {
         List<String> args = new ArrayList<>();
@@ -69,7 +80,7 @@ final class Jvms {
             for (Path d : (Iterable<Path>) s.sorted()::iterator) {
                 Path r = d.resolve("report.json");
                 if (Files.isRegularFile(r)) {
-                    l.add(MiniJson.parse(Files.readString(r, StandardCharsets.UTF_8)));
+                    l.add(Json.parse(Files.readString(r, StandardCharsets.UTF_8)));
                 }
             }
         }
@@ -119,7 +130,7 @@ final class Jvms {
     /** @return site strings of a report list, e.g. leakSuspects */
     static List<String> sites(Object report, String... path) {
         List<String> l = new ArrayList<>();
-        for (Map<String, Object> e : MiniJson.list(report, path)) {
+        for (Map<String, Object> e : Json.list(report, path)) {
             l.add((String) e.get("site"));
         }
         return l;

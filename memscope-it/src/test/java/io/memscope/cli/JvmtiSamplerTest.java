@@ -34,7 +34,7 @@ class JvmtiSamplerTest {
     }
 
     private static Map<String, Object> site(Object report, String site, String type) {
-        for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites")) {
+        for (Map<String, Object> e : Json.list(report, "topAllocationSites")) {
             if (site.equals(e.get("site")) && type.equals(e.get("type"))) {
                 return e;
             }
@@ -49,10 +49,10 @@ class JvmtiSamplerTest {
             throws Exception {
         long truth = run(java, out, List.of());
         Object report = Jvms.report(out.resolve("reports"));
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         assertThat(meta.get("sampler")).as("default sampler=auto on Linux x86_64").isEqualTo("jvmti");
         assertThat(meta).doesNotContainKey("samplerFallback");
-        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        long estimated = Json.num(Json.obj(report, "totals"), "allocatedBytes");
         System.out.printf("jvmti sampler on %s: estimated %d bytes, ThreadMXBean %d bytes, error %+.2f%%%n", java,
                 estimated, truth, (estimated - (double) truth) / truth * 100);
         assertThat((double) estimated).as("estimate vs the thread's ThreadMXBean count %d", truth)
@@ -65,10 +65,10 @@ class JvmtiSamplerTest {
         Map<String, Object> boxing = site(report, PREFIX + Jvms.lineOf(SRC, "BOXING-SITE") + ")", "java.lang.Integer");
         assertThat(boxing.get("stack").toString()).as("the stack starts inside the JDK")
                 .startsWith("[java.lang.Integer.valueOf(Integer.java:");
-        for (Map<String, Object> e : MiniJson.list(report, "topAllocationSites").subList(0, 3)) {
+        for (Map<String, Object> e : Json.list(report, "topAllocationSites").subList(0, 3)) {
             assertThat(e.get("site").toString()).startsWith(PREFIX);
         }
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
     }
 
     @Test
@@ -76,8 +76,8 @@ class JvmtiSamplerTest {
     void bytecodeSamplerStillWorksAndMissesTheJdksAllocations(@TempDir Path out) throws Exception {
         long truth = run(Jvms.current(), out, List.of("--sampler", "bytecode"));
         Object report = Jvms.report(out.resolve("reports"));
-        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("bytecode");
-        long estimated = MiniJson.num(MiniJson.obj(report, "totals"), "allocatedBytes");
+        assertThat(Json.obj(report, "metadata").get("sampler")).isEqualTo("bytecode");
+        long estimated = Json.num(Json.obj(report, "totals"), "allocatedBytes");
         // Only `new ArrayList`, `new HashMap`, `new StringBuilder` and the formatted strings' sites are hooked.
         assertThat(estimated).isLessThan(truth / 2);
         assertThat(Jvms.sites(report, "topAllocationSites")).doesNotContain(
@@ -92,7 +92,7 @@ class JvmtiSamplerTest {
                 Jvms.classPath(JdkAllocationFixture.class), "memscope.fixtures.AccuracyFixture",
                 out.resolve("x.txt").toString()));
         assertThat(code).isZero();
-        Map<String, Object> meta = MiniJson.obj(Jvms.report(out), "metadata");
+        Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
         assertThat(meta.get("sampler")).isEqualTo("bytecode");
         assertThat(meta.get("samplerFallback").toString()).contains("4294967296").contains("limit");
     }
@@ -106,15 +106,15 @@ class JvmtiSamplerTest {
     void includeAndExcludeSelectSamplesBySiteClass(@TempDir Path out) throws Exception {
         long truth = run(Jvms.current(), out.resolve("in"), List.of("--include", "memscope.fixtures"));
         Object included = Jvms.report(out.resolve("in").resolve("reports"));
-        assertThat(MiniJson.obj(included, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(Json.obj(included, "metadata").get("sampler")).isEqualTo("jvmti");
         assertThat(Jvms.sites(included, "topAllocationSites")).isNotEmpty().allMatch(s -> s.startsWith(PREFIX));
-        assertThat((double) MiniJson.num(MiniJson.obj(included, "totals"), "allocatedBytes"))
+        assertThat((double) Json.num(Json.obj(included, "totals"), "allocatedBytes"))
                 .isCloseTo(truth, Percentage.withPercentage(10));
 
         run(Jvms.current(), out.resolve("ex"), List.of("--exclude", "memscope.fixtures"));
         Object excluded = Jvms.report(out.resolve("ex").resolve("reports"));
         assertThat(Jvms.sites(excluded, "topAllocationSites")).noneMatch(s -> s.startsWith("memscope.fixtures."));
-        assertThat(MiniJson.num(MiniJson.obj(excluded, "totals"), "allocatedBytes")).isLessThan(truth / 10);
+        assertThat(Json.num(Json.obj(excluded, "totals"), "allocatedBytes")).isLessThan(truth / 10);
     }
 
     /**
@@ -130,16 +130,16 @@ class JvmtiSamplerTest {
                 Jvms.classPath(JdkAllocationFixture.class), "memscope.fixtures.NativeFixture"));
         assertThat(code).as("the double free was stopped, the JVM survived").isZero();
         Object report = Jvms.report(out);
-        assertThat(MiniJson.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
+        assertThat(Json.obj(report, "metadata").get("sampler")).isEqualTo("jvmti");
         // a small program: the JVM samples thousands of allocations after the sampler starts, in the JVM's and the
         // agent's start-up and on memscope's drain thread (counted, not queued), whose share depends on how often it
         // gets a core: 16 000 to 190 000 on a machine at load 5, 7 670 once at load 10 (JDK 25); how many of the
         // program's fit the queue between two drains depends on that too (a few hundred on a quiet machine, none on
         // a loaded one): every sample is accounted for
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         long seen = Jvms.metadataCount(meta, "jvmti.samples");
         assertThat(seen).isGreaterThan(5_000);
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "samples")).isEqualTo(Jvms.metadataCount(meta, "jvmti.samplesKept"));
+        assertThat(Json.num(Json.obj(report, "totals"), "samples")).isEqualTo(Jvms.metadataCount(meta, "jvmti.samplesKept"));
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")
                 + Jvms.metadataCount(meta, "jvmti.filtered") + Jvms.metadataCount(meta, "jvmti.unresolvedStacks")
                 + Jvms.metadataCount(meta, "jvmti.classMirrors") + Jvms.metadataCount(meta, "jvmti.jmxConnector")
@@ -147,12 +147,12 @@ class JvmtiSamplerTest {
                 + Jvms.metadataCount(meta, "jvmti.skippedError")
                 + Jvms.metadataCount(meta, "jvmti.samplesThinned")).as("kept, memscope's own, filtered, dropped or thinned: " + meta)
                 .isEqualTo(seen);
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
-        assertThat(MiniJson.list(report, "native", "anomalies")).hasSize(1);
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
+        assertThat(Json.list(report, "native", "anomalies")).hasSize(1);
         // the JVM's class mirrors, sampled while classes load, are left out and counted (docs/agent.md)
         assertThat(Jvms.metadataCount(meta, "jvmti.classMirrors")).isPositive();
         for (String list : List.of("topAllocationSites", "topLiveSites", "leakSuspects", "temporaries")) {
-            assertThat(MiniJson.list(report, list)).extracting(e -> e.get("type")).doesNotContain("java.lang.Class");
+            assertThat(Json.list(report, list)).extracting(e -> e.get("type")).doesNotContain("java.lang.Class");
         }
         Path folded = out.resolve("all.txt");
         assertThat(Main.execute("export", Reports.recordingDirs(out).get(0).toString(), "--format", "collapsed",
@@ -188,9 +188,9 @@ class JvmtiSamplerTest {
         assertThat(Files.readString(sampledCount)).as("classes loaded under the agent")
                 .isEqualTo(Files.readString(plainCount));
         Object report = Jvms.report(out.resolve("reports"));
-        Map<String, Object> meta = MiniJson.obj(report, "metadata");
+        Map<String, Object> meta = Json.obj(report, "metadata");
         assertThat(meta.get("sampler")).isEqualTo("jvmti");
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
         long seen = Jvms.metadataCount(meta, "jvmti.samples");
         assertThat(seen).isGreaterThan(100_000);
         assertThat(Jvms.metadataCount(meta, "jvmti.samplesKept") + Jvms.metadataCount(meta, "jvmti.ownAllocations")

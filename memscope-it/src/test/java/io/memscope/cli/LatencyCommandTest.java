@@ -71,7 +71,7 @@ class LatencyCommandTest {
         args.addAll(CliRun.churn(java, 1500, jvm.toArray(new String[0])));
         CliRun r = CliRun.run(args.toArray(new String[0]));
         assertThat(r.exit).as(r.out).isZero();
-        Map<String, Object> json = (Map<String, Object>) MiniJson.parse(r.out.trim());
+        Map<String, Object> json = (Map<String, Object>) Json.parse(r.out.trim());
         int logCount = 0;
         double logTotal = 0;
         Map<String, Long> logKinds = new HashMap<>();

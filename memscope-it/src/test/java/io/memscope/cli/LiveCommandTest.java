@@ -13,12 +13,14 @@ import memscope.fixtures.ChurnFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /** {@code memscope live <pid>} against a real JVM under the agent whose live set grows. */
 class LiveCommandTest {
 
     private static Map<String, Object> growing(Object json, String list, String site) {
-        for (Map<String, Object> row : MiniJson.list(json, list)) {
+        for (Map<String, Object> row : Json.list(json, list)) {
             if (site.equals(row.get("site"))) {
                 return row;
             }
@@ -40,24 +42,33 @@ class LiveCommandTest {
             String pid = Long.toString(p.pid());
             String site = "memscope.fixtures.ChurnFixture.main(ChurnFixture.java:"
                     + Jvms.lineOf("memscope/fixtures/ChurnFixture.java", "GROWING-SITE") + ")";
-            Thread.sleep(1500);
-            CliRun first = CliRun.run("live", pid, "--json", "--top", "5");
-            assertThat(first.exit).as(first.err).isEqualTo(0);
-            Object j1 = MiniJson.parse(first.out);
-            long live1 = MiniJson.num(growing(j1, "byLiveBytes", site), "liveBytes");
-            Thread.sleep(2000);
-            Object j2 = MiniJson.parse(CliRun.run("live", pid, "--json", "--top", "5").out);
-            Map<String, Object> row2 = growing(j2, "byLiveBytes", site);
-            long live2 = MiniJson.num(row2, "liveBytes");
-            assertThat(row2.get("type")).isEqualTo("byte[]");
-            assertThat(live2).as("live bytes grew between two reads").isGreaterThan(live1 + (4L << 20));
-            // Nearly everything the growing site allocated is still alive; the churning site's objects died.
-            assertThat((double) live2).isGreaterThan(0.7 * MiniJson.num(row2, "allocatedBytes"));
-            Map<String, Object> churn = MiniJson.list(j2, "byAllocatedBytes").get(0);
-            assertThat(churn.get("site")).isNotEqualTo(site);
-            // Its dead objects drop out once the GC cleared their references (the few GCs in flight lag behind).
-            assertThat(MiniJson.num(churn, "liveBytes")).isLessThan(MiniJson.num(churn, "allocatedBytes") / 4);
-            assertThat(MiniJson.num(MiniJson.obj(j2), "liveBytes")).isGreaterThanOrEqualTo(live2);
+            long[] read = new long[1];
+            await("the growing site in memscope live").atMost(Duration.ofSeconds(60)).pollInSameThread()
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                        CliRun first = CliRun.run("live", pid, "--json", "--top", "5");
+                        assertThat(first.exit).as(first.err).isEqualTo(0);
+                        read[0] = Json.num(growing(Json.parse(first.out), "byLiveBytes", site), "liveBytes");
+                    });
+            long live1 = read[0];
+            // Reads until the site has grown by 4 MiB (under a second at 6 MiB/s) and every figure below holds in
+            // one read: the GCs that clear the churning site's references lag behind.
+            await("memscope live: the growing site grown by 4 MiB, the churning one's dead objects gone")
+                    .atMost(Duration.ofSeconds(60)).pollInSameThread().pollDelay(Duration.ofMillis(500))
+                    .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                        Object j2 = Json.parse(CliRun.run("live", pid, "--json", "--top", "5").out);
+                        Map<String, Object> row2 = growing(j2, "byLiveBytes", site);
+                        long live2 = Json.num(row2, "liveBytes");
+                        assertThat(row2.get("type")).isEqualTo("byte[]");
+                        assertThat(live2).as("live bytes grew between two reads").isGreaterThan(live1 + (4L << 20));
+                        // Nearly everything the growing site allocated is still alive; the churning site's objects
+                        // died.
+                        assertThat((double) live2).isGreaterThan(0.7 * Json.num(row2, "allocatedBytes"));
+                        Map<String, Object> churn = Json.list(j2, "byAllocatedBytes").get(0);
+                        assertThat(churn.get("site")).isNotEqualTo(site);
+                        // Its dead objects drop out once the GC cleared their references.
+                        assertThat(Json.num(churn, "liveBytes")).isLessThan(Json.num(churn, "allocatedBytes") / 4);
+                        assertThat(Json.num(Json.obj(j2), "liveBytes")).isGreaterThanOrEqualTo(live2);
+                    });
 
             CliRun text = CliRun.run("live", pid, "--top", "3");
             assertThat(text.exit).isEqualTo(0);

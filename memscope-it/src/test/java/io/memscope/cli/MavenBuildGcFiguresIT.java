@@ -93,7 +93,7 @@ class MavenBuildGcFiguresIT {
 
     /** @return the command line a JVM's report names (its main class or jar and arguments), or "" */
     private static String jvmCommand(Path jvm) throws IOException {
-        Map<String, Object> meta = MiniJson.obj(MiniJson.parse(Files.readString(jvm.resolve("report.json"))),
+        Map<String, Object> meta = Json.obj(Json.parse(Files.readString(jvm.resolve("report.json"))),
                 "metadata");
         Object command = meta.get("command");
         return command == null ? "" : command.toString();

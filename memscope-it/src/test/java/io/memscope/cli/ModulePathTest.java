@@ -42,12 +42,12 @@ class ModulePathTest {
                 .contains("memscope API in module io.memscope.core, application in module com.acme.app, kept 50");
 
         Object report = Jvms.report(out);
-        Map<String, Map<String, Object>> scopes = MiniJson.list(report, "scopes").stream()
+        Map<String, Map<String, Object>> scopes = Json.list(report, "scopes").stream()
                 .collect(Collectors.toMap(m -> (String) m.get("path"), m -> m));
         assertThat(scopes).containsKey("batch");
-        assertThat(MiniJson.num(scopes.get("batch"), "entries")).isEqualTo(200);
-        assertThat(MiniJson.num(scopes.get("batch"), "allocatedBytes")).isGreaterThanOrEqualTo(200L * 64 * 1024);
-        assertThat(MiniJson.list(report, "trackedObjects")).singleElement()
+        assertThat(Json.num(scopes.get("batch"), "entries")).isEqualTo(200);
+        assertThat(Json.num(scopes.get("batch"), "allocatedBytes")).isGreaterThanOrEqualTo(200L * 64 * 1024);
+        assertThat(Json.list(report, "trackedObjects")).singleElement()
                 .satisfies(o -> assertThat(o.get("name")).isEqualTo("cache"));
     }
 

@@ -33,10 +33,10 @@ class NativeLeakRuleTest {
         assertThat(Jvms.sites(report, "native", "leaks")).as("both are outstanding").contains(pool, leak);
         assertThat(Jvms.sites(report, "native", "leakSuspects")).as("only the growing one is a leak")
                 .containsExactly(leak);
-        Map<String, Object> poolEntry = MiniJson.list(report, "native", "leaks").stream()
+        Map<String, Object> poolEntry = Json.list(report, "native", "leaks").stream()
                 .filter(e -> e.get("site").equals(pool)).findFirst().orElseThrow();
         assertThat(poolEntry.get("leakSuspect")).isEqualTo(false);
-        assertThat(MiniJson.num(poolEntry, "bytes")).isEqualTo(16L * 64 * 1024);
+        assertThat(Json.num(poolEntry, "bytes")).isEqualTo(16L * 64 * 1024);
 
         Path dir = Reports.recordingDirs(out).get(0);
         String summary = Files.readString(dir.resolve("summary.txt"));

@@ -82,7 +82,7 @@ class NobodyGetsInTest {
             }
         }
         assertThat(checked).as("recording, report.json, summary.txt, report.html").isEqualTo(4);
-        Map<String, Object> meta = MiniJson.obj(Jvms.report(out), "metadata");
+        Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
         assertThat(meta.get("command").toString()).endsWith("--db-password=*** --token ***");
     }
 
@@ -180,7 +180,7 @@ class NobodyGetsInTest {
         assertThat(summary).contains("\\e[31mred\\e]0;pwned\\x07\\e[2J\\x9b1m\\r\\nFORGED: leak of 999 GiB");
         assertThat(dump.out).contains("\\e[31mred");
         // the data itself is kept as it was: report.json has the exact string
-        Map<String, Object> meta = MiniJson.obj(Jvms.report(out), "metadata");
+        Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
         assertThat(meta.get("command").toString()).endsWith(hostile);
     }
 }

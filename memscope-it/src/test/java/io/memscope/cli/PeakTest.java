@@ -35,45 +35,45 @@ class PeakTest {
                 "-Xmn512m", "-XX:+UseG1GC", "-cp", Jvms.classPath(PeakFixture.class), PeakFixture.class.getName(), "160", "40"));
         assertThat(code).isZero();
         Object report = Jvms.report(out);
-        Map<String, Object> peak = MiniJson.obj(report, "peak");
-        List<Map<String, Object>> holders = MiniJson.list(report, "peak", "sites");
+        Map<String, Object> peak = Json.obj(report, "peak");
+        List<Map<String, Object>> holders = Json.list(report, "peak", "sites");
         String big = site("BIG-SITE");
         assertThat(holders.get(0).get("site")).as("largest holder at the peak: %s", holders).isEqualTo(big);
         long bigBytes = 160L << 20;
-        assertThat((double) MiniJson.num(holders.get(0), "bytes")).isCloseTo(bigBytes, within(bigBytes * 0.2));
+        assertThat((double) Json.num(holders.get(0), "bytes")).isCloseTo(bigBytes, within(bigBytes * 0.2));
         String garbage = site("GARBAGE-SITE");
         long garbageAtPeak = holders.stream().filter(h -> garbage.equals(h.get("site")))
-                .mapToLong(h -> MiniJson.num(h, "bytes")).sum();
+                .mapToLong(h -> Json.num(h, "bytes")).sum();
         assertThat(garbageAtPeak).as("garbage held at the peak").isLessThan(bigBytes / 20);
         assertThat(holders.stream().map(h -> h.get("site")).toList()).doesNotContain(site("SMALL-SITE"));
 
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
-        long peakLive = MiniJson.num(totals, "peakHeldBytes");
-        assertThat(peakLive).isEqualTo(MiniJson.num(peak, "estimatedBytes"));
+        Map<String, Object> totals = Json.obj(report, "totals");
+        long peakLive = Json.num(totals, "peakHeldBytes");
+        assertThat(peakLive).isEqualTo(Json.num(peak, "estimatedBytes"));
         // the peak is the whole-heap collection after which the JVM had the most heap in use: only such a collection
         // says what is held (a young collection's figure also counts old garbage it did not examine)
-        long jvmPeak = MiniJson.list(report, "gc", "collections").stream()
+        long jvmPeak = Json.list(report, "gc", "collections").stream()
                 .filter(c -> "whole-heap".equals(c.get("examined")))
-                .mapToLong(c -> MiniJson.num(c, "heapUsedAfterBytes")).max().orElseThrow();
-        assertThat(MiniJson.num(peak, "heapUsedAfterGcBytes")).isEqualTo(jvmPeak)
-                .isLessThanOrEqualTo(MiniJson.num(MiniJson.obj(report, "gc"), "maxHeapAfterGcBytes"));
+                .mapToLong(c -> Json.num(c, "heapUsedAfterBytes")).max().orElseThrow();
+        assertThat(Json.num(peak, "heapUsedAfterGcBytes")).isEqualTo(jvmPeak)
+                .isLessThanOrEqualTo(Json.num(Json.obj(report, "gc"), "maxHeapAfterGcBytes"));
         assertThat((double) peakLive).as("the JVM's own peak heap after GC: %d", jvmPeak)
                 .isCloseTo(jvmPeak, within(jvmPeak * 0.3));
 
         long smallBytes = 40L << 20;
-        long liveAtEnd = MiniJson.num(totals, "heldAtEndBytes");
+        long liveAtEnd = Json.num(totals, "heldAtEndBytes");
         assertThat((double) liveAtEnd).isCloseTo(smallBytes, within(smallBytes * 0.3));
-        for (Map<String, Object> e : MiniJson.list(report, "topLiveSites")) {
+        for (Map<String, Object> e : Json.list(report, "topLiveSites")) {
             if (site("SMALL-SITE").equals(e.get("site"))) {
-                assertThat(MiniJson.num(e, "peakBytes")).isGreaterThanOrEqualTo(MiniJson.num(e, "liveBytes"));
+                assertThat(Json.num(e, "peakBytes")).isGreaterThanOrEqualTo(Json.num(e, "liveBytes"));
             }
         }
         // the timeline's buckets add up to the totals
         long sum = 0;
-        for (Map<String, Object> b : MiniJson.list(report, "timeline", "buckets")) {
-            sum += MiniJson.num(b, "allocatedBytes");
+        for (Map<String, Object> b : Json.list(report, "timeline", "buckets")) {
+            sum += Json.num(b, "allocatedBytes");
         }
-        assertThat(sum).isEqualTo(MiniJson.num(totals, "allocatedBytes"));
-        assertThat(MiniJson.list(report, "timeline", "buckets").size()).isBetween(100, 200);
+        assertThat(sum).isEqualTo(Json.num(totals, "allocatedBytes"));
+        assertThat(Json.list(report, "timeline", "buckets").size()).isBetween(100, 200);
     }
 }

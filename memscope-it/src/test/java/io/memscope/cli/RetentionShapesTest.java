@@ -77,7 +77,7 @@ class RetentionShapesTest {
                     "-cp", System.getProperty("java.class.path"), FIXTURE, "2500"));
             assertThat(code).as(java).isZero();
             Object report = Jvms.report(out);
-            Map<String, Object> retention = MiniJson.obj(report, "retention");
+            Map<String, Object> retention = Json.obj(report, "retention");
             assertThat(retention.get("outcome")).as(java + ": " + retention).isEqualTo("complete");
 
             // a linked list, whichever end the walk came in by: one shape through its nodes, whatever the depth
@@ -134,26 +134,26 @@ class RetentionShapesTest {
         Path time = tmp.resolve("time");
         assertThat(Jvms.memscopeRun(time, List.of("--agent-option", "pathsTime=1"), List.of(Jvms.current(),
                 "-Xmx768m", "-cp", System.getProperty("java.class.path"), FIXTURE, "1000", "400000"))).isZero();
-        Map<String, Object> t = MiniJson.obj(Jvms.report(time), "retention");
+        Map<String, Object> t = Json.obj(Jvms.report(time), "retention");
         assertThat(t.get("outcome")).as(t.toString()).isEqualTo("time budget");
         assertThat(t.get("complete")).isEqualTo(false);
         assertThat((String) t.get("detail")).as(t.toString()).startsWith("stopped at its time budget of 1 ms after "
-                + "visiting " + MiniJson.num(t, "objectsVisited") + " objects");
-        assertThat(MiniJson.num(t, "objectsVisited")).isPositive().isLessThan(400_000);
+                + "visiting " + Json.num(t, "objectsVisited") + " objects");
+        assertThat(Json.num(t, "objectsVisited")).isPositive().isLessThan(400_000);
         assertThat(Files.readString(Jvms.summaryFile(time))).contains("! paths from GC roots: the heap walk stopped "
-                + "at its time budget: " + MiniJson.num(t, "samplesReached") + " of "
-                + MiniJson.num(t, "samplesTracked") + " tracked samples reached (stopped at its time budget of 1 ms");
+                + "at its time budget: " + Json.num(t, "samplesReached") + " of "
+                + Json.num(t, "samplesTracked") + " tracked samples reached (stopped at its time budget of 1 ms");
 
         Path memory = tmp.resolve("memory");
         assertThat(Jvms.memscopeRun(memory, List.of("--agent-option", "pathsMemory=1m"), List.of(Jvms.current(),
                 "-Xmx768m", "-cp", System.getProperty("java.class.path"), FIXTURE, "1000", "400000"))).isZero();
-        Map<String, Object> m = MiniJson.obj(Jvms.report(memory), "retention");
+        Map<String, Object> m = Json.obj(Jvms.report(memory), "retention");
         assertThat(m.get("outcome")).as(m.toString()).isEqualTo("memory budget");
         assertThat((String) m.get("detail")).as(m.toString()).startsWith("stopped at its memory budget of 1 MiB "
-                + "after visiting " + MiniJson.num(m, "objectsVisited") + " objects");
+                + "after visiting " + Json.num(m, "objectsVisited") + " objects");
         // the walk's own memory stayed within the budget
-        assertThat(MiniJson.num(m, "memoryBytes")).isPositive().isLessThanOrEqualTo(1L << 20);
-        assertThat(MiniJson.num(m, "objectsVisited")).isLessThan((1L << 20) / 24);
+        assertThat(Json.num(m, "memoryBytes")).isPositive().isLessThanOrEqualTo(1L << 20);
+        assertThat(Json.num(m, "objectsVisited")).isLessThan((1L << 20) / 24);
         assertThat(Files.readString(Jvms.summaryFile(memory))).contains("! paths from GC roots: the heap walk "
                 + "stopped at its memory budget");
     }
@@ -168,7 +168,7 @@ class RetentionShapesTest {
                 "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"), FIXTURE,
                 "500", "100000", "full"))).isZero();
         Object report = Jvms.report(out);
-        Map<String, Object> r = MiniJson.obj(report, "retention");
+        Map<String, Object> r = Json.obj(report, "retention");
         assertThat(r.get("outcome")).as(r.toString()).isEqualTo("complete");
         assertThat((String) r.get("detail")).as(r.toString()).startsWith("complete, but the paths of ")
                 .contains(" reached samples were left out (root \"path left out\"): an answer holds at most ",
@@ -185,9 +185,9 @@ class RetentionShapesTest {
     private static List<Map<String, Object>> shapes(Object report, String site) {
         List<Map<String, Object>> all = new ArrayList<>();
         for (String list : List.of("leakSuspects", "topLiveSites")) {
-            for (Map<String, Object> e : MiniJson.list(report, list)) {
+            for (Map<String, Object> e : Json.list(report, list)) {
                 if (site.equals(e.get("site"))) {
-                    all.addAll(MiniJson.list(e, "retainedBy"));
+                    all.addAll(Json.list(e, "retainedBy"));
                 }
             }
         }

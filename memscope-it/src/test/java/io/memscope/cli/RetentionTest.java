@@ -53,10 +53,10 @@ class RetentionTest {
                     System.getProperty("java.class.path"), FIXTURE, "3000"));
             assertThat(code).as(java).isZero();
             Object report = Jvms.report(out);
-            Map<String, Object> retention = MiniJson.obj(report, "retention");
+            Map<String, Object> retention = Json.obj(report, "retention");
             assertThat(retention.get("trigger")).isEqualTo("end");
             assertThat(retention.get("outcome")).as(java + ": " + retention).isEqualTo("complete");
-            assertThat(MiniJson.num(retention, "samplesReached")).isPositive();
+            assertThat(Json.num(retention, "samplesReached")).isPositive();
 
             // The leaks grow all run long: leak suspects, whose paths are in both lists (a suspect is a held site too;
             // whether a site counts as one is the leak rule's business, not the walk's). The ThreadLocal buffers are
@@ -117,18 +117,18 @@ class RetentionTest {
             assertThat(line).isEqualTo("ready");
             CliRun run = CliRun.run("paths", Long.toString(p.pid()), "--json");
             assertThat(run.exit).as(run.err).isZero();
-            Object json = MiniJson.parse(run.out);
-            Map<String, Object> walk = MiniJson.obj(json, "retention");
+            Object json = Json.parse(run.out);
+            Map<String, Object> walk = Json.obj(json, "retention");
             assertThat(walk.get("trigger")).isEqualTo("on demand");
             assertThat(walk.get("outcome")).isEqualTo("complete");
             Map<String, Object> site = null;
-            for (Map<String, Object> s : MiniJson.list(json, "sites")) {
+            for (Map<String, Object> s : Json.list(json, "sites")) {
                 if (listener.equals(s.get("site"))) {
                     site = s;
                 }
             }
             assertThat(site).as(run.out).isNotNull();
-            Map<String, Object> main = MiniJson.list(site, "retainedBy").get(0);
+            Map<String, Object> main = Json.list(site, "retainedBy").get(0);
             assertThat(main.get("root")).isEqualTo("static " + FIXTURE + ".BUS");
             assertThat(last(main)).matches("io\\.memscope\\.cli\\.RetentionFixture\\$\\$Lambda.*\\.arg\\$1");
 
@@ -220,9 +220,9 @@ class RetentionTest {
 
     /** The first retainedBy shape of a site in a report list. */
     static Map<String, Object> first(Object report, String list, String site) {
-        for (Map<String, Object> e : MiniJson.list(report, list)) {
+        for (Map<String, Object> e : Json.list(report, list)) {
             if (site.equals(e.get("site"))) {
-                List<Map<String, Object>> shapes = MiniJson.list(e, "retainedBy");
+                List<Map<String, Object>> shapes = Json.list(e, "retainedBy");
                 assertThat(shapes).as(site + " in " + list).isNotEmpty();
                 return shapes.get(0);
             }

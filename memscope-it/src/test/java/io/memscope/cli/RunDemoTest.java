@@ -34,81 +34,81 @@ class RunDemoTest {
         assertThat(Jvms.sites(report, "native", "leaks")).containsExactly(nativeLeak);
         assertThat(Jvms.sites(report, "native", "leakSuspects")).as("outstanding and growing").containsExactly(nativeLeak);
 
-        Map<String, Object> leakEntry = MiniJson.list(report, "leakSuspects").get(0);
+        Map<String, Object> leakEntry = Json.list(report, "leakSuspects").get(0);
         assertThat(leakEntry.get("type")).isEqualTo("byte[]");
         // 60,000 responses of 1040 bytes each stay reachable: the estimate must be in the right range.
-        assertThat(MiniJson.num(leakEntry, "bytes")).isBetween(40L << 20, 85L << 20);
-        Map<String, Object> tempEntry = MiniJson.list(report, "temporaries").get(0);
+        assertThat(Json.num(leakEntry, "bytes")).isBetween(40L << 20, 85L << 20);
+        Map<String, Object> tempEntry = Json.list(report, "temporaries").get(0);
         // The bytecode sampler hooks the concatenation's result, a String; the JVM's sampler (default) sees what was
         // really allocated, and most of the bytes are the Strings' value arrays.
-        boolean jvmti = "jvmti".equals(MiniJson.obj(report, "metadata").get("sampler"));
+        boolean jvmti = "jvmti".equals(Json.obj(report, "metadata").get("sampler"));
         assertThat(tempEntry.get("type")).isEqualTo(jvmti ? "byte[]" : "java.lang.String");
-        assertThat(MiniJson.num(tempEntry, "bytes")).isGreaterThan(100L << 20);
+        assertThat(Json.num(tempEntry, "bytes")).isGreaterThan(100L << 20);
 
-        Map<String, Object> nat = MiniJson.obj(report, "native");
-        assertThat(MiniJson.num(nat, "outstandingBytes")).isEqualTo(32L * 256 * 1024);
-        assertThat(MiniJson.num(nat, "freedBytes")).isGreaterThanOrEqualTo(32L * 64 * 1024);
-        assertThat(MiniJson.list(report, "native", "anomalies")).isEmpty();
-        assertThat(MiniJson.list(report, "native", "leaks").get(0).get("type")).isEqualTo("native:direct-buffer");
+        Map<String, Object> nat = Json.obj(report, "native");
+        assertThat(Json.num(nat, "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+        assertThat(Json.num(nat, "freedBytes")).isGreaterThanOrEqualTo(32L * 64 * 1024);
+        assertThat(Json.list(report, "native", "anomalies")).isEmpty();
+        assertThat(Json.list(report, "native", "leaks").get(0).get("type")).isEqualTo("native:direct-buffer");
 
-        Map<String, Object> totals = MiniJson.obj(report, "totals");
-        assertThat(MiniJson.num(totals, "allocatedBytes")).isGreaterThan(200L << 20);
-        assertThat(MiniJson.num(totals, "heldAtEndBytes")).isGreaterThan(40L << 20);
+        Map<String, Object> totals = Json.obj(report, "totals");
+        assertThat(Json.num(totals, "allocatedBytes")).isGreaterThan(200L << 20);
+        assertThat(Json.num(totals, "heldAtEndBytes")).isGreaterThan(40L << 20);
         // the peak is the whole-heap collection after which the JVM had the most heap in use (a young collection
         // cannot say what is held); the leak is the largest holder there. That collection may be a G1 marking while
         // the leak still grows (JDK 25: its Remark's heap figure still counts the garbage it found), so what is held
         // at it is not compared with the end's.
-        assertThat(MiniJson.list(report, "peak", "sites").get(0).get("site")).isEqualTo(leak);
-        assertThat(MiniJson.num(totals, "peakHeldBytes")).isPositive();
-        long wholeHeapMax = MiniJson.list(report, "gc", "collections").stream()
+        assertThat(Json.list(report, "peak", "sites").get(0).get("site")).isEqualTo(leak);
+        assertThat(Json.num(totals, "peakHeldBytes")).isPositive();
+        long wholeHeapMax = Json.list(report, "gc", "collections").stream()
                 .filter(c -> "whole-heap".equals(c.get("examined")))
-                .mapToLong(c -> MiniJson.num(c, "heapUsedAfterBytes")).max().orElseThrow();
-        assertThat(MiniJson.num(MiniJson.obj(report, "peak"), "heapUsedAfterGcBytes")).isEqualTo(wholeHeapMax);
-        assertThat(MiniJson.num(MiniJson.obj(report, "totals"), "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
-        assertThat(MiniJson.num(MiniJson.obj(report, "gc"), "count")).isPositive();
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+                .mapToLong(c -> Json.num(c, "heapUsedAfterBytes")).max().orElseThrow();
+        assertThat(Json.num(Json.obj(report, "peak"), "heapUsedAfterGcBytes")).isEqualTo(wholeHeapMax);
+        assertThat(Json.num(Json.obj(report, "totals"), "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
+        assertThat(Json.num(Json.obj(report, "gc"), "count")).isPositive();
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
         assertScopedRequestsNamed(report);
     }
 
     /** The scoped-requests workload: its scopes, its profiled handler, its tracked objects and its leaked connection. */
     private static void assertScopedRequestsNamed(Object report) throws Exception {
         Map<String, Map<String, Object>> scopes = new java.util.HashMap<>();
-        for (Map<String, Object> s : MiniJson.list(report, "scopes")) {
+        for (Map<String, Object> s : Json.list(report, "scopes")) {
             scopes.put((String) s.get("path"), s);
         }
         assertThat(scopes).containsKeys("request", "request/parse", "request/render");
-        assertThat(MiniJson.num(scopes.get("request"), "entries")).isEqualTo(600); // 200 requests, 400 tasks
-        assertThat(MiniJson.num(scopes.get("request"), "tasks")).isEqualTo(400);
-        assertThat(MiniJson.num(scopes.get("request/render"), "entries")).isEqualTo(200);
+        assertThat(Json.num(scopes.get("request"), "entries")).isEqualTo(600); // 200 requests, 400 tasks
+        assertThat(Json.num(scopes.get("request"), "tasks")).isEqualTo(400);
+        assertThat(Json.num(scopes.get("request/render"), "entries")).isEqualTo(200);
         assertThat(scopes.get("request/render").get("parentPath")).isEqualTo("request");
         // the render scope allocates the most: 200 pages of 64 KiB, exactly counted
-        assertThat(MiniJson.num(scopes.get("request/render"), "allocatedBytes"))
+        assertThat(Json.num(scopes.get("request/render"), "allocatedBytes"))
                 .isBetween(200L * 64 * 1024, 200L * (64 * 1024 + 64));
-        assertThat(MiniJson.num(scopes.get("request/render"), "selfAllocatedBytes"))
-                .isGreaterThan(MiniJson.num(scopes.get("request/parse"), "selfAllocatedBytes"));
+        assertThat(Json.num(scopes.get("request/render"), "selfAllocatedBytes"))
+                .isGreaterThan(Json.num(scopes.get("request/parse"), "selfAllocatedBytes"));
 
         // the profiled handler (memscope run --demo, or --functions given): calls exact
         Map<String, Long> calls = new java.util.HashMap<>();
-        for (Map<String, Object> f : MiniJson.list(report, "functions")) {
-            calls.merge((String) f.get("function"), MiniJson.num(f, "calls"), Long::sum);
+        for (Map<String, Object> f : Json.list(report, "functions")) {
+            calls.merge((String) f.get("function"), Json.num(f, "calls"), Long::sum);
         }
         String handler = "io.memscope.demo.RequestHandler.";
         assertThat(calls).containsEntry(handler + "handle", 200L).containsEntry(handler + "parse", 200L)
                 .containsEntry(handler + "render", 200L).containsEntry(handler + "audit", 10L);
 
         Map<String, Map<String, Object>> objects = new java.util.HashMap<>();
-        for (Map<String, Object> o : MiniJson.list(report, "trackedObjects")) {
+        for (Map<String, Object> o : Json.list(report, "trackedObjects")) {
             objects.put((String) o.get("name"), o);
         }
         assertThat(objects.get("upload").get("alive")).isEqualTo(false);
         assertThat(objects.get("sessions").get("alive")).isEqualTo(true);
 
-        Map<String, Object> pool = MiniJson.list(report, "pools").stream()
+        Map<String, Object> pool = Json.list(report, "pools").stream()
                 .filter(p -> "demo-connections".equals(p.get("pool"))).findFirst().orElseThrow();
-        assertThat(MiniJson.num(pool, "borrows")).isEqualTo(10);
-        assertThat(MiniJson.num(pool, "returns")).isEqualTo(9);
-        assertThat(MiniJson.num(pool, "leaks")).isEqualTo(1);
-        List<Map<String, Object>> leaks = MiniJson.list(report, "poolLeaks");
+        assertThat(Json.num(pool, "borrows")).isEqualTo(10);
+        assertThat(Json.num(pool, "returns")).isEqualTo(9);
+        assertThat(Json.num(pool, "leaks")).isEqualTo(1);
+        List<Map<String, Object>> leaks = Json.list(report, "poolLeaks");
         assertThat(leaks).hasSize(1);
         String borrowedAt = "io.memscope.demo.RequestHandler.audit(RequestHandler.java:"
                 + Jvms.lineOf("io/memscope/demo/RequestHandler.java", "the forgotten connection") + ")";
@@ -152,7 +152,7 @@ class RunDemoTest {
         assertThat(code).isZero();
         Object report = Jvms.report(out);
         assertDemoProblemsNamed(report);
-        String version = (String) MiniJson.obj(report, "metadata").get("javaVersion");
+        String version = (String) Json.obj(report, "metadata").get("javaVersion");
         assertThat(version).startsWith(java.contains("17") ? "17" : System.getProperty("java.specification.version"));
     }
 
@@ -168,7 +168,7 @@ class RunDemoTest {
         List<Object> reports = Jvms.reports(out);
         assertThat(reports).hasSize(2);
         for (Object r : reports) {
-            assertThat(MiniJson.num(MiniJson.obj(r, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
+            assertThat(Json.num(Json.obj(r, "native"), "outstandingBytes")).isEqualTo(32L * 256 * 1024);
         }
     }
 

@@ -107,21 +107,21 @@ class RunFolderTest {
 
         CliRun json = CliRun.run("diff", base.toString(), newer.toString(), "--metric", "live", "--json");
         assertThat(json.exit).as(json.err).isZero();
-        Object d = MiniJson.parse(json.out);
+        Object d = Json.parse(json.out);
         assertThat(((Map<?, ?>) d).get("format")).isEqualTo("memscope-diff-pairs");
-        List<Map<String, Object>> pairs = MiniJson.list(d, "pairs");
+        List<Map<String, Object>> pairs = Json.list(d, "pairs");
         assertThat(pairs).extracting(p -> p.get("main"))
                 .containsExactlyInAnyOrder(GrowthFixture.class.getName(), NoiseFixture.class.getName());
         Map<String, Object> growth = pairs.stream().filter(p -> p.get("main").equals(GrowthFixture.class.getName()))
                 .findFirst().orElseThrow();
-        Map<String, Object> first = MiniJson.list(growth, "diff", "sites").get(0);
+        Map<String, Object> first = Json.list(growth, "diff", "sites").get(0);
         assertThat(first.get("site")).isEqualTo(growing);
         assertThat(first.get("significant")).isEqualTo(true);
 
         CliRun one = CliRun.run("diff", base.toString(), newer.toString(), "--main", "GrowthFixture", "--json",
                 "--metric", "live");
         assertThat(one.exit).as(one.err).isZero();
-        assertThat(((Map<?, ?>) MiniJson.parse(one.out)).get("format")).isEqualTo("memscope-diff");
+        assertThat(((Map<?, ?>) Json.parse(one.out)).get("format")).isEqualTo("memscope-diff");
 
         CliRun gate = CliRun.run("diff", base.toString(), newer.toString(), "--metric", "live",
                 "--fail-on-increase", "50");
@@ -138,7 +138,7 @@ class RunFolderTest {
                 .findFirst().orElseThrow().recording();
         CliRun mixed = CliRun.run("diff", oneRecording.toString(), newer.toString(), "--metric", "live", "--json");
         assertThat(mixed.exit).as(mixed.err).isZero();
-        assertThat(MiniJson.list(MiniJson.parse(mixed.out), "sites").get(0).get("site")).isEqualTo(growing);
+        assertThat(Json.list(Json.parse(mixed.out), "sites").get(0).get("site")).isEqualTo(growing);
         assertThat(mixed.err).contains("without a partner").contains(NoiseFixture.class.getName());
     }
 }

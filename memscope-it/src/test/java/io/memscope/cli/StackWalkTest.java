@@ -32,9 +32,9 @@ class StackWalkTest {
                 Jvms.classPath(StackShapesFixture.class), StackShapesFixture.class.getName()));
         assertThat(code).isZero();
         Object report = Jvms.report(out.resolve("reports"));
-        assertThat(MiniJson.num(MiniJson.obj(report, "failures"), "count")).isZero();
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
         assertThat(Jvms.sites(report, "topAllocationSites")).anyMatch(s -> s.contains("StackShapesFixture"));
-        return MiniJson.obj(report, "metadata");
+        return Json.obj(report, "metadata");
     }
 
     /** Every answer the table gives is compared with GetStackTrace's: none differs, on any kind of frame. */

@@ -97,7 +97,7 @@ class StreamingTest {
         int code = Main.execute("report", dirs[0].resolve("recording.msrec").toString(), "--json",
                 out.resolve("from-killed.json").toString());
         assertThat(code).isZero();
-        assertThat(MiniJson.num(MiniJson.obj(MiniJson.parse(Files.readString(out.resolve("from-killed.json"))),
+        assertThat(Json.num(Json.obj(Json.parse(Files.readString(out.resolve("from-killed.json"))),
                 "totals"), "allocatedBytes")).isGreaterThan(100L << 20);
     }
 }

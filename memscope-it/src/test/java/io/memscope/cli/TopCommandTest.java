@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.awaitility.Awaitility;
+import java.time.Duration;
 
 /**
  * {@code memscope top} against a real JVM under the agent whose live set grows at one site and churns garbage at
@@ -168,7 +170,8 @@ class TopCommandTest {
             tmux.keys("p");
             screen = tmux.await(s -> s.contains("[PAUSED]"));
             String clock = screen.lines().findFirst().orElseThrow();
-            Thread.sleep(1500); // paused: the frame (and its clock) must not change
+            // The scenario, not a wait: paused for 1.5 s (more than a refresh), the frame and its clock must not change
+            Thread.sleep(1500);
             assertThat(tmux.screen().lines().findFirst().orElseThrow()).isEqualTo(clock);
             tmux.keys("p");
             tmux.await(s -> s.contains("[running]"));
@@ -243,34 +246,24 @@ class TopCommandTest {
         }
 
         /** Waits until the screen satisfies the condition (the JVM starts and attaches: seconds under load). */
-        String await(Predicate<String> condition) throws Exception {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            String s = screen();
-            while (!condition.test(s)) {
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("screen never matched:\n" + s);
-                }
-                Thread.sleep(100);
-                s = screen();
-            }
-            return s;
+        String await(Predicate<String> condition) {
+            String[] last = {null};
+            Awaitility.await("the screen of memscope top to match").atMost(Duration.ofSeconds(60))
+                    .pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(last[0] = screen()).as("the screen").matches(condition));
+            return last[0];
         }
 
         /** @return the exit status of the command once it ended (128 + n: ended by signal n), as its shell saw it */
-        int awaitExit() throws Exception {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                String s = screenAndHistory();
-                int at = s.indexOf(EXIT_MARK);
-                if (at >= 0) {
-                    return Integer.parseInt(s.substring(at + EXIT_MARK.length()).lines().findFirst().orElseThrow()
-                            .trim());
-                }
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("still running after q; screen and history:\n" + s);
-                }
-                Thread.sleep(100);
-            }
+        int awaitExit() {
+            String[] last = {null};
+            Awaitility.await("memscope top's exit status after q").atMost(Duration.ofSeconds(30))
+                    .pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(last[0] = screenAndHistory()).as("screen and history")
+                            .contains(EXIT_MARK));
+            String s = last[0];
+            return Integer.parseInt(s.substring(s.indexOf(EXIT_MARK) + EXIT_MARK.length()).lines().findFirst()
+                    .orElseThrow().trim());
         }
 
         /** Ends the command, the session and this test's tmux server. */

@@ -64,7 +64,7 @@ class TraceCommandTest {
     static List<Map<String, Object>> parse(Path file) throws Exception {
         String text = Files.readString(file);
         assertThat(text.trim()).startsWith("[").endsWith("]");
-        return (List<Map<String, Object>>) MiniJson.parse(text);
+        return (List<Map<String, Object>>) Json.parse(text);
     }
 
     static long count(List<Map<String, Object>> events, String ph, String name) {
