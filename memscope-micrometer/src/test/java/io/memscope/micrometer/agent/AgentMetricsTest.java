@@ -41,8 +41,10 @@ class AgentMetricsTest {
         }
         // "held" is what the last GC the agent processed found reachable: collect, and wait until the agent has seen it
         AgentClient agent = AgentClient.platform();
-        await("the agent's held bytes after a GC").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        // polled on this thread: a polling thread of its own would allocate under the agent and end, moving the
+        // agent's counters read below
+        await("the agent's held bytes after a GC").atMost(Duration.ofSeconds(60)).pollInSameThread()
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
                     System.gc();
                     assertThat(agent.heldBytes()).as("held bytes").isGreaterThanOrEqualTo(12 << 20);
                 });
