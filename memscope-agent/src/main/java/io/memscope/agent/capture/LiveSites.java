@@ -37,38 +37,18 @@ import java.util.List;
  * <p>Samples are rare (one per {@code interval} bytes per thread on average): updates take a lock.
  */
 public final class LiveSites {
-    /** One site's figures at the moment of a {@link #top} call. Bytes and objects are estimates (rounded). */
-    public static final class Usage {
-        public final int site;
-        public final long liveBytes;
-        public final long liveObjects;
-        public final long liveSamples;
-        public final long allocatedBytes;
-        public final long allocatedObjects;
-        public final long samples;
-        /** Confirmed: reachable at the latest collection that examined the whole heap (see the class comment). */
-        public final long heldBytes;
-        public final long heldObjects;
-        /** Survived a collection but not judged by one that examined the whole heap: may be garbage. */
-        public final long unconfirmedBytes;
-        /** Estimated bytes per second allocated during the last completed tick window. */
-        public final long allocationRate;
-
-        Usage(int site, long liveBytes, long liveObjects, long liveSamples, long allocatedBytes,
-              long allocatedObjects, long samples, long heldBytes, long heldObjects, long unconfirmedBytes,
-              long allocationRate) {
-            this.site = site;
-            this.liveBytes = liveBytes;
-            this.liveObjects = liveObjects;
-            this.liveSamples = liveSamples;
-            this.allocatedBytes = allocatedBytes;
-            this.allocatedObjects = allocatedObjects;
-            this.samples = samples;
-            this.heldBytes = heldBytes;
-            this.heldObjects = heldObjects;
-            this.unconfirmedBytes = unconfirmedBytes;
-            this.allocationRate = allocationRate;
-        }
+    /**
+     * One site's figures at the moment of a {@link #top} call. Bytes and objects are estimates (rounded).
+     *
+     * @param site             the site's id in the recording's site table
+     * @param heldBytes        confirmed: reachable at the latest collection that examined the whole heap (see the
+     *                         class comment); {@code heldObjects} likewise
+     * @param unconfirmedBytes survived a collection but not judged by one that examined the whole heap: may be garbage
+     * @param allocationRate   estimated bytes per second allocated during the last completed tick window
+     */
+    public record Usage(int site, long liveBytes, long liveObjects, long liveSamples, long allocatedBytes,
+                        long allocatedObjects, long samples, long heldBytes, long heldObjects, long unconfirmedBytes,
+                        long allocationRate) {
     }
 
     /** What {@link #top} orders by (largest first). */
@@ -505,15 +485,15 @@ public final class LiveSites {
         private long figure(Usage u) {
             switch (order) {
                 case LIVE:
-                    return u.liveBytes;
+                    return u.liveBytes();
                 case HELD:
-                    return u.heldBytes;
+                    return u.heldBytes();
                 case UNCONFIRMED:
-                    return u.unconfirmedBytes;
+                    return u.unconfirmedBytes();
                 case ALLOCATION_RATE:
-                    return u.allocationRate;
+                    return u.allocationRate();
                 default:
-                    return u.allocatedBytes;
+                    return u.allocatedBytes();
             }
         }
 
@@ -521,9 +501,9 @@ public final class LiveSites {
         public int compare(Usage a, Usage b) {
             int c = Long.compare(figure(b), figure(a));
             if (c == 0 && order == Order.HELD) {
-                c = Long.compare(b.unconfirmedBytes, a.unconfirmedBytes);
+                c = Long.compare(b.unconfirmedBytes(), a.unconfirmedBytes());
             }
-            return c != 0 ? c : Integer.compare(a.site, b.site);
+            return c != 0 ? c : Integer.compare(a.site(), b.site());
         }
     }
 }

@@ -162,12 +162,12 @@ public final class AgentJmx implements AgentMXBean {
         SiteUsage[] rows = new SiteUsage[usages.size()];
         for (int i = 0; i < rows.length; i++) {
             LiveSites.Usage u = usages.get(i);
-            SiteTable.Info s = SiteTable.get(u.site);
-            String site = s == null ? "site#" + u.site : Site.frame(s.className, s.method, s.file, s.line);
+            SiteTable.Info s = SiteTable.get(u.site());
+            String site = s == null ? "site#" + u.site() : Site.frame(s.className, s.method, s.file, s.line);
             String type = s == null ? null : s.type;
-            rows[i] = new SiteUsage(site, type == null ? "" : type, u.liveBytes, u.liveObjects, u.liveSamples,
-                    u.heldBytes, u.heldObjects, u.unconfirmedBytes, u.allocatedBytes, u.allocatedObjects, u.samples,
-                    u.allocationRate);
+            rows[i] = new SiteUsage(site, type == null ? "" : type, u.liveBytes(), u.liveObjects(), u.liveSamples(),
+                    u.heldBytes(), u.heldObjects(), u.unconfirmedBytes(), u.allocatedBytes(), u.allocatedObjects(), u.samples(),
+                    u.allocationRate());
         }
         return rows;
     }

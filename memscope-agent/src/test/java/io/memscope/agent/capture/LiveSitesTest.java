@@ -27,7 +27,7 @@ class LiveSitesTest {
 
     private LiveSites.Usage usage(int site) {
         for (LiveSites.Usage u : sites.top(100, LiveSites.Order.ALLOCATED)) {
-            if (u.site == site) {
+            if (u.site() == site) {
                 return u;
             }
         }
@@ -50,11 +50,11 @@ class LiveSitesTest {
         assertThat(sites.unconfirmedBytes()).isEqualTo(1000);
         assertThat(sites.heldAsOfNanos()).isEqualTo(-1);
         assertThat(sites.lastCollectionNanos()).isEqualTo(young);
-        assertThat(usage(1).unconfirmedBytes).isEqualTo(1000);
-        assertThat(usage(1).liveBytes).isEqualTo(1300);
+        assertThat(usage(1).unconfirmedBytes()).isEqualTo(1000);
+        assertThat(usage(1).liveBytes()).isEqualTo(1300);
         assertThat(sites.top(10, LiveSites.Order.HELD)).as("what may be held, until a whole-heap collection judges")
-                .extracting(u -> u.site).containsExactly(1);
-        assertThat(sites.top(10, LiveSites.Order.UNCONFIRMED)).extracting(u -> u.site).containsExactly(1);
+                .extracting(u -> u.site()).containsExactly(1);
+        assertThat(sites.top(10, LiveSites.Order.UNCONFIRMED)).extracting(u -> u.site()).containsExactly(1);
 
         // A whole-heap collection judges what was allocated before its snapshot: the survivor of the young
         // collection and the object allocated after it are both reachable.
@@ -64,8 +64,8 @@ class LiveSitesTest {
         assertThat(sites.heldBytes()).isEqualTo(1300);
         assertThat(sites.unconfirmedBytes()).isZero();
         assertThat(sites.heldAsOfNanos()).isEqualTo(full);
-        assertThat(usage(1).heldBytes).isEqualTo(1300);
-        assertThat(usage(3).heldBytes).isZero();
+        assertThat(usage(1).heldBytes()).isEqualTo(1300);
+        assertThat(usage(3).heldBytes()).isZero();
 
         // A later young collection: the object allocated after the full one survives it, unconfirmed.
         long second = System.nanoTime();
@@ -103,8 +103,8 @@ class LiveSitesTest {
         sites.tick(t0 + 2 * LiveSites.TICK_NANOS + LiveSites.TICK_NANOS / 2); // too early: no new window
         sites.tick(t0 + 4 * LiveSites.TICK_NANOS);
         List<LiveSites.Usage> byRate = sites.top(10, LiveSites.Order.ALLOCATION_RATE);
-        assertThat(byRate).extracting(u -> u.site).containsExactly(3, 4);
-        assertThat(byRate.get(0).allocationRate).isEqualTo(4096); // 8192 bytes over a 2 s window
+        assertThat(byRate).extracting(u -> u.site()).containsExactly(3, 4);
+        assertThat(byRate.get(0).allocationRate()).isEqualTo(4096); // 8192 bytes over a 2 s window
         assertThat(sites.allocationRate()).isEqualTo((8192 + 1024) / 2);
         sites.tick(t0 + 5 * LiveSites.TICK_NANOS);
         assertThat(sites.top(10, LiveSites.Order.ALLOCATION_RATE)).isEmpty();
@@ -128,9 +128,9 @@ class LiveSitesTest {
         assertThat(sites.heldAsOfNanos()).isEqualTo(42);
         sites.heldAsOf(41); // older: no change
         assertThat(sites.heldAsOfNanos()).isEqualTo(42);
-        assertThat(usage(5).liveBytes).isEqualTo(1000);
-        assertThat(usage(6).liveBytes).isZero();
-        assertThat(usage(6).allocatedBytes).isEqualTo(4000);
+        assertThat(usage(5).liveBytes()).isEqualTo(1000);
+        assertThat(usage(6).liveBytes()).isZero();
+        assertThat(usage(6).allocatedBytes()).isEqualTo(4000);
         sites.collected(5, 200, 1.0, LiveSites.UNCONFIRMED);
         assertThat(sites.heldBytes()).isEqualTo(800);
         assertThat(sites.unconfirmedBytes()).isZero();
