@@ -5,6 +5,7 @@ import io.memscope.agent.capture.CaptureSession;
 import io.memscope.agent.capture.CaptureSettings;
 import io.memscope.agent.instrument.MemscopeTransformer;
 import io.memscope.agent.capture.PlatformServerGate;
+import io.memscope.agent.capture.ProfilePusher;
 import io.memscope.agent.jmx.AgentJmxRegistrar;
 import io.memscope.internal.error.Failures;
 import io.memscope.launch.AgentOptions;
@@ -229,6 +230,7 @@ public final class Agent {
             }
             retransformHeapHooks();
         }
+        startPush(s);
         if (options.durationSeconds() > 0) {
             Thread t = new Thread(new Runnable() {
                 @Override
@@ -251,6 +253,48 @@ public final class Agent {
                     + " bytes), recording " + dir.resolve(RECORDING));
         }
     }
+
+    /**
+     * Starts the push to a Pyroscope server (option {@code push}). A push that cannot start (its authorization file
+     * cannot be used) says why on stderr, never with the secret, and the capture runs without it.
+     */
+    private void startPush(CaptureSession s) {
+        if (options.push() == null) {
+            return;
+        }
+        String authorization;
+        try {
+            authorization = io.memscope.launch.PushAuth.header(System.getenv(), options.pushAuthFile());
+        } catch (IllegalArgumentException e) {
+            pushError = e.getMessage();
+            System.err.println("memscope agent: no push: " + e.getMessage());
+            return;
+        }
+        String name = options.pushName() != null ? options.pushName()
+                : pushName(System.getProperty("sun.java.command"));
+        pusher = s.startPush(new ProfilePusher.Settings(options.push(), options.pushIntervalMillis(), name,
+                options.pushLabels(), options.pushTenant(), authorization));
+        if (pusher != null && !options.quiet()) {
+            System.err.println("memscope agent: pushing a profile every " + options.pushIntervalMillis() / 1000.0
+                    + " s to " + options.push() + "/ingest as " + name);
+        }
+    }
+
+    /** The push's default application name: the main class, or the jar's name without {@code .jar}; sanitized. */
+    static String pushName(String command) {
+        String first = command == null || command.isBlank() ? "" : command.trim().split("\\s+")[0];
+        if (first.endsWith(".jar")) {
+            first = Path.of(first).getFileName().toString();
+            first = first.substring(0, first.length() - 4);
+        }
+        String n = first.replaceAll("[^A-Za-z0-9._-]", "_");
+        return n.isEmpty() ? "java" : n;
+    }
+
+    /** The running push, or null. */
+    private volatile ProfilePusher pusher;
+    /** Why the push could not start, or null. */
+    private volatile String pushError;
 
     /** Undoes what a failed {@link #begin} did: heap sampling, hooks and the transformer off, the capture ended. */
     private void abandon() {
@@ -495,6 +539,13 @@ public final class Agent {
                 }
             } catch (Throwable t) {
                 // out of memory at the end, most likely: the recording is closed without these figures
+            }
+            ProfilePusher p = pusher;
+            if (p != null) {
+                p.stop(); // no last push: nothing more at the JVM's exit
+                meta.putAll(p.metadata());
+            } else if (pushError != null) {
+                meta.put("push.lastError", pushError);
             }
             if (transformer != null) {
                 inst.removeTransformer(transformer);

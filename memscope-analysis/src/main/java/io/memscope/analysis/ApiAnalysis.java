@@ -2,6 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.Anomaly;
+import io.memscope.recording.EventView;
 import io.memscope.recording.FunctionPatterns;
 import io.memscope.recording.FunctionStats;
 import io.memscope.recording.MetadataKeys;
@@ -210,8 +211,11 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     @Override
-    public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
-                       int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+    public void accept(EventView e) {
+        long t = e.timestampNanos();
+        MemoryEventType type = e.type();
+        long address = e.address();
+        int siteId = e.siteId();
         advance(t);
         if (type == MemoryEventType.DEALLOCATE) {
             if (pending.isEmpty()) {
@@ -234,11 +238,13 @@ public final class ApiAnalysis implements RecordingVisitor {
         if (type != MemoryEventType.ALLOCATE) {
             return;
         }
+        long threadId = e.threadId();
+        long size = e.size();
         boolean scoped = scopeThread(threadId);
         if (!scoped && !functionsHeld) {
             return; // outside every scope, and no function figure to count for: not kept
         }
-        int key = cells.stackKey(stackId, siteId);
+        int key = cells.stackKey(e.stackId(), siteId);
         if (!scoped && cells.functions(key).length == 0) {
             return;
         }
@@ -256,10 +262,16 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     @Override
-    public void apiEvent(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
-                         int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
-        String variable = run.string(variableNameId);
-        switch (type) {
+    public void apiEvent(EventView e) {
+        long t = e.timestampNanos();
+        long address = e.address();
+        long size = e.size();
+        long threadId = e.threadId();
+        int threadNameId = e.threadNameId();
+        int typeNameId = e.typeNameId();
+        long stackId = e.stackId();
+        String variable = run.string(e.variableNameId());
+        switch (e.type()) {
             case ALLOCATE:
                 named.put(address, new Object[] {variable, run.string(typeNameId), size, t, -1L});
                 break;

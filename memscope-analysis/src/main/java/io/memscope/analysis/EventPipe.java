@@ -4,6 +4,7 @@ import io.memscope.MemoryEventType;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -57,18 +58,14 @@ final class EventPipe {
                     long seen;
 
                     @Override
-                    public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
-                                       long threadId, int threadNameId, int variableNameId, int typeNameId,
-                                       long stackId, int siteId) {
+                    public void accept(EventView e) {
                         if (alongside != null && !cancelled.get()) {
-                            alongside.accept(t, type, address, size, previousSize, threadId, threadNameId,
-                                    variableNameId, typeNameId, stackId, siteId);
+                            alongside.accept(e);
                         }
                         if (seen++ >= limit || cancelled.get()) {
                             return;
                         }
-                        into.accept(t, type, address, size, previousSize, threadId, threadNameId, variableNameId,
-                                typeNameId, stackId, siteId);
+                        into.accept(e);
                     }
 
                     @Override
@@ -91,10 +88,11 @@ final class EventPipe {
         decoder.start();
         // every chunk handed over goes back, to the end: after the sink failed too, so that the decoder can stop
         Throwable sinkFailure = null;
+        EventView view = new EventView();
         for (Chunk c = take(full); c != Chunk.END; c = take(full)) {
             if (sinkFailure == null) {
                 try {
-                    c.emit(sink);
+                    c.emit(sink, view);
                 } catch (RuntimeException | Error e) {
                     sinkFailure = e;
                     cancelled.set(true);
@@ -139,8 +137,7 @@ final class EventPipe {
         }
 
         @Override
-        public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
-                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
+        public void accept(EventView e) {
             if (cancelled.get()) {
                 return;
             }
@@ -150,8 +147,7 @@ final class EventPipe {
                 c.size = 0;
                 current = c;
             }
-            c.add(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId, stackId,
-                    siteId);
+            c.add(e);
             if (c.size == CHUNK) {
                 put(full, c);
                 current = null;
@@ -271,11 +267,8 @@ final class EventPipe {
         }
 
         @Override
-        public void apiEvent(long t, MemoryEventType type, long address, long size, long previousSize,
-                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                             int siteId) {
-            v.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                    stackId, siteId);
+        public void apiEvent(EventView e) {
+            v.apiEvent(e);
         }
 
         @Override
@@ -305,27 +298,26 @@ final class EventPipe {
         final long[] stack = new long[CHUNK];
         final int[] site = new int[CHUNK];
 
-        void add(long t, MemoryEventType ty, long a, long s, long p, long th, int tn, int v, int tyn, long st,
-                 int si) {
+        void add(EventView e) {
             int i = size++;
-            ts[i] = t;
-            type[i] = (byte) ty.code();
-            address[i] = a;
-            size_[i] = s;
-            previous[i] = p;
-            thread[i] = th;
-            threadName[i] = tn;
-            variable[i] = v;
-            typeName[i] = tyn;
-            stack[i] = st;
-            site[i] = si;
+            ts[i] = e.timestampNanos();
+            type[i] = (byte) e.type().code();
+            address[i] = e.address();
+            size_[i] = e.size();
+            previous[i] = e.previousSize();
+            thread[i] = e.threadId();
+            threadName[i] = e.threadNameId();
+            variable[i] = e.variableNameId();
+            typeName[i] = e.typeNameId();
+            stack[i] = e.stackId();
+            site[i] = e.siteId();
         }
 
-        /** Passes the chunk's events to {@code sink}, in order. */
-        void emit(EventSink sink) {
+        /** Passes the chunk's events to {@code sink}, in order, through {@code view}. */
+        void emit(EventSink sink, EventView view) {
             for (int i = 0; i < size; i++) {
-                sink.accept(ts[i], TYPES[type[i]], address[i], size_[i], previous[i], thread[i], threadName[i],
-                        variable[i], typeName[i], stack[i], site[i]);
+                sink.accept(view.set(ts[i], TYPES[type[i]], address[i], size_[i], previous[i], thread[i],
+                        threadName[i], variable[i], typeName[i], stack[i], site[i]));
             }
         }
     }

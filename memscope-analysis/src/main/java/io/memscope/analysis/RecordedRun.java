@@ -1,33 +1,39 @@
 package io.memscope.analysis;
 
-import io.memscope.MemoryEventType;
+import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
+import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.MetadataKeys;
+import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;
 import io.memscope.recording.RecordingVisitor;
+import io.memscope.recording.RetentionWalk;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.Totals;
-import io.memscope.recording.EventSink;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One JVM's recording opened for analysis: the only input of every report, diff and export. {@link #open} reads
- * the file once, keeping everything but the events (header, metadata, sites, stacks, GC records, exact site counts,
- * anomalies, the END totals and any damage); {@link #replay} streams the events from the file again, as often as
- * an analysis needs, in file order. The events are never held: memory is the string table, the sites and the
- * stacks, whatever the length of the run.
+ * the file once with core's {@link RecordingReader#readTables}, keeping everything but the events (header, metadata,
+ * sites, stacks, GC records, exact site counts, anomalies, the END totals and any damage) and learning from the
+ * events what an analysis must know before it replays them: how many there are, their first and last timestamps,
+ * the threads with scope edges, and each site's allocation window ({@link AllocationWindows}; also inside a report's
+ * time window when the run's start is known before the first event). {@link #replay} streams the events from the file
+ * again, in file order. The events are never held: memory is the string table, the sites and the stacks, whatever
+ * the length of the run.
  *
  * <p>A recording that was not closed (the JVM was killed, crashed or is still running) or that is damaged is
  * opened as far as it is readable: {@link #damage()} says where it stops, and {@link #replay} delivers the same
@@ -37,47 +43,78 @@ import java.util.Optional;
  * {@link #failureMessages()}; the rest is in {@link #metadata()} in order of first appearance.
  */
 public final class RecordedRun {
+    private static final int SMALL_SITE_IDS = 1 << 16;
+
     private final Path file;
-    private final Reader tables;
+    private final Recording tables;
+    private final Streams streams;
+    private final Map<String, String> metadata = new LinkedHashMap<>();
+    private final List<String> failures = new ArrayList<>();
+    private final long failureCount;
+    private final boolean apiRecords;
 
     /** Sites by id for the usual small, dense ids (the agent's): analyses look one up per event, unboxed. */
     private final Site[] smallSites;
 
-    private RecordedRun(Path file, Reader tables) {
+    private RecordedRun(Path file, Recording tables, Streams streams) {
         this.file = file;
         this.tables = tables;
+        this.streams = streams;
+        long failed = 0;
+        for (Map.Entry<String, String> e : tables.metadata().entrySet()) {
+            String key = e.getKey();
+            if (key.equals(MetadataKeys.FAILURES)) {
+                failed = parseOrZero(e.getValue());
+            } else if (key.startsWith(MetadataKeys.FAILURE_PREFIX)) {
+                failures.add(e.getValue());
+            } else {
+                metadata.put(key, e.getValue());
+            }
+        }
+        this.failureCount = failed;
+        this.apiRecords = streams.apiRecords || !tables.scopePaths().isEmpty() || !tables.functionStats().isEmpty();
         int n = 0;
-        for (int id : tables.sites.keySet()) {
+        for (int id : tables.sites().keySet()) {
             if (id >= 0 && id < SMALL_SITE_IDS) {
                 n = Math.max(n, id + 1);
             }
         }
         this.smallSites = new Site[n];
-        for (Site s : tables.sites.values()) {
+        for (Site s : tables.sites().values()) {
             if (s.id() >= 0 && s.id() < n) {
                 smallSites[s.id()] = s;
             }
         }
     }
 
-    private static final int SMALL_SITE_IDS = 1 << 16;
+    private static long parseOrZero(String v) {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException | NullPointerException e) {
+            return 0;
+        }
+    }
 
     /**
-     * Opens a recording: reads it once, handing its events to {@code firstPass} (in file order, string fields as
-     * ids for {@link #string(int)}; may be null).
+     * Opens a recording: reads it once.
      *
      * @throws io.memscope.error.CorruptFileException if the file is not a readable recording (header)
      * @throws io.memscope.error.MemscopeException    (SYSTEM) if it cannot be read
      */
-    public static RecordedRun open(Path file, EventSink firstPass) {
-        Reader r = new Reader(firstPass);
-        r.damage = RecordingReader.stream(file, r).orElse(null);
-        return new RecordedRun(file, r);
+    public static RecordedRun open(Path file) {
+        return open(file, TimeWindow.ALL);
     }
 
-    /** Opens a recording without looking at its events yet. */
-    public static RecordedRun open(Path file) {
-        return open(file, null);
+    /**
+     * Opens a recording for a report over {@code window}: reads it once, and learns the sites' allocation windows
+     * inside it as well when the run's start is known before the first event: the metadata's
+     * {@value MetadataKeys#START_NANOS}, or the header's clock pair when the metadata comes later (the agent's
+     * recordings: their header's {@code nanoTime} is the capture's start).
+     */
+    static RecordedRun open(Path file, TimeWindow window) {
+        Streams streams = new Streams(window);
+        Recording tables = RecordingReader.readTables(file, streams);
+        return new RecordedRun(file, tables, streams);
     }
 
     /**
@@ -87,7 +124,7 @@ public final class RecordedRun {
      * @throws io.memscope.error.MemscopeException (SYSTEM) if the file cannot be read any more
      */
     public void replay(EventSink sink) {
-        EventPipe.stream(file, tables.eventCount, sink);
+        EventPipe.stream(file, streams.eventCount, sink);
     }
 
     /**
@@ -98,7 +135,21 @@ public final class RecordedRun {
      * @return the events passed on out of order ({@link TimeOrder#late()})
      */
     long replayInTimeOrder(EventSink sink, RecordingVisitor alongside) {
-        return EventPipe.stream(file, tables.eventCount, sink, alongside, true);
+        return EventPipe.stream(file, streams.eventCount, sink, alongside, true);
+    }
+
+    /** @return the sites' allocation windows over the whole recording */
+    AllocationWindows allocationWindows() {
+        return streams.all;
+    }
+
+    /**
+     * @return the sites' allocation windows from {@code from} to {@code to} if the first read learnt them (see
+     *         {@link #open(Path, TimeWindow)}), else null
+     */
+    AllocationWindows allocationWindows(long from, long to) {
+        AllocationWindows w = streams.inWindow;
+        return w != null && w.covers(from, to) ? w : null;
     }
 
     /** @return the file */
@@ -107,23 +158,22 @@ public final class RecordedRun {
     }
 
     public RecordingHeader header() {
-        return tables.header;
+        return tables.header();
     }
 
     /** @return the string with this id (event fields), null for 0 or an id the file never defined */
     public String string(int id) {
-        String[] s = tables.strings;
-        return id > 0 && id < s.length ? s[id] : null;
+        return id > 0 && id < tables.stringCount() ? tables.string(id) : null;
     }
 
     /** @return metadata in order of first appearance (a later value of a key replaced the earlier one) */
     public Map<String, String> metadata() {
-        return Collections.unmodifiableMap(tables.metadata);
+        return Collections.unmodifiableMap(metadata);
     }
 
     /** @return the metadata value as a long, or {@code fallback} when absent or not a number */
     public long metadataLong(String key, long fallback) {
-        String v = tables.metadata.get(key);
+        String v = metadata.get(key);
         if (v == null) {
             return fallback;
         }
@@ -139,92 +189,92 @@ public final class RecordedRun {
         if (id >= 0 && id < SMALL_SITE_IDS) {
             return id < smallSites.length ? smallSites[id] : null;
         }
-        return tables.sites.get(id);
+        return tables.sites().get(id);
     }
 
     /** @return sites by id (the last definition of each) */
     public Map<Integer, Site> sites() {
-        return Collections.unmodifiableMap(tables.sites);
+        return tables.sites();
     }
 
     /** @return frames of the stack, innermost first; empty when unknown */
     public List<String> stack(long id) {
-        return tables.stacks.getOrDefault(id, List.of());
+        return tables.stacks().getOrDefault(id, List.of());
     }
 
     /** @return every collection, in file order (the agent's: in the order the JVM notified them) */
     public List<GcRecord> gcRecords() {
-        return Collections.unmodifiableList(tables.gcs);
+        return tables.gcRecords();
     }
 
     /** @return the final exact totals of each site (exact mode); empty in sample mode */
     public Map<Integer, SiteCount> siteCounts() {
-        return Collections.unmodifiableMap(tables.siteCounts);
+        return tables.siteCounts();
     }
 
     public List<Anomaly> anomalies() {
-        return Collections.unmodifiableList(tables.anomalies);
+        return tables.anomalies();
     }
 
     /** @return memscope's own failures inside the recorded JVM (metadata {@code failures}) */
     public long failureCount() {
-        return tables.failureCount;
+        return failureCount;
     }
 
     /** @return the first failure messages (metadata {@code failure.0}, {@code failure.1}, ...) */
     public List<String> failureMessages() {
-        return Collections.unmodifiableList(tables.failures);
+        return Collections.unmodifiableList(failures);
     }
 
     /** @return the END block's totals; empty when the writer did not close the file */
     public Optional<Totals> totals() {
-        return Optional.ofNullable(tables.totals);
+        return tables.totals();
     }
 
     /** @return where the file stops being readable (not closed, truncated, corrupt); empty for a sound file */
     public Optional<Damage> damage() {
-        return Optional.ofNullable(tables.damage);
+        return tables.damage();
     }
 
     /** @return events read (and replayed) */
     public long eventCount() {
-        return tables.eventCount;
+        return streams.eventCount;
     }
 
     /** @return blocks of types this reader does not know that were skipped (written by a newer minor version) */
     public int skippedBlocks() {
-        return tables.skipped;
+        return tables.skippedBlocks();
     }
 
     /** @return the smallest event timestamp, or {@link Long#MAX_VALUE} without events */
     public long firstEventNanos() {
-        return tables.firstNanos;
+        return streams.firstNanos;
     }
 
     /**
      * @return the last snapshot of the application's accounting summary tables (format 1.3), or null when the
      *         recording has none
      */
-    public io.memscope.recording.AccountingSnapshot accounting() {
-        return tables.accounting;
+    public AccountingSnapshot accounting() {
+        return tables.accounting();
     }
 
     /**
      * @return the walks of the heap from its GC roots (RETENTION, format 1.4), in the order they ran; empty when the
      *         recording has none
      */
-    public List<io.memscope.recording.RetentionWalk> retentionWalks() {
-        return Collections.unmodifiableList(tables.retentionWalks);
+    public List<RetentionWalk> retentionWalks() {
+        return tables.retentionWalks();
     }
 
     /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
     public long lastEventNanos() {
-        return tables.lastNanos;
+        return streams.lastNanos;
     }
 
     /** @return whether the recording has a scope edge (SCOPE_EDGES) of this thread: its samples may be in scopes */
     public boolean hasScopeEdges(long threadId) {
-        return tables.scopeThreads.contains(threadId);
+        return streams.scopeThreads.contains(threadId);
     }
 
     /**
@@ -232,43 +282,35 @@ public final class RecordedRun {
      *         pools), function statistics; the API's anomalies are in {@link #anomalies()}
      */
     public boolean hasApiRecords() {
-        return tables.apiRecords;
+        return apiRecords;
     }
 
     /** @return whether the recording has function statistics (FUNCTION_STATS) */
     public boolean hasFunctionStats() {
-        return tables.functionStats;
+        return !tables.functionStats().isEmpty();
     }
 
-    /** Everything of a recording but its events; the events go to the first-pass sink. */
-    private static final class Reader implements RecordingVisitor {
-        private final EventSink firstPass;
-        RecordingHeader header;
-        String[] strings = new String[256];
-        final Map<String, String> metadata = new LinkedHashMap<>();
-        final Map<Integer, Site> sites = new HashMap<>();
-        final Map<Long, List<String>> stacks = new HashMap<>();
-        final List<GcRecord> gcs = new ArrayList<>();
-        final Map<Integer, SiteCount> siteCounts = new LinkedHashMap<>();
-        final List<Anomaly> anomalies = new ArrayList<>();
-        final List<String> failures = new ArrayList<>();
-        long failureCount;
-        Totals totals;
-        Damage damage;
-        int skipped;
+    /**
+     * What the first read learns from the file's streams, which it does not keep: the events' count, first and
+     * last timestamps and allocation windows, the threads with scope edges, whether API records are there.
+     */
+    private static final class Streams implements RecordingVisitor {
+        private final TimeWindow window;
+        final AllocationWindows all = new AllocationWindows();
+        /** The allocation windows inside the report's window (null: unrestricted, or its bounds not known in time). */
+        AllocationWindows inWindow;
+        private String startNanos;
+        private RecordingHeader header;
         long eventCount;
         long firstNanos = Long.MAX_VALUE;
         long lastNanos = Long.MIN_VALUE;
-        io.memscope.recording.AccountingSnapshot accounting;
-        final List<io.memscope.recording.RetentionWalk> retentionWalks = new ArrayList<>();
         /** Threads with scope edges: a handful, not one entry per edge. */
-        final java.util.Set<Long> scopeThreads = new java.util.HashSet<>();
+        final Set<Long> scopeThreads = new HashSet<>();
         private long lastScopeThread = Long.MIN_VALUE;
         boolean apiRecords;
-        boolean functionStats;
 
-        Reader(EventSink firstPass) {
-            this.firstPass = firstPass;
+        Streams(TimeWindow window) {
+            this.window = window;
         }
 
         @Override
@@ -277,74 +319,49 @@ public final class RecordedRun {
         }
 
         @Override
-        public void string(int id, String value) {
-            if (id >= strings.length) {
-                strings = Arrays.copyOf(strings, Math.max(id + 1, strings.length * 2));
-            }
-            strings[id] = value;
-        }
-
-        @Override
         public void metadata(String key, String value) {
-            if (key.equals(MetadataKeys.FAILURES)) {
+            if (key.equals(MetadataKeys.START_NANOS)) {
+                startNanos = value;
+            }
+        }
+
+        @Override
+        public void accept(EventView e) {
+            if (eventCount++ == 0 && window.restricted()) {
+                inWindow = windowBounds();
+            }
+            long t = e.timestampNanos();
+            firstNanos = Math.min(firstNanos, t);
+            lastNanos = Math.max(lastNanos, t);
+            all.add(e);
+            if (inWindow != null) {
+                inWindow.add(e);
+            }
+        }
+
+        /**
+         * @return the allocation windows to learn inside the report's window, as far as the run's start known so far
+         *         places it: the metadata's {@value MetadataKeys#START_NANOS} if it came before the first event, else
+         *         the header's clock pair (the agent writes its metadata after the first events, and the capture's
+         *         start as the header's {@code nanoTime}); the report checks it is the start it uses
+         *         ({@link AllocationWindows#covers}); null without either
+         */
+        private AllocationWindows windowBounds() {
+            long start;
+            if (startNanos != null) {
                 try {
-                    failureCount = Long.parseLong(value);
-                } catch (NumberFormatException | NullPointerException e) {
-                    failureCount = 0;
+                    start = Long.parseLong(startNanos.trim());
+                } catch (NumberFormatException e) {
+                    return null;
                 }
-            } else if (key.startsWith(MetadataKeys.FAILURE_PREFIX)) {
-                failures.add(value);
+            } else if (header != null) {
+                start = header.nanoTime();
             } else {
-                metadata.put(key, value);
+                return null;
             }
-        }
-
-        @Override
-        public void site(Site s) {
-            sites.put(s.id(), s);
-        }
-
-        @Override
-        public void stack(long stackId, List<String> frames) {
-            stacks.put(stackId, frames);
-        }
-
-        @Override
-        public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                           int siteId) {
-            eventCount++;
-            firstNanos = Math.min(firstNanos, timestampNanos);
-            lastNanos = Math.max(lastNanos, timestampNanos);
-            if (firstPass != null) {
-                firstPass.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId,
-                        variableNameId, typeNameId, stackId, siteId);
-            }
-        }
-
-        @Override
-        public void accounting(io.memscope.recording.AccountingSnapshot snapshot) {
-            accounting = snapshot;
-        }
-
-        @Override
-        public void gc(GcRecord record) {
-            gcs.add(record);
-        }
-
-        @Override
-        public void retention(io.memscope.recording.RetentionWalk walk) {
-            retentionWalks.add(walk);
-        }
-
-        @Override
-        public void siteCount(SiteCount count) {
-            siteCounts.put(count.siteId(), count);
-        }
-
-        @Override
-        public void anomaly(Anomaly anomaly) {
-            anomalies.add(anomaly);
+            long from = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
+            long to = window.toSeconds() == null ? Long.MAX_VALUE : start + Math.round(window.toSeconds() * 1e9);
+            return new AllocationWindows(from, to);
         }
 
         @Override
@@ -363,26 +380,8 @@ public final class RecordedRun {
         }
 
         @Override
-        public void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                             int siteId) {
+        public void apiEvent(EventView e) {
             apiRecords = true;
-        }
-
-        @Override
-        public void functionStats(io.memscope.recording.FunctionStats stats) {
-            apiRecords = true;
-            functionStats = true;
-        }
-
-        @Override
-        public void skippedBlock(int type, long offset) {
-            skipped++;
-        }
-
-        @Override
-        public void end(Totals t) {
-            totals = t;
         }
     }
 }

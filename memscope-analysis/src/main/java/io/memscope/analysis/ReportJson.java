@@ -29,16 +29,44 @@ public final class ReportJson {
         ReportFiles.writeAtomically(file, toJson(report));
     }
 
+    /**
+     * @return the report as JSON: its sections in their documented order, each from its own writer below (a new
+     *         section is one more line here and one more writer)
+     */
     public static String toJson(Report r) {
         JsonWriter w = new JsonWriter();
         w.beginObject();
         w.field("format", FORMAT).field("version", VERSION);
+        metadata(w, r.metadata());
+        recording(w, r.recording());
+        window(w, r.window());
+        totals(w, r.totals());
+        heapCheck(w, r.heapCheck());
+        peak(w, r.peak());
+        sites(w, "topAllocationSites", r.topAllocationSites(), Rank.ALLOCATED);
+        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE, r.retention());
+        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE, r.retention());
+        sites(w, "temporaries", r.temporaries(), Rank.ALLOCATED);
+        nativeMemory(w, r.nativeMemory());
+        gc(w, r.gc());
+        timeline(w, r.timeline(), r.window());
+        ApiJson.write(w, r.api(), ReportJson::stack);
+        AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
+        RetentionJson.section(w, r.retention());
+        failures(w, r);
+        w.endObject();
+        return w.toString() + "\n";
+    }
+
+    private static void metadata(JsonWriter w, Map<String, String> metadata) {
         w.name("metadata").beginObject();
-        for (Map.Entry<String, String> e : r.metadata().entrySet()) {
+        for (Map.Entry<String, String> e : metadata.entrySet()) {
             w.field(e.getKey(), e.getValue());
         }
         w.endObject();
-        Report.Source src = r.recording();
+    }
+
+    private static void recording(JsonWriter w, Report.Source src) {
         w.name("recording").beginObject()
                 .field("formatVersion", src.formatVersion())
                 .field("closed", src.closed())
@@ -52,13 +80,17 @@ public final class ReportJson {
                     .endObject();
         }
         w.field("skippedBlocks", src.skippedBlocks()).endObject();
-        Report.Window win = r.window();
+    }
+
+    private static void window(JsonWriter w, Report.Window win) {
         w.name("window").beginObject()
                 .field("fromMs", win.fromMs())
                 .field("toMs", win.toMs())
                 .field("restricted", win.restricted())
                 .endObject();
-        Report.Totals t = r.totals();
+    }
+
+    private static void totals(JsonWriter w, Report.Totals t) {
         w.name("totals").beginObject()
                 .field("allocatedBytes", t.allocatedBytes())
                 .field("allocatedObjects", t.allocatedObjects())
@@ -86,7 +118,9 @@ public final class ReportJson {
                     .endObject();
         }
         w.endObject();
-        Report.HeapCheck hc = r.heapCheck();
+    }
+
+    private static void heapCheck(JsonWriter w, Report.HeapCheck hc) {
         w.name("heapCheck").beginObject()
                 .field("checked", hc.checked())
                 .field("exceeded", hc.exceeded())
@@ -104,27 +138,27 @@ public final class ReportJson {
                     .endObject();
         }
         w.endObject();
-        Peak peak = r.peak();
+    }
+
+    private static void peak(JsonWriter w, Peak peak) {
         if (peak == null) {
             w.name("peak").value((String) null);
-        } else {
-            w.name("peak").beginObject()
-                    .field("timeNanos", peak.timeNanos())
-                    .field("timeMs", peak.timeMs())
-                    .field("gcName", peak.gcName())
-                    .field("gcCause", peak.gcCause())
-                    .field("heapUsedAfterGcBytes", peak.heapUsedAfterGcBytes())
-                    .field("estimatedBytes", peak.estimatedBytes())
-                    .field("estimatedObjects", peak.estimatedObjects())
-                    .field("unconfirmedBytes", peak.unconfirmedBytes());
-            holders(w, peak.sites());
-            w.endObject();
+            return;
         }
-        sites(w, "topAllocationSites", r.topAllocationSites(), Rank.ALLOCATED);
-        sites(w, "topLiveSites", r.topLiveSites(), Rank.LIVE, r.retention());
-        sites(w, "leakSuspects", r.leakSuspects(), Rank.LIVE, r.retention());
-        sites(w, "temporaries", r.temporaries(), Rank.ALLOCATED);
-        Report.NativeMemory n = r.nativeMemory();
+        w.name("peak").beginObject()
+                .field("timeNanos", peak.timeNanos())
+                .field("timeMs", peak.timeMs())
+                .field("gcName", peak.gcName())
+                .field("gcCause", peak.gcCause())
+                .field("heapUsedAfterGcBytes", peak.heapUsedAfterGcBytes())
+                .field("estimatedBytes", peak.estimatedBytes())
+                .field("estimatedObjects", peak.estimatedObjects())
+                .field("unconfirmedBytes", peak.unconfirmedBytes());
+        holders(w, peak.sites());
+        w.endObject();
+    }
+
+    private static void nativeMemory(JsonWriter w, Report.NativeMemory n) {
         w.name("native").beginObject()
                 .field("allocatedBytes", n.allocatedBytes())
                 .field("allocations", n.allocations())
@@ -153,7 +187,9 @@ public final class ReportJson {
             w.endObject();
         }
         w.endArray().endObject();
-        Report.Gc g = r.gc();
+    }
+
+    private static void gc(JsonWriter w, Report.Gc g) {
         w.name("gc").beginObject()
                 .field("count", g.count())
                 .field("pauseCount", g.pauseCount())
@@ -175,7 +211,9 @@ public final class ReportJson {
                     .field("snapshotNanos", c.snapshotNanos()).field("verdictNanos", c.verdictNanos()).endObject();
         }
         w.endArray().endObject();
-        Timeline tl = r.timeline();
+    }
+
+    private static void timeline(JsonWriter w, Timeline tl, Report.Window win) {
         w.name("timeline").beginObject()
                 .field("startMs", win.fromMs())
                 .field("bucketMs", tl.bucketNanos() / 1e6);
@@ -198,17 +236,15 @@ public final class ReportJson {
             w.endArray().endObject();
         }
         w.endArray().endObject();
-        ApiJson.write(w, r.api(), ReportJson::stack);
-        AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
-        RetentionJson.section(w, r.retention());
+    }
+
+    private static void failures(JsonWriter w, Report r) {
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {
             w.value(m);
         }
         w.endArray().endObject();
-        w.endObject();
-        return w.toString() + "\n";
     }
 
     /** Which figure a site list ranks by, and so what its entries' {@code bytes} and {@code count} are. */

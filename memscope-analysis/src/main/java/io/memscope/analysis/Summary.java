@@ -18,9 +18,32 @@ public final class Summary {
 
     public static String format(Report r) {
         StringBuilder sb = new StringBuilder(2048);
+        header(sb, r);
+        if (recordedNothing(r)) {
+            sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
+            return sb.toString();
+        }
+        heap(sb, r);
+        nativeMemory(sb, r.nativeMemory());
+        Report.Gc g = r.gc();
+        sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
+                + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
+                bytes(g.maxHeapAfterGcBytes())));
+        ApiSummary.format(sb, r.api());
+        AccountingSection.summary(sb, r);
+        if (r.failureCount() > 0) {
+            sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
+            if (!r.failures().isEmpty()) {
+                sb.append(" (first: ").append(safe(r.failures().get(0))).append(')');
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The first lines: the run, and what the reader must know before its figures (not closed, exact, OOM...). */
+    private static void header(StringBuilder sb, Report r) {
         Report.Totals t = r.totals();
-        double interval = interval(r);
-        double allocInterval = t.exact() ? 0 : interval;
         String pid = r.metadata().getOrDefault(MetadataKeys.PID, "?");
         String cmd = r.metadata().getOrDefault(MetadataKeys.COMMAND, "");
         sb.append("memscope report for pid ").append(pid);
@@ -66,10 +89,13 @@ public final class Summary {
             sb.append("  ! the recording is damaged at offset ").append(src.damageOffset()).append(": ")
                     .append(safe(src.damage())).append("; this report covers what comes before\n");
         }
-        if (recordedNothing(r)) {
-            sb.append("  nothing recorded: no allocation sampled, no GC, no native memory, no use of memscope's API\n");
-            return sb.toString();
-        }
+    }
+
+    /** The heap: totals, peak, the timeline's sparklines and the site lists. */
+    private static void heap(StringBuilder sb, Report r) {
+        Report.Totals t = r.totals();
+        double interval = interval(r);
+        double allocInterval = t.exact() ? 0 : interval;
         Report.Window win = r.window();
         if (win.restricted()) {
             sb.append(String.format(Locale.ROOT, "  window: %.3f s to %.3f s of the run%n", win.fromMs() / 1000,
@@ -120,7 +146,9 @@ public final class Summary {
         }
         RetentionSummary.note(sb, r.retention());
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
-        Report.NativeMemory n = r.nativeMemory();
+    }
+
+    private static void nativeMemory(StringBuilder sb, Report.NativeMemory n) {
         sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
                 bytes(n.outstandingBytes()), n.outstandingBlocks(), bytes(n.peakOutstandingBytes())));
@@ -143,20 +171,6 @@ public final class Summary {
             sb.append(n.anomalies().stream().map(a -> safe(a.kind())).distinct().reduce((x, y) -> x + ", " + y)
                     .orElse("")).append(")\n");
         }
-        Report.Gc g = r.gc();
-        sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
-                + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
-                bytes(g.maxHeapAfterGcBytes())));
-        ApiSummary.format(sb, r.api());
-        AccountingSection.summary(sb, r);
-        if (r.failureCount() > 0) {
-            sb.append("  memscope failures inside the JVM: ").append(r.failureCount());
-            if (!r.failures().isEmpty()) {
-                sb.append(" (first: ").append(safe(r.failures().get(0))).append(')');
-            }
-            sb.append('\n');
-        }
-        return sb.toString();
     }
 
     /**

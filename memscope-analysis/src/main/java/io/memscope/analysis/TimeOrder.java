@@ -2,6 +2,7 @@ package io.memscope.analysis;
 
 import io.memscope.MemoryEventType;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 
 /**
  * Puts a stream of events that is only close to time order into time order with bounded memory: events are held
@@ -33,6 +34,8 @@ final class TimeOrder implements EventSink {
     private final long window;
     private final int capacity;
     private final EventSink out;
+    /** The view the released events are handed on through. */
+    private final EventView view = new EventView();
     private long newest = Long.MIN_VALUE;
     private long released = Long.MIN_VALUE;
     private long late;
@@ -77,14 +80,14 @@ final class TimeOrder implements EventSink {
     }
 
     @Override
-    public void accept(long t, MemoryEventType ty, long addr, long sz, long prev, long tid, int tname, int var,
-                       int tyname, long stk, int st) {
+    public void accept(EventView e) {
         if (held() == capacity) {
             releaseOne();
         }
+        long t = e.timestampNanos();
         if (t < released) {
             late++;
-            out.accept(t, ty, addr, sz, prev, tid, tname, var, tyname, stk, st);
+            out.accept(e);
             return;
         }
         if (held() == ts.length) {
@@ -93,16 +96,16 @@ final class TimeOrder implements EventSink {
         int slot = free[--freeCount];
         ts[slot] = t;
         order[slot] = arrivals++;
-        type[slot] = (byte) ty.code();
-        address[slot] = addr;
-        size[slot] = sz;
-        previous[slot] = prev;
-        thread[slot] = tid;
-        threadName[slot] = tname;
-        variable[slot] = var;
-        typeName[slot] = tyname;
-        stack[slot] = stk;
-        site[slot] = st;
+        type[slot] = (byte) e.type().code();
+        address[slot] = e.address();
+        size[slot] = e.size();
+        previous[slot] = e.previousSize();
+        thread[slot] = e.threadId();
+        threadName[slot] = e.threadNameId();
+        variable[slot] = e.variableNameId();
+        typeName[slot] = e.typeNameId();
+        stack[slot] = e.stackId();
+        site[slot] = e.siteId();
         if (t < newest) {
             heapPush(slot);
             return;
@@ -156,8 +159,8 @@ final class TimeOrder implements EventSink {
         }
         free[freeCount++] = slot;
         released = Math.max(released, ts[slot]);
-        out.accept(ts[slot], TYPES[type[slot]], address[slot], size[slot], previous[slot], thread[slot],
-                threadName[slot], variable[slot], typeName[slot], stack[slot], site[slot]);
+        out.accept(view.set(ts[slot], TYPES[type[slot]], address[slot], size[slot], previous[slot], thread[slot],
+                threadName[slot], variable[slot], typeName[slot], stack[slot], site[slot]));
     }
 
     private boolean before(int a, int b) {

@@ -37,11 +37,10 @@ class EventPipeTest {
         int n;
 
         @Override
-        public void accept(long t, MemoryEventType type, long address, long size, long previousSize, long threadId,
-                           int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
-            seen[n++] = t;
-            seen[n++] = address;
-            seen[n++] = size;
+        public void accept(io.memscope.recording.EventView e) {
+            seen[n++] = e.timestampNanos();
+            seen[n++] = e.address();
+            seen[n++] = e.size();
         }
     }
 
@@ -69,9 +68,7 @@ class EventPipeTest {
             int n;
 
             @Override
-            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
-                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                               int siteId) {
+            public void accept(io.memscope.recording.EventView e) {
                 if (++n == EventPipe.CHUNK + 10) {
                     throw boom;
                 }

@@ -92,6 +92,32 @@ class HeldMemoryTest {
     }
 
     @Test
+    void aRestrictedWindowsAllocationWindowsAreLearntInTheFirstReadAndGiveTheSameReport() {
+        Path file = recording();
+        TimeWindow window = new TimeWindow(0.015, 0.3);
+        long from = 15 * MS;
+        long to = 300 * MS;
+        RecordedRun opened = RecordedRun.open(file, window); // the run's start is known before its first event
+        AllocationWindows learnt = opened.allocationWindows(from, to);
+        assertThat(learnt).isNotNull();
+        AllocationWindows own = new AllocationWindows(from, to);
+        opened.replay(own::add);
+        assertThat(learnt.window(1)).containsExactly(15 * MS, 19 * MS).isEqualTo(own.window(1));
+        assertThat(learnt.window(2)).isEqualTo(own.window(2));
+        assertThat(learnt.window(3)).as("after the window").isNull();
+        assertThat(own.window(3)).isNull();
+        assertThat(opened.allocationWindows().window(3)).containsExactly(310 * MS, 310 * MS);
+        assertThat(opened.allocationWindows(from, 200 * MS)).as("nothing allocated from 200 to 300 ms").isNotNull();
+        assertThat(opened.allocationWindows(from, 30 * MS)).as("allocated at 39 ms: not those").isNull();
+        assertThat(opened.allocationWindows(16 * MS, to)).as("another start").isNull();
+
+        RecordedRun whole = RecordedRun.open(file);
+        assertThat(whole.allocationWindows(from, to)).as("opened for the whole run: a read of their own").isNull();
+        assertThat(ReportJson.toJson(ReportBuilder.build(file, window)))
+                .isEqualTo(ReportJson.toJson(ReportBuilder.build(whole, window)));
+    }
+
+    @Test
     void aYoungCollectionConfirmsNothing() {
         // only the young collection at 100 ms: the structure survived it, but it may have been promoted and become
         // garbage there; nothing examined the old generation

@@ -19,11 +19,11 @@ class TimeOrderTest {
 
     private static List<Seen> run(TimeOrder[] made, long window, int capacity, long[] times) {
         List<Seen> out = new ArrayList<>();
-        TimeOrder order = new TimeOrder(window, capacity, (t, type, address, size, prev, tid, tname, var, typeName,
-                                                           stack, site) -> out.add(new Seen(t, address)));
+        TimeOrder order = new TimeOrder(window, capacity, e -> out.add(new Seen(e.timestampNanos(), e.address())));
+        io.memscope.recording.EventView view = new io.memscope.recording.EventView();
         made[0] = order;
         for (int i = 0; i < times.length; i++) {
-            order.accept(times[i], MemoryEventType.ALLOCATE, i, 1, 0, 1, 0, 0, 0, 0, 1);
+            order.accept(view.set(times[i], MemoryEventType.ALLOCATE, i, 1, 0, 1, 0, 0, 0, 0, 1));
         }
         order.finish();
         return out;

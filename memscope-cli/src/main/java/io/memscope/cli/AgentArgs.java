@@ -67,6 +67,29 @@ final class AgentArgs {
             + "the end), as function profilers do: memory already garbage then is not counted as held")
     boolean gcAtEdges;
 
+    @Option(names = "--push", paramLabel = "URL", description = "push a pprof profile of every interval to this "
+            + "Grafana Pyroscope server (POST URL/ingest); its authorization from the environment variable "
+            + "MEMSCOPE_PUSH_AUTH or --push-auth-file, never on the command line")
+    String push;
+
+    @Option(names = "--push-interval", paramLabel = "DURATION", description = "how often to push, e.g. 10s (default)")
+    String pushInterval;
+
+    @Option(names = "--push-name", paramLabel = "NAME",
+            description = "application name of the pushed profiles (default: the main class or jar)")
+    String pushName;
+
+    @Option(names = "--push-label", paramLabel = "KEY=VALUE",
+            description = "a label of every pushed profile (host and pid are added); repeatable")
+    List<String> pushLabels = new ArrayList<>();
+
+    @Option(names = "--push-tenant", paramLabel = "ID", description = "X-Scope-OrgID of the push (multi-tenant)")
+    String pushTenant;
+
+    @Option(names = "--push-auth-file", paramLabel = "FILE", description = "the push's Authorization header value "
+            + "(or user:token, or a bearer token) in a file only its owner can read")
+    Path pushAuthFile;
+
     @Option(names = "--agent-option", paramLabel = "KEY=VALUE",
             description = "any other agent option (see the list below), passed as is")
     List<String> extra = new ArrayList<>();
@@ -115,6 +138,29 @@ final class AgentArgs {
         }
         if (gcAtEdges) {
             parts.add("gcAtEdges=true");
+        }
+        if (push != null) {
+            parts.add("push=" + push);
+        }
+        if (pushInterval != null) {
+            parts.add("pushInterval=" + pushInterval);
+        }
+        if (pushName != null) {
+            parts.add("pushName=" + pushName);
+        }
+        if (!pushLabels.isEmpty()) {
+            parts.add("pushLabels=" + String.join(";", pushLabels));
+        }
+        if (pushTenant != null) {
+            parts.add("pushTenant=" + pushTenant);
+        }
+        if (pushAuthFile != null) {
+            try {
+                io.memscope.launch.PushAuth.header(java.util.Map.of(), pushAuthFile); // fails now, not in the JVM
+            } catch (IllegalArgumentException e) {
+                throw MemscopeException.configuration(e.getMessage());
+            }
+            parts.add("pushAuthFile=" + pushAuthFile.toAbsolutePath());
         }
         if (out != null) {
             String o = out.toAbsolutePath().toString();

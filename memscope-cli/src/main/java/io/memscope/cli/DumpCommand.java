@@ -10,6 +10,7 @@ import io.memscope.recording.FunctionStats;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingReader;
+import io.memscope.recording.EventView;
 import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.ScopePath;
 import io.memscope.recording.Site;
@@ -179,7 +180,12 @@ final class DumpCommand implements Callable<Integer> {
         }
 
         @Override
-        public void accept(long ts, MemoryEventType type, long address, long size, long previousSize, long threadId,
+        public void accept(EventView e) {
+            event(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                    e.threadNameId(), e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
+        }
+
+        private void event(long ts, MemoryEventType type, long address, long size, long previousSize, long threadId,
                            int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId) {
             events++;
             if (stopped || !wanted.contains(type) || (thread != null && thread != threadId)) {
@@ -345,9 +351,14 @@ final class DumpCommand implements Callable<Integer> {
         }
 
         @Override
-        public void apiEvent(long ts, MemoryEventType type, long address, long size, long previousSize,
-                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                             int siteId) {
+        public void apiEvent(EventView e) {
+            apiEvent(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                    e.threadNameId(), e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
+        }
+
+        private void apiEvent(long ts, MemoryEventType type, long address, long size, long previousSize,
+                              long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
+                              int siteId) {
             apiEvents++;
             if (stopped || !wanted.contains(type) || (thread != null && thread != threadId)) {
                 return;

@@ -1,14 +1,13 @@
 package io.memscope.recording;
 
-import io.memscope.MemoryEventType;
-
 /**
- * Receives stored events one at a time in primitive form, without an object per event: how the
- * {@code EventStore} hands events to a recording writer, an exporter or an analysis. String-valued fields are ids
- * in the string table of the store or the recording (0 = none): {@link Recording#string(int)}.
+ * Receives stored events one at a time, without an object per event: how the {@code EventStore} hands events to a
+ * recording writer, an exporter or an analysis. Each event comes as an {@link EventView} that the producer reuses
+ * for the next one: read its fields during the call, copy what you keep. A field added to events later is a new
+ * accessor of the view, so a sink written today keeps compiling and working.
  */
 @FunctionalInterface
 public interface EventSink {
-    void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId, int siteId);
+    /** One event; {@code event} is valid only until this call returns. */
+    void accept(EventView event);
 }

@@ -4,7 +4,6 @@ import io.memscope.internal.recording.BlockType;
 import io.memscope.internal.recording.RecordingFormat;
 import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingParser;
-import io.memscope.MemoryEventType;
 import io.memscope.error.CorruptFileException;
 import io.memscope.error.MemscopeException;
 
@@ -25,6 +24,9 @@ import java.util.Optional;
  *   <li>{@link #read(Path)}: the whole recording in memory; a damaged file gives what could be read plus
  *       {@link Recording#damage()}.</li>
  *   <li>{@link #readStrict(Path)}: the same, but any damage (including a missing END block) throws.</li>
+ *   <li>{@link #readTables(Path, RecordingVisitor)}: one pass that keeps everything but the events, API events and
+ *       scope edges in memory, and hands the whole file to a visitor as it is read: for an analysis of a file of
+ *       any size.</li>
  *   <li>{@link #stream(Path, RecordingVisitor)}: block by block to a visitor, in memory only the string table
  *       and one block: for files of any size.</li>
  * </ul>
@@ -44,7 +46,24 @@ public final class RecordingReader {
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      */
     public static Recording read(Path file) {
-        Collector c = new Collector();
+        Collector c = new Collector(null);
+        RecordingParser parser = new RecordingParser(file, c);
+        Optional<Damage> damage = parser.run();
+        return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
+    }
+
+    /**
+     * Reads a recording in one pass, keeping its tables and handing everything to {@code streams} as it is read:
+     * for analyses of files of any size that need the tables (strings, sites, stacks, collections, counts, metadata,
+     * anomalies, function statistics, accounting, retention walks, totals) and see each event once. {@code streams}
+     * gets exactly what {@link #stream} would deliver, in file order; the recording returned keeps all of it but the
+     * streams of the file: its {@link Recording#eventCount()} is 0 and its {@link Recording#scopeEdges()} and
+     * {@link Recording#apiEvents()} are empty (count them in {@code streams}).
+     *
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     */
+    public static Recording readTables(Path file, RecordingVisitor streams) {
+        Collector c = new Collector(java.util.Objects.requireNonNull(streams, "streams"));
         RecordingParser parser = new RecordingParser(file, c);
         Optional<Damage> damage = parser.run();
         return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
@@ -149,8 +168,13 @@ public final class RecordingReader {
         }
     }
 
-    /** Builds a {@link Recording} from the visitor callbacks. */
+    /**
+     * Builds a {@link Recording} from the visitor callbacks: with the streams (events, API events, scope edges)
+     * kept, or with every callback handed on to a visitor, which takes the streams instead ({@link #readTables}).
+     */
     private static final class Collector implements RecordingVisitor, RecordingParser.ColumnSink {
+        /** Where every callback goes too, and the streams instead of being kept (null: kept). */
+        private final RecordingVisitor streams;
         private RecordingHeader header;
         private String[] strings = new String[256];
         private int stringCount = 1;
@@ -169,23 +193,39 @@ public final class RecordingReader {
         private AccountingSnapshot accounting;
         private final List<RetentionWalk> retentionWalks = new ArrayList<>();
 
+        Collector(RecordingVisitor streams) {
+            this.streams = streams;
+        }
+
         @Override
         public void accounting(AccountingSnapshot snapshot) {
+            if (streams != null) {
+                streams.accounting(snapshot);
+            }
             accounting = snapshot;
         }
 
         @Override
         public void retention(RetentionWalk walk) {
+            if (streams != null) {
+                streams.retention(walk);
+            }
             retentionWalks.add(walk);
         }
 
         @Override
         public void header(RecordingHeader h) {
+            if (streams != null) {
+                streams.header(h);
+            }
             header = h;
         }
 
         @Override
         public void string(int id, String value) {
+            if (streams != null) {
+                streams.string(id, value);
+            }
             if (id == strings.length) {
                 strings = Arrays.copyOf(strings, strings.length * 2);
             }
@@ -195,75 +235,129 @@ public final class RecordingReader {
 
         @Override
         public void site(Site site) {
+            if (streams != null) {
+                streams.site(site);
+            }
             sites.put(site.id(), site);
         }
 
         @Override
         public void stack(long stackId, List<String> frames) {
+            if (streams != null) {
+                streams.stack(stackId, frames);
+            }
             stacks.put(stackId, frames);
         }
 
         @Override
-        public void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                           long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                           int siteId) {
-            events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                    variableNameId, typeNameId, stackId, siteId);
+        public void accept(EventView e) {
+            if (streams != null) {
+                streams.accept(e);
+            } else {
+                add(events, e);
+            }
         }
 
         @Override
         public void events(EventColumns block) {
-            events.addAll(block);
+            if (streams != null) {
+                block.forEach(streams);
+            } else {
+                events.addAll(block);
+            }
         }
 
         @Override
         public void gc(GcRecord record) {
+            if (streams != null) {
+                streams.gc(record);
+            }
             gc.add(record);
         }
 
         @Override
         public void siteCount(SiteCount count) {
+            if (streams != null) {
+                streams.siteCount(count);
+            }
             siteCounts.put(count.siteId(), count);
         }
 
         @Override
         public void metadata(String key, String value) {
+            if (streams != null) {
+                streams.metadata(key, value);
+            }
             metadata.put(key, value);
         }
 
         @Override
         public void anomaly(Anomaly anomaly) {
+            if (streams != null) {
+                streams.anomaly(anomaly);
+            }
             anomalies.add(anomaly);
         }
 
         @Override
         public void end(Totals t) {
+            if (streams != null) {
+                streams.end(t);
+            }
             totals = t;
         }
 
         @Override
         public void functionStats(FunctionStats f) {
+            if (streams != null) {
+                streams.functionStats(f);
+            }
             functions.put(Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
         }
 
         @Override
         public void scopePath(ScopePath path) {
+            if (streams != null) {
+                streams.scopePath(path);
+            }
             scopePaths.put(path.id(), path);
         }
 
         @Override
         public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
                               long taskId, long allocatedBytes) {
+            if (streams != null) {
+                streams.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+                return;
+            }
             scopeEdges.add(new ScopeEdge(timestampNanos, threadId, strings[threadNameId], exit, pathId, taskId,
                     allocatedBytes));
         }
 
         @Override
-        public void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                             long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                             int siteId) {
-            apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                    variableNameId, typeNameId, stackId, siteId);
+        public void apiEvent(EventView e) {
+            if (streams != null) {
+                streams.apiEvent(e);
+            } else {
+                add(apiEvents, e);
+            }
+        }
+
+        private static void add(EventColumns columns, EventView e) {
+            columns.add(e.timestampNanos(), e.type().code(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                    e.threadNameId(), e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
+        }
+
+        @Override
+        public void skippedBlock(int type, long offset) {
+            if (streams != null) {
+                streams.skippedBlock(type, offset);
+            }
+        }
+
+        @Override
+        public boolean done() {
+            return streams != null && streams.done();
         }
 
         Recording build(Damage damage, long fileBytes, int skipped) {

@@ -1,7 +1,5 @@
 package io.memscope.recording;
 
-import io.memscope.MemoryEventType;
-import io.memscope.recording.EventSink;
 
 import java.util.List;
 
@@ -10,7 +8,7 @@ import java.util.List;
  * the reader holding the file's events in memory. A block's content is delivered only after the whole block has
  * been checked (CRC, lengths, string ids), so a visitor never sees part of a damaged block.
  *
- * <p>Events come through {@link EventSink#accept}: string-valued fields are ids announced before by
+ * <p>Events come through {@link EventSink#accept} as an {@link EventView}: string-valued fields are ids announced before by
  * {@link #string(int, String)} (0 = none). Every method has an empty default.
  */
 public interface RecordingVisitor extends EventSink {
@@ -30,10 +28,9 @@ public interface RecordingVisitor extends EventSink {
     default void stack(long stackId, List<String> frames) {
     }
 
+    /** A heap sample or native memory event (EVENTS), in file order. */
     @Override
-    default void accept(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                        long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                        int siteId) {
+    default void accept(EventView event) {
     }
 
     default void gc(GcRecord record) {
@@ -93,11 +90,10 @@ public interface RecordingVisitor extends EventSink {
      * A memory event that application code reported through memscope's API (API_EVENTS, format 1.2): named
      * objects (ALLOCATE when tracked, DEALLOCATE when collected, with the name as variable), pool BORROW and
      * RETURN (variable: the pool), MOVE (variable: the scope path or instrument; previousSize: the previous
-     * owner's thread id). Same fields as {@link #accept}; these are not heap samples.
+     * owner's thread id). Same fields as {@link #accept}, and the same view's lifetime (valid during the call);
+     * these are not heap samples.
      */
-    default void apiEvent(long timestampNanos, MemoryEventType type, long address, long size, long previousSize,
-                          long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                          int siteId) {
+    default void apiEvent(EventView event) {
     }
 
     /**

@@ -218,10 +218,10 @@ class RecordingRoundTripTest {
             }
 
             @Override
-            public void accept(long ts, MemoryEventType type, long address, long size, long prev, long tid,
-                               int tname, int var, int tyname, long stack, int site) {
-                streamed.add(new MemoryEvent(ts, type, address, size, prev, tid, strings.get(tname), strings.get(var),
-                        strings.get(tyname), stack, site));
+            public void accept(EventView e) {
+                streamed.add(new MemoryEvent(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(),
+                        e.threadId(), strings.get(e.threadNameId()), strings.get(e.variableNameId()),
+                        strings.get(e.typeNameId()), e.stackId(), e.siteId()));
             }
         });
         assertThat(damage).isEmpty();

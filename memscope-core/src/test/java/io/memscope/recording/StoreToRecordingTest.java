@@ -107,10 +107,11 @@ class StoreToRecordingTest {
 
     /** A sink that passes events to the writer and keeps them, strings resolved, to compare with later. */
     static EventSink tee(EventSink writer, StringTable strings, List<MemoryEvent> kept) {
-        return (ts, type, address, size, prev, tid, threadName, variable, typeName, stack, site) -> {
-            writer.accept(ts, type, address, size, prev, tid, threadName, variable, typeName, stack, site);
-            kept.add(new MemoryEvent(ts, type, address, size, prev, tid, strings.get(threadName),
-                    strings.get(variable), strings.get(typeName), stack, site));
+        return e -> {
+            writer.accept(e);
+            kept.add(new MemoryEvent(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(),
+                    e.threadId(), strings.get(e.threadNameId()), strings.get(e.variableNameId()),
+                    strings.get(e.typeNameId()), e.stackId(), e.siteId()));
         };
     }
 

@@ -128,9 +128,10 @@ public final class TypicalStream {
 
     /** Hands every event to {@code sink}; string ids are those of {@link #strings()}. */
     public void forEach(EventSink sink) {
+        EventView view = new EventView();
         for (int i = 0; i < n; i++) {
-            sink.accept(timestamp[i], type[i], address[i], size[i], previousSize[i], threadId[i], threadName[i], 0,
-                    typeName[i], stack[i], site[i]);
+            sink.accept(view.set(timestamp[i], type[i], address[i], size[i], previousSize[i], threadId[i],
+                    threadName[i], 0, typeName[i], stack[i], site[i]));
         }
     }
 

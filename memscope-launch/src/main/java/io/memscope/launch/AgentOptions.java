@@ -83,6 +83,14 @@ public final class AgentOptions {
             + "its paths cover what it reached (default 2000)",
         "pathsMemory=BYTES      MEMSCOPE_PATHS_MEMORY most memory a heap walk may take in the JVM, e.g. 256m; at most "
             + "half of the memory free on the machine and in its cgroup (default 256m)",
+        "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
+            + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
+        "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
+        "pushName=NAME          MEMSCOPE_PUSH_NAME    application name in the push (default: the main class or jar)",
+        "pushLabels=k=v;k=v     MEMSCOPE_PUSH_LABELS  labels of every pushed profile (host and pid are added)",
+        "pushTenant=ID          MEMSCOPE_PUSH_TENANT  the X-Scope-OrgID header (multi-tenant Pyroscope)",
+        "pushAuthFile=PATH      MEMSCOPE_PUSH_AUTH_FILE the Authorization for the push, read from this file (readable "
+            + "by its owner only); or the environment variable MEMSCOPE_PUSH_AUTH; never in the argument string",
     };
 
     public enum Mode { SAMPLE, EXACT }
@@ -127,6 +135,15 @@ public final class AgentOptions {
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
     private List<String> secretWords = CommandLineMask.DEFAULT_WORDS;
+    /** The push's base URL (no trailing '/'), or null: no push. */
+    private String push;
+    private long pushIntervalMillis = 10_000;
+    private String pushName;
+    private Map<String, String> pushLabels = Map.of();
+    private String pushTenant;
+    private Path pushAuthFile;
+    /** The environment variable that may hold the push's Authorization (never an option of the argument string). */
+    public static final String PUSH_AUTH_ENV = "MEMSCOPE_PUSH_AUTH";
 
     private static final String[][] KEYS = {
         {"mode", "MEMSCOPE_MODE"}, {"sampler", "MEMSCOPE_SAMPLER"}, {"interval", "MEMSCOPE_INTERVAL"}, {"include", "MEMSCOPE_INCLUDE"},
@@ -141,6 +158,9 @@ public final class AgentOptions {
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
+        {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
+        {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
+        {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
     };
 
     private AgentOptions() {
@@ -168,7 +188,11 @@ public final class AgentOptions {
                         known = k[0];
                     }
                 }
-                if (known == null) {
+                if (known == null && key.equalsIgnoreCase("pushAuth")) {
+                    o.errors.add("option 'pushAuth' is not accepted in the agent argument string (the JVM prints "
+                            + "JAVA_TOOL_OPTIONS on stderr, where a secret would leak into logs): set the environment "
+                            + "variable " + PUSH_AUTH_ENV + " or pushAuthFile=PATH (a file only its owner can read)");
+                } else if (known == null) {
                     o.errors.add("unknown option '" + key + "'");
                 } else {
                     o.raw.put(known, value);
@@ -179,9 +203,15 @@ public final class AgentOptions {
             try {
                 o.apply(e.getKey(), e.getValue());
             } catch (IllegalArgumentException ex) {
-                o.errors.add("invalid value '" + e.getValue() + "' for option '" + e.getKey() + "': "
-                        + ex.getMessage());
+                String shown = e.getKey().equals("push") ? PushUrls.withoutUserInfo(e.getValue()) : e.getValue();
+                o.errors.add("invalid value '" + shown + "' for option '" + e.getKey() + "': " + ex.getMessage());
             }
+        }
+        String auth = env.get(PUSH_AUTH_ENV);
+        if (auth != null && !auth.isBlank()) {
+            o.raw.put("pushAuth", "(set)"); // recorded as set, never its value
+        } else if (o.pushAuthFile != null) {
+            o.raw.put("pushAuth", "(set: file)");
         }
         return o;
     }
@@ -329,6 +359,36 @@ public final class AgentOptions {
                     throw new IllegalArgumentException("must be at least 1m");
                 }
                 break;
+            case "push":
+                push = PushUrls.validate(v);
+                break;
+            case "pushInterval":
+                pushIntervalMillis = parseDurationMillis(v);
+                if (pushIntervalMillis < 1000 || pushIntervalMillis > 3_600_000) {
+                    throw new IllegalArgumentException("expected from 1s to 1h");
+                }
+                break;
+            case "pushName":
+                if (!v.matches("[A-Za-z0-9._/-]+")) {
+                    throw new IllegalArgumentException("expected letters, digits and . _ - /");
+                }
+                pushName = v;
+                break;
+            case "pushLabels":
+                pushLabels = labels(v);
+                break;
+            case "pushTenant":
+                if (!v.matches("[A-Za-z0-9!._*'()-]{1,150}")) {
+                    throw new IllegalArgumentException("expected a tenant id: letters, digits and !._*'()-");
+                }
+                pushTenant = v;
+                break;
+            case "pushAuthFile":
+                if (v.isEmpty()) {
+                    throw new IllegalArgumentException("expected a file");
+                }
+                pushAuthFile = Path.of(v);
+                break;
             case "command":
                 if (!v.equals("start") && !v.equals("detach") && !v.equals("paths")) {
                     throw new IllegalArgumentException("expected start, detach or paths");
@@ -362,6 +422,54 @@ public final class AgentOptions {
         } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException("expected bytes like 524288, 512k or 1m");
         }
+    }
+
+    /** Parses {@code 10s}, {@code 500ms}, {@code 2m}, {@code 1h}; a bare number is seconds. */
+    public static long parseDurationMillis(String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        long mult = 1000;
+        if (s.endsWith("ms")) {
+            mult = 1;
+            s = s.substring(0, s.length() - 2);
+        } else if (s.endsWith("s")) {
+            s = s.substring(0, s.length() - 1);
+        } else if (s.endsWith("m")) {
+            mult = 60_000;
+            s = s.substring(0, s.length() - 1);
+        } else if (s.endsWith("h")) {
+            mult = 3_600_000;
+            s = s.substring(0, s.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(s.trim()), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("expected a duration like 10s, 500ms or 1m");
+        }
+    }
+
+    /** {@code k=v;k=v}: label names as Prometheus's, values without the characters of Pyroscope's name syntax. */
+    private static Map<String, String> labels(String v) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String part : v.split(";")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("expected k=v;k=v");
+            }
+            String k = part.substring(0, eq).trim();
+            String value = part.substring(eq + 1).trim();
+            if (!k.matches("[A-Za-z_][A-Za-z0-9_]*") || k.startsWith("__")) {
+                throw new IllegalArgumentException("'" + k + "' is not a label name (letters, digits, _; not __...)");
+            }
+            if (value.isEmpty() || !value.matches("[^,{}=;\"\\\\\\s]+")) {
+                throw new IllegalArgumentException("the value of label '" + k + "' must be non-empty, without spaces "
+                        + "and without , { } = ; \" \\");
+            }
+            m.put(k, value);
+        }
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     private static long number(String v, long min, long max) {
@@ -569,6 +677,36 @@ public final class AgentOptions {
     /** @return {@code start} or {@code detach} (attach only) */
     public String command() {
         return command;
+    }
+
+    /** @return the push's base URL (no trailing '/'), or null when profiles are not pushed */
+    public String push() {
+        return push;
+    }
+
+    /** @return how often a profile is pushed, in milliseconds */
+    public long pushIntervalMillis() {
+        return pushIntervalMillis;
+    }
+
+    /** @return the application name of the pushed profiles, or null: the agent names it after the main class or jar */
+    public String pushName() {
+        return pushName;
+    }
+
+    /** @return the labels of every pushed profile, as given */
+    public Map<String, String> pushLabels() {
+        return pushLabels;
+    }
+
+    /** @return the X-Scope-OrgID of the push, or null */
+    public String pushTenant() {
+        return pushTenant;
+    }
+
+    /** @return the file holding the push's Authorization, or null */
+    public Path pushAuthFile() {
+        return pushAuthFile;
     }
 
     /** @return the options as given (after environment and arguments were merged), for the report metadata */

@@ -10,6 +10,7 @@ import io.memscope.internal.store.EventStore;
 import io.memscope.internal.store.StringTable;
 import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
@@ -230,12 +231,10 @@ final class ApiCapture {
         }
         events.drainTo(new EventSink() {
             @Override
-            public void accept(long t, MemoryEventType type, long address, long size, long previousSize,
-                               long threadId, int threadNameId, int variableNameId, int typeNameId, long stackId,
-                               int siteId) {
-                stream.stack(stackId);
-                w.apiEvent(t, type, address, size, previousSize, threadId, threadNameId, variableNameId, typeNameId,
-                        stackId, siteId);
+            public void accept(EventView e) {
+                stream.stack(e.stackId());
+                w.apiEvent(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                        e.threadNameId(), e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
             }
         });
         AccountingSnapshot snapshot;

@@ -57,6 +57,8 @@ final class CaptureRecording {
     /** What the application reports through memscope's API, and the function profile (or null): set before open. */
     private ApiCapture api;
     private FunctionProfile functions;
+    /** The push's table ({@link #push}), or null. */
+    private volatile PushTable push;
     /** Events {@link #event} could not record (a failure, each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong failedEvents = new java.util.concurrent.atomic.AtomicLong();
 
@@ -76,6 +78,15 @@ final class CaptureRecording {
     void extensions(ApiCapture api, FunctionProfile functions) {
         this.api = api;
         this.functions = functions;
+    }
+
+    /** Every ALLOCATE event the recording takes goes into {@code t} too, from now on (the push). */
+    void push(PushTable t) {
+        push = t;
+        RecordingStream rs = stream;
+        if (rs != null) {
+            rs.push(t);
+        }
     }
 
     /** Opens the file (once; the background thread, or the end of a capture shorter than its start). */
@@ -146,6 +157,7 @@ final class CaptureRecording {
             writeFailed(w);
         }
         RecordingStream rs = new RecordingStream(sink.store(), w, stacks);
+        rs.push(push);
         rs.api(api);
         rs.functions(functions);
         return rs;

@@ -458,6 +458,21 @@ public final class CaptureSession {
         return g == null ? List.of() : g.since(from, max);
     }
 
+    /**
+     * Starts pushing a profile of every interval ({@link ProfilePusher}); after {@link #start}. The caller stops it
+     * (before {@link #finish}) and reads its counters.
+     *
+     * @return the running pusher, or null when no capture runs
+     */
+    public synchronized ProfilePusher startPush(ProfilePusher.Settings push) {
+        if (!running || recording == null) {
+            return null;
+        }
+        ProfilePusher p = new ProfilePusher(push, new PushSource(this));
+        p.start();
+        return p;
+    }
+
     /** Lets the memory kept for the recording's last flush and close go: the first thing of a JVM's exit hook. */
     public void releaseReserve() {
         OutOfMemoryWatch w = outOfMemory;

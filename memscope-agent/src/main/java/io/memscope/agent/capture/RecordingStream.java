@@ -6,6 +6,7 @@ import io.memscope.internal.error.Failures;
 import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.internal.store.EventStore;
 import java.util.BitSet;
 import java.util.List;
@@ -35,6 +36,8 @@ final class RecordingStream implements EventSink {
     private volatile ApiCapture api;
     /** The function profile, written with the events (null without one). */
     private volatile FunctionProfile functions;
+    /** The push's table of the interval's allocations, fed with every ALLOCATE event (null without a push). */
+    private volatile PushTable push;
 
     RecordingStream(EventStore store, RecordingWriter writer, StackTable stacks) {
         this.store = store;
@@ -49,6 +52,19 @@ final class RecordingStream implements EventSink {
     /** Writes the function profile {@code f} (may be null) into the recording too, from now on. */
     void functions(FunctionProfile f) {
         functions = f;
+    }
+
+    /** Counts every ALLOCATE event into {@code t} too, from now on (the push: {@link ProfilePusher}). */
+    void push(PushTable t) {
+        push = t;
+    }
+
+    /** An ALLOCATE event for the push's table (native blocks are told apart there). */
+    private void pushed(long size, long stackId, int siteId, int threadNameId, int typeNameId) {
+        PushTable t = push;
+        if (t != null) {
+            t.allocated(size, stackId, siteId, threadNameId, siteId > 0 ? null : store.strings().get(typeNameId));
+        }
     }
 
     /** Drains {@code a} into the recording too, from now on. */
@@ -144,24 +160,30 @@ final class RecordingStream implements EventSink {
         if (stackId != 0 && stacksWritten.get(stackId) == null) {
             writeStack(stackId);
         }
-        writer.accept(b.timestamp[i], b.typeOf(i), b.address[i], b.eventSize[i], b.previousSize[i], b.threadId[i],
+        MemoryEventType type = b.typeOf(i);
+        writer.accept(b.timestamp[i], type, b.address[i], b.eventSize[i], b.previousSize[i], b.threadId[i],
                 b.threadNameId[i], b.variableNameId[i], b.typeNameId[i], stackId, siteId);
         drained++;
+        if (type == MemoryEventType.ALLOCATE && push != null) {
+            pushed(b.eventSize[i], stackId, siteId, b.threadNameId[i], b.typeNameId[i]);
+        }
     }
 
     /** One event: the definitions of its site and stack first (once each), then the event itself. One lock. */
     @Override
-    public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
-                                    long previousSize, long threadId, int threadNameId, int variableNameId,
-                                    int typeNameId, long stackId, int siteId) {
+    public synchronized void accept(EventView e) {
+        int siteId = e.siteId();
+        long stackId = e.stackId();
         if (siteId > 0 && !sitesWritten.get(siteId)) {
             writeSite(siteId);
         }
         if (stackId != 0 && stacksWritten.get(stackId) == null) {
             writeStack(stackId);
         }
-        writer.accept(timestampNanos, type, address, size, previousSize, threadId, threadNameId, variableNameId,
-                typeNameId, stackId, siteId);
+        writer.accept(e);
         drained++;
+        if (e.type() == MemoryEventType.ALLOCATE && push != null) {
+            pushed(e.size(), stackId, siteId, e.threadNameId(), e.typeNameId());
+        }
     }
 }

@@ -48,10 +48,9 @@ class RecordingStreamTest {
         batch.add(2_000, deallocate, 2, 48, 900, 2, drain, 0, 0, 0, names);
 
         Path oneByOne = write("one-by-one.msrec", rs -> {
+            io.memscope.recording.EventView view = new io.memscope.recording.EventView();
             for (int i = 0; i < batch.size; i++) {
-                rs.accept(batch.timestamp[i], batch.typeOf(i), batch.address[i], batch.eventSize[i],
-                        batch.previousSize[i], batch.threadId[i], batch.threadNameId[i], batch.variableNameId[i],
-                        batch.typeNameId[i], batch.stackId[i], batch.siteId[i]);
+                rs.accept(batch.view(i, view));
             }
         });
         Path batched = write("batched.msrec", rs -> assertThat(rs.acceptAll(batch, "test")).isZero());

@@ -34,9 +34,8 @@ public final class LargeRecording {
             long[] n = {0};
             RecordingReader.stream(Path.of(args[1]), new RecordingVisitor() {
                 @Override
-                public void accept(long t, MemoryEventType type, long address, long size, long prev, long tid,
-                                   int tn, int var, int ty, long stack, int site) {
-                    n[0] += size & 1;
+                public void accept(io.memscope.recording.EventView e) {
+                    n[0] += e.size() & 1;
                 }
             });
             System.out.printf("decoded in %.2f s (%d)%n", (System.nanoTime() - t0) / 1e9, n[0]);

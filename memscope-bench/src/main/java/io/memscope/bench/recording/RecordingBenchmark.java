@@ -169,9 +169,8 @@ public class RecordingBenchmark {
         long[] sum = new long[1];
         RecordingReader.stream(recording, new RecordingVisitor() {
             @Override
-            public void accept(long ts, MemoryEventType type, long address, long size, long prev, long tid,
-                               int threadName, int variable, int typeName, long stack, int site) {
-                sum[0] += size + ts + type.ordinal();
+            public void accept(io.memscope.recording.EventView e) {
+                sum[0] += e.size() + e.timestampNanos() + e.type().ordinal();
             }
         });
         return sum[0];

@@ -1,8 +1,8 @@
 package io.memscope.internal.recording;
 
-import io.memscope.recording.RecordingVisitor;
 import io.memscope.MemoryEventType;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 
 import java.util.Arrays;
 
@@ -111,20 +111,17 @@ public final class EventColumns {
         return TYPES[type[i]];
     }
 
-    void emit(int i, EventSink sink) {
-        sink.accept(timestamp[i], TYPES[type[i]], address[i], eventSize[i], previousSize[i], threadId[i],
+    /** @return {@code view} holding event {@code i} */
+    public EventView view(int i, EventView view) {
+        return view.set(timestamp[i], TYPES[type[i]], address[i], eventSize[i], previousSize[i], threadId[i],
                 threadNameId[i], variableNameId[i], typeNameId[i], stackId[i], siteId[i]);
     }
 
-    /** Hands event {@code i} to the visitor as an API event (API_EVENTS blocks). */
-    void emitApi(int i, RecordingVisitor v) {
-        v.apiEvent(timestamp[i], TYPES[type[i]], address[i], eventSize[i], previousSize[i], threadId[i],
-                threadNameId[i], variableNameId[i], typeNameId[i], stackId[i], siteId[i]);
-    }
-
+    /** Hands every event to {@code sink}, in order, through one view. */
     public void forEach(EventSink sink) {
+        EventView v = new EventView();
         for (int i = 0; i < size; i++) {
-            emit(i, sink);
+            sink.accept(view(i, v));
         }
     }
 }

@@ -42,6 +42,7 @@ public final class RecordingParser {
     private long blocksRead;
     private final EventBlockCodec.Decoder decoder = new EventBlockCodec.Decoder();
     private final EventColumns blockEvents = new EventColumns(1024);
+    private final io.memscope.recording.EventView apiView = new io.memscope.recording.EventView();
     private final EventBlockCodec.Decoder apiDecoder = new EventBlockCodec.Decoder();
     private final ScopeEdgeCodec.Decoder edgeDecoder = new ScopeEdgeCodec.Decoder();
     private String[] strings = new String[256];
@@ -382,7 +383,7 @@ public final class RecordingParser {
     private void apiEvents(ByteSource in) {
         apiDecoder.decode(in, stringCount, blockEvents);
         for (int i = 0; i < blockEvents.size; i++) {
-            blockEvents.emitApi(i, visitor);
+            visitor.apiEvent(blockEvents.view(i, apiView));
         }
     }
 

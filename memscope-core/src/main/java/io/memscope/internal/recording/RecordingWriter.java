@@ -13,6 +13,7 @@ import io.memscope.MemoryEventType;
 import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.internal.store.StringTable;
 
 import java.io.FileOutputStream;
@@ -137,12 +138,19 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ events
 
+    /** Adds one event: the {@link EventSink} form the {@code EventStore} drains into ({@link #accept(long,
+     * MemoryEventType, long, long, long, long, int, int, int, long, int)}). */
+    @Override
+    public void accept(EventView e) {
+        accept(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(), e.threadNameId(),
+                e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
+    }
+
     /**
-     * Adds one event (the {@link EventSink} form the {@code EventStore} drains into). String fields are ids in
+     * Adds one event, field by field (the writer's own form, for its producers). String fields are ids in
      * {@link #strings()}; {@code siteId} and {@code stackId} refer to {@link #site} and {@link #stack} entries.
      * Never throws; see the class comment.
      */
-    @Override
     public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
                                     long previousSize, long threadId, int threadNameId, int variableNameId,
                                     int typeNameId, long stackId, int siteId) {

@@ -1,6 +1,7 @@
 package io.memscope.internal.store;
 
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
 import io.memscope.error.ErrorCategory;
@@ -200,12 +201,12 @@ final class EventColumns {
         return ctxVariableNames[context(row)];
     }
 
-    void emit(int row, EventSink sink) {
+    void emit(int row, EventSink sink, EventView view) {
         int ctx = context(row);
         int p = previous[row];
-        sink.accept(timestamps[row], type(row), addresses[row], sizes[row], p >= 0 ? p : ctxPreviousSizes[ctx],
-                ctxThreadIds[ctx], ctxThreadNames[ctx], ctxVariableNames[ctx], ctxTypeNames[ctx], ctxStacks[ctx],
-                ctxSites[ctx]);
+        sink.accept(view.set(timestamps[row], type(row), addresses[row], sizes[row],
+                p >= 0 ? p : ctxPreviousSizes[ctx], ctxThreadIds[ctx], ctxThreadNames[ctx], ctxVariableNames[ctx],
+                ctxTypeNames[ctx], ctxStacks[ctx], ctxSites[ctx]));
     }
 
     MemoryEvent event(int row) {

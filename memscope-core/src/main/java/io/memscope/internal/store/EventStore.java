@@ -1,6 +1,7 @@
 package io.memscope.internal.store;
 
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
 import io.memscope.internal.error.Failures;
@@ -441,6 +442,7 @@ public final class EventStore {
             }
             // an anonymous class, not a lambda: the agent drains a store during the application's start-up, where
             // a lambda's first link costs java.lang.invoke's bootstrap
+            EventView view = new EventView();
             Merge.merge(runs.toArray(new Run[0]), new Merge.Target() {
                 @Override
                 public void take(Run run) {
@@ -450,9 +452,9 @@ public final class EventStore {
                     int k = context & ContextTable.INDEX_MASK;
                     ContextTable.Entries e = run.contexts;
                     int p = c.previous[i];
-                    sink.accept(c.timestamps[i], MemoryEventType.ofCode(context >>> ContextTable.TYPE_SHIFT),
+                    sink.accept(view.set(c.timestamps[i], MemoryEventType.ofCode(context >>> ContextTable.TYPE_SHIFT),
                             c.addresses[i], c.sizes[i], p >= 0 ? p : e.previousSizes[k], e.threadIds[k],
-                            e.threadNames[k], e.variableNames[k], e.typeNames[k], e.stacks[k], e.sites[k]);
+                            e.threadNames[k], e.variableNames[k], e.typeNames[k], e.stacks[k], e.sites[k]));
                 }
             });
             long removed = 0;

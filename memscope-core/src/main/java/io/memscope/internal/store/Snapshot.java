@@ -1,6 +1,7 @@
 package io.memscope.internal.store;
 
 import io.memscope.recording.EventSink;
+import io.memscope.recording.EventView;
 import io.memscope.MemoryEvent;
 import io.memscope.MemoryEventType;
 import io.memscope.error.ErrorCategory;
@@ -107,8 +108,9 @@ public final class Snapshot {
 
     /** Hands every event to {@code sink}, oldest first, without creating objects. */
     public void forEach(EventSink sink) {
+        EventView view = new EventView();
         for (int i = lo; i < hi; i++) {
-            columns.emit(rows == null ? i : rows[i], sink);
+            columns.emit(rows == null ? i : rows[i], sink, view);
         }
     }
 

@@ -34,7 +34,7 @@ class EventStoreFootprintTest {
         EventStore store = EventStore.unbounded();
         for (int i = 0; i < 20; i++) { // warm up: JIT, context table, chunk pool
             recordStream(store, EVENTS, 0);
-            store.drainTo((ts, type, a, s, p, th, tn, vn, tyn, st, si) -> { });
+            store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, s, p, th, tn, vn, tyn, st, si) -> { }));
         }
         long before = allocatedBytes();
         recordStream(store, EVENTS, 0);

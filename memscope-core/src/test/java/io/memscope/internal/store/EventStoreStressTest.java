@@ -73,9 +73,9 @@ class EventStoreStressTest {
         }
 
         @Override
-        public void accept(long ts, io.memscope.MemoryEventType type, long a, long size, long prev, long th, int tn,
-                           int vn, int tyn, long stack, int site) {
-            checkWhole(ts, type, a, size, prev, site, stack);
+        public void accept(io.memscope.recording.EventView e) {
+            long a = e.address();
+            checkWhole(e.timestampNanos(), e.type(), a, e.size(), e.previousSize(), e.siteId(), e.stackId());
             int w = (int) (a >>> 40);
             int seq = (int) (a & ((1L << 40) - 1));
             if (seen[w].get(seq)) {
@@ -106,8 +106,8 @@ class EventStoreStressTest {
                         assertThat(s.timestampAt(i)).isGreaterThanOrEqualTo(prev);
                         prev = s.timestampAt(i);
                     }
-                    s.forEach((ts, type, a, size, p, th, tn, vn, tyn, stack, site) ->
-                            checkWhole(ts, type, a, size, p, site, stack));
+                    s.forEach(io.memscope.recording.FieldSink.of((ts, type, a, size, p, th, tn, vn, tyn, stack, site) ->
+                            checkWhole(ts, type, a, size, p, site, stack)));
                 }
             } catch (Throwable t) {
                 failure.set(t);
@@ -227,14 +227,14 @@ class EventStoreStressTest {
         long[] count = new long[WRITERS];
         java.util.Arrays.fill(min, Long.MAX_VALUE);
         java.util.Arrays.fill(max, -1);
-        s.forEach((ts, type, a, size, p, th, tn, vn, tyn, stack, site) -> {
+        s.forEach(io.memscope.recording.FieldSink.of((ts, type, a, size, p, th, tn, vn, tyn, stack, site) -> {
             checkWhole(ts, type, a, size, p, site, stack);
             int w = (int) (a >>> 40);
             long seq = a & ((1L << 40) - 1);
             min[w] = Math.min(min[w], seq);
             max[w] = Math.max(max[w], seq);
             count[w]++;
-        });
+        }));
         for (int w = 0; w < WRITERS; w++) {
             if (count[w] > 0) {
                 assertThat(min[w]).as("writer %d: an event recorded before clear() survived", w)

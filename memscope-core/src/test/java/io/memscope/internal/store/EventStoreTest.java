@@ -187,7 +187,7 @@ class EventStoreTest {
             assertThat(s.timestampAt(i)).isEqualTo(sorted[i]);
         }
         List<Long> drained = new ArrayList<>();
-        assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> drained.add(ts)))
+        assertThat(store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> drained.add(ts))))
                 .isEqualTo(stamps.length);
         assertThat(drained).isSorted().hasSize(stamps.length);
     }
@@ -216,12 +216,12 @@ class EventStoreTest {
             }
         }
         assertThat(combined.size()).isEqualTo(expected);
-        combined.forEach((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> {
+        combined.forEach(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> {
             assertThat(ts).isLessThan(5000);
             assertThat(type).isEqualTo(ALLOCATE);
             assertThat(th).isEqualTo(1);
             assertThat(si).isEqualTo(4);
-        });
+        }));
         assertThat(s.dropped()).isZero();
     }
 
@@ -268,7 +268,7 @@ class EventStoreTest {
             store.record(ALLOCATE, i, 1, 0, 0, 0, 0, 0);
         }
         List<Long> addresses = new ArrayList<>();
-        long n = store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> addresses.add(a));
+        long n = store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> addresses.add(a)));
         assertThat(n).isEqualTo(10_000);
         assertThat(addresses).hasSize(10_000).isSorted();
         assertThat(store.size()).isZero();
@@ -283,13 +283,13 @@ class EventStoreTest {
         for (int i = 0; i < 100; i++) {
             store.record(ALLOCATE, i, 1, 0, 0, 0, 0, 0);
         }
-        assertThatThrownBy(() -> store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> {
+        assertThatThrownBy(() -> store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> {
             if (a == 50) {
                 throw new IllegalStateException("disk full");
             }
-        })).hasMessage("disk full");
+        }))).hasMessage("disk full");
         assertThat(store.size()).isEqualTo(100);
-        assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { })).isEqualTo(100);
+        assertThat(store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { }))).isEqualTo(100);
     }
 
     @Test
@@ -322,7 +322,7 @@ class EventStoreTest {
         assertThat(s.get(0).address()).isZero();
         assertThat(s.get(999).address()).isEqualTo(999);
         // draining frees the capacity again
-        store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { });
+        store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { }));
         store.record(ALLOCATE, 5000, 1, 0, 0, 0, 0, 0);
         assertThat(store.size()).isEqualTo(1);
         assertThat(store.dropped()).isEqualTo(500);

@@ -56,7 +56,7 @@ class ThreadLifecycleTest {
         }
         List<WeakReference<ThreadBuffer>> graveyard = new ArrayList<>();
         collectBufferRefs(store, graveyard);
-        assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { })).isEqualTo(500);
+        assertThat(store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> { }))).isEqualTo(500);
         assertThat(store.registeredBuffers()).isZero();
         awaitCollected(graveyard);
     }
@@ -143,7 +143,7 @@ class ThreadLifecycleTest {
             assertThat(store.size()).isEqualTo(perRound * 20L + 1);
             List<WeakReference<ThreadBuffer>> refs = new ArrayList<>();
             collectBufferRefs(store, refs);
-            assertThat(store.drainTo((ts, type, a, s, p, th, tn, vn, tyn, st, si) -> { }))
+            assertThat(store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, s, p, th, tn, vn, tyn, st, si) -> { })))
                     .isEqualTo(perRound * 20L + 1);
             assertThat(store.registeredBuffers()).isZero();
             awaitCollected(refs);
@@ -205,7 +205,7 @@ class ThreadLifecycleTest {
         awaitCollected(refs);
         collectBufferRefs(store, refs);
         java.util.BitSet seen = new java.util.BitSet();
-        assertThat(store.drainTo((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> seen.set((int) a)))
+        assertThat(store.drainTo(io.memscope.recording.FieldSink.of((ts, type, a, sz, p, th, tn, vn, tyn, st, si) -> seen.set((int) a))))
                 .isEqualTo(tasks * 5L);
         assertThat(seen.cardinality()).isEqualTo(tasks * 5);
         // virtual threads end asynchronously after their task: wait until all are seen dead and reaped
