@@ -197,6 +197,7 @@ public final class Agent {
         s.seenFromJvmStart(!attached);
         s.endCheck(options.endCheck(), options.endCheckMaxHeap());
         s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
+        s.processMemory(options.processMemoryMillis());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

@@ -267,6 +267,14 @@ public final class RecordedRun {
         return tables.retentionWalks();
     }
 
+    /**
+     * @return the samples of the process's memory (PROCESS_MEMORY, format 1.5), block by block in file order; empty
+     *         when the recording has none
+     */
+    public List<io.memscope.recording.ProcessMemorySamples> processMemory() {
+        return tables.processMemory();
+    }
+
     /** @return the largest event timestamp, or {@link Long#MIN_VALUE} without events */
     public long lastEventNanos() {
         return streams.lastNanos;

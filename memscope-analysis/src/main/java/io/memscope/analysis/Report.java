@@ -36,13 +36,27 @@ import java.util.Map;
  * @param heapCheck          the sampled estimates against the JVM's heap figures
  * @param retention          why held memory is held: the paths from GC roots of the last walk of the heap in the
  *                           window ({@link Retention#NONE} without one)
+ * @param processMemory      the process's memory over the window (RSS and its parts), or null when the recording has
+ *                           no sample of it in the window
  */
 public record Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
                      List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
                      List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
                      Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
                      ApiReport api, io.memscope.recording.AccountingSnapshot accounting, HeapCheck heapCheck,
-                     Retention retention) {
+                     Retention retention, ProcessMemory processMemory) {
+
+    /** A report without process memory samples. */
+    public Report(Map<String, String> metadata, Source recording, Window window, Totals totals, Peak peak,
+                  List<SiteProfile> sites, List<SiteProfile> topAllocationSites, List<SiteProfile> topLiveSites,
+                  List<SiteProfile> leakSuspects, List<SiteProfile> temporaries, NativeMemory nativeMemory, Gc gc,
+                  Timeline timeline, List<StackProfile> stacks, long failureCount, List<String> failures,
+                  ApiReport api, io.memscope.recording.AccountingSnapshot accounting, HeapCheck heapCheck,
+                  Retention retention) {
+        this(metadata, recording, window, totals, peak, sites, topAllocationSites, topLiveSites, leakSuspects,
+                temporaries, nativeMemory, gc, timeline, stacks, failureCount, failures, api, accounting, heapCheck,
+                retention, null);
+    }
 
     /**
      * The recording the report was built from, and how complete it is.

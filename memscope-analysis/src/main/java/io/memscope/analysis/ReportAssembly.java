@@ -99,7 +99,8 @@ final class ReportAssembly {
         return new Report(metadata, ReportBuilder.source(run), new Report.Window(r.runStart, r.from, r.to,
                 r.restricted), totals(peak), peak, all, top, topLive, leaks, temps, nativeMemory(nativeSites), gc,
                 timeline, stackProfiles, run.failureCount(), run.failureMessages(), api, run.accounting(),
-                heapCheck(), RetentionPaths.of(run, r.runStart, r.from, r.to, r.restricted));
+                heapCheck(), RetentionPaths.of(run, r.runStart, r.from, r.to, r.restricted),
+                ProcessMemory.of(run, r.runStart, r.from, r.to));
     }
 
     // ------------------------------------------------------------------------------------------------ heap sites

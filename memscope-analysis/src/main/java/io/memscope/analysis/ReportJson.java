@@ -53,6 +53,7 @@ public final class ReportJson {
         ApiJson.write(w, r.api(), ReportJson::stack);
         AccountingJson.section(w, r.accounting(), r.accounting() == null ? 0 : AccountingSection.atMs(r));
         RetentionJson.section(w, r.retention());
+        ProcessMemoryJson.section(w, r.processMemory());
         failures(w, r);
         w.endObject();
         return w.toString() + "\n";

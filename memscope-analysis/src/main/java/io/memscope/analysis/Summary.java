@@ -25,6 +25,7 @@ public final class Summary {
         }
         heap(sb, r);
         nativeMemory(sb, r.nativeMemory());
+        ProcessMemorySummary.line(sb, r.processMemory());
         Report.Gc g = r.gc();
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),

@@ -49,6 +49,10 @@ final class AgentArgs {
             + "than this is in use, e.g. 8g (default 8g)")
     String endCheckMaxHeap;
 
+    @Option(names = "--process-memory-interval", paramLabel = "MILLIS", description = "sample the process's memory "
+            + "(RSS and its parts) this often, in milliseconds; 0 = off (default 100)")
+    String processMemoryInterval;
+
     @Option(names = "--gc-at-end", hidden = true, description = "obsolete: the end check is on by default")
     boolean gcAtEnd;
 
@@ -126,6 +130,9 @@ final class AgentArgs {
         }
         if (endCheckMaxHeap != null) {
             parts.add("endCheckMaxHeap=" + endCheckMaxHeap);
+        }
+        if (processMemoryInterval != null) {
+            parts.add("processMemory=" + processMemoryInterval);
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

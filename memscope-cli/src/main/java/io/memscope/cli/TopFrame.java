@@ -21,12 +21,15 @@ import java.util.List;
  * @param gcPauseMaxMillis    the longest of them
  * @param gcCycles            concurrent cycles (not pauses) in the window
  * @param gcCollectors        names of the collectors that ran in the window, most frequent first
+ * @param processMemory       the agent's latest sample of the process's memory by part name (docs/formats/recording.md
+ *                            4.17: rss, rssAnon, heapCommitted, ...; -1 unknown); empty when it is not sampled
  */
 record TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, long takenAtMillis,
                 long heapUsed, long heapCommitted, long heapMax, long heldBytes, long heldAgeMillis,
                 long allocationRate, boolean allocationRateExact, long nativeBytes, long nativeBlocks,
                 long gcWindowMillis, int gcPauses, long gcPauseMillis, long gcPauseMaxMillis, int gcCycles,
-                List<String> gcCollectors, TopSort sort, List<Row> rows, long unconfirmedBytes) {
+                List<String> gcCollectors, TopSort sort, List<Row> rows, long unconfirmedBytes,
+                java.util.Map<String, Long> processMemory) {
 
     /** One site, estimated from samples. {@code allocationRate} is bytes per second over the agent's last full second. */
     record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes,

@@ -20,7 +20,7 @@ import javax.management.openmbean.CompositeData;
 final class TopSource {
     private static final String[] AGENT_ATTRIBUTES = {"Mode", "IntervalBytes", "UptimeMillis", "HeldBytes",
         "HeldAgeMillis", "AllocationRate", "NativeOutstandingBytes", "NativeOutstandingBlocks", "GcCount",
-        "UnconfirmedBytes"};
+        "UnconfirmedBytes", "ProcessMemory", "ProcessMemoryParts"};
 
     private final MBeanServerConnection server;
     private final String pid;
@@ -177,7 +177,19 @@ final class TopSource {
                 System.currentTimeMillis(), (Long) heap.get("used"), (Long) heap.get("committed"),
                 (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
                 num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
-                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")));
+                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a));
+    }
+
+    /** @return the agent's latest process memory sample by part name; empty from an older agent or when it is off */
+    private static Map<String, Long> processMemory(Map<String, Object> a) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        if (a.get("ProcessMemory") instanceof long[] v && a.get("ProcessMemoryParts") instanceof String[] names
+                && v.length == names.length) {
+            for (int i = 0; i < v.length; i++) {
+                m.put(names[i], v[i]);
+            }
+        }
+        return m;
     }
 
     private static long num(Map<String, Object> a, String name) {

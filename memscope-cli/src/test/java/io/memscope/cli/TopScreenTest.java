@@ -16,7 +16,9 @@ class TopScreenTest {
                                 2L << 20, 101L << 20, 1L << 20),
                         new TopFrame.Row("com.acme.Parser.token(Parser.java:7)",
                                 "java.util.concurrent.ConcurrentHashMap$Node", 0, 90L << 20, 700L << 20, 40L << 30, 0)),
-                16L << 20);
+                16L << 20, java.util.Map.of("rss", 700L << 20, "rssAnon", 650L << 20, "rssFile", 50L << 20,
+                        "heapCommitted", 1L << 30, "metaspace", 40L << 20, "codeCache", 10L << 20, "threads", 19L,
+                        "threadStacks", 19L << 20, "directBuffers", 3L << 20, "trackedNative", 4L << 20));
     }
 
     private static List<String> text(List<AttributedString> lines) {
@@ -31,12 +33,15 @@ class TopScreenTest {
         assertThat(l.get(1)).isEqualTo("heap   used 300.0 MiB of 1.0 GiB committed (max 4.0 GiB)  held 120.0 MiB "
                 + "(est., reachable at the whole-heap GC 1.2 s ago) + 16.0 MiB unconfirmed");
         assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
-        assertThat(l.get(3)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
+        assertThat(l.get(3)).as("committed parts above RSS: other is 0").isEqualTo("rss    700.0 MiB (anon 650.0 MiB, "
+                + "file 50.0 MiB)  heap 1.0 GiB  metaspace 40.0 MiB  code 10.0 MiB  threads 19 (stacks 19.0 MiB)  "
+                + "direct 3.0 MiB  native 1.0 MiB  other 0 B");
+        assertThat(l.get(4)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
                 + "(G1 Young Generation, G1 Concurrent GC)");
-        assertThat(l.get(4)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
-        assertThat(l.get(6)).contains("*held").doesNotContain("*rate");
-        assertThat(l.get(7)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
-        assertThat(l.get(8)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
+        assertThat(l.get(5)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
+        assertThat(l.get(7)).contains("*held").doesNotContain("*rate");
+        assertThat(l.get(8)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
+        assertThat(l.get(9)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
         assertThat(l).hasSize(TopScreen.HEADER_LINES + 2);
     }
 
@@ -45,9 +50,10 @@ class TopScreenTest {
         List<String> l = text(TopScreen.render(frame(TopSort.RATE, 0, -1), 0, false, false));
         assertThat(l.get(0)).doesNotContain("[running]", "[PAUSED]");
         assertThat(l.get(1)).endsWith("held: no whole-heap GC yet + 16.0 MiB unconfirmed");
-        assertThat(l.get(3)).contains("from the next refresh on");
-        assertThat(l.get(4)).isEqualTo("sort: rate");
-        assertThat(l.get(6)).contains("*rate");
+        assertThat(l.get(3)).startsWith("rss    700.0 MiB");
+        assertThat(l.get(4)).contains("from the next refresh on");
+        assertThat(l.get(5)).isEqualTo("sort: rate");
+        assertThat(l.get(7)).contains("*rate");
     }
 
     @Test
@@ -67,7 +73,7 @@ class TopScreenTest {
         TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30,
                 120L << 20, 5, 800L << 20, true, 3 << 20, 7, 1000, 3, 12, 6, 1, List.of("GC " + hostile),
                 TopSort.HELD, List.of(new TopFrame.Row("com.acme." + hostile + ".put(Cache.java:42)", hostile,
-                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0);
+                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0, java.util.Map.of());
         List<String> l = text(TopScreen.render(f, 0, true, false));
         for (String line : l) {
             assertThat(line).doesNotContain("\u001b", "\r", "\n", "\u0007", "\u009b");
@@ -90,11 +96,11 @@ class TopScreenTest {
                 io.memscope.analysis.Retention.key("com.acme.Cache.put(Cache.java:42)", "byte[]"),
                 "static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> java.util.HashMap$Node[]"));
         List<String> l = text(TopScreen.render(frame(TopSort.HELD, 1000, 1200), 0, true, false, paths));
-        assertThat(l.get(4)).endsWith("heap walk complete: 3 of 4 tracked samples reached");
-        assertThat(l.get(7)).contains("com.acme.Cache.put(Cache.java:42)");
-        assertThat(l.get(8)).isEqualTo("           held by static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> "
+        assertThat(l.get(5)).endsWith("heap walk complete: 3 of 4 tracked samples reached");
+        assertThat(l.get(8)).contains("com.acme.Cache.put(Cache.java:42)");
+        assertThat(l.get(9)).isEqualTo("           held by static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> "
                 + "java.util.HashMap$Node[]");
-        assertThat(l.get(9)).contains("com.acme.Parser.token(Parser.java:7)");
+        assertThat(l.get(10)).contains("com.acme.Parser.token(Parser.java:7)");
         assertThat(l).hasSize(TopScreen.HEADER_LINES + 3);
     }
 }

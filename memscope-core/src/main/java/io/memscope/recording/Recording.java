@@ -41,13 +41,15 @@ public final class Recording {
     private final List<FunctionStats> functions;
     private final AccountingSnapshot accounting;
     private final List<RetentionWalk> retentionWalks;
+    private final List<ProcessMemorySamples> processMemory;
 
     Recording(RecordingHeader header, String[] strings, int stringCount, Map<Integer, Site> sites,
               Map<Long, List<String>> stacks, EventColumns events, List<GcRecord> gcRecords,
               Map<Integer, SiteCount> siteCounts, Map<String, String> metadata, List<Anomaly> anomalies,
               Totals totals, Damage damage, long fileBytes, int skippedBlocks, Map<Integer, ScopePath> scopePaths,
               List<ScopeEdge> scopeEdges, EventColumns apiEvents, List<FunctionStats> functions,
-              AccountingSnapshot accounting, List<RetentionWalk> retentionWalks) {
+              AccountingSnapshot accounting, List<RetentionWalk> retentionWalks,
+              List<ProcessMemorySamples> processMemory) {
         this.header = Objects.requireNonNull(header);
         this.strings = strings;
         this.stringCount = stringCount;
@@ -68,6 +70,15 @@ public final class Recording {
         this.functions = Collections.unmodifiableList(functions);
         this.accounting = accounting;
         this.retentionWalks = List.copyOf(retentionWalks);
+        this.processMemory = List.copyOf(processMemory);
+    }
+
+    /**
+     * @return the samples of the process's memory (PROCESS_MEMORY, format 1.5), block by block in file order; empty
+     *         when the recording has none
+     */
+    public List<ProcessMemorySamples> processMemory() {
+        return processMemory;
     }
 
     /**

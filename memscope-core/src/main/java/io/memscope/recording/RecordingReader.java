@@ -192,6 +192,12 @@ public final class RecordingReader {
         private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
         private AccountingSnapshot accounting;
         private final List<RetentionWalk> retentionWalks = new ArrayList<>();
+        private final List<ProcessMemorySamples> processMemory = new ArrayList<>();
+
+        @Override
+        public void processMemory(ProcessMemorySamples samples) {
+            processMemory.add(samples);
+        }
 
         Collector(RecordingVisitor streams) {
             this.streams = streams;
@@ -364,7 +370,8 @@ public final class RecordingReader {
             events.trim();
             return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
                     gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
-                    apiEvents, new ArrayList<>(functions.values()), accounting, retentionWalks);
+                    apiEvents, new ArrayList<>(functions.values()), accounting, retentionWalks,
+                    processMemory);
         }
     }
 }

@@ -67,6 +67,13 @@ public interface RecordingVisitor extends EventSink {
     default void retention(RetentionWalk walk) {
     }
 
+    /**
+     * Samples of the process's memory (PROCESS_MEMORY, format 1.5), in file order: each block's samples in time
+     * order; blocks with other parts (NMT's categories) interleave with them.
+     */
+    default void processMemory(ProcessMemorySamples samples) {
+    }
+
     /** A scope path (SCOPE_PATHS, format 1.2), before or after the edges that use it. */
     default void scopePath(ScopePath path) {
     }

@@ -86,6 +86,9 @@ class TopCommandTest {
         assertThat(line(last, "heap   used")).contains("committed", "held");
         assertThat(line(last, "alloc  ")).contains("/s (all threads)", "native outstanding");
         assertThat(line(last, "gc     last ")).contains("pause");
+        // the agent's latest process memory sample (Linux: /proc/self/status)
+        assertThat(line(last, "rss    ")).matches("rss    [0-9.]+ [KMG]iB \\(anon .*\\)  heap .*  metaspace .*  code .*  "
+                + "threads [0-9]+ \\(stacks .*\\)  direct .*  native .*  other .*");
         assertThat(line(last, "sort: ")).isEqualTo("sort: held");
         // The growing site is held (its blocks stay reachable); the churning one's garbage is not, however much of
         // it is live (not yet collected) at any moment.

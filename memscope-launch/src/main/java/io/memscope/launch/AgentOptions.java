@@ -83,6 +83,9 @@ public final class AgentOptions {
             + "its paths cover what it reached (default 2000)",
         "pathsMemory=BYTES      MEMSCOPE_PATHS_MEMORY most memory a heap walk may take in the JVM, e.g. 256m; at most "
             + "half of the memory free on the machine and in its cgroup (default 256m)",
+        "processMemory=MILLIS   MEMSCOPE_PROCESS_MEMORY sample the process's memory (RSS and its parts: heap, "
+            + "metaspace, code cache, thread stacks, buffers, native memory, NMT's categories) this often; 0 = off "
+            + "(default 100)",
         "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
             + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
         "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
@@ -131,6 +134,7 @@ public final class AgentOptions {
     private boolean paths = true;
     private long pathsMillis = 2000;
     private long pathsMemory = 256L << 20;
+    private long processMemoryMillis = 100;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
@@ -158,6 +162,7 @@ public final class AgentOptions {
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
+        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"},
         {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
         {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
         {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
@@ -349,6 +354,12 @@ public final class AgentOptions {
                 break;
             case "paths":
                 paths = bool(v);
+                break;
+            case "processMemory":
+                processMemoryMillis = number(v, 0, 3_600_000);
+                if (processMemoryMillis > 0 && processMemoryMillis < 10) {
+                    throw new IllegalArgumentException("must be 0 (off) or at least 10");
+                }
                 break;
             case "pathsTime":
                 pathsMillis = number(v, 1, 3_600_000);
@@ -587,6 +598,11 @@ public final class AgentOptions {
 
     public boolean summary() {
         return summary;
+    }
+
+    /** @return how often the process's memory is sampled, in milliseconds; 0 = not sampled */
+    public long processMemoryMillis() {
+        return processMemoryMillis;
     }
 
     /** @return how often captured events move from memory into the recording, in milliseconds */

@@ -9,6 +9,17 @@ import org.junit.jupiter.api.Test;
 
 class AgentOptionsTest {
     @Test
+    void processMemoryIsEvery100MsByDefaultZeroIsOffAndBelow10IsRefused() {
+        assertThat(AgentOptions.parse(null, Map.of()).processMemoryMillis()).isEqualTo(100);
+        assertThat(AgentOptions.parse("processMemory=0", Map.of()).processMemoryMillis()).isZero();
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_PROCESS_MEMORY", "250")).processMemoryMillis())
+                .isEqualTo(250);
+        assertThat(AgentOptions.parse("processMemory=5", Map.of()).errors()).singleElement().asString()
+                .contains("processMemory", "0 (off) or at least 10");
+        assertThat(AgentOptions.parse("processMemory=fast", Map.of()).errors()).hasSize(1);
+    }
+
+    @Test
     void defaults() {
         AgentOptions o = AgentOptions.parse(null, Map.of());
         assertThat(o.errors()).isEmpty();

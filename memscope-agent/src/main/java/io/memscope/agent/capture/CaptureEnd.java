@@ -67,6 +67,16 @@ final class CaptureEnd {
                 }
                 Hooks.deactivate(session);
             }
+            ProcessMemorySampler pm = session.processMemory;
+            if (pm != null) { // the background thread stopped: its last samples, its figures
+                try {
+                    pm.writeTo(session.recording);
+                    pm.metadata(session.endMetadata);
+                    pm.close();
+                } catch (Throwable t) {
+                    session.survive(t);
+                }
+            }
             List<GcRecord> lastRecords = session.gcRecords(true);
             Map<String, String> meta;
             try {

@@ -351,6 +351,19 @@ final class CaptureRecording {
         }
     }
 
+    /** Writes samples of the process's memory (a PROCESS_MEMORY block). Never throws. */
+    void processMemory(io.memscope.recording.ProcessMemorySamples samples) {
+        RecordingStream rs = stream;
+        if (rs == null) {
+            return;
+        }
+        try {
+            rs.writer().processMemory(samples);
+        } catch (Throwable t) {
+            Failures.report("agent.recording.processMemory", t);
+        }
+    }
+
     /** @return events written into the file so far */
     long events() {
         RecordingStream rs = stream;

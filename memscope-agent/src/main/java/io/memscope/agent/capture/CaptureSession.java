@@ -25,6 +25,7 @@ import java.util.function.Supplier;
  * <li>the GC records ({@link CollectionLog} with the JVM's sampler, else {@link GcListener});</li>
  * <li>the stack table ({@link StackTable}): the capture's stacks and the JVM-sampled methods they resolve through;</li>
  * <li>the store and the recording ({@link StoreSink}, {@link CaptureRecording});</li>
+ * <li>the process memory sampler ({@link ProcessMemorySampler}), which the background thread runs;</li>
  * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
  *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
  *     every {@code flush} period, or whenever {@value #FLUSH_EVENTS} events are waiting, drains the store into the
@@ -93,6 +94,9 @@ public final class CaptureSession {
     /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
     boolean pathsAtEnd = true;
     volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
+    /** How often the process's memory is sampled (ms, 0 = not), and its sampler once the capture started. */
+    private long processMemoryMillis;
+    volatile ProcessMemorySampler processMemory;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     volatile OutOfMemoryWatch outOfMemory;
 
@@ -113,6 +117,11 @@ public final class CaptureSession {
     public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
         profileFunctions = functionProfile;
         gcAtStart = gcAtCaptureStart;
+    }
+
+    /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
+    public synchronized void processMemory(long millis) {
+        processMemoryMillis = millis;
     }
 
     /**
@@ -198,6 +207,7 @@ public final class CaptureSession {
                 jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
             }
             head = new LinkedHashMap<>(metadata.get());
+            head.put("processMemory.intervalMs", Long.toString(processMemoryMillis));
         } finally {
             if (self != null) {
                 self.busy = wasBusy;
@@ -430,6 +440,20 @@ public final class CaptureSession {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;
     }
 
+    /**
+     * @return the latest sample of the process's memory, in the order of {@link #processMemoryParts()}; empty when it
+     *         is not sampled (or not yet)
+     */
+    public long[] processMemory() {
+        ProcessMemorySampler pm = processMemory;
+        return pm == null || !running ? new long[0] : pm.latest();
+    }
+
+    /** @return the names of {@link #processMemory()}'s values (docs/formats/recording.md, 4.17) */
+    public static String[] processMemoryParts() {
+        return ProcessMemorySampler.PARTS.toArray(new String[0]);
+    }
+
     /** @return native blocks allocated and not yet freed (0 without native tracking) */
     public long nativeOutstandingBlocks() {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBlocks() : 0;
@@ -561,6 +585,12 @@ public final class CaptureSession {
         long lastFlush = lastFold;
         long lastCounts = lastFold;
         recording.open();
+        ProcessMemorySampler pm = null;
+        if (processMemoryMillis > 0) {
+            pm = new ProcessMemorySampler(processMemoryMillis, settings.flushMillis(),
+                    settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
+            processMemory = pm;
+        }
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {
             try {
@@ -568,12 +598,17 @@ public final class CaptureSession {
                 if (quietAfterOutOfMemory(sampler)) {
                     continue;
                 }
+                long idle = pm == null ? JvmtiHeapSampler.IDLE_NANOS
+                        : Math.max(1_000_000L, Math.min(JvmtiHeapSampler.IDLE_NANOS, pm.nanosToNext(System.nanoTime())));
                 if (sampler != null) {
-                    sampler.await(JvmtiHeapSampler.IDLE_NANOS);
+                    sampler.await(idle);
                     sampler.drain();
                 } else {
-                    liveness.drain(sink, 100);
+                    liveness.drain(sink, idle / 1_000_000L);
                     processGcs();
+                }
+                if (pm != null) {
+                    pm.tick(System.nanoTime(), recording);
                 }
                 ApiCapture a = api;
                 if (a != null) {
@@ -595,6 +630,9 @@ public final class CaptureSession {
                     if (counts != null && now - lastCounts >= COUNTS_FLUSHES * settings.flushMillis() * 1_000_000L) {
                         recording.siteCounts(counts, now); // a killed JVM keeps its exact counts as of now
                         lastCounts = now;
+                    }
+                    if (pm != null) {
+                        pm.writeTo(recording);
                     }
                     recording.flush(gcRecords(false), settings.debug());
                     lastFlush = System.nanoTime();

@@ -124,6 +124,16 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public long[] getProcessMemory() {
+        return session.processMemory();
+    }
+
+    @Override
+    public String[] getProcessMemoryParts() {
+        return io.memscope.agent.capture.CaptureSession.processMemoryParts();
+    }
+
+    @Override
     public long getNativeOutstandingBlocks() {
         return session.nativeOutstandingBlocks();
     }

@@ -87,6 +87,16 @@ public interface AgentMXBean {
     /** @return native blocks allocated and not yet freed */
     long getNativeOutstandingBlocks();
 
+    /**
+     * @return the latest sample of the process's memory (option {@code processMemory}): values in the order of
+     *         {@link #getProcessMemoryParts()}, bytes (but {@code threads}, a count), -1 where unknown; empty when the
+     *         process's memory is not sampled
+     */
+    long[] getProcessMemory();
+
+    /** @return the names of {@link #getProcessMemory()}'s values: rss, rssAnon, ..., trackedNative */
+    String[] getProcessMemoryParts();
+
     /** @return garbage collections seen since the capture started (pauses and concurrent cycles), -1 with gc=false */
     long getGcCount();
 

@@ -46,7 +46,7 @@ final class PageTemplate {
          * One run: every module, uPlot for memory over time; "why memory is held" last (after "main" has drawn the
          * page, as its own function: a failure of one leaves the other drawn).
          */
-        REPORT(List.of("format", "dom", "model", "flame", "table", "chart", "report-page", "report-tables", "api-tables",
+        REPORT(List.of("format", "dom", "model", "flame", "table", "chart", "process-memory", "report-page", "report-tables", "api-tables",
                 "main", "retention"), true),
         /** Two runs compared: no chart, no report sections, no retention paths. */
         DIFF(List.of("format", "dom", "model", "flame", "table", "diff-page", "main"), false);

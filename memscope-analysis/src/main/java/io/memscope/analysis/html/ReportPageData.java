@@ -73,6 +73,7 @@ public final class ReportPageData {
         ApiPageData.write(w, r.api(), kept, merged > 0 ? kept.size() : -1, frames);
         accounting(w);
         RetentionPageData.write(w, r);
+        ProcessMemoryPageData.write(w, r.processMemory());
         w.name("failures").beginObject().field("count", r.failureCount());
         w.name("messages").beginArray();
         for (String m : r.failures()) {

@@ -54,6 +54,11 @@ public enum BlockType {
      * {@link io.memscope.recording.RetentionWalk}.
      */
     RETENTION(17, true),
+    /**
+     * Since 1.5, SKIPPABLE: samples of the process's memory: zz base timestamp, named parts, samples of one value per
+     * part; see {@link ProcessMemoryCodec}. (Code 18 is reserved.)
+     */
+    PROCESS_MEMORY(19, true),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

@@ -1,7 +1,7 @@
 package io.memscope.internal.recording;
 
 /**
- * The layout of a memscope recording file (version 1.4): constants and limits shared by {@link RecordingWriter}
+ * The layout of a memscope recording file (version 1.5): constants and limits shared by {@link RecordingWriter}
  * and {@link RecordingReader}. The full specification, for readers in other languages, is
  * {@code docs/formats/recording.md}; this javadoc is its summary.
  *
@@ -47,7 +47,7 @@ public final class RecordingFormat {
     /** Major version written by this code; readers reject other majors. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
-    public static final int VERSION_MINOR = 4;
+    public static final int VERSION_MINOR = 5;
     /** Length of the file header in bytes, CRC included. */
     public static final int HEADER_BYTES = 52;
     /** Length of a block header in bytes. */

@@ -243,6 +243,7 @@ public final class RecordingParser {
             case FUNCTIONS: functions(in); break;
             case ACCOUNTING: accounting(in); break;
             case RETENTION: retention(in); break;
+            case PROCESS_MEMORY: visitor.processMemory(ProcessMemoryCodec.decode(in, this::nonNullString)); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }

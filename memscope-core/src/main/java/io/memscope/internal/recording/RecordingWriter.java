@@ -322,6 +322,30 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
     }
 
+    /**
+     * Writes samples of the process's memory at once (a PROCESS_MEMORY block, format 1.5; see
+     * {@link ProcessMemoryCodec}). Never throws for the samples' content (a bad sample is counted as a failure and
+     * left out); an I/O failure is kept like any other (see {@link #flush()}).
+     */
+    public synchronized void processMemory(io.memscope.recording.ProcessMemorySamples samples) {
+        if (closed || failure != null || samples == null || samples.size() == 0) {
+            return;
+        }
+        ByteSink s;
+        try {
+            s = ProcessMemoryCodec.encode(samples, strings);
+        } catch (IllegalArgumentException e) {
+            Failures.report("recording.writer", e);
+            return;
+        }
+        try {
+            syncStrings();
+            output.block(BlockType.PROCESS_MEMORY, null, s);
+        } catch (IOException e) {
+            failure = e;
+        }
+    }
+
     /** @return API events accepted so far ({@link #apiEvent}) */
     public synchronized long apiEventsWritten() {
         return apiEventsWritten;

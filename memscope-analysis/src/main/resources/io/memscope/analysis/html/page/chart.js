@@ -70,6 +70,7 @@ function renderChart() {
       draw: [function (u) { drawMarks(u, pauses, peakMark, wholeHeap); }]
     }
   }, data, box);
+  box.plot = plot; // for the page's tests: what was drawn
   note.textContent = (hasBuckets ? 'Drag across the chart to restrict the flame graph and the tables to a time range. ' : '')
     + 'Red ticks on the time axis: GC pauses (taller = longer); orange dots: collections that examined the whole heap (only they '
     + 'confirm what is held). Held: reachable at such a collection; the lighter band above it is unconfirmed memory, which '
@@ -82,7 +83,9 @@ function renderChart() {
 function chartSeries(defs) {
   var series = [{label: 'time', value: function (u, v) { return v == null ? '–' : fmtSec(v); }}];
   defs.forEach(function (d) {
-    var s = {label: d[1], stroke: d[2], scale: d[3], spanGaps: true, points: {show: false},
+    // Stepped: a value holds from its measurement until the next one of the same series (no line is drawn between
+    // two measurements as if the memory had changed steadily between them)
+    var s = {label: d[1], stroke: d[2], scale: d[3], spanGaps: true, points: {show: false}, paths: uPlot.paths.stepped({align: 1}),
       value: d[3] === 'rate' ? function (u, v) { return v == null ? '–' : fmtBytes(v) + '/s'; } : function (u, v) { return v == null ? '–' : fmtBytes(v); }};
     for (var k in d[4]) s[k] = d[4][k];
     series.push(s);

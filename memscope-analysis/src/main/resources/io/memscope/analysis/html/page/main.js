@@ -43,6 +43,8 @@ try {
     initFlame();
     renderChart();
     mark('chart');
+    renderProcessMemory();
+    mark('process-memory');
     renderFlame();
     mark('flame');
     renderTables();

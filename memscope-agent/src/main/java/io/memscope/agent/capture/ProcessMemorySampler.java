@@ -1,0 +1,469 @@
+package io.memscope.agent.capture;
+
+import io.memscope.internal.error.Failures;
+import io.memscope.recording.ProcessMemorySamples;
+import java.io.RandomAccessFile;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Samples the process's memory every {@code processMemory} milliseconds on the capture's background thread
+ * ({@link CaptureSession}'s {@code memscope-reaper}, whose waits end at the next sample's time): the resident set and
+ * its parts, the heap, metaspace, code cache, thread stacks, the direct buffer pool and the native memory memscope tracks (the
+ * parts of {@link ProcessMemorySamples}), and, when the JVM runs with {@code -XX:NativeMemoryTracking}, NMT's
+ * committed bytes per category (at most once a second: the JVM builds the whole report as text).
+ *
+ * <p>Cheap enough to leave on: {@code /proc/self/status} is read into one buffer from a file kept open (a
+ * {@code pread} at offset 0 makes the kernel produce it afresh), the heap from {@link Runtime}; the only allocations
+ * per sample are the JDK's {@code MemoryUsage} objects of the metaspace and code cache pools, on memscope's own
+ * thread (its allocations are not sampled). Samples wait in fixed arrays until the next flush writes them as one
+ * PROCESS_MEMORY block. The thread's own CPU time in this class is counted ({@code processMemory.cpuNanos}). Every
+ * failure is counted and never thrown: a part that cannot be read is {@link ProcessMemorySamples#UNKNOWN}.
+ *
+ * <p>Not thread-safe: the background thread samples and flushes; the capture's end writes the rest after that thread
+ * stopped.
+ */
+final class ProcessMemorySampler {
+    /** The parts of each fast sample, in this order. */
+    static final List<String> PARTS = List.of("rss", "rssAnon", "rssFile", "rssShmem", "swap", "threads",
+            "heapUsed", "heapCommitted", "metaspace", "classSpace", "codeCache", "threadStacks", "directBuffers",
+            "trackedNative");
+    private static final int RSS = 0, RSS_ANON = 1, RSS_FILE = 2, RSS_SHMEM = 3, SWAP = 4, THREADS = 5,
+            HEAP_USED = 6, HEAP_COMMITTED = 7, METASPACE = 8, CLASS_SPACE = 9, CODE_CACHE = 10, THREAD_STACKS = 11,
+            DIRECT = 12, TRACKED_NATIVE = 13;
+    private static final int P = 14;
+    /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
+    private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
+        ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
+    /** NMT's report is asked for at most this often. */
+    static final long NMT_INTERVAL_NANOS = 1_000_000_000L;
+    private static final Pattern NMT_CATEGORY = Pattern.compile(
+            "^-\\s+(.+?) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
+    private static final Pattern NMT_STACK = Pattern.compile("\\(stack: reserved=(\\d+)KB, committed=(\\d+)KB");
+
+    private final long intervalNanos;
+    private final LongSupplier trackedNative;
+    private final long[] times;
+    private final long[] values;
+    private int count;
+    private long nextDue;
+    private final byte[] status = new byte[16 * 1024];
+    private RandomAccessFile statusFile;
+    private final long[] statusValues = new long[STATUS_KEYS.length];
+    private final List<MemoryPoolMXBean> metaspacePools = new ArrayList<>();
+    private final List<MemoryPoolMXBean> classPools = new ArrayList<>();
+    private final List<MemoryPoolMXBean> codePools = new ArrayList<>();
+    /** The JDK's {@code direct} buffer pool's memory used, as {@code BufferPoolMXBean} reports it; null unknown. */
+    private java.lang.invoke.MethodHandle direct;
+    private ThreadMXBean threadBean;
+    private boolean cpuTime;
+    /** Bytes of one thread's stack (ThreadStackSize), for the estimate without NMT. */
+    private long stackSizeBytes = 1L << 20;
+    /** NMT's mode ({@code off}, {@code summary}, {@code detail}) and its latest thread stack figure (-1 none). */
+    private String nmt = "off";
+    private long nmtStackBytes = ProcessMemorySamples.UNKNOWN;
+    private long nextNmt;
+    private final List<ProcessMemorySamples> nmtPending = new ArrayList<>();
+    private long samples;
+    private long failures;
+    private long nmtSamples;
+    private long nmtFailures;
+    private long cpuNanos;
+    private String firstFailure;
+    /** The latest sample's values (in {@link #PARTS} order), for the MXBean; all unknown before the first. */
+    private final long[] latest = new long[P];
+
+    /**
+     * @param intervalMillis how often to sample
+     * @param flushMillis    how often the background thread flushes: samples are kept for that long at least
+     * @param trackedNative  memscope's outstanding native bytes
+     */
+    ProcessMemorySampler(long intervalMillis, long flushMillis, LongSupplier trackedNative) {
+        this.intervalNanos = intervalMillis * 1_000_000L;
+        this.trackedNative = trackedNative;
+        Arrays.fill(latest, ProcessMemorySamples.UNKNOWN);
+        int capacity = (int) Math.min(4096, Math.max(16, 2 * flushMillis / intervalMillis + 4));
+        times = new long[capacity];
+        values = new long[capacity * P];
+    }
+
+    /**
+     * Finds the beans and opens {@code /proc/self/status}; what is missing stays unknown. Never throws.
+     *
+     * @param inst exports the JDK's direct buffer pool to the agent (else the direct part is unknown)
+     */
+    ProcessMemorySampler start(long nowNanos, java.lang.instrument.Instrumentation inst) {
+        try {
+            statusFile = new RandomAccessFile("/proc/self/status", "r");
+        } catch (Throwable t) {
+            statusFile = null; // not Linux: RSS and its parts are unknown, the JVM's figures are still sampled
+        }
+        try {
+            for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+                String name = p.getName();
+                if (p.getType() != MemoryType.NON_HEAP) {
+                    continue;
+                }
+                if (name.equals("Metaspace")) {
+                    metaspacePools.add(p);
+                } else if (name.equals("Compressed Class Space")) {
+                    classPools.add(p);
+                } else if (name.startsWith("CodeHeap") || name.equals("Code Cache")) {
+                    codePools.add(p);
+                }
+            }
+            direct = directPool(inst);
+            threadBean = ManagementFactory.getThreadMXBean();
+            cpuTime = threadBean.isCurrentThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
+            com.sun.management.HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class);
+            if (hs != null) {
+                nmt = hs.getVMOption("NativeMemoryTracking").getValue();
+                long kb = Long.parseLong(hs.getVMOption("ThreadStackSize").getValue());
+                if (kb > 0) {
+                    stackSizeBytes = kb * 1024;
+                }
+            }
+        } catch (Throwable t) {
+            failed(t);
+        }
+        nextDue = nowNanos;
+        nextNmt = nowNanos;
+        return this;
+    }
+
+    /** @return a copy of the latest sample's values in {@link #PARTS} order (any thread) */
+    long[] latest() {
+        return latest.clone();
+    }
+
+    /** @return nanoseconds until the next sample is due (0: now) */
+    long nanosToNext(long nowNanos) {
+        return Math.max(0, nextDue - nowNanos);
+    }
+
+    /**
+     * Takes a sample when one is due; writes the buffered samples into {@code recording} when the buffer is full.
+     * Never throws.
+     */
+    void tick(long nowNanos, CaptureRecording recording) {
+        if (nowNanos < nextDue) {
+            return;
+        }
+        nextDue += intervalNanos;
+        if (nextDue <= nowNanos) {
+            nextDue = nowNanos + intervalNanos; // late (a long flush, a pause): no burst of catching up
+        }
+        long cpu0 = cpuTime ? threadBean.getCurrentThreadCpuTime() : 0;
+        try {
+            if (count == times.length) {
+                writeTo(recording);
+            }
+            if (!"off".equals(nmt) && nowNanos >= nextNmt) { // first: the fast sample takes its stack figure
+                nextNmt = nowNanos + NMT_INTERVAL_NANOS;
+                nmtSample(nowNanos);
+            }
+            sample(nowNanos);
+        } catch (Throwable t) {
+            failed(t);
+        }
+        if (cpuTime) {
+            cpuNanos += threadBean.getCurrentThreadCpuTime() - cpu0;
+        }
+    }
+
+    private void sample(long nowNanos) {
+        int base = count * P;
+        Arrays.fill(values, base, base + P, ProcessMemorySamples.UNKNOWN);
+        if (readStatus()) {
+            for (int i = 0; i < statusValues.length; i++) {
+                values[base + i] = statusValues[i];
+            }
+        }
+        Runtime rt = Runtime.getRuntime();
+        long committed = rt.totalMemory();
+        values[base + HEAP_COMMITTED] = committed;
+        values[base + HEAP_USED] = committed - rt.freeMemory();
+        values[base + METASPACE] = committed(metaspacePools);
+        values[base + CLASS_SPACE] = committed(classPools);
+        values[base + CODE_CACHE] = committed(codePools);
+        if (values[base + THREADS] < 0) {
+            values[base + THREADS] = threadBean == null ? -1 : threadBean.getThreadCount();
+        }
+        values[base + THREAD_STACKS] = nmtStackBytes >= 0 ? nmtStackBytes
+                : values[base + THREADS] >= 0 ? values[base + THREADS] * stackSizeBytes : -1;
+        values[base + DIRECT] = directUsed();
+        long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
+        values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
+        System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
+        times[count++] = nowNanos;
+        samples++;
+    }
+
+    /**
+     * The {@code direct} buffer pool the {@code BufferPoolMXBean} named "direct" reads, taken from the JDK directly:
+     * asking {@code ManagementFactory} for the buffer pool beans also makes the {@code mapped} ones, whose home is
+     * {@code sun.nio.ch.FileChannelImpl}, and would load the file channel machinery (about 30 classes) into every
+     * JVM, which the agent otherwise never needs. So the mapped pools are not sampled (mapped files are in
+     * {@code rssFile}).
+     */
+    private static java.lang.invoke.MethodHandle directPool(java.lang.instrument.Instrumentation inst) {
+        try {
+            if (inst != null) {
+                Module base = Object.class.getModule();
+                Module self = ProcessMemorySampler.class.getModule();
+                inst.redefineModule(base, java.util.Set.of(), Map.of("jdk.internal.access", java.util.Set.of(self),
+                        "jdk.internal.misc", java.util.Set.of(self)), Map.of(), java.util.Set.of(), Map.of());
+            }
+            Object access = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaNioAccess")
+                    .invoke(null);
+            java.lang.reflect.Method getPool = Class.forName("jdk.internal.access.JavaNioAccess")
+                    .getMethod("getDirectBufferPool");
+            Object pool = getPool.invoke(access);
+            java.lang.reflect.Method used = getPool.getReturnType().getMethod("getMemoryUsed");
+            // this module's lookup: the packages are exported to it only (a public lookup would not see them)
+            return java.lang.invoke.MethodHandles.lookup().unreflect(used).bindTo(pool)
+                    .asType(java.lang.invoke.MethodType.methodType(long.class));
+        } catch (Throwable t) {
+            directWhyNot = String.valueOf(t); // a JDK without it: the direct part is unknown
+            return null;
+        }
+    }
+
+    /** Why the direct buffer pool could not be read, or null. */
+    private static volatile String directWhyNot;
+
+    private long directUsed() {
+        java.lang.invoke.MethodHandle h = direct;
+        if (h == null) {
+            return ProcessMemorySamples.UNKNOWN;
+        }
+        try {
+            return Math.max(-1, (long) h.invokeExact());
+        } catch (Throwable t) {
+            direct = null;
+            failed(t);
+            return ProcessMemorySamples.UNKNOWN;
+        }
+    }
+
+    private static long committed(List<MemoryPoolMXBean> pools) {
+        if (pools.isEmpty()) {
+            return -1;
+        }
+        long sum = 0;
+        for (MemoryPoolMXBean p : pools) {
+            sum += p.getUsage().getCommitted();
+        }
+        return sum;
+    }
+
+    /** Reads /proc/self/status into {@link #statusValues} (bytes; the thread count as is). */
+    private boolean readStatus() {
+        RandomAccessFile f = statusFile;
+        if (f == null) {
+            return false;
+        }
+        Arrays.fill(statusValues, ProcessMemorySamples.UNKNOWN);
+        int n = 0;
+        try {
+            f.seek(0);
+            int r;
+            while (n < status.length && (r = f.read(status, n, status.length - n)) > 0) {
+                n += r;
+            }
+        } catch (Throwable t) {
+            failed(t);
+            return false;
+        }
+        parseStatus(status, n, statusValues);
+        return statusValues[RSS] >= 0;
+    }
+
+    /**
+     * Parses the lines of {@code /proc/self/status} that {@link #STATUS_KEYS} names: {@code VmRSS:\t  1234 kB} as
+     * bytes, {@code Threads:\t12} as a count; a key not found stays -1.
+     */
+    static void parseStatus(byte[] buf, int length, long[] out) {
+        int line = 0;
+        while (line < length) {
+            for (int k = 0; k < STATUS_KEYS.length; k++) {
+                byte[] key = STATUS_KEYS[k];
+                if (startsWith(buf, line, length, key)) {
+                    int p = line + key.length;
+                    while (p < length && (buf[p] == ' ' || buf[p] == '\t')) {
+                        p++;
+                    }
+                    long v = 0;
+                    int digits = 0;
+                    while (p < length && buf[p] >= '0' && buf[p] <= '9' && digits < 18) {
+                        v = v * 10 + (buf[p++] - '0');
+                        digits++;
+                    }
+                    if (digits > 0) {
+                        boolean kb = p + 3 <= length && buf[p] == ' ' && buf[p + 1] == 'k' && buf[p + 2] == 'B';
+                        out[k] = kb ? v * 1024 : v;
+                    }
+                    break;
+                }
+            }
+            while (line < length && buf[line] != '\n') {
+                line++;
+            }
+            line++;
+        }
+    }
+
+    private static boolean startsWith(byte[] buf, int at, int length, byte[] key) {
+        if (at + key.length > length) {
+            return false;
+        }
+        for (int i = 0; i < key.length; i++) {
+            if (buf[at + i] != key[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** NMT's summary through the DiagnosticCommand MBean, parsed into one sample of its own. */
+    private void nmtSample(long nowNanos) {
+        String text;
+        try {
+            text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+                    new Object[] {new String[] {"summary", "scale=KB"}}, new String[] {String[].class.getName()});
+        } catch (Throwable t) {
+            nmtFailures++;
+            failed(t);
+            return;
+        }
+        ProcessMemorySamples s = parseNmt(text, nowNanos);
+        if (s == null) {
+            nmtFailures++;
+            return;
+        }
+        int stack = s.part("nmt.Thread.stack.committed");
+        nmtStackBytes = stack < 0 ? ProcessMemorySamples.UNKNOWN : s.value(0, stack);
+        if (nmtPending.size() < 64) {
+            nmtPending.add(s);
+        }
+        nmtSamples++;
+    }
+
+    /**
+     * @return NMT's committed bytes per category ({@code nmt.<category>.committed}) and the threads' stacks
+     *         ({@code nmt.Thread.stack.committed}) as one sample, or null when the text has no category
+     */
+    static ProcessMemorySamples parseNmt(String text, long nowNanos) {
+        if (text == null) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        List<Long> values = new ArrayList<>();
+        Matcher m = NMT_CATEGORY.matcher(text);
+        while (m.find() && parts.size() < 250) {
+            String name = "nmt." + m.group(1).trim() + ".committed";
+            if (parts.contains(name)) {
+                continue;
+            }
+            try {
+                values.add(Long.parseLong(m.group(3)) * 1024);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            parts.add(name);
+            if (m.group(1).trim().equals("Thread")) {
+                int end = text.indexOf("\n-", m.end());
+                Matcher s = NMT_STACK.matcher(text.substring(m.end(), end < 0 ? text.length() : end));
+                if (s.find()) {
+                    parts.add("nmt.Thread.stack.committed");
+                    values.add(Long.parseLong(s.group(2)) * 1024);
+                }
+            }
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        long[] v = new long[values.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = values.get(i);
+        }
+        return new ProcessMemorySamples(parts, new long[] {nowNanos}, v);
+    }
+
+    /** Writes the samples taken since the last call as PROCESS_MEMORY blocks. Never throws. */
+    void writeTo(CaptureRecording recording) {
+        try {
+            if (count > 0) {
+                recording.processMemory(new ProcessMemorySamples(PARTS, Arrays.copyOf(times, count),
+                        Arrays.copyOf(values, count * P)));
+            }
+            for (ProcessMemorySamples s : nmtPending) {
+                recording.processMemory(s);
+            }
+        } catch (Throwable t) {
+            failed(t);
+        }
+        count = 0;
+        nmtPending.clear();
+    }
+
+    /** The sampler's figures for the recording's metadata at the end. */
+    void metadata(Map<String, String> into) {
+        into.put("processMemory.samples", Long.toString(samples));
+        into.put("processMemory.failures", Long.toString(failures));
+        into.put("processMemory.cpuNanos", cpuTime ? Long.toString(cpuNanos) : "unknown");
+        into.put("processMemory.rss", statusFile != null ? "/proc/self/status"
+                : "unknown: no /proc/self/status on this platform (the JVM's own figures only)");
+        into.put("processMemory.nmt", nmt);
+        if (direct == null) {
+            into.put("processMemory.direct", "unknown: " + directWhyNot);
+        }
+        if (!"off".equals(nmt)) {
+            into.put("processMemory.nmtSamples", Long.toString(nmtSamples));
+            into.put("processMemory.nmtFailures", Long.toString(nmtFailures));
+        }
+        into.put("processMemory.threadStacks", nmtSamples > 0 ? "nmt"
+                : "estimate: threads x ThreadStackSize (" + stackSizeBytes / 1024 + " KiB): reserved stack, an upper "
+                        + "bound of what is resident");
+        if (firstFailure != null) {
+            into.put("processMemory.firstFailure", firstFailure);
+        }
+    }
+
+    /** Closes {@code /proc/self/status}. */
+    void close() {
+        RandomAccessFile f = statusFile;
+        statusFile = null;
+        if (f != null) {
+            try {
+                f.close();
+            } catch (Throwable ignored) {
+                // nothing to do
+            }
+        }
+    }
+
+    private void failed(Throwable t) {
+        failures++;
+        if (firstFailure == null) {
+            firstFailure = String.valueOf(t);
+        }
+        Failures.report("agent.processMemory", t);
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}

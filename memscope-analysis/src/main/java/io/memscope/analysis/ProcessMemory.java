@@ -1,0 +1,192 @@
+package io.memscope.analysis;
+
+import io.memscope.recording.ProcessMemorySamples;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The process's memory over a report's window, from the agent's samples (PROCESS_MEMORY blocks): the resident set
+ * and what it is made of at each sample, its peak and its last sample. Each figure is what was measured at that
+ * sample's time, never interpolated.
+ *
+ * <p>The parts of the resident set ({@link Sample}): the heap's committed bytes, metaspace, code cache and buffer
+ * pools are committed figures (part of them may not be resident), thread stacks NMT's figure or an estimate
+ * ({@link #threadStacks}), {@code malloc} the native memory memscope tracked (Unsafe, FFM arenas) beyond direct
+ * buffers, and {@code other} the resident set those parts do not explain (never below 0: when the committed parts
+ * add up to more than the resident set, other is 0).
+ *
+ * @param intervalMs      the agent's sampling interval (metadata {@code processMemory.intervalMs}), 0 when unknown
+ * @param samples         the samples in the window, at most {@value #MAX_SAMPLES}: a longer window is cut into that
+ *                        many buckets of consecutive samples and each bucket keeps its sample of largest RSS
+ * @param measuredSamples the samples in the window before that bound
+ * @param peak            the sample of largest RSS in the window (of all measured ones), or null without RSS
+ * @param end             the last sample in the window
+ * @param threadStacks    {@code nmt} (NMT's committed stack bytes) or {@code estimate} (threads times the stack size:
+ *                        reserved, an upper bound of what is resident)
+ * @param nmt             NMT's committed bytes per category at its last sample in the window, or null
+ */
+public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredSamples, Sample peak, Sample end,
+                            String threadStacks, Nmt nmt) {
+    /** Samples listed at most; longer windows are downsampled. */
+    public static final int MAX_SAMPLES = 2000;
+
+    public ProcessMemory {
+        samples = List.copyOf(samples);
+    }
+
+    /**
+     * One sample: bytes, -1 where unknown.
+     *
+     * @param timeMs            ms since the run's start
+     * @param rssBytes          the resident set ({@code /proc/self/status} VmRSS)
+     * @param heapUsedBytes     the heap in use (a line over the parts, not a part)
+     * @param mallocBytes       memscope-tracked native memory other than direct buffers (Unsafe, FFM arenas)
+     * @param otherBytes        RSS minus the parts, at least 0; -1 without RSS
+     * @param threads           the process's threads (a count)
+     */
+    public record Sample(double timeMs, long rssBytes, long heapUsedBytes, long heapCommittedBytes,
+                         long metaspaceBytes, long codeCacheBytes, long threadStacksBytes, long directBytes,
+                         long mallocBytes, long otherBytes, long rssAnonBytes, long rssFileBytes, long rssShmemBytes,
+                         long mappedBytes, long threads) {
+
+        /** @return the named parts of the resident set added up (unknown ones count 0) */
+        public long namedBytes() {
+            return Math.max(0, heapCommittedBytes) + Math.max(0, metaspaceBytes) + Math.max(0, codeCacheBytes)
+                    + Math.max(0, threadStacksBytes) + Math.max(0, directBytes) + Math.max(0, mallocBytes);
+        }
+    }
+
+    /** NMT's committed bytes per category at one time. */
+    public record Nmt(double timeMs, List<Category> categories) {
+        public Nmt {
+            categories = List.copyOf(categories);
+        }
+    }
+
+    /** One NMT category ({@code Java Heap}, {@code Class}, {@code Thread}, {@code Thread.stack}, ...). */
+    public record Category(String name, long committedBytes) {
+    }
+
+    /**
+     * @param runStart the run's start ({@code System.nanoTime()} of the recorded JVM)
+     * @param from     the window's start, same clock
+     * @param to       the window's end, same clock
+     * @return the process memory in the window, or null when the recording has no sample in it
+     */
+    static ProcessMemory of(RecordedRun run, long runStart, long from, long to) {
+        List<Sample> all = new ArrayList<>();
+        Nmt nmt = null;
+        for (ProcessMemorySamples block : run.processMemory()) {
+            if (block.part("rss") >= 0 || block.part("heapCommitted") >= 0) {
+                Parts p = new Parts(block);
+                for (int i = 0; i < block.size(); i++) {
+                    long t = block.timestampNanos(i);
+                    if (t >= from && t <= to) {
+                        all.add(p.sample(i, (t - runStart) / 1e6));
+                    }
+                }
+            } else if (block.size() > 0 && !block.parts().isEmpty() && block.parts().get(0).startsWith("nmt.")) {
+                for (int i = 0; i < block.size(); i++) {
+                    long t = block.timestampNanos(i);
+                    if (t >= from && t <= to) {
+                        nmt = nmt(block, i, (t - runStart) / 1e6);
+                    }
+                }
+            }
+        }
+        if (all.isEmpty()) {
+            return null;
+        }
+        all.sort((a, b) -> Double.compare(a.timeMs(), b.timeMs()));
+        Sample peak = null;
+        for (Sample s : all) {
+            if (s.rssBytes() >= 0 && (peak == null || s.rssBytes() > peak.rssBytes())) {
+                peak = s;
+            }
+        }
+        long interval = 0;
+        try {
+            interval = Long.parseLong(run.metadata().getOrDefault("processMemory.intervalMs", "0"));
+        } catch (NumberFormatException e) {
+            interval = 0;
+        }
+        String stacks = run.metadata().getOrDefault("processMemory.threadStacks", "estimate");
+        return new ProcessMemory(interval, downsample(all), all.size(), peak, all.get(all.size() - 1),
+                stacks.startsWith("nmt") ? "nmt" : "estimate", nmt);
+    }
+
+    /** At most {@value #MAX_SAMPLES}: consecutive buckets, each keeping its sample of largest RSS. */
+    static List<Sample> downsample(List<Sample> all) {
+        if (all.size() <= MAX_SAMPLES) {
+            return all;
+        }
+        List<Sample> kept = new ArrayList<>(MAX_SAMPLES);
+        for (int b = 0; b < MAX_SAMPLES; b++) {
+            int lo = (int) ((long) b * all.size() / MAX_SAMPLES);
+            int hi = (int) ((long) (b + 1) * all.size() / MAX_SAMPLES);
+            Sample best = all.get(lo);
+            for (int i = lo + 1; i < hi; i++) {
+                if (all.get(i).rssBytes() > best.rssBytes()) {
+                    best = all.get(i);
+                }
+            }
+            kept.add(best);
+        }
+        return kept;
+    }
+
+    private static Nmt nmt(ProcessMemorySamples block, int i, double timeMs) {
+        List<Category> c = new ArrayList<>();
+        for (int j = 0; j < block.parts().size(); j++) {
+            String name = block.parts().get(j);
+            long v = block.value(i, j);
+            if (name.startsWith("nmt.") && name.endsWith(".committed") && v >= 0) {
+                c.add(new Category(name.substring(4, name.length() - ".committed".length()), v));
+            }
+        }
+        return new Nmt(timeMs, c);
+    }
+
+    /** A fast sample block's part indexes, by name (-1 when the block lacks a part). */
+    private static final class Parts {
+        final ProcessMemorySamples b;
+        final int rss, anon, file, shmem, threads, heapUsed, heapCommitted, metaspace, codeCache, stacks, direct,
+                mapped, tracked;
+
+        Parts(ProcessMemorySamples b) {
+            this.b = b;
+            rss = b.part("rss");
+            anon = b.part("rssAnon");
+            file = b.part("rssFile");
+            shmem = b.part("rssShmem");
+            threads = b.part("threads");
+            heapUsed = b.part("heapUsed");
+            heapCommitted = b.part("heapCommitted");
+            metaspace = b.part("metaspace");
+            codeCache = b.part("codeCache");
+            stacks = b.part("threadStacks");
+            direct = b.part("directBuffers");
+            mapped = b.part("mappedBuffers");
+            tracked = b.part("trackedNative");
+        }
+
+        long v(int i, int part) {
+            return part < 0 ? -1 : b.value(i, part);
+        }
+
+        Sample sample(int i, double timeMs) {
+            long rssV = v(i, rss);
+            long directV = v(i, direct);
+            long trackedV = v(i, tracked);
+            long malloc = trackedV < 0 ? -1 : Math.max(0, trackedV - Math.max(0, directV));
+            Sample partial = new Sample(timeMs, rssV, v(i, heapUsed), v(i, heapCommitted), v(i, metaspace),
+                    v(i, codeCache), v(i, stacks), directV, malloc, -1, v(i, anon), v(i, file), v(i, shmem),
+                    v(i, mapped), v(i, threads));
+            long other = rssV < 0 ? -1 : Math.max(0, rssV - partial.namedBytes());
+            return new Sample(timeMs, rssV, partial.heapUsedBytes(), partial.heapCommittedBytes(),
+                    partial.metaspaceBytes(), partial.codeCacheBytes(), partial.threadStacksBytes(), directV, malloc,
+                    other, partial.rssAnonBytes(), partial.rssFileBytes(), partial.rssShmemBytes(),
+                    partial.mappedBytes(), partial.threads());
+        }
+    }
+}
