@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /** {@code memscope run}'s reports built while the command runs: which ones, and when one must be built again. */
 class ReportsDuringRunTest {
@@ -37,12 +39,9 @@ class ReportsDuringRunTest {
         return w;
     }
 
-    private static void awaitFile(Path f) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!Files.exists(f) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(f).exists();
+    private static void awaitFile(Path f) {
+        await("the report built during the run: " + f).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).until(() -> Files.exists(f));
     }
 
     @Test

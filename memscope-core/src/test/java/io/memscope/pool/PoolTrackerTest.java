@@ -7,19 +7,18 @@ import io.memscope.error.MemscopeException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 class PoolTrackerTest {
     static volatile Object sink;
 
     static void awaitLeaks(PoolTracker p, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (p.stats().leaks() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("leaks " + p.stats().leaks() + " of " + n);
-            }
-            System.gc();
-            Thread.sleep(10);
-        }
+        await(n + " leaks found by the pool tracker").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
+                    System.gc();
+                    assertThat(p.stats().leaks()).as("leaks").isGreaterThanOrEqualTo(n);
+                });
     }
 
     @Test

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 @Timeout(60)
 class RecordingRoundTripTest {
@@ -236,9 +238,8 @@ class RecordingRoundTripTest {
             }
         });
         producer.start();
-        while (w.eventsWritten() < 20_000) {
-            Thread.sleep(1);
-        }
+        await("20,000 events written").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1)).until(() -> w.eventsWritten() >= 20_000);
         w.close(false);                          // what a shutdown hook does
         producer.join(10_000);
         assertThat(producer.isAlive()).isFalse();

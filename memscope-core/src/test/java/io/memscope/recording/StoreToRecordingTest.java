@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /**
  * The two halves together: an {@link EventStore} recorded into by many threads and drained into a
@@ -125,6 +127,7 @@ class StoreToRecordingTest {
         // Drains that handed out events, published by the drainer. Workers wait at a few gates for the next one,
         // so that recording spans many drains however fast or slow this machine is (a sleep alone does not).
         AtomicInteger drainsWithEvents = new AtomicInteger();
+        AtomicReference<Throwable> workerFailure = new AtomicReference<>();
         Thread[] threads = new Thread[workers];
         for (int w = 0; w < workers; w++) {
             int worker = w;
@@ -143,16 +146,18 @@ class StoreToRecordingTest {
                         }
                         if (i % 2000 == 1999) {
                             // Events recorded since the last gate are waiting (or already drained, which also
-                            // moved the count): the next drain with events comes. Bounded, never a hang.
-                            long deadline = System.nanoTime() + 5_000_000_000L;
-                            while (drainsWithEvents.get() <= seenAtLastGate && System.nanoTime() < deadline) {
-                                Thread.sleep(1);
-                            }
+                            // moved the count): the next drain with events comes.
+                            int gate = seenAtLastGate;
+                            await("a drain with events after the gate of worker " + worker).atMost(Duration.ofSeconds(30))
+                                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                                    .until(() -> drainsWithEvents.get() > gate);
                             seenAtLastGate = drainsWithEvents.get();
                         }
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } catch (RuntimeException | Error e) {
+                    workerFailure.compareAndSet(null, e);
                 }
             }, Expected.threadName(w));
             threads[w].start();
@@ -191,7 +196,7 @@ class StoreToRecordingTest {
                     if (last) {
                         return;
                     }
-                    Thread.sleep(1);
+                    Thread.sleep(1); // the drainer's period: a drain every millisecond, as a background drainer
                 }
             } catch (Throwable t) {
                 drainerFailure.set(t);
@@ -201,6 +206,9 @@ class StoreToRecordingTest {
         start.countDown();
         for (Thread t : threads) {
             t.join();
+        }
+        if (workerFailure.get() != null) {
+            throw new AssertionError("a worker failed", workerFailure.get());
         }
         done.set(true);
         drainer.join();

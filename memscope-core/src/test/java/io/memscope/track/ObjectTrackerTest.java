@@ -7,20 +7,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 class ObjectTrackerTest {
     static volatile Object sink;
 
     /** Waits (with GCs) until the tracker has seen {@code n} collections; fails after 20 s. */
     static void awaitCollected(ObjectTracker t, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (t.collected() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("collected " + t.collected() + " of " + n);
-            }
-            System.gc();
-            Thread.sleep(10);
-        }
+        await(n + " collections seen by the object tracker").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
+                    System.gc();
+                    assertThat(t.collected()).as("collected").isGreaterThanOrEqualTo(n);
+                });
     }
 
     @Test

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /**
  * TrackingArena in a JVM under {@code memscope run} (the JDK 25 running this build): the arena never closed is a
@@ -171,10 +173,8 @@ class TrackingArenaUnderAgentTest {
             assertThat(lines.readLine()).isEqualTo("done");
             assertThat(Main.execute("detach", pid)).isZero();
             Path json = attached.resolve(pid).resolve("report.json");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.isRegularFile(json) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            await("the report after detach: " + json).atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> Files.isRegularFile(json));
             JsonNode r = new ObjectMapper().readTree(json.toFile());
             JsonNode leak = null;
             String after = site(FfmAttachFixture.class, "AFTER-ATTACH");

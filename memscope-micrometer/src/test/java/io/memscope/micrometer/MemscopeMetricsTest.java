@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import static org.awaitility.Awaitility.await;
 
 /** The binder over a private accounting registry, read through Micrometer's SimpleMeterRegistry and a Prometheus scrape. */
 class MemscopeMetricsTest {
@@ -169,11 +170,9 @@ class MemscopeMetricsTest {
                 .refreshEvery(Duration.ofMillis(20)).build();
         m.bindTo(r);
         acct.alloc(acct.instrument("memory/cache/later"), 99);
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (r.find("memscope.accounting.used").tag("instrument", "memory/cache/later").gauge() == null
-                && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await("the refresh thread's gauge of memory/cache/later").atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> r.find("memscope.accounting.used").tag("instrument", "memory/cache/later").gauge() != null);
         assertThat(gauge(r, "memscope.accounting.used", "instrument", "memory/cache/later")).isEqualTo(99);
         Thread refresher = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("memscope-metrics")).findFirst().orElseThrow();

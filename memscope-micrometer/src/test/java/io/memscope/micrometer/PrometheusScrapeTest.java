@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The meters scraped by a real Prometheus (Debian's {@code prometheus} package; the test is skipped without it, or
@@ -98,17 +99,11 @@ class PrometheusScrapeTest {
         HttpClient http = HttpClient.newHttpClient();
         String api = "http://127.0.0.1:" + port;
         try {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            boolean ready = false;
-            while (!ready && System.nanoTime() < deadline && prometheus.isAlive()) {
-                try {
-                    ready = http.send(HttpRequest.newBuilder(URI.create(api + "/-/ready")).build(),
-                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-                } catch (java.io.IOException notYet) {
-                    Thread.sleep(100);
-                }
-            }
-            assertThat(ready).as(Files.readString(tmp.resolve("prometheus.log"))).isTrue();
+            await("Prometheus ready on " + api).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100)).ignoreException(java.io.IOException.class)
+                    .failFast("Prometheus exited: see " + tmp.resolve("prometheus.log"), () -> !prometheus.isAlive())
+                    .until(() -> http.send(HttpRequest.newBuilder(URI.create(api + "/-/ready")).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
             double start = System.currentTimeMillis() / 1000.0;
 
             // 100 users take and give back entries every 50 ms for 15 s: who holds most keeps changing
@@ -116,9 +111,15 @@ class PrometheusScrapeTest {
             long end = System.nanoTime() + 15_000_000_000L;
             while (System.nanoTime() < end) {
                 churn.round();
-                Thread.sleep(50);
+                Thread.sleep(50); // the scenario: a round every 50 ms for 15 s, under the scrapes
             }
-            Thread.sleep(600); // the last scrapes
+            double churnEnd = System.currentTimeMillis() / 1000.0;
+            await("a scrape after the churn ended").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100)).until(() -> {
+                        String last = get(http, api + "/api/v1/query?query=" + q("timestamp(up{job=\"app\"})"));
+                        Matcher t = Pattern.compile("\"value\":\\[[^,]+,\"([0-9.eE+]+)\"]").matcher(last);
+                        return t.find() && Double.parseDouble(t.group(1)) >= churnEnd;
+                    });
             double stop = System.currentTimeMillis() / 1000.0;
             String range = "&start=" + start + "&end=" + stop;
 

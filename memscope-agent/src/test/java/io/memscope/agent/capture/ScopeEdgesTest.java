@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 class ScopeEdgesTest {
     private final StringTable strings = new StringTable();
@@ -98,12 +100,11 @@ class ScopeEdgesTest {
         assertThat(capture.register().threadNameId).as("a thread registering after the end gets no name").isZero();
         assertThat(capture.threads()).isZero();
         assertThat(capture.drainTo((t, tid, name, exit, path, task, bytes) -> { })).isZero();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (table.get() != null && System.nanoTime() < deadline) {
-            System.gc();
-            Thread.sleep(10);
-        }
-        assertThat(table.get()).as("the string table, reachable from the stale log before").isNull();
+        await("the string table collected").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
+                    System.gc();
+                    assertThat(table.get()).as("the string table, reachable from the stale log before").isNull();
+                });
         assertThat(stale.capture).isSameAs(capture);
     }
 

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 /**
  * Two JFR bridges in one JVM, each feeding its own producer, write the JVM's GC pauses and lifecycle into two files
@@ -64,16 +66,15 @@ class JvmRuntimeEventsTwoInstancesTest {
             Names inA = new Names();
             Names inB = new Names();
             try (EventCursor ca = EventCursor.open(a.file()); EventCursor cb = EventCursor.open(b.file())) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!(inA.pause() && inB.pause())) {
-                    if (System.nanoTime() > deadline) {
-                        throw new AssertionError("no GC pause in both files within 60 s: " + inA.seen + " / " + inB.seen);
-                    }
-                    System.gc();
-                    ca.poll(inA);
-                    cb.poll(inB);
-                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L); // JFR delivers about once a second
-                }
+                // JFR delivers about once a second; the cursors are read on this thread
+                await("a GC pause in both files").atMost(Duration.ofSeconds(60)).pollInSameThread()
+                        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+                            System.gc();
+                            ca.poll(inA);
+                            cb.poll(inB);
+                            assertThat(inA.pause() && inB.pause()).as("pauses in both, seen: %s / %s", inA.seen, inB.seen)
+                                    .isTrue();
+                        });
             }
             assertThat(inA.seen).contains("vm.start");
             assertThat(inB.seen).contains("vm.start");

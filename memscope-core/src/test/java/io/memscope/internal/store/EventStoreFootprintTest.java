@@ -103,7 +103,7 @@ class EventStoreFootprintTest {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
             System.gc();
-            Thread.sleep(20);
+            Thread.sleep(20); // a measurement, not a wait: the least of five readings a little apart
             used = Math.min(used, rt.totalMemory() - rt.freeMemory());
         }
         return used;

@@ -408,14 +408,14 @@ class EventStoreTest {
     void coarseClockIsNanoTimeWithMillisecondResolution() throws Exception {
         EventStore store = EventStore.builder().clock(ClockSource.COARSE).build();
         assertThat(store.clock()).isEqualTo(ClockSource.COARSE);
-        Thread.sleep(5);
+        Thread.sleep(5); // the scenario: the coarse clock has ticked since the store was built
         for (int i = 0; i < 20; i++) {
             long t0 = System.nanoTime();
             store.record(ALLOCATE, i, 1, 0, 0, 0, 0, 0);
             long t1 = System.nanoTime();
             long ts = store.snapshot().timestampAt(i);
             assertThat(ts).isLessThanOrEqualTo(t1).isGreaterThan(t0 - 200_000_000L); // stale by a tick, not more
-            Thread.sleep(2);
+            Thread.sleep(2); // the scenario: records 2 ms apart, more than a tick of the coarse clock
         }
         Snapshot s = store.snapshot();
         assertThat(s.timestampAt(19)).isGreaterThan(s.timestampAt(0)); // it advances

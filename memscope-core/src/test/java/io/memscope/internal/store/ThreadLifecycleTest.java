@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import static io.memscope.MemoryEventType.ALLOCATE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.awaitility.Awaitility.await;
+import java.time.Duration;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ThreadLifecycleTest {
@@ -193,12 +195,11 @@ class ThreadLifecycleTest {
         Snapshot s = store.snapshot();
         assertThat(s.size()).isEqualTo(tasks * 5);
         // virtual threads end asynchronously after their task; once ended, their buffers are compacted away
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (store.registeredBuffers() > 1 && System.nanoTime() < until) {
-            Thread.sleep(10);
-            assertThat(store.snapshot().size()).isEqualTo(tasks * 5);
-        }
-        assertThat(store.registeredBuffers()).isEqualTo(1);
+        await("the ended virtual threads' buffers compacted away").atMost(Duration.ofSeconds(20))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
+                    assertThat(store.snapshot().size()).isEqualTo(tasks * 5);
+                    assertThat(store.registeredBuffers()).as("registered buffers").isEqualTo(1);
+                });
         assertThat(store.size()).isEqualTo(tasks * 5L);
         refs.removeIf(r -> r.get() != null && r.get().isGraveyard());
         awaitCollected(refs);
@@ -208,12 +209,11 @@ class ThreadLifecycleTest {
                 .isEqualTo(tasks * 5L);
         assertThat(seen.cardinality()).isEqualTo(tasks * 5);
         // virtual threads end asynchronously after their task: wait until all are seen dead and reaped
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (store.registeredBuffers() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            store.clear();
-        }
-        assertThat(store.registeredBuffers()).isZero();
+        await("every virtual thread seen dead and its buffer reaped").atMost(Duration.ofSeconds(20))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
+                    store.clear();
+                    assertThat(store.registeredBuffers()).as("registered buffers").isZero();
+                });
         awaitCollected(refs);
     }
 
@@ -227,16 +227,12 @@ class ThreadLifecycleTest {
         }
     }
 
-    private static void awaitCollected(List<WeakReference<ThreadBuffer>> refs) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            System.gc();
-            if (refs.stream().allMatch(r -> r.get() == null)) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        long alive = refs.stream().filter(r -> r.get() != null).count();
-        assertThat(alive).as("thread buffers still reachable after drain").isZero();
+    private static void awaitCollected(List<WeakReference<ThreadBuffer>> refs) {
+        await("the drained thread buffers collected").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+                    System.gc();
+                    assertThat(refs.stream().filter(r -> r.get() != null).count())
+                            .as("thread buffers still reachable after drain").isZero();
+                });
     }
 }

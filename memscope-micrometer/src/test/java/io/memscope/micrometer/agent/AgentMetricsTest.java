@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import static org.awaitility.Awaitility.await;
 
 /** The agent's meters, with the agent in this JVM (Surefire execution {@code with-agent}, interval 64 KiB). */
 class AgentMetricsTest {
@@ -40,11 +41,13 @@ class AgentMetricsTest {
         }
         // "held" is what the last GC the agent processed found reachable: collect, and wait until the agent has seen it
         AgentClient agent = AgentClient.platform();
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (agent.heldBytes() < (12 << 20) && System.nanoTime() < deadline) {
-            System.gc();
-            Thread.sleep(50);
-        }
+        // polled on this thread: a polling thread of its own would allocate under the agent and end, moving the
+        // agent's counters read below
+        await("the agent's held bytes after a GC").atMost(Duration.ofSeconds(60)).pollInSameThread()
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                    System.gc();
+                    assertThat(agent.heldBytes()).as("held bytes").isGreaterThanOrEqualTo(12 << 20);
+                });
         PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (MemscopeMetrics m = MemscopeMetrics.builder().topSites(5).maxAge(Duration.ZERO)
                 .refreshEvery(Duration.ZERO).build()) {
