@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.recording.ProcessMemorySamples;
+import io.memscope.recording.Recording.ProcessMemorySamples;
 import java.util.ArrayList;
 import java.util.List;
 

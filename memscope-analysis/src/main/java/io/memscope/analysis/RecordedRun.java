@@ -271,7 +271,7 @@ public final class RecordedRun {
      * @return the samples of the process's memory (PROCESS_MEMORY, format 1.5), block by block in file order; empty
      *         when the recording has none
      */
-    public List<io.memscope.recording.ProcessMemorySamples> processMemory() {
+    public List<io.memscope.recording.Recording.ProcessMemorySamples> processMemory() {
         return tables.processMemory();
     }
 

@@ -1,5 +1,7 @@
 package io.memscope.recording;
 
+import io.memscope.recording.Recording.ProcessMemorySamples;
+
 import io.memscope.internal.recording.BlockType;
 import io.memscope.internal.recording.RecordingFormat;
 import io.memscope.internal.recording.EventColumns;

@@ -1,5 +1,7 @@
 package io.memscope.recording;
 
+import io.memscope.recording.Recording.ProcessMemorySamples;
+
 
 import java.util.List;
 

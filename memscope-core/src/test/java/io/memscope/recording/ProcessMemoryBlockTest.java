@@ -1,5 +1,7 @@
 package io.memscope.recording;
 
+import io.memscope.recording.Recording.ProcessMemorySamples;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.internal.recording.RecordingWriter;

@@ -1,5 +1,7 @@
 package io.memscope.recording;
 
+import io.memscope.recording.Recording.ProcessMemorySamples;
+
 import io.memscope.internal.recording.RecordingWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -352,7 +352,7 @@ final class CaptureRecording {
     }
 
     /** Writes samples of the process's memory (a PROCESS_MEMORY block). Never throws. */
-    void processMemory(io.memscope.recording.ProcessMemorySamples samples) {
+    void processMemory(io.memscope.recording.Recording.ProcessMemorySamples samples) {
         RecordingStream rs = stream;
         if (rs == null) {
             return;

@@ -1,7 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.internal.error.Failures;
-import io.memscope.recording.ProcessMemorySamples;
+import io.memscope.recording.Recording.ProcessMemorySamples;
 import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

@@ -2,7 +2,7 @@ package io.memscope.agent.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memscope.recording.ProcessMemorySamples;
+import io.memscope.recording.Recording.ProcessMemorySamples;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

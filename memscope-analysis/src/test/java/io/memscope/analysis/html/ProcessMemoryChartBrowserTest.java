@@ -8,7 +8,7 @@ import io.memscope.analysis.ReportBuilder;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.GcRecord;
 import io.memscope.launch.MetadataKeys;
-import io.memscope.recording.ProcessMemorySamples;
+import io.memscope.recording.Recording.ProcessMemorySamples;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

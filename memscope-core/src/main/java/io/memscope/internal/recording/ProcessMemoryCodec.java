@@ -1,7 +1,7 @@
 package io.memscope.internal.recording;
 
 import io.memscope.internal.store.StringTable;
-import io.memscope.recording.ProcessMemorySamples;
+import io.memscope.recording.Recording.ProcessMemorySamples;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -326,7 +326,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * {@link ProcessMemoryCodec}). Never throws for the samples' content (a bad sample is counted as a failure and
      * left out); an I/O failure is kept like any other (see {@link #flush()}).
      */
-    public synchronized void processMemory(io.memscope.recording.ProcessMemorySamples samples) {
+    public synchronized void processMemory(io.memscope.recording.Recording.ProcessMemorySamples samples) {
         if (closed || failure != null || samples == null || samples.size() == 0) {
             return;
         }
