@@ -49,27 +49,10 @@ function renderChart() {
   defs.forEach(function (d) { data.push(keys.map(function (k) { var v = xs.get(k)[d[0]]; return v == null ? null : v; })); });
   var series = chartSeries(defs);
   var axes = chartAxes(have.rate);
-  var width = Math.max(400, box.clientWidth || 1000);
   var pauses = gcs.filter(function (g) { return g.pause; });
   var wholeHeap = gcs.filter(function (g) { return g.examined === 'whole-heap'; });
   var peakMark = peakMarker(gcs);
-  plot = new uPlot({
-    width: width, height: 280,
-    scales: {x: {time: false}, bytes: {range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }},
-      rate: {range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }}},
-    series: series, axes: axes,
-    cursor: {drag: {x: hasBuckets, y: false, setScale: false}, y: false},
-    legend: {live: true},
-    hooks: {
-      setSelect: [function (u) {
-        if (!hasBuckets) return;
-        if (u.select.width < 3) { setWindow(null); return; }
-        var from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
-        setWindow({fromMs: Math.max(0, from * 1000), toMs: to * 1000});
-      }],
-      draw: [function (u) { drawMarks(u, pauses, peakMark, wholeHeap); }]
-    }
-  }, data, box);
+  plot = timePlot(box, 280, series, axes, data, hasBuckets, function (u) { drawMarks(u, pauses, peakMark, wholeHeap); });
   box.plot = plot; // for the page's tests: what was drawn
   note.textContent = (hasBuckets ? 'Drag across the chart to restrict the flame graph and the tables to a time range. ' : '')
     + 'Red ticks on the time axis: GC pauses (taller = longer); orange dots: collections that examined the whole heap (only they '
@@ -92,6 +75,28 @@ function chartSeries(defs) {
   });
   return series;
 }
+/** A uPlot chart over the run's time in seconds: the bytes (and rate) scales from zero, the live legend, a drag across
+ * it selecting the page's time window (when the report has per-stack buckets), `draw` over the series. */
+function timePlot(box, height, series, axes, data, selectable, draw) {
+  function fromZero(u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }
+  return new uPlot({
+    width: Math.max(400, box.clientWidth || 1000), height: height,
+    scales: {x: {time: false}, bytes: {range: fromZero}, rate: {range: fromZero}},
+    series: series, axes: axes,
+    cursor: {drag: {x: selectable, y: false, setScale: false}, y: false},
+    legend: {live: true},
+    hooks: {
+      setSelect: [function (u) {
+        if (!selectable) return;
+        if (u.select.width < 3) { setWindow(null); return; }
+        var from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
+        setWindow({fromMs: Math.max(0, from * 1000), toMs: to * 1000});
+      }],
+      draw: [draw]
+    }
+  }, data, box);
+}
+
 /** uPlot's axes: seconds at 1-2-5 steps, bytes at powers of two (and the allocation rate on the right). */
 function chartAxes(withRate) {
   var secIncrs = [];

@@ -67,23 +67,8 @@ function renderProcessMemory() {
   var gcs = (D.gc && D.gc.collections) || [];
   var pauses = gcs.filter(function (g) { return g.pause; });
   var wholeHeap = gcs.filter(function (g) { return g.examined === 'whole-heap'; });
-  var width = Math.max(400, box.clientWidth || 1000);
-  processPlot = new uPlot({
-    width: width, height: 260,
-    scales: {x: {time: false}, bytes: {range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; }}},
-    series: series, axes: chartAxes(false),
-    cursor: {drag: {x: hasBuckets, y: false, setScale: false}, y: false},
-    legend: {live: true},
-    hooks: {
-      setSelect: [function (u) {
-        if (!hasBuckets) return;
-        if (u.select.width < 3) { setWindow(null); return; }
-        var from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
-        setWindow({fromMs: Math.max(0, from * 1000), toMs: to * 1000});
-      }],
-      draw: [function (u) { drawMarks(u, pauses, null, wholeHeap); }]
-    }
-  }, data, box);
+  processPlot = timePlot(box, 260, series, chartAxes(false), data, hasBuckets,
+    function (u) { drawMarks(u, pauses, null, wholeHeap); });
   box.plot = processPlot; // for the page's tests: what was drawn
   note.textContent = 'The process\'s resident set (RSS) by part, sampled every ' + pm.intervalMs + ' ms'
     + (pm.downsampled ? ' (downsampled: each point is the largest RSS of its stretch)' : '')
