@@ -595,7 +595,8 @@ public final class CaptureSession {
         while (running) {
             try {
                 JvmtiHeapSampler sampler = jvmti;
-                if (quietAfterOutOfMemory(sampler)) {
+                OutOfMemoryWatch oom = outOfMemory;
+                if (oom != null && oom.waitWhileOut(sampler)) {
                     continue;
                 }
                 long idle = pm == null ? JvmtiHeapSampler.IDLE_NANOS
@@ -622,7 +623,7 @@ public final class CaptureSession {
                     foldDeadThreads();
                     lastFold = now;
                 }
-                if (outOfMemoryNow(sampler)) {
+                if (oom != null && oom.outOfMemoryNow(sampler)) {
                     continue; // nothing that allocates: the room the JVM's reserve left is not memscope's
                 }
                 if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
@@ -637,7 +638,9 @@ public final class CaptureSession {
                     recording.flush(gcRecords(false), settings.debug());
                     lastFlush = System.nanoTime();
                 }
-                noteOutOfMemory();
+                if (oom != null) {
+                    oom.noteIn(recording);
+                }
             } catch (InterruptedException e) {
                 return;
             } catch (Throwable t) {
@@ -685,57 +688,6 @@ public final class CaptureSession {
             Failures.report("agent.reaper", t);
         } catch (Throwable ignored) {
             // out of memory still: counted another time
-        }
-    }
-
-    /**
-     * While the JVM is out of memory (the reserve was let go and could not be taken again), the background thread
-     * allocates nothing: the room the reserve left is for the application's own handling of the error, the JVM's
-     * exit and the recording's last flush. It only waits, and checks whether the memory came back. Samples the JVM
-     * takes meanwhile wait in the library's queue, or are dropped and counted when it is full.
-     *
-     * @return whether it is out of memory still (this round did nothing else)
-     */
-    private boolean quietAfterOutOfMemory(JvmtiHeapSampler sampler) throws InterruptedException {
-        OutOfMemoryWatch w = outOfMemory;
-        if (!outOfMemoryNow(sampler) || w.reacquire()) {
-            return false;
-        }
-        Thread.sleep(OUT_OF_MEMORY_POLL_MILLIS);
-        return true;
-    }
-
-    /** @return whether the JVM is out of memory now (the library's counters read into its own array: no allocation) */
-    private boolean outOfMemoryNow(JvmtiHeapSampler sampler) {
-        OutOfMemoryWatch w = outOfMemory;
-        if (w == null) {
-            return false;
-        }
-        if (sampler != null) {
-            sampler.readCounters();
-            w.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),
-                    sampler.counter(SamplerCounter.EXHAUSTED_FIRST_NANOS),
-                    sampler.counter(SamplerCounter.EXHAUSTED_LAST_NANOS),
-                    sampler.counter(SamplerCounter.EXHAUSTED_FLAGS));
-        }
-        return w.outOfMemory();
-    }
-
-    /** How often the background thread checks whether memory came back, while the JVM is out of it. */
-    static final long OUT_OF_MEMORY_POLL_MILLIS = 200;
-
-    /**
-     * Notes in the recording that the JVM ran out of memory (with the next flush), once it has memory again: while it
-     * is out of memory the background thread allocates nothing, and the capture's end notes it anyway.
-     */
-    private void noteOutOfMemory() {
-        OutOfMemoryWatch w = outOfMemory;
-        if (w == null || w.outOfMemory()) {
-            return;
-        }
-        Map<String, String> changes = w.changes();
-        if (changes != null) {
-            recording.metadata(changes);
         }
     }
 

@@ -149,6 +149,54 @@ final class OutOfMemoryWatch {
         }
     }
 
+    /** How often the background thread checks whether memory came back, while the JVM is out of it. */
+    static final long POLL_MILLIS = 200;
+
+    /**
+     * While the JVM is out of memory (the reserve was let go and could not be taken again), the background thread
+     * allocates nothing: the room the reserve left is for the application's own handling of the error, the JVM's
+     * exit and the recording's last flush. It only waits, and checks whether the memory came back. Samples the JVM
+     * takes meanwhile wait in the library's queue, or are dropped and counted when it is full.
+     *
+     * @param sampler the JVM sampler, or null (the bytecode sampler)
+     * @return whether it is out of memory still (this round of the background thread did nothing else)
+     */
+    boolean waitWhileOut(JvmtiHeapSampler sampler) throws InterruptedException {
+        if (!outOfMemoryNow(sampler) || reacquire()) {
+            return false;
+        }
+        Thread.sleep(POLL_MILLIS);
+        return true;
+    }
+
+    /**
+     * @param sampler the JVM sampler, or null
+     * @return whether the JVM is out of memory now (the library's counters read into its own array: no allocation)
+     */
+    boolean outOfMemoryNow(JvmtiHeapSampler sampler) {
+        if (sampler != null) {
+            sampler.readCounters();
+            jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT), sampler.counter(SamplerCounter.EXHAUSTED_FIRST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_LAST_NANOS),
+                    sampler.counter(SamplerCounter.EXHAUSTED_FLAGS));
+        }
+        return outOfMemory();
+    }
+
+    /**
+     * Notes in the recording that the JVM ran out of memory (with its next flush), once it has memory again: while it
+     * is out of memory the background thread allocates nothing, and the capture's end notes it anyway.
+     */
+    void noteIn(CaptureRecording recording) {
+        if (outOfMemory()) {
+            return;
+        }
+        Map<String, String> changes = changes();
+        if (changes != null) {
+            recording.metadata(changes);
+        }
+    }
+
     /** Lets both reserves go for good: the capture ends, and its last flush and close may need them. */
     void release() {
         ended = true;
