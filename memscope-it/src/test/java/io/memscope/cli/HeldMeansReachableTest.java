@@ -81,6 +81,8 @@ class HeldMeansReachableTest {
         Map<String, Object> totals = Json.obj(report, "totals");
         assertThat(Json.num(totals, "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
         assertThat(Json.obj(report, "metadata").get("endCheck")).isEqualTo("gc");
+        // after the end check, the capture waited for the Reference Handler with the JDK's own wait (not a guess)
+        assertThat(Json.obj(report, "metadata").get("referenceProcessing")).isEqualTo("jdk");
         assertThat(Json.num(totals, "unconfirmedAtEndBytes")).as("the end check confirms what is still there")
                 .isLessThan(1 << 20);
         Map<String, Object> heapCheck = Json.obj(report, "heapCheck");

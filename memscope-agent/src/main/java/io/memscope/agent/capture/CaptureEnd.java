@@ -126,6 +126,7 @@ final class CaptureEnd {
         Map<String, String> ending = new LinkedHashMap<>();
         if (collect) {
             ReferenceProcessing.awaitAll(session.inst);
+            session.endMetadata.put("referenceProcessing", ReferenceProcessing.mode());
         }
         ApiHooks.captureEnding(ending);
         FunctionHooks.profile(null);

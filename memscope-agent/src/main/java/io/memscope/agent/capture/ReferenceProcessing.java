@@ -52,6 +52,15 @@ final class ReferenceProcessing {
         return true;
     }
 
+    /**
+     * @return how the capture waits for the Reference Handler: {@code "jdk"} (the JDK's own wait), {@code "polled"}
+     *         (its internal access was refused: a short sleep, or polling the figures until they settle), or
+     *         {@code "unused"} (no wait was asked for yet)
+     */
+    static String mode() {
+        return wait != null ? "jdk" : unavailable ? "polled" : "unused";
+    }
+
     private static MethodHandle handle(Instrumentation inst) {
         MethodHandle h = wait;
         if (h != null || unavailable) {
@@ -67,7 +76,9 @@ final class ReferenceProcessing {
             Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
             java.lang.reflect.Method m = Class.forName("jdk.internal.access.JavaLangRefAccess")
                     .getMethod("waitForReferenceProcessing");
-            h = MethodHandles.publicLookup().unreflect(m).bindTo(access)
+            // This class's own lookup: the package is exported to this module only (a qualified export), which a
+            // public lookup never sees.
+            h = MethodHandles.lookup().unreflect(m).bindTo(access)
                     .asType(java.lang.invoke.MethodType.methodType(boolean.class));
             wait = h;
             return h;
