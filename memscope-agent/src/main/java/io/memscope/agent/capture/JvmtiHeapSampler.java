@@ -406,6 +406,11 @@ final class JvmtiHeapSampler {
                 : SamplerNatives.className(classId))) {
             // the JVM's class mirrors, allocated while a class loads: not the application's allocations
             classMirrors++;
+            // Its stack is learnt all the same when its frames came with it: the library now names that stack by its
+            // key alone, and the next sample there (the instance whose allocation loaded the class, at the same
+            // bytecode) would otherwise be unresolvable and lost.
+            long frameWord = records[r + 7];
+            resolver.stack(records[r + 4], frames, (int) frameWord, (int) (frameWord >>> 32));
             if (index >= 0) {
                 commit(index, 0, -1, 0);
             }
