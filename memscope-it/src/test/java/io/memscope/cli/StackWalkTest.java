@@ -68,6 +68,9 @@ class StackWalkTest {
         assertThat(reused).as(meta.toString()).isGreaterThan(walkable * 3 / 4);
         assertThat(Jvms.metadataCount(meta, "jvmti.stacksChecked")).as("every 1024th reuse per thread: " + meta).isPositive();
         assertThat(Jvms.metadataCount(meta, "jvmti.stacksMismatched")).as(meta.toString()).isZero();
+        // every key the library reuses was taught to the resolver, class mirrors' samples included (they were not,
+        // and the instance allocated right after its class loaded was lost now and then)
+        assertThat(Jvms.metadataCount(meta, "jvmti.unresolvedStacks")).as(meta.toString()).isZero();
     }
 
     /** stackWalk=off: JVMTI answers every sample, as before the walk existed. */
