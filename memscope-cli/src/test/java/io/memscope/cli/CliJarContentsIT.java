@@ -35,6 +35,9 @@ class CliJarContentsIT {
         assertThat(names).as("no agent class, no shaded copy").noneMatch(n -> n.startsWith("io/memscope/agent/"));
         assertThat(names).as("no ASM, no JVMTI library").noneMatch(n -> n.startsWith("org/objectweb/asm/")
                 || n.startsWith("native/"));
+        // pprof is written by memscope-launch's own encoder: protobuf-java is only the tests' independent decoder
+        assertThat(names).as("no protobuf runtime").contains("io/memscope/launch/pprof/PprofWriter.class")
+                .noneMatch(n -> n.startsWith("com/google/protobuf/"));
     }
 
     @Test
