@@ -145,7 +145,9 @@ public final class RetentionFixture {
 
     private static void scratch() {
         if (SCRATCH.get() == null) {
-            SCRATCH.set(new byte[512 * 1024]); // SCRATCH_BUFFER
+            // 4 MiB: eight mean sampling intervals, so each is sampled all but surely (of three 512 KiB buffers, at
+            // one interval each, none was sampled in one run of twenty)
+            SCRATCH.set(new byte[4 * 1024 * 1024]); // SCRATCH_BUFFER
         }
     }
 
