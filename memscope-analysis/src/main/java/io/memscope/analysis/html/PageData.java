@@ -99,6 +99,20 @@ public final class PageData {
         w.endArray();
     }
 
+    /** As {@link #column}, with {@code null} for a negative value (not known at that row). */
+    static <T> void columnOrNull(JsonWriter w, String name, List<T> rows, LongOf<T> f) {
+        w.name(name).beginArray();
+        for (T t : rows) {
+            long v = f.of(t);
+            if (v < 0) {
+                w.nullValue();
+            } else {
+                w.value(v);
+            }
+        }
+        w.endArray();
+    }
+
     static long parseLong(String s, long otherwise) {
         if (s == null) {
             return otherwise;

@@ -3,7 +3,6 @@ package io.memscope.analysis.html;
 import io.memscope.analysis.ProcessMemory;
 import io.memscope.analysis.json.JsonWriter;
 import java.util.List;
-import java.util.function.ToLongFunction;
 
 /**
  * The page's {@code processMemory}: report.json's samples (docs/formats/report-json.md, "processMemory") as columns,
@@ -25,29 +24,15 @@ final class ProcessMemoryPageData {
         w.name("timeMs").beginArray();
         s.forEach(x -> w.value(x.timeMs()));
         w.endArray();
-        column(w, "rssBytes", s, ProcessMemory.Sample::rssBytes);
-        column(w, "heapUsedBytes", s, ProcessMemory.Sample::heapUsedBytes);
-        column(w, "heapCommittedBytes", s, ProcessMemory.Sample::heapCommittedBytes);
-        column(w, "metaspaceBytes", s, ProcessMemory.Sample::metaspaceBytes);
-        column(w, "codeCacheBytes", s, ProcessMemory.Sample::codeCacheBytes);
-        column(w, "threadStacksBytes", s, ProcessMemory.Sample::threadStacksBytes);
-        column(w, "directBytes", s, ProcessMemory.Sample::directBytes);
-        column(w, "mallocBytes", s, ProcessMemory.Sample::mallocBytes);
-        column(w, "otherBytes", s, ProcessMemory.Sample::otherBytes);
+        PageData.columnOrNull(w, "rssBytes", s, ProcessMemory.Sample::rssBytes);
+        PageData.columnOrNull(w, "heapUsedBytes", s, ProcessMemory.Sample::heapUsedBytes);
+        PageData.columnOrNull(w, "heapCommittedBytes", s, ProcessMemory.Sample::heapCommittedBytes);
+        PageData.columnOrNull(w, "metaspaceBytes", s, ProcessMemory.Sample::metaspaceBytes);
+        PageData.columnOrNull(w, "codeCacheBytes", s, ProcessMemory.Sample::codeCacheBytes);
+        PageData.columnOrNull(w, "threadStacksBytes", s, ProcessMemory.Sample::threadStacksBytes);
+        PageData.columnOrNull(w, "directBytes", s, ProcessMemory.Sample::directBytes);
+        PageData.columnOrNull(w, "mallocBytes", s, ProcessMemory.Sample::mallocBytes);
+        PageData.columnOrNull(w, "otherBytes", s, ProcessMemory.Sample::otherBytes);
         w.endObject();
-    }
-
-    private static void column(JsonWriter w, String name, List<ProcessMemory.Sample> s,
-                               ToLongFunction<ProcessMemory.Sample> f) {
-        w.name(name).beginArray();
-        for (ProcessMemory.Sample x : s) {
-            long v = f.applyAsLong(x);
-            if (v < 0) {
-                w.nullValue();
-            } else {
-                w.value(v);
-            }
-        }
-        w.endArray();
     }
 }
