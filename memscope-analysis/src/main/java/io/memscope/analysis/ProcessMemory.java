@@ -9,11 +9,14 @@ import java.util.List;
  * and what it is made of at each sample, its peak and its last sample. Each figure is what was measured at that
  * sample's time, never interpolated.
  *
- * <p>The parts of the resident set ({@link Sample}): the heap's committed bytes, metaspace, code cache and buffer
- * pools are committed figures (part of them may not be resident), thread stacks NMT's figure or an estimate
- * ({@link #threadStacks}), {@code malloc} the native memory memscope tracked (Unsafe, FFM arenas) beyond direct
- * buffers, and {@code other} the resident set those parts do not explain (never below 0: when the committed parts
- * add up to more than the resident set, other is 0).
+ * <p>The parts of the resident set ({@link Sample}): the heap, the code cache and the thread stacks are resident
+ * figures where the agent's resident check over {@code /proc/self/smaps} ran (option {@code rssDetail}; {@link #parts}
+ * says which), else committed figures (part of them may not be resident; thread stacks NMT's figure or an estimate,
+ * {@link #threadStacks}); metaspace and direct buffers are committed figures; {@code malloc} the native memory
+ * memscope tracked (Unsafe, FFM arenas) beyond direct buffers; {@code files} the file-backed and shared resident
+ * memory ({@code RssFile + RssShmem}: the JVM's and libraries' code, the CDS archive, mapped buffers); and
+ * {@code other} the resident set those parts do not explain (never below 0: when the committed parts add up to
+ * more than the resident set, other is 0).
  *
  * @param intervalMs      the agent's sampling interval (metadata {@code processMemory.intervalMs}), 0 when unknown
  * @param samples         the samples in the window, at most {@value #MAX_SAMPLES}: a longer window is cut into that
@@ -24,14 +27,18 @@ import java.util.List;
  * @param threadStacks    {@code nmt} (NMT's committed stack bytes) or {@code estimate} (threads times the stack size:
  *                        reserved, an upper bound of what is resident)
  * @param nmt             NMT's committed bytes per category at its last sample in the window, or null
+ * @param parts           per part of the breakdown ({@code heap}, {@code codeCache}, {@code threadStacks},
+ *                        {@code metaspace}, {@code direct}, {@code files}): {@code resident}, {@code committed} or
+ *                        {@code reserved} (metadata {@code processMemory.parts.<name>}; empty for older recordings)
  */
 public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredSamples, Sample peak, Sample end,
-                            String threadStacks, Nmt nmt) {
+                            String threadStacks, Nmt nmt, java.util.Map<String, String> parts) {
     /** Samples listed at most; longer windows are downsampled. */
     public static final int MAX_SAMPLES = 2000;
 
     public ProcessMemory {
         samples = List.copyOf(samples);
+        parts = java.util.Map.copyOf(parts);
     }
 
     /**
@@ -40,19 +47,38 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
      * @param timeMs            ms since the run's start
      * @param rssBytes          the resident set ({@code /proc/self/status} VmRSS)
      * @param heapUsedBytes     the heap in use (a line over the parts, not a part)
+     * @param heapCommittedBytes the heap's committed bytes (a line; the part is {@link #heapBytes()})
+     * @param codeCacheBytes    the code heaps' resident bytes at the latest resident check, else committed
+     * @param threadStacksBytes the threads' stacks resident at the latest resident check, else NMT's committed figure
+     *                          or threads x stack size
      * @param mallocBytes       memscope-tracked native memory other than direct buffers (Unsafe, FFM arenas)
      * @param otherBytes        RSS minus the parts, at least 0; -1 without RSS
+     * @param mappedBytes       the mapped buffer pools (file-backed: part of {@code filesBytes}, not a part of its own)
      * @param threads           the process's threads (a count)
+     * @param heapResidentBytes the heap's resident bytes at the latest resident check, -1 without one
+     * @param filesBytes        file-backed and shared resident memory ({@code RssFile + RssShmem})
      */
     public record Sample(double timeMs, long rssBytes, long heapUsedBytes, long heapCommittedBytes,
                          long metaspaceBytes, long codeCacheBytes, long threadStacksBytes, long directBytes,
                          long mallocBytes, long otherBytes, long rssAnonBytes, long rssFileBytes, long rssShmemBytes,
-                         long mappedBytes, long threads) {
+                         long mappedBytes, long threads, long heapResidentBytes, long filesBytes) {
+
+        /**
+         * @return the heap's part of the resident set: its resident bytes where checked (at most what is committed
+         *         now: the check may be older than the sample), else its committed bytes; -1 unknown
+         */
+        public long heapBytes() {
+            if (heapResidentBytes < 0) {
+                return heapCommittedBytes;
+            }
+            return heapCommittedBytes < 0 ? heapResidentBytes : Math.min(heapResidentBytes, heapCommittedBytes);
+        }
 
         /** @return the named parts of the resident set added up (unknown ones count 0) */
         public long namedBytes() {
-            return Math.max(0, heapCommittedBytes) + Math.max(0, metaspaceBytes) + Math.max(0, codeCacheBytes)
-                    + Math.max(0, threadStacksBytes) + Math.max(0, directBytes) + Math.max(0, mallocBytes);
+            return Math.max(0, heapBytes()) + Math.max(0, metaspaceBytes) + Math.max(0, codeCacheBytes)
+                    + Math.max(0, threadStacksBytes) + Math.max(0, directBytes) + Math.max(0, mallocBytes)
+                    + Math.max(0, filesBytes);
         }
     }
 
@@ -111,8 +137,17 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             interval = 0;
         }
         String stacks = run.metadata().getOrDefault("processMemory.threadStacks", "estimate");
+        java.util.Map<String, String> parts = new java.util.TreeMap<>();
+        run.metadata().forEach((k, v) -> {
+            if (k.startsWith("processMemory.parts.")) {
+                parts.put(k.substring("processMemory.parts.".length()), v);
+            }
+        });
+        if (all.get(all.size() - 1).threadStacksBytes() >= 0 && "resident".equals(parts.get("threadStacks"))) {
+            stacks = "resident";
+        }
         return new ProcessMemory(interval, downsample(all), all.size(), peak, all.get(all.size() - 1),
-                stacks.startsWith("nmt") ? "nmt" : "estimate", nmt);
+                stacks.startsWith("nmt") ? "nmt" : stacks.equals("resident") ? "resident" : "estimate", nmt, parts);
     }
 
     /** At most {@value #MAX_SAMPLES}: consecutive buckets, each keeping its sample of largest RSS. */
@@ -151,7 +186,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
     private static final class Parts {
         final ProcessMemorySamples b;
         final int rss, anon, file, shmem, threads, heapUsed, heapCommitted, metaspace, codeCache, stacks, direct,
-                mapped, tracked;
+                mapped, tracked, heapResident, codeResident, stacksResident;
 
         Parts(ProcessMemorySamples b) {
             this.b = b;
@@ -168,6 +203,9 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             direct = b.part("directBuffers");
             mapped = b.part("mappedBuffers");
             tracked = b.part("trackedNative");
+            heapResident = b.part("heapResident");
+            codeResident = b.part("codeCacheResident");
+            stacksResident = b.part("threadStacksResident");
         }
 
         long v(int i, int part) {
@@ -179,14 +217,18 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             long directV = v(i, direct);
             long trackedV = v(i, tracked);
             long malloc = trackedV < 0 ? -1 : Math.max(0, trackedV - Math.max(0, directV));
-            Sample partial = new Sample(timeMs, rssV, v(i, heapUsed), v(i, heapCommitted), v(i, metaspace),
-                    v(i, codeCache), v(i, stacks), directV, malloc, -1, v(i, anon), v(i, file), v(i, shmem),
-                    v(i, mapped), v(i, threads));
+            long codeV = v(i, codeResident) >= 0 ? v(i, codeResident) : v(i, codeCache);
+            long stacksV = v(i, stacksResident) >= 0 ? v(i, stacksResident) : v(i, stacks);
+            long fileV = v(i, file);
+            long shmemV = v(i, shmem);
+            long files = fileV < 0 ? -1 : fileV + Math.max(0, shmemV);
+            Sample partial = new Sample(timeMs, rssV, v(i, heapUsed), v(i, heapCommitted), v(i, metaspace), codeV,
+                    stacksV, directV, malloc, -1, v(i, anon), fileV, shmemV, v(i, mapped), v(i, threads),
+                    v(i, heapResident), files);
             long other = rssV < 0 ? -1 : Math.max(0, rssV - partial.namedBytes());
             return new Sample(timeMs, rssV, partial.heapUsedBytes(), partial.heapCommittedBytes(),
-                    partial.metaspaceBytes(), partial.codeCacheBytes(), partial.threadStacksBytes(), directV, malloc,
-                    other, partial.rssAnonBytes(), partial.rssFileBytes(), partial.rssShmemBytes(),
-                    partial.mappedBytes(), partial.threads());
+                    partial.metaspaceBytes(), codeV, stacksV, directV, malloc, other, partial.rssAnonBytes(), fileV,
+                    shmemV, partial.mappedBytes(), partial.threads(), partial.heapResidentBytes(), files);
         }
     }
 }

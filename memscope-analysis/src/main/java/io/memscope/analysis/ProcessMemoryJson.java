@@ -20,6 +20,9 @@ final class ProcessMemoryJson {
                 .field("threadStacks", pm.threadStacks())
                 .field("mallocCovers", "memscope-tracked native memory other than direct buffers (Unsafe, FFM "
                         + "arenas); what native libraries malloc is in otherBytes");
+        w.name("parts").beginObject();
+        new java.util.TreeMap<>(pm.parts()).forEach(w::field);
+        w.endObject();
         w.name("samples").beginArray();
         for (ProcessMemory.Sample s : pm.samples()) {
             sample(w, s);
@@ -51,11 +54,14 @@ final class ProcessMemoryJson {
         bytes(w, "rssBytes", s.rssBytes());
         bytes(w, "heapUsedBytes", s.heapUsedBytes());
         bytes(w, "heapCommittedBytes", s.heapCommittedBytes());
+        bytes(w, "heapResidentBytes", s.heapResidentBytes());
+        bytes(w, "heapBytes", s.heapBytes());
         bytes(w, "metaspaceBytes", s.metaspaceBytes());
         bytes(w, "codeCacheBytes", s.codeCacheBytes());
         bytes(w, "threadStacksBytes", s.threadStacksBytes());
         bytes(w, "directBytes", s.directBytes());
         bytes(w, "mallocBytes", s.mallocBytes());
+        bytes(w, "filesBytes", s.filesBytes());
         bytes(w, "otherBytes", s.otherBytes());
         bytes(w, "rssAnonBytes", s.rssAnonBytes());
         bytes(w, "rssFileBytes", s.rssFileBytes());

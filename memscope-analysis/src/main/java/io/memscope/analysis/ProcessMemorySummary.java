@@ -8,8 +8,9 @@ final class ProcessMemorySummary {
     }
 
     /**
-     * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap committed 812 MiB, metaspace 91 MiB, code cache
-     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 1.0 MiB (memscope-tracked), other 40 MiB}; unknown parts
+     * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap resident 812 MiB, metaspace 91 MiB, code cache
+     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 1.0 MiB (memscope-tracked), files 40 MiB, other 10 MiB}; heap committed
+     * where no resident check ran; unknown parts
      * are left out. Nothing without samples; a note when the samples have no RSS (no /proc).
      */
     static void line(StringBuilder sb, ProcessMemory pm) {
@@ -23,14 +24,16 @@ final class ProcessMemorySummary {
             return;
         }
         StringBuilder parts = new StringBuilder();
-        part(parts, "heap committed", p.heapCommittedBytes(), "");
+        part(parts, p.heapResidentBytes() >= 0 ? "heap resident" : "heap committed", p.heapBytes(), "");
         part(parts, "metaspace", p.metaspaceBytes(), "");
         part(parts, "code cache", p.codeCacheBytes(), "");
         String threads = p.threads() >= 0 ? p.threads() + " threads" : "threads";
         part(parts, "threads", p.threadStacksBytes(), pm.threadStacks().equals("nmt") ? " (" + threads + ", NMT)"
+                : pm.threadStacks().equals("resident") ? " (" + threads + ", resident stacks)"
                 : " (" + threads + " x stack size, an upper bound)");
         part(parts, "direct", p.directBytes(), "");
         part(parts, "malloc", p.mallocBytes(), " (memscope-tracked: Unsafe, arenas)");
+        part(parts, "files", p.filesBytes(), "");
         part(parts, "other", p.otherBytes(), "");
         sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%n",
                 Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class ProcessMemoryTest {
     private static ProcessMemory.Sample sample(double t, long rss) {
-        return new ProcessMemory.Sample(t, rss, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+        return new ProcessMemory.Sample(t, rss, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -1, 14);
     }
 
     @Test
@@ -38,7 +38,19 @@ class ProcessMemoryTest {
 
     @Test
     void theNamedPartsLeaveUnknownOnesOut() {
-        ProcessMemory.Sample s = new ProcessMemory.Sample(0, 100, 1, 40, 10, 5, -1, 20, -1, 25, -1, -1, -1, -1, -1);
+        ProcessMemory.Sample s = new ProcessMemory.Sample(0, 100, 1, 40, 10, 5, -1, 20, -1, 25, -1, -1, -1, -1, -1, -1, -1);
         assertThat(s.namedBytes()).isEqualTo(75);
+    }
+
+    @Test
+    void theHeapsResidentFigureReplacesItsCommittedOneAndFilesArePartOfTheSum() {
+        // heap committed 40, resident 30 at the latest check; files 7 + 3
+        ProcessMemory.Sample s = new ProcessMemory.Sample(0, 100, 1, 40, 10, 5, -1, 20, -1, 25, -1, 7, 3, -1, -1, 30, 10);
+        assertThat(s.heapBytes()).isEqualTo(30);
+        assertThat(s.namedBytes()).isEqualTo(30 + 10 + 5 + 20 + 10);
+        // a check older than a shrink of the heap: never more than is committed now
+        ProcessMemory.Sample shrunk = new ProcessMemory.Sample(0, 100, 1, 20, 10, 5, -1, 20, -1, 25, -1, -1, -1, -1, -1,
+                30, -1);
+        assertThat(shrunk.heapBytes()).isEqualTo(20);
     }
 }

@@ -86,6 +86,8 @@ public final class AgentOptions {
         "processMemory=MILLIS   MEMSCOPE_PROCESS_MEMORY sample the process's memory (RSS and its parts: heap, "
             + "metaspace, code cache, thread stacks, buffers, native memory, NMT's categories) this often; 0 = off "
             + "(default 100)",
+        "rssDetail=MILLIS       MEMSCOPE_RSS_DETAIL   read /proc/self/smaps this often to replace the heap's, the "
+            + "code cache's and the thread stacks' committed figures by their resident bytes; 0 = off (default 5000)",
         "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
             + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
         "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
@@ -135,6 +137,7 @@ public final class AgentOptions {
     private long pathsMillis = 2000;
     private long pathsMemory = 256L << 20;
     private long processMemoryMillis = 100;
+    private long rssDetailMillis = 5000;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
@@ -162,7 +165,7 @@ public final class AgentOptions {
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
-        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"},
+        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"}, {"rssDetail", "MEMSCOPE_RSS_DETAIL"},
         {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
         {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
         {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
@@ -363,6 +366,12 @@ public final class AgentOptions {
                 processMemoryMillis = number(v, 0, 3_600_000);
                 if (processMemoryMillis > 0 && processMemoryMillis < 10) {
                     throw new IllegalArgumentException("must be 0 (off) or at least 10");
+                }
+                break;
+            case "rssDetail":
+                rssDetailMillis = number(v, 0, 3_600_000);
+                if (rssDetailMillis > 0 && rssDetailMillis < 100) {
+                    throw new IllegalArgumentException("must be 0 (off) or at least 100");
                 }
                 break;
             case "pathsTime":
@@ -607,6 +616,11 @@ public final class AgentOptions {
     /** @return how often the process's memory is sampled, in milliseconds; 0 = not sampled */
     public long processMemoryMillis() {
         return processMemoryMillis;
+    }
+
+    /** @return how often the resident check over /proc/self/smaps runs, in milliseconds; 0 = never */
+    public long rssDetailMillis() {
+        return rssDetailMillis;
     }
 
     /** @return how often captured events move from memory into the recording, in milliseconds */

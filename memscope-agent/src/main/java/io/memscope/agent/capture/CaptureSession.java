@@ -96,6 +96,7 @@ public final class CaptureSession {
     volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
     /** How often the process's memory is sampled (ms, 0 = not), and its sampler once the capture started. */
     private long processMemoryMillis;
+    private long rssDetailMillis;
     volatile ProcessMemorySampler processMemory;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     volatile OutOfMemoryWatch outOfMemory;
@@ -122,6 +123,11 @@ public final class CaptureSession {
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
     public synchronized void processMemory(long millis) {
         processMemoryMillis = millis;
+    }
+
+    /** Runs the resident check over /proc/self/smaps every {@code millis} milliseconds ({@code rssDetail}; 0 = not). */
+    public synchronized void rssDetail(long millis) {
+        rssDetailMillis = millis;
     }
 
     /**
@@ -587,7 +593,7 @@ public final class CaptureSession {
         recording.open();
         ProcessMemorySampler pm = null;
         if (processMemoryMillis > 0) {
-            pm = new ProcessMemorySampler(processMemoryMillis, settings.flushMillis(),
+            pm = new ProcessMemorySampler(processMemoryMillis, rssDetailMillis, settings.flushMillis(),
                     settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
             processMemory = pm;
         }

@@ -37,11 +37,13 @@ final class ProcessMemorySampler {
     /** The parts of each fast sample, in this order. */
     static final List<String> PARTS = List.of("rss", "rssAnon", "rssFile", "rssShmem", "swap", "threads",
             "heapUsed", "heapCommitted", "metaspace", "classSpace", "codeCache", "threadStacks", "directBuffers",
-            "trackedNative");
+            "trackedNative", "mappedBuffers", "heapResident", "codeCacheResident", "threadStacksResident",
+            "threadStacksMatched");
     private static final int RSS = 0, RSS_ANON = 1, RSS_FILE = 2, RSS_SHMEM = 3, SWAP = 4, THREADS = 5,
             HEAP_USED = 6, HEAP_COMMITTED = 7, METASPACE = 8, CLASS_SPACE = 9, CODE_CACHE = 10, THREAD_STACKS = 11,
-            DIRECT = 12, TRACKED_NATIVE = 13;
-    private static final int P = 14;
+            DIRECT = 12, TRACKED_NATIVE = 13, MAPPED = 14, HEAP_RESIDENT = 15, CODE_RESIDENT = 16,
+            STACKS_RESIDENT = 17, STACKS_MATCHED = 18;
+    private static final int P = 19;
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
     private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
         ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
@@ -52,6 +54,23 @@ final class ProcessMemorySampler {
     private static final Pattern NMT_STACK = Pattern.compile("\\(stack: reserved=(\\d+)KB, committed=(\\d+)KB");
 
     private final long intervalNanos;
+    /** How often the resident check ({@link SmapsResidentCheck}) runs; 0 = never. */
+    private final long detailNanos;
+    private SmapsResidentCheck detail;
+    private long nextDetail;
+    private long detailPasses;
+    private long detailFailures;
+    private long detailCpuNanos;
+    private long detailMaxCpuNanos;
+    /** The latest resident check's figures (unknown before the first). */
+    private long heapResident = ProcessMemorySamples.UNKNOWN, codeResident = ProcessMemorySamples.UNKNOWN,
+            stacksResident = ProcessMemorySamples.UNKNOWN, stacksMatched = ProcessMemorySamples.UNKNOWN;
+    /** {@code sun.nio.ch.FileChannelImpl}, loaded (not initialised) to see whether mapped buffers can exist yet. */
+    private Class<?> fileChannels;
+    /** The JDK's mapped buffer pools' memory used, once {@link #fileChannels} is initialised; null before. */
+    private java.lang.invoke.MethodHandle[] mapped;
+    /** {@code Unsafe.shouldBeInitialized(Class)} (jdk.internal.misc, exported to the agent at start). */
+    private java.lang.invoke.MethodHandle initialised;
     private final LongSupplier trackedNative;
     private final long[] times;
     private final long[] values;
@@ -89,7 +108,18 @@ final class ProcessMemorySampler {
      * @param trackedNative  memscope's outstanding native bytes
      */
     ProcessMemorySampler(long intervalMillis, long flushMillis, LongSupplier trackedNative) {
+        this(intervalMillis, 0, flushMillis, trackedNative);
+    }
+
+    /**
+     * @param intervalMillis how often to sample
+     * @param detailMillis   how often to run the resident check over {@code /proc/self/smaps}; 0 = never
+     * @param flushMillis    how often the background thread flushes: samples are kept for that long at least
+     * @param trackedNative  memscope's outstanding native bytes
+     */
+    ProcessMemorySampler(long intervalMillis, long detailMillis, long flushMillis, LongSupplier trackedNative) {
         this.intervalNanos = intervalMillis * 1_000_000L;
+        this.detailNanos = detailMillis * 1_000_000L;
         this.trackedNative = trackedNative;
         Arrays.fill(latest, ProcessMemorySamples.UNKNOWN);
         int capacity = (int) Math.min(4096, Math.max(16, 2 * flushMillis / intervalMillis + 4));
@@ -127,18 +157,32 @@ final class ProcessMemorySampler {
             cpuTime = threadBean.isCurrentThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
             com.sun.management.HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(
                     com.sun.management.HotSpotDiagnosticMXBean.class);
+            long[] stackSizes = new long[3];
             if (hs != null) {
                 nmt = hs.getVMOption("NativeMemoryTracking").getValue();
                 long kb = Long.parseLong(hs.getVMOption("ThreadStackSize").getValue());
                 if (kb > 0) {
                     stackSizeBytes = kb * 1024;
                 }
+                stackSizes[0] = stackSizeBytes;
+                stackSizes[1] = 1024 * Long.parseLong(hs.getVMOption("CompilerThreadStackSize").getValue());
+                stackSizes[2] = 1024 * Long.parseLong(hs.getVMOption("VMThreadStackSize").getValue());
+            }
+            if (detailNanos > 0 && statusFile != null) {
+                detail = new SmapsResidentCheck(diagnosticCommand("gcHeapInfo"), diagnosticCommand("compilerCodecache"),
+                        stackSizes, "/proc/self/smaps");
             }
         } catch (Throwable t) {
             failed(t);
         }
+        try {
+            fileChannels = Class.forName("sun.nio.ch.FileChannelImpl", false, null);
+        } catch (Throwable t) {
+            fileChannels = null; // the mapped part stays unknown
+        }
         nextDue = nowNanos;
         nextNmt = nowNanos;
+        nextDetail = nowNanos;
         return this;
     }
 
@@ -173,6 +217,10 @@ final class ProcessMemorySampler {
                 nextNmt = nowNanos + NMT_INTERVAL_NANOS;
                 nmtSample(nowNanos);
             }
+            if (detail != null && nowNanos >= nextDetail) {
+                nextDetail = nowNanos + detailNanos;
+                residentCheck();
+            }
             sample(nowNanos);
         } catch (Throwable t) {
             failed(t);
@@ -205,6 +253,11 @@ final class ProcessMemorySampler {
         values[base + DIRECT] = directUsed();
         long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
         values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
+        values[base + MAPPED] = mappedUsed();
+        values[base + HEAP_RESIDENT] = heapResident;
+        values[base + CODE_RESIDENT] = codeResident;
+        values[base + STACKS_RESIDENT] = stacksResident;
+        values[base + STACKS_MATCHED] = stacksMatched;
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
@@ -214,8 +267,8 @@ final class ProcessMemorySampler {
      * The {@code direct} buffer pool the {@code BufferPoolMXBean} named "direct" reads, taken from the JDK directly:
      * asking {@code ManagementFactory} for the buffer pool beans also makes the {@code mapped} ones, whose home is
      * {@code sun.nio.ch.FileChannelImpl}, and would load the file channel machinery (about 30 classes) into every
-     * JVM, which the agent otherwise never needs. So the mapped pools are not sampled (mapped files are in
-     * {@code rssFile}).
+     * JVM, which the agent otherwise never needs. So the mapped pools are read only once that class is initialised
+     * ({@link #mappedUsed}).
      */
     private static java.lang.invoke.MethodHandle directPool(java.lang.instrument.Instrumentation inst) {
         try {
@@ -223,7 +276,8 @@ final class ProcessMemorySampler {
                 Module base = Object.class.getModule();
                 Module self = ProcessMemorySampler.class.getModule();
                 inst.redefineModule(base, java.util.Set.of(), Map.of("jdk.internal.access", java.util.Set.of(self),
-                        "jdk.internal.misc", java.util.Set.of(self)), Map.of(), java.util.Set.of(), Map.of());
+                        "jdk.internal.misc", java.util.Set.of(self), "sun.nio.ch", java.util.Set.of(self)), Map.of(),
+                        java.util.Set.of(), Map.of());
             }
             Object access = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaNioAccess")
                     .invoke(null);
@@ -254,6 +308,103 @@ final class ProcessMemorySampler {
             direct = null;
             failed(t);
             return ProcessMemorySamples.UNKNOWN;
+        }
+    }
+
+    /**
+     * The mapped buffer pools ({@code mapped}, and {@code mapped - 'non-volatile memory'}) added up: what the
+     * {@code BufferPoolMXBean}s of those names report. Only once {@code FileChannelImpl} is initialised, which every
+     * {@code FileChannel.map} needs: before that no mapped buffer exists (0), and the agent does not initialise
+     * the file channel machinery itself. Mapped buffers are file-backed: they are part of {@code rssFile}.
+     */
+    private long mappedUsed() {
+        java.lang.invoke.MethodHandle[] h = mapped;
+        if (h == null) {
+            Class<?> c = fileChannels;
+            if (c == null) {
+                return ProcessMemorySamples.UNKNOWN;
+            }
+            try {
+                if (initialised == null) {
+                    Class<?> unsafe = Class.forName("jdk.internal.misc.Unsafe");
+                    initialised = java.lang.invoke.MethodHandles.lookup().unreflect(
+                            unsafe.getMethod("shouldBeInitialized", Class.class))
+                            .bindTo(unsafe.getMethod("getUnsafe").invoke(null));
+                }
+                if ((boolean) initialised.invoke(c)) {
+                    return 0;
+                }
+                h = mapped = mappedPools(c);
+            } catch (Throwable t) {
+                fileChannels = null;
+                failed(t);
+                return ProcessMemorySamples.UNKNOWN;
+            }
+        }
+        try {
+            long sum = 0;
+            for (java.lang.invoke.MethodHandle m : h) {
+                sum += (long) m.invokeExact();
+            }
+            return Math.max(-1, sum);
+        } catch (Throwable t) {
+            fileChannels = null;
+            mapped = null;
+            failed(t);
+            return ProcessMemorySamples.UNKNOWN;
+        }
+    }
+
+    private static java.lang.invoke.MethodHandle[] mappedPools(Class<?> fileChannels) throws Exception {
+        List<java.lang.invoke.MethodHandle> pools = new ArrayList<>();
+        for (String getter : new String[] {"getMappedBufferPool", "getSyncMappedBufferPool"}) {
+            java.lang.reflect.Method get;
+            try {
+                get = fileChannels.getMethod(getter);
+            } catch (NoSuchMethodException e) {
+                continue; // a JDK without non-volatile mappings
+            }
+            Object pool = get.invoke(null);
+            java.lang.reflect.Method used = get.getReturnType().getMethod("getMemoryUsed");
+            pools.add(java.lang.invoke.MethodHandles.lookup().unreflect(used).bindTo(pool)
+                    .asType(java.lang.invoke.MethodType.methodType(long.class)));
+        }
+        if (pools.isEmpty()) {
+            throw new NoSuchMethodException("FileChannelImpl.getMappedBufferPool");
+        }
+        return pools.toArray(new java.lang.invoke.MethodHandle[0]);
+    }
+
+    /** The resident check, its CPU time counted apart from the fast samples'. */
+    private void residentCheck() {
+        long cpu0 = cpuTime ? threadBean.getCurrentThreadCpuTime() : 0;
+        try {
+            detail.run();
+            heapResident = detail.knowsHeap() ? detail.heapResident : ProcessMemorySamples.UNKNOWN;
+            codeResident = detail.knowsCode() ? detail.codeResident : ProcessMemorySamples.UNKNOWN;
+            stacksResident = detail.stacksResident;
+            stacksMatched = detail.stacksMatched;
+            detailPasses++;
+        } catch (Throwable t) {
+            detailFailures++;
+            failed(t);
+        }
+        if (cpuTime) {
+            long spent = threadBean.getCurrentThreadCpuTime() - cpu0;
+            detailCpuNanos += spent;
+            detailMaxCpuNanos = Math.max(detailMaxCpuNanos, spent);
+        }
+    }
+
+    /** The text of a diagnostic command ({@code gcHeapInfo}, {@code compilerCodecache}), or null. */
+    private String diagnosticCommand(String operation) {
+        try {
+            return (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        } catch (Throwable t) {
+            failed(t);
+            return null;
         }
     }
 
@@ -437,6 +588,21 @@ final class ProcessMemorySampler {
         into.put("processMemory.threadStacks", nmtSamples > 0 ? "nmt"
                 : "estimate: threads x ThreadStackSize (" + stackSizeBytes / 1024 + " KiB): reserved stack, an upper "
                         + "bound of what is resident");
+        into.put("processMemory.rssDetailMs", Long.toString(detailNanos / 1_000_000L));
+        if (detail != null) {
+            into.put("processMemory.rssDetailPasses", Long.toString(detailPasses));
+            into.put("processMemory.rssDetailFailures", Long.toString(detailFailures));
+            into.put("processMemory.rssDetailCpuNanos", cpuTime ? Long.toString(detailCpuNanos) : "unknown");
+            into.put("processMemory.rssDetailMaxCpuNanos", cpuTime ? Long.toString(detailMaxCpuNanos) : "unknown");
+        }
+        boolean resident = detail != null && detailPasses > 0;
+        into.put("processMemory.parts.heap", resident && heapResident >= 0 ? "resident" : "committed");
+        into.put("processMemory.parts.codeCache", resident && codeResident >= 0 ? "resident" : "committed");
+        into.put("processMemory.parts.threadStacks", resident ? "resident" : nmtSamples > 0 ? "committed"
+                : "reserved");
+        into.put("processMemory.parts.metaspace", "committed");
+        into.put("processMemory.parts.direct", "committed");
+        into.put("processMemory.parts.files", "resident");
         if (firstFailure != null) {
             into.put("processMemory.firstFailure", firstFailure);
         }

@@ -21,12 +21,17 @@ final class ProcessMemoryPageData {
         List<ProcessMemory.Sample> s = pm.samples();
         w.beginObject().field("intervalMs", pm.intervalMs()).field("threadStacks", pm.threadStacks())
                 .field("downsampled", s.size() < pm.measuredSamples());
+        w.name("parts").beginObject();
+        new java.util.TreeMap<>(pm.parts()).forEach(w::field);
+        w.endObject();
         w.name("timeMs").beginArray();
         s.forEach(x -> w.value(x.timeMs()));
         w.endArray();
         PageData.columnOrNull(w, "rssBytes", s, ProcessMemory.Sample::rssBytes);
         PageData.columnOrNull(w, "heapUsedBytes", s, ProcessMemory.Sample::heapUsedBytes);
         PageData.columnOrNull(w, "heapCommittedBytes", s, ProcessMemory.Sample::heapCommittedBytes);
+        PageData.columnOrNull(w, "heapBytes", s, ProcessMemory.Sample::heapBytes);
+        PageData.columnOrNull(w, "filesBytes", s, ProcessMemory.Sample::filesBytes);
         PageData.columnOrNull(w, "metaspaceBytes", s, ProcessMemory.Sample::metaspaceBytes);
         PageData.columnOrNull(w, "codeCacheBytes", s, ProcessMemory.Sample::codeCacheBytes);
         PageData.columnOrNull(w, "threadStacksBytes", s, ProcessMemory.Sample::threadStacksBytes);

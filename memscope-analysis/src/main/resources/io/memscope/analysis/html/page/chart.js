@@ -1,5 +1,9 @@
 /* memscope report.html, module "chart" (report page only): memory over time, drawn by uPlot, with GC pauses, whole-heap
- * collections and the peak marked; dragging across it selects the time range the flame graph and tables show. */
+ * collections and the peak marked; dragging across it selects the time range the flame graph and tables show.
+ * Only measurements are drawn: where the agent sampled the process's memory, the heap's used and committed lines are
+ * those samples (each holding until the next, with a gap where two samples are more than two intervals apart) and
+ * the heap in use before and after each collection is a point over them; without samples they are the collections'
+ * figures, in steps. */
 var plot = null;
 function renderChart() {
   var box = $('chart'), note = $('chart-note');
@@ -8,13 +12,28 @@ function renderChart() {
   var xs = new Map();
   function point(tMs) { var k = Math.round(tMs * 1000) / 1e6; if (!xs.has(k)) xs.set(k, {}); return xs.get(k); }
   var have = {};
+  var pm = D.processMemory;
+  var sampled = !!(pm && pm.timeMs && pm.timeMs.length && pm.heapUsedBytes
+    && pm.heapUsedBytes.some(function (v) { return v != null; }));
   gcs.forEach(function (g) {
     if (!(g.usedBeforeBytes > 0 || g.usedAfterBytes > 0)) return;
     var a = point(g.timeMs), b = point(g.timeMs + Math.max(g.durationMs, 0.001));
+    if (sampled) { // points over the sampled line, never joined
+      a.gcUsed = g.usedBeforeBytes; b.gcUsed = g.usedAfterBytes; have.gcUsed = 1;
+      return;
+    }
     a.used = g.usedBeforeBytes; b.used = g.usedAfterBytes;
     if (g.committedBytes > 0) { a.committed = g.committedBytes; b.committed = g.committedBytes; have.committed = 1; }
     have.used = 1;
   });
+  if (sampled) {
+    pm.timeMs.forEach(function (t, i) {
+      var p = point(t);
+      p.sample = i;
+      if (pm.heapUsedBytes[i] != null) { p.used = pm.heapUsedBytes[i]; have.used = 1; }
+      if (pm.heapCommittedBytes && pm.heapCommittedBytes[i] != null) { p.committed = pm.heapCommittedBytes[i]; have.committed = 1; }
+    });
+  }
   if (tl && tl.startMs) {
     var bucketMs = tl.startMs.length > 1 ? tl.startMs[1] - tl.startMs[0] : Math.max(1, D.meta.durationMs);
     tl.startMs.forEach(function (st, i) {
@@ -26,8 +45,8 @@ function renderChart() {
       }
       if (tl.nativeOutstandingBytes) { p.native = tl.nativeOutstandingBytes[i]; if (p.native > 0) have.native = 1; }
       if (tl.allocatedBytes) { p.rate = tl.allocatedBytes[i] / (bucketMs / 1000); have.rate = 1; }
-      if (!have.usedFromGc && tl.heapUsedBytes && !gcs.length) { p.used = tl.heapUsedBytes[i]; have.used = 1; }
-      if (tl.heapCommittedBytes && !have.committed) { p.committed = tl.heapCommittedBytes[i]; have.committedTl = 1; }
+      if (!sampled && tl.heapUsedBytes && !gcs.length) { p.used = tl.heapUsedBytes[i]; have.used = 1; }
+      if (!sampled && tl.heapCommittedBytes && !have.committed) { p.committed = tl.heapCommittedBytes[i]; have.committedTl = 1; }
     });
     if (have.committedTl) have.committed = 1;
   }
@@ -43,10 +62,21 @@ function renderChart() {
     ['present', 'Held + unconfirmed (estimate)', '#f0a98f', 'bytes', {width: 1.2, dash: [3, 3], fill: 'rgba(232,100,60,.05)'}],
     ['held', 'Held (estimate)', '#e8643c', 'bytes', {width: 2, fill: 'rgba(232,100,60,.12)'}],
     ['native', 'Native outstanding', '#1e8a4c', 'bytes', {width: 1.6}],
-    ['rate', 'Allocation rate', '#a58bd6', 'rate', {width: 1.2}]
+    ['rate', 'Allocation rate', '#a58bd6', 'rate', {width: 1.2}],
+    ['gcUsed', 'Heap used at GCs', '#2f6fde', 'bytes', {width: 0, paths: function () { return null; },
+      points: {show: true, size: 5, fill: '#2f6fde'}}]
   ].filter(function (d) { return have[d[0]]; });
   var data = [keys];
-  defs.forEach(function (d) { data.push(keys.map(function (k) { var v = xs.get(k)[d[0]]; return v == null ? null : v; })); });
+  var held = sampled ? sampleHold(keys, pm) : null;
+  defs.forEach(function (d) {
+    if (sampled && (d[0] === 'used' || d[0] === 'committed')) {
+      var col = d[0] === 'used' ? pm.heapUsedBytes : pm.heapCommittedBytes;
+      data.push(held.map(function (i) { return i < 0 || col[i] == null ? null : col[i]; }));
+      d[4].spanGaps = false;
+      return;
+    }
+    data.push(keys.map(function (k) { var v = xs.get(k)[d[0]]; return v == null ? null : v; }));
+  });
   var series = chartSeries(defs);
   var axes = chartAxes(have.rate);
   var pauses = gcs.filter(function (g) { return g.pause; });
@@ -61,6 +91,19 @@ function renderChart() {
     + (hasBuckets ? '' : ' Selecting a time range needs the per-stack timeline, which this report does not have.');
   $('window-clear').addEventListener('click', function () { setWindow(null); });
   window.addEventListener('resize', function () { if (plot) plot.setSize({width: Math.max(400, box.clientWidth), height: 280}); });
+}
+/** For each x (seconds): the process sample whose value holds there (the latest at or before it), or -1 where
+ * nothing was measured: before the first sample, after the last, and inside a gap (two samples more than two
+ * intervals apart). */
+function sampleHold(keys, pm) {
+  var gapMs = 2 * Math.max(pm.intervalMs || 0, 1), t = pm.timeMs, j = -1;
+  return keys.map(function (k) {
+    var ms = k * 1000;
+    while (j + 1 < t.length && t[j + 1] <= ms + 1e-6) j++;
+    if (j < 0 || j + 1 >= t.length && ms > t[j] + 1e-6) return -1;
+    if (j + 1 < t.length && t[j + 1] - t[j] > gapMs && !pm.downsampled && ms > t[j] + 1e-6) return -1;
+    return j;
+  });
 }
 /** uPlot's series: time, then one per line drawn (defs: key, label, colour, scale, style). */
 function chartSeries(defs) {

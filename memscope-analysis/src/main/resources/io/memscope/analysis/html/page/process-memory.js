@@ -1,16 +1,17 @@
 /* memscope report.html, module "process-memory" (report page only): the process's resident set over time, stacked by
- * part (heap committed, metaspace, code cache, thread stacks, direct buffers, malloc, other), the heap in use as a
+ * part (heap, metaspace, code cache, thread stacks, direct buffers, malloc, files, other), the heap in use as a
  * line over it, GC pauses and whole-heap collections marked as on the chart above; dragging selects a time range as
  * there. Each sample's value holds until the next sample (steps); where two samples are more than two intervals
  * apart nothing was measured and nothing is drawn (a gap). */
 var processPlot = null;
 var PROCESS_PARTS = [
-  ['heapCommittedBytes', 'Heap committed', '#9db8e6'],
+  ['heapBytes', 'Heap', '#9db8e6'],
   ['metaspaceBytes', 'Metaspace', '#b9a3df'],
   ['codeCacheBytes', 'Code cache', '#e3b7d6'],
   ['threadStacksBytes', 'Thread stacks', '#f2c98f'],
   ['directBytes', 'Direct buffers', '#8fd1a8'],
   ['mallocBytes', 'Native (memscope-tracked)', '#6fbfb6'],
+  ['filesBytes', 'Files (code, CDS, mapped)', '#c9d3a0'],
   ['otherBytes', 'Other (RSS not explained)', '#d5d9e0']
 ];
 function renderProcessMemory() {
@@ -72,11 +73,25 @@ function renderProcessMemory() {
   box.plot = processPlot; // for the page's tests: what was drawn
   note.textContent = 'The process\'s resident set (RSS) by part, sampled every ' + pm.intervalMs + ' ms'
     + (pm.downsampled ? ' (downsampled: each point is the largest RSS of its stretch)' : '')
-    + '. Each sample holds until the next (steps); gaps mark stretches without samples. Heap, metaspace, code cache '
-    + 'and buffers are committed figures; thread stacks are ' + (pm.threadStacks === 'nmt' ? 'NMT\'s figure'
-      : 'an upper bound (threads × stack size)') + '; native is what memscope tracks (Unsafe, arenas); other is RSS '
-    + 'the parts do not explain (native libraries, the JVM\'s own structures, mapped files).';
+    + '. Each sample holds until the next (steps); gaps mark stretches without samples. ' + partsNote(pm)
+    + ' Native is what memscope tracks (Unsafe, arenas); files are file-backed and shared pages (the JVM\'s and '
+    + 'libraries\' code, the CDS archive, mapped buffers); other is RSS the parts do not explain (what native '
+    + 'libraries malloc, the JVM\'s own structures).';
   window.addEventListener('resize', function () {
     if (processPlot) processPlot.setSize({width: Math.max(400, box.clientWidth), height: 260});
   });
+}
+/** Which parts are resident figures (the agent's check of /proc/self/smaps) and which committed. */
+function partsNote(pm) {
+  var p = pm.parts || {}, resident = [], committed = [];
+  [['heap', 'heap'], ['codeCache', 'code cache'], ['threadStacks', 'thread stacks'], ['metaspace', 'metaspace'],
+    ['direct', 'direct buffers']].forEach(function (x) {
+    (p[x[0]] === 'resident' ? resident : committed).push(x[1]);
+  });
+  var s = (resident.length ? 'Resident (measured in /proc/self/smaps): ' + resident.join(', ') + '. ' : '')
+    + 'Committed (may count untouched pages): ' + committed.join(', ') + '.';
+  if (p.threadStacks !== 'resident') {
+    s += ' Thread stacks are ' + (pm.threadStacks === 'nmt' ? 'NMT\'s figure.' : 'an upper bound (threads × stack size).');
+  }
+  return s;
 }
