@@ -34,7 +34,7 @@ class ProcessMemorySamplesTest {
             Path dir = out.resolve(Path.of(java).getParent().getParent().getFileName().toString());
             Path counters = dir.resolve("counters.txt");
             Files.createDirectories(dir);
-            int code = Jvms.memscopeRun(dir.resolve("run"), List.of("--process-memory-interval", "50"),
+            int code = Jvms.memscopeRun(dir.resolve("run"), List.of("--process-memory-interval", "20"),
                     List.of(java, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=512m", "-cp",
                             Jvms.classPath(DirectGrowthFixture.class), DirectGrowthFixture.class.getName(),
                             counters.toString(), Integer.toString(COUNT), Integer.toString(MIB)));
@@ -46,22 +46,22 @@ class ProcessMemorySamplesTest {
 
     private static void check(String java, Object report, Map<String, Long> jvm, String summary) {
         Map<String, Object> pm = Json.obj(report, "processMemory");
-        assertThat(Json.num(pm, "intervalMs")).as(java).isEqualTo(50);
+        assertThat(Json.num(pm, "intervalMs")).as(java).isEqualTo(20);
         List<Map<String, Object>> samples = Json.list(report, "processMemory", "samples");
         assertThat(samples).as(java).hasSizeGreaterThan(20);
-        // At about the interval: the median gap between consecutive samples (a loaded machine delays some)
+        // At the interval asked for: the median gap between consecutive samples' times (a loaded machine delays some)
         List<Double> gaps = new ArrayList<>();
         for (int i = 1; i < samples.size(); i++) {
             gaps.add(time(samples.get(i)) - time(samples.get(i - 1)));
         }
         gaps.sort(Double::compare);
-        assertThat(gaps.get(gaps.size() / 2)).as(java + ": median gap, ms").isBetween(25.0, 100.0);
+        assertThat(gaps.get(gaps.size() / 2)).as(java + ": median gap, ms").isBetween(18.0, 40.0);
         for (Map<String, Object> s : samples) {
             long rss = Json.num(s, "rssBytes");
             assertThat(rss).as(java + " at " + time(s)).isGreaterThanOrEqualTo(Json.num(s, "heapCommittedBytes"));
-            long named = Json.num(s, "heapCommittedBytes") + Json.num(s, "metaspaceBytes")
+            long named = Json.num(s, "heapBytes") + Json.num(s, "metaspaceBytes")
                     + Json.num(s, "codeCacheBytes") + Json.num(s, "threadStacksBytes")
-                    + Json.num(s, "directBytes") + Json.num(s, "mallocBytes");
+                    + Json.num(s, "directBytes") + Json.num(s, "mallocBytes") + Json.num(s, "filesBytes");
             assertThat(Json.num(s, "otherBytes")).as(java + ": other is RSS less the parts")
                     .isEqualTo(Math.max(0, rss - named));
         }
@@ -101,8 +101,9 @@ class ProcessMemorySamplesTest {
         assertThat(Jvms.metadataCount(meta, "processMemory.samples")).isGreaterThanOrEqualTo(samples.size());
         assertThat(Jvms.metadataCount(meta, "processMemory.failures")).isZero();
         assertThat(Jvms.metadataCount(meta, "processMemory.cpuNanos")).isPositive();
+        // the heap is pre-touched: its resident bytes are its committed ones
         assertThat(summary).as(java).containsPattern("RSS at its peak: [0-9.]+ MiB at [0-9.]+ s, of which heap "
-                + "committed 64.0 MiB, metaspace .*, direct 96.0 MiB");
+                + "(resident|committed) 6[0-4]\\.[0-9] MiB, metaspace .*, direct 96.0 MiB");
         assertThat(summary).as(java).containsPattern("RSS at its peak: .*, threads [0-9.]+ [KM]iB \\([0-9]+ threads");
     }
 
@@ -111,7 +112,7 @@ class ProcessMemorySamplesTest {
     void withNativeMemoryTrackingTheThreadStacksAndCategoriesAreNmts(@TempDir Path out) throws Exception {
         assumeThat(Files.isReadable(Path.of("/proc/self/status"))).as("Linux: RSS from /proc").isTrue();
         Path counters = out.resolve("counters.txt");
-        int code = Jvms.memscopeRun(out.resolve("run"), List.of(),
+        int code = Jvms.memscopeRun(out.resolve("run"), List.of("--agent-option", "rssDetail=0"),
                 List.of(Jvms.current(), "-Xms64m", "-Xmx64m", "-XX:NativeMemoryTracking=summary", "-cp",
                         Jvms.classPath(DirectGrowthFixture.class), DirectGrowthFixture.class.getName(),
                         counters.toString(), "4", "1"));
