@@ -150,6 +150,17 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
                 stacks.startsWith("nmt") ? "nmt" : stacks.equals("resident") ? "resident" : "estimate", nmt, parts);
     }
 
+    /**
+     * One fast sample as the breakdown reads it (the one home of its arithmetic: the report and {@code memscope top}).
+     *
+     * @param block  a PROCESS_MEMORY block of fast samples (parts named as the agent names them)
+     * @param i      the sample's index in it
+     * @param timeMs its time, ms since the run's start
+     */
+    public static Sample sample(ProcessMemorySamples block, int i, double timeMs) {
+        return new Parts(block).sample(i, timeMs);
+    }
+
     /** At most {@value #MAX_SAMPLES}: consecutive buckets, each keeping its sample of largest RSS. */
     static List<Sample> downsample(List<Sample> all) {
         if (all.size() <= MAX_SAMPLES) {

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.analysis.ProcessMemory;
 import io.memscope.analysis.Summary;
 import io.memscope.analysis.text.TerminalText;
 import java.time.Instant;
@@ -80,43 +81,51 @@ final class TopScreen {
     }
 
     /**
-     * {@code rss    412 MiB (anon 380 MiB, file 32 MiB)  heap 256 MiB  metaspace 21 MiB  code 9.8 MiB  threads 19
-     * (stacks 19 MiB)  direct 96 MiB  other 10 MiB}: the agent's latest sample, or null without one. Thread stacks are
-     * NMT's figure or an upper bound (threads x stack size); other is RSS less the parts, at least 0.
+     * {@code rss    412 MiB (anon 380 MiB, file 32 MiB, mapped 8 MiB)  heap 256 MiB res  metaspace 21 MiB  code
+     * 9.8 MiB res  threads 19 (stacks 1.2 MiB res)  direct 96 MiB  native 1 MiB  files 32 MiB  other 10 MiB}: the
+     * agent's latest sample broken down as the report does ({@link ProcessMemory#sample}), or null without one.
+     * {@code res}: the agent's resident check measured that part in /proc/self/smaps; else it is committed (thread
+     * stacks: NMT's figure or an upper bound, threads x stack size). Other is RSS less the parts, at least 0.
      */
     static String rss(java.util.Map<String, Long> pm) {
         long rss = pm.getOrDefault("rss", -1L);
         if (rss < 0) {
             return null;
         }
-        long named = 0;
+        java.util.List<String> names = new java.util.ArrayList<>(pm.keySet());
+        long[] values = new long[names.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = pm.get(names.get(i));
+        }
+        ProcessMemory.Sample s = ProcessMemory.sample(new io.memscope.recording.Recording.ProcessMemorySamples(names,
+                new long[] {0}, values), 0, 0);
         StringBuilder sb = new StringBuilder("rss    ").append(Summary.bytes(rss));
-        long anon = pm.getOrDefault("rssAnon", -1L);
-        long file = pm.getOrDefault("rssFile", -1L);
-        if (anon >= 0 && file >= 0) {
-            sb.append(" (anon ").append(Summary.bytes(anon)).append(", file ").append(Summary.bytes(file)).append(')');
-        }
-        String[][] parts = {{"heapCommitted", "heap"}, {"metaspace", "metaspace"}, {"codeCache", "code"},
-            {"threadStacks", "stacks"}, {"directBuffers", "direct"}};
-        for (String[] p : parts) {
-            long v = pm.getOrDefault(p[0], -1L);
-            if (v >= 0) {
-                named += v;
-                if (p[0].equals("threadStacks") && pm.getOrDefault("threads", -1L) >= 0) {
-                    sb.append("  threads ").append(pm.get("threads")).append(" (stacks ").append(Summary.bytes(v))
-                            .append(')');
-                } else {
-                    sb.append("  ").append(p[1]).append(' ').append(Summary.bytes(v));
-                }
+        if (s.rssAnonBytes() >= 0 && s.rssFileBytes() >= 0) {
+            sb.append(" (anon ").append(Summary.bytes(s.rssAnonBytes())).append(", file ")
+                    .append(Summary.bytes(s.rssFileBytes()));
+            if (s.mappedBytes() > 0) {
+                sb.append(", mapped ").append(Summary.bytes(s.mappedBytes()));
             }
+            sb.append(')');
         }
-        long tracked = pm.getOrDefault("trackedNative", -1L);
-        if (tracked >= 0) {
-            long malloc = Math.max(0, tracked - Math.max(0, pm.getOrDefault("directBuffers", -1L)));
-            named += malloc;
-            sb.append("  native ").append(Summary.bytes(malloc));
+        part(sb, "heap", s.heapBytes(), s.heapResidentBytes() >= 0);
+        part(sb, "metaspace", s.metaspaceBytes(), false);
+        part(sb, "code", s.codeCacheBytes(), pm.getOrDefault("codeCacheResident", -1L) >= 0);
+        if (s.threadStacksBytes() >= 0) {
+            boolean res = pm.getOrDefault("threadStacksResident", -1L) >= 0;
+            sb.append(s.threads() >= 0 ? "  threads " + s.threads() + " (stacks " : "  stacks (")
+                    .append(Summary.bytes(s.threadStacksBytes())).append(res ? " res)" : ")");
         }
-        return sb.append("  other ").append(Summary.bytes(Math.max(0, rss - named))).toString();
+        part(sb, "direct", s.directBytes(), false);
+        part(sb, "native", s.mallocBytes(), false);
+        part(sb, "files", s.filesBytes(), false);
+        return sb.append("  other ").append(Summary.bytes(Math.max(0, s.otherBytes()))).toString();
+    }
+
+    private static void part(StringBuilder sb, String name, long bytes, boolean resident) {
+        if (bytes >= 0) {
+            sb.append("  ").append(name).append(' ').append(Summary.bytes(bytes)).append(resident ? " res" : "");
+        }
     }
 
     private static String head(TopSort sort) {
