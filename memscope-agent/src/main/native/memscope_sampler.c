@@ -701,3 +701,5 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiAgeSoftReferences0(JNIE
     }
     return found == JVMTI_ERROR_NONE ? count : -6;
 }
+
+#include "malloc_info.h"

@@ -197,7 +197,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
     private static final class Parts {
         final ProcessMemorySamples b;
         final int rss, anon, file, shmem, threads, heapUsed, heapCommitted, metaspace, codeCache, stacks, direct,
-                mapped, tracked, heapResident, codeResident, stacksResident;
+                mapped, tracked, heapResident, codeResident, stacksResident, glibc;
 
         Parts(ProcessMemorySamples b) {
             this.b = b;
@@ -217,6 +217,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             heapResident = b.part("heapResident");
             codeResident = b.part("codeCacheResident");
             stacksResident = b.part("threadStacksResident");
+            glibc = b.part("malloc");
         }
 
         long v(int i, int part) {
@@ -227,7 +228,12 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             long rssV = v(i, rss);
             long directV = v(i, direct);
             long trackedV = v(i, tracked);
-            long malloc = trackedV < 0 ? -1 : Math.max(0, trackedV - Math.max(0, directV));
+            // glibc's bytes in use where known (direct buffers, Unsafe and FFM arenas are malloc'd: direct is a part
+            // of its own); else what memscope tracks beyond direct buffers. The free memory glibc keeps
+            // (mallocFree) is not counted: how much of it is resident is not known
+            long glibcV = v(i, glibc);
+            long malloc = glibcV >= 0 ? Math.max(0, glibcV - Math.max(0, directV))
+                    : trackedV < 0 ? -1 : Math.max(0, trackedV - Math.max(0, directV));
             long codeV = v(i, codeResident) >= 0 ? v(i, codeResident) : v(i, codeCache);
             long stacksV = v(i, stacksResident) >= 0 ? v(i, stacksResident) : v(i, stacks);
             long fileV = v(i, file);

@@ -198,6 +198,9 @@ public final class MemscopeHooksTemplate {
     /** JVM signature of a sampled class id, or null. */
     public static native String jvmtiClassName0(int id);
 
+    /** glibc's malloc figures (mallinfo2): out[0] bytes in use, out[1] free bytes kept; -1 each when unknown. */
+    public static native void processMallocInfo0(long[] out);
+
     /** The Thread a sample announced (its global reference is deleted). */
     public static native Object jvmtiThread0(long ref);
 

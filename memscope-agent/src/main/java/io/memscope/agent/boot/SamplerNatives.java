@@ -54,6 +54,11 @@ public final class SamplerNatives {
         return MemscopeHooksTemplate.jvmtiDrain0(records, frames, wait);
     }
 
+    /** glibc's malloc figures: out[0] bytes in use, out[1] free bytes kept; -1 each when unknown. */
+    public static void mallocInfo(long[] out) {
+        MemscopeHooksTemplate.processMallocInfo0(out);
+    }
+
     public static String className(int id) {
         return MemscopeHooksTemplate.jvmtiClassName0(id);
     }

@@ -38,12 +38,12 @@ final class ProcessMemorySampler {
     static final List<String> PARTS = List.of("rss", "rssAnon", "rssFile", "rssShmem", "swap", "threads",
             "heapUsed", "heapCommitted", "metaspace", "classSpace", "codeCache", "threadStacks", "directBuffers",
             "trackedNative", "mappedBuffers", "heapResident", "codeCacheResident", "threadStacksResident",
-            "threadStacksMatched");
+            "threadStacksMatched", "malloc", "mallocFree");
     private static final int RSS = 0, RSS_ANON = 1, RSS_FILE = 2, RSS_SHMEM = 3, SWAP = 4, THREADS = 5,
             HEAP_USED = 6, HEAP_COMMITTED = 7, METASPACE = 8, CLASS_SPACE = 9, CODE_CACHE = 10, THREAD_STACKS = 11,
             DIRECT = 12, TRACKED_NATIVE = 13, MAPPED = 14, HEAP_RESIDENT = 15, CODE_RESIDENT = 16,
-            STACKS_RESIDENT = 17, STACKS_MATCHED = 18;
-    private static final int P = 19;
+            STACKS_RESIDENT = 17, STACKS_MATCHED = 18, MALLOC = 19, MALLOC_FREE = 20;
+    private static final int P = 21;
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
     private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
         ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
@@ -62,6 +62,9 @@ final class ProcessMemorySampler {
     private long detailFailures;
     private long detailCpuNanos;
     private long detailMaxCpuNanos;
+    private long detailMaxWallNanos;
+    /** The resident check waits at least this many times its own duration before the next. */
+    static final long DETAIL_BUDGET = 20;
     /** The latest resident check's figures (unknown before the first). */
     private long heapResident = ProcessMemorySamples.UNKNOWN, codeResident = ProcessMemorySamples.UNKNOWN,
             stacksResident = ProcessMemorySamples.UNKNOWN, stacksMatched = ProcessMemorySamples.UNKNOWN;
@@ -218,8 +221,10 @@ final class ProcessMemorySampler {
                 nmtSample(nowNanos);
             }
             if (detail != null && nowNanos >= nextDetail) {
-                nextDetail = nowNanos + detailNanos;
-                residentCheck();
+                long wall = residentCheck();
+                // at most 5% of the background thread's time: a large resident set makes the pass slow (the
+                // kernel walks every mapped page), so it runs less often rather than delay the samples and flushes
+                nextDetail = System.nanoTime() + Math.max(detailNanos, DETAIL_BUDGET * wall);
             }
             sample(nowNanos);
         } catch (Throwable t) {
@@ -258,6 +263,7 @@ final class ProcessMemorySampler {
         values[base + CODE_RESIDENT] = codeResident;
         values[base + STACKS_RESIDENT] = stacksResident;
         values[base + STACKS_MATCHED] = stacksMatched;
+        mallocInfo(values, base);
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
@@ -375,8 +381,36 @@ final class ProcessMemorySampler {
         return pools.toArray(new java.lang.invoke.MethodHandle[0]);
     }
 
-    /** The resident check, its CPU time counted apart from the fast samples'. */
-    private void residentCheck() {
+    private final long[] mallinfo = new long[2];
+    /** Whether glibc's figures are read: the sampler library is loaded, and reading them has not failed. */
+    private boolean mallinfoOn = true;
+
+    /**
+     * glibc's account of malloc (its {@code mallinfo2}, through the sampler library when it is loaded): bytes in use
+     * (direct buffers and memscope-tracked native memory among them) and the free bytes it keeps; unknown without
+     * the library, under another allocator, or before glibc 2.33.
+     */
+    private void mallocInfo(long[] into, int base) {
+        if (!mallinfoOn || !SamplerLibrary.loaded()) {
+            return;
+        }
+        try {
+            io.memscope.agent.boot.SamplerNatives.mallocInfo(mallinfo);
+            into[base + MALLOC] = mallinfo[0];
+            into[base + MALLOC_FREE] = mallinfo[1];
+        } catch (Throwable t) {
+            mallinfoOn = false;
+            failed(t);
+        }
+    }
+
+    /**
+     * The resident check, its CPU time counted apart from the fast samples'.
+     *
+     * @return how long it took (wall clock, ns)
+     */
+    private long residentCheck() {
+        long wall0 = System.nanoTime();
         long cpu0 = cpuTime ? threadBean.getCurrentThreadCpuTime() : 0;
         try {
             detail.run();
@@ -394,6 +428,9 @@ final class ProcessMemorySampler {
             detailCpuNanos += spent;
             detailMaxCpuNanos = Math.max(detailMaxCpuNanos, spent);
         }
+        long wall = System.nanoTime() - wall0;
+        detailMaxWallNanos = Math.max(detailMaxWallNanos, wall);
+        return wall;
     }
 
     /** The text of a diagnostic command ({@code gcHeapInfo}, {@code compilerCodecache}), or null. */
@@ -594,6 +631,7 @@ final class ProcessMemorySampler {
             into.put("processMemory.rssDetailFailures", Long.toString(detailFailures));
             into.put("processMemory.rssDetailCpuNanos", cpuTime ? Long.toString(detailCpuNanos) : "unknown");
             into.put("processMemory.rssDetailMaxCpuNanos", cpuTime ? Long.toString(detailMaxCpuNanos) : "unknown");
+            into.put("processMemory.rssDetailMaxWallNanos", Long.toString(detailMaxWallNanos));
         }
         boolean resident = detail != null && detailPasses > 0;
         into.put("processMemory.parts.heap", resident && heapResident >= 0 ? "resident" : "committed");
@@ -603,6 +641,7 @@ final class ProcessMemorySampler {
         into.put("processMemory.parts.metaspace", "committed");
         into.put("processMemory.parts.direct", "committed");
         into.put("processMemory.parts.files", "resident");
+        into.put("processMemory.parts.malloc", SamplerLibrary.loaded() && mallinfoOn ? "glibc" : "tracked");
         if (firstFailure != null) {
             into.put("processMemory.firstFailure", firstFailure);
         }
