@@ -51,7 +51,8 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
      * @param codeCacheBytes    the code heaps' resident bytes at the latest resident check, else committed
      * @param threadStacksBytes the threads' stacks resident at the latest resident check, else NMT's committed figure
      *                          or threads x stack size
-     * @param mallocBytes       memscope-tracked native memory other than direct buffers (Unsafe, FFM arenas)
+     * @param mallocBytes       glibc's malloc'd bytes in use less direct buffers ({@code parts.malloc} = {@code glibc}),
+     *                          else memscope-tracked native memory other than direct buffers (Unsafe, FFM arenas)
      * @param otherBytes        RSS minus the parts, at least 0; -1 without RSS
      * @param mappedBytes       the mapped buffer pools (file-backed: part of {@code filesBytes}, not a part of its own)
      * @param threads           the process's threads (a count)

@@ -18,8 +18,11 @@ final class ProcessMemoryJson {
                 .field("measuredSamples", pm.measuredSamples())
                 .field("downsampled", pm.samples().size() < pm.measuredSamples())
                 .field("threadStacks", pm.threadStacks())
-                .field("mallocCovers", "memscope-tracked native memory other than direct buffers (Unsafe, FFM "
-                        + "arenas); what native libraries malloc is in otherBytes");
+                .field("mallocCovers", "glibc".equals(pm.parts().get("malloc"))
+                        ? "glibc's malloc'd bytes in use (mallinfo2: the JVM's own, native libraries', Unsafe and FFM "
+                                + "arenas) less direct buffers; the free memory glibc keeps is in otherBytes"
+                        : "memscope-tracked native memory other than direct buffers (Unsafe, FFM arenas); what native "
+                                + "libraries malloc is in otherBytes");
         w.name("parts").beginObject();
         new java.util.TreeMap<>(pm.parts()).forEach(w::field);
         w.endObject();

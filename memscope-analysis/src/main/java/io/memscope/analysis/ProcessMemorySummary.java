@@ -9,7 +9,7 @@ final class ProcessMemorySummary {
 
     /**
      * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap resident 812 MiB, metaspace 91 MiB, code cache
-     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 1.0 MiB (memscope-tracked), files 40 MiB, other 10 MiB}; heap committed
+     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 17 MiB, files 40 MiB, other 10 MiB}; heap committed
      * where no resident check ran; unknown parts
      * are left out. Nothing without samples; a note when the samples have no RSS (no /proc).
      */
@@ -32,7 +32,8 @@ final class ProcessMemorySummary {
                 : pm.threadStacks().equals("resident") ? " (" + threads + ", resident stacks)"
                 : " (" + threads + " x stack size, an upper bound)");
         part(parts, "direct", p.directBytes(), "");
-        part(parts, "malloc", p.mallocBytes(), " (memscope-tracked: Unsafe, arenas)");
+        part(parts, "malloc", p.mallocBytes(), "glibc".equals(pm.parts().get("malloc")) ? ""
+                : " (memscope-tracked: Unsafe, arenas)");
         part(parts, "files", p.filesBytes(), "");
         part(parts, "other", p.otherBytes(), "");
         sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%n",

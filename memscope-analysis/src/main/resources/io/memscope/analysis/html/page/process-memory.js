@@ -10,7 +10,7 @@ var PROCESS_PARTS = [
   ['codeCacheBytes', 'Code cache', '#e3b7d6'],
   ['threadStacksBytes', 'Thread stacks', '#f2c98f'],
   ['directBytes', 'Direct buffers', '#8fd1a8'],
-  ['mallocBytes', 'Native (memscope-tracked)', '#6fbfb6'],
+  ['mallocBytes', 'Malloc', '#6fbfb6'],
   ['filesBytes', 'Files (code, CDS, mapped)', '#c9d3a0'],
   ['otherBytes', 'Other (RSS not explained)', '#d5d9e0']
 ];
@@ -74,7 +74,9 @@ function renderProcessMemory() {
   note.textContent = 'The process\'s resident set (RSS) by part, sampled every ' + pm.intervalMs + ' ms'
     + (pm.downsampled ? ' (downsampled: each point is the largest RSS of its stretch)' : '')
     + '. Each sample holds until the next (steps); gaps mark stretches without samples. ' + partsNote(pm)
-    + ' Native is what memscope tracks (Unsafe, arenas); files are file-backed and shared pages (the JVM\'s and '
+    + ((pm.parts || {}).malloc === 'glibc' ? ' Malloc is what glibc says is malloc\'d (the JVM\'s own, native '
+      + 'libraries\', Unsafe and arenas) less direct buffers;' : ' Malloc is what memscope tracks (Unsafe, arenas);')
+    + ' files are file-backed and shared pages (the JVM\'s and '
     + 'libraries\' code, the CDS archive, mapped buffers); other is RSS the parts do not explain (what native '
     + 'libraries malloc, the JVM\'s own structures).';
   window.addEventListener('resize', function () {
