@@ -49,7 +49,7 @@ class RssBreakdownIT {
                     List.of(java, "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=512m", "-cp",
                             Jvms.classPath(RssBreakdownFixture.class, ClassWriter.class),
                             RssBreakdownFixture.class.getName(), times.toString(), "400", "4000", "256", "64",
-                            "2500"));
+                            "3500"));
             assertThat(code).as(java).isZero();
             check(java, Jvms.report(dir.resolve("run")), read(times));
         }

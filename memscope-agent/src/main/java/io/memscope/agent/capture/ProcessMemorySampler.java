@@ -63,13 +63,22 @@ final class ProcessMemorySampler {
     private long detailCpuNanos;
     private long detailMaxCpuNanos;
     private long detailMaxWallNanos;
-    /** The resident check waits at least this many times its own duration before the next. */
-    static final long DETAIL_BUDGET = 20;
+    /** The resident check waits at least this many times its own wall time, and its CPU time, before the next. */
+    static final long DETAIL_WALL_BUDGET = 20, DETAIL_CPU_BUDGET = 100;
     /** The latest resident check's figures (unknown before the first). */
     private long heapResident = ProcessMemorySamples.UNKNOWN, codeResident = ProcessMemorySamples.UNKNOWN,
             stacksResident = ProcessMemorySamples.UNKNOWN, stacksMatched = ProcessMemorySamples.UNKNOWN;
-    /** {@code sun.nio.ch.FileChannelImpl}, loaded (not initialised) to see whether mapped buffers can exist yet. */
+    /**
+     * {@code sun.nio.ch.FileChannelImpl} once the JVM loaded it (found among the loaded classes, never loaded by the
+     * agent: {@code FileChannel} and its 30 classes are not loaded into JVMs that do not use them), to see whether
+     * mapped buffers can exist yet; null before.
+     */
     private Class<?> fileChannels;
+    private java.lang.instrument.Instrumentation inst;
+    /** When to look for {@link #fileChannels} among the loaded classes next. */
+    private long nextClassScan;
+    /** Looks for the file channel class at most this often (a scan lists every loaded class). */
+    static final long CLASS_SCAN_NANOS = 5_000_000_000L;
     /** The JDK's mapped buffer pools' memory used, once {@link #fileChannels} is initialised; null before. */
     private java.lang.invoke.MethodHandle[] mapped;
     /** {@code Unsafe.shouldBeInitialized(Class)} (jdk.internal.misc, exported to the agent at start). */
@@ -178,11 +187,8 @@ final class ProcessMemorySampler {
         } catch (Throwable t) {
             failed(t);
         }
-        try {
-            fileChannels = Class.forName("sun.nio.ch.FileChannelImpl", false, null);
-        } catch (Throwable t) {
-            fileChannels = null; // the mapped part stays unknown
-        }
+        this.inst = inst;
+        nextClassScan = nowNanos;
         nextDue = nowNanos;
         nextNmt = nowNanos;
         nextDetail = nowNanos;
@@ -221,10 +227,12 @@ final class ProcessMemorySampler {
                 nmtSample(nowNanos);
             }
             if (detail != null && nowNanos >= nextDetail) {
+                long cpu0 = detailCpuNanos;
                 long wall = residentCheck();
-                // at most 5% of the background thread's time: a large resident set makes the pass slow (the
-                // kernel walks every mapped page), so it runs less often rather than delay the samples and flushes
-                nextDetail = System.nanoTime() + Math.max(detailNanos, DETAIL_BUDGET * wall);
+                // a large resident set makes the pass slow (the kernel walks every mapped page): it runs less often
+                // rather than delay the samples and flushes (5% of the thread's time) or cost more than 1% of a core
+                nextDetail = System.nanoTime() + Math.max(detailNanos, Math.max(DETAIL_WALL_BUDGET * wall,
+                        DETAIL_CPU_BUDGET * (detailCpuNanos - cpu0)));
             }
             sample(nowNanos);
         } catch (Throwable t) {
@@ -273,8 +281,8 @@ final class ProcessMemorySampler {
      * The {@code direct} buffer pool the {@code BufferPoolMXBean} named "direct" reads, taken from the JDK directly:
      * asking {@code ManagementFactory} for the buffer pool beans also makes the {@code mapped} ones, whose home is
      * {@code sun.nio.ch.FileChannelImpl}, and would load the file channel machinery (about 30 classes) into every
-     * JVM, which the agent otherwise never needs. So the mapped pools are read only once that class is initialised
-     * ({@link #mappedUsed}).
+     * JVM, which the agent otherwise never needs. So the mapped pools are read only once the JVM loaded and
+     * initialised that class ({@link #mappedUsed}).
      */
     private static java.lang.invoke.MethodHandle directPool(java.lang.instrument.Instrumentation inst) {
         try {
@@ -320,15 +328,27 @@ final class ProcessMemorySampler {
     /**
      * The mapped buffer pools ({@code mapped}, and {@code mapped - 'non-volatile memory'}) added up: what the
      * {@code BufferPoolMXBean}s of those names report. Only once {@code FileChannelImpl} is initialised, which every
-     * {@code FileChannel.map} needs: before that no mapped buffer exists (0), and the agent does not initialise
-     * the file channel machinery itself. Mapped buffers are file-backed: they are part of {@code rssFile}.
+     * {@code FileChannel.map} needs: before that no mapped buffer exists (0), and the agent neither loads nor
+     * initialises the file channel machinery itself (it looks for the class among the loaded ones every
+     * {@link #CLASS_SCAN_NANOS}). Mapped buffers are file-backed: they are part of {@code rssFile}.
      */
     private long mappedUsed() {
         java.lang.invoke.MethodHandle[] h = mapped;
         if (h == null) {
+            if (inst == null) {
+                return ProcessMemorySamples.UNKNOWN;
+            }
             Class<?> c = fileChannels;
             if (c == null) {
-                return ProcessMemorySamples.UNKNOWN;
+                long now = System.nanoTime();
+                if (now - nextClassScan < 0) {
+                    return 0;
+                }
+                nextClassScan = now + CLASS_SCAN_NANOS;
+                c = fileChannels = loadedFileChannels(inst);
+                if (c == null) {
+                    return 0; // not loaded: no file was ever mapped
+                }
             }
             try {
                 if (initialised == null) {
@@ -342,7 +362,7 @@ final class ProcessMemorySampler {
                 }
                 h = mapped = mappedPools(c);
             } catch (Throwable t) {
-                fileChannels = null;
+                inst = null;
                 failed(t);
                 return ProcessMemorySamples.UNKNOWN;
             }
@@ -354,11 +374,20 @@ final class ProcessMemorySampler {
             }
             return Math.max(-1, sum);
         } catch (Throwable t) {
-            fileChannels = null;
+            inst = null;
             mapped = null;
             failed(t);
             return ProcessMemorySamples.UNKNOWN;
         }
+    }
+
+    private static Class<?> loadedFileChannels(java.lang.instrument.Instrumentation inst) {
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (c.getClassLoader() == null && c.getName().equals("sun.nio.ch.FileChannelImpl")) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private static java.lang.invoke.MethodHandle[] mappedPools(Class<?> fileChannels) throws Exception {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# What the process memory sampler and its resident check over /proc/self/smaps cost (docs/benchmarks.md, "Process
+# memory sampler"): an idle program (it allocates 64 KiB every 5 ms) run under `memscope run` for S seconds with
+# rssDetail=0 (fast samples only), 5000 (the default) and 1000, at a small heap (-Xmx256m) and at a large resident set
+# (-Xms8g -Xmx8g -XX:+AlwaysPreTouch: 8 GiB of heap resident). Per run, from report.json's metadata: fast samples and
+# their CPU time each (processMemory.cpuNanos less processMemory.rssDetailCpuNanos), resident checks, their CPU time
+# each and their longest wall time, the sampler's CPU as a share of the run, the longest gap between two samples.
+#
+#   memscope-bench/scripts/rss-detail-cost.sh [--java PATH] [--seconds S] [--no-large]
+#
+# Needs a build (./mvnw package -DskipTests: memscope-cli/target/memscope.jar) and 9 GiB of free memory for the large
+# runs.
+set -euo pipefail
+export LC_ALL=C
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+java="$(command -v java)"
+seconds=20
+large=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --java) java="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --no-large) large=0; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+jar="$root/memscope-cli/target/memscope.jar"
+[ -e "$jar" ] || { echo "build first: ./mvnw -B package -DskipTests" >&2; exit 1; }
+work="$(mktemp -d /tmp/memscope-rss-cost.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+cat > "$work/Idle.java" <<'JAVA'
+public class Idle {
+    public static void main(String[] a) throws Exception {
+        byte[][] keep = new byte[64][];
+        long end = System.nanoTime() + Long.parseLong(a[0]) * 1_000_000_000L;
+        int i = 0;
+        while (System.nanoTime() < end) {
+            keep[i++ & 63] = new byte[64 << 10];
+            Thread.sleep(5);
+        }
+        System.out.println(keep.length);
+    }
+}
+JAVA
+"$(dirname "$java")/javac" -d "$work" "$work/Idle.java"
+run() {
+  local name="$1" detail="$2"; shift 2
+  "$java" -jar "$jar" run --out "$work/out-$name" --agent-option "rssDetail=$detail" -- "$java" "$@" -cp "$work" \
+      Idle "$seconds" >/dev/null 2>&1
+  python3 - "$(ls -d "$work/out-$name"/*/ | head -1)report.json" "$name" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1])); m = rep['metadata']
+g = lambda k: float(m.get(k, '0'))
+s, c = g('processMemory.samples'), g('processMemory.cpuNanos')
+p, d = g('processMemory.rssDetailPasses'), g('processMemory.rssDetailCpuNanos')
+t = [x['timeMs'] for x in rep['processMemory']['samples']]
+gaps = sorted(b - a for a, b in zip(t, t[1:]))
+end = rep['processMemory']['end']
+print('%-9s samples %4d  fast %6.1f us/sample  checks %3d  %7.2f ms CPU each (max %7.2f, wall max %7.1f ms)  '
+      'sampler %.3f%% of a core  longest gap %5.0f ms  rss %5d MiB' % (sys.argv[2], s, (c - d) / s / 1e3, p,
+      d / p / 1e6 if p else 0, g('processMemory.rssDetailMaxCpuNanos') / 1e6,
+      g('processMemory.rssDetailMaxWallNanos') / 1e6, c / ((t[-1] - t[0]) * 1e6) * 100, gaps[-1],
+      end['rssBytes'] >> 20))
+PY
+}
+echo "$(date -u +%FT%TZ) $(uname -r) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $("$java" -version 2>&1 | head -1)"
+for name_detail in small-off:0 small-5s:5000 small-1s:1000; do
+  run "${name_detail%%:*}" "${name_detail##*:}" -Xmx256m
+done
+if [ "$large" = 1 ]; then
+  run large-5s 5000 -Xms8g -Xmx8g -XX:+AlwaysPreTouch
+  run large-1s 1000 -Xms8g -Xmx8g -XX:+AlwaysPreTouch
+fi
