@@ -181,8 +181,9 @@ final class ProcessMemorySampler {
                 stackSizes[2] = 1024 * Long.parseLong(hs.getVMOption("VMThreadStackSize").getValue());
             }
             if (detailNanos > 0 && statusFile != null) {
-                detail = new SmapsResidentCheck(diagnosticCommand("gcHeapInfo"), diagnosticCommand("compilerCodecache"),
-                        stackSizes, "/proc/self/smaps");
+                java.lang.invoke.MethodHandle dcmd = diagnosticCommands(inst);
+                detail = new SmapsResidentCheck(diagnosticCommand(dcmd, "GC.heap_info"),
+                        diagnosticCommand(dcmd, "Compiler.codecache"), stackSizes, "/proc/self/smaps");
             }
         } catch (Throwable t) {
             failed(t);
@@ -227,12 +228,12 @@ final class ProcessMemorySampler {
                 nmtSample(nowNanos);
             }
             if (detail != null && nowNanos >= nextDetail) {
-                long cpu0 = detailCpuNanos;
+                long detailCpu0 = detailCpuNanos;
                 long wall = residentCheck();
                 // a large resident set makes the pass slow (the kernel walks every mapped page): it runs less often
                 // rather than delay the samples and flushes (5% of the thread's time) or cost more than 1% of a core
                 nextDetail = System.nanoTime() + Math.max(detailNanos, Math.max(DETAIL_WALL_BUDGET * wall,
-                        DETAIL_CPU_BUDGET * (detailCpuNanos - cpu0)));
+                        DETAIL_CPU_BUDGET * (detailCpuNanos - detailCpu0)));
             }
             sample(nowNanos);
         } catch (Throwable t) {
@@ -462,12 +463,43 @@ final class ProcessMemorySampler {
         return wall;
     }
 
-    /** The text of a diagnostic command ({@code gcHeapInfo}, {@code compilerCodecache}), or null. */
-    private String diagnosticCommand(String operation) {
+    /**
+     * The JVM's diagnostic commands, run as a command line ({@code executeDiagnosticCommand} of the JDK's diagnostic
+     * command MBean, bound to it), taken from the JDK directly: the platform MBean server would register every
+     * platform bean, the buffer pools' among them, and the MBean's own operations would first describe every command
+     * (JFR's among them, which read their configuration files): both load the file channel classes into every JVM.
+     * Null when the JDK does not have it where expected (then the heap's and code cache's figures stay committed).
+     */
+    private java.lang.invoke.MethodHandle diagnosticCommands(java.lang.instrument.Instrumentation inst) {
         try {
-            return (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
-                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            Class<?> impl = Class.forName("com.sun.management.internal.DiagnosticCommandImpl");
+            if (inst != null) {
+                inst.redefineModule(impl.getModule(), java.util.Set.of(), Map.of(),
+                        Map.of("com.sun.management.internal", java.util.Set.of(ProcessMemorySampler.class.getModule())),
+                        java.util.Set.of(), Map.of());
+            }
+            java.lang.reflect.Method get = impl.getDeclaredMethod("getDiagnosticCommandMBean");
+            get.setAccessible(true);
+            Object bean = get.invoke(null);
+            if (bean == null) {
+                return null;
+            }
+            java.lang.reflect.Method run = impl.getDeclaredMethod("executeDiagnosticCommand", String.class);
+            run.setAccessible(true);
+            return java.lang.invoke.MethodHandles.lookup().unreflect(run).bindTo(bean);
+        } catch (Throwable t) {
+            failed(t);
+            return null;
+        }
+    }
+
+    /** The text of a diagnostic command ({@code GC.heap_info}, {@code Compiler.codecache}), or null. */
+    private String diagnosticCommand(java.lang.invoke.MethodHandle dcmd, String command) {
+        if (dcmd == null) {
+            return null;
+        }
+        try {
+            return (String) dcmd.invoke(command);
         } catch (Throwable t) {
             failed(t);
             return null;
