@@ -228,6 +228,11 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        if (malloc) {
+            // Before the application's main: its first native allocations are sampled too.
+            mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,
+                    settings.stackDepth(), endMetadata);
+        }
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
         // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).
@@ -603,10 +608,6 @@ public final class CaptureSession {
             pm = new ProcessMemorySampler(processMemoryMillis, settings.flushMillis(),
                     settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
             processMemory = pm;
-        }
-        if (malloc && mallocSampler == null) {
-            mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,
-                    settings.stackDepth(), endMetadata);
         }
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (running) {

@@ -263,6 +263,10 @@ final class MallocSampler {
                 buffer[java + 2 * k + 1] = -1; // a native method
             }
         }
+        if (tid == selfTestTid) {
+            selfTestSample(address, nativeFrames, nj > 0 ? buffer[java] : 0);
+            return next;
+        }
         StackTable.JvmStack js = nj > 0 ? stacks.resolveRaw(buffer, java, nj, depth, false, methods) : null;
         if (js == StackTable.OWN) {
             ownSamples++;
@@ -277,24 +281,31 @@ final class MallocSampler {
         long stack = stacks.mixed(nativeFrames, js == null ? 0 : js.id, depth + nativeFrames.size());
         live.put(address, new long[] {size, site});
         events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId, stack, site);
-        if (tid == selfTestTid && selfTestAddress == 0 && selfTest == null) {
-            boolean zlib = false;
-            for (String f : nativeFrames) {
-                String lib = NativeSymbols.library(f);
-                zlib |= lib.startsWith("libz") || lib.startsWith("libzip");
-            }
-            boolean inflater = false;
-            for (String f : stacks.frames(stack)) {
-                inflater |= f.startsWith("java.util.zip.Inflater.");
-            }
-            if (zlib && inflater) {
-                selfTestAddress = address;
-            } else {
-                selfTest = "failed: the forced sample's stack has " + (zlib ? "" : "no zlib frame ")
-                        + (inflater ? "" : "no Inflater frame ") + stacks.frames(stack);
-            }
-        }
         return next;
+    }
+
+    /**
+     * A sample of the self-test thread (memscope's own: not recorded): the first must come from zlib called by
+     * {@code Inflater}'s native init.
+     */
+    private void selfTestSample(long address, List<String> nativeFrames, long topMethod) {
+        if (selfTestAddress != 0 || selfTest != null) {
+            return;
+        }
+        boolean zlib = false;
+        for (String f : nativeFrames) {
+            String lib = NativeSymbols.library(f);
+            zlib |= lib.startsWith("libz") || lib.startsWith("libzip");
+        }
+        SampledMethod top = topMethod == 0 ? null : SampledMethod.resolve(topMethod);
+        boolean inflater = top != null && top.className.equals("java.util.zip.Inflater");
+        if (zlib && inflater) {
+            selfTestAddress = address;
+        } else {
+            selfTest = "failed: the forced sample has " + (zlib ? "" : "no zlib frame " + nativeFrames + " ")
+                    + (inflater ? "" : "no Java frame of Inflater (top: "
+                    + (top == null ? "none" : top.className + "." + top.name) + ")");
+        }
     }
 
     private int nativeSite(List<String> nativeFrames) {
@@ -313,15 +324,16 @@ final class MallocSampler {
     }
 
     private void free(long address, long nanos, long tid) {
+        if (address == selfTestAddress && selfTest == null) {
+            selfTest = "passed";
+            return;
+        }
         long[] b = live.remove(address);
         if (b == null) {
             unmatchedFrees++; // its sample was memscope's own, or dropped
             return;
         }
         events.add(nanos, TYPE_DEALLOCATE, address, b[0], 0, tid | OS_THREAD, threadName(tid), 0, 0, 0, (int) b[1]);
-        if (address == selfTestAddress && selfTest == null) {
-            selfTest = "passed";
-        }
     }
 
     /** The OS thread's name ({@code /proc/self/task/<tid>/comm}), read once per thread id. */
