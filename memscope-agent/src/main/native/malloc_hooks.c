@@ -67,6 +67,7 @@ static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_dlopen)(const char *, int);
+static void *(*real_dlsym)(void *, const char *);
 
 /* ---- AsyncGetCallTrace ---- */
 typedef struct {
@@ -431,11 +432,32 @@ HOOK void *memscope_dlopen(const char *file, int mode) {
     return h;
 }
 
+/*
+ * A dynamic lookup of an allocator function answers with its hook: the JVM's own lookups (FFM's default lookup, JNI
+ * libraries' and JNA's symbol lookups through libjvm) then call the hook by address. Patched in libjvm only: a
+ * lookup with RTLD_NEXT is relative to the caller, which would become this library (HotSpot makes none).
+ */
+HOOK void *memscope_dlsym(void *handle, const char *name) {
+    void *r = real_dlsym(handle, name);
+    if (r == NULL || !active) {
+        return r;
+    }
+    if (r == (void *) real_malloc) return (void *) memscope_malloc;
+    if (r == (void *) real_calloc) return (void *) memscope_calloc;
+    if (r == (void *) real_realloc) return (void *) memscope_realloc;
+    if (r == (void *) real_free) return (void *) memscope_free;
+    if (r == (void *) real_posix_memalign) return (void *) memscope_posix_memalign;
+    if (r == (void *) real_aligned_alloc) return (void *) memscope_aligned_alloc;
+    if (r == (void *) real_memalign) return (void *) memscope_memalign;
+    if (r == (void *) real_valloc) return (void *) memscope_valloc;
+    return r;
+}
+
 /* ---- import patching ---- */
 typedef struct {
     const char *name;
     void *hook;
-    int allocator; /* 0: dlopen, patched in libjvm too */
+    int allocator; /* 1: allocator, everywhere but libjvm; 0: dlopen, everywhere; 2: dlsym, libjvm only */
 } hook_entry;
 
 static hook_entry hooks[] = {
@@ -448,6 +470,7 @@ static hook_entry hooks[] = {
     {"memalign", (void *) memscope_memalign, 1},
     {"valloc", (void *) memscope_valloc, 1},
     {"dlopen", (void *) memscope_dlopen, 0},
+    {"dlsym", (void *) memscope_dlsym, 2},
 };
 #define HOOK_COUNT ((int) (sizeof(hooks) / sizeof(hooks[0])))
 
@@ -551,7 +574,9 @@ static int patch_library(struct dl_phdr_info *info, size_t size, void *data) {
             }
             const char *name = strtab + symtab[s].st_name;
             for (int k = 0; k < HOOK_COUNT; k++) {
-                if ((rule == 0 || !hooks[k].allocator) && strcmp(name, hooks[k].name) == 0) {
+                int wanted = hooks[k].allocator == 0 || (hooks[k].allocator == 1 && rule == 0)
+                             || (hooks[k].allocator == 2 && rule == 2);
+                if (wanted && strcmp(name, hooks[k].name) == 0) {
                     if (write_slot((void **) (base + r[i].r_offset), hooks[k].hook, relro_start, relro_end)) {
                         changed++;
                     }
@@ -633,10 +658,11 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         real_memalign = dlsym(RTLD_DEFAULT, "memalign");
         real_valloc = dlsym(RTLD_DEFAULT, "valloc");
         real_dlopen = dlsym(RTLD_DEFAULT, "dlopen");
+        real_dlsym = dlsym(RTLD_DEFAULT, "dlsym");
     }
     if (real_malloc == NULL || real_calloc == NULL || real_realloc == NULL || real_free == NULL
         || real_posix_memalign == NULL || real_aligned_alloc == NULL || real_memalign == NULL || real_valloc == NULL
-        || real_dlopen == NULL) {
+        || real_dlopen == NULL || real_dlsym == NULL) {
         guard = 0;
         return -1;
     }

@@ -68,6 +68,10 @@ final class MallocSampler {
 
     // the self-test: decided by the drain thread
     private volatile long selfTestTid = -1;
+    /** When the self-test forced its sample: the thread's earlier samples (class loading, say) do not count. */
+    private volatile long selfTestForcedNanos = Long.MAX_VALUE;
+    /** Why the last sample of the self-test thread did not pass, for the failure message. */
+    private String selfTestLastMiss;
     private long selfTestAddress;
     private long selfTestStart;
     private volatile String selfTest;
@@ -155,9 +159,12 @@ final class MallocSampler {
         }
         try {
             new java.util.zip.Inflater().end(); // classes loaded and initialized before the forced sample
-            s.selfTestTid = SamplerNatives.mallocForceSample();
-            java.util.zip.Inflater inflater = new java.util.zip.Inflater();
-            inflater.end();
+            s.selfTestForcedNanos = System.nanoTime();
+            for (int i = 0; i < 3; i++) { // a forced sample may go to another allocation of this thread first
+                s.selfTestTid = SamplerNatives.mallocForceSample();
+                java.util.zip.Inflater inflater = new java.util.zip.Inflater();
+                inflater.end();
+            }
         } catch (Throwable t) {
             s.selfTest = "failed: " + t;
         }
@@ -202,7 +209,7 @@ final class MallocSampler {
         }
         if (System.nanoTime() - selfTestStart > SELF_TEST_MILLIS * 1_000_000L) {
             selfTest = "failed: " + (selfTestAddress == 0 ? "no sample from new Inflater() with a zlib frame within "
-                    + SELF_TEST_MILLIS + " ms" : "the free of the sample from Inflater.end() was not seen within "
+                    + SELF_TEST_MILLIS + " ms" + (selfTestLastMiss == null ? "" : ": " + selfTestLastMiss) : "the free of the sample from Inflater.end() was not seen within "
                     + SELF_TEST_MILLIS + " ms");
             stop("self-test " + selfTest);
         }
@@ -264,7 +271,9 @@ final class MallocSampler {
             }
         }
         if (tid == selfTestTid) {
-            selfTestSample(address, nativeFrames, nj > 0 ? buffer[java] : 0);
+            if (nanos >= selfTestForcedNanos) {
+                selfTestSample(address, nativeFrames, nj > 0 ? buffer[java] : 0);
+            }
             return next;
         }
         StackTable.JvmStack js = nj > 0 ? stacks.resolveRaw(buffer, java, nj, depth, false, methods) : null;
@@ -302,7 +311,7 @@ final class MallocSampler {
         if (zlib && inflater) {
             selfTestAddress = address;
         } else {
-            selfTest = "failed: the forced sample has " + (zlib ? "" : "no zlib frame " + nativeFrames + " ")
+            selfTestLastMiss = "its last sample had " + (zlib ? "" : "no zlib frame " + nativeFrames + " ")
                     + (inflater ? "" : "no Java frame of Inflater (top: "
                     + (top == null ? "none" : top.className + "." + top.name) + ")");
         }
