@@ -529,8 +529,9 @@ static int patch_library(struct dl_phdr_info *info, size_t size, void *data) {
         if (ph->p_type == PT_DYNAMIC) {
             dyn = (ElfW(Dyn) *) (base + ph->p_vaddr);
         } else if (ph->p_type == PT_GNU_RELRO) {
+            /* the pages ld.so made read-only: its end rounded down (a last partial page shares .data, writable) */
             relro_start = base + ph->p_vaddr;
-            relro_end = (relro_start + ph->p_memsz + 4095) & ~(uintptr_t) 4095;
+            relro_end = (relro_start + ph->p_memsz) & ~(uintptr_t) 4095;
             relro_start &= ~(uintptr_t) 4095;
         }
     }
