@@ -349,7 +349,7 @@ static inline __attribute__((always_inline)) void allocated(void *p, size_t size
 /* Before a block is handed back: forget it if it was sampled (before the real free, so that its address cannot be
  * reused meanwhile by another thread's sampled block). */
 static inline __attribute__((always_inline)) void freeing(void *p) {
-    if (p == NULL || __atomic_load_n(&table_live, __ATOMIC_RELAXED) == 0 || table == NULL) {
+    if (p == NULL || __atomic_load_n(&table_live, __ATOMIC_RELAXED) == 0 || !active) {
         return;
     }
     int g = guard;
@@ -711,7 +711,11 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
     }
-    if (table == NULL) {
+    if (table != NULL) {
+        /* An earlier capture's blocks still live are forgotten (its drain is over): the pages read as zeros again. */
+        madvise(table, TABLE_SLOTS * sizeof(uintptr_t), MADV_DONTNEED);
+        table_live = 0;
+    } else {
         void *t = mmap(NULL, TABLE_SLOTS * sizeof(uintptr_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                        -1, 0);
         if (t == MAP_FAILED) {
@@ -731,6 +735,7 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         }
         ring_ready = 1;
     }
+    samples = dropped = untracked = stale_frees = frees_matched = 0; /* counters are per capture */
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     patch_all();
     guard = 0;
