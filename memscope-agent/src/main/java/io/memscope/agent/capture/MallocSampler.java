@@ -57,6 +57,12 @@ final class MallocSampler {
     private final LongMap<SampledMethod> methods = new LongMap<>(1024);
     /** Sampled blocks not freed yet: address to {size, site}. Drain thread only. */
     private final Map<Long, long[]> live = new HashMap<>();
+    /**
+     * Raw stacks resolved already, by {@link #rawHash}: a repeated stack costs a hash and a lookup, not a
+     * symbolization and a resolution (and the JIT compiles less). Bounded: emptied when full.
+     */
+    private final LongMap<long[]> resolved = new LongMap<>(1024);
+    private static final int RESOLVED_LIMIT = 1 << 16;
     private final Map<Long, Integer> threadNames = new HashMap<>();
     private final EventColumns events = new EventColumns(256);
     private final long[] buffer = new long[1 << 16];
@@ -257,6 +263,25 @@ final class MallocSampler {
         int pcs = r + 6;
         int java = pcs + nn;
         int next = java + 2 * nj;
+        for (int k = 0; k < nj; k++) {
+            if (buffer[java + 2 * k + 1] < 0) {
+                buffer[java + 2 * k + 1] = -1; // a native method
+            }
+        }
+        long[] known = null;
+        long raw = 0;
+        if (tid != selfTestTid) {
+            raw = rawHash(pcs, next, nn);
+            known = resolved.get(raw);
+        }
+        if (known != null) {
+            if (known[1] < 0) {
+                ownSamples++;
+            } else {
+                record(address, size, nanos, tid, known[0], (int) known[1]);
+            }
+            return next;
+        }
         List<String> nativeFrames = new ArrayList<>(nn);
         for (int k = 0; k < nn; k++) {
             String f = symbols.frame(buffer[pcs + k]);
@@ -264,11 +289,6 @@ final class MallocSampler {
                 break; // not in a library: JIT-compiled or interpreter code, or a bad frame pointer
             }
             nativeFrames.add(f);
-        }
-        for (int k = 0; k < nj; k++) {
-            if (buffer[java + 2 * k + 1] < 0) {
-                buffer[java + 2 * k + 1] = -1; // a native method
-            }
         }
         if (tid == selfTestTid) {
             if (nanos >= selfTestForcedNanos) {
@@ -279,6 +299,7 @@ final class MallocSampler {
         StackTable.JvmStack js = nj > 0 ? stacks.resolveRaw(buffer, java, nj, depth, false, methods) : null;
         if (js == StackTable.OWN) {
             ownSamples++;
+            remember(raw, 0, -1);
             return next;
         }
         int site;
@@ -288,9 +309,32 @@ final class MallocSampler {
             site = nativeSite(nativeFrames);
         }
         long stack = stacks.mixed(nativeFrames, js == null ? 0 : js.id, depth + nativeFrames.size());
+        remember(raw, stack, site);
+        record(address, size, nanos, tid, stack, site);
+        return next;
+    }
+
+    private void record(long address, long size, long nanos, long tid, long stack, int site) {
         live.put(address, new long[] {size, site});
         events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId, stack, site);
-        return next;
+    }
+
+    /** Remembers what a raw stack resolved to: {stack id, site} (site -1: memscope's own). */
+    private void remember(long raw, long stack, int site) {
+        if (resolved.size() >= RESOLVED_LIMIT) {
+            resolved.clear();
+        }
+        resolved.put(raw, new long[] {stack, site});
+    }
+
+    /** A 64-bit hash of a record's raw stack: its native pcs, then its (jmethodID, bci) pairs. */
+    private long rawHash(int from, int to, int nativeCount) {
+        long h = 0x9E3779B97F4A7C15L ^ nativeCount;
+        for (int i = from; i < to; i++) {
+            h = (h ^ buffer[i]) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+        }
+        return h == 0 ? 1 : h;
     }
 
     /**
