@@ -199,6 +199,7 @@ public final class Agent {
         s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         s.processMemory(options.processMemoryMillis());
         s.rssDetail(options.rssDetailMillis());
+        s.malloc(options.malloc(), options.mallocInterval());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

@@ -88,6 +88,9 @@ public final class AgentOptions {
             + "(default 100)",
         "rssDetail=MILLIS       MEMSCOPE_RSS_DETAIL   read /proc/self/smaps this often to replace the heap's, the "
             + "code cache's and the thread stacks' committed figures by their resident bytes; 0 = off (default 5000)",
+        "malloc=true|false      MEMSCOPE_MALLOC       sample the process's malloc calls (native libraries, JNI, FFM) "
+            + "by bytes, with native and Java stacks; Linux x86_64, glibc (default false)",
+        "mallocInterval=BYTES   MEMSCOPE_MALLOC_INTERVAL mean bytes between malloc samples, e.g. 128k (default 128k)",
         "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
             + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
         "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
@@ -138,6 +141,8 @@ public final class AgentOptions {
     private long pathsMemory = 256L << 20;
     private long processMemoryMillis = 100;
     private long rssDetailMillis = 5000;
+    private boolean malloc;
+    private long mallocInterval = 128L << 10;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
@@ -166,6 +171,8 @@ public final class AgentOptions {
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
         {"processMemory", "MEMSCOPE_PROCESS_MEMORY"}, {"rssDetail", "MEMSCOPE_RSS_DETAIL"},
+        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"}, {"malloc", "MEMSCOPE_MALLOC"},
+        {"mallocInterval", "MEMSCOPE_MALLOC_INTERVAL"},
         {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
         {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
         {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
@@ -376,6 +383,15 @@ public final class AgentOptions {
                 break;
             case "pathsTime":
                 pathsMillis = number(v, 1, 3_600_000);
+                break;
+            case "malloc":
+                malloc = bool(v);
+                break;
+            case "mallocInterval":
+                mallocInterval = parseBytes(v);
+                if (mallocInterval < 1 || mallocInterval > (1L << 40)) {
+                    throw new IllegalArgumentException("must be between 1 and 1t");
+                }
                 break;
             case "pathsMemory":
                 pathsMemory = parseBytes(v);
@@ -664,6 +680,16 @@ public final class AgentOptions {
     /** @return the longest pause a heap walk may cause, in milliseconds */
     public long pathsMillis() {
         return pathsMillis;
+    }
+
+    /** @return whether the process's malloc calls are sampled */
+    public boolean malloc() {
+        return malloc;
+    }
+
+    /** @return the mean number of bytes between malloc samples */
+    public long mallocInterval() {
+        return mallocInterval;
     }
 
     /** @return the most memory a heap walk may take in the JVM, in bytes */

@@ -100,6 +100,10 @@ public final class CaptureSession {
     private long processMemoryMillis;
     private long rssDetailMillis;
     volatile ProcessMemorySampler processMemory;
+    /** Sample the process's malloc calls ({@code malloc}), their mean interval, and the sampler once it started. */
+    private boolean malloc;
+    private long mallocInterval;
+    volatile MallocSampler mallocSampler;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     volatile OutOfMemoryWatch outOfMemory;
 
@@ -130,6 +134,12 @@ public final class CaptureSession {
     /** Runs the resident check over /proc/self/smaps every {@code millis} milliseconds ({@code rssDetail}; 0 = not). */
     public synchronized void rssDetail(long millis) {
         rssDetailMillis = millis;
+    }
+
+    /** Samples the process's malloc calls every {@code intervalBytes} on average ({@code malloc}, {@code mallocInterval}). */
+    public synchronized void malloc(boolean on, long intervalBytes) {
+        malloc = on;
+        mallocInterval = intervalBytes;
     }
 
     /**
@@ -216,6 +226,9 @@ public final class CaptureSession {
             }
             head = new LinkedHashMap<>(metadata.get());
             head.put("processMemory.intervalMs", Long.toString(processMemoryMillis));
+            if (malloc) {
+                head.put(io.memscope.launch.MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(mallocInterval));
+            }
         } finally {
             if (self != null) {
                 self.busy = wasBusy;
@@ -223,6 +236,11 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        if (malloc) {
+            // Before the application's main: its first native allocations are sampled too.
+            mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,
+                    settings.stackDepth(), endMetadata);
+        }
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
         // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).

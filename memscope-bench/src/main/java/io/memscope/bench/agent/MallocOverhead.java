@@ -1,0 +1,123 @@
+package io.memscope.bench.agent;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.zip.ZipFile;
+
+/**
+ * Whole-process cost of sampling malloc on {@code io.memscope.bench.agent.workload.MallocWorkload} (Deflater and
+ * Inflater streams): each configuration is a fresh JVM timed from outside, from start to exit (wall time, and the
+ * process's CPU time as the OS counts it), configurations alternating within each repetition, medians over
+ * repetitions (needs {@code /usr/bin/time} for the CPU time). Configurations: no agent; memscope without malloc sampling (the default capture: heap sampler, process
+ * memory); memscope with {@code malloc=true} at 32 KiB, 128 KiB and 512 KiB; async-profiler 4.1's {@code nativemem}
+ * at the same intervals ({@code tools.profiler:async-profiler} from the local Maven repository).
+ *
+ * <p>Usage (from the repository root, after building memscope-agent and memscope-bench):
+ * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.MallocOverhead [reps] [documents] [java]}
+ */
+public final class MallocOverhead {
+    private MallocOverhead() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int reps = args.length > 0 ? Integer.parseInt(args[0]) : 7;
+        String documents = args.length > 1 ? args[1] : "20000";
+        String java = args.length > 2 ? args[2] : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path root = Path.of("").toAbsolutePath();
+        Path benchJar = Path.of(MallocOverhead.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path memscope = root.resolve("memscope-agent/target/memscope-agent.jar");
+        Path work = Files.createTempDirectory("memscope-malloc-bench");
+        Path asyncJar = Path.of(System.getProperty("user.home"), ".m2", "repository",
+                "tools/profiler/async-profiler/4.1/async-profiler-4.1.jar");
+        Path asyncLib = Files.exists(asyncJar) ? extract(asyncJar, "linux-x64/libasyncProfiler.so",
+                work.resolve("libasyncProfiler.so")) : null;
+        Map<String, List<String>> configs = new LinkedHashMap<>();
+        configs.put("no agent", List.of());
+        configs.put("memscope, no malloc", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("m0")));
+        for (String k : new String[] {"32k", "128k", "512k"}) {
+            long bytes = Long.parseLong(k.substring(0, k.length() - 1)) * 1024;
+            configs.put("memscope malloc " + k, List.of("-javaagent:" + memscope + "=quiet=true,malloc=true,"
+                    + "mallocInterval=" + k + ",out=" + work.resolve("m" + k)));
+            if (asyncLib != null) {
+                configs.put("async-profiler nativemem " + k, List.of("-agentpath:" + asyncLib + "=start,nativemem="
+                        + bytes + ",file=" + work.resolve("ap" + k + ".jfr")));
+            }
+        }
+        System.out.println("workload MallocWorkload " + documents + " documents, JVM " + java + ", " + reps
+                + " repetitions, configurations alternating");
+        Map<String, List<Double>> wall = new LinkedHashMap<>();
+        Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        String checksum = null;
+        for (int r = 0; r < reps; r++) {
+            for (Map.Entry<String, List<String>> c : configs.entrySet()) {
+                List<String> cmd = new ArrayList<>();
+                // the process's CPU time (user + system, all its threads) as the OS counted it at its exit
+                cmd.addAll(List.of("/usr/bin/time", "-f", "PROCESS_CPU %U %S"));
+                cmd.add(java);
+                cmd.add("-Xmx512m");
+                cmd.addAll(c.getValue());
+                cmd.addAll(List.of("-cp", benchJar.toString(), "io.memscope.bench.agent.workload.MallocWorkload",
+                        documents));
+                long t0 = System.nanoTime();
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                int code = p.waitFor();
+                double ms = (System.nanoTime() - t0) / 1e6;
+                String[] times = out.substring(out.lastIndexOf("PROCESS_CPU")).split("\\s+");
+                double cpuMs = (Double.parseDouble(times[1]) + Double.parseDouble(times[2])) * 1000;
+                if (code != 0 || !out.contains("CHECKSUM")) {
+                    throw new IllegalStateException(c.getKey() + " failed (" + code + "):\n" + out);
+                }
+                String sum = out.substring(out.indexOf("CHECKSUM")).lines().findFirst().orElseThrow();
+                if (checksum != null && !checksum.equals(sum)) {
+                    throw new IllegalStateException(c.getKey() + ": " + sum + " differs from " + checksum);
+                }
+                checksum = sum;
+                wall.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(ms);
+                cpu.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(cpuMs);
+            }
+        }
+        double base = median(wall.get("no agent"));
+        double cpuBase = median(cpu.get("no agent"));
+        System.out.println("| configuration | process wall (ms) | vs no agent | process CPU (ms) | vs no agent |");
+        System.out.println("|---|---:|---:|---:|---:|");
+        for (String name : configs.keySet()) {
+            double w = median(wall.get(name));
+            double c = median(cpu.get(name));
+            System.out.printf(Locale.ROOT, "| %s | %.0f | %.2fx | %.0f | %.2fx |%n", name, w, w / base, c,
+                    Double.isNaN(c) ? Double.NaN : c / cpuBase);
+        }
+        for (String name : configs.keySet()) {
+            System.out.println(name + ": wall " + wall.get(name) + ", cpu " + cpu.get(name));
+        }
+    }
+
+    private static double median(List<Double> l) {
+        double[] v = l.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(v);
+        return v.length == 0 ? Double.NaN : v[v.length / 2];
+    }
+
+    /** Extracts a zip entry to a file; null when the archive has no such entry. */
+    private static Path extract(Path jar, String entry, Path to) throws Exception {
+        try (ZipFile z = new ZipFile(jar.toFile())) {
+            var e = z.getEntry(entry);
+            if (e == null) {
+                return null;
+            }
+            try (InputStream in = z.getInputStream(e)) {
+                Files.copy(in, to, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return to;
+    }
+}
