@@ -200,11 +200,95 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param anomalyStacks        the stacks of the anomalies, by stack id
      * @param leakSuspects         native leak suspects: sites with memory outstanding at the end that grew (the rule
      *                             of heap leaks, see {@link ReportBuilder}), largest growth first
+     * @param malloc               the C allocator's part (sampled), or null when the agent did not track malloc
      */
     public record NativeMemory(long allocatedBytes, long allocations, long freedBytes, long outstandingBytes,
                                long outstandingBlocks, long peakOutstandingBytes, Peak.NativePeak peak,
                                List<SiteProfile> leaks, List<Anomaly> anomalies,
-                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects) {
+                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects,
+                               Malloc malloc) {
+    }
+
+    /**
+     * Native memory from the C allocator ({@code native:malloc} sites), estimated from samples: each sampled block
+     * of {@code s} bytes weighs {@code s/p} bytes, {@code p = 1 - exp(-s/intervalBytes)}, as heap samples do. These
+     * figures are also in {@link NativeMemory}'s totals and site lists.
+     *
+     * @param intervalBytes      the mean sampling interval (metadata {@code malloc.intervalBytes})
+     * @param samples            sampled blocks allocated in the window
+     * @param allocatedBytes     bytes allocated in the window (estimate)
+     * @param outstandingBytes   bytes outstanding at the end of the window (estimate)
+     * @param outstandingSamples the sampled blocks behind {@code outstandingBytes}
+     * @param atPeakOf           {@code rss}: {@code atPeak} is at the process's RSS peak (the recording has process
+     *                           samples); {@code native}: at the native peak
+     * @param atPeakMs           when that was, ms since the run's start (-1: no peak)
+     * @param atPeakBytes        malloc outstanding then (estimate)
+     * @param atPeak             the malloc sites' outstanding then, largest first
+     * @param coverage           what the interception covered (from the metadata)
+     */
+    public record Malloc(long intervalBytes, long samples, long allocatedBytes, long outstandingBytes,
+                         long outstandingSamples, String atPeakOf, double atPeakMs, long atPeakBytes,
+                         List<Peak.Holder> atPeak, Coverage coverage) {
+        public Malloc {
+            atPeak = List.copyOf(atPeak);
+        }
+
+        /**
+         * @param selfTest         the start-up self-test's result, null when not recorded
+         * @param patchedLibraries libraries whose allocator imports were patched, -1 when not recorded
+         * @param skippedLibraries libraries left unpatched and why
+         * @param off              why malloc tracking turned itself off, null while it was on
+         * @param dropped          samples lost (ring full), -1 when not recorded
+         * @param untracked        sampled blocks whose frees could not be matched, -1 when not recorded
+         */
+        public record Coverage(String selfTest, long patchedLibraries, List<SkippedLibrary> skippedLibraries,
+                               String off, long dropped, long untracked) {
+            public Coverage {
+                skippedLibraries = List.copyOf(skippedLibraries);
+            }
+
+            /** @return the coverage the metadata states ({@code malloc.*} keys) */
+            static Coverage of(Map<String, String> meta) {
+                String patched = meta.get(io.memscope.launch.MetadataKeys.MALLOC_PATCHED_LIBRARIES);
+                long patchedCount = -1;
+                if (patched != null && !patched.isBlank()) {
+                    try {
+                        patchedCount = Long.parseLong(patched.trim());
+                    } catch (NumberFormatException e) {
+                        patchedCount = java.util.Arrays.stream(patched.split("[;,]")).filter(x -> !x.isBlank())
+                                .count();
+                    }
+                }
+                List<SkippedLibrary> skipped = new java.util.ArrayList<>();
+                String sk = meta.get(io.memscope.launch.MetadataKeys.MALLOC_SKIPPED_LIBRARIES);
+                if (sk != null) {
+                    for (String item : sk.split(";")) {
+                        if (item.isBlank()) {
+                            continue;
+                        }
+                        int c = item.indexOf(':');
+                        skipped.add(c < 0 ? new SkippedLibrary(item.trim(), null)
+                                : new SkippedLibrary(item.substring(0, c).trim(), item.substring(c + 1).trim()));
+                    }
+                }
+                return new Coverage(meta.get(io.memscope.launch.MetadataKeys.MALLOC_SELF_TEST), patchedCount,
+                        skipped, meta.get(io.memscope.launch.MetadataKeys.MALLOC_OFF),
+                        number(meta, io.memscope.launch.MetadataKeys.MALLOC_DROPPED),
+                        number(meta, io.memscope.launch.MetadataKeys.MALLOC_UNTRACKED));
+            }
+
+            private static long number(Map<String, String> meta, String key) {
+                try {
+                    return Long.parseLong(meta.getOrDefault(key, "-1").trim());
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+
+        /** A library malloc tracking left alone, and why ({@code reason} null when not said). */
+        public record SkippedLibrary(String library, String reason) {
+        }
     }
 
     /**
