@@ -153,6 +153,7 @@ class MallocReportTest {
                         + "{\"library\":\"libjvm.so\",\"reason\":\"mallocJvm=false\"},"
                         + "{\"library\":\"libbundled.so\",\"reason\":\"static\"}],\"off\":null,\"dropped\":0,"
                         + "\"untracked\":-1}");
+        assertThat(Summary.format(r)).contains("LEAK SUSPECT").contains("com.acme.Unzipper.open(Unzipper.java:12)");
     }
 
     /**
@@ -188,6 +189,11 @@ class MallocReportTest {
                 org.assertj.core.groups.Tuple.tuple("com.acme.Codec.roundTrip(Codec.java:30)", 5000L),
                 org.assertj.core.groups.Tuple.tuple("com.acme.Unzipper.open(Unzipper.java:12)", 3000L));
         assertThat(m.outstandingBytes()).isEqualTo(10_000);
+        assertThat(Summary.format(r)).contains("malloc (sampled, mean interval 1 B, 11 samples): 14.6 KiB allocated, "
+                + "9.8 KiB outstanding (10 samples); at the RSS peak 7.8 KiB, most at libz.so.1!deflateInit2_ <- "
+                + "com.acme.Codec.roundTrip(Codec.java:30)")
+                .contains("RSS at its peak: 85.8 MiB at 0.40 s, of which malloc 7.8 KiB (sampled; most at "
+                        + "libz.so.1!deflateInit2_ <- com.acme.Codec.roundTrip(Codec.java:30))");
     }
 
     /** @return report.json without the whitespace between tokens */
