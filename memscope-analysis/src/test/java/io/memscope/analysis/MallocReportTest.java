@@ -31,6 +31,43 @@ class MallocReportTest {
 
     @TempDir
     Path dir;
+    private Report leakReport;
+
+    /**
+     * pprof export, decoded by protobuf-java: the native_* sample types add up to the native section's figures,
+     * malloc's estimates included, and a malloc stack starts at its native frame.
+     */
+    @Test
+    void pprofHasNativeSampleTypesWithMallocStacks() throws Exception {
+        leakingSiteIsSuspectChurningSiteIsNot();
+        Report r = leakReport;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        io.memscope.analysis.export.PprofProfile.write(r, io.memscope.analysis.export.ExportMetric.NATIVE_BYTES,
+                512 * 1024, 0, out);
+        var p = io.memscope.analysis.export.pprof.ProfileProto.Profile.parseFrom(new java.util.zip.GZIPInputStream(
+                new java.io.ByteArrayInputStream(out.toByteArray())));
+        List<String> types = p.getSampleTypeList().stream().map(st -> p.getStringTable((int) st.getType())).toList();
+        assertThat(types).contains("native_alloc_objects", "native_alloc_space", "native_inuse_objects",
+                "native_inuse_space");
+        assertThat(p.getStringTable((int) p.getDefaultSampleType())).isEqualTo("native_inuse_space");
+        int inuse = types.indexOf("native_inuse_space");
+        int alloc = types.indexOf("native_alloc_space");
+        long inuseSum = 0;
+        long allocSum = 0;
+        boolean nativeLeaf = false;
+        for (var s : p.getSampleList()) {
+            inuseSum += s.getValue(inuse);
+            allocSum += s.getValue(alloc);
+            var leaf = p.getLocation((int) s.getLocationId(0) - 1);
+            String fn = p.getStringTable((int) p.getFunction((int) leaf.getLine(0).getFunctionId() - 1).getName());
+            if (fn.equals("libz.so.1!inflateInit2_") && s.getValue(inuse) > 0) {
+                nativeLeaf = true;
+            }
+        }
+        assertThat(inuseSum).isEqualTo(r.nativeMemory().outstandingBytes());
+        assertThat(allocSum).isEqualTo(r.nativeMemory().allocatedBytes());
+        assertThat(nativeLeaf).isTrue();
+    }
 
     /**
      * 10,000 mallocs of random sizes, sampled with the agent's rule (a countdown of bytes drawn from an exponential
@@ -135,6 +172,7 @@ class MallocReportTest {
         }
         t.event(100 * MS, MemoryEventType.ALLOCATE, addr + 0x3_0000_0000L, 100, 0, 3, 300, null);
         Report r = ReportBuilder.build(t.close());
+        leakReport = r;
 
         assertThat(r.nativeMemory().leakSuspects()).extracting(SiteProfile::site)
                 .containsExactly("com.acme.Unzipper.open(Unzipper.java:12)");
