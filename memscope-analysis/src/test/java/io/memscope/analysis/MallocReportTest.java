@@ -234,6 +234,49 @@ class MallocReportTest {
                         + "libz.so.1!deflateInit2_ <- com.acme.Codec.roundTrip(Codec.java:30))");
     }
 
+    /**
+     * diff on native memory: a malloc site's change within its sampling noise is not significant, a large one is;
+     * an exact native site's change always is.
+     */
+    @Test
+    void diffTestsMallocSitesAgainstTheirSamplingNoise() {
+        Report base = mallocRun("base.msr", 40, 2);
+        Report same = mallocRun("same.msr", 42, 2); // two more 4 KiB blocks at a 64 KiB interval: noise
+        Report grown = mallocRun("grown.msr", 400, 3); // ten times as many, and one more exact block
+        RunDiff noise = DiffBuilder.diff(base, same, DiffMetric.NATIVE, false, null);
+        assertThat(noise.sites()).filteredOn(e -> e.type().equals(Site.NATIVE_MALLOC)).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.delta(DiffMetric.NATIVE)).isPositive();
+                    assertThat(e.stdError()).isPositive();
+                    assertThat(e.significant()).isFalse();
+                });
+        assertThat(noise.significance().totalSignificant()).isFalse();
+        RunDiff grew = DiffBuilder.diff(base, grown, DiffMetric.NATIVE, false, null);
+        assertThat(grew.sites()).filteredOn(e -> e.type().equals(Site.NATIVE_MALLOC)).singleElement()
+                .satisfies(e -> assertThat(e.significant()).isTrue());
+        assertThat(grew.sites()).filteredOn(e -> e.type().equals(Site.NATIVE_DIRECT)).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.stdError()).isZero();
+                    assertThat(e.significant()).isTrue();
+                });
+    }
+
+    /** A run with {@code blocks} malloc samples of 4 KiB never freed, and {@code direct} exact 1 KiB blocks. */
+    private Report mallocRun(String name, int blocks, int direct) {
+        Site buf = new Site(9, "com.acme.Buf", "alloc", "Buf.java", 3, Site.NATIVE_DIRECT);
+        TestRun t = TestRun.create(dir.resolve(name)).site(UNZIP).site(buf).stack(100, UNZIP_STACK)
+                .stack(900, "com.acme.Buf.alloc(Buf.java:3)")
+                .meta(MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(64 * 1024))
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS));
+        for (int i = 0; i < blocks; i++) {
+            t.event(i * MS, MemoryEventType.ALLOCATE, 0x1000L + i * 0x1000L, 4096, 0, 1, 100, null);
+        }
+        for (int i = 0; i < direct; i++) {
+            t.event(i * MS, MemoryEventType.ALLOCATE, 0x900_0000L + i * 0x1000L, 1024, 0, 9, 900, null);
+        }
+        return ReportBuilder.build(t.close());
+    }
+
     /** @return report.json without the whitespace between tokens */
     private static String json(Report r) {
         return ReportJson.toJson(r).replaceAll("\\s*\n\\s*", "").replace("\": ", "\":");
