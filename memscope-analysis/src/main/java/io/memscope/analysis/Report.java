@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import java.util.List;
@@ -234,47 +235,22 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
         }
 
         /**
-         * @param selfTest         the start-up self-test's result, null when not recorded
+         * @param selfTest         the start-up self-test's result ({@code passed}, {@code failed: <reason>}), null
+         *                         when not recorded
          * @param patchedLibraries libraries whose allocator imports were patched, -1 when not recorded
-         * @param skippedLibraries libraries left unpatched and why
+         * @param skippedLibraries loaded libraries left alone (memscope's own, libc, ld.so), -1 when not recorded
          * @param off              why malloc tracking turned itself off, null while it was on
-         * @param dropped          samples lost (ring full), -1 when not recorded
-         * @param untracked        sampled blocks whose frees could not be matched, -1 when not recorded
+         * @param dropped          samples lost (the agent's ring was full), -1 when not recorded
+         * @param untracked        samples not taken (the table of sampled addresses was full), -1 when not recorded
          */
-        public record Coverage(String selfTest, long patchedLibraries, List<SkippedLibrary> skippedLibraries,
-                               String off, long dropped, long untracked) {
-            public Coverage {
-                skippedLibraries = List.copyOf(skippedLibraries);
-            }
-
+        public record Coverage(String selfTest, long patchedLibraries, long skippedLibraries, String off,
+                               long dropped, long untracked) {
             /** @return the coverage the metadata states ({@code malloc.*} keys) */
             static Coverage of(Map<String, String> meta) {
-                String patched = meta.get(io.memscope.launch.MetadataKeys.MALLOC_PATCHED_LIBRARIES);
-                long patchedCount = -1;
-                if (patched != null && !patched.isBlank()) {
-                    try {
-                        patchedCount = Long.parseLong(patched.trim());
-                    } catch (NumberFormatException e) {
-                        patchedCount = java.util.Arrays.stream(patched.split("[;,]")).filter(x -> !x.isBlank())
-                                .count();
-                    }
-                }
-                List<SkippedLibrary> skipped = new java.util.ArrayList<>();
-                String sk = meta.get(io.memscope.launch.MetadataKeys.MALLOC_SKIPPED_LIBRARIES);
-                if (sk != null) {
-                    for (String item : sk.split(";")) {
-                        if (item.isBlank()) {
-                            continue;
-                        }
-                        int c = item.indexOf(':');
-                        skipped.add(c < 0 ? new SkippedLibrary(item.trim(), null)
-                                : new SkippedLibrary(item.substring(0, c).trim(), item.substring(c + 1).trim()));
-                    }
-                }
-                return new Coverage(meta.get(io.memscope.launch.MetadataKeys.MALLOC_SELF_TEST), patchedCount,
-                        skipped, meta.get(io.memscope.launch.MetadataKeys.MALLOC_OFF),
-                        number(meta, io.memscope.launch.MetadataKeys.MALLOC_DROPPED),
-                        number(meta, io.memscope.launch.MetadataKeys.MALLOC_UNTRACKED));
+                return new Coverage(meta.get(MetadataKeys.MALLOC_SELF_TEST),
+                        number(meta, MetadataKeys.MALLOC_PATCHED_LIBRARIES),
+                        number(meta, MetadataKeys.MALLOC_SKIPPED_LIBRARIES), meta.get(MetadataKeys.MALLOC_OFF),
+                        number(meta, MetadataKeys.MALLOC_DROPPED), number(meta, MetadataKeys.MALLOC_UNTRACKED));
             }
 
             private static long number(Map<String, String> meta, String key) {
@@ -284,10 +260,6 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
                     return -1;
                 }
             }
-        }
-
-        /** A library malloc tracking left alone, and why ({@code reason} null when not said). */
-        public record SkippedLibrary(String library, String reason) {
         }
     }
 

@@ -217,12 +217,8 @@ public final class ReportJson {
         Report.Malloc.Coverage c = m.coverage();
         w.name("coverage").beginObject()
                 .field("selfTest", c.selfTest())
-                .field("patchedLibraries", c.patchedLibraries());
-        w.name("skippedLibraries").beginArray();
-        for (Report.Malloc.SkippedLibrary l : c.skippedLibraries()) {
-            w.beginObject().field("library", l.library()).field("reason", l.reason()).endObject();
-        }
-        w.endArray()
+                .field("patchedLibraries", c.patchedLibraries())
+                .field("skippedLibraries", c.skippedLibraries())
                 .field("off", c.off())
                 .field("dropped", c.dropped())
                 .field("untracked", c.untracked())

@@ -72,26 +72,26 @@ public final class MetadataKeys {
     /** What ran out: {@code Java heap}, {@code threads}, or {@code memory} (metaspace, direct buffers...). */
     public static final String OUT_OF_MEMORY_KIND = "outOfMemory.kind";
 
-    // Native malloc tracking (docs/formats/recording.md, native frames and sites): what the analysis reads.
-    /** Mean malloc sampling interval in bytes (Poisson by bytes, the heap's rule): the weight of a malloc sample. */
-    public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";
-    /** Malloc samples taken. */
-    public static final String MALLOC_SAMPLES = "malloc.samples";
-    /** Malloc samples lost (the ring was full). */
-    public static final String MALLOC_DROPPED = "malloc.dropped";
-    /** Sampled blocks whose frees could not be matched (the table of sampled addresses was full). */
-    public static final String MALLOC_UNTRACKED = "malloc.untracked";
-    /** Sampled addresses allocated again before their free was seen (a free bypassed the import table). */
-    public static final String MALLOC_STALE_FREES = "malloc.staleFrees";
-    /** Libraries whose allocator imports were patched: a count or a list. */
-    public static final String MALLOC_PATCHED_LIBRARIES = "malloc.patchedLibraries";
-    /** Libraries left unpatched, with why: {@code library:reason} items separated by {@code ;}. */
-    public static final String MALLOC_SKIPPED_LIBRARIES = "malloc.skippedLibraries";
-    /** The result of the start-up self-test ({@code passed}, or what failed). */
-    public static final String MALLOC_SELF_TEST = "malloc.selfTest";
-    /** Why malloc tracking turned itself off (absent while it is on). */
-    public static final String MALLOC_OFF = "malloc.off";
-
     private MetadataKeys() {
     }
+
+    // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
+    /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */
+    public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";
+    /** malloc samples taken (records queued by the hooks). */
+    public static final String MALLOC_SAMPLES = "malloc.samples";
+    /** Sample or free records lost because the hooks' ring was full. */
+    public static final String MALLOC_DROPPED = "malloc.dropped";
+    /** Samples not taken because the table of sampled live addresses had no room on the address's probe path. */
+    public static final String MALLOC_UNTRACKED = "malloc.untracked";
+    /** Sampled addresses allocated again while still live to memscope: their free bypassed the import table. */
+    public static final String MALLOC_STALE_FREES = "malloc.staleFrees";
+    /** Libraries whose allocator imports were patched (last count). */
+    public static final String MALLOC_PATCHED_LIBRARIES = "malloc.patchedLibraries";
+    /** Loaded libraries left alone (memscope's own, libc, ld.so, the vDSO). */
+    public static final String MALLOC_SKIPPED_LIBRARIES = "malloc.skippedLibraries";
+    /** {@code passed}, or {@code failed: <reason>}: the start-up check that a forced sample arrives whole. */
+    public static final String MALLOC_SELF_TEST = "malloc.selfTest";
+    /** Why malloc sampling turned itself off (absent when it ran). */
+    public static final String MALLOC_OFF = "malloc.off";
 }
