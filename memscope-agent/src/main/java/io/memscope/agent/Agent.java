@@ -198,6 +198,7 @@ public final class Agent {
         s.endCheck(options.endCheck(), options.endCheckMaxHeap());
         s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         s.processMemory(options.processMemoryMillis());
+        s.malloc(options.malloc(), options.mallocInterval());
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

@@ -53,6 +53,14 @@ final class AgentArgs {
             + "(RSS and its parts) this often, in milliseconds; 0 = off (default 100)")
     String processMemoryInterval;
 
+    @Option(names = "--malloc", negatable = true, description = "sample the process's malloc calls (native "
+            + "libraries, JNI, FFM) by bytes, with native and Java stacks; Linux x86_64, glibc (default off)")
+    Boolean malloc;
+
+    @Option(names = "--malloc-interval", paramLabel = "SIZE", description = "mean bytes between malloc samples, "
+            + "e.g. 128k (default 128k)")
+    String mallocInterval;
+
     @Option(names = "--gc-at-end", hidden = true, description = "obsolete: the end check is on by default")
     boolean gcAtEnd;
 
@@ -133,6 +141,12 @@ final class AgentArgs {
         }
         if (processMemoryInterval != null) {
             parts.add("processMemory=" + processMemoryInterval);
+        }
+        if (malloc != null) {
+            parts.add("malloc=" + malloc);
+        }
+        if (mallocInterval != null) {
+            parts.add("mallocInterval=" + mallocInterval);
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

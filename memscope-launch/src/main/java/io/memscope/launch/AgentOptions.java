@@ -86,6 +86,9 @@ public final class AgentOptions {
         "processMemory=MILLIS   MEMSCOPE_PROCESS_MEMORY sample the process's memory (RSS and its parts: heap, "
             + "metaspace, code cache, thread stacks, buffers, native memory, NMT's categories) this often; 0 = off "
             + "(default 100)",
+        "malloc=true|false      MEMSCOPE_MALLOC       sample the process's malloc calls (native libraries, JNI, FFM) "
+            + "by bytes, with native and Java stacks; Linux x86_64, glibc (default false)",
+        "mallocInterval=BYTES   MEMSCOPE_MALLOC_INTERVAL mean bytes between malloc samples, e.g. 128k (default 128k)",
         "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
             + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
         "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
@@ -135,6 +138,8 @@ public final class AgentOptions {
     private long pathsMillis = 2000;
     private long pathsMemory = 256L << 20;
     private long processMemoryMillis = 100;
+    private boolean malloc;
+    private long mallocInterval = 128L << 10;
     private String command = "start";
     /** How the program's command line is recorded: masked, full or off. */
     private String commandLine = "masked";
@@ -162,7 +167,8 @@ public final class AgentOptions {
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
         {"commandLine", "MEMSCOPE_COMMAND_LINE"}, {"secrets", "MEMSCOPE_SECRETS"},
         {"endCheck", "MEMSCOPE_END_CHECK"}, {"endCheckMaxHeap", "MEMSCOPE_END_CHECK_MAX_HEAP"},
-        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"},
+        {"processMemory", "MEMSCOPE_PROCESS_MEMORY"}, {"malloc", "MEMSCOPE_MALLOC"},
+        {"mallocInterval", "MEMSCOPE_MALLOC_INTERVAL"},
         {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
         {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
         {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
@@ -367,6 +373,15 @@ public final class AgentOptions {
                 break;
             case "pathsTime":
                 pathsMillis = number(v, 1, 3_600_000);
+                break;
+            case "malloc":
+                malloc = bool(v);
+                break;
+            case "mallocInterval":
+                mallocInterval = parseBytes(v);
+                if (mallocInterval < 1 || mallocInterval > (1L << 40)) {
+                    throw new IllegalArgumentException("must be between 1 and 1t");
+                }
                 break;
             case "pathsMemory":
                 pathsMemory = parseBytes(v);
@@ -650,6 +665,16 @@ public final class AgentOptions {
     /** @return the longest pause a heap walk may cause, in milliseconds */
     public long pathsMillis() {
         return pathsMillis;
+    }
+
+    /** @return whether the process's malloc calls are sampled */
+    public boolean malloc() {
+        return malloc;
+    }
+
+    /** @return the mean number of bytes between malloc samples */
+    public long mallocInterval() {
+        return mallocInterval;
     }
 
     /** @return the most memory a heap walk may take in the JVM, in bytes */

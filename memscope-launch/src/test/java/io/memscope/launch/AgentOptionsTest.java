@@ -20,6 +20,23 @@ class AgentOptionsTest {
     }
 
     @Test
+    void mallocIsOffByDefaultItsIntervalTakesSizesAndMustBePositive() {
+        AgentOptions d = AgentOptions.parse(null, Map.of());
+        assertThat(d.malloc()).isFalse();
+        assertThat(d.mallocInterval()).isEqualTo(128 * 1024);
+        AgentOptions o = AgentOptions.parse("malloc=true,mallocInterval=32k", Map.of());
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.malloc()).isTrue();
+        assertThat(o.mallocInterval()).isEqualTo(32 * 1024);
+        assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_MALLOC", "true", "MEMSCOPE_MALLOC_INTERVAL", "1m"))
+                .mallocInterval()).isEqualTo(1 << 20);
+        assertThat(AgentOptions.parse("mallocInterval=0", Map.of()).errors()).singleElement().asString()
+                .contains("mallocInterval");
+        assertThat(AgentOptions.parse("malloc=maybe", Map.of()).errors()).hasSize(1);
+        assertThat(String.join("\n", AgentOptions.HELP)).contains("malloc=", "mallocInterval=");
+    }
+
+    @Test
     void defaults() {
         AgentOptions o = AgentOptions.parse(null, Map.of());
         assertThat(o.errors()).isEmpty();

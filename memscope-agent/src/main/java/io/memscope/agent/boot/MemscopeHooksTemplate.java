@@ -247,6 +247,30 @@ public final class MemscopeHooksTemplate {
     // What the application reports through memscope-core's API (io.memscope.internal.link.AgentLink in the application's copy
     // of memscope-core binds these by name; see that class for their contract). Forwarded to the agent's ApiHooks.
 
+    // The malloc sampler (io.memscope.agent.capture.MallocSampler): libmemscope-malloc.so, loaded by jvmtiLoad too.
+
+    /** Patches the loaded libraries' allocator imports and starts sampling; 0 = done, else a negative code. */
+    public static native int mallocStart0(long intervalBytes, int nativeFrames, int javaFrames, long ringBytes,
+                                          boolean jvm);
+
+    /** The hooks pass straight through from now on. */
+    public static native void mallocStop0();
+
+    /** The calling thread's mallocs are never sampled; returns its OS thread id. */
+    public static native long mallocOwnThread0();
+
+    /** The calling thread's next allocation is sampled; returns its OS thread id. */
+    public static native long mallocForceSample0();
+
+    /** Moves whole records into out; returns the longs written. */
+    public static native int mallocDrain0(long[] out);
+
+    /** The hooks' counters (see malloc_hooks.c). */
+    public static native void mallocCounters0(long[] out);
+
+    /** "library!function" or "library+0xOFF" for a native pc, or null. */
+    public static native String mallocSymbol0(long pc);
+
     public static boolean apiActive() {
         return MemscopeApiHooksTemplate.active();
     }

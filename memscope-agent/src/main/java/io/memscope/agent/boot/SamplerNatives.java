@@ -112,4 +112,34 @@ public final class SamplerNatives {
             return MemscopeHooksTemplate.jvmtiWalk0(timeBudgetNanos, memoryBudgetBytes, answerBytes, stats);
         }
     }
+
+    // The malloc sampler's library (libmemscope-malloc.so), loaded with load(path) too.
+
+    public static int mallocStart(long intervalBytes, int nativeFrames, int javaFrames, long ringBytes, boolean jvm) {
+        return MemscopeHooksTemplate.mallocStart0(intervalBytes, nativeFrames, javaFrames, ringBytes, jvm);
+    }
+
+    public static void mallocStop() {
+        MemscopeHooksTemplate.mallocStop0();
+    }
+
+    public static long mallocOwnThread() {
+        return MemscopeHooksTemplate.mallocOwnThread0();
+    }
+
+    public static long mallocForceSample() {
+        return MemscopeHooksTemplate.mallocForceSample0();
+    }
+
+    public static int mallocDrain(long[] out) {
+        return MemscopeHooksTemplate.mallocDrain0(out);
+    }
+
+    public static void mallocCounters(long[] out) {
+        MemscopeHooksTemplate.mallocCounters0(out);
+    }
+
+    public static String mallocSymbol(long pc) {
+        return MemscopeHooksTemplate.mallocSymbol0(pc);
+    }
 }

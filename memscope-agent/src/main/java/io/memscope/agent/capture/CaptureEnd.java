@@ -67,6 +67,15 @@ final class CaptureEnd {
                 }
                 Hooks.deactivate(session);
             }
+            MallocSampler ms = session.mallocSampler;
+            if (ms != null) { // the hooks pass through from now on; what they queued is recorded
+                try {
+                    ms.close();
+                    ms.metadata(session.endMetadata);
+                } catch (Throwable t) {
+                    session.survive(t);
+                }
+            }
             ProcessMemorySampler pm = session.processMemory;
             if (pm != null) { // the background thread stopped: its last samples, its figures
                 try {

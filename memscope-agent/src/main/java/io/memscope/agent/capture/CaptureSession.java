@@ -97,6 +97,10 @@ public final class CaptureSession {
     /** How often the process's memory is sampled (ms, 0 = not), and its sampler once the capture started. */
     private long processMemoryMillis;
     volatile ProcessMemorySampler processMemory;
+    /** Sample the process's malloc calls ({@code malloc}), their mean interval, and the sampler once it started. */
+    private boolean malloc;
+    private long mallocInterval;
+    volatile MallocSampler mallocSampler;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     volatile OutOfMemoryWatch outOfMemory;
 
@@ -122,6 +126,12 @@ public final class CaptureSession {
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
     public synchronized void processMemory(long millis) {
         processMemoryMillis = millis;
+    }
+
+    /** Samples the process's malloc calls every {@code intervalBytes} on average ({@code malloc}, {@code mallocInterval}). */
+    public synchronized void malloc(boolean on, long intervalBytes) {
+        malloc = on;
+        mallocInterval = intervalBytes;
     }
 
     /**
@@ -208,6 +218,9 @@ public final class CaptureSession {
             }
             head = new LinkedHashMap<>(metadata.get());
             head.put("processMemory.intervalMs", Long.toString(processMemoryMillis));
+            if (malloc) {
+                head.put(io.memscope.launch.MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(mallocInterval));
+            }
         } finally {
             if (self != null) {
                 self.busy = wasBusy;
@@ -215,6 +228,11 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        if (malloc) {
+            // Before the application's main: its first native allocations are sampled too.
+            mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,
+                    settings.stackDepth(), endMetadata);
+        }
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
         // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).

@@ -40,27 +40,36 @@ final class SamplerLibrary {
             loadResult = "no JVMTI sampler library for " + os + "/" + arch + " (Linux x86_64 only)";
             return loadResult;
         }
+        loadResult = loadResource(RESOURCE, "memscope-sampler-");
+        return loadResult;
+    }
+
+    /**
+     * Loads a library of the agent jar through {@code java.lang.MemscopeHooks}: copied to a private temporary file,
+     * loaded, and the file deleted again (mapped already).
+     *
+     * @return "" when loaded, else a one-line reason
+     */
+    static String loadResource(String resource, String prefix) {
         File tmp = null;
         try {
-            byte[] library = io.memscope.agent.boot.AgentJar.read(RESOURCE);
+            byte[] library = io.memscope.agent.boot.AgentJar.read(resource);
             if (library == null) {
-                loadResult = RESOURCE + " is missing from the agent jar";
-                return loadResult;
+                return resource + " is missing from the agent jar";
             }
-            tmp = privateFile();
+            tmp = privateFile(prefix);
             try (FileOutputStream out = new FileOutputStream(tmp)) {
                 out.write(library);
             }
             SamplerNatives.load(tmp.getAbsolutePath());
-            loadResult = "";
+            return "";
         } catch (Throwable t) {
-            loadResult = "cannot load the JVMTI sampler library: " + t;
+            return "cannot load " + resource + ": " + t;
         } finally {
             if (tmp != null && !tmp.delete()) {
                 tmp.deleteOnExit(); // mapped already: the file is not needed any more
             }
         }
-        return loadResult;
     }
 
     /**
@@ -68,11 +77,11 @@ final class SamplerLibrary {
      * {@code SecureRandom} loads and seeds the JDK's security providers, tens of milliseconds at start-up; the name
      * needs to be unique, not unguessable ({@code createNewFile} refuses an existing file or link).
      */
-    private static File privateFile() throws IOException {
+    private static File privateFile(String prefix) throws IOException {
         File dir = new File(System.getProperty("java.io.tmpdir"));
         long seed = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
-            File f = new File(dir, "memscope-sampler-" + Long.toHexString(seed + attempt) + ".so");
+            File f = new File(dir, prefix + Long.toHexString(seed + attempt) + ".so");
             if (f.createNewFile()) {
                 f.setReadable(false, false);
                 f.setWritable(false, false);

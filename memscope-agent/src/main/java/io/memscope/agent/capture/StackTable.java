@@ -407,6 +407,36 @@ final class StackTable {
         return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0, connector);
     }
 
+    /**
+     * A stack of native frames (innermost first, texts like {@code libz.so.1!inflate}, never ending with {@code )})
+     * on top of a Java stack of this table (0: none), at most {@code depth} frames in all.
+     *
+     * @return its id, or 0 when it has no frame
+     */
+    long mixed(List<String> nativeFrames, long javaStack, int depth) {
+        List<String> java = javaStack == 0 ? List.of() : frames(javaStack);
+        int n = Math.min(depth, nativeFrames.size() + java.size());
+        if (n <= 0) {
+            return 0;
+        }
+        if (nativeFrames.isEmpty() && java.size() <= depth) {
+            return javaStack;
+        }
+        String[] text = new String[n];
+        long h = 0x6A09E667F3BCC909L;
+        for (int i = 0; i < n; i++) {
+            text[i] = i < nativeFrames.size() ? nativeFrames.get(i) : java.get(i - nativeFrames.size());
+            h = mix(h, text[i].hashCode());
+        }
+        if (h == 0) {
+            h = 1;
+        }
+        if (!frames.containsKey(h)) {
+            frames.putIfAbsent(h, List.of(text));
+        }
+        return h;
+    }
+
     /** @return the stack id of the first {@code keep} frames (the hash {@link #register} gives the same frames) */
     private static long stackId(SampledMethod[] methods, int[] lines, int keep) {
         long h = 0x9E3779B97F4A7C15L;

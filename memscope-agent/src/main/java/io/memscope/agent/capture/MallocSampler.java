@@ -1,0 +1,406 @@
+package io.memscope.agent.capture;
+
+import io.memscope.MemoryEventType;
+import io.memscope.agent.boot.SamplerNatives;
+import io.memscope.internal.error.Failures;
+import io.memscope.internal.recording.EventColumns;
+import io.memscope.internal.store.StringTable;
+import io.memscope.launch.MetadataKeys;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The process's malloc calls, sampled by bytes ({@code libmemscope-malloc.so}, src/main/native/malloc_hooks.c; docs/agent.md
+ * "Native malloc"): one capture's drain thread, which turns the hooks' records into events of type
+ * {@code native:malloc}.
+ *
+ * <p>An {@code ALLOCATE} is one sample of its size (the block's real address); its weight is
+ * {@code size / (1 - exp(-size / interval))}, the heap's formula, with {@code malloc.intervalBytes}. A sampled block's
+ * free is a {@code DEALLOCATE} of its address with the allocation's size and site. Its stack: native frames first
+ * ({@code lib!function} or {@code lib+0xOFF}, {@link NativeSymbols}), then the Java frames AsyncGetCallTrace found.
+ * Its site: the first Java frame outside the JDK (as for heap samples, {@link StackTable#resolveRaw}); without Java
+ * frames, the innermost native function outside libc ({@code <native>} file, the library as class). Thread ids are
+ * OS thread ids with bit 63 set.
+ *
+ * <p>At start a self-test forces one sample in {@code new Inflater()} and frees it with {@code end()}: unless that
+ * sample arrives with a zlib frame and a Java frame of {@code Inflater} and its free is matched within
+ * {@value #SELF_TEST_MILLIS} ms, the hooks pass through from then on, one line goes to stderr and {@code malloc.off}
+ * says why.
+ */
+final class MallocSampler {
+    static final String RESOURCE = "native/linux-x86_64/libmemscope-malloc.so";
+    static final String TYPE = "native:malloc";
+    static final long OS_THREAD = 1L << 63;
+    static final int SELF_TEST_MILLIS = 2000;
+    /** Native frames the hooks walk at most. */
+    static final int NATIVE_FRAMES = 16;
+    private static final int ALLOC = 2;
+    private static final int FREE = 3;
+    private static final int TYPE_ALLOCATE = MemoryEventType.ALLOCATE.code();
+    private static final int TYPE_DEALLOCATE = MemoryEventType.DEALLOCATE.code();
+
+    private static String loadResult;
+
+    private final CaptureRecording recording;
+    private final StackTable stacks;
+    private final StringTable strings;
+    private final long interval;
+    private final int depth;
+    private final Map<String, String> endMetadata;
+    private final NativeSymbols symbols = new NativeSymbols();
+    private final LongMap<SampledMethod> methods = new LongMap<>(1024);
+    /** Sampled blocks not freed yet: address to {size, site}. Drain thread only. */
+    private final Map<Long, long[]> live = new HashMap<>();
+    private final Map<Long, Integer> threadNames = new HashMap<>();
+    private final EventColumns events = new EventColumns(256);
+    private final long[] buffer = new long[1 << 16];
+    private final int typeId;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private long ownSamples;
+    private long unmatchedFrees;
+
+    // the self-test: decided by the drain thread
+    private volatile long selfTestTid = -1;
+    /** When the self-test forced its sample: the thread's earlier samples (class loading, say) do not count. */
+    private volatile long selfTestForcedNanos = Long.MAX_VALUE;
+    /** Why the last sample of the self-test thread did not pass, for the failure message. */
+    private String selfTestLastMiss;
+    private long selfTestAddress;
+    private long selfTestStart;
+    private volatile String selfTest;
+    private volatile String off;
+
+    private MallocSampler(CaptureRecording recording, StackTable stacks, StringTable strings, long interval, int depth,
+                          Map<String, String> endMetadata) {
+        this.recording = recording;
+        this.stacks = stacks;
+        this.strings = strings;
+        this.interval = interval;
+        this.depth = Math.max(depth, 1);
+        this.endMetadata = endMetadata;
+        this.typeId = strings.intern(TYPE);
+        this.thread = new Thread(this::run, "memscope-malloc");
+        this.thread.setDaemon(true);
+    }
+
+    /** Loads the malloc library (once per JVM). @return "" when loaded, else why not */
+    static synchronized String load() {
+        if (loadResult == null) {
+            String jvmti = SamplerLibrary.load(); // jmethodIDs are described through it
+            loadResult = !jvmti.isEmpty() ? jvmti : SamplerLibrary.loadResource(RESOURCE, "memscope-malloc-");
+        }
+        return loadResult;
+    }
+
+    /**
+     * Starts sampling and the drain thread, or explains in {@code endMetadata} ({@code malloc.off}) and on stderr
+     * why not.
+     *
+     * @return the sampler, or null when malloc sampling cannot run here
+     */
+    static MallocSampler start(CaptureRecording recording, StackTable stacks, StringTable strings, long interval,
+                               int depth, Map<String, String> endMetadata) {
+        endMetadata.put(MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(interval));
+        String why = load();
+        int rc = 0;
+        if (why.isEmpty()) {
+            try {
+                rc = SamplerNatives.mallocStart(interval, NATIVE_FRAMES, Math.min(128, Math.max(depth, 16) + 8),
+                        4L << 20, false);
+            } catch (Throwable t) {
+                why = "cannot start: " + t;
+            }
+            if (rc != 0) {
+                why = rc == -1 ? "the C library's allocator functions or AsyncGetCallTrace are not found"
+                        : rc == -2 ? "no JVMTI environment" : "out of memory for the sampler's tables";
+            }
+        }
+        if (!why.isEmpty()) {
+            turnedOff(endMetadata, why);
+            return null;
+        }
+        MallocSampler s = new MallocSampler(recording, stacks, strings, interval, depth, endMetadata);
+        s.selfTestStart = System.nanoTime();
+        s.thread.start();
+        Thread test = new Thread(MallocSampler::selfTestAllocations, "memscope-malloc-self-test");
+        test.setDaemon(true);
+        s.startSelfTest(test);
+        return s;
+    }
+
+    private static void turnedOff(Map<String, String> endMetadata, String why) {
+        endMetadata.put(MetadataKeys.MALLOC_OFF, why);
+        System.err.println("memscope agent: malloc tracking is off: " + why);
+    }
+
+    private void startSelfTest(Thread test) {
+        SelfTest.owner = this;
+        test.start();
+    }
+
+    /** Holds the sampler for the self-test thread (one capture at a time). */
+    private static final class SelfTest {
+        static volatile MallocSampler owner;
+    }
+
+    /** The self-test thread: a forced sample in Inflater's native init, freed by end(). */
+    private static void selfTestAllocations() {
+        MallocSampler s = SelfTest.owner;
+        SelfTest.owner = null;
+        if (s == null) {
+            return;
+        }
+        try {
+            new java.util.zip.Inflater().end(); // classes loaded and initialized before the forced sample
+            s.selfTestForcedNanos = System.nanoTime();
+            for (int i = 0; i < 3; i++) { // a forced sample may go to another allocation of this thread first
+                s.selfTestTid = SamplerNatives.mallocForceSample();
+                java.util.zip.Inflater inflater = new java.util.zip.Inflater();
+                inflater.end();
+            }
+        } catch (Throwable t) {
+            s.selfTest = "failed: " + t;
+        }
+    }
+
+    private void run() {
+        try {
+            SamplerNatives.mallocOwnThread();
+        } catch (Throwable t) {
+            // not fatal: its own mallocs are then sampled as memscope's (OWN stacks are dropped)
+        }
+        ThreadState self = ThreadState.current();
+        if (self != null) {
+            self.busy = true;
+        }
+        while (true) {
+            boolean more = running;
+            int n;
+            try {
+                n = SamplerNatives.mallocDrain(buffer);
+                process(n);
+            } catch (Throwable t) {
+                n = 0;
+                Failures.report("agent.malloc", t);
+            }
+            checkSelfTest();
+            if (!more && n == 0) {
+                return;
+            }
+            if (n < buffer.length / 2) {
+                LockSupport.parkNanos(10_000_000L);
+            }
+        }
+    }
+
+    private void checkSelfTest() {
+        if (selfTest != null || off != null) {
+            if (selfTest != null && selfTest.startsWith("failed") && off == null) {
+                stop("self-test " + selfTest);
+            }
+            return;
+        }
+        if (System.nanoTime() - selfTestStart > SELF_TEST_MILLIS * 1_000_000L) {
+            selfTest = "failed: " + (selfTestAddress == 0 ? "no sample from new Inflater() with a zlib frame within "
+                    + SELF_TEST_MILLIS + " ms" + (selfTestLastMiss == null ? "" : ": " + selfTestLastMiss) : "the free of the sample from Inflater.end() was not seen within "
+                    + SELF_TEST_MILLIS + " ms");
+            stop("self-test " + selfTest);
+        }
+    }
+
+    private void stop(String why) {
+        off = why;
+        try {
+            SamplerNatives.mallocStop();
+        } catch (Throwable t) {
+            // the library is loaded: cannot fail
+        }
+        System.err.println("memscope agent: malloc tracking is off: " + why);
+    }
+
+    private void process(int n) {
+        int i = 0;
+        while (i < n) {
+            int kind = (int) buffer[i];
+            if (kind == ALLOC) {
+                i = allocation(i + 1);
+            } else if (kind == FREE) {
+                free(buffer[i + 1], buffer[i + 2], buffer[i + 3]);
+                i += 4;
+            } else {
+                break; // not a record this version writes
+            }
+        }
+        if (events.size > 0) {
+            try {
+                recording.events(events);
+            } finally {
+                events.clear();
+            }
+        }
+    }
+
+    private int allocation(int r) {
+        long address = buffer[r];
+        long size = buffer[r + 1];
+        long nanos = buffer[r + 2];
+        long tid = buffer[r + 3];
+        int nn = (int) buffer[r + 4];
+        int nj = (int) buffer[r + 5];
+        int pcs = r + 6;
+        int java = pcs + nn;
+        int next = java + 2 * nj;
+        List<String> nativeFrames = new ArrayList<>(nn);
+        for (int k = 0; k < nn; k++) {
+            String f = symbols.frame(buffer[pcs + k]);
+            if (f == null) {
+                break; // not in a library: JIT-compiled or interpreter code, or a bad frame pointer
+            }
+            nativeFrames.add(f);
+        }
+        for (int k = 0; k < nj; k++) {
+            if (buffer[java + 2 * k + 1] < 0) {
+                buffer[java + 2 * k + 1] = -1; // a native method
+            }
+        }
+        if (tid == selfTestTid) {
+            if (nanos >= selfTestForcedNanos) {
+                selfTestSample(address, nativeFrames, nj > 0 ? buffer[java] : 0);
+            }
+            return next;
+        }
+        StackTable.JvmStack js = nj > 0 ? stacks.resolveRaw(buffer, java, nj, depth, false, methods) : null;
+        if (js == StackTable.OWN) {
+            ownSamples++;
+            return next;
+        }
+        int site;
+        if (js != null && js.id != 0) {
+            site = js.site(TYPE);
+        } else {
+            site = nativeSite(nativeFrames);
+        }
+        long stack = stacks.mixed(nativeFrames, js == null ? 0 : js.id, depth + nativeFrames.size());
+        live.put(address, new long[] {size, site});
+        events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId, stack, site);
+        return next;
+    }
+
+    /**
+     * A sample of the self-test thread (memscope's own: not recorded): the first must come from zlib called by
+     * {@code Inflater}'s native init.
+     */
+    private void selfTestSample(long address, List<String> nativeFrames, long topMethod) {
+        if (selfTestAddress != 0 || selfTest != null) {
+            return;
+        }
+        boolean zlib = false;
+        for (String f : nativeFrames) {
+            String lib = NativeSymbols.library(f);
+            zlib |= lib.startsWith("libz") || lib.startsWith("libzip");
+        }
+        SampledMethod top = topMethod == 0 ? null : SampledMethod.resolve(topMethod);
+        boolean inflater = top != null && top.className.equals("java.util.zip.Inflater");
+        if (zlib && inflater) {
+            selfTestAddress = address;
+        } else {
+            selfTestLastMiss = "its last sample had " + (zlib ? "" : "no zlib frame " + nativeFrames + " ")
+                    + (inflater ? "" : "no Java frame of Inflater (top: "
+                    + (top == null ? "none" : top.className + "." + top.name) + ")");
+        }
+    }
+
+    private int nativeSite(List<String> nativeFrames) {
+        String chosen = null;
+        for (String f : nativeFrames) {
+            if (!NativeSymbols.isLibc(NativeSymbols.library(f))) {
+                chosen = f;
+                break;
+            }
+        }
+        if (chosen == null) {
+            return SiteTable.registerFrame("unknown", "unknown", null, 0, TYPE);
+        }
+        return SiteTable.registerFrame(NativeSymbols.library(chosen), NativeSymbols.function(chosen), "<native>", 0,
+                TYPE);
+    }
+
+    private void free(long address, long nanos, long tid) {
+        if (address == selfTestAddress && selfTest == null) {
+            selfTest = "passed";
+            return;
+        }
+        long[] b = live.remove(address);
+        if (b == null) {
+            unmatchedFrees++; // its sample was memscope's own, or dropped
+            return;
+        }
+        events.add(nanos, TYPE_DEALLOCATE, address, b[0], 0, tid | OS_THREAD, threadName(tid), 0, 0, 0, (int) b[1]);
+    }
+
+    /** The OS thread's name ({@code /proc/self/task/<tid>/comm}), read once per thread id. */
+    private int threadName(long tid) {
+        Integer id = threadNames.get(tid);
+        if (id == null) {
+            String name;
+            try {
+                name = new String(Files.readAllBytes(Paths.get("/proc/self/task/" + tid + "/comm")),
+                        StandardCharsets.UTF_8).trim();
+            } catch (Exception e) {
+                name = "tid " + tid;
+            }
+            if (threadNames.size() > 4096) {
+                threadNames.clear();
+            }
+            id = strings.intern(name);
+            threadNames.put(tid, id);
+        }
+        return id;
+    }
+
+    /** Stops the hooks (they pass through from now on), drains what they queued and ends the drain thread. */
+    void close() {
+        try {
+            SamplerNatives.mallocStop();
+        } catch (Throwable t) {
+            // loaded: cannot fail
+        }
+        running = false;
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The sampler's figures, into the recording's end metadata. */
+    void metadata(Map<String, String> into) {
+        long[] c = new long[9];
+        try {
+            SamplerNatives.mallocCounters(c);
+        } catch (Throwable t) {
+            // loaded: cannot fail
+        }
+        into.put(MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(interval));
+        into.put(MetadataKeys.MALLOC_SAMPLES, Long.toString(c[0]));
+        into.put(MetadataKeys.MALLOC_DROPPED, Long.toString(c[1]));
+        into.put(MetadataKeys.MALLOC_UNTRACKED, Long.toString(c[2]));
+        into.put(MetadataKeys.MALLOC_STALE_FREES, Long.toString(c[3]));
+        into.put(MetadataKeys.MALLOC_PATCHED_LIBRARIES, Long.toString(c[4]));
+        into.put(MetadataKeys.MALLOC_SKIPPED_LIBRARIES, Long.toString(c[5]));
+        into.put(MetadataKeys.MALLOC_SELF_TEST, selfTest == null ? "not finished" : selfTest);
+        into.put("malloc.ownSamples", Long.toString(ownSamples));
+        into.put("malloc.unmatchedFrees", Long.toString(unmatchedFrees));
+        into.put("malloc.patchedSlots", Long.toString(c[6]));
+        if (off != null) {
+            into.put(MetadataKeys.MALLOC_OFF, off);
+        }
+    }
+}

@@ -1,0 +1,823 @@
+/*
+ * libmemscope-malloc.so: samples the process's malloc calls by bytes, with their native and Java stacks, and tells
+ * memscope's drain thread (MallocSampler) which sampled blocks were freed.
+ *
+ * How calls are seen. Every loaded library's import slots (GOT entries, R_X86_64_JUMP_SLOT and R_X86_64_GLOB_DAT)
+ * for the allocator functions are overwritten with this library's hooks; RELRO pages are made writable for the
+ * write and read-only again. Skipped: this library, memscope's other library, libc and ld.so (their own calls are
+ * not imports), and libjvm unless asked (the JVM's mallocs are NMT's job, and its direct buffers, Unsafe and FFM
+ * arena memory are tracked exactly by the agent's Java hooks). libjvm's dlopen import is hooked, so that every
+ * library loaded later (JNI libraries come through libjvm's os::dll_load) is patched right after it is loaded. Slots
+ * are never restored: a stopped capture leaves the hooks passing straight through.
+ *
+ * Sampling. Per thread, by bytes: a countdown drawn from an exponential distribution of mean interval; the
+ * allocation that takes it to zero or below is sampled (so a block of s bytes is sampled with probability
+ * 1 - exp(-s / interval)). Frees are not sampled: every free is looked up in a lock-free set of sampled live
+ * addresses (malloc_table below), skipped while the set is empty.
+ *
+ * Stacks. Native part: the hook's return address (the function that called malloc) and a frame-pointer walk
+ * bounded by the thread's stack, stopping at the first implausible frame. Java part: AsyncGetCallTrace, only for a
+ * thread the JVM knows (GetEnv) and only returning jmethodIDs (the drain thread resolves them); it takes no lock and
+ * makes no state transition. jmethodIDs are created ahead (GetClassMethods for every loaded class at start, and at
+ * each ClassPrepare), since AsyncGetCallTrace cannot create them.
+ *
+ * Never hurt the host: a thread-local guard passes any malloc made inside a hook (or by memscope's drain thread)
+ * straight through; nothing on the malloc path takes a lock, waits or allocates; TLS is initial-exec (no
+ * __tls_get_addr, which may itself call malloc). The only lock (patch_lock) is taken by start and the dlopen hook.
+ *
+ * Records (sample_ring.h, kind MALLOC_RECORD_ALLOC / MALLOC_RECORD_FREE), payload in int64 words:
+ *
+ *     ALLOC: address | size | nanos | os tid | native count | java count | native pc ... | (jmethodID, bci) ...
+ *     FREE:  address | nanos | os tid
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sample_ring.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define HOOK __attribute__((visibility("default"), noinline))
+
+#define MALLOC_RECORD_ALLOC 2
+#define MALLOC_RECORD_FREE 3
+#define MAX_NATIVE_FRAMES 32
+#define MAX_JAVA_FRAMES 128
+
+/* ---- originals ---- */
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_dlopen)(const char *, int);
+static void *(*real_dlsym)(void *, const char *);
+
+/* ---- AsyncGetCallTrace ---- */
+typedef struct {
+    jint bci;
+    jmethodID method;
+} asgct_frame;
+
+typedef struct {
+    JNIEnv *env;
+    jint count;
+    asgct_frame *frames;
+} asgct_trace;
+
+static void (*asgct)(asgct_trace *, jint, void *);
+static JavaVM *vm;
+static jvmtiEnv *jvmti;
+
+/* ---- state ---- */
+static volatile int active;
+static double interval = 512 * 1024;
+static int native_frames_wanted = 16;
+static int java_frames_wanted = 64;
+static sample_ring ring;
+static int ring_ready;
+
+static volatile int64_t samples;
+static volatile int64_t dropped;
+static volatile int64_t untracked;
+static volatile int64_t stale_frees;
+static volatile int64_t frees_matched;
+static volatile int64_t patched_libraries;
+static volatile int64_t skipped_libraries;
+static volatile int64_t patched_slots;
+
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+static int patch_jvm;
+static uintptr_t own_base;
+
+/* Per thread: initial-exec TLS (no allocation on first touch in any thread). */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS int guard;
+static TLS int own_thread;
+static TLS int64_t countdown;
+static TLS int countdown_ready;
+static TLS uint64_t random_state;
+static TLS uintptr_t stack_low;
+static TLS uintptr_t stack_high;
+static TLS int32_t thread_id;
+
+static inline int64_t now_nanos(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int32_t os_tid(void) {
+    if (thread_id == 0) {
+        thread_id = (int32_t) syscall(SYS_gettid);
+    }
+    return thread_id;
+}
+
+/* An exponentially distributed distance of mean interval (xorshift64* per thread, seeded from tid and time). */
+static int64_t next_distance(void) {
+    if (random_state == 0) {
+        random_state = ((uint64_t) os_tid() * 0x9E3779B97F4A7C15ULL) ^ (uint64_t) now_nanos() ^ 1;
+    }
+    uint64_t x = random_state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    random_state = x;
+    double u = (double) ((x * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
+    double d = -log1p(-u) * interval;
+    if (d < 1) {
+        d = 1;
+    }
+    if (d > 4e18) {
+        d = 4e18;
+    }
+    return (int64_t) d;
+}
+
+/* ---- the set of sampled live addresses ---- */
+/*
+ * Open addressing over TABLE_SLOTS words, linear probing bounded by TABLE_PROBES: 0 = empty, 1 = deleted, else an
+ * address. Insert claims the first empty or deleted slot on the address's probe path with a compare-and-swap (after
+ * checking the address is not already there: a block freed behind the import table's back, counted stale); delete
+ * swaps the address for 1. An address is live in one block at a time and a block is inserted before its malloc
+ * returns, so no two threads insert or delete the same address at once. Memory is mmap'ed: untouched pages cost
+ * nothing.
+ */
+#define TABLE_SLOTS (1u << 20)
+#define TABLE_PROBES 32
+#define TABLE_DELETED ((uintptr_t) 1)
+static uintptr_t *table;
+static volatile int64_t table_live;
+
+static inline uint32_t table_hash(uintptr_t a) {
+    uint64_t h = (uint64_t) a * 0x9E3779B97F4A7C15ULL;
+    return (uint32_t) (h >> 44);
+}
+
+static int table_insert(uintptr_t a) {
+    for (int attempt = 0; attempt < 4; attempt++) {
+        uint32_t i = table_hash(a);
+        int64_t free_at = -1;
+        uintptr_t seen = 0;
+        for (int p = 0; p < TABLE_PROBES; p++) {
+            uint32_t k = (i + p) & (TABLE_SLOTS - 1);
+            uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+            if (v == a) {
+                __atomic_fetch_add(&stale_frees, 1, __ATOMIC_RELAXED);
+                return 1;
+            }
+            if (v <= TABLE_DELETED && free_at < 0) {
+                free_at = k;
+                seen = v;
+            }
+            if (v == 0) {
+                break;
+            }
+        }
+        if (free_at < 0) {
+            return 0;
+        }
+        if (__atomic_compare_exchange_n(&table[free_at], &seen, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_add(&table_live, 1, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int table_remove(uintptr_t a) {
+    uint32_t i = table_hash(a);
+    for (int p = 0; p < TABLE_PROBES; p++) {
+        uint32_t k = (i + p) & (TABLE_SLOTS - 1);
+        uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+        if (v == a) {
+            if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
+                return 1;
+            }
+            return 0;
+        }
+        if (v == 0) {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- stacks ---- */
+static void thread_stack_bounds(void) {
+    pthread_attr_t attr;
+    /* Under the guard: pthread_getattr_np may malloc (the main thread reads /proc/self/maps); that passes through. */
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t size;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            stack_low = (uintptr_t) addr;
+            stack_high = (uintptr_t) addr + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    if (stack_high == 0) {
+        stack_low = 1;
+        stack_high = 1; /* unknown: the walk stops at the first frame */
+    }
+}
+
+/* The caller's pc, then the frame-pointer chain while it stays inside this thread's stack and goes up. */
+static int native_walk(uintptr_t caller, uintptr_t *fp, int64_t *out, int max) {
+    int n = 0;
+    out[n++] = (int64_t) caller;
+    if (stack_high == 0) {
+        thread_stack_bounds();
+    }
+    /* fp is the hook's frame: fp[0] the caller's frame pointer, fp[1] the caller's pc (already taken). */
+    uintptr_t *f = fp;
+    while (n < max) {
+        uintptr_t next = f[0];
+        if (next <= (uintptr_t) f || next + 16 > stack_high || next < stack_low || (next & 7) != 0) {
+            break;
+        }
+        f = (uintptr_t *) next;
+        uintptr_t pc = f[1];
+        if (pc < 4096) {
+            break;
+        }
+        out[n++] = (int64_t) pc;
+    }
+    return n;
+}
+
+static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) {
+    if (!table_insert((uintptr_t) p)) {
+        __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    int64_t pcs[MAX_NATIVE_FRAMES];
+    int nn = native_walk(caller, fp, pcs, native_frames_wanted);
+    asgct_frame jf[MAX_JAVA_FRAMES];
+    int nj = 0;
+    JNIEnv *env = NULL;
+    if (asgct != NULL && vm != NULL && (*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_6) == JNI_OK && env != NULL) {
+        asgct_trace t = {env, 0, jf};
+        asgct(&t, java_frames_wanted, NULL);
+        nj = t.count > 0 ? t.count : 0;
+    }
+    uint32_t length = RING_HEADER_BYTES + 8 * (6 + nn + 2 * nj);
+    ring_header *h = ring_claim(&ring, length);
+    if (h == NULL) {
+        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+        /* its free will still be matched; the drain ignores a free it never saw allocated */
+        return;
+    }
+    int64_t *w = (int64_t *) (h + 1);
+    w[0] = (int64_t) (uintptr_t) p;
+    w[1] = (int64_t) size;
+    w[2] = now_nanos();
+    w[3] = os_tid();
+    w[4] = nn;
+    w[5] = nj;
+    memcpy(w + 6, pcs, (size_t) nn * 8);
+    int64_t *j = w + 6 + nn;
+    for (int i = 0; i < nj; i++) {
+        j[2 * i] = (int64_t) (uintptr_t) jf[i].method;
+        j[2 * i + 1] = jf[i].bci;
+    }
+    __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
+    ring_publish(h, MALLOC_RECORD_ALLOC, length);
+}
+
+static void record_free(void *p) {
+    uint32_t length = RING_HEADER_BYTES + 8 * 3;
+    ring_header *h = ring_claim(&ring, length);
+    __atomic_fetch_add(&frees_matched, 1, __ATOMIC_RELAXED);
+    if (h == NULL) {
+        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    int64_t *w = (int64_t *) (h + 1);
+    w[0] = (int64_t) (uintptr_t) p;
+    w[1] = now_nanos();
+    w[2] = os_tid();
+    ring_publish(h, MALLOC_RECORD_FREE, length);
+}
+
+/* After a successful allocation of size bytes at p: the sampling decision (inline fast path). */
+static inline __attribute__((always_inline)) void allocated(void *p, size_t size, uintptr_t caller, uintptr_t *fp) {
+    if (!active || guard || p == NULL) {
+        return;
+    }
+    int64_t c = countdown - (int64_t) size;
+    if (c > 0 && countdown_ready) {
+        countdown = c;
+        return;
+    }
+    guard = 1;
+    if (!countdown_ready) {
+        countdown_ready = 1;
+        countdown = next_distance();
+        c = countdown - (int64_t) size;
+        if (c > 0) {
+            countdown = c;
+            guard = 0;
+            return;
+        }
+    }
+    countdown = next_distance();
+    if (!own_thread) {
+        record_alloc(p, size, caller, fp);
+    }
+    guard = 0;
+}
+
+/* Before a block is handed back: forget it if it was sampled (before the real free, so that its address cannot be
+ * reused meanwhile by another thread's sampled block). */
+static inline __attribute__((always_inline)) void freeing(void *p) {
+    if (p == NULL || __atomic_load_n(&table_live, __ATOMIC_RELAXED) == 0 || table == NULL) {
+        return;
+    }
+    int g = guard;
+    guard = 1;
+    if (table_remove((uintptr_t) p)) {
+        record_free(p);
+    }
+    guard = g;
+}
+
+#define CALLER ((uintptr_t) __builtin_return_address(0))
+#define FRAME ((uintptr_t *) __builtin_frame_address(0))
+
+HOOK void *memscope_malloc(size_t size) {
+    void *p = real_malloc(size);
+    allocated(p, size, CALLER, FRAME);
+    return p;
+}
+
+HOOK void *memscope_calloc(size_t n, size_t size) {
+    void *p = real_calloc(n, size);
+    allocated(p, n * size, CALLER, FRAME);
+    return p;
+}
+
+HOOK void *memscope_realloc(void *old, size_t size) {
+    if (old != NULL) {
+        freeing(old);
+    }
+    void *p = real_realloc(old, size);
+    if (p == NULL && size != 0 && old != NULL) {
+        /* the old block is still allocated, though no longer tracked: its free is missed (stays outstanding) */
+        return p;
+    }
+    allocated(p, size, CALLER, FRAME);
+    return p;
+}
+
+HOOK void memscope_free(void *p) {
+    freeing(p);
+    real_free(p);
+}
+
+HOOK int memscope_posix_memalign(void **out, size_t alignment, size_t size) {
+    int rc = real_posix_memalign(out, alignment, size);
+    if (rc == 0) {
+        allocated(*out, size, CALLER, FRAME);
+    }
+    return rc;
+}
+
+HOOK void *memscope_aligned_alloc(size_t alignment, size_t size) {
+    void *p = real_aligned_alloc(alignment, size);
+    allocated(p, size, CALLER, FRAME);
+    return p;
+}
+
+HOOK void *memscope_memalign(size_t alignment, size_t size) {
+    void *p = real_memalign(alignment, size);
+    allocated(p, size, CALLER, FRAME);
+    return p;
+}
+
+HOOK void *memscope_valloc(size_t size) {
+    void *p = real_valloc(size);
+    allocated(p, size, CALLER, FRAME);
+    return p;
+}
+
+static int patch_all(void);
+
+HOOK void *memscope_dlopen(const char *file, int mode) {
+    void *h = real_dlopen(file, mode);
+    if (h != NULL && active) {
+        int g = guard;
+        guard = 1;
+        patch_all();
+        guard = g;
+    }
+    return h;
+}
+
+/*
+ * A dynamic lookup of an allocator function answers with its hook: the JVM's own lookups (FFM's default lookup, JNI
+ * libraries' and JNA's symbol lookups through libjvm) then call the hook by address. Patched in libjvm only: a
+ * lookup with RTLD_NEXT is relative to the caller, which would become this library (HotSpot makes none).
+ */
+HOOK void *memscope_dlsym(void *handle, const char *name) {
+    void *r = real_dlsym(handle, name);
+    if (r == NULL || !active) {
+        return r;
+    }
+    if (r == (void *) real_malloc) return (void *) memscope_malloc;
+    if (r == (void *) real_calloc) return (void *) memscope_calloc;
+    if (r == (void *) real_realloc) return (void *) memscope_realloc;
+    if (r == (void *) real_free) return (void *) memscope_free;
+    if (r == (void *) real_posix_memalign) return (void *) memscope_posix_memalign;
+    if (r == (void *) real_aligned_alloc) return (void *) memscope_aligned_alloc;
+    if (r == (void *) real_memalign) return (void *) memscope_memalign;
+    if (r == (void *) real_valloc) return (void *) memscope_valloc;
+    return r;
+}
+
+/* ---- import patching ---- */
+typedef struct {
+    const char *name;
+    void *hook;
+    int allocator; /* 1: allocator, everywhere but libjvm; 0: dlopen, everywhere; 2: dlsym, libjvm only */
+} hook_entry;
+
+static hook_entry hooks[] = {
+    {"malloc", (void *) memscope_malloc, 1},
+    {"calloc", (void *) memscope_calloc, 1},
+    {"realloc", (void *) memscope_realloc, 1},
+    {"free", (void *) memscope_free, 1},
+    {"posix_memalign", (void *) memscope_posix_memalign, 1},
+    {"aligned_alloc", (void *) memscope_aligned_alloc, 1},
+    {"memalign", (void *) memscope_memalign, 1},
+    {"valloc", (void *) memscope_valloc, 1},
+    {"dlopen", (void *) memscope_dlopen, 0},
+    {"dlsym", (void *) memscope_dlsym, 2},
+};
+#define HOOK_COUNT ((int) (sizeof(hooks) / sizeof(hooks[0])))
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s == NULL ? path : s + 1;
+}
+
+/* 0: patch everything; 1: skip entirely; 2: dlopen only (libjvm) */
+static int library_rule(struct dl_phdr_info *info) {
+    if (info->dlpi_addr == own_base) {
+        return 1;
+    }
+    const char *b = base_name(info->dlpi_name);
+    if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "ld-linux", 8) == 0 || strncmp(b, "linux-vdso", 10) == 0
+        || strncmp(b, "libmemscope", 11) == 0 || strncmp(b, "memscope-", 9) == 0) {
+        return 1;
+    }
+    if (strcmp(b, "libjvm.so") == 0) {
+        return patch_jvm ? 0 : 2;
+    }
+    return 0;
+}
+
+static int write_slot(void **slot, void *value, uintptr_t relro_start, uintptr_t relro_end) {
+    if (*slot == value) {
+        return 0;
+    }
+    uintptr_t a = (uintptr_t) slot;
+    if (a >= relro_start && a < relro_end) {
+        uintptr_t page = a & ~(uintptr_t) 4095;
+        if (mprotect((void *) page, 4096, PROT_READ | PROT_WRITE) != 0) {
+            return 0;
+        }
+        __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        mprotect((void *) page, 4096, PROT_READ);
+        return 1;
+    }
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    return 1;
+}
+
+static int patch_library(struct dl_phdr_info *info, size_t size, void *data) {
+    (void) size;
+    (void) data;
+    int rule = library_rule(info);
+    if (rule == 1) {
+        __atomic_fetch_add(&skipped_libraries, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    uintptr_t base = info->dlpi_addr;
+    ElfW(Dyn) *dyn = NULL;
+    uintptr_t relro_start = 0, relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC) {
+            dyn = (ElfW(Dyn) *) (base + ph->p_vaddr);
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            relro_start = base + ph->p_vaddr;
+            relro_end = (relro_start + ph->p_memsz + 4095) & ~(uintptr_t) 4095;
+            relro_start &= ~(uintptr_t) 4095;
+        }
+    }
+    if (dyn == NULL) {
+        return 0;
+    }
+    ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    ElfW(Rela) *jmprel = NULL, *rela = NULL;
+    size_t jmprel_size = 0, rela_size = 0;
+    for (ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        uintptr_t v = d->d_un.d_ptr;
+        switch (d->d_tag) {
+            case DT_SYMTAB: symtab = (ElfW(Sym) *) (v < base ? base + v : v); break;
+            case DT_STRTAB: strtab = (const char *) (v < base ? base + v : v); break;
+            case DT_JMPREL: jmprel = (ElfW(Rela) *) (v < base ? base + v : v); break;
+            case DT_PLTRELSZ: jmprel_size = d->d_un.d_val; break;
+            case DT_RELA: rela = (ElfW(Rela) *) (v < base ? base + v : v); break;
+            case DT_RELASZ: rela_size = d->d_un.d_val; break;
+            default: break;
+        }
+    }
+    if (symtab == NULL || strtab == NULL) {
+        return 0;
+    }
+    int changed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        ElfW(Rela) *r = pass == 0 ? jmprel : rela;
+        size_t count = (pass == 0 ? jmprel_size : rela_size) / sizeof(ElfW(Rela));
+        if (r == NULL) {
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t type = ELF64_R_TYPE(r[i].r_info);
+            if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) {
+                continue;
+            }
+            uint32_t s = ELF64_R_SYM(r[i].r_info);
+            if (s == 0) {
+                continue;
+            }
+            const char *name = strtab + symtab[s].st_name;
+            for (int k = 0; k < HOOK_COUNT; k++) {
+                int wanted = hooks[k].allocator == 0 || (hooks[k].allocator == 1 && rule == 0)
+                             || (hooks[k].allocator == 2 && rule == 2);
+                if (wanted && strcmp(name, hooks[k].name) == 0) {
+                    if (write_slot((void **) (base + r[i].r_offset), hooks[k].hook, relro_start, relro_end)) {
+                        changed++;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if (changed > 0) {
+        __atomic_fetch_add(&patched_slots, changed, __ATOMIC_RELAXED);
+        if (rule == 0) {
+            __atomic_fetch_add(&patched_libraries, 1, __ATOMIC_RELAXED);
+        }
+    }
+    return 0;
+}
+
+static int patch_all(void) {
+    pthread_mutex_lock(&patch_lock);
+    int64_t skipped_before = skipped_libraries;
+    dl_iterate_phdr(patch_library, NULL);
+    /* skipped libraries are counted once per pass: keep the last pass's count */
+    __atomic_store_n(&skipped_libraries, skipped_libraries - skipped_before, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&patch_lock);
+    return 0;
+}
+
+/* ---- jmethodIDs ahead of AsyncGetCallTrace ---- */
+static void create_method_ids(jclass klass) {
+    jint count = 0;
+    jmethodID *methods = NULL;
+    if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) == JVMTI_ERROR_NONE && methods != NULL) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) methods);
+    }
+}
+
+static void JNICALL on_class_load(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass) {
+    (void) env;
+    (void) jni;
+    (void) thread;
+    (void) klass;
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass) {
+    (void) env;
+    (void) jni;
+    (void) thread;
+    create_method_ids(klass);
+}
+
+EXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
+    (void) reserved;
+    vm = jvm;
+    return JNI_VERSION_1_6;
+}
+
+/* ---- entry points on java.lang.MemscopeHooks ---- */
+
+/*
+ * Resolves the originals and AsyncGetCallTrace, creates jmethodIDs, and patches every loaded library.
+ * @return 0, or a negative code: -1 an original or AsyncGetCallTrace is missing, -2 no JVMTI, -3 no memory
+ */
+EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclass cls, jlong intervalBytes,
+                                                               jint nativeFrames, jint javaFrames, jlong ringBytes,
+                                                               jboolean jvm) {
+    (void) cls;
+    guard = 1;
+    interval = intervalBytes > 0 ? (double) intervalBytes : 512 * 1024;
+    native_frames_wanted = nativeFrames < 1 ? 1 : nativeFrames > MAX_NATIVE_FRAMES ? MAX_NATIVE_FRAMES : nativeFrames;
+    java_frames_wanted = javaFrames < 0 ? 0 : javaFrames > MAX_JAVA_FRAMES ? MAX_JAVA_FRAMES : javaFrames;
+    patch_jvm = jvm;
+    if (real_malloc == NULL) {
+        real_malloc = dlsym(RTLD_DEFAULT, "malloc");
+        real_calloc = dlsym(RTLD_DEFAULT, "calloc");
+        real_realloc = dlsym(RTLD_DEFAULT, "realloc");
+        real_free = dlsym(RTLD_DEFAULT, "free");
+        real_posix_memalign = dlsym(RTLD_DEFAULT, "posix_memalign");
+        real_aligned_alloc = dlsym(RTLD_DEFAULT, "aligned_alloc");
+        real_memalign = dlsym(RTLD_DEFAULT, "memalign");
+        real_valloc = dlsym(RTLD_DEFAULT, "valloc");
+        real_dlopen = dlsym(RTLD_DEFAULT, "dlopen");
+        real_dlsym = dlsym(RTLD_DEFAULT, "dlsym");
+    }
+    if (real_malloc == NULL || real_calloc == NULL || real_realloc == NULL || real_free == NULL
+        || real_posix_memalign == NULL || real_aligned_alloc == NULL || real_memalign == NULL || real_valloc == NULL
+        || real_dlopen == NULL || real_dlsym == NULL) {
+        guard = 0;
+        return -1;
+    }
+    Dl_info self;
+    if (dladdr((void *) memscope_malloc, &self) != 0) {
+        own_base = (uintptr_t) self.dli_fbase;
+    }
+    if (asgct == NULL) {
+        Dl_info jvm_info;
+        if (dladdr((void *) (*jni)->GetVersion, &jvm_info) != 0 && jvm_info.dli_fname != NULL) {
+            void *h = real_dlopen(jvm_info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+            if (h != NULL) {
+                asgct = (void (*)(asgct_trace *, jint, void *)) dlsym(h, "AsyncGetCallTrace");
+                dlclose(h);
+            }
+        }
+        if (asgct == NULL) {
+            asgct = (void (*)(asgct_trace *, jint, void *)) dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+        }
+    }
+    if (asgct == NULL) {
+        guard = 0;
+        return -1;
+    }
+    if (jvmti == NULL) {
+        if ((*vm)->GetEnv(vm, (void **) &jvmti, JVMTI_VERSION_1_2) != JNI_OK || jvmti == NULL) {
+            guard = 0;
+            return -2;
+        }
+        jvmtiEventCallbacks cb;
+        memset(&cb, 0, sizeof(cb));
+        cb.ClassLoad = on_class_load;
+        cb.ClassPrepare = on_class_prepare;
+        (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
+    }
+    /* AsyncGetCallTrace answers only while some environment wants ClassLoad events (JDK 17's forte.cpp). */
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+    jint count = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &count, &classes) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            create_method_ids(classes[i]);
+            (*jni)->DeleteLocalRef(jni, classes[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
+    }
+    if (table == NULL) {
+        void *t = mmap(NULL, TABLE_SLOTS * sizeof(uintptr_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        if (t == MAP_FAILED) {
+            guard = 0;
+            return -3;
+        }
+        table = t;
+    }
+    if (!ring_ready) {
+        uint64_t cap = 1u << 20;
+        while (cap < (uint64_t) ringBytes && cap < (1ull << 30)) {
+            cap <<= 1;
+        }
+        if (ring_init(&ring, cap) != 0) {
+            guard = 0;
+            return -3;
+        }
+        ring_ready = 1;
+    }
+    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+    patch_all();
+    guard = 0;
+    return 0;
+}
+
+/* Hooks pass through from now on (slots stay patched: another thread may be inside a hook). */
+EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocStop0(JNIEnv *jni, jclass cls) {
+    (void) jni;
+    (void) cls;
+    __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+    if (jvmti != NULL) {
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
+    }
+}
+
+/* The calling thread's mallocs are memscope's own: never sampled. @return its OS thread id */
+EXPORT jlong JNICALL Java_java_lang_MemscopeHooks_mallocOwnThread0(JNIEnv *jni, jclass cls) {
+    (void) jni;
+    (void) cls;
+    own_thread = 1;
+    return os_tid();
+}
+
+/* The calling thread's next allocation is sampled (the self-test). @return its OS thread id */
+EXPORT jlong JNICALL Java_java_lang_MemscopeHooks_mallocForceSample0(JNIEnv *jni, jclass cls) {
+    (void) jni;
+    (void) cls;
+    countdown_ready = 1;
+    countdown = 0;
+    return os_tid();
+}
+
+/*
+ * Copies whole records into out: kind, then the record's words (see the top of this file).
+ * @return the number of longs written
+ */
+EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclass cls, jlongArray out) {
+    (void) cls;
+    if (!ring_ready) {
+        return 0;
+    }
+    jint capacity = (*jni)->GetArrayLength(jni, out);
+    jint n = 0;
+    ring_header *h;
+    while ((h = ring_peek(&ring)) != NULL) {
+        jint words = (h->length - RING_HEADER_BYTES) / 8;
+        if (n + 1 + words > capacity) {
+            break;
+        }
+        jlong kind = h->kind;
+        (*jni)->SetLongArrayRegion(jni, out, n, 1, &kind);
+        (*jni)->SetLongArrayRegion(jni, out, n + 1, words, (const jlong *) (h + 1));
+        n += 1 + words;
+        ring_consume(&ring, h);
+    }
+    return n;
+}
+
+/* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live */
+EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
+    (void) cls;
+    jlong c[9] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries, patched_slots,
+                  frees_matched, table_live};
+    jint n = (*jni)->GetArrayLength(jni, out);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 9 ? n : 9, c);
+}
+
+/*
+ * A native pc's name: "library!function" when the pc is inside a dynamic symbol's extent, else "library+0xOFF"
+ * (offset from the library's load base); null when no library holds it.
+ */
+EXPORT jstring JNICALL Java_java_lang_MemscopeHooks_mallocSymbol0(JNIEnv *jni, jclass cls, jlong pc) {
+    (void) cls;
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (dladdr1((void *) (uintptr_t) pc, &info, (void **) &sym, RTLD_DL_SYMENT) == 0 || info.dli_fname == NULL) {
+        return NULL;
+    }
+    const char *lib = base_name(info.dli_fname);
+    char text[512];
+    uintptr_t a = (uintptr_t) pc;
+    if (info.dli_sname != NULL && sym != NULL && info.dli_saddr != NULL && a >= (uintptr_t) info.dli_saddr
+        && (sym->st_size == 0 ? a == (uintptr_t) info.dli_saddr : a < (uintptr_t) info.dli_saddr + sym->st_size)) {
+        snprintf(text, sizeof(text), "%s!%s", lib, info.dli_sname);
+    } else {
+        snprintf(text, sizeof(text), "%s+0x%lx", lib, (unsigned long) (a - (uintptr_t) info.dli_fbase));
+    }
+    return (*jni)->NewStringUTF(jni, text);
+}
