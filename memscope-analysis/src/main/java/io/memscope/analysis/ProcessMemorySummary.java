@@ -10,8 +10,9 @@ final class ProcessMemorySummary {
     /**
      * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap committed 812 MiB, metaspace 91 MiB, code cache
      * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 1.0 MiB (memscope-tracked), other 40 MiB}; unknown parts
-     * are left out. Nothing without samples; a note when the samples have no RSS (no /proc). With malloc tracked, the
-     * malloc part names where most of it was then: {@code malloc 120 MiB (most at libz.so.1!inflateInit2_ <- ...)}
+     * are left out. Nothing without samples; a note when the samples have no RSS (no /proc). With malloc sampled, the
+     * line ends with its estimate then and where most of it was: {@code ; sampled malloc then ~120 MiB, most at
+     * libz.so.1!inflateInit2_ <- java.util.zip.Inflater.init <- com.acme.Unzipper.open(Unzipper.java:12)}
      * ({@link MallocSummary#mostAt}).
      */
     static void line(StringBuilder sb, ProcessMemory pm, Report.Malloc malloc) {
@@ -32,19 +33,14 @@ final class ProcessMemorySummary {
         part(parts, "threads", p.threadStacksBytes(), pm.threadStacks().equals("nmt") ? " (" + threads + ", NMT)"
                 : " (" + threads + " x stack size, an upper bound)");
         part(parts, "direct", p.directBytes(), "");
-        String most = malloc != null && "rss".equals(malloc.atPeakOf()) ? MallocSummary.mostAt(malloc) : null;
-        if (most != null && p.mallocBytes() < 0) {
-            // no process-wide malloc figure: the sampled malloc outstanding then stands in, as an estimate
-            parts.append(parts.length() > 0 ? ", " : "").append("malloc ")
-                    .append(Summary.estimate(malloc.atPeakBytes(), malloc.intervalBytes()))
-                    .append(" (sampled; most at ").append(most).append(')');
-        } else {
-            part(parts, "malloc", p.mallocBytes(), most != null ? " (most at " + most + ")"
-                    : " (memscope-tracked: Unsafe, arenas)");
-        }
+        part(parts, "malloc", p.mallocBytes(), " (memscope-tracked: Unsafe, arenas)");
         part(parts, "other", p.otherBytes(), "");
-        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%n",
-                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts));
+        // malloc's samples at the RSS peak: where the C allocator's memory was then (in whichever part holds it)
+        String most = malloc != null && "rss".equals(malloc.atPeakOf()) ? MallocSummary.mostAt(malloc) : null;
+        String sampled = most == null ? "" : "; sampled malloc then " + Summary.estimate(malloc.atPeakBytes(),
+                malloc.intervalBytes()) + ", most at " + most;
+        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%s%n",
+                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts, sampled));
     }
 
     private static void part(StringBuilder sb, String name, long bytes, String note) {

@@ -228,8 +228,8 @@ class MallocReportTest {
         assertThat(Summary.format(r)).contains("malloc (sampled, mean interval 1 B, 11 samples): 14.6 KiB allocated, "
                 + "9.8 KiB outstanding (10 samples); at the RSS peak 7.8 KiB, most at libz.so.1!deflateInit2_ <- "
                 + "com.acme.Codec.roundTrip(Codec.java:30)")
-                .contains("RSS at its peak: 85.8 MiB at 0.40 s, of which malloc 7.8 KiB (sampled; most at "
-                        + "libz.so.1!deflateInit2_ <- com.acme.Codec.roundTrip(Codec.java:30))");
+                .contains("RSS at its peak: 85.8 MiB at 0.40 s, of which other 85.8 MiB; sampled malloc then 7.8 KiB, "
+                        + "most at libz.so.1!deflateInit2_ <- com.acme.Codec.roundTrip(Codec.java:30)");
     }
 
     /**
