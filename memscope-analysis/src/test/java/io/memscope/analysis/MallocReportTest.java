@@ -67,6 +67,15 @@ class MallocReportTest {
         assertThat(inuseSum).isEqualTo(r.nativeMemory().outstandingBytes());
         assertThat(allocSum).isEqualTo(r.nativeMemory().allocatedBytes());
         assertThat(nativeLeaf).isTrue();
+
+        java.io.StringWriter collapsed = new java.io.StringWriter();
+        io.memscope.analysis.export.CollapsedStacks.write(r, io.memscope.analysis.export.ExportMetric.NATIVE_BYTES,
+                collapsed);
+        assertThat(collapsed.toString()).contains("com.acme.Unzipper.open(Unzipper.java:12);"
+                + "java.util.zip.Inflater.<init>(Inflater.java:105);java.util.zip.Inflater.init(Native Method);"
+                + "libzip.so+0x1a2b;libz.so.1!inflateInit2_;native:malloc ");
+        assertThat(collapsed.toString().lines().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum()).isEqualTo(r.nativeMemory().outstandingBytes());
     }
 
     /**

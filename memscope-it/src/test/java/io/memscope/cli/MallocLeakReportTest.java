@@ -55,8 +55,11 @@ class MallocLeakReportTest {
             assertThat(Json.num(suspect, "liveBytes")).as(java).isGreaterThan(1000L * 4 * 1024);
 
             String summary = Files.readString(Jvms.summaryFile(dir));
-            assertThat(summary.lines().filter(l -> l.contains(leak)).findFirst().orElseThrow())
-                    .contains("LEAK SUSPECT").contains("native:malloc");
+            // the native list's line of the site (the malloc line names it too, as where most was at the RSS peak)
+            assertThat(summary.lines().filter(l -> l.contains(leak) && l.contains("[native:malloc]")).findFirst()
+                    .orElseThrow()).contains("LEAK SUSPECT");
+            assertThat(summary.lines().filter(l -> l.contains(ended) && l.contains("[native:malloc]")))
+                    .allSatisfy(l -> assertThat(l).doesNotContain("LEAK SUSPECT"));
             assertThat(summary).contains("malloc (sampled, mean interval ");
         }
     }
