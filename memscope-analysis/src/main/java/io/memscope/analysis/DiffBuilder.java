@@ -63,13 +63,21 @@ public final class DiffBuilder {
         double nf = varianceFactor(newer, metric, n.newDivisor());
         RunDiff.Significance probe = new RunDiff.Significance(z, tests, bf, nf, 0, false);
         double totalError = probe.stdError(bt.value(metric), nt.value(metric));
+        // native memory is exact but for malloc's part, estimated from samples: its own factors (0 without malloc)
+        RunDiff.Significance malloc = metric != DiffMetric.NATIVE ? null
+                : new RunDiff.Significance(z, tests, mallocFactor(base, n.baseDivisor()),
+                        mallocFactor(newer, n.newDivisor()), 0, false);
+        if (malloc != null) {
+            totalError = malloc.stdError(mallocOutstanding(base) / n.baseDivisor(),
+                    mallocOutstanding(newer) / n.newDivisor());
+        }
         RunDiff.Significance sig = new RunDiff.Significance(z, tests, bf, nf, totalError,
                 SamplingNoise.significant(nt.value(metric) - bt.value(metric), totalError, z));
-        List<RunDiff.Entry> siteResult = tested(siteList, metric, sig);
+        List<RunDiff.Entry> siteResult = tested(siteList, metric, sig, malloc);
         siteResult.sort(Comparator.comparing((RunDiff.Entry e) -> !e.significant())
                 .thenComparingDouble(e -> -Math.abs(e.delta(metric)))
                 .thenComparing(e -> -e.newer().value(metric)).thenComparing(RunDiff.Entry::site));
-        List<RunDiff.Entry> stackResult = tested(compared(stacks.values(), metric), metric, sig);
+        List<RunDiff.Entry> stackResult = tested(compared(stacks.values(), metric), metric, sig, malloc);
         stackResult.sort(Comparator.comparingDouble((RunDiff.Entry e) -> -Math.abs(e.delta(metric)))
                 .thenComparing(e -> -e.newer().value(metric)).thenComparing(RunDiff.Entry::site));
         return new RunDiff(metric, n, bt, nt, sig, siteResult, stackResult);
@@ -96,15 +104,30 @@ public final class DiffBuilder {
         return interval / divisor;
     }
 
+    /** @return the malloc sampling interval over the divisor, or 0 when the run has no malloc samples */
+    static double mallocFactor(Report r, double divisor) {
+        Report.Malloc m = r.nativeMemory().malloc();
+        return m == null || m.samples() == 0 && m.outstandingSamples() == 0 ? 0 : m.intervalBytes() / divisor;
+    }
+
+    private static double mallocOutstanding(Report r) {
+        Report.Malloc m = r.nativeMemory().malloc();
+        return m == null ? 0 : m.outstandingBytes();
+    }
+
     private static RunDiff.Entry entry(String site, String type, List<String> frames, RunDiff.Figures base,
                                        RunDiff.Figures newer) {
         return new RunDiff.Entry(site, type, frames, base, newer, 0, false);
     }
 
-    private static List<RunDiff.Entry> tested(List<RunDiff.Entry> l, DiffMetric m, RunDiff.Significance sig) {
+    /** @param malloc the test of malloc sites' and stacks' native figures (estimates), or null */
+    private static List<RunDiff.Entry> tested(List<RunDiff.Entry> l, DiffMetric m, RunDiff.Significance sig,
+                                              RunDiff.Significance malloc) {
         List<RunDiff.Entry> out = new ArrayList<>(l.size());
         for (RunDiff.Entry e : l) {
-            double err = sig.stdError(e.base().value(m), e.newer().value(m));
+            RunDiff.Significance test = malloc != null && io.memscope.recording.Site.NATIVE_MALLOC.equals(e.type())
+                    ? malloc : sig;
+            double err = test.stdError(e.base().value(m), e.newer().value(m));
             out.add(new RunDiff.Entry(e.site(), e.type(), e.frames(), e.base(), e.newer(), err,
                     SamplingNoise.significant(e.delta(m), err, sig.z())));
         }
@@ -146,7 +169,8 @@ public final class DiffBuilder {
 
     private static RunDiff.Figures site(SiteProfile p, double d) {
         if (p.nativeMemory()) {
-            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.liveBytes() / d, p.liveObjects() / d, 0, 0, 0);
+            return new RunDiff.Figures(0, 0, 0, 0, 0, 0, p.liveBytes() / d, p.liveObjects() / d, p.samples(),
+                    p.liveSamples(), 0);
         }
         return new RunDiff.Figures(p.allocatedBytes() / d, p.allocatedObjects() / d, p.liveBytes() / d,
                 p.liveObjects() / d, p.heldAtPeakBytes() / d, p.heldAtPeakObjects() / d, 0, 0, p.samples(),

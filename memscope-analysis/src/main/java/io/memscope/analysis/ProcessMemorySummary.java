@@ -10,10 +10,12 @@ final class ProcessMemorySummary {
     /**
      * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap resident 812 MiB, metaspace 91 MiB, code cache
      * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 17 MiB, files 40 MiB, other 10 MiB}; heap committed
-     * where no resident check ran; unknown parts
-     * are left out. Nothing without samples; a note when the samples have no RSS (no /proc).
+     * where no resident check ran; unknown parts are left out. Nothing without samples; a note when the samples have
+     * no RSS (no /proc). With malloc sampled, the line ends with its estimate then and where most of it was:
+     * {@code ; sampled malloc then ~120 MiB, most at libz.so.1!inflateInit2_ <- java.util.zip.Inflater.init <-
+     * com.acme.Unzipper.open(Unzipper.java:12)} ({@link MallocSummary#mostAt}).
      */
-    static void line(StringBuilder sb, ProcessMemory pm) {
+    static void line(StringBuilder sb, ProcessMemory pm, Report.Malloc malloc) {
         if (pm == null) {
             return;
         }
@@ -36,8 +38,12 @@ final class ProcessMemorySummary {
                 : " (memscope-tracked: Unsafe, arenas)");
         part(parts, "files", p.filesBytes(), "");
         part(parts, "other", p.otherBytes(), "");
-        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%n",
-                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts));
+        // malloc's samples at the RSS peak: where the C allocator's memory was then (in whichever part holds it)
+        String most = malloc != null && "rss".equals(malloc.atPeakOf()) ? MallocSummary.mostAt(malloc) : null;
+        String sampled = most == null ? "" : "; sampled malloc then " + Summary.estimate(malloc.atPeakBytes(),
+                malloc.intervalBytes()) + ", most at " + most;
+        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%s%n",
+                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts, sampled));
     }
 
     private static void part(StringBuilder sb, String name, long bytes, String note) {

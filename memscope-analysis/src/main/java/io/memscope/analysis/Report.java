@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.GcRecord;
 import java.util.List;
@@ -200,11 +201,66 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param anomalyStacks        the stacks of the anomalies, by stack id
      * @param leakSuspects         native leak suspects: sites with memory outstanding at the end that grew (the rule
      *                             of heap leaks, see {@link ReportBuilder}), largest growth first
+     * @param malloc               the C allocator's part (sampled), or null when the agent did not track malloc
      */
     public record NativeMemory(long allocatedBytes, long allocations, long freedBytes, long outstandingBytes,
                                long outstandingBlocks, long peakOutstandingBytes, Peak.NativePeak peak,
                                List<SiteProfile> leaks, List<Anomaly> anomalies,
-                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects) {
+                               Map<Long, List<String>> anomalyStacks, List<SiteProfile> leakSuspects,
+                               Malloc malloc) {
+    }
+
+    /**
+     * Native memory from the C allocator ({@code native:malloc} sites), estimated from samples: each sampled block
+     * of {@code s} bytes weighs {@code s/p} bytes, {@code p = 1 - exp(-s/intervalBytes)}, as heap samples do. These
+     * figures are also in {@link NativeMemory}'s totals and site lists.
+     *
+     * @param intervalBytes      the mean sampling interval (metadata {@code malloc.intervalBytes})
+     * @param samples            sampled blocks allocated in the window
+     * @param allocatedBytes     bytes allocated in the window (estimate)
+     * @param outstandingBytes   bytes outstanding at the end of the window (estimate)
+     * @param outstandingSamples the sampled blocks behind {@code outstandingBytes}
+     * @param atPeakOf           {@code rss}: {@code atPeak} is at the process's RSS peak (the recording has process
+     *                           samples); {@code native}: at the native peak
+     * @param atPeakMs           when that was, ms since the run's start (-1: no peak)
+     * @param atPeakBytes        malloc outstanding then (estimate)
+     * @param atPeak             the malloc sites' outstanding then, largest first
+     * @param coverage           what the interception covered (from the metadata)
+     */
+    public record Malloc(long intervalBytes, long samples, long allocatedBytes, long outstandingBytes,
+                         long outstandingSamples, String atPeakOf, double atPeakMs, long atPeakBytes,
+                         List<Peak.Holder> atPeak, Coverage coverage) {
+        public Malloc {
+            atPeak = List.copyOf(atPeak);
+        }
+
+        /**
+         * @param selfTest         the start-up self-test's result ({@code passed}, {@code failed: <reason>}), null
+         *                         when not recorded
+         * @param patchedLibraries libraries whose allocator imports were patched, -1 when not recorded
+         * @param skippedLibraries loaded libraries left alone (memscope's own, libc, ld.so), -1 when not recorded
+         * @param off              why malloc tracking turned itself off, null while it was on
+         * @param dropped          samples lost (the agent's ring was full), -1 when not recorded
+         * @param untracked        samples not taken (the table of sampled addresses was full), -1 when not recorded
+         */
+        public record Coverage(String selfTest, long patchedLibraries, long skippedLibraries, String off,
+                               long dropped, long untracked) {
+            /** @return the coverage the metadata states ({@code malloc.*} keys) */
+            static Coverage of(Map<String, String> meta) {
+                return new Coverage(meta.get(MetadataKeys.MALLOC_SELF_TEST),
+                        number(meta, MetadataKeys.MALLOC_PATCHED_LIBRARIES),
+                        number(meta, MetadataKeys.MALLOC_SKIPPED_LIBRARIES), meta.get(MetadataKeys.MALLOC_OFF),
+                        number(meta, MetadataKeys.MALLOC_DROPPED), number(meta, MetadataKeys.MALLOC_UNTRACKED));
+            }
+
+            private static long number(Map<String, String> meta, String key) {
+                try {
+                    return Long.parseLong(meta.getOrDefault(key, "-1").trim());
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
     }
 
     /**

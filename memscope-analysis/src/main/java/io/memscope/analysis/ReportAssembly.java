@@ -100,7 +100,7 @@ final class ReportAssembly {
                 r.restricted), totals(peak), peak, all, top, topLive, leaks, temps, nativeMemory(nativeSites), gc,
                 timeline, stackProfiles, run.failureCount(), run.failureMessages(), api, run.accounting(),
                 heapCheck(), RetentionPaths.of(run, r.runStart, r.from, r.to, r.restricted),
-                ProcessMemory.of(run, r.runStart, r.from, r.to));
+                r.processMemory);
     }
 
     // ------------------------------------------------------------------------------------------------ heap sites
@@ -242,13 +242,17 @@ final class ReportAssembly {
             if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
                 continue;
             }
+            boolean leak = a.isMalloc ? ReportRules.mallocLeakSuspect(a, windowNanos, r.mallocInterval)
+                    : ReportRules.nativeLeakSuspect(a, windowNanos);
+            long growth = a.isMalloc ? ReportRules.mallocGrowth(a) : ReportRules.nativeGrowth(a);
             nativeSites.add(new SiteProfile(a.site.frame(), ReportReplay.typeOf(a), true, a.nAllocated,
-                    a.nAllocations, 0, a.nOutstanding, a.nBlocks, 0, Math.max(0, a.nPeak), a.nAtPeakBytes,
-                    a.nAtPeakBlocks, 0, ReportRules.nativeGrowth(a), -1, -1,
-                    ReportRules.nativeLeakSuspect(a, windowNanos), false, run.stack(a.stackId), 0, 0, 0, null));
+                    Math.round(a.nAllocations), a.nSamples, a.nOutstanding, Math.round(a.nBlocks), a.nLiveSamples,
+                    Math.max(0, a.nPeak), a.nAtPeakBytes, Math.round(a.nAtPeakBlocks), a.nAtPeakSamples, growth, -1,
+                    -1, leak, false, run.stack(a.stackId), 0, 0, 0, null));
             for (StackTally s : a.stacks) {
                 stackFigures.put(s, new long[] {Math.round(s.allocBytes), Math.round(s.allocCount),
-                    s.nOutstanding, s.nBlocks, s.nAtPeakBytes, s.nAtPeakBlocks, s.nOutstanding > 0 ? 1 : 0, 0, 0});
+                    s.nOutstanding, Math.round(s.nBlocks), s.nAtPeakBytes, Math.round(s.nAtPeakBlocks),
+                    s.nOutstanding > 0 ? 1 : 0, 0, 0});
             }
         }
         return nativeSites;
@@ -260,8 +264,8 @@ final class ReportAssembly {
         if (n.peak > 0) {
             List<Peak.Holder> holders = new ArrayList<>();
             for (SiteProfile p : rank(nativeSites, x -> x.heldAtPeakBytes() > 0, SiteProfile::heldAtPeakBytes)) {
-                holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(), 0,
-                        p.stack(), 0));
+                holders.add(new Peak.Holder(p.site(), p.type(), p.heldAtPeakBytes(), p.heldAtPeakObjects(),
+                        p.heldAtPeakSamples(), p.stack(), 0));
             }
             nativePeak = new Peak.NativePeak(n.peakTime, (n.peakTime - r.runStart) / 1e6, n.peak, holders);
         }
@@ -278,9 +282,45 @@ final class ReportAssembly {
                 }
             }
         }
-        return new Report.NativeMemory(n.allocated, n.allocations, n.freed, n.outstanding, n.outstandingBlocks(),
-                Math.max(0, n.peak), nativePeak, rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes),
-                anomalies, anomalyStacks, rank(nativeSites, SiteProfile::leakSuspect, SiteProfile::growthBytes));
+        return new Report.NativeMemory(n.allocated, Math.round(n.allocations), n.freed, n.outstanding,
+                n.outstandingBlocks(), Math.max(0, n.peak), nativePeak,
+                rank(nativeSites, p -> p.liveBytes() > 0, SiteProfile::liveBytes), anomalies, anomalyStacks,
+                rank(nativeSites, SiteProfile::leakSuspect, SiteProfile::growthBytes), malloc(nativePeak));
+    }
+
+    /**
+     * @return the malloc part of native memory, or null when the recording has neither malloc samples nor malloc
+     *         metadata (the agent did not track malloc)
+     */
+    private Report.Malloc malloc(Peak.NativePeak nativePeak) {
+        Map<String, String> meta = run.metadata();
+        boolean any = r.sites.stream().anyMatch(a -> a.isMalloc);
+        if (!any && meta.keySet().stream().noneMatch(k -> k.startsWith("malloc."))) {
+            return null;
+        }
+        NativeLedger n = r.natives;
+        boolean atRss = r.processMemory != null && r.processMemory.peak() != null;
+        List<Peak.Holder> holders = new ArrayList<>();
+        List<SiteTally> ranked = new ArrayList<>();
+        for (SiteTally a : r.sites) {
+            if (a.isMalloc && (atRss ? a.nAtRssPeakBytes : a.nAtPeakBytes) > 0) {
+                ranked.add(a);
+            }
+        }
+        ranked.sort(Comparator.comparingLong((SiteTally a) -> atRss ? a.nAtRssPeakBytes : a.nAtPeakBytes)
+                .reversed().thenComparing(a -> a.site.frame()));
+        long atPeakBytes = 0;
+        for (SiteTally a : ranked) {
+            long bytes = atRss ? a.nAtRssPeakBytes : a.nAtPeakBytes;
+            atPeakBytes += bytes;
+            holders.add(new Peak.Holder(a.site.frame(), ReportReplay.typeOf(a), bytes,
+                    Math.round(atRss ? a.nAtRssPeakBlocks : a.nAtPeakBlocks),
+                    atRss ? a.nAtRssPeakSamples : a.nAtPeakSamples, run.stack(a.stackId), 0));
+        }
+        double atMs = atRss ? r.processMemory.peak().timeMs() : nativePeak == null ? -1 : nativePeak.timeMs();
+        return new Report.Malloc(Math.round(r.mallocInterval), n.mallocSamples, n.mallocAllocated,
+                n.mallocOutstanding, n.mallocLiveSamples, atRss ? "rss" : "native", atMs, atPeakBytes, holders,
+                Report.Malloc.Coverage.of(meta));
     }
 
     // ---------------------------------------------------------------------------------------------------- stacks

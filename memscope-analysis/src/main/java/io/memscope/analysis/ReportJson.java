@@ -180,6 +180,7 @@ public final class ReportJson {
         }
         sites(w, "leaks", n.leaks(), Rank.LIVE);
         sites(w, "leakSuspects", n.leakSuspects(), Rank.LIVE);
+        malloc(w, n.malloc());
         w.name("anomalies").beginArray();
         for (Anomaly a : n.anomalies()) {
             w.beginObject().field("kind", a.kind()).field("address", a.address()).field("size", a.size())
@@ -188,6 +189,41 @@ public final class ReportJson {
             w.endObject();
         }
         w.endArray().endObject();
+    }
+
+    private static void malloc(JsonWriter w, Report.Malloc m) {
+        if (m == null) {
+            w.name("malloc").value((String) null);
+            return;
+        }
+        w.name("malloc").beginObject()
+                .field("intervalBytes", m.intervalBytes())
+                .field("samples", m.samples())
+                .field("allocatedBytes", m.allocatedBytes())
+                .field("outstandingBytes", m.outstandingBytes())
+                .field("outstandingSamples", m.outstandingSamples())
+                .field("atRssPeakOf", m.atPeakOf())
+                .field("atRssPeakMs", m.atPeakMs())
+                .field("atRssPeakBytes", m.atPeakBytes());
+        w.name("atRssPeak").beginArray();
+        for (Peak.Holder h : m.atPeak()) {
+            w.beginObject().field("site", h.site()).field("type", h.type()).field("bytes", h.bytes())
+                    .field("count", h.count()).field("samples", h.samples());
+            stack(w, h.stack());
+            frames(w, "nativeFrames", SiteProfile.nativeFrames(h.stack()));
+            w.endObject();
+        }
+        w.endArray();
+        Report.Malloc.Coverage c = m.coverage();
+        w.name("coverage").beginObject()
+                .field("selfTest", c.selfTest())
+                .field("patchedLibraries", c.patchedLibraries())
+                .field("skippedLibraries", c.skippedLibraries())
+                .field("off", c.off())
+                .field("dropped", c.dropped())
+                .field("untracked", c.untracked())
+                .endObject();
+        w.endObject();
     }
 
     private static void gc(JsonWriter w, Report.Gc g) {
@@ -295,6 +331,9 @@ public final class ReportJson {
                         .endObject();
             }
             stack(w, e.stack());
+            if (e.nativeMemory()) {
+                frames(w, "nativeFrames", e.nativeFrames());
+            }
             if (retention != null) {
                 RetentionJson.retainedBy(w, retention.of(e));
             }
@@ -328,7 +367,11 @@ public final class ReportJson {
     }
 
     private static void stack(JsonWriter w, List<String> frames) {
-        w.name("stack").beginArray();
+        frames(w, "stack", frames);
+    }
+
+    private static void frames(JsonWriter w, String name, List<String> frames) {
+        w.name(name).beginArray();
         for (String f : frames) {
             w.value(f);
         }

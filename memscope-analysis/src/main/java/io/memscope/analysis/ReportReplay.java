@@ -41,6 +41,10 @@ final class ReportReplay implements EventSink {
     final ReportRules rules;
     final TimelineBuckets timeline;
     final NativeLedger natives;
+    /** The process's memory over the window (RSS samples), or null without samples. */
+    final ProcessMemory processMemory;
+    /** The malloc sampling interval (metadata {@code malloc.intervalBytes}), bytes. */
+    final double mallocInterval;
     private final SampleTable samples = new SampleTable();
     private final StackIndex stackIndex = new StackIndex();
     /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
@@ -124,7 +128,11 @@ final class ReportReplay implements EventSink {
         this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
         this.rules = new ReportRules(gcs, windowFirstGc, endWholeGc, heldSites, runStart);
         this.timeline = new TimelineBuckets(from, to);
-        this.natives = new NativeLedger(from, timeline);
+        this.processMemory = ProcessMemory.of(run, runStart, from, to);
+        this.mallocInterval = Math.max(1, run.metadataLong(MetadataKeys.MALLOC_INTERVAL_BYTES, 512 * 1024));
+        long rssPeak = processMemory == null || processMemory.peak() == null ? Long.MAX_VALUE
+                : runStart + Math.round(processMemory.peak().timeMs() * 1e6);
+        this.natives = new NativeLedger(from, to, timeline, mallocInterval, rssPeak, sites);
     }
 
     private static long firstGcStart(RecordedRun run) {

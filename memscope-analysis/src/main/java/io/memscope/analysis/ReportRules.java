@@ -159,6 +159,33 @@ final class ReportRules {
     }
 
     /**
+     * @return a malloc site's growth: its settled outstanding bytes at the end (allocated before the window's youngest
+     *         part) less its outstanding at the midpoint of its allocation window, never negative
+     */
+    static long mallocGrowth(SiteTally a) {
+        return Math.max(0, a.nSettledBytes - (a.nMidTaken ? a.nAtMid : a.nSettledBytes));
+    }
+
+    /**
+     * The native leak rule on a malloc site's estimates: outstanding at the end and grown over the second half of
+     * its allocation window, as {@link #nativeLeakSuspect}, with two differences that sampling asks for. The blocks
+     * allocated in the window's youngest part ({@value NativeLedger#YOUNGEST_PERCENT}%) do not count as
+     * outstanding: a site that mallocs and frees in a loop always has a few blocks in flight at the end, which are
+     * not a leak. And the growth must exceed twice its standard error ({@link SamplingNoise#variance}, with the
+     * malloc interval): a handful of samples still outstanding by chance is no growth.
+     *
+     * @param interval the malloc sampling interval, bytes
+     * @return whether a malloc site is a leak suspect
+     */
+    static boolean mallocLeakSuspect(SiteTally a, long windowNanos, double interval) {
+        long growth = mallocGrowth(a);
+        return a.nSettledBytes > 0 && growth > 0 && growth * 4 >= a.nSettledBytes
+                && growth > 2 * Math.sqrt(SamplingNoise.variance(growth, interval))
+                && a.firstAlloc != Long.MAX_VALUE
+                && a.lastAlloc - a.firstAlloc >= Math.min(windowNanos / 20, 500_000_000L);
+    }
+
+    /**
      * @return whether an estimate exceeds the JVM's heap in use by more than
      *         {@value ReportBuilder#HEAP_CHECK_SIGMAS} standard errors: an inconsistency
      */

@@ -29,22 +29,26 @@ import java.util.List;
  *
  * @param site               the site as a frame, {@code pkg.Class.method(File.java:LINE)}
  * @param type               allocated type in Java syntax ({@code byte[]}, {@code java.lang.String}); native sites
- *                           {@code native:direct-buffer} or {@code native:unsafe}
+ *                           {@code native:direct-buffer}, {@code native:unsafe}, {@code native:arena} or
+ *                           {@code native:malloc} (sampled: its figures are estimates, as a heap site's)
  * @param nativeMemory       true for a native site
  * @param allocatedBytes     see the table
  * @param allocatedObjects   see the table
- * @param samples            sampled objects allocated at the site in the window (heap); 0 for native sites
+ * @param samples            sampled objects allocated at the site in the window (heap, native:malloc); 0 for other
+ *                           native sites
  * @param liveBytes          see the table
  * @param liveObjects        see the table
  * @param liveSamples        heap: the sampled objects behind {@code liveBytes} (held at the last collection of the
- *                           window); native: 0
+ *                           window); native:malloc: the sampled blocks outstanding at the end; other native: 0
  * @param peakBytes          see the table
  * @param heldAtPeakBytes    see the table
  * @param heldAtPeakObjects  see the table
- * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native: 0
+ * @param heldAtPeakSamples  heap: the sampled objects behind {@code heldAtPeakBytes}; native:malloc: the sampled
+ *                           blocks then; other native: 0
  * @param growthBytes        heap: held bytes at the end minus held bytes at the site's first reference collection
  *                           ({@link Growth}; 0 without one), never negative; native: outstanding bytes at the end
  *                           minus outstanding at the midpoint of its allocation window, never negative
+ *                           (native:malloc: only blocks older than the window's youngest tenth count at the end)
  * @param medianAgeAtCollectionMs median age at collection of the site's samples collected in the window: allocation to
  *                           the collection that freed the sample. An object becomes garbage at some moment before
  *                           that collection, which Java does not say: this is an upper bound of its lifetime, and
@@ -69,6 +73,24 @@ public record SiteProfile(String site, String type, boolean nativeMemory, long a
                           double medianAgeAtCollectionMs, double freedByFirstCollectionShare, boolean leakSuspect,
                           boolean temporary, List<String> stack, long unconfirmedBytes, long peakUnconfirmedBytes,
                           long heldAtPeakUnconfirmedBytes, Growth growth) {
+
+    /** @return the native frames at the inner end of {@link #stack()}, innermost first ({@link #nativeFrames(List)}) */
+    public List<String> nativeFrames() {
+        return nativeFrames(stack);
+    }
+
+    /**
+     * A stack's native part: its innermost frames that are native functions ({@code libz.so.1!inflateInit2_},
+     * {@code libfoo.so+0x1a2b}: a frame that does not end with {@code )}, recording.md), innermost first, up to the
+     * first Java frame. Empty for a stack that starts in Java.
+     */
+    public static List<String> nativeFrames(List<String> stack) {
+        int n = 0;
+        while (n < stack.size() && !stack.get(n).endsWith(")")) {
+            n++;
+        }
+        return List.copyOf(stack.subList(0, n));
+    }
 
     /**
      * A heap site's held memory at the three whole-heap collections the leak rule compares ({@link ReportBuilder},

@@ -13,6 +13,8 @@ final class SiteTally {
     final int key;
     final Site site;
     final boolean isNative;
+    /** A {@code native:malloc} site: its events are samples, weighed as heap samples are ({@link NativeLedger}). */
+    final boolean isMalloc;
     String type;
     long stackId;
     long firstAlloc = Long.MAX_VALUE;
@@ -32,15 +34,26 @@ final class SiteTally {
      * here, in a small array of their site, without probing the index of all stacks.
      */
     final StackTally[] recentStacks = new StackTally[8];
-    // native
+    // native: exact bytes and blocks, or for a malloc site estimates (each sample weighs size/p bytes, 1/p blocks)
     long nAllocated;
-    long nAllocations;
+    double nAllocations;
     long nOutstanding;
-    long nBlocks;
+    double nBlocks;
     long nPeak;
     int nEpoch = -1;
     long nAtPeakBytes;
-    long nAtPeakBlocks;
+    double nAtPeakBlocks;
+    // malloc samples: allocated in the window, outstanding now, at the native peak
+    long nSamples;
+    long nLiveSamples;
+    long nAtPeakSamples;
+    /** Outstanding at the RSS peak (or the native peak without process samples), taken by the ledger. */
+    long nAtRssPeakBytes;
+    double nAtRssPeakBlocks;
+    long nAtRssPeakSamples;
+    /** At the end: outstanding bytes allocated before the window's youngest part ({@link ReportRules#mallocLeakSuspect}). */
+    long nSettledBytes;
+    long nSettledSamples;
     /** The whole-heap collections the leak rule compares (-1: none): {@link ReportRules#chooseReferences}. */
     int firstRef = -1;
     int secondRef = -1;
@@ -52,6 +65,7 @@ final class SiteTally {
         this.key = key;
         this.site = site;
         this.isNative = site.isNative();
+        this.isMalloc = Site.NATIVE_MALLOC.equals(site.typeName());
         this.type = type;
     }
 }

@@ -18,10 +18,10 @@ final class StackTally {
     double openBytes;
     // native
     long nOutstanding;
-    long nBlocks;
+    double nBlocks;
     int nEpoch = -1;
     long nAtPeakBytes;
-    long nAtPeakBlocks;
+    double nAtPeakBlocks;
 
     StackTally(int key, long stackId, SiteTally site) {
         this.key = key;

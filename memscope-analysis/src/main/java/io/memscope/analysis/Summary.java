@@ -25,7 +25,7 @@ public final class Summary {
         }
         heap(sb, r);
         nativeMemory(sb, r.nativeMemory());
-        ProcessMemorySummary.line(sb, r.processMemory());
+        ProcessMemorySummary.line(sb, r.processMemory(), r.nativeMemory().malloc());
         Report.Gc g = r.gc();
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
@@ -154,13 +154,21 @@ public final class Summary {
                 + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
                 bytes(n.outstandingBytes()), n.outstandingBlocks(), bytes(n.peakOutstandingBytes())));
         int i = 0;
+        MallocSummary.lines(sb, n.malloc());
+        double mallocInterval = n.malloc() == null ? 0 : n.malloc().intervalBytes();
         for (SiteProfile e : n.leaks()) {
             if (i++ == ROWS) {
                 break;
             }
-            sb.append(String.format(Locale.ROOT, "    %10s in %5d blocks  %s  [%s]  %s%n", bytes(e.liveBytes()),
-                    e.liveObjects(), safe(e.site()), safe(e.type()), e.leakSuspect() ? "LEAK SUSPECT: +" + bytes(e.growthBytes())
-                            + " over its second half" : "outstanding, not growing (a pool or cache?)"));
+            // a malloc site's figures are estimates: shown as precise as its samples make them
+            double interval = MallocSummary.isMalloc(e) ? mallocInterval : 0;
+            sb.append(String.format(Locale.ROOT, "    %10s in %5s blocks  %s  [%s]  %s%s%n",
+                    estimate(e.liveBytes(), interval), interval > 0
+                            ? estimatedCount(e.liveObjects(), e.liveBytes(), interval) : Long.toString(e.liveObjects()),
+                    safe(e.site()), safe(e.type()), e.leakSuspect() ? "LEAK SUSPECT: +"
+                            + estimate(e.growthBytes(), interval) + " over its second half"
+                            : "outstanding, not growing (a pool or cache?)",
+                    interval > 0 ? fewSamples(e.liveSamples()) : ""));
         }
         if (n.peak() != null && n.peak().outstandingBytes() > n.outstandingBytes()) {
             sb.append(String.format(Locale.ROOT, "    native peak at %.2f s: %s outstanding%n",

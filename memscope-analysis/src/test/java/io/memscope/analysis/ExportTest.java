@@ -92,7 +92,8 @@ class ExportTest {
         assertThat(p.strings.get(0)).isEmpty();
         assertThat(p.sampleTypes).extracting(t -> p.strings.get((int) t[0]) + "/" + p.strings.get((int) t[1]))
                 .containsExactly("alloc_objects/count", "alloc_space/bytes", "inuse_objects/count",
-                        "inuse_space/bytes");
+                        "inuse_space/bytes", "native_alloc_objects/count", "native_alloc_space/bytes",
+                        "native_inuse_objects/count", "native_inuse_space/bytes");
         assertThat(p.strings.get((int) p.defaultSampleType)).isEqualTo("inuse_space");
         assertThat(p.period).isEqualTo(4096);
         assertThat(p.sum("alloc_space")).isEqualTo(r.totals().allocatedBytes());

@@ -83,6 +83,11 @@ final class TestRun {
         return this;
     }
 
+    TestRun processMemory(io.memscope.recording.Recording.ProcessMemorySamples samples) {
+        w.processMemory(samples);
+        return this;
+    }
+
     /** Closes the file (END block) and opens it for analysis. */
     RecordedRun close() {
         w.close();

@@ -10,7 +10,8 @@ package io.memscope.recording;
  * @param fileName   source file name, for example {@code Cache.java}; null if unknown
  * @param line       source line, 1-based; 0 if unknown
  * @param typeName   the allocated type in Java syntax, for example {@code byte[]} or {@code java.lang.String};
- *                   native sites use {@value #NATIVE_DIRECT}, {@value #NATIVE_ARENA} or {@value #NATIVE_UNSAFE};
+ *                   native sites use {@value #NATIVE_DIRECT}, {@value #NATIVE_ARENA}, {@value #NATIVE_UNSAFE} or
+ *                   {@value #NATIVE_MALLOC};
  *                   null if unknown
  */
 public record Site(int id, String className, String methodName, String fileName, int line, String typeName) {
@@ -20,6 +21,16 @@ public record Site(int id, String className, String methodName, String fileName,
     public static final String NATIVE_UNSAFE = "native:unsafe";
     /** Type of native sites whose memory is an FFM arena's segment ({@code Arena.allocate}, memscope-ffm). */
     public static final String NATIVE_ARENA = "native:arena";
+    /**
+     * Type of native sites whose memory came from the C allocator ({@code malloc} and its kin), seen by the agent's
+     * sampled interception: each event is a sample, weighed as a heap sample is (docs/formats/recording.md).
+     */
+    public static final String NATIVE_MALLOC = "native:malloc";
+    /**
+     * File name of a site that is a native function rather than a Java method: {@code className} is the library,
+     * {@code methodName} the function, and the frame reads {@code library!function}.
+     */
+    public static final String NATIVE_FUNCTION_FILE = "<native>";
     /** Prefix of every native site type. */
     public static final String NATIVE_PREFIX = "native:";
 
@@ -36,9 +47,13 @@ public record Site(int id, String className, String methodName, String fileName,
     /**
      * Formats a frame the way {@link StackTraceElement#toString()} does for a class without a module:
      * {@code pkg.Class.method(File.java:LINE)}, {@code (Unknown Source)} without a file, no {@code :LINE} when the
-     * line is unknown (0 or negative); {@code ?} for a missing class or method name.
+     * line is unknown (0 or negative); {@code ?} for a missing class or method name. A native function
+     * ({@link #NATIVE_FUNCTION_FILE}) is {@code library!function}.
      */
     public static String frame(String className, String methodName, String fileName, int line) {
+        if (NATIVE_FUNCTION_FILE.equals(fileName)) {
+            return (className == null ? "?" : className) + '!' + (methodName == null ? "?" : methodName);
+        }
         String c = className == null ? "?" : className;
         String m = methodName == null ? "?" : methodName;
         StringBuilder b = new StringBuilder(c.length() + m.length() + 24);

@@ -16,13 +16,21 @@ import java.util.List;
  *   <li>{@code alloc_objects}/count, {@code alloc_space}/bytes: allocated in the window (add up to
  *       {@code totals.allocatedObjects} / {@code totals.allocatedBytes});</li>
  *   <li>{@code inuse_objects}/count, {@code inuse_space}/bytes: held at the end (add up to
- *       {@code totals.heldAtEndBytes}).</li>
+ *       {@code totals.heldAtEndBytes});</li>
+ *   <li>{@code native_alloc_objects}/count, {@code native_alloc_space}/bytes: native blocks and bytes allocated in
+ *       the window (add up to {@code native.allocations} / {@code native.allocatedBytes}), malloc's estimated from its
+ *       samples;</li>
+ *   <li>{@code native_inuse_objects}/count, {@code native_inuse_space}/bytes: native blocks and bytes outstanding at
+ *       the end (add up to {@code native.outstandingBlocks} / {@code native.outstandingBytes}).</li>
  * </ul>
+ *
+ * <p>A heap stack's native values are 0 and a native stack's heap values are 0.
  *
  * <p>One sample per stack, locations leaf first; each frame {@code pkg.Class.method(File.java:LINE)} is a location
  * with one line of a function {@code pkg.Class.method} in file {@code File.java}. The allocated type is a label
- * {@code object type} (for tag filters). Period: {@code space}/bytes, the sampling interval. Native memory is not in
- * this profile (pprof's heap profile has no place for it; use the collapsed export's {@code native-bytes}).
+ * {@code object type} (for tag filters; native stacks: {@code native:malloc}, {@code native:direct-buffer}...). A
+ * native frame ({@code libz.so.1!inflateInit2_}) is a location of a function of that name with no file. Period:
+ * {@code space}/bytes, the heap sampling interval.
  */
 public final class PprofProfile {
     private PprofProfile() {
@@ -39,25 +47,28 @@ public final class PprofProfile {
         p.sampleType("alloc_space", "bytes");
         p.sampleType("inuse_objects", "count");
         p.sampleType("inuse_space", "bytes");
+        p.sampleType("native_alloc_objects", "count");
+        p.sampleType("native_alloc_space", "bytes");
+        p.sampleType("native_inuse_objects", "count");
+        p.sampleType("native_inuse_space", "bytes");
         p.period("space", "bytes", intervalBytes);
         p.time(startEpochNanos, r.window().toNanos() - r.window().fromNanos());
         p.defaultSampleType(switch (defaultMetric) {
             case ALLOC_BYTES -> "alloc_space";
             case ALLOC_OBJECTS -> "alloc_objects";
             case LIVE_OBJECTS -> "inuse_objects";
+            case NATIVE_BYTES -> "native_inuse_space";
             default -> "inuse_space";
         });
-        p.comment("memscope heap profile: held = reachable at a GC (estimated from samples)");
+        p.comment("memscope heap profile: held = reachable at a GC (estimated from samples); native_*: native "
+                + "memory (malloc estimated from samples)");
         String damaged = ExportDamage.note(r);
         if (damaged != null) {
             p.comment(damaged);
         }
         long[] locations = new long[64];
-        long[] values = new long[4];
+        long[] values = new long[8];
         for (StackProfile s : r.stacks()) {
-            if (s.nativeMemory()) {
-                continue;
-            }
             if (s.allocatedBytes() == 0 && s.allocatedObjects() == 0 && s.heldBytes() == 0 && s.heldObjects() == 0) {
                 continue;
             }
@@ -68,10 +79,12 @@ public final class PprofProfile {
             for (int i = 0; i < frames.size(); i++) {
                 locations[i] = p.frame(frames.get(i));
             }
-            values[0] = s.allocatedObjects();
-            values[1] = s.allocatedBytes();
-            values[2] = s.heldObjects();
-            values[3] = s.heldBytes();
+            int at = s.nativeMemory() ? 4 : 0;
+            java.util.Arrays.fill(values, 0);
+            values[at] = s.allocatedObjects();
+            values[at + 1] = s.allocatedBytes();
+            values[at + 2] = s.heldObjects();
+            values[at + 3] = s.heldBytes();
             p.sample(locations, frames.size(), values, "object type", s.type());
         }
         p.writeGzipped(out);

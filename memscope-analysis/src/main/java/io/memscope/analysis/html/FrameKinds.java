@@ -24,6 +24,11 @@ public final class FrameKinds {
     public static final int JDK = 2;
     /** Not a frame: the allocated type, drawn as the top of each stack. */
     public static final int TYPE = 3;
+    /**
+     * A native function ({@code libz.so.1!inflateInit2_}, {@code libfoo.so+0x1a2b}): a frame that does not end with
+     * {@code )} (recording.md).
+     */
+    public static final int NATIVE = 4;
 
     private static final List<String> JDK_PREFIXES = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.",
             "org.w3c.", "org.xml.sax.", "org.ietf.jgss.");
@@ -51,8 +56,11 @@ public final class FrameKinds {
         return applicationPrefix;
     }
 
-    /** @return {@link #APPLICATION}, {@link #LIBRARY} or {@link #JDK} */
+    /** @return {@link #APPLICATION}, {@link #LIBRARY}, {@link #JDK} or {@link #NATIVE} */
     public int kind(String frame) {
+        if (!frame.endsWith(")")) {
+            return NATIVE;
+        }
         String cls = className(frame);
         if (isJdk(cls)) {
             return JDK;
@@ -104,6 +112,9 @@ public final class FrameKinds {
         int bestCount = 0;
         for (List<String> stack : stacks) {
             for (int i = stack.size() - 1; i >= 0; i--) {
+                if (!stack.get(i).endsWith(")")) {
+                    continue; // a native function names no Java package
+                }
                 String cls = className(stack.get(i));
                 if (!isJdk(cls)) {
                     int n = counts.merge(cls, 1, Integer::sum);

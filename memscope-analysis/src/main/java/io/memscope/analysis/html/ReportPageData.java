@@ -181,13 +181,17 @@ public final class ReportPageData {
         return kept;
     }
 
-    /** Figure {@code k} of a stack: 0 allocated (heap), 1 held at end (heap), 2 held at the peak, 3 native. */
+    /**
+     * Figure {@code k} of a stack: 0 allocated (heap), 1 held at end (heap), 2 held at the peak, 3 native
+     * outstanding, 4 native allocated.
+     */
     static long figure(StackProfile s, int k) {
         return switch (k) {
             case 0 -> s.nativeMemory() ? 0 : s.allocatedBytes();
             case 1 -> s.nativeMemory() ? 0 : s.heldBytes();
             case 2 -> s.nativeMemory() ? 0 : s.heldAtPeakBytes();
-            default -> s.nativeMemory() ? s.heldBytes() : 0;
+            case 3 -> s.nativeMemory() ? s.heldBytes() : 0;
+            default -> s.nativeMemory() ? s.allocatedBytes() : 0;
         };
     }
 
@@ -199,6 +203,8 @@ public final class ReportPageData {
                 .field("jvm", meta.getOrDefault(MetadataKeys.JAVA_VERSION, ""))
                 .field("mode", r.totals().exact() ? "exact" : "sample")
                 .field("intervalBytes", parseLong(meta.get(MetadataKeys.INTERVAL_BYTES), 512 * 1024))
+                .field("mallocIntervalBytes", r.nativeMemory().malloc() == null ? 0
+                        : r.nativeMemory().malloc().intervalBytes())
                 .field("durationMs", r.totals().durationMs())
                 .field("startEpochMs", parseLong(meta.get(MetadataKeys.START_EPOCH_MS), 0))
                 .field("sampler", meta.getOrDefault("sampler", ""))
@@ -226,6 +232,7 @@ public final class ReportPageData {
                 .field("peakTimeMs", r.peak() == null ? -1 : r.peak().timeMs())
                 .field("nativeOutstandingBytes", n.outstandingBytes())
                 .field("nativeOutstandingBlocks", n.outstandingBlocks())
+                .field("mallocOutstandingBytes", n.malloc() == null ? -1 : n.malloc().outstandingBytes())
                 .field("nativePeakBytes", n.peakOutstandingBytes())
                 .field("nativePeakTimeMs", n.peak() == null ? -1 : n.peak().timeMs())
                 .field("nativeAllocatedBytes", n.allocatedBytes())
@@ -289,6 +296,7 @@ public final class ReportPageData {
         indexed(w, "heldBytes", n, i -> i == kept.size() ? rest[2] : figure(kept.get(i), 1));
         indexed(w, "peakBytes", n, i -> i == kept.size() ? rest[3] : figure(kept.get(i), 2));
         indexed(w, "nativeBytes", n, i -> i == kept.size() ? 0 : figure(kept.get(i), 3));
+        indexed(w, "nativeAllocBytes", n, i -> i == kept.size() ? 0 : figure(kept.get(i), 4));
         indexed(w, "leak", n, i -> i < kept.size() && kept.get(i).leakSuspect() && !kept.get(i).nativeMemory()
                 ? 1 : 0);
         w.name("allocByBucket").beginArray();
@@ -334,6 +342,7 @@ public final class ReportPageData {
                     .field("nativeAllocatedBytes", nat ? s.allocatedBytes() : 0)
                     .field("nativeBytes", nat ? s.liveBytes() : 0)
                     .field("nativeBlocks", nat ? s.liveObjects() : 0)
+                    .field("nativeSampled", io.memscope.recording.Site.NATIVE_MALLOC.equals(s.type()))
                     .field("growthBytes", s.growthBytes())
                     .field("medianAgeAtCollectionMs", s.medianAgeAtCollectionMs())
                     .field("freedByFirstCollectionShare", s.freedByFirstCollectionShare())

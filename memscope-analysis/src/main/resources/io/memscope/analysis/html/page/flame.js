@@ -37,6 +37,7 @@ function frameColor(n) {
     case 0: return 'hsl(' + (10 + 22 * j) + ',78%,' + (57 + 8 * ((h >> 10) % 100) / 100) + '%)';
     case 1: return 'hsl(' + (40 + 12 * j) + ',80%,' + (54 + 9 * ((h >> 10) % 100) / 100) + '%)';
     case 2: return 'hsl(' + (198 + 18 * j) + ',52%,' + (64 + 9 * ((h >> 10) % 100) / 100) + '%)';
+    case 4: return 'hsl(' + (95 + 25 * j) + ',35%,' + (58 + 9 * ((h >> 10) % 100) / 100) + '%)';
     default: return 'hsl(' + (262 + 16 * j) + ',45%,' + (73 + 6 * ((h >> 10) % 100) / 100) + '%)';
   }
 }
@@ -290,7 +291,7 @@ function initFlame() {
     legend.appendChild(el('span', null, el('i', {style: 'background:#efe6e4'}), 'within sampling noise'));
   } else {
     [['var(--app)', 'application' + (D.meta.applicationPackage ? ' (' + D.meta.applicationPackage + '*)' : '')],
-      ['var(--lib)', 'library'], ['var(--jdk)', 'JDK'], ['var(--type)', 'allocated type'], ['var(--mark)', 'search match']]
+      ['var(--lib)', 'library'], ['var(--jdk)', 'JDK'], ['hsl(107,35%,62%)', 'native code'], ['var(--type)', 'allocated type'], ['var(--mark)', 'search match']]
       .forEach(function (l) { legend.appendChild(el('span', null, el('i', {style: 'background:' + l[0]}), l[1])); });
   }
   syncButtons();

@@ -32,7 +32,10 @@ function fmtPct(x) {
  * An estimate of b bytes from samples at the interval m has a standard error of at most √(m·b) (SamplingNoise in
  * the analysis); digits below the error's leading digit are dropped and the figure is marked ~, keeping at least
  * one significant digit. The same rule as the terminal summary (Summary.estimate). */
-function estError(bytes) { return INTERVAL > 0 ? Math.sqrt(INTERVAL * Math.abs(bytes || 0)) : 0; }
+function estError(bytes, interval) {
+  var m = interval == null ? INTERVAL : interval;
+  return m > 0 ? Math.sqrt(m * Math.abs(bytes || 0)) : 0;
+}
 function fmtEstBytes(b, se) {
   if (b == null || isNaN(b) || b < 0 || !(se >= 1)) return fmtBytes(b);
   var v = b, u = 0;
@@ -44,9 +47,10 @@ function fmtEstBytes(b, se) {
   var step = Math.pow(10, e);
   return '~' + String(Math.round(v / step) * step) + ' ' + UNITS[u];
 }
-function fmtEstCount(n, bytes) {
-  if (n == null || isNaN(n) || n <= 0 || !(bytes > 0) || INTERVAL <= 0) return fmtCount(n);
-  var se = n * estError(bytes) / bytes;
+function fmtEstCount(n, bytes, interval) {
+  var m = interval == null ? INTERVAL : interval;
+  if (n == null || isNaN(n) || n <= 0 || !(bytes > 0) || m <= 0) return fmtCount(n);
+  var se = n * estError(bytes, m) / bytes;
   if (se < 10) return fmtCount(n);
   var e = Math.min(Math.floor(Math.log10(se)), Math.floor(Math.log10(n)));
   if (e <= 0) return fmtCount(n);

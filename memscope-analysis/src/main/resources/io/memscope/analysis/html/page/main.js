@@ -5,7 +5,7 @@ function renderFooter() {
     ['Allocated', 'bytes and objects allocated on the heap; in sample mode an unbiased estimate from sampled objects (each stands for 1/p objects of its size), exact in exact mode.'],
     ['Held', 'bytes reachable at a GC: allocated before it and collected after it (or never); estimated from sampled objects. “Held at end”: at the last GC.'],
     ['Peak held', 'held bytes at the GC after which the heap held the most, with the stacks that held them.'],
-    ['Native outstanding', 'native bytes (direct buffers, Unsafe) allocated while memscope tracked and not freed at the end; exact.'],
+    ['Native outstanding', 'native bytes (direct buffers, Unsafe, arenas; malloc when tracked) allocated while memscope tracked and not freed at the end; exact, but malloc, estimated from its samples as heap figures are.'],
     ['Flame graph', 'each box is a frame; its width is its share of the metric. Click to zoom, search to highlight; colours tell application, library and JDK code apart.']
   ];
   if (isDiff) {

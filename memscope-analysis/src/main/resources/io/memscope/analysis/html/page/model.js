@@ -8,11 +8,13 @@ mark('parsed');
 var S = D.stacks || {frames: []};
 var NSTACKS = S.frames.length;
 var INTERVAL = (D.meta && D.meta.intervalBytes) || 0;
+/** The malloc sampling interval: native:malloc figures are estimates from samples taken at it (0: no malloc). */
+var MALLOC_INTERVAL = (D.meta && D.meta.mallocIntervalBytes) || 0;
 var EXACT_ALLOC = !!(D.totals && D.totals.exact);
 var frames = D.frames || [];
 var frameKinds = D.frameKinds || [];
 var types = D.types || [];
-var KIND_NAMES = ['application', 'library', 'JDK', 'allocated type'];
+var KIND_NAMES = ['application', 'library', 'JDK', 'allocated type', 'native code'];
 function frameName(i) { return frames[i]; }
 function typeName(i) { return typeof i === 'number' ? types[i] : i; }
 /** pkg.Class.method(File.java:1) -> Class.method(File.java:1) */
@@ -50,7 +52,9 @@ var METRICS = isDiff ? [
   {key: 'leakBytes', label: 'Leak suspects', unit: 'bytes', col: 'heldBytes', leakOnly: true, scoped: 2,
     help: 'bytes held at the end by leak-suspect stacks only'},
   {key: 'nativeBytes', label: 'Native outstanding', unit: 'bytes', col: 'nativeBytes',
-    help: 'native bytes allocated and not freed at the end'}
+    help: 'native bytes allocated and not freed at the end (malloc: estimated from its samples)'},
+  {key: 'nativeAllocBytes', label: 'Native allocated', unit: 'bytes', col: 'nativeAllocBytes',
+    help: 'native bytes allocated in the window (malloc: estimated from its samples)'}
 ];
 function metric() { return METRICS.filter(function (m) { return m.key === state.metric; })[0]; }
 function metricTotal(m) {

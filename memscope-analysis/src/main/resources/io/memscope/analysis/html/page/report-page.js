@@ -34,7 +34,9 @@ function renderCards() {
   card('Peak held', fmtEstBytes(t.peakHeldBytes, estError(t.peakHeldBytes)), peakSub, false, 'card-peak');
   card('Native outstanding', fmtBytes(t.nativeOutstandingBytes),
     plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
-    + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : ''),
+    + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : '')
+    + (t.mallocOutstandingBytes > 0 ? '; of it malloc ' + fmtEstBytes(t.mallocOutstandingBytes,
+      estError(t.mallocOutstandingBytes, MALLOC_INTERVAL)) + ' (estimated from samples)' : ''),
     (D.sites || []).some(function (s) { return s.nativeLeak; }), 'card-native');
   card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
 }

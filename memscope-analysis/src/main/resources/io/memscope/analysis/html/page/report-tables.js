@@ -139,19 +139,28 @@ function temporariesTable(sites) {
     stack: siteStack, empty: 'No temporaries found.'
   });
 }
+/** A native column's precision: malloc rows are estimates at the malloc interval, other rows exact. */
+function sampledNative(key) {
+  return {est: function (s) { return s.nativeSampled ? s[key] : 0; },
+    estInterval: function (s) { return s.nativeSampled ? MALLOC_INTERVAL : 0; }};
+}
 function nativeTable(sites) {
   return makeTable({
     id: 'native', title: 'Native memory outstanding',
-    intro: 'Native memory (direct buffers, Unsafe) allocated while memscope tracked it and not freed at the end, by allocation site. '
-      + 'A leak suspect is outstanding and growing (the rule of heap leaks); memory a pool took once and reuses is outstanding, not growing.',
+    intro: 'Native memory (direct buffers, Unsafe, arenas; malloc when tracked) allocated while memscope tracked it and not freed at the end, by allocation site. '
+      + 'A leak suspect is outstanding and growing (the rule of heap leaks); memory a pool took once and reuses is outstanding, not growing. '
+      + 'Malloc figures are estimated from samples (~: rounded to their precision); the others are exact.',
     rows: sites.filter(function (s) { return s.native && s.nativeBytes > 0; }), sort: {key: 'nativeBytes', dir: 'descending'},
     rowId: function (s) { return 'site-native-' + sites.indexOf(s); },
     columns: function () {
       return siteColumns().concat([
-        col('nativeBytes', 'Outstanding', 'bytes', function (s) { return s.nativeBytes; }),
-        col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; }),
+        col('nativeBytes', 'Outstanding', 'bytes', function (s) { return s.nativeBytes; }, sampledNative('nativeBytes')),
+        col('nativeBlocks', 'Blocks', 'count', function (s) { return s.nativeBlocks; }, sampledNative('nativeBytes')),
         col('growthBytes', 'Growth', 'bytes', function (s) { return s.growthBytes; },
-          {help: 'outstanding bytes gained over the second half of the site’s allocation window'}),
+          Object.assign({help: 'outstanding bytes gained over the second half of the site’s allocation window'},
+            sampledNative('growthBytes'))),
+        col('samples', 'Samples', 'count', function (s) { return s.nativeSampled ? s.liveSamples : null; },
+          {help: 'malloc: the sampled blocks outstanding behind the estimate (other native memory is exact)'}),
         col('nativeLeak', 'Leak suspect', 'text', function (s) { return s.nativeLeak ? 'yes: growing' : 'no: not growing'; })
       ]);
     },

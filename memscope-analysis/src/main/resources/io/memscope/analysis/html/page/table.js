@@ -11,9 +11,9 @@ function sortRows(rows, col, dir) {
 }
 function fmtCell(col, v, row) {
   if (col.est && row && v != null) {
-    var behind = col.est(row);
-    if (col.type === 'bytes') return fmtEstBytes(v, estError(behind));
-    if (col.type === 'count') return fmtEstCount(v, behind);
+    var behind = col.est(row), m = col.estInterval ? col.estInterval(row) : undefined;
+    if (col.type === 'bytes') return fmtEstBytes(v, estError(behind, m));
+    if (col.type === 'count') return fmtEstCount(v, behind, m);
   }
   switch (col.type) {
     case 'bytes': return fmtBytes(v);

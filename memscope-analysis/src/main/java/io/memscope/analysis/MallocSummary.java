@@ -1,0 +1,79 @@
+package io.memscope.analysis;
+
+import io.memscope.recording.Site;
+import java.util.List;
+import io.memscope.analysis.text.TerminalText;
+import java.util.Locale;
+
+/**
+ * The summary's lines about native malloc ({@link Report.Malloc}): what was sampled, allocated and outstanding (as
+ * precise as the samples make it, {@link Summary#estimate}), whether tracking turned itself off, and where the most
+ * malloc'd memory was held at the RSS peak, in the words the RSS line uses ({@link #mostAt}).
+ */
+final class MallocSummary {
+    private MallocSummary() {
+    }
+
+    /**
+     * {@code malloc (sampled, mean interval 128 KiB, 1234 samples): ~120 MiB allocated, ~12 MiB outstanding; at the
+     * RSS peak ~30 MiB, most at libz.so.1!inflateInit2_ <- java.util.zip.Inflater.init <- ...}; nothing when the
+     * agent did not track malloc.
+     */
+    static void lines(StringBuilder sb, Report.Malloc m) {
+        if (m == null) {
+            return;
+        }
+        if (m.coverage().off() != null) {
+            sb.append("    malloc tracking was off: ").append(TerminalText.safe(m.coverage().off())).append('\n');
+            if (m.samples() == 0) {
+                return;
+            }
+        }
+        double interval = m.intervalBytes();
+        sb.append(String.format(Locale.ROOT, "    malloc (sampled, mean interval %s, %d samples): %s allocated, %s "
+                        + "outstanding%s", Summary.bytes(m.intervalBytes()), m.samples(),
+                Summary.estimate(m.allocatedBytes(), interval), Summary.estimate(m.outstandingBytes(), interval),
+                Summary.fewSamples(m.outstandingSamples())));
+        String most = mostAt(m);
+        if (most != null) {
+            sb.append(String.format(Locale.ROOT, "; at the %s peak %s, most at %s",
+                    m.atPeakOf().equals("rss") ? "RSS" : "native", Summary.estimate(m.atPeakBytes(), interval), most));
+        }
+        sb.append('\n');
+    }
+
+    /**
+     * @return the malloc site holding the most at the RSS peak, as a short chain from the native function that
+     *         allocated to the site: {@code libz.so.1!inflateInit2_ <- java.util.zip.Inflater.init <-
+     *         com.acme.Unzipper.open(Unzipper.java:12)}; null when none held anything
+     */
+    static String mostAt(Report.Malloc m) {
+        if (m == null || m.atPeak().isEmpty()) {
+            return null;
+        }
+        Peak.Holder h = m.atPeak().get(0);
+        return TerminalText.safe(chain(h.stack(), h.site()));
+    }
+
+    /** @return innermost native frame, first Java frame (without its source), the site; each once */
+    static String chain(List<String> stack, String site) {
+        StringBuilder b = new StringBuilder();
+        List<String> natives = SiteProfile.nativeFrames(stack);
+        if (!natives.isEmpty() && !natives.get(0).equals(site)) {
+            b.append(natives.get(0)).append(" <- ");
+        }
+        if (natives.size() < stack.size()) {
+            String java = stack.get(natives.size());
+            if (!java.equals(site)) {
+                int paren = java.indexOf('(');
+                b.append(paren > 0 ? java.substring(0, paren) : java).append(" <- ");
+            }
+        }
+        return b.append(site).toString();
+    }
+
+    /** @return whether a site's figures are malloc estimates */
+    static boolean isMalloc(SiteProfile p) {
+        return Site.NATIVE_MALLOC.equals(p.type());
+    }
+}
