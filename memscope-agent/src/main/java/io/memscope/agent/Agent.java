@@ -198,6 +198,8 @@ public final class Agent {
         s.endCheck(options.endCheck(), options.endCheckMaxHeap());
         s.paths(options.paths(), options.pathsMillis(), options.pathsMemory());
         s.processMemory(options.processMemoryMillis());
+        s.bounds(new io.memscope.agent.capture.TableBounds(options.maxStacks(), options.maxSites(),
+                options.maxStrings()));
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {
