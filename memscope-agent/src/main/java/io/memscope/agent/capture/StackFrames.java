@@ -45,6 +45,11 @@ final class StackFrames {
     private volatile long refused;
     private volatile long lost;
     private volatile int highest;
+    /** Stacks marked written so far, and their number at the last rotation. */
+    private volatile long writes;
+    private long writesAtRotation;
+    /** Written stacks in the previous generation when it became the previous one. */
+    private long previousWritten;
 
     /** Sets the most stacks held (at least 2); applies from the next stack added. */
     void limit(int max) {
@@ -76,8 +81,9 @@ final class StackFrames {
             if (entry(id) != null) {
                 return true;
             }
-            if (current.size() >= Math.max(1, limit / 2)) {
-                rotate();
+            if (current.size() >= Math.max(1, limit / 2) && (previous.isEmpty() || previousWritten > 0
+                    || writes != writesAtRotation)) {
+                rotate(); // only when it makes room: a full table of unwritten stacks refuses without copying
             }
             if (current.size() + previous.size() >= limit) {
                 refused++;
@@ -116,7 +122,10 @@ final class StackFrames {
                 }
             }
         }
-        e.written = true;
+        if (!e.written) {
+            e.written = true;
+            writes++; // racy increments may be lost: the count only tells whether there were any
+        }
         return true;
     }
 
@@ -131,6 +140,8 @@ final class StackFrames {
         for (Entry e : previous.values()) {
             e.written = false;
         }
+        previousWritten = 0;
+        writesAtRotation = writes;
     }
 
     private Entry entry(long id) {
@@ -160,9 +171,17 @@ final class StackFrames {
         // A lock-free reader between these two writes sees neither the old current nor its entries in next; it
         // looks again under this lock (frames, written) or adds the stack again (add takes the lock too).
         Map<Long, Entry> old = current;
+        long oldWritten = 0;
+        for (Entry e : old.values()) {
+            if (e.written) {
+                oldWritten++;
+            }
+        }
         current = next;
         previous = old;
         evicted += dropped;
+        previousWritten = oldWritten;
+        writesAtRotation = writes;
     }
 
     /** @return stacks held now */

@@ -16,10 +16,11 @@ import java.util.SplittableRandom;
  *   <li>a heap sample every 512 KiB of allocation on average (exponential gaps in time at the rate: 696 a second at
  *       365 MB/s, 60 million a day), sizes from 16 bytes to 256 KiB, from 3,000 sites with Zipf-like popularity,
  *       30,000 stacks of 16 frames (10 per site), 32 threads;</li>
- *   <li>a young collection every 3 s (± 1 s) and a whole-heap one every 10 min: at each young collection 97% of the
- *       samples allocated since the previous one are freed (a DEALLOCATE at its end), the rest promoted; at each
- *       whole-heap collection 80% of the promoted ones go;</li>
- *   <li>three leaking sites (0.05% of the samples) whose samples are never freed: about 30,000 held at the end;</li>
+ *   <li>a young collection every 3 s (± 1 s) and a whole-heap one every 10 min: at each young collection 99.7% of
+ *       the samples allocated since the previous one are freed (a DEALLOCATE at its end), the rest promoted; at each
+ *       whole-heap collection 80% of the promoted ones go; the heap figures of each collection follow from the
+ *       samples present (so the report's held figures and the heap's agree);</li>
+ *   <li>three leaking sites (one sample in 25,000: about 50 MiB an hour) whose samples are never freed;</li>
  *   <li>direct buffers: 2% of the events, allocated and freed in pairs, some held.</li>
  * </ul>
  *
@@ -125,7 +126,6 @@ public final class DayRecording {
             }
             Samples young = new Samples();
             Samples old = new Samples();
-            Samples nextYoung = new Samples();
             Samples nextOld = new Samples();
             long[] direct = new long[1 << 16];
             int[] directSite = new int[1 << 16];
@@ -143,15 +143,9 @@ public final class DayRecording {
                     boolean whole = nextGc >= nextWholeHeap;
                     long duration = whole ? 120_000_000L : 4_000_000L + r.nextInt(8_000_000);
                     long gcEnd = nextGc + duration;
-                    long before = heapAfter + (1L << 30);
-                    heapAfter = Math.max(128L << 20, heapAfter + (r.nextBoolean() ? 1 : -1) * ((long) r.nextInt(16) << 20));
-                    w.gc(nextGc, duration, whole ? "G1 Old Generation" : "G1 Young Generation",
-                            whole ? "G1 Compaction Pause" : "G1 Evacuation Pause", before, heapAfter, 4L << 30,
-                            whole ? "end of major GC" : "end of minor GC");
-                    events++;
-                    nextYoung.n = 0;
+                    long before = (64L << 20) + (young.n + old.n) * INTERVAL;
                     for (int i = 0; i < young.n; i++) {
-                        if (leaks(young.site[i]) || r.nextInt(100) < 3) {
+                        if (leaks(young.site[i]) || r.nextInt(1000) < 3) {
                             young.copy(i, old);
                         } else {
                             events += free(w, young, i, gcEnd, threadNames);
@@ -172,6 +166,12 @@ public final class DayRecording {
                         nextOld = swap;
                         nextWholeHeap += OLD_NANOS;
                     }
+                    heapAfter = (64L << 20) + old.n * INTERVAL;
+                    // after its frees, as the agent writes a collection after it ended
+                    w.gc(nextGc, duration, whole ? "G1 Old Generation" : "G1 Young Generation",
+                            whole ? "G1 Compaction Pause" : "G1 Evacuation Pause", before, heapAfter, 4L << 30,
+                            whole ? "end of major GC" : "end of minor GC");
+                    events++;
                     nextGc += YOUNG_NANOS - 1_000_000_000L + r.nextInt(2_000_000_000);
                     if (t < gcEnd) {
                         t = gcEnd + 1;
@@ -203,7 +203,7 @@ public final class DayRecording {
                     events++;
                     continue;
                 }
-                int s = r.nextInt(2000) == 0 ? SITES - 1 - r.nextInt(3) // the leaking sites
+                int s = r.nextInt(25_000) == 0 ? SITES - 1 - r.nextInt(3) // the leaking sites
                         : 1 + (int) Math.min(SITES - 5, Math.floor(Math.pow(r.nextDouble(), 3) * SITES));
                 if (s % 100 == 0) {
                     s++;
