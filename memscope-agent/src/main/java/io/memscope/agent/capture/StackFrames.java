@@ -85,6 +85,9 @@ final class StackFrames {
                     || writes != writesAtRotation)) {
                 rotate(); // only when it makes room: a full table of unwritten stacks refuses without copying
             }
+            if (current.size() + previous.size() >= limit && previousWritten > 0) {
+                rotate(); // the stacks used again since the last rotation filled the current generation
+            }
             if (current.size() + previous.size() >= limit) {
                 refused++;
                 return false;

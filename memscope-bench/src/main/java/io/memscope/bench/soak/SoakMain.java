@@ -20,8 +20,9 @@ import java.util.function.IntFunction;
  *   <li>{@code SoakMain measure MINUTES AGENT_JAR OUT [AGENT_OPTIONS]}: runs the workload twice at once for
  *       {@code MINUTES}, with the agent ({@code -javaagent:AGENT_JAR=out=OUT,quiet=true,AGENT_OPTIONS}) and without,
  *       same heap settings, and prints each minute the resident set of both ({@code VmRSS} of
- *       {@code /proc/PID/status}) and their difference: the agent's memory in the process, which must not grow after
- *       the first minutes.</li>
+ *       {@code /proc/PID/status}), and the heap each uses right after a full collection ({@code jcmd PID GC.run},
+ *       the figure from the JVM's GC log in OUT: the agent's Java tables live in the heap, whose resident pages the
+ *       fixed-size heap hides from RSS), and the differences: the agent's memory, which must not grow after the first minutes.</li>
  * </ul>
  */
 public final class SoakMain {
@@ -46,27 +47,59 @@ public final class SoakMain {
         String cp = Path.of(SoakMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         long seconds = minutes * 60L + 30;
         List<String> heap = List.of("-Xms512m", "-Xmx512m", "-XX:+UseG1GC");
-        List<String> with = new ArrayList<>(List.of(java));
+        Files.createDirectories(out);
+        Path gcWith = out.resolve("gc-with.log");
+        Path gcWithout = out.resolve("gc-without.log");
+        List<String> with = new ArrayList<>(List.of(java, "-Xlog:gc:file=" + gcWith));
         with.addAll(heap);
         with.add("-javaagent:" + agent + "=quiet=true,out=" + out + (options.isEmpty() ? "" : "," + options));
         with.addAll(List.of("-cp", cp, SoakMain.class.getName(), "work", Long.toString(seconds)));
-        List<String> without = new ArrayList<>(List.of(java));
+        List<String> without = new ArrayList<>(List.of(java, "-Xlog:gc:file=" + gcWithout));
         without.addAll(heap);
         without.addAll(List.of("-cp", cp, SoakMain.class.getName(), "work", Long.toString(seconds)));
         Process a = new ProcessBuilder(with).inheritIO().start();
         Process b = new ProcessBuilder(without).inheritIO().start();
-        System.out.printf("minute  rss with agent MiB  rss without MiB  difference MiB%n");
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        System.out.printf("minute  rss with MiB  rss without MiB  rss diff MiB  heap after full GC with MiB  "
+                + "without MiB  heap diff MiB%n");
         try {
             for (int m = 1; m <= minutes; m++) {
                 Thread.sleep(60_000);
+                long ha = heapAfterFullGc(jcmd, a.pid(), gcWith);
+                long hb = heapAfterFullGc(jcmd, b.pid(), gcWithout);
                 long ra = rss(a.pid());
                 long rb = rss(b.pid());
-                System.out.printf("%6d  %18.1f  %15.1f  %14.1f%n", m, ra / 1048576.0, rb / 1048576.0,
-                        (ra - rb) / 1048576.0);
+                System.out.printf("%6d  %12.1f  %15.1f  %12.1f  %27.1f  %11.1f  %13.1f%n", m, ra / 1048576.0,
+                        rb / 1048576.0, (ra - rb) / 1048576.0, ha / 1048576.0, hb / 1048576.0, (ha - hb) / 1048576.0);
             }
         } finally {
             System.out.println("with agent exited " + a.waitFor() + ", without " + b.waitFor());
         }
+    }
+
+    /**
+     * @return the heap a JVM uses right after a full collection asked for now ({@code jcmd PID GC.run}), as its GC
+     *         log says ({@code Pause Full (Diagnostic Command) 300M->80M(512M)}: the 80M), bytes; 0 when unknown
+     */
+    private static long heapAfterFullGc(String jcmd, long pid, Path gcLog) throws Exception {
+        run(jcmd, Long.toString(pid), "GC.run");
+        java.util.regex.Pattern full = java.util.regex.Pattern.compile("Pause Full \\(Diagnostic Command\\) "
+                + "\\d+M->(\\d+)M");
+        long after = 0;
+        for (String line : Files.readAllLines(gcLog)) {
+            java.util.regex.Matcher m = full.matcher(line);
+            if (m.find()) {
+                after = Long.parseLong(m.group(1)) << 20;
+            }
+        }
+        return after;
+    }
+
+    private static String run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
     }
 
     /** @return the resident set of a process, from /proc/PID/status (bytes), 0 when gone */
@@ -100,7 +133,7 @@ public final class SoakMain {
             template = in.readAllBytes();
         }
         long end = System.nanoTime() + seconds * 1_000_000_000L;
-        Object[] ring = new Object[1 << 14]; // about 64 MiB retained (4 KiB average)
+        Object[] ring = new Object[1 << 14]; // 64 MiB retained, byte[4096] each
         current = null;
         Thread allocator = new Thread(() -> allocate(end, ring), "soak-allocator");
         allocator.setDaemon(true);
@@ -114,7 +147,8 @@ public final class SoakMain {
             IntFunction<Object> f = (IntFunction<Object>) c.getDeclaredConstructor().newInstance();
             current = f;
             for (int i = 0; i < 64; i++) {
-                ring[(classes * 64 + i) & (ring.length - 1)] = f.apply(1024 + (i & 15) * 512);
+                sink += ((Object[]) f.apply(1024 + (i & 15) * 512)).length;
+                ring[(classes * 64 + i) & (ring.length - 1)] = new byte[4096];
             }
             Thread.sleep(20);
             if (System.nanoTime() - lastThread > 50_000_000L) {
@@ -126,8 +160,11 @@ public final class SoakMain {
             }
             classes++;
         }
-        System.out.println("soak workload: " + classes + " classes");
+        System.out.println("soak workload: " + classes + " classes (" + sink + ")");
     }
+
+    /** What the garbage allocated added up to (so that the JIT keeps the allocations). */
+    private static volatile long sink;
 
     /** The class the allocator thread uses too (so that its stacks change with the classes). */
     private static volatile IntFunction<Object> current;
@@ -140,16 +177,18 @@ public final class SoakMain {
         while (System.nanoTime() < end) {
             IntFunction<Object> f = current;
             for (int k = 0; k < 256; k++) {
-                Object o;
                 if ((k & 3) == 0 && f != null) {
-                    o = f.apply(2048);
+                    sink += ((Object[]) f.apply(2048)).length;
                     bytes += 2048 + 256 + 64;
                 } else {
                     int n = 256 + (k & 63) * 64;
-                    o = new byte[n];
+                    sink += new byte[n].length;
                     bytes += n + 16;
                 }
-                ring[(i++ * 7919) & (ring.length - 1)] = o;
+                if ((k & 15) == 0) { // retained: a fixed-size ring, so that the heap after a full GC is the same
+                    ring[(i++ * 7919) & (ring.length - 1)] = new byte[4096];
+                    bytes += 4112;
+                }
             }
             long aheadNanos = (long) (bytes * 1e9 / RATE) - (System.nanoTime() - start);
             if (aheadNanos > 1_000_000) {
