@@ -204,7 +204,7 @@ public final class DayRecording {
                     continue;
                 }
                 int s = r.nextInt(25_000) == 0 ? SITES - 1 - r.nextInt(3) // the leaking sites
-                        : 1 + (int) Math.min(SITES - 5, Math.floor(Math.pow(r.nextDouble(), 3) * SITES));
+                        : 1 + (int) Math.min(SITES - 6, Math.floor(Math.pow(r.nextDouble(), 3) * SITES));
                 if (s % 100 == 0) {
                     s++;
                 }

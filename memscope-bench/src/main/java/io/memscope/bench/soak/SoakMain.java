@@ -13,16 +13,18 @@ import java.util.function.IntFunction;
  *
  * <ul>
  *   <li>{@code SoakMain work SECONDS}: the workload. New code all the time (every 20 ms a class defined from
- *       {@link SoakTemplate00000} under a new name in its own class loader, dropped after 100 ms of use, so classes are
- *       also unloaded: new sites and stacks in its method and lambda), a steady allocation rate on 2 threads (byte
- *       arrays and the generated classes' objects, a 64 MiB ring of retained objects replaced continually), a
- *       short-lived thread with a new name every 50 ms;</li>
+ *       {@link SoakTemplate00000} under a new name in its own class loader, dropped at once, so classes are also
+ *       unloaded: new sites and stacks in its method and lambda), an allocator thread at about 200 MB/s that also
+ *       calls the newest class, a 64 MiB ring of retained {@code byte[4096]} replaced continually (fixed size, so
+ *       that the heap after a full collection is the same in every minute), a short-lived thread with a new name
+ *       every 50 ms;</li>
  *   <li>{@code SoakMain measure MINUTES AGENT_JAR OUT [AGENT_OPTIONS]}: runs the workload twice at once for
  *       {@code MINUTES}, with the agent ({@code -javaagent:AGENT_JAR=out=OUT,quiet=true,AGENT_OPTIONS}) and without,
  *       same heap settings, and prints each minute the resident set of both ({@code VmRSS} of
  *       {@code /proc/PID/status}), and the heap each uses right after a full collection ({@code jcmd PID GC.run},
  *       the figure from the JVM's GC log in OUT: the agent's Java tables live in the heap, whose resident pages the
- *       fixed-size heap hides from RSS), and the differences: the agent's memory, which must not grow after the first minutes.</li>
+ *       fixed-size heap hides from RSS), and the differences: the agent's memory, which must not grow after the
+ *       first minutes.</li>
  * </ul>
  */
 public final class SoakMain {
