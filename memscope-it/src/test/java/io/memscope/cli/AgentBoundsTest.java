@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The agent's tables stay within their bounds on a program that makes new code all the time (classes defined under
  * new names, each allocating in its method and its lambda: new sites and stacks every class; short-lived threads with
  * new names), at a high allocation rate and a small interval, with tiny bounds given as options: every table's
- * highest size is at or under its bound, the evictions and refusals are counted in the recording's end metadata, the
- * report is built and says the tables were full, and the sites beyond the bound are recorded under one site.
+ * highest size is at or under its bound (on the MXBean while it runs, and in the recording's end metadata), the
+ * evictions and refusals are counted, the report is built and says the tables were full, and the sites beyond the
+ * bound are recorded under one site.
  * The JVM sampler is Linux x86_64; with the bytecode hooks elsewhere the site and string bounds hold the same way.
  */
 class AgentBoundsTest {
@@ -38,6 +39,14 @@ class AgentBoundsTest {
                         BoundsFixture.class.getName(), Integer.toString(CLASSES), done.toString()));
         assertThat(code).isZero();
         assertThat(Files.readString(done)).startsWith("done classes=" + CLASSES);
+        java.util.Properties mx = new java.util.Properties();
+        mx.load(new java.io.StringReader(Files.readString(done).replace(' ', '\n')));
+        assertThat(Long.parseLong(mx.getProperty("mxbean.stacks"))).as("MXBean: stacks held while running")
+                .isLessThanOrEqualTo(MAX_STACKS);
+        assertThat(Long.parseLong(mx.getProperty("mxbean.stacksHighest"))).isLessThanOrEqualTo(MAX_STACKS);
+        assertThat(Long.parseLong(mx.getProperty("mxbean.stacksEvicted"))).isPositive();
+        assertThat(Long.parseLong(mx.getProperty("mxbean.sites"))).isLessThanOrEqualTo(MAX_SITES + 1);
+        assertThat(Long.parseLong(mx.getProperty("mxbean.sitesRefused"))).isPositive();
 
         Object report = Jvms.report(out.resolve("run"));
         Map<String, Object> meta = Json.obj(report, "metadata");
