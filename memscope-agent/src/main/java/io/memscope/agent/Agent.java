@@ -200,6 +200,8 @@ public final class Agent {
         s.processMemory(options.processMemoryMillis());
         s.rssDetail(options.rssDetailMillis());
         s.malloc(options.malloc(), options.mallocInterval());
+        s.bounds(new io.memscope.agent.capture.TableBounds(options.maxStacks(), options.maxSites(),
+                options.maxStrings()));
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {

@@ -82,6 +82,10 @@ public final class Summary {
         if (stopped != null) {
             sb.append("  ! ").append(stopped).append('\n');
         }
+        String bounds = AgentBoundsNote.of(r.metadata());
+        if (bounds != null) {
+            sb.append("  ! ").append(bounds).append('\n');
+        }
         String oom = outOfMemory(r);
         if (oom != null) {
             sb.append("  ! ").append(oom).append('\n');

@@ -62,6 +62,13 @@ public final class AgentOptions {
         "gcAtEnd=true|false     MEMSCOPE_GC_AT_END    obsolete: endCheck=gc (true) or endCheck=off (false)",
         "liveSamples=N          MEMSCOPE_LIVE_SAMPLES sampled objects watched for collection at most (JVM "
             + "sampler); beyond it samples count as allocated, never as held (default 262144)",
+        "maxStacks=N            MEMSCOPE_MAX_STACKS   stacks whose frames the agent keeps in memory at most; "
+            + "beyond it stacks already in the recording are evicted, counted as bounds.stacksEvicted (default 65536)",
+        "maxSites=N             MEMSCOPE_MAX_SITES    allocation sites the JVM's site table holds at most; beyond it "
+            + "new sites are recorded as one site '(sites beyond the bound)', counted as bounds.sitesRefused "
+            + "(default 131072)",
+        "maxStrings=N           MEMSCOPE_MAX_STRINGS  names (threads, types, frames) a capture holds at most; beyond "
+            + "it new names read '(names beyond the bound)', counted as bounds.stringsRefused (default 262144)",
         "commandLine=masked|full|off MEMSCOPE_COMMAND_LINE the program's command line in the recording: values "
             + "of arguments that look like secrets masked (default), as given, or not recorded",
         "secrets=W1;W2          MEMSCOPE_SECRETS      words that make an argument a secret to mask (default "
@@ -130,6 +137,9 @@ public final class AgentOptions {
     private List<String> functions = List.of();
     private boolean gcAtEdges;
     private int liveSamples = 1 << 18;
+    private int maxStacks = 65_536;
+    private int maxSites = 131_072;
+    private int maxStrings = 262_144;
     private StackWalk stackWalk = StackWalk.ON;
     private Boolean gcAtEnd;
     private EndCheck endCheck;
@@ -165,6 +175,8 @@ public final class AgentOptions {
         {"strict", "MEMSCOPE_STRICT"}, {"flush", "MEMSCOPE_FLUSH"}, {"jmx", "MEMSCOPE_JMX"},
         {"debug", "MEMSCOPE_DEBUG"}, {"events", "MEMSCOPE_EVENTS_START"}, {"functions", "MEMSCOPE_FUNCTIONS"},
         {"gcAtEdges", "MEMSCOPE_GC_AT_EDGES"}, {"liveSamples", "MEMSCOPE_LIVE_SAMPLES"},
+        {"maxStacks", "MEMSCOPE_MAX_STACKS"}, {"maxSites", "MEMSCOPE_MAX_SITES"},
+        {"maxStrings", "MEMSCOPE_MAX_STRINGS"},
         {"gcAtEnd", "MEMSCOPE_GC_AT_END"}, {"stackWalk", "MEMSCOPE_STACK_WALK"},
         {"oversample", "MEMSCOPE_OVERSAMPLE"}, {"jvmDistances", "MEMSCOPE_JVM_DISTANCES"}, {"paths", "MEMSCOPE_PATHS"},
         {"pathsTime", "MEMSCOPE_PATHS_TIME"}, {"pathsMemory", "MEMSCOPE_PATHS_MEMORY"}, {"command", null},
@@ -328,6 +340,15 @@ public final class AgentOptions {
                 break;
             case "liveSamples":
                 liveSamples = (int) number(v, 0, 1 << 24);
+                break;
+            case "maxStacks":
+                maxStacks = (int) number(v, 16, 1 << 24);
+                break;
+            case "maxSites":
+                maxSites = (int) number(v, 16, 1 << 24);
+                break;
+            case "maxStrings":
+                maxStrings = (int) number(v, 64, 1 << 26);
                 break;
             case "stackWalk":
                 stackWalk = switch (v.toLowerCase(Locale.ROOT)) {
@@ -708,6 +729,21 @@ public final class AgentOptions {
      */
     public int liveSamples() {
         return liveSamples;
+    }
+
+    /** @return stacks whose frames the agent keeps at most ({@code maxStacks}) */
+    public int maxStacks() {
+        return maxStacks;
+    }
+
+    /** @return site ids the JVM's site table hands out at most ({@code maxSites}) */
+    public int maxSites() {
+        return maxSites;
+    }
+
+    /** @return strings a capture's string table holds at most ({@code maxStrings}) */
+    public int maxStrings() {
+        return maxStrings;
     }
 
     /**

@@ -94,6 +94,7 @@ final class CaptureEnd {
                 }
                 meta = new LinkedHashMap<>(metadata);
                 meta.putAll(session.endMetadata);
+                meta.putAll(TableBounds.metadata(session.boundsFigures()));
                 if (oom != null) {
                     if (sampler != null) { // its counters as read when it closed
                         oom.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),

@@ -60,6 +60,8 @@ public final class CaptureSession {
     volatile LiveSites liveSites = new LiveSites(false);
     final NativeTracker nativeTracker;
     private final long startNanos = System.nanoTime();
+    /** Sites the JVM's table had refused before this capture (its figures count this capture's). */
+    private final long sitesRefusedAtStart = SiteTable.refused();
     private final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     final Map<String, String> endMetadata = new LinkedHashMap<>();
@@ -124,6 +126,19 @@ public final class CaptureSession {
     public synchronized void extras(boolean functionProfile, boolean gcAtCaptureStart) {
         profileFunctions = functionProfile;
         gcAtStart = gcAtCaptureStart;
+    }
+
+    /**
+     * Bounds the capture's tables that grow with the application's code and threads ({@link TableBounds}; options
+     * {@code maxStacks}, {@code maxSites}, {@code maxStrings}). Before {@link #start}.
+     */
+    public synchronized void bounds(TableBounds b) {
+        b.apply(this);
+    }
+
+    /** @return the figures of the capture's bounded tables (sizes, limits, evictions, refusals; {@link TableBounds}) */
+    public java.util.Map<String, Long> boundsFigures() {
+        return TableBounds.figures(this, sitesRefusedAtStart);
     }
 
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */

@@ -717,6 +717,11 @@ final class JvmtiHeapSampler {
     }
 
     /** @return samples recorded whose collection is not tracked (the live table was full) */
+    /** @return what the records refer to, resolved (its tables' sizes and counters: {@link TableBounds}) */
+    SampleResolver resolver() {
+        return resolver;
+    }
+
     synchronized long untracked() {
         return untracked;
     }

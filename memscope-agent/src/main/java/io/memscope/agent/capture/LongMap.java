@@ -64,6 +64,27 @@ final class LongMap<V> {
         size = 0;
     }
 
+    /**
+     * Removes the keys whose value {@code drop} accepts (the map is rebuilt at its capacity).
+     *
+     * @return the keys removed
+     */
+    @SuppressWarnings("unchecked")
+    int removeIf(java.util.function.Predicate<? super V> drop) {
+        long[] k = keys;
+        Object[] v = values;
+        keys = new long[k.length];
+        values = new Object[v.length];
+        int before = size;
+        size = 0;
+        for (int i = 0; i < k.length; i++) {
+            if (v[i] != null && !drop.test((V) v[i])) {
+                put(k[i], (V) v[i]);
+            }
+        }
+        return before - size;
+    }
+
     @SuppressWarnings("unchecked")
     private void grow() {
         long[] k = keys;

@@ -197,7 +197,9 @@ final class NativeTracker {
         Integer id = sitesByFrame.get(key);
         if (id == null) {
             id = SiteTable.register(key, cls, method, file, line, type, false);
-            sitesByFrame.put(key, id);
+            if (!SiteTable.beyondBound(id)) {
+                sitesByFrame.put(key, id); // beyond the bound: not cached, so that this map stays bounded too
+            }
         }
         return id;
     }

@@ -132,6 +132,7 @@ final class RecordingStream implements EventSink {
         if (frames != null && !frames.isEmpty()) {
             writer.stack(stackId, frames);
         }
+        stacks.bounded().written(stackId); // the text is in the file now: the agent may evict it
     }
 
     /**

@@ -9,7 +9,13 @@ import io.memscope.internal.store.StringTable;
  * and the stacks' methods by jmethodID.
  * Single-threaded (the drain thread).
  *
- * <p>Memory: one entry per distinct stack, method, class and thread sampled in the capture.
+ * <p>Memory, bounded: stacks by raw hash, the first {@value #PINNED_STACKS} for the capture (the sampler library
+ * sends a stack's frames once for at most 32,768 hashes and later only the hash, so those must stay resolvable),
+ * the later ones (whose records always bring their frames) in a second table emptied when it reaches
+ * {@code maxStacks}, counted in {@link #stacksEvicted}; methods by jmethodID up to {@code maxStacks} too, then
+ * emptied (described again through JVMTI when met again), counted in {@link #methodsEvicted}; threads by id,
+ * those found dead at two sweeps in a row forgotten (a dead thread allocates no more), counted in
+ * {@link #threadsForgotten}; one type name per class the library numbered (bounded by its class table).
  */
 final class SampleResolver {
     /** A thread that allocated, as the drain thread knows it. */
@@ -19,8 +25,29 @@ final class SampleResolver {
         final boolean notifications;
         /** A JMX connector's RMI thread (connections, accept, scheduler, reaper, connection timeout). */
         final boolean jmxConnector;
+        /** The thread, to tell when it is gone (null: not known, never forgotten). */
+        private final java.lang.ref.WeakReference<Thread> thread;
+        /** Found dead at the last sweep. */
+        private boolean deadAtSweep;
+
+        /** @return whether the thread was found dead at two sweeps in a row (this one marks it when first dead) */
+        boolean gone() {
+            if (thread == null) {
+                return false;
+            }
+            Thread t = thread.get();
+            boolean dead = t == null || t.getState() == Thread.State.TERMINATED;
+            boolean gone = dead && deadAtSweep;
+            deadAtSweep = dead;
+            return gone;
+        }
 
         ThreadInfo(int nameId, boolean notifications, boolean jmxConnector) {
+            this(nameId, notifications, jmxConnector, null);
+        }
+
+        ThreadInfo(int nameId, boolean notifications, boolean jmxConnector, Thread thread) {
+            this.thread = thread == null ? null : new java.lang.ref.WeakReference<>(thread);
             this.nameId = nameId;
             this.notifications = notifications;
             this.jmxConnector = jmxConnector;
@@ -32,7 +59,17 @@ final class SampleResolver {
     private final StringTable strings;
     /** The capture's stack table: resolved stacks' ids and frame text go there. */
     private final StackTable stackTable;
+    /** Hashes the sampler library may send without frames are among the first this many (see the class comment). */
+    static final int PINNED_STACKS = 32_768 + 4_096;
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
+    /** Stacks past {@link #PINNED_STACKS}: their records bring their frames, so this table may be emptied. */
+    private final LongMap<StackTable.JvmStack> laterStacks = new LongMap<>(1024);
+    private final int maxStacks;
+    private long stacksEvicted;
+    private long methodsEvicted;
+    private long threadsForgotten;
+    /** Threads known when the dead ones are looked for next. */
+    private int threadSweepAt = 4096;
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
     /** The stacks' methods by jmethodID. */
     private final LongMap<SampledMethod> methods = new LongMap<>(1024);
@@ -42,6 +79,7 @@ final class SampleResolver {
 
     SampleResolver(StackTable stackTable, int depth, boolean includeJdk, StringTable strings) {
         this.stackTable = stackTable;
+        this.maxStacks = stackTable.bounded().limit();
         this.depth = depth;
         this.includeJdk = includeJdk;
         this.strings = strings;
@@ -57,9 +95,24 @@ final class SampleResolver {
             return noFrames;
         }
         StackTable.JvmStack js = stacks.get(hash);
+        if (js == null) {
+            js = laterStacks.get(hash);
+        }
         if (js == null && frameCount > 0) {
+            if (methods.size() >= maxStacks) {
+                methodsEvicted += methods.size();
+                methods.clear();
+            }
             js = stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk, methods);
-            stacks.put(hash, js);
+            if (stacks.size() < PINNED_STACKS) {
+                stacks.put(hash, js);
+            } else {
+                if (laterStacks.size() >= maxStacks) {
+                    stacksEvicted += laterStacks.size();
+                    laterStacks.clear();
+                }
+                laterStacks.put(hash, js);
+            }
         }
         return js;
     }
@@ -86,9 +139,43 @@ final class SampleResolver {
             }
         }
         boolean connector = name.startsWith("RMI ") || name.startsWith("JMX server connection timeout");
-        ThreadInfo info = new ThreadInfo(strings.intern(name), notifications, connector);
+        ThreadInfo info = new ThreadInfo(strings.internName(name), notifications, connector, t);
+        if (threads.size() >= threadSweepAt) {
+            threadsForgotten += threads.removeIf(ThreadInfo::gone);
+            threadSweepAt = Math.max(4096, 2 * threads.size());
+        }
         threads.put(tid, info);
         return info;
+    }
+
+    /** @return raw stacks resolved now held (both tables) */
+    int stacks() {
+        return stacks.size() + laterStacks.size();
+    }
+
+    /** @return methods resolved now held */
+    int methods() {
+        return methods.size();
+    }
+
+    /** @return threads known now */
+    int threads() {
+        return threads.size();
+    }
+
+    /** @return resolved stacks dropped from the later table (resolved again from their frames when met again) */
+    long stacksEvicted() {
+        return stacksEvicted;
+    }
+
+    /** @return resolved methods dropped (described again when met again) */
+    long methodsEvicted() {
+        return methodsEvicted;
+    }
+
+    /** @return dead threads forgotten */
+    long threadsForgotten() {
+        return threadsForgotten;
     }
 
     /** @return whether the type name of a class id is known already */
@@ -110,7 +197,7 @@ final class SampleResolver {
         if (name == null) {
             name = signature == null ? "unknown" : typeNameOf(signature);
             typeNames[classId] = name;
-            typeNameIds[classId] = strings.intern(name);
+            typeNameIds[classId] = strings.internName(name);
         }
         return name;
     }

@@ -58,7 +58,7 @@ final class ScopeEdges {
     ScopeEdgeLog register() {
         Thread t = Thread.currentThread();
         StringTable s = strings;
-        ScopeEdgeLog log = new ScopeEdgeLog(this, t, t.getId(), s == null ? 0 : s.intern(t.getName()));
+        ScopeEdgeLog log = new ScopeEdgeLog(this, t, t.getId(), s == null ? 0 : s.internName(t.getName()));
         synchronized (logs) {
             if (!released) {
                 logs.add(log);

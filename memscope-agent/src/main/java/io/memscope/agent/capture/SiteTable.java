@@ -15,7 +15,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * that instrumented it (a method still running its old version after a detach restored its class, a compiled loop
  * that sees the hooks' switch late), and exact mode's per-thread counters are indexed by them; so an id means the
  * same site in every capture of the JVM. Memory: one entry per allocation instruction instrumented and per distinct
- * frame and type that JVM-sampled or native allocations came from, bounded by the application's code.
+ * frame and type that JVM-sampled or native allocations came from, bounded by the application's code, and by
+ * {@link #limit(int)} (option {@code maxSites}, default {@value #DEFAULT_LIMIT}) for an application that makes code
+ * all the time (generated classes, lambdas): past the limit a new site gets the one site
+ * {@value #BEYOND_BOUND} ({@link #beyondBound}) and is counted in {@link #refused()}; its allocations are still
+ * counted and sampled, under that name.
  */
 public final class SiteTable {
     /** One site. {@code instanceSize} caches the size of the allocated type for {@code new} sites (0 = unknown). */
@@ -51,6 +55,16 @@ public final class SiteTable {
      */
     private static long[] sizes = new long[1024];
     private static int count = 1;
+    /** Sites the table holds at most unless told otherwise (option {@code maxSites}). */
+    public static final int DEFAULT_LIMIT = 131_072;
+    /** The class name of the site every site beyond the bound gets. */
+    public static final String BEYOND_BOUND = "(sites beyond the bound)";
+    /** Its type: objects of any type. */
+    public static final String BEYOND_TYPE = "(any type)";
+    private static volatile int limit = DEFAULT_LIMIT;
+    /** The id of the site beyond the bound, 0 until the first refusal. */
+    private static volatile int beyondId;
+    private static volatile long refused;
 
     private SiteTable() {
     }
@@ -68,17 +82,58 @@ public final class SiteTable {
                 return id;
             }
             int next = count;
-            Info[] a = sites;
-            if (next == a.length) {
-                a = Arrays.copyOf(a, a.length * 2);
-                sizes = Arrays.copyOf(sizes, a.length);
+            if (next >= limit) {
+                refused++;
+                if (beyondId == 0) {
+                    beyondId = append(next, BEYOND_BOUND, "", null, 0, BEYOND_TYPE, true);
+                    BY_KEY.put("beyond#", beyondId);
+                }
+                return beyondId;
             }
-            a[next] = new Info(next, className, method, file, line, type, dynamicType);
-            sites = a;
-            count = next + 1;
-            BY_KEY.put(key, next);
-            return next;
+            int id2 = append(next, className, method, file, line, type, dynamicType);
+            BY_KEY.put(key, id2);
+            return id2;
         }
+    }
+
+    /** Under the lock: a new site with id {@code next}. */
+    private static int append(int next, String className, String method, String file, int line, String type,
+                              boolean dynamicType) {
+        Info[] a = sites;
+        if (next == a.length) {
+            a = Arrays.copyOf(a, a.length * 2);
+            sizes = Arrays.copyOf(sizes, a.length);
+        }
+        a[next] = new Info(next, className, method, file, line, type, dynamicType);
+        sites = a;
+        count = next + 1;
+        return next;
+    }
+
+    /**
+     * Sets the most site ids the table hands out (including the reserved id 0); ids handed out stay valid. The table
+     * is the JVM's: the last capture's setting applies.
+     */
+    public static void limit(int max) {
+        if (max < 2) {
+            throw new IllegalArgumentException("maxSites must be at least 2, not " + max);
+        }
+        limit = max;
+    }
+
+    /** @return the most site ids handed out (including the reserved id 0) */
+    public static int limit() {
+        return limit;
+    }
+
+    /** @return new sites refused (given the site beyond the bound) in this JVM */
+    public static long refused() {
+        return refused;
+    }
+
+    /** @return whether {@code id} is the site every site beyond the bound gets */
+    public static boolean beyondBound(int id) {
+        return id != 0 && id == beyondId;
     }
 
     /**
@@ -123,6 +178,9 @@ public final class SiteTable {
 
     private static long measure(int site, Object o, ObjectSizes objectSizes) {
         long s = objectSizes.measured(o);
+        if (beyondBound(site)) {
+            return s; // objects of any type: nothing to cache
+        }
         Info i = get(site);
         if (i != null) {
             i.instanceSize = s;

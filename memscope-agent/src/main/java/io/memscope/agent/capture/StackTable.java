@@ -15,8 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * capture's stacks and methods go with it. {@link #release} empties the table when the capture ends. Stack ids are
  * hashes, not table indexes: the same frames get the same id in every capture.
  *
- * <p>Memory: one entry per distinct stack sampled in the capture. Thread-safe (a concurrent map; a stack's text may
- * be built twice by racing threads, one copy is kept).
+ * <p>Memory: one entry per distinct stack sampled in the capture, at most {@code maxStacks} ({@link StackFrames}
+ * says which go and which are refused beyond it). Thread-safe (a stack's text may be built twice by racing threads,
+ * one copy is kept).
  */
 final class StackTable {
     /** Made at the first stack walked, not with the table: the agent makes its table before the application's main. */
@@ -24,8 +25,8 @@ final class StackTable {
         static final StackWalker WALKER = StackWalker.getInstance();
     }
 
-    /** Frame text by stack id. */
-    private final ConcurrentHashMap<Long, List<String>> frames = new ConcurrentHashMap<>();
+    /** Frame text by stack id, bounded ({@link StackFrames}). */
+    private final StackFrames frames = new StackFrames();
     static final String AGENT = "io.memscope.agent.";
     /** The hook classes the agent defines in java.lang (MemscopeHooks, MemscopeApiHooks, MemscopeHeapHooks...). */
     static final String HOOKS = io.memscope.agent.boot.BootHooks.HOOK_CLASS_PREFIX;
@@ -225,13 +226,15 @@ final class StackTable {
         if (h == 0) {
             h = 1;
         }
-        if (!this.frames.containsKey(h)) {
+        if (!this.frames.contains(h)) {
             List<String> text = new ArrayList<>(frames.size());
             for (StackWalker.StackFrame f : frames) {
                 text.add(io.memscope.recording.Site.frame(f.getClassName(), f.getMethodName(), f.getFileName(),
                         f.getLineNumber()));
             }
-            this.frames.putIfAbsent(h, List.copyOf(text));
+            if (!this.frames.add(h, List.copyOf(text))) {
+                return 0; // refused: the table is full of stacks not written yet (counted)
+            }
         }
         return h;
     }
@@ -400,8 +403,8 @@ final class StackTable {
         int site = includeJdk || app < 0 ? 0 : app;
         int keep = Math.min(depth, kept);
         long h = stackId(ms, lines, keep);
-        if (keep > 0 && !frames.containsKey(h)) {
-            frames.putIfAbsent(h, frameText(ms, lines, keep));
+        if (keep > 0 && !frames.contains(h) && !frames.add(h, frameText(ms, lines, keep))) {
+            keep = 0; // refused: the table is full of stacks not written yet (counted)
         }
         SampledMethod sm = ms[site];
         return new JvmStack(keep > 0 ? h : 0, sm.className, sm.name, sm.file, lines[site], app < 0, connector);
@@ -504,7 +507,12 @@ final class StackTable {
 
     /** @return the frames of a stack id of this capture, empty when unknown (or after {@link #release}) */
     List<String> frames(long id) {
-        return frames.getOrDefault(id, List.of());
+        return frames.frames(id);
+    }
+
+    /** @return the bounded text table (its limit and counters) */
+    StackFrames bounded() {
+        return frames;
     }
 
     /** @return the stacks this table holds (0 after {@link #release}) */

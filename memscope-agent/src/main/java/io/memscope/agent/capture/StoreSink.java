@@ -14,7 +14,7 @@ final class StoreSink implements AllocationSink {
     @Override
     public void record(MemoryEventType type, long address, long size, long previousSize, int siteId, long stackId,
                        String typeName) {
-        store.record(type, address, size, previousSize, siteId, stackId, store.strings().intern(typeName), 0);
+        store.record(type, address, size, previousSize, siteId, stackId, store.strings().internName(typeName), 0);
     }
 
     /** @return the store itself (drained into the recording by {@link RecordingStream}) */

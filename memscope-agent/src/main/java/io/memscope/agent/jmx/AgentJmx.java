@@ -214,6 +214,11 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public java.util.Map<String, Long> getBounds() {
+        return session.boundsFigures();
+    }
+
+    @Override
     public long getFailures() {
         return Failures.total();
     }

@@ -177,6 +177,14 @@ public interface AgentMXBean {
     long getFailures();
 
     /**
+     * @return the capture's bounded tables (stacks, sites, strings, the JVM sampler's resolved stacks, methods and
+     *         threads): how many each holds, its limit, and what was evicted or refused to stay within it, by name
+     *         ({@code stacks}, {@code stacksLimit}, {@code stacksEvicted}, ...; the recording's end metadata has the
+     *         same figures as {@code bounds.NAME}, docs/agent.md lists them)
+     */
+    java.util.Map<String, Long> getBounds();
+
+    /**
      * @return estimated heap bytes allocated per site since the capture started, indexed by site id (index 0: no
      *         site); one array, cheap enough to take before and after a test and diff (names: {@link #siteNames})
      */

@@ -95,6 +95,10 @@ public final class ReportPageData {
         for (String note : heldNotes(r)) {
             w.value(note);
         }
+        String bounds = io.memscope.analysis.AgentBoundsNote.of(r.metadata());
+        if (bounds != null) {
+            w.value(Character.toUpperCase(bounds.charAt(0)) + bounds.substring(1) + ".");
+        }
         if (!r.recording().closed()) {
             w.value("The recording was not closed (the JVM was killed, crashed or is still running): the "
                     + "report covers what it holds.");

@@ -47,11 +47,11 @@ final class SideTables {
     SideTable site(int siteId, String className, String methodName, String fileName, int line, String typeName) {
         ByteSink s = sites.body;
         s.uleb(Integer.toUnsignedLong(siteId));
-        s.uleb(strings.intern(className));
-        s.uleb(strings.intern(methodName));
-        s.uleb(strings.intern(fileName));
+        s.uleb(strings.internName(className));
+        s.uleb(strings.internName(methodName));
+        s.uleb(strings.internName(fileName));
         s.uleb(Math.max(0, line));
-        s.uleb(strings.intern(typeName));
+        s.uleb(strings.internName(typeName));
         return sites.added();
     }
 
@@ -62,7 +62,7 @@ final class SideTables {
         s.uleb(stackId);
         s.uleb(n);
         for (int i = 0; i < n; i++) {
-            s.uleb(strings.intern(Objects.requireNonNull(frames.get(i), "frame")));
+            s.uleb(strings.internName(Objects.requireNonNull(frames.get(i), "frame")));
         }
         return stacks.added();
     }

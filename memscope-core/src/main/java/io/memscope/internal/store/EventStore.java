@@ -237,8 +237,8 @@ public final class EventStore {
         try {
             ThreadBuffer b = buffer();
             b.put(e.timestampNanos(), e.type().code(), e.address(), e.size(), e.previousSize(), e.threadId(),
-                    strings.intern(e.threadName()), e.siteId(), e.callStackHash(), strings.intern(e.typeName()),
-                    strings.intern(e.variableName()));
+                    strings.internName(e.threadName()), e.siteId(), e.callStackHash(), strings.internName(e.typeName()),
+                    strings.internName(e.variableName()));
         } catch (Throwable t) {
             Failures.report("store.record", t);
         }
@@ -264,7 +264,7 @@ public final class EventStore {
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
     private ThreadBuffer register() {
         Thread t = Thread.currentThread();
-        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.intern(t.getName()), pool,
+        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.internName(t.getName()), pool,
                 free != null ? this : null);
         if (registry.table().full() && maintenance.tryLock()) {
             try {

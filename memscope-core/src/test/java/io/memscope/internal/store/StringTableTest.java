@@ -68,4 +68,24 @@ class StringTableTest {
         assertThat(errors).isEmpty();
         assertThat(t.size()).isEqualTo(strings + 1);
     }
+
+    @Test
+    void namesBeyondTheLimitGetOnePlaceholderAndAreCountedWhileTheRecordingsOwnStringsNeverAre() {
+        StringTable t = new StringTable();
+        t.limit(4); // ids 0..3
+        int a = t.internName("thread-a");
+        int b = t.internName("thread-b");
+        int c = t.internName("thread-c");
+        assertThat(new int[] {a, b, c}).containsExactly(1, 2, 3);
+        int d = t.internName("thread-d");
+        int e = t.internName("thread-e");
+        assertThat(d).isEqualTo(e).isEqualTo(4);
+        assertThat(t.get(d)).isEqualTo(StringTable.BEYOND_BOUND);
+        assertThat(t.refused()).isEqualTo(2);
+        assertThat(t.internName("thread-b")).as("names held keep their id").isEqualTo(b);
+        int key = t.intern("bounds.stringsRefused");
+        assertThat(t.get(key)).as("never refused").isEqualTo("bounds.stringsRefused");
+        assertThat(t.refused()).isEqualTo(2);
+        assertThat(t.internName(null)).isZero();
+    }
 }
