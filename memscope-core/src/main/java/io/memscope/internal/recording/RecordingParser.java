@@ -273,6 +273,7 @@ public final class RecordingParser {
             return;
         }
         int n = count(in, RecordingFormat.BLOCK_HEADER_BYTES, "carried block");
+        long readBefore = eventsRead;   // carried events are not the chunk's: END does not count them
         ByteBuffer b = ByteBuffer.wrap(payload).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < n; i++) {
             int at = in.position();
@@ -307,6 +308,7 @@ public final class RecordingParser {
             in.reset(start + (int) length);
         }
         deliverPendingGc();
+        eventsRead = readBefore;
     }
 
     /** Reads an entry count, checking it against the bytes left ({@code minBytes} per entry at least). */
