@@ -119,6 +119,16 @@ public final class CaptureSession {
         gcAtStart = gcAtCaptureStart;
     }
 
+    /**
+     * Writes the recording in chunks with this policy (options {@code maxSize}, {@code maxAge}, {@code chunkSize},
+     * {@code chunkAge}); null (the default): one file.
+     */
+    public synchronized void chunks(io.memscope.internal.recording.ChunkPolicy policy) {
+        chunkPolicy = policy;
+    }
+
+    private io.memscope.internal.recording.ChunkPolicy chunkPolicy;
+
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
     public synchronized void processMemory(long millis) {
         processMemoryMillis = millis;
@@ -215,6 +225,7 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        recording.chunks(chunkPolicy);
         // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
         // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
         // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).
