@@ -53,6 +53,14 @@ final class AgentArgs {
             + "(RSS and its parts) this often, in milliseconds; 0 = off (default 100)")
     String processMemoryInterval;
 
+    @Option(names = "--max-size", paramLabel = "SIZE", description = "bound the recording: write it in chunks and "
+            + "delete the oldest while they take more than this, e.g. 256m, 1g (default: none for run; 1g for attach)")
+    String maxSize;
+
+    @Option(names = "--max-age", paramLabel = "DURATION", description = "bound the recording: write it in chunks and "
+            + "delete those that ended longer ago than this, e.g. 2h (default: none for run; 24h for attach)")
+    String maxAge;
+
     @Option(names = "--gc-at-end", hidden = true, description = "obsolete: the end check is on by default")
     boolean gcAtEnd;
 
@@ -133,6 +141,12 @@ final class AgentArgs {
         }
         if (processMemoryInterval != null) {
             parts.add("processMemory=" + processMemoryInterval);
+        }
+        if (maxSize != null) {
+            parts.add("maxSize=" + maxSize);
+        }
+        if (maxAge != null) {
+            parts.add("maxAge=" + maxAge);
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

@@ -30,7 +30,8 @@ final class Reports {
             return dirs;
         }
         try (Stream<Path> s = Files.list(out)) {
-            s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))).sorted().forEach(dirs::add);
+            s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))
+                    || RecordingReader.ChunkSet.isChunked(d)).sorted().forEach(dirs::add);
         }
         return dirs;
     }
@@ -83,7 +84,8 @@ final class Reports {
         Path reserve = dir.resolve(".recording.reserve");
         try {
             if (Files.exists(reserve, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                long pid = RecordingReader.readHeader(dir.resolve(ReportFiles.RECORDING)).pid();
+                long pid = RecordingReader.readHeader(RecordingReader.ChunkSet.isChunked(dir) ? dir
+                        : dir.resolve(ReportFiles.RECORDING)).pid();
                 if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                     Files.deleteIfExists(reserve);
                 }
