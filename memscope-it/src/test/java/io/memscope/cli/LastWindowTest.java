@@ -40,7 +40,7 @@ class LastWindowTest {
         Map<String, Object> w = Json.obj(Json.parse(Files.readString(last)), "window");
         assertThat(((Number) w.get("toMs")).doubleValue()).isEqualTo(end);
         assertThat(((Number) w.get("fromMs")).doubleValue()).isCloseTo(end - 500, org.assertj.core.data.Offset
-                .offset(0.001));
+                .offset(0.002));
         assertThat(w.get("restricted")).isEqualTo(true);
 
         Path fromTo = out.resolve("fromto.json");
@@ -50,7 +50,7 @@ class LastWindowTest {
         Object ft = Json.parse(Files.readString(fromTo));
         assertThat(((Number) Json.obj(ft, "window").get("fromMs")).doubleValue()).isEqualTo(500.0);
         assertThat(((Number) Json.obj(ft, "window").get("toMs")).doubleValue()).isCloseTo(to * 1000,
-                org.assertj.core.data.Offset.offset(0.001));
+                org.assertj.core.data.Offset.offset(0.002));
         long wholeAllocated = Json.num(Json.obj(whole, "totals"), "allocatedBytes");
         long lastAllocated = Json.num(Json.obj(Json.parse(Files.readString(last)), "totals"), "allocatedBytes");
         assertThat(lastAllocated).as("the last 500 ms allocated less than the whole run").isPositive()
