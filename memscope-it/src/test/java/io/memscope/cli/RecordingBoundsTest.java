@@ -33,7 +33,7 @@ class RecordingBoundsTest {
         AtomicLong largest = new AtomicLong();
         AtomicLong largestChunk = new AtomicLong();
         CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run("run", "--out",
-                out.toString(), "--interval", "4k", "--max-size", "4m", "--", Jvms.current(), "-Xmx256m", "-cp",
+                out.toString(), "--interval", "16k", "--max-size", "4m", "--", Jvms.current(), "-Xmx256m", "-cp",
                 Jvms.classPath(ChunkedFixture.class), ChunkedFixture.class.getName(), "recording-000012.msrec",
                 "4"));
         await("the run to end").atMost(Duration.ofSeconds(200)).pollInterval(Duration.ofMillis(20)).until(() -> {

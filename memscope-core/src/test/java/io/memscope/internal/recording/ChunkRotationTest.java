@@ -292,4 +292,23 @@ class ChunkRotationTest {
         assertThatThrownBy(() -> RecordingReader.read(future)).isInstanceOf(CorruptFileException.class)
                 .hasMessageContaining("unknown required header flags 0x2");
     }
+
+    @Test
+    void chunkSizeAndAgeFollowTheBounds() {
+        ChunkPolicy size = ChunkPolicy.of(4L << 20, 0, 0, 0);
+        assertThat(size.chunkBytes()).isEqualTo(512 * 1024);
+        assertThat(size.chunkNanos()).isEqualTo(ChunkPolicy.DEFAULT_CHUNK_NANOS);
+        ChunkPolicy age = ChunkPolicy.of(0, 3_000_000_000L, 0, 0);
+        assertThat(age.chunkNanos()).isEqualTo(750_000_000L);
+        assertThat(age.chunkBytes()).isEqualTo(ChunkPolicy.DEFAULT_CHUNK_BYTES);
+        ChunkPolicy attach = ChunkPolicy.of(1L << 30, 24 * 3_600_000_000_000L, 0, 0);
+        assertThat(attach.chunkBytes()).isEqualTo(16L << 20);
+        assertThat(attach.chunkNanos()).isEqualTo(600_000_000_000L);
+        assertThat(ChunkPolicy.of(1L << 20, 0, 0, 0).chunkBytes()).isEqualTo(ChunkPolicy.MIN_CHUNK_BYTES * 2);
+        assertThat(ChunkPolicy.chunkIndex("recording.msrec", "recording")).isEqualTo(1);
+        assertThat(ChunkPolicy.chunkIndex("recording-000042.msrec", "recording")).isEqualTo(42);
+        assertThat(ChunkPolicy.chunkIndex("recording-000001.msrec", "recording")).isZero();
+        assertThat(ChunkPolicy.chunkIndex("other-000002.msrec", "recording")).isZero();
+        assertThat(ChunkPolicy.chunkFile(Path.of("d/recording.msrec"), 7)).isEqualTo(Path.of("d/recording-000007.msrec"));
+    }
 }
