@@ -43,6 +43,10 @@ final class RecordingStream implements EventSink {
         this.store = store;
         this.stacks = stacks;
         this.writer = writer;
+        if (writer.chunked()) {
+            // every writer.accept is under this stream's lock (accept, acceptAll, drain): a chunk may begin inside one
+            writer.chunkDefinitions(this::defineCarried);
+        }
     }
 
     RecordingWriter writer() {

@@ -224,6 +224,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                 writeEventsBlock();
             } catch (IOException e) {
                 failure = e;
+                return;
+            }
+            if (chunkPolicy != null && definitions != null && output.bytesWritten() >= chunkPolicy.chunkBytes()) {
+                rotate(definitions); // within one block of the chunk size, whatever the rate of events
             }
         }
     }
@@ -563,6 +567,18 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------- chunks
 
+    /**
+     * Lets the writer start a new chunk as soon as an EVENTS block takes the current one past its size, rather than
+     * only at {@link #rotateIfDue}: {@code definitions} is then called from inside {@link #accept}, so every caller of
+     * {@code accept} must hold the lock that {@code definitions} needs (the agent: its recording stream's).
+     */
+    public synchronized void chunkDefinitions(ChunkDefinitions definitions) {
+        this.definitions = definitions;
+    }
+
+    private ChunkDefinitions definitions;
+    private boolean rotating;
+
     /** @return whether this writer writes a chunked recording (a {@link ChunkPolicy} was given) */
     public boolean chunked() {
         return chunkPolicy != null;
@@ -617,9 +633,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * the latest cumulative records; then deletes the oldest closed chunks beyond the bounds. Never throws.
      */
     public synchronized void rotate(ChunkDefinitions definitions) {
-        if (chunkPolicy == null || closed || failure != null) {
+        if (chunkPolicy == null || closed || failure != null || rotating) {
             return;
         }
+        rotating = true;
         try {
             flushAll();
             ByteSink s = scratch;
@@ -683,6 +700,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             failure = e instanceof IOException ? (IOException) e : new IOException(e);
             return;
+        } finally {
+            rotating = false;
         }
         deleteBeyondBounds();
     }

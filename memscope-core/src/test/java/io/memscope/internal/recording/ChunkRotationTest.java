@@ -61,8 +61,16 @@ class ChunkRotationTest {
 
     /** Writes the same stream to {@code w}; with {@code rotate}, asks for a rotation every 1,000 events. */
     private static void write(RecordingWriter w, boolean rotate) {
+        write(w, rotate, false);
+    }
+
+    /** With {@code eager}, the writer may begin a chunk inside {@code accept} (its chunk definitions are set). */
+    private static void write(RecordingWriter w, boolean rotate, boolean eager) {
         Random r = new Random(42);
         Producer p = new Producer();
+        if (eager) {
+            w.chunkDefinitions(p);
+        }
         int main = w.strings().intern("main");
         int worker = w.strings().intern("worker");
         w.metadata("mode", "sample");
@@ -310,5 +318,23 @@ class ChunkRotationTest {
         assertThat(ChunkPolicy.chunkIndex("recording-000001.msrec", "recording")).isZero();
         assertThat(ChunkPolicy.chunkIndex("other-000002.msrec", "recording")).isZero();
         assertThat(ChunkPolicy.chunkFile(Path.of("d/recording.msrec"), 7)).isEqualTo(Path.of("d/recording-000007.msrec"));
+    }
+
+    @Test
+    void withItsDefinitionsTheWriterEndsAChunkWithinOneBlockOfItsSize(@TempDir Path dir) throws Exception {
+        Path chunked = dir.resolve("recording.msrec");
+        write(writer(chunked, ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE)), false, true);
+        List<Path> files = chunks(dir);
+        assertThat(files).hasSizeGreaterThan(3);
+        for (Path f : files) {
+            // the size, one EVENTS block (4 KiB here) past it, and the next chunk's END
+            assertThat(Files.size(f)).as(f.toString()).isLessThan(ChunkPolicy.MIN_CHUNK_BYTES + 8192);
+            RecordingReader.readStrict(f);
+        }
+        Path single = dir.resolve("single/recording.msrec");
+        Files.createDirectories(single.getParent());
+        write(writer(single, null), false);
+        assertThat(RecordingReader.readStrict(dir).events())
+                .containsExactlyElementsOf(RecordingReader.readStrict(single).events());
     }
 }
