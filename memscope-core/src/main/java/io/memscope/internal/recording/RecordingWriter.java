@@ -48,6 +48,13 @@ import java.util.Objects;
  * entries into STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is
  * refused and counted as dropped.
  *
+ * <p>Chunks (format 1.6, {@link RecordingWriterBuilder#chunks}): the recording is a sequence of files, each standing
+ * alone; {@link #rotate} closes the current one and begins the next (header flag CONTINUED, the whole string table,
+ * the cumulative records, the definitions of the sites and stacks carried, the CARRY blocks of its {@link ChunkState}),
+ * then deletes the oldest closed chunks beyond the {@link ChunkPolicy}'s bounds. A rotation happens at
+ * {@link #rotateIfDue} (size or age) and, when {@link #chunkDefinitions} are set, as soon as an EVENTS block written
+ * by {@link #accept} takes the chunk past its size.
+ *
  * <p>Threads: every public method is {@code synchronized}. The intended use is one thread that writes (for
  * example the agent's drain thread calling {@code store.drainTo(writer)}) plus a shutdown hook that calls
  * {@link #close()}; the hook waits for a block write in progress and then finishes the file. Events offered
