@@ -202,6 +202,7 @@ public final class Agent {
         s.malloc(options.malloc(), options.mallocInterval());
         s.bounds(new io.memscope.agent.capture.TableBounds(options.maxStacks(), options.maxSites(),
                 options.maxStrings()));
+        s.chunks(chunkPolicy(options, attached));
         session = s;
         if (options.sampler() == AgentOptions.Sampler.BYTECODE || options.mode() == AgentOptions.Mode.EXACT) {
             try {
@@ -577,6 +578,29 @@ public final class Agent {
                 // out of memory even for the message
             }
         }
+    }
+
+    /** A capture attached to a running JVM is bounded unless told otherwise: {@value}. */
+    static final long ATTACH_MAX_SIZE = 1L << 30;
+    /** ... and {@value} ms (24 h). */
+    static final long ATTACH_MAX_AGE_MILLIS = 24 * 3_600_000L;
+
+    /**
+     * The recording's chunks and bounds: as the options say; a capture attached to a running JVM (which may run for
+     * weeks) gets {@code maxSize=1g,maxAge=24h} when no bound is given; a capture from the JVM's start without any
+     * chunk option writes one file.
+     */
+    static io.memscope.internal.recording.ChunkPolicy chunkPolicy(AgentOptions options, boolean attached) {
+        long maxSize = options.maxSizeBytes();
+        long maxAge = options.maxAgeMillis();
+        if (attached && maxSize == 0 && maxAge == 0) {
+            maxSize = ATTACH_MAX_SIZE;
+            maxAge = ATTACH_MAX_AGE_MILLIS;
+        } else if (!options.chunked()) {
+            return null;
+        }
+        return io.memscope.internal.recording.ChunkPolicy.of(maxSize, maxAge * 1_000_000L, options.chunkSizeBytes(),
+                options.chunkAgeMillis() * 1_000_000L);
     }
 
     /** Metadata known when the capture starts (written at the head of the recording). */

@@ -46,6 +46,8 @@ public final class RecordedRun {
     private static final int SMALL_SITE_IDS = 1 << 16;
 
     private final Path file;
+    /** The chunks read, for a chunked recording's folder; null for a file. */
+    private final RecordingReader.ChunkSet chunks;
     private final Recording tables;
     private final Streams streams;
     private final Map<String, String> metadata = new LinkedHashMap<>();
@@ -58,6 +60,7 @@ public final class RecordedRun {
 
     private RecordedRun(Path file, Recording tables, Streams streams) {
         this.file = file;
+        this.chunks = java.nio.file.Files.isDirectory(file) ? RecordingReader.ChunkSet.of(file) : null;
         this.tables = tables;
         this.streams = streams;
         long failed = 0;
@@ -152,9 +155,17 @@ public final class RecordedRun {
         return w != null && w.covers(from, to) ? w : null;
     }
 
-    /** @return the file */
+    /** @return the file, or the folder of a chunked recording */
     public Path file() {
         return file;
+    }
+
+    /**
+     * @return the chunks of a chunked recording read from its folder (format 1.6): which are present, which were
+     *         deleted; null for a recording file
+     */
+    public RecordingReader.ChunkSet chunks() {
+        return chunks;
     }
 
     public RecordingHeader header() {

@@ -78,7 +78,28 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param skippedBlocks blocks of a newer minor version this reader does not know, skipped
      */
     public record Source(String file, String formatVersion, boolean closed, boolean clean, long events,
-                         long eventsDropped, String damage, long damageOffset, int skippedBlocks) {
+                         long eventsDropped, String damage, long damageOffset, int skippedBlocks, Chunks chunks) {
+        public Source(String file, String formatVersion, boolean closed, boolean clean, long events,
+                      long eventsDropped, String damage, long damageOffset, int skippedBlocks) {
+            this(file, formatVersion, closed, clean, events, eventsDropped, damage, damageOffset, skippedBlocks,
+                    null);
+        }
+    }
+
+    /**
+     * The chunks a chunked recording (format 1.6) was read from: the ones present in its folder, the oldest deleted
+     * to hold its bounds (maxSize, maxAge). The report covers the run from the first chunk present on.
+     *
+     * @param count          chunks read
+     * @param firstIndex     index of the first chunk present (1: none deleted before it)
+     * @param lastIndex      index of the last chunk
+     * @param deleted        chunks deleted (missing among 1 .. lastIndex)
+     * @param coveredFromMs  where the chunks present begin, ms since the run's start (0 when chunk 1 is present)
+     * @param carryTruncated outstanding allocations that were not carried into later chunks (beyond the carry's bound
+     *                       of 2 million): the held figures miss them
+     */
+    public record Chunks(int count, int firstIndex, int lastIndex, int deleted, double coveredFromMs,
+                         long carryTruncated) {
     }
 
     /**

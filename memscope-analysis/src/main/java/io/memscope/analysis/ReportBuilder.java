@@ -143,7 +143,19 @@ public final class ReportBuilder {
         return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
                 end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
                 damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
-                run.skippedBlocks());
+                run.skippedBlocks(), chunks(run));
+    }
+
+    /** @return the chunks a chunked recording was read from, or null for a recording file */
+    private static Report.Chunks chunks(RecordedRun run) {
+        RecordingReader.ChunkSet c = run.chunks();
+        if (c == null) {
+            return null;
+        }
+        long start = run.metadataLong(MetadataKeys.START_NANOS, run.header().nanoTime());
+        return new Report.Chunks(c.count(), c.firstIndex(), c.lastIndex(), c.deleted(),
+                c.firstIndex() == 1 ? 0 : Math.max(0, (c.startNanos() - start) / 1e6),
+                run.metadataLong("chunk.carryTruncated", 0));
     }
 
     /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

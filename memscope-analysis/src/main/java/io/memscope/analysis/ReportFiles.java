@@ -24,7 +24,9 @@ public final class ReportFiles {
 
     /** Builds the report of {@code dir/recording.msrec}. */
     public static Report build(Path dir) {
-        return ReportBuilder.build(dir.resolve(RECORDING));
+        // a chunked recording (format 1.6) is read from its folder, all its chunks as one recording
+        return ReportBuilder.build(io.memscope.recording.RecordingReader.ChunkSet.isChunked(dir) ? dir
+                : dir.resolve(RECORDING));
     }
 
     /**

@@ -80,7 +80,19 @@ public final class ReportJson {
             w.name("damage").beginObject().field("offset", src.damageOffset()).field("what", src.damage())
                     .endObject();
         }
-        w.field("skippedBlocks", src.skippedBlocks()).endObject();
+        w.field("skippedBlocks", src.skippedBlocks());
+        Report.Chunks c = src.chunks();
+        if (c != null) {
+            w.name("chunks").beginObject()
+                    .field("count", c.count())
+                    .field("firstIndex", c.firstIndex())
+                    .field("lastIndex", c.lastIndex())
+                    .field("deleted", c.deleted())
+                    .field("coveredFromMs", c.coveredFromMs())
+                    .field("carryTruncated", c.carryTruncated())
+                    .endObject();
+        }
+        w.endObject();
     }
 
     private static void window(JsonWriter w, Report.Window win) {

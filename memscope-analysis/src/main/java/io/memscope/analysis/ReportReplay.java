@@ -100,8 +100,17 @@ final class ReportReplay implements EventSink {
         long end = run.metadataLong(MetadataKeys.END_NANOS, lastSeen == Long.MIN_VALUE ? start : lastSeen);
         end = Math.max(end, start);
         this.runStart = start;
-        this.restricted = window.restricted();
         long f = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
+        if (window.lastSeconds() != null) {
+            f = Math.max(f, end - Math.round(window.lastSeconds() * 1e9));
+        }
+        // a chunked recording whose first chunks were deleted: what they held is carried, what they allocated is not
+        io.memscope.recording.RecordingReader.ChunkSet chunks = run.chunks();
+        boolean cut = chunks != null && chunks.firstIndex() > 1 && f < chunks.startNanos();
+        if (cut) {
+            f = chunks.startNanos();
+        }
+        this.restricted = window.restricted() || cut;
         long t = window.toSeconds() == null ? end : Math.min(end, start + Math.round(window.toSeconds() * 1e9));
         if (f > end) {
             throw io.memscope.error.MemscopeException.configuration(String.format(java.util.Locale.ROOT,

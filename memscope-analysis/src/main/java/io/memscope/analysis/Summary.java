@@ -54,6 +54,20 @@ public final class Summary {
         sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
                 t.exact() ? "exact" : "sample"));
         Report.Source src = r.recording();
+        Report.Chunks chunks = src.chunks();
+        if (chunks != null) {
+            Report.Window win = r.window();
+            sb.append(String.format(Locale.ROOT, "  covers %.1f s to %.1f s of the run (chunks %d-%d", win.fromMs() / 1000,
+                    win.toMs() / 1000, chunks.firstIndex(), chunks.lastIndex()));
+            if (chunks.deleted() > 0) {
+                sb.append("; ").append(chunks.deleted()).append(" older deleted by the recording's bounds");
+            }
+            sb.append(")\n");
+            if (chunks.carryTruncated() > 0) {
+                sb.append("  ! ").append(chunks.carryTruncated()).append(" allocations outstanding were not carried "
+                        + "into later chunks (beyond 2 million): held figures miss them\n");
+            }
+        }
         if (!src.closed()) {
             sb.append("  ! the recording was not closed: the JVM ended without closing it (killed, crashed, out of "
                     + "memory) or is still running; this report covers what it recorded up to its last complete "

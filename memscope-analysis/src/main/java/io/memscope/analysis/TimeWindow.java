@@ -9,11 +9,23 @@ import io.memscope.error.MemscopeException;
  * @param fromSeconds start, seconds from the start of the run, or null
  * @param toSeconds   end, seconds from the start of the run, or null
  */
-public record TimeWindow(Double fromSeconds, Double toSeconds) {
+public record TimeWindow(Double fromSeconds, Double toSeconds, Double lastSeconds) {
     /** The whole run. */
     public static final TimeWindow ALL = new TimeWindow(null, null);
 
+    /** A window from {@code --from} to {@code --to} (either null). */
+    public TimeWindow(Double fromSeconds, Double toSeconds) {
+        this(fromSeconds, toSeconds, null);
+    }
+
+    /**
+     * @param lastSeconds {@code --last}: the window begins this many seconds before the run's end (or at
+     *                    {@code --from}, when that is later); null: not given
+     */
     public TimeWindow {
+        if (lastSeconds != null && (lastSeconds.isNaN() || lastSeconds <= 0)) {
+            throw MemscopeException.configuration("--last must be a duration > 0: " + lastSeconds);
+        }
         if (fromSeconds != null && (fromSeconds.isNaN() || fromSeconds < 0)) {
             throw MemscopeException.configuration("--from must be a number of seconds >= 0: " + fromSeconds);
         }
@@ -27,6 +39,6 @@ public record TimeWindow(Double fromSeconds, Double toSeconds) {
 
     /** @return true when one end is set */
     public boolean restricted() {
-        return fromSeconds != null || toSeconds != null;
+        return fromSeconds != null || toSeconds != null || lastSeconds != null;
     }
 }

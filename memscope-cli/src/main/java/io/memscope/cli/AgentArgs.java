@@ -61,6 +61,14 @@ final class AgentArgs {
             + "e.g. 128k (default 128k)")
     String mallocInterval;
 
+    @Option(names = "--max-size", paramLabel = "SIZE", description = "bound the recording: write it in chunks and "
+            + "delete the oldest while they take more than this, e.g. 256m, 1g (default: none for run; 1g for attach)")
+    String maxSize;
+
+    @Option(names = "--max-age", paramLabel = "DURATION", description = "bound the recording: write it in chunks and "
+            + "delete those that ended longer ago than this, e.g. 2h (default: none for run; 24h for attach)")
+    String maxAge;
+
     @Option(names = "--gc-at-end", hidden = true, description = "obsolete: the end check is on by default")
     boolean gcAtEnd;
 
@@ -147,6 +155,12 @@ final class AgentArgs {
         }
         if (mallocInterval != null) {
             parts.add("mallocInterval=" + mallocInterval);
+        }
+        if (maxSize != null) {
+            parts.add("maxSize=" + maxSize);
+        }
+        if (maxAge != null) {
+            parts.add("maxAge=" + maxAge);
         }
         if (stackDepth != null) {
             parts.add("stackDepth=" + stackDepth);

@@ -52,7 +52,7 @@ final class AttachCommand implements Callable<Integer> {
         String recording;
         try {
             String running = recordingOf(vm);
-            if (running != null && !RecordingReader.isClosed(Path.of(running))) {
+            if (running != null && !RecordingReader.isClosed(Reports.current(Path.of(running)))) {
                 throw MemscopeException.configuration("pid " + pid + " is already recorded by memscope (into "
                         + running + "): `memscope detach " + pid + "` ends that capture first");
             }

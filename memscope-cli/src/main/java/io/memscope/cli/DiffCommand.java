@@ -76,6 +76,10 @@ final class DiffCommand implements Callable<Integer> {
             + "differential flame graph (growth and shrinkage coloured apart) and the sites by change")
     Path html;
 
+    @Option(names = "--last", paramLabel = "DURATION", description = "compare the last part of each run, e.g. 10m, 2h "
+            + "(a chunked recording, bounded by maxSize or maxAge, covers only its last part anyway)")
+    String last;
+
     @Option(names = "--top", paramLabel = "N", description = "sites (and stacks) listed, largest changes first "
             + "(default 20; 0 = all)")
     int top = 20;
@@ -101,8 +105,8 @@ final class DiffCommand implements Callable<Integer> {
         List<Pair> pairs = pairs();
         if (pairs.size() == 1) {
             Pair p = pairs.get(0);
-            Report b = ReportBuilder.build(p.base());
-            Report n = ReportBuilder.build(p.newer());
+            Report b = ReportBuilder.build(p.base(), window());
+            Report n = ReportBuilder.build(p.newer(), window());
             RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
             List<String> damaged = damage(b, base, n, newer, "");
             if (json) {
@@ -131,8 +135,8 @@ final class DiffCommand implements Callable<Integer> {
         }
         for (int i = 0; i < pairs.size(); i++) {
             Pair p = pairs.get(i);
-            Report b = ReportBuilder.build(p.base());
-            Report n = ReportBuilder.build(p.newer());
+            Report b = ReportBuilder.build(p.base(), window());
+            Report n = ReportBuilder.build(p.newer(), window());
             RunDiff d = DiffBuilder.diff(b, n, m, normalize, per);
             List<String> damaged = damage(b, p.base(), n, p.newer(), TerminalText.safe(p.main()) + ": ");
             if (json) {
@@ -281,5 +285,9 @@ final class DiffCommand implements Callable<Integer> {
         }
         return run + " is damaged at offset " + s.damageOffset() + " (" + TerminalText.safe(s.damage()) + "): its "
                 + "figures cover what comes before";
+    }
+
+    private io.memscope.analysis.TimeWindow window() {
+        return new io.memscope.analysis.TimeWindow(null, null, Windows.lastSeconds(last));
     }
 }

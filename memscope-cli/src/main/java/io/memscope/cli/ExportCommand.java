@@ -62,6 +62,9 @@ final class ExportCommand implements Callable<Integer> {
     @Option(names = "--from", paramLabel = "SECONDS", description = "only the run from this many seconds on")
     Double from;
 
+    @Option(names = "--last", paramLabel = "DURATION", description = "only the last part of the run, e.g. 10m, 2h")
+    String last;
+
     @Option(names = "--to", paramLabel = "SECONDS", description = "only the run up to this many seconds")
     Double to;
 
@@ -77,7 +80,7 @@ final class ExportCommand implements Callable<Integer> {
             throw MemscopeException.configuration("unknown format '" + format + "': collapsed, pprof or chrome-trace");
         }
         Path file = RunFolder.recording(input, pid, main, "export");
-        Report r = ReportBuilder.build(file, new TimeWindow(from, to));
+        Report r = ReportBuilder.build(file, new TimeWindow(from, to, Windows.lastSeconds(last)));
         String damaged = ExportDamage.note(r);
         if (damaged != null) {
             System.err.println(TerminalText.safe(damaged).replaceFirst("^memscope: ", "memscope export: "));

@@ -54,6 +54,10 @@ final class ReportCommand implements Callable<Integer> {
             + "seconds after its start")
     Double to;
 
+    @Option(names = "--last", paramLabel = "DURATION", description = "restrict every figure to the last part of the "
+            + "run, e.g. 10m, 2h, 90s (with --from: from the later of the two)")
+    String last;
+
     @Override
     public Integer call() throws Exception {
         if (json == null && html == null && RunFolder.isFolderOfJvms(input)) {
@@ -74,7 +78,7 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     private void report(Path file) throws java.io.IOException {
-        Report report = ReportBuilder.build(file, new TimeWindow(from, to));
+        Report report = ReportBuilder.build(file, new TimeWindow(from, to, Windows.lastSeconds(last)));
         Report.Source src = report.recording();
         if (src.damage() != null) {
             System.err.println("memscope report: " + (src.closed()

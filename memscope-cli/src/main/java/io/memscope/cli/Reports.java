@@ -24,13 +24,36 @@ final class Reports {
     }
 
     /** @return directories under {@code out} holding a recording, in name order */
+    /**
+     * @return the file being written of a JVM directory's recording: its last chunk when it is chunked (format 1.6:
+     *         the first chunks are closed, or deleted), else its {@code recording.msrec}
+     */
+    static Path currentRecording(Path dir) {
+        try {
+            if (RecordingReader.ChunkSet.isChunked(dir)) {
+                List<Path> files = RecordingReader.ChunkSet.of(dir).files();
+                return files.get(files.size() - 1);
+            }
+        } catch (RuntimeException e) {
+            // as a single file
+        }
+        return dir.resolve(ReportFiles.RECORDING);
+    }
+
+    /** @return {@link #currentRecording} of the directory of the recording file {@code first} */
+    static Path current(Path first) {
+        Path dir = first.toAbsolutePath().getParent();
+        return dir == null ? first : currentRecording(dir);
+    }
+
     static List<Path> recordingDirs(Path out) throws IOException {
         List<Path> dirs = new ArrayList<>();
         if (!Files.isDirectory(out)) {
             return dirs;
         }
         try (Stream<Path> s = Files.list(out)) {
-            s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))).sorted().forEach(dirs::add);
+            s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))
+                    || RecordingReader.ChunkSet.isChunked(d)).sorted().forEach(dirs::add);
         }
         return dirs;
     }
@@ -83,7 +106,8 @@ final class Reports {
         Path reserve = dir.resolve(".recording.reserve");
         try {
             if (Files.exists(reserve, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                long pid = RecordingReader.readHeader(dir.resolve(ReportFiles.RECORDING)).pid();
+                long pid = RecordingReader.readHeader(RecordingReader.ChunkSet.isChunked(dir) ? dir
+                        : dir.resolve(ReportFiles.RECORDING)).pid();
                 if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                     Files.deleteIfExists(reserve);
                 }
@@ -133,7 +157,7 @@ final class Reports {
      */
     static boolean awaitClosed(Path recording, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        while (!RecordingReader.isClosed(recording)) {
+        while (!RecordingReader.isClosed(current(recording))) {
             if (System.nanoTime() > deadline) {
                 return false;
             }

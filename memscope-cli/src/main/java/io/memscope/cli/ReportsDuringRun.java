@@ -37,7 +37,7 @@ final class ReportsDuringRun implements AutoCloseable {
     private volatile boolean stopping;
 
     /** A report built early, with the recording's size and time as they were when it was read. */
-    private record Early(Reports.Built report, long size, FileTime modified) {
+    private record Early(Reports.Built report, Path file, long size, FileTime modified) {
     }
 
     /**
@@ -69,7 +69,7 @@ final class ReportsDuringRun implements AutoCloseable {
                     if (skip.contains(d) || tried.contains(d)) {
                         continue;
                     }
-                    Path recording = d.resolve(ReportFiles.RECORDING);
+                    Path recording = Reports.currentRecording(d);
                     if (!RecordingReader.isClosed(recording)) {
                         continue;
                     }
@@ -77,7 +77,7 @@ final class ReportsDuringRun implements AutoCloseable {
                     BasicFileAttributes before = Files.readAttributes(recording, BasicFileAttributes.class);
                     Reports.Built report = Reports.build(d);
                     synchronized (built) {
-                        built.put(d, new Early(report, before.size(), before.lastModifiedTime()));
+                        built.put(d, new Early(report, recording, before.size(), before.lastModifiedTime()));
                     }
                 }
                 Thread.sleep(POLL_MILLIS);
@@ -116,9 +116,10 @@ final class ReportsDuringRun implements AutoCloseable {
             return null;
         }
         try {
-            BasicFileAttributes now = Files.readAttributes(dir.resolve(ReportFiles.RECORDING),
-                    BasicFileAttributes.class);
-            return now.size() == e.size && now.lastModifiedTime().equals(e.modified) ? e.report : null;
+            Path current = Reports.currentRecording(dir); // a chunk begun after the early report: built again
+            BasicFileAttributes now = Files.readAttributes(current, BasicFileAttributes.class);
+            return current.equals(e.file) && now.size() == e.size && now.lastModifiedTime().equals(e.modified)
+                    ? e.report : null;
         } catch (IOException ex) {
             return null;
         }

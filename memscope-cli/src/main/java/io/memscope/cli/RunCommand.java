@@ -69,7 +69,7 @@ final class RunCommand implements Callable<Integer> {
      * killed by a signal when it was the command itself.
      */
     private static void describeEnd(Path dir, Process command, int exitCode) {
-        Path recording = dir.resolve(io.memscope.analysis.ReportFiles.RECORDING);
+        Path recording = Reports.currentRecording(dir);
         if (io.memscope.recording.RecordingReader.isClosed(recording)) {
             return;
         }

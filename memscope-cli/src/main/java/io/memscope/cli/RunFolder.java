@@ -61,6 +61,9 @@ final class RunFolder {
             throw MemscopeException.configuration("no recording at " + input + (Files.exists(input)
                     ? " (not a file or folder)" : ": no such file"));
         }
+        if (RecordingReader.ChunkSet.isChunked(input)) {
+            return input; // a chunked recording: its chunks read as one recording
+        }
         Path own = input.resolve(ReportFiles.RECORDING);
         if (Files.isRegularFile(own)) {
             return own;
@@ -96,7 +99,7 @@ final class RunFolder {
     /** @return whether {@code input} is a folder of JVM directories (not a recording, not one JVM's directory) */
     static boolean isFolderOfJvms(Path input) {
         return Files.isDirectory(input) && !Files.isRegularFile(input.resolve(ReportFiles.RECORDING))
-                && !jvms(input).isEmpty();
+                && !RecordingReader.ChunkSet.isChunked(input) && !jvms(input).isEmpty();
     }
 
     /** @return the JVMs recorded under {@code folder}, oldest capture first (then by pid) */
@@ -121,7 +124,7 @@ final class RunFolder {
     /** Reads a JVM directory's recording for its pid, main class and duration; null when it cannot be read. */
     private static Jvm describe(Path dir) {
         try {
-            return describeFile(dir.resolve(ReportFiles.RECORDING));
+            return describeFile(RecordingReader.ChunkSet.isChunked(dir) ? dir : dir.resolve(ReportFiles.RECORDING));
         } catch (MemscopeException e) {
             return null;
         }
@@ -129,7 +132,7 @@ final class RunFolder {
 
     /** Reads a recording for its pid, main class and duration. */
     static Jvm describeFile(Path file) {
-        Path dir = file.toAbsolutePath().getParent();
+        Path dir = Files.isDirectory(file) ? file.toAbsolutePath() : file.toAbsolutePath().getParent();
         Map<String, String> meta = new HashMap<>();
         long[] pid = {-1};
         try {

@@ -49,9 +49,20 @@ public final class RecordingReader {
      */
     public static Recording read(Path file) {
         Collector c = new Collector(null);
-        RecordingParser parser = new RecordingParser(file, c);
+        int[] skipped = new int[1];
+        Optional<Damage> damage = parse(file, c, skipped);
+        return c.build(damage.orElse(null), size(file), skipped[0]);
+    }
+
+    /** Parses a file, or a folder's chunk set ({@link ChunkSet}) as one recording. */
+    private static Optional<Damage> parse(Path file, RecordingVisitor visitor, int[] skipped) {
+        if (Files.isDirectory(file)) {
+            return ChunkSet.of(file).stream(visitor, skipped);
+        }
+        RecordingParser parser = new RecordingParser(file, visitor);
         Optional<Damage> damage = parser.run();
-        return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
+        skipped[0] = parser.skippedBlocks();
+        return damage;
     }
 
     /**
@@ -66,9 +77,9 @@ public final class RecordingReader {
      */
     public static Recording readTables(Path file, RecordingVisitor streams) {
         Collector c = new Collector(java.util.Objects.requireNonNull(streams, "streams"));
-        RecordingParser parser = new RecordingParser(file, c);
-        Optional<Damage> damage = parser.run();
-        return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
+        int[] skipped = new int[1];
+        Optional<Damage> damage = parse(file, c, skipped);
+        return c.build(damage.orElse(null), size(file), skipped[0]);
     }
 
     /**
@@ -91,7 +102,7 @@ public final class RecordingReader {
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      */
     public static Optional<Damage> stream(Path file, RecordingVisitor visitor) {
-        return new RecordingParser(file, visitor).run();
+        return parse(file, visitor, new int[1]);
     }
 
     /**
@@ -100,6 +111,9 @@ public final class RecordingReader {
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      */
     public static RecordingHeader readHeader(Path file) {
+        if (Files.isDirectory(file)) {
+            file = ChunkSet.of(file).files().get(0);
+        }
         RecordingHeader[] header = new RecordingHeader[1];
         new RecordingParser(file, new RecordingVisitor() {
             @Override
@@ -164,9 +178,339 @@ public final class RecordingReader {
 
     private static long size(Path file) {
         try {
+            if (Files.isDirectory(file)) {
+                return ChunkSet.of(file).bytes();
+            }
             return Files.size(file);
         } catch (IOException e) {
             return -1;
+        }
+    }
+
+    /**
+     * The chunks of a chunked recording (format 1.6) in one folder, read as one recording: {@code recording.msrec}
+     * (chunk 1) and {@code recording-NNNNNN.msrec} (chunk N), ordered by index. Chunks deleted to hold the
+     * recording's bounds are missing from the front; the first chunk read starts from its carried state (its CARRY
+     * blocks: the allocations still outstanding, open scopes, the collections the held rules need), every later one
+     * without it (its carried state was read already). Strings, sites and stacks repeated by each chunk are
+     * delivered once; the END totals are those of all chunks read, delivered after the last chunk when it has one.
+     */
+    public static final class ChunkSet {
+        private final Path folder;
+        private final List<Path> files;
+        private final int[] indexes;
+        private final long[] startNanos;
+        private final long[] bytes;
+
+        private ChunkSet(Path folder, List<Path> files, int[] indexes, long[] startNanos, long[] bytes) {
+            this.folder = folder;
+            this.files = files;
+            this.indexes = indexes;
+            this.startNanos = startNanos;
+            this.bytes = bytes;
+        }
+
+        /**
+         * @return whether {@code folder} holds a chunk set: a {@code recording-NNNNNN.msrec} (a recording that rotated
+         *         at least once)
+         */
+        public static boolean isChunked(Path folder) {
+            if (!Files.isDirectory(folder)) {
+                return false;
+            }
+            try (java.util.stream.Stream<Path> l = Files.list(folder)) {
+                return l.anyMatch(p -> io.memscope.internal.recording.ChunkPolicy.chunkIndex(
+                        p.getFileName().toString(), STEM) > 1);
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        /**
+         * Lists the chunks of the recording in {@code folder} (reading each one's header).
+         *
+         * @throws MemscopeException    (SYSTEM) if the folder cannot be listed or has no chunk
+         * @throws CorruptFileException if a chunk's header is damaged
+         */
+        public static ChunkSet of(Path folder) {
+            java.util.TreeMap<Integer, Path> found = new java.util.TreeMap<>();
+            try (java.util.stream.Stream<Path> l = Files.list(folder)) {
+                l.forEach(p -> {
+                    int i = io.memscope.internal.recording.ChunkPolicy.chunkIndex(p.getFileName().toString(), STEM);
+                    if (i > 0 && Files.isRegularFile(p)) {
+                        found.put(i, p);
+                    }
+                });
+            } catch (IOException e) {
+                throw MemscopeException.system("cannot list " + folder + ": " + e, e);
+            }
+            if (found.isEmpty()) {
+                throw MemscopeException.system("no recording in " + folder + " (no " + STEM + ".msrec or "
+                        + STEM + "-NNNNNN.msrec)", null);
+            }
+            // a chunk deleted while listed, or one that has no header yet (being created): left out
+            List<Path> files = new ArrayList<>();
+            List<long[]> info = new ArrayList<>();
+            for (Map.Entry<Integer, Path> e : found.entrySet()) {
+                RecordingHeader h;
+                long size;
+                try {
+                    size = Files.size(e.getValue());
+                    if (size < RecordingFormat.HEADER_BYTES) {
+                        continue;
+                    }
+                    h = readHeader(e.getValue());
+                } catch (IOException | MemscopeException x) {
+                    if (x instanceof CorruptFileException c) {
+                        throw c;
+                    }
+                    continue;
+                }
+                files.add(e.getValue());
+                info.add(new long[] {e.getKey(), h.nanoTime(), size});
+            }
+            if (files.isEmpty()) {
+                throw MemscopeException.system("no readable recording in " + folder, null);
+            }
+            int n = files.size();
+            int[] idx = new int[n];
+            long[] start = new long[n];
+            long[] size = new long[n];
+            for (int i = 0; i < n; i++) {
+                idx[i] = (int) info.get(i)[0];
+                start[i] = info.get(i)[1];
+                size[i] = info.get(i)[2];
+            }
+            return new ChunkSet(folder, List.copyOf(files), idx, start, size);
+        }
+
+        private static final String STEM = "recording";
+
+        /** @return the folder */
+        public Path folder() {
+            return folder;
+        }
+
+        /** @return the chunk files, oldest first */
+        public List<Path> files() {
+            return files;
+        }
+
+        /** @return chunks present */
+        public int count() {
+            return files.size();
+        }
+
+        /** @return the index of the first chunk present (1 when none was deleted) */
+        public int firstIndex() {
+            return indexes[0];
+        }
+
+        /** @return the index of the last chunk present */
+        public int lastIndex() {
+            return indexes[indexes.length - 1];
+        }
+
+        /** @return chunks missing: deleted to hold the bounds (before the first present, or between two) */
+        public int deleted() {
+            return lastIndex() - count();
+        }
+
+        /**
+         * @return where the chunks present begin, {@code System.nanoTime()} of the recorded JVM: the first chunk's
+         *         start (its header's {@code nanoTime}; chunk 1's is the capture's start)
+         */
+        public long startNanos() {
+            return startNanos[0];
+        }
+
+        /** @return the start of chunk {@code i} of {@link #files()} */
+        public long startNanos(int i) {
+            return startNanos[i];
+        }
+
+        /** @return bytes of all chunks present */
+        public long bytes() {
+            long b = 0;
+            for (long s : bytes) {
+                b += s;
+            }
+            return b;
+        }
+
+        /**
+         * @return the chunks from the one that holds {@code nanoTime} on (the last one that starts at or before it;
+         *         all when it is before the first)
+         */
+        public ChunkSet from(long nanoTime) {
+            int first = 0;
+            for (int i = 0; i < files.size(); i++) {
+                if (startNanos[i] <= nanoTime) {
+                    first = i;
+                }
+            }
+            if (first == 0) {
+                return this;
+            }
+            int n = files.size();
+            return new ChunkSet(folder, files.subList(first, n), Arrays.copyOfRange(indexes, first, n),
+                    Arrays.copyOfRange(startNanos, first, n), Arrays.copyOfRange(bytes, first, n));
+        }
+
+        /**
+         * Streams the chunks to {@code visitor} as one recording (see the class comment).
+         *
+         * @return the damage of the last chunk (killed while it was written), or the first damage of an earlier one
+         */
+        public Optional<Damage> stream(RecordingVisitor visitor) {
+            return stream(visitor, new int[1]);
+        }
+
+        Optional<Damage> stream(RecordingVisitor visitor, int[] skipped) {
+            Joined joined = new Joined(visitor);
+            Optional<Damage> damage = Optional.empty();
+            for (int i = 0; i < files.size(); i++) {
+                joined.chunk(i == 0);
+                RecordingParser parser = new RecordingParser(files.get(i), joined).deliverCarry(i == 0);
+                Optional<Damage> d = parser.run();
+                skipped[0] += parser.skippedBlocks();
+                if (d.isPresent() && (damage.isEmpty() || i == files.size() - 1)) {
+                    damage = d;
+                }
+                if (visitor.done()) {
+                    return damage;
+                }
+            }
+            if (joined.ended) {
+                visitor.end(new Totals(joined.events, joined.dropped, joined.clean, joined.endNanos));
+            }
+            return damage;
+        }
+
+        /** One recording's callbacks from several chunks: the repeated definitions once, the totals summed. */
+        private static final class Joined implements RecordingVisitor {
+            private final RecordingVisitor v;
+            private boolean first;
+            private int strings = 1;
+            long events;
+            long dropped;
+            boolean clean;
+            boolean ended;
+            long endNanos;
+
+            Joined(RecordingVisitor v) {
+                this.v = v;
+            }
+
+            void chunk(boolean first) {
+                this.first = first;
+                this.ended = false;
+            }
+
+            @Override
+            public void header(RecordingHeader header) {
+                if (first) {
+                    v.header(header);
+                }
+            }
+
+            @Override
+            public void string(int id, String value) {
+                if (id >= strings) {  // the table grows only: a chunk repeats the ids before it
+                    strings = id + 1;
+                    v.string(id, value);
+                }
+            }
+
+            @Override
+            public void site(Site site) {
+                v.site(site);
+            }
+
+            @Override
+            public void stack(long stackId, List<String> frames) {
+                v.stack(stackId, frames);
+            }
+
+            @Override
+            public void accept(EventView event) {
+                v.accept(event);
+            }
+
+            @Override
+            public void gc(GcRecord record) {
+                v.gc(record);
+            }
+
+            @Override
+            public void siteCount(SiteCount count) {
+                v.siteCount(count);
+            }
+
+            @Override
+            public void metadata(String key, String value) {
+                v.metadata(key, value);
+            }
+
+            @Override
+            public void anomaly(Anomaly anomaly) {
+                v.anomaly(anomaly);
+            }
+
+            @Override
+            public void functionStats(FunctionStats stats) {
+                v.functionStats(stats);
+            }
+
+            @Override
+            public void accounting(AccountingSnapshot snapshot) {
+                v.accounting(snapshot);
+            }
+
+            @Override
+            public void retention(RetentionWalk walk) {
+                v.retention(walk);
+            }
+
+            @Override
+            public void processMemory(ProcessMemorySamples samples) {
+                v.processMemory(samples);
+            }
+
+            @Override
+            public void scopePath(ScopePath path) {
+                v.scopePath(path);
+            }
+
+            @Override
+            public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
+                                  long taskId, long allocatedBytes) {
+                v.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+            }
+
+            @Override
+            public void apiEvent(EventView event) {
+                v.apiEvent(event);
+            }
+
+            @Override
+            public void skippedBlock(int type, long offset) {
+                v.skippedBlock(type, offset);
+            }
+
+            @Override
+            public void end(Totals totals) {
+                events += totals.eventsWritten();
+                dropped += totals.eventsDropped();
+                clean = totals.clean();
+                endNanos = totals.endNanos();
+                ended = true;
+            }
+
+            @Override
+            public boolean done() {
+                return v.done();
+            }
         }
     }
 

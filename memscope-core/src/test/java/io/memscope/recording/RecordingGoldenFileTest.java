@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.5): the document is the
- * contract. And the examples of formats 1.0, 1.1, 1.2, 1.3 and 1.4 the earlier versions documented, which readers still
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.6): the document is the
+ * contract. And the examples of formats 1.0 to 1.5 the earlier versions documented, which readers still
  * read.
  */
 class RecordingGoldenFileTest {
@@ -47,8 +47,48 @@ class RecordingGoldenFileTest {
             // END
             + "0f000000050000001d6887b0" + "020001b817";
 
-    /** The worked example of format 1.5 (docs/formats/recording.md, section 8). */
+    /** The worked example of format 1.6 (docs/formats/recording.md, section 8). */
     static final String EXAMPLE =
+            "4d535245430d0a1a" + "01000600" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "69f89689"
+            // STRINGS
+            + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
+            + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
+            + "07" + hex("request") + "02" + hex("db") + "05" + hex("carol") + "14" + hex("memory/cache/entries")
+            // ACCOUNTING (skippable)
+            + "0e01000017000000" + "f0a71a02" + "901c" + "01" + "02" + "01" + "00" + "08" + "00" + "09"
+            + "04" + "02" + "c001" + "40" + "00" + "02" + "04" + "40" + "8001" + "c001" + "00"
+            // STRINGS of the walk
+            + "010000001c000000" + "9130d496" + "0a04" + "03" + hex("end") + "05" + hex("Cache") + "0b"
+            + hex("class Cache") + "03" + hex("BUF")
+            // RETENTION (skippable)
+            + "1101000026000000" + "79aae841" + "d81d" + "c0843d" + "c08db701" + "00" + "0a" + "00" + "03" + "05"
+            + "8020" + "02" + "00" + "2d" + "0b" + "0c" + "00" + "01" + "10" + "02" + "0d" + "00"
+            + "02" + "8020" + "00" + "40" + "02" + "c020" + "00" + "40" + "00"
+            // STRINGS of the process memory
+            + "0100000014000000" + "85aa3462" + "0e02" + "03" + hex("rss") + "0d" + hex("heapCommitted")
+            // PROCESS_MEMORY (skippable)
+            + "1301000013000000" + "f6e4435d" + "bc1e" + "02" + "0e" + "0f" + "02" + "00" + "80c001" + "808001"
+            + "c801" + "808002" + "01"
+            // EVENTS
+            + "0400000013000000" + "87996b73" + "02" + "d00f" + "38" + "00" + "000101" + "8040" + "00" + "40" + "02"
+            + "00" + "e807" + "8001" + "00"
+            // GC
+            + "050000000e000000" + "6f763d61" + "01" + "a01f" + "c0843d" + "03" + "04" + "8020" + "8008" + "8040"
+            // GC_DETAILS (skippable)
+            + "0901000002000000" + "209ab067" + "01" + "05"
+            // SCOPE_PATHS (skippable)
+            + "0a01000004000000" + "ce60282f" + "01" + "01" + "00" + "06"
+            // SCOPE_EDGES (skippable)
+            + "0b0100000f000000" + "4bd34305" + "02" + "9811" + "02" + "00" + "000101" + "01" + "09" + "b009" + "01"
+            + "8001"
+            // API_EVENTS (skippable)
+            + "0c0100000c000000" + "6e5667a2" + "01" + "e012" + "8c02" + "00" + "000101" + "0e" + "00" + "07"
+            // END
+            + "0f000000050000001d6887b0" + "020001b817";
+
+    /** The worked example of format 1.5, as that version of the document had it. */
+    static final String EXAMPLE_1_5 =
             "4d535245430d0a1a" + "01000500" + "00000000" + "0000faed51728618" + "e803000000000000"
             + "9210000000000000" + "0000000000000000" + "0918064d"
             // STRINGS
@@ -207,7 +247,7 @@ class RecordingGoldenFileTest {
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().majorVersion()).isEqualTo(1);
-        assertThat(rec.header().minorVersion()).isEqualTo(5);
+        assertThat(rec.header().minorVersion()).isEqualTo(6);
         assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
         assertThat(rec.retentionWalks()).containsExactly(WALK);
         assertThat(rec.processMemory()).singleElement().satisfies(p -> {
@@ -251,6 +291,17 @@ class RecordingGoldenFileTest {
     /** The example's process memory: two samples of RSS and the committed heap, the second heap figure unknown. */
     static final ProcessMemorySamples PROCESS = new ProcessMemorySamples(List.of("rss", "heapCommitted"),
             new long[] {1950, 2050}, new long[] {12288, 8192, 16384, -1});
+
+    @Test
+    void theExampleOf15IsStillRead() throws Exception {
+        Path golden = dir.resolve("golden-1.5.msrec");
+        Files.write(golden, HexFormat.of().parseHex(EXAMPLE_1_5));
+        Recording rec = RecordingReader.readStrict(golden);
+        assertThat(rec.header().minorVersion()).isEqualTo(5);
+        assertThat(rec.retentionWalks()).containsExactly(WALK);
+        assertThat(rec.processMemory()).hasSize(1);
+        assertThat(rec.totals().get()).isEqualTo(new Totals(2, 0, true, 1500));
+    }
 
     @Test
     void theExampleOf14IsStillRead() throws Exception {

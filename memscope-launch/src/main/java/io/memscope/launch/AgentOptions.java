@@ -100,6 +100,14 @@ public final class AgentOptions {
         "mallocInterval=BYTES   MEMSCOPE_MALLOC_INTERVAL mean bytes between malloc samples, e.g. 128k (default 128k)",
         "push=URL               MEMSCOPE_PUSH         send a pprof profile of every pushInterval to this Grafana "
             + "Pyroscope server (POST URL/ingest; http or https, no credentials in the URL) (default: no push)",
+        "maxSize=BYTES          MEMSCOPE_MAX_SIZE     bound the recording: write it in chunks and delete the oldest "
+            + "while all of them take more than this, e.g. 256m, 1g (default: no bound; memscope attach: 1g)",
+        "maxAge=DURATION        MEMSCOPE_MAX_AGE      bound the recording: write it in chunks and delete the ones "
+            + "that ended longer ago than this, e.g. 2h, 24h (default: no bound; memscope attach: 24h)",
+        "chunkSize=BYTES        MEMSCOPE_CHUNK_SIZE   start a new chunk of the recording at this size; also turns "
+            + "chunks on (default: maxSize/8 within 64k..16m, else 16m)",
+        "chunkAge=DURATION      MEMSCOPE_CHUNK_AGE    start a new chunk of the recording at this age; also turns "
+            + "chunks on (default: maxAge/4, at most 10m)",
         "pushInterval=DURATION  MEMSCOPE_PUSH_INTERVAL how often to push, e.g. 10s, 1m (default 10s)",
         "pushName=NAME          MEMSCOPE_PUSH_NAME    application name in the push (default: the main class or jar)",
         "pushLabels=k=v;k=v     MEMSCOPE_PUSH_LABELS  labels of every pushed profile (host and pid are added)",
@@ -188,7 +196,13 @@ public final class AgentOptions {
         {"push", "MEMSCOPE_PUSH"}, {"pushInterval", "MEMSCOPE_PUSH_INTERVAL"}, {"pushName", "MEMSCOPE_PUSH_NAME"},
         {"pushLabels", "MEMSCOPE_PUSH_LABELS"}, {"pushTenant", "MEMSCOPE_PUSH_TENANT"},
         {"pushAuthFile", "MEMSCOPE_PUSH_AUTH_FILE"},
+        {"maxSize", "MEMSCOPE_MAX_SIZE"}, {"maxAge", "MEMSCOPE_MAX_AGE"}, {"chunkSize", "MEMSCOPE_CHUNK_SIZE"},
+        {"chunkAge", "MEMSCOPE_CHUNK_AGE"},
     };
+    private long maxSizeBytes;
+    private long maxAgeMillis;
+    private long chunkSizeBytes;
+    private long chunkAgeMillis;
 
     private AgentOptions() {
     }
@@ -429,6 +443,30 @@ public final class AgentOptions {
                     throw new IllegalArgumentException("expected from 1s to 1h");
                 }
                 break;
+            case "maxSize":
+                maxSizeBytes = parseBytes(v);
+                if (maxSizeBytes < (1 << 20)) {
+                    throw new IllegalArgumentException("must be at least 1m");
+                }
+                break;
+            case "maxAge":
+                maxAgeMillis = parseDurationMillis(v);
+                if (maxAgeMillis < 1000) {
+                    throw new IllegalArgumentException("must be at least 1s");
+                }
+                break;
+            case "chunkSize":
+                chunkSizeBytes = parseBytes(v);
+                if (chunkSizeBytes < 64 * 1024 || chunkSizeBytes > (1L << 30)) {
+                    throw new IllegalArgumentException("expected from 64k to 1g");
+                }
+                break;
+            case "chunkAge":
+                chunkAgeMillis = parseDurationMillis(v);
+                if (chunkAgeMillis < 100) {
+                    throw new IllegalArgumentException("must be at least 100ms");
+                }
+                break;
             case "pushName":
                 if (!v.matches("[A-Za-z0-9._/-]+")) {
                     throw new IllegalArgumentException("expected letters, digits and . _ - /");
@@ -658,6 +696,31 @@ public final class AgentOptions {
     /** @return how often the resident check over /proc/self/smaps runs, in milliseconds; 0 = never */
     public long rssDetailMillis() {
         return rssDetailMillis;
+    }
+
+    /** @return the bound of the recording's chunks together, in bytes; 0 = none */
+    public long maxSizeBytes() {
+        return maxSizeBytes;
+    }
+
+    /** @return the age beyond which the recording's chunks are deleted, in milliseconds; 0 = none */
+    public long maxAgeMillis() {
+        return maxAgeMillis;
+    }
+
+    /** @return the size at which a new chunk begins, in bytes; 0 = derived from the bounds */
+    public long chunkSizeBytes() {
+        return chunkSizeBytes;
+    }
+
+    /** @return the age at which a new chunk begins, in milliseconds; 0 = derived from the bounds */
+    public long chunkAgeMillis() {
+        return chunkAgeMillis;
+    }
+
+    /** @return whether the recording is written in chunks: a bound, a chunk size or a chunk age was given */
+    public boolean chunked() {
+        return maxSizeBytes > 0 || maxAgeMillis > 0 || chunkSizeBytes > 0 || chunkAgeMillis > 0;
     }
 
     /** @return how often captured events move from memory into the recording, in milliseconds */

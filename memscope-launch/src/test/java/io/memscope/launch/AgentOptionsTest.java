@@ -152,4 +152,23 @@ class AgentOptionsTest {
         assertThat(AgentOptions.parse("events=false", Map.of("MEMSCOPE_EVENTS_START", "1")).events()).isFalse();
         assertThat(AgentOptions.parse(null, Map.of("MEMSCOPE_EVENTS_START", "maybe")).errors()).isNotEmpty();
     }
+
+    @Test
+    void boundsAndChunksOfTheRecording() {
+        AgentOptions none = AgentOptions.parse(null, Map.of());
+        assertThat(none.chunked()).isFalse();
+        assertThat(none.maxSizeBytes()).isZero();
+        AgentOptions o = AgentOptions.parse("maxSize=256m,maxAge=2h", Map.of());
+        assertThat(o.errors()).isEmpty();
+        assertThat(o.chunked()).isTrue();
+        assertThat(o.maxSizeBytes()).isEqualTo(256L << 20);
+        assertThat(o.maxAgeMillis()).isEqualTo(7_200_000L);
+        AgentOptions c = AgentOptions.parse(null, Map.of("MEMSCOPE_CHUNK_SIZE", "256k", "MEMSCOPE_CHUNK_AGE", "30s"));
+        assertThat(c.chunked()).isTrue();
+        assertThat(c.chunkSizeBytes()).isEqualTo(256 * 1024);
+        assertThat(c.chunkAgeMillis()).isEqualTo(30_000);
+        assertThat(AgentOptions.parse("maxSize=100k,maxAge=10ms,chunkSize=1k", Map.of()).errors()).hasSize(3);
+        assertThat(String.join("\n", AgentOptions.HELP)).contains("maxSize=").contains("maxAge=")
+                .contains("chunkSize=").contains("chunkAge=");
+    }
 }

@@ -74,6 +74,13 @@ final class CaptureRecording {
         this.intervalBytes = intervalBytes;
     }
 
+    /** The recording is written in chunks with this policy (null: one file); before {@link #open}. */
+    void chunks(io.memscope.internal.recording.ChunkPolicy policy) {
+        this.chunkPolicy = policy;
+    }
+
+    private io.memscope.internal.recording.ChunkPolicy chunkPolicy;
+
     /** Sets the API capture and function profile whose blocks the stream writes; before {@link #open}. */
     void extensions(ApiCapture api, FunctionProfile functions) {
         this.api = api;
@@ -138,9 +145,13 @@ final class CaptureRecording {
         }
         PrivateFiles.checkPrivate(dir);
         PrivateFiles.createFile(file); // new, mode 0600: never a file or link that was there before
-        return RecordingWriter.builder(file).strings(sink.store().strings())
-                .process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
-                .clock(startEpochMs * 1_000_000L, startNanos).open();
+        io.memscope.internal.recording.RecordingWriterBuilder b = RecordingWriter.builder(file)
+                .strings(sink.store().strings()).process(ProcessInfo.pid(), ProcessInfo.startEpochMillis())
+                .clock(startEpochMs * 1_000_000L, startNanos);
+        if (chunkPolicy != null) {
+            b.chunks(chunkPolicy); // chunks 2, 3 ... are created by the writer next to this file, mode 0600 too
+        }
+        return b.open();
     }
 
     private RecordingStream stream(RecordingWriter w) {
@@ -426,7 +437,7 @@ final class CaptureRecording {
                         w.metadata(MetadataKeys.FAILURE_PREFIX + i, messages.get(i));
                     }
                     w.close();
-                    return file;
+                    return w.chunkIndex() > 1 ? w.chunkFile() : file;
                 } catch (Throwable t) {
                     if (w.failure() == null) {
                         Failures.report("agent.recording", t);

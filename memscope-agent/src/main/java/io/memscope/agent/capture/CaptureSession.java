@@ -141,6 +141,16 @@ public final class CaptureSession {
         return TableBounds.figures(this, sitesRefusedAtStart);
     }
 
+    /**
+     * Writes the recording in chunks with this policy (options {@code maxSize}, {@code maxAge}, {@code chunkSize},
+     * {@code chunkAge}); null (the default): one file.
+     */
+    public synchronized void chunks(io.memscope.internal.recording.ChunkPolicy policy) {
+        chunkPolicy = policy;
+    }
+
+    private io.memscope.internal.recording.ChunkPolicy chunkPolicy;
+
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
     public synchronized void processMemory(long millis) {
         processMemoryMillis = millis;
@@ -251,6 +261,7 @@ public final class CaptureSession {
         }
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
+        recording.chunks(chunkPolicy);
         if (malloc) {
             // Before the application's main: its first native allocations are sampled too.
             mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,

@@ -43,6 +43,10 @@ final class RecordingStream implements EventSink {
         this.store = store;
         this.stacks = stacks;
         this.writer = writer;
+        if (writer.chunked()) {
+            // every writer.accept is under this stream's lock (accept, acceptAll, drain): a chunk may begin inside one
+            writer.chunkDefinitions(this::defineCarried);
+        }
     }
 
     RecordingWriter writer() {
@@ -94,7 +98,25 @@ final class RecordingStream implements EventSink {
             f.drainTo(writer);
         }
         writer.flush();
+        if (writer.chunked()) {
+            writer.rotateIfDue(this::defineCarried);
+        }
         return n;
+    }
+
+    /**
+     * A new chunk began ({@link RecordingWriter#rotateIfDue}, under this stream's lock: the drain): it has none of the
+     * sites and stacks yet, so every one is written again on its next use; those its carried records use, now.
+     */
+    private void defineCarried(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds) {
+        sitesWritten.clear();
+        stacksWritten.clear();
+        for (int id : siteIds) {
+            writeSite(id);
+        }
+        for (long id : stackIds) {
+            writeStack(id);
+        }
     }
 
     /** @return events written into the file so far: drained from the store, or given directly to {@link #accept} */

@@ -49,11 +49,17 @@ final class BlockOutput {
 
     /** Writes the file header (layout: {@link RecordingFormat}). */
     void header(long epochNanos, long nanoTime, long pid, long processStartEpochMillis) throws IOException {
+        header(0, epochNanos, nanoTime, pid, processStartEpochMillis);
+    }
+
+    /** Writes the file header with {@code flags} (layout: {@link RecordingFormat}). */
+    void header(int flags, long epochNanos, long nanoTime, long pid, long processStartEpochMillis)
+            throws IOException {
         ByteSink h = new ByteSink(RecordingFormat.HEADER_BYTES);
         h.bytes(RecordingFormat.MAGIC, 0, RecordingFormat.MAGIC.length);
         h.u16(RecordingFormat.VERSION_MAJOR);
         h.u16(RecordingFormat.VERSION_MINOR);
-        h.u32(0);
+        h.u32(flags);
         h.i64(epochNanos);
         h.i64(nanoTime);
         h.i64(pid);

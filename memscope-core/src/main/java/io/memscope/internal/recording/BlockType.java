@@ -59,6 +59,13 @@ public enum BlockType {
      * part; see {@link ProcessMemoryCodec}. (Code 18 is reserved.)
      */
     PROCESS_MEMORY(19, true),
+    /**
+     * Since 1.6, in chunks after the first only (header flag CONTINUED): the state a reader needs to start at this
+     * chunk (outstanding allocations, open scope entries, the collections since the last whole-heap one): uleb n, n
+     * complete inner blocks (EVENTS, SCOPE_EDGES, GC, GC_DETAILS, GC_SCOPE); see {@link ChunkState}. A reader that
+     * reads the chunk before it skips it (its content was delivered already).
+     */
+    CARRY(20),
     /** Totals, last block: uleb events, uleb dropped, u8 flags, zz end timestamp. */
     END(15);
 

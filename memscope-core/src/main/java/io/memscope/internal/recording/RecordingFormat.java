@@ -1,7 +1,7 @@
 package io.memscope.internal.recording;
 
 /**
- * The layout of a memscope recording file (version 1.5): constants and limits shared by {@link RecordingWriter}
+ * The layout of a memscope recording file (version 1.6): constants and limits shared by {@link RecordingWriter}
  * and {@link RecordingReader}. The full specification, for readers in other languages, is
  * {@code docs/formats/recording.md}; this javadoc is its summary.
  *
@@ -14,7 +14,7 @@ package io.memscope.internal.recording;
  *  |    0 |  8 | magic 4D 53 52 45 43 0D 0A 1A ("MSREC\r\n\x1a")                          |
  *  |    8 |  2 | major version u16 (1): a reader rejects a major version it does not know  |
  *  |   10 |  2 | minor version u16 (2): newer minors only add skippable block types       |
- *  |   12 |  4 | flags u32: bits 0-15 must-understand (none defined), 16-31 informational  |
+ *  |   12 |  4 | flags u32: bits 0-15 must-understand (bit 0 CONTINUED), 16-31 informational|
  *  |   16 |  8 | clock pair: wall-clock time, ns since 1970-01-01T00:00Z (i64)             |
  *  |   24 |  8 | clock pair: System.nanoTime() at the same instant, ns (i64)               |
  *  |   32 |  8 | pid of the recorded process (i64, 0 = unknown)                            |
@@ -47,7 +47,7 @@ public final class RecordingFormat {
     /** Major version written by this code; readers reject other majors. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
-    public static final int VERSION_MINOR = 5;
+    public static final int VERSION_MINOR = 6;
     /** Length of the file header in bytes, CRC included. */
     public static final int HEADER_BYTES = 52;
     /** Length of a block header in bytes. */
@@ -62,6 +62,13 @@ public final class RecordingFormat {
     public static final int MAX_EVENTS_PER_BLOCK = 1 << 20;
     /** Header flag bits a reader must understand; an unknown one set in this mask is rejected. */
     static final int REQUIRED_FLAGS_MASK = 0xFFFF;
+    /**
+     * Header flag (1.6, must-understand): this file is a chunk after the first of a chunked recording; it begins with
+     * CARRY blocks. Readers before 1.6 reject it (an unknown must-understand flag).
+     */
+    public static final int FLAG_CONTINUED = 1;
+    /** The must-understand header flags this reader knows. */
+    static final int KNOWN_REQUIRED_FLAGS = FLAG_CONTINUED;
     /** Block flag: a reader that does not know this block's type skips it instead of stopping. */
     public static final int BLOCK_FLAG_SKIPPABLE = 1;
 

@@ -73,6 +73,17 @@ public final class RecordingParser {
     }
 
     /**
+     * Whether CARRY blocks (a chunk's carried state, format 1.6) are delivered (the default: the chunk is read alone
+     * or is the first of those read) or skipped (the chunk before it was read: its content was delivered already).
+     */
+    public RecordingParser deliverCarry(boolean deliver) {
+        this.deliverCarry = deliver;
+        return this;
+    }
+
+    private boolean deliverCarry = true;
+
+    /**
      * @return the damage, if the file is truncated or corrupt after its header
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      * @throws MemscopeException    (SYSTEM) if the file cannot be read
@@ -126,9 +137,10 @@ public final class RecordingParser {
                     + Long.toHexString(stored) + ", computed 0x" + Long.toHexString(crc.getValue()) + ")");
         }
         int flags = b.getInt(12);
-        if ((flags & RecordingFormat.REQUIRED_FLAGS_MASK) != 0) {
+        int unknown = flags & RecordingFormat.REQUIRED_FLAGS_MASK & ~RecordingFormat.KNOWN_REQUIRED_FLAGS;
+        if (unknown != 0) {
             throw new CorruptFileException(name, 12, "unknown required header flags 0x"
-                    + Integer.toHexString(flags & RecordingFormat.REQUIRED_FLAGS_MASK));
+                    + Integer.toHexString(unknown));
         }
         visitor.header(new RecordingHeader(major, minor, flags, b.getLong(16), b.getLong(24), b.getLong(32),
                 b.getLong(40)));
@@ -244,9 +256,59 @@ public final class RecordingParser {
             case ACCOUNTING: accounting(in); break;
             case RETENTION: retention(in); break;
             case PROCESS_MEMORY: visitor.processMemory(ProcessMemoryCodec.decode(in, this::nonNullString)); break;
+            case CARRY: carry(in); break;
             case END: end(in); break;
             default: throw new IllegalStateException(type.toString());
         }
+    }
+
+    /** The types a CARRY block may hold. */
+    private static final java.util.EnumSet<BlockType> CARRIED = java.util.EnumSet.of(BlockType.EVENTS,
+            BlockType.SCOPE_EDGES, BlockType.GC, BlockType.GC_DETAILS, BlockType.GC_SCOPE);
+
+    /** CARRY (1.6): uleb n, n complete inner blocks, each checked (CRC, type) and decoded as at top level. */
+    private void carry(ByteSource in) {
+        if (!deliverCarry) {
+            in.reset(in.position() + in.remaining());
+            return;
+        }
+        int n = count(in, RecordingFormat.BLOCK_HEADER_BYTES, "carried block");
+        long readBefore = eventsRead;   // carried events are not the chunk's: END does not count them
+        ByteBuffer b = ByteBuffer.wrap(payload).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < n; i++) {
+            int at = in.position();
+            if (in.remaining() < RecordingFormat.BLOCK_HEADER_BYTES) {
+                throw new ByteSource.Malformed(at, "truncated carried block header");
+            }
+            BlockType type = BlockType.ofCode(payload[at] & 0xFF);
+            long length = b.getInt(at + 4) & 0xFFFF_FFFFL;
+            long stored = b.getInt(at + 8) & 0xFFFF_FFFFL;
+            int start = at + RecordingFormat.BLOCK_HEADER_BYTES;
+            if (length > in.remaining() - RecordingFormat.BLOCK_HEADER_BYTES) {
+                throw new ByteSource.Malformed(at, "carried block of " + length + " bytes exceeds its CARRY block");
+            }
+            if (type == null || !CARRIED.contains(type)) {
+                throw new ByteSource.Malformed(at, "block type " + (payload[at] & 0xFF) + " cannot be carried");
+            }
+            crc.reset();
+            crc.update(payload, at, 8);
+            crc.update(payload, start, (int) length);
+            if (crc.getValue() != stored) {
+                throw new ByteSource.Malformed(at, "carried block CRC mismatch");
+            }
+            if (type != BlockType.GC_DETAILS && type != BlockType.GC_SCOPE) {
+                deliverPendingGc();
+            }
+            ByteSource inner = new ByteSource(payload, start, start + (int) length);
+            decode(type, inner);
+            if (inner.hasRemaining()) {
+                throw new ByteSource.Malformed(inner.position(), "unused bytes at the end of a carried " + type
+                        + " block");
+            }
+            in.reset(start + (int) length);
+        }
+        deliverPendingGc();
+        eventsRead = readBefore;
     }
 
     /** Reads an entry count, checking it against the bytes left ({@code minBytes} per entry at least). */

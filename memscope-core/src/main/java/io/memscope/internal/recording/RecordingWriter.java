@@ -48,6 +48,13 @@ import java.util.Objects;
  * entries into STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is
  * refused and counted as dropped.
  *
+ * <p>Chunks (format 1.6, {@link RecordingWriterBuilder#chunks}): the recording is a sequence of files, each standing
+ * alone; {@link #rotate} closes the current one and begins the next (header flag CONTINUED, the whole string table,
+ * the cumulative records, the definitions of the sites and stacks carried, the CARRY blocks of its {@link ChunkState}),
+ * then deletes the oldest closed chunks beyond the {@link ChunkPolicy}'s bounds. A rotation happens at
+ * {@link #rotateIfDue} (size or age) and, when {@link #chunkDefinitions} are set, as soon as an EVENTS block written
+ * by {@link #accept} takes the chunk past its size.
+ *
  * <p>Threads: every public method is {@code synchronized}. The intended use is one thread that writes (for
  * example the agent's drain thread calling {@code store.drainTo(writer)}) plus a shutdown hook that calls
  * {@link #close()}; the hook waits for a block write in progress and then finishes the file. Events offered
@@ -61,7 +68,7 @@ import java.util.Objects;
  */
 public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
-    private final BlockOutput output;
+    private BlockOutput output;
     private final StringTable strings;
     private final int blockBytes;
     private final int maxEventsPerBlock;
@@ -84,6 +91,37 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private IOException failure;
     private boolean closed;
 
+    // chunked recordings (format 1.6): null policy = one file
+    private final ChunkPolicy chunkPolicy;
+    private final ChunkState chunkState;
+    private final long clockEpochNanos;
+    private final long clockNanoTime;
+    private final long pid;
+    private final long processStartEpochMillis;
+    private int chunkIndex = 1;
+    private Path chunkFile;
+    /** System.nanoTime() when the current chunk was opened. */
+    private long chunkOpenedNanos;
+    private long maxTimestamp = Long.MIN_VALUE;
+    private long chunkEventsBase;
+    private long chunkDroppedBase;
+    private long chunksDeleted;
+    /** Closed chunks still on disk, oldest first. */
+    private final java.util.ArrayDeque<ClosedChunk> closedChunks = new java.util.ArrayDeque<>();
+
+    private record ClosedChunk(Path file, long bytes, long closedNanos) {
+    }
+
+    /**
+     * Defines the sites and stacks a new chunk's carried records refer to (by calling {@link #site} and
+     * {@link #stack}), and forgets which ones the file had: every later event's site and stack must be defined again
+     * in the new chunk. Called by {@link #rotateIfDue} under the writer's lock.
+     */
+    @FunctionalInterface
+    public interface ChunkDefinitions {
+        void define(RecordingWriter writer, List<Integer> siteIds, List<Long> stackIds);
+    }
+
     RecordingWriter(RecordingWriterBuilder b) throws IOException {
         this.file = b.file;
         this.strings = b.strings != null ? b.strings : new StringTable();
@@ -104,6 +142,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
         this.lastTimestamp = nanoTime;
+        this.clockEpochNanos = epochNanos;
+        this.clockNanoTime = nanoTime;
+        this.pid = b.pid;
+        this.processStartEpochMillis = b.processStartEpochMillis;
+        this.chunkPolicy = b.output == null ? b.chunks : null;
+        this.chunkState = chunkPolicy != null ? new ChunkState() : null;
+        this.chunkFile = file;
+        this.chunkOpenedNanos = System.nanoTime();
         OutputStream out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
                 ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
         this.output = new BlockOutput(out, strings, blockBytes);
@@ -173,11 +219,22 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                 variableNameId, typeNameId, stackId, siteId);
         eventsWritten++;
         lastTimestamp = timestampNanos;
+        if (timestampNanos > maxTimestamp) {
+            maxTimestamp = timestampNanos;
+        }
+        if (chunkState != null) {
+            chunkState.event(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
+                    variableNameId, typeNameId, stackId, siteId);
+        }
         if (events.bodyBytes() >= blockBytes || events.count() >= maxEventsPerBlock) {
             try {
                 writeEventsBlock();
             } catch (IOException e) {
                 failure = e;
+                return;
+            }
+            if (chunkPolicy != null && definitions != null && output.bytesWritten() >= chunkPolicy.chunkBytes()) {
+                rotate(definitions); // within one block of the chunk size, whatever the rate of events
             }
         }
     }
@@ -234,6 +291,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return;
         }
         added(tables.scopePath(pathId, parentId, name));
+        if (chunkState != null) {
+            chunkState.scopePaths.put(pathId, new Object[] {parentId, name});
+        }
     }
 
     /**
@@ -255,6 +315,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         scopeEdges.add(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
         scopeEdgesWritten++;
+        if (chunkState != null) {
+            chunkState.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId);
+        }
         if (scopeEdges.bodyBytes() >= blockBytes || scopeEdges.count() >= maxEventsPerBlock) {
             try {
                 writeScopeEdgesBlock();
@@ -280,6 +343,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         added(tables.function(function, descriptor, callSite, calls, recursiveCalls, totalNanos, maxNanos,
                 allocatedBytes, callsWithoutAllocation));
+        if (chunkState != null) {
+            chunkState.functions.put(java.util.Arrays.asList(function, descriptor, callSite), new long[] {calls,
+                recursiveCalls, totalNanos, maxNanos, allocatedBytes, callsWithoutAllocation});
+        }
     }
 
     /**
@@ -292,6 +359,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return;
         }
         ByteSink s = tables.accounting(snapshot);
+        if (chunkState != null) {
+            chunkState.accounting = snapshot;
+        }
         try {
             syncStrings();
             output.block(BlockType.ACCOUNTING, null, s);
@@ -406,6 +476,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return;
         }
         added(tables.metadata(key, value));
+        if (chunkState != null) {
+            chunkState.metadata.put(key, value);
+        }
     }
 
     /**
@@ -453,6 +526,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         added(tables.gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, action,
                 examined, snapshotNanos, verdictNanos));
+        if (chunkState != null) {
+            chunkState.gc(new GcRecord(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter,
+                    heapCommitted).withAction(action).withExamined(examined, snapshotNanos, verdictNanos));
+        }
     }
 
     /** Adds a garbage collection record. */
@@ -467,6 +544,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return;
         }
         added(tables.siteCount(siteId, allocations, bytes));
+        if (chunkState != null) {
+            chunkState.siteCounts.put(siteId, new long[] {allocations, bytes});
+        }
     }
 
     /** Records an anomaly (double free, unknown address...); {@code kind} is a short name like "double-free". */
@@ -488,6 +568,172 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             } catch (IOException e) {
                 failure = e;
                 throw failed();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- chunks
+
+    /**
+     * Lets the writer start a new chunk as soon as an EVENTS block takes the current one past its size, rather than
+     * only at {@link #rotateIfDue}: {@code definitions} is then called from inside {@link #accept}, so every caller of
+     * {@code accept} must hold the lock that {@code definitions} needs (the agent: its recording stream's).
+     */
+    public synchronized void chunkDefinitions(ChunkDefinitions definitions) {
+        this.definitions = definitions;
+    }
+
+    private ChunkDefinitions definitions;
+    private boolean rotating;
+
+    /** @return whether this writer writes a chunked recording (a {@link ChunkPolicy} was given) */
+    public boolean chunked() {
+        return chunkPolicy != null;
+    }
+
+    /** @return the file of the chunk being written (the recording's file when it is not chunked) */
+    public synchronized Path chunkFile() {
+        return chunkFile;
+    }
+
+    /** @return the index of the chunk being written, 1 for the first (and for a recording that is not chunked) */
+    public synchronized int chunkIndex() {
+        return chunkIndex;
+    }
+
+    /** @return chunks deleted so far to hold the bounds */
+    public synchronized long chunksDeleted() {
+        return chunksDeleted;
+    }
+
+    /** @return outstanding allocations not carried into later chunks (beyond the carry's bound), so far */
+    public synchronized long carryTruncated() {
+        return chunkState == null ? 0 : chunkState.truncated();
+    }
+
+    /**
+     * At a point where every record given so far may go into the current chunk (the agent: after each drain):
+     * deletes closed chunks beyond the bounds, and, when the current chunk has reached the policy's size or age,
+     * closes it and starts the next ({@link #rotate}). Does nothing for a recording that is not chunked, or after a
+     * failure. Never throws (a failure is kept as any other, see {@link #flush()}).
+     *
+     * @return whether a new chunk was started
+     */
+    public synchronized boolean rotateIfDue(ChunkDefinitions definitions) {
+        if (chunkPolicy == null || closed || failure != null) {
+            return false;
+        }
+        boolean due = output.bytesWritten() >= chunkPolicy.chunkBytes()
+                || System.nanoTime() - chunkOpenedNanos >= chunkPolicy.chunkNanos();
+        if (due) {
+            rotate(definitions);
+        } else {
+            deleteBeyondBounds();
+        }
+        return due;
+    }
+
+    /**
+     * Closes the current chunk (its buffered records, then END) and starts the next one: a new file with its own
+     * header (flag CONTINUED; the same clock as the first chunk, its {@code nanoTime} the chunk's start), the whole
+     * string table, the metadata and scope paths, the definitions of the sites and stacks carried, the CARRY blocks,
+     * the latest cumulative records; then deletes the oldest closed chunks beyond the bounds. Never throws.
+     */
+    public synchronized void rotate(ChunkDefinitions definitions) {
+        if (chunkPolicy == null || closed || failure != null || rotating) {
+            return;
+        }
+        rotating = true;
+        try {
+            flushAll();
+            ByteSink s = scratch;
+            s.reset();
+            s.uleb(eventsWritten - chunkEventsBase);
+            s.uleb(eventsDropped - chunkDroppedBase);
+            s.u8(RecordingFormat.END_CLEAN);
+            s.zigzag(lastTimestamp);
+            output.block(BlockType.END, null, s);
+            output.close();
+            closedChunks.addLast(new ClosedChunk(chunkFile, output.bytesWritten(), System.nanoTime()));
+            chunkEventsBase = eventsWritten;
+            chunkDroppedBase = eventsDropped;
+            chunkIndex++;
+            chunkFile = ChunkPolicy.chunkFile(file, chunkIndex);
+            io.memscope.internal.files.PrivateFiles.createFile(chunkFile);
+            OutputStream out = new FileOutputStream(chunkFile.toFile());
+            output = new BlockOutput(out, strings, blockBytes);
+            chunkOpenedNanos = System.nanoTime();
+            long start = Math.max(maxTimestamp == Long.MIN_VALUE ? chunkOpenedNanos : maxTimestamp + 1,
+                    clockNanoTime);
+            output.header(RecordingFormat.FLAG_CONTINUED, clockEpochNanos + (start - clockNanoTime), start, pid,
+                    processStartEpochMillis);
+            knownStrings = output.syncStrings();
+            for (java.util.Map.Entry<String, String> m : chunkState.metadata.entrySet()) {
+                tables.metadata(m.getKey(), m.getValue());
+            }
+            tables.metadata(ChunkPolicy.META_INDEX, Integer.toString(chunkIndex));
+            tables.metadata(ChunkPolicy.META_START_NANOS, Long.toString(start));
+            tables.metadata(ChunkPolicy.META_DELETED, Long.toString(chunksDeleted));
+            tables.metadata(ChunkPolicy.META_CARRY_TRUNCATED, Long.toString(chunkState.truncated()));
+            for (java.util.Map.Entry<Integer, Object[]> p : chunkState.scopePaths.entrySet()) {
+                tables.scopePath(p.getKey(), (Integer) p.getValue()[0], (String) p.getValue()[1]);
+            }
+            if (definitions != null) {
+                definitions.define(this, chunkState.siteIds(), chunkState.stackIds());
+            }
+            syncStrings();
+            tables.write(tables.metadata, output);
+            tables.write(tables.sites, output);
+            tables.write(tables.stacks, output);
+            tables.write(tables.scopePaths, output);
+            chunkState.writeCarry(output, strings, maxEventsPerBlock);
+            knownStrings = strings.size();
+            for (java.util.Map.Entry<Integer, long[]> c : chunkState.siteCounts.entrySet()) {
+                tables.siteCount(c.getKey(), c.getValue()[0], c.getValue()[1]);
+            }
+            for (java.util.Map.Entry<List<String>, long[]> f : chunkState.functions.entrySet()) {
+                long[] v = f.getValue();
+                tables.function(f.getKey().get(0), f.getKey().get(1), f.getKey().get(2), v[0], v[1], v[2], v[3],
+                        v[4], v[5]);
+            }
+            syncStrings();
+            tables.write(tables.siteCounts, output);
+            tables.write(tables.functions, output);
+            if (chunkState.accounting != null) {
+                ByteSink a = tables.accounting(chunkState.accounting);
+                syncStrings();
+                output.block(BlockType.ACCOUNTING, null, a);
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = e instanceof IOException ? (IOException) e : new IOException(e);
+            return;
+        } finally {
+            rotating = false;
+        }
+        deleteBeyondBounds();
+    }
+
+    /** Deletes the oldest closed chunks while the chunks exceed the size bound or ended before the age bound. */
+    private void deleteBeyondBounds() {
+        long total = output.bytesWritten();
+        for (ClosedChunk c : closedChunks) {
+            total += c.bytes;
+        }
+        long now = System.nanoTime();
+        while (!closedChunks.isEmpty()) {
+            ClosedChunk oldest = closedChunks.peekFirst();
+            boolean tooBig = chunkPolicy.maxBytes() > 0 && total > chunkPolicy.maxBytes();
+            boolean tooOld = chunkPolicy.maxNanos() > 0 && now - oldest.closedNanos > chunkPolicy.maxNanos();
+            if (!tooBig && !tooOld) {
+                return;
+            }
+            closedChunks.removeFirst();
+            total -= oldest.bytes;
+            try {
+                java.nio.file.Files.deleteIfExists(oldest.file);
+                chunksDeleted++;
+            } catch (IOException | RuntimeException e) {
+                Failures.report("recording.chunks", e);
             }
         }
     }
@@ -538,8 +784,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                 flushAll();
                 ByteSink s = scratch;     // reuse a scratch sink for the small END payload
                 s.reset();
-                s.uleb(eventsWritten);
-                s.uleb(eventsDropped);
+                s.uleb(eventsWritten - chunkEventsBase);
+                s.uleb(eventsDropped - chunkDroppedBase);
                 s.u8(clean ? RecordingFormat.END_CLEAN : 0);
                 s.zigzag(lastTimestamp);
                 output.block(BlockType.END, null, s);

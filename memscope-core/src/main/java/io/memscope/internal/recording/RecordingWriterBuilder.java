@@ -23,6 +23,7 @@ public final class RecordingWriterBuilder {
     int blockBytes = 64 * 1024;
     int maxEventsPerBlock = 65_536;
     OutputStream output;
+    ChunkPolicy chunks;
 
     RecordingWriterBuilder(Path file) {
         this.file = Objects.requireNonNull(file, "file");
@@ -56,6 +57,15 @@ public final class RecordingWriterBuilder {
      */
     public RecordingWriterBuilder output(OutputStream stream) {
         this.output = Objects.requireNonNull(stream, "stream");
+        return this;
+    }
+
+    /**
+     * Writes a chunked recording (format 1.6): {@link RecordingWriter#rotateIfDue} starts a new chunk file when the
+     * policy says, and deletes the oldest chunks beyond its bounds. Ignored with {@link #output(OutputStream)}.
+     */
+    public RecordingWriterBuilder chunks(ChunkPolicy policy) {
+        this.chunks = policy;
         return this;
     }
 
