@@ -51,9 +51,13 @@ public final class Summary {
         if (!cmd.isEmpty()) {
             sb.append(" (").append(safe(abbreviate(cmd, 60))).append(')');
         }
-        sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
-                t.exact() ? "exact" : "sample"));
         Report.Source src = r.recording();
+        sb.append(String.format(Locale.ROOT, ", %.1f s, %s%n", t.durationMs() / 1000.0,
+                src.jfr() ? "from a JFR recording (" + safe(src.producer()) + ")"
+                        : (t.exact() ? "exact" : "sample") + " mode"));
+        for (String l : src.limitations()) {
+            sb.append("  not in a JFR recording: ").append(safe(l)).append('\n');
+        }
         if (!src.closed()) {
             sb.append("  ! the recording was not closed: the JVM ended without closing it (killed, crashed, out of "
                     + "memory) or is still running; this report covers what it recorded up to its last complete "

@@ -35,7 +35,6 @@ final class StackTable {
      * application code.
      */
     static final String MEMSCOPE = String.join(".", "io", "memscope", "");
-    private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
     StackTable() {
     }
@@ -443,18 +442,7 @@ final class StackTable {
      *         called it)
      */
     static boolean isLibrary(String className) {
-        if (isJdk(className)) {
-            return true;
-        }
-        if (!className.startsWith(MEMSCOPE)) {
-            return false;
-        }
-        for (String w : MEMSCOPE_WORKLOADS) {
-            if (className.startsWith(w)) {
-                return false;
-            }
-        }
-        return true;
+        return io.memscope.launch.SiteFrames.isLibrary(className);
     }
 
     /**
@@ -468,8 +456,7 @@ final class StackTable {
     }
 
     static boolean isJdk(String className) {
-        return className.startsWith("java.") || className.startsWith("jdk.") || className.startsWith("sun.")
-                || className.startsWith("javax.") || className.startsWith("com.sun.");
+        return io.memscope.launch.SiteFrames.isJdk(className);
     }
 
     /** @return the frames of a stack id of this capture, empty when unknown (or after {@link #release}) */

@@ -95,6 +95,10 @@ public final class ReportPageData {
         for (String note : heldNotes(r)) {
             w.value(note);
         }
+        if (r.recording().jfr()) {
+            w.value("From a JFR recording (" + r.recording().producer() + "): "
+                    + String.join("; ", r.recording().limitations()) + ".");
+        }
         if (!r.recording().closed()) {
             w.value("The recording was not closed (the JVM was killed, crashed or is still running): the "
                     + "report covers what it holds.");
