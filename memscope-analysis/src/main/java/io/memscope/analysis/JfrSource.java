@@ -87,6 +87,11 @@ final class JfrSource {
     private final List<Held> held = new ArrayList<>();
     private final Map<Long, long[]> gcFigures = new TreeMap<>();
     private final Map<Long, String[]> gcNames = new HashMap<>();
+    /** The paths to GC roots of the old-object samples: one walk's forest, its samples and nodes by address. */
+    private final List<RetentionWalk.Node> walkForest = new ArrayList<>();
+    private final List<RetentionWalk.Sample> walkSamples = new ArrayList<>();
+    private final Map<Long, Integer> walkNodes = new HashMap<>();
+    private long walkEnd = Long.MIN_VALUE;
     private final EventView view = new EventView();
     private long[] rssTimes = new long[64];
     private long[] rssValues = new long[64];
@@ -338,14 +343,111 @@ final class JfrSource {
             } else {
                 size = arrayBytes(typeName(type), e.getInt("arrayElements"));
             }
-            if (e.getValue("root") != null) {
-                oldObjectsRooted++;
-            }
         }
         Instant at = e.getInstant("allocationTime");
         long t = at == null || at.equals(Instant.MIN) ? nanos(e.getStartTime()) : nanos(at);
         String typeName = typeName(type);
-        held.add(new Held(t, held.size() + 1L, Math.max(0, size), threadId(e), stackId(st), siteId(st, typeName)));
+        Held h = new Held(t, held.size() + 1L, Math.max(0, size), threadId(e), stackId(st), siteId(st, typeName));
+        held.add(h);
+        walkEnd = Math.max(walkEnd, nanos(e.getStartTime()));
+        int node = live ? -1 : chain(e.getValue("object"), e.getValue("root"));
+        if (node >= 0) {
+            oldObjectsRooted++;
+        }
+        walkSamples.add(new RetentionWalk.Sample(h.sampleId, h.siteId, h.size, node));
+    }
+
+    /**
+     * Adds an old object's reference chain to the walk's forest (objects shared by chains are one node: JFR names
+     * each by its address).
+     *
+     * @return the object's node, -1 without a root (recorded without {@code path-to-gc-roots=true})
+     */
+    private int chain(RecordedObject object, RecordedObject root) {
+        if (object == null || root == null) {
+            return -1;
+        }
+        List<RecordedObject> objects = new ArrayList<>();
+        for (RecordedObject o = object; o != null && objects.size() < 10_000; ) {
+            objects.add(o);
+            RecordedObject ref = o.getValue("referrer");
+            o = ref == null ? null : ref.getValue("object");
+        }
+        int parent = -1;
+        for (int i = objects.size() - 1; i >= 0; i--) {
+            RecordedObject o = objects.get(i);
+            long address = o.getLong("address");
+            Integer known = walkNodes.get(address);
+            if (known != null) {
+                parent = known;
+                continue;
+            }
+            RecordedClass c = o.getValue("type");
+            String name = typeName(c);
+            String description = o.getString("description");
+            boolean classObject = "java.lang.Class".equals(name) && description != null
+                    && description.startsWith("Class Name: ");
+            String className = classObject ? description.substring("Class Name: ".length()).strip()
+                    : name == null ? "?" : name;
+            RetentionWalk.Node n;
+            if (parent < 0) {
+                n = new RetentionWalk.Node(-1, rootKind(root), classObject, className,
+                        classObject ? null : rootLabel(root), 0);
+            } else {
+                RecordedObject ref = objects.get(i).getValue("referrer");
+                RecordedObject field = ref == null ? null : ref.getValue("field");
+                RecordedObject array = ref == null ? null : ref.getValue("array");
+                RetentionWalk.Node from = walkForest.get(parent);
+                if (array != null) {
+                    n = new RetentionWalk.Node(parent, RetentionWalk.Kind.ARRAY_ELEMENT, classObject, className, null,
+                            array.getInt("index"));
+                } else {
+                    String label = field == null ? "?" : field.getString("name");
+                    int skipped = ref == null ? 0 : ref.getInt("skip");
+                    n = new RetentionWalk.Node(parent, from.classObject() ? RetentionWalk.Kind.STATIC_FIELD
+                            : RetentionWalk.Kind.FIELD, classObject, className,
+                            skipped > 0 ? label + " (+" + skipped + " references JFR left out)" : label, 0);
+                }
+            }
+            parent = walkForest.size();
+            walkForest.add(n);
+            walkNodes.put(address, parent);
+        }
+        return parent;
+    }
+
+    private static RetentionWalk.Kind rootKind(RecordedObject root) {
+        String system = String.valueOf(root.getString("system"));
+        String type = String.valueOf(root.getString("type"));
+        if (type.contains("Stack Variable") || system.equals("Threads")) {
+            return RetentionWalk.Kind.STACK_LOCAL;
+        } else if (type.contains("Global JNI") || system.contains("JNI Global")) {
+            return RetentionWalk.Kind.JNI_GLOBAL;
+        } else if (type.contains("Local JNI")) {
+            return RetentionWalk.Kind.JNI_LOCAL;
+        } else if (system.contains("Class Loader Data")) {
+            return RetentionWalk.Kind.SYSTEM_CLASS;
+        } else if (system.contains("Monitor")) {
+            return RetentionWalk.Kind.MONITOR;
+        }
+        return RetentionWalk.Kind.OTHER;
+    }
+
+    private static String rootLabel(RecordedObject root) {
+        String d = root.getString("description");
+        String system = root.getString("system");
+        String type = root.getString("type");
+        StringBuilder b = new StringBuilder();
+        if (system != null) {
+            b.append(system);
+        }
+        if (type != null && !type.equals("<unknown>")) {
+            b.append(b.length() > 0 ? ": " : "").append(type);
+        }
+        if (d != null && !d.equals("N/A")) {
+            b.append(b.length() > 0 ? ", " : "").append(d);
+        }
+        return b.length() == 0 ? "JFR root" : b.toString();
     }
 
     /**
@@ -617,6 +719,9 @@ final class JfrSource {
         List<Recording.ProcessMemorySamples> pm = rssCount == 0 ? List.of() : List.of(
                 new Recording.ProcessMemorySamples(List.of("rss"), Arrays.copyOf(rssTimes, rssCount),
                         Arrays.copyOf(rssValues, rssCount)));
+        List<RetentionWalk> walks = oldObjectsRooted == 0 ? List.of() : List.of(new RetentionWalk(walkEnd, 0, 0,
+                RetentionWalk.Outcome.COMPLETE, "end (JFR old-object samples)", null, walkForest.size(), 0, 0,
+                walkForest, walkSamples));
         return new RecordedRun.Tables() {
             public RecordingHeader header() {
                 return header;
@@ -671,7 +776,7 @@ final class JfrSource {
             }
 
             public List<RetentionWalk> retentionWalks() {
-                return List.of();
+                return walks;
             }
 
             public List<Recording.ProcessMemorySamples> processMemory() {
