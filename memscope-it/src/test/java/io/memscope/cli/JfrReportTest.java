@@ -79,8 +79,9 @@ class JfrReportTest {
         assertThat(held).as("confirmed held at the fixture's final System.gc()").contains(site("leak", "// LEAK"));
         assertThat(held).doesNotContain(site("churn", "// CHURN"));
         // why held: the old-object samples' reference chains (path-to-gc-roots=true), from the static field LEAKED
+        String leak = site("leak", "// LEAK");
         Map<String, Object> leakRow = Json.list(r, "topLiveSites").stream()
-                .filter(e -> site("leak", "// LEAK").equals(e.get("site"))).findFirst().orElseThrow();
+                .filter(e -> leak.equals(e.get("site"))).findFirst().orElseThrow();
         assertThat(leakRow.get("retainedBy").toString()).contains("LEAKED");
         Map<String, Object> source = Json.obj(r, "source");
         assertThat(source.get("kind")).isEqualTo("jfr");
