@@ -37,7 +37,6 @@ import java.util.TreeMap;
 import jdk.jfr.EventType;
 import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedObject;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
@@ -73,25 +72,14 @@ final class JfrSource {
     /** The site type of async-profiler's malloc samples. */
     static final String MALLOC = Site.NATIVE_PREFIX + "malloc";
     private static final byte[] MAGIC = {'F', 'L', 'R', 0};
-    private static final String NO_FILE = "Unknown Source";
-    private static final int FREE_SITE = 1;
-    private static final java.util.regex.Pattern NATIVE_LIBRARY = java.util.regex.Pattern.compile(
-            ".*\\.so(\\.[0-9]+)*|.*\\.dylib");
 
     private final Path file;
-    private final Map<List<String>, Long> stackIds = new HashMap<>();
-    private final Map<Long, List<String>> stacks = new HashMap<>();
-    private final Map<String, Integer> siteIds = new HashMap<>();
-    private final Map<Integer, Site> sites = new LinkedHashMap<>();
+    private final JfrStacks stacks = new JfrStacks();
+    private final JfrRetention retention = new JfrRetention();
     private final Map<String, String> metadata = new LinkedHashMap<>();
     private final List<Held> held = new ArrayList<>();
     private final Map<Long, long[]> gcFigures = new TreeMap<>();
     private final Map<Long, String[]> gcNames = new HashMap<>();
-    /** The paths to GC roots of the old-object samples: one walk's forest, its samples and nodes by address. */
-    private final List<RetentionWalk.Node> walkForest = new ArrayList<>();
-    private final List<RetentionWalk.Sample> walkSamples = new ArrayList<>();
-    private final Map<Long, Integer> walkNodes = new HashMap<>();
-    private long walkEnd = Long.MIN_VALUE;
     private final EventView view = new EventView();
     private long[] rssTimes = new long[64];
     private long[] rssValues = new long[64];
@@ -100,7 +88,6 @@ final class JfrSource {
     private long tlabEvents;
     private long oldObjects;
     private long oldObjectsSized;
-    private long oldObjectsRooted;
     private long liveObjects;
     private long mallocs;
     private boolean asyncProfiler;
@@ -111,7 +98,6 @@ final class JfrSource {
 
     private JfrSource(Path file) {
         this.file = file;
-        sites.put(FREE_SITE, new Site(FREE_SITE, "native", "free", null, 0, MALLOC));
     }
 
     /** @return whether the file starts with JFR's magic {@code FLR\0} */
@@ -300,15 +286,15 @@ final class JfrSource {
                 if (first) {
                     mallocs++;
                 }
-                long stack = stackId(e.getStackTrace());
-                int site = siteId(e.getStackTrace(), MALLOC);
+                long stack = stacks.stackId(e.getStackTrace());
+                int site = stacks.siteId(e.getStackTrace(), MALLOC);
                 view.set(nanos(e.getStartTime()), MemoryEventType.ALLOCATE, e.getLong("address"), e.getLong("size"),
                         0, threadId(e), 0, 0, 0, stack, site);
                 return true;
             }
             case "profiler.Free": {
                 view.set(nanos(e.getStartTime()), MemoryEventType.DEALLOCATE, e.getLong("address"), 0, 0,
-                        threadId(e), 0, 0, 0, 0, FREE_SITE);
+                        threadId(e), 0, 0, 0, 0, JfrStacks.FREE_SITE);
                 return true;
             }
             default:
@@ -318,9 +304,9 @@ final class JfrSource {
 
     private boolean heapEvent(RecordedEvent e, long bytes) {
         RecordedStackTrace st = e.getStackTrace();
-        String typeName = typeName(e.getClass("objectClass"));
+        String typeName = JfrStacks.typeName(e.getClass("objectClass"));
         view.set(nanos(e.getStartTime()), MemoryEventType.ALLOCATE, ReportReplay.UNTRACKED, Math.max(0, bytes), 0,
-                threadId(e), 0, 0, 0, stackId(st), siteId(st, typeName));
+                threadId(e), 0, 0, 0, stacks.stackId(st), stacks.siteId(st, typeName));
         return true;
     }
 
@@ -341,113 +327,17 @@ final class JfrSource {
                 oldObjectsSized++;
                 size = e.getLong("objectSize");
             } else {
-                size = arrayBytes(typeName(type), e.getInt("arrayElements"));
+                size = arrayBytes(JfrStacks.typeName(type), e.getInt("arrayElements"));
             }
         }
         Instant at = e.getInstant("allocationTime");
         long t = at == null || at.equals(Instant.MIN) ? nanos(e.getStartTime()) : nanos(at);
-        String typeName = typeName(type);
-        Held h = new Held(t, held.size() + 1L, Math.max(0, size), threadId(e), stackId(st), siteId(st, typeName));
+        String typeName = JfrStacks.typeName(type);
+        Held h = new Held(t, held.size() + 1L, Math.max(0, size), threadId(e), stacks.stackId(st),
+                stacks.siteId(st, typeName));
         held.add(h);
-        walkEnd = Math.max(walkEnd, nanos(e.getStartTime()));
-        int node = live ? -1 : chain(e.getValue("object"), e.getValue("root"));
-        if (node >= 0) {
-            oldObjectsRooted++;
-        }
-        walkSamples.add(new RetentionWalk.Sample(h.sampleId, h.siteId, h.size, node));
-    }
-
-    /**
-     * Adds an old object's reference chain to the walk's forest (objects shared by chains are one node: JFR names
-     * each by its address).
-     *
-     * @return the object's node, -1 without a root (recorded without {@code path-to-gc-roots=true})
-     */
-    private int chain(RecordedObject object, RecordedObject root) {
-        if (object == null || root == null) {
-            return -1;
-        }
-        List<RecordedObject> objects = new ArrayList<>();
-        for (RecordedObject o = object; o != null && objects.size() < 10_000; ) {
-            objects.add(o);
-            RecordedObject ref = o.getValue("referrer");
-            o = ref == null ? null : ref.getValue("object");
-        }
-        int parent = -1;
-        for (int i = objects.size() - 1; i >= 0; i--) {
-            RecordedObject o = objects.get(i);
-            long address = o.getLong("address");
-            Integer known = walkNodes.get(address);
-            if (known != null) {
-                parent = known;
-                continue;
-            }
-            RecordedClass c = o.getValue("type");
-            String name = typeName(c);
-            String description = o.getString("description");
-            boolean classObject = "java.lang.Class".equals(name) && description != null
-                    && description.startsWith("Class Name: ");
-            String className = classObject ? description.substring("Class Name: ".length()).strip()
-                    : name == null ? "?" : name;
-            RetentionWalk.Node n;
-            if (parent < 0) {
-                n = new RetentionWalk.Node(-1, rootKind(root), classObject, className,
-                        classObject ? null : rootLabel(root), 0);
-            } else {
-                RecordedObject ref = objects.get(i).getValue("referrer");
-                RecordedObject field = ref == null ? null : ref.getValue("field");
-                RecordedObject array = ref == null ? null : ref.getValue("array");
-                RetentionWalk.Node from = walkForest.get(parent);
-                if (array != null) {
-                    n = new RetentionWalk.Node(parent, RetentionWalk.Kind.ARRAY_ELEMENT, classObject, className, null,
-                            array.getInt("index"));
-                } else {
-                    String label = field == null ? "?" : field.getString("name");
-                    int skipped = ref == null ? 0 : ref.getInt("skip");
-                    n = new RetentionWalk.Node(parent, from.classObject() ? RetentionWalk.Kind.STATIC_FIELD
-                            : RetentionWalk.Kind.FIELD, classObject, className,
-                            skipped > 0 ? label + " (+" + skipped + " references JFR left out)" : label, 0);
-                }
-            }
-            parent = walkForest.size();
-            walkForest.add(n);
-            walkNodes.put(address, parent);
-        }
-        return parent;
-    }
-
-    private static RetentionWalk.Kind rootKind(RecordedObject root) {
-        String system = String.valueOf(root.getString("system"));
-        String type = String.valueOf(root.getString("type"));
-        if (type.contains("Stack Variable") || system.equals("Threads")) {
-            return RetentionWalk.Kind.STACK_LOCAL;
-        } else if (type.contains("Global JNI") || system.contains("JNI Global")) {
-            return RetentionWalk.Kind.JNI_GLOBAL;
-        } else if (type.contains("Local JNI")) {
-            return RetentionWalk.Kind.JNI_LOCAL;
-        } else if (system.contains("Class Loader Data")) {
-            return RetentionWalk.Kind.SYSTEM_CLASS;
-        } else if (system.contains("Monitor")) {
-            return RetentionWalk.Kind.MONITOR;
-        }
-        return RetentionWalk.Kind.OTHER;
-    }
-
-    private static String rootLabel(RecordedObject root) {
-        String d = root.getString("description");
-        String system = root.getString("system");
-        String type = root.getString("type");
-        StringBuilder b = new StringBuilder();
-        if (system != null) {
-            b.append(system);
-        }
-        if (type != null && !type.equals("<unknown>")) {
-            b.append(b.length() > 0 ? ": " : "").append(type);
-        }
-        if (d != null && !d.equals("N/A")) {
-            b.append(b.length() > 0 ? ", " : "").append(d);
-        }
-        return b.length() == 0 ? "JFR root" : b.toString();
+        retention.add(h.sampleId, h.siteId, h.size, nanos(e.getStartTime()), live ? null : e.getValue("object"),
+                live ? null : e.getValue("root"));
     }
 
     /**
@@ -570,7 +460,7 @@ final class JfrSource {
             }
         }
         l.add("no lifetimes: JFR does not record when a sampled object is collected");
-        if (oldObjects > 0 && oldObjectsRooted == 0) {
+        if (oldObjects > 0 && retention.rooted() == 0) {
             l.add("no paths to GC roots: record with path-to-gc-roots=true");
         }
         if (mallocs == 0) {
@@ -581,123 +471,6 @@ final class JfrSource {
         }
         l.add("no scopes, named objects, pools or accounting (memscope's API)");
         return new RecordedRun.Origin("jfr", producer, l, true);
-    }
-
-    // ------------------------------------------------------------------------------------------ stacks and sites
-
-    private long stackId(RecordedStackTrace st) {
-        List<String> frames = frames(st);
-        if (frames.isEmpty()) {
-            return 0;
-        }
-        Long id = stackIds.get(frames);
-        if (id == null) {
-            id = stackIds.size() + 1L;
-            stackIds.put(frames, id);
-            stacks.put(id, frames);
-        }
-        return id;
-    }
-
-    /** @return the site of {@code typeName} objects allocated at this stack: the first non-library frame's */
-    private int siteId(RecordedStackTrace st, String typeName) {
-        List<RecordedFrame> frames = st == null ? List.of() : st.getFrames();
-        RecordedFrame site = null;
-        RecordedFrame nativeSite = null;
-        for (RecordedFrame f : frames) {
-            if (f.getMethod() == null) {
-                continue;
-            }
-            String cls = className(f);
-            if (isNative(f, cls)) {
-                if (nativeSite == null && !cls.startsWith("libasyncProfiler")) {
-                    nativeSite = f; // the innermost native frame but the profiler's own hook
-                }
-                continue;
-            }
-            if (site == null) {
-                site = f; // the innermost Java frame, when every frame is library code
-            }
-            if (!SiteFrames.isLibrary(cls)) {
-                site = f;
-                break;
-            }
-        }
-        if (site == null) {
-            site = nativeSite;
-        }
-        String cls = site == null ? "unknown" : className(site);
-        String method = site == null ? "unknown" : site.getMethod().getName();
-        int line = site == null ? 0 : site.getLineNumber();
-        String key = cls + '.' + method + ':' + line + '\0' + typeName;
-        Integer id = siteIds.get(key);
-        if (id == null) {
-            id = siteIds.size() + FREE_SITE + 1;
-            siteIds.put(key, id);
-            sites.put(id, new Site(id, cls, method, site == null ? null : NO_FILE, line, typeName));
-        }
-        return id;
-    }
-
-    private static List<String> frames(RecordedStackTrace st) {
-        if (st == null) {
-            return List.of();
-        }
-        List<RecordedFrame> fs = st.getFrames();
-        List<String> l = new ArrayList<>(fs.size());
-        for (RecordedFrame f : fs) {
-            if (f.getMethod() == null) {
-                continue;
-            }
-            String cls = className(f);
-            String m = f.getMethod().getName();
-            l.add(cls.isEmpty() ? m : Site.frame(cls, m, NO_FILE, f.getLineNumber()));
-        }
-        return List.copyOf(l);
-    }
-
-    /**
-     * @return whether a frame is native code (async-profiler's C and C++ frames: their "class" is the library, such as
-     *         {@code libjvm.so}), not a Java method
-     */
-    static boolean isNative(RecordedFrame f, String className) {
-        String type = f.getType();
-        return "C++".equals(type) || "Kernel".equals(type) || className.isEmpty() || className.startsWith("[")
-                || NATIVE_LIBRARY.matcher(className).matches();
-    }
-
-    private static String className(RecordedFrame f) {
-        RecordedClass c = f.getMethod().getType();
-        return c == null || c.getName() == null ? "" : c.getName().replace('/', '.');
-    }
-
-    /** @return the class's name as Java source writes it ({@code byte[]}, {@code java.lang.String[]}), or null */
-    static String typeName(RecordedClass c) {
-        if (c == null || c.getName() == null) {
-            return null;
-        }
-        String n = c.getName().replace('/', '.');
-        int dims = 0;
-        while (dims < n.length() && n.charAt(dims) == '[') {
-            dims++;
-        }
-        if (dims == 0) {
-            return n;
-        }
-        String element = n.substring(dims);
-        String base = switch (element) {
-            case "B" -> "byte";
-            case "Z" -> "boolean";
-            case "S" -> "short";
-            case "C" -> "char";
-            case "I" -> "int";
-            case "F" -> "float";
-            case "J" -> "long";
-            case "D" -> "double";
-            default -> element.startsWith("L") && element.endsWith(";")
-                    ? element.substring(1, element.length() - 1) : element;
-        };
-        return base + "[]".repeat(dims);
     }
 
     private static long threadId(RecordedEvent e) {
@@ -719,9 +492,7 @@ final class JfrSource {
         List<Recording.ProcessMemorySamples> pm = rssCount == 0 ? List.of() : List.of(
                 new Recording.ProcessMemorySamples(List.of("rss"), Arrays.copyOf(rssTimes, rssCount),
                         Arrays.copyOf(rssValues, rssCount)));
-        List<RetentionWalk> walks = oldObjectsRooted == 0 ? List.of() : List.of(new RetentionWalk(walkEnd, 0, 0,
-                RetentionWalk.Outcome.COMPLETE, "end (JFR old-object samples)", null, walkForest.size(), 0, 0,
-                walkForest, walkSamples));
+        List<RetentionWalk> walks = retention.walks();
         return new RecordedRun.Tables() {
             public RecordingHeader header() {
                 return header;
@@ -740,11 +511,11 @@ final class JfrSource {
             }
 
             public Map<Integer, Site> sites() {
-                return sites;
+                return stacks.sites;
             }
 
             public Map<Long, List<String>> stacks() {
-                return stacks;
+                return stacks.stacks;
             }
 
             public List<GcRecord> gcRecords() {
