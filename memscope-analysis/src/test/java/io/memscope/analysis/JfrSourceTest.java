@@ -7,10 +7,10 @@ import io.memscope.error.CorruptFileException;
 import io.memscope.recording.GcRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import jdk.jfr.Recording;
+import jfrfixture.JfrWork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,21 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * async-profiler, are memscope-it's JfrReportTest.
  */
 class JfrSourceTest {
-    static volatile Object sink;
-    static final List<byte[]> KEPT = new ArrayList<>();
-
-    private static void churn() {
-        for (int i = 0; i < 400_000; i++) {
-            sink = new long[128];
-        }
-    }
-
-    private static void keep() {
-        for (int i = 0; i < 2000; i++) {
-            KEPT.add(new byte[8192]);
-        }
-    }
-
     private static Path record(Path dir) throws Exception {
         Path file = dir.resolve("test.jfr");
         try (Recording r = new Recording()) {
@@ -44,8 +29,8 @@ class JfrSourceTest {
             r.enable("jdk.GCHeapSummary");
             r.enable("jdk.JVMInformation");
             r.start();
-            keep();
-            churn();
+            JfrWork.keep();
+            JfrWork.churn();
             System.gc();
             r.stop();
             r.dump(file);
@@ -66,7 +51,7 @@ class JfrSourceTest {
         assertThat(report.recording().limitations()).anyMatch(l -> l.startsWith("no scopes"))
                 .anyMatch(l -> l.startsWith("no native memory"));
         List<String> allocating = report.topAllocationSites().stream().map(SiteProfile::site).toList();
-        assertThat(allocating).anyMatch(s -> s.startsWith(JfrSourceTest.class.getName() + ".churn(Unknown Source:"));
+        assertThat(allocating).anyMatch(s -> s.startsWith("jfrfixture.JfrWork.churn(Unknown Source:"));
         // each sample counts its weight: the allocated total is about what the threads allocated, not a Poisson sum
         assertThat(report.totals().allocatedBytes()).isGreaterThan(400_000L * 1040 / 2);
         String json = ReportJson.toJson(report);
