@@ -63,7 +63,8 @@ import jdk.jfr.consumer.RecordingFile;
  * <li>{@code profiler.Malloc} / {@code profiler.Free}: native blocks of site type {@value #MALLOC}.</li>
  * <li>{@code jdk.GarbageCollection} with the {@code jdk.GCHeapSummary} before and after it (by {@code gcId}): a
  *     collection, whole-heap or young by its collector's name.</li>
- * <li>{@code jdk.ResidentSetSize}: process-memory samples (part {@code rss}).</li>
+ * <li>{@code jdk.ResidentSetSize}: process-memory samples (part {@code rss}); {@code jdk.NativeMemoryUsage} (with
+ *     {@code -XX:NativeMemoryTracking}): NMT's committed bytes per category (parts {@code nmt.<type>.committed}).</li>
  * </ul>
  * Timestamps are nanoseconds since the epoch (the header's clock pair is 0, 0). A site is named by
  * {@link SiteFrames}' rule, as the agent names its own: the first frame outside library code, per object type.
@@ -84,6 +85,9 @@ final class JfrSource {
     private long[] rssTimes = new long[64];
     private long[] rssValues = new long[64];
     private int rssCount;
+    /** NMT's committed bytes per category by time (jdk.NativeMemoryUsage), at most {@value #MAX_NMT_SAMPLES} times. */
+    private final TreeMap<Long, Map<String, Long>> nmt = new TreeMap<>();
+    private static final int MAX_NMT_SAMPLES = 100_000;
     private long allocationSamples;
     private long tlabEvents;
     private long oldObjects;
@@ -385,6 +389,14 @@ final class JfrSource {
                 rssTimes[rssCount] = nanos(e.getStartTime());
                 rssValues[rssCount++] = e.getLong("size");
             }
+            case "jdk.NativeMemoryUsage" -> {
+                // NMT's categories (-XX:NativeMemoryTracking), all at one time per period: memscope's nmt parts
+                String type = e.getString("type");
+                if (type != null && nmt.size() < MAX_NMT_SAMPLES) {
+                    nmt.computeIfAbsent(nanos(e.getStartTime()), k -> new TreeMap<>())
+                            .put(type, e.getLong("committed"));
+                }
+            }
             case "jdk.JVMInformation" -> {
                 String v = e.getString("jvmVersion");
                 java.util.regex.Matcher m = v == null ? null : java.util.regex.Pattern.compile("\\(([^()]*)\\)")
@@ -464,7 +476,8 @@ final class JfrSource {
             l.add("no paths to GC roots: record with path-to-gc-roots=true");
         }
         if (mallocs == 0) {
-            l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)");
+            l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)" + (nmt.isEmpty() ? ""
+                    : "; NMT's committed bytes per category are in the process memory section"));
         }
         if (gcRecords.isEmpty()) {
             l.add("no collections: held samples are not confirmed by a whole-heap collection");
@@ -489,10 +502,32 @@ final class JfrSource {
     }
 
     RecordedRun.Tables tables() {
-        List<Recording.ProcessMemorySamples> pm = rssCount == 0 ? List.of() : List.of(
-                new Recording.ProcessMemorySamples(List.of("rss"), Arrays.copyOf(rssTimes, rssCount),
-                        Arrays.copyOf(rssValues, rssCount)));
+        List<Recording.ProcessMemorySamples> pm = new ArrayList<>();
+        if (rssCount > 0) {
+            pm.add(new Recording.ProcessMemorySamples(List.of("rss"), Arrays.copyOf(rssTimes, rssCount),
+                    Arrays.copyOf(rssValues, rssCount)));
+        }
         List<RetentionWalk> walks = retention.walks();
+        if (!nmt.isEmpty()) {
+            java.util.TreeSet<String> types = new java.util.TreeSet<>();
+            nmt.values().forEach(m -> types.addAll(m.keySet()));
+            List<String> parts = new ArrayList<>();
+            types.forEach(t -> parts.add("nmt." + t + ".committed"));
+            long[] times = new long[nmt.size()];
+            long[] values = new long[nmt.size() * parts.size()];
+            int i = 0;
+            for (Map.Entry<Long, Map<String, Long>> en : nmt.entrySet()) {
+                times[i] = en.getKey();
+                int j = 0;
+                for (String t : types) {
+                    values[i * parts.size() + j++] = en.getValue().getOrDefault(t,
+                            Recording.ProcessMemorySamples.UNKNOWN);
+                }
+                i++;
+            }
+            pm.add(new Recording.ProcessMemorySamples(parts, times, values));
+        }
+        List<Recording.ProcessMemorySamples> memory = List.copyOf(pm);
         return new RecordedRun.Tables() {
             public RecordingHeader header() {
                 return header;
@@ -551,7 +586,7 @@ final class JfrSource {
             }
 
             public List<Recording.ProcessMemorySamples> processMemory() {
-                return pm;
+                return memory;
             }
 
             public boolean hasScopePaths() {
