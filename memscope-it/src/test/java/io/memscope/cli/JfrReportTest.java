@@ -37,9 +37,10 @@ class JfrReportTest {
     }
 
     /** Runs the fixture under {@code java} with {@code recordingOption} (no memscope agent) and returns the file. */
-    private static Path record(String java, String recordingOption, Path jfr) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(java, recordingOption, "-cp", Jvms.classPath(JfrFixture.class),
-                JfrFixture.class.getName(), "3"));
+    private static Path record(String java, String recordingOption, Path jfr, String... more) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java, recordingOption));
+        cmd.addAll(List.of(more));
+        cmd.addAll(List.of("-cp", Jvms.classPath(JfrFixture.class), JfrFixture.class.getName(), "3"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(jfr.resolveSibling("out.txt")
                 .toFile()).start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the fixture ends").isTrue();
@@ -52,7 +53,7 @@ class JfrReportTest {
         Files.createDirectories(dir);
         Path jfr = dir.resolve("app.jfr");
         return record(java, "-XX:StartFlightRecording=settings=profile,path-to-gc-roots=true,dumponexit=true,filename="
-                + jfr, jfr);
+                + jfr, jfr, "-XX:NativeMemoryTracking=summary");
     }
 
     private static String site(String method, String marker) throws Exception {
@@ -89,6 +90,11 @@ class JfrReportTest {
         assertThat(strings(source.get("limitations"))).anyMatch(l -> l.startsWith("held bytes not estimated"))
                 .anyMatch(l -> l.startsWith("no native memory")).anyMatch(l -> l.startsWith("no scopes"));
         assertThat(((Number) Json.obj(r, "gc").get("count")).longValue()).isPositive();
+        if (!java.equals(Jvms.JDK17.toString())) {
+            // JDK 21 and later: jdk.ResidentSetSize and NMT's jdk.NativeMemoryUsage
+            assertThat(Json.obj(r, "processMemory").get("nmt")).as("NMT's categories").isNotNull();
+            assertThat(Json.list(r, "processMemory", "samples")).isNotEmpty();
+        }
 
         Path pprof = tmp.resolve("app.pb.gz");
         CliRun p = CliRun.run("export", jfr.toString(), "--format", "pprof", "-o", pprof.toString());
