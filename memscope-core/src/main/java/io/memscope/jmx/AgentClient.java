@@ -75,6 +75,22 @@ public final class AgentClient {
         return longAttribute("NativeOutstandingBytes");
     }
 
+    /**
+     * @return the push's counters ({@code push.sent}, {@code push.dropped}, {@code push.failed},
+     *         {@code push.scopeUnknown}, {@code push.lastError}, ...; docs/agent.md "Profiles pushed"), empty when the
+     *         agent pushes nothing or is absent
+     */
+    public java.util.Map<String, String> pushCounters() {
+        java.util.Map<String, String> m = new java.util.TreeMap<>();
+        if (attribute("PushCounters") instanceof javax.management.openmbean.TabularData t) {
+            for (Object row : t.values()) { // an MXBean's Map<String, String>: rows of (key, value)
+                javax.management.openmbean.CompositeData c = (javax.management.openmbean.CompositeData) row;
+                m.put(String.valueOf(c.get("key")), String.valueOf(c.get("value")));
+            }
+        }
+        return m;
+    }
+
     /** @return samples the agent could not record, see the agent's {@code DroppedSamples} */
     public long droppedSamples() {
         return longAttribute("DroppedSamples");

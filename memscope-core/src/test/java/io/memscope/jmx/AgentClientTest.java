@@ -54,6 +54,8 @@ class AgentClientTest {
 
         long getNativeOutstandingBytes();
 
+        java.util.Map<String, String> getPushCounters();
+
         Row[] heldSince(long fromNanos, long toNanos, long[] threadIds, long threadsFrom, int maxRows);
     }
 
@@ -75,6 +77,11 @@ class AgentClientTest {
         @Override
         public long getNativeOutstandingBytes() {
             return 456;
+        }
+
+        @Override
+        public java.util.Map<String, String> getPushCounters() {
+            return java.util.Map.of("push.sent", "3", "push.failed", "0");
         }
 
         @Override
@@ -127,6 +134,7 @@ class AgentClientTest {
         assertThat(c.liveBytes()).isZero();
         assertThat(c.heldSince(0, 1, new long[0], 0, 10)).isEmpty();
         assertThat(c.topSites(10, AgentClient.SiteOrder.LIVE)).isEmpty();
+        assertThat(c.pushCounters()).isEmpty();
     }
 
     @Test
@@ -138,6 +146,8 @@ class AgentClientTest {
         assertThat(c.isRunning()).isTrue();
         assertThat(c.liveBytes()).isEqualTo(123);
         assertThat(c.nativeOutstandingBytes()).isEqualTo(456);
+        assertThat(c.pushCounters()).containsExactly(java.util.Map.entry("push.failed", "0"),
+                java.util.Map.entry("push.sent", "3"));
         List<AgentClient.HeldGroup> held = c.heldSince(10, 20, new long[] {7}, Long.MAX_VALUE, 5);
         assertThat(held).containsExactly(new AgentClient.HeldGroup("com.acme.Cache.put(Cache.java:12)", "byte[]",
                 4096, 2, 1, List.of("com.acme.Cache.put(Cache.java:12)", "com.acme.CacheTest.fills(CacheTest.java:9)")));

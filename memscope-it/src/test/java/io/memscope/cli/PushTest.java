@@ -40,7 +40,7 @@ class PushTest {
     private static CliRun run(Path out, Path logs, List<String> pushOptions, long churnMillis, long idleMillis)
             throws Exception {
         String java = String.join(" ", List.of(Jvms.current(), "-Xmx256m", "-cp",
-                Jvms.classPath(PushFixture.class), PushFixture.class.getName(), Long.toString(churnMillis),
+                Jvms.classPath(PushFixture.class, io.memscope.Memscope.class), PushFixture.class.getName(), Long.toString(churnMillis),
                 Long.toString(idleMillis)));
         List<String> args = new ArrayList<>(List.of("run", "--out", out.toString(), "--interval", "32k"));
         args.addAll(pushOptions);
@@ -131,7 +131,7 @@ class PushTest {
                 pushedChurn += PushReceiver.sum(p.profile(), "alloc_space", f -> f.contains(churn));
             }
             long reportChurn = number(site(report, "topAllocationSites", churn), "allocatedBytes");
-            assertThat(reportChurn).as("the fixture churns about 1 MB a ms").isGreaterThan(100L << 20);
+            assertThat(reportChurn).as("the fixture churns about 0.5 MB a ms at this site").isGreaterThan(40L << 20);
             System.out.printf("push (" + sampler + "): %d profiles; churn site alloc_space pushed %d, report %d (%.2f%%); retained site "
                     + "inuse_space %d, report %d, truth %d%n", pushes.size(), pushedChurn, reportChurn,
                     100.0 * (pushedChurn - reportChurn) / reportChurn, heldOf(pushes, retained),
@@ -141,7 +141,32 @@ class PushTest {
                     .isCloseTo(reportChurn, within(reportChurn * 0.01));
             ProfileProto.Profile first = pushes.stream().filter(p -> PushReceiver.sum(p.profile(), "alloc_space",
                     f -> f.contains(churn)) > 0).findFirst().orElseThrow().profile();
-            assertThat(threadLabels(first)).contains("main");
+            assertThat(labels(first, "thread")).contains("main");
+
+            // Scopes: every churn sample carries the scope open on its thread at its time, exactly (the fixture
+            // switches scope every half millisecond: a label taken at the drain instead would be wrong about half the
+            // time), and the retained site, allocated before any scope, carries none.
+            String search = frame("churn", "SEARCH-SITE");
+            long checkoutBytes = 0;
+            long searchBytes = 0;
+            for (PushReceiver.Push p : pushes) {
+                checkoutBytes += scopeBytes(p.profile(), churn, "checkout"::equals);
+                searchBytes += scopeBytes(p.profile(), search, "checkout/search"::equals);
+                assertThat(scopeBytes(p.profile(), churn, l -> !"checkout".equals(l)))
+                        .as("churn site bytes labelled other than checkout: %s", scopeHistogram(p.profile(), churn))
+                        .isZero();
+                assertThat(scopeBytes(p.profile(), search, l -> !"checkout/search".equals(l)))
+                        .as("search site bytes labelled other than checkout/search: %s",
+                                scopeHistogram(p.profile(), search)).isZero();
+                assertThat(scopeBytes(p.profile(), retained, l -> l != null)).as("retained: before any scope")
+                        .isZero();
+            }
+            assertThat(checkoutBytes).as("churn site in checkout").isGreaterThan(reportChurn / 2);
+            assertThat(searchBytes).as("search site in checkout/search").isGreaterThan(0);
+            assertThat(Jvms.metadataCount(meta, "push.scopeUnknown")).isZero();
+            // the same counters on the agent's MXBean, read by the application through AgentClient before it ended
+            assertThat(Files.readString(logs.resolve("app.out"))).containsPattern("push counters: \\{.*push\\.failed=0")
+                    .containsPattern("push\\.sent=[1-9]").contains("push.scopeUnknown=0");
 
             // Held: the retained site in the last push's inuse_space, as the report holds it at the end (both:
             // reachable at a whole-heap collection, the same samples); the truth within 20% (about 5 standard errors
@@ -174,16 +199,53 @@ class PushTest {
         return PushReceiver.sum(pushes.get(pushes.size() - 1).profile(), "inuse_space", f -> f.equals(List.of(frame)));
     }
 
-    private static List<String> threadLabels(ProfileProto.Profile p) {
+    private static List<String> labels(ProfileProto.Profile p, String key) {
         List<String> l = new ArrayList<>();
         for (ProfileProto.Sample s : p.getSampleList()) {
-            for (ProfileProto.Label label : s.getLabelList()) {
-                if (p.getStringTable((int) label.getKey()).equals("thread")) {
-                    l.add(p.getStringTable((int) label.getStr()));
-                }
+            String v = label(p, s, key);
+            if (v != null) {
+                l.add(v);
             }
         }
         return l;
+    }
+
+    private static String label(ProfileProto.Profile p, ProfileProto.Sample s, String key) {
+        for (ProfileProto.Label label : s.getLabelList()) {
+            if (p.getStringTable((int) label.getKey()).equals(key)) {
+                return p.getStringTable((int) label.getStr());
+            }
+        }
+        return null;
+    }
+
+    /** @return alloc_space of the samples with {@code frame} in their stack, per {@code scope} label */
+    private static Map<String, Long> scopeHistogram(ProfileProto.Profile p, String frame) {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        for (ProfileProto.Sample s : p.getSampleList()) {
+            if (PushReceiver.frames(p, s).contains(frame)) {
+                m.merge(String.valueOf(label(p, s, "scope")), s.getValue(1), Long::sum);
+            }
+        }
+        return m;
+    }
+
+    /** @return alloc_space of the samples with {@code frame} in their stack whose {@code scope} label matches */
+    private static long scopeBytes(ProfileProto.Profile p, String frame,
+                                   java.util.function.Predicate<String> scope) {
+        int space = -1;
+        for (int i = 0; i < p.getSampleTypeCount(); i++) {
+            if (p.getStringTable((int) p.getSampleType(i).getType()).equals("alloc_space")) {
+                space = i;
+            }
+        }
+        long sum = 0;
+        for (ProfileProto.Sample s : p.getSampleList()) {
+            if (PushReceiver.frames(p, s).contains(frame) && scope.test(label(p, s, "scope"))) {
+                sum += s.getValue(space);
+            }
+        }
+        return sum;
     }
 
     private static void assertTokenNowhere(Path out, Path logs, CliRun r) throws Exception {

@@ -56,6 +56,10 @@ final class ApiCapture {
      * every agent start.
      */
     private final ArrayDeque<int[]> newPaths = new ArrayDeque<>();
+    /** Every path's {parent, name id}, at index id - 1; under {@code pathIds}' lock. */
+    private final java.util.ArrayList<int[]> paths = new java.util.ArrayList<>();
+    /** The push's table, told every edge the drain moves (its scope labels); or null (no push). */
+    private volatile PushTable push;
     private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
     private final Set<Named> named = ConcurrentHashMap.newKeySet();
     private final AtomicLong namedIds = new AtomicLong();
@@ -109,6 +113,7 @@ final class ApiCapture {
                 synchronized (newPaths) {
                     newPaths.add(path);
                 }
+                paths.add(new int[] {parentId, path[2]});
                 pathIds.put(key, id);
             }
             return id;
@@ -219,15 +224,53 @@ final class ApiCapture {
         }
     }
 
+    /** The scope paths as the push's labels need them: parents and names by id. */
+    PushScopes.Paths paths() {
+        return new PushScopes.Paths() {
+            @Override
+            public int parent(int pathId) {
+                int[] p = path(pathId);
+                return p == null ? -1 : p[0];
+            }
+
+            @Override
+            public String name(int pathId) {
+                int[] p = path(pathId);
+                return p == null ? null : strings.get(p[1]);
+            }
+
+            @Override
+            public boolean any() {
+                return nextPath.get() > 0;
+            }
+        };
+    }
+
+    private int[] path(int id) {
+        synchronized (pathIds) {
+            return id >= 1 && id <= paths.size() ? paths.get(id - 1) : null;
+        }
+    }
+
+    /** Every scope edge the drain moves from now on goes to {@code t} too (the push's scope labels). */
+    void push(PushTable t) {
+        push = t;
+    }
+
     /** Moves everything received so far into the recording (under the recording stream's lock). */
     void drainTo(RecordingStream stream, RecordingWriter w) {
+        long drainStart = System.nanoTime();
         for (int[] p = poll(newPaths); p != null; p = poll(newPaths)) {
             w.scopePath(p[0], p[1], strings.get(p[2]));
         }
         // anonymous classes, not a method reference or a lambda: the first drain runs during the application's
         // start-up, where the first link of either costs java.lang.invoke's bootstrap
+        PushTable push = this.push;
         if (edges.threads() > 0) {
-            drainEdges(w);
+            drainEdges(w, push);
+        }
+        if (push != null) {
+            push.edgesDrained(drainStart);
         }
         events.drainTo(new EventSink() {
             @Override
@@ -262,12 +305,15 @@ final class ApiCapture {
         }
     }
 
-    private void drainEdges(RecordingWriter w) {
+    private void drainEdges(RecordingWriter w, PushTable push) {
         edges.drainTo(new ScopeEdges.Sink() {
             @Override
             public void edge(long nanos, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
                              long allocatedBytes) {
                 w.scopeEdge(nanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+                if (push != null) {
+                    push.scopeEdge(nanos, threadId, exit, pathId);
+                }
             }
         });
     }

@@ -83,6 +83,8 @@ public final class CaptureSession {
     private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
     /** What the application reports through memscope's API during this capture ({@link ApiHooks}). */
     volatile ApiCapture api;
+    /** The push started by {@link #startPush}, or null. */
+    private volatile ProfilePusher pusher;
     /** The function profile ({@link FunctionHooks}), or null. */
     private FunctionProfile functions;
     private boolean profileFunctions;
@@ -494,7 +496,14 @@ public final class CaptureSession {
         }
         ProfilePusher p = new ProfilePusher(push, new PushSource(this));
         p.start();
+        pusher = p;
         return p;
+    }
+
+    /** @return the push's counters ({@link ProfilePusher#metadata}), empty when nothing is pushed */
+    public java.util.Map<String, String> pushCounters() {
+        ProfilePusher p = pusher;
+        return p == null ? java.util.Map.of() : p.metadata();
     }
 
     /** Lets the memory kept for the recording's last flush and close go: the first thing of a JVM's exit hook. */

@@ -47,6 +47,10 @@ public final class ProfilePusher {
     /** Builds the profile of an interval ({@link PushSource}). */
     interface Source {
         byte[] profile(long fromEpochMillis, long untilEpochMillis) throws IOException;
+
+        /** Adds the source's own counters to {@link #metadata}. */
+        default void metadata(Map<String, String> into) {
+        }
     }
 
     /** What and where to push. {@code labels}: the application's labels, host and pid added at the first push. */
@@ -105,7 +109,7 @@ public final class ProfilePusher {
         }
     }
 
-    /** @return the counters, for the recording's metadata */
+    /** @return the counters, for the recording's metadata and the agent's MXBean ({@code PushCounters}) */
     public Map<String, String> metadata() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("push.url", settings.url());
@@ -117,6 +121,7 @@ public final class ProfilePusher {
         if (e != null) {
             m.put("push.lastError", e);
         }
+        source.metadata(m);
         return m;
     }
 

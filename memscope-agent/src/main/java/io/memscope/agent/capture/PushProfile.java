@@ -15,7 +15,9 @@ import java.util.Map;
  * <ul>
  *   <li>{@code alloc_objects}/count, {@code alloc_space}/bytes: estimated objects and bytes allocated during the
  *       interval (the heap samples the recording drain moved during it: {@link PushTable}), per stack, labelled
- *       {@code thread} (the allocating thread's name);</li>
+ *       {@code thread} (the allocating thread's name) and, when the sample was taken in a memscope scope,
+ *       {@code scope} (the scope path open on that thread at the sample's time, {@code a/b/c}; {@code (unknown)}
+ *       where a bound dropped the scope history that said: {@link PushScopes});</li>
  *   <li>{@code inuse_objects}/count, {@code inuse_space}/bytes: held at the end of the interval, per allocation site
  *       (one frame: {@link LiveSites} keeps held figures per site, not per stack): reachable at the latest collection
  *       that examined the whole heap; memory no such collection has judged yet (unconfirmed) is not in it;</li>
@@ -42,7 +44,7 @@ final class PushProfile {
      * @param natives the native tracker, or null when native memory is not tracked
      * @return the profile, gzipped
      */
-    static byte[] build(PushTable.Taken allocated, LiveSites live, NativeTracker natives, StackTable stacks,
+    static byte[] build(PushTable.Taken allocated, PushScopes scopes, LiveSites live, NativeTracker natives, StackTable stacks,
                         StringTable strings, long intervalBytes, long fromEpochMillis, long untilEpochMillis)
             throws IOException {
         PprofWriter w = new PprofWriter();
@@ -60,7 +62,7 @@ final class PushProfile {
         for (PushTable.Entry e : allocated.entries.values()) {
             int n = locations(w, e.stackId, e.siteId, stacks, siteLocations, locs);
             values(values, Math.round(e.objects), Math.round(e.bytes), 0, 0, 0);
-            w.sample(locs, n, values, "thread", strings.get(e.threadNameId));
+            w.sample(locs, n, values, "thread", strings.get(e.threadNameId), "scope", scope(scopes, e.scopePath));
         }
         PushTable.Entry o = allocated.overflow;
         if (o != null) {
@@ -84,6 +86,15 @@ final class PushProfile {
         ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         w.writeGzipped(out);
         return out.toByteArray();
+    }
+
+    /** The {@code scope} label's value: the path's name; none outside a scope; {@code (unknown)} when not known. */
+    private static String scope(PushScopes scopes, int path) {
+        if (path == PushScopes.NONE || scopes == null) {
+            return null;
+        }
+        String name = path == PushScopes.UNKNOWN ? null : scopes.name(path);
+        return name == null ? "(unknown)" : name;
     }
 
     private static void values(long[] v, long allocObjects, long allocBytes, long inuseObjects, long inuseBytes,

@@ -1,6 +1,7 @@
 package io.memscope.agent.capture;
 
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * What a running capture gives {@link ProfilePusher}: the allocations of each interval, from a {@link PushTable}
@@ -14,7 +15,12 @@ final class PushSource implements ProfilePusher.Source {
     /** Makes the table and has the recording drain feed it from now on. */
     PushSource(CaptureSession session) {
         this.session = session;
-        this.table = new PushTable(session.settings.intervalBytes());
+        ApiCapture api = session.api;
+        PushScopes scopes = api == null ? null : new PushScopes(api.paths());
+        this.table = new PushTable(session.settings.intervalBytes(), scopes);
+        if (api != null) {
+            api.push(table);
+        }
         session.recording.push(table);
     }
 
@@ -24,8 +30,13 @@ final class PushSource implements ProfilePusher.Source {
             return null;
         }
         PushTable.Taken t = table.take();
-        return PushProfile.build(t, session.liveSites, session.settings.nativeMemory() ? session.nativeTracker : null,
+        return PushProfile.build(t, table.scopes(), session.liveSites, session.settings.nativeMemory() ? session.nativeTracker : null,
                 session.stacks, session.sink.store().strings(), session.settings.intervalBytes(), fromEpochMillis,
                 untilEpochMillis);
+    }
+
+    @Override
+    public void metadata(Map<String, String> into) {
+        into.put("push.scopeUnknown", Long.toString(table.scopeUnknown()));
     }
 }

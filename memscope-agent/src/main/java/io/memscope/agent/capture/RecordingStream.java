@@ -60,10 +60,12 @@ final class RecordingStream implements EventSink {
     }
 
     /** An ALLOCATE event for the push's table (native blocks are told apart there). */
-    private void pushed(long size, long stackId, int siteId, int threadNameId, int typeNameId) {
+    private void pushed(long nanos, long threadId, long size, long stackId, int siteId, int threadNameId,
+                        int typeNameId) {
         PushTable t = push;
         if (t != null) {
-            t.allocated(size, stackId, siteId, threadNameId, siteId > 0 ? null : store.strings().get(typeNameId));
+            t.allocated(nanos, threadId, size, stackId, siteId, threadNameId,
+                    siteId > 0 ? null : store.strings().get(typeNameId));
         }
     }
 
@@ -165,7 +167,8 @@ final class RecordingStream implements EventSink {
                 b.threadNameId[i], b.variableNameId[i], b.typeNameId[i], stackId, siteId);
         drained++;
         if (type == MemoryEventType.ALLOCATE && push != null) {
-            pushed(b.eventSize[i], stackId, siteId, b.threadNameId[i], b.typeNameId[i]);
+            pushed(b.timestamp[i], b.threadId[i], b.eventSize[i], stackId, siteId, b.threadNameId[i],
+                    b.typeNameId[i]);
         }
     }
 
@@ -183,7 +186,7 @@ final class RecordingStream implements EventSink {
         writer.accept(e);
         drained++;
         if (e.type() == MemoryEventType.ALLOCATE && push != null) {
-            pushed(e.size(), stackId, siteId, e.threadNameId(), e.typeNameId());
+            pushed(e.timestampNanos(), e.threadId(), e.size(), stackId, siteId, e.threadNameId(), e.typeNameId());
         }
     }
 }

@@ -134,6 +134,11 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public java.util.Map<String, String> getPushCounters() {
+        return session.pushCounters();
+    }
+
+    @Override
     public long getNativeOutstandingBlocks() {
         return session.nativeOutstandingBlocks();
     }

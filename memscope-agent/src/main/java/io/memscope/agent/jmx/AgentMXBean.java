@@ -97,6 +97,13 @@ public interface AgentMXBean {
     /** @return the names of {@link #getProcessMemory()}'s values: rss, rssAnon, ..., trackedNative */
     String[] getProcessMemoryParts();
 
+    /**
+     * @return the push's counters (option {@code push}): {@code push.sent}, {@code push.dropped}, {@code push.failed},
+     *         {@code push.scopeUnknown}, {@code push.lastError} when there was one, and the URL and name; empty when
+     *         nothing is pushed
+     */
+    java.util.Map<String, String> getPushCounters();
+
     /** @return garbage collections seen since the capture started (pauses and concurrent cycles), -1 with gc=false */
     long getGcCount();
 

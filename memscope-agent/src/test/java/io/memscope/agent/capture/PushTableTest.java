@@ -12,12 +12,12 @@ class PushTableTest {
     void heapSamplesAreWeighedAndNativeBlocksLeftOut() {
         int heap = SiteTable.register("push-test#heap", "com/acme/A", "a", "A.java", 3, "byte[]", false);
         int nat = SiteTable.register("push-test#native", "com.acme.B", "b", "B.java", 4, "native:unsafe", false);
-        PushTable t = new PushTable(1024);
-        t.allocated(512, 11, heap, 1, null);
-        t.allocated(512, 11, heap, 1, null);
-        t.allocated(4096, 11, nat, 1, null);
-        t.allocated(64, 0, 0, 1, "native:direct-buffer");
-        t.allocated(64, 12, heap, 2, null);
+        PushTable t = new PushTable(1024, null);
+        t.allocated(0, 1, 512, 11, heap, 1, null);
+        t.allocated(0, 1, 512, 11, heap, 1, null);
+        t.allocated(0, 1, 4096, 11, nat, 1, null);
+        t.allocated(0, 1, 64, 0, 0, 1, "native:direct-buffer");
+        t.allocated(0, 1, 64, 12, heap, 2, null);
         PushTable.Taken taken = t.take();
         assertThat(taken.entries).hasSize(2);
         double w = LiveSites.weight(512, 1024);
@@ -31,15 +31,106 @@ class PushTableTest {
     @Test
     void pairsBeyondTheBoundGoIntoOneCountedEntry() {
         int heap = SiteTable.register("push-test#bound", "com/acme/C", "c", "C.java", 5, "int[]", false);
-        PushTable t = new PushTable(1 << 20);
+        PushTable t = new PushTable(1 << 20, null);
         for (int i = 0; i < PushTable.MAX_ENTRIES + 10; i++) {
-            t.allocated(1 << 20, 1000 + i, heap, 1, null);
+            t.allocated(0, 1, 1 << 20, 1000 + i, heap, 1, null);
         }
         PushTable.Taken taken = t.take();
         assertThat(taken.entries).hasSize(PushTable.MAX_ENTRIES);
         assertThat(taken.overflowedSamples).isEqualTo(10);
         assertThat(taken.overflow.bytes).isCloseTo(10 * (1 << 20) * LiveSites.weight(1 << 20, 1 << 20),
                 within(1e-3));
+    }
+
+    /**
+     * Scope labels: a sample waits until the scope edges up to its time are known, then is labelled with the path open
+     * on its thread at its time, whatever the thread did after it (here it left the scope before the sample arrived).
+     */
+    @Test
+    void samplesAreLabelledWithTheScopeOpenAtTheirTimeOnceItIsKnown() {
+        int heap = SiteTable.register("push-test#scoped", "com/acme/D", "d", "D.java", 6, "long[]", false);
+        TreePaths paths = new TreePaths();
+        int request = paths.add(0, "request");
+        int parse = paths.add(request, "parse");
+        PushScopes scopes = new PushScopes(paths);
+        PushTable t = new PushTable(1024, scopes);
+        long thread = 7;
+        scopes.edge(100, thread, false, request);
+        scopes.edge(200, thread, false, parse);
+        scopes.edge(300, thread, true, parse);
+        scopes.edge(400, thread, true, request);
+        t.allocated(150, thread, 512, 21, heap, 1, null); // in request
+        t.allocated(250, thread, 512, 22, heap, 1, null); // in request/parse
+        t.allocated(350, thread, 512, 23, heap, 1, null); // back in request
+        t.allocated(450, thread, 512, 24, heap, 1, null); // no scope
+        t.allocated(250, thread + 1, 512, 25, heap, 1, null); // another thread: no scope
+        assertThat(t.take().entries).as("edges not known up to the samples' times yet: they wait").isEmpty();
+        t.edgesDrained(500 + PushScopes.PUBLISH_MARGIN_NANOS); // the drain that gave them: the waiting are labelled
+        t.allocated(350, thread, 512, 26, heap, 1, null); // arrives late, its edges known: labelled at once
+        Map<PushTable.Entry, PushTable.Entry> m = t.take().entries;
+        assertThat(m).hasSize(6);
+        assertThat(entry(m, 26, heap, 1).scopePath).isEqualTo(request);
+        assertThat(entry(m, 21, heap, 1).scopePath).isEqualTo(request);
+        assertThat(entry(m, 22, heap, 1).scopePath).isEqualTo(parse);
+        assertThat(entry(m, 23, heap, 1).scopePath).isEqualTo(request);
+        assertThat(entry(m, 24, heap, 1).scopePath).isEqualTo(PushScopes.NONE);
+        assertThat(entry(m, 25, heap, 1).scopePath).isEqualTo(PushScopes.NONE);
+        assertThat(scopes.name(parse)).isEqualTo("request/parse");
+        assertThat(t.scopeUnknown()).isZero();
+        scopes.forgetBefore(1000);
+        assertThat(scopes.edges()).as("every edge folded").isZero();
+        assertThat(scopes.openAt(thread, 2000)).isEqualTo(PushScopes.NONE);
+        assertThat(scopes.openAt(thread, 150)).as("forgotten: not guessed").isEqualTo(PushScopes.UNKNOWN);
+        assertThat(scopes.openAt(thread + 1, 150)).as("a thread that never entered a scope").isEqualTo(PushScopes.NONE);
+    }
+
+    @Test
+    void aSampleOlderThanTheKeptHistoryIsUnknownNeverGuessed() {
+        int heap = SiteTable.register("push-test#old", "com/acme/E", "e", "E.java", 7, "long[]", false);
+        TreePaths paths = new TreePaths();
+        int a = paths.add(0, "a");
+        PushScopes scopes = new PushScopes(paths);
+        long thread = 9;
+        scopes.edge(1000, thread, false, a);
+        for (int i = 0; i < PushScopes.MAX_EDGES / 2; i++) { // fills the thread's history: the first entry is folded
+            scopes.edge(2000 + 2 * i, thread, true, a);
+            scopes.edge(2001 + 2 * i, thread, false, a);
+        }
+        scopes.drained(1_000_000 + PushScopes.PUBLISH_MARGIN_NANOS);
+        assertThat(scopes.openAt(thread, 500)).as("before the oldest kept edge").isEqualTo(PushScopes.UNKNOWN);
+        assertThat(scopes.openAt(thread, 2000 + 2 * (PushScopes.MAX_EDGES / 2 - 1) + 1)).isEqualTo(a);
+        assertThat(scopes.edges()).isEqualTo(PushScopes.MAX_EDGES);
+        PushTable t = new PushTable(1024, scopes);
+        t.allocated(500, thread, 512, 31, heap, 1, null);
+        assertThat(entry(t.take().entries, 31, heap, 1).scopePath).isEqualTo(PushScopes.UNKNOWN);
+        assertThat(t.scopeUnknown()).isEqualTo(1);
+    }
+
+    /** Scope paths as the agent's API capture keeps them: ids from 1, each with its parent and name. */
+    private static final class TreePaths implements PushScopes.Paths {
+        private final java.util.List<int[]> parents = new java.util.ArrayList<>();
+        private final java.util.List<String> names = new java.util.ArrayList<>();
+
+        int add(int parent, String name) {
+            parents.add(new int[] {parent});
+            names.add(name);
+            return names.size();
+        }
+
+        @Override
+        public int parent(int pathId) {
+            return pathId >= 1 && pathId <= parents.size() ? parents.get(pathId - 1)[0] : -1;
+        }
+
+        @Override
+        public String name(int pathId) {
+            return pathId >= 1 && pathId <= names.size() ? names.get(pathId - 1) : null;
+        }
+
+        @Override
+        public boolean any() {
+            return !names.isEmpty();
+        }
     }
 
     @Test
