@@ -48,8 +48,10 @@ public final class RecordedRun {
     private final Path file;
     /** The chunks read, for a chunked recording's folder; null for a file. */
     private final RecordingReader.ChunkSet chunks;
-    private final Recording tables;
+    private final Tables tables;
     private final Streams streams;
+    private final Replay replayer;
+    private final Origin origin;
     private final Map<String, String> metadata = new LinkedHashMap<>();
     private final List<String> failures = new ArrayList<>();
     private final long failureCount;
@@ -58,11 +60,13 @@ public final class RecordedRun {
     /** Sites by id for the usual small, dense ids (the agent's): analyses look one up per event, unboxed. */
     private final Site[] smallSites;
 
-    private RecordedRun(Path file, Recording tables, Streams streams) {
+    private RecordedRun(Path file, Tables tables, Streams streams, Replay replayer, Origin origin) {
         this.file = file;
         this.chunks = java.nio.file.Files.isDirectory(file) ? RecordingReader.ChunkSet.of(file) : null;
         this.tables = tables;
         this.streams = streams;
+        this.replayer = replayer;
+        this.origin = origin;
         long failed = 0;
         for (Map.Entry<String, String> e : tables.metadata().entrySet()) {
             String key = e.getKey();
@@ -75,7 +79,7 @@ public final class RecordedRun {
             }
         }
         this.failureCount = failed;
-        this.apiRecords = streams.apiRecords || !tables.scopePaths().isEmpty() || !tables.functionStats().isEmpty();
+        this.apiRecords = streams.apiRecords || tables.hasScopePaths() || tables.hasFunctionStats();
         int n = 0;
         for (int id : tables.sites().keySet()) {
             if (id >= 0 && id < SMALL_SITE_IDS) {
@@ -116,8 +120,14 @@ public final class RecordedRun {
      */
     static RecordedRun open(Path file, TimeWindow window) {
         Streams streams = new Streams(window);
+        if (JfrSource.isJfr(file)) {
+            JfrSource jfr = JfrSource.read(file, streams);
+            return new RecordedRun(file, jfr.tables(), streams, jfr::replay, jfr.origin());
+        }
         Recording tables = RecordingReader.readTables(file, streams);
-        return new RecordedRun(file, tables, streams);
+        Replay memscope = (limit, sink, alongside, timeOrdered) ->
+                EventPipe.stream(file, limit, sink, alongside, timeOrdered);
+        return new RecordedRun(file, Tables.of(tables), streams, memscope, Origin.memscope());
     }
 
     /**
@@ -127,7 +137,7 @@ public final class RecordedRun {
      * @throws io.memscope.error.MemscopeException (SYSTEM) if the file cannot be read any more
      */
     public void replay(EventSink sink) {
-        EventPipe.stream(file, streams.eventCount, sink);
+        replayer.stream(streams.eventCount, sink, null, false);
     }
 
     /**
@@ -138,7 +148,7 @@ public final class RecordedRun {
      * @return the events passed on out of order ({@link TimeOrder#late()})
      */
     long replayInTimeOrder(EventSink sink, RecordingVisitor alongside) {
-        return EventPipe.stream(file, streams.eventCount, sink, alongside, true);
+        return replayer.stream(streams.eventCount, sink, alongside, true);
     }
 
     /** @return the sites' allocation windows over the whole recording */
@@ -153,6 +163,19 @@ public final class RecordedRun {
     AllocationWindows allocationWindows(long from, long to) {
         AllocationWindows w = streams.inWindow;
         return w != null && w.covers(from, to) ? w : null;
+    }
+
+    /** @return what made the recording (memscope's agent, or JFR) and what it cannot give */
+    public Origin origin() {
+        return origin;
+    }
+
+    /**
+     * @return true when each heap sample's size is the bytes it stands for (a JFR event's weight, {@link JfrSource}),
+     *         false when samples are weighted as memscope's Poisson sampler's (by the metadata's interval)
+     */
+    boolean eventWeights() {
+        return origin.eventWeights();
     }
 
     /** @return the file, or the folder of a chunked recording */
@@ -306,14 +329,151 @@ public final class RecordedRun {
 
     /** @return whether the recording has function statistics (FUNCTION_STATS) */
     public boolean hasFunctionStats() {
-        return !tables.functionStats().isEmpty();
+        return tables.hasFunctionStats();
+    }
+
+    /**
+     * What made a recording and what its figures cannot be.
+     *
+     * @param kind         {@code memscope} (memscope's agent) or {@code jfr} (a JFR recording: the JDK's flight
+     *                     recorder, or async-profiler's JFR output)
+     * @param producer     what wrote it, as far as the file says (for example {@code memscope 0.9},
+     *                     {@code JDK 25 flight recorder}, {@code async-profiler})
+     * @param limitations  what the report cannot show from such a recording, one sentence each; empty for memscope's
+     * @param eventWeights each heap sample's size is the bytes it stands for, not a Poisson sample's size
+     */
+    public record Origin(String kind, String producer, List<String> limitations, boolean eventWeights) {
+        public Origin {
+            limitations = List.copyOf(limitations);
+        }
+
+        static Origin memscope() {
+            return new Origin("memscope", "memscope agent", List.of(), false);
+        }
+    }
+
+    /** How a run streams its events again ({@link #replay}, {@link #replayInTimeOrder}). */
+    @FunctionalInterface
+    interface Replay {
+        /** Streams at most {@code limit} events to {@code sink}, the whole file to {@code alongside} if not null. */
+        long stream(long limit, EventSink sink, RecordingVisitor alongside, boolean timeOrdered);
+    }
+
+    /** What the first read keeps of a recording: everything but the events. */
+    interface Tables {
+        RecordingHeader header();
+
+        Map<String, String> metadata();
+
+        int stringCount();
+
+        String string(int id);
+
+        Map<Integer, Site> sites();
+
+        Map<Long, List<String>> stacks();
+
+        List<GcRecord> gcRecords();
+
+        Map<Integer, SiteCount> siteCounts();
+
+        List<Anomaly> anomalies();
+
+        Optional<Totals> totals();
+
+        Optional<Damage> damage();
+
+        int skippedBlocks();
+
+        AccountingSnapshot accounting();
+
+        List<RetentionWalk> retentionWalks();
+
+        List<Recording.ProcessMemorySamples> processMemory();
+
+        boolean hasScopePaths();
+
+        boolean hasFunctionStats();
+
+        /** @return a memscope recording's tables */
+        static Tables of(Recording r) {
+            return new Tables() {
+                public RecordingHeader header() {
+                    return r.header();
+                }
+
+                public Map<String, String> metadata() {
+                    return r.metadata();
+                }
+
+                public int stringCount() {
+                    return r.stringCount();
+                }
+
+                public String string(int id) {
+                    return r.string(id);
+                }
+
+                public Map<Integer, Site> sites() {
+                    return r.sites();
+                }
+
+                public Map<Long, List<String>> stacks() {
+                    return r.stacks();
+                }
+
+                public List<GcRecord> gcRecords() {
+                    return r.gcRecords();
+                }
+
+                public Map<Integer, SiteCount> siteCounts() {
+                    return r.siteCounts();
+                }
+
+                public List<Anomaly> anomalies() {
+                    return r.anomalies();
+                }
+
+                public Optional<Totals> totals() {
+                    return r.totals();
+                }
+
+                public Optional<Damage> damage() {
+                    return r.damage();
+                }
+
+                public int skippedBlocks() {
+                    return r.skippedBlocks();
+                }
+
+                public AccountingSnapshot accounting() {
+                    return r.accounting();
+                }
+
+                public List<RetentionWalk> retentionWalks() {
+                    return r.retentionWalks();
+                }
+
+                public List<Recording.ProcessMemorySamples> processMemory() {
+                    return r.processMemory();
+                }
+
+                public boolean hasScopePaths() {
+                    return !r.scopePaths().isEmpty();
+                }
+
+                public boolean hasFunctionStats() {
+                    return !r.functionStats().isEmpty();
+                }
+            };
+        }
     }
 
     /**
      * What the first read learns from the file's streams, which it does not keep: the events' count, first and
      * last timestamps and allocation windows, the threads with scope edges, whether API records are there.
      */
-    private static final class Streams implements RecordingVisitor {
+    static final class Streams implements RecordingVisitor {
         private final TimeWindow window;
         final AllocationWindows all = new AllocationWindows();
         /** The allocation windows inside the report's window (null: unrestricted, or its bounds not known in time). */

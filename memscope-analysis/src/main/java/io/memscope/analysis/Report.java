@@ -76,13 +76,29 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      *                      block (...)}, or null
      * @param damageOffset  the byte offset of the damage, -1 without damage
      * @param skippedBlocks blocks of a newer minor version this reader does not know, skipped
+     * @param kind          what made it: {@code memscope} (memscope's agent) or {@code jfr} (a JFR recording)
+     * @param producer      what wrote it, as far as the file says ({@code memscope agent}, {@code JDK flight
+     *                      recorder (...)}, {@code async-profiler})
+     * @param limitations   what the report cannot show from such a recording, one sentence each (empty for memscope's)
+     * @param chunks        the chunks of a chunked recording, or null for one file
      */
     public record Source(String file, String formatVersion, boolean closed, boolean clean, long events,
-                         long eventsDropped, String damage, long damageOffset, int skippedBlocks, Chunks chunks) {
+                         long eventsDropped, String damage, long damageOffset, int skippedBlocks, String kind,
+                         String producer, List<String> limitations, Chunks chunks) {
+        public Source {
+            limitations = limitations == null ? List.of() : List.copyOf(limitations);
+        }
+
+        /** A memscope recording's, not chunked. */
         public Source(String file, String formatVersion, boolean closed, boolean clean, long events,
                       long eventsDropped, String damage, long damageOffset, int skippedBlocks) {
             this(file, formatVersion, closed, clean, events, eventsDropped, damage, damageOffset, skippedBlocks,
-                    null);
+                    "memscope", "memscope agent", List.of(), null);
+        }
+
+        /** @return whether the recording is a JFR recording ({@code kind} {@code jfr}), not memscope's */
+        public boolean jfr() {
+            return "jfr".equals(kind);
         }
     }
 

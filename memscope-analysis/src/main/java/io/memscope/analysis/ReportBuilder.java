@@ -139,11 +139,15 @@ public final class ReportBuilder {
         var end = run.totals();
         var damage = run.damage();
         // Damaged in the middle yet closed: the file still ends with its intact END block (the END is not read).
-        boolean closed = end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
+        RecordedRun.Origin origin = run.origin();
+        boolean jfr = !origin.kind().equals("memscope");
+        // a JFR recording is read only when every chunk is complete (JfrSource): closed
+        boolean closed = jfr || end.isPresent() || damage.isPresent() && RecordingReader.isClosed(run.file());
         return new Report.Source(run.file().toString(), h.majorVersion() + "." + h.minorVersion(), closed,
-                end.map(t -> t.clean()).orElse(false), run.eventCount(), end.map(t -> t.eventsDropped()).orElse(0L),
-                damage.map(d -> d.what()).orElse(null), damage.map(d -> d.offset()).orElse(-1L),
-                run.skippedBlocks(), chunks(run));
+                jfr || end.map(t -> t.clean()).orElse(false), run.eventCount(),
+                end.map(t -> t.eventsDropped()).orElse(0L), damage.map(d -> d.what()).orElse(null),
+                damage.map(d -> d.offset()).orElse(-1L), run.skippedBlocks(), origin.kind(), origin.producer(),
+                origin.limitations(), chunks(run));
     }
 
     /** @return the chunks a chunked recording was read from, or null for a recording file */

@@ -93,6 +93,12 @@ public final class ReportJson {
                     .endObject();
         }
         w.endObject();
+        w.name("source").beginObject().field("kind", src.kind()).field("producer", src.producer());
+        w.name("limitations").beginArray();
+        for (String l : src.limitations()) {
+            w.value(l);
+        }
+        w.endArray().endObject();
     }
 
     private static void window(JsonWriter w, Report.Window win) {

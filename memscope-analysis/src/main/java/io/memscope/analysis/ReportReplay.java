@@ -26,6 +26,8 @@ final class ReportReplay implements EventSink {
     final RecordedRun run;
     private final AllocationWindows windows;
     private final double mean;
+    /** Each sample's size is the bytes it stands for (JFR's weights): probability 1, no sampling variance. */
+    private final boolean eventWeights;
     final long runStart;
     final long from;
     final long to;
@@ -94,6 +96,7 @@ final class ReportReplay implements EventSink {
     ReportReplay(RecordedRun run, TimeWindow window) {
         this.run = run;
         this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
+        this.eventWeights = run.eventWeights();
         long firstSeen = Math.min(run.firstEventNanos(), firstGcStart(run));
         long start = run.metadataLong(MetadataKeys.START_NANOS, firstSeen == Long.MAX_VALUE ? 0 : firstSeen);
         long lastSeen = Math.max(run.lastEventNanos(), lastGcEnd(run));
@@ -161,7 +164,7 @@ final class ReportReplay implements EventSink {
     }
 
     private double probability(long size) {
-        return ReportBuilder.probability(size, mean);
+        return eventWeights ? 1 : ReportBuilder.probability(size, mean);
     }
 
     /** @return the site's tally, created at its first event (and its leak references chosen then) */
@@ -261,6 +264,12 @@ final class ReportReplay implements EventSink {
         }
     }
 
+    /**
+     * The address of a heap sample whose object is not followed (a JFR allocation sample): it counts in the allocated
+     * figures and is never held, collected or a lifetime. memscope's samples have ids from 1.
+     */
+    static final long UNTRACKED = 0;
+
     /** A heap sample allocated at {@code t}, in the window or before it. */
     private void allocated(long t, long address, long size, int typeNameId, long stackId, SiteTally site) {
         double p = probability(size);
@@ -268,16 +277,19 @@ final class ReportReplay implements EventSink {
         double wc = 1 / p;
         double var = (double) size * size * (1 - p) / (p * p);
         StackTally stack = stack(stackId, site);
-        samples.put(address, stack.key, epoch);
-        heldSites.allocated(site.key, wb, wc, var);
-        heldStacks.allocated(stack.key, wb, wc, var);
+        if (address != UNTRACKED) {
+            samples.put(address, stack.key, epoch);
+            heldSites.allocated(site.key, wb, wc, var);
+            heldStacks.allocated(stack.key, wb, wc, var);
+        }
         if (site.stackId == 0) {
             site.stackId = stackId;
         }
         if (typeNameId != 0 && (site.type == null || site.type.equals("?"))) {
             site.type = run.string(typeNameId);
         }
-        if (t >= from) {
+        // JFR: a held sample is an object the allocation samples have counted already (their weights cover it)
+        if (t >= from && (address == UNTRACKED || !eventWeights)) {
             site.samples++;
             site.estBytes += wb;
             site.estCount += wc;

@@ -90,7 +90,7 @@ final class RetentionPaths {
             Site site = run.site(s.siteId());
             String key = site == null ? Retention.key("site#" + s.siteId(), "?")
                     : Retention.key(site.frame(), site.typeName() == null ? "?" : site.typeName());
-            double p = ReportBuilder.probability(s.size(), mean);
+            double p = run.eventWeights() ? 1 : ReportBuilder.probability(s.size(), mean);
             String exact = root[s.node()];
             Acc a = bySite.computeIfAbsent(key, k -> new LinkedHashMap<>())
                     .computeIfAbsent(new ShapeKey(rootKey(exact), folded[s.node()]), k -> new Acc());

@@ -51,9 +51,13 @@ public final class Summary {
         if (!cmd.isEmpty()) {
             sb.append(" (").append(safe(abbreviate(cmd, 60))).append(')');
         }
-        sb.append(String.format(Locale.ROOT, ", %.1f s, %s mode%n", t.durationMs() / 1000.0,
-                t.exact() ? "exact" : "sample"));
         Report.Source src = r.recording();
+        sb.append(String.format(Locale.ROOT, ", %.1f s, %s%n", t.durationMs() / 1000.0,
+                src.jfr() ? "from a JFR recording (" + safe(src.producer()) + ")"
+                        : (t.exact() ? "exact" : "sample") + " mode"));
+        for (String l : src.limitations()) {
+            sb.append("  not in a JFR recording: ").append(safe(l)).append('\n');
+        }
         Report.Chunks chunks = src.chunks();
         if (chunks != null) {
             Report.Window win = r.window();
@@ -120,12 +124,20 @@ public final class Summary {
             sb.append(String.format(Locale.ROOT, "  window: %.3f s to %.3f s of the run%n", win.fromMs() / 1000,
                     win.toMs() / 1000));
         }
-        sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
-                        + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
-                estimate(t.allocatedBytes(), allocInterval),
-                estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
-                        : " (estimated from " + t.samples() + " samples)", estimate(t.peakHeldBytes(), interval),
-                estimate(t.heldAtEndBytes(), interval)));
+        if (r.recording().jfr()) {
+            // JFR's weights: bytes are JFR's estimate, objects are not estimated, held bytes are the samples' own
+            sb.append(String.format(Locale.ROOT, "  heap: %s allocated (JFR's weights over %d samples; object counts "
+                            + "unknown); held by the sampled objects at the peak %s, at the end %s (held: reachable at "
+                            + "a GC that examined the whole heap)%n", estimate(t.allocatedBytes(), 1), t.samples(),
+                    bytes(t.peakHeldBytes()), bytes(t.heldAtEndBytes())));
+        } else {
+            sb.append(String.format(Locale.ROOT, "  heap: %s allocated in %s objects%s; held at the peak %s, at the end "
+                            + "%s (held: reachable at a GC that examined the whole heap, estimated)%n",
+                    estimate(t.allocatedBytes(), allocInterval),
+                    estimatedCount(t.allocatedObjects(), t.allocatedBytes(), allocInterval), t.exact() ? ""
+                            : " (estimated from " + t.samples() + " samples)", estimate(t.peakHeldBytes(), interval),
+                    estimate(t.heldAtEndBytes(), interval)));
+        }
         if (large(t.unconfirmedAtEndBytes(), t.heldAtEndBytes())) {
             sb.append(String.format(Locale.ROOT, "  ! %s more at the end is unconfirmed: it survived only young "
                     + "collections, which do not look at the old generation, so it may be garbage; not counted as "

@@ -36,7 +36,6 @@ final class StackTable {
      * application code.
      */
     static final String MEMSCOPE = String.join(".", "io", "memscope", "");
-    private static final String[] MEMSCOPE_WORKLOADS = {MEMSCOPE + "demo.", MEMSCOPE + "bench."};
 
     StackTable() {
     }
@@ -414,7 +413,7 @@ final class StackTable {
      * A stack of native frames (innermost first, texts like {@code libz.so.1!inflate}, never ending with {@code )})
      * on top of a Java stack of this table (0: none), at most {@code depth} frames in all.
      *
-     * @return its id, or 0 when it has no frame
+     * @return its id, or 0 when it has no frame or the bounded table refused it
      */
     long mixed(List<String> nativeFrames, long javaStack, int depth) {
         List<String> java = javaStack == 0 ? List.of() : frames(javaStack);
@@ -434,8 +433,8 @@ final class StackTable {
         if (h == 0) {
             h = 1;
         }
-        if (!frames.containsKey(h)) {
-            frames.putIfAbsent(h, List.of(text));
+        if (!frames.contains(h) && !frames.add(h, List.of(text))) {
+            return 0; // refused: the table is full of stacks not written yet (counted)
         }
         return h;
     }
@@ -476,18 +475,7 @@ final class StackTable {
      *         called it)
      */
     static boolean isLibrary(String className) {
-        if (isJdk(className)) {
-            return true;
-        }
-        if (!className.startsWith(MEMSCOPE)) {
-            return false;
-        }
-        for (String w : MEMSCOPE_WORKLOADS) {
-            if (className.startsWith(w)) {
-                return false;
-            }
-        }
-        return true;
+        return io.memscope.launch.SiteFrames.isLibrary(className);
     }
 
     /**
@@ -501,8 +489,7 @@ final class StackTable {
     }
 
     static boolean isJdk(String className) {
-        return className.startsWith("java.") || className.startsWith("jdk.") || className.startsWith("sun.")
-                || className.startsWith("javax.") || className.startsWith("com.sun.");
+        return io.memscope.launch.SiteFrames.isJdk(className);
     }
 
     /** @return the frames of a stack id of this capture, empty when unknown (or after {@link #release}) */

@@ -99,6 +99,10 @@ public final class ReportPageData {
         if (bounds != null) {
             w.value(Character.toUpperCase(bounds.charAt(0)) + bounds.substring(1) + ".");
         }
+        if (r.recording().jfr()) {
+            w.value("From a JFR recording (" + r.recording().producer() + "): "
+                    + String.join("; ", r.recording().limitations()) + ".");
+        }
         if (!r.recording().closed()) {
             w.value("The recording was not closed (the JVM was killed, crashed or is still running): the "
                     + "report covers what it holds.");
