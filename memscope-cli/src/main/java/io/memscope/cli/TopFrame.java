@@ -23,13 +23,15 @@ import java.util.List;
  * @param gcCollectors        names of the collectors that ran in the window, most frequent first
  * @param processMemory       the agent's latest sample of the process's memory by part name (docs/formats/recording.md
  *                            4.17: rss, rssAnon, heapCommitted, ...; -1 unknown); empty when it is not sampled
+ * @param mallocBytes         estimated bytes malloc'd and not freed, from the agent's malloc samples; -1 when malloc
+ *                            is not sampled (or the agent is older than this CLI)
  */
 record TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, long takenAtMillis,
                 long heapUsed, long heapCommitted, long heapMax, long heldBytes, long heldAgeMillis,
                 long allocationRate, boolean allocationRateExact, long nativeBytes, long nativeBlocks,
                 long gcWindowMillis, int gcPauses, long gcPauseMillis, long gcPauseMaxMillis, int gcCycles,
                 List<String> gcCollectors, TopSort sort, List<Row> rows, long unconfirmedBytes,
-                java.util.Map<String, Long> processMemory) {
+                java.util.Map<String, Long> processMemory, long mallocBytes) {
 
     /** One site, estimated from samples. {@code allocationRate} is bytes per second over the agent's last full second. */
     record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes,

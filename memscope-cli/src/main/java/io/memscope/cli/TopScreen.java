@@ -50,9 +50,10 @@ final class TopScreen {
         lines.add(plain(fit(String.format(Locale.ROOT, "heap   used %s of %s committed%s  %s", Summary.bytes(f.heapUsed()),
                 Summary.bytes(f.heapCommitted()), f.heapMax() > 0 ? " (max " + Summary.bytes(f.heapMax()) + ")" : "",
                 held), width)));
-        lines.add(plain(fit(String.format(Locale.ROOT, "alloc  %s/s (%s)  native outstanding %s in %d blocks",
+        lines.add(plain(fit(String.format(Locale.ROOT, "alloc  %s/s (%s)  native outstanding %s in %d blocks%s",
                 Summary.bytes(Math.max(0, f.allocationRate())), f.allocationRateExact() ? "all threads" : "est.",
-                Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks())), width)));
+                Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks()),
+                f.mallocBytes() >= 0 ? ", malloc " + Summary.bytes(f.mallocBytes()) + " (est.)" : ""), width)));
         String rss = rss(f.processMemory());
         lines.add(plain(fit(rss != null ? rss : "rss    not sampled (agent option processMemory=0, not Linux, or an "
                 + "agent older than this CLI)", width)));

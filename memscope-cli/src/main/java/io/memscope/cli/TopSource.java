@@ -20,7 +20,7 @@ import javax.management.openmbean.CompositeData;
 final class TopSource {
     private static final String[] AGENT_ATTRIBUTES = {"Mode", "IntervalBytes", "UptimeMillis", "HeldBytes",
         "HeldAgeMillis", "AllocationRate", "NativeOutstandingBytes", "NativeOutstandingBlocks", "GcCount",
-        "UnconfirmedBytes", "ProcessMemory", "ProcessMemoryParts"};
+        "UnconfirmedBytes", "ProcessMemory", "ProcessMemoryParts", "MallocOutstandingBytes"};
 
     private final MBeanServerConnection server;
     private final String pid;
@@ -177,7 +177,8 @@ final class TopSource {
                 System.currentTimeMillis(), (Long) heap.get("used"), (Long) heap.get("committed"),
                 (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
                 num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
-                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a));
+                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a),
+                a.get("MallocOutstandingBytes") instanceof Number m ? m.longValue() : -1);
     }
 
     /** @return the agent's latest process memory sample by part name; empty from an older agent or when it is off */

@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Test;
 /** The layout of one {@code memscope top} frame, from fixed figures. */
 class TopScreenTest {
     private static TopFrame frame(TopSort sort, long gcWindow, long heldAge) {
+        return frame(sort, gcWindow, heldAge, -1);
+    }
+
+    private static TopFrame frame(TopSort sort, long gcWindow, long heldAge, long mallocBytes) {
         return new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30, 120L << 20,
                 heldAge, 800L << 20, true, 3 << 20, 7, gcWindow, 3, 12, 6, 1,
                 List.of("G1 Young Generation", "G1 Concurrent GC"), sort,
@@ -18,7 +22,15 @@ class TopScreenTest {
                                 "java.util.concurrent.ConcurrentHashMap$Node", 0, 90L << 20, 700L << 20, 40L << 30, 0)),
                 16L << 20, java.util.Map.of("rss", 700L << 20, "rssAnon", 650L << 20, "rssFile", 50L << 20,
                         "heapCommitted", 1L << 30, "metaspace", 40L << 20, "codeCache", 10L << 20, "threads", 19L,
-                        "threadStacks", 19L << 20, "directBuffers", 3L << 20, "trackedNative", 4L << 20));
+                        "threadStacks", 19L << 20, "directBuffers", 3L << 20, "trackedNative", 4L << 20),
+                mallocBytes);
+    }
+
+    @Test
+    void mallocOutstandingIsShownWhenTheAgentSamplesIt() {
+        List<String> l = text(TopScreen.render(frame(TopSort.HELD, 1000, 1200, 12L << 20), 0, true, false));
+        assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks, "
+                + "malloc 12.0 MiB (est.)");
     }
 
     private static List<String> text(List<AttributedString> lines) {
@@ -85,7 +97,7 @@ class TopScreenTest {
         TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30,
                 120L << 20, 5, 800L << 20, true, 3 << 20, 7, 1000, 3, 12, 6, 1, List.of("GC " + hostile),
                 TopSort.HELD, List.of(new TopFrame.Row("com.acme." + hostile + ".put(Cache.java:42)", hostile,
-                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0, java.util.Map.of());
+                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0, java.util.Map.of(), -1);
         List<String> l = text(TopScreen.render(f, 0, true, false));
         for (String line : l) {
             assertThat(line).doesNotContain("\u001b", "\r", "\n", "\u0007", "\u009b");

@@ -91,6 +91,15 @@ public final class AgentClient {
         return m;
     }
 
+    /**
+     * @return estimated bytes malloc'd by native code and not freed, from the agent's malloc samples (option
+     *         {@code malloc}); -1 when malloc is not sampled, the agent is absent or older than this library
+     */
+    public long mallocOutstandingBytes() {
+        Object v = isPresent() ? optionalAttribute("MallocOutstandingBytes") : null;
+        return v instanceof Number n ? n.longValue() : -1;
+    }
+
     /** @return samples the agent could not record, see the agent's {@code DroppedSamples} */
     public long droppedSamples() {
         return longAttribute("DroppedSamples");
@@ -287,6 +296,15 @@ public final class AgentClient {
         } catch (JMException e) {
             throw new AgentUnavailableException(OBJECT_NAME + " has no attribute " + attribute
                     + ": the agent is an older version than this library (" + e + ")");
+        }
+    }
+
+    /** @return the attribute, or null when this agent does not have it (an older one) */
+    private Object optionalAttribute(String attribute) {
+        try {
+            return server.getAttribute(name, attribute);
+        } catch (JMException e) {
+            return null;
         }
     }
 

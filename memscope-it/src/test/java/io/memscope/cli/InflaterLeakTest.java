@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.memscope.MemoryEvent;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class InflaterLeakTest {
         for (String java : Jvms.javas()) {
             String name = Path.of(java).getParent().getParent().getFileName().toString();
             // The truth: every allocation sampled (interval 1 byte: p = 1 - exp(-size) = 1 for every size).
-            MallocRecording truth = run(out.resolve(name + "-truth"), java, "1", TRUTH_KEPT, 10);
+            MallocRecording truth = run(out.resolve(name + "-truth"), java, "1", TRUTH_KEPT, 10, null);
             assertThat(truth.metadata("malloc.dropped")).as(java + ": the truth run lost nothing").isZero();
             List<MemoryEvent> truthLeak = truth.outstandingAt(FIXTURE, leak);
             assertThat(truthLeak).as(java + ": a block or more per kept inflater").hasSizeGreaterThanOrEqualTo(TRUTH_KEPT);
@@ -46,7 +47,8 @@ class InflaterLeakTest {
             // zlib's inflate state (its code tables alone are 5.6 KiB), its z_stream, and a window when one is needed
             assertThat(perInflater).as(java + ": zlib's state and stream per inflater").isBetween(5L << 10, 64L << 10);
 
-            MallocRecording sampled = run(out.resolve(name), java, "16k", KEPT, KEPT);
+            Path figure = out.resolve(name + "-mxbean.txt");
+            MallocRecording sampled = run(out.resolve(name), java, "16k", KEPT, KEPT, figure);
             assertThat(sampled.metadataText("malloc.selfTest")).as(java).isEqualTo("passed");
             assertThat(sampled.metadataText("malloc.off")).as(java).isNull();
             List<MemoryEvent> leaked = sampled.outstandingAt(FIXTURE, leak);
@@ -69,13 +71,27 @@ class InflaterLeakTest {
                     + " (sd " + sd + ")").isLessThan(4 * sd);
             assertThat(sampled.outstandingAt(FIXTURE, ended)).as(java + ": ended inflaters keep nothing").isEmpty();
             assertThat(sampled.allocationsAt(FIXTURE, ended)).as(java + ": ended inflaters were sampled").isNotEmpty();
+
+            // The agent's MXBean (memscope top, AgentClient) while the program ran: the same samples, the same weights
+            String[] f = Files.readString(figure).trim().split(" ");
+            long at = Long.parseLong(f[0]);
+            long mxbean = Long.parseLong(f[1]);
+            double recorded = sampled.estimateOutstandingAt(at);
+            assertThat((double) mxbean).as(java + ": MallocOutstandingBytes against the recording at that time")
+                    .isCloseTo(recorded, org.assertj.core.api.Assertions.within(recorded * 0.01 + 1024));
+            assertThat((double) mxbean).as(java + ": at least the kept inflaters").isGreaterThan(estimate * 0.9);
         }
     }
 
-    private static MallocRecording run(Path dir, String java, String interval, int kept, int ended) throws Exception {
-        int code = Jvms.memscopeRun(dir, List.of("--malloc", "--malloc-interval", interval),
-                List.of(java, "-cp", Jvms.classPath(InflaterLeakFixture.class), FIXTURE, Integer.toString(kept),
-                        Integer.toString(ended)));
+    private static MallocRecording run(Path dir, String java, String interval, int kept, int ended, Path figure)
+            throws Exception {
+        List<String> command = new ArrayList<>(List.of(java, "-cp",
+                Jvms.classPath(InflaterLeakFixture.class, io.memscope.Memscope.class)));
+        if (figure != null) {
+            command.add("-DmallocFigureTo=" + figure);
+        }
+        command.addAll(List.of(FIXTURE, Integer.toString(kept), Integer.toString(ended)));
+        int code = Jvms.memscopeRun(dir, List.of("--malloc", "--malloc-interval", interval), command);
         assertThat(code).as(java).isZero();
         return MallocRecording.read(dir);
     }

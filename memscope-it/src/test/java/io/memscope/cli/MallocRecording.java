@@ -73,6 +73,23 @@ final class MallocRecording {
         return outstanding.values().stream().filter(e -> at(e, className, line)).toList();
     }
 
+    /** @return the estimate of the blocks sampled at or before {@code nanos} and not freed by then */
+    double estimateOutstandingAt(long nanos) {
+        Map<Long, MemoryEvent> live = new HashMap<>();
+        for (MemoryEvent e : recording.events()) {
+            if (e.timestampNanos() > nanos) {
+                continue;
+            }
+            if (e.type() == MemoryEventType.ALLOCATE && TYPE.equals(e.typeName())) {
+                live.put(e.address(), e);
+            } else if (e.type() == MemoryEventType.DEALLOCATE && live.containsKey(e.address())
+                    && e.siteId() == live.get(e.address()).siteId()) {
+                live.remove(e.address());
+            }
+        }
+        return estimate(new ArrayList<>(live.values()));
+    }
+
     double weight(long size) {
         return size / -Math.expm1(-size / interval);
     }

@@ -487,6 +487,15 @@ public final class CaptureSession {
         return n;
     }
 
+    /**
+     * @return estimated bytes malloc'd and not yet freed, from the malloc samples ({@link MallocSampler}); -1 when
+     *         malloc is not sampled
+     */
+    public long mallocOutstandingBytes() {
+        MallocSampler m = mallocSampler;
+        return m == null || !running ? -1 : m.outstandingBytes();
+    }
+
     /** @return native bytes allocated and not yet freed (0 without native tracking) */
     public long nativeOutstandingBytes() {
         return settings.nativeMemory() && running ? nativeTracker.outstandingBytes() : 0;

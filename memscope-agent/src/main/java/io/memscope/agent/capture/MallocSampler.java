@@ -55,8 +55,14 @@ final class MallocSampler {
     private final Map<String, String> endMetadata;
     private final NativeSymbols symbols = new NativeSymbols();
     private final LongMap<SampledMethod> methods = new LongMap<>(1024);
-    /** Sampled blocks not freed yet: address to {size, site}. Drain thread only. */
+    /** Sampled blocks not freed yet: address to {size, site, estimated bytes}. Drain thread only. */
     private final Map<Long, long[]> live = new HashMap<>();
+    private final SampleWeights weights;
+    /**
+     * Estimated malloc'd bytes not freed, of the sampled blocks (each {@code size / p}); written by the drain thread,
+     * read by the agent's MXBean ({@code MallocOutstandingBytes}, {@code memscope top}).
+     */
+    private volatile long outstandingBytes;
     /**
      * Raw stacks resolved already, by {@link #rawHash}: a repeated stack costs a hash and a lookup, not a
      * symbolization and a resolution (and the JIT compiles less). Bounded: emptied when full.
@@ -89,6 +95,7 @@ final class MallocSampler {
         this.stacks = stacks;
         this.strings = strings;
         this.interval = interval;
+        this.weights = new SampleWeights(interval);
         this.depth = Math.max(depth, 1);
         this.endMetadata = endMetadata;
         this.typeId = strings.intern(TYPE);
@@ -315,7 +322,9 @@ final class MallocSampler {
     }
 
     private void record(long address, long size, long nanos, long tid, long stack, int site) {
-        live.put(address, new long[] {size, site});
+        long estimate = Math.round(size * weights.weight(size));
+        live.put(address, new long[] {size, site, estimate});
+        outstandingBytes += estimate; // one writer: the drain thread
         events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId, stack, site);
     }
 
@@ -386,6 +395,7 @@ final class MallocSampler {
             unmatchedFrees++; // its sample was memscope's own, or dropped
             return;
         }
+        outstandingBytes -= b[2];
         events.add(nanos, TYPE_DEALLOCATE, address, b[0], 0, tid | OS_THREAD, threadName(tid), 0, 0, 0, (int) b[1]);
     }
 
@@ -407,6 +417,14 @@ final class MallocSampler {
             threadNames.put(tid, id);
         }
         return id;
+    }
+
+    /**
+     * @return estimated bytes malloc'd and not freed, from the sampled blocks (each weighs {@code size / p}); what was
+     *         allocated before the capture started is not in it
+     */
+    long outstandingBytes() {
+        return outstandingBytes;
     }
 
     /** Stops the hooks (they pass through from now on), drains what they queued and ends the drain thread. */

@@ -139,6 +139,11 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public long getMallocOutstandingBytes() {
+        return session.mallocOutstandingBytes();
+    }
+
+    @Override
     public long getNativeOutstandingBlocks() {
         return session.nativeOutstandingBlocks();
     }

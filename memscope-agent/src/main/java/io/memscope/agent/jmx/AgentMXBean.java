@@ -84,6 +84,12 @@ public interface AgentMXBean {
     /** @return native bytes (direct buffers, Unsafe, FFM arenas) allocated and not yet freed; 0 with native=false */
     long getNativeOutstandingBytes();
 
+    /**
+     * @return estimated bytes malloc'd by native code and not freed since the capture began, from the malloc samples
+     *         (option {@code malloc}; each sampled block weighs {@code size / p}); -1 when malloc is not sampled
+     */
+    long getMallocOutstandingBytes();
+
     /** @return native blocks allocated and not yet freed */
     long getNativeOutstandingBlocks();
 
