@@ -80,7 +80,7 @@ class PushTest {
             CliRun r = run(out, logs, List.of("--sampler", sampler, "--push", receiver.url(), "--push-interval", "1s",
                     "--push-name",
                     "pushfixture", "--push-label", "env=test", "--push-label", "team=mem", "--push-tenant", "tenant-a",
-                    "--push-auth-file", tokenFile(logs).toString()), 4000, 2500);
+                    "--push-auth-file", tokenFile(logs).toString(), "--malloc", "--malloc-interval", "8k"), 4000, 2500);
             assertThat(r.exit).as(r.err).isZero();
             assertThat(Files.readString(logs.resolve("app.out"))).contains("push fixture: retained 1024 arrays");
             assertThat(receiver.errors).as("requests the receiver could not parse").isEmpty();
@@ -117,7 +117,7 @@ class PushTest {
                     types.add(prof.getStringTable((int) t.getType()) + "/" + prof.getStringTable((int) t.getUnit()));
                 }
                 assertThat(types).containsExactly("alloc_objects/count", "alloc_space/bytes", "inuse_objects/count",
-                        "inuse_space/bytes", "native_inuse_space/bytes");
+                        "inuse_space/bytes", "native_inuse_space/bytes", "malloc_inuse_space/bytes");
                 assertThat(prof.getStringTable((int) prof.getPeriodType().getType())).isEqualTo("space");
                 assertThat(prof.getPeriod()).isEqualTo(32 * 1024);
                 assertThat(prof.getTimeNanos() / 1_000_000_000L).isBetween(from - 1, from + 1);
@@ -183,6 +183,14 @@ class PushTest {
             String direct = frame("retain", "DIRECT-SITE");
             assertThat(PushReceiver.sum(last, "native_inuse_space", f -> f.contains(direct)))
                     .isEqualTo(PushFixture.DIRECT_BYTES);
+
+            // Malloc: the kept inflaters' zlib state, estimated from malloc samples, under a stack with native frames
+            // first and the fixture's line (zlib's state is several KiB an inflater)
+            String inflater = frame("retain", "INFLATER-SITE");
+            long pushedMalloc = PushReceiver.sum(last, "malloc_inuse_space", f -> f.contains(inflater)
+                    && !f.get(0).endsWith(")"));
+            assertThat(pushedMalloc).as("kept inflaters' malloc_inuse_space")
+                    .isGreaterThan(PushFixture.INFLATERS * 1024L);
 
             // Counters, and the token nowhere
             assertThat(Jvms.metadataCount(meta, "push.sent")).isEqualTo(pushes.size());

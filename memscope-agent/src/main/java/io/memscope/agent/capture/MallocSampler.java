@@ -64,6 +64,12 @@ final class MallocSampler {
      */
     private volatile long outstandingBytes;
     /**
+     * The same estimate per (stack, site): key the stack id, or minus the site without a stack; value {bytes, site}.
+     * At most {@value #MAX_PUSH_STACKS} keys, the rest under key 0. Written by the drain thread, read by the push.
+     */
+    private final Map<Long, long[]> byStack = new HashMap<>();
+    static final int MAX_PUSH_STACKS = 4096;
+    /**
      * Raw stacks resolved already, by {@link #rawHash}: a repeated stack costs a hash and a lookup, not a
      * symbolization and a resolution (and the JIT compiles less). Bounded: emptied when full.
      */
@@ -323,8 +329,17 @@ final class MallocSampler {
 
     private void record(long address, long size, long nanos, long tid, long stack, int site) {
         long estimate = Math.round(size * weights.weight(size));
-        live.put(address, new long[] {size, site, estimate});
+        long key = stackKey(stack, site);
+        live.put(address, new long[] {size, site, estimate, key});
         outstandingBytes += estimate; // one writer: the drain thread
+        synchronized (byStack) {
+            long[] t = byStack.get(key);
+            if (t == null) {
+                t = new long[] {0, site};
+                byStack.put(key, t);
+            }
+            t[0] += estimate;
+        }
         events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId, stack, site);
     }
 
@@ -396,6 +411,12 @@ final class MallocSampler {
             return;
         }
         outstandingBytes -= b[2];
+        synchronized (byStack) {
+            long[] t = byStack.get(b[3]);
+            if (t != null && (t[0] -= b[2]) <= 0 && b[3] != 0) {
+                byStack.remove(b[3]);
+            }
+        }
         events.add(nanos, TYPE_DEALLOCATE, address, b[0], 0, tid | OS_THREAD, threadName(tid), 0, 0, 0, (int) b[1]);
     }
 
@@ -417,6 +438,29 @@ final class MallocSampler {
             threadNames.put(tid, id);
         }
         return id;
+    }
+
+    /** The push's key of a sample's stack ({@link #byStack}); 0 once the bound is reached. */
+    private long stackKey(long stack, int site) {
+        long key = stack != 0 ? stack : -(long) site;
+        synchronized (byStack) {
+            return byStack.containsKey(key) || byStack.size() < MAX_PUSH_STACKS ? key : 0;
+        }
+    }
+
+    /**
+     * @return the outstanding estimate per stack, a copy: {stack id (0: none, or beyond the bound), site, bytes}
+     */
+    java.util.List<long[]> outstandingByStack() {
+        java.util.List<long[]> l = new java.util.ArrayList<>();
+        synchronized (byStack) {
+            for (Map.Entry<Long, long[]> e : byStack.entrySet()) {
+                if (e.getValue()[0] > 0) {
+                    l.add(new long[] {Math.max(0, e.getKey()), e.getValue()[1], e.getValue()[0]});
+                }
+            }
+        }
+        return l;
     }
 
     /**

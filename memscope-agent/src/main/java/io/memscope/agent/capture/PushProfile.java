@@ -22,7 +22,10 @@ import java.util.Map;
  *       (one frame: {@link LiveSites} keeps held figures per site, not per stack): reachable at the latest collection
  *       that examined the whole heap; memory no such collection has judged yet (unconfirmed) is not in it;</li>
  *   <li>{@code native_inuse_space}/bytes: native blocks (direct buffers, {@code Unsafe}, FFM arenas) allocated and not
- *       freed at the end of the interval, per stack.</li>
+ *       freed at the end of the interval, per stack;</li>
+ *   <li>{@code malloc_inuse_space}/bytes: with malloc sampling, the estimated bytes malloc'd by native code and not
+ *       freed at the end of the interval, per stack (native frames first), from the malloc samples
+ *       ({@link MallocSampler}).</li>
  * </ul>
  *
  * Period {@code space}/bytes: the mean sampling interval. Memory: bounded by the interval's table
@@ -34,7 +37,7 @@ final class PushProfile {
     /** The sample types, in the order of each sample's values. */
     static final String[][] TYPES = {
         {"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_objects", "count"}, {"inuse_space", "bytes"},
-        {"native_inuse_space", "bytes"},
+        {"native_inuse_space", "bytes"}, {"malloc_inuse_space", "bytes"},
     };
 
     private PushProfile() {
@@ -44,7 +47,8 @@ final class PushProfile {
      * @param natives the native tracker, or null when native memory is not tracked
      * @return the profile, gzipped
      */
-    static byte[] build(PushTable.Taken allocated, PushScopes scopes, LiveSites live, NativeTracker natives, StackTable stacks,
+    static byte[] build(PushTable.Taken allocated, PushScopes scopes, LiveSites live, NativeTracker natives,
+                        MallocSampler malloc, StackTable stacks,
                         StringTable strings, long intervalBytes, long fromEpochMillis, long untilEpochMillis)
             throws IOException {
         PprofWriter w = new PprofWriter();
@@ -55,7 +59,8 @@ final class PushProfile {
         w.time(fromEpochMillis * 1_000_000L, (untilEpochMillis - fromEpochMillis) * 1_000_000L);
         w.defaultSampleType("alloc_space");
         w.comment("memscope: alloc_* = estimated from samples during the interval; inuse_* = held per allocation "
-                + "site (reachable at the latest whole-heap collection); native_inuse_space = native blocks not freed");
+                + "site (reachable at the latest whole-heap collection); native_inuse_space = native blocks not freed; "
+                + "malloc_inuse_space = estimated from malloc samples, not freed");
         long[] locs = new long[1024];
         long[] values = new long[TYPES.length];
         Map<Integer, Long> siteLocations = new HashMap<>();
@@ -83,6 +88,18 @@ final class PushProfile {
         if (natives != null) {
             nativeSamples(w, natives, stacks, siteLocations, locs, values);
         }
+        if (malloc != null) {
+            for (long[] m : malloc.outstandingByStack()) { // {stack, site, bytes}
+                int n = m[0] == 0 && m[1] == 0 ? 0 : locations(w, m[0], (int) m[1], stacks, siteLocations, locs);
+                if (n == 0) {
+                    locs[0] = w.location("(other malloc stacks)", "", 0);
+                    n = 1;
+                }
+                values(values, 0, 0, 0, 0, 0);
+                values[5] = m[2];
+                w.sample(locs, n, values);
+            }
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
         w.writeGzipped(out);
         return out.toByteArray();
@@ -104,6 +121,7 @@ final class PushProfile {
         v[2] = inuseObjects;
         v[3] = inuseBytes;
         v[4] = nativeBytes;
+        v[5] = 0;
     }
 
     /** Native blocks outstanding now, summed per (stack, site). */

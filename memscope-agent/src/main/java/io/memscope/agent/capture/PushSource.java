@@ -30,7 +30,8 @@ final class PushSource implements ProfilePusher.Source {
             return null;
         }
         PushTable.Taken t = table.take();
-        return PushProfile.build(t, table.scopes(), session.liveSites, session.settings.nativeMemory() ? session.nativeTracker : null,
+        return PushProfile.build(t, table.scopes(), session.liveSites,
+                session.settings.nativeMemory() ? session.nativeTracker : null, session.mallocSampler,
                 session.stacks, session.sink.store().strings(), session.settings.intervalBytes(), fromEpochMillis,
                 untilEpochMillis);
     }
