@@ -185,11 +185,14 @@ class PushTest {
                     .isEqualTo(PushFixture.DIRECT_BYTES);
 
             // Malloc: the kept inflaters' zlib state, estimated from malloc samples, under a stack with native frames
-            // first and the fixture's line (zlib's state is several KiB an inflater)
-            String inflater = frame("retain", "INFLATER-SITE");
-            long pushedMalloc = PushReceiver.sum(last, "malloc_inuse_space", f -> f.contains(inflater)
-                    && !f.get(0).endsWith(")"));
-            assertThat(pushedMalloc).as("kept inflaters' malloc_inuse_space")
+            // first and the fixture's method (zlib's state is several KiB an inflater). The line is left out: with the
+            // bytecode sampler the malloc samples' Java frames come without line numbers (seen here, not explained
+            // yet: a known gap of malloc sampling beside the bytecode sampler).
+            long pushedMalloc = PushReceiver.sum(last, "malloc_inuse_space",
+                    f -> (f.get(0).contains("!") || f.get(0).contains("+0x"))
+                            && f.stream().anyMatch(x -> x.startsWith("memscope.fixtures.PushFixture.retain(")));
+            assertThat(pushedMalloc).as("kept inflaters' malloc_inuse_space; stacks of malloc_inuse_space: %s; metadata malloc.*: %s",
+                    mallocStacks(last), meta.entrySet().stream().filter(e -> e.getKey().startsWith("malloc")).toList())
                     .isGreaterThan(PushFixture.INFLATERS * 1024L);
 
             // Counters, and the token nowhere
@@ -201,6 +204,22 @@ class PushTest {
             assertThat(Files.readString(logs.resolve("app.err"))).as("the stream the JVM prints its options on")
                     .contains("JAVA_TOOL_OPTIONS").contains("pushing a profile every 1.0 s");
         }
+    }
+
+    private static List<String> mallocStacks(ProfileProto.Profile p) {
+        int type = -1;
+        for (int i = 0; i < p.getSampleTypeCount(); i++) {
+            if (p.getStringTable((int) p.getSampleType(i).getType()).equals("malloc_inuse_space")) {
+                type = i;
+            }
+        }
+        List<String> l = new ArrayList<>();
+        for (ProfileProto.Sample s : p.getSampleList()) {
+            if (s.getValue(type) > 0 && l.size() < 10) {
+                l.add(s.getValue(type) + " " + PushReceiver.frames(p, s));
+            }
+        }
+        return l;
     }
 
     private static long heldOf(List<PushReceiver.Push> pushes, String frame) {

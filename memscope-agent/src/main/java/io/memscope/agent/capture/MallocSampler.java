@@ -64,8 +64,8 @@ final class MallocSampler {
      */
     private volatile long outstandingBytes;
     /**
-     * The same estimate per (stack, site): key the stack id, or minus the site without a stack; value {bytes, site}.
-     * At most {@value #MAX_PUSH_STACKS} keys, the rest under key 0. Written by the drain thread, read by the push.
+     * The same estimate per (stack, site): key {@link #stackKey}, value {bytes, site, stack}. At most
+     * {@value #MAX_PUSH_STACKS} keys, the rest under one key. Written by the drain thread, read by the push.
      */
     private final Map<Long, long[]> byStack = new HashMap<>();
     static final int MAX_PUSH_STACKS = 4096;
@@ -335,7 +335,7 @@ final class MallocSampler {
         synchronized (byStack) {
             long[] t = byStack.get(key);
             if (t == null) {
-                t = new long[] {0, site};
+                t = key == Long.MIN_VALUE ? new long[] {0, 0, 0} : new long[] {0, site, stack};
                 byStack.put(key, t);
             }
             t[0] += estimate;
@@ -413,7 +413,7 @@ final class MallocSampler {
         outstandingBytes -= b[2];
         synchronized (byStack) {
             long[] t = byStack.get(b[3]);
-            if (t != null && (t[0] -= b[2]) <= 0 && b[3] != 0) {
+            if (t != null && (t[0] -= b[2]) <= 0 && b[3] != Long.MIN_VALUE) {
                 byStack.remove(b[3]);
             }
         }
@@ -440,23 +440,25 @@ final class MallocSampler {
         return id;
     }
 
-    /** The push's key of a sample's stack ({@link #byStack}); 0 once the bound is reached. */
+    /**
+     * The push's key of a sample's stack ({@link #byStack}): its stack id (a hash: any long but 0), or the site's
+     * number in the high half when it has no stack; {@code Long.MIN_VALUE} (the other stacks) once the bound is
+     * reached.
+     */
     private long stackKey(long stack, int site) {
-        long key = stack != 0 ? stack : -(long) site;
+        long key = stack != 0 ? stack : ((long) site << 32) | 0xFFFFFFFFL;
         synchronized (byStack) {
-            return byStack.containsKey(key) || byStack.size() < MAX_PUSH_STACKS ? key : 0;
+            return byStack.containsKey(key) || byStack.size() < MAX_PUSH_STACKS ? key : Long.MIN_VALUE;
         }
     }
 
-    /**
-     * @return the outstanding estimate per stack, a copy: {stack id (0: none, or beyond the bound), site, bytes}
-     */
+    /** @return the outstanding estimate per stack, a copy: {stack id (0: none), site (0: the other stacks), bytes} */
     java.util.List<long[]> outstandingByStack() {
         java.util.List<long[]> l = new java.util.ArrayList<>();
         synchronized (byStack) {
-            for (Map.Entry<Long, long[]> e : byStack.entrySet()) {
-                if (e.getValue()[0] > 0) {
-                    l.add(new long[] {Math.max(0, e.getKey()), e.getValue()[1], e.getValue()[0]});
+            for (long[] t : byStack.values()) {
+                if (t[0] > 0) {
+                    l.add(new long[] {t[2], t[1], t[0]});
                 }
             }
         }
