@@ -100,7 +100,7 @@ class PrometheusScrapeTest {
         String api = "http://127.0.0.1:" + port;
         try {
             await("Prometheus ready on " + api).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(100)).ignoreException(java.io.IOException.class)
+                    .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(java.io.IOException.class)
                     .failFast("Prometheus exited: see " + tmp.resolve("prometheus.log"), () -> !prometheus.isAlive())
                     .until(() -> http.send(HttpRequest.newBuilder(URI.create(api + "/-/ready")).build(),
                             HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
