@@ -429,6 +429,15 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *jvm, void *reserved) {
         jvmti = NULL; /* start0 reports it */
     } else {
         jvmti = env;
+        /* For describe0 and lines0 from the start, not only once a capture's start0 ran: the malloc sampler
+           describes its samples' Java frames through this library beside the bytecode heap sampler, which never
+           calls start0. Both are "always" capabilities of HotSpot (any phase, no cost); without them frames have no
+           file or line (not an error). */
+        jvmtiCapabilities names;
+        memset(&names, 0, sizeof(names));
+        names.can_get_source_file_name = 1;
+        names.can_get_line_numbers = 1;
+        (void) (*env)->AddCapabilities(env, &names);
     }
     wake_ready = sem_init(&wake, 0, 0) == 0;
     return JNI_VERSION_1_8;
