@@ -653,8 +653,8 @@ public final class CaptureSession {
         long lastFlush = lastFold;
         long lastCounts = lastFold;
         recording.open();
-        ProcessMemorySampler pm = null;
-        if (processMemoryMillis > 0) {
+        ProcessMemorySampler pm = processMemory; // kept when this loop starts again after a failure (its thread)
+        if (pm == null && processMemoryMillis > 0) {
             pm = new ProcessMemorySampler(processMemoryMillis, rssDetailMillis, settings.flushMillis(),
                     settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
             processMemory = pm;

@@ -30,6 +30,10 @@ import java.util.regex.Pattern;
  * PROCESS_MEMORY block. The thread's own CPU time in this class is counted ({@code processMemory.cpuNanos}). Every
  * failure is counted and never thrown: a part that cannot be read is {@link ProcessMemorySamples#UNKNOWN}.
  *
+ * <p>The resident parts (heap, code cache, thread stacks) come from the resident check, which runs on a thread of its
+ * own ({@link ResidentCheckThread}): each sample carries its latest figures, and its CPU time is counted in
+ * {@code processMemory.cpuNanos} too.
+ *
  * <p>Not thread-safe: the background thread samples and flushes; the capture's end writes the rest after that thread
  * stopped.
  */
@@ -54,20 +58,10 @@ final class ProcessMemorySampler {
     private static final Pattern NMT_STACK = Pattern.compile("\\(stack: reserved=(\\d+)KB, committed=(\\d+)KB");
 
     private final long intervalNanos;
-    /** How often the resident check ({@link SmapsResidentCheck}) runs; 0 = never. */
-    private final long detailNanos;
-    private SmapsResidentCheck detail;
-    private long nextDetail;
-    private long detailPasses;
-    private long detailFailures;
-    private long detailCpuNanos;
-    private long detailMaxCpuNanos;
-    private long detailMaxWallNanos;
-    /** The resident check waits at least this many times its own wall time, and its CPU time, before the next. */
-    static final long DETAIL_WALL_BUDGET = 20, DETAIL_CPU_BUDGET = 100;
-    /** The latest resident check's figures (unknown before the first). */
-    private long heapResident = ProcessMemorySamples.UNKNOWN, codeResident = ProcessMemorySamples.UNKNOWN,
-            stacksResident = ProcessMemorySamples.UNKNOWN, stacksMatched = ProcessMemorySamples.UNKNOWN;
+    /** How often the resident check runs ({@code rssDetail}); 0 = never. */
+    private final long detailMillis;
+    /** The resident check's thread, whose latest figures each sample carries; null when off. */
+    private ResidentCheckThread resident;
     /**
      * {@code sun.nio.ch.FileChannelImpl} once the JVM loaded it (found among the loaded classes, never loaded by the
      * agent: {@code FileChannel} and its 30 classes are not loaded into JVMs that do not use them), to see whether
@@ -131,7 +125,7 @@ final class ProcessMemorySampler {
      */
     ProcessMemorySampler(long intervalMillis, long detailMillis, long flushMillis, LongSupplier trackedNative) {
         this.intervalNanos = intervalMillis * 1_000_000L;
-        this.detailNanos = detailMillis * 1_000_000L;
+        this.detailMillis = detailMillis;
         this.trackedNative = trackedNative;
         Arrays.fill(latest, ProcessMemorySamples.UNKNOWN);
         int capacity = (int) Math.min(4096, Math.max(16, 2 * flushMillis / intervalMillis + 4));
@@ -180,10 +174,9 @@ final class ProcessMemorySampler {
                 stackSizes[1] = 1024 * Long.parseLong(hs.getVMOption("CompilerThreadStackSize").getValue());
                 stackSizes[2] = 1024 * Long.parseLong(hs.getVMOption("VMThreadStackSize").getValue());
             }
-            if (detailNanos > 0 && statusFile != null) {
-                java.lang.invoke.MethodHandle dcmd = diagnosticCommands(inst);
-                detail = new SmapsResidentCheck(diagnosticCommand(dcmd, "GC.heap_info"),
-                        diagnosticCommand(dcmd, "Compiler.codecache"), stackSizes, "/proc/self/smaps");
+            if (detailMillis > 0 && statusFile != null) { // off the sampling thread: a pass can take a second
+                resident = new ResidentCheckThread(detailMillis, stackSizes, inst, "/proc/self/smaps")
+                        .start(Runtime.getRuntime().maxMemory());
             }
         } catch (Throwable t) {
             failed(t);
@@ -192,7 +185,6 @@ final class ProcessMemorySampler {
         nextClassScan = nowNanos;
         nextDue = nowNanos;
         nextNmt = nowNanos;
-        nextDetail = nowNanos;
         return this;
     }
 
@@ -227,14 +219,6 @@ final class ProcessMemorySampler {
                 nextNmt = nowNanos + NMT_INTERVAL_NANOS;
                 nmtSample(nowNanos);
             }
-            if (detail != null && nowNanos >= nextDetail) {
-                long detailCpu0 = detailCpuNanos;
-                long wall = residentCheck();
-                // a large resident set makes the pass slow (the kernel walks every mapped page): it runs less often
-                // rather than delay the samples and flushes (5% of the thread's time) or cost more than 1% of a core
-                nextDetail = System.nanoTime() + Math.max(detailNanos, Math.max(DETAIL_WALL_BUDGET * wall,
-                        DETAIL_CPU_BUDGET * (detailCpuNanos - detailCpu0)));
-            }
             sample(nowNanos);
         } catch (Throwable t) {
             failed(t);
@@ -268,10 +252,10 @@ final class ProcessMemorySampler {
         long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
         values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
         values[base + MAPPED] = mappedUsed();
-        values[base + HEAP_RESIDENT] = heapResident;
-        values[base + CODE_RESIDENT] = codeResident;
-        values[base + STACKS_RESIDENT] = stacksResident;
-        values[base + STACKS_MATCHED] = stacksMatched;
+        ResidentCheckThread r = resident;
+        if (r != null) { // HEAP_RESIDENT, CODE_RESIDENT, STACKS_RESIDENT, STACKS_MATCHED in this order
+            r.figures(values, base + HEAP_RESIDENT);
+        }
         mallocInfo(values, base);
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
@@ -431,78 +415,6 @@ final class ProcessMemorySampler {
         } catch (Throwable t) {
             mallinfoOn = false;
             failed(t);
-        }
-    }
-
-    /**
-     * The resident check, its CPU time counted apart from the fast samples'.
-     *
-     * @return how long it took (wall clock, ns)
-     */
-    private long residentCheck() {
-        long wall0 = System.nanoTime();
-        long cpu0 = cpuTime ? threadBean.getCurrentThreadCpuTime() : 0;
-        try {
-            detail.run();
-            heapResident = detail.knowsHeap() ? detail.heapResident : ProcessMemorySamples.UNKNOWN;
-            codeResident = detail.knowsCode() ? detail.codeResident : ProcessMemorySamples.UNKNOWN;
-            stacksResident = detail.stacksResident;
-            stacksMatched = detail.stacksMatched;
-            detailPasses++;
-        } catch (Throwable t) {
-            detailFailures++;
-            failed(t);
-        }
-        if (cpuTime) {
-            long spent = threadBean.getCurrentThreadCpuTime() - cpu0;
-            detailCpuNanos += spent;
-            detailMaxCpuNanos = Math.max(detailMaxCpuNanos, spent);
-        }
-        long wall = System.nanoTime() - wall0;
-        detailMaxWallNanos = Math.max(detailMaxWallNanos, wall);
-        return wall;
-    }
-
-    /**
-     * The JVM's diagnostic commands, run as a command line ({@code executeDiagnosticCommand} of the JDK's diagnostic
-     * command MBean, bound to it), taken from the JDK directly: the platform MBean server would register every
-     * platform bean, the buffer pools' among them, and the MBean's own operations would first describe every command
-     * (JFR's among them, which read their configuration files): both load the file channel classes into every JVM.
-     * Null when the JDK does not have it where expected (then the heap's and code cache's figures stay committed).
-     */
-    private java.lang.invoke.MethodHandle diagnosticCommands(java.lang.instrument.Instrumentation inst) {
-        try {
-            Class<?> impl = Class.forName("com.sun.management.internal.DiagnosticCommandImpl");
-            if (inst != null) {
-                inst.redefineModule(impl.getModule(), java.util.Set.of(), Map.of(),
-                        Map.of("com.sun.management.internal", java.util.Set.of(ProcessMemorySampler.class.getModule())),
-                        java.util.Set.of(), Map.of());
-            }
-            java.lang.reflect.Method get = impl.getDeclaredMethod("getDiagnosticCommandMBean");
-            get.setAccessible(true);
-            Object bean = get.invoke(null);
-            if (bean == null) {
-                return null;
-            }
-            java.lang.reflect.Method run = impl.getDeclaredMethod("executeDiagnosticCommand", String.class);
-            run.setAccessible(true);
-            return java.lang.invoke.MethodHandles.lookup().unreflect(run).bindTo(bean);
-        } catch (Throwable t) {
-            failed(t);
-            return null;
-        }
-    }
-
-    /** The text of a diagnostic command ({@code GC.heap_info}, {@code Compiler.codecache}), or null. */
-    private String diagnosticCommand(java.lang.invoke.MethodHandle dcmd, String command) {
-        if (dcmd == null) {
-            return null;
-        }
-        try {
-            return (String) dcmd.invoke(command);
-        } catch (Throwable t) {
-            failed(t);
-            return null;
         }
     }
 
@@ -672,7 +584,10 @@ final class ProcessMemorySampler {
     void metadata(Map<String, String> into) {
         into.put("processMemory.samples", Long.toString(samples));
         into.put("processMemory.failures", Long.toString(failures));
-        into.put("processMemory.cpuNanos", cpuTime ? Long.toString(cpuNanos) : "unknown");
+        ResidentCheckThread r = resident;
+        // the resident check's CPU time is part of the sampler's, as when it ran on the sampling thread
+        into.put("processMemory.cpuNanos", cpuTime ? Long.toString(cpuNanos + (r == null ? 0 : r.cpuNanos()))
+                : "unknown");
         into.put("processMemory.rss", statusFile != null ? "/proc/self/status"
                 : "unknown: no /proc/self/status on this platform (the JVM's own figures only)");
         into.put("processMemory.nmt", nmt);
@@ -686,18 +601,18 @@ final class ProcessMemorySampler {
         into.put("processMemory.threadStacks", nmtSamples > 0 ? "nmt"
                 : "estimate: threads x ThreadStackSize (" + stackSizeBytes / 1024 + " KiB): reserved stack, an upper "
                         + "bound of what is resident");
-        into.put("processMemory.rssDetailMs", Long.toString(detailNanos / 1_000_000L));
-        if (detail != null) {
-            into.put("processMemory.rssDetailPasses", Long.toString(detailPasses));
-            into.put("processMemory.rssDetailFailures", Long.toString(detailFailures));
-            into.put("processMemory.rssDetailCpuNanos", cpuTime ? Long.toString(detailCpuNanos) : "unknown");
-            into.put("processMemory.rssDetailMaxCpuNanos", cpuTime ? Long.toString(detailMaxCpuNanos) : "unknown");
-            into.put("processMemory.rssDetailMaxWallNanos", Long.toString(detailMaxWallNanos));
+        into.put("processMemory.rssDetailMs", Long.toString(detailMillis));
+        long[] figures = {-1, -1, -1, -1};
+        if (r != null) {
+            r.metadata(into);
+            r.figures(figures, 0);
+        } else if (detailMillis > 0) {
+            into.put("processMemory.rssDetailOff", "no /proc/self/status: not Linux");
         }
-        boolean resident = detail != null && detailPasses > 0;
-        into.put("processMemory.parts.heap", resident && heapResident >= 0 ? "resident" : "committed");
-        into.put("processMemory.parts.codeCache", resident && codeResident >= 0 ? "resident" : "committed");
-        into.put("processMemory.parts.threadStacks", resident ? "resident" : nmtSamples > 0 ? "committed"
+        boolean passed = r != null && r.passed();
+        into.put("processMemory.parts.heap", passed && figures[0] >= 0 ? "resident" : "committed");
+        into.put("processMemory.parts.codeCache", passed && figures[1] >= 0 ? "resident" : "committed");
+        into.put("processMemory.parts.threadStacks", passed ? "resident" : nmtSamples > 0 ? "committed"
                 : "reserved");
         into.put("processMemory.parts.metaspace", "committed");
         into.put("processMemory.parts.direct", "committed");
@@ -708,8 +623,12 @@ final class ProcessMemorySampler {
         }
     }
 
-    /** Closes {@code /proc/self/status}. */
+    /** Closes {@code /proc/self/status} and ends the resident check's thread. */
     void close() {
+        ResidentCheckThread r = resident;
+        if (r != null) {
+            r.stop();
+        }
         RandomAccessFile f = statusFile;
         statusFile = null;
         if (f != null) {

@@ -26,9 +26,11 @@ import java.util.regex.Pattern;
  * misattributed).</li>
  * </ul>
  *
- * <p>The file is read through one reusable buffer and parsed as bytes (no string per line). Its cost is the
+ * <p>A pass allocates nothing: the file is opened at the first pass and kept open (a seek to 0 makes the kernel write
+ * it afresh), read through one 8 KiB buffer (a read that size goes through the JDK's stack buffer, no malloc) and
+ * parsed as bytes (no string per line; a line longer than the buffer, a path that long, is skipped). Its cost is the
  * kernel's walk of every mapping's page tables, which grows with the resident set: measured in docs/benchmarks.md.
- * Not thread-safe; one instance per sampler.
+ * Not thread-safe: one thread runs it ({@link ResidentCheckThread}).
  */
 final class SmapsResidentCheck {
     private static final Pattern HEAP_RANGE = Pattern.compile("\\[0x([0-9a-f]+), 0x([0-9a-f]+)");
@@ -41,7 +43,10 @@ final class SmapsResidentCheck {
     private final long[] codeRanges;
     private final long[] stackSizes;
     private final String path;
-    private final byte[] buf = new byte[64 * 1024];
+    /** At most the JDK's stack buffer for reads (8 KiB): a longer read mallocs a buffer of its length each time. */
+    static final int BUFFER = 8 * 1024;
+    private final byte[] buf = new byte[BUFFER];
+    private RandomAccessFile file;
 
     /** Results of the latest {@link #run()}: bytes resident, and the stacks recognised. */
     long heapResident;
@@ -101,46 +106,73 @@ final class SmapsResidentCheck {
         stacks = 0;
         matched = 0;
         have = false;
-        try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
-            int n = 0;
-            boolean eof = false;
+        RandomAccessFile f = file;
+        if (f == null) {
+            f = new RandomAccessFile(path, "r");
+            file = f;
+        } else {
+            f.seek(0);
+        }
+        int n = 0;
+        boolean eof = false;
+        boolean skipping = false; // in a line longer than the buffer, until its end
+        while (true) {
+            if (!eof) {
+                int r = f.read(buf, n, buf.length - n);
+                if (r < 0) {
+                    eof = true;
+                } else {
+                    n += r;
+                }
+            }
+            int line = 0;
             while (true) {
-                if (!eof) {
-                    int r = f.read(buf, n, buf.length - n);
-                    if (r < 0) {
-                        eof = true;
+                int nl = indexOf(buf, line, n, (byte) '\n');
+                if (nl < 0) {
+                    if (eof && line < n) {
+                        nl = n; // a last line without a newline
                     } else {
-                        n += r;
+                        break;
                     }
                 }
-                int line = 0;
-                while (true) {
-                    int nl = indexOf(buf, line, n, (byte) '\n');
-                    if (nl < 0) {
-                        if (eof && line < n) {
-                            nl = n; // a last line without a newline
-                        } else {
-                            break;
-                        }
-                    }
+                if (skipping) {
+                    skipping = false; // the end of the long line
+                } else {
                     line(line, nl);
-                    line = nl + 1;
                 }
-                if (eof) {
-                    break;
-                }
-                if (line == 0 && n == buf.length) {
-                    n = 0; // a line longer than the buffer (a long path): dropped
-                } else if (line > 0) {
-                    System.arraycopy(buf, line, buf, 0, n - line);
-                    n -= line;
-                }
+                line = nl + 1;
+            }
+            if (eof) {
+                break;
+            }
+            if (line == 0 && n == buf.length) {
+                // a line longer than the buffer (a header with a path that long): skipped to its end, and the fields
+                // after it are not its mapping's (they are counted nowhere)
+                n = 0;
+                skipping = true;
+                have = false;
+            } else if (line > 0) {
+                System.arraycopy(buf, line, buf, 0, n - line);
+                n -= line;
             }
         }
         heapResident = heap;
         codeResident = code;
         stacksResident = stacks;
         stacksMatched = matched;
+    }
+
+    /** Closes the file (the next {@link #run()} opens it again). */
+    void close() {
+        RandomAccessFile f = file;
+        file = null;
+        if (f != null) {
+            try {
+                f.close();
+            } catch (java.io.IOException ignored) {
+                // a read-only file: nothing was lost
+            }
+        }
     }
 
     // the pass's state: its sums, the current mapping and whether the one before it was an anonymous guard

@@ -77,4 +77,55 @@ class SmapsResidentCheckTest {
         assertThat(check.stacksMatched).isEqualTo(2000);
         assertThat(check.stacksResident).isEqualTo(2000 * 8 * 1024L);
     }
+
+    @Test
+    void theFileKeptOpenIsReadAfreshAtEachPassAndAPassAllocatesNothing(@TempDir Path dir) throws Exception {
+        Path smaps = dir.resolve("smaps");
+        long t = 0x7f00_0000_0000L;
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 200; i++) { // about 40 KiB: five buffers
+            sb.append(mapping(t, t + 16 * 1024, "---p", "", 0));
+            sb.append(mapping(t + 16 * 1024, t + 1024 * 1024, "rw-p", "", 8));
+            t += 1024 * 1024;
+        }
+        Files.writeString(smaps, sb.toString());
+        SmapsResidentCheck check = new SmapsResidentCheck(null, null, new long[] {1024 * 1024}, smaps.toString());
+        try {
+            check.run();
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)
+                    java.lang.management.ManagementFactory.getThreadMXBean();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 20; i++) {
+                check.run();
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(check.stacksMatched).isEqualTo(200);
+            assertThat(allocated).as("bytes allocated by 20 passes").isLessThan(1024);
+            // the same file, rewritten: the next pass reads what it holds now
+            Files.writeString(smaps, sb.substring(0, sb.length() / 2));
+            check.run();
+            assertThat(check.stacksMatched).isEqualTo(100);
+        } finally {
+            check.close();
+        }
+    }
+
+    @Test
+    void aHeaderLongerThanTheBufferIsSkippedAndItsFieldsCountedNowhere(@TempDir Path dir) throws Exception {
+        long t = 0x7f00_0000_0000L;
+        String longPath = "/" + "abcdef0123456789".repeat(SmapsResidentCheck.BUFFER / 8); // hex digits: no header
+        StringBuilder sb = new StringBuilder();
+        sb.append(mapping(t, t + 16 * 1024, "---p", "", 0));
+        sb.append(mapping(t + 16 * 1024, t + 1024 * 1024, "rw-p", "", 8)); // a stack
+        sb.append(mapping(t + 1024 * 1024, t + 2048 * 1024, "rw-p", longPath, 500)); // a file: its Rss is no stack's
+        sb.append(mapping(t + 2048 * 1024, t + 2064 * 1024, "---p", "", 0));
+        sb.append(mapping(t + 2064 * 1024, t + 3072 * 1024, "rw-p", "", 16)); // a stack
+        Path smaps = dir.resolve("smaps");
+        Files.writeString(smaps, sb.toString());
+        SmapsResidentCheck check = new SmapsResidentCheck(null, null, new long[] {1024 * 1024}, smaps.toString());
+        check.run();
+        check.close();
+        assertThat(check.stacksMatched).isEqualTo(2);
+        assertThat(check.stacksResident).isEqualTo((8 + 16) * 1024L);
+    }
 }

@@ -1,0 +1,324 @@
+package io.memscope.agent.capture;
+
+import io.memscope.internal.error.Failures;
+import io.memscope.recording.Recording.ProcessMemorySamples;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The resident check ({@link SmapsResidentCheck}) on a daemon thread of its own, {@code memscope-resident}. A pass
+ * reads the whole of {@code /proc/self/smaps}, which the kernel writes by walking the page tables of every mapping:
+ * about 150 ms of CPU at an 8 GiB resident heap, up to a second of wall time on a loaded machine. On the capture's
+ * background thread that time delayed the process samples, the sampler's drains and the recording's flushes; here it
+ * delays nothing but this thread's next pass. The process sampler copies the latest pass's figures into each of its
+ * samples ({@link #figures}).
+ *
+ * <p><b>What it allocates.</b> Once, at its first pass, the heap's reserved range and the code heaps' bounds from
+ * the JVM's diagnostic commands {@code GC.heap_info} and {@code Compiler.codecache} (about 0.5 MB of short-lived text
+ * and the JDK's command bean); after that nothing: each pass rereads the file it keeps open through one 8 KiB buffer.
+ * Its allocations are memscope's own (the thread is marked busy for the bytecode sampler; the JVM sampler knows its
+ * frames as memscope's).
+ *
+ * <p><b>When it does not run, or runs less.</b> It is off, with the reason in {@code processMemory.rssDetailOff}:
+ * when the heap is smaller than {@value #MIN_HEAP_MIB} MiB (a program that lives in a heap that small lives near its
+ * limit: the set-up's half megabyte, or the 8 KiB buffer kept, could be the allocation that fails it; the committed
+ * figures are close to the resident ones there anyway), when the file cannot be read, or when the set-up failed. It
+ * runs less often when a pass costs much: the next pass is at least {@value #WALL_BUDGET} times the last one's wall
+ * time and {@value #CPU_BUDGET} times its CPU time later (at most 1% of a core, and the kernel's hold of the memory
+ * map's lock for reading at most 5% of the time); each pass spaced out beyond the interval is counted
+ * ({@code processMemory.rssDetailStretched}) and the latest reason kept ({@code processMemory.rssDetailStretch}).
+ *
+ * <p>Thread-safe: the thread writes its figures and counters under this object's lock; the process sampler reads
+ * the figures at each sample and the counters at the capture's end. {@link #stop} never waits: a pass under way
+ * ends on its own and the thread then closes the file (a daemon thread: the JVM's exit does not wait for it).
+ */
+final class ResidentCheckThread implements Runnable {
+    /** Below this maximum heap ({@code -Xmx}) the check is off. */
+    static final long MIN_HEAP_MIB = 32;
+    /** The next pass waits at least this many times the last one's wall time, and its CPU time. */
+    static final long WALL_BUDGET = 20, CPU_BUDGET = 100;
+
+    private final long intervalNanos;
+    private final long[] stackSizes;
+    private final java.lang.instrument.Instrumentation inst;
+    private final String smaps;
+    private volatile boolean running = true;
+    private volatile Thread thread;
+    /** The thread's clock (the pass's CPU time), or null when the JVM has none. */
+    private volatile ThreadMXBean threadBean;
+
+    // the latest figures and the counters: under this object's lock
+    private long heapResident = ProcessMemorySamples.UNKNOWN;
+    private long codeResident = ProcessMemorySamples.UNKNOWN;
+    private long stacksResident = ProcessMemorySamples.UNKNOWN;
+    private long stacksMatched = ProcessMemorySamples.UNKNOWN;
+    private long passes;
+    private long failures;
+    private long cpuNanos;
+    private long maxCpuNanos;
+    private long maxWallNanos;
+    private long stretched;
+    private long stretchWallNanos;
+    private long stretchCpuNanos;
+    private long stretchSpacingNanos;
+    private String off;
+    private String firstFailure;
+
+    /**
+     * @param intervalMillis how often to run a pass ({@code rssDetail}), at least
+     * @param stackSizes     the configured stack sizes in bytes ({@code ThreadStackSize}, {@code CompilerThreadStackSize},
+     *                       {@code VMThreadStackSize}; 0 entries ignored)
+     * @param inst           to open the JDK's diagnostic command bean to the agent (else the heap's and code cache's
+     *                       ranges are unknown and stay committed figures)
+     * @param smaps          the file ({@code /proc/self/smaps})
+     */
+    ResidentCheckThread(long intervalMillis, long[] stackSizes, java.lang.instrument.Instrumentation inst,
+                        String smaps) {
+        this.intervalNanos = intervalMillis * 1_000_000L;
+        this.stackSizes = stackSizes.clone();
+        this.inst = inst;
+        this.smaps = smaps;
+    }
+
+    /**
+     * Starts the thread, or says why not ({@link #metadata}).
+     *
+     * @param maxHeapBytes the heap's maximum ({@link Runtime#maxMemory()})
+     */
+    ResidentCheckThread start(long maxHeapBytes) {
+        if (maxHeapBytes < MIN_HEAP_MIB << 20) {
+            synchronized (this) {
+                off = "the heap is too small (at most " + (maxHeapBytes >> 20) + " MiB, below " + MIN_HEAP_MIB
+                        + " MiB): the heap, the code cache and the stacks stay committed figures";
+            }
+            return this;
+        }
+        try {
+            ThreadMXBean b = ManagementFactory.getThreadMXBean();
+            threadBean = b.isCurrentThreadCpuTimeSupported() && b.isThreadCpuTimeEnabled() ? b : null;
+            Thread t = new Thread(this, "memscope-resident");
+            t.setDaemon(true);
+            thread = t;
+            t.start();
+        } catch (Throwable t) {
+            turnOff("cannot start its thread: " + t, t);
+        }
+        return this;
+    }
+
+    /** Ends the thread after its pass under way, if any; never waits. */
+    void stop() {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void run() {
+        ThreadState self = ThreadState.current();
+        if (self != null) {
+            self.busy = true; // its allocations are memscope's
+        }
+        SmapsResidentCheck check = null;
+        try {
+            long cpu0 = cpu();
+            check = setUp();
+            synchronized (this) {
+                cpuNanos += cpu() - cpu0;
+            }
+            long next = System.nanoTime();
+            while (running) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(this, wait);
+                    continue;
+                }
+                next = System.nanoTime() + pass(check);
+            }
+        } catch (Throwable t) {
+            turnOff("failed: " + t, t);
+        } finally {
+            if (check != null) {
+                check.close();
+            }
+        }
+    }
+
+    /** The JVM's ranges of the heap and the code heaps, asked once. */
+    private SmapsResidentCheck setUp() {
+        java.lang.invoke.MethodHandle dcmd = diagnosticCommands(inst);
+        return new SmapsResidentCheck(diagnosticCommand(dcmd, "GC.heap_info"),
+                diagnosticCommand(dcmd, "Compiler.codecache"), stackSizes, smaps);
+    }
+
+    /**
+     * One pass; a failed one is counted, and the check is turned off after the first pass failed to read the file at
+     * all (no /proc, or no smaps in it).
+     *
+     * @return how long to wait for the next
+     */
+    private long pass(SmapsResidentCheck check) {
+        long wall0 = System.nanoTime();
+        long cpu0 = cpu();
+        boolean ok;
+        try {
+            check.run();
+            ok = true;
+        } catch (Throwable t) {
+            ok = false;
+            synchronized (this) {
+                failures++;
+                if (firstFailure == null) {
+                    firstFailure = String.valueOf(t);
+                }
+            }
+            Failures.report("agent.processMemory.resident", t);
+            if (passes == 0) {
+                running = false;
+                turnOff("cannot read " + smaps + ": " + t, null);
+            }
+        }
+        long cpu = cpu() - cpu0;
+        long wall = System.nanoTime() - wall0;
+        long spacing = Math.max(WALL_BUDGET * wall, CPU_BUDGET * cpu);
+        synchronized (this) {
+            if (ok) {
+                heapResident = check.knowsHeap() ? check.heapResident : ProcessMemorySamples.UNKNOWN;
+                codeResident = check.knowsCode() ? check.codeResident : ProcessMemorySamples.UNKNOWN;
+                stacksResident = check.stacksResident;
+                stacksMatched = check.stacksMatched;
+                passes++;
+            }
+            cpuNanos += cpu;
+            maxCpuNanos = Math.max(maxCpuNanos, cpu);
+            maxWallNanos = Math.max(maxWallNanos, wall);
+            if (spacing > intervalNanos) {
+                stretched++;
+                stretchWallNanos = wall;
+                stretchCpuNanos = cpu;
+                stretchSpacingNanos = spacing;
+            }
+        }
+        return Math.max(intervalNanos, spacing);
+    }
+
+    private long cpu() {
+        ThreadMXBean b = threadBean;
+        return b == null ? 0 : b.getCurrentThreadCpuTime();
+    }
+
+    /**
+     * Copies the latest pass's figures into {@code into} from {@code at}: heap, code cache and stacks resident, and
+     * the stacks recognised; unknown before the first pass and when off.
+     */
+    synchronized void figures(long[] into, int at) {
+        into[at] = heapResident;
+        into[at + 1] = codeResident;
+        into[at + 2] = stacksResident;
+        into[at + 3] = stacksMatched;
+    }
+
+    /** @return whether a pass gave figures (the parts are then resident ones) */
+    synchronized boolean passed() {
+        return passes > 0;
+    }
+
+    /** @return the thread's CPU time so far (set-up and passes), 0 when the JVM does not measure it */
+    synchronized long cpuNanos() {
+        return cpuNanos;
+    }
+
+    /** @return whether the CPU times are measured (or none was spent: the thread never started) */
+    boolean cpuMeasured() {
+        return threadBean != null || thread == null;
+    }
+
+    /** The check's figures for the recording's metadata at the end. */
+    synchronized void metadata(Map<String, String> into) {
+        into.put("processMemory.rssDetailPasses", Long.toString(passes));
+        into.put("processMemory.rssDetailFailures", Long.toString(failures));
+        boolean measured = cpuMeasured();
+        into.put("processMemory.rssDetailCpuNanos", measured ? Long.toString(cpuNanos) : "unknown");
+        into.put("processMemory.rssDetailMaxCpuNanos", measured ? Long.toString(maxCpuNanos) : "unknown");
+        into.put("processMemory.rssDetailMaxWallNanos", Long.toString(maxWallNanos));
+        into.put("processMemory.rssDetailStretched", Long.toString(stretched));
+        if (stretched > 0) {
+            into.put("processMemory.rssDetailStretch", "the last pass spaced out took " + millis(stretchWallNanos)
+                    + " ms (wall), " + (measured ? millis(stretchCpuNanos) + " ms of CPU" : "CPU unknown")
+                    + ": the next waited " + millis(stretchSpacingNanos) + " ms instead of " + millis(intervalNanos)
+                    + " (" + WALL_BUDGET + " times its wall time, " + CPU_BUDGET + " times its CPU time)");
+        }
+        if (off != null) {
+            into.put("processMemory.rssDetailOff", off);
+        }
+        if (firstFailure != null) {
+            into.put("processMemory.rssDetailFirstFailure", firstFailure);
+        }
+    }
+
+    private static String millis(long nanos) {
+        return Long.toString(nanos / 1_000_000L);
+    }
+
+    private void turnOff(String why, Throwable t) {
+        try {
+            synchronized (this) {
+                if (off == null) {
+                    off = why;
+                }
+            }
+            if (t != null) {
+                Failures.report("agent.processMemory.resident", t);
+            }
+        } catch (Throwable ignored) {
+            // out of memory: the reason is lost, the thread ends all the same
+        }
+    }
+
+    /**
+     * The JVM's diagnostic commands, run as a command line ({@code executeDiagnosticCommand} of the JDK's diagnostic
+     * command MBean, bound to it), taken from the JDK directly: the platform MBean server would register every
+     * platform bean, the buffer pools' among them, and the MBean's own operations would first describe every command
+     * (JFR's among them, which read their configuration files): both load the file channel classes into every JVM.
+     * Null when the JDK does not have it where expected (then the heap's and code cache's figures stay committed).
+     */
+    private static java.lang.invoke.MethodHandle diagnosticCommands(java.lang.instrument.Instrumentation inst) {
+        try {
+            Class<?> impl = Class.forName("com.sun.management.internal.DiagnosticCommandImpl");
+            if (inst != null) {
+                inst.redefineModule(impl.getModule(), java.util.Set.of(), Map.of(),
+                        Map.of("com.sun.management.internal", java.util.Set.of(ResidentCheckThread.class.getModule())),
+                        java.util.Set.of(), Map.of());
+            }
+            java.lang.reflect.Method get = impl.getDeclaredMethod("getDiagnosticCommandMBean");
+            get.setAccessible(true);
+            Object bean = get.invoke(null);
+            if (bean == null) {
+                return null;
+            }
+            java.lang.reflect.Method run = impl.getDeclaredMethod("executeDiagnosticCommand", String.class);
+            run.setAccessible(true);
+            return java.lang.invoke.MethodHandles.lookup().unreflect(run).bindTo(bean);
+        } catch (Throwable t) {
+            Failures.report("agent.processMemory.resident", t);
+            return null;
+        }
+    }
+
+    /** The text of a diagnostic command ({@code GC.heap_info}, {@code Compiler.codecache}), or null. */
+    private static String diagnosticCommand(java.lang.invoke.MethodHandle dcmd, String command) {
+        if (dcmd == null) {
+            return null;
+        }
+        try {
+            return (String) dcmd.invoke(command);
+        } catch (Throwable t) {
+            Failures.report("agent.processMemory.resident", t);
+            return null;
+        }
+    }
+}
