@@ -58,14 +58,16 @@ rep = json.load(open(sys.argv[1])); m = rep['metadata']
 g = lambda k: float(m.get(k, '0')) if m.get(k, '0') != 'unknown' else 0.0
 s, c = g('processMemory.samples'), g('processMemory.cpuNanos')
 p, d = g('processMemory.rssDetailPasses'), g('processMemory.rssDetailCpuNanos')
+su = g('processMemory.rssDetailSetUpCpuNanos')
 t = [x['timeMs'] for x in rep['processMemory']['samples']]
 gaps = sorted(b - a for a, b in zip(t, t[1:]))
 end = rep['processMemory']['end']
 # the time file holds `memscope run`'s own JVM and the program's: user sys wall of the whole command
 u, sy, w = (float(x) for x in open(sys.argv[3]).read().split()[-3:])
-print('%-9s samples %4d  fast %6.1f us/sample  checks %3d  %7.1f ms CPU in the run (each %6.2f, max %6.2f, wall max '
-      '%6.1f ms)  stretched %s  sampler %.3f%% of a core  longest gap %5.0f ms  rss %5d MiB  command: %.2f s CPU, '
-      '%.1f s wall' % (sys.argv[2], s, (c - d) / s / 1e3, p, d / 1e6, d / p / 1e6 if p else 0,
+print('%-9s samples %4d  fast %6.1f us/sample  checks %3d  %7.1f ms CPU in the run (set-up %5.1f, each %6.2f, max '
+      '%6.2f, wall max %6.1f ms)  stretched %s  sampler %.3f%% of a core  longest gap %5.0f ms  rss %5d MiB  command: %.2f s CPU, '
+      '%.1f s wall' % (sys.argv[2], s, (c - d) / s / 1e3, p, d / 1e6, su / 1e6,
+      (d - su) / p / 1e6 if p else 0,
       g('processMemory.rssDetailMaxCpuNanos') / 1e6, g('processMemory.rssDetailMaxWallNanos') / 1e6,
       m.get('processMemory.rssDetailStretched', '-'), c / ((t[-1] - t[0]) * 1e6) * 100, gaps[-1],
       end['rssBytes'] >> 20, u + sy, w))

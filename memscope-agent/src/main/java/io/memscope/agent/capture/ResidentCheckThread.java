@@ -57,6 +57,7 @@ final class ResidentCheckThread implements Runnable {
     private long passes;
     private long failures;
     private long cpuNanos;
+    private long setUpCpuNanos;
     private long maxCpuNanos;
     private long maxWallNanos;
     private long stretched;
@@ -128,7 +129,8 @@ final class ResidentCheckThread implements Runnable {
             long cpu0 = cpu();
             check = setUp();
             synchronized (this) {
-                cpuNanos += cpu() - cpu0;
+                setUpCpuNanos = cpu() - cpu0;
+                cpuNanos += setUpCpuNanos;
             }
             long next = System.nanoTime();
             while (running) {
@@ -227,7 +229,7 @@ final class ResidentCheckThread implements Runnable {
         return passes > 0;
     }
 
-    /** @return the thread's CPU time so far (set-up and passes), 0 when the JVM does not measure it */
+    /** @return the thread's CPU time so far (its set-up and its passes), 0 when the JVM does not measure it */
     synchronized long cpuNanos() {
         return cpuNanos;
     }
@@ -243,6 +245,7 @@ final class ResidentCheckThread implements Runnable {
         into.put("processMemory.rssDetailFailures", Long.toString(failures));
         boolean measured = cpuMeasured();
         into.put("processMemory.rssDetailCpuNanos", measured ? Long.toString(cpuNanos) : "unknown");
+        into.put("processMemory.rssDetailSetUpCpuNanos", measured ? Long.toString(setUpCpuNanos) : "unknown");
         into.put("processMemory.rssDetailMaxCpuNanos", measured ? Long.toString(maxCpuNanos) : "unknown");
         into.put("processMemory.rssDetailMaxWallNanos", Long.toString(maxWallNanos));
         into.put("processMemory.rssDetailStretched", Long.toString(stretched));
