@@ -172,17 +172,18 @@ final class ResidentCheckThread implements Runnable {
             ok = true;
         } catch (Throwable t) {
             ok = false;
+            check.close(); // the next pass opens the file afresh
             synchronized (this) {
                 failures++;
                 if (firstFailure == null) {
                     firstFailure = String.valueOf(t);
                 }
             }
-            Failures.report("agent.processMemory.resident", t);
             if (passes == 0) {
                 running = false;
                 turnOff("cannot read " + smaps + ": " + t, null);
             }
+            Failures.report("agent.processMemory.resident", t); // last: in strict mode (tests) it throws
         }
         long cpu = cpu() - cpu0;
         long wall = System.nanoTime() - wall0;
