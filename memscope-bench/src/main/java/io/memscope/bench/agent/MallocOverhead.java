@@ -25,7 +25,8 @@ import java.util.zip.ZipFile;
  * <p>Usage (from the repository root, after building memscope-agent and memscope-bench):
  * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.MallocOverhead [reps] [documents] [java]
  * [codecs] [intervals]}: codecs {@code zlib,zstd} (the default), {@code zlib} or {@code zstd}; intervals
- * {@code 128k,512k} (the default), any list of sizes in KiB.
+ * {@code 128k,512k} (the default), any list of sizes in KiB. {@code -Dmemscope.baseline=JAR} adds the same
+ * configurations with another memscope agent jar (an older build, to compare in the same run).
  */
 public final class MallocOverhead {
     private MallocOverhead() {
@@ -39,7 +40,8 @@ public final class MallocOverhead {
         String codecs = args.length > 3 ? args[3] : "zlib,zstd";
         String[] intervals = (args.length > 4 ? args[4] : "128k,512k").split(",");
         Path root = Path.of("").toAbsolutePath();
-        Path benchJar = Path.of(MallocOverhead.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        String classPath = System.getProperty("java.class.path"); // the workload's (benchmarks.jar: zstd-jni in it)
+        String baseline = System.getProperty("memscope.baseline"); // another memscope-agent.jar to compare with
         Path memscope = root.resolve("memscope-agent/target/memscope-agent.jar");
         Path work = Files.createTempDirectory("memscope-malloc-bench");
         Path asyncJar = Path.of(System.getProperty("user.home"), ".m2", "repository",
@@ -53,6 +55,10 @@ public final class MallocOverhead {
             long bytes = Long.parseLong(k.substring(0, k.length() - 1)) * 1024;
             configs.put("memscope malloc " + k, List.of("-javaagent:" + memscope + "=quiet=true,malloc=true,"
                     + "mallocInterval=" + k + ",out=" + work.resolve("m" + k)));
+            if (baseline != null) {
+                configs.put("memscope (baseline) malloc " + k, List.of("-javaagent:" + baseline + "=quiet=true,"
+                        + "malloc=true,mallocInterval=" + k + ",out=" + work.resolve("b" + k)));
+            }
             if (asyncLib != null) {
                 configs.put("async-profiler nativemem " + k, List.of("-agentpath:" + asyncLib + "=start,nativemem="
                         + bytes + ",file=" + work.resolve("ap" + k + ".jfr")));
@@ -71,7 +77,7 @@ public final class MallocOverhead {
                 cmd.add(java);
                 cmd.add("-Xmx512m");
                 cmd.addAll(c.getValue());
-                cmd.addAll(List.of("-cp", benchJar.toString(), "io.memscope.bench.agent.workload.MallocWorkload",
+                cmd.addAll(List.of("-cp", classPath, "io.memscope.bench.agent.workload.MallocWorkload",
                         documents, codecs));
                 long t0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
