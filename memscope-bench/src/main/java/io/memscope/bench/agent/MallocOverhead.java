@@ -112,6 +112,9 @@ public final class MallocOverhead {
         for (String name : configs.keySet()) {
             System.out.println(name + ": wall " + wall.get(name) + ", cpu " + cpu.get(name));
         }
+        try (var files = Files.walk(work)) { // the recordings and profiles: not needed any more
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
     }
 
     /** The 1, 5 and 15 minute load averages. */
