@@ -192,7 +192,8 @@ static inline uint32_t table_hash(uintptr_t a) {
     return (uint32_t) (h >> 44);
 }
 
-/* @return the slot now holding a, or -1 (the set is full along a's probes, or a was there already) */
+/* @return the slot now holding a (also when a was there already: counted stale), or -1 when the set is full along
+ * a's probes */
 static int64_t table_insert(uintptr_t a) {
     for (int attempt = 0; attempt < 4; attempt++) {
         uint32_t i = table_hash(a);
@@ -225,24 +226,30 @@ static int64_t table_insert(uintptr_t a) {
     return -1;
 }
 
-/* @return the slot a was removed from (its size and stack id still readable there by the remover), or -1 */
-static int64_t table_remove(uintptr_t a) {
+/*
+ * Removes a. Its size and stack id are read before the slot is given up: once it is, another thread's block may take
+ * the slot and overwrite them.
+ * @return whether a was there
+ */
+static int table_remove(uintptr_t a, int64_t *size, uint32_t *stack) {
     uint32_t i = table_hash(a);
     for (int p = 0; p < TABLE_PROBES; p++) {
         uint32_t k = (i + p) & (TABLE_SLOTS - 1);
         uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
         if (v == a) {
+            *size = table_size[k];
+            *stack = table_stack[k];
             if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
-                return k;
+                return 1;
             }
-            return -1;
+            return 0;
         }
         if (v == 0) {
-            return -1;
+            return 0;
         }
     }
-    return -1;
+    return 0;
 }
 
 /* ---- stacks sent already: raw-stack hash to id ---- */
@@ -358,12 +365,14 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     }
     hash = hash == 0 ? 1 : hash;
     int64_t claimed = -1;
+    int64_t unused_size;
+    uint32_t unused_stack;
     uint32_t id = whole_stack ? 0 : stack_lookup(hash, &claimed);
     if (id != 0) {
         uint32_t length = RING_HEADER_BYTES + 8 * 5;
         ring_header *h = ring_claim(&ring, length);
         if (h == NULL) {
-            table_remove((uintptr_t) p); /* dropped whole: its free is not reported either */
+            table_remove((uintptr_t) p, &unused_size, &unused_stack); /* dropped whole: its free is not either */
             __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
             return;
         }
@@ -387,7 +396,7 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
         if (claimed >= 0) {
             __atomic_store_n(&stack_hash[claimed], 0, __ATOMIC_RELEASE); /* the next sample of it sends it */
         }
-        table_remove((uintptr_t) p);
+        table_remove((uintptr_t) p, &unused_size, &unused_stack);
         __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -468,9 +477,10 @@ static inline __attribute__((always_inline)) void freeing(void *p) {
     }
     int g = guard;
     guard = 1;
-    int64_t k = table_remove((uintptr_t) p);
-    if (k >= 0) {
-        record_free(p, table_size[k], table_stack[k]);
+    int64_t size;
+    uint32_t stack;
+    if (table_remove((uintptr_t) p, &size, &stack)) {
+        record_free(p, size, stack);
     }
     guard = g;
 }

@@ -23,8 +23,7 @@ import java.util.zip.InflaterInputStream;
  *       {@link InflaterInputStream} over a new {@link Inflater}, both ended (zlib mallocs about 270 KiB in five blocks
  *       per deflater, 7 KiB per inflater, 32 KiB more for the window once it inflates);</li>
  *   <li>{@code zstd}: zstd-jni's {@link ZstdOutputStream} (levels 1 to 6 in turn) and {@link ZstdInputStream}, closed
- *       (libzstd mallocs its compression context, about 1 to 3 MiB by level, and its decompression context, about
- *       160 KiB, per stream).</li>
+ *       (libzstd mallocs its compression context, sized by level, and its decompression context per stream).</li>
  * </ul>
  *
  * Prints a checksum of the round trips so the work cannot be skipped, and fails if a round trip differs. Arguments:
