@@ -26,7 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code lib!function} or {@code lib+0xOFF}, {@link NativeSymbols}), then the Java frames AsyncGetCallTrace found.
  * Its site: the first Java frame outside the JDK (as for heap samples, {@link StackTable#resolveRaw}); without Java
  * frames, the innermost native function outside libc ({@code <native>} file, the library as class). Thread ids are
- * OS thread ids with bit 63 set.
+ * OS thread ids with bit 63 set. The hooks send a stack's frames once and then its id ({@link MallocStackIds}): per
+ * sample and per free the drain runs {@code allocationById} and {@code freeById}, two small methods; a stack's
+ * frames are resolved once, by {@code allocation}.
  *
  * <p>At start a self-test forces one sample in {@code new Inflater()} and frees it with {@code end()}: unless that
  * sample arrives with a zlib frame and a Java frame of {@code Inflater} and its free is matched within
