@@ -23,7 +23,8 @@ import java.util.zip.ZipFile;
  * {@code malloc=true} and async-profiler 4.1's {@code nativemem} at that interval ({@code tools.profiler:async-profiler}
  * from the local Maven repository). The load ({@code /proc/loadavg}) is printed before and after.
  *
- * <p>Usage (from the repository root, after building memscope-agent and memscope-bench):
+ * <p>Usage (from the repository root, after building memscope-agent and memscope-bench; run with JDK 25, {@code java}
+ * the JVM measured, empty for the one running this):
  * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.MallocOverhead [reps] [documents] [java]
  * [codecs] [intervals]}: codecs {@code zlib,zstd} (the default), {@code zlib} or {@code zstd}; intervals
  * {@code 128k,512k} (the default), any list of sizes in KiB. {@code -Dmemscope.baseline=JAR} adds the same
