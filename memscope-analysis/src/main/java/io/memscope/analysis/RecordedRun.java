@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
@@ -47,7 +48,7 @@ public final class RecordedRun {
 
     private final Path file;
     /** The chunks read, for a chunked recording's folder; null for a file. */
-    private final RecordingReader.ChunkSet chunks;
+    private final ChunkSet chunks;
     private final Tables tables;
     private final Streams streams;
     private final Replay replayer;
@@ -62,7 +63,7 @@ public final class RecordedRun {
 
     private RecordedRun(Path file, Tables tables, Streams streams, Replay replayer, Origin origin) {
         this.file = file;
-        this.chunks = java.nio.file.Files.isDirectory(file) ? RecordingReader.ChunkSet.of(file) : null;
+        this.chunks = java.nio.file.Files.isDirectory(file) ? ChunkSet.of(file) : null;
         this.tables = tables;
         this.streams = streams;
         this.replayer = replayer;
@@ -187,7 +188,7 @@ public final class RecordedRun {
      * @return the chunks of a chunked recording read from its folder (format 1.6): which are present, which were
      *         deleted; null for a recording file
      */
-    public RecordingReader.ChunkSet chunks() {
+    public ChunkSet chunks() {
         return chunks;
     }
 

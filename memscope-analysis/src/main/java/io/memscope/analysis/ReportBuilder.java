@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RecordingReader;
 import java.nio.file.Path;
@@ -152,7 +153,7 @@ public final class ReportBuilder {
 
     /** @return the chunks a chunked recording was read from, or null for a recording file */
     private static Report.Chunks chunks(RecordedRun run) {
-        RecordingReader.ChunkSet c = run.chunks();
+        ChunkSet c = run.chunks();
         if (c == null) {
             return null;
         }

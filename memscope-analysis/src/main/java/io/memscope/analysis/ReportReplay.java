@@ -47,6 +47,13 @@ final class ReportReplay implements EventSink {
     final ProcessMemory processMemory;
     /** The malloc sampling interval (metadata {@code malloc.intervalBytes}), bytes. */
     final double mallocInterval;
+    /** Sizes below this have their sampling probability computed once ({@link #probabilities}). */
+    private static final int SIZES = 1 << 18;
+    /**
+     * The sampling probability of each small size, 0 until first needed: {@code expm1} once per size rather than
+     * twice per sample (allocated, collected). The same function of the size, so the same weights bit for bit.
+     */
+    private final double[] probabilities = new double[SIZES];
     private final SampleTable samples = new SampleTable();
     private final StackIndex stackIndex = new StackIndex();
     /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
@@ -108,7 +115,7 @@ final class ReportReplay implements EventSink {
             f = Math.max(f, end - Math.round(window.lastSeconds() * 1e9));
         }
         // a chunked recording whose first chunks were deleted: what they held is carried, what they allocated is not
-        io.memscope.recording.RecordingReader.ChunkSet chunks = run.chunks();
+        io.memscope.internal.recording.ChunkSet chunks = run.chunks();
         boolean cut = chunks != null && chunks.firstIndex() > 1 && f < chunks.startNanos();
         if (cut) {
             f = chunks.startNanos();
@@ -164,7 +171,18 @@ final class ReportReplay implements EventSink {
     }
 
     private double probability(long size) {
-        return eventWeights ? 1 : ReportBuilder.probability(size, mean);
+        if (eventWeights) {
+            return 1;
+        }
+        if (size >= 0 && size < SIZES) {
+            double p = probabilities[(int) size];
+            if (p == 0) {
+                p = ReportBuilder.probability(size, mean);
+                probabilities[(int) size] = p;
+            }
+            return p;
+        }
+        return ReportBuilder.probability(size, mean);
     }
 
     /** @return the site's tally, created at its first event (and its leak references chosen then) */
