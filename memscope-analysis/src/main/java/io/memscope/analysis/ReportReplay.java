@@ -56,6 +56,12 @@ final class ReportReplay implements EventSink {
     private final double[] probabilities = new double[SIZES];
     private final SampleTable samples = new SampleTable();
     private final StackIndex stackIndex = new StackIndex();
+    private static final int STACK_CACHE_BITS = 16;
+    /**
+     * The (stack, site) tallies met last, direct-mapped by their hash: one load and a compare per event for the usual
+     * tens of thousands of stacks, the {@link #stackIndex} on a miss.
+     */
+    private final StackTally[] stackCache = new StackTally[1 << STACK_CACHE_BITS];
     /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
     private int[] siteOfStack = new int[1024];
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
@@ -108,6 +114,10 @@ final class ReportReplay implements EventSink {
         long start = run.metadataLong(MetadataKeys.START_NANOS, firstSeen == Long.MAX_VALUE ? 0 : firstSeen);
         long lastSeen = Math.max(run.lastEventNanos(), lastGcEnd(run));
         long end = run.metadataLong(MetadataKeys.END_NANOS, lastSeen == Long.MIN_VALUE ? start : lastSeen);
+        io.memscope.internal.recording.ChunkSet read = run.chunks();
+        if (read != null && read.skippedAfter() > 0) {
+            end = Math.max(end, read.nextStartNanos()); // chunks after the window not read: the run went on
+        }
         end = Math.max(end, start);
         this.runStart = start;
         long f = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
@@ -218,14 +228,14 @@ final class ReportReplay implements EventSink {
 
     /** @return the tally of (stack, site), created at its first event */
     StackTally stack(long stackId, SiteTally site) {
-        long h = stackId * 0x9E3779B97F4A7C15L;
-        int i = (int) (h >>> 61);
-        StackTally recent = site.recentStacks[i];
-        if (recent != null && recent.stackId == stackId) {
+        long h = (stackId ^ site.key * 0xC2B2AE3D27D4EB4FL) * 0x9E3779B97F4A7C15L;
+        int i = (int) (h >>> (64 - STACK_CACHE_BITS));
+        StackTally recent = stackCache[i];
+        if (recent != null && recent.stackId == stackId && recent.site == site) {
             return recent;
         }
         StackTally found = lookup(stackId, site);
-        site.recentStacks[i] = found;
+        stackCache[i] = found;
         return found;
     }
 

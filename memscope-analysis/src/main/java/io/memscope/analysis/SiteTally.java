@@ -29,11 +29,6 @@ final class SiteTally {
     /** Of those, the samples freed by the first collection after their allocation. */
     long freedByFirstCollection;
     final List<StackTally> stacks = new ArrayList<>(2);
-    /**
-     * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
-     * here, in a small array of their site, without probing the index of all stacks.
-     */
-    final StackTally[] recentStacks = new StackTally[8];
     // native: exact bytes and blocks, or for a malloc site estimates (each sample weighs size/p bytes, 1/p blocks)
     long nAllocated;
     double nAllocations;

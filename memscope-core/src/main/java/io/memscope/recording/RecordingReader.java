@@ -81,6 +81,19 @@ public final class RecordingReader {
     }
 
     /**
+     * {@link #readTables(Path, RecordingVisitor)} of some of a chunked recording's chunks (memscope's own analyses:
+     * the chunks a report's window needs).
+     *
+     * @throws CorruptFileException if a chunk's header is missing, damaged or of an unsupported version
+     */
+    public static Recording readTables(ChunkSet chunks, RecordingVisitor streams) {
+        RecordingCollector c = new RecordingCollector(java.util.Objects.requireNonNull(streams, "streams"));
+        int[] skipped = new int[1];
+        Optional<Damage> damage = chunks.stream(c, skipped);
+        return c.build(damage.orElse(null), chunks.bytes(), skipped[0]);
+    }
+
+    /**
      * Reads a recording that must be complete and sound.
      *
      * @throws CorruptFileException naming the offset of the first damage, including a missing END block

@@ -23,6 +23,8 @@ import java.util.Optional;
  * blocks: the allocations still outstanding, open scopes, the collections the held rules need), every later one
  * without it (its carried state was read already). Strings, sites and stacks repeated by each chunk are
  * delivered once; the END totals are those of all chunks read, delivered after the last chunk when it has one.
+ * A selection of the chunks ({@link #select}: a report's window) is read the same way, its first chunk from its
+ * carried state; it counts the chunks it left out before and after.
  */
 public final class ChunkSet {
     private final Path folder;
@@ -30,13 +32,25 @@ public final class ChunkSet {
     private final int[] indexes;
     private final long[] startNanos;
     private final long[] bytes;
+    /** Chunks missing from the folder (deleted to hold the bounds). */
+    private final int deleted;
+    /** Chunks present but left out by {@link #select}: wholly before its window, wholly after it. */
+    private final int skippedBefore;
+    private final int skippedAfter;
+    /** The start of the first chunk left out after the window: the run lasted at least until then. */
+    private final long nextStartNanos;
 
-    private ChunkSet(Path folder, List<Path> files, int[] indexes, long[] startNanos, long[] bytes) {
+    private ChunkSet(Path folder, List<Path> files, int[] indexes, long[] startNanos, long[] bytes, int deleted,
+                     int skippedBefore, int skippedAfter, long nextStartNanos) {
         this.folder = folder;
         this.files = files;
         this.indexes = indexes;
         this.startNanos = startNanos;
         this.bytes = bytes;
+        this.deleted = deleted;
+        this.skippedBefore = skippedBefore;
+        this.skippedAfter = skippedAfter;
+        this.nextStartNanos = nextStartNanos;
     }
 
     /**
@@ -110,7 +124,7 @@ public final class ChunkSet {
             start[i] = info.get(i)[1];
             size[i] = info.get(i)[2];
         }
-        return new ChunkSet(folder, List.copyOf(files), idx, start, size);
+        return new ChunkSet(folder, List.copyOf(files), idx, start, size, idx[n - 1] - n, 0, 0, Long.MIN_VALUE);
     }
 
     private static final String STEM = "recording";
@@ -142,7 +156,25 @@ public final class ChunkSet {
 
     /** @return chunks missing: deleted to hold the bounds (before the first present, or between two) */
     public int deleted() {
-        return lastIndex() - count();
+        return deleted;
+    }
+
+    /** @return chunks present in the folder that {@link #select} left out before its window (not read) */
+    public int skippedBefore() {
+        return skippedBefore;
+    }
+
+    /** @return chunks present in the folder that {@link #select} left out after its window (not read) */
+    public int skippedAfter() {
+        return skippedAfter;
+    }
+
+    /**
+     * @return the start of the first chunk left out after the window ({@link #select}): the recorded JVM ran at
+     *         least until then; {@link Long#MIN_VALUE} when none was
+     */
+    public long nextStartNanos() {
+        return nextStartNanos;
     }
 
     /**
@@ -172,18 +204,41 @@ public final class ChunkSet {
      *         all when it is before the first)
      */
     public ChunkSet from(long nanoTime) {
+        return select(nanoTime, Long.MAX_VALUE);
+    }
+
+    /**
+     * The chunks that may hold events from {@code fromNanos} to {@code toNanos}: from the one that holds
+     * {@code fromNanos} (the last that starts at or before it; every event of a chunk before it happened before the
+     * next chunk began, so before {@code fromNanos}) to the last one that starts at or before {@code toNanos} plus
+     * {@code lateNanos} (an event is written after it happened: one up to {@code lateNanos} late may be in the next
+     * chunk). The first chunk of the selection is read with its carried state (CARRY), which stands for the chunks
+     * left out before it; those left out after it are not read at all.
+     */
+    public ChunkSet select(long fromNanos, long toNanos, long lateNanos) {
+        long until = toNanos >= Long.MAX_VALUE - lateNanos ? Long.MAX_VALUE : toNanos + lateNanos;
+        return select(fromNanos, until);
+    }
+
+    private ChunkSet select(long fromNanos, long untilNanos) {
+        int n = files.size();
         int first = 0;
-        for (int i = 0; i < files.size(); i++) {
-            if (startNanos[i] <= nanoTime) {
+        int end = n;
+        for (int i = 0; i < n; i++) {
+            if (startNanos[i] <= fromNanos) {
                 first = i;
             }
+            if (i > 0 && startNanos[i] > untilNanos && end == n) {
+                end = i;
+            }
         }
-        if (first == 0) {
+        end = Math.max(end, first + 1);
+        if (first == 0 && end == n) {
             return this;
         }
-        int n = files.size();
-        return new ChunkSet(folder, files.subList(first, n), Arrays.copyOfRange(indexes, first, n),
-                Arrays.copyOfRange(startNanos, first, n), Arrays.copyOfRange(bytes, first, n));
+        return new ChunkSet(folder, files.subList(first, end), Arrays.copyOfRange(indexes, first, end),
+                Arrays.copyOfRange(startNanos, first, end), Arrays.copyOfRange(bytes, first, end), deleted,
+                skippedBefore + first, skippedAfter + n - end, end < n ? startNanos[end] : nextStartNanos);
     }
 
     /**
