@@ -55,13 +55,6 @@ final class ReportReplay implements EventSink {
      */
     private final double[] probabilities = new double[SIZES];
     private final SampleTable samples = new SampleTable();
-    private final StackIndex stackIndex = new StackIndex();
-    private static final int STACK_CACHE_BITS = 16;
-    /**
-     * The (stack, site) tallies met last, direct-mapped by their hash: one load and a compare per event for the usual
-     * tens of thousands of stacks, the {@link #stackIndex} on a miss.
-     */
-    private final StackTally[] stackCache = new StackTally[1 << STACK_CACHE_BITS];
     /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
     private int[] siteOfStack = new int[1024];
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
@@ -228,31 +221,20 @@ final class ReportReplay implements EventSink {
 
     /** @return the tally of (stack, site), created at its first event */
     StackTally stack(long stackId, SiteTally site) {
-        long h = (stackId ^ site.key * 0xC2B2AE3D27D4EB4FL) * 0x9E3779B97F4A7C15L;
-        int i = (int) (h >>> (64 - STACK_CACHE_BITS));
-        StackTally recent = stackCache[i];
-        if (recent != null && recent.stackId == stackId && recent.site == site) {
-            return recent;
-        }
-        StackTally found = lookup(stackId, site);
-        stackCache[i] = found;
-        return found;
-    }
-
-    private StackTally lookup(long stackId, SiteTally site) {
-        int key = stackIndex.indexOf(stackId, site.site.id(), stacks.size());
-        if (key == stacks.size()) {
-            StackTally s = new StackTally(key, stackId, site);
-            stacks.add(s);
-            if (key == siteOfStack.length) {
-                siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
-            }
-            siteOfStack[key] = site.key;
-            site.stacks.add(s);
-            heldStacks.ensure(key);
+        StackTally s = site.stack(stackId);
+        if (s != null) {
             return s;
         }
-        return stacks.get(key);
+        int key = stacks.size();
+        s = new StackTally(key, stackId, site);
+        stacks.add(s);
+        if (key == siteOfStack.length) {
+            siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
+        }
+        siteOfStack[key] = site.key;
+        site.addStack(s);
+        heldStacks.ensure(key);
+        return s;
     }
 
     // ---------------------------------------------------------------------------------------------------- replay

@@ -25,7 +25,9 @@ import java.util.SplittableRandom;
  *   <li>direct buffers: 2% of the events, allocated and freed in pairs, some held.</li>
  * </ul>
  *
- * About two events per sample: 120 million events and 1.6 GB for a day.
+ * About two events per sample: 120 million events and 1.6 GB for a day. {@code DayRecording DIR/recording.msrec 24
+ * 365 60} writes the same day as a chunked recording (format 1.6), a chunk every 60 minutes of recorded time, each
+ * with its carried state: the input of a report's window over chunks.
  */
 public final class DayRecording {
     private static final int SITES = 3000;
