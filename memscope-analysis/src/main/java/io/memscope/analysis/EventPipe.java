@@ -40,6 +40,12 @@ final class EventPipe {
      * @return the events the time order passed on late ({@link TimeOrder#late()}), 0 if not {@code timeOrdered}
      */
     static long stream(Path file, long limit, EventSink sink, RecordingVisitor alongside, boolean timeOrdered) {
+        return stream(v -> RecordingReader.stream(file, v), limit, sink, alongside, timeOrdered);
+    }
+
+    /** The same from a source other than a path (some chunks of a chunked recording). */
+    static long stream(java.util.function.Consumer<RecordingVisitor> source, long limit, EventSink sink,
+                       RecordingVisitor alongside, boolean timeOrdered) {
         BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(4);
         BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(4);
         for (int i = 0; i < 4; i++) {
@@ -54,7 +60,7 @@ final class EventPipe {
             EventSink into = order != null ? order : filler;
             try {
                 RecordingVisitor side = alongside == null ? new RecordingVisitor() { } : alongside;
-                RecordingReader.stream(file, new Alongside(side) {
+                source.accept(new Alongside(side) {
                     long seen;
 
                     @Override

@@ -27,7 +27,8 @@ import java.util.Arrays;
  * and keys with samples outside C are visited at marks and confirmations (an unsettled list): a key not visited has
  * the same figures as at the previous collection. Figures taken at particular collections (the end, the peak, two
  * reference collections per key for the leak rule) rely on that: a key's value at collection {@code k} is its value
- * at the last visit at or before {@code k}. Each key's own highest held figure ({@link #peakBytes}) is taken over the
+ * at the last visit at or before {@code k}: the end's and the peak's are copied for every key when that collection is
+ * measured (after its visits), the references' at each visit. Each key's own highest held figure ({@link #peakBytes}) is taken over the
  * collections of a window; the first collection of the window visits every key.
  *
  * <p>Weights are doubles (Horvitz-Thompson sums of {@code 1/p}); callers round. Variances are the Horvitz-Thompson
@@ -38,14 +39,27 @@ final class HeldLedger {
     static final int S = 1;
     static final int U = 2;
     static final int Y = 3;
+    /** A bucket's bytes, count and variance in {@link #cells}. */
+    private static final int B = 0;
+    private static final int N = 1;
+    private static final int V = 2;
+    /** Doubles per key in {@link #cells}: three per bucket. */
+    private static final int CELLS = 12;
     /** Reference collections per key ({@link #mark}). */
     static final int MARKS = 2;
 
     // per key and bucket: bytes, count (objects), samples, variance (bytes)
-    private double[][] bytes = new double[4][16];
-    private double[][] count = new double[4][16];
-    private long[][] samples = new long[4][16];
-    private double[][] variance = new double[4][16];
+    /**
+     * Per key and bucket: bytes, count (objects) and variance (bytes), side by side, so that an event's update of its
+     * key touches one or two cache lines rather than one per array (the replay's keys are tens of thousands, met in
+     * any order):
+     * <pre>
+     *   key * 12:  C bytes, C count, C variance, S bytes, S count, S variance, U ..., Y ...
+     * </pre>
+     */
+    private double[] cells = new double[16 * CELLS];
+    /** Per key and bucket: samples, at {@code key * 4 + bucket}. */
+    private long[] sampleCells = new long[16 * 4];
     private final double[] totBytes = new double[4];
     private final double[] totCount = new double[4];
     private final double[] totVariance = new double[4];
@@ -70,7 +84,6 @@ final class HeldLedger {
     private double[] lateBytes = new double[16];
     private double[] lateVariance = new double[16];
     private long[] lateSamples = new long[16];
-    private boolean[] lateFlag = new boolean[16];
     private int[] lateList = new int[16];
     private int lateCount;
     /** Points crossed since the last snapshot. */
@@ -95,13 +108,20 @@ final class HeldLedger {
     private double[][] markVariance = new double[MARKS][16];
     private double[][] markFreedVariance = new double[MARKS][16];
 
-    private boolean[] dirty = new boolean[16];
+    /**
+     * Per key, the lists it is on, one byte so that an event's key touches one cache line of them: {@link #DIRTY}
+     * (figures changed since the last measure), {@link #YOUNG} (samples in Y), {@link #UNSETTLED} (samples outside
+     * C), {@link #LATE} (samples freed late).
+     */
+    private byte[] flags = new byte[16];
+    private static final byte DIRTY = 1;
+    private static final byte YOUNG = 2;
+    private static final byte UNSETTLED = 4;
+    private static final byte LATE = 8;
     private int[] dirtyList = new int[16];
     private int dirtyCount;
-    private boolean[] youngFlag = new boolean[16];
     private int[] youngList = new int[16];
     private int youngCount;
-    private boolean[] unsettled = new boolean[16];
     private int[] unsettledList = new int[16];
     private int unsettledCount;
     private int keys;
@@ -113,6 +133,8 @@ final class HeldLedger {
 
     private final int endIndex;
     private final int peakIndex;
+    /** The last collection measured, -1 before the first. */
+    private int lastMeasured = -1;
     private final int windowFirst;
 
     /**
@@ -136,12 +158,8 @@ final class HeldLedger {
         }
         if (key >= peakBytes.length) {
             int n = Math.max(key + 1, peakBytes.length * 2);
-            for (int b = 0; b < 4; b++) {
-                bytes[b] = Arrays.copyOf(bytes[b], n);
-                count[b] = Arrays.copyOf(count[b], n);
-                samples[b] = Arrays.copyOf(samples[b], n);
-                variance[b] = Arrays.copyOf(variance[b], n);
-            }
+            cells = Arrays.copyOf(cells, n * CELLS);
+            sampleCells = Arrays.copyOf(sampleCells, n * 4);
             peakBytes = Arrays.copyOf(peakBytes, n);
             peakUnconfirmed = Arrays.copyOf(peakUnconfirmed, n);
             endBytes = Arrays.copyOf(endBytes, n);
@@ -157,7 +175,6 @@ final class HeldLedger {
             lateBytes = Arrays.copyOf(lateBytes, n);
             lateVariance = Arrays.copyOf(lateVariance, n);
             lateSamples = Arrays.copyOf(lateSamples, n);
-            lateFlag = Arrays.copyOf(lateFlag, n);
             lateList = Arrays.copyOf(lateList, n);
             peakGcBytes = Arrays.copyOf(peakGcBytes, n);
             peakGcCount = Arrays.copyOf(peakGcCount, n);
@@ -172,11 +189,9 @@ final class HeldLedger {
                 markVariance[m] = Arrays.copyOf(markVariance[m], n);
                 markFreedVariance[m] = Arrays.copyOf(markFreedVariance[m], n);
             }
-            dirty = Arrays.copyOf(dirty, n);
+            flags = Arrays.copyOf(flags, n);
             dirtyList = Arrays.copyOf(dirtyList, n);
-            youngFlag = Arrays.copyOf(youngFlag, n);
             youngList = Arrays.copyOf(youngList, n);
-            unsettled = Arrays.copyOf(unsettled, n);
             unsettledList = Arrays.copyOf(unsettledList, n);
         }
         keys = key + 1;
@@ -189,15 +204,15 @@ final class HeldLedger {
     }
 
     private void touch(int key) {
-        if (!dirty[key]) {
-            dirty[key] = true;
+        if ((flags[key] & DIRTY) == 0) {
+            flags[key] |= DIRTY;
             dirtyList[dirtyCount++] = key;
         }
     }
 
     private void unsettle(int key) {
-        if (!unsettled[key]) {
-            unsettled[key] = true;
+        if ((flags[key] & UNSETTLED) == 0) {
+            flags[key] |= UNSETTLED;
             unsettledList[unsettledCount++] = key;
         }
     }
@@ -217,8 +232,8 @@ final class HeldLedger {
     void allocated(int key, double b, double n, double v) {
         ensure(key);
         add(Y, key, b, n, 1, v);
-        if (!youngFlag[key]) {
-            youngFlag[key] = true;
+        if ((flags[key] & YOUNG) == 0) {
+            flags[key] |= YOUNG;
             youngList[youngCount++] = key;
         }
         unsettle(key);
@@ -236,8 +251,8 @@ final class HeldLedger {
             lateBytes[key] += b;
             lateVariance[key] += v;
             lateSamples[key]++;
-            if (!lateFlag[key]) {
-                lateFlag[key] = true;
+            if ((flags[key] & LATE) == 0) {
+                flags[key] |= LATE;
                 lateList[lateCount++] = key;
             }
         }
@@ -245,42 +260,42 @@ final class HeldLedger {
     }
 
     private void add(int bucket, int key, double b, double n, long s, double v) {
-        bytes[bucket][key] += b;
-        count[bucket][key] += n;
-        samples[bucket][key] += s;
-        variance[bucket][key] += v;
+        cells[key * CELLS + bucket * 3 + B] += b;
+        cells[key * CELLS + bucket * 3 + N] += n;
+        sampleCells[key * 4 + bucket] += s;
+        cells[key * CELLS + bucket * 3 + V] += v;
         totBytes[bucket] += b;
         totCount[bucket] += n;
         totVariance[bucket] += v;
-        if (samples[bucket][key] == 0) { // exactly nothing: no rounding residue
-            totBytes[bucket] -= bytes[bucket][key];
-            totCount[bucket] -= count[bucket][key];
-            totVariance[bucket] -= variance[bucket][key];
-            bytes[bucket][key] = 0;
-            count[bucket][key] = 0;
-            variance[bucket][key] = 0;
+        if (sampleCells[key * 4 + bucket] == 0) { // exactly nothing: no rounding residue
+            totBytes[bucket] -= cells[key * CELLS + bucket * 3 + B];
+            totCount[bucket] -= cells[key * CELLS + bucket * 3 + N];
+            totVariance[bucket] -= cells[key * CELLS + bucket * 3 + V];
+            cells[key * CELLS + bucket * 3 + B] = 0;
+            cells[key * CELLS + bucket * 3 + N] = 0;
+            cells[key * CELLS + bucket * 3 + V] = 0;
         }
     }
 
     private void move(int from, int to, int key) {
-        long s = samples[from][key];
+        long s = sampleCells[key * 4 + from];
         if (s == 0) {
             return;
         }
-        double b = bytes[from][key];
-        double n = count[from][key];
-        double v = variance[from][key];
-        bytes[from][key] = 0;
-        count[from][key] = 0;
-        samples[from][key] = 0;
-        variance[from][key] = 0;
+        double b = cells[key * CELLS + from * 3 + B];
+        double n = cells[key * CELLS + from * 3 + N];
+        double v = cells[key * CELLS + from * 3 + V];
+        cells[key * CELLS + from * 3 + B] = 0;
+        cells[key * CELLS + from * 3 + N] = 0;
+        sampleCells[key * 4 + from] = 0;
+        cells[key * CELLS + from * 3 + V] = 0;
         totBytes[from] -= b;
         totCount[from] -= n;
         totVariance[from] -= v;
-        bytes[to][key] += b;
-        count[to][key] += n;
-        samples[to][key] += s;
-        variance[to][key] += v;
+        cells[key * CELLS + to * 3 + B] += b;
+        cells[key * CELLS + to * 3 + N] += n;
+        sampleCells[key * 4 + to] += s;
+        cells[key * CELLS + to * 3 + V] += v;
         totBytes[to] += b;
         totCount[to] += n;
         totVariance[to] += v;
@@ -299,9 +314,9 @@ final class HeldLedger {
             int key = unsettledList[i];
             move(U, S, key);
             move(Y, S, key);
-            youngFlag[key] = false;
+            flags[key] &= ~YOUNG;
             if (settled(key)) {
-                unsettled[key] = false;
+                flags[key] &= ~UNSETTLED;
             } else {
                 unsettledList[kept++] = key;
             }
@@ -331,7 +346,7 @@ final class HeldLedger {
             lateBytes[key] = 0;
             lateVariance[key] = 0;
             lateSamples[key] = 0;
-            lateFlag[key] = false;
+            flags[key] &= ~LATE;
             touch(key);
         }
         lateCount = 0;
@@ -351,7 +366,7 @@ final class HeldLedger {
     void crossPoint(int boundary) {
         for (int i = 0; i < youngCount; i++) {
             int key = youngList[i];
-            youngFlag[key] = false;
+            flags[key] &= ~YOUNG;
             move(Y, U, key);
         }
         youngCount = 0;
@@ -383,7 +398,7 @@ final class HeldLedger {
             int key = unsettledList[i];
             move(S, C, key);
             if (settled(key)) {
-                unsettled[key] = false;
+                flags[key] &= ~UNSETTLED;
             } else {
                 unsettledList[kept++] = key;
             }
@@ -395,7 +410,7 @@ final class HeldLedger {
     }
 
     private boolean settled(int key) {
-        return samples[S][key] == 0 && samples[U][key] == 0 && samples[Y][key] == 0;
+        return sampleCells[key * 4 + S] == 0 && sampleCells[key * 4 + U] == 0 && sampleCells[key * 4 + Y] == 0;
     }
 
     /**
@@ -409,46 +424,67 @@ final class HeldLedger {
                 touch(key);
             }
         }
+        // a collection measured past the end or the peak without measuring it (not the replay's way): their figures
+        // are taken as they stand, the keys not visited since included
+        if (lastMeasured < endIndex && endIndex < k) {
+            takeEnd();
+        }
+        if (lastMeasured < peakIndex && peakIndex < k) {
+            takePeak();
+        }
         for (int i = 0; i < dirtyCount; i++) {
             int key = dirtyList[i];
-            dirty[key] = false;
+            flags[key] &= ~DIRTY;
             take(key, k);
         }
         dirtyCount = 0;
+        lastMeasured = k;
+        // every key now has its figures of its last visit: what it had at k
+        if (k == endIndex) {
+            takeEnd();
+        }
+        if (k == peakIndex) {
+            takePeak();
+        }
+    }
+
+    /** The figures at the end: every key's as it stands (each key's at its last visit, all visits at or before it). */
+    private void takeEnd() {
+        for (int key = 0; key < keys; key++) {
+            endBytes[key] = cells[key * CELLS + C * 3 + B];
+            endCount[key] = cells[key * CELLS + C * 3 + N];
+            endSamples[key] = sampleCells[key * 4 + C];
+            endUnconfirmed[key] = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
+            endVariance[key] = cells[key * CELLS + C * 3 + V];
+            endFreedVariance[key] = freedVariance[key];
+            endMeasureBytes[key] = cells[key * CELLS + C * 3 + B] + lateBytes[key];
+            endMeasureVariance[key] = cells[key * CELLS + C * 3 + V] + lateVariance[key];
+            endMeasureSamples[key] = sampleCells[key * 4 + C] + lateSamples[key];
+        }
+    }
+
+    /** The figures at the peak, the same way. */
+    private void takePeak() {
+        for (int key = 0; key < keys; key++) {
+            peakGcBytes[key] = cells[key * CELLS + C * 3 + B];
+            peakGcCount[key] = cells[key * CELLS + C * 3 + N];
+            peakGcUnconfirmed[key] = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
+            peakGcSamples[key] = sampleCells[key * 4 + C];
+        }
     }
 
     private void take(int key, int k) {
-        double b = bytes[C][key];
-        double unconfirmed = bytes[S][key] + bytes[U][key];
+        double b = cells[key * CELLS + C * 3 + B];
+        double unconfirmed = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
         if (k >= windowFirst && b > peakBytes[key]) {
             peakBytes[key] = b;
             peakUnconfirmed[key] = unconfirmed;
         }
-        double measure = b + lateBytes[key];
-        double measureVariance = variance[C][key] + lateVariance[key];
-        long measureSamples = samples[C][key] + lateSamples[key];
-        if (k <= endIndex) {
-            endBytes[key] = b;
-            endCount[key] = count[C][key];
-            endSamples[key] = samples[C][key];
-            endUnconfirmed[key] = unconfirmed;
-            endVariance[key] = variance[C][key];
-            endFreedVariance[key] = freedVariance[key];
-            endMeasureBytes[key] = measure;
-            endMeasureVariance[key] = measureVariance;
-            endMeasureSamples[key] = measureSamples;
-        }
-        if (k <= peakIndex) {
-            peakGcBytes[key] = b;
-            peakGcCount[key] = count[C][key];
-            peakGcUnconfirmed[key] = unconfirmed;
-            peakGcSamples[key] = samples[C][key];
-        }
         for (int m = 0; m < MARKS; m++) {
             if (k <= mark[m][key]) {
-                markBytes[m][key] = measure;
-                markSamples[m][key] = measureSamples;
-                markVariance[m][key] = measureVariance;
+                markBytes[m][key] = b + lateBytes[key];
+                markSamples[m][key] = sampleCells[key * 4 + C] + lateSamples[key];
+                markVariance[m][key] = cells[key * CELLS + C * 3 + V] + lateVariance[key];
                 markFreedVariance[m][key] = freedVariance[key];
             }
         }
@@ -485,7 +521,7 @@ final class HeldLedger {
 
     /** @return held bytes of {@code key} at the collection just measured (any key, between measure and advance) */
     double heldBytes(int key) {
-        return key < keys ? bytes[C][key] : 0;
+        return key < keys ? cells[key * CELLS + C * 3 + B] : 0;
     }
 
     int keys() {

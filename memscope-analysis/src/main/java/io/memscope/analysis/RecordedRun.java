@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
@@ -47,7 +48,7 @@ public final class RecordedRun {
 
     private final Path file;
     /** The chunks read, for a chunked recording's folder; null for a file. */
-    private final RecordingReader.ChunkSet chunks;
+    private final ChunkSet chunks;
     private final Tables tables;
     private final Streams streams;
     private final Replay replayer;
@@ -60,9 +61,9 @@ public final class RecordedRun {
     /** Sites by id for the usual small, dense ids (the agent's): analyses look one up per event, unboxed. */
     private final Site[] smallSites;
 
-    private RecordedRun(Path file, Tables tables, Streams streams, Replay replayer, Origin origin) {
+    private RecordedRun(Path file, ChunkSet chunks, Tables tables, Streams streams, Replay replayer, Origin origin) {
         this.file = file;
-        this.chunks = java.nio.file.Files.isDirectory(file) ? RecordingReader.ChunkSet.of(file) : null;
+        this.chunks = chunks;
         this.tables = tables;
         this.streams = streams;
         this.replayer = replayer;
@@ -119,15 +120,38 @@ public final class RecordedRun {
      * recordings: their header's {@code nanoTime} is the capture's start).
      */
     static RecordedRun open(Path file, TimeWindow window) {
+        return open(file, window, true);
+    }
+
+    /**
+     * Opens a recording for a report over {@code window}; a chunked recording's folder with {@code selectChunks}
+     * only as far as the window needs ({@link ChunkWindow}): the chunks wholly before it are not read (the first
+     * chunk read carries their state), those wholly after it neither.
+     */
+    static RecordedRun open(Path file, TimeWindow window, boolean selectChunks) {
         Streams streams = new Streams(window);
         if (JfrSource.isJfr(file)) {
             JfrSource jfr = JfrSource.read(file, streams);
-            return new RecordedRun(file, jfr.tables(), streams, jfr::replay, jfr.origin());
+            return new RecordedRun(file, null, jfr.tables(), streams, jfr::replay, jfr.origin());
+        }
+        ChunkSet all = java.nio.file.Files.isDirectory(file) ? ChunkSet.of(file) : null;
+        ChunkWindow selection = all != null && selectChunks ? ChunkWindow.of(all, window) : null;
+        if (selection != null) {
+            ChunkSet read = selection.chunks();
+            Recording tables = RecordingReader.readTables(read, streams);
+            Replay some = (limit, sink, alongside, timeOrdered) ->
+                    EventPipe.stream(read::stream, limit, sink, alongside, timeOrdered);
+            RecordedRun run = new RecordedRun(file, read, Tables.of(tables), streams, some, Origin.memscope());
+            if (run.metadataLong(MetadataKeys.START_NANOS, Long.MIN_VALUE) == selection.runStartNanos()) {
+                return run;
+            }
+            // the run's start is not the one the chunks were chosen by: read them all
+            return open(file, window, false);
         }
         Recording tables = RecordingReader.readTables(file, streams);
         Replay memscope = (limit, sink, alongside, timeOrdered) ->
                 EventPipe.stream(file, limit, sink, alongside, timeOrdered);
-        return new RecordedRun(file, Tables.of(tables), streams, memscope, Origin.memscope());
+        return new RecordedRun(file, all, Tables.of(tables), streams, memscope, Origin.memscope());
     }
 
     /**
@@ -187,7 +211,7 @@ public final class RecordedRun {
      * @return the chunks of a chunked recording read from its folder (format 1.6): which are present, which were
      *         deleted; null for a recording file
      */
-    public RecordingReader.ChunkSet chunks() {
+    public ChunkSet chunks() {
         return chunks;
     }
 

@@ -113,9 +113,12 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param coveredFromMs  where the chunks present begin, ms since the run's start (0 when chunk 1 is present)
      * @param carryTruncated outstanding allocations that were not carried into later chunks (beyond the carry's bound
      *                       of 2 million): the held figures miss them
+     * @param skippedBefore  chunks present but not read, wholly before the report's window (the first chunk read
+     *                       carries their state)
+     * @param skippedAfter   chunks present but not read, wholly after the report's window
      */
     public record Chunks(int count, int firstIndex, int lastIndex, int deleted, double coveredFromMs,
-                         long carryTruncated) {
+                         long carryTruncated, int skippedBefore, int skippedAfter) {
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.memscope.analysis;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.RecordingReader;
 import java.nio.file.Path;
@@ -152,14 +153,15 @@ public final class ReportBuilder {
 
     /** @return the chunks a chunked recording was read from, or null for a recording file */
     private static Report.Chunks chunks(RecordedRun run) {
-        RecordingReader.ChunkSet c = run.chunks();
+        ChunkSet c = run.chunks();
         if (c == null) {
             return null;
         }
         long start = run.metadataLong(MetadataKeys.START_NANOS, run.header().nanoTime());
-        return new Report.Chunks(c.count(), c.firstIndex(), c.lastIndex(), c.deleted(),
-                c.firstIndex() == 1 ? 0 : Math.max(0, (c.startNanos() - start) / 1e6),
-                run.metadataLong("chunk.carryTruncated", 0));
+        boolean firstPresent = c.firstIndex() - c.skippedBefore() == 1;
+        double coveredFrom = firstPresent ? 0 : Math.max(0, (c.startNanos() - start) / 1e6);
+        return new Report.Chunks(c.count(), c.firstIndex(), c.lastIndex(), c.deleted(), coveredFrom,
+                run.metadataLong("chunk.carryTruncated", 0), c.skippedBefore(), c.skippedAfter());
     }
 
     /** The API sections' analysis: only for recordings that may have them (format 1.2 and later), else null. */

@@ -90,6 +90,8 @@ public final class ReportJson {
                     .field("deleted", c.deleted())
                     .field("coveredFromMs", c.coveredFromMs())
                     .field("carryTruncated", c.carryTruncated())
+                    .field("skippedBefore", c.skippedBefore())
+                    .field("skippedAfter", c.skippedAfter())
                     .endObject();
         }
         w.endObject();

@@ -47,8 +47,14 @@ final class ReportReplay implements EventSink {
     final ProcessMemory processMemory;
     /** The malloc sampling interval (metadata {@code malloc.intervalBytes}), bytes. */
     final double mallocInterval;
+    /** Sizes below this have their sampling probability computed once ({@link #probabilities}). */
+    private static final int SIZES = 1 << 18;
+    /**
+     * The sampling probability of each small size, 0 until first needed: {@code expm1} once per size rather than
+     * twice per sample (allocated, collected). The same function of the size, so the same weights bit for bit.
+     */
+    private final double[] probabilities = new double[SIZES];
     private final SampleTable samples = new SampleTable();
-    private final StackIndex stackIndex = new StackIndex();
     /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
     private int[] siteOfStack = new int[1024];
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
@@ -103,6 +109,10 @@ final class ReportReplay implements EventSink {
         long start = run.metadataLong(MetadataKeys.START_NANOS, firstSeen == Long.MAX_VALUE ? 0 : firstSeen);
         long lastSeen = Math.max(run.lastEventNanos(), lastGcEnd(run));
         long end = run.metadataLong(MetadataKeys.END_NANOS, lastSeen == Long.MIN_VALUE ? start : lastSeen);
+        io.memscope.internal.recording.ChunkSet read = run.chunks();
+        if (read != null && read.skippedAfter() > 0) {
+            end = Math.max(end, read.nextStartNanos()); // chunks after the window not read: the run went on
+        }
         end = Math.max(end, start);
         this.runStart = start;
         long f = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
@@ -110,7 +120,7 @@ final class ReportReplay implements EventSink {
             f = Math.max(f, end - Math.round(window.lastSeconds() * 1e9));
         }
         // a chunked recording whose first chunks were deleted: what they held is carried, what they allocated is not
-        io.memscope.recording.RecordingReader.ChunkSet chunks = run.chunks();
+        io.memscope.internal.recording.ChunkSet chunks = run.chunks();
         boolean cut = chunks != null && chunks.firstIndex() > 1 && f < chunks.startNanos();
         if (cut) {
             f = chunks.startNanos();
@@ -169,7 +179,18 @@ final class ReportReplay implements EventSink {
     }
 
     private double probability(long size) {
-        return eventWeights ? 1 : ReportBuilder.probability(size, mean);
+        if (eventWeights) {
+            return 1;
+        }
+        if (size >= 0 && size < SIZES) {
+            double p = probabilities[(int) size];
+            if (p == 0) {
+                p = ReportBuilder.probability(size, mean);
+                probabilities[(int) size] = p;
+            }
+            return p;
+        }
+        return ReportBuilder.probability(size, mean);
     }
 
     /** @return the site's tally, created at its first event (and its leak references chosen then) */
@@ -205,31 +226,20 @@ final class ReportReplay implements EventSink {
 
     /** @return the tally of (stack, site), created at its first event */
     StackTally stack(long stackId, SiteTally site) {
-        long h = stackId * 0x9E3779B97F4A7C15L;
-        int i = (int) (h >>> 61);
-        StackTally recent = site.recentStacks[i];
-        if (recent != null && recent.stackId == stackId) {
-            return recent;
-        }
-        StackTally found = lookup(stackId, site);
-        site.recentStacks[i] = found;
-        return found;
-    }
-
-    private StackTally lookup(long stackId, SiteTally site) {
-        int key = stackIndex.indexOf(stackId, site.site.id(), stacks.size());
-        if (key == stacks.size()) {
-            StackTally s = new StackTally(key, stackId, site);
-            stacks.add(s);
-            if (key == siteOfStack.length) {
-                siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
-            }
-            siteOfStack[key] = site.key;
-            site.stacks.add(s);
-            heldStacks.ensure(key);
+        StackTally s = site.stack(stackId);
+        if (s != null) {
             return s;
         }
-        return stacks.get(key);
+        int key = stacks.size();
+        s = new StackTally(key, stackId, site);
+        stacks.add(s);
+        if (key == siteOfStack.length) {
+            siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
+        }
+        siteOfStack[key] = site.key;
+        site.addStack(s);
+        heldStacks.ensure(key);
+        return s;
     }
 
     // ---------------------------------------------------------------------------------------------------- replay

@@ -30,10 +30,55 @@ final class SiteTally {
     long freedByFirstCollection;
     final List<StackTally> stacks = new ArrayList<>(2);
     /**
-     * The site's stacks seen last, by a hash of their stack id (direct-mapped): most events find their stack
-     * here, in a small array of their site, without probing the index of all stacks.
+     * {@link #stacks} by stack id, open addressing, at most half full: an event finds its stack among its site's
+     * few, in memory of the site's own, rather than in an index of all stacks.
      */
-    final StackTally[] recentStacks = new StackTally[8];
+    private StackTally[] byStack = new StackTally[4];
+
+    /** @return the site's tally of {@code stackId}, or null */
+    StackTally stack(long stackId) {
+        StackTally[] t = byStack;
+        int m = t.length - 1;
+        int i = slot(stackId) & m;
+        StackTally s;
+        while ((s = t[i]) != null) {
+            if (s.stackId == stackId) {
+                return s;
+            }
+            i = (i + 1) & m;
+        }
+        return null;
+    }
+
+    /** Adds a new stack of the site (to {@link #stacks} and the lookup). */
+    void addStack(StackTally s) {
+        stacks.add(s);
+        if (stacks.size() * 2 > byStack.length) {
+            StackTally[] old = byStack;
+            byStack = new StackTally[old.length * 2];
+            for (StackTally o : old) {
+                if (o != null) {
+                    put(o);
+                }
+            }
+        } else {
+            put(s);
+        }
+    }
+
+    private void put(StackTally s) {
+        int m = byStack.length - 1;
+        int i = slot(s.stackId) & m;
+        while (byStack[i] != null) {
+            i = (i + 1) & m;
+        }
+        byStack[i] = s;
+    }
+
+    private static int slot(long stackId) {
+        long h = stackId * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
+    }
     // native: exact bytes and blocks, or for a malloc site estimates (each sample weighs size/p bytes, 1/p blocks)
     long nAllocated;
     double nAllocations;

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.html.HtmlReport;
@@ -30,8 +31,8 @@ final class Reports {
      */
     static Path currentRecording(Path dir) {
         try {
-            if (RecordingReader.ChunkSet.isChunked(dir)) {
-                List<Path> files = RecordingReader.ChunkSet.of(dir).files();
+            if (ChunkSet.isChunked(dir)) {
+                List<Path> files = ChunkSet.of(dir).files();
                 return files.get(files.size() - 1);
             }
         } catch (RuntimeException e) {
@@ -53,7 +54,7 @@ final class Reports {
         }
         try (Stream<Path> s = Files.list(out)) {
             s.filter(d -> Files.isRegularFile(d.resolve(ReportFiles.RECORDING))
-                    || RecordingReader.ChunkSet.isChunked(d)).sorted().forEach(dirs::add);
+                    || ChunkSet.isChunked(d)).sorted().forEach(dirs::add);
         }
         return dirs;
     }
@@ -106,7 +107,7 @@ final class Reports {
         Path reserve = dir.resolve(".recording.reserve");
         try {
             if (Files.exists(reserve, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                long pid = RecordingReader.readHeader(RecordingReader.ChunkSet.isChunked(dir) ? dir
+                long pid = RecordingReader.readHeader(ChunkSet.isChunked(dir) ? dir
                         : dir.resolve(ReportFiles.RECORDING)).pid();
                 if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                     Files.deleteIfExists(reserve);

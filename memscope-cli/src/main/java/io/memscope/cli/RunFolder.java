@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.MetadataKeys;
@@ -61,7 +62,7 @@ final class RunFolder {
             throw MemscopeException.configuration("no recording at " + input + (Files.exists(input)
                     ? " (not a file or folder)" : ": no such file"));
         }
-        if (RecordingReader.ChunkSet.isChunked(input)) {
+        if (ChunkSet.isChunked(input)) {
             return input; // a chunked recording: its chunks read as one recording
         }
         Path own = input.resolve(ReportFiles.RECORDING);
@@ -99,7 +100,7 @@ final class RunFolder {
     /** @return whether {@code input} is a folder of JVM directories (not a recording, not one JVM's directory) */
     static boolean isFolderOfJvms(Path input) {
         return Files.isDirectory(input) && !Files.isRegularFile(input.resolve(ReportFiles.RECORDING))
-                && !RecordingReader.ChunkSet.isChunked(input) && !jvms(input).isEmpty();
+                && !ChunkSet.isChunked(input) && !jvms(input).isEmpty();
     }
 
     /** @return the JVMs recorded under {@code folder}, oldest capture first (then by pid) */
@@ -124,7 +125,7 @@ final class RunFolder {
     /** Reads a JVM directory's recording for its pid, main class and duration; null when it cannot be read. */
     private static Jvm describe(Path dir) {
         try {
-            return describeFile(RecordingReader.ChunkSet.isChunked(dir) ? dir : dir.resolve(ReportFiles.RECORDING));
+            return describeFile(ChunkSet.isChunked(dir) ? dir : dir.resolve(ReportFiles.RECORDING));
         } catch (MemscopeException e) {
             return null;
         }

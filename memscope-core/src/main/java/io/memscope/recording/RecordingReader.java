@@ -1,10 +1,8 @@
 package io.memscope.recording;
 
-import io.memscope.recording.Recording.ProcessMemorySamples;
-
 import io.memscope.internal.recording.BlockType;
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.internal.recording.RecordingFormat;
-import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.recording.RecordingParser;
 import io.memscope.error.CorruptFileException;
 import io.memscope.error.MemscopeException;
@@ -12,11 +10,6 @@ import io.memscope.error.MemscopeException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -37,6 +30,11 @@ import java.util.Optional;
  * version this reader does not support; any damage for the strict variant) and {@link MemscopeException} of
  * category SYSTEM (file missing or unreadable). Every length is checked before allocating, so damaged input
  * cannot cause an {@code OutOfMemoryError} or a hang.
+ *
+ * <p>Each method takes a recording file or the folder of a chunked recording (read as one recording: the chunk set,
+ * {@code io.memscope.internal.recording.ChunkSet}). The work is shared out: {@link RecordingParser} decodes a file's
+ * blocks, {@code ChunkSet} lists and joins the chunks of a folder, {@code RecordingCollector} keeps what is read as a
+ * {@link Recording}.
  */
 public final class RecordingReader {
     private RecordingReader() {
@@ -48,7 +46,7 @@ public final class RecordingReader {
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      */
     public static Recording read(Path file) {
-        Collector c = new Collector(null);
+        RecordingCollector c = new RecordingCollector(null);
         int[] skipped = new int[1];
         Optional<Damage> damage = parse(file, c, skipped);
         return c.build(damage.orElse(null), size(file), skipped[0]);
@@ -76,10 +74,23 @@ public final class RecordingReader {
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      */
     public static Recording readTables(Path file, RecordingVisitor streams) {
-        Collector c = new Collector(java.util.Objects.requireNonNull(streams, "streams"));
+        RecordingCollector c = new RecordingCollector(java.util.Objects.requireNonNull(streams, "streams"));
         int[] skipped = new int[1];
         Optional<Damage> damage = parse(file, c, skipped);
         return c.build(damage.orElse(null), size(file), skipped[0]);
+    }
+
+    /**
+     * {@link #readTables(Path, RecordingVisitor)} of some of a chunked recording's chunks (memscope's own analyses:
+     * the chunks a report's window needs).
+     *
+     * @throws CorruptFileException if a chunk's header is missing, damaged or of an unsupported version
+     */
+    public static Recording readTables(ChunkSet chunks, RecordingVisitor streams) {
+        RecordingCollector c = new RecordingCollector(java.util.Objects.requireNonNull(streams, "streams"));
+        int[] skipped = new int[1];
+        Optional<Damage> damage = chunks.stream(c, skipped);
+        return c.build(damage.orElse(null), chunks.bytes(), skipped[0]);
     }
 
     /**
@@ -184,540 +195,6 @@ public final class RecordingReader {
             return Files.size(file);
         } catch (IOException e) {
             return -1;
-        }
-    }
-
-    /**
-     * The chunks of a chunked recording (format 1.6) in one folder, read as one recording: {@code recording.msrec}
-     * (chunk 1) and {@code recording-NNNNNN.msrec} (chunk N), ordered by index. Chunks deleted to hold the
-     * recording's bounds are missing from the front; the first chunk read starts from its carried state (its CARRY
-     * blocks: the allocations still outstanding, open scopes, the collections the held rules need), every later one
-     * without it (its carried state was read already). Strings, sites and stacks repeated by each chunk are
-     * delivered once; the END totals are those of all chunks read, delivered after the last chunk when it has one.
-     */
-    public static final class ChunkSet {
-        private final Path folder;
-        private final List<Path> files;
-        private final int[] indexes;
-        private final long[] startNanos;
-        private final long[] bytes;
-
-        private ChunkSet(Path folder, List<Path> files, int[] indexes, long[] startNanos, long[] bytes) {
-            this.folder = folder;
-            this.files = files;
-            this.indexes = indexes;
-            this.startNanos = startNanos;
-            this.bytes = bytes;
-        }
-
-        /**
-         * @return whether {@code folder} holds a chunk set: a {@code recording-NNNNNN.msrec} (a recording that rotated
-         *         at least once)
-         */
-        public static boolean isChunked(Path folder) {
-            if (!Files.isDirectory(folder)) {
-                return false;
-            }
-            try (java.util.stream.Stream<Path> l = Files.list(folder)) {
-                return l.anyMatch(p -> io.memscope.internal.recording.ChunkPolicy.chunkIndex(
-                        p.getFileName().toString(), STEM) > 1);
-            } catch (IOException e) {
-                return false;
-            }
-        }
-
-        /**
-         * Lists the chunks of the recording in {@code folder} (reading each one's header).
-         *
-         * @throws MemscopeException    (SYSTEM) if the folder cannot be listed or has no chunk
-         * @throws CorruptFileException if a chunk's header is damaged
-         */
-        public static ChunkSet of(Path folder) {
-            java.util.TreeMap<Integer, Path> found = new java.util.TreeMap<>();
-            try (java.util.stream.Stream<Path> l = Files.list(folder)) {
-                l.forEach(p -> {
-                    int i = io.memscope.internal.recording.ChunkPolicy.chunkIndex(p.getFileName().toString(), STEM);
-                    if (i > 0 && Files.isRegularFile(p)) {
-                        found.put(i, p);
-                    }
-                });
-            } catch (IOException e) {
-                throw MemscopeException.system("cannot list " + folder + ": " + e, e);
-            }
-            if (found.isEmpty()) {
-                throw MemscopeException.system("no recording in " + folder + " (no " + STEM + ".msrec or "
-                        + STEM + "-NNNNNN.msrec)", null);
-            }
-            // a chunk deleted while listed, or one that has no header yet (being created): left out
-            List<Path> files = new ArrayList<>();
-            List<long[]> info = new ArrayList<>();
-            for (Map.Entry<Integer, Path> e : found.entrySet()) {
-                RecordingHeader h;
-                long size;
-                try {
-                    size = Files.size(e.getValue());
-                    if (size < RecordingFormat.HEADER_BYTES) {
-                        continue;
-                    }
-                    h = readHeader(e.getValue());
-                } catch (IOException | MemscopeException x) {
-                    if (x instanceof CorruptFileException c) {
-                        throw c;
-                    }
-                    continue;
-                }
-                files.add(e.getValue());
-                info.add(new long[] {e.getKey(), h.nanoTime(), size});
-            }
-            if (files.isEmpty()) {
-                throw MemscopeException.system("no readable recording in " + folder, null);
-            }
-            int n = files.size();
-            int[] idx = new int[n];
-            long[] start = new long[n];
-            long[] size = new long[n];
-            for (int i = 0; i < n; i++) {
-                idx[i] = (int) info.get(i)[0];
-                start[i] = info.get(i)[1];
-                size[i] = info.get(i)[2];
-            }
-            return new ChunkSet(folder, List.copyOf(files), idx, start, size);
-        }
-
-        private static final String STEM = "recording";
-
-        /** @return the folder */
-        public Path folder() {
-            return folder;
-        }
-
-        /** @return the chunk files, oldest first */
-        public List<Path> files() {
-            return files;
-        }
-
-        /** @return chunks present */
-        public int count() {
-            return files.size();
-        }
-
-        /** @return the index of the first chunk present (1 when none was deleted) */
-        public int firstIndex() {
-            return indexes[0];
-        }
-
-        /** @return the index of the last chunk present */
-        public int lastIndex() {
-            return indexes[indexes.length - 1];
-        }
-
-        /** @return chunks missing: deleted to hold the bounds (before the first present, or between two) */
-        public int deleted() {
-            return lastIndex() - count();
-        }
-
-        /**
-         * @return where the chunks present begin, {@code System.nanoTime()} of the recorded JVM: the first chunk's
-         *         start (its header's {@code nanoTime}; chunk 1's is the capture's start)
-         */
-        public long startNanos() {
-            return startNanos[0];
-        }
-
-        /** @return the start of chunk {@code i} of {@link #files()} */
-        public long startNanos(int i) {
-            return startNanos[i];
-        }
-
-        /** @return bytes of all chunks present */
-        public long bytes() {
-            long b = 0;
-            for (long s : bytes) {
-                b += s;
-            }
-            return b;
-        }
-
-        /**
-         * @return the chunks from the one that holds {@code nanoTime} on (the last one that starts at or before it;
-         *         all when it is before the first)
-         */
-        public ChunkSet from(long nanoTime) {
-            int first = 0;
-            for (int i = 0; i < files.size(); i++) {
-                if (startNanos[i] <= nanoTime) {
-                    first = i;
-                }
-            }
-            if (first == 0) {
-                return this;
-            }
-            int n = files.size();
-            return new ChunkSet(folder, files.subList(first, n), Arrays.copyOfRange(indexes, first, n),
-                    Arrays.copyOfRange(startNanos, first, n), Arrays.copyOfRange(bytes, first, n));
-        }
-
-        /**
-         * Streams the chunks to {@code visitor} as one recording (see the class comment).
-         *
-         * @return the damage of the last chunk (killed while it was written), or the first damage of an earlier one
-         */
-        public Optional<Damage> stream(RecordingVisitor visitor) {
-            return stream(visitor, new int[1]);
-        }
-
-        Optional<Damage> stream(RecordingVisitor visitor, int[] skipped) {
-            Joined joined = new Joined(visitor);
-            Optional<Damage> damage = Optional.empty();
-            for (int i = 0; i < files.size(); i++) {
-                joined.chunk(i == 0);
-                RecordingParser parser = new RecordingParser(files.get(i), joined).deliverCarry(i == 0);
-                Optional<Damage> d = parser.run();
-                skipped[0] += parser.skippedBlocks();
-                if (d.isPresent() && (damage.isEmpty() || i == files.size() - 1)) {
-                    damage = d;
-                }
-                if (visitor.done()) {
-                    return damage;
-                }
-            }
-            if (joined.ended) {
-                visitor.end(new Totals(joined.events, joined.dropped, joined.clean, joined.endNanos));
-            }
-            return damage;
-        }
-
-        /** One recording's callbacks from several chunks: the repeated definitions once, the totals summed. */
-        private static final class Joined implements RecordingVisitor {
-            private final RecordingVisitor v;
-            private boolean first;
-            private int strings = 1;
-            long events;
-            long dropped;
-            boolean clean;
-            boolean ended;
-            long endNanos;
-
-            Joined(RecordingVisitor v) {
-                this.v = v;
-            }
-
-            void chunk(boolean first) {
-                this.first = first;
-                this.ended = false;
-            }
-
-            @Override
-            public void header(RecordingHeader header) {
-                if (first) {
-                    v.header(header);
-                }
-            }
-
-            @Override
-            public void string(int id, String value) {
-                if (id >= strings) {  // the table grows only: a chunk repeats the ids before it
-                    strings = id + 1;
-                    v.string(id, value);
-                }
-            }
-
-            @Override
-            public void site(Site site) {
-                v.site(site);
-            }
-
-            @Override
-            public void stack(long stackId, List<String> frames) {
-                v.stack(stackId, frames);
-            }
-
-            @Override
-            public void accept(EventView event) {
-                v.accept(event);
-            }
-
-            @Override
-            public void gc(GcRecord record) {
-                v.gc(record);
-            }
-
-            @Override
-            public void siteCount(SiteCount count) {
-                v.siteCount(count);
-            }
-
-            @Override
-            public void metadata(String key, String value) {
-                v.metadata(key, value);
-            }
-
-            @Override
-            public void anomaly(Anomaly anomaly) {
-                v.anomaly(anomaly);
-            }
-
-            @Override
-            public void functionStats(FunctionStats stats) {
-                v.functionStats(stats);
-            }
-
-            @Override
-            public void accounting(AccountingSnapshot snapshot) {
-                v.accounting(snapshot);
-            }
-
-            @Override
-            public void retention(RetentionWalk walk) {
-                v.retention(walk);
-            }
-
-            @Override
-            public void processMemory(ProcessMemorySamples samples) {
-                v.processMemory(samples);
-            }
-
-            @Override
-            public void scopePath(ScopePath path) {
-                v.scopePath(path);
-            }
-
-            @Override
-            public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
-                                  long taskId, long allocatedBytes) {
-                v.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
-            }
-
-            @Override
-            public void apiEvent(EventView event) {
-                v.apiEvent(event);
-            }
-
-            @Override
-            public void skippedBlock(int type, long offset) {
-                v.skippedBlock(type, offset);
-            }
-
-            @Override
-            public void end(Totals totals) {
-                events += totals.eventsWritten();
-                dropped += totals.eventsDropped();
-                clean = totals.clean();
-                endNanos = totals.endNanos();
-                ended = true;
-            }
-
-            @Override
-            public boolean done() {
-                return v.done();
-            }
-        }
-    }
-
-    /**
-     * Builds a {@link Recording} from the visitor callbacks: with the streams (events, API events, scope edges)
-     * kept, or with every callback handed on to a visitor, which takes the streams instead ({@link #readTables}).
-     */
-    private static final class Collector implements RecordingVisitor, RecordingParser.ColumnSink {
-        /** Where every callback goes too, and the streams instead of being kept (null: kept). */
-        private final RecordingVisitor streams;
-        private RecordingHeader header;
-        private String[] strings = new String[256];
-        private int stringCount = 1;
-        private final Map<Integer, Site> sites = new LinkedHashMap<>();
-        private final Map<Long, List<String>> stacks = new LinkedHashMap<>();
-        private final EventColumns events = new EventColumns(1024);
-        private final List<GcRecord> gc = new ArrayList<>();
-        private final Map<Integer, SiteCount> siteCounts = new LinkedHashMap<>();
-        private final Map<String, String> metadata = new LinkedHashMap<>();
-        private final List<Anomaly> anomalies = new ArrayList<>();
-        private Totals totals;
-        private final Map<Integer, ScopePath> scopePaths = new LinkedHashMap<>();
-        private final List<ScopePath.Edge> scopeEdges = new ArrayList<>();
-        private final EventColumns apiEvents = new EventColumns(16);
-        private final Map<List<String>, FunctionStats> functions = new LinkedHashMap<>();
-        private AccountingSnapshot accounting;
-        private final List<RetentionWalk> retentionWalks = new ArrayList<>();
-        private final List<ProcessMemorySamples> processMemory = new ArrayList<>();
-
-        @Override
-        public void processMemory(ProcessMemorySamples samples) {
-            processMemory.add(samples);
-        }
-
-        Collector(RecordingVisitor streams) {
-            this.streams = streams;
-        }
-
-        @Override
-        public void accounting(AccountingSnapshot snapshot) {
-            if (streams != null) {
-                streams.accounting(snapshot);
-            }
-            accounting = snapshot;
-        }
-
-        @Override
-        public void retention(RetentionWalk walk) {
-            if (streams != null) {
-                streams.retention(walk);
-            }
-            retentionWalks.add(walk);
-        }
-
-        @Override
-        public void header(RecordingHeader h) {
-            if (streams != null) {
-                streams.header(h);
-            }
-            header = h;
-        }
-
-        @Override
-        public void string(int id, String value) {
-            if (streams != null) {
-                streams.string(id, value);
-            }
-            if (id == strings.length) {
-                strings = Arrays.copyOf(strings, strings.length * 2);
-            }
-            strings[id] = value;
-            stringCount = id + 1;
-        }
-
-        @Override
-        public void site(Site site) {
-            if (streams != null) {
-                streams.site(site);
-            }
-            sites.put(site.id(), site);
-        }
-
-        @Override
-        public void stack(long stackId, List<String> frames) {
-            if (streams != null) {
-                streams.stack(stackId, frames);
-            }
-            stacks.put(stackId, frames);
-        }
-
-        @Override
-        public void accept(EventView e) {
-            if (streams != null) {
-                streams.accept(e);
-            } else {
-                add(events, e);
-            }
-        }
-
-        @Override
-        public void events(EventColumns block) {
-            if (streams != null) {
-                block.forEach(streams);
-            } else {
-                events.addAll(block);
-            }
-        }
-
-        @Override
-        public void gc(GcRecord record) {
-            if (streams != null) {
-                streams.gc(record);
-            }
-            gc.add(record);
-        }
-
-        @Override
-        public void siteCount(SiteCount count) {
-            if (streams != null) {
-                streams.siteCount(count);
-            }
-            siteCounts.put(count.siteId(), count);
-        }
-
-        @Override
-        public void metadata(String key, String value) {
-            if (streams != null) {
-                streams.metadata(key, value);
-            }
-            metadata.put(key, value);
-        }
-
-        @Override
-        public void anomaly(Anomaly anomaly) {
-            if (streams != null) {
-                streams.anomaly(anomaly);
-            }
-            anomalies.add(anomaly);
-        }
-
-        @Override
-        public void end(Totals t) {
-            if (streams != null) {
-                streams.end(t);
-            }
-            totals = t;
-        }
-
-        @Override
-        public void functionStats(FunctionStats f) {
-            if (streams != null) {
-                streams.functionStats(f);
-            }
-            functions.put(Arrays.asList(f.function(), f.descriptor(), f.callSite()), f);
-        }
-
-        @Override
-        public void scopePath(ScopePath path) {
-            if (streams != null) {
-                streams.scopePath(path);
-            }
-            scopePaths.put(path.id(), path);
-        }
-
-        @Override
-        public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
-                              long taskId, long allocatedBytes) {
-            if (streams != null) {
-                streams.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
-                return;
-            }
-            scopeEdges.add(new ScopePath.Edge(timestampNanos, threadId, strings[threadNameId], exit, pathId, taskId,
-                    allocatedBytes));
-        }
-
-        @Override
-        public void apiEvent(EventView e) {
-            if (streams != null) {
-                streams.apiEvent(e);
-            } else {
-                add(apiEvents, e);
-            }
-        }
-
-        private static void add(EventColumns columns, EventView e) {
-            columns.add(e.timestampNanos(), e.type().code(), e.address(), e.size(), e.previousSize(), e.threadId(),
-                    e.threadNameId(), e.variableNameId(), e.typeNameId(), e.stackId(), e.siteId());
-        }
-
-        @Override
-        public void skippedBlock(int type, long offset) {
-            if (streams != null) {
-                streams.skippedBlock(type, offset);
-            }
-        }
-
-        @Override
-        public boolean done() {
-            return streams != null && streams.done();
-        }
-
-        Recording build(Damage damage, long fileBytes, int skipped) {
-            events.trim();
-            return new Recording(header, Arrays.copyOf(strings, stringCount), stringCount, sites, stacks, events,
-                    gc, siteCounts, metadata, anomalies, totals, damage, fileBytes, skipped, scopePaths, scopeEdges,
-                    apiEvents, new ArrayList<>(functions.values()), accounting, retentionWalks,
-                    processMemory);
         }
     }
 }

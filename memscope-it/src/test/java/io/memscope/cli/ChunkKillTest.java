@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.recording.ChunkSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.recording.RecordingReader;
@@ -29,7 +30,7 @@ class ChunkKillTest {
         assertThat(r.out).contains("the recording was not closed");
         List<Path> dirs = Reports.recordingDirs(out);
         assertThat(dirs).hasSize(1);
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(dirs.get(0));
+        ChunkSet set = ChunkSet.of(dirs.get(0));
         assertThat(set.firstIndex()).isEqualTo(1);
         assertThat(set.count()).isGreaterThanOrEqualTo(4);
         List<Path> files = set.files();

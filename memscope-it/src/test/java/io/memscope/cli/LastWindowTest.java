@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.recording.ChunkSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.recording.RecordingReader;
@@ -28,7 +29,7 @@ class LastWindowTest {
         assertThat(r.exit).as(r.err).isZero();
         List<Path> dirs = Reports.recordingDirs(out);
         Path dir = dirs.get(0);
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(dir);
+        ChunkSet set = ChunkSet.of(dir);
         assertThat(set.count()).isGreaterThanOrEqualTo(6);
         assertThat(set.deleted()).isZero();
         Object whole = Jvms.report(out);

@@ -1,5 +1,6 @@
 package io.memscope.cli;
 
+import io.memscope.internal.recording.ChunkSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -49,7 +50,7 @@ class RecordingBoundsTest {
         assertThat(largestChunk.get()).as("a chunk: maxSize/8 and what one rotation point adds").isLessThan(max);
         Path dir = jvmDir(out);
         assertThat(Files.exists(dir.resolve("recording.msrec"))).as("chunk 1 deleted").isFalse();
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(dir);
+        ChunkSet set = ChunkSet.of(dir);
         assertThat(set.firstIndex()).isGreaterThan(1);
         assertThat(set.deleted()).isEqualTo(set.firstIndex() - 1);
 
@@ -85,7 +86,7 @@ class RecordingBoundsTest {
                 ChunkedFixture.class.getName(), "recording-000006.msrec", "6");
         assertThat(r.exit).as(r.err).isZero();
         Path dir = jvmDir(out);
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(dir);
+        ChunkSet set = ChunkSet.of(dir);
         assertThat(set.deleted()).as("chunks older than 3 s deleted").isPositive();
         Object report = Jvms.report(out);
         Map<String, Object> chunks = Json.obj(report, "recording", "chunks");

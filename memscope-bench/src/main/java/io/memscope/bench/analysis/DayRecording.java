@@ -1,6 +1,7 @@
 package io.memscope.bench.analysis;
 
 import io.memscope.MemoryEventType;
+import io.memscope.internal.recording.ChunkPolicy;
 import io.memscope.internal.recording.RecordingWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +25,9 @@ import java.util.SplittableRandom;
  *   <li>direct buffers: 2% of the events, allocated and freed in pairs, some held.</li>
  * </ul>
  *
- * About two events per sample: 120 million events and 1.6 GB for a day.
+ * About two events per sample: 120 million events and 1.6 GB for a day. {@code DayRecording DIR/recording.msrec 24
+ * 365 60} writes the same day as a chunked recording (format 1.6), a chunk every 60 minutes of recorded time, each
+ * with its carried state: the input of a report's window over chunks.
  */
 public final class DayRecording {
     private static final int SITES = 3000;
@@ -39,14 +42,15 @@ public final class DayRecording {
     }
 
     public static void main(String[] args) {
-        if (args.length < 1 || args.length > 3) {
-            System.err.println("usage: DayRecording FILE [HOURS [RATE_MB_PER_S]]");
+        if (args.length < 1 || args.length > 4) {
+            System.err.println("usage: DayRecording FILE [HOURS [RATE_MB_PER_S [CHUNK_MINUTES]]]");
             System.exit(2);
         }
         double hours = args.length > 1 ? Double.parseDouble(args[1]) : 24;
         double rateMb = args.length > 2 ? Double.parseDouble(args[2]) : 365;
+        double chunkMinutes = args.length > 3 ? Double.parseDouble(args[3]) : 0;
         long t0 = System.nanoTime();
-        long events = write(Path.of(args[0]), (long) (hours * 3600e9), rateMb * 1e6);
+        long events = write(Path.of(args[0]), (long) (hours * 3600e9), rateMb * 1e6, (long) (chunkMinutes * 60e9));
         System.out.printf("%d events in %.1f s%n", events, (System.nanoTime() - t0) / 1e9);
     }
 
@@ -82,14 +86,34 @@ public final class DayRecording {
     }
 
     static long write(Path file, long spanNanos, double bytesPerSecond) {
+        return write(file, spanNanos, bytesPerSecond, 0);
+    }
+
+    /**
+     * @param chunkNanos with a positive value a chunked recording (format 1.6): a new chunk every {@code chunkNanos}
+     *                   of the recorded time, in {@code file}'s folder ({@code recording.msrec} and its successors)
+     */
+    static long write(Path file, long spanNanos, double bytesPerSecond, long chunkNanos) {
         SplittableRandom r = new SplittableRandom(24);
         long start = 1_000_000_000L;
         long t = start;
         long end = start + spanNanos;
         double meanGapNanos = 1e9 * INTERVAL / bytesPerSecond;
         long events = 0;
-        try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, t)
-                .process(4343, 0).open()) {
+        var builder = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, t).process(4343, 0);
+        if (chunkNanos > 0) {
+            builder.chunks(ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE));
+        }
+        long nextChunk = chunkNanos > 0 ? t + chunkNanos : Long.MAX_VALUE;
+        RecordingWriter.ChunkDefinitions definitions = (writer, siteIds, stackIds) -> {
+            for (int s : siteIds) {
+                defineSite(writer, s);
+            }
+            for (long k : stackIds) {
+                writer.stack(k, frames((int) ((k - 1) / STACKS_PER_SITE), (int) ((k - 1) % STACKS_PER_SITE)));
+            }
+        };
+        try (RecordingWriter w = builder.open()) {
             w.metadata("mode", "sample");
             w.metadata("intervalBytes", Long.toString(INTERVAL));
             w.metadata("startNanos", Long.toString(t));
@@ -108,20 +132,9 @@ public final class DayRecording {
             }
             int directType = w.strings().intern("native:direct-buffer");
             for (int s = 1; s <= SITES; s++) {
-                boolean nat = s % 100 == 0;
-                w.site(s, "com.example.pkg" + (s % 60) + ".Service" + (s % 500), "call" + (s % 23),
-                        "Service" + (s % 500) + ".java", 10 + s % 700, nat ? "native:direct-buffer"
-                                : types[s % types.length]);
+                defineSite(w, s);
                 for (int k = 0; k < STACKS_PER_SITE; k++) {
-                    List<String> frames = new ArrayList<>(DEPTH);
-                    frames.add("com.example.pkg" + (s % 60) + ".Service" + (s % 500) + ".call" + (s % 23)
-                            + "(Service" + (s % 500) + ".java:" + (10 + s % 700) + ")");
-                    for (int d = 1; d < DEPTH; d++) {
-                        int h = (s * 131 + k * 17 + d * 7) % 211;
-                        frames.add("com.example.layer" + d + ".Handler" + h + ".handle(Handler" + h + ".java:"
-                                + (20 + d + k % 3) + ")");
-                    }
-                    w.stack(stackId(s, k), frames);
+                    w.stack(stackId(s, k), frames(s, k));
                 }
             }
             Samples young = new Samples();
@@ -177,6 +190,11 @@ public final class DayRecording {
                         t = gcEnd + 1;
                     }
                 }
+                if (t >= nextChunk) {
+                    w.flush();
+                    w.rotate(definitions);
+                    nextChunk += chunkNanos;
+                }
                 if (r.nextInt(64) == 0) {
                     thread = r.nextInt(THREADS);
                 }
@@ -219,6 +237,28 @@ public final class DayRecording {
             w.metadata("endNanos", Long.toString(t));
         }
         return events;
+    }
+
+    private static final String[] TYPES = {"byte[]", "char[]", "java.lang.String", "java.util.HashMap$Node",
+        "long[]", "java.lang.Object[]", "com.example.Order", "com.example.Item", "java.util.ArrayList",
+        "com.example.Session"};
+
+    private static void defineSite(RecordingWriter w, int s) {
+        boolean nat = s % 100 == 0;
+        w.site(s, "com.example.pkg" + (s % 60) + ".Service" + (s % 500), "call" + (s % 23),
+                "Service" + (s % 500) + ".java", 10 + s % 700, nat ? "native:direct-buffer" : TYPES[s % TYPES.length]);
+    }
+
+    private static List<String> frames(int s, int k) {
+        List<String> frames = new ArrayList<>(DEPTH);
+        frames.add("com.example.pkg" + (s % 60) + ".Service" + (s % 500) + ".call" + (s % 23)
+                + "(Service" + (s % 500) + ".java:" + (10 + s % 700) + ")");
+        for (int d = 1; d < DEPTH; d++) {
+            int h = (s * 131 + k * 17 + d * 7) % 211;
+            frames.add("com.example.layer" + d + ".Handler" + h + ".handle(Handler" + h + ".java:"
+                    + (20 + d + k % 3) + ")");
+        }
+        return frames;
     }
 
     private static boolean leaks(int site) {

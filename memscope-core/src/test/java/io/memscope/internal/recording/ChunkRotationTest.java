@@ -214,7 +214,7 @@ class ChunkRotationTest {
         for (int i = 0; i < drop; i++) {
             Files.delete(files.get(i));
         }
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(chunked.getParent());
+        ChunkSet set = ChunkSet.of(chunked.getParent());
         assertThat(set.firstIndex()).isEqualTo(drop + 1);
         assertThat(set.deleted()).isEqualTo(drop);
 
