@@ -154,20 +154,21 @@ final class ChunkState {
     }
 
     /**
-     * Writes the CARRY block(s) to {@code out}: every id they use must be in the file already (strings synced, sites
-     * and stacks written).
+     * Writes the CARRY block(s) to {@code out}: the sites and stacks they use must be in the file already; the strings
+     * they use are defined in the file's table ({@code strings}, from the store's ids the records were given with)
+     * and written before each CARRY block.
      */
-    void writeCarry(BlockOutput out, io.memscope.internal.store.StringTable strings, int maxEventsPerBlock)
-            throws IOException {
+    void writeCarry(BlockOutput out, FileStrings strings, int maxEventsPerBlock) throws IOException {
         if (outstanding.isEmpty() && openScopes.isEmpty() && gcs.isEmpty()) {
             return;
         }
-        Carry carry = new Carry(out, strings);
+        Carry carry = new Carry(out);
         EventBlockCodec.Encoder events = new EventBlockCodec.Encoder(64 * 1024);
         ByteSink prefix = new ByteSink(32);
         for (Outstanding o : outstanding.values()) {
-            events.add(o.timestamp, o.typeCode, o.address, o.size, o.previousSize, o.threadId, o.threadNameId,
-                    o.variableNameId, o.typeNameId, o.stackId, o.siteId);
+            events.add(o.timestamp, o.typeCode, o.address, o.size, o.previousSize, o.threadId,
+                    strings.of(o.threadNameId), strings.of(o.variableNameId), strings.of(o.typeNameId), o.stackId,
+                    o.siteId);
             if (events.count() >= maxEventsPerBlock || events.bodyBytes() >= 1 << 20) {
                 carry.events(events, prefix);
             }
@@ -183,7 +184,7 @@ final class ChunkState {
             }
             all.sort((a, b) -> Long.compare(a.timestamp, b.timestamp));
             for (Entry e : all) {
-                edges.add(e.timestamp, e.threadId, e.threadNameId, false, e.pathId, e.taskId, -1);
+                edges.add(e.timestamp, e.threadId, strings.of(e.threadNameId), false, e.pathId, e.taskId, -1);
             }
             prefix.reset();
             edges.writePrefix(prefix);
@@ -197,8 +198,6 @@ final class ChunkState {
                         r.heapUsedAfter(), r.heapCommitted(), r.action(), r.examined(), r.snapshotNanos(),
                         r.verdictNanos());
             }
-            // the GC names interned just now must be in the file before the CARRY block
-            out.syncStrings();
             CountingOutput counter = carry.counting();
             tables.write(tables.gc, carry.inner());
             carry.added(counter.blocksSince());
@@ -214,9 +213,9 @@ final class ChunkState {
         private final BlockOutput inner;
         private int blocks;
 
-        Carry(BlockOutput out, io.memscope.internal.store.StringTable strings) {
+        Carry(BlockOutput out) {
             this.out = out;
-            this.inner = new BlockOutput(counting, strings, 64 * 1024);
+            this.inner = new BlockOutput(counting, null, 64 * 1024);
         }
 
         BlockOutput inner() {
@@ -252,6 +251,7 @@ final class ChunkState {
             ByteSink body = new ByteSink(bytes.size() + 16);
             byte[] b = bytes.toByteArray();
             body.bytes(b, 0, b.length);
+            out.syncStrings(); // the strings its inner blocks use go first
             out.block(BlockType.CARRY, prefix, body);
             bytes.reset();
             blocks = 0;

@@ -70,6 +70,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
     private BlockOutput output;
     private final StringTable strings;
+    /** The strings of the file (chunk) being written, by their ids in it. */
+    private final FileStrings fileStrings;
     private final int blockBytes;
     private final int maxEventsPerBlock;
     private final EventBlockCodec.Encoder events;
@@ -130,7 +132,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.events = new EventBlockCodec.Encoder(blockBytes + 1024);
         this.apiEvents = new EventBlockCodec.Encoder(1024);
         this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
-        this.tables = new SideTables(strings);
+        this.fileStrings = new FileStrings(strings);
+        this.tables = new SideTables(fileStrings);
         this.scratch = new ByteSink(1024);
         this.knownStrings = strings.size();
         long nanoTime = b.clockSet ? b.nanoTime : System.nanoTime();
@@ -152,7 +155,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         this.chunkOpenedNanos = System.nanoTime();
         OutputStream out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
                 ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
-        this.output = new BlockOutput(out, strings, blockBytes);
+        this.output = new BlockOutput(out, fileStrings, blockBytes);
         try {
             output.header(epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
         } catch (IOException e) {
@@ -215,8 +218,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + " not all in the string table of " + strings.size()));
             return;
         }
-        events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                variableNameId, typeNameId, stackId, siteId);
+        events.add(timestampNanos, type.code(), address, size, previousSize, threadId, fileStrings.of(threadNameId),
+                fileStrings.of(variableNameId), fileStrings.of(typeNameId), stackId, siteId);
         eventsWritten++;
         lastTimestamp = timestampNanos;
         if (timestampNanos > maxTimestamp) {
@@ -264,8 +267,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + threadNameId + "/" + variableNameId + "/" + typeNameId + " not all in the string table"));
             return;
         }
-        apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                variableNameId, typeNameId, stackId, siteId);
+        apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId,
+                fileStrings.of(threadNameId), fileStrings.of(variableNameId), fileStrings.of(typeNameId), stackId,
+                siteId);
         apiEventsWritten++;
         if (apiEvents.bodyBytes() >= blockBytes || apiEvents.count() >= maxEventsPerBlock) {
             try {
@@ -313,7 +317,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + threadNameId + " not in the string table"));
             return;
         }
-        scopeEdges.add(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        scopeEdges.add(timestampNanos, threadId, fileStrings.of(threadNameId), exit, pathId, taskId, allocatedBytes);
         scopeEdgesWritten++;
         if (chunkState != null) {
             chunkState.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId);
@@ -402,7 +406,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         ByteSink s;
         try {
-            s = ProcessMemoryCodec.encode(samples, strings);
+            s = ProcessMemoryCodec.encode(samples, fileStrings);
         } catch (IllegalArgumentException e) {
             Failures.report("recording.writer", e);
             return;
@@ -601,6 +605,19 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         return chunkIndex;
     }
 
+    /** @return strings the file (the chunk being written) defines so far, including the reserved id 0 */
+    public synchronized int fileStrings() {
+        return fileStrings.size();
+    }
+
+    /**
+     * @return names the files' string tables refused so far, over every chunk (beyond the string table's
+     *         {@link StringTable#limit()}, written as {@link StringTable#BEYOND_BOUND})
+     */
+    public synchronized long fileStringsRefused() {
+        return fileStrings.refused();
+    }
+
     /** @return chunks deleted so far to hold the bounds */
     public synchronized long chunksDeleted() {
         return chunksDeleted;
@@ -661,13 +678,13 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             chunkFile = ChunkPolicy.chunkFile(file, chunkIndex);
             io.memscope.internal.files.PrivateFiles.createFile(chunkFile);
             OutputStream out = new FileOutputStream(chunkFile.toFile());
-            output = new BlockOutput(out, strings, blockBytes);
+            fileStrings.reset(); // the new chunk defines the strings its own records use, and only those
+            output = new BlockOutput(out, fileStrings, blockBytes);
             chunkOpenedNanos = System.nanoTime();
             long start = Math.max(maxTimestamp == Long.MIN_VALUE ? chunkOpenedNanos : maxTimestamp + 1,
                     clockNanoTime);
-            output.header(RecordingFormat.FLAG_CONTINUED, clockEpochNanos + (start - clockNanoTime), start, pid,
+            output.header(RecordingFormat.FLAG_CONTINUED | RecordingFormat.FLAG_OWN_STRINGS, clockEpochNanos + (start - clockNanoTime), start, pid,
                     processStartEpochMillis);
-            knownStrings = output.syncStrings();
             for (java.util.Map.Entry<String, String> m : chunkState.metadata.entrySet()) {
                 tables.metadata(m.getKey(), m.getValue());
             }
@@ -686,7 +703,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             tables.write(tables.sites, output);
             tables.write(tables.stacks, output);
             tables.write(tables.scopePaths, output);
-            chunkState.writeCarry(output, strings, maxEventsPerBlock);
+            chunkState.writeCarry(output, fileStrings, maxEventsPerBlock);
             knownStrings = strings.size();
             for (java.util.Map.Entry<Integer, long[]> c : chunkState.siteCounts.entrySet()) {
                 tables.siteCount(c.getKey(), c.getValue()[0], c.getValue()[1]);
@@ -970,8 +987,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         events.reset();
     }
 
-    /** Writes STRINGS blocks for the table entries not yet in the file. */
+    /** Writes STRINGS blocks for the file's strings not yet in it. */
     private void syncStrings() throws IOException {
-        knownStrings = output.syncStrings();
+        output.syncStrings();
     }
 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A chunked recording (format 1.6): tiny chunks, each one readable alone with every string, site and stack it uses
+ * A chunked recording (format 1.7): tiny chunks, each one readable alone with every string, site and stack it uses
+ * (and no string it does not use)
  * and the state carried from the chunks before it; the chunks read as one recording give exactly what one file of
  * the same stream gives; a chunk set whose first chunks were deleted starts from its first chunk's carried state.
  */
@@ -34,7 +35,7 @@ class ChunkRotationTest {
     private static final int SITES = 300;
 
     /** The producer's side: which sites and stacks the current chunk has, re-defined after a rotation. */
-    private static final class Producer implements RecordingWriter.ChunkDefinitions {
+    private static class Producer implements RecordingWriter.ChunkDefinitions {
         final Set<Integer> sitesWritten = new HashSet<>();
         final Set<Long> stacksWritten = new HashSet<>();
 
@@ -156,9 +157,9 @@ class ChunkRotationTest {
         assertThat(files.get(1).getFileName().toString()).isEqualTo("recording-000002.msrec");
         for (int c = 0; c < files.size(); c++) {
             Recording alone = RecordingReader.readStrict(files.get(c));
-            assertThat(alone.header().flags() & RecordingFormat.FLAG_CONTINUED).as("CONTINUED on chunk " + (c + 1))
-                    .isEqualTo(c == 0 ? 0 : RecordingFormat.FLAG_CONTINUED);
-            assertThat(alone.header().minorVersion()).isEqualTo(6);
+            assertThat(alone.header().flags()).as("CONTINUED and OWN_STRINGS on chunk " + (c + 1))
+                    .isEqualTo(c == 0 ? 0 : RecordingFormat.FLAG_CONTINUED | RecordingFormat.FLAG_OWN_STRINGS);
+            assertThat(alone.header().minorVersion()).isEqualTo(7);
             Set<Integer> sites = new HashSet<>();
             Set<Long> stacks = new HashSet<>();
             Set<String> names = new HashSet<>();
@@ -290,15 +291,97 @@ class ChunkRotationTest {
         // a 1.5 reader: the CONTINUED flag is a must-understand bit it does not know
         byte[] header = Files.readAllBytes(files.get(1));
         assertThat(header[12] & RecordingFormat.FLAG_CONTINUED).isEqualTo(1);
-        assertThat(RecordingFormat.KNOWN_REQUIRED_FLAGS & 2).isZero();
-        header[12] |= 2;   // a flag this reader does not know: rejected as a 1.5 reader rejects CONTINUED
+        assertThat(RecordingFormat.KNOWN_REQUIRED_FLAGS & 4).isZero();
+        header[12] |= 4;   // a flag this reader does not know: rejected as a 1.5 reader rejects CONTINUED
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(header, 0, 48);
         java.nio.ByteBuffer.wrap(header).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(48, (int) crc.getValue());
         Path future = dir.resolve("future.msrec");
         Files.write(future, header);
         assertThatThrownBy(() -> RecordingReader.read(future)).isInstanceOf(CorruptFileException.class)
-                .hasMessageContaining("unknown required header flags 0x2");
+                .hasMessageContaining("unknown required header flags 0x4");
+    }
+
+    /**
+     * New code all the time (every stack has frames of its own, a few hundred new names per chunk): each chunk
+     * defines the strings its own records use and no other, so its table does not grow with the run, the writer's
+     * table is that of the chunk being written, and the chunks read as one give every frame.
+     */
+    @Test
+    void eachChunkDefinesOnlyTheStringsItsRecordsUse(@TempDir Path dir) throws Exception {
+        Path chunked = dir.resolve("recording.msrec");
+        RecordingWriter w = writer(chunked, ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE));
+        int main = w.strings().intern("main");
+        int type = w.strings().intern("byte[]");
+        w.metadata("mode", "sample");
+        Producer p = new Producer() {
+            @Override
+            void stack(RecordingWriter writer, long id) {
+                if (stacksWritten.add(id)) {
+                    writer.stack(id, List.of("app.Gen" + id + ".make(Gen" + id + ".java:7)",
+                            "app.Gen" + id + ".lambda$run$" + id + "(Gen" + id + ".java:9)", "app.Main.main(Main.java:1)"));
+                }
+            }
+        };
+        int highest = 0;
+        long t = 1_000;
+        for (int i = 0; i < 40_000; i++) {
+            t += 100;
+            long stack = 1 + i / 4;                  // a new stack (and three new names) every four events
+            int site = 1 + (i / 4) % SITES;
+            p.site(w, site);
+            p.stack(w, stack);
+            w.accept(t, MemoryEventType.ALLOCATE, i + 1, 64, 0, 1, main, 0, type, stack, site);
+            w.accept(t + 1, MemoryEventType.DEALLOCATE, i + 1, 0, 0, 1, main, 0, 0, 0, 0);
+            if (i % 500 == 499) {
+                w.flush();
+                w.rotateIfDue(p);
+                highest = Math.max(highest, w.fileStrings());
+            }
+        }
+        w.close();
+
+        List<Path> files = chunks(dir);
+        assertThat(files).as("many chunks").hasSizeGreaterThan(10);
+        int total = 0;
+        for (int c = 0; c < files.size(); c++) {
+            Recording alone = RecordingReader.readStrict(files.get(c));
+            Set<String> used = new HashSet<>();
+            for (MemoryEvent e : alone.events()) {
+                used.add(e.threadName());
+                used.add(e.typeName());
+                if (e.callStackHash() != 0) {
+                    assertThat(alone.stacks()).as("chunk " + (c + 1) + " defines its stacks")
+                            .containsKey(e.callStackHash());
+                }
+            }
+            alone.stacks().values().forEach(used::addAll);
+            alone.sites().values().forEach(s -> {
+                used.add(s.className());
+                used.add(s.methodName());
+                used.add(s.fileName());
+                used.add(s.typeName());
+            });
+            alone.metadata().forEach((k, v) -> {
+                used.add(k);
+                used.add(v);
+            });
+            List<String> defined = new ArrayList<>();
+            for (int id = 1; id < alone.stringCount(); id++) {
+                defined.add(alone.string(id));
+            }
+            assertThat(defined).as("chunk " + (c + 1) + ": its strings, each once, all used").doesNotHaveDuplicates()
+                    .allMatch(used::contains);
+            total += defined.size();
+        }
+        Recording set = RecordingReader.readStrict(dir);
+        assertThat(set.stacks()).hasSize(10_000);
+        assertThat(set.stacks().get(9_999L)).containsExactly("app.Gen9999.make(Gen9999.java:7)",
+                "app.Gen9999.lambda$run$9999(Gen9999.java:9)", "app.Main.main(Main.java:1)");
+        assertThat(set.events()).allMatch(e -> "main".equals(e.threadName()));
+        // a chunk's table is about its share of the names, not the run's
+        assertThat(highest).as("the writer's table: one chunk's strings").isLessThan(set.stringCount() / 5);
+        assertThat(total).as("the strings of all chunks: each name about once").isLessThan(2 * set.stringCount());
     }
 
     @Test
