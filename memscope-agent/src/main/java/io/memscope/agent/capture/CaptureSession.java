@@ -324,6 +324,9 @@ public final class CaptureSession {
             samplerFallback = started.whyNot;
             jvmti = started.sampler;
             if (started.sampler != null) {
+                recording.jvmSampler(started.sampler); // told when a chunk begins
+            }
+            if (started.sampler != null) {
                 collections = log;
             }
         }

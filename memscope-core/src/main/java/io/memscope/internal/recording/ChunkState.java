@@ -65,6 +65,13 @@ final class ChunkState {
     private final ArrayDeque<GcRecord> gcs = new ArrayDeque<>();
     private long truncated;
 
+    /**
+     * The frames of the stacks defined in the chunk being written, and of those the allocations carried into it use:
+     * a new chunk defines the stacks of what it carries from here, whether or not its producer still holds their
+     * text (a bounded producer drops the text of stacks the file has).
+     */
+    private HashMap<Long, List<String>> stackFrames = new HashMap<>();
+
     final LinkedHashMap<String, String> metadata = new LinkedHashMap<>();
     final LinkedHashMap<Integer, Object[]> scopePaths = new LinkedHashMap<>();
     final LinkedHashMap<Integer, long[]> siteCounts = new LinkedHashMap<>();
@@ -118,6 +125,28 @@ final class ChunkState {
         if (gcs.size() > MAX_GCS) {
             gcs.removeFirst();
         }
+    }
+
+    /** A stack was defined in the chunk being written. */
+    void stackDefined(long stackId, List<String> frames) {
+        stackFrames.put(stackId, List.copyOf(frames));
+    }
+
+    /** @return the frames of a stack defined in this chunk or carried into it, or null */
+    List<String> keptFrames(long stackId) {
+        return stackFrames.get(stackId);
+    }
+
+    /** A chunk begins: keeps only the frames of the stacks its carried allocations use. */
+    void keepFramesOf(List<Long> stackIds) {
+        HashMap<Long, List<String>> kept = new HashMap<>();
+        for (long id : stackIds) {
+            List<String> f = stackFrames.get(id);
+            if (f != null) {
+                kept.put(id, f);
+            }
+        }
+        stackFrames = kept;
     }
 
     /** @return outstanding allocations forgotten beyond {@link #MAX_OUTSTANDING}, since the capture began */

@@ -121,7 +121,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      */
     @FunctionalInterface
     public interface ChunkDefinitions {
-        void define(RecordingWriter writer, List<Integer> siteIds, List<Long> stackIds);
+        /**
+         * @param siteIds       the sites the carried records use
+         * @param stackIds      the stacks the carried records use whose frames the writer does not hold: the producer
+         *                      defines those it can
+         * @param stacksDefined the stacks the carried records use that the writer defined in the new chunk already
+         *                      (it keeps the frames of the stacks of the allocations it carries)
+         */
+        void define(RecordingWriter writer, List<Integer> siteIds, List<Long> stackIds, List<Long> stacksDefined);
     }
 
     RecordingWriter(RecordingWriterBuilder b) throws IOException {
@@ -471,6 +478,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             return;
         }
         added(tables.stack(stackId, frames));
+        if (chunkState != null) {
+            chunkState.stackDefined(stackId, frames);
+        }
     }
 
     /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
@@ -695,8 +705,21 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             for (java.util.Map.Entry<Integer, Object[]> p : chunkState.scopePaths.entrySet()) {
                 tables.scopePath(p.getKey(), (Integer) p.getValue()[0], (String) p.getValue()[1]);
             }
+            List<Long> carried = chunkState.stackIds();
+            List<Long> missing = new java.util.ArrayList<>();
+            List<Long> defined = new java.util.ArrayList<>();
+            for (long id : carried) {
+                List<String> frames = chunkState.keptFrames(id);
+                if (frames != null) {
+                    tables.stack(id, frames);
+                    defined.add(id);
+                } else {
+                    missing.add(id);
+                }
+            }
+            chunkState.keepFramesOf(carried);
             if (definitions != null) {
-                definitions.define(this, chunkState.siteIds(), chunkState.stackIds());
+                definitions.define(this, chunkState.siteIds(), missing, defined);
             }
             syncStrings();
             tables.write(tables.metadata, output);

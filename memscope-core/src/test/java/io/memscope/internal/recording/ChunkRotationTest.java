@@ -52,9 +52,10 @@ class ChunkRotationTest {
         }
 
         @Override
-        public void define(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds) {
+        public void define(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds, List<Long> stacksDefined) {
             sitesWritten.clear();
             stacksWritten.clear();
+            stacksWritten.addAll(stacksDefined);
             siteIds.forEach(id -> site(w, id));
             stackIds.forEach(id -> stack(w, id));
         }
