@@ -40,6 +40,8 @@ final class RecordingStream implements EventSink {
     private final java.util.HashMap<Long, Boolean> stacksPending = new java.util.HashMap<>();
     /** The JVM sampler, told when a chunk begins (null without one). */
     private volatile JvmtiHeapSampler jvmSampler;
+    /** A stack became pending during this drain: the JVM sampler is asked for frames again at its end. */
+    private boolean pendingSinceDrain;
     private long drained;
     /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
     private volatile ApiCapture api;
@@ -114,6 +116,12 @@ final class RecordingStream implements EventSink {
         writer.flush();
         if (writer.chunked()) {
             writer.rotateIfDue(this::defineCarried);
+            JvmtiHeapSampler s = jvmSampler;
+            if (pendingSinceDrain && s != null) {
+                // a stack the sampler has sent in this chunk's time, but before the chunk: once more (per drain)
+                s.forgetSentStacks();
+            }
+            pendingSinceDrain = false;
         }
         return n;
     }
@@ -185,9 +193,18 @@ final class RecordingStream implements EventSink {
         }
         List<String> frames = stacks.frames(stackId);
         if (frames == null || frames.isEmpty()) {
+            if (writer.stackAgain(stackId)) { // the writer kept its frames (the chunk before had it)
+                stacksWritten.put(stackId, Boolean.TRUE);
+                if (pending != null) {
+                    stacksPending.remove(stackId);
+                    bounded.found();
+                }
+                return;
+            }
             if (pending == null) {
                 stacksPending.put(stackId, Boolean.TRUE);
                 bounded.missing(); // counted as lost until found
+                pendingSinceDrain = true;
             }
             return;
         }

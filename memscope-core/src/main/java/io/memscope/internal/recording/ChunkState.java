@@ -71,6 +71,11 @@ final class ChunkState {
      * text (a bounded producer drops the text of stacks the file has).
      */
     private HashMap<Long, List<String>> stackFrames = new HashMap<>();
+    /**
+     * The frames of the stacks the chunk before defined: a stack sampled again soon after a rotation is defined from
+     * here when its producer dropped its text (two chunks of stack definitions at most).
+     */
+    private HashMap<Long, List<String>> previousFrames = new HashMap<>();
 
     final LinkedHashMap<String, String> metadata = new LinkedHashMap<>();
     final LinkedHashMap<Integer, Object[]> scopePaths = new LinkedHashMap<>();
@@ -132,20 +137,25 @@ final class ChunkState {
         stackFrames.put(stackId, List.copyOf(frames));
     }
 
-    /** @return the frames of a stack defined in this chunk or carried into it, or null */
+    /** @return the frames of a stack defined in this chunk or the one before, or carried into it; or null */
     List<String> keptFrames(long stackId) {
-        return stackFrames.get(stackId);
+        List<String> f = stackFrames.get(stackId);
+        return f != null ? f : previousFrames.get(stackId);
     }
 
-    /** A chunk begins: keeps only the frames of the stacks its carried allocations use. */
+    /**
+     * A chunk begins: keeps the frames of the stacks its carried allocations use, and those the chunk that ended
+     * defined (for one chunk); forgets the rest.
+     */
     void keepFramesOf(List<Long> stackIds) {
         HashMap<Long, List<String>> kept = new HashMap<>();
         for (long id : stackIds) {
-            List<String> f = stackFrames.get(id);
+            List<String> f = keptFrames(id);
             if (f != null) {
                 kept.put(id, f);
             }
         }
+        previousFrames = stackFrames;
         stackFrames = kept;
     }
 

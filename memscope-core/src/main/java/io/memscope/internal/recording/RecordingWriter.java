@@ -451,6 +451,24 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
     }
 
+    /**
+     * Defines a stack again in the chunk being written from the frames the writer kept (those of the chunk before,
+     * of this one, of the allocations carried): for a producer that no longer holds the stack's text.
+     *
+     * @return whether the writer had its frames (and defined it)
+     */
+    public synchronized boolean stackAgain(long stackId) {
+        if (chunkState == null || stackId == 0 || !accepting()) {
+            return false;
+        }
+        List<String> frames = chunkState.keptFrames(stackId);
+        if (frames == null) {
+            return false;
+        }
+        stack(stackId, frames);
+        return true;
+    }
+
     /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
     public synchronized void metadata(String key, String value) {
         Objects.requireNonNull(key, "key");
@@ -639,7 +657,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         rotating = true;
         try {
             blocks.flushAll();
-            closeChunk(true);
+            endFile(true);
+            output.close();
             output = chunks.next(output.bytesWritten(), eventsWritten, eventsDropped, fileStrings,
                     blocks.blockBytes());
             fileStrings.reset(); // the new chunk defines the strings its own records use, and only those
@@ -655,16 +674,15 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     /**
-     * Ends the file being written, every buffered record in it: the END block (its events and drops since it began),
-     * then closes the output. The place for what a file (a chunk) says about itself at its end.
+     * Ends the file being written (the recording's, or a chunk at its rotation), every buffered record already in it:
+     * its END block (its events and drops since it began). The place for what a file says about itself at its end,
+     * before END.
      */
-    private void closeChunk(boolean clean) throws IOException {
+    private void endFile(boolean clean) throws IOException {
         long eventsBase = chunks == null ? 0 : chunks.eventsBase();
         long droppedBase = chunks == null ? 0 : chunks.droppedBase();
         blocks.end(eventsWritten - eventsBase, eventsDropped - droppedBase, clean, lastTimestamp);
-        output.close();
     }
-
 
     /** Writes every buffered entry to the file (as complete blocks). */
     public synchronized void flush() {
@@ -708,9 +726,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         try {
             if (failure == null) {
                 blocks.flushAll();
-                long eventsBase = chunks == null ? 0 : chunks.eventsBase();
-                long droppedBase = chunks == null ? 0 : chunks.droppedBase();
-                blocks.end(eventsWritten - eventsBase, eventsDropped - droppedBase, clean, lastTimestamp);
+                endFile(clean);
             }
         } catch (IOException e) {
             failure = e;

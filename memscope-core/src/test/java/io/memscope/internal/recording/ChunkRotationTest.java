@@ -385,6 +385,64 @@ class ChunkRotationTest {
         assertThat(total).as("the strings of all chunks: each name about once").isLessThan(2 * set.stringCount());
     }
 
+    /**
+     * A chunk set of format 1.6, whose chunks each define the whole string table again (ids keep their meaning across
+     * chunks, the table only grows): still read as one recording, every event with its names.
+     */
+    @Test
+    void aChunkSetOfFormat16StillReads(@TempDir Path dir) throws Exception {
+        Path first = dir.resolve("recording.msrec");
+        try (RecordingWriter w = writer(first, null)) {
+            int main = w.strings().intern("main");
+            int type = w.strings().intern("byte[]");
+            w.metadata("mode", "sample");
+            w.accept(2_000, MemoryEventType.ALLOCATE, 1, 64, 0, 1, main, 0, type, 0, 0);
+        }
+        asVersion16(first);
+        Recording one = RecordingReader.readStrict(first);
+        // chunk 2 as 1.6 wrote it: the table of chunk 1 again from id 1, then its new string
+        FileStrings table = new FileStrings(new io.memscope.internal.store.StringTable());
+        for (int id = 1; id < one.stringCount(); id++) {
+            assertThat(table.intern(one.string(id))).isEqualTo(id);
+        }
+        int worker = table.intern("worker-2");
+        Path second = dir.resolve("recording-000002.msrec");
+        try (java.io.FileOutputStream out = new java.io.FileOutputStream(second.toFile())) {
+            BlockOutput o = new BlockOutput(out, table, 4096);
+            o.header(RecordingFormat.FLAG_CONTINUED, 5_000_000_000L + 2_000, 3_000, 7, 0);
+            o.syncStrings();
+            EventBlockCodec.Encoder e = new EventBlockCodec.Encoder(1024);
+            e.add(3_000, MemoryEventType.ALLOCATE.code(), 2, 128, 0, 2, worker, 0, table.intern("byte[]"), 0, 0);
+            ByteSink prefix = new ByteSink(32);
+            e.writePrefix(prefix);
+            o.block(BlockType.EVENTS, prefix, e.body);
+            ByteSink end = new ByteSink(32);
+            end.uleb(1);
+            end.uleb(0);
+            end.u8(RecordingFormat.END_CLEAN);
+            end.zigzag(3_000);
+            o.block(BlockType.END, null, end);
+        }
+        asVersion16(second);
+        Recording set = RecordingReader.readStrict(dir);
+        assertThat(set.events()).extracting(MemoryEvent::threadName).containsExactly("main", "worker-2");
+        assertThat(set.events()).extracting(MemoryEvent::typeName).containsExactly("byte[]", "byte[]");
+        assertThat(set.metadata()).containsEntry("mode", "sample");
+        assertThat(set.totals().get().eventsWritten()).isEqualTo(2);
+    }
+
+    /** Rewrites a file's header as format 1.6 wrote it: minor version 6, CONTINUED without OWN_STRINGS. */
+    private static void asVersion16(Path file) throws Exception {
+        byte[] b = Files.readAllBytes(file);
+        java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        h.putShort(10, (short) 6);
+        h.putInt(12, h.getInt(12) & RecordingFormat.FLAG_CONTINUED);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b, 0, 48);
+        h.putInt(48, (int) crc.getValue());
+        Files.write(file, b);
+    }
+
     @Test
     void chunkSizeAndAgeFollowTheBounds() {
         ChunkPolicy size = ChunkPolicy.of(4L << 20, 0, 0, 0);
