@@ -200,6 +200,26 @@ static void stack_remember(uint64_t h) {
     }
 }
 
+/*
+ * Forgets which stacks were sent: the next sample of each stack carries its frames again. Called when a chunk of a
+ * chunked recording begins: the chunk must define every stack its samples use, and the agent may have dropped the
+ * text of a stack it wrote into an earlier chunk (its bounded stack table). A sample that read the set just before
+ * it was emptied still carries only the hash (the drain thread then waits for a later sample of that stack with
+ * frames); a slot emptied in the middle of a probe sequence only makes a stack send its frames once more.
+ */
+JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiForgetSentStacks0(JNIEnv *jni, jclass cls) {
+    (void) jni;
+    (void) cls;
+    lock_table(); /* free_capture frees the set under this lock */
+    if (stack_set != NULL) {
+        for (uint32_t i = 0; i < STACK_SET_SLOTS; i++) {
+            __atomic_store_n(&stack_set[i], 0, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&stack_set_count, 0, __ATOMIC_RELAXED);
+    }
+    unlock_table();
+}
+
 /* ------------------------------------------------------------------------------------------------- classes */
 
 /*

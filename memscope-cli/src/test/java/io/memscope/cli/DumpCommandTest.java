@@ -86,7 +86,7 @@ class DumpCommandTest {
         Path file = recording();
         assertThat(run("dump", file.toString())).isEqualTo(0);
         List<String> lines = lines();
-        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.6)");
+        assertThat(lines.get(0)).startsWith("# memscope recording ").endsWith("(format 1.7)");
         assertThat(lines.get(1)).contains("pid 777").contains("recording started 2026-01-01T00:00:00Z");
         // a control character of the recording (a tab here) is shown as an escape in text
         assertThat(lines).contains("# command = java -jar \"app.jar\"\\tx", "# mode = exact");
@@ -128,7 +128,7 @@ class DumpCommandTest {
         assertThat(run("dump", "--json", file.toString())).isEqualTo(0);
         List<String> lines = lines();
         assertThat(lines).allSatisfy(l -> assertThat(l).startsWith("{\"kind\":\"").endsWith("}"));
-        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.6\"")
+        assertThat(lines.get(0)).startsWith("{\"kind\":\"header\",\"file\":").contains("\"version\":\"1.7\"")
                 .contains("\"pid\":777").contains("\"clockEpochNanos\":" + EPOCH);
         assertThat(lines).contains("{\"kind\":\"metadata\",\"key\":\"command\",\"value\":\"java -jar \\\"app.jar\\\"\\tx\"}");
         assertThat(lines).contains("{\"kind\":\"event\",\"time\":\"2026-01-01T00:00:00Z\",\"timestampNanos\":1000,"

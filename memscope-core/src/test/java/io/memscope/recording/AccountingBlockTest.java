@@ -49,7 +49,7 @@ class AccountingBlockTest {
             w.accounting(last);
         }
         Recording rec = RecordingReader.readStrict(file);
-        assertThat(rec.header().minorVersion()).isEqualTo(6);
+        assertThat(rec.header().minorVersion()).isEqualTo(7);
         assertThat(rec.accounting()).isEqualTo(last);
         assertThat(rec.accounting().rows()).containsExactlyElementsOf(last.rows());
         assertThat(rec.accounting().rows(SummaryTable.USER)).extracting(SummaryRow::user)

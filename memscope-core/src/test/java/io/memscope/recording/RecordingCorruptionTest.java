@@ -151,7 +151,7 @@ class RecordingCorruptionTest {
 
     @Test
     void unknownRequiredHeaderFlagIsRejected() throws IOException {
-        assertThatThrownBy(() -> RecordingReader.read(write("flags.msrec", TestFiles.header(1, 0, 2))))
+        assertThatThrownBy(() -> RecordingReader.read(write("flags.msrec", TestFiles.header(1, 0, 4))))
                 .hasMessageContaining("at offset 12: unknown required header flags");
     }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.6): the document is the
+ * The worked example of docs/formats/recording.md, section 8, byte for byte (format 1.7): the document is the
  * contract. And the examples of formats 1.0 to 1.5 the earlier versions documented, which readers still
  * read.
  */
@@ -47,10 +47,10 @@ class RecordingGoldenFileTest {
             // END
             + "0f000000050000001d6887b0" + "020001b817";
 
-    /** The worked example of format 1.6 (docs/formats/recording.md, section 8). */
+    /** The worked example of format 1.7 (docs/formats/recording.md, section 8). */
     static final String EXAMPLE =
-            "4d535245430d0a1a" + "01000600" + "00000000" + "0000faed51728618" + "e803000000000000"
-            + "9210000000000000" + "0000000000000000" + "69f89689"
+            "4d535245430d0a1a" + "01000700" + "00000000" + "0000faed51728618" + "e803000000000000"
+            + "9210000000000000" + "0000000000000000" + "495819ca"
             // STRINGS
             + "010000006c000000" + "29e476b3" + "0109" + "046d61696e" + "06627974655b5d"
             + "13" + hex("G1 Young Generation") + "13" + hex("G1 Evacuation Pause") + "0f" + hex("end of minor GC")
@@ -247,7 +247,14 @@ class RecordingGoldenFileTest {
         Files.write(golden, HexFormat.of().parseHex(EXAMPLE));
         Recording rec = RecordingReader.readStrict(golden);
         assertThat(rec.header().majorVersion()).isEqualTo(1);
-        assertThat(rec.header().minorVersion()).isEqualTo(6);
+        assertThat(rec.header().minorVersion()).isEqualTo(7);
+        // the same bytes as format 1.6 (a file that is not a chunk after the first is the same in both)
+        Path v16 = dir.resolve("golden-1.6.msrec");
+        Files.write(v16, HexFormat.of().parseHex(EXAMPLE.replace("0100070000000000", "0100060000000000")
+                .replace("495819ca", "69f89689")));
+        Recording rec16 = RecordingReader.readStrict(v16);
+        assertThat(rec16.header().minorVersion()).isEqualTo(6);
+        assertThat(rec16.events()).isEqualTo(rec.events());
         assertThat(rec.accounting()).isEqualTo(new AccountingSnapshot(1800, List.of(CAROL)));
         assertThat(rec.retentionWalks()).containsExactly(WALK);
         assertThat(rec.processMemory()).singleElement().satisfies(p -> {

@@ -50,7 +50,7 @@ class RetentionBlockTest {
             w.retention(empty);
         }
         Recording rec = RecordingReader.readStrict(file);
-        assertThat(rec.header().minorVersion()).isEqualTo(6);
+        assertThat(rec.header().minorVersion()).isEqualTo(7);
         assertThat(rec.retentionWalks()).containsExactly(first, empty);
         RetentionWalk w = rec.retentionWalks().get(0);
         assertThat(w.samplesReached()).isEqualTo(2);

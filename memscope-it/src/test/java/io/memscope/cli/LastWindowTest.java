@@ -68,7 +68,7 @@ class LastWindowTest {
         for (int i = 1; i < set.count(); i++) {
             byte[] head = Files.readAllBytes(set.files().get(i));
             assertThat(head[12] & 1).as(set.files().get(i) + " CONTINUED").isEqualTo(1);
-            assertThat(RecordingReader.readHeader(set.files().get(i)).minorVersion()).isEqualTo(6);
+            assertThat(RecordingReader.readHeader(set.files().get(i)).minorVersion()).isEqualTo(7);
         }
         assertThat(Files.readAllBytes(set.files().get(0))[12] & 1).as("chunk 1 stands as a 1.x file").isZero();
     }

@@ -225,6 +225,9 @@ public final class MemscopeHooksTemplate {
     /** The library's counters, in the order of {@link #jvmtiCounterNames0}. */
     public static native void jvmtiCounters0(long[] out);
 
+    /** Forgets which stacks were sent: the next sample of each stack carries its frames again (a new chunk). */
+    public static native void jvmtiForgetSentStacks0();
+
     /** The names of the library's counters (native/sampler_counters.h), in the order jvmtiCounters0 fills them. */
     public static native String[] jvmtiCounterNames0();
 

@@ -87,6 +87,11 @@ public final class SamplerNatives {
         MemscopeHooksTemplate.jvmtiCounters0(out);
     }
 
+    /** The next sample of each stack carries its frames again (a chunk of the recording begins). */
+    public static void forgetSentStacks() {
+        MemscopeHooksTemplate.jvmtiForgetSentStacks0();
+    }
+
     /** @return the counters' names in {@link #counters}' order, or null when JNI failed */
     public static String[] counterNames() {
         return MemscopeHooksTemplate.jvmtiCounterNames0();

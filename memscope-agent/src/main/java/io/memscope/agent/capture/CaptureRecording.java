@@ -87,6 +87,27 @@ final class CaptureRecording {
         this.functions = functions;
     }
 
+    /** The JVM sampler, told when a chunk begins (its samples bring their stacks' frames again), or null. */
+    private volatile JvmtiHeapSampler jvmSampler;
+
+    /** Tells the JVM sampler {@code s} when a chunk of the recording begins, from now on. */
+    void jvmSampler(JvmtiHeapSampler s) {
+        jvmSampler = s;
+        RecordingStream rs = stream;
+        if (rs != null) {
+            rs.jvmSampler(s);
+        }
+    }
+
+    /**
+     * @return names the recording's string tables refused beyond the string bound (the file's table when not
+     *         chunked, each chunk's otherwise), 0 before the file is open
+     */
+    long fileStringsRefused() {
+        RecordingStream rs = stream;
+        return rs == null ? 0 : rs.writer().fileStringsRefused();
+    }
+
     /** Every ALLOCATE event the recording takes goes into {@code t} too, from now on (the push). */
     void push(PushTable t) {
         push = t;
@@ -169,6 +190,7 @@ final class CaptureRecording {
         }
         RecordingStream rs = new RecordingStream(sink.store(), w, stacks);
         rs.push(push);
+        rs.jvmSampler(jvmSampler);
         rs.api(api);
         rs.functions(functions);
         return rs;

@@ -262,6 +262,7 @@ public final class CaptureSession {
         recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
                 settings.exact(), settings.intervalBytes());
         recording.chunks(chunkPolicy);
+        recording.jvmSampler(jvmti); // told when a chunk begins (null without the JVM sampler)
         if (malloc) {
             // Before the application's main: its first native allocations are sampled too.
             mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,

@@ -241,6 +241,19 @@ final class JvmtiHeapSampler {
         }
     }
 
+    /**
+     * The library forgets which stacks it sent: the next sample of each stack brings its frames again (a chunk of the
+     * recording begins: it must define every stack it uses, and the capture may have dropped the text of stacks an
+     * earlier chunk has). Never throws.
+     */
+    void forgetSentStacks() {
+        try {
+            SamplerNatives.forgetSentStacks();
+        } catch (Throwable t) {
+            Failures.report("agent.jvmti.forgetStacks", t);
+        }
+    }
+
     /** Ends a wait of {@link #await} (any thread). */
     void wake() {
         try {

@@ -31,6 +31,17 @@ final class RecordingStream implements EventSink {
     private final BitSet sitesWritten = new BitSet();
     /** Stacks whose frames are in the file (no boxing: this is looked up for every event). */
     private final LongMap<Boolean> stacksWritten = new LongMap<>(1024);
+    /**
+     * Stacks the current chunk's events use whose text the capture did not hold when first used (dropped after it
+     * was written into an earlier chunk): defined as soon as a later sample brings their frames again (the JVM
+     * sampler sends them again in every chunk, {@link JvmtiHeapSampler#forgetSentStacks}); counted as lost
+     * ({@link StackFrames#lost}) while they are not.
+     */
+    private final java.util.HashMap<Long, Boolean> stacksPending = new java.util.HashMap<>();
+    /** The JVM sampler, told when a chunk begins (null without one). */
+    private volatile JvmtiHeapSampler jvmSampler;
+    /** A stack became pending during this drain: the JVM sampler is asked for frames again at its end. */
+    private boolean pendingSinceDrain;
     private long drained;
     /** What the application reported through memscope's API (scopes, pools...), drained with the events. */
     private volatile ApiCapture api;
@@ -73,6 +84,11 @@ final class RecordingStream implements EventSink {
         }
     }
 
+    /** Tells {@code s} (may be null) when a new chunk begins, so that its samples bring their stacks' frames again. */
+    void jvmSampler(JvmtiHeapSampler s) {
+        jvmSampler = s;
+    }
+
     /** Drains {@code a} into the recording too, from now on. */
     void api(ApiCapture a) {
         api = a;
@@ -100,6 +116,12 @@ final class RecordingStream implements EventSink {
         writer.flush();
         if (writer.chunked()) {
             writer.rotateIfDue(this::defineCarried);
+            JvmtiHeapSampler s = jvmSampler;
+            if (pendingSinceDrain && s != null) {
+                // a stack the sampler has sent in this chunk's time, but before the chunk: once more (per drain)
+                s.forgetSentStacks();
+            }
+            pendingSinceDrain = false;
         }
         return n;
     }
@@ -108,11 +130,23 @@ final class RecordingStream implements EventSink {
      * A new chunk began ({@link RecordingWriter#rotateIfDue}, under this stream's lock: the drain): it has none of the
      * sites and stacks yet, so every one is written again on its next use; those its carried records use, now.
      */
-    private void defineCarried(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds) {
+    private void defineCarried(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds,
+                               List<Long> stacksDefined) {
         sitesWritten.clear();
         stacksWritten.clear();
+        stacksPending.clear(); // never defined in the chunk that ended: they stay counted as lost
+        JvmtiHeapSampler s = jvmSampler;
+        if (s != null) {
+            s.forgetSentStacks();
+        }
         for (int id : siteIds) {
             writeSite(id);
+        }
+        for (long id : stacksDefined) {
+            stacksWritten.put(id, Boolean.TRUE);
+            if (stacks.bounded().contains(id)) {
+                stacks.bounded().written(id);
+            }
         }
         for (long id : stackIds) {
             writeStack(id);
@@ -147,14 +181,40 @@ final class RecordingStream implements EventSink {
         sitesWritten.set(siteId);
     }
 
-    /** The first event of a stack: its frames (as {@link #writeSite}). */
+    /**
+     * The first event of a stack in this chunk: its frames (as {@link #writeSite}); when the capture does not hold
+     * them, the stack is pending (see {@link #stacksPending}) and looked for again at its next event.
+     */
     private void writeStack(long stackId) {
-        stacksWritten.put(stackId, Boolean.TRUE);
-        List<String> frames = stacks.frames(stackId);
-        if (frames != null && !frames.isEmpty()) {
-            writer.stack(stackId, frames);
+        StackFrames bounded = stacks.bounded();
+        Boolean pending = stacksPending.get(stackId);
+        if (pending != null && !bounded.contains(stackId)) {
+            return; // still without its text (a lock-free look)
         }
-        stacks.bounded().written(stackId); // the text is in the file now: the agent may evict it
+        List<String> frames = stacks.frames(stackId);
+        if (frames == null || frames.isEmpty()) {
+            if (writer.stackAgain(stackId)) { // the writer kept its frames (the chunk before had it)
+                stacksWritten.put(stackId, Boolean.TRUE);
+                if (pending != null) {
+                    stacksPending.remove(stackId);
+                    bounded.found();
+                }
+                return;
+            }
+            if (pending == null) {
+                stacksPending.put(stackId, Boolean.TRUE);
+                bounded.missing(); // counted as lost until found
+                pendingSinceDrain = true;
+            }
+            return;
+        }
+        writer.stack(stackId, frames);
+        stacksWritten.put(stackId, Boolean.TRUE);
+        if (pending != null) {
+            stacksPending.remove(stackId);
+            bounded.found();
+        }
+        bounded.written(stackId); // the text is in the file now: the agent may evict it
     }
 
     /**

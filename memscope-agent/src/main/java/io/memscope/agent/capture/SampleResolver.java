@@ -98,12 +98,12 @@ final class SampleResolver {
         if (js == null) {
             js = laterStacks.get(hash);
         }
+        if (js != null && frameCount > 0 && js.id != 0 && !stackTable.bounded().contains(js.id)) {
+            // frames again for a stack whose text was dropped (sent again for a new chunk): its text again
+            resolve(frames, frameOffset, frameCount);
+        }
         if (js == null && frameCount > 0) {
-            if (methods.size() >= maxStacks) {
-                methodsEvicted += methods.size();
-                methods.clear();
-            }
-            js = stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk, methods);
+            js = resolve(frames, frameOffset, frameCount);
             if (stacks.size() < PINNED_STACKS) {
                 stacks.put(hash, js);
             } else {
@@ -115,6 +115,14 @@ final class SampleResolver {
             }
         }
         return js;
+    }
+
+    private StackTable.JvmStack resolve(long[] frames, int frameOffset, int frameCount) {
+        if (methods.size() >= maxStacks) {
+            methodsEvicted += methods.size();
+            methods.clear();
+        }
+        return stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk, methods);
     }
 
     /** @return the thread of this id as known, or null */

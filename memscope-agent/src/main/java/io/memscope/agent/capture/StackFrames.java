@@ -207,6 +207,16 @@ final class StackFrames {
         return refused;
     }
 
+    /** A stack to write whose text is not held (see {@link #lost}); {@link #found} when it is written after all. */
+    synchronized void missing() {
+        lost++;
+    }
+
+    /** A stack counted {@link #missing} was written after all (its text came back). */
+    synchronized void found() {
+        lost--;
+    }
+
     /** @return stacks the recording was to write but whose text was not held (recorded without frames) */
     long lost() {
         return lost;

@@ -67,7 +67,8 @@ public record TableBounds(int maxStacks, int maxSites, int maxStrings) {
         StringTable strings = s.sink.store().strings();
         m.put("strings", (long) strings.size() - 1);
         m.put("stringsLimit", (long) strings.limit() - 1);
-        m.put("stringsRefused", strings.refused());
+        // names beyond the bound: in the store's table (threads, types) and in the recording's (frames, sites)
+        m.put("stringsRefused", strings.refused() + (s.recording == null ? 0 : s.recording.fileStringsRefused()));
         JvmtiHeapSampler j = s.jvmti;
         if (j != null) {
             SampleResolver r = j.resolver();

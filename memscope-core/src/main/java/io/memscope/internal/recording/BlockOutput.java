@@ -1,7 +1,5 @@
 package io.memscope.internal.recording;
 
-import io.memscope.internal.store.StringTable;
-
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -32,7 +30,8 @@ final class BlockOutput {
      * closes itself when the writing thread is interrupted.
      */
     private OutputStream out;
-    private final StringTable strings;
+    /** The file's string table (null for the inner blocks of a CARRY block, which define none). */
+    private final FileStrings strings;
     private final int blockBytes;
     private final Crc32c crc = new Crc32c();
     private final ByteSink frame;
@@ -40,7 +39,7 @@ final class BlockOutput {
     private int stringsWritten = 1;          // ids below this are in the file (id 0 is implicit)
     private long bytesWritten;
 
-    BlockOutput(OutputStream out, StringTable strings, int blockBytes) {
+    BlockOutput(OutputStream out, FileStrings strings, int blockBytes) {
         this.out = out;
         this.strings = strings;
         this.blockBytes = blockBytes;
@@ -76,6 +75,9 @@ final class BlockOutput {
      * @return the table's size that is now in the file
      */
     int syncStrings() throws IOException {
+        if (strings == null) {
+            return 0;
+        }
         int size = strings.size();
         if (stringsWritten >= size) {
             return size;

@@ -65,6 +65,18 @@ final class ChunkState {
     private final ArrayDeque<GcRecord> gcs = new ArrayDeque<>();
     private long truncated;
 
+    /**
+     * The frames of the stacks defined in the chunk being written, and of those the allocations carried into it use:
+     * a new chunk defines the stacks of what it carries from here, whether or not its producer still holds their
+     * text (a bounded producer drops the text of stacks the file has).
+     */
+    private HashMap<Long, List<String>> stackFrames = new HashMap<>();
+    /**
+     * The frames of the stacks the chunk before defined: a stack sampled again soon after a rotation is defined from
+     * here when its producer dropped its text (two chunks of stack definitions at most).
+     */
+    private HashMap<Long, List<String>> previousFrames = new HashMap<>();
+
     final LinkedHashMap<String, String> metadata = new LinkedHashMap<>();
     final LinkedHashMap<Integer, Object[]> scopePaths = new LinkedHashMap<>();
     final LinkedHashMap<Integer, long[]> siteCounts = new LinkedHashMap<>();
@@ -120,6 +132,33 @@ final class ChunkState {
         }
     }
 
+    /** A stack was defined in the chunk being written. */
+    void stackDefined(long stackId, List<String> frames) {
+        stackFrames.put(stackId, List.copyOf(frames));
+    }
+
+    /** @return the frames of a stack defined in this chunk or the one before, or carried into it; or null */
+    List<String> keptFrames(long stackId) {
+        List<String> f = stackFrames.get(stackId);
+        return f != null ? f : previousFrames.get(stackId);
+    }
+
+    /**
+     * A chunk begins: keeps the frames of the stacks its carried allocations use, and those the chunk that ended
+     * defined (for one chunk); forgets the rest.
+     */
+    void keepFramesOf(List<Long> stackIds) {
+        HashMap<Long, List<String>> kept = new HashMap<>();
+        for (long id : stackIds) {
+            List<String> f = keptFrames(id);
+            if (f != null) {
+                kept.put(id, f);
+            }
+        }
+        previousFrames = stackFrames;
+        stackFrames = kept;
+    }
+
     /** @return outstanding allocations forgotten beyond {@link #MAX_OUTSTANDING}, since the capture began */
     long truncated() {
         return truncated;
@@ -154,20 +193,21 @@ final class ChunkState {
     }
 
     /**
-     * Writes the CARRY block(s) to {@code out}: every id they use must be in the file already (strings synced, sites
-     * and stacks written).
+     * Writes the CARRY block(s) to {@code out}: the sites and stacks they use must be in the file already; the strings
+     * they use are defined in the file's table ({@code strings}, from the store's ids the records were given with)
+     * and written before each CARRY block.
      */
-    void writeCarry(BlockOutput out, io.memscope.internal.store.StringTable strings, int maxEventsPerBlock)
-            throws IOException {
+    void writeCarry(BlockOutput out, FileStrings strings, int maxEventsPerBlock) throws IOException {
         if (outstanding.isEmpty() && openScopes.isEmpty() && gcs.isEmpty()) {
             return;
         }
-        Carry carry = new Carry(out, strings);
+        Carry carry = new Carry(out);
         EventBlockCodec.Encoder events = new EventBlockCodec.Encoder(64 * 1024);
         ByteSink prefix = new ByteSink(32);
         for (Outstanding o : outstanding.values()) {
-            events.add(o.timestamp, o.typeCode, o.address, o.size, o.previousSize, o.threadId, o.threadNameId,
-                    o.variableNameId, o.typeNameId, o.stackId, o.siteId);
+            events.add(o.timestamp, o.typeCode, o.address, o.size, o.previousSize, o.threadId,
+                    strings.of(o.threadNameId), strings.of(o.variableNameId), strings.of(o.typeNameId), o.stackId,
+                    o.siteId);
             if (events.count() >= maxEventsPerBlock || events.bodyBytes() >= 1 << 20) {
                 carry.events(events, prefix);
             }
@@ -183,7 +223,7 @@ final class ChunkState {
             }
             all.sort((a, b) -> Long.compare(a.timestamp, b.timestamp));
             for (Entry e : all) {
-                edges.add(e.timestamp, e.threadId, e.threadNameId, false, e.pathId, e.taskId, -1);
+                edges.add(e.timestamp, e.threadId, strings.of(e.threadNameId), false, e.pathId, e.taskId, -1);
             }
             prefix.reset();
             edges.writePrefix(prefix);
@@ -197,8 +237,6 @@ final class ChunkState {
                         r.heapUsedAfter(), r.heapCommitted(), r.action(), r.examined(), r.snapshotNanos(),
                         r.verdictNanos());
             }
-            // the GC names interned just now must be in the file before the CARRY block
-            out.syncStrings();
             CountingOutput counter = carry.counting();
             tables.write(tables.gc, carry.inner());
             carry.added(counter.blocksSince());
@@ -214,9 +252,9 @@ final class ChunkState {
         private final BlockOutput inner;
         private int blocks;
 
-        Carry(BlockOutput out, io.memscope.internal.store.StringTable strings) {
+        Carry(BlockOutput out) {
             this.out = out;
-            this.inner = new BlockOutput(counting, strings, 64 * 1024);
+            this.inner = new BlockOutput(counting, null, 64 * 1024);
         }
 
         BlockOutput inner() {
@@ -252,6 +290,7 @@ final class ChunkState {
             ByteSink body = new ByteSink(bytes.size() + 16);
             byte[] b = bytes.toByteArray();
             body.bytes(b, 0, b.length);
+            out.syncStrings(); // the strings its inner blocks use go first
             out.block(BlockType.CARRY, prefix, body);
             bytes.reset();
             blocks = 0;

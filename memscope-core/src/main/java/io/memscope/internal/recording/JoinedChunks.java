@@ -13,13 +13,28 @@ import io.memscope.recording.ScopePath;
 import io.memscope.recording.Site;
 import io.memscope.recording.SiteCount;
 import io.memscope.recording.Totals;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
-/** One recording's callbacks from several chunks: the repeated definitions once, the totals summed. */
+/**
+ * One recording's callbacks from several chunks: the repeated definitions once, the totals summed, and one string
+ * table. Each chunk's string ids are its own (format 1.7: a chunk defines the strings it uses; 1.6: every chunk
+ * repeats the whole table), so the joined table numbers each distinct string once, in the order first defined, and
+ * the ids of events and scope edges are translated from the chunk's to the joined ones (no translation while a
+ * chunk's ids are the joined ones: chunk 1 and every chunk of format 1.6).
+ */
 final class JoinedChunks implements RecordingVisitor {
     private final RecordingVisitor v;
     private boolean first;
-    private int strings = 1;
+    private final Map<String, Integer> joinedIds = new HashMap<>();
+    private int joinedCount = 1;
+    /** The joined id of each of the current chunk's string ids. */
+    private int[] joinedOf = new int[256];
+    /** Whether every id of the current chunk so far is its joined id. */
+    private boolean sameIds = true;
+    private final EventView view = new EventView();
     long events;
     long dropped;
     boolean clean;
@@ -38,6 +53,8 @@ final class JoinedChunks implements RecordingVisitor {
     void chunk(boolean first) {
         this.first = first;
         this.ended = false;
+        this.sameIds = true;
+        Arrays.fill(joinedOf, 0);
     }
 
     @Override
@@ -49,10 +66,32 @@ final class JoinedChunks implements RecordingVisitor {
 
     @Override
     public void string(int id, String value) {
-        if (id >= strings) {  // the table grows only: a chunk repeats the ids before it
-            strings = id + 1;
-            v.string(id, value);
+        String key = value == null ? "" : value;
+        Integer joined = joinedIds.get(key);
+        if (joined == null) {
+            joined = joinedCount++;
+            joinedIds.put(key, joined);
+            v.string(joined, value);
         }
+        if (id >= joinedOf.length) {
+            joinedOf = Arrays.copyOf(joinedOf, Math.max(id + 1, joinedOf.length * 2));
+        }
+        joinedOf[id] = joined;
+        sameIds &= joined == id;
+    }
+
+    /** @return the joined id of the current chunk's string id {@code id} (defined before its use) */
+    private int joined(int id) {
+        return id <= 0 || id >= joinedOf.length ? id : joinedOf[id];
+    }
+
+    private EventView joined(EventView e) {
+        if (sameIds) {
+            return e;
+        }
+        return view.set(e.timestampNanos(), e.type(), e.address(), e.size(), e.previousSize(), e.threadId(),
+                joined(e.threadNameId()), joined(e.variableNameId()), joined(e.typeNameId()), e.stackId(),
+                e.siteId());
     }
 
     @Override
@@ -67,7 +106,7 @@ final class JoinedChunks implements RecordingVisitor {
 
     @Override
     public void accept(EventView event) {
-        v.accept(event);
+        v.accept(joined(event));
     }
 
     @Override
@@ -118,12 +157,13 @@ final class JoinedChunks implements RecordingVisitor {
     @Override
     public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
                           long taskId, long allocatedBytes) {
-        v.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        v.scopeEdge(timestampNanos, threadId, sameIds ? threadNameId : joined(threadNameId), exit, pathId,
+                taskId, allocatedBytes);
     }
 
     @Override
     public void apiEvent(EventView event) {
-        v.apiEvent(event);
+        v.apiEvent(joined(event));
     }
 
     @Override

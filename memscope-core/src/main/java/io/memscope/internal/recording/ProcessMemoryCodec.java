@@ -1,6 +1,5 @@
 package io.memscope.internal.recording;
 
-import io.memscope.internal.store.StringTable;
 import io.memscope.recording.Recording.ProcessMemorySamples;
 
 import java.util.ArrayList;
@@ -41,7 +40,7 @@ final class ProcessMemoryCodec {
      * @throws IllegalArgumentException without samples or parts, with too many parts, a part named twice, a value
      *                                  below -1, or a payload beyond the block limit
      */
-    static ByteSink encode(ProcessMemorySamples samples, StringTable strings) {
+    static ByteSink encode(ProcessMemorySamples samples, FileStrings strings) {
         List<String> parts = samples.parts();
         int n = samples.size();
         if (n == 0 || parts.isEmpty() || parts.size() > MAX_PARTS) {

@@ -47,7 +47,7 @@ public final class RecordingFormat {
     /** Major version written by this code; readers reject other majors. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
-    public static final int VERSION_MINOR = 6;
+    public static final int VERSION_MINOR = 7;
     /** Length of the file header in bytes, CRC included. */
     public static final int HEADER_BYTES = 52;
     /** Length of a block header in bytes. */
@@ -67,8 +67,14 @@ public final class RecordingFormat {
      * CARRY blocks. Readers before 1.6 reject it (an unknown must-understand flag).
      */
     public static final int FLAG_CONTINUED = 1;
+    /**
+     * Header flag (1.7, must-understand): this file's string ids are its own, not those of the chunks before it (a
+     * chunk defines only the strings its records use). Written with {@link #FLAG_CONTINUED}; readers before 1.7,
+     * which took a chunk's ids for the recording's, reject it.
+     */
+    public static final int FLAG_OWN_STRINGS = 2;
     /** The must-understand header flags this reader knows. */
-    static final int KNOWN_REQUIRED_FLAGS = FLAG_CONTINUED;
+    static final int KNOWN_REQUIRED_FLAGS = FLAG_CONTINUED | FLAG_OWN_STRINGS;
     /** Block flag: a reader that does not know this block's type skips it instead of stopping. */
     public static final int BLOCK_FLAG_SKIPPABLE = 1;
 

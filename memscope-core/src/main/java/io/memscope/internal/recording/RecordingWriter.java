@@ -32,8 +32,9 @@ import java.util.Objects;
  * buffer (compressed, see {@link EventBlockCodec}); when the buffer reaches
  * {@link RecordingWriterBuilder#blockBytes(int)} bytes or {@link RecordingWriterBuilder#maxEventsPerBlock(int)}
  * events it is written out as one block. Sites, stacks, metadata, GC records, site counts and anomalies are
- * buffered the same way, each in a {@link SideTable} (encodings: {@link SideTables}). Memory use is therefore
- * bounded by a few blocks plus the set of strings, whatever the length of the history. Each block reaches the file
+ * buffered the same way, each in a {@link SideTable} (encodings: {@link SideTables}); {@link BlockWriter} keeps them
+ * and writes them in order. Memory use is therefore bounded by a few blocks plus the strings of the file (of the
+ * chunk) being written, whatever the length of the history. Each block reaches the file
  * (the OS page cache) whole, in one write ({@link BlockOutput}): a process killed at any moment leaves a file whose
  * complete blocks are all readable.
  *
@@ -44,14 +45,16 @@ import java.util.Objects;
  * </pre>
  *
  * <p>Strings: events carry string ids of a {@link StringTable} (the store's, given with
- * {@link RecordingWriterBuilder#strings(StringTable)}, or the writer's own). The writer copies the table's new
- * entries into STRINGS blocks before each block it writes. An event whose string id is not (yet) in the table is
- * refused and counted as dropped.
+ * {@link RecordingWriterBuilder#strings(StringTable)}, or the writer's own). The file has a table of its own
+ * ({@link FileStrings}): the strings its blocks use, numbered as first used, written as STRINGS blocks before the
+ * blocks that use them; the events' ids are mapped to it. An event whose string id is not (yet) in the store's table
+ * is refused and counted as dropped.
  *
  * <p>Chunks (format 1.6, {@link RecordingWriterBuilder#chunks}): the recording is a sequence of files, each standing
- * alone; {@link #rotate} closes the current one and begins the next (header flag CONTINUED, the whole string table,
- * the cumulative records, the definitions of the sites and stacks carried, the CARRY blocks of its {@link ChunkState}),
- * then deletes the oldest closed chunks beyond the {@link ChunkPolicy}'s bounds. A rotation happens at
+ * alone; {@link #rotate} closes the current one and begins the next (header flags CONTINUED and OWN_STRINGS, a string
+ * table of its own, the cumulative records, the definitions of the sites and stacks carried, the CARRY blocks of its
+ * {@link ChunkState}: {@link ChunkRotation}), then deletes the oldest closed chunks beyond the {@link ChunkPolicy}'s
+ * bounds. A rotation happens at
  * {@link #rotateIfDue} (size or age) and, when {@link #chunkDefinitions} are set, as soon as an EVENTS block written
  * by {@link #accept} takes the chunk past its size.
  *
@@ -68,49 +71,27 @@ import java.util.Objects;
  */
 public final class RecordingWriter implements EventSink, AutoCloseable {
     private final Path file;
-    private BlockOutput output;
     private final StringTable strings;
-    private final int blockBytes;
-    private final int maxEventsPerBlock;
-    private final EventBlockCodec.Encoder events;
-    /** API_EVENTS (1.2): the same encoding as EVENTS, a block type of its own. */
-    private final EventBlockCodec.Encoder apiEvents;
-    /** SCOPE_EDGES (1.2). */
-    private final ScopeEdgeCodec.Encoder scopeEdges;
-    private final SideTables tables;
-    private final ByteSink scratch;
+    /** The strings of the file (chunk) being written, by their ids in it. */
+    private final FileStrings fileStrings;
+    /** The blocks being filled and written. */
+    private final BlockWriter blocks;
+    private BlockOutput output;
     private long apiEventsWritten;
     private long scopeEdgesWritten;
 
     private int knownStrings;                // cached strings.size()
     private long eventsWritten;              // events in blocks written or pending
-    private long eventsInFile;               // events in blocks written whole
     private long eventsDropped;              // reported with addDropped + refused by this writer
     private long eventsRefused;              // offered after close
     private long lastTimestamp;
     private IOException failure;
     private boolean closed;
-
-    // chunked recordings (format 1.6): null policy = one file
-    private final ChunkPolicy chunkPolicy;
+    /** The chunks (format 1.6); null for a recording of one file. */
+    private final ChunkRotation chunks;
+    /** What the chunks carry ({@code chunks.state()}), null for one file. */
     private final ChunkState chunkState;
-    private final long clockEpochNanos;
-    private final long clockNanoTime;
-    private final long pid;
-    private final long processStartEpochMillis;
-    private int chunkIndex = 1;
-    private Path chunkFile;
-    /** System.nanoTime() when the current chunk was opened. */
-    private long chunkOpenedNanos;
-    private long maxTimestamp = Long.MIN_VALUE;
-    private long chunkEventsBase;
-    private long chunkDroppedBase;
-    private long chunksDeleted;
-    /** Closed chunks still on disk, oldest first. */
-    private final java.util.ArrayDeque<ClosedChunk> closedChunks = new java.util.ArrayDeque<>();
-
-    private record ClosedChunk(Path file, long bytes, long closedNanos) {
-    }
+    private final int maxEventsPerBlock;
 
     /**
      * Defines the sites and stacks a new chunk's carried records refer to (by calling {@link #site} and
@@ -119,19 +100,22 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      */
     @FunctionalInterface
     public interface ChunkDefinitions {
-        void define(RecordingWriter writer, List<Integer> siteIds, List<Long> stackIds);
+        /**
+         * @param siteIds       the sites the carried records use
+         * @param stackIds      the stacks the carried records use whose frames the writer does not hold: the producer
+         *                      defines those it can
+         * @param stacksDefined the stacks the carried records use that the writer defined in the new chunk already
+         *                      (it keeps the frames of the stacks of the allocations it carries)
+         */
+        void define(RecordingWriter writer, List<Integer> siteIds, List<Long> stackIds, List<Long> stacksDefined);
     }
 
     RecordingWriter(RecordingWriterBuilder b) throws IOException {
         this.file = b.file;
         this.strings = b.strings != null ? b.strings : new StringTable();
-        this.blockBytes = b.blockBytes;
         this.maxEventsPerBlock = b.maxEventsPerBlock;
-        this.events = new EventBlockCodec.Encoder(blockBytes + 1024);
-        this.apiEvents = new EventBlockCodec.Encoder(1024);
-        this.scopeEdges = new ScopeEdgeCodec.Encoder(1024);
-        this.tables = new SideTables(strings);
-        this.scratch = new ByteSink(1024);
+        this.fileStrings = new FileStrings(strings);
+        this.blocks = new BlockWriter(fileStrings, b.blockBytes, b.maxEventsPerBlock);
         this.knownStrings = strings.size();
         long nanoTime = b.clockSet ? b.nanoTime : System.nanoTime();
         long epochNanos;
@@ -142,17 +126,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
         this.lastTimestamp = nanoTime;
-        this.clockEpochNanos = epochNanos;
-        this.clockNanoTime = nanoTime;
-        this.pid = b.pid;
-        this.processStartEpochMillis = b.processStartEpochMillis;
-        this.chunkPolicy = b.output == null ? b.chunks : null;
-        this.chunkState = chunkPolicy != null ? new ChunkState() : null;
-        this.chunkFile = file;
-        this.chunkOpenedNanos = System.nanoTime();
+        ChunkPolicy policy = b.output == null ? b.chunks : null;
+        this.chunks = policy == null ? null
+                : new ChunkRotation(file, policy, epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
+        this.chunkState = chunks == null ? null : chunks.state();
         OutputStream out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
                 ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
-        this.output = new BlockOutput(out, strings, blockBytes);
+        this.output = new BlockOutput(out, fileStrings, b.blockBytes);
+        blocks.open(output);
         try {
             output.header(epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
         } catch (IOException e) {
@@ -215,25 +196,24 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + " not all in the string table of " + strings.size()));
             return;
         }
-        events.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                variableNameId, typeNameId, stackId, siteId);
+        blocks.events.add(timestampNanos, type.code(), address, size, previousSize, threadId,
+                fileStrings.of(threadNameId), fileStrings.of(variableNameId), fileStrings.of(typeNameId), stackId,
+                siteId);
         eventsWritten++;
         lastTimestamp = timestampNanos;
-        if (timestampNanos > maxTimestamp) {
-            maxTimestamp = timestampNanos;
-        }
-        if (chunkState != null) {
+        if (chunks != null) {
+            chunks.timestamp(timestampNanos);
             chunkState.event(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
                     variableNameId, typeNameId, stackId, siteId);
         }
-        if (events.bodyBytes() >= blockBytes || events.count() >= maxEventsPerBlock) {
+        if (blocks.full(blocks.events)) {
             try {
-                writeEventsBlock();
+                blocks.writeEvents();
             } catch (IOException e) {
                 failure = e;
                 return;
             }
-            if (chunkPolicy != null && definitions != null && output.bytesWritten() >= chunkPolicy.chunkBytes()) {
+            if (chunks != null && definitions != null && chunks.full(output.bytesWritten())) {
                 rotate(definitions); // within one block of the chunk size, whatever the rate of events
             }
         }
@@ -264,12 +244,13 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + threadNameId + "/" + variableNameId + "/" + typeNameId + " not all in the string table"));
             return;
         }
-        apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
-                variableNameId, typeNameId, stackId, siteId);
+        blocks.apiEvents.add(timestampNanos, type.code(), address, size, previousSize, threadId,
+                fileStrings.of(threadNameId), fileStrings.of(variableNameId), fileStrings.of(typeNameId), stackId,
+                siteId);
         apiEventsWritten++;
-        if (apiEvents.bodyBytes() >= blockBytes || apiEvents.count() >= maxEventsPerBlock) {
+        if (blocks.full(blocks.apiEvents)) {
             try {
-                writeApiEventsBlock();
+                blocks.writeApiEvents();
             } catch (IOException e) {
                 failure = e;
             }
@@ -290,7 +271,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.scopePath(pathId, parentId, name));
+        added(blocks.tables.scopePath(pathId, parentId, name));
         if (chunkState != null) {
             chunkState.scopePaths.put(pathId, new Object[] {parentId, name});
         }
@@ -313,14 +294,15 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
                     + threadNameId + " not in the string table"));
             return;
         }
-        scopeEdges.add(timestampNanos, threadId, threadNameId, exit, pathId, taskId, allocatedBytes);
+        blocks.scopeEdges.add(timestampNanos, threadId, fileStrings.of(threadNameId), exit, pathId, taskId,
+                allocatedBytes);
         scopeEdgesWritten++;
         if (chunkState != null) {
             chunkState.scopeEdge(timestampNanos, threadId, threadNameId, exit, pathId, taskId);
         }
-        if (scopeEdges.bodyBytes() >= blockBytes || scopeEdges.count() >= maxEventsPerBlock) {
+        if (blocks.scopeEdgesFull()) {
             try {
-                writeScopeEdgesBlock();
+                blocks.writeScopeEdges();
             } catch (IOException e) {
                 failure = e;
             }
@@ -341,7 +323,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.function(function, descriptor, callSite, calls, recursiveCalls, totalNanos, maxNanos,
+        added(blocks.tables.function(function, descriptor, callSite, calls, recursiveCalls, totalNanos, maxNanos,
                 allocatedBytes, callsWithoutAllocation));
         if (chunkState != null) {
             chunkState.functions.put(java.util.Arrays.asList(function, descriptor, callSite), new long[] {calls,
@@ -358,13 +340,12 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (closed || failure != null || snapshot == null) {
             return;
         }
-        ByteSink s = tables.accounting(snapshot);
+        ByteSink s = blocks.tables.accounting(snapshot);
         if (chunkState != null) {
             chunkState.accounting = snapshot;
         }
         try {
-            syncStrings();
-            output.block(BlockType.ACCOUNTING, null, s);
+            blocks.block(BlockType.ACCOUNTING, s);
         } catch (IOException e) {
             failure = e;
         }
@@ -382,10 +363,9 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (closed || failure != null || walk == null) {
             return;
         }
-        ByteSink s = tables.retention(walk);
+        ByteSink s = blocks.tables.retention(walk);
         try {
-            syncStrings();
-            output.block(BlockType.RETENTION, null, s);
+            blocks.block(BlockType.RETENTION, s);
         } catch (IOException e) {
             failure = e;
         }
@@ -402,14 +382,13 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         ByteSink s;
         try {
-            s = ProcessMemoryCodec.encode(samples, strings);
+            s = ProcessMemoryCodec.encode(samples, fileStrings);
         } catch (IllegalArgumentException e) {
             Failures.report("recording.writer", e);
             return;
         }
         try {
-            syncStrings();
-            output.block(BlockType.PROCESS_MEMORY, null, s);
+            blocks.block(BlockType.PROCESS_MEMORY, s);
         } catch (IOException e) {
             failure = e;
         }
@@ -450,7 +429,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.site(siteId, className, methodName, fileName, line, typeName));
+        added(blocks.tables.site(siteId, className, methodName, fileName, line, typeName));
     }
 
     /**
@@ -466,7 +445,28 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.stack(stackId, frames));
+        added(blocks.tables.stack(stackId, frames));
+        if (chunkState != null) {
+            chunkState.stackDefined(stackId, frames);
+        }
+    }
+
+    /**
+     * Defines a stack again in the chunk being written from the frames the writer kept (those of the chunk before,
+     * of this one, of the allocations carried): for a producer that no longer holds the stack's text.
+     *
+     * @return whether the writer had its frames (and defined it)
+     */
+    public synchronized boolean stackAgain(long stackId) {
+        if (chunkState == null || stackId == 0 || !accepting()) {
+            return false;
+        }
+        List<String> frames = chunkState.keptFrames(stackId);
+        if (frames == null) {
+            return false;
+        }
+        stack(stackId, frames);
+        return true;
     }
 
     /** Adds a key/value pair (command line, JVM version, agent mode, sampling interval...); a later key wins. */
@@ -475,7 +475,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.metadata(key, value));
+        added(blocks.tables.metadata(key, value));
         if (chunkState != null) {
             chunkState.metadata.put(key, value);
         }
@@ -524,8 +524,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (examined == null) {
             examined = GcRecord.Examined.UNKNOWN;
         }
-        added(tables.gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted, action,
-                examined, snapshotNanos, verdictNanos));
+        added(blocks.tables.gc(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter, heapCommitted,
+                action, examined, snapshotNanos, verdictNanos));
         if (chunkState != null) {
             chunkState.gc(new GcRecord(startNanos, durationNanos, name, cause, heapUsedBefore, heapUsedAfter,
                     heapCommitted).withAction(action).withExamined(examined, snapshotNanos, verdictNanos));
@@ -543,7 +543,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.siteCount(siteId, allocations, bytes));
+        added(blocks.tables.siteCount(siteId, allocations, bytes));
         if (chunkState != null) {
             chunkState.siteCounts.put(siteId, new long[] {allocations, bytes});
         }
@@ -556,15 +556,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         if (!accepting()) {
             return;
         }
-        added(tables.anomaly(kind, timestampNanos, address, size, threadId, stackId, detail));
+        added(blocks.tables.anomaly(kind, timestampNanos, address, size, threadId, stackId, detail));
     }
 
     /** Writes the table's block once it is full. */
     private void added(SideTable table) {
-        if (table.body.length() >= blockBytes) {
+        if (blocks.full(table)) {
             try {
-                syncStrings();
-                tables.write(table, output);
+                blocks.write(table);
             } catch (IOException e) {
                 failure = e;
                 throw failed();
@@ -588,22 +587,35 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** @return whether this writer writes a chunked recording (a {@link ChunkPolicy} was given) */
     public boolean chunked() {
-        return chunkPolicy != null;
+        return chunks != null;
     }
 
     /** @return the file of the chunk being written (the recording's file when it is not chunked) */
     public synchronized Path chunkFile() {
-        return chunkFile;
+        return chunks == null ? file : chunks.file();
     }
 
     /** @return the index of the chunk being written, 1 for the first (and for a recording that is not chunked) */
     public synchronized int chunkIndex() {
-        return chunkIndex;
+        return chunks == null ? 1 : chunks.index();
+    }
+
+    /** @return strings the file (the chunk being written) defines so far, including the reserved id 0 */
+    public synchronized int fileStrings() {
+        return fileStrings.size();
+    }
+
+    /**
+     * @return names the files' string tables refused so far, over every chunk (beyond the string table's
+     *         {@link StringTable#limit()}, written as {@link StringTable#BEYOND_BOUND})
+     */
+    public synchronized long fileStringsRefused() {
+        return fileStrings.refused();
     }
 
     /** @return chunks deleted so far to hold the bounds */
     public synchronized long chunksDeleted() {
-        return chunksDeleted;
+        return chunks == null ? 0 : chunks.deleted();
     }
 
     /** @return outstanding allocations not carried into later chunks (beyond the carry's bound), so far */
@@ -620,15 +632,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * @return whether a new chunk was started
      */
     public synchronized boolean rotateIfDue(ChunkDefinitions definitions) {
-        if (chunkPolicy == null || closed || failure != null) {
+        if (chunks == null || closed || failure != null) {
             return false;
         }
-        boolean due = output.bytesWritten() >= chunkPolicy.chunkBytes()
-                || System.nanoTime() - chunkOpenedNanos >= chunkPolicy.chunkNanos();
+        boolean due = chunks.due(output.bytesWritten());
         if (due) {
             rotate(definitions);
         } else {
-            deleteBeyondBounds();
+            chunks.deleteBeyondBounds(output.bytesWritten());
         }
         return due;
     }
@@ -640,111 +651,44 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * the latest cumulative records; then deletes the oldest closed chunks beyond the bounds. Never throws.
      */
     public synchronized void rotate(ChunkDefinitions definitions) {
-        if (chunkPolicy == null || closed || failure != null || rotating) {
+        if (chunks == null || closed || failure != null || rotating) {
             return;
         }
         rotating = true;
         try {
-            flushAll();
-            ByteSink s = scratch;
-            s.reset();
-            s.uleb(eventsWritten - chunkEventsBase);
-            s.uleb(eventsDropped - chunkDroppedBase);
-            s.u8(RecordingFormat.END_CLEAN);
-            s.zigzag(lastTimestamp);
-            output.block(BlockType.END, null, s);
+            blocks.flushAll();
+            endFile(true);
             output.close();
-            closedChunks.addLast(new ClosedChunk(chunkFile, output.bytesWritten(), System.nanoTime()));
-            chunkEventsBase = eventsWritten;
-            chunkDroppedBase = eventsDropped;
-            chunkIndex++;
-            chunkFile = ChunkPolicy.chunkFile(file, chunkIndex);
-            io.memscope.internal.files.PrivateFiles.createFile(chunkFile);
-            OutputStream out = new FileOutputStream(chunkFile.toFile());
-            output = new BlockOutput(out, strings, blockBytes);
-            chunkOpenedNanos = System.nanoTime();
-            long start = Math.max(maxTimestamp == Long.MIN_VALUE ? chunkOpenedNanos : maxTimestamp + 1,
-                    clockNanoTime);
-            output.header(RecordingFormat.FLAG_CONTINUED, clockEpochNanos + (start - clockNanoTime), start, pid,
-                    processStartEpochMillis);
-            knownStrings = output.syncStrings();
-            for (java.util.Map.Entry<String, String> m : chunkState.metadata.entrySet()) {
-                tables.metadata(m.getKey(), m.getValue());
-            }
-            tables.metadata(ChunkPolicy.META_INDEX, Integer.toString(chunkIndex));
-            tables.metadata(ChunkPolicy.META_START_NANOS, Long.toString(start));
-            tables.metadata(ChunkPolicy.META_DELETED, Long.toString(chunksDeleted));
-            tables.metadata(ChunkPolicy.META_CARRY_TRUNCATED, Long.toString(chunkState.truncated()));
-            for (java.util.Map.Entry<Integer, Object[]> p : chunkState.scopePaths.entrySet()) {
-                tables.scopePath(p.getKey(), (Integer) p.getValue()[0], (String) p.getValue()[1]);
-            }
-            if (definitions != null) {
-                definitions.define(this, chunkState.siteIds(), chunkState.stackIds());
-            }
-            syncStrings();
-            tables.write(tables.metadata, output);
-            tables.write(tables.sites, output);
-            tables.write(tables.stacks, output);
-            tables.write(tables.scopePaths, output);
-            chunkState.writeCarry(output, strings, maxEventsPerBlock);
-            knownStrings = strings.size();
-            for (java.util.Map.Entry<Integer, long[]> c : chunkState.siteCounts.entrySet()) {
-                tables.siteCount(c.getKey(), c.getValue()[0], c.getValue()[1]);
-            }
-            for (java.util.Map.Entry<List<String>, long[]> f : chunkState.functions.entrySet()) {
-                long[] v = f.getValue();
-                tables.function(f.getKey().get(0), f.getKey().get(1), f.getKey().get(2), v[0], v[1], v[2], v[3],
-                        v[4], v[5]);
-            }
-            syncStrings();
-            tables.write(tables.siteCounts, output);
-            tables.write(tables.functions, output);
-            if (chunkState.accounting != null) {
-                ByteSink a = tables.accounting(chunkState.accounting);
-                syncStrings();
-                output.block(BlockType.ACCOUNTING, null, a);
-            }
+            output = chunks.next(output.bytesWritten(), eventsWritten, eventsDropped, fileStrings,
+                    blocks.blockBytes());
+            fileStrings.reset(); // the new chunk defines the strings its own records use, and only those
+            blocks.open(output);
+            chunks.writeHead(blocks, this, definitions, maxEventsPerBlock);
         } catch (IOException | RuntimeException e) {
             failure = e instanceof IOException ? (IOException) e : new IOException(e);
             return;
         } finally {
             rotating = false;
         }
-        deleteBeyondBounds();
+        chunks.deleteBeyondBounds(output.bytesWritten());
     }
 
-    /** Deletes the oldest closed chunks while the chunks exceed the size bound or ended before the age bound. */
-    private void deleteBeyondBounds() {
-        long total = output.bytesWritten();
-        for (ClosedChunk c : closedChunks) {
-            total += c.bytes;
-        }
-        long now = System.nanoTime();
-        while (!closedChunks.isEmpty()) {
-            ClosedChunk oldest = closedChunks.peekFirst();
-            boolean tooBig = chunkPolicy.maxBytes() > 0 && total > chunkPolicy.maxBytes();
-            boolean tooOld = chunkPolicy.maxNanos() > 0 && now - oldest.closedNanos > chunkPolicy.maxNanos();
-            if (!tooBig && !tooOld) {
-                return;
-            }
-            closedChunks.removeFirst();
-            total -= oldest.bytes;
-            try {
-                java.nio.file.Files.deleteIfExists(oldest.file);
-                chunksDeleted++;
-            } catch (IOException | RuntimeException e) {
-                Failures.report("recording.chunks", e);
-            }
-        }
+    /**
+     * Ends the file being written (the recording's, or a chunk at its rotation), every buffered record already in it:
+     * its END block (its events and drops since it began). The place for what a file says about itself at its end,
+     * before END.
+     */
+    private void endFile(boolean clean) throws IOException {
+        long eventsBase = chunks == null ? 0 : chunks.eventsBase();
+        long droppedBase = chunks == null ? 0 : chunks.droppedBase();
+        blocks.end(eventsWritten - eventsBase, eventsDropped - droppedBase, clean, lastTimestamp);
     }
-
-    // ---------------------------------------------------------------------------------------------- output
 
     /** Writes every buffered entry to the file (as complete blocks). */
     public synchronized void flush() {
         ensureOpen();
         try {
-            flushAll();
+            blocks.flushAll();
         } catch (IOException e) {
             failure = e;
             throw failed();
@@ -781,14 +725,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         closed = true;
         try {
             if (failure == null) {
-                flushAll();
-                ByteSink s = scratch;     // reuse a scratch sink for the small END payload
-                s.reset();
-                s.uleb(eventsWritten - chunkEventsBase);
-                s.uleb(eventsDropped - chunkDroppedBase);
-                s.u8(clean ? RecordingFormat.END_CLEAN : 0);
-                s.zigzag(lastTimestamp);
-                output.block(BlockType.END, null, s);
+                blocks.flushAll();
+                endFile(clean);
             }
         } catch (IOException e) {
             failure = e;
@@ -839,13 +777,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         }
         try {
             output.truncateToLastBlock();
-            long lost = eventsWritten - eventsInFile;
+            long lost = eventsWritten - blocks.eventsInFile();
             eventsDropped += lost;
-            eventsWritten = eventsInFile;
-            events.reset();
-            apiEvents.reset();
-            scopeEdges.reset();
-            tables.discardAll();
+            eventsWritten = blocks.eventsInFile();
+            blocks.discardAll();
             failure = null;
             for (java.util.Map.Entry<String, String> m : ending.entrySet()) {
                 metadata(m.getKey(), m.getValue());
@@ -868,7 +803,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** @return events in blocks written whole so far */
     public synchronized long eventsInFile() {
-        return eventsInFile;
+        return blocks.eventsInFile();
     }
 
     /** @return events accepted into the file so far (written or in the current block) */
@@ -916,62 +851,4 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         return MemscopeException.export("cannot write recording " + file + ": " + failure, failure);
     }
 
-    private void flushAll() throws IOException {
-        syncStrings();
-        for (SideTable t : new SideTable[] {tables.sites, tables.stacks, tables.metadata}) {
-            tables.write(t, output);
-        }
-        if (events.count() > 0) {
-            writeEventsBlock();
-        }
-        for (SideTable t : new SideTable[] {tables.gc, tables.siteCounts, tables.anomalies, tables.scopePaths,
-            tables.functions}) {
-            tables.write(t, output);
-        }
-        if (scopeEdges.count() > 0) {
-            writeScopeEdgesBlock();
-        }
-        if (apiEvents.count() > 0) {
-            writeApiEventsBlock();
-        }
-    }
-
-    private void writeApiEventsBlock() throws IOException {
-        syncStrings();
-        tables.write(tables.sites, output);
-        tables.write(tables.stacks, output);
-        ByteSink prefix = scratch;
-        prefix.reset();
-        apiEvents.writePrefix(prefix);
-        output.block(BlockType.API_EVENTS, prefix, apiEvents.body);
-        apiEvents.reset();
-    }
-
-    private void writeScopeEdgesBlock() throws IOException {
-        syncStrings();
-        tables.write(tables.scopePaths, output); // the paths the edges use go first when they are known already
-        ByteSink prefix = scratch;
-        prefix.reset();
-        scopeEdges.writePrefix(prefix);
-        output.block(BlockType.SCOPE_EDGES, prefix, scopeEdges.body);
-        scopeEdges.reset();
-    }
-
-    private void writeEventsBlock() throws IOException {
-        syncStrings();
-        // Sites and stacks the events use go first when they are known already.
-        tables.write(tables.sites, output);
-        tables.write(tables.stacks, output);
-        ByteSink prefix = scratch;
-        prefix.reset();
-        events.writePrefix(prefix);
-        output.block(BlockType.EVENTS, prefix, events.body);
-        eventsInFile += events.count();
-        events.reset();
-    }
-
-    /** Writes STRINGS blocks for the table entries not yet in the file. */
-    private void syncStrings() throws IOException {
-        knownStrings = output.syncStrings();
-    }
 }

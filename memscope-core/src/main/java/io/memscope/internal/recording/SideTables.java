@@ -2,7 +2,6 @@ package io.memscope.internal.recording;
 
 import io.memscope.accounting.Column;
 import io.memscope.accounting.SummaryRow;
-import io.memscope.internal.store.StringTable;
 import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.RetentionWalk;
@@ -14,7 +13,7 @@ import java.util.Objects;
 /**
  * The entry encodings of a recording's side tables (layouts: {@code docs/formats/recording.md}), one method per
  * table, each encoding one entry into its {@link SideTable} and returning that table. Strings are interned in the
- * writer's {@link StringTable} and written as ids. ACCOUNTING and RETENTION are written whole, one block per
+ * file's {@link FileStrings} and written as ids. ACCOUNTING and RETENTION are written whole, one block per
  * snapshot or walk: {@link #accounting} and {@link #retention} return the payload.
  *
  * <p>A GC entry spans three tables written together: GC, then GC_DETAILS (the JVM's action text) when a record
@@ -36,11 +35,11 @@ final class SideTables {
     final SideTable functions = new SideTable(BlockType.FUNCTIONS);
     private final SideTable[] all = {sites, stacks, metadata, gc, gcDetails, gcScope, siteCounts, anomalies,
         scopePaths, functions};
-    private final StringTable strings;
+    private final FileStrings strings;
     private boolean gcActions;               // a record in gc has an action: GC_DETAILS goes with it
     private boolean gcScoped;                // a record in gc says what it examined: GC_SCOPE goes with it
 
-    SideTables(StringTable strings) {
+    SideTables(FileStrings strings) {
         this.strings = strings;
     }
 

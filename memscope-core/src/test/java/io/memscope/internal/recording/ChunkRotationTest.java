@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A chunked recording (format 1.6): tiny chunks, each one readable alone with every string, site and stack it uses
+ * A chunked recording (format 1.7): tiny chunks, each one readable alone with every string, site and stack it uses
+ * (and no string it does not use)
  * and the state carried from the chunks before it; the chunks read as one recording give exactly what one file of
  * the same stream gives; a chunk set whose first chunks were deleted starts from its first chunk's carried state.
  */
@@ -34,7 +35,7 @@ class ChunkRotationTest {
     private static final int SITES = 300;
 
     /** The producer's side: which sites and stacks the current chunk has, re-defined after a rotation. */
-    private static final class Producer implements RecordingWriter.ChunkDefinitions {
+    private static class Producer implements RecordingWriter.ChunkDefinitions {
         final Set<Integer> sitesWritten = new HashSet<>();
         final Set<Long> stacksWritten = new HashSet<>();
 
@@ -51,9 +52,10 @@ class ChunkRotationTest {
         }
 
         @Override
-        public void define(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds) {
+        public void define(RecordingWriter w, List<Integer> siteIds, List<Long> stackIds, List<Long> stacksDefined) {
             sitesWritten.clear();
             stacksWritten.clear();
+            stacksWritten.addAll(stacksDefined);
             siteIds.forEach(id -> site(w, id));
             stackIds.forEach(id -> stack(w, id));
         }
@@ -156,9 +158,9 @@ class ChunkRotationTest {
         assertThat(files.get(1).getFileName().toString()).isEqualTo("recording-000002.msrec");
         for (int c = 0; c < files.size(); c++) {
             Recording alone = RecordingReader.readStrict(files.get(c));
-            assertThat(alone.header().flags() & RecordingFormat.FLAG_CONTINUED).as("CONTINUED on chunk " + (c + 1))
-                    .isEqualTo(c == 0 ? 0 : RecordingFormat.FLAG_CONTINUED);
-            assertThat(alone.header().minorVersion()).isEqualTo(6);
+            assertThat(alone.header().flags()).as("CONTINUED and OWN_STRINGS on chunk " + (c + 1))
+                    .isEqualTo(c == 0 ? 0 : RecordingFormat.FLAG_CONTINUED | RecordingFormat.FLAG_OWN_STRINGS);
+            assertThat(alone.header().minorVersion()).isEqualTo(7);
             Set<Integer> sites = new HashSet<>();
             Set<Long> stacks = new HashSet<>();
             Set<String> names = new HashSet<>();
@@ -290,15 +292,155 @@ class ChunkRotationTest {
         // a 1.5 reader: the CONTINUED flag is a must-understand bit it does not know
         byte[] header = Files.readAllBytes(files.get(1));
         assertThat(header[12] & RecordingFormat.FLAG_CONTINUED).isEqualTo(1);
-        assertThat(RecordingFormat.KNOWN_REQUIRED_FLAGS & 2).isZero();
-        header[12] |= 2;   // a flag this reader does not know: rejected as a 1.5 reader rejects CONTINUED
+        assertThat(RecordingFormat.KNOWN_REQUIRED_FLAGS & 4).isZero();
+        header[12] |= 4;   // a flag this reader does not know: rejected as a 1.5 reader rejects CONTINUED
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(header, 0, 48);
         java.nio.ByteBuffer.wrap(header).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(48, (int) crc.getValue());
         Path future = dir.resolve("future.msrec");
         Files.write(future, header);
         assertThatThrownBy(() -> RecordingReader.read(future)).isInstanceOf(CorruptFileException.class)
-                .hasMessageContaining("unknown required header flags 0x2");
+                .hasMessageContaining("unknown required header flags 0x4");
+    }
+
+    /**
+     * New code all the time (every stack has frames of its own, a few hundred new names per chunk): each chunk
+     * defines the strings its own records use and no other, so its table does not grow with the run, the writer's
+     * table is that of the chunk being written, and the chunks read as one give every frame.
+     */
+    @Test
+    void eachChunkDefinesOnlyTheStringsItsRecordsUse(@TempDir Path dir) throws Exception {
+        Path chunked = dir.resolve("recording.msrec");
+        RecordingWriter w = writer(chunked, ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE));
+        int main = w.strings().intern("main");
+        int type = w.strings().intern("byte[]");
+        w.metadata("mode", "sample");
+        Producer p = new Producer() {
+            @Override
+            void stack(RecordingWriter writer, long id) {
+                if (stacksWritten.add(id)) {
+                    writer.stack(id, List.of("app.Gen" + id + ".make(Gen" + id + ".java:7)",
+                            "app.Gen" + id + ".lambda$run$" + id + "(Gen" + id + ".java:9)", "app.Main.main(Main.java:1)"));
+                }
+            }
+        };
+        int highest = 0;
+        long t = 1_000;
+        for (int i = 0; i < 40_000; i++) {
+            t += 100;
+            long stack = 1 + i / 4;                  // a new stack (and three new names) every four events
+            int site = 1 + (i / 4) % SITES;
+            p.site(w, site);
+            p.stack(w, stack);
+            w.accept(t, MemoryEventType.ALLOCATE, i + 1, 64, 0, 1, main, 0, type, stack, site);
+            w.accept(t + 1, MemoryEventType.DEALLOCATE, i + 1, 0, 0, 1, main, 0, 0, 0, 0);
+            if (i % 500 == 499) {
+                w.flush();
+                w.rotateIfDue(p);
+                highest = Math.max(highest, w.fileStrings());
+            }
+        }
+        w.close();
+
+        List<Path> files = chunks(dir);
+        assertThat(files).as("many chunks").hasSizeGreaterThan(10);
+        int total = 0;
+        for (int c = 0; c < files.size(); c++) {
+            Recording alone = RecordingReader.readStrict(files.get(c));
+            Set<String> used = new HashSet<>();
+            for (MemoryEvent e : alone.events()) {
+                used.add(e.threadName());
+                used.add(e.typeName());
+                if (e.callStackHash() != 0) {
+                    assertThat(alone.stacks()).as("chunk " + (c + 1) + " defines its stacks")
+                            .containsKey(e.callStackHash());
+                }
+            }
+            alone.stacks().values().forEach(used::addAll);
+            alone.sites().values().forEach(s -> {
+                used.add(s.className());
+                used.add(s.methodName());
+                used.add(s.fileName());
+                used.add(s.typeName());
+            });
+            alone.metadata().forEach((k, v) -> {
+                used.add(k);
+                used.add(v);
+            });
+            List<String> defined = new ArrayList<>();
+            for (int id = 1; id < alone.stringCount(); id++) {
+                defined.add(alone.string(id));
+            }
+            assertThat(defined).as("chunk " + (c + 1) + ": its strings, each once, all used").doesNotHaveDuplicates()
+                    .allMatch(used::contains);
+            total += defined.size();
+        }
+        Recording set = RecordingReader.readStrict(dir);
+        assertThat(set.stacks()).hasSize(10_000);
+        assertThat(set.stacks().get(9_999L)).containsExactly("app.Gen9999.make(Gen9999.java:7)",
+                "app.Gen9999.lambda$run$9999(Gen9999.java:9)", "app.Main.main(Main.java:1)");
+        assertThat(set.events()).allMatch(e -> "main".equals(e.threadName()));
+        // a chunk's table is about its share of the names, not the run's
+        assertThat(highest).as("the writer's table: one chunk's strings").isLessThan(set.stringCount() / 5);
+        assertThat(total).as("the strings of all chunks: each name about once").isLessThan(2 * set.stringCount());
+    }
+
+    /**
+     * A chunk set of format 1.6, whose chunks each define the whole string table again (ids keep their meaning across
+     * chunks, the table only grows): still read as one recording, every event with its names.
+     */
+    @Test
+    void aChunkSetOfFormat16StillReads(@TempDir Path dir) throws Exception {
+        Path first = dir.resolve("recording.msrec");
+        try (RecordingWriter w = writer(first, null)) {
+            int main = w.strings().intern("main");
+            int type = w.strings().intern("byte[]");
+            w.metadata("mode", "sample");
+            w.accept(2_000, MemoryEventType.ALLOCATE, 1, 64, 0, 1, main, 0, type, 0, 0);
+        }
+        asVersion16(first);
+        Recording one = RecordingReader.readStrict(first);
+        // chunk 2 as 1.6 wrote it: the table of chunk 1 again from id 1, then its new string
+        FileStrings table = new FileStrings(new io.memscope.internal.store.StringTable());
+        for (int id = 1; id < one.stringCount(); id++) {
+            assertThat(table.intern(one.string(id))).isEqualTo(id);
+        }
+        int worker = table.intern("worker-2");
+        Path second = dir.resolve("recording-000002.msrec");
+        try (java.io.FileOutputStream out = new java.io.FileOutputStream(second.toFile())) {
+            BlockOutput o = new BlockOutput(out, table, 4096);
+            o.header(RecordingFormat.FLAG_CONTINUED, 5_000_000_000L + 2_000, 3_000, 7, 0);
+            o.syncStrings();
+            EventBlockCodec.Encoder e = new EventBlockCodec.Encoder(1024);
+            e.add(3_000, MemoryEventType.ALLOCATE.code(), 2, 128, 0, 2, worker, 0, table.intern("byte[]"), 0, 0);
+            ByteSink prefix = new ByteSink(32);
+            e.writePrefix(prefix);
+            o.block(BlockType.EVENTS, prefix, e.body);
+            ByteSink end = new ByteSink(32);
+            end.uleb(1);
+            end.uleb(0);
+            end.u8(RecordingFormat.END_CLEAN);
+            end.zigzag(3_000);
+            o.block(BlockType.END, null, end);
+        }
+        asVersion16(second);
+        Recording set = RecordingReader.readStrict(dir);
+        assertThat(set.events()).extracting(MemoryEvent::threadName).containsExactly("main", "worker-2");
+        assertThat(set.events()).extracting(MemoryEvent::typeName).containsExactly("byte[]", "byte[]");
+        assertThat(set.metadata()).containsEntry("mode", "sample");
+        assertThat(set.totals().get().eventsWritten()).isEqualTo(2);
+    }
+
+    /** Rewrites a file's header as format 1.6 wrote it: minor version 6, CONTINUED without OWN_STRINGS. */
+    private static void asVersion16(Path file) throws Exception {
+        byte[] b = Files.readAllBytes(file);
+        java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        h.putShort(10, (short) 6);
+        h.putInt(12, h.getInt(12) & RecordingFormat.FLAG_CONTINUED);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b, 0, 48);
+        h.putInt(48, (int) crc.getValue());
+        Files.write(file, b);
     }
 
     @Test
