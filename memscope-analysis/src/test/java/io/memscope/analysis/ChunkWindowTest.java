@@ -89,7 +89,7 @@ class ChunkWindowTest {
         ChunkPolicy policy = ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE);
         try (RecordingWriter w = RecordingWriter.builder(file).clock(1_767_225_600_000_000_000L, START)
                 .process(77, 0).chunks(policy).open()) {
-            RecordingWriter.ChunkDefinitions defs = (writer, siteIds, stackIds) -> {
+            RecordingWriter.ChunkDefinitions defs = (writer, siteIds, stackIds, stacksDefined) -> {
                 for (int s : siteIds) {
                     define(writer, s);
                 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.memscope.MemoryEvent;
+import io.memscope.internal.recording.ChunkSet;
 import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingReader;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ class ChunkStacksTest {
         assertThat(code).isZero();
         assertThat(Files.readString(done)).isEqualTo("done rounds=30");
         List<Path> dirs = Reports.recordingDirs(out.resolve("run"));
-        RecordingReader.ChunkSet set = RecordingReader.ChunkSet.of(dirs.get(0));
+        ChunkSet set = ChunkSet.of(dirs.get(0));
         assertThat(set.count()).as("chunks").isGreaterThanOrEqualTo(4);
         long used = 0;
         for (Path chunk : set.files()) {

@@ -105,7 +105,7 @@ public final class DayRecording {
             builder.chunks(ChunkPolicy.of(0, 0, ChunkPolicy.MIN_CHUNK_BYTES, Long.MAX_VALUE));
         }
         long nextChunk = chunkNanos > 0 ? t + chunkNanos : Long.MAX_VALUE;
-        RecordingWriter.ChunkDefinitions definitions = (writer, siteIds, stackIds) -> {
+        RecordingWriter.ChunkDefinitions definitions = (writer, siteIds, stackIds, stacksDefined) -> {
             for (int s : siteIds) {
                 defineSite(writer, s);
             }
