@@ -221,7 +221,7 @@ class PushTest {
         String src = "memscope/fixtures/OtelPushFixture.java";
         Map<String, String> siteSpan = Map.of("CHECKOUT-SITE", "checkout", "DB-SITE", "search",
                 "INVENTORY-SITE", "inventory");
-        String outside = "(OtelPushFixture.java:" + Jvms.lineOf(src, "OUTSIDE-SITE") + ")";
+        String outside = "(OtelPushFixture.java:" + Jvms.lineOf(src, "// OUTSIDE-SITE") + ")";
         Path spansFile = logs.resolve("spans.txt");
         try (PushReceiver receiver = new PushReceiver(PushReceiver.Mode.OK)) {
             String java = String.join(" ", List.of(Jvms.current(), "-Xmx256m", "-cp",
@@ -269,7 +269,7 @@ class PushTest {
                         outsideBytes += bytes;
                     }
                     for (Map.Entry<String, String> site : siteSpan.entrySet()) {
-                        String frame = "(OtelPushFixture.java:" + Jvms.lineOf(src, site.getKey()) + ")";
+                        String frame = "(OtelPushFixture.java:" + Jvms.lineOf(src, "// " + site.getKey()) + ")";
                         if (frames.stream().noneMatch(f -> f.endsWith(frame))) {
                             continue;
                         }

@@ -231,16 +231,20 @@ final class OtelSpans {
         }
         long nanos = System.nanoTime();
         try {
-            SpanLabel label = context == null ? null : labelOf(context);
-            History h = history(Thread.currentThread());
-            if (h != null) {
-                h.add(nanos, label);
-                changes.incrementAndGet();
-            }
+            changed(Thread.currentThread(), nanos, context == null ? null : labelOf(context));
         } catch (Throwable t) {
             if (errors.getAndIncrement() == 0) {
                 Failures.report("agent.otel", t);
             }
+        }
+    }
+
+    /** Thread {@code t}'s span is {@code label} from {@code nanos} on (its own thread; tests). */
+    void changed(Thread t, long nanos, SpanLabel label) {
+        History h = history(t);
+        if (h != null) {
+            h.add(nanos, label);
+            changes.incrementAndGet();
         }
     }
 
