@@ -289,7 +289,8 @@ class PushTest {
             assertThat(spanIds.get("CHECKOUT-SITE")).as("many spans, each its own label").hasSizeGreaterThan(100);
             assertThat(outsideBytes).isPositive();
             Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
-            assertThat(Jvms.metadataCount(meta, "push.otel.contextChanges")).isGreaterThan(4L * roots.size());
+            assertThat(Jvms.metadataCount(meta, "push.otel.contextChanges")).as("an attach and a close a span")
+                    .isGreaterThanOrEqualTo(2L * roots.size());
             for (String zero : List.of("push.spanUnknown", "push.spanIdsDropped", "push.spanLabelsDropped",
                     "push.otel.rootUnknown", "push.otel.errors", "push.otel.noApi", "push.failed")) {
                 assertThat(Jvms.metadataCount(meta, zero)).as(zero).isZero();
