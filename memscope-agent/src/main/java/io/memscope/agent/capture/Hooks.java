@@ -213,7 +213,7 @@ public final class Hooks {
         }
         ts.busy = true;
         try {
-            s.contextChanged(context);
+            s.contextChanged(ts, context);
         } catch (Throwable t) {
             Failures.report("agent.otel", t);
         } finally {

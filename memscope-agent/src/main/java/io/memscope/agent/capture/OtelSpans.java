@@ -36,8 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Bounds: a thread keeps at most {@value #MAX_EDGES} span changes (12 bytes each, from 8 as it needs; the oldest
  * go first: a sample older than every kept change gets {@link SpanLabel#UNKNOWN}); at most {@value #MAX_THREADS}
- * threads are followed (further threads' samples: unknown); at most {@value #MAX_SPANS} span ids are remembered to
- * find children's roots (beyond, the memory is emptied and starts again, counted). Histories of threads that ended
+ * threads are followed (further threads' samples: unknown); span ids are remembered to find children's roots in a
+ * table of {@value #MAX_SPANS} slots by the id's hash (a span takes the slot of an older one), after each thread's
+ * {@value History#RECENT} recent spans, which answer most changes without a lookup (a scope's close restores the
+ * parent's context, whose span is among them). Histories of threads that ended
  * are dropped once no sample of theirs can still arrive ({@link #prune}).
  */
 final class OtelSpans {
@@ -66,6 +68,14 @@ final class OtelSpans {
         int count;
         /** A change was overwritten: lookups before the oldest kept one are unknown. */
         boolean lost;
+        /** The thread's recent spans (identity), their ids and labels: a ring of {@link #RECENT}. */
+        static final int RECENT = 8;
+        final Object[] recentSpans = new Object[RECENT];
+        final String[] recentIds = new String[RECENT];
+        final SpanLabel[] recentLabels = new SpanLabel[RECENT];
+        int recentNext;
+        /** Context changes on the thread (written by it only). */
+        long changes;
         /** The span current after the last change (a change to the same span adds nothing). */
         SpanLabel last;
         long lastNanos;
@@ -213,25 +223,43 @@ final class OtelSpans {
 
     private final Map<Long, History> threads = new ConcurrentHashMap<>();
     /** Span id (any span made current) to the label of its local root. */
-    private final Map<String, SpanLabel> roots = new ConcurrentHashMap<>();
+    private final Known[] spans = new Known[MAX_SPANS];
     private final Map<Class<?>, Access> access = new ConcurrentHashMap<>();
     private volatile Access lastAccess;
-    private final AtomicLong changes = new AtomicLong();
     private final AtomicLong rootUnknown = new AtomicLong();
-    private final AtomicLong rootsForgotten = new AtomicLong();
     private final AtomicLong threadsRefused = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong noApi = new AtomicLong();
     private volatile boolean stopped;
+    /** A context changed on some thread (before, no sample can have a span; set once, by the first). */
+    private volatile boolean anyChange;
+    /** Changes counted by the histories of threads that ended and were dropped. */
+    private long endedChanges;
 
-    /** The application's thread: its current context becomes {@code context} (null: none). Never throws. */
-    void contextChanged(Object context) {
+    /** A span id seen, and its label (its local root's): one slot of {@link #spans}, immutable. */
+    private record Known(String spanId, SpanLabel label) {
+    }
+
+    /**
+     * The application's thread, whose state is {@code ts}: its current context becomes {@code context} (null:
+     * none). Never throws.
+     */
+    void contextChanged(ThreadState ts, Object context) {
         if (stopped) {
             return;
         }
         long nanos = System.nanoTime();
         try {
-            changed(Thread.currentThread(), nanos, context == null ? null : labelOf(context));
+            History h = ts.otelSpans;
+            if (h == null || h.owner != this) {
+                h = history(ts.thread);
+                if (h == null) {
+                    return;
+                }
+                ts.otelSpans = h;
+            }
+            h.add(nanos, context == null ? null : labelOf(h, context));
+            h.changes++;
         } catch (Throwable t) {
             if (errors.getAndIncrement() == 0) {
                 Failures.report("agent.otel", t);
@@ -244,7 +272,7 @@ final class OtelSpans {
         History h = history(t);
         if (h != null) {
             h.add(nanos, label);
-            changes.incrementAndGet();
+            h.changes++;
         }
     }
 
@@ -262,13 +290,14 @@ final class OtelSpans {
         try {
             h = new History(this, t);
             threads.put(id, h);
+            anyChange = true;
             return h;
         } finally {
             OwnBytes.after(ThreadState.existing(), before);
         }
     }
 
-    private SpanLabel labelOf(Object context) throws Throwable {
+    private SpanLabel labelOf(History h, Object context) throws Throwable {
         Access a = lastAccess;
         Class<?> c = context.getClass();
         if (a == null || a.contextClass != c) {
@@ -296,14 +325,31 @@ final class OtelSpans {
         if (span == null) {
             return null;
         }
+        // contexts nest: the thread's recent spans answer most changes (a scope's close restores its parent's)
+        for (int i = 0; i < History.RECENT; i++) {
+            if (h.recentSpans[i] == span) {
+                return h.recentLabels[i];
+            }
+        }
         Object sc = a.getSpanContext.invokeExact(span);
         if (sc == null || !(boolean) a.isValid.invokeExact(sc)) {
             return null;
         }
         String spanId = (String) a.getSpanId.invokeExact(sc);
-        SpanLabel known = roots.get(spanId);
-        if (known != null) {
-            return known;
+        SpanLabel label = label(h, a, span, sc, spanId);
+        int i = h.recentNext;
+        h.recentSpans[i] = span;
+        h.recentIds[i] = spanId;
+        h.recentLabels[i] = label;
+        h.recentNext = (i + 1) % History.RECENT;
+        return label;
+    }
+
+    /** The label of a span not among the thread's recent ones: its own (a local root) or its root's. */
+    private SpanLabel label(History h, Access a, Object span, Object sc, String spanId) throws Throwable {
+        Known known = spans[slot(spanId)];
+        if (known != null && known.spanId.equals(spanId)) {
+            return known.label;
         }
         long before = OwnBytes.before();
         try {
@@ -317,7 +363,17 @@ final class OtelSpans {
                         || (boolean) a.isRemote.invokeExact(parent)) {
                     label = new SpanLabel(traceId, spanId, (String) a.getName.invokeExact(span));
                 } else {
-                    SpanLabel root = roots.get((String) a.getSpanId.invokeExact(parent));
+                    String parentId = (String) a.getSpanId.invokeExact(parent);
+                    SpanLabel root = null;
+                    for (int i = 0; i < History.RECENT && root == null; i++) {
+                        if (parentId.equals(h.recentIds[i])) {
+                            root = h.recentLabels[i];
+                        }
+                    }
+                    if (root == null) {
+                        Known p = spans[slot(parentId)];
+                        root = p != null && p.spanId.equals(parentId) ? p.label : null;
+                    }
                     if (root == null) {
                         rootUnknown.incrementAndGet();
                         label = new SpanLabel(traceId, null, null);
@@ -326,11 +382,7 @@ final class OtelSpans {
                     }
                 }
             }
-            if (roots.size() >= MAX_SPANS) {
-                roots.clear();
-                rootsForgotten.incrementAndGet();
-            }
-            roots.put(spanId, label);
+            spans[slot(spanId)] = new Known(spanId, label); // may take another's place
             return label;
         } finally {
             OwnBytes.after(ThreadState.existing(), before);
@@ -356,6 +408,7 @@ final class OtelSpans {
             History h = i.next();
             Thread t = h.thread.get();
             if ((t == null || !t.isAlive()) && h.lastNanos - horizon < 0) {
+                endedChanges += h.changes;
                 i.remove();
             } else {
                 h.forgetBefore(horizon);
@@ -370,13 +423,16 @@ final class OtelSpans {
 
     /** @return whether no context change was seen yet (no sample can have a span) */
     boolean none() {
-        return changes.get() == 0;
+        return !anyChange;
     }
 
     void metadata(Map<String, String> into) {
-        into.put("push.otel.contextChanges", Long.toString(changes.get()));
+        long changes = 0;
+        for (History h : threads.values()) {
+            changes += h.changes; // a racy read of each thread's own count: a figure for the metadata
+        }
+        into.put("push.otel.contextChanges", Long.toString(changes + endedChanges));
         into.put("push.otel.rootUnknown", Long.toString(rootUnknown.get()));
-        into.put("push.otel.spansForgotten", Long.toString(rootsForgotten.get()));
         into.put("push.otel.threadsRefused", Long.toString(threadsRefused.get()));
         into.put("push.otel.errors", Long.toString(errors.get()));
         into.put("push.otel.noApi", Long.toString(noApi.get()));
@@ -395,6 +451,12 @@ final class OtelSpans {
             }
         }
         return null;
+    }
+
+    /** @return the slot of a span id in {@link #spans} */
+    private static int slot(String spanId) {
+        int h = spanId.hashCode() * 0x9E3779B9;
+        return (h ^ (h >>> 16)) & (MAX_SPANS - 1);
     }
 
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
