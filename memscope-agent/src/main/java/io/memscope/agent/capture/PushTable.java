@@ -29,7 +29,7 @@ final class PushTable {
     /** Entries an interval at most. */
     static final int MAX_ENTRIES = 16_384;
     /** Distinct spans labelled an interval at most (trace and span ids are as many as requests). */
-    static final int MAX_SPANS_PER_INTERVAL = 1024;
+    static final int MAX_SPANS_PER_INTERVAL = 8192;
     /** Distinct span names given to samples beyond {@link #MAX_SPANS_PER_INTERVAL} at most. */
     static final int MAX_SPAN_NAMES_PER_INTERVAL = 256;
     /** Samples waiting for their scope at most. */
