@@ -381,6 +381,9 @@ public final class Agent {
             }
             t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
                     options.nativeMemory(), heapHooks, options.jmx(), functionPatterns());
+            if (options.push() != null) {
+                t.hookOpenTelemetryContext(); // the push's span labels
+            }
             transformer = t;
             if (options.jmx()) {
                 PlatformServerGate.arm(new AgentJmxRegistrar(session,
@@ -412,6 +415,9 @@ public final class Agent {
             old = transformer;
             t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
                     options.nativeMemory(), true, options.jmx(), functionPatterns());
+            if (options.push() != null) {
+                t.hookOpenTelemetryContext();
+            }
             transformer = t;
             inst.addTransformer(t, true);
             if (old != null) {

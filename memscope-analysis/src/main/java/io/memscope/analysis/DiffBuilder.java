@@ -61,18 +61,19 @@ public final class DiffBuilder {
         double z = SamplingNoise.criticalZ(tests);
         double bf = varianceFactor(base, metric, n.baseDivisor());
         double nf = varianceFactor(newer, metric, n.newDivisor());
-        RunDiff.Significance probe = new RunDiff.Significance(z, tests, bf, nf, 0, false);
+        String model = noiseModel(base, newer, metric);
+        RunDiff.Significance probe = new RunDiff.Significance(z, tests, bf, nf, 0, false, model);
         double totalError = probe.stdError(bt.value(metric), nt.value(metric));
         // native memory is exact but for malloc's part, estimated from samples: its own factors (0 without malloc)
         RunDiff.Significance malloc = metric != DiffMetric.NATIVE ? null
                 : new RunDiff.Significance(z, tests, mallocFactor(base, n.baseDivisor()),
-                        mallocFactor(newer, n.newDivisor()), 0, false);
+                        mallocFactor(newer, n.newDivisor()), 0, false, model);
         if (malloc != null) {
             totalError = malloc.stdError(mallocOutstanding(base) / n.baseDivisor(),
                     mallocOutstanding(newer) / n.newDivisor());
         }
         RunDiff.Significance sig = new RunDiff.Significance(z, tests, bf, nf, totalError,
-                SamplingNoise.significant(nt.value(metric) - bt.value(metric), totalError, z));
+                SamplingNoise.significant(nt.value(metric) - bt.value(metric), totalError, z), model);
         List<RunDiff.Entry> siteResult = tested(siteList, metric, sig, malloc);
         siteResult.sort(Comparator.comparing((RunDiff.Entry e) -> !e.significant())
                 .thenComparingDouble(e -> -Math.abs(e.delta(metric)))
@@ -92,6 +93,17 @@ public final class DiffBuilder {
         if (exact) {
             return 0;
         }
+        if (jfr(r)) {
+            if (m != DiffMetric.ALLOCATED) {
+                return 0; // the sampled old objects' own sizes: compared as they are (noiseModel says so)
+            }
+            String w = r.metadata().get(JfrSource.EFFECTIVE_WEIGHT_BYTES);
+            try {
+                return w == null ? 0 : Math.max(1, Long.parseLong(w.strip())) / divisor;
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
         double interval = 512 * 1024;
         String v = r.metadata().get(io.memscope.launch.MetadataKeys.INTERVAL_BYTES);
         if (v != null) {
@@ -102,6 +114,42 @@ public final class DiffBuilder {
             }
         }
         return interval / divisor;
+    }
+
+    /** @return whether the run was read from a JFR recording */
+    static boolean jfr(Report r) {
+        return "jfr".equals(r.metadata().get(io.memscope.launch.MetadataKeys.MODE));
+    }
+
+    /**
+     * @return what the noise band assumes of a JFR run's figures (one sentence), or null when both runs are
+     *         memscope's (their Poisson sampling: {@link SamplingNoise})
+     */
+    static String noiseModel(Report base, Report newer, DiffMetric m) {
+        if (!jfr(base) && !jfr(newer)) {
+            return null;
+        }
+        if (m == DiffMetric.ALLOCATED) {
+            return "JFR run: a site's allocated bytes are the sum of its samples' weights; their variance is taken as "
+                    + "the recording's size-biased mean weight (sum of squared weights over sum of weights: base "
+                    + weightOf(base) + ", new " + weightOf(newer) + ") times the figure, assuming a sample lands on a"
+                    + " site in proportion to the site's bytes and its weight does not depend on the site; memscope "
+                    + "runs use their sampling interval";
+        }
+        if (m == DiffMetric.NATIVE) {
+            return "JFR run: native blocks (async-profiler's nativemem) are compared as exact";
+        }
+        return "JFR run: held figures are the sizes of the old objects JFR sampled, not estimates: compared as "
+                + "exact, with no noise band";
+    }
+
+    private static String weightOf(Report r) {
+        if (!jfr(r)) {
+            String v = r.metadata().get(io.memscope.launch.MetadataKeys.INTERVAL_BYTES);
+            return (v == null ? "524288" : v.strip()) + " B (memscope's interval)";
+        }
+        String w = r.metadata().get(JfrSource.EFFECTIVE_WEIGHT_BYTES);
+        return w == null ? "none (no allocation samples)" : w + " B";
     }
 
     /** @return the malloc sampling interval over the divisor, or 0 when the run has no malloc samples */

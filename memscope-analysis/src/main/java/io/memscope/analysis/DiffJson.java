@@ -41,8 +41,11 @@ public final class DiffJson {
                         + "interval x estimate per run, Bonferroni over the sites and the total")
                 .field("falseAlarmRate", SamplingNoise.FAMILY_FALSE_ALARM_RATE)
                 .field("tests", sig.tests())
-                .field("z", sig.z())
-                .endObject();
+                .field("z", sig.z());
+        if (sig.model() != null) {
+            w.field("model", sig.model());
+        }
+        w.endObject();
         w.name("total").beginObject()
                 .field("baseBytes", d.base().value(m))
                 .field("newBytes", d.newer().value(m))

@@ -52,6 +52,9 @@ public final class DiffText {
                         + "change sampling alone explains (two-sided test on each site's samples, at most %.0f%% "
                         + "chance of any false alarm in this comparison: docs/formats/report-json.md)%n",
                 d.sites().size() - noise, d.sites().size(), SamplingNoise.FAMILY_FALSE_ALARM_RATE * 100));
+        if (sig.model() != null) {
+            sb.append("  noise model: ").append(sig.model()).append('\n');
+        }
         return sb.toString();
     }
 

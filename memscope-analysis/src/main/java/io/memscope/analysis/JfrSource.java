@@ -78,6 +78,9 @@ final class JfrSource {
     private final JfrStacks stacks = new JfrStacks();
     private final JfrRetention retention = new JfrRetention();
     private final Map<String, String> metadata = new LinkedHashMap<>();
+    /** The allocation samples' weights, and the TLAB events' (which count when there are no samples). */
+    private final Weights sampleWeights = new Weights();
+    private final Weights tlabWeights = new Weights();
     private final List<Held> held = new ArrayList<>();
     private final Map<Long, long[]> gcFigures = new TreeMap<>();
     private final Map<Long, String[]> gcNames = new HashMap<>();
@@ -99,6 +102,28 @@ final class JfrSource {
     private RecordingHeader header;
     private List<GcRecord> gcRecords = List.of();
     private RecordedRun.Origin origin;
+
+    /**
+     * Metadata key: the allocation samples' size-biased mean weight {@code Σw²/Σw}, bytes. A site's allocated bytes
+     * {@code B = Σ w} over its samples has variance about {@code Σ w²} over them (a sample lands on a site in
+     * proportion to the site's share of the bytes, and brings its whole weight); with weights independent of the
+     * site, that is this figure times {@code B}: the diff's noise band uses it where memscope's own samples use
+     * their interval ({@link DiffBuilder#varianceFactor}).
+     */
+    static final String EFFECTIVE_WEIGHT_BYTES = "jfr.effectiveWeightBytes";
+
+    /** Sums of weights and of their squares. */
+    private static final class Weights {
+        double sum;
+        double squares;
+
+        void add(long w) {
+            if (w > 0) {
+                sum += w;
+                squares += (double) w * w;
+            }
+        }
+    }
 
     private JfrSource(Path file) {
         this.file = file;
@@ -137,6 +162,10 @@ final class JfrSource {
         first.header(s.header);
         first.metadata(MetadataKeys.START_NANOS, Long.toString(span[0]));
         s.readAll(first);
+        Weights w = s.allocationSamples > 0 ? s.sampleWeights : s.tlabWeights;
+        if (w.sum > 0) {
+            s.metadata.put(EFFECTIVE_WEIGHT_BYTES, Long.toString(Math.max(1, Math.round(w.squares / w.sum))));
+        }
         s.held.sort(Comparator.comparingLong(h -> h.allocatedNanos));
         for (Held h : s.held) {
             first.accept(h.view(s.view));
@@ -267,6 +296,7 @@ final class JfrSource {
             case "jdk.ObjectAllocationSample": {
                 if (first) {
                     allocationSamples++;
+                    sampleWeights.add(e.getLong("weight"));
                 }
                 return heapEvent(e, e.getLong("weight"));
             }
@@ -274,6 +304,7 @@ final class JfrSource {
             case "jdk.ObjectAllocationOutsideTLAB": {
                 if (first) {
                     tlabEvents++;
+                    tlabWeights.add(type.endsWith("InNewTLAB") ? e.getLong("tlabSize") : e.getLong("allocationSize"));
                 } else if (allocationSamples > 0) {
                     return false; // the samples count: these would count the same bytes again
                 }

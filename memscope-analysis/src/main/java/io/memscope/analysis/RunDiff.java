@@ -48,9 +48,11 @@ public record RunDiff(DiffMetric metric, Normalization normalization, Figures ba
      * @param newFactor        the same for the new run
      * @param totalStdError    the standard error of the total's change
      * @param totalSignificant whether the total's change is significant
+     * @param model            what the noise band assumes of a run read from a JFR recording (one sentence), or
+     *                         null when both runs are memscope's
      */
     public record Significance(double z, int tests, double baseFactor, double newFactor, double totalStdError,
-                               boolean totalSignificant) {
+                               boolean totalSignificant, String model) {
         /** @return the standard error of the change from {@code base} to {@code newer} (figures as divided) */
         public double stdError(double base, double newer) {
             return Math.sqrt(baseFactor * Math.abs(base) + newFactor * Math.abs(newer));

@@ -54,6 +54,11 @@ class JfrSourceTest {
         assertThat(allocating).anyMatch(s -> s.startsWith("jfrfixture.JfrWork.churn(Unknown Source:"));
         // each sample counts its weight: the allocated total is about what the threads allocated, not a Poisson sum
         assertThat(report.totals().allocatedBytes()).isGreaterThan(400_000L * 1040 / 2);
+        // the diff's noise band for JFR weights: the size-biased mean weight, at least the plain mean weight
+        long effective = Long.parseLong(report.metadata().get(JfrSource.EFFECTIVE_WEIGHT_BYTES));
+        assertThat(effective).isPositive().isLessThanOrEqualTo(report.totals().allocatedBytes());
+        assertThat(DiffBuilder.varianceFactor(report, DiffMetric.ALLOCATED, 1)).isEqualTo(effective);
+        assertThat(DiffBuilder.varianceFactor(report, DiffMetric.LIVE, 1)).isZero();
         String json = ReportJson.toJson(report);
         assertThat(json.replace(" ", "").replace("\n", "")).contains("\"source\":{\"kind\":\"jfr\"");
         assertThat(Summary.format(report)).contains("from a JFR recording").contains("not in a JFR recording: ");

@@ -70,6 +70,11 @@ final class DumpCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
         }
         file = RunFolder.recording(file, null, null, "dump"); // a JVM's folder, as report takes it
+        if (startsWithJfrMagic(file)) {
+            throw io.memscope.error.MemscopeException.configuration(file + " is a JFR recording: memscope dump prints "
+                    + "memscope recordings only. Read it with memscope report or memscope export, or print its events "
+                    + "with the JDK's tool: jfr print " + file);
+        }
         PrintWriter out = spec.commandLine().getOut();
         Printer printer = new Printer(out);
         Optional<Damage> damage;
@@ -86,6 +91,15 @@ final class DumpCommand implements Callable<Integer> {
             return CliErrors.EXIT_FAILURE;
         }
         return 0;
+    }
+
+    /** @return whether the file starts with JFR's magic {@code FLR\0} (unreadable: false, the reader says why) */
+    static boolean startsWithJfrMagic(Path file) {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            return java.util.Arrays.equals(in.readNBytes(4), new byte[] {'F', 'L', 'R', 0});
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** Prints each part of the recording as it is read. */

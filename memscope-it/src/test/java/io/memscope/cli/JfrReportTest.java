@@ -114,6 +114,20 @@ class JfrReportTest {
         assertThat(d.exit).as(d.err).isZero();
         assertThat(Json.list(Json.parse(d.out), "sites")).extracting(s -> s.get("site"))
                 .contains(site("churn", "// CHURN"));
+        // the noise band of JFR weights: the recording's size-biased mean weight, stated with its assumptions
+        Map<String, Object> sig = Json.obj(Json.parse(d.out), "significance");
+        assertThat(sig.get("model").toString()).startsWith("JFR run: ").contains("size-biased mean weight")
+                .containsPattern("base [0-9]+ B, new [0-9]+ B");
+        CliRun text = CliRun.run("diff", a.toString(), b.toString());
+        assertThat(text.exit).as(text.err).isZero();
+        assertThat(text.out).contains("noise model: JFR run: ");
+        CliRun live = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live");
+        assertThat(live.exit).as(live.err).isZero();
+        assertThat(live.out).contains("held figures are the sizes of the old objects JFR sampled");
+        // dump prints memscope recordings only: a JFR recording is a clear error naming the tools that read it
+        CliRun dump = CliRun.run("dump", a.toString());
+        assertThat(dump.exit).isNotZero();
+        assertThat(dump.err).contains("is a JFR recording").contains("jfr print").doesNotContain("\tat ");
     }
 
     @Test

@@ -205,6 +205,99 @@ class PushTest {
         }
     }
 
+    /**
+     * OpenTelemetry span labels, end to end: an application traced with the real opentelemetry-api and -sdk (no
+     * OpenTelemetry agent; {@link memscope.fixtures.OtelPushFixture}) allocates inside local root spans that change
+     * every fraction of a millisecond on two threads; every pushed sample of a site allocated inside a span carries
+     * {@code span_id}, {@code span_name} and {@code trace_id} of the local root span current on its thread at the
+     * sample's time (a child span's samples carry its root's, as Pyroscope's span profiles expect), exactly as the
+     * application's own spans say (the fixture writes them out), and samples allocated outside spans carry none.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void samplesCarryTheLocalRootSpanOfTheirThreadAtTheirTime(@TempDir Path out, @TempDir Path logs)
+            throws Exception {
+        String src = "memscope/fixtures/OtelPushFixture.java";
+        Map<String, String> siteSpan = Map.of("CHECKOUT-SITE", "checkout", "DB-SITE", "search",
+                "INVENTORY-SITE", "inventory");
+        String outside = "(OtelPushFixture.java:" + Jvms.lineOf(src, "// OUTSIDE-SITE") + ")";
+        Path spansFile = logs.resolve("spans.txt");
+        try (PushReceiver receiver = new PushReceiver(PushReceiver.Mode.OK)) {
+            String java = String.join(" ", List.of(Jvms.current(), "-Xmx256m", "-cp",
+                    Jvms.classPath(memscope.fixtures.OtelPushFixture.class, io.memscope.Memscope.class,
+                            io.opentelemetry.api.trace.Span.class, io.opentelemetry.context.Context.class,
+                            io.opentelemetry.sdk.trace.SdkTracerProvider.class,
+                            io.opentelemetry.sdk.common.Clock.class, io.opentelemetry.common.ComponentLoader.class),
+                    memscope.fixtures.OtelPushFixture.class.getName(), spansFile.toString(), "3000", "2500"));
+            CliRun r = CliRun.run("run", "--out", out.toString(), "--interval", "32k", "--push", receiver.url(),
+                    "--push-interval", "1s", "--", "bash", "-c", "exec " + java + " >" + logs.resolve("app.out")
+                            + " 2>" + logs.resolve("app.err"));
+            assertThat(r.exit).as(r.err).isZero();
+            assertThat(Files.readString(logs.resolve("app.out"))).as(Files.readString(logs.resolve("app.err")))
+                    .contains("otel push fixture: done");
+            assertThat(receiver.errors).isEmpty();
+            // the application's own spans: span id -> "name traceId"
+            Map<String, String> roots = new java.util.HashMap<>();
+            java.util.Set<String> children = new java.util.HashSet<>();
+            for (String line : Files.readAllLines(spansFile)) {
+                String[] f = line.split(" ");
+                if (f[0].startsWith("child:")) {
+                    children.add(f[1]);
+                } else {
+                    roots.put(f[1], f[0] + " " + f[2]);
+                }
+            }
+            assertThat(roots).as("spans the fixture made (about a thousand a second, fewer under load)")
+                    .hasSizeGreaterThan(200);
+            Map<String, Long> labelled = new java.util.TreeMap<>();
+            Map<String, java.util.Set<String>> spanIds = new java.util.TreeMap<>();
+            long outsideBytes = 0;
+            for (PushReceiver.Push p : receiver.pushes) {
+                ProfileProto.Profile prof = p.profile();
+                for (ProfileProto.Sample smp : prof.getSampleList()) {
+                    List<String> frames = PushReceiver.frames(prof, smp);
+                    long bytes = smp.getValue(1);
+                    if (bytes == 0) {
+                        continue;
+                    }
+                    String spanId = label(prof, smp, "span_id");
+                    String name = label(prof, smp, "span_name");
+                    String trace = label(prof, smp, "trace_id");
+                    if (frames.stream().anyMatch(f -> f.endsWith(outside))) {
+                        assertThat(spanId == null && name == null && trace == null)
+                                .as("outside any span: %s %s %s", spanId, name, trace).isTrue();
+                        outsideBytes += bytes;
+                    }
+                    for (Map.Entry<String, String> site : siteSpan.entrySet()) {
+                        String frame = "(OtelPushFixture.java:" + Jvms.lineOf(src, "// " + site.getKey()) + ")";
+                        if (frames.stream().noneMatch(f -> f.endsWith(frame))) {
+                            continue;
+                        }
+                        assertThat(children).as("a child span's id is never a label").doesNotContain(spanId);
+                        assertThat(roots.get(spanId)).as("%s: span_id %s (%s, trace %s)", site.getKey(), spanId,
+                                name, trace).isEqualTo(site.getValue() + " " + trace);
+                        assertThat(name).isEqualTo(site.getValue());
+                        labelled.merge(site.getKey(), bytes, Long::sum);
+                        spanIds.computeIfAbsent(site.getKey(), k -> new java.util.HashSet<>()).add(spanId);
+                    }
+                }
+            }
+            System.out.printf("push (otel): %d root spans; labelled bytes per site %s; distinct span ids %s; outside"
+                    + " %d%n", roots.size(), labelled, spanIds.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue().size()).toList(), outsideBytes);
+            assertThat(labelled.keySet()).containsExactlyInAnyOrder("CHECKOUT-SITE", "DB-SITE", "INVENTORY-SITE");
+            assertThat(spanIds.get("CHECKOUT-SITE")).as("many spans, each its own label").hasSizeGreaterThan(50);
+            assertThat(outsideBytes).isPositive();
+            Map<String, Object> meta = Json.obj(Jvms.report(out), "metadata");
+            assertThat(Jvms.metadataCount(meta, "push.otel.contextChanges")).as("an attach and a close a span")
+                    .isGreaterThanOrEqualTo(2L * roots.size());
+            for (String zero : List.of("push.spanUnknown", "push.spanIdsDropped", "push.spanLabelsDropped",
+                    "push.otel.rootUnknown", "push.otel.errors", "push.otel.noApi", "push.failed")) {
+                assertThat(Jvms.metadataCount(meta, zero)).as(zero).isZero();
+            }
+        }
+    }
+
     private static List<String> mallocStacks(ProfileProto.Profile p) {
         int type = -1;
         for (int i = 0; i < p.getSampleTypeCount(); i++) {

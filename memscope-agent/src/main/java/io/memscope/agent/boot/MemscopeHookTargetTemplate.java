@@ -22,4 +22,6 @@ public interface MemscopeHookTargetTemplate {
     void nativeArenaEnter();
 
     void nativeArenaExit();
+
+    void otelContext(Object context);
 }

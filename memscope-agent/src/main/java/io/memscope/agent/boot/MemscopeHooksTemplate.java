@@ -131,6 +131,21 @@ public final class MemscopeHooksTemplate {
     }
 
     /**
+     * Before OpenTelemetry's default context storage makes {@code context} the current one of this thread (its
+     * {@code ThreadLocal.set}, at an attach and at a scope's close): the push labels samples with the span.
+     */
+    public static void otelContext(Object context) {
+        MemscopeHookTargetTemplate t0 = TARGET_OBJECT;
+        try {
+            if (t0 != null) {
+                t0.otelContext(context);
+            }
+        } catch (Throwable t) {
+            // the agent's hooks never throw; nothing may reach the application
+        }
+    }
+
+    /**
      * Called by memscope-ffm's tracking arena before it asks the arena it wraps for memory: until
      * {@link #nativeArenaExit}, native memory allocated on this thread is that arena's, for the code that called
      * it (site and stack start there). Calls nest.

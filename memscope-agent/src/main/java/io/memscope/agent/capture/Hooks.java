@@ -198,6 +198,29 @@ public final class Hooks {
         }
     }
 
+    /** The push's OpenTelemetry span histories ({@link OtelSpans}), or null when nothing follows them. */
+    static volatile OtelSpans otelSpans;
+
+    /** Before OpenTelemetry's context storage makes {@code context} current on this thread. */
+    public static void otelContext(Object context) {
+        OtelSpans s = otelSpans;
+        if (s == null) {
+            return;
+        }
+        ThreadState ts = ThreadState.current();
+        if (ts == null || ts.busy) {
+            return;
+        }
+        ts.busy = true;
+        try {
+            s.contextChanged(ts, context);
+        } catch (Throwable t) {
+            Failures.report("agent.otel", t);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
     /** At the return of {@code ManagementFactory.getPlatformMBeanServer()} (see {@link PlatformServerGate}). */
     public static void platformServer(Object server) {
         ThreadState ts = ThreadState.current();

@@ -37,4 +37,9 @@ public final class NativeHookTarget implements MemscopeHookTargetTemplate {
     public void nativeArenaExit() {
         Hooks.nativeArenaExit();
     }
+
+    @Override
+    public void otelContext(Object context) {
+        Hooks.otelContext(context);
+    }
 }

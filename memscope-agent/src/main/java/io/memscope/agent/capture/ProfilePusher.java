@@ -51,6 +51,10 @@ public final class ProfilePusher {
         /** Adds the source's own counters to {@link #metadata}. */
         default void metadata(Map<String, String> into) {
         }
+
+        /** The push stopped: the source stops following the application. */
+        default void stop() {
+        }
     }
 
     /** What and where to push. {@code labels}: the application's labels, host and pid added at the first push. */
@@ -103,6 +107,7 @@ public final class ProfilePusher {
     /** Stops at once: no last push (see the class comment). */
     public synchronized void stop() {
         running = false;
+        source.stop();
         Thread t = thread;
         if (t != null) {
             t.interrupt();

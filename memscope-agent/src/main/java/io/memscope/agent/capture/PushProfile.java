@@ -17,7 +17,9 @@ import java.util.Map;
  *       interval (the heap samples the recording drain moved during it: {@link PushTable}), per stack, labelled
  *       {@code thread} (the allocating thread's name) and, when the sample was taken in a memscope scope,
  *       {@code scope} (the scope path open on that thread at the sample's time, {@code a/b/c}; {@code (unknown)}
- *       where a bound dropped the scope history that said: {@link PushScopes});</li>
+ *       where a bound dropped the scope history that said: {@link PushScopes}); when the application uses
+ *       OpenTelemetry, {@code span_id} and {@code span_name} (the local root span current on the thread at the
+ *       sample's time, Pyroscope's span-profile labels) and {@code trace_id} ({@link OtelSpans});</li>
  *   <li>{@code inuse_objects}/count, {@code inuse_space}/bytes: held at the end of the interval, per allocation site
  *       (one frame: {@link LiveSites} keeps held figures per site, not per stack): reachable at the latest collection
  *       that examined the whole heap; memory no such collection has judged yet (unconfirmed) is not in it;</li>
@@ -67,7 +69,10 @@ final class PushProfile {
         for (PushTable.Entry e : allocated.entries.values()) {
             int n = locations(w, e.stackId, e.siteId, stacks, siteLocations, locs);
             values(values, Math.round(e.objects), Math.round(e.bytes), 0, 0, 0);
-            w.sample(locs, n, values, "thread", strings.get(e.threadNameId), "scope", scope(scopes, e.scopePath));
+            OtelSpans.SpanLabel span = e.span;
+            w.sample(locs, n, values, "thread", strings.get(e.threadNameId), "scope", scope(scopes, e.scopePath),
+                    "span_id", span == null ? null : span.spanId(), "span_name", span == null ? null : span.name(),
+                    "trace_id", span == null ? null : span.traceId());
         }
         PushTable.Entry o = allocated.overflow;
         if (o != null) {

@@ -11,13 +11,17 @@ import java.util.Map;
 final class PushSource implements ProfilePusher.Source {
     private final CaptureSession session;
     private final PushTable table;
+    /** The application threads' OpenTelemetry spans (fed by the context storage's hook while this push runs). */
+    private final OtelSpans spans;
 
     /** Makes the table and has the recording drain feed it from now on. */
     PushSource(CaptureSession session) {
         this.session = session;
         ApiCapture api = session.api;
         PushScopes scopes = api == null ? null : new PushScopes(api.paths());
-        this.table = new PushTable(session.settings.intervalBytes(), scopes);
+        this.spans = new OtelSpans();
+        this.table = new PushTable(session.settings.intervalBytes(), scopes, spans);
+        Hooks.otelSpans = spans;
         if (api != null) {
             api.push(table);
         }
@@ -30,6 +34,7 @@ final class PushSource implements ProfilePusher.Source {
             return null;
         }
         PushTable.Taken t = table.take();
+        spans.prune();
         return PushProfile.build(t, table.scopes(), session.liveSites,
                 session.settings.nativeMemory() ? session.nativeTracker : null, session.mallocSampler,
                 session.stacks, session.sink.store().strings(), session.settings.intervalBytes(), fromEpochMillis,
@@ -39,5 +44,15 @@ final class PushSource implements ProfilePusher.Source {
     @Override
     public void metadata(Map<String, String> into) {
         into.put("push.scopeUnknown", Long.toString(table.scopeUnknown()));
+        table.spanMetadata(into);
+        spans.metadata(into);
+    }
+
+    @Override
+    public void stop() {
+        spans.stop();
+        if (Hooks.otelSpans == spans) {
+            Hooks.otelSpans = null;
+        }
     }
 }

@@ -15,6 +15,12 @@ import java.util.Map;
  * at the end of the next recording drain ({@link #edgesDrained}); at most {@value #MAX_WAITING} wait (beyond, the
  * oldest gets an unknown scope, counted).
  *
+ * <p>With span labels ({@link OtelSpans}: the application uses OpenTelemetry), a sample's entry also has the span
+ * current on its thread at its time, known at once (the application's thread records each change before it takes
+ * effect). Label cardinality: at most {@value #MAX_SPANS_PER_INTERVAL} distinct spans an interval; a sample of a
+ * further span keeps its local root's name alone (at most {@value #MAX_SPAN_NAMES_PER_INTERVAL} names an interval,
+ * beyond, no span label), counted ({@link #spanMetadata}).
+ *
  * <p>Memory: at most {@value #MAX_ENTRIES} entries an interval; the samples of further (stack, thread) pairs are
  * added to one entry without a stack (counted: {@link #overflowed}). Thread-safe (one lock, held for an update or a
  * swap).
@@ -22,6 +28,10 @@ import java.util.Map;
 final class PushTable {
     /** Entries an interval at most. */
     static final int MAX_ENTRIES = 16_384;
+    /** Distinct spans labelled an interval at most (trace and span ids are as many as requests). */
+    static final int MAX_SPANS_PER_INTERVAL = 8192;
+    /** Distinct span names given to samples beyond {@link #MAX_SPANS_PER_INTERVAL} at most. */
+    static final int MAX_SPAN_NAMES_PER_INTERVAL = 256;
     /** Samples waiting for their scope at most. */
     static final int MAX_WAITING = 65_536;
     /**
@@ -38,18 +48,22 @@ final class PushTable {
         int threadNameId;
         /** The scope path open when the sample was taken: {@link PushScopes#NONE}, an id, or unknown. */
         int scopePath;
+        /** The OpenTelemetry span current when the sample was taken, or null. */
+        OtelSpans.SpanLabel span;
         double objects;
         double bytes;
 
         @Override
         public boolean equals(Object o) {
             return o instanceof Entry e && e.stackId == stackId && e.siteId == siteId
-                    && e.threadNameId == threadNameId && e.scopePath == scopePath;
+                    && e.threadNameId == threadNameId && e.scopePath == scopePath
+                    && java.util.Objects.equals(e.span, span);
         }
 
         @Override
         public int hashCode() {
-            return (Long.hashCode(stackId * 31 + siteId) * 31 + threadNameId) * 31 + scopePath;
+            return ((Long.hashCode(stackId * 31 + siteId) * 31 + threadNameId) * 31 + scopePath) * 31
+                    + java.util.Objects.hashCode(span);
         }
     }
 
@@ -70,15 +84,35 @@ final class PushTable {
     private int[] waitingSite;
     private int[] waitingName;
     private long[] waitingSize;
+    private OtelSpans.SpanLabel[] waitingSpan;
     private int waitingFirst;
     private int waiting;
     /** Samples labelled with an unknown scope (a bound of the wait or of the scopes' history), since the start. */
     private long scopeUnknown;
 
+    /** The spans samples are labelled with, or null. */
+    private final OtelSpans spans;
+    /** This interval's distinct spans, and names given alone beyond them. */
+    private final java.util.HashSet<OtelSpans.SpanLabel> intervalSpans = new java.util.HashSet<>();
+    private final HashMap<String, OtelSpans.SpanLabel> intervalNames = new HashMap<>();
+    /** Samples whose span ids a bound left out (name kept), and whose span labels it left out altogether. */
+    private long spanIdsDropped;
+    private long spanLabelsDropped;
+    private long spanUnknown;
+
     /** @param scopes the scopes to label samples with, or null */
     PushTable(long intervalBytes, PushScopes scopes) {
+        this(intervalBytes, scopes, null);
+    }
+
+    /**
+     * @param scopes the scopes to label samples with, or null
+     * @param spans  the OpenTelemetry spans to label samples with, or null
+     */
+    PushTable(long intervalBytes, PushScopes scopes, OtelSpans spans) {
         weights = new SampleWeights(intervalBytes);
         this.scopes = scopes;
+        this.spans = spans;
     }
 
     /** An ALLOCATE event of the recording: counted when it is a heap sample. */
@@ -87,12 +121,13 @@ final class PushTable {
         if (isNative(siteId, typeName)) {
             return;
         }
+        OtelSpans.SpanLabel span = spans == null || spans.none() ? null : spans.at(threadId, nanos);
         if (scopes == null || waiting == 0 && scopes.noPathsYet()) {
-            add(size, stackId, siteId, threadNameId, PushScopes.NONE);
+            add(size, stackId, siteId, threadNameId, PushScopes.NONE, span);
             return;
         }
         if (nanos <= scopes.knownUntil()) { // its scope's edges are in: labelled now
-            add(size, stackId, siteId, threadNameId, labelOf(threadId, nanos));
+            add(size, stackId, siteId, threadNameId, labelOf(threadId, nanos), span);
             return;
         }
         if (waitingTime == null) {
@@ -102,6 +137,7 @@ final class PushTable {
             waitingSite = new int[MAX_WAITING];
             waitingName = new int[MAX_WAITING];
             waitingSize = new long[MAX_WAITING];
+            waitingSpan = new OtelSpans.SpanLabel[MAX_WAITING];
         }
         if (waiting == MAX_WAITING) {
             settleFirst();
@@ -113,6 +149,7 @@ final class PushTable {
         waitingSite[i] = siteId;
         waitingName[i] = threadNameId;
         waitingSize[i] = size;
+        waitingSpan[i] = span;
         waiting++;
     }
 
@@ -156,7 +193,8 @@ final class PushTable {
         if (!known) {
             scopeUnknown++;
         }
-        add(waitingSize[i], waitingStack[i], waitingSite[i], waitingName[i], path);
+        add(waitingSize[i], waitingStack[i], waitingSite[i], waitingName[i], path, waitingSpan[i]);
+        waitingSpan[i] = null;
     }
 
     private int labelOf(long threadId, long nanos) {
@@ -196,15 +234,19 @@ final class PushTable {
             waitingSite[to] = waitingSite[from];
             waitingName[to] = waitingName[from];
             waitingSize[to] = waitingSize[from];
+            waitingSpan[to] = waitingSpan[from];
+            waitingSpan[from] = null;
         }
     }
 
-    private void add(long size, long stackId, int siteId, int threadNameId, int scopePath) {
+    private void add(long size, long stackId, int siteId, int threadNameId, int scopePath, OtelSpans.SpanLabel span) {
         double w = weights.weight(size);
+        span = bounded(span);
         probe.stackId = stackId;
         probe.siteId = siteId;
         probe.threadNameId = threadNameId;
         probe.scopePath = scopePath;
+        probe.span = span;
         Entry e = entries.get(probe);
         if (e == null) {
             if (entries.size() >= MAX_ENTRIES) {
@@ -219,11 +261,45 @@ final class PushTable {
                 e.siteId = siteId;
                 e.threadNameId = threadNameId;
                 e.scopePath = scopePath;
+                e.span = span;
                 entries.put(e, e);
             }
         }
         e.objects += w;
         e.bytes += size * w;
+    }
+
+    /** The span label within this interval's bounds (see the class comment). */
+    private OtelSpans.SpanLabel bounded(OtelSpans.SpanLabel span) {
+        if (span == null || intervalSpans.contains(span)) {
+            return span;
+        }
+        if (span == OtelSpans.SpanLabel.UNKNOWN) {
+            spanUnknown++;
+            return span;
+        }
+        if (intervalSpans.size() < MAX_SPANS_PER_INTERVAL) {
+            intervalSpans.add(span);
+            return span;
+        }
+        OtelSpans.SpanLabel named = span.name() == null ? null : intervalNames.get(span.name());
+        if (named == null && span.name() != null && intervalNames.size() < MAX_SPAN_NAMES_PER_INTERVAL) {
+            named = new OtelSpans.SpanLabel(null, null, span.name());
+            intervalNames.put(span.name(), named);
+        }
+        if (named != null) {
+            spanIdsDropped++;
+        } else {
+            spanLabelsDropped++;
+        }
+        return named;
+    }
+
+    /** The span labels' counters: samples whose ids or whole span labels a bound left out, or with unknown spans. */
+    synchronized void spanMetadata(Map<String, String> into) {
+        into.put("push.spanIdsDropped", Long.toString(spanIdsDropped));
+        into.put("push.spanLabelsDropped", Long.toString(spanLabelsDropped));
+        into.put("push.spanUnknown", Long.toString(spanUnknown));
     }
 
     private boolean isNative(int siteId, String typeName) {
@@ -280,6 +356,8 @@ final class PushTable {
         }
         Taken t = new Taken(entries, overflow, overflowed);
         entries = new HashMap<>();
+        intervalSpans.clear();
+        intervalNames.clear();
         overflow = null;
         overflowed = 0;
         return t;

@@ -55,7 +55,9 @@ final class ThreadState {
     FunctionFrames functions;
     /** This thread's scope entries and exits in the current capture ({@link ApiCapture#scopeEdge}); null before. */
     ScopeEdgeLog scopeEdges;
-    /** The call site the caller's instrumentation set for the profiled call that follows (0 = none). */
+    /** This thread's OpenTelemetry span history for the running push ({@link OtelSpans}); null before. */
+    OtelSpans.History otelSpans;
+        /** The call site the caller's instrumentation set for the profiled call that follows (0 = none). */
     int pendingCallSite;
 
     private ThreadState(Thread thread, double mean) {

@@ -56,6 +56,32 @@ final class ClassRewriter {
         });
     }
 
+    /**
+     * OpenTelemetry's {@code ThreadLocalContextStorage} (and its scope class): before every
+     * {@code ThreadLocal.set(Object)} (a thread's current context changes: an attach, a scope's close), the value is
+     * passed to {@code java/lang/MemscopeHooks.otelContext(Ljava/lang/Object;)V} too. Stack-neutral around the call
+     * ({@code dup} of the value, consumed by the hook): frames stay valid.
+     */
+    static byte[] otelContextStorage(byte[] buffer) {
+        return rewriteMethods(buffer, new MethodRewrite() {
+            @Override
+            MethodVisitor rewrite(MethodVisitor mv, int access, String name, String desc) {
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String method, String d, boolean itf) {
+                        if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals("java/lang/ThreadLocal")
+                                && method.equals("set") && d.equals("(Ljava/lang/Object;)V")) {
+                            super.visitInsn(Opcodes.DUP);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, UnsafeMethodVisitor.HOOKS, "otelContext",
+                                    "(Ljava/lang/Object;)V", false);
+                        }
+                        super.visitMethodInsn(opcode, owner, method, d, itf);
+                    }
+                };
+            }
+        });
+    }
+
     /** The rewrite of some methods of a class: an abstract class, not a lambda (no bootstrap on the start path). */
     private abstract static class MethodRewrite {
         /** @return the visitor that rewrites this method into {@code mv}, or null to copy it unchanged */

@@ -32,6 +32,8 @@ public final class MemscopeTransformer implements ClassFileTransformer {
     private final boolean heapHooks;
     /** Hook {@link #MANAGEMENT_FACTORY} (the agent's MXBean is registered when the platform server exists). */
     private final boolean jmxHook;
+    /** Hook OpenTelemetry's context storage ({@link #isOtelContextStorage}): the push labels samples with spans. */
+    private volatile boolean otelHook;
     private final Set<String> transformed = ConcurrentHashMap.newKeySet();
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong tooLarge = new AtomicLong();
@@ -65,6 +67,24 @@ public final class MemscopeTransformer implements ClassFileTransformer {
         this.functionHooks = functions.isEmpty() ? null : new FunctionInstrumenter(functions, tooLarge);
     }
 
+    /**
+     * Hooks OpenTelemetry's default context storage from now on (classes loaded later; {@link #wants} the loaded
+     * ones), so that the push knows each thread's span. Before {@code addTransformer}.
+     */
+    public void hookOpenTelemetryContext() {
+        otelHook = true;
+    }
+
+    /**
+     * @return whether the class is OpenTelemetry's {@code ThreadLocalContextStorage} or its scope, under any package
+     *         prefix (a relocated copy, as an agent's)
+     */
+    static boolean isOtelContextStorage(String internalName) {
+        return internalName.endsWith(OTEL_STORAGE) || internalName.endsWith(OTEL_STORAGE + "$ScopeImpl");
+    }
+
+    private static final String OTEL_STORAGE = "io/opentelemetry/context/ThreadLocalContextStorage";
+
     /** @return methods instrumented as profiled functions */
     public long profiledMethods() {
         return functionHooks == null ? 0 : functionHooks.profiledMethods();
@@ -96,7 +116,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
 
     /** @return whether the transformer changes classes loaded later (not only classes loaded now) */
     public boolean transformsNewClasses() {
-        return heapHooks || jmxHook || !functions.isEmpty();
+        return heapHooks || jmxHook || otelHook || !functions.isEmpty();
     }
 
     /**
@@ -104,7 +124,7 @@ public final class MemscopeTransformer implements ClassFileTransformer {
      *         transformer changes (no bytecode heap hooks, no function profile)
      */
     public boolean jdkClassesOnly() {
-        return !heapHooks && functions.isEmpty();
+        return !heapHooks && !otelHook && functions.isEmpty();
     }
 
     /** @return whether this transformer would change the class (for retransforming loaded classes) */
@@ -122,6 +142,10 @@ public final class MemscopeTransformer implements ClassFileTransformer {
             if (nativeMemory && jdkName.equals(UNSAFE) || jmxHook && jdkName.equals(MANAGEMENT_FACTORY)) {
                 return true;
             }
+        }
+        if (otelHook && (binary.endsWith("ContextStorage") || binary.endsWith("ContextStorage$ScopeImpl"))
+                && isOtelContextStorage(binary.replace('.', '/'))) {
+            return true;
         }
         if (!heapHooks && functions.isEmpty()) {
             return false;
@@ -159,6 +183,12 @@ public final class MemscopeTransformer implements ClassFileTransformer {
                 byte[] f = functionHooks.apply(className, out != null ? out : classfileBuffer);
                 if (f != null) {
                     out = f;
+                }
+            }
+            if (otelHook && isOtelContextStorage(className)) {
+                byte[] o = ClassRewriter.otelContextStorage(out != null ? out : classfileBuffer);
+                if (o != null) {
+                    out = o;
                 }
             }
             if (out != null) {

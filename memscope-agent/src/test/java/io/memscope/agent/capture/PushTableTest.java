@@ -156,4 +156,57 @@ class PushTableTest {
         }
         throw new AssertionError("no entry " + stack + "/" + site + "/" + thread);
     }
+
+    /**
+     * OpenTelemetry labels: a sample gets the span current on its thread at its time (not the one current when it
+     * arrives); beyond the bound of distinct spans an interval, samples keep the root's name alone, counted.
+     */
+    @Test
+    void samplesCarryTheSpanOfTheirTimeWithinTheIntervalsBound() {
+        int heap = SiteTable.register("push-test#spans", "com/acme/E", "e", "E.java", 7, "byte[]", false);
+        OtelSpans spans = new OtelSpans();
+        PushTable t = new PushTable(1024, null, spans);
+        Thread me = Thread.currentThread();
+        long thread = me.getId();
+        OtelSpans.SpanLabel a = new OtelSpans.SpanLabel("t1", "s1", "checkout");
+        OtelSpans.SpanLabel b = new OtelSpans.SpanLabel("t2", "s2", "search");
+        spans.changed(me, 100, a);
+        spans.changed(me, 200, null);
+        spans.changed(me, 300, b);
+        t.allocated(150, thread, 512, 11, heap, 1, null);
+        t.allocated(250, thread, 512, 12, heap, 1, null);
+        t.allocated(350, thread, 512, 13, heap, 1, null);
+        t.allocated(50, thread, 512, 14, heap, 1, null);
+        PushTable.Taken taken = t.take();
+        assertThat(entry(taken.entries, 11, heap, 1).span).isEqualTo(a);
+        assertThat(entry(taken.entries, 12, heap, 1).span).isNull();
+        assertThat(entry(taken.entries, 13, heap, 1).span).isEqualTo(b);
+        assertThat(entry(taken.entries, 14, heap, 1).span).as("before the thread's first span").isNull();
+
+        for (int i = 0; i < PushTable.MAX_SPANS_PER_INTERVAL + 5; i++) {
+            spans.changed(me, 1000 + 2 * i, new OtelSpans.SpanLabel("t", "span" + i, "root"));
+            t.allocated(1001 + 2 * i, thread, 512, 20, heap, 1, null);
+        }
+        taken = t.take();
+        long named = taken.entries.values().stream().filter(e -> e.span != null && e.span.spanId() == null
+                && "root".equals(e.span.name())).count();
+        assertThat(named).as("one entry for the samples beyond the bound: the name alone").isEqualTo(1);
+        assertThat(taken.entries).hasSize(PushTable.MAX_SPANS_PER_INTERVAL + 1);
+        Map<String, String> meta = new java.util.HashMap<>();
+        t.spanMetadata(meta);
+        assertThat(meta).containsEntry("push.spanIdsDropped", "5").containsEntry("push.spanLabelsDropped", "0");
+    }
+
+    /** A thread's history keeps its latest changes: a sample older than every kept one is unknown, not guessed. */
+    @Test
+    void aSampleOlderThanTheKeptSpanChangesIsUnknown() {
+        OtelSpans spans = new OtelSpans();
+        Thread me = Thread.currentThread();
+        for (int i = 0; i < OtelSpans.MAX_EDGES + 1; i++) {
+            spans.changed(me, 10 + i, new OtelSpans.SpanLabel("t", "s" + i, "n"));
+        }
+        assertThat(spans.at(me.getId(), 10)).isSameAs(OtelSpans.SpanLabel.UNKNOWN);
+        assertThat(spans.at(me.getId(), 11 + OtelSpans.MAX_EDGES).spanId()).isEqualTo("s" + OtelSpans.MAX_EDGES);
+        assertThat(spans.at(me.getId() + 1_000_000, 10)).as("a thread never seen: no span").isNull();
+    }
 }
