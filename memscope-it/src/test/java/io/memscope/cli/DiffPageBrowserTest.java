@@ -56,7 +56,7 @@ class DiffPageBrowserTest {
         assertThat(diff.exit).as(diff.err).isZero();
         assertThat(diff.out).contains("page:   " + page);
 
-        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.consoleErrors()).isEmpty();
@@ -95,7 +95,7 @@ class DiffPageBrowserTest {
         CliRun diff = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--html", page.toString());
         assertThat(diff.exit).as(diff.err).isZero();
 
-        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.consoleErrors()).isEmpty();

@@ -175,7 +175,7 @@ class RetentionTest {
         Path shots = Path.of("target", "browser").toAbsolutePath();
         Files.createDirectories(shots);
         try (io.memscope.analysis.html.HeadlessChromium browser =
-                     io.memscope.analysis.html.HeadlessChromium.start(shots)) {
+                     io.memscope.analysis.html.HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.script("return document.getElementById('retention-section').hidden")).isEqualTo(false);
