@@ -56,6 +56,19 @@ class HeldMeansReachableTest {
         throw new AssertionError(site + " [" + type + "] not in " + list + ": " + Json.list(report, list));
     }
 
+    /** @return what a failure of the end check needs to be understood: the GC log's counters and the last collections */
+    private static String endDiagnosis(Object report) {
+        Map<String, Object> meta = Json.obj(report, "metadata");
+        Map<String, Object> gcMeta = new java.util.TreeMap<>();
+        meta.forEach((k, v) -> {
+            if (k.startsWith("gc") || k.startsWith("endCheck") || k.startsWith("collections")) {
+                gcMeta.put(k, v);
+            }
+        });
+        List<Map<String, Object>> gcs = Json.list(report, "gc", "collections");
+        return gcMeta + " last collections " + gcs.subList(Math.max(0, gcs.size() - 6), gcs.size());
+    }
+
     @ParameterizedTest(name = "{0} on JDK {1}")
     @CsvSource({"G1,17,64m", "Parallel,17,48m", "Z,17,64m", "Z,25,64m"})
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -83,8 +96,8 @@ class HeldMeansReachableTest {
         assertThat(Json.obj(report, "metadata").get("endCheck")).isEqualTo("gc");
         // after the end check, the capture waited for the Reference Handler with the JDK's own wait (not a guess)
         assertThat(Json.obj(report, "metadata").get("referenceProcessing")).isEqualTo("jdk");
-        assertThat(Json.num(totals, "unconfirmedAtEndBytes")).as("the end check confirms what is still there")
-                .isLessThan(1 << 20);
+        assertThat(Json.num(totals, "unconfirmedAtEndBytes")).as("the end check confirms what is still there: %s",
+                endDiagnosis(report)).isLessThan(1 << 20);
         Map<String, Object> heapCheck = Json.obj(report, "heapCheck");
         assertThat(Json.num(heapCheck, "heldExceeded")).as("held never above the JVM's heap: %s", heapCheck)
                 .isZero();
