@@ -18,9 +18,9 @@ import java.util.Arrays;
  * measured (its frees counted), S moves into C ({@link #confirm}). A sample's bucket follows from its epoch (the
  * boundaries crossed before its allocation): {@link #bucketOf}. Held at collection {@code k} is C, unconfirmed is
  * S + U (Y was allocated after it). At most one snapshot is pending: the replay ({@link ReportBuilder}) crosses a new
- * mark only when its collection's verdict comes before the pending one's (it then replaces it: that collection
- * confirms nothing, conservative); else it skips it, and the next whole-heap collection whose snapshot is at or after
- * the pending one confirms the pending one ({@link #pendingAtOrBefore}).
+ * mark only when its collection's verdict comes before the pending one's, or when it is the timeline's last snapshot
+ * (it then replaces it: that collection confirms nothing, conservative); else it skips it, and the next whole-heap
+ * collection whose snapshot is at or after the pending one confirms the pending one ({@link #pendingAtOrBefore}).
  *
  * <p>Events arrive in time order; when the replay passes the boundary after collection {@code k}, {@link #measure}
  * takes the figures of {@code k}. Only keys whose figures changed since the last measure are visited (a dirty list),

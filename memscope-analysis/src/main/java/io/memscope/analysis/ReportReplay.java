@@ -59,6 +59,8 @@ final class ReportReplay implements EventSink {
 
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
+    /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
+    private int lastMark = -1;
     private int epoch;
     /** The last point crossed, not measured yet (-1: none). */
     private int toMeasure = -1;
@@ -132,6 +134,9 @@ final class ReportReplay implements EventSink {
         }
         this.windows = w;
         this.gcs = GcTimeline.of(run, to);
+        for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
+            lastMark = gcs.pointAt(b) < 0 ? b : -1;
+        }
         this.windowFirstGc = gcs.firstAtOrAfter(from);
         this.endGc = gcs.lastAtOrBefore(to);
         this.peakGc = gcs.peak(windowFirstGc, endGc);
@@ -373,10 +378,13 @@ final class ReportReplay implements EventSink {
             // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
             // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
             // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
-            // in a few. One whose verdict comes first replaces the pending one.
+            // in a few. One whose verdict comes first replaces the pending one, and so does the last snapshot of
+            // the timeline (the end check's cycle, placed over the one it waited for within the clock's
+            // uncertainty): no later collection would judge what was allocated between the two snapshots.
             int pending = heldSites.pendingMark();
             int of = gcs.snapshotOf(b);
-            if (pending < 0 || of < 0 || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
+            if (pending < 0 || of < 0 || b == lastMark
+                    || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
                 heldSites.crossMark(b);
                 heldStacks.crossMark(b);
             }

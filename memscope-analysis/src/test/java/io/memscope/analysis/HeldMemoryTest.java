@@ -117,6 +117,34 @@ class HeldMemoryTest {
                 .isEqualTo(ReportJson.toJson(ReportBuilder.build(whole, window)));
     }
 
+    /**
+     * Two whole-heap concurrent cycles overlapping at the end of a capture (the end check's cycle placed, within the
+     * clock's uncertainty, before the end of the cycle it waited for): the later one's snapshot is taken, so what was
+     * allocated between the two snapshots is judged by the last one, not left unconfirmed at the end.
+     */
+    @Test
+    void theLastWholeHeapCycleJudgesEvenWhenItOverlapsThePendingOne() {
+        TestRun d = TestRun.create(tmp.resolve("overlap.msrec"))
+                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(300 * MS))
+                .site(BIG).site(SMALL);
+        for (int i = 0; i < 4; i++) {
+            d.alloc((50 + i) * MS, 100 + i, MIB, 1);
+        }
+        for (int i = 0; i < 2; i++) {
+            d.alloc((150 + i) * MS, 200 + i, MIB, 3); // after the first cycle's snapshot, before the second's
+        }
+        d.gc(new GcRecord(100 * MS, 100 * MS, "ZGC Cycles", "Allocation Rate", 0, 0, 0, null,
+                GcRecord.Examined.WHOLE_HEAP, 100 * MS, 200 * MS));
+        d.gc(new GcRecord(180 * MS, 80 * MS, "ZGC Cycles", "System.gc()", 0, 0, 0, null,
+                GcRecord.Examined.WHOLE_HEAP, 180 * MS, 260 * MS));
+        d.close();
+        Report r = ReportBuilder.build(d.file());
+        assertThat(r.totals().unconfirmedAtEndBytes()).isZero();
+        assertThat(r.totals().heldAtEndBytes()).isEqualTo(6 * MIB);
+        assertThat(site(r, "a.Small.keep(Small.java:3)").liveBytes()).isEqualTo(2 * MIB);
+    }
+
     @Test
     void aYoungCollectionConfirmsNothing() {
         // only the young collection at 100 ms: the structure survived it, but it may have been promoted and become
