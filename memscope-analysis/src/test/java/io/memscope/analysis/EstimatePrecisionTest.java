@@ -81,7 +81,7 @@ class EstimatePrecisionTest {
         Files.createDirectories(out);
         Path page = out.resolve("precision.html");
         HtmlReport.write(report(), page);
-        try (HeadlessChromium browser = HeadlessChromium.start(out)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.consoleErrors()).isEmpty();

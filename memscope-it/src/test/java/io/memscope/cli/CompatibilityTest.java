@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,27 @@ class CompatibilityTest {
         return l.stream();
     }
 
+    /** Each JDK's results without the agent: the same for every case on that JDK, so run once per JDK. */
+    private static final Map<String, Path> PLAIN = new HashMap<>();
+
+    @TempDir
+    static Path plainDir;
+
+    /** @return the file with the workload's results on {@code java} without the agent (run on first use) */
+    private static synchronized Path plainResult(String java) throws Exception {
+        Path known = PLAIN.get(java);
+        if (known != null) {
+            return known;
+        }
+        Path plain = plainDir.resolve("plain-" + PLAIN.size() + ".txt");
+        Process p = new ProcessBuilder(java, "-cp", libraryClassPath(), LibraryWorkload.class.getName(),
+                plain.toString()).inheritIO().start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        PLAIN.put(java, plain);
+        return plain;
+    }
+
     private static String libraryClassPath() {
         return Jvms.classPath(LibraryWorkload.class, com.google.common.collect.ImmutableList.class,
                 com.google.common.util.concurrent.internal.InternalFutureFailureAccess.class,
@@ -51,11 +73,7 @@ class CompatibilityTest {
     void librariesGiveIdenticalResultsWithTheAgent(String java, boolean includeJdk, @TempDir Path dir)
             throws Exception {
         String cp = libraryClassPath();
-        Path plain = dir.resolve("plain.txt");
-        Process p = new ProcessBuilder(java, "-cp", cp, LibraryWorkload.class.getName(), plain.toString())
-                .inheritIO().start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).isZero();
+        Path plain = plainResult(java);
 
         Path traced = dir.resolve("traced.txt");
         // The bytecode sampler: what this test checks is that instrumented library classes verify and run the same
@@ -90,11 +108,7 @@ class CompatibilityTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void librariesGiveIdenticalResultsWithEveryMethodProfiled(String java, @TempDir Path dir) throws Exception {
         String cp = libraryClassPath();
-        Path plain = dir.resolve("plain.txt");
-        Process p = new ProcessBuilder(java, "-cp", cp, LibraryWorkload.class.getName(), plain.toString())
-                .inheritIO().start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).isZero();
+        Path plain = plainResult(java);
 
         Path traced = dir.resolve("traced.txt");
         Path out = dir.resolve("reports");

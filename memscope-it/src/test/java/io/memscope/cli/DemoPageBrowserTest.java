@@ -50,7 +50,7 @@ class DemoPageBrowserTest {
                 + Jvms.lineOf("io/memscope/demo/StringConcatWorkload.java", "the needless temporaries") + ")";
         String nativeLeak = "io.memscope.demo.DirectBufferLeakWorkload.run(DirectBufferLeakWorkload.java:"
                 + Jvms.lineOf("io/memscope/demo/DirectBufferLeakWorkload.java", "the native leak") + ")";
-        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             for (Path p : List.of(page, again)) {
                 browser.open(p);
                 assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");

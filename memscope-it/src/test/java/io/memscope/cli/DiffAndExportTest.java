@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import memscope.fixtures.GrowthFixture;
-import memscope.fixtures.NoiseFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,30 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 class DiffAndExportTest {
     private static final String SRC = "memscope/fixtures/GrowthFixture.java";
 
-    private static Path runNoise(Path out) throws Exception {
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
-                Jvms.classPath(NoiseFixture.class), NoiseFixture.class.getName()));
-        assertThat(code).isZero();
-        try (var s = Files.list(out)) {
-            return s.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
-    }
-
-    private static Path run(Path out, int growMiB) throws Exception {
-        // --gc-at-end: what each run still holds at its end is measured at a final collection
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
-                Jvms.classPath(GrowthFixture.class), GrowthFixture.class.getName(), Integer.toString(growMiB)));
-        assertThat(code).isZero();
-        try (var s = Files.list(out)) {
-            return s.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
-    }
-
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void diffRanksTheGrowingSiteFirstAndGatesWithExit3(@TempDir Path tmp) throws Exception {
-        Path base = run(tmp.resolve("base"), 8);
-        Path newer = run(tmp.resolve("new"), 48);
+        Path base = SharedRuns.growth(8);
+        Path newer = SharedRuns.growth(48);
         String growing = "memscope.fixtures.GrowthFixture.main(GrowthFixture.java:" + Jvms.lineOf(SRC, "// GROWING")
                 + ")";
 
@@ -89,8 +68,8 @@ class DiffAndExportTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void exportWritesCollapsedStacksPprofAndATrace(@TempDir Path tmp) throws Exception {
-        Path dir = run(tmp.resolve("run"), 16);
-        Object report = Jvms.report(tmp.resolve("run"));
+        Path dir = SharedRuns.growth(16);
+        Object report = Jvms.report(dir.getParent());
         long allocated = Json.num(Json.obj(report, "totals"), "allocatedBytes");
 
         Path folded = tmp.resolve("alloc.txt");
@@ -123,7 +102,7 @@ class DiffAndExportTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void reportFromToRestrictsTheFigures(@TempDir Path tmp) throws Exception {
-        Path dir = run(tmp.resolve("run"), 16);
+        Path dir = SharedRuns.growth(16);
         Path whole = tmp.resolve("whole.json");
         Path part = tmp.resolve("part.json");
         assertThat(CliRun.run("report", dir.toString(), "--json", whole.toString()).exit).isZero();
@@ -142,8 +121,8 @@ class DiffAndExportTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theSameProgramTwiceDiffersBySamplingNoiseAloneAndTheGateKnowsIt(@TempDir Path tmp) throws Exception {
-        Path a = runNoise(tmp.resolve("a"));
-        Path b = runNoise(tmp.resolve("b"));
+        Path a = SharedRuns.noise("a");
+        Path b = SharedRuns.noise("b");
         CliRun json = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--json", "--top", "0");
         assertThat(json.exit).as(json.err).isZero();
         Object d = Json.parse(json.out);

@@ -7,8 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import memscope.fixtures.GrowthFixture;
-import memscope.fixtures.NoiseFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,31 +21,12 @@ import org.openqa.selenium.By;
 class DiffPageBrowserTest {
     private static final Path OUT = Path.of("target", "browser").toAbsolutePath();
 
-    private static Path runNoise(Path out) throws Exception {
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
-                Jvms.classPath(NoiseFixture.class), NoiseFixture.class.getName()));
-        assertThat(code).isZero();
-        try (var s = Files.list(out)) {
-            return s.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
-    }
-
-    private static Path run(Path out, int growMiB) throws Exception {
-        // held at the end is measured at a final collection: without it, what the last GC of each run found differs
-        int code = Jvms.memscopeRun(out, List.of("--interval", "64k", "--gc-at-end"), List.of(Jvms.current(), "-cp",
-                Jvms.classPath(GrowthFixture.class), GrowthFixture.class.getName(), Integer.toString(growMiB)));
-        assertThat(code).isZero();
-        try (var s = Files.list(out)) {
-            return s.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
-    }
-
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void diffPageShowsTheGrowingSite(@TempDir Path tmp) throws Exception {
         Files.createDirectories(OUT);
-        Path base = run(tmp.resolve("base"), 8);
-        Path newer = run(tmp.resolve("new"), 48);
+        Path base = SharedRuns.growth(8);
+        Path newer = SharedRuns.growth(48);
         String growing = "memscope.fixtures.GrowthFixture.main(GrowthFixture.java:"
                 + Jvms.lineOf("memscope/fixtures/GrowthFixture.java", "// GROWING") + ")";
         Path page = tmp.resolve("diff.html");
@@ -56,7 +35,7 @@ class DiffPageBrowserTest {
         assertThat(diff.exit).as(diff.err).isZero();
         assertThat(diff.out).contains("page:   " + page);
 
-        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.consoleErrors()).isEmpty();
@@ -89,13 +68,13 @@ class DiffPageBrowserTest {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void changesWithinSamplingNoiseAreFaded(@TempDir Path tmp) throws Exception {
         Files.createDirectories(OUT);
-        Path a = runNoise(tmp.resolve("a"));
-        Path b = runNoise(tmp.resolve("b"));
+        Path a = SharedRuns.noise("a");
+        Path b = SharedRuns.noise("b");
         Path page = tmp.resolve("noise.html");
         CliRun diff = CliRun.run("diff", a.toString(), b.toString(), "--metric", "live", "--html", page.toString());
         assertThat(diff.exit).as(diff.err).isZero();
 
-        try (HeadlessChromium browser = HeadlessChromium.start(OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.consoleErrors()).isEmpty();

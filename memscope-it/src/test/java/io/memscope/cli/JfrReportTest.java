@@ -56,6 +56,22 @@ class JfrReportTest {
                 + jfr, jfr, "-XX:NativeMemoryTracking=summary");
     }
 
+    @TempDir
+    static Path shared;
+
+    private static Path currentJdkRecording;
+
+    /**
+     * The flight recording of the fixture on the build's JDK, made once for the class: the tests that only read it
+     * (report and export, diff, truncated and damaged copies) share it instead of recording the same run again.
+     */
+    private static synchronized Path currentJdkRecording() throws Exception {
+        if (currentJdkRecording == null) {
+            currentJdkRecording = jdkRecording(Jvms.current(), shared.resolve("current"));
+        }
+        return currentJdkRecording;
+    }
+
     private static String site(String method, String marker) throws Exception {
         return "memscope.fixtures.JfrFixture." + method + "(Unknown Source:" + Jvms.lineOf(SRC, marker) + ")";
     }
@@ -71,7 +87,7 @@ class JfrReportTest {
     @MethodSource("javas")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void jdkFlightRecordingGivesTheChurnAndTheLeak(String java, @TempDir Path tmp) throws Exception {
-        Path jfr = jdkRecording(java, tmp.resolve("a"));
+        Path jfr = java.equals(Jvms.current()) ? currentJdkRecording() : jdkRecording(java, tmp.resolve("a"));
         Object r = report(jfr, tmp.resolve("report.json"));
 
         assertThat(Jvms.sites(r, "topAllocationSites").get(0)).isEqualTo(site("churn", "// CHURN"));
@@ -108,7 +124,8 @@ class JfrReportTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void diffOfTwoJfrRecordings(@TempDir Path tmp) throws Exception {
-        Path a = jdkRecording(Jvms.current(), tmp.resolve("a"));
+        // two runs of the fixture: the shared one and one of its own
+        Path a = currentJdkRecording();
         Path b = jdkRecording(Jvms.current(), tmp.resolve("b"));
         CliRun d = CliRun.run("diff", a.toString(), b.toString(), "--json");
         assertThat(d.exit).as(d.err).isZero();
@@ -162,7 +179,7 @@ class JfrReportTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aTruncatedOrForeignJfrFileIsAClearError(@TempDir Path tmp) throws Exception {
-        Path jfr = jdkRecording(Jvms.current(), tmp.resolve("a"));
+        Path jfr = currentJdkRecording();
         byte[] all = Files.readAllBytes(jfr);
         Path cut = tmp.resolve("cut.jfr");
         Files.write(cut, java.util.Arrays.copyOf(all, all.length / 2));

@@ -30,6 +30,27 @@ class RetentionTest {
     @TempDir
     Path tmp;
 
+    @TempDir
+    static Path shared;
+
+    private static Path currentJdkRun;
+
+    /** Runs the fixture for 3 s under {@code memscope run} with the default options; returns the output folder. */
+    private static Path run(String java, Path out) {
+        int code = Jvms.memscopeRun(out, List.of(), List.of(java, "-Xmx512m", "-cp",
+                System.getProperty("java.class.path"), FIXTURE, "3000"));
+        assertThat(code).as(java).isZero();
+        return out;
+    }
+
+    /** The run on the build's JDK, made once: the report's paths and the page's tree are read from the same run. */
+    private static synchronized Path currentJdkRun() {
+        if (currentJdkRun == null) {
+            currentJdkRun = run(Jvms.current(), shared.resolve("current"));
+        }
+        return currentJdkRun;
+    }
+
     static boolean linuxX64() {
         return System.getProperty("os.name").toLowerCase().contains("linux")
                 && System.getProperty("os.arch").matches("amd64|x86_64");
@@ -48,10 +69,8 @@ class RetentionTest {
         String plugin = "io.memscope.cli.RetentionPlugin.store(RetentionPlugin.java:"
                 + Jvms.lineOf("io/memscope/cli/RetentionPlugin.java", "// PLUGIN_BUFFER") + ")";
         for (String java : Jvms.javas()) {
-            Path out = tmp.resolve("run-" + Jvms.javas().indexOf(java));
-            int code = Jvms.memscopeRun(out, List.of(), List.of(java, "-Xmx512m", "-cp",
-                    System.getProperty("java.class.path"), FIXTURE, "3000"));
-            assertThat(code).as(java).isZero();
+            Path out = java.equals(Jvms.current()) ? currentJdkRun()
+                    : run(java, tmp.resolve("run-" + Jvms.javas().indexOf(java)));
             Object report = Jvms.report(out);
             Map<String, Object> retention = Json.obj(report, "retention");
             assertThat(retention.get("trigger")).isEqualTo("end");
@@ -165,9 +184,7 @@ class RetentionTest {
     void thePageShowsThePathsAsATreeThatASearchNarrows() throws Exception {
         assumeTrue(linuxX64(), "the JVMTI sampler and its heap walk run on Linux x86_64");
         String listener = site(FIXTURE + ".listen", "// LISTENER_BUFFER");
-        Path out = tmp.resolve("page");
-        assertThat(Jvms.memscopeRun(out, List.of(), List.of(Jvms.current(), "-Xmx512m", "-cp",
-                System.getProperty("java.class.path"), FIXTURE, "2000"))).isZero();
+        Path out = currentJdkRun();
         Path page;
         try (java.util.stream.Stream<Path> s = Files.list(out)) {
             page = s.map(d -> d.resolve("report.html")).filter(Files::isRegularFile).findFirst().orElseThrow();
@@ -175,7 +192,7 @@ class RetentionTest {
         Path shots = Path.of("target", "browser").toAbsolutePath();
         Files.createDirectories(shots);
         try (io.memscope.analysis.html.HeadlessChromium browser =
-                     io.memscope.analysis.html.HeadlessChromium.start(shots)) {
+                     io.memscope.analysis.html.HeadlessChromium.shared()) {
             browser.open(page);
             assertThat(browser.script("return document.body.getAttribute('data-ready')")).isEqualTo("true");
             assertThat(browser.script("return document.getElementById('retention-section').hidden")).isEqualTo(false);

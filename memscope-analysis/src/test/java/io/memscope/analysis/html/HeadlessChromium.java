@@ -44,14 +44,36 @@ public final class HeadlessChromium implements AutoCloseable {
             "/usr/bin/chromium-browser", "/usr/bin/google-chrome");
     private static final List<String> DRIVERS = List.of("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver");
 
+    /** The browser {@link #shared()} hands out, started by its first caller; quit when the test JVM exits. */
+    private static HeadlessChromium shared;
+
     private final ChromeDriver driver;
     private final Path profile;
+    private final boolean isShared;
     private final List<String> consoleErrors = new ArrayList<>();
     private final List<String> requests = new ArrayList<>();
 
-    private HeadlessChromium(ChromeDriver driver, Path profile) {
+    private HeadlessChromium(ChromeDriver driver, Path profile, boolean isShared) {
         this.driver = driver;
         this.profile = profile;
+        this.isShared = isShared;
+    }
+
+    /**
+     * One browser for every page test of the test JVM (a browser's start costs more than most page tests): started
+     * with a fresh profile under {@code target/browser-profiles} by the first caller, or skipped (failed under CI) as
+     * {@link #start} does. {@link #close} leaves it running for the next test; it is quit when the JVM exits. Each
+     * {@link #open} starts a new page's console errors and requests, so tests do not see each other's.
+     */
+    public static synchronized HeadlessChromium shared() throws IOException {
+        if (shared == null) {
+            Path dir = Path.of("target", "browser-profiles").toAbsolutePath();
+            Files.createDirectories(dir);
+            HeadlessChromium started = start(dir, true);
+            Runtime.getRuntime().addShutdownHook(new Thread(started::quit, "quit shared headless Chromium"));
+            shared = started;
+        }
+        return shared;
     }
 
     /**
@@ -59,6 +81,10 @@ public final class HeadlessChromium implements AutoCloseable {
      * when Chromium or chromium-driver is not installed.
      */
     public static HeadlessChromium start(Path workDir) throws IOException {
+        return start(workDir, false);
+    }
+
+    private static HeadlessChromium start(Path workDir, boolean isShared) throws IOException {
         String browser = first(BROWSER_ENV, BROWSERS);
         String driverPath = first(DRIVER_ENV, DRIVERS);
         if (browser == null || driverPath == null) {
@@ -85,7 +111,7 @@ public final class HeadlessChromium implements AutoCloseable {
                 .usingDriverExecutable(new File(driverPath))
                 .usingAnyFreePort()
                 .build();
-        return new HeadlessChromium(new ChromeDriver(service, options), profile);
+        return new HeadlessChromium(new ChromeDriver(service, options), profile, isShared);
     }
 
     private static String first(String env, List<String> paths) {
@@ -181,8 +207,15 @@ public final class HeadlessChromium implements AutoCloseable {
         Files.write(png, Base64.getDecoder().decode((String) shot.get("data")));
     }
 
+    /** Quits a browser of its own; the {@link #shared()} one stays for the next test. */
     @Override
     public void close() {
+        if (!isShared) {
+            quit();
+        }
+    }
+
+    private void quit() {
         try {
             driver.quit();
         } finally {

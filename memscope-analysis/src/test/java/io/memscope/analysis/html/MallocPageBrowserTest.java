@@ -50,7 +50,7 @@ class MallocPageBrowserTest {
         Path page = ReportPageBrowserTest.OUT.resolve("malloc.html");
         Files.createDirectories(ReportPageBrowserTest.OUT);
         HtmlReport.write(ReportBuilder.build(RecordedRun.open(file)), page);
-        try (HeadlessChromium browser = HeadlessChromium.start(ReportPageBrowserTest.OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             ReportPageBrowserTest.openClean(browser, page);
             for (String metric : List.of("nativeBytes", "nativeAllocBytes")) {
                 browser.driver().findElement(By.cssSelector("#metrics button[data-metric='" + metric + "']"))

@@ -164,7 +164,7 @@ class PageScriptTest {
     void flameLayoutEqualsD3(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path page = dir.resolve("tree.html");
         HtmlReport.writePage(treePage(), page);
-        try (HeadlessChromium browser = HeadlessChromium.start(dir)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             ReportPageBrowserTest.openClean(browser, page);
             browser.script("document.querySelector('#views button[data-view=inverted]').click()");
             double width = Double.parseDouble((String) browser.script(
@@ -206,7 +206,7 @@ class PageScriptTest {
     void colourMixAndScaleEqualD3(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path page = dir.resolve("blank.html");
         Files.writeString(page, "<!DOCTYPE html><html><body data-ready=\"true\"></body></html>");
-        try (HeadlessChromium browser = HeadlessChromium.start(dir)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             browser.open(page);
             Object out = browser.script(Files.readString(MODULES.resolve("format.js")) + "\nreturn ["
                     + "[0.15, 0.433333305, 0.5, 0.8045, 1].map(t => mixRgb('#f6d5cf', '#c62828', t)),"

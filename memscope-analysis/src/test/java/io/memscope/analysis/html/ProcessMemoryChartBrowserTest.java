@@ -71,7 +71,7 @@ class ProcessMemoryChartBrowserTest {
         Path page = ReportPageBrowserTest.OUT.resolve("process-memory.html");
         Files.createDirectories(ReportPageBrowserTest.OUT);
         HtmlReport.write(ReportBuilder.build(RecordedRun.open(file)), page);
-        try (HeadlessChromium browser = HeadlessChromium.start(ReportPageBrowserTest.OUT)) {
+        try (HeadlessChromium browser = HeadlessChromium.shared()) {
             ReportPageBrowserTest.openClean(browser, page);
             assertThat(browser.script("return document.getElementById('process-chart').hidden")).isEqualTo(false);
             assertThat(browser.script("return document.querySelectorAll('#process-chart canvas').length"))

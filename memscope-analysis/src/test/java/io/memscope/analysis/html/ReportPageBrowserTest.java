@@ -40,11 +40,11 @@ class ReportPageBrowserTest {
         HtmlReport.writePage(PageFixture.shop().json(), shop);
     }
 
-    /** One browser for the class, started by the first test (each test is skipped, or fails, without one). */
+    /** The test JVM's one browser, started by the first page test (each test is skipped, or fails, without one). */
     @BeforeEach
     void startBrowser() throws Exception {
         if (browser == null) {
-            browser = HeadlessChromium.start(OUT);
+            browser = HeadlessChromium.shared();
         }
     }
 
