@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.EventView;
 import io.memscope.recording.RecordingHeader;

@@ -1,6 +1,6 @@
 package io.memscope.analysis;
 
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;

@@ -25,7 +25,7 @@ public final class ReportFiles {
     /** Builds the report of {@code dir/recording.msrec}. */
     public static Report build(Path dir) {
         // a chunked recording (format 1.6) is read from its folder, all its chunks as one recording
-        return ReportBuilder.build(io.memscope.internal.recording.ChunkSet.isChunked(dir) ? dir
+        return ReportBuilder.build(io.memscope.recording.RecordingReader.ChunkSet.isChunked(dir) ? dir
                 : dir.resolve(RECORDING));
     }
 

@@ -109,7 +109,7 @@ final class ReportReplay implements EventSink {
         long start = run.metadataLong(MetadataKeys.START_NANOS, firstSeen == Long.MAX_VALUE ? 0 : firstSeen);
         long lastSeen = Math.max(run.lastEventNanos(), lastGcEnd(run));
         long end = run.metadataLong(MetadataKeys.END_NANOS, lastSeen == Long.MIN_VALUE ? start : lastSeen);
-        io.memscope.internal.recording.ChunkSet read = run.chunks();
+        io.memscope.recording.RecordingReader.ChunkSet read = run.chunks();
         if (read != null && read.skippedAfter() > 0) {
             end = Math.max(end, read.nextStartNanos()); // chunks after the window not read: the run went on
         }
@@ -120,7 +120,7 @@ final class ReportReplay implements EventSink {
             f = Math.max(f, end - Math.round(window.lastSeconds() * 1e9));
         }
         // a chunked recording whose first chunks were deleted: what they held is carried, what they allocated is not
-        io.memscope.internal.recording.ChunkSet chunks = run.chunks();
+        io.memscope.recording.RecordingReader.ChunkSet chunks = run.chunks();
         boolean cut = chunks != null && chunks.firstIndex() > 1 && f < chunks.startNanos();
         if (cut) {
             f = chunks.startNanos();

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.memscope.MemoryEventType;
 import io.memscope.internal.recording.ChunkPolicy;
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.internal.recording.RecordingWriter;
 import io.memscope.recording.GcRecord;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.analysis.Report;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.analysis.html.HtmlReport;

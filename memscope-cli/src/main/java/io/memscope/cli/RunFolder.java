@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.analysis.ReportFiles;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.MetadataKeys;

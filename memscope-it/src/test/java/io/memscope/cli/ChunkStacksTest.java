@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.memscope.MemoryEvent;
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import io.memscope.recording.Recording;
 import io.memscope.recording.RecordingReader;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.memscope.cli;
 
-import io.memscope.internal.recording.ChunkSet;
+import io.memscope.recording.RecordingReader.ChunkSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memscope.recording.RecordingReader;

@@ -25,7 +25,7 @@ import java.util.Map;
  * the ids of events and scope edges are translated from the chunk's to the joined ones (no translation while a
  * chunk's ids are the joined ones: chunk 1 and every chunk of format 1.6).
  */
-final class JoinedChunks implements RecordingVisitor {
+public final class JoinedChunks implements RecordingVisitor {
     private final RecordingVisitor v;
     private boolean first;
     private final Map<String, Integer> joinedIds = new HashMap<>();
@@ -41,16 +41,21 @@ final class JoinedChunks implements RecordingVisitor {
     boolean ended;
     long endNanos;
 
-    JoinedChunks(RecordingVisitor v) {
+    public JoinedChunks(RecordingVisitor v) {
         this.v = v;
     }
 
     /** @return the END totals of the chunks read */
-    Totals totals() {
+    /** @return whether the current chunk's END was read */
+    public boolean ended() {
+        return ended;
+    }
+
+    public Totals totals() {
         return new Totals(events, dropped, clean, endNanos);
     }
 
-    void chunk(boolean first) {
+    public void chunk(boolean first) {
         this.first = first;
         this.ended = false;
         this.sameIds = true;

@@ -1,5 +1,6 @@
 package io.memscope.internal.recording;
 
+import io.memscope.recording.RecordingReader.ChunkSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
