@@ -132,18 +132,7 @@ final class OtelSpans {
 
         /** @return the span current at {@code nanos}: null for none, {@link SpanLabel#UNKNOWN} when not known */
         synchronized SpanLabel at(long nanos) {
-            int lo = 0;
-            int hi = count - 1;
-            int found = -1;
-            while (lo <= hi) {
-                int mid = (lo + hi) >>> 1;
-                if (times[(first + mid) % times.length] <= nanos) {
-                    found = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
+            int found = PushScopes.lastAtOrBefore(times, first, count, nanos);
             if (found >= 0) {
                 return labels[(first + found) % times.length];
             }

@@ -101,18 +101,7 @@ final class PushScopes {
 
         /** The path open at {@code nanos}: after the last edge at or before it. */
         int at(long nanos) {
-            int lo = 0;
-            int hi = count - 1;
-            int found = -1;
-            while (lo <= hi) {
-                int mid = (lo + hi) >>> 1;
-                if (times[(first + mid) % times.length] <= nanos) {
-                    found = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
+            int found = lastAtOrBefore(times, first, count, nanos);
             if (found >= 0) {
                 return after[(first + found) % times.length];
             }
@@ -248,5 +237,26 @@ final class PushScopes {
     /** @return threads kept (for tests and the bound) */
     synchronized int threads() {
         return threads.size();
+    }
+
+    /**
+     * A binary search of a circular buffer of ascending times: {@code count} of them from slot {@code first}.
+     *
+     * @return the position (0 .. count - 1, from {@code first}) of the last time at or before {@code nanos}, or -1
+     */
+    static int lastAtOrBefore(long[] times, int first, int count, long nanos) {
+        int lo = 0;
+        int hi = count - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (times[(first + mid) % times.length] <= nanos) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
     }
 }
