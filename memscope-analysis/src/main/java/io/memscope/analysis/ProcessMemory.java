@@ -22,7 +22,9 @@ import java.util.List;
  * @param samples         the samples in the window, at most {@value #MAX_SAMPLES}: a longer window is cut into that
  *                        many buckets of consecutive samples and each bucket keeps its sample of largest RSS
  * @param measuredSamples the samples in the window before that bound
- * @param peak            the sample of largest RSS in the window (of all measured ones), or null without RSS
+ * @param peak            the sample of largest RSS in the window (of all measured ones), or null without RSS; its
+ *                        resident figures (heap, code cache, stacks) are those of the resident check's pass nearest
+ *                        to it in time, which a later sample may carry ({@link Sample#residentAtMs} says when)
  * @param end             the last sample in the window
  * @param threadStacks    {@code nmt} (NMT's committed stack bytes) or {@code estimate} (threads times the stack size:
  *                        reserved, an upper bound of what is resident)
@@ -58,11 +60,43 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
      * @param threads           the process's threads (a count)
      * @param heapResidentBytes the heap's resident bytes at the latest resident check, -1 without one
      * @param filesBytes        file-backed and shared resident memory ({@code RssFile + RssShmem})
+     * @param residentAtMs      when the resident check measured the resident figures (heap, code cache, stacks), ms
+     *                          since the run's start; NaN without them (no check yet, or a recording without the time)
      */
     public record Sample(double timeMs, long rssBytes, long heapUsedBytes, long heapCommittedBytes,
                          long metaspaceBytes, long codeCacheBytes, long threadStacksBytes, long directBytes,
                          long mallocBytes, long otherBytes, long rssAnonBytes, long rssFileBytes, long rssShmemBytes,
-                         long mappedBytes, long threads, long heapResidentBytes, long filesBytes) {
+                         long mappedBytes, long threads, long heapResidentBytes, long filesBytes,
+                         double residentAtMs) {
+
+        /** @return how long after this sample its resident figures were measured (ms, below 0: before); NaN unknown */
+        public double residentAgeMs() {
+            return residentAtMs - timeMs;
+        }
+
+        /**
+         * @param pass a sample carrying another resident pass's figures
+         * @return this sample with that pass's resident figures (heap, code cache, stacks) and other recomputed;
+         *         this sample when {@code pass} has none
+         */
+        Sample withResidentOf(Sample pass) {
+            if (Double.isNaN(pass.residentAtMs) || pass.residentAtMs == residentAtMs) {
+                return this;
+            }
+            Sample s = new Sample(timeMs, rssBytes, heapUsedBytes, heapCommittedBytes, metaspaceBytes,
+                    pass.codeCacheBytes, pass.threadStacksBytes, directBytes, mallocBytes, -1, rssAnonBytes,
+                    rssFileBytes, rssShmemBytes, mappedBytes, threads, pass.heapResidentBytes, filesBytes,
+                    pass.residentAtMs);
+            return s.withOther();
+        }
+
+        /** @return this sample with other = RSS minus the named parts (at least 0; -1 without RSS) */
+        Sample withOther() {
+            long other = rssBytes < 0 ? -1 : Math.max(0, rssBytes - namedBytes());
+            return new Sample(timeMs, rssBytes, heapUsedBytes, heapCommittedBytes, metaspaceBytes, codeCacheBytes,
+                    threadStacksBytes, directBytes, mallocBytes, other, rssAnonBytes, rssFileBytes, rssShmemBytes,
+                    mappedBytes, threads, heapResidentBytes, filesBytes, residentAtMs);
+        }
 
         /**
          * @return the heap's part of the resident set: its resident bytes where checked (at most what is committed
@@ -131,6 +165,9 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
                 peak = s;
             }
         }
+        if (peak != null) {
+            peak = peak.withResidentOf(nearestPass(all, peak.timeMs()));
+        }
         long interval = 0;
         try {
             interval = Long.parseLong(run.metadata().getOrDefault("processMemory.intervalMs", "0"));
@@ -160,6 +197,29 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
      */
     public static Sample sample(ProcessMemorySamples block, int i, double timeMs) {
         return new Parts(block).sample(i, timeMs);
+    }
+
+    /**
+     * @return the first sample carrying the resident pass measured nearest to {@code timeMs} (before or after it; the
+     *         later one on a tie), or a sample without resident figures when none has any
+     */
+    static Sample nearestPass(List<Sample> all, double timeMs) {
+        Sample best = all.get(0);
+        double bestDistance = Double.POSITIVE_INFINITY;
+        double seen = Double.NaN;
+        for (Sample s : all) {
+            double at = s.residentAtMs();
+            if (Double.isNaN(at) || at == seen) {
+                continue;
+            }
+            seen = at;
+            double d = Math.abs(at - timeMs);
+            if (d <= bestDistance) {
+                bestDistance = d;
+                best = s;
+            }
+        }
+        return best;
     }
 
     /** At most {@value #MAX_SAMPLES}: consecutive buckets, each keeping its sample of largest RSS. */
@@ -198,7 +258,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
     private static final class Parts {
         final ProcessMemorySamples b;
         final int rss, anon, file, shmem, threads, heapUsed, heapCommitted, metaspace, codeCache, stacks, direct,
-                mapped, tracked, heapResident, codeResident, stacksResident, glibc;
+                mapped, tracked, heapResident, codeResident, stacksResident, glibc, residentAge;
 
         Parts(ProcessMemorySamples b) {
             this.b = b;
@@ -219,6 +279,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             codeResident = b.part("codeCacheResident");
             stacksResident = b.part("threadStacksResident");
             glibc = b.part("malloc");
+            residentAge = b.part("residentAge");
         }
 
         long v(int i, int part) {
@@ -240,13 +301,11 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             long fileV = v(i, file);
             long shmemV = v(i, shmem);
             long files = fileV < 0 ? -1 : fileV + Math.max(0, shmemV);
-            Sample partial = new Sample(timeMs, rssV, v(i, heapUsed), v(i, heapCommitted), v(i, metaspace), codeV,
-                    stacksV, directV, malloc, -1, v(i, anon), fileV, shmemV, v(i, mapped), v(i, threads),
-                    v(i, heapResident), files);
-            long other = rssV < 0 ? -1 : Math.max(0, rssV - partial.namedBytes());
-            return new Sample(timeMs, rssV, partial.heapUsedBytes(), partial.heapCommittedBytes(),
-                    partial.metaspaceBytes(), codeV, stacksV, directV, malloc, other, partial.rssAnonBytes(), fileV,
-                    shmemV, partial.mappedBytes(), partial.threads(), partial.heapResidentBytes(), files);
+            long age = v(i, residentAge);
+            return new Sample(timeMs, rssV, v(i, heapUsed), v(i, heapCommitted), v(i, metaspace), codeV, stacksV,
+                    directV, malloc, -1, v(i, anon), fileV, shmemV, v(i, mapped), v(i, threads), v(i, heapResident),
+                    files, age < 0 ? Double.NaN : Math.rint((timeMs - age / 1e6) * 1000) / 1000) // to the us
+                    .withOther();
         }
     }
 }

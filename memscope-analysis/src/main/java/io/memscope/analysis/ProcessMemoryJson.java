@@ -71,6 +71,11 @@ final class ProcessMemoryJson {
         bytes(w, "rssShmemBytes", s.rssShmemBytes());
         bytes(w, "mappedBytes", s.mappedBytes());
         bytes(w, "threads", s.threads());
+        if (Double.isNaN(s.residentAtMs())) {
+            w.nullField("residentAtMs");
+        } else {
+            w.field("residentAtMs", s.residentAtMs());
+        }
         w.endObject();
     }
 

@@ -9,7 +9,8 @@ final class ProcessMemorySummary {
 
     /**
      * {@code RSS at its peak: 1.2 GiB at 12.30 s, of which heap resident 812 MiB, metaspace 91 MiB, code cache
-     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 17 MiB, files 40 MiB, other 10 MiB}; heap committed
+     * 12 MiB, threads 3.1 MiB (NMT), direct 256 MiB, malloc 17 MiB, files 40 MiB, other 10 MiB; resident figures
+     * measured 40 ms after the peak}; heap committed
      * where no resident check ran; unknown parts are left out. Nothing without samples; a note when the samples have
      * no RSS (no /proc). With malloc sampled, the line ends with its estimate then and where most of it was:
      * {@code ; sampled malloc then ~120 MiB, most at libz.so.1!inflateInit2_ <- java.util.zip.Inflater.init <-
@@ -42,8 +43,24 @@ final class ProcessMemorySummary {
         String most = malloc != null && "rss".equals(malloc.atPeakOf()) ? MallocSummary.mostAt(malloc) : null;
         String sampled = most == null ? "" : "; sampled malloc then " + Summary.estimate(malloc.atPeakBytes(),
                 malloc.intervalBytes()) + ", most at " + most;
-        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%s%n",
-                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts, sampled));
+        sb.append(String.format(Locale.ROOT, "  RSS at its peak: %s at %.2f s, of which %s%s%s%n",
+                Summary.bytes(p.rssBytes()), p.timeMs() / 1000, parts, residentAge(p), sampled));
+    }
+
+    /**
+     * {@code ; resident figures measured 40 ms after the peak}: how far from the peak the resident check's pass was
+     * (its heap, code cache and stacks figures); nothing without one.
+     */
+    static String residentAge(ProcessMemory.Sample p) {
+        double age = p.residentAgeMs();
+        if (Double.isNaN(age) || p.heapResidentBytes() < 0) {
+            return "";
+        }
+        long ms = Math.round(Math.abs(age));
+        return ms == 0 ? "; resident figures measured at the peak"
+                : String.format(Locale.ROOT, "; resident figures measured %s %s the peak",
+                        ms < 10_000 ? ms + " ms" : String.format(Locale.ROOT, "%.1f s", ms / 1000.0),
+                        age > 0 ? "after" : "before");
     }
 
     private static void part(StringBuilder sb, String name, long bytes, String note) {

@@ -86,7 +86,8 @@ final class TopScreen {
      * 9.8 MiB res  threads 19 (stacks 1.2 MiB res)  direct 96 MiB  native 1 MiB  files 32 MiB  other 10 MiB}: the
      * agent's latest sample broken down as the report does ({@link ProcessMemory#sample}), or null without one.
      * {@code res}: the agent's resident check measured that part in /proc/self/smaps; else it is committed (thread
-     * stacks: NMT's figure or an upper bound, threads x stack size). Other is RSS less the parts, at least 0.
+     * stacks: NMT's figure or an upper bound, threads x stack size). Other is RSS less the parts, at least 0. Ends
+     * with the resident figures' age ({@code (res 1.2 s ago)}) when the agent says it.
      */
     static String rss(java.util.Map<String, Long> pm) {
         long rss = pm.getOrDefault("rss", -1L);
@@ -120,7 +121,12 @@ final class TopScreen {
         part(sb, "direct", s.directBytes(), false);
         part(sb, "native", s.mallocBytes(), false);
         part(sb, "files", s.filesBytes(), false);
-        return sb.append("  other ").append(Summary.bytes(Math.max(0, s.otherBytes()))).toString();
+        sb.append("  other ").append(Summary.bytes(Math.max(0, s.otherBytes())));
+        double age = -s.residentAgeMs(); // the sample is at 0: its resident figures were measured before it
+        if (!Double.isNaN(age) && s.heapResidentBytes() >= 0) {
+            sb.append(String.format(java.util.Locale.ROOT, "  (res %.1f s ago)", Math.max(0, age) / 1000));
+        }
+        return sb.toString();
     }
 
     private static void part(StringBuilder sb, String name, long bytes, boolean resident) {

@@ -67,6 +67,8 @@ class TopScreenTest {
         assertThat(TopScreen.rss(pm)).isEqualTo("rss    700.0 MiB (anon 600.0 MiB, file 100.0 MiB, mapped 64.0 MiB)  "
                 + "heap 300.0 MiB res  metaspace 40.0 MiB  code 6.0 MiB res  threads 19 (stacks 2.0 MiB res)  "
                 + "direct 100.0 MiB  native 0 B  files 100.0 MiB  other 152.0 MiB");
+        pm.put("residentAge", 1_200_000_000L);
+        assertThat(TopScreen.rss(pm)).as("the resident figures' age").endsWith("other 152.0 MiB  (res 1.2 s ago)");
     }
 
     @Test

@@ -77,8 +77,9 @@ final class CaptureEnd {
                 }
             }
             ProcessMemorySampler pm = session.processMemory;
-            if (pm != null) { // the background thread stopped: its last samples, its figures
+            if (pm != null) { // the background thread stopped: a last sample, its last samples, its figures
                 try {
+                    pm.end(session.recording);
                     pm.writeTo(session.recording);
                     pm.metadata(session.endMetadata);
                     pm.close();

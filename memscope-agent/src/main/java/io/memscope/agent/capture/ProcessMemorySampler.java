@@ -31,8 +31,11 @@ import java.util.regex.Pattern;
  * failure is counted and never thrown: a part that cannot be read is {@link ProcessMemorySamples#UNKNOWN}.
  *
  * <p>The resident parts (heap, code cache, thread stacks) come from the resident check, which runs on a thread of its
- * own ({@link ResidentCheckThread}): each sample carries its latest figures, and its CPU time is counted in
- * {@code processMemory.cpuNanos} too.
+ * own ({@link ResidentCheckThread}): each sample carries its latest figures and their age ({@code residentAge}), and
+ * its CPU time is counted in {@code processMemory.cpuNanos} too. When the resident set grew by more than
+ * {@value #GROWTH_PERCENT}% and {@value #GROWTH_MIN_MIB} MiB since the sample that first carried the latest figures,
+ * the sampler asks the check for a pass before its interval (once per pass), so that the figures at a peak are
+ * measured near it; at the capture's end it asks for one more and takes a last sample with it ({@link #end}).
  *
  * <p>Not thread-safe: the background thread samples and flushes; the capture's end writes the rest after that thread
  * stopped.
@@ -42,12 +45,18 @@ final class ProcessMemorySampler {
     static final List<String> PARTS = List.of("rss", "rssAnon", "rssFile", "rssShmem", "swap", "threads",
             "heapUsed", "heapCommitted", "metaspace", "classSpace", "codeCache", "threadStacks", "directBuffers",
             "trackedNative", "mappedBuffers", "heapResident", "codeCacheResident", "threadStacksResident",
-            "threadStacksMatched", "malloc", "mallocFree");
+            "threadStacksMatched", "malloc", "mallocFree", "residentAge");
     private static final int RSS = 0, RSS_ANON = 1, RSS_FILE = 2, RSS_SHMEM = 3, SWAP = 4, THREADS = 5,
             HEAP_USED = 6, HEAP_COMMITTED = 7, METASPACE = 8, CLASS_SPACE = 9, CODE_CACHE = 10, THREAD_STACKS = 11,
             DIRECT = 12, TRACKED_NATIVE = 13, MAPPED = 14, HEAP_RESIDENT = 15, CODE_RESIDENT = 16,
-            STACKS_RESIDENT = 17, STACKS_MATCHED = 18, MALLOC = 19, MALLOC_FREE = 20;
-    private static final int P = 21;
+            STACKS_RESIDENT = 17, STACKS_MATCHED = 18, MALLOC = 19, MALLOC_FREE = 20, RESIDENT_AGE = 21;
+    private static final int P = 22;
+    /** The resident set's growth since the latest resident figures that asks for a pass: this much and more... */
+    static final long GROWTH_PERCENT = 3;
+    /** ...and this many MiB. */
+    static final long GROWTH_MIN_MIB = 4;
+    /** How long the capture's end waits for its resident pass, at most. */
+    static final long END_PASS_TIMEOUT_NANOS = 250_000_000L;
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
     private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
         ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
@@ -62,6 +71,12 @@ final class ProcessMemorySampler {
     private final long detailMillis;
     /** The resident check's thread, whose latest figures each sample carries; null when off. */
     private ResidentCheckThread resident;
+    /** The time of the resident figures the latest sample carried ({@link Long#MIN_VALUE} none yet). */
+    private long residentSeen = Long.MIN_VALUE;
+    /** RSS at the first sample that carried them; whether a pass was asked for since. */
+    private long residentBaseRss = ProcessMemorySamples.UNKNOWN;
+    private boolean residentAsked;
+    private long residentRequests;
     /**
      * {@code sun.nio.ch.FileChannelImpl} once the JVM loaded it (found among the loaded classes, never loaded by the
      * agent: {@code FileChannel} and its 30 classes are not loaded into JVMs that do not use them), to see whether
@@ -254,12 +269,62 @@ final class ProcessMemorySampler {
         values[base + MAPPED] = mappedUsed();
         ResidentCheckThread r = resident;
         if (r != null) { // HEAP_RESIDENT, CODE_RESIDENT, STACKS_RESIDENT, STACKS_MATCHED in this order
-            r.figures(values, base + HEAP_RESIDENT);
+            long at = r.figures(values, base + HEAP_RESIDENT);
+            if (at != Long.MIN_VALUE) {
+                values[base + RESIDENT_AGE] = Math.max(0, nowNanos - at);
+                residentFresh(r, at, values[base + RSS]);
+            }
         }
         mallocInfo(values, base);
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
+    }
+
+    /** Asks the resident check for a pass when RSS grew much since the figures at {@code at} were first seen. */
+    private void residentFresh(ResidentCheckThread r, long at, long rss) {
+        if (at != residentSeen) {
+            residentSeen = at;
+            residentBaseRss = rss;
+            residentAsked = false;
+        } else if (!residentAsked && grewMuch(residentBaseRss, rss)) {
+            residentAsked = true;
+            residentRequests++;
+            r.request();
+        }
+    }
+
+    /** @return whether {@code rss} is more than GROWTH_PERCENT% and GROWTH_MIN_MIB MiB above {@code base} */
+    static boolean grewMuch(long base, long rss) {
+        if (base < 0 || rss < 0) {
+            return false;
+        }
+        long growth = rss - base;
+        return growth > GROWTH_MIN_MIB << 20 && growth > base / 100 * GROWTH_PERCENT;
+    }
+
+    /**
+     * The capture's end, after the background thread stopped: a last resident pass (bounded: {@link
+     * ResidentCheckThread#passNow}) and a last sample carrying its figures, so that the run's end is measured fresh.
+     * Never throws.
+     */
+    void end(CaptureRecording recording) {
+        long cpu0 = cpuTime ? threadBean.getCurrentThreadCpuTime() : 0;
+        try {
+            ResidentCheckThread r = resident;
+            if (r != null) {
+                r.passNow(END_PASS_TIMEOUT_NANOS);
+            }
+            if (count == times.length) {
+                writeTo(recording);
+            }
+            sample(System.nanoTime());
+        } catch (Throwable t) {
+            failed(t);
+        }
+        if (cpuTime) {
+            cpuNanos += threadBean.getCurrentThreadCpuTime() - cpu0;
+        }
     }
 
     /**
@@ -602,6 +667,9 @@ final class ProcessMemorySampler {
                 : "estimate: threads x ThreadStackSize (" + stackSizeBytes / 1024 + " KiB): reserved stack, an upper "
                         + "bound of what is resident");
         into.put("processMemory.rssDetailMs", Long.toString(detailMillis));
+        if (r != null) {
+            into.put("processMemory.rssDetailRequests", Long.toString(residentRequests));
+        }
         long[] figures = {-1, -1, -1, -1};
         if (r != null) {
             r.metadata(into);

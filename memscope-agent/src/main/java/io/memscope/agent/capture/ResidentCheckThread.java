@@ -30,6 +30,18 @@ import java.util.concurrent.locks.LockSupport;
  * map's lock for reading at most 5% of the time); each pass spaced out beyond the interval is counted
  * ({@code processMemory.rssDetailStretched}) and the latest reason kept ({@code processMemory.rssDetailStretch}).
  *
+ * <p><b>Passes on request.</b> Figures as old as the interval are stale where the resident set grows fast (a short
+ * run's peak, a burst of direct buffers): the process sampler asks for a pass when the resident set grew since the
+ * latest one ({@link #request}); it runs without waiting for the interval, as soon as a budget a quarter of the one
+ * above allows ({@value #REQUEST_WALL_BUDGET} times the last pass's wall time and {@value #REQUEST_CPU_BUDGET} times its
+ * CPU time after it, at least {@value #MIN_REQUEST_SPACING_MILLIS} ms: up to 4% of a core while the resident set
+ * grows). Requests are bounded by growth, not time: the sampler asks once per pass, and only when the resident set
+ * grew by a few percent since it (docs/agent.md). The wall budget is loose because a wall time inflated by a loaded
+ * machine is not time the lock is held (the kernel takes it per read of the file, not for the whole pass). The
+ * capture's end
+ * asks for one more and waits for it a bounded time ({@link #passNow}), so that the run's last figures are fresh.
+ * Each pass's time is kept beside its figures ({@link #figures}), so that a report says how old they are.
+ *
  * <p>Thread-safe: the thread writes its figures and counters under this object's lock; the process sampler reads
  * the figures at each sample and the counters at the capture's end. {@link #stop} never waits: a pass under way
  * ends on its own and the thread then closes the file (a daemon thread: the JVM's exit does not wait for it).
@@ -39,6 +51,12 @@ final class ResidentCheckThread implements Runnable {
     static final long MIN_HEAP_MIB = 32;
     /** The next pass waits at least this many times the last one's wall time, and its CPU time. */
     static final long WALL_BUDGET = 20, CPU_BUDGET = 100;
+    /** A requested pass runs at least this long after the previous one... */
+    static final long MIN_REQUEST_SPACING_MILLIS = 50;
+    /** ...and this many times its wall time, and its CPU time. */
+    static final long REQUEST_WALL_BUDGET = 5, REQUEST_CPU_BUDGET = 25;
+    /** The capture's end does not ask for a pass when the last one took longer than this (wall). */
+    static final long END_PASS_MAX_WALL_MILLIS = 200;
 
     private final long intervalNanos;
     private final long[] stackSizes;
@@ -46,6 +64,10 @@ final class ResidentCheckThread implements Runnable {
     private final String smaps;
     private volatile boolean running = true;
     private volatile Thread thread;
+    /** A pass was asked for ({@link #request}) and has not started yet. */
+    private volatile boolean requested;
+    /** The latest pass's wall and CPU time (the thread's own). */
+    private long passWall, passCpu;
     /** The thread's clock (the pass's CPU time), or null when the JVM has none. */
     private volatile ThreadMXBean threadBean;
 
@@ -54,7 +76,12 @@ final class ResidentCheckThread implements Runnable {
     private long codeResident = ProcessMemorySamples.UNKNOWN;
     private long stacksResident = ProcessMemorySamples.UNKNOWN;
     private long stacksMatched = ProcessMemorySamples.UNKNOWN;
+    /** When the latest pass's figures were measured ({@code System.nanoTime()} at the pass's middle). */
+    private long passNanos;
+    private long lastWallNanos;
     private long passes;
+    private long requestedPasses;
+    private String endPass;
     private long failures;
     private long cpuNanos;
     private long setUpCpuNanos;
@@ -132,14 +159,21 @@ final class ResidentCheckThread implements Runnable {
                 setUpCpuNanos = cpu() - cpu0;
                 cpuNanos += setUpCpuNanos;
             }
-            long next = System.nanoTime();
+            long next = System.nanoTime(); // the next pass of the interval
+            long earliest = next; // the next pass the cost budget allows, requested or not
             while (running) {
-                long wait = next - System.nanoTime();
+                boolean asked = requested;
+                long wait = (asked ? earliest : next) - System.nanoTime();
                 if (wait > 0) {
-                    LockSupport.parkNanos(this, wait);
+                    LockSupport.parkNanos(this, wait); // a request unparks it to wait for the budget only
                     continue;
                 }
-                next = System.nanoTime() + pass(check);
+                requested = false; // a request during the pass asks for the next one
+                pass(check, asked && next - System.nanoTime() > 0);
+                long now = System.nanoTime();
+                earliest = now + Math.max(MIN_REQUEST_SPACING_MILLIS * 1_000_000L,
+                        Math.max(REQUEST_WALL_BUDGET * passWall, REQUEST_CPU_BUDGET * passCpu));
+                next = now + Math.max(intervalNanos, Math.max(WALL_BUDGET * passWall, CPU_BUDGET * passCpu));
             }
         } catch (Throwable t) {
             turnOff("failed: " + t, t);
@@ -159,11 +193,11 @@ final class ResidentCheckThread implements Runnable {
 
     /**
      * One pass; a failed one is counted, and the check is turned off after the first pass failed to read the file at
-     * all (no /proc, or no smaps in it).
+     * all (no /proc, or no smaps in it). Its wall and CPU time are left in {@link #passWall} and {@link #passCpu}.
      *
-     * @return how long to wait for the next
+     * @param requested whether the pass runs on request, before the interval's next
      */
-    private long pass(SmapsResidentCheck check) {
+    private void pass(SmapsResidentCheck check, boolean requested) {
         long wall0 = System.nanoTime();
         long cpu0 = cpu();
         boolean ok;
@@ -194,8 +228,13 @@ final class ResidentCheckThread implements Runnable {
                 codeResident = check.knowsCode() ? check.codeResident : ProcessMemorySamples.UNKNOWN;
                 stacksResident = check.stacksResident;
                 stacksMatched = check.stacksMatched;
+                passNanos = wall0 + wall / 2;
                 passes++;
+                if (requested) {
+                    requestedPasses++;
+                }
             }
+            lastWallNanos = wall;
             cpuNanos += cpu;
             maxCpuNanos = Math.max(maxCpuNanos, cpu);
             maxWallNanos = Math.max(maxWallNanos, wall);
@@ -205,8 +244,69 @@ final class ResidentCheckThread implements Runnable {
                 stretchCpuNanos = cpu;
                 stretchSpacingNanos = spacing;
             }
+            notifyAll(); // passNow
         }
-        return Math.max(intervalNanos, spacing);
+        passWall = wall;
+        passCpu = cpu;
+    }
+
+    /**
+     * Asks for a pass as soon as the cost budget allows, before the interval's next (never blocks: a volatile write
+     * and an unpark; a pass under way or already asked for is not asked again).
+     */
+    void request() {
+        if (requested) {
+            return;
+        }
+        requested = true;
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * Asks for a pass now and waits for it at most {@code timeoutNanos}: the capture's end, so that the run's last
+     * figures are fresh. Skipped when the check is off or a pass costs much (the last one took more than
+     * {@value #END_PASS_MAX_WALL_MILLIS} ms): a JVM's exit does no heavy work. What happened is kept
+     * ({@code processMemory.rssDetailEndPass}).
+     *
+     * @return whether a pass ended meanwhile
+     */
+    boolean passNow(long timeoutNanos) {
+        long start = System.nanoTime();
+        synchronized (this) {
+            if (thread == null || !running || off != null) {
+                endPass = "skipped: the check is off";
+                return false;
+            }
+            if (lastWallNanos > END_PASS_MAX_WALL_MILLIS * 1_000_000L) {
+                endPass = "skipped: the last pass took " + millis(lastWallNanos) + " ms";
+                return false;
+            }
+        }
+        long before;
+        synchronized (this) {
+            before = passes + failures;
+        }
+        requested = true;
+        LockSupport.unpark(thread);
+        synchronized (this) {
+            long left = timeoutNanos;
+            while (passes + failures == before && left > 0 && running) {
+                try {
+                    wait(Math.max(1, left / 1_000_000L));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // kept for the caller
+                    break;
+                }
+                left = timeoutNanos - (System.nanoTime() - start);
+            }
+            boolean done = passes + failures > before;
+            endPass = done ? "done in " + millis(System.nanoTime() - start) + " ms"
+                    : "not done: no pass ended within " + millis(timeoutNanos) + " ms";
+            return done;
+        }
     }
 
     private long cpu() {
@@ -217,12 +317,15 @@ final class ResidentCheckThread implements Runnable {
     /**
      * Copies the latest pass's figures into {@code into} from {@code at}: heap, code cache and stacks resident, and
      * the stacks recognised; unknown before the first pass and when off.
+     *
+     * @return when that pass measured them ({@code System.nanoTime()}), or {@link Long#MIN_VALUE} before the first
      */
-    synchronized void figures(long[] into, int at) {
+    synchronized long figures(long[] into, int at) {
         into[at] = heapResident;
         into[at + 1] = codeResident;
         into[at + 2] = stacksResident;
         into[at + 3] = stacksMatched;
+        return passes > 0 ? passNanos : Long.MIN_VALUE;
     }
 
     /** @return whether a pass gave figures (the parts are then resident ones) */
@@ -243,6 +346,10 @@ final class ResidentCheckThread implements Runnable {
     /** The check's figures for the recording's metadata at the end. */
     synchronized void metadata(Map<String, String> into) {
         into.put("processMemory.rssDetailPasses", Long.toString(passes));
+        into.put("processMemory.rssDetailRequestedPasses", Long.toString(requestedPasses));
+        if (endPass != null) {
+            into.put("processMemory.rssDetailEndPass", endPass);
+        }
         into.put("processMemory.rssDetailFailures", Long.toString(failures));
         boolean measured = cpuMeasured();
         into.put("processMemory.rssDetailCpuNanos", measured ? Long.toString(cpuNanos) : "unknown");

@@ -61,6 +61,42 @@ class ResidentCheckThreadTest {
     }
 
     @Test
+    void aRequestOrTheCapturesEndRunsAPassBeforeTheInterval(@TempDir Path dir) throws Exception {
+        Path smaps = Files.writeString(dir.resolve("smaps"), stack(0x7f00_0000_0000L, 40));
+        // an hour's interval: every pass after the first is one asked for
+        ResidentCheckThread r = new ResidentCheckThread(3_600_000, new long[] {MIB}, null, smaps.toString())
+                .start(1024 * MIB);
+        long[] figures = new long[4];
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(r::passed);
+            long first = r.figures(figures, 0);
+            assertThat(first).isNotEqualTo(Long.MIN_VALUE).isLessThanOrEqualTo(System.nanoTime());
+            assertThat(figures[2]).isEqualTo(40 * 1024L);
+            Files.writeString(smaps, stack(0x7f00_0000_0000L, 40) + stack(0x7f00_0010_0000L, 60));
+            r.request();
+            await().atMost(Duration.ofSeconds(30)).until(() -> r.figures(figures, 0) != first);
+            assertThat(figures[2]).as("the requested pass read the file afresh").isEqualTo(100 * 1024L);
+            long second = r.figures(figures, 0);
+            assertThat(second).isGreaterThan(first);
+            Files.writeString(smaps, stack(0x7f00_0000_0000L, 80));
+            assertThat(r.passNow(30_000_000_000L)).as("the end's pass").isTrue();
+            assertThat(r.figures(figures, 0)).isGreaterThan(second);
+            assertThat(figures[2]).isEqualTo(80 * 1024L);
+        } finally {
+            r.stop();
+        }
+        Map<String, String> meta = new HashMap<>();
+        r.metadata(meta);
+        assertThat(meta).containsEntry("processMemory.rssDetailPasses", "3")
+                .containsEntry("processMemory.rssDetailRequestedPasses", "2");
+        assertThat(meta.get("processMemory.rssDetailEndPass")).startsWith("done in ");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !threadAlive("memscope-resident"));
+        assertThat(r.passNow(1_000_000_000L)).as("stopped: no pass").isFalse();
+        r.metadata(meta);
+        assertThat(meta).containsEntry("processMemory.rssDetailEndPass", "skipped: the check is off");
+    }
+
+    @Test
     void aHeapBelowTheMinimumHasNoCheckAndSaysWhy(@TempDir Path dir) throws Exception {
         Path smaps = Files.writeString(dir.resolve("smaps"), stack(0x7f00_0000_0000L, 40));
         ResidentCheckThread r = new ResidentCheckThread(100, new long[] {MIB}, null, smaps.toString())
