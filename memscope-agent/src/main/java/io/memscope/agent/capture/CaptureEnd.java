@@ -77,9 +77,8 @@ final class CaptureEnd {
                 }
             }
             ProcessMemorySampler pm = session.processMemory;
-            if (pm != null) { // the background thread stopped: a last sample, its last samples, its figures
+            if (pm != null) { // the background thread stopped: its last samples, its figures
                 try {
-                    pm.end(session.recording);
                     pm.writeTo(session.recording);
                     pm.metadata(session.endMetadata);
                     pm.close();
@@ -153,6 +152,10 @@ final class CaptureEnd {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        ProcessMemorySampler pm = session.processMemory;
+        if (pm != null && (t == null || !t.isAlive())) {
+            pm.end(session.recording); // a fresh resident pass (bounded) and a last sample, within the capture's time
         }
         if (log != null && !log.listening()) {
             log.stop(); // no JMX at the end: the collections it did not see keep no details

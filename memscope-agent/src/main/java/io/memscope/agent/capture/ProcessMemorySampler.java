@@ -32,10 +32,11 @@ import java.util.regex.Pattern;
  *
  * <p>The resident parts (heap, code cache, thread stacks) come from the resident check, which runs on a thread of its
  * own ({@link ResidentCheckThread}): each sample carries its latest figures and their age ({@code residentAge}), and
- * its CPU time is counted in {@code processMemory.cpuNanos} too. When the resident set grew by more than
- * {@value #GROWTH_PERCENT}% and {@value #GROWTH_MIN_MIB} MiB since the sample that first carried the latest figures,
- * the sampler asks the check for a pass before its interval (once per pass), so that the figures at a peak are
- * measured near it; at the capture's end it asks for one more and takes a last sample with it ({@link #end}).
+ * its CPU time is counted in {@code processMemory.cpuNanos} too. When the resident set changed by more than
+ * {@value #GROWTH_PERCENT}% and {@value #GROWTH_MIN_MIB} MiB since the sample that first carried the latest figures
+ * (grew from its lowest since, or fell below that sample's), the sampler asks the check for a pass before its interval
+ * (once per pass), so that the figures at a peak are measured near it; at the capture's end it asks for one more and
+ * takes a last sample with it ({@link #end}).
  *
  * <p>Not thread-safe: the background thread samples and flushes; the capture's end writes the rest after that thread
  * stopped.
@@ -75,6 +76,8 @@ final class ProcessMemorySampler {
     private long residentSeen = Long.MIN_VALUE;
     /** RSS at the first sample that carried them; whether a pass was asked for since. */
     private long residentBaseRss = ProcessMemorySamples.UNKNOWN;
+    /** The lowest RSS since then (a fall and a growth back is a change too). */
+    private long residentLowRss = ProcessMemorySamples.UNKNOWN;
     private boolean residentAsked;
     private long residentRequests;
     /**
@@ -281,13 +284,22 @@ final class ProcessMemorySampler {
         samples++;
     }
 
-    /** Asks the resident check for a pass when RSS grew much since the figures at {@code at} were first seen. */
+    /**
+     * Asks the resident check for a pass when RSS changed much since the figures at {@code at} were first seen: grew
+     * from its lowest since then, or fell from its figure then (once per pass).
+     */
     private void residentFresh(ResidentCheckThread r, long at, long rss) {
         if (at != residentSeen) {
             residentSeen = at;
             residentBaseRss = rss;
+            residentLowRss = rss;
             residentAsked = false;
-        } else if (!residentAsked && grewMuch(residentBaseRss, rss)) {
+            return;
+        }
+        if (rss >= 0 && rss < residentLowRss) {
+            residentLowRss = rss;
+        }
+        if (!residentAsked && (grewMuch(residentLowRss, rss) || grewMuch(rss, residentBaseRss))) {
             residentAsked = true;
             residentRequests++;
             r.request();

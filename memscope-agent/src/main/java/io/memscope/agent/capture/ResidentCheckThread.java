@@ -31,15 +31,15 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code processMemory.rssDetailStretched}) and the latest reason kept ({@code processMemory.rssDetailStretch}).
  *
  * <p><b>Passes on request.</b> Figures as old as the interval are stale where the resident set grows fast (a short
- * run's peak, a burst of direct buffers): the process sampler asks for a pass when the resident set grew since the
- * latest one ({@link #request}); it runs without waiting for the interval, as soon as a budget a quarter of the one
- * above allows ({@value #REQUEST_WALL_BUDGET} times the last pass's wall time and {@value #REQUEST_CPU_BUDGET} times its
- * CPU time after it, at least {@value #MIN_REQUEST_SPACING_MILLIS} ms: up to 4% of a core while the resident set
- * grows). Requests are bounded by growth, not time: the sampler asks once per pass, and only when the resident set
- * grew by a few percent since it (docs/agent.md). The wall budget is loose because a wall time inflated by a loaded
- * machine is not time the lock is held (the kernel takes it per read of the file, not for the whole pass). The
- * capture's end
- * asks for one more and waits for it a bounded time ({@link #passNow}), so that the run's last figures are fresh.
+ * run's peak, a burst of direct buffers): the process sampler asks for a pass when the resident set changed since the
+ * latest one ({@link #request}); it runs without waiting for the interval, {@value #REQUEST_CPU_BUDGET} times the last
+ * pass's CPU time after it and at least {@value #MIN_REQUEST_SPACING_MILLIS} ms (at most 4% of a core, and only while
+ * the resident set keeps changing: the sampler asks once per pass, when the resident set changed by a few percent
+ * since it). Its wall time does not space requested passes out: on a loaded machine it is mostly time spent waiting
+ * for a core (a pass of 6 ms of CPU took 560 ms at a load of 17 on 2 cores), which would keep the figures at a peak
+ * seconds old; its CPU time is the kernel's walk of the page tables, while the memory map's lock is held. The
+ * capture's end asks for one more and waits for it a bounded time ({@link #passNow}), so that the run's last figures
+ * are fresh.
  * Each pass's time is kept beside its figures ({@link #figures}), so that a report says how old they are.
  *
  * <p>Thread-safe: the thread writes its figures and counters under this object's lock; the process sampler reads
@@ -53,10 +53,13 @@ final class ResidentCheckThread implements Runnable {
     static final long WALL_BUDGET = 20, CPU_BUDGET = 100;
     /** A requested pass runs at least this long after the previous one... */
     static final long MIN_REQUEST_SPACING_MILLIS = 50;
-    /** ...and this many times its wall time, and its CPU time. */
-    static final long REQUEST_WALL_BUDGET = 5, REQUEST_CPU_BUDGET = 25;
-    /** The capture's end does not ask for a pass when the last one took longer than this (wall). */
-    static final long END_PASS_MAX_WALL_MILLIS = 200;
+    /** ...and this many times its CPU time. */
+    static final long REQUEST_CPU_BUDGET = 25;
+    /**
+     * The capture's end does not ask for a pass when the last one took more CPU time than this (an 8 GiB resident heap
+     * takes about 150 ms), or this wall time when the JVM does not measure CPU time.
+     */
+    static final long END_PASS_MAX_MILLIS = 50;
 
     private final long intervalNanos;
     private final long[] stackSizes;
@@ -79,6 +82,7 @@ final class ResidentCheckThread implements Runnable {
     /** When the latest pass's figures were measured ({@code System.nanoTime()} at the pass's middle). */
     private long passNanos;
     private long lastWallNanos;
+    private long lastCpuNanos;
     private long passes;
     private long requestedPasses;
     private String endPass;
@@ -171,8 +175,7 @@ final class ResidentCheckThread implements Runnable {
                 requested = false; // a request during the pass asks for the next one
                 pass(check, asked && next - System.nanoTime() > 0);
                 long now = System.nanoTime();
-                earliest = now + Math.max(MIN_REQUEST_SPACING_MILLIS * 1_000_000L,
-                        Math.max(REQUEST_WALL_BUDGET * passWall, REQUEST_CPU_BUDGET * passCpu));
+                earliest = now + Math.max(MIN_REQUEST_SPACING_MILLIS * 1_000_000L, REQUEST_CPU_BUDGET * passCpu);
                 next = now + Math.max(intervalNanos, Math.max(WALL_BUDGET * passWall, CPU_BUDGET * passCpu));
             }
         } catch (Throwable t) {
@@ -235,6 +238,7 @@ final class ResidentCheckThread implements Runnable {
                 }
             }
             lastWallNanos = wall;
+            lastCpuNanos = cpu;
             cpuNanos += cpu;
             maxCpuNanos = Math.max(maxCpuNanos, cpu);
             maxWallNanos = Math.max(maxWallNanos, wall);
@@ -268,7 +272,7 @@ final class ResidentCheckThread implements Runnable {
     /**
      * Asks for a pass now and waits for it at most {@code timeoutNanos}: the capture's end, so that the run's last
      * figures are fresh. Skipped when the check is off or a pass costs much (the last one took more than
-     * {@value #END_PASS_MAX_WALL_MILLIS} ms): a JVM's exit does no heavy work. What happened is kept
+     * {@value #END_PASS_MAX_MILLIS} ms of CPU): a JVM's exit does no heavy work. What happened is kept
      * ({@code processMemory.rssDetailEndPass}).
      *
      * @return whether a pass ended meanwhile
@@ -280,8 +284,9 @@ final class ResidentCheckThread implements Runnable {
                 endPass = "skipped: the check is off";
                 return false;
             }
-            if (lastWallNanos > END_PASS_MAX_WALL_MILLIS * 1_000_000L) {
-                endPass = "skipped: the last pass took " + millis(lastWallNanos) + " ms";
+            long cost = threadBean != null ? lastCpuNanos : lastWallNanos;
+            if (cost > END_PASS_MAX_MILLIS * 1_000_000L) {
+                endPass = "skipped: the last pass took " + millis(cost) + " ms" + (threadBean != null ? " of CPU" : "");
                 return false;
             }
         }
