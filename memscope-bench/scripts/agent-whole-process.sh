@@ -46,15 +46,8 @@ java="/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 [ -x "$java" ] || java="$(command -v java)"
 report=""
 all_configs=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) java="$2"; shift 2 ;;
-    --out) report="$2"; shift 2 ;;
-    --all-configs) all_configs=1; shift ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=java --out=report --all-configs=all_configs:1' "$@"
 
 agent="$root/memscope-agent/target/memscope-agent.jar"
 classes="$root/memscope-bench/target/classes"

@@ -19,14 +19,9 @@ rounds=15
 java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
 [ -x "$java" ] || java="$(command -v java)"
 dists=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) java="$2"; shift 2 ;;
-    -*) echo "unknown option $1" >&2; exit 2 ;;
-    *) dists+=("$1"); shift ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=java ...' "$@"
+dists=("${bench_rest[@]}")
 [ ${#dists[@]} -gt 0 ] || { echo "usage: $0 DIST [DIST...] [-n ROUNDS] [--java PATH]" >&2; exit 2; }
 
 work=$(mktemp -d)

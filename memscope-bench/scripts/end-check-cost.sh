@@ -14,14 +14,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rounds=5
 java="/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 gc=G1
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) java="$2"; shift 2 ;;
-    --gc) gc="$2"; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=java --gc=gc' "$@"
 cli_jar="$root/memscope-cli/target/memscope.jar"
 classes="$root/memscope-bench/target/classes"
 work="$(mktemp -d)"

@@ -35,14 +35,8 @@ workload="${1:-all}"
 rounds=3
 javas=()
 report=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) javas+=("$2"); shift 2 ;;
-    --out) report="$2"; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=javas[] --out=report' "$@"
 if [ ${#javas[@]} -eq 0 ]; then
   for j in /usr/lib/jvm/java-17-openjdk-amd64/bin/java /usr/lib/jvm/temurin-25-jdk-amd64/bin/java; do
     [ -x "$j" ] && javas+=("$j")

@@ -18,15 +18,11 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 ROUNDS=3
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --java) JAVA="$2"; shift 2 ;;
-    --rounds) ROUNDS="$2"; shift 2 ;;
-    *) break ;;
-  esac
-done
-SIZE="$1"
-OBJECTS="$2"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '--java=JAVA --rounds=ROUNDS ...' "$@"
+[ ${#bench_rest[@]} -eq 2 ] || { echo "usage: $0 [--java JAVA] [--rounds N] SIZE OBJECTS" >&2; exit 2; }
+SIZE="${bench_rest[0]}"
+OBJECTS="${bench_rest[1]}"
 JDK="$(dirname "$(dirname "$JAVA")")"
 AGENT="$ROOT/memscope-agent/target/memscope-agent.jar"
 CLI="$ROOT/memscope"

@@ -16,14 +16,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rounds=10
 java="$(command -v java)"
 seconds=3
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) java="$2"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=java --seconds=seconds' "$@"
 agent="$root/memscope-agent/target/memscope-agent.jar"
 core="$(ls "$root"/memscope-core/target/memscope-core-*.jar | grep -v -e -sources -e -javadoc -e -tests | head -1)"
 [ -e "$agent" ] && [ -e "$core" ] || { echo "build first: ./mvnw -B package -DskipTests" >&2; exit 1; }

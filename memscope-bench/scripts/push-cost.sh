@@ -16,14 +16,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rounds=8
 java="$(command -v java)"
 iterations=150
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -n) rounds="$2"; shift 2 ;;
-    --java) java="$2"; shift 2 ;;
-    --iterations) iterations="$2"; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '-n=rounds --java=java --iterations=iterations' "$@"
 agent="$root/memscope-agent/target/memscope-agent.jar"
 [ -e "$agent" ] || { echo "missing $agent (./mvnw -B package -DskipTests)" >&2; exit 1; }
 work="$(mktemp -d /tmp/memscope-push-cost.XXXXXX)"

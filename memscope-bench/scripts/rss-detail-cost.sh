@@ -19,15 +19,8 @@ java="$(command -v java)"
 seconds=20
 rounds=2
 large=1
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --java) java="$2"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --no-large) large=0; shift ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "${BASH_SOURCE[0]}")/bench-args.sh"
+bench_args '--java=java --seconds=seconds --rounds=rounds --no-large=large:0' "$@"
 jar="$root/memscope-cli/target/memscope.jar"
 [ -e "$jar" ] || { echo "build first: ./mvnw -B package -DskipTests" >&2; exit 1; }
 work="$(mktemp -d /tmp/memscope-rss-cost.XXXXXX)"
