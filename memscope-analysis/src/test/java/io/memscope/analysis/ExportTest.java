@@ -87,7 +87,8 @@ class ExportTest {
     void pprofIsReadBackByAnIndependentDecoder() throws Exception {
         Report r = report();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PprofProfile.write(r, ExportMetric.LIVE_BYTES, 4096, 1_767_225_600_000_000_000L, out);
+        assertThat(PprofProfile.period(r)).as("the recording's interval").isEqualTo(4096);
+        PprofProfile.write(r, ExportMetric.LIVE_BYTES, PprofProfile.period(r), 1_767_225_600_000_000_000L, out);
         PprofWire p = PprofWire.decode(new ByteArrayInputStream(out.toByteArray()));
         assertThat(p.strings.get(0)).isEmpty();
         assertThat(p.sampleTypes).extracting(t -> p.strings.get((int) t[0]) + "/" + p.strings.get((int) t[1]))

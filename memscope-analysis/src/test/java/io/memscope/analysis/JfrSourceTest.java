@@ -58,6 +58,14 @@ class JfrSourceTest {
         long effective = Long.parseLong(report.metadata().get(JfrSource.EFFECTIVE_WEIGHT_BYTES));
         assertThat(effective).isPositive().isLessThanOrEqualTo(report.totals().allocatedBytes());
         assertThat(DiffBuilder.varianceFactor(report, DiffMetric.ALLOCATED, 1)).isEqualTo(effective);
+        // pprof: JFR's samples have no byte period (not memscope's 512 KiB)
+        assertThat(io.memscope.analysis.export.PprofProfile.period(report)).isZero();
+        java.io.ByteArrayOutputStream pprof = new java.io.ByteArrayOutputStream();
+        io.memscope.analysis.export.PprofProfile.write(report, io.memscope.analysis.export.ExportMetric.ALLOC_BYTES,
+                io.memscope.analysis.export.PprofProfile.period(report), 0, pprof);
+        PprofWire wire = PprofWire.decode(new java.io.ByteArrayInputStream(pprof.toByteArray()));
+        assertThat(wire.period).isZero();
+        assertThat(wire.sum("alloc_space")).isEqualTo(report.totals().allocatedBytes());
         assertThat(DiffBuilder.varianceFactor(report, DiffMetric.LIVE, 1)).isZero();
         String json = ReportJson.toJson(report);
         assertThat(json.replace(" ", "").replace("\n", "")).contains("\"source\":{\"kind\":\"jfr\"");

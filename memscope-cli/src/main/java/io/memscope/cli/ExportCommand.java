@@ -100,9 +100,8 @@ final class ExportCommand implements Callable<Integer> {
         }) {
             switch (format) {
                 case "pprof" -> {
-                    long interval = metadataNumber(r, MetadataKeys.INTERVAL_BYTES, 524288);
                     long startMs = metadataNumber(r, MetadataKeys.START_EPOCH_MS, 0);
-                    PprofProfile.write(r, m, interval, startMs * 1_000_000L, o);
+                    PprofProfile.write(r, m, PprofProfile.period(r), startMs * 1_000_000L, o);
                 }
                 case "collapsed" -> {
                     Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);

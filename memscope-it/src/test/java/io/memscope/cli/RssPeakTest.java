@@ -73,7 +73,7 @@ class RssPeakTest {
         double endMs = ((Number) Json.obj(report, "processMemory", "end").get("timeMs")).doubleValue();
         assertThat(peakMs).as(figures + ": the peak is after the growth and before the end (not the end's pass)")
                 .isGreaterThan(growMs).isLessThan(endMs);
-        assertThat(rss).as(figures).isGreaterThan((HEAP_MIB + DIRECT_MIB) * MIB);
+        assertThat(rss).as(figures.toString()).isGreaterThan((HEAP_MIB + DIRECT_MIB) * MIB);
         assertThat(sum).as(figures + ": the parts and other add up to RSS").isEqualTo(rss);
         assertThat(Json.num(peak, "otherBytes")).as(figures + ": other at most a tenth of RSS")
                 .isLessThanOrEqualTo(rss / 10);

@@ -2,6 +2,7 @@ package io.memscope.analysis.export;
 
 import io.memscope.analysis.Report;
 import io.memscope.analysis.StackProfile;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.launch.pprof.PprofWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,13 +31,32 @@ import java.util.List;
  * with one line of a function {@code pkg.Class.method} in file {@code File.java}. The allocated type is a label
  * {@code object type} (for tag filters; native stacks: {@code native:malloc}, {@code native:direct-buffer}...). A
  * native frame ({@code libz.so.1!inflateInit2_}) is a location of a function of that name with no file. Period:
- * {@code space}/bytes, the heap sampling interval.
+ * {@code space}/bytes, the heap sampling interval ({@link #period}); none for a JFR input, whose allocation samples are
+ * throttled by rate and weighted one by one, never taken every so many bytes.
  */
 public final class PprofProfile {
     private PprofProfile() {
     }
 
     /**
+     * @return the profile's period: memscope's mean heap sampling interval in bytes (metadata {@code intervalBytes});
+     *         0 for a JFR recording (its samples have no byte period: JFR throttles them by rate, async-profiler's
+     *         carry their own weights) or a recording that does not say it, and then no period is written
+     */
+    public static long period(Report r) {
+        if (r.recording().jfr()) {
+            return 0;
+        }
+        String v = r.metadata().get(MetadataKeys.INTERVAL_BYTES);
+        try {
+            return v == null ? 0 : Math.max(0, Long.parseLong(v.strip()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * @param intervalBytes the period ({@link #period}); 0: none written
      * @param defaultMetric the sample type tools show first: {@code alloc-bytes}/{@code alloc-objects} choose
      *                      allocations, anything else {@code inuse_space}
      */
@@ -51,7 +71,9 @@ public final class PprofProfile {
         p.sampleType("native_alloc_space", "bytes");
         p.sampleType("native_inuse_objects", "count");
         p.sampleType("native_inuse_space", "bytes");
-        p.period("space", "bytes", intervalBytes);
+        if (intervalBytes > 0) {
+            p.period("space", "bytes", intervalBytes);
+        }
         p.time(startEpochNanos, r.window().toNanos() - r.window().fromNanos());
         p.defaultSampleType(switch (defaultMetric) {
             case ALLOC_BYTES -> "alloc_space";
