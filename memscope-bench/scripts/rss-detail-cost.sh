@@ -4,7 +4,8 @@
 # rssDetail=0 (fast samples only) and 5000 (the default), alternating, R rounds, at a small heap (-Xmx64m) and at a
 # large resident set (-Xms8g -Xmx8g -XX:+AlwaysPreTouch: 8 GiB of heap resident). Per run, from report.json's
 # metadata: fast samples and their CPU time each (processMemory.cpuNanos less processMemory.rssDetailCpuNanos),
-# resident checks, their CPU time in the run and each, their longest wall time, the longest gap between two process
+# resident checks (of which asked for by the sampler when RSS changed, and the end's), their CPU time in the run and
+# each, their longest wall time, the longest gap between two process
 # samples (the check runs on its own thread: a long pass no longer delays them); and from outside, the whole JVM's
 # user+sys CPU time (/usr/bin/time) and wall time.
 #
@@ -57,9 +58,10 @@ gaps = sorted(b - a for a, b in zip(t, t[1:]))
 end = rep['processMemory']['end']
 # the time file holds `memscope run`'s own JVM and the program's: user sys wall of the whole command
 u, sy, w = (float(x) for x in open(sys.argv[3]).read().split()[-3:])
-print('%-9s samples %4d  fast %6.1f us/sample  checks %3d  %7.1f ms CPU in the run (set-up %5.1f, each %6.2f, max '
+print('%-9s samples %4d  fast %6.1f us/sample  checks %3d (%s asked for, end: %s)  %7.1f ms CPU in the run (set-up %5.1f, each %6.2f, max '
       '%6.2f, wall max %6.1f ms)  stretched %s  sampler %.3f%% of a core  longest gap %5.0f ms  rss %5d MiB  command: %.2f s CPU, '
-      '%.1f s wall' % (sys.argv[2], s, (c - d) / s / 1e3, p, d / 1e6, su / 1e6,
+      '%.1f s wall' % (sys.argv[2], s, (c - d) / s / 1e3, p, m.get('processMemory.rssDetailRequestedPasses', '-'),
+      m.get('processMemory.rssDetailEndPass', '-'), d / 1e6, su / 1e6,
       (d - su) / p / 1e6 if p else 0,
       g('processMemory.rssDetailMaxCpuNanos') / 1e6, g('processMemory.rssDetailMaxWallNanos') / 1e6,
       m.get('processMemory.rssDetailStretched', '-'), c / ((t[-1] - t[0]) * 1e6) * 100, gaps[-1],

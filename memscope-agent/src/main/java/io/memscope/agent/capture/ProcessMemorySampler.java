@@ -13,8 +13,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Samples the process's memory every {@code processMemory} milliseconds on the capture's background thread
@@ -61,11 +59,6 @@ final class ProcessMemorySampler {
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
     private static final byte[][] STATUS_KEYS = {ascii("VmRSS:"), ascii("RssAnon:"), ascii("RssFile:"),
         ascii("RssShmem:"), ascii("VmSwap:"), ascii("Threads:")};
-    /** NMT's report is asked for at most this often. */
-    static final long NMT_INTERVAL_NANOS = 1_000_000_000L;
-    private static final Pattern NMT_CATEGORY = Pattern.compile(
-            "^-\\s+(.+?) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
-    private static final Pattern NMT_STACK = Pattern.compile("\\(stack: reserved=(\\d+)KB, committed=(\\d+)KB");
 
     private final long intervalNanos;
     /** How often the resident check runs ({@code rssDetail}); 0 = never. */
@@ -80,21 +73,8 @@ final class ProcessMemorySampler {
     private long residentLowRss = ProcessMemorySamples.UNKNOWN;
     private boolean residentAsked;
     private long residentRequests;
-    /**
-     * {@code sun.nio.ch.FileChannelImpl} once the JVM loaded it (found among the loaded classes, never loaded by the
-     * agent: {@code FileChannel} and its 30 classes are not loaded into JVMs that do not use them), to see whether
-     * mapped buffers can exist yet; null before.
-     */
-    private Class<?> fileChannels;
-    private java.lang.instrument.Instrumentation inst;
-    /** When to look for {@link #fileChannels} among the loaded classes next. */
-    private long nextClassScan;
-    /** Looks for the file channel class at most this often (a scan lists every loaded class). */
-    static final long CLASS_SCAN_NANOS = 5_000_000_000L;
-    /** The JDK's mapped buffer pools' memory used, once {@link #fileChannels} is initialised; null before. */
-    private java.lang.invoke.MethodHandle[] mapped;
-    /** {@code Unsafe.shouldBeInitialized(Class)} (jdk.internal.misc, exported to the agent at start). */
-    private java.lang.invoke.MethodHandle initialised;
+    /** The JDK's direct and mapped buffer pools. */
+    private final JdkBufferPools pools = new JdkBufferPools(this::failed);
     private final LongSupplier trackedNative;
     private final long[] times;
     private final long[] values;
@@ -106,21 +86,14 @@ final class ProcessMemorySampler {
     private final List<MemoryPoolMXBean> metaspacePools = new ArrayList<>();
     private final List<MemoryPoolMXBean> classPools = new ArrayList<>();
     private final List<MemoryPoolMXBean> codePools = new ArrayList<>();
-    /** The JDK's {@code direct} buffer pool's memory used, as {@code BufferPoolMXBean} reports it; null unknown. */
-    private java.lang.invoke.MethodHandle direct;
     private ThreadMXBean threadBean;
     private boolean cpuTime;
     /** Bytes of one thread's stack (ThreadStackSize), for the estimate without NMT. */
     private long stackSizeBytes = 1L << 20;
-    /** NMT's mode ({@code off}, {@code summary}, {@code detail}) and its latest thread stack figure (-1 none). */
-    private String nmt = "off";
-    private long nmtStackBytes = ProcessMemorySamples.UNKNOWN;
-    private long nextNmt;
-    private final List<ProcessMemorySamples> nmtPending = new ArrayList<>();
+    /** NMT's summary when the JVM runs with it. */
+    private final NmtSummary nmt = new NmtSummary(this::failed);
     private long samples;
     private long failures;
-    private long nmtSamples;
-    private long nmtFailures;
     private long cpuNanos;
     private String firstFailure;
     /** The latest sample's values (in {@link #PARTS} order), for the MXBean; all unknown before the first. */
@@ -176,14 +149,14 @@ final class ProcessMemorySampler {
                     codePools.add(p);
                 }
             }
-            direct = directPool(inst);
+            pools.start(inst, nowNanos);
             threadBean = ManagementFactory.getThreadMXBean();
             cpuTime = threadBean.isCurrentThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
             com.sun.management.HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(
                     com.sun.management.HotSpotDiagnosticMXBean.class);
             long[] stackSizes = new long[3];
             if (hs != null) {
-                nmt = hs.getVMOption("NativeMemoryTracking").getValue();
+                nmt.mode(hs.getVMOption("NativeMemoryTracking").getValue(), nowNanos);
                 long kb = Long.parseLong(hs.getVMOption("ThreadStackSize").getValue());
                 if (kb > 0) {
                     stackSizeBytes = kb * 1024;
@@ -199,10 +172,7 @@ final class ProcessMemorySampler {
         } catch (Throwable t) {
             failed(t);
         }
-        this.inst = inst;
-        nextClassScan = nowNanos;
         nextDue = nowNanos;
-        nextNmt = nowNanos;
         return this;
     }
 
@@ -233,10 +203,7 @@ final class ProcessMemorySampler {
             if (count == times.length) {
                 writeTo(recording);
             }
-            if (!"off".equals(nmt) && nowNanos >= nextNmt) { // first: the fast sample takes its stack figure
-                nextNmt = nowNanos + NMT_INTERVAL_NANOS;
-                nmtSample(nowNanos);
-            }
+            nmt.tick(nowNanos); // first: the fast sample takes its stack figure
             sample(nowNanos);
         } catch (Throwable t) {
             failed(t);
@@ -264,12 +231,13 @@ final class ProcessMemorySampler {
         if (values[base + THREADS] < 0) {
             values[base + THREADS] = threadBean == null ? -1 : threadBean.getThreadCount();
         }
-        values[base + THREAD_STACKS] = nmtStackBytes >= 0 ? nmtStackBytes
+        long nmtStacks = nmt.stackBytes();
+        values[base + THREAD_STACKS] = nmtStacks >= 0 ? nmtStacks
                 : values[base + THREADS] >= 0 ? values[base + THREADS] * stackSizeBytes : -1;
-        values[base + DIRECT] = directUsed();
+        values[base + DIRECT] = pools.directUsed();
         long tracked = trackedNative == null ? -1 : trackedNative.getAsLong();
         values[base + TRACKED_NATIVE] = Math.max(-1, tracked);
-        values[base + MAPPED] = mappedUsed();
+        values[base + MAPPED] = pools.mappedUsed();
         ResidentCheckThread r = resident;
         if (r != null) { // HEAP_RESIDENT, CODE_RESIDENT, STACKS_RESIDENT, STACKS_MATCHED in this order
             long at = r.figures(values, base + HEAP_RESIDENT);
@@ -337,139 +305,6 @@ final class ProcessMemorySampler {
         if (cpuTime) {
             cpuNanos += threadBean.getCurrentThreadCpuTime() - cpu0;
         }
-    }
-
-    /**
-     * The {@code direct} buffer pool the {@code BufferPoolMXBean} named "direct" reads, taken from the JDK directly:
-     * asking {@code ManagementFactory} for the buffer pool beans also makes the {@code mapped} ones, whose home is
-     * {@code sun.nio.ch.FileChannelImpl}, and would load the file channel machinery (about 30 classes) into every
-     * JVM, which the agent otherwise never needs. So the mapped pools are read only once the JVM loaded and
-     * initialised that class ({@link #mappedUsed}).
-     */
-    private static java.lang.invoke.MethodHandle directPool(java.lang.instrument.Instrumentation inst) {
-        try {
-            if (inst != null) {
-                Module base = Object.class.getModule();
-                Module self = ProcessMemorySampler.class.getModule();
-                inst.redefineModule(base, java.util.Set.of(), Map.of("jdk.internal.access", java.util.Set.of(self),
-                        "jdk.internal.misc", java.util.Set.of(self), "sun.nio.ch", java.util.Set.of(self)), Map.of(),
-                        java.util.Set.of(), Map.of());
-            }
-            Object access = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaNioAccess")
-                    .invoke(null);
-            java.lang.reflect.Method getPool = Class.forName("jdk.internal.access.JavaNioAccess")
-                    .getMethod("getDirectBufferPool");
-            Object pool = getPool.invoke(access);
-            java.lang.reflect.Method used = getPool.getReturnType().getMethod("getMemoryUsed");
-            // this module's lookup: the packages are exported to it only (a public lookup would not see them)
-            return java.lang.invoke.MethodHandles.lookup().unreflect(used).bindTo(pool)
-                    .asType(java.lang.invoke.MethodType.methodType(long.class));
-        } catch (Throwable t) {
-            directWhyNot = String.valueOf(t); // a JDK without it: the direct part is unknown
-            return null;
-        }
-    }
-
-    /** Why the direct buffer pool could not be read, or null. */
-    private static volatile String directWhyNot;
-
-    private long directUsed() {
-        java.lang.invoke.MethodHandle h = direct;
-        if (h == null) {
-            return ProcessMemorySamples.UNKNOWN;
-        }
-        try {
-            return Math.max(-1, (long) h.invokeExact());
-        } catch (Throwable t) {
-            direct = null;
-            failed(t);
-            return ProcessMemorySamples.UNKNOWN;
-        }
-    }
-
-    /**
-     * The mapped buffer pools ({@code mapped}, and {@code mapped - 'non-volatile memory'}) added up: what the
-     * {@code BufferPoolMXBean}s of those names report. Only once {@code FileChannelImpl} is initialised, which every
-     * {@code FileChannel.map} needs: before that no mapped buffer exists (0), and the agent neither loads nor
-     * initialises the file channel machinery itself (it looks for the class among the loaded ones every
-     * {@link #CLASS_SCAN_NANOS}). Mapped buffers are file-backed: they are part of {@code rssFile}.
-     */
-    private long mappedUsed() {
-        java.lang.invoke.MethodHandle[] h = mapped;
-        if (h == null) {
-            if (inst == null) {
-                return ProcessMemorySamples.UNKNOWN;
-            }
-            Class<?> c = fileChannels;
-            if (c == null) {
-                long now = System.nanoTime();
-                if (now - nextClassScan < 0) {
-                    return 0;
-                }
-                nextClassScan = now + CLASS_SCAN_NANOS;
-                c = fileChannels = loadedFileChannels(inst);
-                if (c == null) {
-                    return 0; // not loaded: no file was ever mapped
-                }
-            }
-            try {
-                if (initialised == null) {
-                    Class<?> unsafe = Class.forName("jdk.internal.misc.Unsafe");
-                    initialised = java.lang.invoke.MethodHandles.lookup().unreflect(
-                            unsafe.getMethod("shouldBeInitialized", Class.class))
-                            .bindTo(unsafe.getMethod("getUnsafe").invoke(null));
-                }
-                if ((boolean) initialised.invoke(c)) {
-                    return 0;
-                }
-                h = mapped = mappedPools(c);
-            } catch (Throwable t) {
-                inst = null;
-                failed(t);
-                return ProcessMemorySamples.UNKNOWN;
-            }
-        }
-        try {
-            long sum = 0;
-            for (java.lang.invoke.MethodHandle m : h) {
-                sum += (long) m.invokeExact();
-            }
-            return Math.max(-1, sum);
-        } catch (Throwable t) {
-            inst = null;
-            mapped = null;
-            failed(t);
-            return ProcessMemorySamples.UNKNOWN;
-        }
-    }
-
-    private static Class<?> loadedFileChannels(java.lang.instrument.Instrumentation inst) {
-        for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (c.getClassLoader() == null && c.getName().equals("sun.nio.ch.FileChannelImpl")) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    private static java.lang.invoke.MethodHandle[] mappedPools(Class<?> fileChannels) throws Exception {
-        List<java.lang.invoke.MethodHandle> pools = new ArrayList<>();
-        for (String getter : new String[] {"getMappedBufferPool", "getSyncMappedBufferPool"}) {
-            java.lang.reflect.Method get;
-            try {
-                get = fileChannels.getMethod(getter);
-            } catch (NoSuchMethodException e) {
-                continue; // a JDK without non-volatile mappings
-            }
-            Object pool = get.invoke(null);
-            java.lang.reflect.Method used = get.getReturnType().getMethod("getMemoryUsed");
-            pools.add(java.lang.invoke.MethodHandles.lookup().unreflect(used).bindTo(pool)
-                    .asType(java.lang.invoke.MethodType.methodType(long.class)));
-        }
-        if (pools.isEmpty()) {
-            throw new NoSuchMethodException("FileChannelImpl.getMappedBufferPool");
-        }
-        return pools.toArray(new java.lang.invoke.MethodHandle[0]);
     }
 
     private final long[] mallinfo = new long[2];
@@ -574,72 +409,6 @@ final class ProcessMemorySampler {
         return true;
     }
 
-    /** NMT's summary through the DiagnosticCommand MBean, parsed into one sample of its own. */
-    private void nmtSample(long nowNanos) {
-        String text;
-        try {
-            text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
-                    new Object[] {new String[] {"summary", "scale=KB"}}, new String[] {String[].class.getName()});
-        } catch (Throwable t) {
-            nmtFailures++;
-            failed(t);
-            return;
-        }
-        ProcessMemorySamples s = parseNmt(text, nowNanos);
-        if (s == null) {
-            nmtFailures++;
-            return;
-        }
-        int stack = s.part("nmt.Thread.stack.committed");
-        nmtStackBytes = stack < 0 ? ProcessMemorySamples.UNKNOWN : s.value(0, stack);
-        if (nmtPending.size() < 64) {
-            nmtPending.add(s);
-        }
-        nmtSamples++;
-    }
-
-    /**
-     * @return NMT's committed bytes per category ({@code nmt.<category>.committed}) and the threads' stacks
-     *         ({@code nmt.Thread.stack.committed}) as one sample, or null when the text has no category
-     */
-    static ProcessMemorySamples parseNmt(String text, long nowNanos) {
-        if (text == null) {
-            return null;
-        }
-        List<String> parts = new ArrayList<>();
-        List<Long> values = new ArrayList<>();
-        Matcher m = NMT_CATEGORY.matcher(text);
-        while (m.find() && parts.size() < 250) {
-            String name = "nmt." + m.group(1).trim() + ".committed";
-            if (parts.contains(name)) {
-                continue;
-            }
-            try {
-                values.add(Long.parseLong(m.group(3)) * 1024);
-            } catch (NumberFormatException e) {
-                return null;
-            }
-            parts.add(name);
-            if (m.group(1).trim().equals("Thread")) {
-                int end = text.indexOf("\n-", m.end());
-                Matcher s = NMT_STACK.matcher(text.substring(m.end(), end < 0 ? text.length() : end));
-                if (s.find()) {
-                    parts.add("nmt.Thread.stack.committed");
-                    values.add(Long.parseLong(s.group(2)) * 1024);
-                }
-            }
-        }
-        if (parts.isEmpty()) {
-            return null;
-        }
-        long[] v = new long[values.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = values.get(i);
-        }
-        return new ProcessMemorySamples(parts, new long[] {nowNanos}, v);
-    }
-
     /** Writes the samples taken since the last call as PROCESS_MEMORY blocks. Never throws. */
     void writeTo(CaptureRecording recording) {
         try {
@@ -647,14 +416,11 @@ final class ProcessMemorySampler {
                 recording.processMemory(new ProcessMemorySamples(PARTS, Arrays.copyOf(times, count),
                         Arrays.copyOf(values, count * P)));
             }
-            for (ProcessMemorySamples s : nmtPending) {
-                recording.processMemory(s);
-            }
+            nmt.writeTo(recording);
         } catch (Throwable t) {
             failed(t);
         }
         count = 0;
-        nmtPending.clear();
     }
 
     /** The sampler's figures for the recording's metadata at the end. */
@@ -667,15 +433,12 @@ final class ProcessMemorySampler {
                 : "unknown");
         into.put("processMemory.rss", statusFile != null ? "/proc/self/status"
                 : "unknown: no /proc/self/status on this platform (the JVM's own figures only)");
-        into.put("processMemory.nmt", nmt);
-        if (direct == null) {
-            into.put("processMemory.direct", "unknown: " + directWhyNot);
+        nmt.metadata(into);
+        String direct = pools.directUnknown();
+        if (direct != null) {
+            into.put("processMemory.direct", direct);
         }
-        if (!"off".equals(nmt)) {
-            into.put("processMemory.nmtSamples", Long.toString(nmtSamples));
-            into.put("processMemory.nmtFailures", Long.toString(nmtFailures));
-        }
-        into.put("processMemory.threadStacks", nmtSamples > 0 ? "nmt"
+        into.put("processMemory.threadStacks", nmt.sampled() ? "nmt"
                 : "estimate: threads x ThreadStackSize (" + stackSizeBytes / 1024 + " KiB): reserved stack, an upper "
                         + "bound of what is resident");
         into.put("processMemory.rssDetailMs", Long.toString(detailMillis));
@@ -692,7 +455,7 @@ final class ProcessMemorySampler {
         boolean passed = r != null && r.passed();
         into.put("processMemory.parts.heap", passed && figures[0] >= 0 ? "resident" : "committed");
         into.put("processMemory.parts.codeCache", passed && figures[1] >= 0 ? "resident" : "committed");
-        into.put("processMemory.parts.threadStacks", passed ? "resident" : nmtSamples > 0 ? "committed"
+        into.put("processMemory.parts.threadStacks", passed ? "resident" : nmt.sampled() ? "committed"
                 : "reserved");
         into.put("processMemory.parts.metaspace", "committed");
         into.put("processMemory.parts.direct", "committed");

@@ -68,7 +68,7 @@ class ProcessMemorySamplerTest {
 
     @Test
     void nmtSummaryOfJdk17() {
-        ProcessMemorySamples s = ProcessMemorySampler.parseNmt(NMT_17, 42);
+        ProcessMemorySamples s = NmtSummary.parseNmt(NMT_17, 42);
         assertThat(s.parts()).containsExactly("nmt.Java Heap.committed", "nmt.Class.committed",
                 "nmt.Thread.committed", "nmt.Thread.stack.committed", "nmt.Code.committed",
                 "nmt.Shared class space.committed");
@@ -79,14 +79,14 @@ class ProcessMemorySamplerTest {
 
     @Test
     void nmtSummaryOfJdk25() {
-        ProcessMemorySamples s = ProcessMemorySampler.parseNmt(NMT_25_THREAD, 7);
+        ProcessMemorySamples s = NmtSummary.parseNmt(NMT_25_THREAD, 7);
         assertThat(s.value(0, s.part("nmt.Thread.stack.committed"))).isEqualTo(728L * 1024);
         assertThat(s.value(0, s.part("nmt.Java Heap.committed"))).isEqualTo(393216L * 1024);
     }
 
     @Test
     void textThatIsNotNmtIsNoSample() {
-        assertThat(ProcessMemorySampler.parseNmt("Native memory tracking is not enabled\n", 1)).isNull();
-        assertThat(ProcessMemorySampler.parseNmt(null, 1)).isNull();
+        assertThat(NmtSummary.parseNmt("Native memory tracking is not enabled\n", 1)).isNull();
+        assertThat(NmtSummary.parseNmt(null, 1)).isNull();
     }
 }
