@@ -142,6 +142,16 @@ final class Jvms {
         return Long.parseLong(meta.get(key).toString());
     }
 
+    /** @return the {@code key=number} lines a fixture wrote (its {@code System.nanoTime()} marks, its counters) */
+    static Map<String, Long> fixtureNumbers(Path file) throws IOException {
+        Map<String, Long> m = new java.util.HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            int eq = line.indexOf('=');
+            m.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
+        }
+        return m;
+    }
+
     /** @return the 1-based line of the first line of a test source containing the marker */
     static int lineOf(String sourceFile, String marker) throws IOException {
         Path p = Path.of("src/test/java").resolve(sourceFile);

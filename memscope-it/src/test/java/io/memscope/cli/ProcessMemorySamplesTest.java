@@ -39,7 +39,7 @@ class ProcessMemorySamplesTest {
                             Jvms.classPath(DirectGrowthFixture.class), DirectGrowthFixture.class.getName(),
                             counters.toString(), Integer.toString(COUNT), Integer.toString(MIB)));
             assertThat(code).as(java).isZero();
-            check(java, Jvms.report(dir.resolve("run")), read(counters),
+            check(java, Jvms.report(dir.resolve("run")), Jvms.fixtureNumbers(counters),
                     Files.readString(Jvms.summaryFile(dir.resolve("run"))));
         }
     }
@@ -144,14 +144,5 @@ class ProcessMemorySamplesTest {
 
     private static double time(Map<String, Object> s) {
         return ((Number) s.get("timeMs")).doubleValue();
-    }
-
-    private static Map<String, Long> read(Path file) throws Exception {
-        Map<String, Long> m = new HashMap<>();
-        for (String line : Files.readAllLines(file)) {
-            int eq = line.indexOf('=');
-            m.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
-        }
-        return m;
     }
 }

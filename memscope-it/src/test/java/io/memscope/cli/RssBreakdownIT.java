@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,7 @@ class RssBreakdownIT {
                             RssBreakdownFixture.class.getName(), times.toString(), "400", "4000", "256", "64",
                             "3500"));
             assertThat(code).as(java).isZero();
-            check(java, Jvms.report(dir.resolve("run")), read(times));
+            check(java, Jvms.report(dir.resolve("run")), Jvms.fixtureNumbers(times));
         }
     }
 
@@ -123,14 +122,5 @@ class RssBreakdownIT {
     private static long num(Map<String, Object> s, String key) {
         Object v = s.get(key);
         return v == null ? 0 : ((Number) v).longValue();
-    }
-
-    private static Map<String, Long> read(Path file) throws Exception {
-        Map<String, Long> m = new HashMap<>();
-        for (String line : Files.readAllLines(file)) {
-            int eq = line.indexOf('=');
-            m.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
-        }
-        return m;
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +41,7 @@ class RssPeakTest {
                             Jvms.classPath(RssPeakFixture.class), RssPeakFixture.class.getName(), times.toString(),
                             Integer.toString(HEAP_MIB), Integer.toString(DIRECT_MIB), "1000"));
             assertThat(code).as(java).isZero();
-            check(java, Jvms.report(dir.resolve("run")), read(times),
+            check(java, Jvms.report(dir.resolve("run")), Jvms.fixtureNumbers(times),
                     Files.readString(Jvms.summaryFile(dir.resolve("run"))));
         }
     }
@@ -102,14 +101,5 @@ class RssPeakTest {
     private static long num(Map<String, Object> s, String key) {
         Object v = s.get(key);
         return v == null ? 0 : ((Number) v).longValue();
-    }
-
-    private static Map<String, Long> read(Path file) throws Exception {
-        Map<String, Long> m = new HashMap<>();
-        for (String line : Files.readAllLines(file)) {
-            int eq = line.indexOf('=');
-            m.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
-        }
-        return m;
     }
 }
