@@ -95,7 +95,10 @@ final class MallocSampler {
     private long unmatchedFrees;
 
     // the self-test: decided by the drain thread
+    /** The self-test thread's OS id while its records may still come (-1 then: OS ids are reused, 32768 by default). */
     private volatile long selfTestTid = -1;
+    /** The self-test thread has ended: none of its records is claimed after this is set. */
+    private volatile boolean selfTestEnded;
     /** When the self-test forced its sample: the thread's earlier samples (class loading, say) do not count. */
     private volatile long selfTestForcedNanos = Long.MAX_VALUE;
     /** Why the last sample of the self-test thread did not pass, for the failure message. */
@@ -196,6 +199,8 @@ final class MallocSampler {
             }
         } catch (Throwable t) {
             s.selfTest = "failed: " + t;
+        } finally {
+            s.selfTestEnded = true;
         }
     }
 
@@ -211,6 +216,7 @@ final class MallocSampler {
         }
         while (true) {
             boolean more = running;
+            boolean testEnded = selfTestEnded;
             int n;
             try {
                 n = SamplerNatives.mallocDrain(buffer);
@@ -220,6 +226,11 @@ final class MallocSampler {
                 Failures.report("agent.malloc", t);
             }
             checkSelfTest();
+            if (testEnded && selfTest != null && n < buffer.length / 2) {
+                // every record of the ended self-test thread was in this batch (it was not full): a later thread
+                // that the OS gives the same id is the application's
+                selfTestTid = -1;
+            }
             if (!more && n == 0) {
                 return;
             }
