@@ -39,7 +39,7 @@ class MallocHandOffTest {
             // a record that finds the ring full is dropped whole and counted: a dropped free would leave its block
             // outstanding, so at most that many (none on a machine that keeps up)
             long dropped = r.metadata("malloc.dropped");
-            assertThat(r.outstandingAt(FIXTURE, deflaters).size() + r.outstandingAt(FIXTURE, inflaters).size())
+            assertThat((long) (r.outstandingAt(FIXTURE, deflaters).size() + r.outstandingAt(FIXTURE, inflaters).size()))
                     .as(java + ": outstanding at the end, with " + dropped + " records dropped").isLessThanOrEqualTo(dropped);
             assertThat(r.metadata("malloc.staleFrees")).as(java).isZero();
             assertThat(r.metadata("malloc.unknownIds")).as(java).isZero();

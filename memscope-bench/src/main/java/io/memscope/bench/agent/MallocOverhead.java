@@ -20,7 +20,8 @@ import java.util.zip.ZipFile;
  * process's CPU time as the OS counts it), configurations alternating within each repetition, medians over
  * repetitions (needs {@code /usr/bin/time} for the CPU time). Configurations: no agent; memscope without malloc
  * sampling (the default capture: heap sampler, process memory); and for each interval, memscope with
- * {@code malloc=true} and async-profiler 4.1's {@code nativemem} at that interval ({@code tools.profiler:async-profiler}
+ * {@code malloc=true}, the same with the rest of the capture off ({@link #HEAP_OFF}: the malloc part alone, like
+ * for like) and async-profiler 4.1's {@code nativemem} at that interval ({@code tools.profiler:async-profiler}
  * from the local Maven repository). The load ({@code /proc/loadavg}) is printed before and after.
  *
  * <p>Usage (from the repository root, after building memscope-agent and memscope-bench; run with JDK 25, {@code java}
@@ -31,6 +32,10 @@ import java.util.zip.ZipFile;
  * configurations with another memscope agent jar (an older build, to compare in the same run).
  */
 public final class MallocOverhead {
+    /** The agent options that turn off what memscope captures besides malloc, as far as options go. */
+    static final String HEAP_OFF = "interval=2147483647,gc=false,native=false,endCheck=off,paths=false,"
+            + "processMemory=0,rssDetail=0,jmx=false";
+
     private MallocOverhead() {
     }
 
@@ -57,6 +62,10 @@ public final class MallocOverhead {
             long bytes = Long.parseLong(k.substring(0, k.length() - 1)) * 1024;
             configs.put("memscope malloc " + k, List.of("-javaagent:" + memscope + "=quiet=true,malloc=true,"
                     + "mallocInterval=" + k + ",out=" + work.resolve("m" + k)));
+            // the malloc part alone: heap sampling at its largest interval, no GC records, no direct-buffer
+            // tracking, no end check or heap walk, no process memory, no MXBean (what nativemem does not do either)
+            configs.put("memscope malloc " + k + ", heap capture off", List.of("-javaagent:" + memscope
+                    + "=quiet=true,malloc=true,mallocInterval=" + k + "," + HEAP_OFF + ",out=" + work.resolve("h" + k)));
             if (baseline != null) {
                 configs.put("memscope (baseline) malloc " + k, List.of("-javaagent:" + baseline + "=quiet=true,"
                         + "malloc=true,mallocInterval=" + k + ",out=" + work.resolve("b" + k)));
