@@ -25,10 +25,23 @@
  * straight through; nothing on the malloc path takes a lock, waits or allocates; TLS is initial-exec (no
  * __tls_get_addr, which may itself call malloc). The only lock (patch_lock) is taken by start and the dlopen hook.
  *
- * Records (sample_ring.h, kind MALLOC_RECORD_ALLOC / MALLOC_RECORD_FREE), payload in int64 words:
+ * Stacks by id. A sample's raw stack (native pcs, then (jmethodID, bci) pairs) is hashed and looked up in a
+ * lock-free table of stacks already sent (stack_ids below). The first sample of a stack claims a slot and sends
+ * the whole stack with the slot's id (ALLOC); once that record is in the ring the slot is marked ready, and every
+ * later sample of the stack sends only its id (ALLOC_BY_ID): the drain resolves a stack once. A sample that finds
+ * its stack claimed but not yet ready, or no slot within its probes, sends the whole stack with id 0 (the drain
+ * then resolves it by its own cache). The live-address set keeps each sampled block's size and stack id, so that a
+ * FREE carries them and the drain needs no map of live blocks (id 0: it looks the address up in its own map).
  *
- *     ALLOC: address | size | nanos | os tid | native count | java count | native pc ... | (jmethodID, bci) ...
- *     FREE:  address | nanos | os tid
+ * Records (sample_ring.h), payload in int64 words:
+ *
+ *     ALLOC:       address | size | nanos | os tid | stack id | native count | java count | native pc ...
+ *                  | (jmethodID, bci) ...
+ *     FREE:        address | nanos | os tid | size | stack id
+ *     ALLOC_BY_ID: address | size | nanos | os tid | stack id
+ *
+ * A sample whose record does not fit in the ring is dropped whole: counted, and its address forgotten at once, so
+ * that its free is never reported either.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -54,6 +67,7 @@
 
 #define MALLOC_RECORD_ALLOC 2
 #define MALLOC_RECORD_FREE 3
+#define MALLOC_RECORD_ALLOC_BY_ID 4
 #define MAX_NATIVE_FRAMES 32
 #define MAX_JAVA_FRAMES 128
 
@@ -101,6 +115,8 @@ static volatile int64_t frees_matched;
 static volatile int64_t patched_libraries;
 static volatile int64_t skipped_libraries;
 static volatile int64_t patched_slots;
+static volatile int64_t stacks_sent;
+static volatile int64_t samples_by_id;
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int patch_jvm;
@@ -116,6 +132,8 @@ static TLS uint64_t random_state;
 static TLS uintptr_t stack_low;
 static TLS uintptr_t stack_high;
 static TLS int32_t thread_id;
+/* the self-test's forced samples always carry their whole stack */
+static TLS int whole_stack;
 
 static inline int64_t now_nanos(void) {
     struct timespec ts;
@@ -164,6 +182,9 @@ static int64_t next_distance(void) {
 #define TABLE_PROBES 32
 #define TABLE_DELETED ((uintptr_t) 1)
 static uintptr_t *table;
+/* per slot of table: the sampled block's size and stack id, written by its malloc before it returns */
+static int64_t *table_size;
+static uint32_t *table_stack;
 static volatile int64_t table_live;
 
 static inline uint32_t table_hash(uintptr_t a) {
@@ -171,7 +192,9 @@ static inline uint32_t table_hash(uintptr_t a) {
     return (uint32_t) (h >> 44);
 }
 
-static int table_insert(uintptr_t a) {
+/* @return the slot now holding a (also when a was there already: counted stale), or -1 when the set is full along
+ * a's probes */
+static int64_t table_insert(uintptr_t a) {
     for (int attempt = 0; attempt < 4; attempt++) {
         uint32_t i = table_hash(a);
         int64_t free_at = -1;
@@ -180,8 +203,9 @@ static int table_insert(uintptr_t a) {
             uint32_t k = (i + p) & (TABLE_SLOTS - 1);
             uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
             if (v == a) {
+                /* freed behind the hooks' back and reused: the old entry is taken over by the new block */
                 __atomic_fetch_add(&stale_frees, 1, __ATOMIC_RELAXED);
-                return 1;
+                return k;
             }
             if (v <= TABLE_DELETED && free_at < 0) {
                 free_at = k;
@@ -192,22 +216,29 @@ static int table_insert(uintptr_t a) {
             }
         }
         if (free_at < 0) {
-            return 0;
+            return -1;
         }
         if (__atomic_compare_exchange_n(&table[free_at], &seen, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             __atomic_fetch_add(&table_live, 1, __ATOMIC_RELAXED);
-            return 1;
+            return free_at;
         }
     }
-    return 0;
+    return -1;
 }
 
-static int table_remove(uintptr_t a) {
+/*
+ * Removes a. Its size and stack id are read before the slot is given up: once it is, another thread's block may take
+ * the slot and overwrite them.
+ * @return whether a was there
+ */
+static int table_remove(uintptr_t a, int64_t *size, uint32_t *stack) {
     uint32_t i = table_hash(a);
     for (int p = 0; p < TABLE_PROBES; p++) {
         uint32_t k = (i + p) & (TABLE_SLOTS - 1);
         uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
         if (v == a) {
+            *size = table_size[k];
+            *stack = table_stack[k];
             if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
                 return 1;
@@ -216,6 +247,50 @@ static int table_remove(uintptr_t a) {
         }
         if (v == 0) {
             return 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- stacks sent already: raw-stack hash to id ---- */
+/*
+ * Open addressing over STACK_SLOTS hashes, linear probing bounded by STACK_PROBES; a slot's id is its index + 1.
+ * stack_hash: 0 = empty, else the hash of the stack that claimed it (compare-and-swap from 0). stack_ready: set
+ * (release) by the claimer once the stack's whole record is in the ring, so that a record naming the id is always
+ * behind it in the ring's order. A claimer whose record does not fit empties the slot again. Reset by each start.
+ */
+#define STACK_SLOTS (1u << 16)
+#define STACK_PROBES 16
+static uint64_t *stack_hash;
+static uint8_t *stack_ready;
+
+static inline uint64_t stack_mix(uint64_t h, uint64_t v) {
+    h = (h ^ v) * 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 29);
+}
+
+/*
+ * The id of a stack: > 0 when its whole record is in the ring already (send the id); 0 after claiming a slot, which
+ * *claimed is then set to (send the whole stack, then stack_sent); 0 with *claimed -1 when no id can be had.
+ */
+static uint32_t stack_lookup(uint64_t h, int64_t *claimed) {
+    *claimed = -1;
+    uint32_t i = (uint32_t) (h >> 48);
+    for (int p = 0; p < STACK_PROBES; p++) {
+        uint32_t k = (i + p) & (STACK_SLOTS - 1);
+        uint64_t v = __atomic_load_n(&stack_hash[k], __ATOMIC_ACQUIRE);
+        if (v == h) {
+            return __atomic_load_n(&stack_ready[k], __ATOMIC_ACQUIRE) ? k + 1 : 0;
+        }
+        if (v == 0) {
+            uint64_t empty = 0;
+            if (__atomic_compare_exchange_n(&stack_hash[k], &empty, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                *claimed = k;
+                return 0;
+            }
+            if (empty == h) {
+                return 0; /* another thread claimed it for this stack just now */
+            }
         }
     }
     return 0;
@@ -265,7 +340,8 @@ static int native_walk(uintptr_t caller, uintptr_t *fp, int64_t *out, int max) {
 }
 
 static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) {
-    if (!table_insert((uintptr_t) p)) {
+    int64_t slot = table_insert((uintptr_t) p);
+    if (slot < 0) {
         __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -279,32 +355,77 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
         asgct(&t, java_frames_wanted, NULL);
         nj = t.count > 0 ? t.count : 0;
     }
-    uint32_t length = RING_HEADER_BYTES + 8 * (6 + nn + 2 * nj);
-    ring_header *h = ring_claim(&ring, length);
-    if (h == NULL) {
-        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
-        /* its free will still be matched; the drain ignores a free it never saw allocated */
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t) nn;
+    for (int i = 0; i < nn; i++) {
+        hash = stack_mix(hash, (uint64_t) pcs[i]);
+    }
+    for (int i = 0; i < nj; i++) {
+        hash = stack_mix(hash, (uint64_t) (uintptr_t) jf[i].method);
+        hash = stack_mix(hash, (uint64_t) (int64_t) (jf[i].bci < 0 ? -1 : jf[i].bci));
+    }
+    hash = hash == 0 ? 1 : hash;
+    int64_t claimed = -1;
+    int64_t unused_size;
+    uint32_t unused_stack;
+    uint32_t id = whole_stack ? 0 : stack_lookup(hash, &claimed);
+    if (id != 0) {
+        uint32_t length = RING_HEADER_BYTES + 8 * 5;
+        ring_header *h = ring_claim(&ring, length);
+        if (h == NULL) {
+            table_remove((uintptr_t) p, &unused_size, &unused_stack); /* dropped whole: its free is not either */
+            __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        table_size[slot] = (int64_t) size;
+        table_stack[slot] = id;
+        int64_t *w = (int64_t *) (h + 1);
+        w[0] = (int64_t) (uintptr_t) p;
+        w[1] = (int64_t) size;
+        w[2] = now_nanos();
+        w[3] = os_tid();
+        w[4] = id;
+        __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&samples_by_id, 1, __ATOMIC_RELAXED);
+        ring_publish(h, MALLOC_RECORD_ALLOC_BY_ID, length);
         return;
     }
+    uint32_t own_id = claimed >= 0 ? (uint32_t) claimed + 1 : 0;
+    uint32_t length = RING_HEADER_BYTES + 8 * (7 + nn + 2 * nj);
+    ring_header *h = ring_claim(&ring, length);
+    if (h == NULL) {
+        if (claimed >= 0) {
+            __atomic_store_n(&stack_hash[claimed], 0, __ATOMIC_RELEASE); /* the next sample of it sends it */
+        }
+        table_remove((uintptr_t) p, &unused_size, &unused_stack);
+        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    table_size[slot] = (int64_t) size;
+    table_stack[slot] = own_id;
     int64_t *w = (int64_t *) (h + 1);
     w[0] = (int64_t) (uintptr_t) p;
     w[1] = (int64_t) size;
     w[2] = now_nanos();
     w[3] = os_tid();
-    w[4] = nn;
-    w[5] = nj;
-    memcpy(w + 6, pcs, (size_t) nn * 8);
-    int64_t *j = w + 6 + nn;
+    w[4] = own_id;
+    w[5] = nn;
+    w[6] = nj;
+    memcpy(w + 7, pcs, (size_t) nn * 8);
+    int64_t *j = w + 7 + nn;
     for (int i = 0; i < nj; i++) {
         j[2 * i] = (int64_t) (uintptr_t) jf[i].method;
         j[2 * i + 1] = jf[i].bci;
     }
     __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
     ring_publish(h, MALLOC_RECORD_ALLOC, length);
+    if (claimed >= 0) {
+        __atomic_fetch_add(&stacks_sent, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&stack_ready[claimed], 1, __ATOMIC_RELEASE);
+    }
 }
 
-static void record_free(void *p) {
-    uint32_t length = RING_HEADER_BYTES + 8 * 3;
+static void record_free(void *p, int64_t size, uint32_t id) {
+    uint32_t length = RING_HEADER_BYTES + 8 * 5;
     ring_header *h = ring_claim(&ring, length);
     __atomic_fetch_add(&frees_matched, 1, __ATOMIC_RELAXED);
     if (h == NULL) {
@@ -315,6 +436,8 @@ static void record_free(void *p) {
     w[0] = (int64_t) (uintptr_t) p;
     w[1] = now_nanos();
     w[2] = os_tid();
+    w[3] = size;
+    w[4] = id;
     ring_publish(h, MALLOC_RECORD_FREE, length);
 }
 
@@ -354,8 +477,10 @@ static inline __attribute__((always_inline)) void freeing(void *p) {
     }
     int g = guard;
     guard = 1;
-    if (table_remove((uintptr_t) p)) {
-        record_free(p);
+    int64_t size;
+    uint32_t stack;
+    if (table_remove((uintptr_t) p, &size, &stack)) {
+        record_free(p, size, stack);
     }
     guard = g;
 }
@@ -711,18 +836,30 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
     }
+    /* The live-address set with its sizes and stack ids, and the stacks sent, in one mapping. */
+    size_t table_bytes = TABLE_SLOTS * (sizeof(uintptr_t) + sizeof(int64_t) + sizeof(uint32_t))
+                         + STACK_SLOTS * (sizeof(uint64_t) + sizeof(uint8_t));
     if (table != NULL) {
-        /* An earlier capture's blocks still live are forgotten (its drain is over): the pages read as zeros again. */
-        madvise(table, TABLE_SLOTS * sizeof(uintptr_t), MADV_DONTNEED);
+        /* An earlier capture's blocks still live and stacks sent are forgotten (its drain is over): the pages read
+         * as zeros again. */
+        madvise(table, table_bytes, MADV_DONTNEED);
         table_live = 0;
     } else {
-        void *t = mmap(NULL, TABLE_SLOTS * sizeof(uintptr_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+        void *t = mmap(NULL, table_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (t == MAP_FAILED) {
             guard = 0;
             return -3;
         }
-        table = t;
+        uint8_t *b = t; /* each part's size is a multiple of 8: every part stays aligned */
+        table = (uintptr_t *) b;
+        b += TABLE_SLOTS * sizeof(uintptr_t);
+        table_size = (int64_t *) b;
+        b += TABLE_SLOTS * sizeof(int64_t);
+        stack_hash = (uint64_t *) b;
+        b += STACK_SLOTS * sizeof(uint64_t);
+        table_stack = (uint32_t *) b;
+        b += TABLE_SLOTS * sizeof(uint32_t);
+        stack_ready = b;
     }
     if (!ring_ready) {
         uint64_t cap = 1u << 20;
@@ -735,7 +872,7 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         }
         ring_ready = 1;
     }
-    samples = dropped = untracked = stale_frees = frees_matched = 0; /* counters are per capture */
+    samples = dropped = untracked = stale_frees = frees_matched = stacks_sent = samples_by_id = 0; /* per capture */
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     patch_all();
     guard = 0;
@@ -767,19 +904,25 @@ EXPORT jlong JNICALL Java_java_lang_MemscopeHooks_mallocForceSample0(JNIEnv *jni
     (void) cls;
     countdown_ready = 1;
     countdown = 0;
+    whole_stack = 1;
     return os_tid();
 }
 
 /*
- * Copies whole records into out: kind, then the record's words (see the top of this file).
+ * Copies whole records into out: kind, then the record's words (see the top of this file). One batch per call: the
+ * array is pinned once (no JNI call per record), records are copied until the next one does not fit.
  * @return the number of longs written
  */
 EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    if (!ring_ready) {
+    if (!ring_ready || ring_peek(&ring) == NULL) {
         return 0;
     }
     jint capacity = (*jni)->GetArrayLength(jni, out);
+    jlong *o = (*jni)->GetPrimitiveArrayCritical(jni, out, NULL);
+    if (o == NULL) {
+        return 0;
+    }
     jint n = 0;
     ring_header *h;
     while ((h = ring_peek(&ring)) != NULL) {
@@ -787,22 +930,23 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclas
         if (n + 1 + words > capacity) {
             break;
         }
-        jlong kind = h->kind;
-        (*jni)->SetLongArrayRegion(jni, out, n, 1, &kind);
-        (*jni)->SetLongArrayRegion(jni, out, n + 1, words, (const jlong *) (h + 1));
+        o[n] = h->kind;
+        memcpy(o + n + 1, h + 1, (size_t) words * 8);
         n += 1 + words;
         ring_consume(&ring, h);
     }
+    (*jni)->ReleasePrimitiveArrayCritical(jni, out, o, 0);
     return n;
 }
 
-/* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live */
+/* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live,
+ * stacksSent, samplesById */
 EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[9] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries, patched_slots,
-                  frees_matched, table_live};
+    jlong c[11] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries, patched_slots,
+                   frees_matched, table_live, stacks_sent, samples_by_id};
     jint n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 9 ? n : 9, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < 11 ? n : 11, c);
 }
 
 /*

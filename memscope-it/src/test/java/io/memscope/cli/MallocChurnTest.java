@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Native memory allocated and freed in a loop (deflaters and inflaters created, used and ended) leaves nothing
  * outstanding under {@code memscope run --malloc}: every sampled block's free is matched, though frees are not
- * sampled, while the allocations themselves are seen in their hundreds of megabytes. Linux x86_64; JDK 25 and 17.
+ * sampled, while the allocations themselves are seen in their hundreds of megabytes; a stack repeated is sent by the
+ * hooks once and then by its id. Linux x86_64; JDK 25 and 17.
  */
 class MallocChurnTest {
     private static final String SRC = "memscope/fixtures/MallocChurnFixture.java";
@@ -43,6 +44,12 @@ class MallocChurnTest {
             assertThat(r.outstandingAt(FIXTURE, deflaters)).as(java + ": nothing outstanding").isEmpty();
             assertThat(r.outstandingAt(FIXTURE, inflaters)).as(java + ": nothing outstanding").isEmpty();
             assertThat(r.metadata("malloc.staleFrees")).as(java).isZero();
+            // the hooks send each stack's frames once, then its id: far more samples by id than stacks sent, and every
+            // id named was defined (the sites above were resolved through them)
+            assertThat(r.metadata("malloc.stacksSent")).as(java + ": stacks sent whole").isPositive();
+            assertThat(r.metadata("malloc.samplesById")).as(java + ": samples by id")
+                    .isGreaterThan(10 * r.metadata("malloc.stacksSent"));
+            assertThat(r.metadata("malloc.unknownIds")).as(java).isZero();
         }
     }
 }

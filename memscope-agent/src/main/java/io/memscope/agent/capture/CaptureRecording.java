@@ -122,7 +122,18 @@ final class CaptureRecording {
         synchronized (openLock) {
             if (!opened) {
                 opened = true;
-                stream = openStream();
+                RecordingStream rs = openStream();
+                if (rs != null) {
+                    // What waited in the store goes into the file before any batch written directly (those writers
+                    // wait on this lock meanwhile): else a block allocated before the file opened and freed after
+                    // would have its free ahead of its allocation in the file, and a reader would take it as held.
+                    try {
+                        rs.drainStore();
+                    } catch (Throwable t) {
+                        Failures.report("agent.recording.flush", t);
+                    }
+                }
+                stream = rs;
             }
         }
     }
@@ -282,13 +293,23 @@ final class CaptureRecording {
      */
     void events(EventColumns batch) {
         RecordingStream rs = stream;
-        if (rs != null) {
-            long failed = rs.acceptAll(batch, "agent.sample.record");
-            if (failed > 0) {
-                failedEvents.addAndGet(failed);
+        if (rs == null) {
+            synchronized (openLock) { // into the store only while the file is not open (see open)
+                rs = stream;
+                if (rs == null) {
+                    toStore(batch);
+                    return;
+                }
             }
-            return;
         }
+        long failed = rs.acceptAll(batch, "agent.sample.record");
+        if (failed > 0) {
+            failedEvents.addAndGet(failed);
+        }
+    }
+
+    /** A batch recorded before the file opened: into the store, drained into the file when it opens. */
+    private void toStore(EventColumns batch) {
         for (int i = 0; i < batch.size; i++) {
             try {
                 EventStore store = sink.store();

@@ -26,7 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code lib!function} or {@code lib+0xOFF}, {@link NativeSymbols}), then the Java frames AsyncGetCallTrace found.
  * Its site: the first Java frame outside the JDK (as for heap samples, {@link StackTable#resolveRaw}); without Java
  * frames, the innermost native function outside libc ({@code <native>} file, the library as class). Thread ids are
- * OS thread ids with bit 63 set.
+ * OS thread ids with bit 63 set. The hooks send a stack's frames once and then its id ({@link MallocStackIds}): per
+ * sample and per free the drain runs {@code allocationById} and {@code freeById}, two small methods; a stack's
+ * frames are resolved once, by {@code allocation}.
  *
  * <p>At start a self-test forces one sample in {@code new Inflater()} and frees it with {@code end()}: unless that
  * sample arrives with a zlib frame and a Java frame of {@code Inflater} and its free is matched within
@@ -42,6 +44,7 @@ final class MallocSampler {
     static final int NATIVE_FRAMES = 16;
     private static final int ALLOC = 2;
     private static final int FREE = 3;
+    private static final int ALLOC_BY_ID = 4;
     private static final int TYPE_ALLOCATE = MemoryEventType.ALLOCATE.code();
     private static final int TYPE_DEALLOCATE = MemoryEventType.DEALLOCATE.code();
 
@@ -55,7 +58,10 @@ final class MallocSampler {
     private final Map<String, String> endMetadata;
     private final NativeSymbols symbols = new NativeSymbols();
     private final LongMap<SampledMethod> methods = new LongMap<>(1024);
-    /** Sampled blocks not freed yet: address to {size, site, estimated bytes}. Drain thread only. */
+    /**
+     * Sampled blocks without a stack id (their frames came whole) not freed yet: address to {size, site, estimated
+     * bytes, key}. Drain thread only. Blocks with an id need none: their free brings size and id back.
+     */
     private final Map<Long, long[]> live = new HashMap<>();
     private final SampleWeights weights;
     /**
@@ -75,7 +81,11 @@ final class MallocSampler {
      */
     private final LongMap<long[]> resolved = new LongMap<>(1024);
     private static final int RESOLVED_LIMIT = 1 << 16;
-    private final Map<Long, Integer> threadNames = new HashMap<>();
+    private final LongMap<Integer> threadNames = new LongMap<>(256);
+    /** What the hooks' stack ids stand for, and the outstanding estimate per id. */
+    private final MallocStackIds ids = new MallocStackIds();
+    /** Records naming an id not defined (cannot happen unless a record is lost: then counted, not recorded). */
+    private long unknownIds;
     private final EventColumns events = new EventColumns(256);
     private final long[] buffer = new long[1 << 16];
     private final int typeId;
@@ -85,7 +95,10 @@ final class MallocSampler {
     private long unmatchedFrees;
 
     // the self-test: decided by the drain thread
+    /** The self-test thread's OS id while its records may still come (-1 then: OS ids are reused, 32768 by default). */
     private volatile long selfTestTid = -1;
+    /** The self-test thread has ended: none of its records is claimed after this is set. */
+    private volatile boolean selfTestEnded;
     /** When the self-test forced its sample: the thread's earlier samples (class loading, say) do not count. */
     private volatile long selfTestForcedNanos = Long.MAX_VALUE;
     /** Why the last sample of the self-test thread did not pass, for the failure message. */
@@ -186,6 +199,8 @@ final class MallocSampler {
             }
         } catch (Throwable t) {
             s.selfTest = "failed: " + t;
+        } finally {
+            s.selfTestEnded = true;
         }
     }
 
@@ -201,6 +216,7 @@ final class MallocSampler {
         }
         while (true) {
             boolean more = running;
+            boolean testEnded = selfTestEnded;
             int n;
             try {
                 n = SamplerNatives.mallocDrain(buffer);
@@ -210,6 +226,11 @@ final class MallocSampler {
                 Failures.report("agent.malloc", t);
             }
             checkSelfTest();
+            if (testEnded && selfTest != null && n < buffer.length / 2) {
+                // every record of the ended self-test thread was in this batch (it was not full): a later thread
+                // that the OS gives the same id is the application's
+                selfTestTid = -1;
+            }
             if (!more && n == 0) {
                 return;
             }
@@ -248,11 +269,19 @@ final class MallocSampler {
         int i = 0;
         while (i < n) {
             int kind = (int) buffer[i];
-            if (kind == ALLOC) {
-                i = allocation(i + 1);
+            if (kind == ALLOC_BY_ID) {
+                allocationById(buffer[i + 1], buffer[i + 2], buffer[i + 3], buffer[i + 4], (int) buffer[i + 5]);
+                i += 6;
             } else if (kind == FREE) {
-                free(buffer[i + 1], buffer[i + 2], buffer[i + 3]);
-                i += 4;
+                int id = (int) buffer[i + 5];
+                if (id != 0) {
+                    freeById(buffer[i + 1], buffer[i + 2], buffer[i + 3], buffer[i + 4], id);
+                } else {
+                    free(buffer[i + 1], buffer[i + 2], buffer[i + 3]);
+                }
+                i += 6;
+            } else if (kind == ALLOC) {
+                i = allocation(i + 1);
             } else {
                 break; // not a record this version writes
             }
@@ -271,9 +300,10 @@ final class MallocSampler {
         long size = buffer[r + 1];
         long nanos = buffer[r + 2];
         long tid = buffer[r + 3];
-        int nn = (int) buffer[r + 4];
-        int nj = (int) buffer[r + 5];
-        int pcs = r + 6;
+        int id = (int) buffer[r + 4];
+        int nn = (int) buffer[r + 5];
+        int nj = (int) buffer[r + 6];
+        int pcs = r + 7;
         int java = pcs + nn;
         int next = java + 2 * nj;
         for (int k = 0; k < nj; k++) {
@@ -289,7 +319,11 @@ final class MallocSampler {
         }
         if (known != null) {
             if (known[1] < 0) {
+                ids.defineOwn(id);
                 ownSamples++;
+            } else if (id != 0) {
+                ids.define(id, known[0], (int) known[1]);
+                allocationById(address, size, nanos, tid, id);
             } else {
                 record(address, size, nanos, tid, known[0], (int) known[1]);
             }
@@ -304,6 +338,7 @@ final class MallocSampler {
             nativeFrames.add(f);
         }
         if (tid == selfTestTid) {
+            ids.defineOwn(id); // the self-test thread's stacks are memscope's own
             if (nanos >= selfTestForcedNanos) {
                 selfTestSample(address, nativeFrames, nj > 0 ? buffer[java] : 0);
             }
@@ -311,6 +346,7 @@ final class MallocSampler {
         }
         StackTable.JvmStack js = nj > 0 ? stacks.resolveRaw(buffer, java, nj, depth, false, methods) : null;
         if (js == StackTable.OWN) {
+            ids.defineOwn(id);
             ownSamples++;
             remember(raw, 0, -1);
             return next;
@@ -323,8 +359,46 @@ final class MallocSampler {
         }
         long stack = stacks.mixed(nativeFrames, js == null ? 0 : js.id, depth + nativeFrames.size());
         remember(raw, stack, site);
-        record(address, size, nanos, tid, stack, site);
+        if (id != 0) {
+            ids.define(id, stack, site);
+            allocationById(address, size, nanos, tid, id);
+        } else {
+            record(address, size, nanos, tid, stack, site);
+        }
         return next;
+    }
+
+    /**
+     * A sample whose stack the hooks sent before (its id defined): no map of live blocks, its free brings size and
+     * id back. Kept small: it runs per sample.
+     */
+    private void allocationById(long address, long size, long nanos, long tid, int id) {
+        if (!ids.recorded(id)) {
+            if (ids.own(id)) {
+                ownSamples++;
+            } else {
+                unknownIds++;
+            }
+            return;
+        }
+        long estimate = Math.round(size * weights.weight(size));
+        outstandingBytes += estimate; // one writer: the drain thread
+        ids.outstanding(id, estimate);
+        events.add(nanos, TYPE_ALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, typeId,
+                ids.stack(id), ids.site(id));
+    }
+
+    /** The free of a sample with a stack id. */
+    private void freeById(long address, long nanos, long tid, long size, int id) {
+        if (!ids.recorded(id)) {
+            unmatchedFrees++; // its sample was memscope's own
+            return;
+        }
+        long estimate = Math.round(size * weights.weight(size));
+        outstandingBytes -= estimate;
+        ids.outstanding(id, -estimate);
+        events.add(nanos, TYPE_DEALLOCATE, address, size, 0, tid | OS_THREAD, threadName(tid), 0, 0, 0,
+                ids.site(id));
     }
 
     private void record(long address, long size, long nanos, long tid, long stack, int site) {
@@ -454,13 +528,28 @@ final class MallocSampler {
 
     /** @return the outstanding estimate per stack, a copy: {stack id (0: none), site (0: the other stacks), bytes} */
     java.util.List<long[]> outstandingByStack() {
-        java.util.List<long[]> l = new java.util.ArrayList<>();
+        Map<Long, long[]> all = new java.util.LinkedHashMap<>();
         synchronized (byStack) {
-            for (long[] t : byStack.values()) {
-                if (t[0] > 0) {
-                    l.add(new long[] {t[2], t[1], t[0]});
-                }
+            for (Map.Entry<Long, long[]> e : byStack.entrySet()) {
+                all.put(e.getKey(), e.getValue().clone());
             }
+        }
+        ids.outstandingInto(all, (stack, site) -> stack != 0 ? stack : ((long) site << 32) | 0xFFFFFFFFL);
+        java.util.List<long[]> l = new java.util.ArrayList<>();
+        long rest = 0;
+        for (Map.Entry<Long, long[]> e : all.entrySet()) {
+            long[] t = e.getValue();
+            if (t[0] <= 0) {
+                continue;
+            }
+            if (e.getKey() == Long.MIN_VALUE || l.size() >= MAX_PUSH_STACKS) {
+                rest += t[0];
+            } else {
+                l.add(new long[] {t[2], t[1], t[0]});
+            }
+        }
+        if (rest > 0) {
+            l.add(new long[] {0, 0, rest});
         }
         return l;
     }
@@ -490,7 +579,7 @@ final class MallocSampler {
 
     /** The sampler's figures, into the recording's end metadata. */
     void metadata(Map<String, String> into) {
-        long[] c = new long[9];
+        long[] c = new long[11];
         try {
             SamplerNatives.mallocCounters(c);
         } catch (Throwable t) {
@@ -507,6 +596,10 @@ final class MallocSampler {
         into.put("malloc.ownSamples", Long.toString(ownSamples));
         into.put("malloc.unmatchedFrees", Long.toString(unmatchedFrees));
         into.put("malloc.patchedSlots", Long.toString(c[6]));
+        into.put("malloc.stacksSent", Long.toString(c[9]));
+        into.put("malloc.samplesById", Long.toString(c[10]));
+        into.put("malloc.stackIds", Long.toString(ids.defined()));
+        into.put("malloc.unknownIds", Long.toString(unknownIds));
         if (off != null) {
             into.put(MetadataKeys.MALLOC_OFF, off);
         }

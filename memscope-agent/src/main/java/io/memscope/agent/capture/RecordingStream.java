@@ -95,6 +95,16 @@ final class RecordingStream implements EventSink {
     }
 
     /**
+     * Moves what the store holds into the file, and nothing else (no flush): when the file opens, what was recorded
+     * before goes ahead of every batch written directly ({@link CaptureRecording#open}).
+     *
+     * @return events moved
+     */
+    synchronized long drainStore() {
+        return store.drainTo(this);
+    }
+
+    /**
      * Drains the store into the file and flushes.
      *
      * @param gcs GC records to append (each given once)

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,26 +15,40 @@ import java.util.Map;
 import java.util.zip.ZipFile;
 
 /**
- * Whole-process cost of sampling malloc on {@code io.memscope.bench.agent.workload.MallocWorkload} (Deflater and
- * Inflater streams): each configuration is a fresh JVM timed from outside, from start to exit (wall time, and the
+ * Whole-process cost of sampling malloc on {@code io.memscope.bench.agent.workload.MallocWorkload} (zlib's Deflater
+ * and Inflater streams and zstd-jni's streams over JSON log documents): each configuration is a fresh JVM timed from outside, from start to exit (wall time, and the
  * process's CPU time as the OS counts it), configurations alternating within each repetition, medians over
- * repetitions (needs {@code /usr/bin/time} for the CPU time). Configurations: no agent; memscope without malloc sampling (the default capture: heap sampler, process
- * memory); memscope with {@code malloc=true} at 32 KiB, 128 KiB and 512 KiB; async-profiler 4.1's {@code nativemem}
- * at the same intervals ({@code tools.profiler:async-profiler} from the local Maven repository).
+ * repetitions (needs {@code /usr/bin/time} for the CPU time). Configurations: no agent; memscope without malloc
+ * sampling (the default capture: heap sampler, process memory); and for each interval, memscope with
+ * {@code malloc=true}, the same with the rest of the capture off ({@link #HEAP_OFF}: the malloc part alone, like
+ * for like) and async-profiler 4.1's {@code nativemem} at that interval ({@code tools.profiler:async-profiler}
+ * from the local Maven repository). The load ({@code /proc/loadavg}) is printed before and after.
  *
- * <p>Usage (from the repository root, after building memscope-agent and memscope-bench):
- * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.MallocOverhead [reps] [documents] [java]}
+ * <p>Usage (from the repository root, after building memscope-agent and memscope-bench; run with JDK 25, {@code java}
+ * the JVM measured, empty for the one running this):
+ * {@code java -cp memscope-bench/target/benchmarks.jar io.memscope.bench.agent.MallocOverhead [reps] [documents] [java]
+ * [codecs] [intervals]}: codecs {@code zlib,zstd} (the default), {@code zlib} or {@code zstd}; intervals
+ * {@code 128k,512k} (the default), any list of sizes in KiB. {@code -Dmemscope.baseline=JAR} adds the same
+ * configurations with another memscope agent jar (an older build, to compare in the same run).
  */
 public final class MallocOverhead {
+    /** The agent options that turn off what memscope captures besides malloc, as far as options go. */
+    static final String HEAP_OFF = "interval=2147483647,gc=false,native=false,endCheck=off,paths=false,"
+            + "processMemory=0,rssDetail=0,jmx=false";
+
     private MallocOverhead() {
     }
 
     public static void main(String[] args) throws Exception {
         int reps = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         String documents = args.length > 1 ? args[1] : "20000";
-        String java = args.length > 2 ? args[2] : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String java = args.length > 2 && !args[2].isEmpty() ? args[2]
+                : Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String codecs = args.length > 3 ? args[3] : "zlib,zstd";
+        String[] intervals = (args.length > 4 ? args[4] : "128k,512k").split(",");
         Path root = Path.of("").toAbsolutePath();
-        Path benchJar = Path.of(MallocOverhead.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        String classPath = System.getProperty("java.class.path"); // the workload's (benchmarks.jar: zstd-jni in it)
+        String baseline = System.getProperty("memscope.baseline"); // another memscope-agent.jar to compare with
         Path memscope = root.resolve("memscope-agent/target/memscope-agent.jar");
         Path work = Files.createTempDirectory("memscope-malloc-bench");
         Path asyncJar = Path.of(System.getProperty("user.home"), ".m2", "repository",
@@ -43,17 +58,25 @@ public final class MallocOverhead {
         Map<String, List<String>> configs = new LinkedHashMap<>();
         configs.put("no agent", List.of());
         configs.put("memscope, no malloc", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("m0")));
-        for (String k : new String[] {"32k", "128k", "512k"}) {
+        for (String k : intervals) {
             long bytes = Long.parseLong(k.substring(0, k.length() - 1)) * 1024;
             configs.put("memscope malloc " + k, List.of("-javaagent:" + memscope + "=quiet=true,malloc=true,"
                     + "mallocInterval=" + k + ",out=" + work.resolve("m" + k)));
+            // the malloc part alone: heap sampling at its largest interval, no GC records, no direct-buffer
+            // tracking, no end check or heap walk, no process memory, no MXBean (what nativemem does not do either)
+            configs.put("memscope malloc " + k + ", heap capture off", List.of("-javaagent:" + memscope
+                    + "=quiet=true,malloc=true,mallocInterval=" + k + "," + HEAP_OFF + ",out=" + work.resolve("h" + k)));
+            if (baseline != null) {
+                configs.put("memscope (baseline) malloc " + k, List.of("-javaagent:" + baseline + "=quiet=true,"
+                        + "malloc=true,mallocInterval=" + k + ",out=" + work.resolve("b" + k)));
+            }
             if (asyncLib != null) {
                 configs.put("async-profiler nativemem " + k, List.of("-agentpath:" + asyncLib + "=start,nativemem="
                         + bytes + ",file=" + work.resolve("ap" + k + ".jfr")));
             }
         }
-        System.out.println("workload MallocWorkload " + documents + " documents, JVM " + java + ", " + reps
-                + " repetitions, configurations alternating");
+        System.out.println("workload MallocWorkload " + documents + " documents (" + codecs + "), JVM " + java + ", "
+                + reps + " repetitions, configurations alternating; load before: " + load());
         Map<String, List<Double>> wall = new LinkedHashMap<>();
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
         String checksum = null;
@@ -65,8 +88,8 @@ public final class MallocOverhead {
                 cmd.add(java);
                 cmd.add("-Xmx512m");
                 cmd.addAll(c.getValue());
-                cmd.addAll(List.of("-cp", benchJar.toString(), "io.memscope.bench.agent.workload.MallocWorkload",
-                        documents));
+                cmd.addAll(List.of("-cp", classPath, "io.memscope.bench.agent.workload.MallocWorkload",
+                        documents, codecs));
                 long t0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -86,6 +109,7 @@ public final class MallocOverhead {
                 cpu.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(cpuMs);
             }
         }
+        System.out.println("load after: " + load());
         double base = median(wall.get("no agent"));
         double cpuBase = median(cpu.get("no agent"));
         System.out.println("| configuration | process wall (ms) | vs no agent | process CPU (ms) | vs no agent |");
@@ -99,6 +123,15 @@ public final class MallocOverhead {
         for (String name : configs.keySet()) {
             System.out.println(name + ": wall " + wall.get(name) + ", cpu " + cpu.get(name));
         }
+        try (var files = Files.walk(work)) { // the recordings and profiles: not needed any more
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+    }
+
+    /** The 1, 5 and 15 minute load averages. */
+    private static String load() throws Exception {
+        String[] l = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return l[0] + " " + l[1] + " " + l[2];
     }
 
     private static double median(List<Double> l) {
