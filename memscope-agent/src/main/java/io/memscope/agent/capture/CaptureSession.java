@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * <li>the stack table ({@link StackTable}): the capture's stacks and the JVM-sampled methods they resolve through;</li>
  * <li>the store and the recording ({@link StoreSink}, {@link CaptureRecording});</li>
  * <li>the process memory sampler ({@link ProcessMemorySampler}), which the background thread runs;</li>
- * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
+ * <li>its background thread {@code memscope-reaper} ({@link CaptureLoop}): drains the JVM sampler's queue and checks liveness after each
  *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
  *     every {@code flush} period, or whenever {@value #FLUSH_EVENTS} events are waiting, drains the store into the
  *     recording; in exact mode, every {@value #COUNTS_FLUSHES} flush periods, a snapshot of the counts goes with
@@ -99,8 +99,8 @@ public final class CaptureSession {
     boolean pathsAtEnd = true;
     volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
     /** How often the process's memory is sampled (ms, 0 = not), and its sampler once the capture started. */
-    private long processMemoryMillis;
-    private long rssDetailMillis;
+    long processMemoryMillis;
+    long rssDetailMillis;
     volatile ProcessMemorySampler processMemory;
     /** Sample the process's malloc calls ({@code malloc}), their mean interval, and the sampler once it started. */
     private boolean malloc;
@@ -301,7 +301,7 @@ public final class CaptureSession {
         OutOfMemoryWatch.prepare();
         survive(null); // resolved now, while there is memory
         running = true;
-        Thread t = new Thread(new Reaper(this), "memscope-reaper");
+        Thread t = new Thread(new CaptureLoop(this), "memscope-reaper");
         t.setDaemon(true);
         background = t;
         Hooks.activate(this, settings.nativeMemory());
@@ -407,7 +407,7 @@ public final class CaptureSession {
     }
 
     /** Rounds of the background loop completed (read by {@link #catchUp}). */
-    private volatile long rounds;
+    volatile long rounds;
 
     public boolean running() {
         return running;
@@ -610,117 +610,11 @@ public final class CaptureSession {
         }
     }
 
-    /**
-     * The background thread's task. It lets go of its session when the loop ends: the ended thread's {@code Thread}
-     * object keeps its task (JDK 19 and later no longer clear it at exit) and stays reachable from the thread's
-     * {@link ThreadState} until a later capture folds dead threads.
-     */
-    private static final class Reaper implements Runnable {
-        private volatile CaptureSession session;
 
-        Reaper(CaptureSession session) {
-            this.session = session;
-        }
-
-        @Override
-        public void run() {
-            CaptureSession s = session;
-            try {
-                // The loop survives anything, an OutOfMemoryError included (it would otherwise be the first thread
-                // to die of it, and the recording would never be written again).
-                while (s != null && s.running) {
-                    try {
-                        s.backgroundLoop();
-                    } catch (Throwable t) {
-                        s.survive(t);
-                    }
-                }
-            } finally {
-                session = null;
-            }
-        }
-    }
-
-    private void backgroundLoop() {
-        ThreadState self = ThreadState.current();
-        if (self != null) {
-            self.busy = true;
-        }
-        JvmtiHeapSampler own = jvmti;
-        if (own != null) {
-            own.drainingThread(Thread.currentThread());
-        }
-        long lastFold = System.nanoTime();
-        long lastFlush = lastFold;
-        long lastCounts = lastFold;
-        recording.open();
-        ProcessMemorySampler pm = processMemory; // kept when this loop starts again after a failure (its thread)
-        if (pm == null && processMemoryMillis > 0) {
-            pm = new ProcessMemorySampler(processMemoryMillis, rssDetailMillis, settings.flushMillis(),
-                    settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
-            processMemory = pm;
-        }
-        // Never interrupted: an interrupt during a FileChannel write would close the recording.
-        while (running) {
-            try {
-                JvmtiHeapSampler sampler = jvmti;
-                OutOfMemoryWatch oom = outOfMemory;
-                if (oom != null && oom.waitWhileOut(sampler)) {
-                    continue;
-                }
-                long idle = pm == null ? JvmtiHeapSampler.IDLE_NANOS
-                        : Math.max(1_000_000L, Math.min(JvmtiHeapSampler.IDLE_NANOS, pm.nanosToNext(System.nanoTime())));
-                if (sampler != null) {
-                    sampler.await(idle);
-                    sampler.drain();
-                } else {
-                    liveness.drain(sink, idle / 1_000_000L);
-                    processGcs();
-                }
-                if (pm != null) {
-                    pm.tick(System.nanoTime(), recording);
-                }
-                ApiCapture a = api;
-                if (a != null) {
-                    a.poll(); // named objects collected
-                }
-                rounds++; // the samples queued before this round are recorded (catchUp)
-                long now = System.nanoTime();
-                ApiHooks.periodic(now); // the application's accounting tables, now and then
-                liveSites.tick(now);
-                if (now - lastFold > 1_000_000_000L) {
-                    foldDeadThreads();
-                    lastFold = now;
-                }
-                if (oom != null && oom.outOfMemoryNow(sampler)) {
-                    continue; // nothing that allocates: the room the JVM's reserve left is not memscope's
-                }
-                if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
-                        || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
-                    if (counts != null && now - lastCounts >= COUNTS_FLUSHES * settings.flushMillis() * 1_000_000L) {
-                        recording.siteCounts(counts, now); // a killed JVM keeps its exact counts as of now
-                        lastCounts = now;
-                    }
-                    if (pm != null) {
-                        pm.writeTo(recording);
-                    }
-                    recording.flush(gcRecords(false), settings.debug());
-                    lastFlush = System.nanoTime();
-                }
-                if (oom != null) {
-                    oom.noteIn(recording);
-                }
-            } catch (InterruptedException e) {
-                return;
-            } catch (Throwable t) {
-                survive(t);
-            }
-        }
-    }
 
     /**
      * When the GC listener recorded a collection that examined the whole heap and started after
-     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link #processGcs}),
+     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link CaptureLoop}),
      * so that a query right after a full GC sees its verdict. Returns at once otherwise.
      */
     void awaitJudged(long nanos) {
@@ -760,46 +654,6 @@ public final class CaptureSession {
         }
     }
 
-    /** Collections already turned into held figures of bytecode samples ({@link #processGcs}); background thread. */
-    private long gcsProcessed;
-
-    /**
-     * Bytecode sampler: when the GC listener saw new collections, waits until the Reference Handler has enqueued the
-     * references they cleared, settles those samples, then tells {@link LiveSites} which objects were reachable at
-     * the latest GC (its held figures). The JVM sampler judges its samples at each collection itself.
-     */
-    private void processGcs() throws InterruptedException {
-        GcListener g = gcListener;
-        if (g == null || g.count() == gcsProcessed) {
-            return;
-        }
-        long n = g.count();
-        long start = g.lastStartNanos();
-        // Once: the references the GCs seen so far cleared are then enqueued (looping until nothing is pending
-        // would chase the next GCs' references in a program that collects all the time).
-        if (ReferenceProcessing.waitOnce(inst) == null) {
-            Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
-        }
-        liveness.drain(sink, 0);
-        liveSites.gcProcessed(start, g.takeVerdict());
-        gcsProcessed = n;
-    }
-
-    private void foldDeadThreads() {
-        for (Iterator<ThreadState> it = ThreadState.ALL.iterator(); it.hasNext(); ) {
-            ThreadState ts = it.next();
-            if (!ts.thread.isAlive()) {
-                if (counts != null) {
-                    counts.fold(ts);
-                }
-                if (liveness != null) {
-                    liveness.orphan(ts);
-                }
-                ThreadState.release(ts);
-                it.remove();
-            }
-        }
-    }
 
     /** @return the GC records to write now: all of them at the end of the capture */
     List<GcRecord> gcRecords(boolean all) {
