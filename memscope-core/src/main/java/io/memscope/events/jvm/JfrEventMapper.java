@@ -342,12 +342,12 @@ final class JfrEventMapper {
     static {
         long m = System.nanoTime();
         Instant now = Instant.now();
-        EPOCH0 = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        EPOCH0 = epochNanos(now);
         MONO0 = m;
     }
 
     /** Converts a JFR instant to {@link System#nanoTime()} nanoseconds. */
     static long toMono(Instant t) {
-        return MONO0 + (t.getEpochSecond() * 1_000_000_000L + t.getNano() - EPOCH0);
+        return MONO0 + (epochNanos(t) - EPOCH0);
     }
 }
