@@ -29,6 +29,11 @@ import java.util.Map;
  *
  * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch}. Before anything is instrumented,
  * {@link BootHooks} defines the hook class that instrumented code calls inside {@code java.base}.
+ *
+ * <p>The two statics are the JVM's: its entry points are static, so the running agent ({@code current}) and the
+ * one shutdown hook a JVM gets are found through them; everything else lives in the {@code Agent} object, and an
+ * agent stopped by a detach leaves room for the next attach. Classes loaded before the transformer are
+ * {@link LoadedClasses}' job.
  */
 public final class Agent {
     /** The recording of the capture in the per-JVM output directory (docs/formats/recording.md). */

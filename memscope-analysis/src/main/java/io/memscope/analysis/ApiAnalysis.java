@@ -50,6 +50,8 @@ import java.util.TreeMap;
  * snapshot) and it was not freed by then; "at the end" is the last collection of the capture (its end check), "at the
  * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
  * (0), and there is no peak.
+ *
+ * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job.
  */
 public final class ApiAnalysis implements RecordingVisitor {
     /** How far the file must run past a sample before no edge older than it can come. */

@@ -56,6 +56,11 @@ import java.util.function.LongSupplier;
  * <p>Nothing of JMX is loaded before the first collection when the capture starts with the JVM: the beans are read
  * and the notification listener registered by the drain thread when it sees the first collection end. A capture
  * that starts later ({@code attach}) reads the beans' counts when it starts.
+ *
+ * <p>One job, one lock: the pauses, the cuts and the details change together under this log's lock, so the log
+ * keeps the order of those steps ({@link #cut}, settle, classify) and hands each part to a class of its own:
+ * {@link BeanCuts}, {@link DetailsMatching}, {@link CollectionKinds}, {@link NotificationTimes},
+ * {@link ConcurrentCycles}, {@link GcHistory}, {@link GcNotifications}.
  */
 final class CollectionLog {
     /** How far a notification's start may be from its collection's start when placed by time. */
