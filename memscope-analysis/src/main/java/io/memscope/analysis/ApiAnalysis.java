@@ -51,7 +51,8 @@ import java.util.TreeMap;
  * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
  * (0), and there is no peak.
  *
- * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job.
+ * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job; each thread's open
+ * scopes and waiting samples are a {@link ThreadScopeStack}.
  */
 public final class ApiAnalysis implements RecordingVisitor {
     /** How far the file must run past a sample before no edge older than it can come. */
@@ -70,7 +71,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final Map<Integer, long[]> pathFigures = new HashMap<>();
     /** The figures of the usual small path ids, also in {@link #pathFigures}: one looked up per scope exit, unboxed. */
     private final long[][] smallPathFigures = new long[1024][];
-    private final Map<Long, ThreadStack> threads = new HashMap<>();
+    private final Map<Long, ThreadScopeStack> threads = new HashMap<>();
     private final PendingSamples pending = new PendingSamples();
     /** Held at the end and at the peak per (function, call site). */
     private final Map<List<String>, long[]> functionHeld = new HashMap<>();
@@ -88,7 +89,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final boolean functionsHeld;
     private long lastThread = Long.MIN_VALUE;
     private boolean lastThreadScoped;
-    private ThreadStack lastThreadStack;
+    private ThreadScopeStack lastThreadStack;
 
     // path figures
     private static final int ENTRIES = 0;
@@ -161,7 +162,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     public void scopeEdge(long t, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
                           long allocatedBytes) {
         advance(t);
-        ThreadStack ts = thread(threadId);
+        ThreadScopeStack ts = thread(threadId);
         ts.attributeBefore(t);
         if (!exit) {
             ts.push(pathId, t, taskId != 0);
@@ -283,7 +284,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         if (maxTime - lastSweep > 1_000_000_000L) {
             lastSweep = maxTime;
             long horizon = maxTime - WINDOW_NANOS;
-            for (ThreadStack ts : threads.values()) {
+            for (ThreadScopeStack ts : threads.values()) {
                 ts.attributeBefore(horizon);
             }
         }
@@ -299,9 +300,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     /** @return the thread's scope stack (created at its first edge or sample) */
-    private ThreadStack thread(long threadId) {
+    private ThreadScopeStack thread(long threadId) {
         if (lastThreadStack == null || lastThreadStack.id != threadId) {
-            lastThreadStack = threads.computeIfAbsent(threadId, ThreadStack::new);
+            lastThreadStack = threads.computeIfAbsent(threadId,
+                    id -> new ThreadScopeStack(id, pending, this::place));
         }
         return lastThreadStack;
     }
@@ -385,7 +387,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     // ------------------------------------------------------------------------------------------------ results
 
     private ApiReport build() {
-        for (ThreadStack ts : threads.values()) {
+        for (ThreadScopeStack ts : threads.values()) {
             ts.attributeBefore(Long.MAX_VALUE);
         }
         for (int slot : pending.occupied()) {
@@ -498,74 +500,5 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     static double ms(long nanos) {
         return nanos / 1e6;
-    }
-
-    /** One thread's open scopes, and its samples waiting to be placed. */
-    private final class ThreadStack {
-        final long id;
-        int depth;
-        int[] path = new int[8];
-        long[] start = new long[8];
-        long[] childNanos = new long[8];
-        long[] childBytes = new long[8];
-        boolean[] task = new boolean[8];
-        /** Samples waiting to be placed, oldest first: a ring of their ids and allocation times. */
-        long[] waitingIds = new long[16];
-        long[] waitingAt = new long[16];
-        int head;
-        int waiting;
-
-        ThreadStack(long id) {
-            this.id = id;
-        }
-
-        void await(long sampleId, long allocated) {
-            if (waiting == waitingIds.length) {
-                int n = waiting * 2;
-                long[] ids = new long[n];
-                long[] at = new long[n];
-                for (int i = 0; i < waiting; i++) {
-                    ids[i] = waitingIds[(head + i) & (waiting - 1)];
-                    at[i] = waitingAt[(head + i) & (waiting - 1)];
-                }
-                waitingIds = ids;
-                waitingAt = at;
-                head = 0;
-            }
-            int i = (head + waiting) & (waitingIds.length - 1);
-            waitingIds[i] = sampleId;
-            waitingAt[i] = allocated;
-            waiting++;
-        }
-
-        void push(int pathId, long t, boolean isTask) {
-            if (depth == path.length) {
-                int n = depth * 2;
-                path = Arrays.copyOf(path, n);
-                start = Arrays.copyOf(start, n);
-                childNanos = Arrays.copyOf(childNanos, n);
-                childBytes = Arrays.copyOf(childBytes, n);
-                task = Arrays.copyOf(task, n);
-            }
-            path[depth] = pathId;
-            start[depth] = t;
-            childNanos[depth] = 0;
-            childBytes[depth] = 0;
-            task[depth] = isTask;
-            depth++;
-        }
-
-        /** Places the waiting samples older than {@code t} in the innermost scope open now. */
-        void attributeBefore(long t) {
-            while (waiting > 0 && waitingAt[head] < t) {
-                long sampleId = waitingIds[head];
-                head = (head + 1) & (waitingIds.length - 1);
-                waiting--;
-                int slot = pending.find(sampleId);
-                if (slot >= 0 && pending.placement(slot) == PendingSamples.WAITING) {
-                    place(slot, depth == 0 ? 0 : path[depth - 1]);
-                }
-            }
-        }
     }
 }
