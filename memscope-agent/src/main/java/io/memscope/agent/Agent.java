@@ -16,11 +16,8 @@ import io.memscope.launch.FunctionPatterns;
 import io.memscope.launch.MetadataKeys;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The agent's life cycle in one JVM: parse options, install the transformer, retransform classes already
@@ -32,6 +29,11 @@ import java.util.Set;
  *
  * <p>Entry points are called by {@code io.memscope.agent.launch.AgentLaunch}. Before anything is instrumented,
  * {@link BootHooks} defines the hook class that instrumented code calls inside {@code java.base}.
+ *
+ * <p>The two statics are the JVM's: its entry points are static, so the running agent ({@code current}) and the
+ * one shutdown hook a JVM gets are found through them; everything else lives in the {@code Agent} object, and an
+ * agent stopped by a detach leaves room for the next attach. Classes loaded before the transformer are
+ * {@link LoadedClasses}' job.
  */
 public final class Agent {
     /** The recording of the capture in the per-JVM output directory (docs/formats/recording.md). */
@@ -60,6 +62,8 @@ public final class Agent {
     private final Instrumentation inst;
     private final AgentOptions options;
     private final boolean attached;
+    /** The classes loaded before the transformer, retransformed and restored. */
+    private final LoadedClasses loadedClasses;
     private final long pid = io.memscope.agent.capture.ProcessInfo.pid();
     private MemscopeTransformer transformer;
     /** This agent's capture; null once it ended. */
@@ -77,6 +81,7 @@ public final class Agent {
         this.inst = inst;
         this.options = options;
         this.attached = attached;
+        this.loadedClasses = new LoadedClasses(inst, options.jmx());
     }
 
     public static void premain(String args, Instrumentation inst) {
@@ -379,11 +384,7 @@ public final class Agent {
             if (stopped) {
                 return;
             }
-            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                    options.nativeMemory(), heapHooks, options.jmx(), functionPatterns());
-            if (options.push() != null) {
-                t.hookOpenTelemetryContext(); // the push's span labels
-            }
+            t = newTransformer(heapHooks);
             transformer = t;
             if (options.jmx()) {
                 PlatformServerGate.arm(new AgentJmxRegistrar(session,
@@ -393,15 +394,21 @@ public final class Agent {
                 inst.addTransformer(t, true);
             }
         }
-        Object platformServer = retransformLoaded(t);
+        Object platformServer = loadedClasses.retransformLoaded(t);
         if (platformServer != null) {
             PlatformServerGate.ready(platformServer);
         }
     }
 
-    /** @return the function profile's patterns ({@code functions=...}), parsed */
-    private FunctionPatterns functionPatterns() {
-        return FunctionPatterns.parse(options.functions());
+    /** @return a transformer as the options ask, with or without the bytecode heap hooks */
+    private MemscopeTransformer newTransformer(boolean heapHooks) {
+        MemscopeTransformer t = new MemscopeTransformer(inst, options.include(), options.exclude(),
+                options.includeJdk(), options.nativeMemory(), heapHooks, options.jmx(),
+                FunctionPatterns.parse(options.functions()));
+        if (options.push() != null) {
+            t.hookOpenTelemetryContext(); // the push's span labels
+        }
+        return t;
     }
 
     /** The JVM's sampler could not start: replaces the transformer by one with the heap hooks, for every class. */
@@ -413,104 +420,14 @@ public final class Agent {
                 return;
             }
             old = transformer;
-            t = new MemscopeTransformer(inst, options.include(), options.exclude(), options.includeJdk(),
-                    options.nativeMemory(), true, options.jmx(), functionPatterns());
-            if (options.push() != null) {
-                t.hookOpenTelemetryContext();
-            }
+            t = newTransformer(true);
             transformer = t;
             inst.addTransformer(t, true);
             if (old != null) {
                 inst.removeTransformer(old);
             }
         }
-        List<Class<?>> todo = new ArrayList<>();
-        for (Class<?> c : inst.getAllLoadedClasses()) {
-            try {
-                if (t.wants(c) && !c.getName().equals("jdk.internal.misc.Unsafe")
-                        && !c.getName().equals("java.lang.management.ManagementFactory")) {
-                    todo.add(c);
-                }
-            } catch (Throwable e) {
-                Failures.report("agent.retransform.select", e);
-            }
-        }
-        retransform(todo);
-    }
-
-    /**
-     * Retransforms the classes loaded before the agent that it changes: {@code Unsafe} (native memory), the classes
-     * the bytecode hooks instrument, and {@code ManagementFactory} when it was loaded already and the platform MBean
-     * server does not exist yet.
-     *
-     * @return the platform MBean server when it existed before the agent started (an attach), else null
-     */
-    private Object retransformLoaded(MemscopeTransformer transformer) {
-        List<Class<?>> todo = new ArrayList<>();
-        Object server = null;
-        // Usually only Unsafe and ManagementFactory can be wanted: the other classes are not asked their names (the
-        // JVM makes each name string at its first getName(), about a thousand classes at start).
-        Class<?> unsafe = null;
-        Module management = null;
-        boolean jdkOnly = transformer.jdkClassesOnly();
-        if (jdkOnly) {
-            try {
-                unsafe = Class.forName("jdk.internal.misc.Unsafe", false, null);
-            } catch (Throwable t) {
-                jdkOnly = false; // an unknown JDK: every class is looked at
-            }
-            management = ModuleLayer.boot().findModule("java.management").orElse(null);
-        }
-        for (Class<?> c : inst.getAllLoadedClasses()) {
-            if (jdkOnly && c != unsafe && (management == null || c.getModule() != management)) {
-                continue;
-            }
-            try {
-                if (options.jmx() && c.getName().equals("java.lang.management.ManagementFactory")) {
-                    server = existingPlatformServer(c);
-                    if (server == null && transformer.wants(c)) {
-                        todo.add(c);
-                    }
-                } else if (transformer.wants(c)) {
-                    todo.add(c);
-                }
-            } catch (Throwable t) {
-                Failures.report("agent.retransform.select", t);
-            }
-        }
-        retransform(todo);
-        return server;
-    }
-
-    /** @return the platform MBean server if {@code ManagementFactory} made it already, else null */
-    private Object existingPlatformServer(Class<?> managementFactory) {
-        try {
-            inst.redefineModule(managementFactory.getModule(), Set.of(), Map.of(),
-                    Map.of("java.lang.management", Set.of(Agent.class.getModule())), Set.of(), Map.of());
-            java.lang.reflect.Field f = managementFactory.getDeclaredField("platformMBeanServer");
-            f.setAccessible(true);
-            return f.get(null);
-        } catch (Throwable t) {
-            // an unknown JDK layout: the retransformed class will announce the server when it is asked for
-            return null;
-        }
-    }
-
-    private void retransform(List<Class<?>> classes) {
-        for (int i = 0; i < classes.size(); i += 64) {
-            List<Class<?>> batch = classes.subList(i, Math.min(classes.size(), i + 64));
-            try {
-                inst.retransformClasses(batch.toArray(new Class<?>[0]));
-            } catch (Throwable batchFailed) {
-                for (Class<?> c : batch) {
-                    try {
-                        inst.retransformClasses(c);
-                    } catch (Throwable t) {
-                        Failures.report("agent.retransform " + c.getName(), t);
-                    }
-                }
-            }
-        }
+        loadedClasses.retransformForHeapHooks(t);
     }
 
     private static void atExit() {
@@ -571,7 +488,7 @@ public final class Agent {
             Path recording = ended == null ? null : ended.finish(meta, options.gcAtEnd());
             session = null; // the ended capture's state goes with it (this agent stays reachable from a static)
             if (restore) {
-                restoreClasses(transformer);
+                loadedClasses.restore(transformer);
             }
             if (recording != null && (!options.quiet() || options.summary())) {
                 System.err.println("memscope agent: recording closed: " + recording + " (the report: memscope report "
@@ -627,22 +544,6 @@ public final class Agent {
             meta.put(MetadataKeys.OPTION_PREFIX + e.getKey(), e.getValue());
         }
         return meta;
-    }
-
-    private void restoreClasses(MemscopeTransformer transformer) {
-        if (transformer == null) {
-            return;
-        }
-        Set<String> names = transformer.transformedClasses();
-        List<Class<?>> todo = new ArrayList<>();
-        for (Class<?> c : inst.getAllLoadedClasses()) {
-            String name = c.getName().replace('.', '/');
-            if (!c.isArray() && names.contains(name) && !BootHooks.jdkClassHooked0(name)
-                    && inst.isModifiableClass(c)) {
-                todo.add(c);
-            }
-        }
-        retransform(todo);
     }
 
     /**

@@ -50,6 +50,9 @@ import java.util.TreeMap;
  * snapshot) and it was not freed by then; "at the end" is the last collection of the capture (its end check), "at the
  * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
  * (0), and there is no peak.
+ *
+ * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job; each thread's open
+ * scopes and waiting samples are a {@link ThreadScopeStack}.
  */
 public final class ApiAnalysis implements RecordingVisitor {
     /** How far the file must run past a sample before no edge older than it can come. */
@@ -68,17 +71,14 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final Map<Integer, long[]> pathFigures = new HashMap<>();
     /** The figures of the usual small path ids, also in {@link #pathFigures}: one looked up per scope exit, unboxed. */
     private final long[][] smallPathFigures = new long[1024][];
-    private final Map<Long, ThreadStack> threads = new HashMap<>();
+    private final Map<Long, ThreadScopeStack> threads = new HashMap<>();
     private final PendingSamples pending = new PendingSamples();
     /** Held at the end and at the peak per (function, call site). */
     private final Map<List<String>, long[]> functionHeld = new HashMap<>();
     private final Map<List<String>, FunctionStats> functionStats = new LinkedHashMap<>();
-    private final Map<Long, Object[]> named = new LinkedHashMap<>();
-    private final Map<String, long[]> pools = new TreeMap<>();
-    private final Map<Long, Object[]> leases = new LinkedHashMap<>();
-    /** Pool leaks by lease id: {pool, size, stack id} of the anomaly, and the lease's BORROW once seen. */
-    private final Map<Long, Object[]> unreachable = new LinkedHashMap<>();
     private final Map<String, Long> scopeAnomalies = new TreeMap<>();
+    /** The named objects and the pools, from their records and anomalies. */
+    private final ApiObjectsAndPools objects;
     /** Stack keys and (scope path, stack key) cells of the kept samples. */
     private final SampleCells cells = new SampleCells(this::functionFigures, this::figures);
     private static final long[][] NO_FUNCTIONS = new long[0][];
@@ -89,7 +89,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final boolean functionsHeld;
     private long lastThread = Long.MIN_VALUE;
     private boolean lastThreadScoped;
-    private ThreadStack lastThreadStack;
+    private ThreadScopeStack lastThreadStack;
 
     // path figures
     private static final int ENTRIES = 0;
@@ -105,15 +105,6 @@ public final class ApiAnalysis implements RecordingVisitor {
     private static final int HELD_PEAK = 10;
     private static final int FIGURES = 11;
 
-    // pool figures
-    private static final int BORROWS = 0;
-    private static final int RETURNS = 1;
-    private static final int OUTSTANDING = 2;
-    private static final int PEAK = 3;
-    private static final int LEAKS = 4;
-    private static final int DOUBLE = 5;
-    private static final int UNKNOWN = 6;
-
     private ApiAnalysis(RecordedRun run) {
         this.run = run;
         this.mean = Math.max(1, run.metadataLong(MetadataKeys.INTERVAL_BYTES, 512 * 1024));
@@ -124,6 +115,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.peakGc = gcs.peak(0, endGc);
         this.functionPatterns = FunctionPatterns.ofRecorded(run.metadata().get(MetadataKeys.OPTION_FUNCTIONS));
         this.functionsHeld = !functionPatterns.isEmpty() && run.hasFunctionStats();
+        this.objects = new ApiObjectsAndPools(run);
     }
 
     /** @return whether an anomaly is one of the API's (pools, scopes), not native memory's */
@@ -170,7 +162,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     public void scopeEdge(long t, long threadId, int threadNameId, boolean exit, int pathId, long taskId,
                           long allocatedBytes) {
         advance(t);
-        ThreadStack ts = thread(threadId);
+        ThreadScopeStack ts = thread(threadId);
         ts.attributeBefore(t);
         if (!exit) {
             ts.push(pathId, t, taskId != 0);
@@ -263,51 +255,7 @@ public final class ApiAnalysis implements RecordingVisitor {
 
     @Override
     public void apiEvent(EventView e) {
-        long t = e.timestampNanos();
-        long address = e.address();
-        long size = e.size();
-        long threadId = e.threadId();
-        int threadNameId = e.threadNameId();
-        int typeNameId = e.typeNameId();
-        long stackId = e.stackId();
-        String variable = run.string(e.variableNameId());
-        switch (e.type()) {
-            case ALLOCATE:
-                named.put(address, new Object[] {variable, run.string(typeNameId), size, t, -1L});
-                break;
-            case DEALLOCATE: {
-                Object[] o = named.get(address);
-                if (o != null) {
-                    o[4] = t;
-                }
-                break;
-            }
-            case BORROW: {
-                long[] p = pool(variable);
-                p[BORROWS]++;
-                Object[] lease = {variable, run.string(typeNameId), size, t,
-                    threadId + (run.string(threadNameId) == null ? "" : "/" + run.string(threadNameId)), stackId};
-                Object[] leak = unreachable.get(address);
-                if (leak != null) {
-                    leak[3] = lease; // its leak came first in the file (same flush): it is not outstanding
-                } else {
-                    p[OUTSTANDING]++;
-                    leases.put(address, lease);
-                }
-                p[PEAK] = Math.max(p[PEAK], p[OUTSTANDING] + (leak != null ? 1 : 0));
-                break;
-            }
-            case RETURN: {
-                long[] p = pool(variable);
-                p[RETURNS]++;
-                if (leases.remove(address) != null) {
-                    p[OUTSTANDING]--;
-                }
-                break;
-            }
-            default:
-                break; // MOVE: the tasks it hands over are counted in the scopes
-        }
+        objects.apiEvent(e);
     }
 
     @Override
@@ -315,17 +263,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         switch (a.type()) {
             case SCOPE_OUT_OF_ORDER, SCOPE_STALE_CLOSE, SCOPE_FOREIGN_CLOSE ->
                     scopeAnomalies.merge(a.kind(), 1L, Long::sum);
-            case POOL_LEAK -> {
-                long[] p = pool(a.detail());
-                p[LEAKS]++;
-                Object[] lease = leases.remove(a.address());
-                if (lease != null) {
-                    p[OUTSTANDING]--;
-                }
-                unreachable.put(a.address(), new Object[] {a.detail(), a.size(), a.stackId(), lease});
-            }
-            case POOL_DOUBLE_RETURN -> pool(a.detail())[DOUBLE]++;
-            case POOL_UNKNOWN_RETURN -> pool(a.detail())[UNKNOWN]++;
+            case POOL_LEAK, POOL_DOUBLE_RETURN, POOL_UNKNOWN_RETURN -> objects.poolAnomaly(a);
             default -> {
                 // native memory's, or a kind this reader does not know: not the API's
             }
@@ -346,7 +284,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         if (maxTime - lastSweep > 1_000_000_000L) {
             lastSweep = maxTime;
             long horizon = maxTime - WINDOW_NANOS;
-            for (ThreadStack ts : threads.values()) {
+            for (ThreadScopeStack ts : threads.values()) {
                 ts.attributeBefore(horizon);
             }
         }
@@ -362,9 +300,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     /** @return the thread's scope stack (created at its first edge or sample) */
-    private ThreadStack thread(long threadId) {
+    private ThreadScopeStack thread(long threadId) {
         if (lastThreadStack == null || lastThreadStack.id != threadId) {
-            lastThreadStack = threads.computeIfAbsent(threadId, ThreadStack::new);
+            lastThreadStack = threads.computeIfAbsent(threadId,
+                    id -> new ThreadScopeStack(id, pending, this::place));
         }
         return lastThreadStack;
     }
@@ -448,7 +387,7 @@ public final class ApiAnalysis implements RecordingVisitor {
     // ------------------------------------------------------------------------------------------------ results
 
     private ApiReport build() {
-        for (ThreadStack ts : threads.values()) {
+        for (ThreadScopeStack ts : threads.values()) {
             ts.attributeBefore(Long.MAX_VALUE);
         }
         for (int slot : pending.occupied()) {
@@ -494,40 +433,9 @@ public final class ApiAnalysis implements RecordingVisitor {
         functions.sort(Comparator.comparingDouble(ApiReport.FunctionRow::totalMs).reversed()
                 .thenComparing(ApiReport.FunctionRow::function));
 
-        List<ApiReport.TrackedObjectRow> objects = new ArrayList<>();
-        for (Object[] o : named.values()) {
-            long tracked = (Long) o[3];
-            long collected = (Long) o[4];
-            boolean alive = collected < 0;
-            objects.add(new ApiReport.TrackedObjectRow((String) o[0], (String) o[1], (Long) o[2], ms(tracked - start),
-                    alive ? -1 : ms(collected - start), ms((alive ? end : collected) - tracked), alive));
-        }
-
+        List<ApiReport.TrackedObjectRow> objectRows = objects.objectRows(start, end);
         List<ApiReport.PoolLeakRow> leaks = new ArrayList<>();
-        for (Map.Entry<Long, Object[]> e : unreachable.entrySet()) {
-            Object[] a = e.getValue();
-            Object[] lease = (Object[]) a[3];
-            long stackId = (Long) a[2] != 0 || lease == null ? (Long) a[2] : (Long) lease[5];
-            leaks.add(new ApiReport.PoolLeakRow((String) a[0], "unreachable", e.getKey(),
-                    lease == null ? null : (String) lease[1], (Long) a[1], lease == null ? -1 : ms((Long) lease[3] - start),
-                    lease == null ? null : (String) lease[4], stack(stackId)));
-        }
-        Map<String, long[]> notReturned = new HashMap<>();
-        for (Map.Entry<Long, Object[]> e : leases.entrySet()) {
-            Object[] l = e.getValue();
-            long[] n = notReturned.computeIfAbsent((String) l[0], k -> new long[2]);
-            n[0]++;
-            n[1] += (Long) l[2];
-            leaks.add(new ApiReport.PoolLeakRow((String) l[0], "not-returned", e.getKey(), (String) l[1], (Long) l[2],
-                    ms((Long) l[3] - start), (String) l[4], stack((Long) l[5])));
-        }
-        List<ApiReport.PoolRow> poolRows = new ArrayList<>();
-        for (Map.Entry<String, long[]> e : pools.entrySet()) {
-            long[] p = e.getValue();
-            long[] n = notReturned.getOrDefault(e.getKey(), new long[2]);
-            poolRows.add(new ApiReport.PoolRow(e.getKey(), p[BORROWS], p[RETURNS], n[0], n[1], p[PEAK], p[LEAKS],
-                    p[DOUBLE], p[UNKNOWN]));
-        }
+        List<ApiReport.PoolRow> poolRows = objects.poolRows(start, leaks);
         List<ApiReport.ScopeStackRow> byStack = new ArrayList<>();
         Map<Integer, String> pathNames = new HashMap<>();
         for (int c = 0; c < cells.cells(); c++) { // in order of first sample: ties below keep it
@@ -543,7 +451,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         }
         byStack.sort(Comparator.comparingLong(ApiReport.ScopeStackRow::sampledBytes).reversed()
                 .thenComparing(ApiReport.ScopeStackRow::path));
-        return new ApiReport(List.copyOf(scopes), List.copyOf(functions), List.copyOf(objects),
+        return new ApiReport(List.copyOf(scopes), List.copyOf(functions), List.copyOf(objectRows),
                 List.copyOf(poolRows), List.copyOf(leaks), Map.copyOf(scopeAnomalies), samplesInScopes,
                 List.copyOf(byStack));
     }
@@ -558,10 +466,6 @@ public final class ApiAnalysis implements RecordingVisitor {
             return f;
         }
         return pathFigures.computeIfAbsent(pathId, k -> new long[FIGURES]);
-    }
-
-    private long[] pool(String name) {
-        return pools.computeIfAbsent(name == null ? "?" : name, k -> new long[7]);
     }
 
     private String pathOf(int id) {
@@ -585,80 +489,16 @@ public final class ApiAnalysis implements RecordingVisitor {
     }
 
     private List<String> stack(long id) {
+        return stackOf(run, id);
+    }
+
+    /** @return the frames of stack {@code id}, empty when it has none */
+    static List<String> stackOf(RecordedRun run, long id) {
         List<String> s = id == 0 ? null : run.stack(id);
         return s == null ? List.of() : s;
     }
 
-    private static double ms(long nanos) {
+    static double ms(long nanos) {
         return nanos / 1e6;
-    }
-
-    /** One thread's open scopes, and its samples waiting to be placed. */
-    private final class ThreadStack {
-        final long id;
-        int depth;
-        int[] path = new int[8];
-        long[] start = new long[8];
-        long[] childNanos = new long[8];
-        long[] childBytes = new long[8];
-        boolean[] task = new boolean[8];
-        /** Samples waiting to be placed, oldest first: a ring of their ids and allocation times. */
-        long[] waitingIds = new long[16];
-        long[] waitingAt = new long[16];
-        int head;
-        int waiting;
-
-        ThreadStack(long id) {
-            this.id = id;
-        }
-
-        void await(long sampleId, long allocated) {
-            if (waiting == waitingIds.length) {
-                int n = waiting * 2;
-                long[] ids = new long[n];
-                long[] at = new long[n];
-                for (int i = 0; i < waiting; i++) {
-                    ids[i] = waitingIds[(head + i) & (waiting - 1)];
-                    at[i] = waitingAt[(head + i) & (waiting - 1)];
-                }
-                waitingIds = ids;
-                waitingAt = at;
-                head = 0;
-            }
-            int i = (head + waiting) & (waitingIds.length - 1);
-            waitingIds[i] = sampleId;
-            waitingAt[i] = allocated;
-            waiting++;
-        }
-
-        void push(int pathId, long t, boolean isTask) {
-            if (depth == path.length) {
-                int n = depth * 2;
-                path = Arrays.copyOf(path, n);
-                start = Arrays.copyOf(start, n);
-                childNanos = Arrays.copyOf(childNanos, n);
-                childBytes = Arrays.copyOf(childBytes, n);
-                task = Arrays.copyOf(task, n);
-            }
-            path[depth] = pathId;
-            start[depth] = t;
-            childNanos[depth] = 0;
-            childBytes[depth] = 0;
-            task[depth] = isTask;
-            depth++;
-        }
-
-        /** Places the waiting samples older than {@code t} in the innermost scope open now. */
-        void attributeBefore(long t) {
-            while (waiting > 0 && waitingAt[head] < t) {
-                long sampleId = waitingIds[head];
-                head = (head + 1) & (waitingIds.length - 1);
-                waiting--;
-                int slot = pending.find(sampleId);
-                if (slot >= 0 && pending.placement(slot) == PendingSamples.WAITING) {
-                    place(slot, depth == 0 ? 0 : path[depth - 1]);
-                }
-            }
-        }
     }
 }

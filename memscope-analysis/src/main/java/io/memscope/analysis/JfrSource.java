@@ -5,9 +5,6 @@ import io.memscope.error.CorruptFileException;
 import io.memscope.error.MemscopeException;
 import io.memscope.launch.MetadataKeys;
 import io.memscope.launch.SiteFrames;
-import io.memscope.recording.AccountingSnapshot;
-import io.memscope.recording.Anomaly;
-import io.memscope.recording.Damage;
 import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.recording.GcRecord;
@@ -16,8 +13,6 @@ import io.memscope.recording.RecordingHeader;
 import io.memscope.recording.RecordingVisitor;
 import io.memscope.recording.RetentionWalk;
 import io.memscope.recording.Site;
-import io.memscope.recording.SiteCount;
-import io.memscope.recording.Totals;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
@@ -27,13 +22,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import jdk.jfr.EventType;
 import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
@@ -78,19 +70,13 @@ final class JfrSource {
     private final JfrStacks stacks = new JfrStacks();
     private final JfrRetention retention = new JfrRetention();
     private final Map<String, String> metadata = new LinkedHashMap<>();
+    /** The records that are not events: collections, process memory, the JVM. */
+    private final JfrRuntimeRecords runtime = new JfrRuntimeRecords(metadata);
     /** The allocation samples' weights, and the TLAB events' (which count when there are no samples). */
     private final Weights sampleWeights = new Weights();
     private final Weights tlabWeights = new Weights();
     private final List<Held> held = new ArrayList<>();
-    private final Map<Long, long[]> gcFigures = new TreeMap<>();
-    private final Map<Long, String[]> gcNames = new HashMap<>();
     private final EventView view = new EventView();
-    private long[] rssTimes = new long[64];
-    private long[] rssValues = new long[64];
-    private int rssCount;
-    /** NMT's committed bytes per category by time (jdk.NativeMemoryUsage), at most {@value #MAX_NMT_SAMPLES} times. */
-    private final TreeMap<Long, Map<String, Long>> nmt = new TreeMap<>();
-    private static final int MAX_NMT_SAMPLES = 100_000;
     private long allocationSamples;
     private long tlabEvents;
     private long oldObjects;
@@ -98,7 +84,6 @@ final class JfrSource {
     private long liveObjects;
     private long mallocs;
     private boolean asyncProfiler;
-    private String jvm;
     private RecordingHeader header;
     private List<GcRecord> gcRecords = List.of();
     private RecordedRun.Origin origin;
@@ -170,7 +155,7 @@ final class JfrSource {
         for (Held h : s.held) {
             first.accept(h.view(s.view));
         }
-        s.gcRecords = s.collections();
+        s.gcRecords = s.runtime.collections();
         s.origin = s.describe();
         return s;
     }
@@ -244,7 +229,7 @@ final class JfrSource {
                 if (map(e, true)) {
                     first.accept(view);
                 } else {
-                    table(e);
+                    runtime.accept(e);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -394,90 +379,9 @@ final class JfrSource {
         return (16 + (long) each * elements + 7) & ~7L;
     }
 
-    /** The records that are not events: collections, heap summaries, process memory, the JVM. */
-    private void table(RecordedEvent e) {
-        switch (e.getEventType().getName()) {
-            case "jdk.GarbageCollection" -> {
-                long[] g = gcFigures.computeIfAbsent(e.getLong("gcId"), k -> new long[] {0, 0, -1, -1, 0});
-                g[0] = nanos(e.getStartTime());
-                g[1] = e.getDuration().toNanos();
-                gcNames.put(e.getLong("gcId"), new String[] {e.getString("name"), e.getString("cause")});
-            }
-            case "jdk.GCHeapSummary" -> {
-                long[] g = gcFigures.computeIfAbsent(e.getLong("gcId"), k -> new long[] {0, 0, -1, -1, 0});
-                boolean before = "Before GC".equals(e.getString("when"));
-                g[before ? 2 : 3] = e.getLong("heapUsed");
-                RecordedObject space = e.getValue("heapSpace");
-                if (!before && space != null) {
-                    g[4] = space.getLong("committedSize");
-                }
-            }
-            case "jdk.ResidentSetSize" -> {
-                if (rssCount == rssTimes.length) {
-                    rssTimes = Arrays.copyOf(rssTimes, rssCount * 2);
-                    rssValues = Arrays.copyOf(rssValues, rssCount * 2);
-                }
-                rssTimes[rssCount] = nanos(e.getStartTime());
-                rssValues[rssCount++] = e.getLong("size");
-            }
-            case "jdk.NativeMemoryUsage" -> {
-                // NMT's categories (-XX:NativeMemoryTracking), all at one time per period: memscope's nmt parts
-                String type = e.getString("type");
-                if (type != null && nmt.size() < MAX_NMT_SAMPLES) {
-                    nmt.computeIfAbsent(nanos(e.getStartTime()), k -> new TreeMap<>())
-                            .put(type, e.getLong("committed"));
-                }
-            }
-            case "jdk.JVMInformation" -> {
-                String v = e.getString("jvmVersion");
-                java.util.regex.Matcher m = v == null ? null : java.util.regex.Pattern.compile("\\(([^()]*)\\)")
-                        .matcher(v);
-                jvm = m != null && m.find() ? "Java " + m.group(1) : v;
-                metadata.put(MetadataKeys.JAVA_VERSION, e.getString("jvmVersion"));
-                metadata.put(MetadataKeys.PID, Long.toString(e.getLong("pid")));
-                String jvmArgs = e.getString("jvmArguments");
-                String javaArgs = e.getString("javaArguments");
-                metadata.put(MetadataKeys.COMMAND, ("java " + (jvmArgs == null ? "" : jvmArgs + " ")
-                        + (javaArgs == null ? "" : javaArgs)).strip());
-            }
-            default -> {
-                // not read
-            }
-        }
-    }
-
-    /** The collections seen with their name and time, in time order; whole-heap or young by JFR's collector name. */
-    private List<GcRecord> collections() {
-        List<GcRecord> l = new ArrayList<>();
-        for (Map.Entry<Long, long[]> en : gcFigures.entrySet()) {
-            String[] nc = gcNames.get(en.getKey());
-            if (nc == null) {
-                continue; // heap summaries without their collection (async-profiler writes only those)
-            }
-            long[] g = en.getValue();
-            GcRecord r = new GcRecord(g[0], g[1], nc[0], nc[1], Math.max(0, g[2]), Math.max(0, g[3]), g[4]);
-            l.add(r.withExamined(examined(nc[0]), g[0], g[0] + g[1]));
-        }
-        l.sort(Comparator.comparingLong(GcRecord::startNanos));
-        return l;
-    }
-
-    /** @return what a collector of this JFR name examines: young collections, or the whole heap */
-    static GcRecord.Examined examined(String name) {
-        if (name == null) {
-            return GcRecord.Examined.UNKNOWN;
-        }
-        return switch (name) {
-            case "G1New", "DefNew", "ParallelScavenge", "ParNew", "ZMinor" -> GcRecord.Examined.YOUNG;
-            case "G1Old", "G1Full", "ParallelOld", "SerialOld", "PSMarkSweep", "ConcurrentMarkSweep", "Z", "ZMajor",
-                 "Shenandoah" -> GcRecord.Examined.WHOLE_HEAP;
-            default -> GcRecord.Examined.UNKNOWN;
-        };
-    }
-
     private RecordedRun.Origin describe() {
         List<String> l = new ArrayList<>();
-        String producer = asyncProfiler ? "async-profiler" : "JDK flight recorder" + (jvm == null ? "" : ", " + jvm);
+        String producer = asyncProfiler ? "async-profiler" : "JDK flight recorder" + (runtime.jvm() == null ? "" : ", " + runtime.jvm());
         long heap = allocationSamples > 0 ? allocationSamples : tlabEvents;
         if (heap == 0) {
             l.add("no allocation samples: record with jdk.ObjectAllocationSample (settings=profile or default) or "
@@ -507,7 +411,7 @@ final class JfrSource {
             l.add("no paths to GC roots: record with path-to-gc-roots=true");
         }
         if (mallocs == 0) {
-            l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)" + (nmt.isEmpty() ? ""
+            l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)" + (!runtime.hasNmt() ? ""
                     : "; NMT's committed bytes per category are in the process memory section"));
         }
         if (gcRecords.isEmpty()) {
@@ -522,7 +426,7 @@ final class JfrSource {
         return t == null ? 0 : t.getJavaThreadId();
     }
 
-    private static long nanos(Instant t) {
+    static long nanos(Instant t) {
         return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
@@ -533,101 +437,9 @@ final class JfrSource {
     }
 
     RecordedRun.Tables tables() {
-        List<Recording.ProcessMemorySamples> pm = new ArrayList<>();
-        if (rssCount > 0) {
-            pm.add(new Recording.ProcessMemorySamples(List.of("rss"), Arrays.copyOf(rssTimes, rssCount),
-                    Arrays.copyOf(rssValues, rssCount)));
-        }
         List<RetentionWalk> walks = retention.walks();
-        if (!nmt.isEmpty()) {
-            java.util.TreeSet<String> types = new java.util.TreeSet<>();
-            nmt.values().forEach(m -> types.addAll(m.keySet()));
-            List<String> parts = new ArrayList<>();
-            types.forEach(t -> parts.add("nmt." + t + ".committed"));
-            long[] times = new long[nmt.size()];
-            long[] values = new long[nmt.size() * parts.size()];
-            int i = 0;
-            for (Map.Entry<Long, Map<String, Long>> en : nmt.entrySet()) {
-                times[i] = en.getKey();
-                int j = 0;
-                for (String t : types) {
-                    values[i * parts.size() + j++] = en.getValue().getOrDefault(t,
-                            Recording.ProcessMemorySamples.UNKNOWN);
-                }
-                i++;
-            }
-            pm.add(new Recording.ProcessMemorySamples(parts, times, values));
-        }
-        List<Recording.ProcessMemorySamples> memory = List.copyOf(pm);
-        return new RecordedRun.Tables() {
-            public RecordingHeader header() {
-                return header;
-            }
-
-            public Map<String, String> metadata() {
-                return metadata;
-            }
-
-            public int stringCount() {
-                return 1;
-            }
-
-            public String string(int id) {
-                return null;
-            }
-
-            public Map<Integer, Site> sites() {
-                return stacks.sites;
-            }
-
-            public Map<Long, List<String>> stacks() {
-                return stacks.stacks;
-            }
-
-            public List<GcRecord> gcRecords() {
-                return gcRecords;
-            }
-
-            public Map<Integer, SiteCount> siteCounts() {
-                return Map.of();
-            }
-
-            public List<Anomaly> anomalies() {
-                return List.of();
-            }
-
-            public Optional<Totals> totals() {
-                return Optional.empty();
-            }
-
-            public Optional<Damage> damage() {
-                return Optional.empty();
-            }
-
-            public int skippedBlocks() {
-                return 0;
-            }
-
-            public AccountingSnapshot accounting() {
-                return null;
-            }
-
-            public List<RetentionWalk> retentionWalks() {
-                return walks;
-            }
-
-            public List<Recording.ProcessMemorySamples> processMemory() {
-                return memory;
-            }
-
-            public boolean hasScopePaths() {
-                return false;
-            }
-
-            public boolean hasFunctionStats() {
-                return false;
-            }
-        };
+        List<Recording.ProcessMemorySamples> memory = runtime.processMemory();
+        return new JfrTables(header, metadata, stacks.sites, stacks.stacks, gcRecords, walks, memory);
     }
 
     /** A sampled object alive at the recording's end, allocated at {@code allocatedNanos}. */

@@ -95,9 +95,9 @@ class JfrSourceTest {
         assertThat(JfrSource.arrayBytes("byte[]", 16384)).isEqualTo(16400);
         assertThat(JfrSource.arrayBytes("java.lang.Object[]", 3)).isEqualTo(32);
         assertThat(JfrSource.arrayBytes("java.lang.String", 0)).isZero();
-        assertThat(JfrSource.examined("G1Full")).isEqualTo(GcRecord.Examined.WHOLE_HEAP);
-        assertThat(JfrSource.examined("G1Old")).isEqualTo(GcRecord.Examined.WHOLE_HEAP);
-        assertThat(JfrSource.examined("G1New")).isEqualTo(GcRecord.Examined.YOUNG);
-        assertThat(JfrSource.examined("Epsilon")).isEqualTo(GcRecord.Examined.UNKNOWN);
+        assertThat(JfrRuntimeRecords.examined("G1Full")).isEqualTo(GcRecord.Examined.WHOLE_HEAP);
+        assertThat(JfrRuntimeRecords.examined("G1Old")).isEqualTo(GcRecord.Examined.WHOLE_HEAP);
+        assertThat(JfrRuntimeRecords.examined("G1New")).isEqualTo(GcRecord.Examined.YOUNG);
+        assertThat(JfrRuntimeRecords.examined("Epsilon")).isEqualTo(GcRecord.Examined.UNKNOWN);
     }
 }

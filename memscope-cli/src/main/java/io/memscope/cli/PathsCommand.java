@@ -10,7 +10,7 @@ import io.memscope.analysis.SiteProfile;
 import io.memscope.analysis.Summary;
 import io.memscope.analysis.text.TerminalText;
 import io.memscope.error.MemscopeException;
-import io.memscope.launch.AgentOptions;
+import io.memscope.launch.OptionValues;
 import io.memscope.launch.AgentPropertyNames;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ final class PathsCommand implements Callable<Integer> {
         }
         long memory;
         try {
-            memory = AgentOptions.parseBytes(memoryBudget);
+            memory = OptionValues.parseBytes(memoryBudget);
         } catch (IllegalArgumentException e) {
             throw MemscopeException.configuration("--memory-budget: " + e.getMessage());
         }

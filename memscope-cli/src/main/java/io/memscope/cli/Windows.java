@@ -1,7 +1,7 @@
 package io.memscope.cli;
 
 import io.memscope.error.MemscopeException;
-import io.memscope.launch.AgentOptions;
+import io.memscope.launch.OptionValues;
 
 /** The {@code --last DURATION} option of {@code report}, {@code diff} and {@code export}. */
 final class Windows {
@@ -14,7 +14,7 @@ final class Windows {
             return null;
         }
         try {
-            long ms = AgentOptions.parseDurationMillis(last);
+            long ms = OptionValues.parseDurationMillis(last);
             if (ms <= 0) {
                 throw new IllegalArgumentException("must be more than 0");
             }

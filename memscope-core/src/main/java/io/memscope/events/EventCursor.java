@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,17 +47,14 @@ public final class EventCursor implements AutoCloseable {
     private final int ringSize;
     private final int mask;
     private final int shift;
-    private final int namesCapacity;
     private final long slotsOffset;
     private final SlotState[] slots;
     private final byte[] scratch = new byte[MAX_RECORD_BYTES];
     private final ByteBuffer payloadView = ByteBuffer.wrap(scratch).order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer();
     private final Map<String, CustomHandler<?>> handlers = new HashMap<>();
     private final Map<Long, String> threadNames = new ConcurrentHashMap<>();
-    private String[] eventNames = new String[64];
-    private int[] eventTypes = new int[64];
-    private final Map<Integer, String> typeNames = new HashMap<>();
-    private int namesParsed;
+    /** The event and type names, read from the names region as the producer adds them. */
+    private final RingNames names;
     private long lost;
     private long firstLost;
 
@@ -66,60 +62,21 @@ public final class EventCursor implements AutoCloseable {
         this.file = file;
         this.path = file.toString();
         this.buf = buf;
-        long size = buf.capacity();
-        if (size < HEADER_BYTES) {
-            throw corrupt(0, "truncated: " + size + " bytes, the header alone is " + HEADER_BYTES);
-        }
-        // the ready word first (acquire), then the magic: read the other way round, a header completed between
-        // the two reads would look like a zero magic with the ready word set, i.e. a foreign file
-        int ready = (int) INT.getAcquire(buf, H_READY);
-        long magic = buf.getLong(H_MAGIC);
-        if (ready == 0 && (magic == 0 || magic == MAGIC)) {
-            throw corrupt(H_READY, "not ready: the producer has not finished writing the header (or the file is "
-                    + "all zeros)");
-        }
-        if (magic != MAGIC) {
-            throw corrupt(H_MAGIC, String.format("not a memscope events file (magic 0x%016x)", magic));
-        }
-        int version = buf.getInt(H_VERSION);
-        if (version != VERSION) {
-            throw corrupt(H_VERSION, "unsupported events format version " + version + " (this reader reads "
-                    + VERSION + ")");
-        }
-        if (ready != 1) {
-            throw corrupt(H_READY, "header ready word " + ready + " (1 when the header is complete)");
-        }
-        check(buf.getInt(H_HEADER_SIZE) == HEADER_BYTES, H_HEADER_SIZE, "header size " + buf.getInt(H_HEADER_SIZE));
-        check(buf.getInt(H_SLOT_HEADER_SIZE) == SLOT_HEADER_BYTES, H_SLOT_HEADER_SIZE,
-                "slot header size " + buf.getInt(H_SLOT_HEADER_SIZE));
-        check(buf.getInt(H_MAX_RECORD) == MAX_RECORD_BYTES, H_MAX_RECORD, "max record " + buf.getInt(H_MAX_RECORD));
-        slotCount = buf.getInt(H_SLOT_COUNT);
-        check(slotCount >= 1 && slotCount <= 4096, H_SLOT_COUNT, "slot count " + slotCount);
-        ringSize = buf.getInt(H_RING_SIZE);
-        check(ringSize >= MIN_RING_SIZE && ringSize <= MAX_RING_SIZE && Integer.bitCount(ringSize) == 1,
-                H_RING_SIZE, "ring size " + ringSize);
-        namesCapacity = buf.getInt(H_NAMES_CAPACITY);
-        check(namesCapacity >= 0 && namesCapacity <= (1 << 24) && namesCapacity % 8 == 0, H_NAMES_CAPACITY,
-                "names capacity " + namesCapacity);
-        check(buf.getLong(H_NAMES_OFFSET) == HEADER_BYTES, H_NAMES_OFFSET, "names offset "
-                + buf.getLong(H_NAMES_OFFSET));
-        slotsOffset = buf.getLong(H_SLOTS_OFFSET);
-        check(slotsOffset == HEADER_BYTES + (long) namesCapacity, H_SLOTS_OFFSET, "slots offset " + slotsOffset);
-        long fileSize = buf.getLong(H_FILE_SIZE);
-        check(fileSize == slotsOffset + slotsBytes(slotCount, ringSize), H_FILE_SIZE, "file size field " + fileSize);
-        if (size < fileSize) {
-            throw corrupt(size, "truncated: " + size + " bytes, the header says " + fileSize);
-        }
-        pid = buf.getLong(H_PID);
-        startEpoch = buf.getLong(H_START_EPOCH);
-        startMono = buf.getLong(H_START_MONO);
+        RingHeader h = RingHeader.read(buf, path);
+        pid = h.pid();
+        startEpoch = h.startEpoch();
+        startMono = h.startMono();
+        slotCount = h.slotCount();
+        ringSize = h.ringSize();
+        slotsOffset = h.slotsOffset();
+        names = new RingNames(buf, path, h.namesCapacity());
         mask = ringSize - 1;
         shift = Integer.numberOfTrailingZeros(ringSize);
         slots = new SlotState[slotCount];
         for (int i = 0; i < slotCount; i++) {
             slots[i] = new SlotState();
         }
-        refreshNames();
+        names.refresh();
     }
 
     /** Opens a ring file by path. */
@@ -179,8 +136,8 @@ public final class EventCursor implements AutoCloseable {
 
     /** Reads at most {@code max} events. @return the number of events delivered */
     public int poll(Callbacks callbacks, int max) {
-        if ((int) INT.getAcquire(buf, H_NAMES_USED) != namesParsed) {
-            refreshNames();
+        if (names.grown()) {
+            names.refresh();
         }
         int n = 0;
         for (int i = 0; i < slotCount && n < max; i++) {
@@ -308,7 +265,7 @@ public final class EventCursor implements AutoCloseable {
     }
 
     private void dispatch(Callbacks cb, long tid, int kind, int id, long ts, long value, int payloadLength) {
-        String name = eventName(id);
+        String name = names.eventName(id);
         switch (kind) {
             case KIND_SPAN_BEGIN:
                 cb.spanBegin(tid, ts, name);
@@ -323,8 +280,7 @@ public final class EventCursor implements AutoCloseable {
                 cb.counter(tid, ts, name, value);
                 break;
             default: {
-                int typeId = id < eventTypes.length ? eventTypes[id] : 0;
-                String typeName = typeName(typeId);
+                String typeName = names.typeName(names.eventType(id));
                 payloadView.limit(payloadLength).position(0);
                 cb.custom(tid, ts, name, typeName, payloadView);
                 CustomHandler<?> h = handlers.get(typeName);
@@ -341,28 +297,6 @@ public final class EventCursor implements AutoCloseable {
         if (type != null) {
             h.event(tid, ts, name, type.decode(scratch, len));
         }
-    }
-
-    private String eventName(int id) {
-        if (id >= eventNames.length || eventNames[id] == null) {
-            refreshNames();
-            if (id >= eventNames.length) {
-                growNames(id);
-            }
-            if (eventNames[id] == null) {
-                eventNames[id] = "#" + id; // name not stored (names region full)
-            }
-        }
-        return eventNames[id];
-    }
-
-    private String typeName(int typeId) {
-        EventType<?> b = EventType.builtin(typeId);
-        if (b != null) {
-            return b.name();
-        }
-        String s = typeNames.get(typeId);
-        return s != null ? s : "#type" + typeId;
     }
 
     private void lapped(SlotState st, int base, Callbacks cb) {
@@ -458,55 +392,6 @@ public final class EventCursor implements AutoCloseable {
             return true;
         }
         return false;
-    }
-
-    private void refreshNames() {
-        int used = (int) INT.getAcquire(buf, H_NAMES_USED);
-        if (used < 0 || used > namesCapacity) {
-            throw corrupt(H_NAMES_USED, "names used " + used + " exceeds capacity " + namesCapacity);
-        }
-        int at = namesParsed;
-        while (at < used) {
-            int off = HEADER_BYTES + at;
-            int len = buf.getShort(off) & 0xFFFF;
-            int entryKind = buf.get(off + 2) & 0xFF;
-            int id = buf.getShort(off + 4) & 0xFFFF;
-            int typeId = buf.getShort(off + 6) & 0xFFFF;
-            int nameLen = buf.getShort(off + 8) & 0xFFFF;
-            if (len < 16 || (len & 7) != 0 || at + len > used || ENTRY_HEADER_BYTES + nameLen > len) {
-                throw corrupt(off, "names entry of length " + len + " with a name of " + nameLen + " bytes");
-            }
-            byte[] nb = new byte[nameLen];
-            for (int k = 0; k < nameLen; k++) {
-                nb[k] = buf.get(off + ENTRY_HEADER_BYTES + k);
-            }
-            String name = new String(nb, StandardCharsets.UTF_8).intern();
-            if (entryKind == ENTRY_EVENT) {
-                growNames(id);
-                eventNames[id] = name;
-                eventTypes[id] = typeId;
-            } else if (entryKind == ENTRY_TYPE) {
-                typeNames.put(id, name);
-            } else {
-                throw corrupt(off + 2, "names entry kind " + entryKind);
-            }
-            at += len;
-        }
-        namesParsed = at;
-    }
-
-    private void growNames(int id) {
-        if (id >= eventNames.length) {
-            int n = Math.max(id + 1, eventNames.length * 2);
-            eventNames = Arrays.copyOf(eventNames, n);
-            eventTypes = Arrays.copyOf(eventTypes, n);
-        }
-    }
-
-    private void check(boolean ok, long offset, String what) {
-        if (!ok) {
-            throw corrupt(offset, "bad header: " + what);
-        }
     }
 
     private CorruptFileException corrupt(long offset, String what) {

@@ -1,5 +1,12 @@
 package io.memscope.launch;
 
+import static io.memscope.launch.OptionValues.bool;
+import static io.memscope.launch.OptionValues.labels;
+import static io.memscope.launch.OptionValues.number;
+import static io.memscope.launch.OptionValues.parseBytes;
+import static io.memscope.launch.OptionValues.parseDurationMillis;
+import static io.memscope.launch.OptionValues.prefixes;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +21,11 @@ import java.util.Map;
  *
  * <p>Parsing never throws: problems are collected in {@link #errors()}; the agent then starts with tracking off
  * (or fails the JVM start when {@code strict=true}).
+ *
+ * <p>Long for a reason: it is the one table of the agent's options, each with its help line, its environment
+ * variable, its field with the default, its case in {@link #apply} and its accessor, next to each other so that an
+ * option is added or read in one place. How a value is parsed (sizes, durations, booleans, numbers, lists) is
+ * {@link OptionValues}'s job.
  */
 public final class AgentOptions {
     /** One line per option: name, environment variable, meaning, default. */
@@ -497,115 +509,6 @@ public final class AgentOptions {
             default:
                 throw new IllegalArgumentException("unknown option");
         }
-    }
-
-    /** Parses {@code 524288}, {@code 512k}, {@code 1m}, {@code 1g} (binary units, case-insensitive). */
-    public static long parseBytes(String v) {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (s.endsWith("b")) {
-            s = s.substring(0, s.length() - 1);
-        }
-        if (s.endsWith("k")) {
-            mult = 1024;
-        } else if (s.endsWith("m")) {
-            mult = 1024 * 1024;
-        } else if (s.endsWith("g")) {
-            mult = 1024L * 1024 * 1024;
-        }
-        if (mult != 1) {
-            s = s.substring(0, s.length() - 1);
-        }
-        try {
-            return Math.multiplyExact(Long.parseLong(s.trim()), mult);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("expected bytes like 524288, 512k or 1m");
-        }
-    }
-
-    /** Parses {@code 10s}, {@code 500ms}, {@code 2m}, {@code 1h}; a bare number is seconds. */
-    public static long parseDurationMillis(String v) {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1000;
-        if (s.endsWith("ms")) {
-            mult = 1;
-            s = s.substring(0, s.length() - 2);
-        } else if (s.endsWith("s")) {
-            s = s.substring(0, s.length() - 1);
-        } else if (s.endsWith("m")) {
-            mult = 60_000;
-            s = s.substring(0, s.length() - 1);
-        } else if (s.endsWith("h")) {
-            mult = 3_600_000;
-            s = s.substring(0, s.length() - 1);
-        }
-        try {
-            return Math.multiplyExact(Long.parseLong(s.trim()), mult);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("expected a duration like 10s, 500ms or 1m");
-        }
-    }
-
-    /** {@code k=v;k=v}: label names as Prometheus's, values without the characters of Pyroscope's name syntax. */
-    private static Map<String, String> labels(String v) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String part : v.split(";")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("expected k=v;k=v");
-            }
-            String k = part.substring(0, eq).trim();
-            String value = part.substring(eq + 1).trim();
-            if (!k.matches("[A-Za-z_][A-Za-z0-9_]*") || k.startsWith("__")) {
-                throw new IllegalArgumentException("'" + k + "' is not a label name (letters, digits, _; not __...)");
-            }
-            if (value.isEmpty() || !value.matches("[^,{}=;\"\\\\\\s]+")) {
-                throw new IllegalArgumentException("the value of label '" + k + "' must be non-empty, without spaces "
-                        + "and without , { } = ; \" \\");
-            }
-            m.put(k, value);
-        }
-        return java.util.Collections.unmodifiableMap(m);
-    }
-
-    private static long number(String v, long min, long max) {
-        long n;
-        try {
-            n = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected a whole number");
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException("expected a number from " + min + " to " + max);
-        }
-        return n;
-    }
-
-    private static boolean bool(String v) {
-        if (v.equalsIgnoreCase("true") || v.equals("1") || v.equalsIgnoreCase("yes")) {
-            return true;
-        }
-        if (v.equalsIgnoreCase("false") || v.equals("0") || v.equalsIgnoreCase("no")) {
-            return false;
-        }
-        throw new IllegalArgumentException("expected true or false");
-    }
-
-    private static List<String> prefixes(String v) {
-        List<String> list = new ArrayList<>();
-        for (String p : v.split("[;:]")) {
-            p = p.trim();
-            if (!p.isEmpty()) {
-                if (!p.matches("[\\p{L}_$][\\p{L}\\p{N}_$.]*")) {
-                    throw new IllegalArgumentException("'" + p + "' is not a package or class name prefix");
-                }
-                list.add(p.replace('.', '/'));
-            }
-        }
-        return List.copyOf(list);
     }
 
     public List<String> errors() {

@@ -138,10 +138,10 @@ class AgentOptionsTest {
 
     @Test
     void bytes() {
-        assertThat(AgentOptions.parseBytes("524288")).isEqualTo(524288);
-        assertThat(AgentOptions.parseBytes("512k")).isEqualTo(524288);
-        assertThat(AgentOptions.parseBytes("2MB")).isEqualTo(2 << 20);
-        assertThat(AgentOptions.parseBytes("1g")).isEqualTo(1L << 30);
+        assertThat(OptionValues.parseBytes("524288")).isEqualTo(524288);
+        assertThat(OptionValues.parseBytes("512k")).isEqualTo(524288);
+        assertThat(OptionValues.parseBytes("2MB")).isEqualTo(2 << 20);
+        assertThat(OptionValues.parseBytes("1g")).isEqualTo(1L << 30);
     }
 
     @Test

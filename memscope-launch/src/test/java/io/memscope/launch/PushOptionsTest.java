@@ -27,10 +27,10 @@ class PushOptionsTest {
         assertThat(d.pushIntervalMillis()).isEqualTo(10_000);
         assertThat(d.pushName()).isNull();
         assertThat(AgentOptions.parse("", Map.of()).push()).isNull();
-        assertThat(AgentOptions.parseDurationMillis("500ms")).isEqualTo(500);
-        assertThat(AgentOptions.parseDurationMillis("2m")).isEqualTo(120_000);
-        assertThat(AgentOptions.parseDurationMillis("1h")).isEqualTo(3_600_000);
-        assertThat(AgentOptions.parseDurationMillis("7")).isEqualTo(7_000);
+        assertThat(OptionValues.parseDurationMillis("500ms")).isEqualTo(500);
+        assertThat(OptionValues.parseDurationMillis("2m")).isEqualTo(120_000);
+        assertThat(OptionValues.parseDurationMillis("1h")).isEqualTo(3_600_000);
+        assertThat(OptionValues.parseDurationMillis("7")).isEqualTo(7_000);
     }
 
     @Test

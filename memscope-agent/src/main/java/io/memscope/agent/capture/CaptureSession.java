@@ -6,7 +6,6 @@ import io.memscope.launch.EndCheck;
 import io.memscope.recording.GcRecord;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +25,7 @@ import java.util.function.Supplier;
  * <li>the stack table ({@link StackTable}): the capture's stacks and the JVM-sampled methods they resolve through;</li>
  * <li>the store and the recording ({@link StoreSink}, {@link CaptureRecording});</li>
  * <li>the process memory sampler ({@link ProcessMemorySampler}), which the background thread runs;</li>
- * <li>its background thread {@code memscope-reaper}: drains the JVM sampler's queue and checks liveness after each
+ * <li>its background thread {@code memscope-reaper} ({@link CaptureLoop}): drains the JVM sampler's queue and checks liveness after each
  *     collection (or drains the bytecode samples' reference queue), folds the counters of threads that ended, and
  *     every {@code flush} period, or whenever {@value #FLUSH_EVENTS} events are waiting, drains the store into the
  *     recording; in exact mode, every {@value #COUNTS_FLUSHES} flush periods, a snapshot of the counts goes with
@@ -50,7 +49,8 @@ public final class CaptureSession {
     /** Longest wait, at the end of a capture with a final GC, for that collection's notification. */
     static final long FINAL_GC_WAIT_MILLIS = 1000;
 
-    // The parts below are package-private for CaptureEnd, which ends the capture under this session's lock.
+    // The parts below are package-private for CaptureStart and CaptureEnd, which start and end the capture under
+    // this session's lock.
     final CaptureSettings settings;
     final Instrumentation inst;
     final StoreSink sink = new StoreSink();
@@ -59,14 +59,16 @@ public final class CaptureSession {
     /** Replaced once at the start when the bytecode sampler keeps its samples for the held figures. */
     volatile LiveSites liveSites = new LiveSites(false);
     final NativeTracker nativeTracker;
-    private final long startNanos = System.nanoTime();
+    final long startNanos = System.nanoTime();
     /** Sites the JVM's table had refused before this capture (its figures count this capture's). */
     private final long sitesRefusedAtStart = SiteTable.refused();
-    private final long startEpochMs = System.currentTimeMillis();
+    final long startEpochMs = System.currentTimeMillis();
     /** What the JVM sampler counted, for the recording's metadata at the end. */
     final Map<String, String> endMetadata = new LinkedHashMap<>();
     /** The end of the capture ({@link #finish}), made now: nothing is allocated for it at the end. */
     private final CaptureEnd end = new CaptureEnd(this);
+    /** The start of the capture ({@link #start}). */
+    private final CaptureStart start = new CaptureStart(this);
     /** Exact mode: the JVM's own count of allocated bytes since the start, or null. */
     JvmAllocatedBytes jvmAllocated;
     CaptureRecording recording;
@@ -77,9 +79,9 @@ public final class CaptureSession {
     volatile JvmtiHeapSampler jvmti;
     volatile CollectionLog collections;
     GcListener gcListener;
-    private String samplerFallback;
+    String samplerFallback;
     volatile boolean running;
-    private boolean finished;
+    boolean finished;
     Thread background;
     /** Bytecode samples lost to a failure on the sample path (each also counted by {@code Failures}). */
     private final java.util.concurrent.atomic.AtomicLong lostSamples = new java.util.concurrent.atomic.AtomicLong();
@@ -88,23 +90,23 @@ public final class CaptureSession {
     /** The push started by {@link #startPush}, or null. */
     private volatile ProfilePusher pusher;
     /** The function profile ({@link FunctionHooks}), or null. */
-    private FunctionProfile functions;
-    private boolean profileFunctions;
-    private boolean gcAtStart;
+    FunctionProfile functions;
+    boolean profileFunctions;
+    boolean gcAtStart;
     /** The capture starts with the JVM ({@code -javaagent}): no collection was counted and no G1 marking runs. */
-    private boolean seenFromJvmStart = true;
+    boolean seenFromJvmStart = true;
     /** How the end of the capture confirms what is reachable ({@link #finish}). */
     private EndCheck endCheck = EndCheck.GC;
     /** Walk the heap from the GC roots at the end ({@code paths}), and what a walk may cost. */
     boolean pathsAtEnd = true;
     volatile HeapWalk.Budget pathsBudget = HeapWalk.Budget.DEFAULT;
     /** How often the process's memory is sampled (ms, 0 = not), and its sampler once the capture started. */
-    private long processMemoryMillis;
-    private long rssDetailMillis;
+    long processMemoryMillis;
+    long rssDetailMillis;
     volatile ProcessMemorySampler processMemory;
     /** Sample the process's malloc calls ({@code malloc}), their mean interval, and the sampler once it started. */
-    private boolean malloc;
-    private long mallocInterval;
+    boolean malloc;
+    long mallocInterval;
     volatile MallocSampler mallocSampler;
     /** The JVM running out of memory, and the memory kept for the recording's last flush and close. */
     volatile OutOfMemoryWatch outOfMemory;
@@ -149,7 +151,7 @@ public final class CaptureSession {
         chunkPolicy = policy;
     }
 
-    private io.memscope.internal.recording.ChunkPolicy chunkPolicy;
+    io.memscope.internal.recording.ChunkPolicy chunkPolicy;
 
     /** Samples the process's memory every {@code millis} milliseconds ({@code processMemory}; 0 = not). */
     public synchronized void processMemory(long millis) {
@@ -220,123 +222,7 @@ public final class CaptureSession {
      *                 ({@link #jvmtiSampler}), written at the head of the recording
      */
     public synchronized void start(Supplier<Map<String, String>> metadata) {
-        if (running || finished) {
-            return;
-        }
-        Hooks.exact = settings.exact();
-        Hooks.mean = settings.intervalBytes();
-        startSamplerAndGcs();
-        if (jvmti == null) {
-            // held figures need the GCs: the samples wait for the next one only when it will be seen
-            liveSites = new LiveSites(gcListener != null);
-            liveness = new Liveness(liveSites);
-            if (inst != null) {
-                objectSizes = ObjectSizes.measure(inst); // the bytecode hooks size what they see; the JVM's sampler needs not
-            }
-        } else if (inst != null) {
-            objectSizes = ObjectSizes.instancesOnly(inst); // objects the application tracks by name are sized
-        }
-        if (settings.exact()) {
-            counts = new ExactCounts();
-        }
-        ThreadState self = ThreadState.current();
-        boolean wasBusy = self != null && self.busy;
-        if (self != null) {
-            self.busy = true;
-        }
-        Map<String, String> head;
-        try {
-            if (settings.exact()) {
-                jvmAllocated = JvmAllocatedBytes.start(); // what exact mode's counts are a share of
-            }
-            head = new LinkedHashMap<>(metadata.get());
-            head.put("processMemory.intervalMs", Long.toString(processMemoryMillis));
-            if (malloc) {
-                head.put(io.memscope.launch.MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(mallocInterval));
-            }
-        } finally {
-            if (self != null) {
-                self.busy = wasBusy;
-            }
-        }
-        recording = new CaptureRecording(sink, stacks, settings.recording(), head, startNanos, startEpochMs,
-                settings.exact(), settings.intervalBytes());
-        recording.chunks(chunkPolicy);
-        recording.jvmSampler(jvmti); // told when a chunk begins (null without the JVM sampler)
-        if (malloc) {
-            // Before the application's main: its first native allocations are sampled too.
-            mallocSampler = MallocSampler.start(recording, stacks, sink.store().strings(), mallocInterval,
-                    settings.stackDepth(), endMetadata);
-        }
-        // Loaded and initialized here, before the hooks run: loading it inside the first sample on an instrumented
-        // JDK class (--include-jdk) would recurse through the class loader's own allocations. Its counter only when
-        // a function profile needs it now (else when memscope-core's API links: ApiHooks.linked).
-        OwnBytes.now();
-        if (profileFunctions) {
-            OwnBytes.prepare();
-        }
-        ApiCapture a = new ApiCapture(sink.store().strings(), stacks, settings.stackDepth(), objectSizes);
-        JvmtiHeapSampler sampler = jvmti;
-        if (sampler != null) {
-            a.wakeDrainWith(new Runnable() { // not a lambda on the start-up path
-                @Override
-                public void run() {
-                    sampler.wake();
-                }
-            });
-        }
-        api = a;
-        functions = profileFunctions ? new FunctionProfile() : null;
-        recording.extensions(a, functions);
-        ApiHooks.start(a);
-        if (gcAtStart) {
-            System.gc(); // what is garbage already is not held at the first GC of the capture either
-        }
-        FunctionHooks.profile(functions);
-        for (ThreadState ts : ThreadState.ALL) {
-            ts.untilSample = ts.nextInterval(settings.intervalBytes());
-        }
-        outOfMemory = new OutOfMemoryWatch(OutOfMemoryWatch.jvmReserveBytes(), OutOfMemoryWatch.endReserveBytes(),
-                jvmti != null);
-        OutOfMemoryWatch.prepare();
-        survive(null); // resolved now, while there is memory
-        running = true;
-        Thread t = new Thread(new Reaper(this), "memscope-reaper");
-        t.setDaemon(true);
-        background = t;
-        Hooks.activate(this, settings.nativeMemory());
-        t.start();
-    }
-
-    /**
-     * The heap sampler and the GC records, as the settings ask: the JVM's sampler with its {@link CollectionLog}
-     * (else why not, {@link #samplerFallback}), or the GC listener when the bytecode hooks sample.
-     */
-    private void startSamplerAndGcs() {
-        if (settings.jvmti()) {
-            CollectionLog log = new CollectionLog(settings.gc(), seenFromJvmStart, startNanos);
-            SiteFilter filter = settings.include().isEmpty() && settings.exclude().isEmpty() ? SiteFilter.ALL
-                    : new SiteFilter(settings.include(), settings.exclude());
-            JvmtiHeapSampler.Started started = JvmtiHeapSampler.start(stacks, settings.intervalBytes(),
-                    settings.jvmIntervalBytes(Runtime.version().feature()), settings.ownDistances(),
-                    settings.stackDepth(), settings.includeJdk(), filter, true, settings.queueBytes(),
-                    settings.liveLimit(), settings.stackWalk(), sink.store().strings(), new HeapEvents(), liveSites,
-                    log);
-            samplerFallback = started.whyNot;
-            jvmti = started.sampler;
-            if (started.sampler != null) {
-                collections = log;
-            }
-        }
-        if (settings.gc() && collections == null) {
-            try {
-                gcListener = new GcListener(startNanos, startEpochMs, seenFromJvmStart);
-                gcListener.start();
-            } catch (Throwable t) {
-                gcListener = null;
-                Failures.report("agent.gc.start", t);
-            }
-        }
+        start.start(metadata);
     }
 
     /**
@@ -407,7 +293,7 @@ public final class CaptureSession {
     }
 
     /** Rounds of the background loop completed (read by {@link #catchUp}). */
-    private volatile long rounds;
+    volatile long rounds;
 
     public boolean running() {
         return running;
@@ -603,124 +489,18 @@ public final class CaptureSession {
      * The JVM sampler's samples and collections, recorded by the drain thread on behalf of the allocating threads
      * (DEALLOCATEs on the drain thread's name).
      */
-    private final class HeapEvents implements HeapSampleSink {
+    final class HeapEvents implements HeapSampleSink {
         @Override
         public void events(io.memscope.internal.recording.EventColumns batch) {
             recording.events(batch);
         }
     }
 
-    /**
-     * The background thread's task. It lets go of its session when the loop ends: the ended thread's {@code Thread}
-     * object keeps its task (JDK 19 and later no longer clear it at exit) and stays reachable from the thread's
-     * {@link ThreadState} until a later capture folds dead threads.
-     */
-    private static final class Reaper implements Runnable {
-        private volatile CaptureSession session;
 
-        Reaper(CaptureSession session) {
-            this.session = session;
-        }
-
-        @Override
-        public void run() {
-            CaptureSession s = session;
-            try {
-                // The loop survives anything, an OutOfMemoryError included (it would otherwise be the first thread
-                // to die of it, and the recording would never be written again).
-                while (s != null && s.running) {
-                    try {
-                        s.backgroundLoop();
-                    } catch (Throwable t) {
-                        s.survive(t);
-                    }
-                }
-            } finally {
-                session = null;
-            }
-        }
-    }
-
-    private void backgroundLoop() {
-        ThreadState self = ThreadState.current();
-        if (self != null) {
-            self.busy = true;
-        }
-        JvmtiHeapSampler own = jvmti;
-        if (own != null) {
-            own.drainingThread(Thread.currentThread());
-        }
-        long lastFold = System.nanoTime();
-        long lastFlush = lastFold;
-        long lastCounts = lastFold;
-        recording.open();
-        ProcessMemorySampler pm = processMemory; // kept when this loop starts again after a failure (its thread)
-        if (pm == null && processMemoryMillis > 0) {
-            pm = new ProcessMemorySampler(processMemoryMillis, rssDetailMillis, settings.flushMillis(),
-                    settings.nativeMemory() ? nativeTracker::outstandingBytes : null).start(System.nanoTime(), inst);
-            processMemory = pm;
-        }
-        // Never interrupted: an interrupt during a FileChannel write would close the recording.
-        while (running) {
-            try {
-                JvmtiHeapSampler sampler = jvmti;
-                OutOfMemoryWatch oom = outOfMemory;
-                if (oom != null && oom.waitWhileOut(sampler)) {
-                    continue;
-                }
-                long idle = pm == null ? JvmtiHeapSampler.IDLE_NANOS
-                        : Math.max(1_000_000L, Math.min(JvmtiHeapSampler.IDLE_NANOS, pm.nanosToNext(System.nanoTime())));
-                if (sampler != null) {
-                    sampler.await(idle);
-                    sampler.drain();
-                } else {
-                    liveness.drain(sink, idle / 1_000_000L);
-                    processGcs();
-                }
-                if (pm != null) {
-                    pm.tick(System.nanoTime(), recording);
-                }
-                ApiCapture a = api;
-                if (a != null) {
-                    a.poll(); // named objects collected
-                }
-                rounds++; // the samples queued before this round are recorded (catchUp)
-                long now = System.nanoTime();
-                ApiHooks.periodic(now); // the application's accounting tables, now and then
-                liveSites.tick(now);
-                if (now - lastFold > 1_000_000_000L) {
-                    foldDeadThreads();
-                    lastFold = now;
-                }
-                if (oom != null && oom.outOfMemoryNow(sampler)) {
-                    continue; // nothing that allocates: the room the JVM's reserve left is not memscope's
-                }
-                if (recording.streaming() && (now - lastFlush >= settings.flushMillis() * 1_000_000L
-                        || sink.size() >= FLUSH_EVENTS || a != null && a.pending() >= FLUSH_EVENTS)) {
-                    if (counts != null && now - lastCounts >= COUNTS_FLUSHES * settings.flushMillis() * 1_000_000L) {
-                        recording.siteCounts(counts, now); // a killed JVM keeps its exact counts as of now
-                        lastCounts = now;
-                    }
-                    if (pm != null) {
-                        pm.writeTo(recording);
-                    }
-                    recording.flush(gcRecords(false), settings.debug());
-                    lastFlush = System.nanoTime();
-                }
-                if (oom != null) {
-                    oom.noteIn(recording);
-                }
-            } catch (InterruptedException e) {
-                return;
-            } catch (Throwable t) {
-                survive(t);
-            }
-        }
-    }
 
     /**
      * When the GC listener recorded a collection that examined the whole heap and started after
-     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link #processGcs}),
+     * {@code nanos}, waits (at most 2 s) until the background thread turned it into held figures ({@link CaptureLoop}),
      * so that a query right after a full GC sees its verdict. Returns at once otherwise.
      */
     void awaitJudged(long nanos) {
@@ -760,46 +540,6 @@ public final class CaptureSession {
         }
     }
 
-    /** Collections already turned into held figures of bytecode samples ({@link #processGcs}); background thread. */
-    private long gcsProcessed;
-
-    /**
-     * Bytecode sampler: when the GC listener saw new collections, waits until the Reference Handler has enqueued the
-     * references they cleared, settles those samples, then tells {@link LiveSites} which objects were reachable at
-     * the latest GC (its held figures). The JVM sampler judges its samples at each collection itself.
-     */
-    private void processGcs() throws InterruptedException {
-        GcListener g = gcListener;
-        if (g == null || g.count() == gcsProcessed) {
-            return;
-        }
-        long n = g.count();
-        long start = g.lastStartNanos();
-        // Once: the references the GCs seen so far cleared are then enqueued (looping until nothing is pending
-        // would chase the next GCs' references in a program that collects all the time).
-        if (ReferenceProcessing.waitOnce(inst) == null) {
-            Thread.sleep(20); // no access to the JDK's wait: give the Reference Handler a moment instead
-        }
-        liveness.drain(sink, 0);
-        liveSites.gcProcessed(start, g.takeVerdict());
-        gcsProcessed = n;
-    }
-
-    private void foldDeadThreads() {
-        for (Iterator<ThreadState> it = ThreadState.ALL.iterator(); it.hasNext(); ) {
-            ThreadState ts = it.next();
-            if (!ts.thread.isAlive()) {
-                if (counts != null) {
-                    counts.fold(ts);
-                }
-                if (liveness != null) {
-                    liveness.orphan(ts);
-                }
-                ThreadState.release(ts);
-                it.remove();
-            }
-        }
-    }
 
     /** @return the GC records to write now: all of them at the end of the capture */
     List<GcRecord> gcRecords(boolean all) {

@@ -4,7 +4,6 @@ import io.memscope.internal.error.Failures;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.GcRecord.Examined;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +56,11 @@ import java.util.function.LongSupplier;
  * <p>Nothing of JMX is loaded before the first collection when the capture starts with the JVM: the beans are read
  * and the notification listener registered by the drain thread when it sees the first collection end. A capture
  * that starts later ({@code attach}) reads the beans' counts when it starts.
+ *
+ * <p>One job, one lock: the pauses, the cuts and the details change together under this log's lock, so the log
+ * keeps the order of those steps ({@link #cut}, settle, classify) and hands each part to a class of its own:
+ * {@link BeanCuts}, {@link DetailsMatching}, {@link CollectionKinds}, {@link NotificationTimes},
+ * {@link ConcurrentCycles}, {@link GcHistory}, {@link GcNotifications}.
  */
 final class CollectionLog {
     /** How far a notification's start may be from its collection's start when placed by time. */
@@ -75,21 +79,17 @@ final class CollectionLog {
     static final long SETTLE_NANOS = 2_000_000_000L;
     /** How long a collection waits at most for a cut that tells its bean collections. */
     private static final long STALE_NANOS = 10_000_000_000L;
-    /** How long a notification waits for its collection to be reported. */
-    private static final long WAIT_NANOS = 1_000_000_000L;
 
     private final boolean notifications;
     private final List<GcPause> pauses = new ArrayList<>();
-    /** GcDetails not placed yet (their pause or cut not known yet). */
-    private final List<GcDetails> arrived = new ArrayList<>();
-    /** Bean collections a cut placed in a pause whose details have not arrived, by key. */
-    private final Map<Long, GcPause> placed = new HashMap<>();
     /** Final records not yet taken by {@link #take}. */
     private final List<GcRecord> ready = new ArrayList<>();
     private final GcHistory history = new GcHistory();
     private final NotificationTimes times = new NotificationTimes();
     /** Concurrent cycles (ZGC, Shenandoah) seen, not yet written. */
     private final ConcurrentCycles cycles = new ConcurrentCycles(times);
+    /** What the bean collections said, placed in their pauses. */
+    private final DetailsMatching matching = new DetailsMatching(times, cycles);
     private final long captureStartNanos;
     private final boolean seenFromStart;
     /** The library's started and finished collection counts ({@code started << 32 | finished}), or null. */
@@ -102,7 +102,6 @@ final class CollectionLog {
     private final BeanCuts cuts = new BeanCuts();
     private boolean listening;
     private boolean stopped;
-    private long unmatched;
     /** The latest snapshot of a whole-heap collection not yet taken by {@link #takeVerdict}. */
     private long verdict = NO_VERDICT;
 
@@ -313,7 +312,7 @@ final class CollectionLog {
     /** What a bean collection said: placed at the next cut or settle. */
     void arrive(GcDetails d) {
         synchronized (this) {
-            arrived.add(d);
+            matching.arrive(d);
         }
     }
 
@@ -352,7 +351,7 @@ final class CollectionLog {
             }
             List<Integer> changed;
             synchronized (this) {
-                changed = cuts.place((int) before, counts, lastPauseOrdinal, pauses, beans, placed);
+                changed = cuts.place((int) before, counts, lastPauseOrdinal, pauses, beans, matching.placed());
             }
             long now = now();
             for (int i : changed) {
@@ -428,14 +427,7 @@ final class CollectionLog {
                 }
             }
             done(p.record(beans, endCheckFigures));
-            for (GcDetails d : p.details) {
-                placed.remove(d.key);
-            }
-            if (p.expected != null) {
-                for (long k : p.expected) {
-                    placed.remove(k);
-                }
-            }
+            matching.written(p);
             it.remove();
         }
         cycles.settle(all, now, this);
@@ -517,94 +509,6 @@ final class CollectionLog {
     }
 
     /**
-     * Places the details that arrived: by key in the pause a cut placed them in, a concurrent cycle of its own, by
-     * time among the pauses of an ambiguous cut; a notification no cut has covered yet waits for one, at most
-     * {@value #WAIT_NANOS} ns, then is placed by time (or dropped and counted when it fits no collection).
-     */
-    private void match() {
-        long now = now();
-        for (Iterator<GcDetails> it = arrived.iterator(); it.hasNext(); ) {
-            GcDetails d = it.next();
-            int bean = (int) (d.key >>> 48);
-            long id = d.key & 0xFFFF_FFFF_FFFFL;
-            if (CollectionKinds.isCycleBean(d.name)) {
-                verdict = Math.max(verdict, cycles.arrive(d));
-                it.remove();
-                continue;
-            }
-            GcPause p = placed.get(d.key);
-            if (p != null) {
-                attach(p, d);
-                it.remove();
-                continue;
-            }
-            GcPause byTime = openGroupPause(d);
-            if (byTime != null) {
-                byTime.group.open.remove(d.key);
-                placed.put(d.key, byTime);
-                attach(byTime, d);
-                it.remove();
-                continue;
-            }
-            boolean covered = cuts.covers(bean, id);
-            if (covered && !inOpenGroup(d.key)) {
-                // counted by a cut but in no pending pause: before the capture, or its pause was written already
-                it.remove();
-                continue;
-            }
-            if (now - d.receivedNanos > WAIT_NANOS) {
-                GcPause fallback = times.byTime(d, pauses, pauses, arrived);
-                if (fallback != null) {
-                    attach(fallback, d);
-                } else if (d.notified) {
-                    unmatched++;
-                }
-                it.remove();
-            }
-        }
-    }
-
-    private boolean inOpenGroup(long key) {
-        for (GcPause p : pauses) {
-            if (p.group != null && p.group.open.contains(key)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return the pause of an ambiguous cut whose time holds this bean collection, or null (not yet known) */
-    private GcPause openGroupPause(GcDetails d) {
-        for (GcPause p : pauses) {
-            if (p.group != null && p.group.open.contains(d.key)) {
-                return times.byTime(d, p.group.pauses, pauses, arrived);
-            }
-        }
-        return null;
-    }
-
-    /** Adds what a bean collection said to its pause (a notification completes the bean's last-collection figures). */
-    private void attach(GcPause p, GcDetails d) {
-        for (int i = 0; i < p.details.size(); i++) {
-            GcDetails had = p.details.get(i);
-            if (had.key == d.key) {
-                if (d.notified && !had.notified) {
-                    p.details.set(i, merged(had, d));
-                }
-                return;
-            }
-        }
-        p.details.add(d);
-        if (p.expected != null) {
-            times.pair(p.start, p.end, d.startMillis, d.durationMillis); // known to be the same collection
-        }
-    }
-
-    private static GcDetails merged(GcDetails figures, GcDetails notification) {
-        return notification; // a notification carries the same figures and the cause and action
-    }
-
-    /**
      * The capture's end check ({@link io.memscope.launch.EndCheck#GC}) ran {@code System.gc()} from {@code fromNanos} to
      * {@code toNanos}: every HotSpot collector examines the whole heap for it (a full collection; a major or whole
      * cycle of ZGC and Shenandoah; with {@code -XX:+ExplicitGCInvokesConcurrent}, a G1 marking {@code System.gc()}
@@ -661,7 +565,12 @@ final class CollectionLog {
 
     /** @return notifications that fitted no collection (dropped) */
     synchronized long unmatched() {
-        return unmatched;
+        return matching.unmatched();
+    }
+
+    /** Under the lock: places the details that arrived ({@link DetailsMatching#match}). */
+    private void match() {
+        verdict = Math.max(verdict, matching.match(pauses, cuts, now()));
     }
 
     /**
@@ -670,7 +579,7 @@ final class CollectionLog {
      * were not to be had (pauses no bean counts have none: the JVM reports figures only for its beans' collections).
      */
     synchronized void metadata(Map<String, String> out) {
-        out.put("gcNotificationsUnmatched", Long.toString(unmatched));
+        out.put("gcNotificationsUnmatched", Long.toString(matching.unmatched()));
         out.put("gc.cuts", Long.toString(cuts.cuts()));
         out.put("gc.cutsWithSeveralPauses", Long.toString(cuts.ambiguous()));
         out.put("gc.clockPairs", Long.toString(times.clock().pairs()));

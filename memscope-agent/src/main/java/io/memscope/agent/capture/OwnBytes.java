@@ -58,18 +58,7 @@ final class OwnBytes {
 
     /** @return the thread's allocated bytes now when measuring, else -1 */
     static long before() {
-        if (!measure || !ready) {
-            return -1;
-        }
-        com.sun.management.ThreadMXBean b = Counter.BEAN;
-        if (b == null) {
-            return -1;
-        }
-        try {
-            return b.getCurrentThreadAllocatedBytes();
-        } catch (Throwable t) {
-            return -1;
-        }
+        return measure ? now() : -1;
     }
 
     /** @return the thread's allocated bytes now, or -1 when not available (not prepared, a virtual thread, no support) */

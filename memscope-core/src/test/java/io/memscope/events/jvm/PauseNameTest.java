@@ -8,17 +8,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PauseNameTest {
     @Test
     void namesFollowTheGcLog() {
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"G1New", "G1 Evacuation Pause"}, "Mixed"))
+        assertThat(JfrEventMapper.pauseName(new String[] {"G1New", "G1 Evacuation Pause"}, "Mixed"))
                 .isEqualTo("Pause Young (Mixed) (G1 Evacuation Pause)");
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"G1New", "G1 Evacuation Pause"}, null))
+        assertThat(JfrEventMapper.pauseName(new String[] {"G1New", "G1 Evacuation Pause"}, null))
                 .isEqualTo("Pause Young (G1 Evacuation Pause)");
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"G1Full", "System.gc()"}, null))
+        assertThat(JfrEventMapper.pauseName(new String[] {"G1Full", "System.gc()"}, null))
                 .isEqualTo("Pause Full (System.gc())");
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"ParallelScavenge", "Allocation Failure"}, null))
+        assertThat(JfrEventMapper.pauseName(new String[] {"ParallelScavenge", "Allocation Failure"}, null))
                 .isEqualTo("Pause Young (Allocation Failure)");
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"SerialOld", "Allocation Failure"}, null))
+        assertThat(JfrEventMapper.pauseName(new String[] {"SerialOld", "Allocation Failure"}, null))
                 .isEqualTo("Pause Full (Allocation Failure)");
-        assertThat(JvmRuntimeEvents.pauseName(new String[] {"Z", "Warmup"}, null)).isEqualTo("GC Pause");
-        assertThat(JvmRuntimeEvents.pauseName(null, "Normal")).isEqualTo("GC Pause");
+        assertThat(JfrEventMapper.pauseName(new String[] {"Z", "Warmup"}, null)).isEqualTo("GC Pause");
+        assertThat(JfrEventMapper.pauseName(null, "Normal")).isEqualTo("GC Pause");
     }
 }
