@@ -73,6 +73,10 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             break;
         }
         sample_record *r = (sample_record *) h;
+        if (!sample_record_valid(r)) {
+            ring_give_up();
+            break;
+        }
         jsize need = (jsize) r->frames * 2;
         if (frame_pos + need > frame_cap) {
             break;
