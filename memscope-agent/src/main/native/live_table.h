@@ -173,10 +173,10 @@ static void mark(uint32_t k, JNIEnv *jni) {
         while (position < tail) {
             ring_header *h = (ring_header *) (ring.buffer + (position & ring.mask));
             int32_t length = __atomic_load_n(&h->length, __ATOMIC_ACQUIRE);
-            if (length <= 0) {
-                break;
+            if (length <= 0 || !ring_length_valid(&ring, position, length)) {
+                break; /* not published yet; or overwritten, which the drain thread finds and reports */
             }
-            if (h->kind == RECORD_SAMPLE) {
+            if (h->kind == RECORD_SAMPLE && sample_record_valid((sample_record *) h)) {
                 sample_record *r = (sample_record *) h;
                 if (r->collected_by == 0 && r->gc_epoch < k) {
                     if (referent_gone(r->object)) {

@@ -46,6 +46,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <jni.h>
 #include <jvmti.h>
 #include <link.h>
@@ -620,18 +621,83 @@ static int library_rule(struct dl_phdr_info *info) {
     return 0;
 }
 
-static int write_slot(void **slot, void *value, uintptr_t relro_start, uintptr_t relro_end) {
+/*
+ * The protection (PROT_* bits) of the mapping that holds addr, read from /proc/self/maps, or -1 when not found. With
+ * open/read and a buffer on the stack: no allocation (it runs in the dlopen hook too).
+ */
+static int mapping_protection(uintptr_t addr) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    char buf[4096];
+    size_t have = 0;
+    int result = -1;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+        if (n <= 0) {
+            break;
+        }
+        have += (size_t) n;
+        char *line = buf;
+        char *nl;
+        while (result < 0 && (nl = memchr(line, '\n', have - (size_t) (line - buf))) != NULL) {
+            *nl = 0;
+            char *p;
+            uintptr_t lo = (uintptr_t) strtoull(line, &p, 16);
+            if (*p == '-') {
+                uintptr_t hi = (uintptr_t) strtoull(p + 1, &p, 16);
+                if (*p == ' ' && addr >= lo && addr < hi && nl - p >= 4) {
+                    result = (p[1] == 'r' ? PROT_READ : 0) | (p[2] == 'w' ? PROT_WRITE : 0)
+                            | (p[3] == 'x' ? PROT_EXEC : 0);
+                }
+            }
+            line = nl + 1;
+        }
+        if (result >= 0) {
+            break;
+        }
+        size_t rest = have - (size_t) (line - buf);
+        memmove(buf, line, rest);
+        have = rest == sizeof(buf) - 1 ? 0 : rest; /* a line longer than the buffer: not one of ours */
+    }
+    close(fd);
+    return result;
+}
+
+/*
+ * Writes an import slot. A slot in the RELRO pages (read-only once ld.so relocated them) is written with its page
+ * made writable for the write, and the page then gets back the protection it had: another tool that patches imports
+ * too (async-profiler hooks pthread_setspecific in libjvm's) may have left it writable and write it again later
+ * (async-profiler restores its slot at exit); making it read-only would crash that write.
+ */
+typedef struct {
+    uintptr_t page; /* the last RELRO page looked up in this library, 0 none */
+    int protection;
+} page_seen;
+
+static int write_slot(void **slot, void *value, uintptr_t relro_start, uintptr_t relro_end, page_seen *seen) {
     if (*slot == value) {
         return 0;
     }
     uintptr_t a = (uintptr_t) slot;
     if (a >= relro_start && a < relro_end) {
         uintptr_t page = a & ~(uintptr_t) 4095;
-        if (mprotect((void *) page, 4096, PROT_READ | PROT_WRITE) != 0) {
+        if (seen->page != page) {
+            int found = mapping_protection(page);
+            seen->page = page;
+            seen->protection = found < 0 ? PROT_READ : found;
+        }
+        int was = seen->protection;
+        if (was & PROT_WRITE) {
+            __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (mprotect((void *) page, 4096, was | PROT_WRITE) != 0) {
             return 0;
         }
         __atomic_store_n(slot, value, __ATOMIC_RELEASE);
-        mprotect((void *) page, 4096, PROT_READ);
+        mprotect((void *) page, 4096, was);
         return 1;
     }
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
@@ -683,6 +749,7 @@ static int patch_library(struct dl_phdr_info *info, size_t size, void *data) {
         return 0;
     }
     int changed = 0;
+    page_seen seen = {0, 0};
     for (int pass = 0; pass < 2; pass++) {
         ElfW(Rela) *r = pass == 0 ? jmprel : rela;
         size_t count = (pass == 0 ? jmprel_size : rela_size) / sizeof(ElfW(Rela));
@@ -703,7 +770,7 @@ static int patch_library(struct dl_phdr_info *info, size_t size, void *data) {
                 int wanted = hooks[k].allocator == 0 || (hooks[k].allocator == 1 && rule == 0)
                              || (hooks[k].allocator == 2 && rule == 2);
                 if (wanted && strcmp(name, hooks[k].name) == 0) {
-                    if (write_slot((void **) (base + r[i].r_offset), hooks[k].hook, relro_start, relro_end)) {
+                    if (write_slot((void **) (base + r[i].r_offset), hooks[k].hook, relro_start, relro_end, &seen)) {
                         changed++;
                     }
                     break;

@@ -73,6 +73,22 @@ static volatile int ring_signaled;
 static jint frames_wanted = 128;
 #define MAX_FRAMES 1024
 #define STACK_FRAMES 128
+
+/*
+ * Whether a record in the ring is a sample as on_sampled writes it: its kind, and a length its frame count accounts
+ * for. The consumers check it before they use a record's fields: a record that fails means the ring's memory was
+ * overwritten, and the queue is then given up (ring.broken, counted) rather than read further.
+ */
+static inline int sample_record_valid(const sample_record *r) {
+    return r->header.kind == RECORD_SAMPLE && r->frames <= MAX_FRAMES
+            && (uint32_t) r->header.length == (uint32_t) sizeof(sample_record) + r->frames * (uint32_t) sizeof(jvmtiFrameInfo);
+}
+
+/* The ring was found overwritten: sampling stops (the callbacks return at once), the queue is read no further. */
+static void ring_give_up(void) {
+    ring.broken = 1;
+    __atomic_store_n(&enabled, 0, __ATOMIC_SEQ_CST);
+}
 /* Java id of memscope's drain thread: its own allocations are not sampled. */
 static volatile jlong own_tid = -1;
 static jfieldID tid_field;
@@ -544,6 +560,7 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         [MS_EXHAUSTED_FIRST_NANOS] = __atomic_load_n(&exhausted_first_nanos, __ATOMIC_RELAXED),
         [MS_EXHAUSTED_LAST_NANOS] = __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
         [MS_EXHAUSTED_FLAGS] = __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
+        [MS_QUEUE_BROKEN] = ring.broken,
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
     (*jni)->SetLongArrayRegion(jni, out, 0, n < MS_COUNTER_COUNT ? n : MS_COUNTER_COUNT, c);

@@ -24,6 +24,21 @@ static int64_t live_append(void) {
 }
 
 /*
+ * Under table_lock: ends a harvest that was left unfinished (its caller stopped between two scan0 calls, an exception
+ * on the drain thread) by moving the entries not gone through yet down over the gap. The gap's slots hold stale
+ * copies: entries already moved down, and entries whose references scan0 has deleted. Going through the table again
+ * from 0 without closing it would visit those copies as entries and delete a reference twice (or one deleted
+ * already): the JVM's handle storage would then hand one slot to two owners, and free a block still in use.
+ */
+static void live_close_gap(void) {
+    if (live_read > live_write) {
+        memmove(&live[live_write], &live[live_read], sizeof(live_entry) * (size_t) (live_count - live_read));
+        live_count -= live_read - live_write;
+    }
+    live_read = live_write = live_count;
+}
+
+/*
  * Moves queued samples to Java: RECORD_LONGS longs per record into records (the layout: sample_record.h), frames
  * of stacks queued for the first time into frames as (jmethodID, bytecode index) pairs. Each record's weak reference
  * moves into the live table as an uncommitted entry (its index is in the record; -1 when the table is full and the
@@ -58,6 +73,10 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiDrain0(JNIEnv *jni, jcl
             break;
         }
         sample_record *r = (sample_record *) h;
+        if (!sample_record_valid(r)) {
+            ring_give_up();
+            break;
+        }
         jsize need = (jsize) r->frames * 2;
         if (frame_pos + need > frame_cap) {
             break;
@@ -172,6 +191,7 @@ JNIEXPORT jint JNICALL Java_java_lang_MemscopeHooks_jvmtiScan0(JNIEnv *jni, jcla
         return 1;
     }
     if (begin) {
+        live_close_gap();
         uint32_t k = __atomic_load_n(&gc_finished_count, __ATOMIC_ACQUIRE);
         if (marked_through < k) {
             /* Without plain reads IsSameObject may wait for a collection: none takes the lock in that mode. */

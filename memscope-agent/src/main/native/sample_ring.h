@@ -16,6 +16,10 @@
  * end of the buffer, the producer claims the rest of the buffer as a PADDING record and its record starts at 0.
  *
  * Capacity is a power of two. The memory comes from calloc, so pages not yet reached by the ring are not resident.
+ *
+ * The consumer checks every length it reads before it uses it (at least a header, a multiple of 8, not past the end
+ * of the buffer: a record never wraps). A length that fails means the ring's memory was overwritten: the consumer
+ * stops for good (`broken`), so that it never zeroes or reads past the record with it, and the ring's owner says so.
  */
 #ifndef MEMSCOPE_SAMPLE_RING_H
 #define MEMSCOPE_SAMPLE_RING_H
@@ -36,6 +40,8 @@ typedef struct {
     uint8_t *buffer;
     uint64_t capacity;
     uint64_t mask;
+    /* Set by the consumer when a length it read could not be a record's (see above); never cleared. */
+    volatile int broken;
     /* Producers: next byte to claim. On its own cache line (the consumer's head is written on every drain). */
     _Alignas(64) uint64_t tail;
     _Alignas(64) uint64_t head;
@@ -99,15 +105,29 @@ static inline void ring_publish(ring_header *h, int32_t kind, uint32_t length) {
     __atomic_store_n(&h->length, (int32_t) length, __ATOMIC_RELEASE);
 }
 
+/* Whether length, read at ring position `at`, can be a published record's: a header at least, 8-byte aligned, and
+ * not past the buffer's end. */
+static inline int ring_length_valid(const sample_ring *r, uint64_t at, int32_t length) {
+    return length >= RING_HEADER_BYTES && (length & 7) == 0
+            && (uint64_t) length <= r->capacity - (at & r->mask);
+}
+
 /*
- * Consumer only: the oldest record if it is published (padding skipped), else NULL.
+ * Consumer only: the oldest record if it is published (padding skipped), else NULL (also once the ring is broken).
  */
 static inline ring_header *ring_peek(sample_ring *r) {
     for (;;) {
+        if (r->broken) {
+            return NULL;
+        }
         uint64_t head = r->head;
         ring_header *h = (ring_header *) (r->buffer + (head & r->mask));
         int32_t length = __atomic_load_n(&h->length, __ATOMIC_ACQUIRE);
-        if (length <= 0) {
+        if (length == 0) {
+            return NULL;
+        }
+        if (!ring_length_valid(r, head, length)) {
+            r->broken = 1;
             return NULL;
         }
         if (h->kind != RING_RECORD_PADDING) {
@@ -120,9 +140,13 @@ static inline ring_header *ring_peek(sample_ring *r) {
 
 /* Consumer only: releases the record ring_peek returned. */
 static inline void ring_consume(sample_ring *r, ring_header *h) {
-    uint64_t length = (uint64_t) h->length;
+    int32_t length = h->length;
+    if (!ring_length_valid(r, r->head, length)) {
+        r->broken = 1; /* changed since ring_peek read it: overwritten */
+        return;
+    }
     memset(h, 0, (size_t) length);
-    __atomic_store_n(&r->head, r->head + length, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->head, r->head + (uint64_t) length, __ATOMIC_RELEASE);
 }
 
 #endif

@@ -40,6 +40,8 @@
  *   EXHAUSTED_FIRST_NANOS  the first one's time (CLOCK_MONOTONIC), 0 when none
  *   EXHAUSTED_LAST_NANOS   the last one's time
  *   EXHAUSTED_FLAGS      the JVMTI_RESOURCE_EXHAUSTED_* flags seen, or-ed
+ *   QUEUE_BROKEN         1 when the drain found the queue's memory overwritten (a record's length or layout that
+ *                        on_sampled cannot have written): sampling stopped there and the queue was read no further
  */
 #ifndef MEMSCOPE_SAMPLER_COUNTERS_H
 #define MEMSCOPE_SAMPLER_COUNTERS_H
@@ -79,7 +81,8 @@
     X(EXHAUSTED_COUNT) \
     X(EXHAUSTED_FIRST_NANOS) \
     X(EXHAUSTED_LAST_NANOS) \
-    X(EXHAUSTED_FLAGS)
+    X(EXHAUSTED_FLAGS) \
+    X(QUEUE_BROKEN)
 
 #define MS_COUNTER_ENUM(name) MS_##name,
 enum ms_counter {

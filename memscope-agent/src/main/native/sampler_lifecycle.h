@@ -68,6 +68,10 @@ static void free_capture(JNIEnv *jni) {
         ring_header *h;
         while ((h = ring_peek(&ring)) != NULL) {
             sample_record *r = (sample_record *) h;
+            if (!sample_record_valid(r)) {
+                ring.broken = 1; /* the references of what is left stay undeleted: nothing there can be trusted */
+                break;
+            }
             delete_ref(jni, r->object, 1);
             delete_ref(jni, r->thread, 0);
             ring_consume(&ring, h);

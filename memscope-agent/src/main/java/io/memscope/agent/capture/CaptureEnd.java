@@ -225,6 +225,9 @@ final class CaptureEnd {
         session.endMetadata.put("jvmti.distances", s.distancesState());
         session.endMetadata.put("jvmti.distancesDrawn", Long.toString(s.counter(SamplerCounter.DISTANCES_DRAWN)));
         session.endMetadata.put("jvmti.droppedQueueFull", Long.toString(s.counter(SamplerCounter.DROPPED_FULL)));
+        if (s.counter(SamplerCounter.QUEUE_BROKEN) != 0) {
+            session.endMetadata.put("jvmti.queueBroken", "true");
+        }
         session.endMetadata.put("jvmti.skippedExceptionPending", Long.toString(s.counter(SamplerCounter.SKIPPED_EXCEPTION)));
         session.endMetadata.put("jvmti.skippedError", Long.toString(s.counter(SamplerCounter.SKIPPED_ERROR)));
         session.endMetadata.put("jvmti.unknownClass", Long.toString(s.counter(SamplerCounter.CLASS_UNKNOWN)));

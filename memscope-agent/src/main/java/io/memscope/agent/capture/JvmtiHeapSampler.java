@@ -318,6 +318,11 @@ final class JvmtiHeapSampler {
             lastCut = 0;
             judge(true); // the collection the caller may have run: what it examined
             readCounters();
+            if (counter(SamplerCounter.QUEUE_BROKEN) != 0) {
+                // the library stopped sampling where it found the queue overwritten: the samples after are missing
+                Failures.report("agent.jvmti.queue", new IllegalStateException(
+                        "the JVMTI sampler's queue was found overwritten; sampling stopped there"));
+            }
             rc = SamplerNatives.close();
             if (rc != 0) {
                 Failures.report("agent.jvmti.close", new IllegalStateException(SamplerLibrary.describe(rc)));

@@ -77,7 +77,12 @@ enum SamplerCounter {
     /** The last ResourceExhausted event's time. */
     EXHAUSTED_LAST_NANOS,
     /** The JVMTI_RESOURCE_EXHAUSTED_* flags seen, or-ed. */
-    EXHAUSTED_FLAGS;
+    EXHAUSTED_FLAGS,
+    /**
+     * 1 when the drain found the queue's memory overwritten (a record on_sampled cannot have written): sampling
+     * stopped there and the queue was read no further, instead of zeroing or reading past the bad record.
+     */
+    QUEUE_BROKEN;
 
     /** Length of the array counters0 fills. */
     static final int COUNT = values().length;
