@@ -24,7 +24,7 @@ public final class Summary {
             return sb.toString();
         }
         heap(sb, r);
-        nativeMemory(sb, r.nativeMemory());
+        nativeMemory(sb, r.nativeMemory(), r.recording().jfr());
         ProcessMemorySummary.line(sb, r.processMemory(), r.nativeMemory().malloc());
         Report.Gc g = r.gc();
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
@@ -57,6 +57,10 @@ public final class Summary {
                         : (t.exact() ? "exact" : "sample") + " mode"));
         for (String l : src.limitations()) {
             sb.append("  not in a JFR recording: ").append(safe(l)).append('\n');
+        }
+        if (!src.jfr() && Boolean.parseBoolean(r.metadata().get("attached"))) {
+            sb.append("  attached to a running JVM: only what was allocated after the attach is seen (allocated, held "
+                    + "and native figures); the heap in use counts everything\n");
         }
         Report.Chunks chunks = src.chunks();
         if (chunks != null) {
@@ -160,6 +164,10 @@ public final class Summary {
             sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
                     + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
         }
+        String missed = heldBeforeLastCheck(r);
+        if (missed != null) {
+            sb.append("  ! ").append(missed).append('\n');
+        }
         String spark = sparklines(r.timeline());
         if (!spark.isEmpty()) {
             sb.append(spark);
@@ -179,10 +187,12 @@ public final class Summary {
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
     }
 
-    private static void nativeMemory(StringBuilder sb, Report.NativeMemory n) {
-        sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
-                + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
-                bytes(n.outstandingBytes()), n.outstandingBlocks(), bytes(n.peakOutstandingBytes())));
+    private static void nativeMemory(StringBuilder sb, Report.NativeMemory n, boolean jfr) {
+        sb.append(String.format(Locale.ROOT, "  Native memory%s: %s allocated in %d blocks, %s freed, %s outstanding "
+                + "in %d blocks (peak %s)%n", n.malloc() == null && !jfr ? " (direct buffers, Unsafe, FFM arenas; "
+                        + "malloc by native libraries not sampled: --malloc)" : "", bytes(n.allocatedBytes()),
+                n.allocations(), bytes(n.freedBytes()), bytes(n.outstandingBytes()), n.outstandingBlocks(),
+                bytes(n.peakOutstandingBytes())));
         int i = 0;
         MallocSummary.lines(sb, n.malloc());
         double mallocInterval = n.malloc() == null ? 0 : n.malloc().intervalBytes();
@@ -347,6 +357,37 @@ public final class Summary {
         return unconfirmed >= (1 << 20) && unconfirmed * 10 >= held + unconfirmed;
     }
 
+    /**
+     * @return a warning when held memory was judged at no more than one whole-heap collection (typically the end
+     *         check, after the program's locals are gone) while the timeline shows much more surviving young
+     *         collections before it: the held peak then cannot be the run's peak; null otherwise
+     */
+    static String heldBeforeLastCheck(Report r) {
+        Report.Totals t = r.totals();
+        if (r.recording().jfr() || t.wholeHeapCollections() > 1) {
+            return null;
+        }
+        Timeline.Bucket most = null;
+        for (Timeline.Bucket b : r.timeline().buckets()) {
+            if (most == null || b.heldBytes() + b.unconfirmedBytes() > most.heldBytes() + most.unconfirmedBytes()) {
+                most = b;
+            }
+        }
+        if (most == null) {
+            return null;
+        }
+        long seen = most.heldBytes() + most.unconfirmedBytes();
+        if (seen < 4L << 20 || seen < 2 * t.peakHeldBytes()) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "held memory is judged only at collections that examined the whole heap, "
+                + "and this run had %s: the held peak misses what the program held before; at %.1f s %s survived young "
+                + "collections (held or garbage, unknown). For a held peak: a smaller heap (-Xmx) or a full GC while it "
+                + "runs (jcmd <pid> GC.run)", t.wholeHeapCollections() == 0 ? "none"
+                        : "one" + (Double.isNaN(t.heldAsOfMs()) ? "" : String.format(Locale.ROOT, " (at %.2f s)",
+                        t.heldAsOfMs() / 1000)), most.startMs() / 1000, bytes(seen));
+    }
+
     /** @return why no whole-heap collection confirmed the end, from the recording's metadata, or "" */
     private static String endCheckNote(Report r) {
         String check = r.metadata().get("endCheck");
@@ -486,8 +527,11 @@ public final class Summary {
             held.append(bar(k, max));
             unconfirmed.append(bar(u, max));
         }
-        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%s%n", bytes(max), heap,
-                held, anyUnconfirmed ? "  unconfirmed " + unconfirmed : "");
+        Timeline.Bucket last = b.get(b.size() - 1);
+        double endS = (last.startMs() + t.bucketNanos() / 1e6) / 1000;
+        return String.format(Locale.ROOT, "  over time (0 .. %.1f s; 0 .. %s):%n    heap after GC  %s%n    held           "
+                + "%s%n%s", endS, bytes(max), heap, held, anyUnconfirmed ? "    unconfirmed    " + unconfirmed
+                + System.lineSeparator() : "");
     }
 
     private static char bar(long v, long max) {
