@@ -154,17 +154,19 @@ public final class Summary {
         Peak peak = r.peak();
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
-            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
+            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: %s%s held by "
                             + "sampled objects%s:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
-                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval),
+                    peak.heapUsedAfterGcBytes() > 0 ? "heap " + bytes(peak.heapUsedAfterGcBytes()) + " in use, " : "",
+                    estimate(peak.estimatedBytes(), interval),
                     large(peak.unconfirmedBytes(), peak.estimatedBytes())
                             ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));
             holders(sb, peak.sites(), "obj", interval);
         } else {
-            sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
-                    + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
+            sb.append(win.restricted() ? "  Peak: unknown: no collection of the whole heap in the window (held memory "
+                    + "is known only at one)\n" : "  Peak: unknown: no collection of the whole heap in the recording (held "
+                    + "memory is known only at one; none ran, GC capture was off, or the end check was off or skipped)\n");
         }
-        String missed = heldBeforeLastCheck(r);
+        String missed = heldMissedByPeak(r);
         if (missed != null) {
             sb.append("  ! ").append(missed).append('\n');
         }
@@ -358,34 +360,49 @@ public final class Summary {
     }
 
     /**
-     * @return a warning when held memory was judged at no more than one whole-heap collection (typically the end
-     *         check, after the program's locals are gone) while the timeline shows much more surviving young
-     *         collections before it: the held peak then cannot be the run's peak; null otherwise
+     * @return a warning when the held peak is not what the run held most: a collection that examined the whole heap
+     *         found much more held than the peak (the peak is the whole-heap collection after which the JVM reported
+     *         the most heap in use, and G1's Remark on JDK 17 reports none, so it is never chosen), or, when no
+     *         more than one such collection ran (typically the end check, after {@code main}'s locals are gone),
+     *         the timeline shows much more surviving young collections before it; null otherwise
      */
-    static String heldBeforeLastCheck(Report r) {
+    static String heldMissedByPeak(Report r) {
         Report.Totals t = r.totals();
-        if (r.recording().jfr() || t.wholeHeapCollections() > 1) {
+        if (r.recording().jfr()) {
             return null;
         }
-        Timeline.Bucket most = null;
+        Timeline.Bucket mostHeld = null;
+        Timeline.Bucket mostSeen = null;
         for (Timeline.Bucket b : r.timeline().buckets()) {
-            if (most == null || b.heldBytes() + b.unconfirmedBytes() > most.heldBytes() + most.unconfirmedBytes()) {
-                most = b;
+            if (mostHeld == null || b.heldBytes() > mostHeld.heldBytes()) {
+                mostHeld = b;
+            }
+            if (mostSeen == null || b.heldBytes() + b.unconfirmedBytes() > mostSeen.heldBytes()
+                    + mostSeen.unconfirmedBytes()) {
+                mostSeen = b;
             }
         }
-        if (most == null) {
+        if (mostHeld == null) {
             return null;
         }
-        long seen = most.heldBytes() + most.unconfirmedBytes();
-        if (seen < 4L << 20 || seen < 2 * t.peakHeldBytes()) {
+        long peak = t.peakHeldBytes();
+        if (mostHeld.heldBytes() >= 2 * peak && mostHeld.heldBytes() >= peak + (4L << 20)) {
+            return String.format(Locale.ROOT, "a collection that examined the whole heap found more held than the "
+                    + "peak above: %s at %.1f s (the peak is the whole-heap collection after which the JVM reported the "
+                    + "most heap in use; G1's Remark on JDK 17 reports none)", bytes(mostHeld.heldBytes()),
+                    mostHeld.startMs() / 1000);
+        }
+        long seen = mostSeen.heldBytes() + mostSeen.unconfirmedBytes();
+        if (t.wholeHeapCollections() > 1 || seen < 4L << 20 || seen < 2 * peak) {
             return null;
         }
+        String had = t.wholeHeapCollections() == 0 ? "none" : "one" + (Double.isNaN(t.heldAsOfMs()) ? ""
+                : String.format(Locale.ROOT, " (at %.2f s): the held peak misses what the program held before",
+                t.heldAsOfMs() / 1000));
         return String.format(Locale.ROOT, "held memory is judged only at collections that examined the whole heap, "
-                + "and this run had %s: the held peak misses what the program held before; at %.1f s %s survived young "
-                + "collections (held or garbage, unknown). For a held peak: a smaller heap (-Xmx) or a full GC while it "
-                + "runs (jcmd <pid> GC.run)", t.wholeHeapCollections() == 0 ? "none"
-                        : "one" + (Double.isNaN(t.heldAsOfMs()) ? "" : String.format(Locale.ROOT, " (at %.2f s)",
-                        t.heldAsOfMs() / 1000)), most.startMs() / 1000, bytes(seen));
+                + "and this %s had %s; at %.1f s %s survived young collections (held or garbage, unknown). For a held "
+                + "peak: a smaller heap (-Xmx) or a full GC while it runs (jcmd <pid> GC.run)",
+                r.window().restricted() ? "window" : "run", had, mostSeen.startMs() / 1000, bytes(seen));
     }
 
     /** @return why no whole-heap collection confirmed the end, from the recording's metadata, or "" */

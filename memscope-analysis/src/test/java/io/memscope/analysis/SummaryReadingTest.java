@@ -28,7 +28,7 @@ class SummaryReadingTest {
      * 20 MiB held by main from 10 ms to the end of main at 900 ms, seen by two young collections; the only
      * whole-heap collection is the end check at 950 ms, when main's locals are gone.
      */
-    private TestRun run(String name) {
+    private TestRun run(String name, GcRecord... before) {
         TestRun d = TestRun.create(tmp.resolve(name + ".msrec"))
                 .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
                 .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS))
@@ -39,13 +39,20 @@ class SummaryReadingTest {
         for (int i = 0; i < 20; i++) {
             d.free(952 * MS, 100 + i, MIB, (940 - i) * MS, 1);
         }
-        d.gc(new GcRecord(200 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 40 * MIB, 24 * MIB, 64 * MIB,
-                "end of minor GC"));
-        d.gc(new GcRecord(600 * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 40 * MIB, 24 * MIB, 64 * MIB,
-                "end of minor GC"));
+        // what each examined, as the agent records it
+        d.gc(young(200));
+        d.gc(young(600));
+        for (GcRecord g : before) {
+            d.gc(g);
+        }
         d.gc(new GcRecord(950 * MS, 5 * MS, "G1 Old Generation", "System.gc()", 30 * MIB, 3 * MIB, 64 * MIB,
-                "end of major GC"));
+                "end of major GC").withExamined(GcRecord.Examined.WHOLE_HEAP, 950 * MS, 950 * MS));
         return d;
+    }
+
+    private static GcRecord young(long ms) {
+        return new GcRecord(ms * MS, MS, "G1 Young Generation", "G1 Evacuation Pause", 40 * MIB, 24 * MIB, 64 * MIB,
+                "end of minor GC").withExamined(GcRecord.Examined.YOUNG, ms * MS, ms * MS);
     }
 
     @Test
@@ -61,11 +68,40 @@ class SummaryReadingTest {
                 + "survived young collections (held or garbage, unknown)");
     }
 
+    /**
+     * G1's Remark on JDK 17 examines the whole heap but no GarbageCollectorMXBean reports it, so it has no heap
+     * figures and the peak (chosen by the JVM's heap in use) is the end check: the summary names the Remark that found
+     * more held.
+     */
+    @Test
+    void aMarkingCycleThatFoundMoreHeldThanThePeakIsNamed() {
+        TestRun d = run("remark", new GcRecord(800 * MS, MS, "G1 Remark", null, 0, 0, 0, null)
+                .withExamined(GcRecord.Examined.WHOLE_HEAP, 800 * MS, 800 * MS));
+        d.close();
+        Report r = ReportBuilder.build(d.file());
+        assertThat(r.totals().wholeHeapCollections()).isEqualTo(2);
+        assertThat(r.peak().timeMs()).isEqualTo(950.0);
+        String s = Summary.format(r);
+        assertThat(s).contains("  ! a collection that examined the whole heap found more held than the peak above: "
+                + "20.0 MiB at 0.8 s");
+        assertThat(s).doesNotContain("held peak misses");
+    }
+
+    @Test
+    void aWindowWithoutWholeHeapCollectionSaysSoOfTheWindow() {
+        TestRun d = run("window");
+        d.close();
+        String s = Summary.format(ReportBuilder.build(d.file(), new TimeWindow(0.1, 0.7)));
+        assertThat(s).contains("Peak: unknown: no collection of the whole heap in the window");
+        assertThat(s).contains("! held memory is judged only at collections that examined the whole heap, and this "
+                + "window had none; at 0.2 s 20.0 MiB survived young collections");
+    }
+
     @Test
     void noWarningWhenSeveralWholeHeapCollectionsJudgedIt() {
-        TestRun d = run("judged");
-        d.gc(new GcRecord(700 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause", 30 * MIB, 22 * MIB,
-                64 * MIB, "end of major GC"));
+        TestRun d = run("judged", new GcRecord(700 * MS, 5 * MS, "G1 Old Generation", "G1 Compaction Pause",
+                30 * MIB, 22 * MIB, 64 * MIB, "end of major GC").withExamined(GcRecord.Examined.WHOLE_HEAP, 700 * MS,
+                700 * MS));
         d.close();
         Report r = ReportBuilder.build(d.file());
         assertThat(r.totals().peakHeldBytes()).isEqualTo(20 * MIB);
