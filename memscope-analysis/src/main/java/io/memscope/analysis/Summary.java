@@ -366,7 +366,7 @@ public final class Summary {
      *         more than one such collection ran (typically the end check, after {@code main}'s locals are gone),
      *         the timeline shows much more surviving young collections before it; null otherwise
      */
-    static String heldMissedByPeak(Report r) {
+    public static String heldMissedByPeak(Report r) {
         Report.Totals t = r.totals();
         if (r.recording().jfr()) {
             return null;
@@ -388,7 +388,7 @@ public final class Summary {
         long peak = t.peakHeldBytes();
         if (mostHeld.heldBytes() >= 2 * peak && mostHeld.heldBytes() >= peak + (4L << 20)) {
             return String.format(Locale.ROOT, "a collection that examined the whole heap found more held than the "
-                    + "peak above: %s at %.1f s (the peak is the whole-heap collection after which the JVM reported the "
+                    + "peak: %s at %.1f s (the peak is the whole-heap collection after which the JVM reported the "
                     + "most heap in use; G1's Remark on JDK 17 reports none)", bytes(mostHeld.heldBytes()),
                     mostHeld.startMs() / 1000);
         }

@@ -82,9 +82,13 @@ class SummaryReadingTest {
         assertThat(r.totals().wholeHeapCollections()).isEqualTo(2);
         assertThat(r.peak().timeMs()).isEqualTo(950.0);
         String s = Summary.format(r);
-        assertThat(s).contains("  ! a collection that examined the whole heap found more held than the peak above: "
+        assertThat(s).contains("  ! a collection that examined the whole heap found more held than the peak: "
                 + "20.0 MiB at 0.8 s");
         assertThat(s).doesNotContain("held peak misses");
+        assertThat(io.memscope.analysis.html.ReportPageData.heldNotes(r)).as("the page's notes say it too")
+                .contains("A collection that examined the whole heap found more held than the peak: 20.0 MiB at "
+                        + "0.8 s (the peak is the whole-heap collection after which the JVM reported the most heap in "
+                        + "use; G1's Remark on JDK 17 reports none).");
     }
 
     @Test
