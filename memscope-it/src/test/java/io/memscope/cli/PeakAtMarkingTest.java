@@ -30,7 +30,7 @@ class PeakAtMarkingTest {
             throws Exception {
         Path truthFile = out.resolveSibling(out.getFileName() + ".truth");
         int code = Jvms.memscopeRun(out, List.of(), List.of(jdk.equals("17") ? Jvms.JDK17.toString()
-                : Jvms.current(), "-Xmx128m", "-XX:+UseG1GC", "-cp", Jvms.classPath(GuavaSessionsFixture.class,
+                : Jvms.current(), "-Xmx256m", "-XX:+UseG1GC", "-cp", Jvms.classPath(GuavaSessionsFixture.class,
                 com.google.common.cache.Cache.class), GuavaSessionsFixture.class.getName(), truthFile.toString(),
                 "8000"));
         assertThat(code).isZero();
