@@ -24,7 +24,7 @@ public final class Summary {
             return sb.toString();
         }
         heap(sb, r);
-        nativeMemory(sb, r.nativeMemory());
+        nativeMemory(sb, r.nativeMemory(), r.recording().jfr());
         ProcessMemorySummary.line(sb, r.processMemory(), r.nativeMemory().malloc());
         Report.Gc g = r.gc();
         sb.append(String.format(Locale.ROOT, "  GC: %d collections, %d pauses, total pause %.1f ms, max pause %.1f ms,"
@@ -57,6 +57,10 @@ public final class Summary {
                         : (t.exact() ? "exact" : "sample") + " mode"));
         for (String l : src.limitations()) {
             sb.append("  not in a JFR recording: ").append(safe(l)).append('\n');
+        }
+        if (!src.jfr() && Boolean.parseBoolean(r.metadata().get("attached"))) {
+            sb.append("  attached to a running JVM: only what was allocated after the attach is seen (allocated, held "
+                    + "and native figures); the heap in use counts everything\n");
         }
         Report.Chunks chunks = src.chunks();
         if (chunks != null) {
@@ -150,15 +154,21 @@ public final class Summary {
         Peak peak = r.peak();
         if (peak != null) {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
-            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: heap %s in use, %s held by "
+            sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: %s%s held by "
                             + "sampled objects%s:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
-                    bytes(peak.heapUsedAfterGcBytes()), estimate(peak.estimatedBytes(), interval),
+                    peak.heapUsedAfterGcBytes() > 0 ? "heap " + bytes(peak.heapUsedAfterGcBytes()) + " in use, " : "",
+                    estimate(peak.estimatedBytes(), interval),
                     large(peak.unconfirmedBytes(), peak.estimatedBytes())
                             ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));
             holders(sb, peak.sites(), "obj", interval);
         } else {
-            sb.append("  Peak: unknown: no collection of the whole heap in the recording (held memory is known only "
-                    + "at one; none ran, GC capture was off, or the end check was off or skipped)\n");
+            sb.append(win.restricted() ? "  Peak: unknown: no collection of the whole heap in the window (held memory "
+                    + "is known only at one)\n" : "  Peak: unknown: no collection of the whole heap in the recording (held "
+                    + "memory is known only at one; none ran, GC capture was off, or the end check was off or skipped)\n");
+        }
+        String missed = heldMissedByPeak(r);
+        if (missed != null) {
+            sb.append("  ! ").append(missed).append('\n');
         }
         String spark = sparklines(r.timeline());
         if (!spark.isEmpty()) {
@@ -179,10 +189,12 @@ public final class Summary {
         section(sb, "Temporaries (allocated much, kept little)", r.temporaries(), false, false, allocInterval, null);
     }
 
-    private static void nativeMemory(StringBuilder sb, Report.NativeMemory n) {
-        sb.append(String.format(Locale.ROOT, "  Native memory: %s allocated in %d blocks, %s freed, %s outstanding "
-                + "in %d blocks (peak %s)%n", bytes(n.allocatedBytes()), n.allocations(), bytes(n.freedBytes()),
-                bytes(n.outstandingBytes()), n.outstandingBlocks(), bytes(n.peakOutstandingBytes())));
+    private static void nativeMemory(StringBuilder sb, Report.NativeMemory n, boolean jfr) {
+        sb.append(String.format(Locale.ROOT, "  Native memory%s: %s allocated in %d blocks, %s freed, %s outstanding "
+                + "in %d blocks (peak %s)%n", n.malloc() == null && !jfr ? " (direct buffers, Unsafe, FFM arenas; "
+                        + "malloc by native libraries not sampled: --malloc)" : "", bytes(n.allocatedBytes()),
+                n.allocations(), bytes(n.freedBytes()), bytes(n.outstandingBytes()), n.outstandingBlocks(),
+                bytes(n.peakOutstandingBytes())));
         int i = 0;
         MallocSummary.lines(sb, n.malloc());
         double mallocInterval = n.malloc() == null ? 0 : n.malloc().intervalBytes();
@@ -347,6 +359,52 @@ public final class Summary {
         return unconfirmed >= (1 << 20) && unconfirmed * 10 >= held + unconfirmed;
     }
 
+    /**
+     * @return a warning when the held peak is not what the run held most: a collection that examined the whole heap
+     *         found much more held than the peak (the peak is the whole-heap collection after which the JVM reported
+     *         the most heap in use, and G1's Remark on JDK 17 reports none, so it is never chosen), or, when no
+     *         more than one such collection ran (typically the end check, after {@code main}'s locals are gone),
+     *         the timeline shows much more surviving young collections before it; null otherwise
+     */
+    public static String heldMissedByPeak(Report r) {
+        Report.Totals t = r.totals();
+        if (r.recording().jfr()) {
+            return null;
+        }
+        Timeline.Bucket mostHeld = null;
+        Timeline.Bucket mostSeen = null;
+        for (Timeline.Bucket b : r.timeline().buckets()) {
+            if (mostHeld == null || b.heldBytes() > mostHeld.heldBytes()) {
+                mostHeld = b;
+            }
+            if (mostSeen == null || b.heldBytes() + b.unconfirmedBytes() > mostSeen.heldBytes()
+                    + mostSeen.unconfirmedBytes()) {
+                mostSeen = b;
+            }
+        }
+        if (mostHeld == null) {
+            return null;
+        }
+        long peak = t.peakHeldBytes();
+        if (mostHeld.heldBytes() >= 2 * peak && mostHeld.heldBytes() >= peak + (4L << 20)) {
+            return String.format(Locale.ROOT, "a collection that examined the whole heap found more held than the "
+                    + "peak: %s at %.1f s (the peak is the whole-heap collection after which the JVM reported the "
+                    + "most heap in use; G1's Remark on JDK 17 reports none)", bytes(mostHeld.heldBytes()),
+                    mostHeld.startMs() / 1000);
+        }
+        long seen = mostSeen.heldBytes() + mostSeen.unconfirmedBytes();
+        if (t.wholeHeapCollections() > 1 || seen < 4L << 20 || seen < 2 * peak) {
+            return null;
+        }
+        String had = t.wholeHeapCollections() == 0 ? "none" : "one" + (Double.isNaN(t.heldAsOfMs()) ? ""
+                : String.format(Locale.ROOT, " (at %.2f s): the held peak misses what the program held before",
+                t.heldAsOfMs() / 1000));
+        return String.format(Locale.ROOT, "held memory is judged only at collections that examined the whole heap, "
+                + "and this %s had %s; at %.1f s %s survived young collections (held or garbage, unknown). For a held "
+                + "peak: a smaller heap (-Xmx) or a full GC while it runs (jcmd <pid> GC.run)",
+                r.window().restricted() ? "window" : "run", had, mostSeen.startMs() / 1000, bytes(seen));
+    }
+
     /** @return why no whole-heap collection confirmed the end, from the recording's metadata, or "" */
     private static String endCheckNote(Report r) {
         String check = r.metadata().get("endCheck");
@@ -486,8 +544,11 @@ public final class Summary {
             held.append(bar(k, max));
             unconfirmed.append(bar(u, max));
         }
-        return String.format(Locale.ROOT, "  over time (0 .. %s): heap after GC %s  held %s%s%n", bytes(max), heap,
-                held, anyUnconfirmed ? "  unconfirmed " + unconfirmed : "");
+        Timeline.Bucket last = b.get(b.size() - 1);
+        double endS = (last.startMs() + t.bucketNanos() / 1e6) / 1000;
+        return String.format(Locale.ROOT, "  over time (0 .. %.1f s; 0 .. %s):%n    heap after GC  %s%n    held           "
+                + "%s%n%s", endS, bytes(max), heap, held, anyUnconfirmed ? "    unconfirmed    " + unconfirmed
+                + System.lineSeparator() : "");
     }
 
     private static char bar(long v, long max) {

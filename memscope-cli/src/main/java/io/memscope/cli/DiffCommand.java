@@ -263,7 +263,8 @@ final class DiffCommand implements Callable<Integer> {
      */
     private static List<String> damage(Report b, Path basePath, Report n, Path newPath, String prefix) {
         List<String> notes = new ArrayList<>();
-        for (String note : new String[] {damage(b, "base", basePath), damage(n, "new", newPath)}) {
+        for (String note : new String[] {damage(b, "base", basePath), damage(n, "new", newPath),
+                attached(b, "base", basePath, n), attached(n, "new", newPath, b)}) {
             if (note != null) {
                 notes.add(prefix + note);
                 System.err.println("memscope diff: " + prefix + note);
@@ -285,6 +286,19 @@ final class DiffCommand implements Callable<Integer> {
         }
         return run + " is damaged at offset " + s.damageOffset() + " (" + TerminalText.safe(s.damage()) + "): its "
                 + "figures cover what comes before";
+    }
+
+    /**
+     * @return a note when one run was attached to a running JVM and the other was not: the attached one saw only what
+     *         was allocated after its attach, so the two cover different spans of their programs; else null
+     */
+    static String attached(Report r, String role, Path given, Report other) {
+        boolean is = Boolean.parseBoolean(r.metadata().get("attached"));
+        if (!is || Boolean.parseBoolean(other.metadata().get("attached"))) {
+            return null;
+        }
+        return "the " + role + " run (" + TerminalText.safe(given.toString()) + ") was attached to a running JVM: it "
+                + "saw only what was allocated after the attach, the other run everything from its start";
     }
 
     private io.memscope.analysis.TimeWindow window() {

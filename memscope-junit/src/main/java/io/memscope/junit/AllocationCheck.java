@@ -89,8 +89,8 @@ final class AllocationCheck {
                 }
             }
         } else {
-            m.append("\nRun the test JVM with the memscope agent to see the sites that allocated it (see ")
-                    .append(MemscopeExtension.HOW_TO_ADD_THE_AGENT).append(").");
+            m.append("\nRun the test JVM with the memscope agent to see the sites that allocated it: ")
+                    .append(MemscopeExtension.HOW_TO_ADD_THE_AGENT).append('.');
         }
         return m.toString();
     }

@@ -25,7 +25,8 @@ class MaxAllocationTest {
             assertThat(o.message()).containsPattern("Top allocation sites during the test .*\\n +([5-9]|1[01])\\.\\d+ MiB  byte\\[\\] +"
                     + "memscope\\.fixtures\\.AllocationFixture\\.allocate\\(AllocationFixture\\.java:\\d+\\)");
         } else {
-            assertThat(o.message()).contains("Run the test JVM with the memscope agent to see the sites");
+            assertThat(o.message()).contains("Run the test JVM with the memscope agent to see the sites that "
+                    + "allocated it: with Maven, copy the agent jar into target/");
         }
     }
 

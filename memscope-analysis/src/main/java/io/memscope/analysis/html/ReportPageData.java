@@ -116,8 +116,11 @@ public final class ReportPageData {
         return w.toString();
     }
 
-    /** The notes on held memory: unconfirmed memory when large, the estimates against the JVM's figures. */
-    static List<String> heldNotes(Report r) {
+    /**
+     * The notes on held memory: unconfirmed memory when large, the estimates against the JVM's figures, a held peak
+     * below what a whole-heap collection found.
+     */
+    public static List<String> heldNotes(Report r) {
         List<String> notes = new ArrayList<>();
         Report.Totals t = r.totals();
         if (io.memscope.analysis.Summary.large(t.unconfirmedAtEndBytes(), t.heldAtEndBytes())) {
@@ -134,6 +137,10 @@ public final class ReportPageData {
         String contradiction = io.memscope.analysis.Summary.heapCheckMessage(r);
         if (contradiction != null) {
             notes.add(Character.toUpperCase(contradiction.charAt(0)) + contradiction.substring(1) + ".");
+        }
+        String missed = io.memscope.analysis.Summary.heldMissedByPeak(r);
+        if (missed != null) {
+            notes.add(Character.toUpperCase(missed.charAt(0)) + missed.substring(1) + ".");
         }
         return notes;
     }
