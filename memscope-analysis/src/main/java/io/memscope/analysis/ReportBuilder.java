@@ -117,11 +117,28 @@ public final class ReportBuilder {
      * window when the recording was not opened for it, see {@link RecordedRun#open(Path, TimeWindow)}).
      */
     public static Report build(RecordedRun run, TimeWindow window) {
+        return build(run, window, true);
+    }
+
+    /**
+     * The same, with the replay's held half on a thread of its own ({@code parallel}) or on the replaying thread:
+     * the same report either way ({@link ReportReplay}).
+     */
+    static Report build(RecordedRun run, TimeWindow window, boolean parallel) {
         ReportReplay replay = new ReportReplay(run, window);
         ApiAnalysis api = apiAnalysis(run);
-        // put in time order, and the API sections' pass, on the decoding thread: one read of the file, two cores
-        long late = run.replayInTimeOrder(replay, api != null && api.needsPass() ? api : null);
-        replay.finish();
+        long late;
+        if (parallel) {
+            replay.parallel();
+        }
+        try {
+            // put in time order, and the API sections' pass, on the decoding thread; the allocation half of the
+            // replay here, its held half on a third thread: one read of the file, two cores
+            late = run.replayInTimeOrder(replay, api != null && api.needsPass() ? api : null);
+            replay.finish();
+        } finally {
+            replay.close();
+        }
         return new ReportAssembly(replay, api == null ? ApiReport.EMPTY : api.report(), late).report();
     }
 
