@@ -15,8 +15,8 @@ import java.nio.file.Path;
  * keeps the tables (sites, stacks, collections, metadata...) and learns each site's allocation window and the
  * events' first and last timestamps. The second replays the events in time order (through a {@link TimeOrder}
  * window), and the whole file in file order to the API sections' analysis ({@link ApiAnalysis}), in the same read:
- * decoding, the time order and the API sections on the decoding thread, the figures here on the calling thread
- * ({@link RecordedRun#replayInTimeOrder}). The second read cannot be folded into the first: the replay needs, before
+ * decoding, the time order and the API sections on the decoding thread, the allocation figures here on the calling
+ * thread ({@link RecordedRun#replayInTimeOrder}), the held figures on a third ({@link HeldReplay}). The second read cannot be folded into the first: the replay needs, before
  * its first event, what only the whole file tells: every collection (the agent writes a collection's record after
  * events that follow it in time, and the peak and the window's last whole-heap collection are known only at the
  * end), the run's end (the timeline's buckets) and each site's allocation window (the leak rules' reference points
