@@ -150,7 +150,7 @@ final class ReportReplay implements EventSink {
         long rssPeak = processMemory == null || processMemory.peak() == null ? Long.MAX_VALUE
                 : runStart + Math.round(processMemory.peak().timeMs() * 1e6);
         this.natives = new NativeLedger(from, to, timeline, mallocInterval, rssPeak, sites);
-        this.held = new HeldReplay(this, mean, eventWeights);
+        this.held = new HeldReplay(this);
     }
 
     /** Runs the held half on a second thread (call before the first event; {@link #close} ends it on a failure). */
@@ -270,7 +270,7 @@ final class ReportReplay implements EventSink {
                     return;
                 }
             } else if (e.type() == MemoryEventType.DEALLOCATE) {
-                held.collected(t, e.address(), e.size(), e.previousSize());
+                held.collected(t, e.address(), e.size(), e.previousSize(), probability(e.size()));
                 return;
             }
         } else if (t <= to) {
