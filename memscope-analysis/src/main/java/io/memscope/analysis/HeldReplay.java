@@ -4,46 +4,24 @@ import io.memscope.recording.GcRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 
 /**
  * The held half of a report's replay ({@link ReportReplay}): the live heap samples ({@link SampleTable}), the held
  * ledgers of sites and stacks ({@link HeldLedger}), the collections crossed and measured ({@link GcTimeline}), the
  * timeline's held line and the estimates checked against the JVM's heap figures. The allocation half (site and stack
- * tallies, the timeline's allocation, native memory) stays on the replaying thread; it hands this half, in time order,
- * the heap events it must see, each with its site and stack already resolved to keys, in batches of columns
- * ({@link Batch}).
- *
- * <p><b>Threads.</b> Started ({@link #start}), the batches are applied on a thread of its own ("memscope-held"), so
- * that the two halves use two cores; the replaying thread hands each full batch over through a small queue
- * ({@value #IN_FLIGHT} batches in flight, reused) and no lock or shared write is on the per-event path: each half
- * owns its state (a site's allocation figures belong to the allocation half; its dead samples, lifetimes, type and
- * reference collections to this one). Not started, each batch is applied on the replaying thread when it is full:
- * the serial replay, the same operations in the same order, so the same figures bit for bit. Either way the sites and
- * stacks a batch's events refer to are registered (made keys of the ledgers, their leak references chosen) before its
- * first event: a key with no sample has every figure 0 whenever it is registered.
+ * tallies, the timeline's allocation, native memory) stays on the replaying thread and hands this half, in time order,
+ * the heap events it must see, each with its site and stack already resolved to keys ({@link HeldHandOff}: on a
+ * thread of its own, or inline). The sites and stacks a batch's events refer to are registered (made keys of the
+ * ledgers, their leak references chosen) before its first event: a key with no sample has every figure 0 whenever it
+ * is registered, so the figures are those of the one-thread replay.
  *
  * <p><b>Crossings.</b> A collection's boundary is crossed at the first event after it, whatever the event: so the
- * allocation half hands over, besides the heap events, a {@link #TICK} for any other event that crosses a boundary
- * or ends the replay ({@link ReportReplay}), and this half crosses exactly where the serial replay did.
+ * allocation half hands over, besides the heap events, a {@link HeldHandOff#TICK} for any other event that crosses a
+ * boundary or ends the replay, and this half crosses exactly where the one-thread replay did.
  *
- * <p>Memory: per site and stack key, per live sample; the batches (about 1 MiB); never per event.
+ * <p>Memory: per site and stack key, per live sample; never per event.
  */
 final class HeldReplay {
-    /** A heap sample allocated (in or before the window). */
-    static final byte ALLOC = 1;
-    /** A heap sample collected. */
-    static final byte FREE = 2;
-    /** No sample: only the time, at which boundaries are crossed (and, past the window, the replay ends). */
-    static final byte TICK = 3;
-    /**
-     * Events per batch, as the decoding thread's chunks ({@link EventPipe}): each hand-over may wake the other thread,
-     * a system call (batches of 1,024 measured about 15% more CPU in this half; 16,384 no less than 4,096).
-     */
-    static final int BATCH = 4096;
-    static final int IN_FLIGHT = 4;
-
     private final RecordedRun run;
     private final GcTimeline gcs;
     private final HeldLedger heldSites;
@@ -94,14 +72,6 @@ final class HeldReplay {
     double endUnconfirmedBytes;
     long orphanFrees;
 
-    // the hand-over (started only)
-    private Thread thread;
-    private BlockingQueue<Batch> full;
-    private BlockingQueue<Batch> free;
-    private volatile Throwable failure;
-    private Batch current = new Batch();
-    private boolean finished;
-
     HeldReplay(ReportReplay owner) {
         this.run = owner.run;
         this.gcs = owner.gcs;
@@ -119,197 +89,8 @@ final class HeldReplay {
         }
     }
 
-    /** Applies the batches on a thread of its own from now on (class comment: Threads). */
-    void start() {
-        full = new ArrayBlockingQueue<>(IN_FLIGHT);
-        free = new ArrayBlockingQueue<>(IN_FLIGHT);
-        for (int i = 1; i < IN_FLIGHT; i++) {
-            free.add(new Batch());
-        }
-        thread = new Thread(this::drain, "memscope-held");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void drain() {
-        for (Batch b = take(full); b != Batch.END; b = take(full)) {
-            if (failure == null) {
-                try {
-                    apply(b);
-                } catch (RuntimeException | Error e) {
-                    failure = e; // rethrown on the replaying thread; batches still go back so that it never waits
-                }
-            }
-            b.clear();
-            put(free, b);
-        }
-    }
-
-    // ------------------------------------------------------------------------------------ the replaying thread
-
-    /** A site created by the allocation half: registered before the next event handed over. */
-    void newSite(SiteTally a) {
-        if (finished) {
-            register(a);
-        } else {
-            current.sites.add(a);
-        }
-    }
-
-    /** A stack created by the allocation half: registered before the next event handed over. */
-    void newStack(StackTally s) {
-        if (finished) {
-            register(s);
-        } else {
-            current.stacks.add(s);
-        }
-    }
-
-    void allocated(long t, long address, long size, int typeNameId, double p, int siteKey, int stackKey) {
-        Batch b = current;
-        int i = b.size++;
-        b.kind[i] = ALLOC;
-        b.time[i] = t;
-        b.address[i] = address;
-        b.size_[i] = size;
-        b.p[i] = p;
-        b.typeName[i] = typeNameId;
-        b.site[i] = siteKey;
-        b.stack[i] = stackKey;
-        if (i + 1 == BATCH) {
-            handOver();
-        }
-    }
-
-    /** @param p the sampling probability of {@code size} (the allocation half's, computed once per size) */
-    void collected(long t, long address, long size, long age, double p) {
-        Batch b = current;
-        int i = b.size++;
-        b.kind[i] = FREE;
-        b.time[i] = t;
-        b.address[i] = address;
-        b.size_[i] = size;
-        b.age[i] = age;
-        b.p[i] = p;
-        if (i + 1 == BATCH) {
-            handOver();
-        }
-    }
-
-    void tick(long t) {
-        Batch b = current;
-        int i = b.size++;
-        b.kind[i] = TICK;
-        b.time[i] = t;
-        if (i + 1 == BATCH) {
-            handOver();
-        }
-    }
-
-    private void handOver() {
-        if (thread == null) {
-            apply(current);
-            current.clear();
-            return;
-        }
-        rethrow();
-        put(full, current);
-        current = take(free);
-    }
-
-    /**
-     * The events have all been handed over: the last batch is applied, the thread (if started) ends, and the
-     * collections of the window not yet crossed are ({@link #finishReplay}); afterwards new sites and stacks are
-     * registered at once.
-     */
-    void finish() {
-        if (thread == null) {
-            apply(current);
-            current.clear();
-        } else {
-            put(full, current);
-            current = null;
-            stop();
-            rethrow();
-        }
-        finishReplay();
-        finished = true;
-        samples.clear();
-        for (SiteTally a : sites) {
-            a.deadSamples = deadSamples[a.key];
-            a.freedByFirstCollection = freedByFirst[a.key];
-        }
-    }
-
-    /** Ends the thread (if started and not ended yet): after a failure of the replay too. */
-    void stop() {
-        Thread th = thread;
-        if (th == null) {
-            return;
-        }
-        thread = null;
-        put(full, Batch.END);
-        boolean interrupted = false;
-        while (th.isAlive()) {
-            try {
-                th.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void rethrow() {
-        Throwable f = failure;
-        if (f instanceof RuntimeException r) {
-            throw r;
-        }
-        if (f instanceof Error e) {
-            throw e;
-        }
-    }
-
-    private static Batch take(BlockingQueue<Batch> q) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return q.take();
-                } catch (InterruptedException e) {
-                    interrupted = true; // a batch lost would stall the other side: kept for later
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private static void put(BlockingQueue<Batch> q, Batch b) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    q.put(b);
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------ the held thread (or inline)
-
-    private void register(SiteTally a) {
+    /** A site of the allocation half: a key of the ledgers, its leak references chosen. */
+    void register(SiteTally a) {
         if (a.key >= deadSamples.length) {
             int n = Math.max(a.key + 1, deadSamples.length * 2);
             deadSamples = Arrays.copyOf(deadSamples, n);
@@ -322,7 +103,8 @@ final class HeldReplay {
         sites.add(a);
     }
 
-    private void register(StackTally s) {
+    /** A stack of the allocation half: a key of the stacks' ledger. */
+    void register(StackTally s) {
         int key = s.key;
         if (key >= siteOfStack.length) {
             siteOfStack = Arrays.copyOf(siteOfStack, Math.max(key + 1, siteOfStack.length * 2));
@@ -332,7 +114,8 @@ final class HeldReplay {
         heldStacks.ensure(key);
     }
 
-    private void apply(Batch b) {
+    /** Registers the batch's new sites and stacks, then replays its events. */
+    void apply(HeldHandOff.Batch b) {
         for (SiteTally a : b.sites) {
             register(a);
         }
@@ -355,8 +138,9 @@ final class HeldReplay {
                 }
             }
             switch (b.kind[i]) {
-                case ALLOC -> applyAllocated(b.address[i], b.size_[i], b.typeName[i], b.p[i], b.site[i], b.stack[i]);
-                case FREE -> applyCollected(t, b.address[i], b.size_[i], b.age[i], b.p[i]);
+                case HeldHandOff.ALLOC ->
+                        applyAllocated(b.address[i], b.size_[i], b.typeName[i], b.p[i], b.site[i], b.stack[i]);
+                case HeldHandOff.FREE -> applyCollected(t, b.address[i], b.size_[i], b.age[i], b.p[i]);
                 default -> {
                     // a tick: its crossing is done
                 }
@@ -569,8 +353,18 @@ final class HeldReplay {
 
     /**
      * The events have all been applied: the collections of the window not yet crossed by an event are, the last
-     * one measured.
+     * one measured; the live samples are let go and each site's dead-sample counts set.
      */
+    void end() {
+        finishReplay();
+        samples.clear();
+        for (SiteTally a : sites) {
+            a.deadSamples = deadSamples[a.key];
+            a.freedByFirstCollection = freedByFirst[a.key];
+        }
+    }
+
+    /** The collections of the window not crossed by an event, the last one measured. */
     private void finishReplay() {
         if (done) {
             return;
@@ -590,28 +384,4 @@ final class HeldReplay {
         }
     }
 
-    /** Heap events in columns, and the sites and stacks created since the previous batch. */
-    private static final class Batch {
-        static final Batch END = new Batch();
-        int size;
-        final byte[] kind = new byte[BATCH];
-        final long[] time = new long[BATCH];
-        final long[] address = new long[BATCH];
-        final long[] size_ = new long[BATCH];
-        /** The sample's sampling probability. */
-        final double[] p = new double[BATCH];
-        /** FREE: the sample's age. */
-        final long[] age = new long[BATCH];
-        final int[] typeName = new int[BATCH];
-        final int[] site = new int[BATCH];
-        final int[] stack = new int[BATCH];
-        final List<SiteTally> sites = new ArrayList<>();
-        final List<StackTally> stacks = new ArrayList<>();
-
-        void clear() {
-            size = 0;
-            sites.clear();
-            stacks.clear();
-        }
-    }
 }

@@ -23,9 +23,9 @@ import java.util.Map;
  * <p><b>Two halves.</b> This class is the allocation half: it resolves each event's site and stack (creating their
  * tallies), adds allocated weights to the tallies and the timeline, and keeps the native ledger. The held half
  * ({@link HeldReplay}: live samples, held ledgers, collections crossed and measured) gets the heap events with their
- * keys, in batches; {@link #parallel} runs it on a second thread, otherwise it runs inline (the same figures). So
- * that both halves stop at the same event, this half follows the collections' boundaries too (only their order, not
- * their figures): the replay is done once the window's last collection is measured.
+ * keys, in batches ({@link HeldHandOff}); {@link #parallel} runs it on a second thread, otherwise it runs inline (the
+ * same figures). So that both halves stop at the same event, this half follows the collections' boundaries too (only
+ * their order, not their figures): the replay is done once the window's last collection is measured.
  *
  * <p>Memory: per site, per stack, per live sample and per outstanding native block; never per event.
  */
@@ -62,7 +62,7 @@ final class ReportReplay implements EventSink {
      */
     private final double[] probabilities = new double[SIZES];
     /** The held half: live samples, held ledgers, collections measured. */
-    private final HeldReplay held;
+    private final HeldHandOff held;
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
     /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
     private final SiteTally[] smallIds = new SiteTally[1 << 16];
@@ -150,7 +150,7 @@ final class ReportReplay implements EventSink {
         long rssPeak = processMemory == null || processMemory.peak() == null ? Long.MAX_VALUE
                 : runStart + Math.round(processMemory.peak().timeMs() * 1e6);
         this.natives = new NativeLedger(from, to, timeline, mallocInterval, rssPeak, sites);
-        this.held = new HeldReplay(this);
+        this.held = new HeldHandOff(new HeldReplay(this));
     }
 
     /** Runs the held half on a second thread (call before the first event; {@link #close} ends it on a failure). */
@@ -361,17 +361,18 @@ final class ReportReplay implements EventSink {
             enterWindow();
         }
         held.finish();
-        heapChecked = held.heapChecked;
-        heapExceeded = held.heapExceeded;
-        heldExceeded = held.heldExceeded;
-        heapWorstGc = held.heapWorstGc;
-        heapWorstEstimate = held.heapWorstEstimate;
-        heapWorstSd = held.heapWorstSd;
-        peakHeldBytes = held.peakHeldBytes;
-        peakHeldCount = held.peakHeldCount;
-        peakUnconfirmedBytes = held.peakUnconfirmedBytes;
-        endUnconfirmedBytes = held.endUnconfirmedBytes;
-        orphanFrees = held.orphanFrees;
+        HeldReplay h = held.held();
+        heapChecked = h.heapChecked;
+        heapExceeded = h.heapExceeded;
+        heldExceeded = h.heldExceeded;
+        heapWorstGc = h.heapWorstGc;
+        heapWorstEstimate = h.heapWorstEstimate;
+        heapWorstSd = h.heapWorstSd;
+        peakHeldBytes = h.peakHeldBytes;
+        peakHeldCount = h.peakHeldCount;
+        peakUnconfirmedBytes = h.peakUnconfirmedBytes;
+        endUnconfirmedBytes = h.endUnconfirmedBytes;
+        orphanFrees = h.orphanFrees;
         natives.finish(sites, stacks);
     }
 }
