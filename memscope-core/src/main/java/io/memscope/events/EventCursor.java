@@ -191,7 +191,8 @@ public final class EventCursor implements AutoCloseable {
             try {
                 n += pollSlot(i, callbacks, max - n);
             } catch (CorruptFileException damage) {
-                callbacks.damaged(st.reportedTid(), damage); // throws, unless the reader goes on with the other rings
+                // throws, unless the reader goes on with the other rings
+                callbacks.damaged(st.reportedTid(), damage);
                 st.damaged = true;
             }
         }
@@ -228,6 +229,7 @@ public final class EventCursor implements AutoCloseable {
         }
         int data = base + SLOT_HEADER_BYTES;
         int n = 0;
+        long unattributed = 0;
         while (st.pos < tail && n < max) {
             st.switchAt(st.pos);
             long head = (long) LONG.getAcquire(buf, base + S_HEAD);
@@ -270,12 +272,15 @@ public final class EventCursor implements AutoCloseable {
             }
             st.seq++;
             if (st.tid == UNKNOWN_THREAD) {
-                lost++;
-                cb.lost(0, 1); // written by an owner of the slot this cursor never saw: counted, not misattributed
+                unattributed++; // written by an owner of the slot this cursor never saw: counted, not misattributed
                 continue;
             }
             n++;
             dispatch(cb, st.tid, kind, id(w), ts, value, len - RECORD_HEADER_BYTES);
+        }
+        if (unattributed > 0) {
+            lost += unattributed;
+            cb.lost(0, unattributed);
         }
         return n;
     }

@@ -180,7 +180,7 @@ class SlotReuseTest {
         }, "reuse-reaper");
         reader.start();
         reaper.start();
-        for (int round = 0; round < 400; round++) {
+        for (int round = 0; round < 1000; round++) {
             List<Thread> ts = new ArrayList<>();
             for (int k = 0; k < 3; k++) {
                 Thread t = new Thread(() -> {
