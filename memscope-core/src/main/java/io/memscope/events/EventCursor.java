@@ -148,7 +148,8 @@ public final class EventCursor implements AutoCloseable {
             try {
                 n += pollSlot(i, callbacks, max - n);
             } catch (CorruptFileException damage) {
-                callbacks.damaged(st.tid, damage); // throws, unless the reader goes on with the other rings
+                // throws, unless the reader goes on with the other rings
+                callbacks.damaged(st.reportedTid(), damage);
                 st.damaged = true;
             }
         }
@@ -162,22 +163,32 @@ public final class EventCursor implements AutoCloseable {
     private int pollSlot(int slot, Callbacks cb, int max) {
         SlotState st = slots[slot];
         int base = slotBase(slot);
-        if (!readSlotHeader(st, base)) {
-            return 0;
+        long tail = -1;
+        for (int attempt = 0; attempt < 1000 && tail < 0; attempt++) {
+            if (!readSlotHeader(st, base)) {
+                return 0;
+            }
+            tail = (long) LONG.getAcquire(buf, base + S_TAIL);
+            // a tail read after the header may already cover records of a later owner (the slot was freed and
+            // claimed in between): such a claim published its generation before the records, so the state word
+            // read now shows it, and the header is read again
+            if ((long) LONG.getAcquire(buf, base + S_STATE) >>> 8 != st.gen) {
+                tail = -1;
+            }
+        }
+        if (tail < 0) {
+            return 0; // the slot changed owner at every look: read it at the next poll
         }
         if (firstLost > 0) {
             lost += firstLost;
-            cb.lost(st.tid, firstLost);
+            cb.lost(st.reportedTid(), firstLost);
             firstLost = 0;
         }
         int data = base + SLOT_HEADER_BYTES;
-        long tail = (long) LONG.getAcquire(buf, base + S_TAIL);
         int n = 0;
+        long unattributed = 0;
         while (st.pos < tail && n < max) {
-            if (st.switchPos >= 0 && st.pos >= st.switchPos) {
-                st.tid = st.nextTid;
-                st.switchPos = -1;
-            }
+            st.switchAt(st.pos);
             long head = (long) LONG.getAcquire(buf, base + S_HEAD);
             if (st.pos < head) {
                 lapped(st, base, cb);
@@ -217,8 +228,16 @@ public final class EventCursor implements AutoCloseable {
                 continue;
             }
             st.seq++;
+            if (st.tid == UNKNOWN_THREAD) {
+                unattributed++; // written by an owner of the slot this cursor never saw: counted, not misattributed
+                continue;
+            }
             n++;
             dispatch(cb, st.tid, kind, id(w), ts, value, len - RECORD_HEADER_BYTES);
+        }
+        if (unattributed > 0) {
+            lost += unattributed;
+            cb.lost(0, unattributed);
         }
         return n;
     }
@@ -306,7 +325,7 @@ public final class EventCursor implements AutoCloseable {
         st.seq = hs[1];
         if (missed > 0) {
             lost += missed;
-            cb.lost(st.tid, missed);
+            cb.lost(st.reportedTid(), missed);
         }
     }
 
@@ -344,7 +363,12 @@ public final class EventCursor implements AutoCloseable {
 
     static final long SEQLOCK_PATIENCE_MS = 500;
 
-    /** Reads state, thread id, start position and name consistently; false if the slot has nothing to read. */
+    /**
+     * Reads state, thread id, start position, name and the previous generation's thread id, start position and
+     * name consistently; false if the slot has nothing to read. A new generation queues the positions where the
+     * ring's records change owner: the previous generation's start (when this cursor missed that generation) and
+     * the new one's. Records of generations before those, which the header no longer describes, are read as lost.
+     */
     private boolean readSlotHeader(SlotState st, int base) {
         for (int attempt = 0; attempt < 1000; attempt++) {
             long s1 = (long) LONG.getAcquire(buf, base + S_STATE);
@@ -365,28 +389,48 @@ public final class EventCursor implements AutoCloseable {
             }
             long tid = buf.getLong(base + S_TID);
             long startPos = buf.getLong(base + S_START_POS);
-            int nameLen = Math.min(buf.getShort(base + S_NAME_LEN) & 0xFFFF, MAX_THREAD_NAME_BYTES);
-            byte[] nb = new byte[nameLen];
-            for (int k = 0; k < nameLen; k++) {
-                nb[k] = buf.get(base + S_NAME + k);
-            }
+            String name = utf8(base + S_NAME_LEN, base + S_NAME, MAX_THREAD_NAME_BYTES);
+            long prevTid = buf.getLong(base + S_PREV_TID);
+            long prevStart = buf.getLong(base + S_PREV_START_POS);
+            String prevName = utf8(base + S_PREV_NAME_LEN, base + S_PREV_NAME, MAX_PREV_THREAD_NAME_BYTES);
             VarHandle.acquireFence();
             if ((long) LONG.getAcquire(buf, base + S_STATE) != s1) {
                 continue;
             }
-            String name = new String(nb, StandardCharsets.UTF_8);
             threadNames.put(tid, name);
+            // a producer that did not fill in the previous generation leaves 0: its records are not attributable
+            boolean prevKnown = gen >= 2 && prevTid != 0 && prevStart <= startPos;
+            if (prevKnown) {
+                threadNames.putIfAbsent(prevTid, prevName);
+            }
             if (st.gen < 0) {
                 long[] hs = readHead(base);
                 st.pos = hs[0];
                 st.seq = hs[1];
-                st.tid = tid;
                 if (hs[1] > 0) {
                     firstLost = hs[1]; // overwritten before this cursor first saw the ring
                 }
+                // the ring may still hold records of earlier owners, below this generation's start
+                st.tid = gen == 1 ? tid : UNKNOWN_THREAD;
+                st.resetSwitches();
+                if (gen > 1) {
+                    if (prevKnown) {
+                        st.addSwitch(prevStart, prevTid);
+                    }
+                    st.addSwitch(startPos, tid);
+                }
+                st.switchAt(st.pos);
             } else {
-                st.switchPos = startPos;
-                st.nextTid = tid;
+                if (gen != st.gen + 1 && !(gen == st.gen + 2 && prevKnown)) {
+                    // generations between the last one this cursor saw and the previous one came and went unseen:
+                    // where the last seen one ended is unknown, so its records not yet read and theirs are nobody's
+                    // until the next start the header gives
+                    st.forgetLastOwner();
+                }
+                if (gen != st.gen + 1 && prevKnown) {
+                    st.addSwitch(prevStart, prevTid);
+                }
+                st.addSwitch(startPos, tid);
             }
             st.gen = gen;
             return true;
@@ -394,6 +438,14 @@ public final class EventCursor implements AutoCloseable {
         return false;
     }
 
+    private String utf8(int lengthOffset, int bytesOffset, int max) {
+        int len = Math.min(buf.getShort(lengthOffset) & 0xFFFF, max);
+        byte[] b = new byte[len];
+        for (int k = 0; k < len; k++) {
+            b[k] = buf.get(bytesOffset + k);
+        }
+        return new String(b, StandardCharsets.UTF_8);
+    }
     private CorruptFileException corrupt(long offset, String what) {
         return new CorruptFileException(path, offset, what);
     }
@@ -453,14 +505,68 @@ public final class EventCursor implements AutoCloseable {
         // The mapping is released when the cursor becomes unreachable; nothing is locked or written.
     }
 
+    /** Thread id of records whose writer this cursor cannot know; they are counted lost. */
+    private static final long UNKNOWN_THREAD = Long.MIN_VALUE;
+
+    /**
+     * What the cursor knows of one ring: its position, the generation it last read the header of, the thread that
+     * wrote the records at the position, and the positions ahead where the owner changes (queued in order).
+     */
     private static final class SlotState {
+        /** Beyond this many queued owner changes (a cursor far behind a slot reused that often) the oldest are
+         * merged into "unknown": their records are counted lost. */
+        private static final int MAX_SWITCHES = 64;
+
         boolean damaged;
         long gen = -1;
         long tid;
         long pos;
         long seq;
-        long switchPos = -1;
-        long nextTid;
+        private final long[] switchPos = new long[MAX_SWITCHES];
+        private final long[] switchTid = new long[MAX_SWITCHES];
+        private int first;
+        private int count;
+
+        void resetSwitches() {
+            first = 0;
+            count = 0;
+        }
+
+        /** From {@code position} on, records are {@code threadId}'s. */
+        void addSwitch(long position, long threadId) {
+            if (count == MAX_SWITCHES) {
+                tid = UNKNOWN_THREAD; // up to the next owner change, whose position stays known
+                first = (first + 1) % MAX_SWITCHES;
+                count--;
+            }
+            int i = (first + count) % MAX_SWITCHES;
+            switchPos[i] = position;
+            switchTid[i] = threadId;
+            count++;
+        }
+
+        /** The latest known owner's records may end anywhere: from its start on they are nobody's. */
+        void forgetLastOwner() {
+            if (count == 0) {
+                tid = UNKNOWN_THREAD;
+            } else {
+                switchTid[(first + count - 1) % MAX_SWITCHES] = UNKNOWN_THREAD;
+            }
+        }
+
+        /** @return the thread id of the records at the position, 0 when unknown */
+        long reportedTid() {
+            return tid == UNKNOWN_THREAD ? 0 : tid;
+        }
+
+        /** Applies the owner changes at or before {@code position}. */
+        void switchAt(long position) {
+            while (count > 0 && switchPos[first] <= position) {
+                tid = switchTid[first];
+                first = (first + 1) % MAX_SWITCHES;
+                count--;
+            }
+        }
     }
 
     /**
@@ -502,7 +608,12 @@ public final class EventCursor implements AutoCloseable {
         default void custom(long threadId, long timestamp, String name, String typeName, ByteBuffer payload) {
         }
 
-        /** The reader was lapped on this thread's ring: exactly {@code count} events were overwritten unread. */
+        /**
+         * The reader was lapped on this thread's ring: exactly {@code count} events were overwritten unread. Thread
+         * id 0: events whose writer is unknown to this cursor, still in a ring whose slot passed through two or more
+         * threads it never saw (short-lived threads, a grace period shorter than the polling interval); they are
+         * counted here rather than attributed to another thread.
+         */
         default void lost(long threadId, long count) {
         }
 

@@ -155,8 +155,13 @@ final class EventsFile {
     }
 
     /**
-     * Claims a free slot for {@code thread}: free -> claiming (CAS) -> thread id, start position and name
-     * written -> active with the next generation (store-release). Returns null when every slot is in use.
+     * Claims a free slot for {@code thread}: free -> claiming (CAS) -> the previous generation's thread id, start
+     * position and name copied to the "previous" fields, this thread's id, start position and name written ->
+     * active with the next generation (store-release). Returns null when every slot is in use.
+     *
+     * <p>The previous generation's fields let a reader that missed that generation (the slot was reused twice
+     * between two of its polls, or it first looks at a ring still holding the earlier owner's records) attribute
+     * those records to their thread; records of older generations it counts as lost, never as the new owner's.
      */
     RingWriter claim(Thread thread) {
         for (int i = 0; i < slotCount; i++) {
@@ -169,6 +174,20 @@ final class EventsFile {
             if (!LONG.compareAndSet(buf, base + S_STATE, state, (gen << 8) | STATE_CLAIMING)) {
                 continue;
             }
+            if (gen > 0) {
+                buf.putLong(base + S_PREV_TID, buf.getLong(base + S_TID));
+                buf.putLong(base + S_PREV_START_POS, buf.getLong(base + S_START_POS));
+                int len = Math.min(buf.getShort(base + S_NAME_LEN) & 0xFFFF, MAX_THREAD_NAME_BYTES);
+                byte[] prev = new byte[len];
+                for (int k = 0; k < len; k++) {
+                    prev[k] = buf.get(base + S_NAME + k);
+                }
+                prev = truncatedUtf8(prev, MAX_PREV_THREAD_NAME_BYTES);
+                buf.putShort(base + S_PREV_NAME_LEN, (short) prev.length);
+                for (int k = 0; k < prev.length; k++) {
+                    buf.put(base + S_PREV_NAME + k, prev[k]);
+                }
+            }
             long tail = (long) LONG.getVolatile(buf, base + S_TAIL);
             buf.putLong(base + S_TID, threadId(thread));
             buf.putLong(base + S_START_POS, tail);
@@ -177,7 +196,7 @@ final class EventsFile {
             for (int k = 0; k < name.length; k++) {
                 buf.put(base + S_NAME + k, name[k]);
             }
-            RingWriter w = new RingWriter(this, i, base);
+            RingWriter w = new RingWriter(this, i, base, gen + 1);
             LONG.setRelease(buf, base + S_STATE, ((gen + 1) << 8) | STATE_ACTIVE);
             return w;
         }
@@ -189,12 +208,20 @@ final class EventsFile {
         return t.getId(); // threadId() is JDK 19+; same value
     }
 
-    /** Marks a slot whose thread ended: readable, not reusable until the grace period passed. */
-    void retire(int slot) {
-        int base = slotBase(slot);
-        long state = (long) LONG.getVolatile(buf, base + S_STATE);
+    /**
+     * Marks the slot of {@code w}, whose thread ended, retired: readable, not reusable until the grace period
+     * passed. Only the generation {@code w} owns is retired (compare-and-set on the state word): a late or repeated
+     * retirement of an earlier owner (two reapers that both saw the thread end) must not retire the slot of the
+     * thread that owns it now, which would hand its ring to a second writer.
+     */
+    void retire(RingWriter w) {
+        int base = slotBase(w.slot);
+        long active = (w.generation << 8) | STATE_ACTIVE;
+        if ((long) LONG.getVolatile(buf, base + S_STATE) != active) {
+            return;
+        }
         buf.putLong(base + S_RETIRED_AT, System.nanoTime());
-        LONG.setRelease(buf, base + S_STATE, (state & ~0xFFL) | STATE_RETIRED);
+        LONG.compareAndSet(buf, base + S_STATE, active, (w.generation << 8) | STATE_RETIRED);
     }
 
     /** Frees retired slots whose grace period has passed. */
@@ -219,7 +246,10 @@ final class EventsFile {
     }
 
     static byte[] truncatedUtf8(String s, int max) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return truncatedUtf8(s.getBytes(StandardCharsets.UTF_8), max);
+    }
+
+    static byte[] truncatedUtf8(byte[] b, int max) {
         if (b.length <= max) {
             return b;
         }

@@ -39,6 +39,7 @@ public final class EventsProducer {
     private final List<Runnable> beforeStop = new CopyOnWriteArrayList<>();
     final NameRegistry names = new NameRegistry(this);
     private Thread reaper;
+    private final Object reapLock = new Object();
     private Thread hook;
 
     /** A producer of its own, stopped; give it a directory of its own with {@link #start(EventsSettings)}. */
@@ -245,8 +246,18 @@ public final class EventsProducer {
         }
     }
 
+    /**
+     * Retires the slots of ended threads and frees expired ones. One caller at a time, and a slot is retired only
+     * by the caller that removed its owner from the list: the background reaper, a direct call and the reaper of
+     * an earlier start that is still finishing must not retire one thread's slot twice.
+     */
     void reapOnce() {
-        EventsFile f = file;
+        synchronized (reapLock) {
+            reapOnce(file);
+        }
+    }
+
+    private void reapOnce(EventsFile f) {
         if (f == null) {
             return;
         }
@@ -259,10 +270,9 @@ public final class EventsProducer {
             }
         }
         for (Owned o : dead) {
-            if (o.writer.file == f) {
-                f.retire(o.writer.slot);
+            if (owned.remove(o) && o.writer.file == f) {
+                f.retire(o.writer);
             }
-            owned.remove(o);
         }
         f.freeExpired(f.settings.graceMillis() * 1_000_000L);
     }

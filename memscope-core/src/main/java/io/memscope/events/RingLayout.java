@@ -39,9 +39,12 @@ import java.nio.ByteOrder;
  * Slot header (256 bytes; four 64-byte cache lines)
  *   0 u64 state = generation &lt;&lt; 8 | state (0 free, 1 active, 2 retired, 3 claiming)
  *   8 i64 thread id          16 u64 start position of this generation    24 i64 retired at (monotonic ns)
+ *  32 i64 thread id of the previous generation (0: none or unknown)
+ *  40 u64 start position of the previous generation
  *  64 u64 head (position of the oldest record)   72 u64 head sequence (records before head)
  *  80 u64 head version (seqlock: odd while head and head sequence change)
  * 128 u64 tail (position after the newest record; store-release after the record bytes)
+ * 136 u16 previous generation's thread name length   138 its name, UTF-8, at most 54 bytes
  * 192 u16 thread name length    194 thread name, UTF-8, at most 62 bytes
  *
  * Record (8-byte aligned; position p lives at ring offset p &amp; (ringSize - 1))
@@ -82,10 +85,15 @@ final class RingLayout {
     static final int S_TID = 8;
     static final int S_START_POS = 16;
     static final int S_RETIRED_AT = 24;
+    static final int S_PREV_TID = 32;
+    static final int S_PREV_START_POS = 40;
     static final int S_HEAD = 64;
     static final int S_HEAD_SEQ = 72;
     static final int S_HEAD_VERSION = 80;
     static final int S_TAIL = 128;
+    static final int S_PREV_NAME_LEN = 136;
+    static final int S_PREV_NAME = 138;
+    static final int MAX_PREV_THREAD_NAME_BYTES = 54;
     static final int S_NAME_LEN = 192;
     static final int S_NAME = 194;
     static final int MAX_THREAD_NAME_BYTES = 62;

@@ -26,6 +26,8 @@ final class RingWriter {
 
     final EventsFile file;
     final int slot;
+    /** The slot's generation this writer owns (the state word's upper bits while it is active). */
+    final long generation;
     private final MappedByteBuffer buf;
     private final int base;
     private final int data;
@@ -40,9 +42,10 @@ final class RingWriter {
     private boolean busy;
     final byte[] scratch = new byte[MAX_PAYLOAD_BYTES];
 
-    RingWriter(EventsFile file, int slot, int base) {
+    RingWriter(EventsFile file, int slot, int base, long generation) {
         this.file = file;
         this.slot = slot;
+        this.generation = generation;
         this.buf = file.buf;
         this.base = base;
         this.data = base + SLOT_HEADER_BYTES;
