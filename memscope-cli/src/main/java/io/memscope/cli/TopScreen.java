@@ -83,7 +83,7 @@ final class TopScreen {
 
     /**
      * {@code rss    412 MiB (anon 380 MiB, file 32 MiB, mapped 8 MiB)  heap 256 MiB res  metaspace 21 MiB  code
-     * 9.8 MiB res  threads 19 (stacks 1.2 MiB res)  direct 96 MiB  native 1 MiB  files 32 MiB  other 10 MiB}: the
+     * 9.8 MiB res  threads 19 (stacks 1.2 MiB res)  direct 96 MiB  malloc 1 MiB  files 32 MiB  other 10 MiB}: the
      * agent's latest sample broken down as the report does ({@link ProcessMemory#sample}), or null without one.
      * {@code res}: the agent's resident check measured that part in /proc/self/smaps; else it is committed (thread
      * stacks: NMT's figure or an upper bound, threads x stack size). Other is RSS less the parts, at least 0. Ends
@@ -119,7 +119,7 @@ final class TopScreen {
                     .append(Summary.bytes(s.threadStacksBytes())).append(res ? " res)" : ")");
         }
         part(sb, "direct", s.directBytes(), false);
-        part(sb, "native", s.mallocBytes(), false);
+        part(sb, "malloc", s.mallocBytes(), false); // the report's word for it (native outstanding is memscope's own tracking)
         part(sb, "files", s.filesBytes(), false);
         sb.append("  other ").append(Summary.bytes(Math.max(0, s.otherBytes())));
         double age = -s.residentAgeMs(); // the sample is at 0: its resident figures were measured before it

@@ -47,7 +47,7 @@ class TopScreenTest {
         assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
         assertThat(l.get(3)).as("committed parts above RSS: other is 0").isEqualTo("rss    700.0 MiB (anon 650.0 MiB, "
                 + "file 50.0 MiB)  heap 1.0 GiB  metaspace 40.0 MiB  code 10.0 MiB  threads 19 (stacks 19.0 MiB)  "
-                + "direct 3.0 MiB  native 1.0 MiB  files 50.0 MiB  other 0 B");
+                + "direct 3.0 MiB  malloc 1.0 MiB  files 50.0 MiB  other 0 B");
         assertThat(l.get(4)).isEqualTo("gc     last 1.0 s: 3 pauses, 12 ms in all, longest 6 ms; 1 concurrent cycle  "
                 + "(G1 Young Generation, G1 Concurrent GC)");
         assertThat(l.get(5)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
@@ -66,7 +66,7 @@ class TopScreenTest {
                 100L << 20, "trackedNative", 100L << 20, "mappedBuffers", 64L << 20));
         assertThat(TopScreen.rss(pm)).isEqualTo("rss    700.0 MiB (anon 600.0 MiB, file 100.0 MiB, mapped 64.0 MiB)  "
                 + "heap 300.0 MiB res  metaspace 40.0 MiB  code 6.0 MiB res  threads 19 (stacks 2.0 MiB res)  "
-                + "direct 100.0 MiB  native 0 B  files 100.0 MiB  other 152.0 MiB");
+                + "direct 100.0 MiB  malloc 0 B  files 100.0 MiB  other 152.0 MiB");
         pm.put("residentAge", 1_200_000_000L);
         assertThat(TopScreen.rss(pm)).as("the resident figures' age").endsWith("other 152.0 MiB  (res 1.2 s ago)");
     }

@@ -88,7 +88,7 @@ class TopCommandTest {
         assertThat(line(last, "gc     last ")).contains("pause");
         // the agent's latest process memory sample (Linux: /proc/self/status)
         assertThat(line(last, "rss    ")).matches("rss    [0-9.]+ [KMG]iB \\(anon .*\\)  heap .*  metaspace .*  code .*  "
-                + "threads [0-9]+ \\(stacks .*\\)  direct .*  native .*  other .*");
+                + "threads [0-9]+ \\(stacks .*\\)  direct .*  malloc .*  other .*");
         assertThat(line(last, "sort: ")).isEqualTo("sort: held");
         // The growing site is held (its blocks stay reachable); the churning one's garbage is not, however much of
         // it is live (not yet collected) at any moment.
