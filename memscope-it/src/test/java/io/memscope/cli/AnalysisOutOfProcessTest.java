@@ -62,7 +62,9 @@ class AnalysisOutOfProcessTest {
         Object report = Jvms.report(out);
         Map<String, Object> recording = Json.obj(report, "recording");
         assertThat(recording.get("closed")).isEqualTo(false);
-        assertThat((String) Json.obj(recording, "damage").get("what")).contains("without an END block");
+        // the file ends after its last whole block, or inside a block the writer was writing when the kill came
+        assertThat((String) Json.obj(recording, "damage").get("what"))
+                .containsAnyOf("without an END block", "truncated block");
         Map<String, Object> totals = Json.obj(report, "totals");
         assertThat(Json.num(totals, "allocatedBytes")).as("what the flushed blocks hold")
                 .isGreaterThan(20L << 20);

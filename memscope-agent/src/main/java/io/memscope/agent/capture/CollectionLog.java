@@ -500,6 +500,7 @@ final class CollectionLog {
             }
             long[] kind = kinds.pause(p.start, p.end, names, p.freed, p.latestFreedAllocation);
             p.examined = Examined.ofCode((int) kind[0]);
+            p.unnamedMarkingEnd = names != null && names.length == 0 && p.examined == Examined.WHOLE_HEAP;
             p.snapshot = kind[1];
             p.classified = true;
             if (p.examined == Examined.WHOLE_HEAP) {

@@ -25,6 +25,8 @@ final class GcPause {
     int freed;
     long latestFreedAllocation = Long.MIN_VALUE;
     Examined examined = Examined.UNKNOWN;
+    /** Classified as the end of a G1 marking no bean counts (JDK 17 to 19): known to hold no bean collection. */
+    boolean unnamedMarkingEnd;
     long snapshot;
     /** The heap used and committed read right after it, when no notification can say them; -1: not read. */
     long measuredUsed = -1;
@@ -52,8 +54,9 @@ final class GcPause {
         long snapshot = examined == Examined.WHOLE_HEAP ? Math.min(this.snapshot, start) : start;
         if (details.isEmpty()) {
             String name = CollectionLog.UNNAMED;
-            if (expected != null && expected.length == 0 && examined == Examined.WHOLE_HEAP) {
-                // a G1 pause no bean counts that freed sampled objects: a Remark (JDK 17 to 19)
+            if ((expected != null && expected.length == 0 || unnamedMarkingEnd) && examined == Examined.WHOLE_HEAP) {
+                // a G1 pause no bean counts that freed sampled objects: a Remark (JDK 17 to 19); also when a cut
+                // with several pauses placed no bean collection in it
                 name = CollectionLog.MARKING_END;
             } else if (expected != null && expected.length > 0 && beans != null) {
                 name = beans.name((int) (expected[expected.length - 1] >>> 48));

@@ -286,6 +286,35 @@ class CollectionMatchingTest {
     }
 
     @Test
+    void aRemarkInACutWithAYoungCollectionIsStillNamedARemark() {
+        FakeJvm jvm = new FakeJvm("G1 Young Generation", "G1 Old Generation");
+        CollectionLog log = log(jvm);
+        int[] seen = {0};
+        log.readBeans(jvm, () -> jvm.clock);
+        long firstYoung = jvm.clock;
+        for (int i = 0; i < 3; i++) { // the clock learns the offset from single-pause cuts
+            GcBeans.Collection c = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
+            jvm.drain(log, seen);
+            log.cut();
+            log.notified(0, "end of minor GC", "G1 Evacuation Pause", c);
+        }
+        // a young collection and a Remark (no bean counts it before JDK 20) end before the drain thread runs again:
+        // one cut, two pauses, the young one's collection placed by time, none in the Remark
+        GcBeans.Collection young = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
+        jvm.pause(3, 0, 0, 0, 0);
+        jvm.drain(log, seen);
+        log.freed(5, firstYoung - 1); // the heap sampler saw the Remark (the fifth pause) free a sample
+        log.cut();
+        log.notified(0, "end of minor GC", "G1 Evacuation Pause", young);
+        List<GcRecord> records = log.take(true);
+        assertThat(records).hasSize(5);
+        assertThat(records.get(3).name()).isEqualTo("G1 Young Generation");
+        assertThat(records.get(4).examined()).isEqualTo(Examined.WHOLE_HEAP);
+        assertThat(records.get(4).name()).as("a whole-heap pause no bean counts: a Remark, not an unknown pause")
+                .isEqualTo(CollectionLog.MARKING_END);
+    }
+
+    @Test
     void aZgcCycleIsAWholeHeapRecordOfItsOwnPlacedByTheClock() {
         FakeJvm jvm = new FakeJvm("ZGC Cycles", "ZGC Pauses");
         CollectionLog log = log(jvm);
