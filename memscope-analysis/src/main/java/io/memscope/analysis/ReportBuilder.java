@@ -15,8 +15,8 @@ import java.nio.file.Path;
  * keeps the tables (sites, stacks, collections, metadata...) and learns each site's allocation window and the
  * events' first and last timestamps. The second replays the events in time order (through a {@link TimeOrder}
  * window), and the whole file in file order to the API sections' analysis ({@link ApiAnalysis}), in the same read:
- * decoding, the time order and the API sections on the decoding thread, the figures here on the calling thread
- * ({@link RecordedRun#replayInTimeOrder}). The second read cannot be folded into the first: the replay needs, before
+ * decoding, the time order and the API sections on the decoding thread, the allocation figures here on the calling
+ * thread ({@link RecordedRun#replayInTimeOrder}), the held figures on a third ({@link HeldReplay}). The second read cannot be folded into the first: the replay needs, before
  * its first event, what only the whole file tells: every collection (the agent writes a collection's record after
  * events that follow it in time, and the peak and the window's last whole-heap collection are known only at the
  * end), the run's end (the timeline's buckets) and each site's allocation window (the leak rules' reference points
@@ -117,11 +117,28 @@ public final class ReportBuilder {
      * window when the recording was not opened for it, see {@link RecordedRun#open(Path, TimeWindow)}).
      */
     public static Report build(RecordedRun run, TimeWindow window) {
+        return build(run, window, true);
+    }
+
+    /**
+     * The same, with the replay's held half on a thread of its own ({@code parallel}) or on the replaying thread:
+     * the same report either way ({@link ReportReplay}).
+     */
+    static Report build(RecordedRun run, TimeWindow window, boolean parallel) {
         ReportReplay replay = new ReportReplay(run, window);
         ApiAnalysis api = apiAnalysis(run);
-        // put in time order, and the API sections' pass, on the decoding thread: one read of the file, two cores
-        long late = run.replayInTimeOrder(replay, api != null && api.needsPass() ? api : null);
-        replay.finish();
+        long late;
+        if (parallel) {
+            replay.parallel();
+        }
+        try {
+            // put in time order, and the API sections' pass, on the decoding thread; the allocation half of the
+            // replay here, its held half on a third thread: one read of the file, two cores
+            late = run.replayInTimeOrder(replay, api != null && api.needsPass() ? api : null);
+            replay.finish();
+        } finally {
+            replay.close();
+        }
         return new ReportAssembly(replay, api == null ? ApiReport.EMPTY : api.report(), late).report();
     }
 

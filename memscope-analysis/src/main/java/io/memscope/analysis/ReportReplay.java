@@ -20,6 +20,13 @@ import java.util.Map;
  * also resolves the report's window (from the run's start and end) and checks the estimates against the JVM's heap
  * figures at each collection. Rules and their meaning: {@link ReportBuilder}, {@link ReportRules}.
  *
+ * <p><b>Two halves.</b> This class is the allocation half: it resolves each event's site and stack (creating their
+ * tallies), adds allocated weights to the tallies and the timeline, and keeps the native ledger. The held half
+ * ({@link HeldReplay}: live samples, held ledgers, collections crossed and measured) gets the heap events with their
+ * keys, in batches ({@link HeldHandOff}); {@link #parallel} runs it on a second thread, otherwise it runs inline (the
+ * same figures). So that both halves stop at the same event, this half follows the collections' boundaries too (only
+ * their order, not their figures): the replay is done once the window's last collection is measured.
+ *
  * <p>Memory: per site, per stack, per live sample and per outstanding native block; never per event.
  */
 final class ReportReplay implements EventSink {
@@ -48,47 +55,33 @@ final class ReportReplay implements EventSink {
     /** The malloc sampling interval (metadata {@code malloc.intervalBytes}), bytes. */
     final double mallocInterval;
     /** Sizes below this have their sampling probability computed once ({@link #probabilities}). */
-    private static final int SIZES = 1 << 18;
+    static final int SIZES = 1 << 18;
     /**
      * The sampling probability of each small size, 0 until first needed: {@code expm1} once per size rather than
      * twice per sample (allocated, collected). The same function of the size, so the same weights bit for bit.
      */
     private final double[] probabilities = new double[SIZES];
-    private final SampleTable samples = new SampleTable();
-    /** The site key of each stack key, in an array: a DEALLOCATE finds its site without touching objects. */
-    private int[] siteOfStack = new int[1024];
+    /** The held half: live samples, held ledgers, collections measured. */
+    private final HeldHandOff held;
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
     /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
     private final SiteTally[] smallIds = new SiteTally[1 << 16];
     final List<SiteTally> sites = new ArrayList<>();
     final List<StackTally> stacks = new ArrayList<>();
 
-    // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
+    // replay position: the next boundary of the timeline, the last point crossed (-1: none), as the held half
     private int nextBoundary;
-    /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
-    private int lastMark = -1;
-    private int epoch;
-    /** The last point crossed, not measured yet (-1: none). */
-    private int toMeasure = -1;
-    private int measured = -1;
+    private int pointCrossed = -1;
     private boolean done;
     private boolean inWindow;
-    // the estimates against the JVM's heap figures
+
+    // the held half's results (copied when finished)
     int heapChecked;
     int heapExceeded;
     int heldExceeded;
-    private double heapWorstSigmas;
     int heapWorstGc = -1;
     long heapWorstEstimate;
     long heapWorstSd;
-    /**
-     * The heap figures of the last collection that had some: a collection the agent has no heap figures for
-     * (all 0: a pause without a GC notification, recording.md 5.1) carries them on.
-     */
-    private long knownHeapUsed;
-    private long knownHeapCommitted;
-
-    // totals of the window
     double peakHeldBytes;
     double peakHeldCount;
     double peakUnconfirmedBytes;
@@ -144,9 +137,6 @@ final class ReportReplay implements EventSink {
         }
         this.windows = w;
         this.gcs = GcTimeline.of(run, to);
-        for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
-            lastMark = gcs.pointAt(b) < 0 ? b : -1;
-        }
         this.windowFirstGc = gcs.firstAtOrAfter(from);
         this.endGc = gcs.lastAtOrBefore(to);
         this.peakGc = gcs.peak(windowFirstGc, endGc);
@@ -160,6 +150,17 @@ final class ReportReplay implements EventSink {
         long rssPeak = processMemory == null || processMemory.peak() == null ? Long.MAX_VALUE
                 : runStart + Math.round(processMemory.peak().timeMs() * 1e6);
         this.natives = new NativeLedger(from, to, timeline, mallocInterval, rssPeak, sites);
+        this.held = new HeldHandOff(new HeldReplay(this));
+    }
+
+    /** Runs the held half on a second thread (call before the first event; {@link #close} ends it on a failure). */
+    void parallel() {
+        held.start();
+    }
+
+    /** Ends the held half's thread if the replay failed before {@link #finish}. */
+    void close() {
+        held.stop();
     }
 
     private static long firstGcStart(RecordedRun run) {
@@ -207,11 +208,9 @@ final class ReportReplay implements EventSink {
             if (w != null) {
                 a.firstAlloc = w[0];
                 a.lastAlloc = w[1];
-                if (!a.isNative) {
-                    rules.chooseReferences(a);
-                }
+                a.windowKnown = true; // the held half chooses its leak references from it
             }
-            heldSites.ensure(a.key);
+            held.newSite(a);
             sitesById.put(siteId, a);
             if (small) {
                 smallIds[siteId] = a;
@@ -233,12 +232,8 @@ final class ReportReplay implements EventSink {
         int key = stacks.size();
         s = new StackTally(key, stackId, site);
         stacks.add(s);
-        if (key == siteOfStack.length) {
-            siteOfStack = java.util.Arrays.copyOf(siteOfStack, key * 2);
-        }
-        siteOfStack[key] = site.key;
         site.addStack(s);
-        heldStacks.ensure(key);
+        held.newStack(s);
         return s;
     }
 
@@ -252,11 +247,15 @@ final class ReportReplay implements EventSink {
         long t = e.timestampNanos();
         if (gcs.synthetic() && t > to) {
             done = true; // no collection: held at the end means not yet collected at the window's end
+            held.tick(t);
             return;
         }
+        boolean crossed = false;
         if (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+            crossed = true;
             crossBefore(t);
             if (done) {
+                held.tick(t); // the held half crosses to the same end
                 return;
             }
         }
@@ -264,18 +263,42 @@ final class ReportReplay implements EventSink {
             enterWindow();
         }
         SiteTally site = site(e.siteId());
-        if (site.isNative) {
-            if (t <= to) {
-                nativeEvent(t, e, site);
+        if (!site.isNative) {
+            if (e.type() == MemoryEventType.ALLOCATE) {
+                if (t <= to) {
+                    allocated(t, e.address(), e.size(), e.typeNameId(), e.stackId(), site);
+                    return;
+                }
+            } else if (e.type() == MemoryEventType.DEALLOCATE) {
+                held.collected(t, e.address(), e.size(), e.previousSize(), probability(e.size()));
+                return;
             }
-            return;
+        } else if (t <= to) {
+            nativeEvent(t, e, site);
         }
-        if (e.type() == MemoryEventType.ALLOCATE) {
-            if (t <= to) {
-                allocated(t, e.address(), e.size(), e.typeNameId(), e.stackId(), site);
+        if (crossed) {
+            held.tick(t); // no heap event: the held half crosses here all the same
+        }
+    }
+
+    /**
+     * Follows the boundaries before {@code t} as the held half crosses them ({@link HeldReplay}): a point crossed is
+     * measured at the next boundary, and once the window's last collection is measured the replay is done.
+     */
+    private void crossBefore(long t) {
+        while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+            int b = nextBoundary++;
+            if (pointCrossed >= 0) {
+                if (pointCrossed >= endGc) {
+                    done = true;
+                    return;
+                }
+                pointCrossed = -1;
             }
-        } else if (e.type() == MemoryEventType.DEALLOCATE) {
-            collected(t, e.address(), e.size(), e.previousSize());
+            int k = gcs.pointAt(b);
+            if (k >= 0) {
+                pointCrossed = k;
+            }
         }
     }
 
@@ -290,18 +313,10 @@ final class ReportReplay implements EventSink {
         double p = probability(size);
         double wb = size / p;
         double wc = 1 / p;
-        double var = (double) size * size * (1 - p) / (p * p);
         StackTally stack = stack(stackId, site);
-        if (address != UNTRACKED) {
-            samples.put(address, stack.key, epoch);
-            heldSites.allocated(site.key, wb, wc, var);
-            heldStacks.allocated(stack.key, wb, wc, var);
-        }
+        held.allocated(t, address, size, typeNameId, p, site.key, stack.key);
         if (site.stackId == 0) {
             site.stackId = stackId;
-        }
-        if (typeNameId != 0 && (site.type == null || site.type.equals("?"))) {
-            site.type = run.string(typeNameId);
         }
         // JFR: a held sample is an object the allocation samples have counted already (their weights cover it)
         if (t >= from && (address == UNTRACKED || !eventWeights)) {
@@ -316,37 +331,6 @@ final class ReportReplay implements EventSink {
         }
     }
 
-    /** A heap sample collected at {@code t}, {@code age} nanoseconds after its allocation. */
-    private void collected(long t, long address, long size, long age) {
-        int slot = samples.find(address);
-        if (slot < 0) {
-            orphanFrees++;
-            return;
-        }
-        int born = samples.epoch(slot);
-        // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
-        double p = probability(size);
-        double wb = size / p;
-        double wc = 1 / p;
-        double var = (double) size * size * (1 - p) / (p * p);
-        int stackKey = samples.stack(slot);
-        int siteKey = siteOfStack[stackKey];
-        heldSites.collected(siteKey, wb, wc, var, born);
-        heldStacks.collected(stackKey, wb, wc, var, born);
-        long allocated = t - age;
-        if (allocated >= from && allocated <= to) {
-            SiteTally a = sites.get(siteKey);
-            a.deadSamples++;
-            if (t <= to) {
-                a.lifetimes.add(age);
-                if (gcs.pointsBetween(born, epoch) <= 1) {
-                    a.freedByFirstCollection++; // it survived no collection
-                }
-            }
-        }
-        samples.remove(slot);
-    }
-
     private void nativeEvent(long t, EventView e, SiteTally site) {
         switch (e.type()) {
             case ALLOCATE, REALLOCATE ->
@@ -356,165 +340,6 @@ final class ReportReplay implements EventSink {
                 // the native ledger has nothing to do with other types
             }
         }
-    }
-
-    /**
-     * Crosses the boundaries (positions and snapshots) before {@code t}: a point crossed is measured when the next
-     * boundary is crossed (its frees observed before it), or at the end.
-     */
-    private void crossBefore(long t) {
-        while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
-            cross(nextBoundary++);
-            if (done) {
-                return;
-            }
-        }
-    }
-
-    private void cross(int b) {
-        if (toMeasure >= 0) {
-            int k = toMeasure;
-            toMeasure = -1;
-            if (k <= endGc) {
-                measure(k);
-            }
-            if (k >= endGc) {
-                done = true; // collection endGc is measured: nothing later changes a figure of the window
-                return;
-            }
-        }
-        int k = gcs.pointAt(b);
-        if (k < 0) {
-            // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
-            // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
-            // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
-            // in a few. One whose verdict comes first replaces the pending one, and so does the last snapshot of
-            // the timeline (the end check's cycle, placed over the one it waited for within the clock's
-            // uncertainty): no later collection would judge what was allocated between the two snapshots.
-            int pending = heldSites.pendingMark();
-            int of = gcs.snapshotOf(b);
-            if (pending < 0 || of < 0 || b == lastMark
-                    || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
-                heldSites.crossMark(b);
-                heldStacks.crossMark(b);
-            }
-        } else {
-            boolean verdict = heldSites.pendingAtOrBefore(gcs.markOf(k));
-            heldSites.crossPoint(b, verdict);
-            heldStacks.crossPoint(b, verdict);
-            toMeasure = k;
-        }
-        epoch = b + 1;
-    }
-
-    /** Takes the figures of collection {@code k} (the replay is at the boundary after it, or the end). */
-    private void measure(int k) {
-        int mark = gcs.markOf(k);
-        if (mark >= 0 && heldSites.pendingAtOrBefore(mark)) {
-            heldSites.confirm(); // a whole-heap collection: what it judged and did not free was reachable
-            heldStacks.confirm();
-        }
-        heldSites.measure(k);
-        heldStacks.measure(k);
-        measured = k;
-        GcRecord g = gcs.record(k);
-        if (g.heapCommitted() != 0 || g.heapUsedAfter() != 0) {
-            knownHeapUsed = g.heapUsedAfter();
-            knownHeapCommitted = g.heapCommitted();
-            if (k >= windowFirstGc) {
-                checkHeap(k, g);
-            }
-        }
-        long held = Math.round(heldSites.heldBytes());
-        long unconfirmed = Math.round(Math.max(0, heldSites.unconfirmedBytes()));
-        boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.position(k + 1) > to
-                || timeline.bucketOf(gcs.position(k + 1)) != timeline.bucketOf(gcs.position(k));
-        if (k >= windowFirstGc) {
-            int b = timeline.bucketOf(gcs.position(k));
-            timeline.held[b] = held;
-            timeline.unconfirmed[b] = unconfirmed;
-            timeline.heapUsed[b] = knownHeapUsed;
-            timeline.heapCommitted[b] = knownHeapCommitted;
-            timeline.measured[b] = true;
-            if (lastOfBucket) {
-                timeline.top.set(b, topHeld());
-            }
-        } else {
-            timeline.carryHeld = held;
-            timeline.carryUnconfirmed = unconfirmed;
-            timeline.carryHeapUsed = knownHeapUsed;
-            timeline.carryHeapCommitted = knownHeapCommitted;
-            if (k + 1 == windowFirstGc || k == endGc) {
-                timeline.carryTop = topHeld();
-            }
-        }
-        if (k == peakGc) {
-            peakHeldBytes = heldSites.heldBytes();
-            peakHeldCount = heldSites.heldCount();
-            peakUnconfirmedBytes = heldSites.unconfirmedBytes();
-        }
-        if (k == endGc) {
-            endUnconfirmedBytes = heldSites.unconfirmedBytes();
-        }
-    }
-
-    /**
-     * Every sampled object present after collection {@code k} is in the heap then: their estimated bytes beyond the
-     * JVM's heap used after it by more than {@value ReportBuilder#HEAP_CHECK_SIGMAS} standard errors is an
-     * inconsistency ({@link ReportRules#exceedsHeap}).
-     */
-    private void checkHeap(int k, GcRecord g) {
-        if (gcs.synthetic()) {
-            return;
-        }
-        heapChecked++;
-        double present = heldSites.presentBytes();
-        double sd = Math.sqrt(heldSites.presentVariance());
-        if (ReportRules.exceedsHeap(heldSites.heldBytes(), Math.sqrt(heldSites.heldVariance()), g.heapUsedAfter())) {
-            heldExceeded++; // held alone above the heap: the contradiction the summary names first
-        }
-        if (ReportRules.exceedsHeap(present, sd, g.heapUsedAfter())) {
-            heapExceeded++;
-            double excess = present - g.heapUsedAfter();
-            double sigmas = sd > 0 ? excess / sd : Double.MAX_VALUE;
-            if (heapWorstGc < 0 || sigmas > heapWorstSigmas) {
-                heapWorstSigmas = sigmas;
-                heapWorstGc = k;
-                heapWorstEstimate = Math.round(present);
-                heapWorstSd = Math.round(sd);
-            }
-        }
-    }
-
-    /** @return the sites holding the most at the collection just measured */
-    private List<Timeline.HeldSite> topHeld() {
-        int n = ReportBuilder.BUCKET_SITES;
-        int[] best = new int[n];
-        double[] val = new double[n];
-        int have = 0;
-        for (SiteTally a : sites) {
-            double v = heldSites.heldBytes(a.key);
-            if (a.isNative || v < 0.5) {
-                continue;
-            }
-            if (have < n || v > val[have - 1]) {
-                int i = Math.min(have, n - 1);
-                while (i > 0 && val[i - 1] < v) {
-                    best[i] = best[i - 1];
-                    val[i] = val[i - 1];
-                    i--;
-                }
-                best[i] = a.key;
-                val[i] = v;
-                have = Math.min(n, have + 1);
-            }
-        }
-        List<Timeline.HeldSite> l = new ArrayList<>(have);
-        for (int i = 0; i < have; i++) {
-            SiteTally a = sites.get(best[i]);
-            l.add(new Timeline.HeldSite(a.site.frame(), typeOf(a), Math.round(val[i])));
-        }
-        return l;
     }
 
     /** @return the site's type as reports show it: {@code ?} when unknown */
@@ -535,22 +360,19 @@ final class ReportReplay implements EventSink {
         if (!inWindow) {
             enterWindow();
         }
-        if (!done) {
-            // the boundaries up to the end of the window not crossed by an event, then the last point measured
-            while (!done && nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) <= to
-                    && (gcs.pointAt(nextBoundary) < 0 || gcs.pointAt(nextBoundary) <= endGc)) {
-                cross(nextBoundary++);
-            }
-            if (!done && toMeasure >= 0 && toMeasure <= endGc) {
-                int k = toMeasure;
-                toMeasure = -1;
-                measure(k);
-            }
-            if (!done && endGc >= 0 && measured < endGc) {
-                measure(endGc);
-            }
-        }
+        held.finish();
+        HeldReplay h = held.held();
+        heapChecked = h.heapChecked;
+        heapExceeded = h.heapExceeded;
+        heldExceeded = h.heldExceeded;
+        heapWorstGc = h.heapWorstGc;
+        heapWorstEstimate = h.heapWorstEstimate;
+        heapWorstSd = h.heapWorstSd;
+        peakHeldBytes = h.peakHeldBytes;
+        peakHeldCount = h.peakHeldCount;
+        peakUnconfirmedBytes = h.peakUnconfirmedBytes;
+        endUnconfirmedBytes = h.endUnconfirmedBytes;
+        orphanFrees = h.orphanFrees;
         natives.finish(sites, stacks);
-        samples.clear();
     }
 }

@@ -19,6 +19,8 @@ final class SiteTally {
     long stackId;
     long firstAlloc = Long.MAX_VALUE;
     long lastAlloc = Long.MIN_VALUE;
+    /** The site's allocation window is known (its leak references are chosen from it). */
+    boolean windowKnown;
     // heap
     long samples;
     long deadSamples;

@@ -1,0 +1,387 @@
+package io.memscope.analysis;
+
+import io.memscope.recording.GcRecord;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The held half of a report's replay ({@link ReportReplay}): the live heap samples ({@link SampleTable}), the held
+ * ledgers of sites and stacks ({@link HeldLedger}), the collections crossed and measured ({@link GcTimeline}), the
+ * timeline's held line and the estimates checked against the JVM's heap figures. The allocation half (site and stack
+ * tallies, the timeline's allocation, native memory) stays on the replaying thread and hands this half, in time order,
+ * the heap events it must see, each with its site and stack already resolved to keys ({@link HeldHandOff}: on a
+ * thread of its own, or inline). The sites and stacks a batch's events refer to are registered (made keys of the
+ * ledgers, their leak references chosen) before its first event: a key with no sample has every figure 0 whenever it
+ * is registered, so the figures are those of the one-thread replay.
+ *
+ * <p><b>Crossings.</b> A collection's boundary is crossed at the first event after it, whatever the event: so the
+ * allocation half hands over, besides the heap events, a {@link HeldHandOff#TICK} for any other event that crosses a
+ * boundary or ends the replay, and this half crosses exactly where the one-thread replay did.
+ *
+ * <p>Memory: per site and stack key, per live sample; never per event.
+ */
+final class HeldReplay {
+    private final RecordedRun run;
+    private final GcTimeline gcs;
+    private final HeldLedger heldSites;
+    private final HeldLedger heldStacks;
+    private final ReportRules rules;
+    private final TimelineBuckets timeline;
+    private final long from;
+    private final long to;
+    private final int windowFirstGc;
+    private final int endGc;
+    private final int peakGc;
+    private final SampleTable samples = new SampleTable();
+    /** The sites and stacks registered, by key. */
+    private final List<SiteTally> sites = new ArrayList<>();
+    private int[] siteOfStack = new int[1024];
+    private int stackCount;
+    /** Per site key: samples collected in the window, and of those freed by the first collection after them. */
+    private long[] deadSamples = new long[256];
+    private long[] freedByFirst = new long[256];
+
+    // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
+    private int nextBoundary;
+    /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
+    private int lastMark = -1;
+    private int epoch;
+    /** The last point crossed, not measured yet (-1: none). */
+    private int toMeasure = -1;
+    private int measured = -1;
+    private boolean done;
+    /**
+     * The heap figures of the last collection that had some: a collection the agent has no heap figures for
+     * (all 0: a pause without a GC notification, recording.md 5.1) carries them on.
+     */
+    private long knownHeapUsed;
+    private long knownHeapCommitted;
+    private double heapWorstSigmas;
+
+    // results, read by the owner once finished
+    int heapChecked;
+    int heapExceeded;
+    int heldExceeded;
+    int heapWorstGc = -1;
+    long heapWorstEstimate;
+    long heapWorstSd;
+    double peakHeldBytes;
+    double peakHeldCount;
+    double peakUnconfirmedBytes;
+    double endUnconfirmedBytes;
+    long orphanFrees;
+
+    HeldReplay(ReportReplay owner) {
+        this.run = owner.run;
+        this.gcs = owner.gcs;
+        this.heldSites = owner.heldSites;
+        this.heldStacks = owner.heldStacks;
+        this.rules = owner.rules;
+        this.timeline = owner.timeline;
+        this.from = owner.from;
+        this.to = owner.to;
+        this.windowFirstGc = owner.windowFirstGc;
+        this.endGc = owner.endGc;
+        this.peakGc = owner.peakGc;
+        for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
+            lastMark = gcs.pointAt(b) < 0 ? b : -1;
+        }
+    }
+
+    /** A site of the allocation half: a key of the ledgers, its leak references chosen. */
+    void register(SiteTally a) {
+        if (a.key >= deadSamples.length) {
+            int n = Math.max(a.key + 1, deadSamples.length * 2);
+            deadSamples = Arrays.copyOf(deadSamples, n);
+            freedByFirst = Arrays.copyOf(freedByFirst, n);
+        }
+        if (!a.isNative && a.windowKnown) {
+            rules.chooseReferences(a);
+        }
+        heldSites.ensure(a.key);
+        sites.add(a);
+    }
+
+    /** A stack of the allocation half: a key of the stacks' ledger. */
+    void register(StackTally s) {
+        int key = s.key;
+        if (key >= siteOfStack.length) {
+            siteOfStack = Arrays.copyOf(siteOfStack, Math.max(key + 1, siteOfStack.length * 2));
+        }
+        siteOfStack[key] = s.site.key;
+        stackCount = Math.max(stackCount, key + 1);
+        heldStacks.ensure(key);
+    }
+
+    /** Registers the batch's new sites and stacks, then replays its events. */
+    void apply(HeldHandOff.Batch b) {
+        for (SiteTally a : b.sites) {
+            register(a);
+        }
+        for (StackTally s : b.stacks) {
+            register(s);
+        }
+        for (int i = 0; i < b.size; i++) {
+            if (done) {
+                return;
+            }
+            long t = b.time[i];
+            if (gcs.synthetic() && t > to) {
+                done = true; // no collection: held at the end means not yet collected at the window's end
+                return;
+            }
+            if (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+                crossBefore(t);
+                if (done) {
+                    return;
+                }
+            }
+            switch (b.kind[i]) {
+                case HeldHandOff.ALLOC ->
+                        applyAllocated(b.address[i], b.size_[i], b.typeName[i], b.p[i], b.site[i], b.stack[i]);
+                case HeldHandOff.FREE -> applyCollected(t, b.address[i], b.size_[i], b.age[i], b.p[i]);
+                default -> {
+                    // a tick: its crossing is done
+                }
+            }
+        }
+    }
+
+    private void applyAllocated(long address, long size, int typeNameId, double p, int siteKey, int stackKey) {
+        SiteTally site = sites.get(siteKey);
+        if (address != ReportReplay.UNTRACKED) {
+            double wb = size / p;
+            double wc = 1 / p;
+            double var = (double) size * size * (1 - p) / (p * p);
+            samples.put(address, stackKey, epoch);
+            heldSites.allocated(siteKey, wb, wc, var);
+            heldStacks.allocated(stackKey, wb, wc, var);
+        }
+        if (typeNameId != 0 && (site.type == null || site.type.equals("?"))) {
+            site.type = run.string(typeNameId);
+        }
+    }
+
+    /** A heap sample collected at {@code t}, {@code age} nanoseconds after its allocation. */
+    private void applyCollected(long t, long address, long size, long age, double p) {
+        int slot = samples.find(address);
+        if (slot < 0) {
+            orphanFrees++;
+            return;
+        }
+        int born = samples.epoch(slot);
+        // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
+        double wb = size / p;
+        double wc = 1 / p;
+        double var = (double) size * size * (1 - p) / (p * p);
+        int stackKey = samples.stack(slot);
+        int siteKey = siteOfStack[stackKey];
+        heldSites.collected(siteKey, wb, wc, var, born);
+        heldStacks.collected(stackKey, wb, wc, var, born);
+        long allocated = t - age;
+        if (allocated >= from && allocated <= to) {
+            deadSamples[siteKey]++;
+            if (t <= to) {
+                sites.get(siteKey).lifetimes.add(age);
+                if (gcs.pointsBetween(born, epoch) <= 1) {
+                    freedByFirst[siteKey]++; // it survived no collection
+                }
+            }
+        }
+        samples.remove(slot);
+    }
+
+    /**
+     * Crosses the boundaries (positions and snapshots) before {@code t}: a point crossed is measured when the next
+     * boundary is crossed (its frees observed before it), or at the end.
+     */
+    private void crossBefore(long t) {
+        while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
+            cross(nextBoundary++);
+            if (done) {
+                return;
+            }
+        }
+    }
+
+    private void cross(int b) {
+        if (toMeasure >= 0) {
+            int k = toMeasure;
+            toMeasure = -1;
+            if (k <= endGc) {
+                measure(k);
+            }
+            if (k >= endGc) {
+                done = true; // collection endGc is measured: nothing later changes a figure of the window
+                return;
+            }
+        }
+        int k = gcs.pointAt(b);
+        if (k < 0) {
+            // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
+            // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
+            // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
+            // in a few. One whose verdict comes first replaces the pending one, and so does the last snapshot of
+            // the timeline (the end check's cycle, placed over the one it waited for within the clock's
+            // uncertainty): no later collection would judge what was allocated between the two snapshots.
+            int pending = heldSites.pendingMark();
+            int of = gcs.snapshotOf(b);
+            if (pending < 0 || of < 0 || b == lastMark
+                    || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
+                heldSites.crossMark(b);
+                heldStacks.crossMark(b);
+            }
+        } else {
+            boolean verdict = heldSites.pendingAtOrBefore(gcs.markOf(k));
+            heldSites.crossPoint(b, verdict);
+            heldStacks.crossPoint(b, verdict);
+            toMeasure = k;
+        }
+        epoch = b + 1;
+    }
+
+    /** Takes the figures of collection {@code k} (the replay is at the boundary after it, or the end). */
+    private void measure(int k) {
+        int mark = gcs.markOf(k);
+        if (mark >= 0 && heldSites.pendingAtOrBefore(mark)) {
+            heldSites.confirm(); // a whole-heap collection: what it judged and did not free was reachable
+            heldStacks.confirm();
+        }
+        heldSites.measure(k);
+        heldStacks.measure(k);
+        measured = k;
+        GcRecord g = gcs.record(k);
+        if (g.heapCommitted() != 0 || g.heapUsedAfter() != 0) {
+            knownHeapUsed = g.heapUsedAfter();
+            knownHeapCommitted = g.heapCommitted();
+            if (k >= windowFirstGc) {
+                checkHeap(k, g);
+            }
+        }
+        long held = Math.round(heldSites.heldBytes());
+        long unconfirmed = Math.round(Math.max(0, heldSites.unconfirmedBytes()));
+        boolean lastOfBucket = k == endGc || k + 1 >= gcs.size() || gcs.position(k + 1) > to
+                || timeline.bucketOf(gcs.position(k + 1)) != timeline.bucketOf(gcs.position(k));
+        if (k >= windowFirstGc) {
+            int b = timeline.bucketOf(gcs.position(k));
+            timeline.held[b] = held;
+            timeline.unconfirmed[b] = unconfirmed;
+            timeline.heapUsed[b] = knownHeapUsed;
+            timeline.heapCommitted[b] = knownHeapCommitted;
+            timeline.measured[b] = true;
+            if (lastOfBucket) {
+                timeline.top.set(b, topHeld());
+            }
+        } else {
+            timeline.carryHeld = held;
+            timeline.carryUnconfirmed = unconfirmed;
+            timeline.carryHeapUsed = knownHeapUsed;
+            timeline.carryHeapCommitted = knownHeapCommitted;
+            if (k + 1 == windowFirstGc || k == endGc) {
+                timeline.carryTop = topHeld();
+            }
+        }
+        if (k == peakGc) {
+            peakHeldBytes = heldSites.heldBytes();
+            peakHeldCount = heldSites.heldCount();
+            peakUnconfirmedBytes = heldSites.unconfirmedBytes();
+        }
+        if (k == endGc) {
+            endUnconfirmedBytes = heldSites.unconfirmedBytes();
+        }
+    }
+
+    /**
+     * Every sampled object present after collection {@code k} is in the heap then: their estimated bytes beyond the
+     * JVM's heap used after it by more than {@value ReportBuilder#HEAP_CHECK_SIGMAS} standard errors is an
+     * inconsistency ({@link ReportRules#exceedsHeap}).
+     */
+    private void checkHeap(int k, GcRecord g) {
+        if (gcs.synthetic()) {
+            return;
+        }
+        heapChecked++;
+        double present = heldSites.presentBytes();
+        double sd = Math.sqrt(heldSites.presentVariance());
+        if (ReportRules.exceedsHeap(heldSites.heldBytes(), Math.sqrt(heldSites.heldVariance()), g.heapUsedAfter())) {
+            heldExceeded++; // held alone above the heap: the contradiction the summary names first
+        }
+        if (ReportRules.exceedsHeap(present, sd, g.heapUsedAfter())) {
+            heapExceeded++;
+            double excess = present - g.heapUsedAfter();
+            double sigmas = sd > 0 ? excess / sd : Double.MAX_VALUE;
+            if (heapWorstGc < 0 || sigmas > heapWorstSigmas) {
+                heapWorstSigmas = sigmas;
+                heapWorstGc = k;
+                heapWorstEstimate = Math.round(present);
+                heapWorstSd = Math.round(sd);
+            }
+        }
+    }
+
+    /** @return the sites holding the most at the collection just measured */
+    private List<Timeline.HeldSite> topHeld() {
+        int n = ReportBuilder.BUCKET_SITES;
+        int[] best = new int[n];
+        double[] val = new double[n];
+        int have = 0;
+        for (SiteTally a : sites) {
+            double v = heldSites.heldBytes(a.key);
+            if (a.isNative || v < 0.5) {
+                continue;
+            }
+            if (have < n || v > val[have - 1]) {
+                int i = Math.min(have, n - 1);
+                while (i > 0 && val[i - 1] < v) {
+                    best[i] = best[i - 1];
+                    val[i] = val[i - 1];
+                    i--;
+                }
+                best[i] = a.key;
+                val[i] = v;
+                have = Math.min(n, have + 1);
+            }
+        }
+        List<Timeline.HeldSite> l = new ArrayList<>(have);
+        for (int i = 0; i < have; i++) {
+            SiteTally a = sites.get(best[i]);
+            l.add(new Timeline.HeldSite(a.site.frame(), ReportReplay.typeOf(a), Math.round(val[i])));
+        }
+        return l;
+    }
+
+    /**
+     * The events have all been applied: the collections of the window not yet crossed by an event are, the last
+     * one measured; the live samples are let go and each site's dead-sample counts set.
+     */
+    void end() {
+        finishReplay();
+        samples.clear();
+        for (SiteTally a : sites) {
+            a.deadSamples = deadSamples[a.key];
+            a.freedByFirstCollection = freedByFirst[a.key];
+        }
+    }
+
+    /** The collections of the window not crossed by an event, the last one measured. */
+    private void finishReplay() {
+        if (done) {
+            return;
+        }
+        // the boundaries up to the end of the window not crossed by an event, then the last point measured
+        while (!done && nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) <= to
+                && (gcs.pointAt(nextBoundary) < 0 || gcs.pointAt(nextBoundary) <= endGc)) {
+            cross(nextBoundary++);
+        }
+        if (!done && toMeasure >= 0 && toMeasure <= endGc) {
+            int k = toMeasure;
+            toMeasure = -1;
+            measure(k);
+        }
+        if (!done && endGc >= 0 && measured < endGc) {
+            measure(endGc);
+        }
+    }
+
+}
