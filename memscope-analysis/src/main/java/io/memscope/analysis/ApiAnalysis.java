@@ -48,8 +48,11 @@ import java.util.TreeMap;
  * As everywhere in the report ({@link GcTimeline}, {@link ReportBuilder}): a sample is held at a collection when a
  * collection that examined the whole heap at or before it judged it (it was allocated before that collection's
  * snapshot) and it was not freed by then; "at the end" is the last collection of the capture (its end check), "at the
- * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
- * (0), and there is no peak.
+ * peak" the whole-heap collection after which the JVM reported the most heap in use ({@link GcTimeline#peak}). That is
+ * not always the report's peak, which is where the sampled objects held the most (learnt by the report's replay as it
+ * measures, after this pass has settled its samples): they differ when a whole-heap collection without the JVM's
+ * figures (G1's Remark on JDK 17) held the most. Without a whole-heap collection nothing is held (0), and there is no
+ * peak.
  *
  * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job; each thread's open
  * scopes and waiting samples are a {@link ThreadScopeStack}.
