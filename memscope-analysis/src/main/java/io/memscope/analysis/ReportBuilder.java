@@ -140,6 +140,9 @@ public final class ReportBuilder {
         } finally {
             replay.close();
         }
+        if (api != null) {
+            api.usePeak(replay.peakGc); // the API sections' held at the peak: the report's peak
+        }
         return new ReportAssembly(replay, api == null ? ApiReport.EMPTY : api.report(), late).report();
     }
 
