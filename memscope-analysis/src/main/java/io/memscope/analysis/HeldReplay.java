@@ -62,6 +62,8 @@ final class HeldReplay {
     /** The peak so far: the window's whole-heap collection where the most was held ({@link #isNewPeak}), -1: none. */
     int peakGc = -1;
     private long peakHeldRounded;
+    /** The peak so far is contradicted by the JVM's heap figure (its held above the heap in use: not really held). */
+    private boolean peakContradicted;
     int heapChecked;
     int heapExceeded;
     int heldExceeded;
@@ -283,9 +285,12 @@ final class HeldReplay {
                 timeline.carryTop = topHeld();
             }
         }
-        if (isNewPeak(k, held)) {
+        boolean contradicted = g.hasHeapFigures() && ReportRules.exceedsHeap(heldSites.heldBytes(),
+                Math.sqrt(heldSites.heldVariance()), g.heapUsedAfter());
+        if (isNewPeak(k, held, contradicted)) {
             peakGc = k;
             peakHeldRounded = held;
+            peakContradicted = contradicted;
             heldSites.takePeak();
             heldStacks.takePeak();
             peakHeldBytes = heldSites.heldBytes();
@@ -303,14 +308,20 @@ final class HeldReplay {
      * them (the figures at the peak are copied then: at most once per whole-heap collection). The JVM's heap figures
      * only break ties (nothing sampled held, or the same held at several): the one with the most heap in use after it,
      * else the later one. A G1 Remark (the whole-heap point of a concurrent mark) has no heap figures on JDK 17 and
-     * may hold the most: the JVM's figures do not choose.
+     * may hold the most: the JVM's figures do not choose. But a collection whose held estimate exceeds the heap the
+     * JVM reported in use after it ({@link ReportRules#exceedsHeap}: its frees misattributed to a later collection, as
+     * when collections run back to back) is not memory really held: it is the peak only when every other is too.
      *
-     * @param k    the collection just measured
-     * @param held its held bytes, rounded
+     * @param k            the collection just measured
+     * @param held         its held bytes, rounded
+     * @param contradicted its held bytes exceed the JVM's heap in use after it
      */
-    private boolean isNewPeak(int k, long held) {
+    private boolean isNewPeak(int k, long held, boolean contradicted) {
         if (k < windowFirstGc || k > endGc || !gcs.wholeHeap(k)) {
             return false;
+        }
+        if (peakGc >= 0 && contradicted != peakContradicted) {
+            return !contradicted;
         }
         if (peakGc < 0 || held > peakHeldRounded) {
             return true;
