@@ -48,8 +48,11 @@ import java.util.TreeMap;
  * As everywhere in the report ({@link GcTimeline}, {@link ReportBuilder}): a sample is held at a collection when a
  * collection that examined the whole heap at or before it judged it (it was allocated before that collection's
  * snapshot) and it was not freed by then; "at the end" is the last collection of the capture (its end check), "at the
- * peak" the whole-heap collection after which the heap held the most. Without a whole-heap collection nothing is held
- * (0), and there is no peak.
+ * peak" the report's peak, where the sampled objects held the most: the report's replay learns it as it measures,
+ * after this pass has settled its samples, so the settled samples' held bytes wait per collection
+ * ({@link HeldAtPeak}) until the report names it ({@link #usePeak}); analysed alone, the whole-heap collection after
+ * which the JVM reported the most heap in use ({@link GcTimeline#peak}). Without a whole-heap collection nothing is
+ * held (0), and there is no peak.
  *
  * <p>The named objects and pools, which need none of this, are {@link ApiObjectsAndPools}' job; each thread's open
  * scopes and waiting samples are a {@link ThreadScopeStack}.
@@ -64,7 +67,10 @@ public final class ApiAnalysis implements RecordingVisitor {
     private final long end;
     private final GcTimeline gcs;
     private final int endGc;
-    private final int peakGc;
+    /** The peak: the report's once known ({@link #usePeak}), else the JVM's ({@link GcTimeline#peak}). */
+    private int peakGc;
+    /** Held at the peak, kept per collection until the peak is known. */
+    private final HeldAtPeak heldAtPeak;
     private final FunctionPatterns functionPatterns;
 
     private final Map<Integer, ScopePath> paths = new HashMap<>();
@@ -113,6 +119,7 @@ public final class ApiAnalysis implements RecordingVisitor {
         this.gcs = GcTimeline.of(run, end);
         this.endGc = gcs.lastAtOrBefore(end);
         this.peakGc = gcs.peak(0, endGc);
+        this.heldAtPeak = new HeldAtPeak(gcs);
         this.functionPatterns = FunctionPatterns.ofRecorded(run.metadata().get(MetadataKeys.OPTION_FUNCTIONS));
         this.functionsHeld = !functionPatterns.isEmpty() && run.hasFunctionStats();
         this.objects = new ApiObjectsAndPools(run);
@@ -336,36 +343,56 @@ public final class ApiAnalysis implements RecordingVisitor {
         int freedBy = collected == Long.MIN_VALUE ? Integer.MAX_VALUE : gcs.collectedBy(collected);
         long allocated = pending.allocated(slot);
         boolean heldEnd = heldAt(allocated, endGc, freedBy);
-        boolean heldPeak = heldAt(allocated, peakGc, freedBy);
-        if (!heldEnd && !heldPeak) {
+        int heldFrom = heldAtPeak.firstConfirming(allocated);
+        int heldUntil = freedBy; // held at the collections before the one that freed it
+        if (!heldEnd && heldFrom >= Math.min(heldUntil, gcs.size())) {
             return;
         }
         long bytes = pending.bytes(slot);
         int c = pending.placement(slot);
         if (c >= 0) {
-            long[] f = cells.pathFigures(c);
             if (heldEnd) {
-                f[HELD_END] += bytes;
+                cells.pathFigures(c)[HELD_END] += bytes;
                 cells.add(c, SampleCells.HELD_END, bytes);
             }
-            if (heldPeak) {
-                f[HELD_PEAK] += bytes;
-                cells.add(c, SampleCells.HELD_PEAK, bytes);
-            }
+            heldAtPeak.add(HeldAtPeak.CELL, c, heldFrom, heldUntil, bytes);
         }
-        for (long[] h : cells.functions(pending.stackKey(slot))) {
-            if (heldEnd) {
+        int key = pending.stackKey(slot);
+        if (heldEnd) {
+            for (long[] h : cells.functions(key)) {
                 h[0] += bytes;
             }
-            if (heldPeak) {
-                h[1] += bytes;
-            }
+        }
+        if (cells.functions(key).length > 0) {
+            heldAtPeak.add(HeldAtPeak.FUNCTIONS, key, heldFrom, heldUntil, bytes);
         }
     }
 
     /** Held at {@code gc}: judged by a whole-heap collection at or before it (allocated before its snapshot), not freed. */
     private boolean heldAt(long allocated, int gc, int freedBy) {
-        return gc >= 0 && allocated < gcs.confirmedBefore(gc) && freedBy > gc;
+        return gc >= 0 && allocated < heldAtPeak.confirmedBefore(gc) && freedBy > gc;
+    }
+
+    /**
+     * The report's peak (its replay learns it after this pass: {@link HeldReplay}), for the held-at-the-peak figures;
+     * call before {@link #report()}. Without it they are at the JVM's peak ({@link GcTimeline#peak}).
+     */
+    void usePeak(int gc) {
+        this.peakGc = gc;
+    }
+
+    /** Adds the settled samples' bytes held at the peak to the scopes' and functions' figures. */
+    private void settlePeak() {
+        heldAtPeak.at(peakGc, (kind, target, bytes) -> {
+            if (kind == HeldAtPeak.CELL) {
+                cells.pathFigures(target)[HELD_PEAK] += bytes;
+                cells.add(target, SampleCells.HELD_PEAK, bytes);
+            } else {
+                for (long[] h : cells.functions(target)) {
+                    h[1] += bytes;
+                }
+            }
+        });
     }
 
     /**
@@ -395,6 +422,7 @@ public final class ApiAnalysis implements RecordingVisitor {
                 settle(slot); // never collected: held at the end (and at the peak if allocated before it)
             }
         }
+        settlePeak();
 
         List<ApiReport.ScopeRow> scopes = new ArrayList<>();
         for (Map.Entry<Integer, long[]> e : pathFigures.entrySet()) {

@@ -307,9 +307,11 @@ final class GcTimeline {
     }
 
     /**
-     * The peak: the moment the heap held the most reachable memory. Among the whole-heap points of {@code from..to}
-     * (only there is what the heap holds reachable memory), the one after which the JVM reported the most heap in use
-     * (the first of equals); when none of them has the JVM's figures, the last of them.
+     * The JVM's peak: among the whole-heap points of {@code from..to} (only there is what the heap holds reachable
+     * memory), the one after which the JVM reported the most heap in use (the first of equals); when none of them has
+     * the JVM's figures, the last of them. Only the API sections analysed alone use it ({@link ApiAnalysis}): the
+     * report's peak is where the held ledger measured the most ({@link HeldReplay}), since a whole-heap point
+     * without the JVM's figures (G1's Remark on JDK 17) may hold the most.
      *
      * @return the point, or -1 when the range has no whole-heap point or the timeline is synthetic
      */

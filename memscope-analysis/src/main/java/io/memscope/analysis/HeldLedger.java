@@ -27,8 +27,10 @@ import java.util.Arrays;
  * and keys with samples outside C are visited at marks and confirmations (an unsettled list): a key not visited has
  * the same figures as at the previous collection. Figures taken at particular collections (the end, the peak, two
  * reference collections per key for the leak rule) rely on that: a key's value at collection {@code k} is its value
- * at the last visit at or before {@code k}: the end's and the peak's are copied for every key when that collection is
- * measured (after its visits), the references' at each visit. Each key's own highest held figure ({@link #peakBytes}) is taken over the
+ * at the last visit at or before {@code k}: the end's is copied for every key when that collection is measured (after
+ * its visits), the references' at each visit. The peak is not known in advance (it is the whole-heap collection where
+ * the held total is highest, learnt as the replay goes): {@link #takePeak} copies, when its caller finds a new
+ * highest, the figures of the keys visited since the previous copy (the others have not changed since). Each key's own highest held figure ({@link #peakBytes}) is taken over the
  * collections of a window; the first collection of the window visits every key.
  *
  * <p>Weights are doubles (Horvitz-Thompson sums of {@code 1/p}); callers round. Variances are the Horvitz-Thompson
@@ -118,6 +120,10 @@ final class HeldLedger {
     private static final byte YOUNG = 2;
     private static final byte UNSETTLED = 4;
     private static final byte LATE = 8;
+    /** Changed since the figures at the peak were last copied ({@link #takePeak}). */
+    private static final byte SINCE_PEAK = 16;
+    private int[] sincePeakList = new int[16];
+    private int sincePeakCount;
     private int[] dirtyList = new int[16];
     private int dirtyCount;
     private int[] youngList = new int[16];
@@ -132,7 +138,6 @@ final class HeldLedger {
     private int youngFrom = -1;
 
     private final int endIndex;
-    private final int peakIndex;
     /** The last collection measured, -1 before the first. */
     private int lastMeasured = -1;
     private final int windowFirst;
@@ -140,12 +145,10 @@ final class HeldLedger {
     /**
      * @param windowFirst first collection of the window (its own peaks are taken from there on)
      * @param endIndex    the collection whose figures are "at the end" (the last of the window), -1 for none
-     * @param peakIndex   the run's peak collection, -1 for none
      */
-    HeldLedger(int windowFirst, int endIndex, int peakIndex) {
+    HeldLedger(int windowFirst, int endIndex) {
         this.windowFirst = windowFirst;
         this.endIndex = endIndex;
-        this.peakIndex = peakIndex;
         for (int[] m : mark) {
             Arrays.fill(m, -1);
         }
@@ -193,6 +196,7 @@ final class HeldLedger {
             dirtyList = Arrays.copyOf(dirtyList, n);
             youngList = Arrays.copyOf(youngList, n);
             unsettledList = Arrays.copyOf(unsettledList, n);
+            sincePeakList = Arrays.copyOf(sincePeakList, n);
         }
         keys = key + 1;
     }
@@ -424,17 +428,18 @@ final class HeldLedger {
                 touch(key);
             }
         }
-        // a collection measured past the end or the peak without measuring it (not the replay's way): their figures
-        // are taken as they stand, the keys not visited since included
+        // a collection measured past the end without measuring it (not the replay's way): its figures are taken as
+        // they stand, the keys not visited since included
         if (lastMeasured < endIndex && endIndex < k) {
             takeEnd();
-        }
-        if (lastMeasured < peakIndex && peakIndex < k) {
-            takePeak();
         }
         for (int i = 0; i < dirtyCount; i++) {
             int key = dirtyList[i];
             flags[key] &= ~DIRTY;
+            if ((flags[key] & SINCE_PEAK) == 0) {
+                flags[key] |= SINCE_PEAK;
+                sincePeakList[sincePeakCount++] = key;
+            }
             take(key, k);
         }
         dirtyCount = 0;
@@ -442,9 +447,6 @@ final class HeldLedger {
         // every key now has its figures of its last visit: what it had at k
         if (k == endIndex) {
             takeEnd();
-        }
-        if (k == peakIndex) {
-            takePeak();
         }
     }
 
@@ -463,14 +465,21 @@ final class HeldLedger {
         }
     }
 
-    /** The figures at the peak, the same way. */
-    private void takePeak() {
-        for (int key = 0; key < keys; key++) {
+    /**
+     * The collection just measured is the peak (so far): its figures become the figures at the peak. Only the keys
+     * visited since the previous copy are copied (the others' figures are those copied then), so that a replay copying
+     * at each of many whole-heap collections does not visit every key each time.
+     */
+    void takePeak() {
+        for (int i = 0; i < sincePeakCount; i++) {
+            int key = sincePeakList[i];
+            flags[key] &= ~SINCE_PEAK;
             peakGcBytes[key] = cells[key * CELLS + C * 3 + B];
             peakGcCount[key] = cells[key * CELLS + C * 3 + N];
             peakGcUnconfirmed[key] = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
             peakGcSamples[key] = sampleCells[key * 4 + C];
         }
+        sincePeakCount = 0;
     }
 
     private void take(int key, int k) {

@@ -32,7 +32,6 @@ final class HeldReplay {
     private final long to;
     private final int windowFirstGc;
     private final int endGc;
-    private final int peakGc;
     private final SampleTable samples = new SampleTable();
     /** The sites and stacks registered, by key. */
     private final List<SiteTally> sites = new ArrayList<>();
@@ -60,6 +59,11 @@ final class HeldReplay {
     private double heapWorstSigmas;
 
     // results, read by the owner once finished
+    /** The peak so far: the window's whole-heap collection where the most was held ({@link #isNewPeak}), -1: none. */
+    int peakGc = -1;
+    private long peakHeldRounded;
+    /** The peak so far is contradicted by the JVM's heap figure (its held above the heap in use: not really held). */
+    private boolean peakContradicted;
     int heapChecked;
     int heapExceeded;
     int heldExceeded;
@@ -83,7 +87,6 @@ final class HeldReplay {
         this.to = owner.to;
         this.windowFirstGc = owner.windowFirstGc;
         this.endGc = owner.endGc;
-        this.peakGc = owner.peakGc;
         for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
             lastMark = gcs.pointAt(b) < 0 ? b : -1;
         }
@@ -282,7 +285,14 @@ final class HeldReplay {
                 timeline.carryTop = topHeld();
             }
         }
-        if (k == peakGc) {
+        boolean contradicted = g.hasHeapFigures() && ReportRules.exceedsHeap(heldSites.heldBytes(),
+                Math.sqrt(heldSites.heldVariance()), g.heapUsedAfter());
+        if (isNewPeak(k, held, contradicted)) {
+            peakGc = k;
+            peakHeldRounded = held;
+            peakContradicted = contradicted;
+            heldSites.takePeak();
+            heldStacks.takePeak();
             peakHeldBytes = heldSites.heldBytes();
             peakHeldCount = heldSites.heldCount();
             peakUnconfirmedBytes = heldSites.unconfirmedBytes();
@@ -290,6 +300,41 @@ final class HeldReplay {
         if (k == endGc) {
             endUnconfirmedBytes = heldSites.unconfirmedBytes();
         }
+    }
+
+    /**
+     * The peak is memory really held: among the window's whole-heap collections (only there is what the heap holds
+     * reachable memory), the one where the held ledger measured the most held bytes, learnt as the replay measures
+     * them (the figures at the peak are copied then: at most once per whole-heap collection). The JVM's heap figures
+     * only break ties (nothing sampled held, or the same held at several): the one with the most heap in use after it,
+     * else the later one. A G1 Remark (the whole-heap point of a concurrent mark) has no heap figures on JDK 17 and
+     * may hold the most: the JVM's figures do not choose. But a collection whose held estimate exceeds the heap the
+     * JVM reported in use after it ({@link ReportRules#exceedsHeap}: its frees misattributed to a later collection, as
+     * when collections run back to back) is not memory really held: it is the peak only when every other is too.
+     *
+     * @param k            the collection just measured
+     * @param held         its held bytes, rounded
+     * @param contradicted its held bytes exceed the JVM's heap in use after it
+     */
+    private boolean isNewPeak(int k, long held, boolean contradicted) {
+        if (k < windowFirstGc || k > endGc || !gcs.wholeHeap(k)) {
+            return false;
+        }
+        if (peakGc >= 0 && contradicted != peakContradicted) {
+            return !contradicted;
+        }
+        if (peakGc < 0 || held > peakHeldRounded) {
+            return true;
+        }
+        if (held < peakHeldRounded) {
+            return false;
+        }
+        GcRecord g = gcs.record(k);
+        GcRecord best = gcs.record(peakGc);
+        if (g.hasHeapFigures() || best.hasHeapFigures()) {
+            return g.hasHeapFigures() && (!best.hasHeapFigures() || g.heapUsedAfter() > best.heapUsedAfter());
+        }
+        return true;
     }
 
     /**

@@ -5,10 +5,12 @@ import java.util.List;
 /**
  * The moment the run held the most memory, and who held it.
  *
- * <p>Heap: among the collections of the window that examined the whole heap (only after those is what the heap holds
- * reachable memory), the one after which the JVM reported the most heap in use ({@code heapUsedAfter}; when none of
- * them has the JVM's figures, the last of them). {@link #estimatedBytes} is what sampled objects say was held there:
- * objects that collection (or an earlier whole-heap one) judged reachable and that were not collected since.
+ * <p>Heap: a peak is memory really held. Among the collections of the window that examined the whole heap (only after
+ * those is what the heap holds reachable memory), the one where the sampled objects held the most
+ * ({@link #estimatedBytes}: objects that collection, or an earlier whole-heap one, judged reachable and that were not
+ * collected since); the first of equals, unless the JVM's figures break the tie (the most heap in use after it, else
+ * the later one). The JVM's heap figures do not choose: G1's Remark (a concurrent mark's whole-heap point) has none on
+ * JDK 17 and may be where the most was held.
  * {@link #unconfirmedBytes} is what was present but judged by no whole-heap collection (allocated while a concurrent
  * cycle marked, or after a G1 marking's conservative snapshot). Sampled objects cover what memscope samples (allocated
  * while it ran, by the classes it tracks), so the estimate is at most the JVM's figure plus the sampling error
@@ -18,7 +20,7 @@ import java.util.List;
  * @param timeMs               the same, ms since the run's start
  * @param gcName               the collector, for example {@code G1 Young Generation}
  * @param gcCause              its cause
- * @param heapUsedAfterGcBytes heap in use after it (the JVM's figure)
+ * @param heapUsedAfterGcBytes heap in use after it (the JVM's figure), 0 when the collection has none
  * @param estimatedBytes       held bytes estimated from samples (the report's {@code totals.peakHeldBytes})
  * @param estimatedObjects     held objects estimated from samples
  * @param sites                sites by held bytes at the peak, largest first, at most 10

@@ -370,7 +370,7 @@ final class ReportAssembly {
 
     // ------------------------------------------------------------------------------------------ other sections
 
-    /** @return the heap's peak: the whole-heap collection after which the JVM held the most, or null without one */
+    /** @return the heap's peak: the window's whole-heap collection that held the most ({@link HeldReplay}), or null */
     private Peak peak(List<SiteProfile> heap) {
         if (r.peakGc < 0) {
             return null;

@@ -39,7 +39,8 @@ import java.nio.file.Path;
  * survived only young collections, which do not look at the old generation, so it may be garbage; unconfirmed bytes
  * are shown beside every held figure, never added to it. Held and unconfirmed figures are computed at every
  * collection ({@link HeldLedger}): at the last collection of the window (the report's "live at end"), at the peak (the
- * whole-heap collection after which the JVM reported the most heap in use: {@link Peak}), per site at its own peak,
+ * window's whole-heap collection where the most was held, learnt as the replay goes: {@link Peak}), per site at its
+ * own peak,
  * and at the last collection of each timeline bucket. Recordings before format 1.4 do not say what a collection
  * examined: their full collections and the cycles of ZGC and Shenandoah are recognized by name.
  *
@@ -138,6 +139,9 @@ public final class ReportBuilder {
             replay.finish();
         } finally {
             replay.close();
+        }
+        if (api != null) {
+            api.usePeak(replay.peakGc); // the API sections' held at the peak: the report's peak
         }
         return new ReportAssembly(replay, api == null ? ApiReport.EMPTY : api.report(), late).report();
     }

@@ -42,7 +42,11 @@ final class ReportReplay implements EventSink {
     final GcTimeline gcs;
     final int windowFirstGc;
     final int endGc;
-    final int peakGc;
+    /**
+     * The peak: the window's whole-heap collection where the most was held, -1 when none; learnt by the held half as
+     * it measures ({@link HeldReplay}), known once {@link #finish} has run (the allocation half does not need it).
+     */
+    int peakGc = -1;
     /** The last whole-heap collection of the window, -1 when none. */
     final int endWholeGc;
     final HeldLedger heldSites;
@@ -139,10 +143,9 @@ final class ReportReplay implements EventSink {
         this.gcs = GcTimeline.of(run, to);
         this.windowFirstGc = gcs.firstAtOrAfter(from);
         this.endGc = gcs.lastAtOrBefore(to);
-        this.peakGc = gcs.peak(windowFirstGc, endGc);
         this.endWholeGc = gcs.lastWholeHeap(windowFirstGc, endGc);
-        this.heldSites = new HeldLedger(windowFirstGc, endGc, peakGc);
-        this.heldStacks = new HeldLedger(windowFirstGc, endGc, peakGc);
+        this.heldSites = new HeldLedger(windowFirstGc, endGc);
+        this.heldStacks = new HeldLedger(windowFirstGc, endGc);
         this.rules = new ReportRules(gcs, windowFirstGc, endWholeGc, heldSites, runStart);
         this.timeline = new TimelineBuckets(from, to);
         this.processMemory = ProcessMemory.of(run, runStart, from, to);
@@ -362,6 +365,7 @@ final class ReportReplay implements EventSink {
         }
         held.finish();
         HeldReplay h = held.held();
+        peakGc = h.peakGc;
         heapChecked = h.heapChecked;
         heapExceeded = h.heapExceeded;
         heldExceeded = h.heldExceeded;

@@ -360,9 +360,10 @@ public final class Summary {
     }
 
     /**
-     * @return a warning when the held peak is not what the run held most: a collection that examined the whole heap
-     *         found much more held than the peak (the peak is the whole-heap collection after which the JVM reported
-     *         the most heap in use, and G1's Remark on JDK 17 reports none, so it is never chosen), or, when no
+     * @return a warning when the held peak is not what the run held most: a collection of the window found much more
+     *         held than the peak (the peak is the window's whole-heap collection that held the most: only held
+     *         memory confirmed before a restricted window and collected before the window's first whole-heap
+     *         collection is shown held in the timeline and missed by the peak), or, when no
      *         more than one such collection ran (typically the end check, after {@code main}'s locals are gone),
      *         the timeline shows much more surviving young collections before it; null otherwise
      */
@@ -387,10 +388,9 @@ public final class Summary {
         }
         long peak = t.peakHeldBytes();
         if (mostHeld.heldBytes() >= 2 * peak && mostHeld.heldBytes() >= peak + (4L << 20)) {
-            return String.format(Locale.ROOT, "a collection that examined the whole heap found more held than the "
-                    + "peak: %s at %.1f s (the peak is the whole-heap collection after which the JVM reported the "
-                    + "most heap in use; G1's Remark on JDK 17 reports none)", bytes(mostHeld.heldBytes()),
-                    mostHeld.startMs() / 1000);
+            return String.format(Locale.ROOT, "a collection of the window found more held than the peak: %s at "
+                    + "%.1f s (held since before the window; the peak is chosen among the window's collections that "
+                    + "examined the whole heap)", bytes(mostHeld.heldBytes()), mostHeld.startMs() / 1000);
         }
         long seen = mostSeen.heldBytes() + mostSeen.unconfirmedBytes();
         if (t.wholeHeapCollections() > 1 || seen < 4L << 20 || seen < 2 * peak) {

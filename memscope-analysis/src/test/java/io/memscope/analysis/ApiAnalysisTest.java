@@ -34,8 +34,28 @@ class ApiAnalysisTest {
         assertApiSections(report.api());
     }
 
+    /**
+     * The first whole-heap collection is a G1 Remark without the JVM's heap figures (JDK 17) and holds the most: it is
+     * the report's peak, and the API sections' held-at-the-peak figures are at it too (analysed alone, they are at the
+     * JVM's peak, the end check).
+     */
+    @Test
+    void theSectionsHeldAtThePeakAreAtTheReportsPeak() {
+        Path file = writeApiRecording(true);
+        Report report = ReportBuilder.build(file);
+        assertThat(report.peak().gcName()).isEqualTo("G1 Remark");
+        assertThat(report.peak().estimatedBytes()).isEqualTo(3500);
+        assertApiSections(report.api());
+        ApiReport alone = ApiAnalysis.analyze(RecordedRun.open(file));
+        assertThat(alone.scopes().get(0).heldAtPeakBytes()).as("the JVM's peak: the end check").isZero();
+    }
+
     private Path writeApiRecording() {
-        Path file = dir.resolve("api.msrec");
+        return writeApiRecording(false);
+    }
+
+    private Path writeApiRecording(boolean remark) {
+        Path file = dir.resolve(remark ? "remark.msrec" : "api.msrec");
         try (RecordingWriter w = RecordingWriter.builder(file).clock(0, 0).open()) {
             w.metadata("intervalBytes", "1");
             w.metadata("startNanos", "0");
@@ -46,8 +66,15 @@ class ApiAnalysisTest {
             w.stack(12, List.of("pkg.Service.rec(Service.java:3)", "pkg.Service.rec(Service.java:3)",
                     "pkg.Main.main(Main.java:7)"));
             // two collections of the whole heap (held means reachable at one of them)
-            w.gc(5000, 10, "G1 Old Generation", "cause", 500, 100, 1000);
-            w.gc(9000, 10, "G1 Old Generation", "System.gc()", 300, 50, 1000);
+            if (remark) {
+                w.gc(new io.memscope.recording.GcRecord(5000, 10, "G1 Remark", "cause", 0, 0, 0, null)
+                        .withExamined(io.memscope.recording.GcRecord.Examined.WHOLE_HEAP, 5000, 5000));
+                w.gc(new io.memscope.recording.GcRecord(9000, 10, "G1 Old Generation", "System.gc()", 300, 50, 1000,
+                        null).withExamined(io.memscope.recording.GcRecord.Examined.WHOLE_HEAP, 9000, 9000));
+            } else {
+                w.gc(5000, 10, "G1 Old Generation", "cause", 500, 100, 1000);
+                w.gc(9000, 10, "G1 Old Generation", "System.gc()", 300, 50, 1000);
+            }
             int main = w.strings().intern("main");
             int worker = w.strings().intern("worker");
             // samples first, edges after: the order of one flush

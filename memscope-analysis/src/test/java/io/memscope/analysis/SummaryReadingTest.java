@@ -70,25 +70,47 @@ class SummaryReadingTest {
 
     /**
      * G1's Remark on JDK 17 examines the whole heap but no GarbageCollectorMXBean reports it, so it has no heap
-     * figures and the peak (chosen by the JVM's heap in use) is the end check: the summary names the Remark that found
-     * more held.
+     * figures: the peak is still the Remark, where the 20 MiB were held (a peak is memory really held), not the end
+     * check after which the JVM reported more heap in use; its holders are the Remark's, and no note says the peak
+     * missed anything.
      */
     @Test
-    void aMarkingCycleThatFoundMoreHeldThanThePeakIsNamed() {
+    void aMarkingCycleWithoutHeapFiguresThatHeldTheMostIsThePeak() {
         TestRun d = run("remark", new GcRecord(800 * MS, MS, "G1 Remark", null, 0, 0, 0, null)
                 .withExamined(GcRecord.Examined.WHOLE_HEAP, 800 * MS, 800 * MS));
         d.close();
         Report r = ReportBuilder.build(d.file());
         assertThat(r.totals().wholeHeapCollections()).isEqualTo(2);
-        assertThat(r.peak().timeMs()).isEqualTo(950.0);
+        assertThat(r.peak().timeMs()).isEqualTo(800.0);
+        assertThat(r.peak().gcName()).isEqualTo("G1 Remark");
+        assertThat(r.peak().heapUsedAfterGcBytes()).as("the Remark has no heap figures").isZero();
+        assertThat(r.peak().estimatedBytes()).isEqualTo(20 * MIB);
+        assertThat(r.totals().peakHeldBytes()).isEqualTo(20 * MIB);
+        assertThat(r.peak().sites()).singleElement().satisfies(h -> {
+            assertThat(h.site()).isEqualTo("a.Parse.readTree(Parse.java:7)");
+            assertThat(h.bytes()).isEqualTo(20 * MIB);
+            assertThat(h.samples()).isEqualTo(20);
+        });
+        assertThat(r.sites()).filteredOn(p -> p.site().equals("a.Parse.readTree(Parse.java:7)")).singleElement()
+                .satisfies(p -> assertThat(p.heldAtPeakBytes()).isEqualTo(20 * MIB));
+        assertThat(r.stacks()).as("the stacks' ledger took the same peak")
+                .extracting(StackProfile::heldAtPeakBytes).containsExactly(20 * MIB);
+        assertThat(r.totals().heldAtEndBytes()).isZero();
         String s = Summary.format(r);
-        assertThat(s).contains("  ! a collection that examined the whole heap found more held than the peak: "
-                + "20.0 MiB at 0.8 s");
-        assertThat(s).doesNotContain("held peak misses");
-        assertThat(io.memscope.analysis.html.ReportPageData.heldNotes(r)).as("the page's notes say it too")
-                .contains("A collection that examined the whole heap found more held than the peak: 20.0 MiB at "
-                        + "0.8 s (the peak is the whole-heap collection after which the JVM reported the most heap in "
-                        + "use; G1's Remark on JDK 17 reports none).");
+        assertThat(s).contains("Peak: at 0.80 s, after G1 Remark");
+        assertThat(s).doesNotContain("found more held than the peak").doesNotContain("held peak misses");
+        assertThat(io.memscope.analysis.html.ReportPageData.heldNotes(r)).noneMatch(n -> n.contains("than the peak"));
+    }
+
+    /** A restricted window starting after the Remark: the peak is chosen among the window's collections only. */
+    @Test
+    void aWindowsPeakIsAmongItsOwnWholeHeapCollections() {
+        TestRun d = run("remark-window", new GcRecord(800 * MS, MS, "G1 Remark", null, 0, 0, 0, null)
+                .withExamined(GcRecord.Examined.WHOLE_HEAP, 800 * MS, 800 * MS));
+        d.close();
+        Report r = ReportBuilder.build(d.file(), new TimeWindow(0.9, null));
+        assertThat(r.peak().timeMs()).isEqualTo(950.0);
+        assertThat(r.totals().peakHeldBytes()).isZero();
     }
 
     @Test

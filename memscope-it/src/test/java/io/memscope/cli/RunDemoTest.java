@@ -54,16 +54,25 @@ class RunDemoTest {
         Map<String, Object> totals = Json.obj(report, "totals");
         assertThat(Json.num(totals, "allocatedBytes")).isGreaterThan(200L << 20);
         assertThat(Json.num(totals, "heldAtEndBytes")).isGreaterThan(40L << 20);
-        // the peak is the whole-heap collection after which the JVM had the most heap in use (a young collection
-        // cannot say what is held); the leak is the largest holder there. That collection may be a G1 marking while
-        // the leak still grows (JDK 25: its Remark's heap figure still counts the garbage it found), so what is held
-        // at it is not compared with the end's.
+        // the peak is the whole-heap collection where the most was held (a young collection cannot say what is held;
+        // the JVM's heap figures do not choose: a G1 Remark has none on JDK 17, and its figure on JDK 25 still counts
+        // the garbage it found); the leak is the largest holder there, and nothing measured held more
         assertThat(Json.list(report, "peak", "sites").get(0).get("site")).isEqualTo(leak);
-        assertThat(Json.num(totals, "peakHeldBytes")).isPositive();
-        long wholeHeapMax = Json.list(report, "gc", "collections").stream()
-                .filter(c -> "whole-heap".equals(c.get("examined")))
-                .mapToLong(c -> Json.num(c, "heapUsedAfterBytes")).max().orElseThrow();
-        assertThat(Json.num(Json.obj(report, "peak"), "heapUsedAfterGcBytes")).isEqualTo(wholeHeapMax);
+        long peakHeld = Json.num(totals, "peakHeldBytes");
+        assertThat(Json.num(Json.obj(report, "peak"), "estimatedBytes")).isEqualTo(peakHeld);
+        assertThat(peakHeld).isGreaterThanOrEqualTo(Json.num(totals, "heldAtEndBytes"));
+        for (Map<String, Object> b : Json.list(report, "timeline", "buckets")) {
+            // (the peak's figure adds up the sites' rounded figures: a few bytes of rounding)
+            assertThat(Json.num(b, "heldBytes")).as("held at %s ms", b.get("startMs"))
+                    .isLessThanOrEqualTo(peakHeld + 1024);
+        }
+        // the JVM's figure of that collection, where it has one
+        Map<String, Object> peak = Json.obj(report, "peak");
+        long heapAfter = Json.num(peak, "heapUsedAfterGcBytes");
+        if (heapAfter > 0) {
+            assertThat(Json.list(report, "gc", "collections")).as("the peak's collection")
+                    .anySatisfy(c -> assertThat(Json.num(c, "heapUsedAfterBytes")).isEqualTo(heapAfter));
+        }
         assertThat(Json.num(Json.obj(report, "totals"), "wholeHeapCollections")).isGreaterThanOrEqualTo(3);
         assertThat(Json.num(Json.obj(report, "gc"), "count")).isPositive();
         assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
