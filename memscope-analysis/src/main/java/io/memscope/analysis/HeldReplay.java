@@ -70,11 +70,6 @@ final class HeldReplay {
     int heapWorstGc = -1;
     long heapWorstEstimate;
     long heapWorstSd;
-    double peakHeldBytes;
-    double peakHeldCount;
-    double peakUnconfirmedBytes;
-    double endUnconfirmedBytes;
-    long orphanFrees;
 
     HeldReplay(ReportReplay owner) {
         this.run = owner.run;
@@ -170,8 +165,7 @@ final class HeldReplay {
     private void applyCollected(long t, long address, long size, long age, double p) {
         int slot = samples.find(address);
         if (slot < 0) {
-            orphanFrees++;
-            return;
+            return; // not a live sample of this replay: nothing held to release
         }
         int born = samples.epoch(slot);
         // a heap DEALLOCATE carries the sample's size: its weight again, exactly as added
@@ -293,12 +287,6 @@ final class HeldReplay {
             peakContradicted = contradicted;
             heldSites.takePeak();
             heldStacks.takePeak();
-            peakHeldBytes = heldSites.heldBytes();
-            peakHeldCount = heldSites.heldCount();
-            peakUnconfirmedBytes = heldSites.unconfirmedBytes();
-        }
-        if (k == endGc) {
-            endUnconfirmedBytes = heldSites.unconfirmedBytes();
         }
     }
 

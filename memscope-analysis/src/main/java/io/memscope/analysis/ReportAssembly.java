@@ -435,13 +435,14 @@ final class ReportAssembly {
     }
 
     private Report.HeapCheck heapCheck() {
-        if (r.heapWorstGc < 0) {
-            return new Report.HeapCheck(r.heapChecked, r.heapExceeded, r.heldExceeded, Double.NaN, null, 0, 0, 0);
+        HeldReplay h = r.heldResults;
+        if (h.heapWorstGc < 0) {
+            return new Report.HeapCheck(h.heapChecked, h.heapExceeded, h.heldExceeded, Double.NaN, null, 0, 0, 0);
         }
-        GcRecord worst = r.gcs.record(r.heapWorstGc);
-        return new Report.HeapCheck(r.heapChecked, r.heapExceeded, r.heldExceeded,
-                (worst.startNanos() - r.runStart) / 1e6, worst.name(), r.heapWorstEstimate, worst.heapUsedAfter(),
-                r.heapWorstSd);
+        GcRecord worst = r.gcs.record(h.heapWorstGc);
+        return new Report.HeapCheck(h.heapChecked, h.heapExceeded, h.heldExceeded,
+                (worst.startNanos() - r.runStart) / 1e6, worst.name(), h.heapWorstEstimate, worst.heapUsedAfter(),
+                h.heapWorstSd);
     }
 
     private static List<SiteProfile> rank(List<SiteProfile> l, java.util.function.Predicate<SiteProfile> keep,

@@ -79,18 +79,8 @@ final class ReportReplay implements EventSink {
     private boolean done;
     private boolean inWindow;
 
-    // the held half's results (copied when finished)
-    int heapChecked;
-    int heapExceeded;
-    int heldExceeded;
-    int heapWorstGc = -1;
-    long heapWorstEstimate;
-    long heapWorstSd;
-    double peakHeldBytes;
-    double peakHeldCount;
-    double peakUnconfirmedBytes;
-    double endUnconfirmedBytes;
-    long orphanFrees;
+    /** The held half, its results read once {@link #finish} returned (the heap check's figures). */
+    HeldReplay heldResults;
 
     /**
      * Resolves the window (from the run's start and end: the metadata's, else the first and last event or
@@ -364,19 +354,8 @@ final class ReportReplay implements EventSink {
             enterWindow();
         }
         held.finish();
-        HeldReplay h = held.held();
-        peakGc = h.peakGc;
-        heapChecked = h.heapChecked;
-        heapExceeded = h.heapExceeded;
-        heldExceeded = h.heldExceeded;
-        heapWorstGc = h.heapWorstGc;
-        heapWorstEstimate = h.heapWorstEstimate;
-        heapWorstSd = h.heapWorstSd;
-        peakHeldBytes = h.peakHeldBytes;
-        peakHeldCount = h.peakHeldCount;
-        peakUnconfirmedBytes = h.peakUnconfirmedBytes;
-        endUnconfirmedBytes = h.endUnconfirmedBytes;
-        orphanFrees = h.orphanFrees;
+        heldResults = held.held();
+        peakGc = heldResults.peakGc;
         natives.finish(sites, stacks);
     }
 }
