@@ -105,6 +105,16 @@ class CollectionMatchingTest {
         }
     }
 
+    /** Three young collections, each in a cut of its own with its notification: the clock learns the offset. */
+    private static void learnClock(FakeJvm jvm, CollectionLog log, int[] seen) {
+        for (int i = 0; i < 3; i++) {
+            GcBeans.Collection c = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
+            jvm.drain(log, seen);
+            log.cut();
+            log.notified(0, "end of minor GC", "G1 Evacuation Pause", c);
+        }
+    }
+
     private static CollectionLog log(FakeJvm jvm) {
         CollectionLog log = new CollectionLog(true, true, 0);
         log.ordinals(jvm::ordinals);
@@ -263,12 +273,7 @@ class CollectionMatchingTest {
         CollectionLog log = log(jvm);
         int[] seen = {0};
         log.readBeans(jvm, () -> jvm.clock);
-        for (int i = 0; i < 3; i++) { // the clock learns the offset from single-pause cuts
-            GcBeans.Collection c = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
-            jvm.drain(log, seen);
-            log.cut();
-            log.notified(0, "end of minor GC", "G1 Evacuation Pause", c);
-        }
+        learnClock(jvm, log, seen);
         // a young and a full collection end before the drain thread runs again
         GcBeans.Collection young = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
         GcBeans.Collection full = jvm.pause(40, 2, 37, 60 << 20, 12 << 20, 1).get(0);
@@ -292,12 +297,7 @@ class CollectionMatchingTest {
         int[] seen = {0};
         log.readBeans(jvm, () -> jvm.clock);
         long firstYoung = jvm.clock;
-        for (int i = 0; i < 3; i++) { // the clock learns the offset from single-pause cuts
-            GcBeans.Collection c = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
-            jvm.drain(log, seen);
-            log.cut();
-            log.notified(0, "end of minor GC", "G1 Evacuation Pause", c);
-        }
+        learnClock(jvm, log, seen);
         // a young collection and a Remark (no bean counts it before JDK 20) end before the drain thread runs again:
         // one cut, two pauses, the young one's collection placed by time, none in the Remark
         GcBeans.Collection young = jvm.pause(8, 2, 5, 30 << 20, 8 << 20, 0).get(0);
