@@ -119,7 +119,8 @@ final class TopScreen {
                     .append(Summary.bytes(s.threadStacksBytes())).append(res ? " res)" : ")");
         }
         part(sb, "direct", s.directBytes(), false);
-        part(sb, "malloc", s.mallocBytes(), false); // the report's word for it (native outstanding is memscope's own tracking)
+        // the report's word; "native outstanding" above is memscope's own tracking
+        part(sb, "malloc", s.mallocBytes(), false);
         part(sb, "files", s.filesBytes(), false);
         sb.append("  other ").append(Summary.bytes(Math.max(0, s.otherBytes())));
         double age = -s.residentAgeMs(); // the sample is at 0: its resident figures were measured before it
