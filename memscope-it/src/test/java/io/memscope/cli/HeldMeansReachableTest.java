@@ -210,11 +210,14 @@ class HeldMeansReachableTest {
         }
         for (Map.Entry<String, List<String>> e : byName.entrySet()) {
             if (e.getKey().endsWith("Pauses") || e.getKey().equals("JVM pause")) {
-                // but the end check's pause, the last, when its concurrent cycle's notification had not come yet: it
-                // then stands for the check's whole-heap collection
+                // but the end check's pause when its concurrent cycle's notification had not come yet: it then stands
+                // for the check's whole-heap collection. It is the last pause recorded when the check ended, which
+                // may be followed by its cycle's later pauses (ZGC: 3 a cycle, Shenandoah: 4) recorded after
                 List<String> v = e.getValue();
-                assertThat(v.subList(0, v.size() - 1)).as("%s", byName).isSubsetOf("unknown");
-                assertThat(v.get(v.size() - 1)).as("%s", byName).isIn("unknown", "whole-heap");
+                int tail = Math.min(v.size(), 4);
+                assertThat(v.subList(0, v.size() - tail)).as("%s", byName).isSubsetOf("unknown");
+                assertThat(v.subList(v.size() - tail, v.size())).as("%s", byName).isSubsetOf("unknown", "whole-heap")
+                        .filteredOn("whole-heap"::equals).hasSizeLessThanOrEqualTo(1);
             } else if (e.getKey().equals("G1 Remark")) {
                 assertThat(e.getValue()).as("G1's Remark pauses that freed what they found unreachable")
                         .containsOnly("whole-heap");
