@@ -31,6 +31,12 @@
 #define RING_RECORD_PADDING 1
 #define RING_HEADER_BYTES 8
 
+/* A test's hook between ring_claim's two reads (src/test/native/ring_claim_test.c holds a producer up there);
+   nothing in the library. */
+#ifndef RING_CLAIM_BETWEEN_LOADS
+#define RING_CLAIM_BETWEEN_LOADS() ((void) 0)
+#endif
+
 typedef struct {
     int32_t length;
     int32_t kind;
@@ -64,11 +70,12 @@ static inline void ring_free(sample_ring *r) {
     r->buffer = NULL;
 }
 
-/* Bytes claimed and not yet consumed (any thread; a snapshot). */
+/* Bytes claimed and not yet consumed (any thread; a snapshot, at most the capacity). */
 static inline uint64_t ring_used(sample_ring *r) {
-    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
     uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-    return tail - head;
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    /* tail first, as in ring_claim; a head read after records past that tail were consumed is beyond it */
+    return head > tail ? 0 : tail - head;
 }
 
 /*
@@ -78,13 +85,25 @@ static inline uint64_t ring_used(sample_ring *r) {
  */
 static inline ring_header *ring_claim(sample_ring *r, uint32_t length) {
     for (;;) {
-        uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+        /* The tail first, then the head. The compare-and-swap below succeeds only if the tail has not moved since
+           it was read, and the head only grows: when it succeeds, at most tail - head bytes are in use, so the free
+           space is never over-estimated. (A head read after records past that tail were consumed is beyond the
+           tail: `used` wraps above the capacity, and the claim starts over with both read again.) Read the other
+           way round, a producer held up between the two reads (preempted, a page fault) paired a head from before
+           the ring went round with a later tail: tail - head above the capacity, `capacity - used` wrapping to a
+           huge number, and a claim of bytes the consumer had not read yet, whose records it then overwrote. */
         uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+        RING_CLAIM_BETWEEN_LOADS();
+        uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+        uint64_t used = tail - head;
+        if (used > r->capacity) {
+            continue; /* the head was read after records claimed past this tail were consumed: the tail moved on */
+        }
         uint64_t index = tail & r->mask;
         uint64_t to_end = r->capacity - index;
         uint64_t padding = length > to_end ? to_end : 0;
         uint64_t required = (uint64_t) length + padding;
-        if (required > r->capacity - (tail - head)) {
+        if (required > r->capacity - used) {
             return NULL;
         }
         if (__atomic_compare_exchange_n(&r->tail, &tail, tail + required, 0, __ATOMIC_ACQ_REL,

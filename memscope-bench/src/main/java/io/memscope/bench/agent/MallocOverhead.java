@@ -30,6 +30,16 @@ import java.util.zip.ZipFile;
  * [codecs] [intervals]}: codecs {@code zlib,zstd} (the default), {@code zlib} or {@code zstd}; intervals
  * {@code 128k,512k} (the default), any list of sizes in KiB. {@code -Dmemscope.baseline=JAR} adds the same
  * configurations with another memscope agent jar (an older build, to compare in the same run).
+ *
+ * <p>{@code set=peers} (before the numbers) measures memscope's heap capture with and without malloc sampling against
+ * the peers that capture the same: no agent; memscope's default capture; the same with {@code malloc=true}
+ * ({@code mallocInterval}: the first interval); async-profiler {@code alloc} (the JVM's sampler at 512 KiB, as
+ * memscope's default interval); async-profiler {@code alloc} and {@code nativemem} in one session (JFR output, the only
+ * one async-profiler takes for two events); JFR with {@code settings=profile} ({@code jdk.ObjectAllocationSample} at
+ * that file's throttle, 300 a second, and the rest of the file). {@code threads=true} also polls each process's
+ * threads ({@code /proc/PID/task/TID/stat}, every 50 ms, the last reading of each thread before it ended) and prints
+ * the median CPU per thread group (names without their numbers): where the time of each configuration goes; the
+ * polling's own CPU is the same for every configuration, so compare rows, not against a run without it.
  */
 public final class MallocOverhead {
     /** The agent options that turn off what memscope captures besides malloc, as far as options go. */
@@ -39,7 +49,23 @@ public final class MallocOverhead {
     private MallocOverhead() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        String set = "malloc";
+        boolean threads = false;
+        List<String> positional = new ArrayList<>();
+        for (String a : argv) {
+            if (a.startsWith("set=")) {
+                set = a.substring("set=".length());
+            } else if (a.startsWith("threads=")) {
+                threads = Boolean.parseBoolean(a.substring("threads=".length()));
+            } else {
+                positional.add(a);
+            }
+        }
+        if (!set.equals("malloc") && !set.equals("peers")) {
+            throw new IllegalArgumentException("set=" + set + ": malloc or peers");
+        }
+        String[] args = positional.toArray(new String[0]);
         int reps = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         String documents = args.length > 1 ? args[1] : "20000";
         String java = args.length > 2 && !args[2].isEmpty() ? args[2]
@@ -55,10 +81,14 @@ public final class MallocOverhead {
                 "tools/profiler/async-profiler/4.1/async-profiler-4.1.jar");
         Path asyncLib = Files.exists(asyncJar) ? extract(asyncJar, "linux-x64/libasyncProfiler.so",
                 work.resolve("libasyncProfiler.so")) : null;
-        Map<String, List<String>> configs = new LinkedHashMap<>();
-        configs.put("no agent", List.of());
-        configs.put("memscope, no malloc", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("m0")));
-        for (String k : intervals) {
+        Map<String, List<String>> configs = set.equals("peers") ? peers(memscope, asyncLib, intervals[0], work)
+                : new LinkedHashMap<>();
+        if (set.equals("malloc")) {
+            configs.put("no agent", List.of());
+            configs.put("memscope, no malloc", List.of("-javaagent:" + memscope + "=quiet=true,out="
+                    + work.resolve("m0")));
+        }
+        for (String k : set.equals("malloc") ? intervals : new String[0]) {
             long bytes = Long.parseLong(k.substring(0, k.length() - 1)) * 1024;
             configs.put("memscope malloc " + k, List.of("-javaagent:" + memscope + "=quiet=true,malloc=true,"
                     + "mallocInterval=" + k + ",out=" + work.resolve("m" + k)));
@@ -79,6 +109,7 @@ public final class MallocOverhead {
                 + reps + " repetitions, configurations alternating; load before: " + load());
         Map<String, List<Double>> wall = new LinkedHashMap<>();
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        Map<String, Map<String, List<Double>>> perThread = new LinkedHashMap<>();
         String checksum = null;
         for (int r = 0; r < reps; r++) {
             for (Map.Entry<String, List<String>> c : configs.entrySet()) {
@@ -92,8 +123,14 @@ public final class MallocOverhead {
                         documents, codecs));
                 long t0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                ThreadCpu poll = threads ? ThreadCpu.start(p) : null;
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 int code = p.waitFor();
+                if (poll != null) {
+                    Map<String, List<Double>> groups = perThread.computeIfAbsent(c.getKey(),
+                            k -> new LinkedHashMap<>());
+                    poll.stop().forEach((g, ms) -> groups.computeIfAbsent(g, k -> new ArrayList<>()).add(ms));
+                }
                 double ms = (System.nanoTime() - t0) / 1e6;
                 String[] times = out.substring(out.lastIndexOf("PROCESS_CPU")).split("\\s+");
                 double cpuMs = (Double.parseDouble(times[1]) + Double.parseDouble(times[2])) * 1000;
@@ -123,9 +160,34 @@ public final class MallocOverhead {
         for (String name : configs.keySet()) {
             System.out.println(name + ": wall " + wall.get(name) + ", cpu " + cpu.get(name));
         }
+        if (threads) {
+            ThreadCpu.print(perThread, reps);
+        }
         try (var files = Files.walk(work)) { // the recordings and profiles: not needed any more
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
+    }
+
+    /**
+     * The peers of memscope's heap capture with malloc sampling at {@code mallocInterval}: see the class comment.
+     * async-profiler's rows are left out when its library is not in the local Maven repository.
+     */
+    static Map<String, List<String>> peers(Path memscope, Path asyncLib, String mallocInterval, Path work) {
+        long mallocBytes = Long.parseLong(mallocInterval.substring(0, mallocInterval.length() - 1)) * 1024;
+        Map<String, List<String>> configs = new LinkedHashMap<>();
+        configs.put("no agent", List.of());
+        configs.put("memscope default", List.of("-javaagent:" + memscope + "=quiet=true,out=" + work.resolve("d")));
+        configs.put("memscope default + malloc " + mallocInterval, List.of("-javaagent:" + memscope
+                + "=quiet=true,malloc=true,mallocInterval=" + mallocInterval + ",out=" + work.resolve("dm")));
+        if (asyncLib != null) {
+            configs.put("async-profiler alloc 512k", List.of("-agentpath:" + asyncLib + "=start,alloc=524288,file="
+                    + work.resolve("apa.jfr")));
+            configs.put("async-profiler alloc 512k + nativemem " + mallocInterval, List.of("-agentpath:" + asyncLib
+                    + "=start,alloc=524288,nativemem=" + mallocBytes + ",file=" + work.resolve("apan.jfr")));
+        }
+        configs.put("JFR settings=profile", List.of("-XX:StartFlightRecording=settings=profile,filename="
+                + work.resolve("jfr.jfr")));
+        return configs;
     }
 
     /** The 1, 5 and 15 minute load averages. */
