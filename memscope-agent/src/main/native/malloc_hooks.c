@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,8 @@ static volatile int64_t skipped_libraries;
 static volatile int64_t patched_slots;
 static volatile int64_t stacks_sent;
 static volatile int64_t samples_by_id;
+/* records that found the ring full (dropped or deferred) */
+static volatile int64_t ring_full;
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int patch_jvm;
@@ -340,6 +343,32 @@ static int native_walk(uintptr_t caller, uintptr_t *fp, int64_t *out, int max) {
     return n;
 }
 
+/*
+ * A test hook: with MEMSCOPE_TEST_MALLOC_STALL=<thread name prefix> in the environment at start, the first sample of
+ * a thread so named waits between claiming its record and publishing it until 2000 other records have found the ring
+ * full (at most 30 s): a thread descheduled at the worst moment under load, made certain. Off otherwise (one load).
+ */
+static char stall_thread[16];
+static volatile int stall_armed;
+static volatile int64_t test_stalls;
+
+static void test_stall(void) {
+    char name[17] = {0};
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || strncmp(name, stall_thread, strlen(stall_thread)) != 0) {
+        return;
+    }
+    int armed = 1;
+    if (!__atomic_compare_exchange_n(&stall_armed, &armed, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    int64_t before = __atomic_load_n(&ring_full, __ATOMIC_ACQUIRE);
+    struct timespec pause = {0, 1000000};
+    for (int i = 0; i < 30000 && __atomic_load_n(&ring_full, __ATOMIC_ACQUIRE) - before < 2000; i++) {
+        nanosleep(&pause, NULL);
+    }
+    __atomic_fetch_add(&test_stalls, 1, __ATOMIC_RELAXED);
+}
+
 static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) {
     int64_t slot = table_insert((uintptr_t) p);
     if (slot < 0) {
@@ -372,7 +401,11 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     if (id != 0) {
         uint32_t length = RING_HEADER_BYTES + 8 * 5;
         ring_header *h = ring_claim(&ring, length);
+        if (h != NULL && stall_armed) {
+            test_stall();
+        }
         if (h == NULL) {
+            __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
             table_remove((uintptr_t) p, &unused_size, &unused_stack); /* dropped whole: its free is not either */
             __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
             return;
@@ -393,7 +426,11 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     uint32_t own_id = claimed >= 0 ? (uint32_t) claimed + 1 : 0;
     uint32_t length = RING_HEADER_BYTES + 8 * (7 + nn + 2 * nj);
     ring_header *h = ring_claim(&ring, length);
+    if (h != NULL && stall_armed) {
+        test_stall();
+    }
     if (h == NULL) {
+        __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
         if (claimed >= 0) {
             __atomic_store_n(&stack_hash[claimed], 0, __ATOMIC_RELEASE); /* the next sample of it sends it */
         }
@@ -430,6 +467,7 @@ static void record_free(void *p, int64_t size, uint32_t id) {
     ring_header *h = ring_claim(&ring, length);
     __atomic_fetch_add(&frees_matched, 1, __ATOMIC_RELAXED);
     if (h == NULL) {
+        __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -940,6 +978,12 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         ring_ready = 1;
     }
     samples = dropped = untracked = stale_frees = frees_matched = stacks_sent = samples_by_id = 0; /* per capture */
+    ring_full = test_stalls = 0;
+    const char *stall = getenv("MEMSCOPE_TEST_MALLOC_STALL");
+    if (stall != NULL && stall[0] != 0) {
+        strncpy(stall_thread, stall, sizeof(stall_thread) - 1);
+        stall_armed = 1;
+    }
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     patch_all();
     guard = 0;
@@ -1007,13 +1051,15 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclas
 }
 
 /* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live,
- * stacksSent, samplesById */
+ * stacksSent, samplesById, ringFull, testStalls */
+#define MALLOC_COUNTERS 13
 EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[11] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries, patched_slots,
-                   frees_matched, table_live, stacks_sent, samples_by_id};
+    jlong c[MALLOC_COUNTERS] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries,
+                                patched_slots, frees_matched, table_live, stacks_sent, samples_by_id, ring_full,
+                                test_stalls};
     jint n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 11 ? n : 11, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < MALLOC_COUNTERS ? n : MALLOC_COUNTERS, c);
 }
 
 /*

@@ -579,7 +579,7 @@ final class MallocSampler {
 
     /** The sampler's figures, into the recording's end metadata. */
     void metadata(Map<String, String> into) {
-        long[] c = new long[11];
+        long[] c = new long[13];
         try {
             SamplerNatives.mallocCounters(c);
         } catch (Throwable t) {
@@ -600,6 +600,10 @@ final class MallocSampler {
         into.put("malloc.samplesById", Long.toString(c[10]));
         into.put("malloc.stackIds", Long.toString(ids.defined()));
         into.put("malloc.unknownIds", Long.toString(unknownIds));
+        into.put("malloc.ringFull", Long.toString(c[11]));
+        if (c[12] > 0) {
+            into.put("malloc.testStalls", Long.toString(c[12]));
+        }
         if (off != null) {
             into.put(MetadataKeys.MALLOC_OFF, off);
         }
