@@ -46,6 +46,10 @@ class MallocLateRecordTest {
             assertThat(r.outstandingAt(FIXTURE, deflaters)).as(java + ": outstanding deflater blocks").isEmpty();
             assertThat(r.outstandingAt(FIXTURE, inflaters)).as(java + ": outstanding inflater blocks").isEmpty();
             assertThat(r.outstandingAt(FIXTURE, stalled)).as(java + ": the late sample's block").isEmpty();
+            // the records that found the ring full waited in their blocks' slots and were all sent
+            assertThat(r.metadata("malloc.freesDeferred")).as(java + ": frees deferred").isPositive();
+            assertThat(r.metadata("malloc.deferredUnsent")).as(java).isZero();
+            assertThat(r.metadata("malloc.ringUnreadBytes")).as(java).isZero();
             assertThat(r.metadata("malloc.staleFrees")).as(java).isZero();
             assertThat(r.metadata("malloc.unknownIds")).as(java).isZero();
         }
