@@ -75,6 +75,13 @@ public final class MetadataKeys {
     private MetadataKeys() {
     }
 
+    /**
+     * Heap bytes the capture itself held at its end (its tables, buffers and out-of-memory reserves), estimated from
+     * its tables' sizes (docs/agent.md "The agent's own heap"): part of the heap the JVM reports in use, never of what
+     * memscope reports held.
+     */
+    public static final String AGENT_HEAP_BYTES = "agent.heapBytes";
+
     // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
     /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */
     public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";

@@ -88,6 +88,8 @@ final class MallocSampler {
     private long unknownIds;
     private final EventColumns events = new EventColumns(256);
     private final long[] buffer = new long[1 << 16];
+    /** The drain's buffer, in heap bytes. */
+    static final long BUFFER_BYTES = 8L << 16;
     private final int typeId;
     private final Thread thread;
     private volatile boolean running = true;
