@@ -176,7 +176,7 @@ static int64_t next_distance(void) {
 /* ---- the set of sampled live addresses ---- */
 /*
  * Open addressing over TABLE_SLOTS words, linear probing bounded by TABLE_PROBES: 0 = empty, 1 = deleted, else an
- * address. Insert claims the first empty or deleted slot on the address's probe path with a compare-and-swap (after
+ * address (its low bits: deferred records, below). Insert claims the first empty or deleted slot on the address's probe path with a compare-and-swap (after
  * checking the address is not already there: a block freed behind the import table's back, counted stale); delete
  * swaps the address for 1. An address is live in one block at a time and a block is inserted before its malloc
  * returns, so no two threads insert or delete the same address at once. Memory is mmap'ed: untouched pages cost
@@ -197,16 +197,17 @@ static volatile int64_t table_live;
  * slot's word is then the address with a low bit set (blocks are at least 8-byte aligned):
  *
  *     address | 0   live, its allocation sent
- *     address | 2   live, its allocation (a sample by stack id) deferred
+ *     address | 2   live, its allocation (a sample by stack id) deferred; freed so, the sample is dropped whole
  *     address | 1   freed, its free deferred: the slot stays taken until the drain sends it
- *     address | 3   both deferred
+ *     address | 3   both deferred (not written: the drain would send both)
  *
  * deferred_record holds when and on which thread, and `at`: the ring's tail when the ring refused the record (read
  * before malloc returns, or before the real free). Every record of the same block claimed earlier lies wholly before
  * `at` in the ring, every one claimed later starts at or after it: the drain sends a deferred record when its reading
  * position reaches `at`, which keeps each block's records in order. The hooks look up only `address | 0` and
  * `address | 2`: a freed block's slot is never matched again, and a new block at the same address takes another.
- * Only the drain clears a flag (compare-and-swap); a hook sets them (a free turns 2 into 3 by compare-and-swap).
+ * Only the drain clears a flag (compare-and-swap); a hook sets them, and a free gives up a deferred sample (2 to
+ * deleted, by compare-and-swap: the drain may be sending it).
  */
 #define LIVE_FREE_DEFERRED ((uintptr_t) 1)
 #define LIVE_ALLOC_DEFERRED ((uintptr_t) 2)
@@ -231,7 +232,8 @@ typedef struct {
     uint64_t slot;
 } deferred_candidate;
 static deferred_candidate *candidates;
-/* the ring's head when the drain last looked for deferred records; whether it must look again anyway */
+/* the ring's head when the drain last looked for deferred records (the drain alone moves it); whether it must look
+ * again anyway */
 static uint64_t deferred_seen_head = UINT64_MAX;
 static int deferred_rescan;
 
@@ -590,15 +592,19 @@ static void record_free(uintptr_t a, int64_t k) {
         if (v != (a | LIVE_ALLOC_DEFERRED)) {
             return;
         }
-        /* its allocation is not sent yet: the free waits with it */
-        d->free_nanos = now_nanos();
-        d->free_tid = os_tid();
-        d->free_at = __atomic_load_n(&ring.tail, __ATOMIC_ACQUIRE);
-        if (__atomic_compare_exchange_n(&table[k], &v, a | LIVE_FLAGS, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            __atomic_fetch_add(&frees_deferred, 1, __ATOMIC_RELAXED);
+        /* Its sample is not sent yet: the sample is dropped whole, its free with it, and the slot is free at once. (Kept
+         * as both deferred, a block allocated and freed again and again at one address while the ring stays full would
+         * fill that address's probe path with them, and the next samples there would find no slot.) */
+        if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&deferred_pending, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&allocs_deferred, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&samples, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&samples_by_id, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
             return;
         }
-        /* the drain sent the allocation just now: v is a again */
+        /* the drain sent the sample just now: v is a again */
     }
 }
 
@@ -1274,9 +1280,11 @@ static jint drain(JNIEnv *jni, jlongArray out, int last) {
     }
     uint64_t due = 0;
     uint64_t next = 0;
-    /* a deferred record falls due when the head passes its position: look for them when the head has moved */
+    /* a deferred record falls due when the head passes its position (its position is past the head when it is
+     * deferred: the ring was full): look for them when the head has moved since the last look */
     if (deferred && (deferred_rescan || last || ring.head != deferred_seen_head)) {
         deferred_rescan = 0;
+        deferred_seen_head = ring.head;
         due = collect_deferred();
     }
     jint n = 0;
@@ -1307,7 +1315,6 @@ static jint drain(JNIEnv *jni, jlongArray out, int last) {
         ring_consume(&ring, h);
     }
 full:
-    deferred_seen_head = ring.head;
     (*jni)->ReleasePrimitiveArrayCritical(jni, out, o, 0);
     return n;
 }
