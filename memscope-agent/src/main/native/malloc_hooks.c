@@ -1273,19 +1273,21 @@ static jint drain(JNIEnv *jni, jlongArray out, int last) {
     if (ring_peek(&ring) == NULL && !deferred) {
         return 0;
     }
-    jint capacity = (*jni)->GetArrayLength(jni, out);
-    jlong *o = (*jni)->GetPrimitiveArrayCritical(jni, out, NULL);
-    if (o == NULL) {
-        return 0;
-    }
     uint64_t due = 0;
     uint64_t next = 0;
-    /* a deferred record falls due when the head passes its position (its position is past the head when it is
-     * deferred: the ring was full): look for them when the head has moved since the last look */
+    /* A deferred record falls due when the head passes its position (its position is past the head when it is
+     * deferred: the ring was full): look for them when the head has moved since the last look. Before the array is
+     * pinned: the look reads the whole table (milliseconds), and a pinned array holds the garbage collector off. */
     if (deferred && (deferred_rescan || last || ring.head != deferred_seen_head)) {
         deferred_rescan = 0;
         deferred_seen_head = ring.head;
         due = collect_deferred();
+    }
+    jint capacity = (*jni)->GetArrayLength(jni, out);
+    jlong *o = (*jni)->GetPrimitiveArrayCritical(jni, out, NULL);
+    if (o == NULL) {
+        deferred_rescan = due > 0;
+        return 0;
     }
     jint n = 0;
     ring_header *h;
