@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,8 @@ static volatile int64_t skipped_libraries;
 static volatile int64_t patched_slots;
 static volatile int64_t stacks_sent;
 static volatile int64_t samples_by_id;
+/* records that found the ring full (dropped or deferred) */
+static volatile int64_t ring_full;
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int patch_jvm;
@@ -173,7 +176,7 @@ static int64_t next_distance(void) {
 /* ---- the set of sampled live addresses ---- */
 /*
  * Open addressing over TABLE_SLOTS words, linear probing bounded by TABLE_PROBES: 0 = empty, 1 = deleted, else an
- * address. Insert claims the first empty or deleted slot on the address's probe path with a compare-and-swap (after
+ * address (its low bits: deferred records, below). Insert claims the first empty or deleted slot on the address's probe path with a compare-and-swap (after
  * checking the address is not already there: a block freed behind the import table's back, counted stale); delete
  * swaps the address for 1. An address is live in one block at a time and a block is inserted before its malloc
  * returns, so no two threads insert or delete the same address at once. Memory is mmap'ed: untouched pages cost
@@ -188,6 +191,52 @@ static int64_t *table_size;
 static uint32_t *table_stack;
 static volatile int64_t table_live;
 
+/*
+ * Records that find the ring full are kept in their block's own slot, not dropped (a dropped free would leave a
+ * freed block outstanding; a drop is what a record published late behind a full ring used to cost the others). The
+ * slot's word is then the address with a low bit set (blocks are at least 8-byte aligned):
+ *
+ *     address | 0   live, its allocation sent
+ *     address | 2   live, its allocation (a sample by stack id) deferred; freed so, the sample is dropped whole
+ *     address | 1   freed, its free deferred: the slot stays taken until the drain sends it
+ *     address | 3   both deferred (not written: the drain would send both)
+ *
+ * deferred_record holds when and on which thread, and `at`: the ring's tail when the ring refused the record (read
+ * before malloc returns, or before the real free). Every record of the same block claimed earlier lies wholly before
+ * `at` in the ring, every one claimed later starts at or after it: the drain sends a deferred record when its reading
+ * position reaches `at`, which keeps each block's records in order. The hooks look up only `address | 0` and
+ * `address | 2`: a freed block's slot is never matched again, and a new block at the same address takes another.
+ * Only the drain clears a flag (compare-and-swap); a hook sets them, and a free gives up a deferred sample (2 to
+ * deleted, by compare-and-swap: the drain may be sending it).
+ */
+#define LIVE_FREE_DEFERRED ((uintptr_t) 1)
+#define LIVE_ALLOC_DEFERRED ((uintptr_t) 2)
+#define LIVE_FLAGS ((uintptr_t) 3)
+typedef struct {
+    int64_t alloc_nanos;
+    uint64_t alloc_at;
+    int64_t free_nanos;
+    uint64_t free_at;
+    int32_t alloc_tid;
+    int32_t free_tid;
+} deferred_record;
+static deferred_record *table_deferred;
+/* slots with a deferred record */
+static volatile int64_t deferred_pending;
+static volatile int64_t frees_deferred;
+static volatile int64_t allocs_deferred;
+
+/* A slot holding a deferred record, by the ring position it waits for (its allocation's, else its free's). */
+typedef struct {
+    uint64_t at;
+    uint64_t slot;
+} deferred_candidate;
+static deferred_candidate *candidates;
+/* the ring's head when the drain last looked for deferred records (the drain alone moves it); whether it must look
+ * again anyway */
+static uint64_t deferred_seen_head = UINT64_MAX;
+static int deferred_rescan;
+
 static inline uint32_t table_hash(uintptr_t a) {
     uint64_t h = (uint64_t) a * 0x9E3779B97F4A7C15ULL;
     return (uint32_t) (h >> 44);
@@ -200,9 +249,20 @@ static int64_t table_insert(uintptr_t a) {
         uint32_t i = table_hash(a);
         int64_t free_at = -1;
         uintptr_t seen = 0;
-        for (int p = 0; p < TABLE_PROBES; p++) {
+        int again = 0;
+        for (int p = 0; p < TABLE_PROBES && !again; p++) {
             uint32_t k = (i + p) & (TABLE_SLOTS - 1);
             uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+            if (v == (a | LIVE_ALLOC_DEFERRED)) {
+                /* as below, and the old block's deferred sample is given up (counted dropped) */
+                if (!__atomic_compare_exchange_n(&table[k], &v, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                    again = 1; /* the drain sent it just now: look again */
+                    continue;
+                }
+                __atomic_fetch_sub(&deferred_pending, 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+                v = a;
+            }
             if (v == a) {
                 /* freed behind the hooks' back and reused: the old entry is taken over by the new block */
                 __atomic_fetch_add(&stale_frees, 1, __ATOMIC_RELAXED);
@@ -215,6 +275,9 @@ static int64_t table_insert(uintptr_t a) {
             if (v == 0) {
                 break;
             }
+        }
+        if (again) {
+            continue;
         }
         if (free_at < 0) {
             return -1;
@@ -251,6 +314,22 @@ static int table_remove(uintptr_t a, int64_t *size, uint32_t *stack) {
         }
     }
     return 0;
+}
+
+/* @return the slot of a's live block (its allocation sent or deferred), or -1 when a is not a sampled block */
+static int64_t table_find(uintptr_t a) {
+    uint32_t i = table_hash(a);
+    for (int p = 0; p < TABLE_PROBES; p++) {
+        uint32_t k = (i + p) & (TABLE_SLOTS - 1);
+        uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+        if (v == a || v == (a | LIVE_ALLOC_DEFERRED)) {
+            return k;
+        }
+        if (v == 0) {
+            return -1;
+        }
+    }
+    return -1;
 }
 
 /* ---- stacks sent already: raw-stack hash to id ---- */
@@ -340,7 +419,37 @@ static int native_walk(uintptr_t caller, uintptr_t *fp, int64_t *out, int max) {
     return n;
 }
 
+/*
+ * A test hook: with MEMSCOPE_TEST_MALLOC_STALL=<thread name prefix> in the environment at start, the first sample of
+ * a thread so named waits between claiming its record and publishing it until 2000 other records have found the ring
+ * full (at most 30 s): a thread descheduled at the worst moment under load, made certain. Off otherwise (one load).
+ */
+static char stall_thread[16];
+static volatile int stall_armed;
+static volatile int64_t test_stalls;
+
+static void test_stall(void) {
+    char name[17] = {0};
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || strncmp(name, stall_thread, strlen(stall_thread)) != 0) {
+        return;
+    }
+    int armed = 1;
+    if (!__atomic_compare_exchange_n(&stall_armed, &armed, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    int64_t before = __atomic_load_n(&ring_full, __ATOMIC_ACQUIRE);
+    struct timespec pause = {0, 1000000};
+    for (int i = 0; i < 30000 && __atomic_load_n(&ring_full, __ATOMIC_ACQUIRE) - before < 2000; i++) {
+        nanosleep(&pause, NULL);
+    }
+    __atomic_fetch_add(&test_stalls, 1, __ATOMIC_RELAXED);
+}
+
 static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) {
+    if (((uintptr_t) p & LIVE_FLAGS) != 0) {
+        __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED); /* not an allocator's alignment: no flag bits to use */
+        return;
+    }
     int64_t slot = table_insert((uintptr_t) p);
     if (slot < 0) {
         __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED);
@@ -372,9 +481,23 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     if (id != 0) {
         uint32_t length = RING_HEADER_BYTES + 8 * 5;
         ring_header *h = ring_claim(&ring, length);
+        if (h != NULL && stall_armed) {
+            test_stall();
+        }
         if (h == NULL) {
-            table_remove((uintptr_t) p, &unused_size, &unused_stack); /* dropped whole: its free is not either */
-            __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+            /* kept in the block's slot, sent by the drain at its turn (see deferred_record) */
+            __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
+            table_size[slot] = (int64_t) size;
+            table_stack[slot] = id;
+            deferred_record *d = &table_deferred[slot];
+            d->alloc_nanos = now_nanos();
+            d->alloc_tid = os_tid();
+            d->alloc_at = __atomic_load_n(&ring.tail, __ATOMIC_ACQUIRE);
+            __atomic_fetch_add(&deferred_pending, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&table[slot], (uintptr_t) p | LIVE_ALLOC_DEFERRED, __ATOMIC_RELEASE);
+            __atomic_fetch_add(&allocs_deferred, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&samples_by_id, 1, __ATOMIC_RELAXED);
             return;
         }
         table_size[slot] = (int64_t) size;
@@ -393,7 +516,11 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     uint32_t own_id = claimed >= 0 ? (uint32_t) claimed + 1 : 0;
     uint32_t length = RING_HEADER_BYTES + 8 * (7 + nn + 2 * nj);
     ring_header *h = ring_claim(&ring, length);
+    if (h != NULL && stall_armed) {
+        test_stall();
+    }
     if (h == NULL) {
+        __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
         if (claimed >= 0) {
             __atomic_store_n(&stack_hash[claimed], 0, __ATOMIC_RELEASE); /* the next sample of it sends it */
         }
@@ -425,21 +552,60 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     }
 }
 
-static void record_free(void *p, int64_t size, uint32_t id) {
+/* The free of the sampled block in slot k, at address a: sent, or deferred when the ring is full (never dropped). */
+static void record_free(uintptr_t a, int64_t k) {
     uint32_t length = RING_HEADER_BYTES + 8 * 5;
-    ring_header *h = ring_claim(&ring, length);
     __atomic_fetch_add(&frees_matched, 1, __ATOMIC_RELAXED);
-    if (h == NULL) {
-        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
-        return;
+    uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+    deferred_record *d = &table_deferred[k];
+    for (;;) {
+        if (v == a) {
+            int64_t size = table_size[k];
+            uint32_t id = table_stack[k];
+            ring_header *h = ring_claim(&ring, length);
+            if (h == NULL) {
+                __atomic_fetch_add(&ring_full, 1, __ATOMIC_RELAXED);
+                d->free_nanos = now_nanos();
+                d->free_tid = os_tid();
+                d->free_at = __atomic_load_n(&ring.tail, __ATOMIC_ACQUIRE);
+                __atomic_fetch_add(&deferred_pending, 1, __ATOMIC_RELAXED);
+                if (!__atomic_compare_exchange_n(&table[k], &v, a | LIVE_FREE_DEFERRED, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE)) {
+                    __atomic_fetch_sub(&deferred_pending, 1, __ATOMIC_RELAXED); /* taken over meanwhile (stale) */
+                    return;
+                }
+                __atomic_fetch_add(&frees_deferred, 1, __ATOMIC_RELAXED);
+                return;
+            }
+            if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
+            }
+            int64_t *w = (int64_t *) (h + 1);
+            w[0] = (int64_t) a;
+            w[1] = now_nanos();
+            w[2] = os_tid();
+            w[3] = size;
+            w[4] = id;
+            ring_publish(h, MALLOC_RECORD_FREE, length);
+            return;
+        }
+        if (v != (a | LIVE_ALLOC_DEFERRED)) {
+            return;
+        }
+        /* Its sample is not sent yet: the sample is dropped whole, its free with it, and the slot is free at once. (Kept
+         * as both deferred, a block allocated and freed again and again at one address while the ring stays full would
+         * fill that address's probe path with them, and the next samples there would find no slot.) */
+        if (__atomic_compare_exchange_n(&table[k], &v, TABLE_DELETED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&deferred_pending, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&allocs_deferred, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&samples, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&samples_by_id, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        /* the drain sent the sample just now: v is a again */
     }
-    int64_t *w = (int64_t *) (h + 1);
-    w[0] = (int64_t) (uintptr_t) p;
-    w[1] = now_nanos();
-    w[2] = os_tid();
-    w[3] = size;
-    w[4] = id;
-    ring_publish(h, MALLOC_RECORD_FREE, length);
 }
 
 /* After a successful allocation of size bytes at p: the sampling decision (inline fast path). */
@@ -478,10 +644,9 @@ static inline __attribute__((always_inline)) void freeing(void *p) {
     }
     int g = guard;
     guard = 1;
-    int64_t size;
-    uint32_t stack;
-    if (table_remove((uintptr_t) p, &size, &stack)) {
-        record_free(p, size, stack);
+    int64_t k = table_find((uintptr_t) p);
+    if (k >= 0) {
+        record_free((uintptr_t) p, k);
     }
     guard = g;
 }
@@ -904,13 +1069,17 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         (*jvmti)->Deallocate(jvmti, (unsigned char *) classes);
     }
     /* The live-address set with its sizes and stack ids, and the stacks sent, in one mapping. */
-    size_t table_bytes = TABLE_SLOTS * (sizeof(uintptr_t) + sizeof(int64_t) + sizeof(uint32_t))
+    size_t table_bytes = TABLE_SLOTS * (sizeof(uintptr_t) + sizeof(int64_t) + sizeof(uint32_t)
+                                        + sizeof(deferred_record) + sizeof(deferred_candidate))
                          + STACK_SLOTS * (sizeof(uint64_t) + sizeof(uint8_t));
     if (table != NULL) {
         /* An earlier capture's blocks still live and stacks sent are forgotten (its drain is over): the pages read
          * as zeros again. */
         madvise(table, table_bytes, MADV_DONTNEED);
         table_live = 0;
+        deferred_pending = 0;
+        deferred_rescan = 0;
+        deferred_seen_head = UINT64_MAX;
     } else {
         void *t = mmap(NULL, table_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (t == MAP_FAILED) {
@@ -924,6 +1093,10 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         b += TABLE_SLOTS * sizeof(int64_t);
         stack_hash = (uint64_t *) b;
         b += STACK_SLOTS * sizeof(uint64_t);
+        table_deferred = (deferred_record *) b;
+        b += TABLE_SLOTS * sizeof(deferred_record);
+        candidates = (deferred_candidate *) b;
+        b += TABLE_SLOTS * sizeof(deferred_candidate);
         table_stack = (uint32_t *) b;
         b += TABLE_SLOTS * sizeof(uint32_t);
         stack_ready = b;
@@ -940,6 +1113,12 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         ring_ready = 1;
     }
     samples = dropped = untracked = stale_frees = frees_matched = stacks_sent = samples_by_id = 0; /* per capture */
+    ring_full = test_stalls = frees_deferred = allocs_deferred = 0;
+    const char *stall = getenv("MEMSCOPE_TEST_MALLOC_STALL");
+    if (stall != NULL && stall[0] != 0) {
+        strncpy(stall_thread, stall, sizeof(stall_thread) - 1);
+        stall_armed = 1;
+    }
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     patch_all();
     guard = 0;
@@ -975,24 +1154,159 @@ EXPORT jlong JNICALL Java_java_lang_MemscopeHooks_mallocForceSample0(JNIEnv *jni
     return os_tid();
 }
 
+/* ---- the drain: the ring's records, and the deferred ones at their turn ---- */
+
+static void candidate_sift(deferred_candidate *c, uint64_t root, uint64_t n) {
+    for (;;) {
+        uint64_t child = 2 * root + 1;
+        if (child >= n) {
+            return;
+        }
+        if (child + 1 < n && c[child + 1].at > c[child].at) {
+            child++;
+        }
+        if (c[root].at >= c[child].at) {
+            return;
+        }
+        deferred_candidate t = c[root];
+        c[root] = c[child];
+        c[child] = t;
+        root = child;
+    }
+}
+
+/* The slots with a deferred record, by position (a heap sort: no allocation). @return how many */
+static uint64_t collect_deferred(void) {
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < TABLE_SLOTS; k++) {
+        uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+        if (v <= TABLE_DELETED || (v & LIVE_FLAGS) == 0) {
+            continue;
+        }
+        candidates[n].at = (v & LIVE_ALLOC_DEFERRED) ? table_deferred[k].alloc_at : table_deferred[k].free_at;
+        candidates[n].slot = k;
+        n++;
+    }
+    for (uint64_t i = n / 2; i-- > 0;) {
+        candidate_sift(candidates, i, n);
+    }
+    for (uint64_t end = n; end-- > 1;) {
+        deferred_candidate t = candidates[0];
+        candidates[0] = candidates[end];
+        candidates[end] = t;
+        candidate_sift(candidates, 0, end);
+    }
+    return n;
+}
+
 /*
- * Copies whole records into out: kind, then the record's words (see the top of this file). One batch per call: the
- * array is pinned once (no JNI call per record), records are copied until the next one does not fit.
+ * Writes slot k's deferred records that are due at ring position `at` into o (room longs): an allocation (as
+ * ALLOC_BY_ID) and/or a free (as FREE). `last`: the capture is over and the ring cannot be read further (a record
+ * claimed and never published): frees are written whatever their position (a free whose allocation was never read
+ * is an unmatched free, harmless; left unsent it would be a freed block outstanding).
+ * @return longs written, or -1 when o has no room
+ */
+static jint send_deferred(uint64_t k, uint64_t at, int last, jlong *o, jint room) {
+    if (room < 12) {
+        return -1;
+    }
+    uintptr_t v = __atomic_load_n(&table[k], __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (v <= TABLE_DELETED || (v & LIVE_FLAGS) == 0) {
+            return 0;
+        }
+        uintptr_t a = v & ~LIVE_FLAGS;
+        deferred_record d = table_deferred[k];
+        int64_t size = table_size[k];
+        uint32_t id = table_stack[k];
+        int alloc = (v & LIVE_ALLOC_DEFERRED) != 0;
+        int freed = (v & LIVE_FREE_DEFERRED) != 0;
+        if (alloc && d.alloc_at > at) {
+            return 0;
+        }
+        int free_now = freed && (last || d.free_at <= at);
+        if (!alloc && !free_now) {
+            return 0;
+        }
+        uintptr_t next = free_now ? TABLE_DELETED : freed ? (a | LIVE_FREE_DEFERRED) : a;
+        if (!__atomic_compare_exchange_n(&table[k], &v, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            continue; /* a hook deferred the block's free just now: v is reloaded */
+        }
+        jint n = 0;
+        if (alloc) {
+            o[n++] = MALLOC_RECORD_ALLOC_BY_ID;
+            o[n++] = (jlong) a;
+            o[n++] = size;
+            o[n++] = d.alloc_nanos;
+            o[n++] = d.alloc_tid;
+            o[n++] = id;
+        }
+        if (free_now) {
+            o[n++] = MALLOC_RECORD_FREE;
+            o[n++] = (jlong) a;
+            o[n++] = d.free_nanos;
+            o[n++] = d.free_tid;
+            o[n++] = size;
+            o[n++] = id;
+            __atomic_fetch_sub(&table_live, 1, __ATOMIC_RELAXED);
+        }
+        if (next == TABLE_DELETED || next == a) {
+            __atomic_fetch_sub(&deferred_pending, 1, __ATOMIC_RELAXED);
+        } else {
+            deferred_rescan = 1; /* its free is due later */
+        }
+        return n;
+    }
+}
+
+/*
+ * Copies whole records into out: kind, then the record's words (see the top of this file), in the ring's order, each
+ * deferred record at its turn. One batch per call: the array is pinned once (no JNI call per record), records are
+ * copied until the next one does not fit.
  * @return the number of longs written
  */
-EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclass cls, jlongArray out) {
-    (void) cls;
-    if (!ring_ready || ring_peek(&ring) == NULL) {
+static jint drain(JNIEnv *jni, jlongArray out, int last) {
+    if (!ring_ready) {
         return 0;
+    }
+    int deferred = __atomic_load_n(&deferred_pending, __ATOMIC_ACQUIRE) > 0;
+    if (ring_peek(&ring) == NULL && !deferred) {
+        return 0;
+    }
+    uint64_t due = 0;
+    uint64_t next = 0;
+    /* A deferred record falls due when the head passes its position (its position is past the head when it is
+     * deferred: the ring was full): look for them when the head has moved since the last look. Before the array is
+     * pinned: the look reads the whole table (milliseconds), and a pinned array holds the garbage collector off. */
+    if (deferred && (deferred_rescan || last || ring.head != deferred_seen_head)) {
+        deferred_rescan = 0;
+        deferred_seen_head = ring.head;
+        due = collect_deferred();
     }
     jint capacity = (*jni)->GetArrayLength(jni, out);
     jlong *o = (*jni)->GetPrimitiveArrayCritical(jni, out, NULL);
     if (o == NULL) {
+        deferred_rescan = due > 0;
         return 0;
     }
     jint n = 0;
     ring_header *h;
-    while ((h = ring_peek(&ring)) != NULL) {
+    for (;;) {
+        h = ring_peek(&ring);
+        uint64_t at = ring.head;
+        int stuck = h == NULL && last;
+        while (next < due && (candidates[next].at <= at || stuck)) {
+            jint w = send_deferred(candidates[next].slot, at, stuck, o + n, capacity - n);
+            if (w < 0) {
+                deferred_rescan = 1;
+                goto full;
+            }
+            n += w;
+            next++;
+        }
+        if (h == NULL) {
+            break;
+        }
         jint words = (h->length - RING_HEADER_BYTES) / 8;
         if (n + 1 + words > capacity) {
             break;
@@ -1002,18 +1316,36 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclas
         n += 1 + words;
         ring_consume(&ring, h);
     }
+full:
     (*jni)->ReleasePrimitiveArrayCritical(jni, out, o, 0);
     return n;
 }
 
+EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrain0(JNIEnv *jni, jclass cls, jlongArray out) {
+    (void) cls;
+    return drain(jni, out, 0);
+}
+
+/*
+ * The drain's last calls, after mallocStop0 and once mallocDrain0 finds nothing: as mallocDrain0, and a deferred free
+ * waiting behind a record that was claimed and never published (its thread held for good) is sent all the same.
+ */
+EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrainLast0(JNIEnv *jni, jclass cls, jlongArray out) {
+    (void) cls;
+    return drain(jni, out, 1);
+}
+
 /* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live,
- * stacksSent, samplesById */
+ * stacksSent, samplesById, ringFull, testStalls, freesDeferred, allocsDeferred, deferredPending, ringUnreadBytes */
+#define MALLOC_COUNTERS 17
 EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
-    jlong c[11] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries, patched_slots,
-                   frees_matched, table_live, stacks_sent, samples_by_id};
+    jlong c[MALLOC_COUNTERS] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries,
+                                patched_slots, frees_matched, table_live, stacks_sent, samples_by_id, ring_full,
+                                test_stalls, frees_deferred, allocs_deferred, deferred_pending,
+                                ring_ready ? (jlong) ring_used(&ring) : 0};
     jint n = (*jni)->GetArrayLength(jni, out);
-    (*jni)->SetLongArrayRegion(jni, out, 0, n < 11 ? n : 11, c);
+    (*jni)->SetLongArrayRegion(jni, out, 0, n < MALLOC_COUNTERS ? n : MALLOC_COUNTERS, c);
 }
 
 /*

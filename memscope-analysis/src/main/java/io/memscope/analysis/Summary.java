@@ -42,6 +42,19 @@ public final class Summary {
         return sb.toString();
     }
 
+    /**
+     * The agent's own heap, as a part of the heap in use: " (memscope's own tables about X of it)", or "" when the
+     * recording does not say (older agents, JFR recordings).
+     */
+    static String agentHeap(Report r) {
+        String v = r.metadata().get(MetadataKeys.AGENT_HEAP_BYTES);
+        try {
+            return v == null ? "" : " (memscope's own tables about " + bytes(Long.parseLong(v)) + " of it)";
+        } catch (NumberFormatException e) {
+            return "";
+        }
+    }
+
     /** The first lines: the run, and what the reader must know before its figures (not closed, exact, OOM...). */
     private static void header(StringBuilder sb, Report r) {
         Report.Totals t = r.totals();
@@ -156,7 +169,8 @@ public final class Summary {
             String cause = peak.gcCause() == null || peak.gcCause().isEmpty() ? "" : " (" + peak.gcCause() + ")";
             sb.append(String.format(Locale.ROOT, "  Peak: at %.2f s, after %s%s: %s%s held by "
                             + "sampled objects%s:%n", peak.timeMs() / 1000, safe(peak.gcName()), safe(cause),
-                    peak.heapUsedAfterGcBytes() > 0 ? "heap " + bytes(peak.heapUsedAfterGcBytes()) + " in use, " : "",
+                    peak.heapUsedAfterGcBytes() > 0 ? "heap " + bytes(peak.heapUsedAfterGcBytes()) + " in use"
+                            + agentHeap(r) + ", " : "",
                     estimate(peak.estimatedBytes(), interval),
                     large(peak.unconfirmedBytes(), peak.estimatedBytes())
                             ? " (" + bytes(peak.unconfirmedBytes()) + " more unconfirmed)" : ""));

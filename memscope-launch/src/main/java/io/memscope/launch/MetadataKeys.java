@@ -75,13 +75,38 @@ public final class MetadataKeys {
     private MetadataKeys() {
     }
 
+    /**
+     * Heap bytes the capture itself held at its end (its tables, buffers and out-of-memory reserves), estimated from
+     * its tables' sizes (docs/agent.md "The agent's own heap"): part of the heap the JVM reports in use, never of what
+     * memscope reports held.
+     */
+    public static final String AGENT_HEAP_BYTES = "agent.heapBytes";
+
     // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
     /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */
     public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";
     /** malloc samples taken (records queued by the hooks). */
     public static final String MALLOC_SAMPLES = "malloc.samples";
-    /** Sample or free records lost because the hooks' ring was full. */
+    /**
+     * Samples lost because the hooks' ring was full: a sample sending its stack's frames (a sample by stack id and a
+     * free wait in the table of live blocks instead: {@link #MALLOC_ALLOCS_DEFERRED}, {@link #MALLOC_FREES_DEFERRED}).
+     * A lost sample's free is not reported either: never a freed block outstanding.
+     */
     public static final String MALLOC_DROPPED = "malloc.dropped";
+    /** Frees that found the hooks' ring full and waited in their block's slot until the drain sent them, in order. */
+    public static final String MALLOC_FREES_DEFERRED = "malloc.freesDeferred";
+    /** Samples by stack id that found the ring full and waited in their block's slot until the drain sent them. */
+    public static final String MALLOC_ALLOCS_DEFERRED = "malloc.allocsDeferred";
+    /**
+     * Deferred records still unsent when the capture ended: samples waiting behind a ring record that was claimed and
+     * never published (its thread held for good); their blocks are not in the recording. Normally 0.
+     */
+    public static final String MALLOC_DEFERRED_UNSENT = "malloc.deferredUnsent";
+    /**
+     * Bytes of ring records the drain could not read when the capture ended (behind a record claimed and never
+     * published): their samples and frees are not in the recording. Normally 0.
+     */
+    public static final String MALLOC_RING_UNREAD_BYTES = "malloc.ringUnreadBytes";
     /** Samples not taken because the table of sampled live addresses had no room on the address's probe path. */
     public static final String MALLOC_UNTRACKED = "malloc.untracked";
     /** Sampled addresses allocated again while still live to memscope: their free bypassed the import table. */

@@ -286,6 +286,9 @@ public final class MemscopeHooksTemplate {
     /** Moves whole records into out; returns the longs written. */
     public static native int mallocDrain0(long[] out);
 
+    /** As mallocDrain0, last (the capture stopped): deferred frees are sent even behind a record never published. */
+    public static native int mallocDrainLast0(long[] out);
+
     /** The hooks' counters (see malloc_hooks.c). */
     public static native void mallocCounters0(long[] out);
 

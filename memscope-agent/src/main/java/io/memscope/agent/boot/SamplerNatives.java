@@ -145,6 +145,10 @@ public final class SamplerNatives {
         return MemscopeHooksTemplate.mallocDrain0(out);
     }
 
+    public static int mallocDrainLast(long[] out) {
+        return MemscopeHooksTemplate.mallocDrainLast0(out);
+    }
+
     public static void mallocCounters(long[] out) {
         MemscopeHooksTemplate.mallocCounters0(out);
     }

@@ -1,5 +1,6 @@
 package io.memscope.agent.capture;
 
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.GcRecord;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -94,7 +95,9 @@ final class CaptureEnd {
                 }
                 meta = new LinkedHashMap<>(metadata);
                 meta.putAll(session.endMetadata);
-                meta.putAll(TableBounds.metadata(session.boundsFigures()));
+                Map<String, Long> bounds = session.boundsFigures();
+                meta.putAll(TableBounds.metadata(bounds));
+                meta.put(MetadataKeys.AGENT_HEAP_BYTES, Long.toString(AgentHeap.estimate(session, bounds)));
                 if (oom != null) {
                     if (sampler != null) { // its counters as read when it closed
                         oom.jvmti(sampler.counter(SamplerCounter.EXHAUSTED_COUNT),

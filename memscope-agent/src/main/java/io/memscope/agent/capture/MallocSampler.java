@@ -88,6 +88,8 @@ final class MallocSampler {
     private long unknownIds;
     private final EventColumns events = new EventColumns(256);
     private final long[] buffer = new long[1 << 16];
+    /** The drain's buffer, in heap bytes. */
+    static final long BUFFER_BYTES = 8L << 16;
     private final int typeId;
     private final Thread thread;
     private volatile boolean running = true;
@@ -232,11 +234,29 @@ final class MallocSampler {
                 selfTestTid = -1;
             }
             if (!more && n == 0) {
+                drainLast();
                 return;
             }
             if (n < buffer.length / 2) {
                 LockSupport.parkNanos(10_000_000L);
             }
+        }
+    }
+
+    /**
+     * The last records: what the hooks deferred (the ring was full) and still wait for a record claimed and never
+     * published (its thread held for good) is sent all the same; the rest of the ring behind it cannot be read
+     * ({@code malloc.ringUnreadBytes}).
+     */
+    private void drainLast() {
+        try {
+            int n;
+            do {
+                n = SamplerNatives.mallocDrainLast(buffer);
+                process(n);
+            } while (n > 0);
+        } catch (Throwable t) {
+            Failures.report("agent.malloc", t);
         }
     }
 
@@ -579,7 +599,7 @@ final class MallocSampler {
 
     /** The sampler's figures, into the recording's end metadata. */
     void metadata(Map<String, String> into) {
-        long[] c = new long[11];
+        long[] c = new long[17];
         try {
             SamplerNatives.mallocCounters(c);
         } catch (Throwable t) {
@@ -600,6 +620,14 @@ final class MallocSampler {
         into.put("malloc.samplesById", Long.toString(c[10]));
         into.put("malloc.stackIds", Long.toString(ids.defined()));
         into.put("malloc.unknownIds", Long.toString(unknownIds));
+        into.put("malloc.ringFull", Long.toString(c[11]));
+        into.put(MetadataKeys.MALLOC_FREES_DEFERRED, Long.toString(c[13]));
+        into.put(MetadataKeys.MALLOC_ALLOCS_DEFERRED, Long.toString(c[14]));
+        into.put(MetadataKeys.MALLOC_DEFERRED_UNSENT, Long.toString(c[15]));
+        into.put(MetadataKeys.MALLOC_RING_UNREAD_BYTES, Long.toString(c[16]));
+        if (c[12] > 0) {
+            into.put("malloc.testStalls", Long.toString(c[12]));
+        }
         if (off != null) {
             into.put(MetadataKeys.MALLOC_OFF, off);
         }

@@ -41,6 +41,8 @@ final class OutOfMemoryWatch {
     private volatile boolean held;
     /** The library holds the JVM's reserve (a JNI global reference its ResourceExhausted callback deletes). */
     private final boolean library;
+    /** Both reserves' sizes, as taken at the start (heap memory the capture holds while it runs). */
+    final long reserveBytes;
     /** memscope's reserve for the end of the capture. */
     private volatile byte[] endReserve;
     /** Set by {@link #release}: the capture ends, nothing is taken again. */
@@ -61,6 +63,7 @@ final class OutOfMemoryWatch {
      */
     OutOfMemoryWatch(long jvmReserveBytes, long endReserveBytes, boolean library) {
         this.jvmReserveBytes = (int) jvmReserveBytes;
+        this.reserveBytes = Math.max(0, jvmReserveBytes) + Math.max(0, endReserveBytes);
         this.library = library;
         if (jvmReserveBytes > 0) {
             hold(new byte[(int) jvmReserveBytes]);

@@ -40,6 +40,9 @@ final class StackFrames {
 
     private volatile int limit = DEFAULT_LIMIT;
     private volatile Map<Long, Entry> current = new ConcurrentHashMap<>();
+    /** Stacks added and their estimated bytes ({@link #bytes}); under this object's lock. */
+    private long added;
+    private long addedBytes;
     private volatile Map<Long, Entry> previous = new ConcurrentHashMap<>();
     private volatile long evicted;
     private volatile long refused;
@@ -93,9 +96,27 @@ final class StackFrames {
                 return false;
             }
             current.put(id, new Entry(frames));
+            added++;
+            addedBytes += textBytes(frames);
             highest = Math.max(highest, current.size() + previous.size());
             return true;
         }
+    }
+
+    /**
+     * Heap bytes of the stacks held, estimated: the stacks held times the mean size of the stacks added (each its
+     * frame strings at their length, as if none were shared with another stack, its list and its map entry).
+     */
+    synchronized long bytes() {
+        return added == 0 ? 0 : size() * (addedBytes / added);
+    }
+
+    private static long textBytes(List<String> frames) {
+        long b = 96 + 16 + 4L * frames.size(); // map node, key and entry; the list
+        for (String f : frames) {
+            b += 40 + f.length(); // a String and its Latin-1 bytes
+        }
+        return b;
     }
 
     /** @return the frames of {@code id}, empty when not held */
