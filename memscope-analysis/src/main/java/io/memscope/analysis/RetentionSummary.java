@@ -40,8 +40,23 @@ final class RetentionSummary {
             return;
         }
         sb.append(String.format(Locale.ROOT, "  ! paths from GC roots: the heap walk %s: %d of %d tracked samples "
-                + "reached%s%n", w.outcome().equals("failed") ? "failed" : "stopped at its " + w.outcome(),
-                w.samplesReached(), w.samplesTracked(), w.detail() == null ? "" : " (" + w.detail() + ")"));
+                + "reached%s%s%n", w.outcome().equals("failed") ? "failed" : "stopped at its " + w.outcome(),
+                w.samplesReached(), w.samplesTracked(), w.detail() == null ? "" : " (" + w.detail() + ")", more(w)));
+    }
+
+    /** How to let the next walk reach more, after a walk its budget stopped; empty otherwise. */
+    static String more(Retention.Walk w) {
+        String option = switch (w.outcome()) {
+            case "time budget" -> "pathsTime=MILLIS";
+            case "memory budget" -> "pathsMemory=BYTES";
+            default -> null;
+        };
+        if (option == null) {
+            return "";
+        }
+        String paths = option.startsWith("pathsTime") ? "--time-budget=MS" : "--memory-budget=BYTES";
+        return "; a larger budget reaches more: `memscope run` or `attach` with --agent-option " + option
+                + ", `memscope paths` with " + paths;
     }
 
     /**

@@ -204,11 +204,16 @@ public final class Summary {
     }
 
     private static void nativeMemory(StringBuilder sb, Report.NativeMemory n, boolean jfr) {
-        sb.append(String.format(Locale.ROOT, "  Native memory%s: %s allocated in %d blocks, %s freed, %s outstanding "
-                + "in %d blocks (peak %s)%n", n.malloc() == null && !jfr ? " (direct buffers, Unsafe, FFM arenas; "
-                        + "malloc by native libraries not sampled: --malloc)" : "", bytes(n.allocatedBytes()),
-                n.allocations(), bytes(n.freedBytes()), bytes(n.outstandingBytes()), n.outstandingBlocks(),
-                bytes(n.peakOutstandingBytes())));
+        // With malloc sampled the totals are mostly estimates: shown as precise as the malloc samples make them
+        // (direct buffers, Unsafe and arenas are exact, so this errs on the wide side)
+        double sampled = n.malloc() == null ? 0 : n.malloc().intervalBytes();
+        sb.append(String.format(Locale.ROOT, "  Native memory%s: %s allocated in %s blocks, %s freed, %s outstanding "
+                + "in %s blocks (peak %s)%n", n.malloc() == null && !jfr ? " (direct buffers, Unsafe, FFM arenas; "
+                        + "malloc by native libraries not sampled: --malloc)" : "",
+                estimate(n.allocatedBytes(), sampled), estimatedCount(n.allocations(), n.allocatedBytes(), sampled),
+                estimate(n.freedBytes(), sampled), estimate(n.outstandingBytes(), sampled),
+                estimatedCount(n.outstandingBlocks(), n.outstandingBytes(), sampled),
+                estimate(n.peakOutstandingBytes(), sampled)));
         int i = 0;
         MallocSummary.lines(sb, n.malloc());
         double mallocInterval = n.malloc() == null ? 0 : n.malloc().intervalBytes();

@@ -56,7 +56,8 @@ final class ExportCommand implements Callable<Integer> {
             + "live-bytes, live-objects, peak-bytes, native-bytes; pprof: the sample type shown first")
     String metric = "alloc-bytes";
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write to FILE (default: standard output)")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write to FILE (default: standard "
+            + "output; pprof, which is binary, only when that is not a terminal)")
     Path output;
 
     @Option(names = "--from", paramLabel = "SECONDS", description = "only the run from this many seconds on")
@@ -78,6 +79,10 @@ final class ExportCommand implements Callable<Integer> {
         }
         if (!format.equals("collapsed") && !format.equals("pprof") && !format.equals("chrome-trace")) {
             throw MemscopeException.configuration("unknown format '" + format + "': collapsed, pprof or chrome-trace");
+        }
+        String refused = binaryToTerminal(format, output, TopCommand.outputIsTerminal());
+        if (refused != null) {
+            throw MemscopeException.configuration(refused);
         }
         Path file = RunFolder.recording(input, pid, main, "export");
         Report r = ReportBuilder.build(file, new TimeWindow(from, to, Windows.lastSeconds(last)));
@@ -131,6 +136,18 @@ final class ExportCommand implements Callable<Integer> {
             System.err.println("memscope export: " + format + " written to " + output.toAbsolutePath());
         }
         return 0;
+    }
+
+    /**
+     * @return why the export is not written to standard output, or null: pprof is gzipped protobuf, which a terminal
+     *         shows as pages of noise (and may act on its control bytes)
+     */
+    static String binaryToTerminal(String format, Path output, boolean terminal) {
+        if (format.equals("pprof") && output == null && terminal) {
+            return "pprof is a binary (gzipped protobuf) profile, not for a terminal: write it to a file with "
+                    + "-o profile.pb.gz, or pipe it";
+        }
+        return null;
     }
 
     /**

@@ -67,7 +67,15 @@ final class TopScreen {
         if (f.rows().isEmpty()) {
             lines.add(plain("  (no sites yet)"));
         }
+        boolean holdingEnded = f.sort() != TopSort.HELD;
         for (TopFrame.Row r : f.rows()) {
+            if (!holdingEnded && r.heldBytes() <= 0 && r.unconfirmedBytes() <= 0) {
+                holdingEnded = true;
+                lines.add(new AttributedString(fit(f.heldAgeMillis() < 0
+                        ? "  (no whole-heap GC yet, so nothing is known held; below: the sites by live bytes)"
+                        : "  (below: sites holding nothing at the last whole-heap GC, by live bytes)", width),
+                        AttributedStyle.DEFAULT.faint()));
+            }
             lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", Summary.bytes(r.heldBytes()),
                     Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
                     Summary.bytes(r.allocatedBytes()), fit(TerminalText.safe(r.type()), 16), TerminalText.safe(r.site())),

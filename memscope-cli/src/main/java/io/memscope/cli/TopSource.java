@@ -165,6 +165,22 @@ final class TopSource {
         names.sort((x, y) -> collectors.get(y) - collectors.get(x));
         Object result = server.invoke(agent, sort.operation, new Object[] {rows},
                 new String[] {int.class.getName()});
+        List<TopFrame.Row> list = rows(result);
+        if (sort == TopSort.HELD && list.size() < rows) {
+            // The agent lists only sites holding something (held or unconfirmed): before the first whole-heap GC,
+            // or in a program that holds little, that is a row or two while it allocates hundreds of MiB a second.
+            list = withLive(list, rows(server.invoke(agent, TopSort.LIVE.operation, new Object[] {rows},
+                    new String[] {int.class.getName()})), rows);
+        }
+        return new TopFrame(pid, (String) a.get("Mode"), num(a, "IntervalBytes"), num(a, "UptimeMillis"),
+                System.currentTimeMillis(), (Long) heap.get("used"), (Long) heap.get("committed"),
+                (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
+                num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
+                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a),
+                a.get("MallocOutstandingBytes") instanceof Number m ? m.longValue() : -1);
+    }
+
+    private static List<TopFrame.Row> rows(Object result) {
         List<TopFrame.Row> list = new ArrayList<>();
         if (result instanceof CompositeData[]) {
             for (CompositeData c : (CompositeData[]) result) {
@@ -173,12 +189,29 @@ final class TopSource {
                         u.allocatedBytes(), u.unconfirmedBytes()));
             }
         }
-        return new TopFrame(pid, (String) a.get("Mode"), num(a, "IntervalBytes"), num(a, "UptimeMillis"),
-                System.currentTimeMillis(), (Long) heap.get("used"), (Long) heap.get("committed"),
-                (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
-                num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
-                pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a),
-                a.get("MallocOutstandingBytes") instanceof Number m ? m.longValue() : -1);
+        return list;
+    }
+
+    /**
+     * @return the sites holding something, then the sites with the most live bytes not among them, up to {@code rows}
+     *         in all; the added rows hold nothing (held and unconfirmed 0), which is how the screen tells them apart
+     */
+    static List<TopFrame.Row> withLive(List<TopFrame.Row> holding, List<TopFrame.Row> byLive, int rows) {
+        List<TopFrame.Row> all = new ArrayList<>(holding);
+        java.util.Set<String> listed = new java.util.HashSet<>();
+        for (TopFrame.Row r : holding) {
+            listed.add(r.site() + '\n' + r.type());
+        }
+        for (TopFrame.Row r : byLive) {
+            if (all.size() >= rows) {
+                break;
+            }
+            if (listed.add(r.site() + '\n' + r.type())) {
+                all.add(new TopFrame.Row(r.site(), r.type(), 0, r.liveBytes(), r.allocationRate(), r.allocatedBytes(),
+                        0));
+            }
+        }
+        return all;
     }
 
     /** @return the agent's latest process memory sample by part name; empty from an older agent or when it is off */

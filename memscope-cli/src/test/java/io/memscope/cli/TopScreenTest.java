@@ -53,8 +53,10 @@ class TopScreenTest {
         assertThat(l.get(5)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
         assertThat(l.get(7)).contains("*held").doesNotContain("*rate");
         assertThat(l.get(8)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
-        assertThat(l.get(9)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
-        assertThat(l).hasSize(TopScreen.HEADER_LINES + 2);
+        // a site holding nothing in the held order: one the live order added below the sites holding something
+        assertThat(l.get(9)).isEqualTo("  (below: sites holding nothing at the last whole-heap GC, by live bytes)");
+        assertThat(l.get(10)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
+        assertThat(l).hasSize(TopScreen.HEADER_LINES + 3);
     }
 
     @Test
@@ -126,7 +128,41 @@ class TopScreenTest {
         assertThat(l.get(8)).contains("com.acme.Cache.put(Cache.java:42)");
         assertThat(l.get(9)).isEqualTo("           held by static com.acme.Cache.INSTANCE -> com.acme.Cache.map -> "
                 + "java.util.HashMap$Node[]");
-        assertThat(l.get(10)).contains("com.acme.Parser.token(Parser.java:7)");
-        assertThat(l).hasSize(TopScreen.HEADER_LINES + 3);
+        assertThat(l.get(11)).contains("com.acme.Parser.token(Parser.java:7)");
+        assertThat(l).hasSize(TopScreen.HEADER_LINES + 4);
+    }
+
+    /**
+     * Before the first whole-heap GC the agent's held order has only the sites with unconfirmed bytes (a web server
+     * allocating 120 MiB/s showed one row of 6 MiB): the rest of the table is the live order, said so.
+     */
+    @Test
+    void theHeldOrderIsFilledFromTheLiveOrderAndSaysSo() {
+        TopFrame.Row leak = new TopFrame.Row("com.acme.Api.handle(Api.java:26)", "byte[]", 0, 6L << 20, 0, 6L << 20,
+                6L << 20);
+        TopFrame.Row rows = new TopFrame.Row("com.acme.Api.handle(Api.java:24)", "java.lang.Object[]", 0, 40L << 20,
+                30L << 20, 170L << 20, 0);
+        TopFrame.Row json = new TopFrame.Row("com.google.gson.Gson.toJson(Gson.java:848)", "byte[]", 0, 20L << 20,
+                15L << 20, 76L << 20, 0);
+        List<TopFrame.Row> merged = TopSource.withLive(List.of(leak),
+                List.of(rows, new TopFrame.Row(leak.site(), leak.type(), 0, 6L << 20, 0, 6L << 20, 0), json), 3);
+        assertThat(merged).extracting(TopFrame.Row::site).containsExactly(leak.site(), rows.site(), json.site());
+        assertThat(TopSource.withLive(List.of(leak), List.of(rows, json), 2)).hasSize(2);
+        assertThat(TopSource.withLive(List.of(leak, leak), List.of(rows), 2)).as("full: nothing added")
+                .containsExactly(leak, leak);
+
+        TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20, 6L << 30, -1, -1,
+                126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, merged, 6L << 20, java.util.Map.of(),
+                -1);
+        List<String> l = text(TopScreen.render(f, 0, false, false));
+        assertThat(l.get(8)).endsWith(leak.site());
+        assertThat(l.get(9)).isEqualTo("  (no whole-heap GC yet, so nothing is known held; below: the sites by live "
+                + "bytes)");
+        assertThat(l.get(10)).startsWith("       0 B").endsWith(rows.site());
+        assertThat(l.get(11)).endsWith(json.site());
+        assertThat(text(TopScreen.render(new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20,
+                6L << 30, -1, -1, 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.LIVE, merged, 6L << 20,
+                java.util.Map.of(), -1), 0, false, false))).as("other orders have no such line").hasSize(
+                TopScreen.HEADER_LINES + 3);
     }
 }

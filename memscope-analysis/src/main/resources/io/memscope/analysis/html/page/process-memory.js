@@ -31,6 +31,14 @@ function renderProcessMemory() {
     xs.push(t / 1000);
     rows.push(i);
   });
+  // The memory chart's time axis, held by a null row at either end: the process samples may start after that chart's
+  // first point (the sampler's first tick) and end before its last (the end's collections and heap walk pause the
+  // sampler), and a moment should sit at the same place in both charts
+  var main = $('chart') && $('chart').plot, mainXs = main && main.data && main.data[0];
+  if (mainXs && mainXs.length) { // its x values ascend; its axis spans them (uPlot's scales are set a moment later)
+    if (mainXs[0] < xs[0]) { xs.unshift(mainXs[0]); rows.unshift(-1); }
+    if (mainXs[mainXs.length - 1] > xs[xs.length - 1]) { xs.push(mainXs[mainXs.length - 1]); rows.push(-1); }
+  }
   function col(key) {
     var c = pm[key];
     return rows.map(function (i) { return i < 0 || !c ? null : c[i]; });
