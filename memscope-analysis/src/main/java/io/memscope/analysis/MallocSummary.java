@@ -46,7 +46,7 @@ final class MallocSummary {
     }
 
     /**
-     * {@code 12 of 300 malloc samples had no Java stack: 270 whose Java stack could not be walked (AsyncGetCallTrace:
+     * {@code 272 malloc samples had no Java stack: 270 whose Java stack could not be walked (AsyncGetCallTrace:
      * notWalkableNotInJava 270), 2 on threads without Java frames; each is named by its native function, or by why}:
      * nothing when every sample had its Java stack, or when the recording does not say.
      */
@@ -64,7 +64,8 @@ final class MallocSummary {
             return;
         }
         long notWalkable = Math.max(0, c.javaStackNotWalkable());
-        sb.append(String.format(Locale.ROOT, "    %d of %d malloc samples had no Java stack:", none, m.samples()));
+        // counted over the whole capture by the agent (a window of it may hold fewer samples)
+        sb.append(String.format(Locale.ROOT, "    %d malloc samples had no Java stack:", none));
         if (notWalkable > 0) {
             sb.append(String.format(Locale.ROOT, " %d whose Java stack could not be walked (AsyncGetCallTrace: %s)%s",
                     notWalkable, causes, none > notWalkable ? "," : ""));
