@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 class SiteFrameTest {
     @Test
     void javaNativeAndPlaceholderSitesReadAsFrames() {
-        assertThat(Site.frame("com.acme.Cache", "put", "Cache.java", 12)).isEqualTo("com.acme.Cache.put(Cache.java:12)");
+        assertThat(Site.frame("com.acme.Cache", "put", "Cache.java", 12))
+                .isEqualTo("com.acme.Cache.put(Cache.java:12)");
         assertThat(Site.frame("com.acme.Cache", "put", null, 12)).isEqualTo("com.acme.Cache.put(Unknown Source)");
         assertThat(Site.frame("libz.so.1", "inflateInit2_", Site.NATIVE_FUNCTION_FILE, 0))
                 .isEqualTo("libz.so.1!inflateInit2_");
