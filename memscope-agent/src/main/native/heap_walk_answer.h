@@ -314,14 +314,53 @@ typedef struct {
 #define HW_LABEL_ROOT(record) (-(jlong) (record) - 2)
 #define HW_LABEL_FIELD(example) (-(jlong) (example) - 1000000000LL)
 
+static int hw_by_depth(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *) x;
+    uint64_t b = *(const uint64_t *) y;
+    return a < b ? -1 : a > b;
+}
+
 /*
- * Copies each reached sample's chain into the answer: up from the sample to a root, a class of a built-in loader, or
- * a node already copied; each node once, parents first. The walk's depth field holds a node's answer index + 1 from
- * here on. Returns 0, or -5 when memory is short.
+ * Orders the samples by the walk's depth of their node, shallowest first (unreached ones last), ties in their
+ * order: the answer's room then goes to the paths that cost the fewest nodes, so that it holds as many samples'
+ * paths as it can whatever the order the samples were tracked in (a long linked list entered at its far end must not
+ * take the whole room for its first sample's path, leaving none for the samples near the root). Returns 0, or -5
+ * when memory is short.
+ */
+static int hw_order_by_depth(hw_state *w, hw_sample *samples, size_t sample_count) {
+    uint64_t *keys = malloc(sizeof(uint64_t) * (sample_count > 0 ? sample_count : 1));
+    hw_sample *sorted = malloc(sizeof(hw_sample) * (sample_count > 0 ? sample_count : 1));
+    if (keys == NULL || sorted == NULL) {
+        free(keys);
+        free(sorted);
+        return -5;
+    }
+    for (size_t i = 0; i < sample_count; i++) {
+        hw_node *e = samples[i].node == 0 ? NULL : &w->nodes[samples[i].node - 1];
+        uint64_t depth = e == NULL || e->parent == HW_UNREACHED ? UINT32_MAX : e->depth;
+        keys[i] = depth << 32 | (uint64_t) i; /* sample counts stay below 2^32: the live table's are */
+    }
+    qsort(keys, sample_count, sizeof(uint64_t), hw_by_depth);
+    for (size_t i = 0; i < sample_count; i++) {
+        sorted[i] = samples[keys[i] & 0xFFFFFFFFu];
+    }
+    memcpy(samples, sorted, sizeof(hw_sample) * sample_count);
+    free(keys);
+    free(sorted);
+    return 0;
+}
+
+/*
+ * Copies each reached sample's chain into the answer, shallowest samples first (hw_order_by_depth): up from the
+ * sample to a root, a class of a built-in loader, or a node already copied; each node once, parents first. The walk's
+ * depth field holds a node's answer index + 1 from here on. Returns 0, or -5 when memory is short.
  *
  * About 100 lines: one loop over the samples with its chain buffer; its steps share that buffer's bookkeeping.
  */
 static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_answer *a) {
+    if (hw_order_by_depth(w, samples, sample_count) != 0) {
+        return -5;
+    }
     for (uint32_t i = 0; i < w->count; i++) {
         w->nodes[i].depth = 0;
     }
@@ -366,7 +405,9 @@ static int hw_chains(hw_state *w, hw_sample *samples, size_t sample_count, hw_an
             }
             n = e->parent;
         }
-        int left_out = len > 0 && a->count + len > a->max_nodes;
+        /* max_nodes bounds the nodes of paths: a left-out sample's own node is not one (its room was set aside
+         * with the sample's, HW_JAVA_SAMPLE_BYTES), so left-out samples never take the room of a later path */
+        int left_out = len > 0 && (a->count - a->left_out) + len > a->max_nodes;
         if (left_out) {
             /* too many nodes for the answer: the sample alone, as a root of its own, so that it still reads as
              * reached (one node more per sample at most, counted in HW_JAVA_SAMPLE_BYTES) */

@@ -19,7 +19,10 @@
  * bounded by the thread's stack, stopping at the first implausible frame. Java part: AsyncGetCallTrace, only for a
  * thread the JVM knows (GetEnv) and only returning jmethodIDs (the drain thread resolves them); it takes no lock and
  * makes no state transition. jmethodIDs are created ahead (GetClassMethods for every loaded class at start, and at
- * each ClassPrepare), since AsyncGetCallTrace cannot create them.
+ * each ClassPrepare), since AsyncGetCallTrace cannot create them. A sample without Java frames keeps why (its
+ * record's java count is then 0 or negative, JAVA_* below): AsyncGetCallTrace's own code (the thread had no Java
+ * frame, or its stack could not be walked: a collection running, a frame it could not decode, ...) or "not a
+ * thread the JVM knows"; each cause is counted (java_stack_causes, read by mallocCounters0).
  *
  * Never hurt the host: a thread-local guard passes any malloc made inside a hook (or by memscope's drain thread)
  * straight through; nothing on the malloc path takes a lock, waits or allocates; TLS is initial-exec (no
@@ -37,6 +40,8 @@
  *
  *     ALLOC:       address | size | nanos | os tid | stack id | native count | java count | native pc ...
  *                  | (jmethodID, bci) ...
+ *                  (java count <= 0: no Java frame follows, and the count is why: JAVA_NO_FRAMES, an
+ *                  AsyncGetCallTrace error code -1 .. -10, or JAVA_NOT_A_JVM_THREAD)
  *     FREE:        address | nanos | os tid | size | stack id
  *     ALLOC_BY_ID: address | size | nanos | os tid | stack id
  *
@@ -99,6 +104,20 @@ typedef struct {
 
 static void (*asgct)(asgct_trace *, jint, void *);
 static JavaVM *vm;
+
+/*
+ * Why a sample has no Java frame: AsyncGetCallTrace's num_frames when it is 0 or negative (HotSpot's forte.cpp names
+ * them: 0 no Java frame, -1 no ClassLoad events enabled, -2 a collection running (or a method found invalid), -3 an
+ * unknown frame outside Java, -4 a frame outside Java not walkable, -5 an unknown frame in Java, -6 a frame in Java
+ * not walkable, -7 an unknown thread state, -8 the thread exiting, -9 in the deoptimization handler, -10 at a
+ * safepoint), or JAVA_NOT_A_JVM_THREAD (GetEnv: a thread the JVM does not know, never asked). Counted per cause at
+ * index -code.
+ */
+#define JAVA_NO_FRAMES 0
+#define JAVA_ASGCT_LOWEST (-10)
+#define JAVA_NOT_A_JVM_THREAD (-11)
+#define JAVA_CAUSES 12
+static volatile int64_t java_stack_causes[JAVA_CAUSES];
 static jvmtiEnv *jvmti;
 
 /* ---- state ---- */
@@ -459,15 +478,20 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     int nn = native_walk(caller, fp, pcs, native_frames_wanted);
     asgct_frame jf[MAX_JAVA_FRAMES];
     int nj = 0;
+    int why = JAVA_NOT_A_JVM_THREAD;
     JNIEnv *env = NULL;
     if (asgct != NULL && vm != NULL && (*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_6) == JNI_OK && env != NULL) {
         asgct_trace t = {env, 0, jf};
         asgct(&t, java_frames_wanted, NULL);
         nj = t.count > 0 ? t.count : 0;
+        why = t.count > 0 ? 0 : t.count < JAVA_ASGCT_LOWEST ? -7 : t.count; /* a code this file does not know: -7 */
     }
     uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t) nn;
     for (int i = 0; i < nn; i++) {
         hash = stack_mix(hash, (uint64_t) pcs[i]);
+    }
+    if (nj == 0) {
+        hash = stack_mix(hash, (uint64_t) (int64_t) why); /* the same native frames, another cause: another stack */
     }
     for (int i = 0; i < nj; i++) {
         hash = stack_mix(hash, (uint64_t) (uintptr_t) jf[i].method);
@@ -498,6 +522,9 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
             __atomic_fetch_add(&allocs_deferred, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&samples_by_id, 1, __ATOMIC_RELAXED);
+            if (nj == 0) {
+                __atomic_fetch_add(&java_stack_causes[-why], 1, __ATOMIC_RELAXED);
+            }
             return;
         }
         table_size[slot] = (int64_t) size;
@@ -510,6 +537,9 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
         w[4] = id;
         __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&samples_by_id, 1, __ATOMIC_RELAXED);
+        if (nj == 0) {
+            __atomic_fetch_add(&java_stack_causes[-why], 1, __ATOMIC_RELAXED);
+        }
         ring_publish(h, MALLOC_RECORD_ALLOC_BY_ID, length);
         return;
     }
@@ -537,7 +567,7 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
     w[3] = os_tid();
     w[4] = own_id;
     w[5] = nn;
-    w[6] = nj;
+    w[6] = nj > 0 ? nj : why;
     memcpy(w + 7, pcs, (size_t) nn * 8);
     int64_t *j = w + 7 + nn;
     for (int i = 0; i < nj; i++) {
@@ -545,6 +575,9 @@ static void record_alloc(void *p, size_t size, uintptr_t caller, uintptr_t *fp) 
         j[2 * i + 1] = jf[i].bci;
     }
     __atomic_fetch_add(&samples, 1, __ATOMIC_RELAXED);
+    if (nj == 0) {
+        __atomic_fetch_add(&java_stack_causes[-why], 1, __ATOMIC_RELAXED);
+    }
     ring_publish(h, MALLOC_RECORD_ALLOC, length);
     if (claimed >= 0) {
         __atomic_fetch_add(&stacks_sent, 1, __ATOMIC_RELAXED);
@@ -1119,6 +1152,9 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocStart0(JNIEnv *jni, jclas
         strncpy(stall_thread, stall, sizeof(stall_thread) - 1);
         stall_armed = 1;
     }
+    for (int i = 0; i < JAVA_CAUSES; i++) {
+        java_stack_causes[i] = 0;
+    }
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     patch_all();
     guard = 0;
@@ -1336,14 +1372,19 @@ EXPORT jint JNICALL Java_java_lang_MemscopeHooks_mallocDrainLast0(JNIEnv *jni, j
 }
 
 /* samples, dropped, untracked, staleFrees, patchedLibraries, skippedLibraries, patchedSlots, freesMatched, live,
- * stacksSent, samplesById, ringFull, testStalls, freesDeferred, allocsDeferred, deferredPending, ringUnreadBytes */
-#define MALLOC_COUNTERS 17
+ * stacksSent, samplesById, ringFull, testStalls, freesDeferred, allocsDeferred, deferredPending, ringUnreadBytes,
+ * then the samples without Java frames by cause (JAVA_CAUSES of them, index -code: no Java frame, AsyncGetCallTrace's
+ * errors -1 .. -10, not a JVM thread) */
+#define MALLOC_COUNTERS (17 + JAVA_CAUSES)
 EXPORT void JNICALL Java_java_lang_MemscopeHooks_mallocCounters0(JNIEnv *jni, jclass cls, jlongArray out) {
     (void) cls;
     jlong c[MALLOC_COUNTERS] = {samples, dropped, untracked, stale_frees, patched_libraries, skipped_libraries,
                                 patched_slots, frees_matched, table_live, stacks_sent, samples_by_id, ring_full,
                                 test_stalls, frees_deferred, allocs_deferred, deferred_pending,
                                 ring_ready ? (jlong) ring_used(&ring) : 0};
+    for (int i = 0; i < JAVA_CAUSES; i++) {
+        c[17 + i] = __atomic_load_n(&java_stack_causes[i], __ATOMIC_RELAXED);
+    }
     jint n = (*jni)->GetArrayLength(jni, out);
     (*jni)->SetLongArrayRegion(jni, out, 0, n < MALLOC_COUNTERS ? n : MALLOC_COUNTERS, c);
 }

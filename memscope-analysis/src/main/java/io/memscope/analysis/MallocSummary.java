@@ -1,9 +1,11 @@
 package io.memscope.analysis;
 
 import io.memscope.recording.Site;
-import java.util.List;
 import io.memscope.analysis.text.TerminalText;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The summary's lines about native malloc ({@link Report.Malloc}): what was sampled, allocated and outstanding (as
@@ -40,7 +42,42 @@ final class MallocSummary {
                     m.atPeakOf().equals("rss") ? "RSS" : "native", Summary.estimate(m.atPeakBytes(), interval), most));
         }
         sb.append('\n');
+        noJavaStack(sb, m);
     }
+
+    /**
+     * {@code 272 malloc samples had no Java stack: 270 whose Java stack could not be walked (AsyncGetCallTrace:
+     * notWalkableNotInJava 270), 2 on threads without Java frames; each is named by its native function, or by why}:
+     * nothing when every sample had its Java stack, or when the recording does not say.
+     */
+    static void noJavaStack(StringBuilder sb, Report.Malloc m) {
+        Report.Malloc.Coverage c = m.coverage();
+        long none = 0;
+        StringBuilder causes = new StringBuilder();
+        for (Map.Entry<String, Long> e : new TreeMap<>(c.noJavaStack()).entrySet()) {
+            none += e.getValue();
+            if (!EXPECTED.contains(e.getKey())) {
+                causes.append(causes.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(e.getValue());
+            }
+        }
+        if (none <= 0) {
+            return;
+        }
+        long notWalkable = Math.max(0, c.javaStackNotWalkable());
+        // counted over the whole capture by the agent (a window of it may hold fewer samples)
+        sb.append(String.format(Locale.ROOT, "    %d malloc samples had no Java stack:", none));
+        if (notWalkable > 0) {
+            sb.append(String.format(Locale.ROOT, " %d whose Java stack could not be walked (AsyncGetCallTrace: %s)%s",
+                    notWalkable, causes, none > notWalkable ? "," : ""));
+        }
+        if (none > notWalkable) {
+            sb.append(String.format(Locale.ROOT, " %d on threads without Java frames", none - notWalkable));
+        }
+        sb.append("; each is named by its native function, or by why it has no Java stack\n");
+    }
+
+    /** Causes that are no anomaly: the thread had no Java frame to walk. */
+    private static final java.util.Set<String> EXPECTED = java.util.Set.of("noJavaFrames", "notAJvmThread");
 
     /**
      * @return the malloc site holding the most at the RSS peak, as a short chain from the native function that

@@ -282,15 +282,36 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
          * @param off              why malloc tracking turned itself off, null while it was on
          * @param dropped          samples lost (the agent's ring was full), -1 when not recorded
          * @param untracked        samples not taken (the table of sampled addresses was full), -1 when not recorded
+         * @param javaStackNotWalkable samples of Java threads whose Java stack AsyncGetCallTrace could not walk (named
+         *                         by their native function or {@code (Java stack not walkable: <cause>)}), -1 when
+         *                         not recorded
+         * @param noJavaStack      samples without Java frames by cause (metadata {@code malloc.noJavaStack.<cause>}:
+         *                         {@code gcActive}, {@code notWalkableNotInJava}, ... and the expected
+         *                         {@code noJavaFrames}, {@code notAJvmThread}), causes never seen left out
          */
         public record Coverage(String selfTest, long patchedLibraries, long skippedLibraries, String off,
-                               long dropped, long untracked) {
+                               long dropped, long untracked, long javaStackNotWalkable,
+                               Map<String, Long> noJavaStack) {
+            public Coverage {
+                noJavaStack = Map.copyOf(noJavaStack);
+            }
+
             /** @return the coverage the metadata states ({@code malloc.*} keys) */
             static Coverage of(Map<String, String> meta) {
+                Map<String, Long> causes = new java.util.TreeMap<>();
+                for (Map.Entry<String, String> e : meta.entrySet()) {
+                    if (e.getKey().startsWith(MetadataKeys.MALLOC_NO_JAVA_STACK_PREFIX)) {
+                        long n = number(meta, e.getKey());
+                        if (n > 0) {
+                            causes.put(e.getKey().substring(MetadataKeys.MALLOC_NO_JAVA_STACK_PREFIX.length()), n);
+                        }
+                    }
+                }
                 return new Coverage(meta.get(MetadataKeys.MALLOC_SELF_TEST),
                         number(meta, MetadataKeys.MALLOC_PATCHED_LIBRARIES),
                         number(meta, MetadataKeys.MALLOC_SKIPPED_LIBRARIES), meta.get(MetadataKeys.MALLOC_OFF),
-                        number(meta, MetadataKeys.MALLOC_DROPPED), number(meta, MetadataKeys.MALLOC_UNTRACKED));
+                        number(meta, MetadataKeys.MALLOC_DROPPED), number(meta, MetadataKeys.MALLOC_UNTRACKED),
+                        number(meta, MetadataKeys.MALLOC_JAVA_STACK_NOT_WALKABLE), causes);
             }
 
             private static long number(Map<String, String> meta, String key) {

@@ -242,7 +242,12 @@ public final class ReportJson {
                 .field("off", c.off())
                 .field("dropped", c.dropped())
                 .field("untracked", c.untracked())
-                .endObject();
+                .field("javaStackNotWalkable", c.javaStackNotWalkable());
+        w.name("noJavaStack").beginObject();
+        for (java.util.Map.Entry<String, Long> e : new java.util.TreeMap<>(c.noJavaStack()).entrySet()) {
+            w.field(e.getKey(), e.getValue());
+        }
+        w.endObject().endObject();
         w.endObject();
     }
 

@@ -197,8 +197,42 @@ class MallocReportTest {
                 .contains("\"nativeFrames\":[\"libz.so.1!inflateInit2_\",\"libzip.so+0x1a2b\"]")
                 .contains("\"atRssPeakOf\":\"native\"")
                 .contains("\"coverage\":{\"selfTest\":\"passed\",\"patchedLibraries\":7,\"skippedLibraries\":3,"
-                        + "\"off\":null,\"dropped\":0,\"untracked\":-1}");
+                        + "\"off\":null,\"dropped\":0,\"untracked\":-1,\"javaStackNotWalkable\":-1,"
+                        + "\"noJavaStack\":{}}");
         assertThat(Summary.format(r)).contains("LEAK SUSPECT").contains("com.acme.Unzipper.open(Unzipper.java:12)");
+    }
+
+    /**
+     * Samples without Java frames (metadata {@code malloc.noJavaStack.<cause>}): the summary says how many, the
+     * anomalies (a Java stack AsyncGetCallTrace could not walk) apart from threads without Java frames, and report.json
+     * has the counts; a run where every sample had its Java stack says nothing of it.
+     */
+    @Test
+    void samplesWithoutAJavaStackAreCountedByCause() {
+        TestRun t = TestRun.create(dir.resolve("unwalked.msr")).site(UNZIP).stack(100, UNZIP_STACK)
+                .meta(MetadataKeys.MALLOC_INTERVAL_BYTES, "1")
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS))
+                .meta(MetadataKeys.MALLOC_JAVA_STACK_NOT_WALKABLE, "7")
+                .meta(MetadataKeys.MALLOC_NO_JAVA_STACK_PREFIX + "notWalkableNotInJava", "5")
+                .meta(MetadataKeys.MALLOC_NO_JAVA_STACK_PREFIX + "gcActive", "2")
+                .meta(MetadataKeys.MALLOC_NO_JAVA_STACK_PREFIX + "noJavaFrames", "3");
+        for (int i = 0; i < 20; i++) {
+            t.event(i * MS, MemoryEventType.ALLOCATE, 0x1000 + i * 0x100, 1000, 0, 1, 100, null);
+        }
+        Report r = ReportBuilder.build(t.close());
+        assertThat(r.nativeMemory().malloc().coverage().javaStackNotWalkable()).isEqualTo(7);
+        assertThat(Summary.format(r)).contains("    10 malloc samples had no Java stack: 7 whose Java stack could "
+                + "not be walked (AsyncGetCallTrace: gcActive 2, notWalkableNotInJava 5), 3 on threads without Java "
+                + "frames; each is named by its native function, or by why it has no Java stack\n");
+        assertThat(json(r)).contains("\"javaStackNotWalkable\":7,\"noJavaStack\":{\"gcActive\":2,"
+                + "\"noJavaFrames\":3,\"notWalkableNotInJava\":5}}");
+
+        TestRun walked = TestRun.create(dir.resolve("walked.msr")).site(UNZIP).stack(100, UNZIP_STACK)
+                .meta(MetadataKeys.MALLOC_INTERVAL_BYTES, "1")
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS))
+                .meta(MetadataKeys.MALLOC_JAVA_STACK_NOT_WALKABLE, "0");
+        walked.event(MS, MemoryEventType.ALLOCATE, 0x1000, 1000, 0, 1, 100, null);
+        assertThat(Summary.format(ReportBuilder.build(walked.close()))).doesNotContain("no Java stack");
     }
 
     /**

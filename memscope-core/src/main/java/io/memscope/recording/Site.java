@@ -48,11 +48,17 @@ public record Site(int id, String className, String methodName, String fileName,
      * Formats a frame the way {@link StackTraceElement#toString()} does for a class without a module:
      * {@code pkg.Class.method(File.java:LINE)}, {@code (Unknown Source)} without a file, no {@code :LINE} when the
      * line is unknown (0 or negative); {@code ?} for a missing class or method name. A native function
-     * ({@link #NATIVE_FUNCTION_FILE}) is {@code library!function}.
+     * ({@link #NATIVE_FUNCTION_FILE}) is {@code library!function}. A placeholder (a class name in parentheses with an
+     * empty method name and no file, such as {@code (Java stack not walkable: a collection was running)}) is its
+     * class name alone.
      */
     public static String frame(String className, String methodName, String fileName, int line) {
         if (NATIVE_FUNCTION_FILE.equals(fileName)) {
             return (className == null ? "?" : className) + '!' + (methodName == null ? "?" : methodName);
+        }
+        if (fileName == null && methodName != null && methodName.isEmpty() && className != null
+                && className.startsWith("(") && className.endsWith(")")) {
+            return className;
         }
         String c = className == null ? "?" : className;
         String m = methodName == null ? "?" : methodName;

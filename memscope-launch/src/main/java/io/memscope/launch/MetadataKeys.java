@@ -119,4 +119,12 @@ public final class MetadataKeys {
     public static final String MALLOC_SELF_TEST = "malloc.selfTest";
     /** Why malloc sampling turned itself off (absent when it ran). */
     public static final String MALLOC_OFF = "malloc.off";
+    /**
+     * malloc samples of Java threads whose Java stack AsyncGetCallTrace could not walk (named by their native function
+     * or {@code (Java stack not walkable: <cause>)}); per cause under {@code malloc.noJavaStack.<cause>}, with the
+     * samples of threads that had no Java frame to walk ({@code noJavaFrames}, {@code notAJvmThread}).
+     */
+    public static final String MALLOC_JAVA_STACK_NOT_WALKABLE = "malloc.javaStackNotWalkable";
+    /** Prefix of the per-cause counts of malloc samples without Java frames (see above). */
+    public static final String MALLOC_NO_JAVA_STACK_PREFIX = "malloc.noJavaStack.";
 }

@@ -19,9 +19,10 @@ import java.util.List;
  * memory budget, which is checked against the memory free on the machine and in the process's cgroup before the walk
  * starts; in the Java heap, its answer only (the paths' nodes and the samples, and the objects and recording bytes made
  * of them), which may take a quarter of the heap's free room ({@link #answerBytes}), checked before the walk starts
- * (paths past it are left out, the samples still reached); and time: the JVM reports each reference through a callback, several times slower per object than JFR's
- * own path search (docs/benchmarks.md, "Paths from GC roots"), so the default budget covers heaps of a few million
- * objects and stops on larger ones, saying so.
+ * (the shortest paths go in first, those past the room are left out, their samples still reached); and time: the
+ * JVM reports each reference through a callback, several times slower per object than JFR's own path search
+ * (docs/benchmarks.md, "Paths from GC roots"), so the default budget covers heaps of a few million objects and stops on
+ * larger ones, saying so.
  *
  * <p><b>As a reachability check.</b> A walk that completed ({@link RetentionWalk.Outcome#COMPLETE}) visited every
  * object reachable from the roots: a tracked sample it did not reach was unreachable at its safepoint, one it reached

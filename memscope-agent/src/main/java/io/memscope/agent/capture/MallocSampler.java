@@ -25,7 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * free is a {@code DEALLOCATE} of its address with the allocation's size and site. Its stack: native frames first
  * ({@code lib!function} or {@code lib+0xOFF}, {@link NativeSymbols}), then the Java frames AsyncGetCallTrace found.
  * Its site: the first Java frame outside the JDK (as for heap samples, {@link StackTable#resolveRaw}); without Java
- * frames, the innermost native function outside libc ({@code <native>} file, the library as class). Thread ids are
+ * frames, the innermost native function outside libc ({@code <native>} file, the library as class), else why there
+ * are none ({@link NoJavaStack}: a Java stack AsyncGetCallTrace could not walk is counted and named). Thread ids are
  * OS thread ids with bit 63 set. The hooks send a stack's frames once and then its id ({@link MallocStackIds}): per
  * sample and per free the drain runs {@code allocationById} and {@code freeById}, two small methods; a stack's
  * frames are resolved once, by {@code allocation}.
@@ -322,7 +323,8 @@ final class MallocSampler {
         long tid = buffer[r + 3];
         int id = (int) buffer[r + 4];
         int nn = (int) buffer[r + 5];
-        int nj = (int) buffer[r + 6];
+        int cause = NoJavaStack.cause(buffer[r + 6]); // no Java frames: why (the word is then 0 or negative)
+        int nj = Math.max(0, (int) buffer[r + 6]);
         int pcs = r + 7;
         int java = pcs + nn;
         int next = java + 2 * nj;
@@ -334,7 +336,7 @@ final class MallocSampler {
         long[] known = null;
         long raw = 0;
         if (tid != selfTestTid) {
-            raw = rawHash(pcs, next, nn);
+            raw = rawHash(pcs, next, nn - ((long) cause << 32));
             known = resolved.get(raw);
         }
         if (known != null) {
@@ -375,9 +377,14 @@ final class MallocSampler {
         if (js != null && js.id != 0) {
             site = js.site(TYPE);
         } else {
-            site = nativeSite(nativeFrames);
+            site = nativeSite(nativeFrames, cause);
         }
-        long stack = stacks.mixed(nativeFrames, js == null ? 0 : js.id, depth + nativeFrames.size());
+        List<String> shown = nativeFrames;
+        if (js == null && NoJavaStack.frame(cause) != null) { // where the Java frames would be: why there are none
+            shown = new ArrayList<>(nativeFrames);
+            shown.add(NoJavaStack.frame(cause));
+        }
+        long stack = stacks.mixed(shown, js == null ? 0 : js.id, depth + shown.size());
         remember(raw, stack, site);
         if (id != 0) {
             ids.define(id, stack, site);
@@ -446,7 +453,7 @@ final class MallocSampler {
     }
 
     /** A 64-bit hash of a record's raw stack: its native pcs, then its (jmethodID, bci) pairs. */
-    private long rawHash(int from, int to, int nativeCount) {
+    private long rawHash(int from, int to, long nativeCount) {
         long h = 0x9E3779B97F4A7C15L ^ nativeCount;
         for (int i = from; i < to; i++) {
             h = (h ^ buffer[i]) * 0xBF58476D1CE4E5B9L;
@@ -479,7 +486,7 @@ final class MallocSampler {
         }
     }
 
-    private int nativeSite(List<String> nativeFrames) {
+    private int nativeSite(List<String> nativeFrames, int cause) {
         String chosen = null;
         for (String f : nativeFrames) {
             if (!NativeSymbols.isLibc(NativeSymbols.library(f))) {
@@ -488,7 +495,7 @@ final class MallocSampler {
             }
         }
         if (chosen == null) {
-            return SiteTable.registerFrame("unknown", "unknown", null, 0, TYPE);
+            return SiteTable.registerFrame(NoJavaStack.siteName(cause), "", null, 0, TYPE);
         }
         return SiteTable.registerFrame(NativeSymbols.library(chosen), NativeSymbols.function(chosen), "<native>", 0,
                 TYPE);
@@ -599,7 +606,7 @@ final class MallocSampler {
 
     /** The sampler's figures, into the recording's end metadata. */
     void metadata(Map<String, String> into) {
-        long[] c = new long[17];
+        long[] c = new long[17 + NoJavaStack.CAUSES];
         try {
             SamplerNatives.mallocCounters(c);
         } catch (Throwable t) {
@@ -628,6 +635,7 @@ final class MallocSampler {
         if (c[12] > 0) {
             into.put("malloc.testStalls", Long.toString(c[12]));
         }
+        NoJavaStack.metadata(c, 17, into);
         if (off != null) {
             into.put(MetadataKeys.MALLOC_OFF, off);
         }

@@ -8,9 +8,13 @@ import io.memscope.agent.boot.SamplerNatives;
  * frame. Kept by the JVM sampler's {@link SampleResolver} by jmethodID, so used by the drain thread only.
  */
 final class SampledMethod {
-    /** A method the JVM could not describe (its class was unloaded): its frames are {@code unknown.unknown}. */
+    /**
+     * A method the JVM could not describe (its class was unloaded, or AsyncGetCallTrace gave no jmethodID for the
+     * frame): its frames are {@code unknown.unknown}, and the site search passes over them as over library code, so
+     * that a frame nobody can name never hides the known application frame below it.
+     */
     static final SampledMethod UNKNOWN = new SampledMethod("unknown", "unknown", null, new int[0], false, false,
-            StackTable.isLibrary("unknown"));
+            true);
     /** Frame texts a method remembers. */
     private static final int TEXTS = 8;
 
