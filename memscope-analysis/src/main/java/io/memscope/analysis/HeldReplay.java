@@ -43,7 +43,9 @@ final class HeldReplay {
     /**
      * Per site key: its lifetimes, and whether its type is still to learn (none, or "?"). This half reads them per
      * event here rather than in the site's tally, whose fields the allocation half writes per event: a read of the
-     * tally's cache line from this thread would take it from the other core's cache, and back, at every event.
+     * tally's cache line from this thread would take it from the other core's cache, and back, at every event. For
+     * the same reason the lifetimes are allocated here (on this thread, apart from the tallies) and handed to the
+     * sites at the end ({@link #end}).
      */
     private LifetimeMedian[] lifetimes = new LifetimeMedian[256];
     private boolean[] typeWanted = new boolean[256];
@@ -103,7 +105,7 @@ final class HeldReplay {
             lifetimes = Arrays.copyOf(lifetimes, n);
             typeWanted = Arrays.copyOf(typeWanted, n);
         }
-        lifetimes[a.key] = a.lifetimes;
+        lifetimes[a.key] = new LifetimeMedian();
         typeWanted[a.key] = typeWanted(a);
         if (!a.isNative && a.windowKnown) {
             rules.chooseReferences(a);
@@ -410,6 +412,7 @@ final class HeldReplay {
         for (SiteTally a : sites) {
             a.deadSamples = deadSamples[a.key];
             a.freedByFirstCollection = freedByFirst[a.key];
+            a.lifetimes = lifetimes[a.key];
         }
     }
 
