@@ -40,6 +40,15 @@ final class HeldReplay {
     /** Per site key: samples collected in the window, and of those freed by the first collection after them. */
     private long[] deadSamples = new long[256];
     private long[] freedByFirst = new long[256];
+    /**
+     * Per site key: its lifetimes, and whether its type is still to learn (none, or "?"). This half reads them per
+     * event here rather than in the site's tally, whose fields the allocation half writes per event: a read of the
+     * tally's cache line from this thread would take it from the other core's cache, and back, at every event. For
+     * the same reason the lifetimes are allocated here (on this thread, apart from the tallies) and handed to the
+     * sites at the end ({@link #end}).
+     */
+    private LifetimeMedian[] lifetimes = new LifetimeMedian[256];
+    private boolean[] typeWanted = new boolean[256];
 
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
@@ -93,7 +102,11 @@ final class HeldReplay {
             int n = Math.max(a.key + 1, deadSamples.length * 2);
             deadSamples = Arrays.copyOf(deadSamples, n);
             freedByFirst = Arrays.copyOf(freedByFirst, n);
+            lifetimes = Arrays.copyOf(lifetimes, n);
+            typeWanted = Arrays.copyOf(typeWanted, n);
         }
+        lifetimes[a.key] = new LifetimeMedian();
+        typeWanted[a.key] = typeWanted(a);
         if (!a.isNative && a.windowKnown) {
             rules.chooseReferences(a);
         }
@@ -147,7 +160,6 @@ final class HeldReplay {
     }
 
     private void applyAllocated(long address, long size, int typeNameId, double p, int siteKey, int stackKey) {
-        SiteTally site = sites.get(siteKey);
         if (address != ReportReplay.UNTRACKED) {
             double wb = size / p;
             double wc = 1 / p;
@@ -156,9 +168,15 @@ final class HeldReplay {
             heldSites.allocated(siteKey, wb, wc, var);
             heldStacks.allocated(stackKey, wb, wc, var);
         }
-        if (typeNameId != 0 && (site.type == null || site.type.equals("?"))) {
+        if (typeNameId != 0 && typeWanted[siteKey]) {
+            SiteTally site = sites.get(siteKey);
             site.type = run.string(typeNameId);
+            typeWanted[siteKey] = typeWanted(site);
         }
+    }
+
+    private static boolean typeWanted(SiteTally site) {
+        return site.type == null || site.type.equals("?");
     }
 
     /** A heap sample collected at {@code t}, {@code age} nanoseconds after its allocation. */
@@ -180,7 +198,7 @@ final class HeldReplay {
         if (allocated >= from && allocated <= to) {
             deadSamples[siteKey]++;
             if (t <= to) {
-                sites.get(siteKey).lifetimes.add(age);
+                lifetimes[siteKey].add(age);
                 if (gcs.pointsBetween(born, epoch) <= 1) {
                     freedByFirst[siteKey]++; // it survived no collection
                 }
@@ -394,6 +412,7 @@ final class HeldReplay {
         for (SiteTally a : sites) {
             a.deadSamples = deadSamples[a.key];
             a.freedByFirstCollection = freedByFirst[a.key];
+            a.lifetimes = lifetimes[a.key];
         }
     }
 

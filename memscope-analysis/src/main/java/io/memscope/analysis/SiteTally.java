@@ -26,8 +26,12 @@ final class SiteTally {
     long deadSamples;
     double estBytes;
     double estCount;
-    /** Ages at collection (allocation to the collection that freed it) of the samples collected in the window. */
-    final LifetimeMedian lifetimes = new LifetimeMedian();
+    /**
+     * Ages at collection (allocation to the collection that freed it) of the samples collected in the window: the
+     * held half's, set when the replay ends ({@link HeldReplay}, which allocates them on its own thread so that its
+     * writes stay off the cache lines of the tallies the allocation half writes).
+     */
+    LifetimeMedian lifetimes = new LifetimeMedian();
     /** Of those, the samples freed by the first collection after their allocation. */
     long freedByFirstCollection;
     final List<StackTally> stacks = new ArrayList<>(2);
