@@ -32,7 +32,7 @@
  *     +------------------------------------------------------------------------------------+
  *
  * 2. Handed to Java by drain0: RECORD_LONGS longs per record in the `records` array (read by
- *    JvmtiHeapSampler.process), the frames of stacks queued for the first time as (jmethodID, bytecode index) long
+ *    SampleDrain.process), the frames of stacks queued for the first time as (jmethodID, bytecode index) long
  *    pairs in the `frames` array:
  *
  *     long  0        1        2        3        4        5             6                 7

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
  * System.gc(). Platform: the JVMTI sampler library is built for Linux x86_64 only; elsewhere the test is skipped.
  */
 class LiveTableHarvestTest {
-    private static final int RECORD_LONGS = JvmtiHeapSampler.RECORD_LONGS;
-    private static final int COMMIT_LONGS = JvmtiHeapSampler.COMMIT_LONGS;
-    private static final int SCAN_LONGS = JvmtiHeapSampler.SCAN_LONGS;
+    private static final int RECORD_LONGS = SampleDrain.RECORD_LONGS;
+    private static final int COMMIT_LONGS = SampleDrain.COMMIT_LONGS;
+    private static final int SCAN_LONGS = JvmtiLiveness.SCAN_LONGS;
     private static final int BATCH = 512;
 
     /** Kept reachable until the test drops them. */
@@ -57,7 +57,7 @@ class LiveTableHarvestTest {
             long[] small = new long[SCAN_LONGS]; // one entry per call: the harvest stops after its first report
             int rc = SamplerNatives.scan(small, true, Long.MIN_VALUE);
             assertThat(rc & 1).as("the first call did not go through the whole table").isZero();
-            // ... and is left unfinished: the next harvest starts over, as JvmtiHeapSampler.scan does
+            // ... and is left unfinished: the next harvest starts over, as JvmtiLiveness.scan does
             Set<Long> collected = new HashSet<>();
             harvest(collected);
 
