@@ -1,14 +1,11 @@
 package io.memscope.agent.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.boot.SamplerNatives;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -35,12 +32,7 @@ class LiveTableHarvestTest {
 
     @Test
     void aHarvestLeftUnfinishedIsNotGoneThroughTwice() throws Exception {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "");
-        assumeTrue(os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
-                "the JVMTI sampler library is Linux x86_64 only");
-        BootHooks.install(null); // java.lang is opened to the tests by the surefire argLine
-        assertThat(SamplerLibrary.load()).isEmpty();
+        SamplerLibraryInTests.load();
         // interval 256 bytes, no distances of memscope's own, 8 frames, 4 MiB queue, 1M tracked, sampling, no walk
         assertThat(SamplerNatives.start(256, 256, false, 8, 4L << 20, 1 << 20, true, 0)).isZero();
         boolean closed = false;
