@@ -15,7 +15,7 @@ final class SamplerLibraryInTests {
      * Loads the library, or skips the test where it is not built: Linux x86_64 only. java.lang is opened to the tests
      * by the surefire argLine (the boot hooks live there).
      */
-    static void load() {
+    static void load() throws Exception {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
         assumeTrue(os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
