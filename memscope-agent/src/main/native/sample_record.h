@@ -32,7 +32,7 @@
  *     +------------------------------------------------------------------------------------+
  *
  * 2. Handed to Java by drain0: RECORD_LONGS longs per record in the `records` array (read by
- *    JvmtiHeapSampler.process), the frames of stacks queued for the first time as (jmethodID, bytecode index) long
+ *    SampleDrain.process), the frames of stacks queued for the first time as (jmethodID, bytecode index) long
  *    pairs in the `frames` array:
  *
  *     long  0        1        2        3        4        5             6                 7
@@ -89,7 +89,7 @@ _Static_assert(offsetof(sample_record, born) == 72, "sample_record layout");
 _Static_assert(sizeof(sample_record) == 80, "sample_record layout: the frames start at 80");
 _Static_assert(sizeof(sample_record) % 8 == 0, "records are 8-byte aligned");
 
-/* Longs per record handed to Java by drain0 (JvmtiHeapSampler.RECORD_LONGS), and where each is. */
+/* Longs per record handed to Java by drain0 (SampleDrain.RECORD_LONGS), and where each is. */
 #define RECORD_LONGS 8
 #define RECORD_INDEX 0
 #define RECORD_SIZE 1

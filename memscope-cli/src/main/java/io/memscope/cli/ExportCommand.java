@@ -106,10 +106,10 @@ final class ExportCommand implements Callable<Integer> {
             switch (format) {
                 case "pprof" -> {
                     long startMs = metadataNumber(r, MetadataKeys.START_EPOCH_MS, 0);
-                    // memscope's sampling interval (a malformed one said on stderr, then none); JFR's samples: none
-                    long period = r.recording().jfr() ? 0
-                            : Math.max(0, metadataNumber(r, MetadataKeys.INTERVAL_BYTES, 0));
-                    PprofProfile.write(r, m, period, startMs * 1_000_000L, o);
+                    if (!r.recording().jfr()) {
+                        metadataNumber(r, MetadataKeys.INTERVAL_BYTES, 0); // a malformed interval said on stderr
+                    }
+                    PprofProfile.write(r, m, PprofProfile.period(r), startMs * 1_000_000L, o);
                 }
                 case "collapsed" -> {
                     Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);

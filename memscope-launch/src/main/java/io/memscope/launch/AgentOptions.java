@@ -20,7 +20,8 @@ import java.util.Map;
  * {@code memscope run --help} prints) and in docs/agent.md.
  *
  * <p>Parsing never throws: problems are collected in {@link #errors()}; the agent then starts with tracking off
- * (or fails the JVM start when {@code strict=true}).
+ * (or fails the JVM start when {@code strict=true}). Where the texts come from, and which wins, is
+ * {@link OptionSources}'s job.
  *
  * <p>Long for a reason: it is the one table of the agent's options, each with its help line, its environment
  * variable, its field with the default, its case in {@link #apply} and its accessor, next to each other so that an
@@ -222,36 +223,7 @@ public final class AgentOptions {
     /** Parses the agent argument string (may be null) over the given environment. */
     public static AgentOptions parse(String args, Map<String, String> env) {
         AgentOptions o = new AgentOptions();
-        for (String[] k : KEYS) {
-            if (k[1] != null && env.get(k[1]) != null && !env.get(k[1]).isEmpty()) {
-                o.raw.put(k[0], env.get(k[1]));
-            }
-        }
-        if (args != null && !args.isBlank()) {
-            for (String part : args.split(",")) {
-                if (part.isBlank()) {
-                    continue;
-                }
-                int eq = part.indexOf('=');
-                String key = (eq < 0 ? part : part.substring(0, eq)).trim();
-                String value = eq < 0 ? "true" : part.substring(eq + 1).trim();
-                String known = null;
-                for (String[] k : KEYS) {
-                    if (k[0].equalsIgnoreCase(key)) {
-                        known = k[0];
-                    }
-                }
-                if (known == null && key.equalsIgnoreCase("pushAuth")) {
-                    o.errors.add("option 'pushAuth' is not accepted in the agent argument string (the JVM prints "
-                            + "JAVA_TOOL_OPTIONS on stderr, where a secret would leak into logs): set the environment "
-                            + "variable " + PUSH_AUTH_ENV + " or pushAuthFile=PATH (a file only its owner can read)");
-                } else if (known == null) {
-                    o.errors.add("unknown option '" + key + "'");
-                } else {
-                    o.raw.put(known, value);
-                }
-            }
-        }
+        OptionSources.read(args, env, KEYS, o.raw, o.errors);
         for (Map.Entry<String, String> e : o.raw.entrySet()) {
             try {
                 o.apply(e.getKey(), e.getValue());

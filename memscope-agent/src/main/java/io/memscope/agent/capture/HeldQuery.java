@@ -56,7 +56,7 @@ public final class HeldQuery {
             for (int i = 0; i + n - 1 < found.length; i += n) {
                 long size = found[i + 2];
                 add(sums, (int) found[i], found[i + 1], size, LiveSites.weight(size, jvm.mean()),
-                        JvmtiHeapSampler.state(found[i + 3]) == LiveSites.CONFIRMED);
+                        JvmtiLiveness.state(found[i + 3]) == LiveSites.CONFIRMED);
             }
         } else if (liveness != null) {
             liveness.forEachTracked(s -> {

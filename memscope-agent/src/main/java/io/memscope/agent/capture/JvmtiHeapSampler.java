@@ -1,9 +1,7 @@
 package io.memscope.agent.capture;
 
-import io.memscope.MemoryEventType;
 import io.memscope.agent.boot.SamplerNatives;
 import io.memscope.internal.error.Failures;
-import io.memscope.internal.recording.EventColumns;
 import io.memscope.internal.store.StringTable;
 import io.memscope.launch.StackWalk;
 
@@ -15,10 +13,10 @@ import io.memscope.launch.StackWalk;
  *
  * <p><b>No Java in the callback.</b> The library's callback queues each sample in C (a weak global reference, the
  * class, size, thread, time and stack; see memscope_sampler.c). Everything else happens here, on memscope's drain
- * thread ({@link #drain}): each method, stack, class and thread is resolved once; a sample gets its site (the first
- * frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its Horvitz-Thompson weight,
- * is recorded ({@link HeapSampleSink#events}, a batch at a time) and its weak reference is tracked by the library's
- * live table.
+ * thread ({@link #drain}, {@link SampleDrain}): each method, stack, class and thread is resolved once; a sample gets
+ * its site (the first frame outside the JDK and memscope's API, or the top frame with {@code includeJdk}) and its
+ * Horvitz-Thompson weight, is recorded ({@link HeapSampleSink#events}, a batch at a time: {@link SampleBatch}) and its
+ * weak reference is tracked by the library's live table.
  *
  * <p><b>Sampling points.</b> The samples the library hands over are a Poisson-by-bytes sample of mean
  * {@link #mean}, whatever the object size and however short-lived the threads: the library draws each thread's
@@ -30,7 +28,7 @@ import io.memscope.launch.StackWalk;
  *
  * <p><b>Liveness, collection by collection.</b> After each collection the JVM reports (JVMTI
  * {@code GarbageCollectionStart/Finish}, numbered 1, 2, ... in the order they start, timed on
- * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link #scan}). A sample seen
+ * {@link System#nanoTime()}'s clock) the drain thread checks every tracked reference ({@link JvmtiLiveness#scan}). A sample seen
  * alive after collection k-1 and cleared after collection k was collected by collection k: its DEALLOCATE gets
  * collection k's start time. So "held at collection k" (allocated before it, collected after it or never) is exact
  * for stop-the-world collectors (Serial, Parallel, G1): a sample is taken outside a pause and survives any pause
@@ -46,86 +44,39 @@ import io.memscope.launch.StackWalk;
  * not tracked", and counted in {@link #untracked()}), one entry per sampled class, stack and thread here.
  */
 final class JvmtiHeapSampler {
-    /** Longs per record of the library's drain (see memscope_sampler.c, drain0). */
-    static final int RECORD_LONGS = 8;
-    /** Longs per entry of the library's commit0 input and of its scan0 output. */
-    static final int COMMIT_LONGS = 4;
-    static final int SCAN_LONGS = 7;
     /** Longs per sample of the library's held0 answer. */
     static final int HELD_LONGS = 4;
-    /** Records moved per drain call. */
-    private static final int BATCH = 512;
-    /** Drain calls per round of the drain thread at most. */
-    private static final int ROUNDS = 64;
-    /** Collections remembered for attribution (the library keeps as many). */
-    private static final int GC_SLOTS = 4096;
     /** Nanoseconds the drain thread waits when nothing wakes it. */
     static final long IDLE_NANOS = 100_000_000L;
 
-    private final SiteFilter filter;
     private final double mean;
     /** The JVM's sampling interval (a fraction of {@link #mean} when oversampling). */
     private final long jvmInterval;
     private final StringTable strings;
-    private final HeapSampleSink sink;
-    private final LiveSites liveSites;
-
-    private final long[] records = new long[BATCH * RECORD_LONGS];
-    private final long[] frames = new long[2 * 8192];
-    private final long[] commit = new long[BATCH * COMMIT_LONGS];
-    private final long[] scanOut = new long[512 * SCAN_LONGS];
-    private final long[] gcOut = new long[64 * 3];
     private final long[] counters = new long[SamplerCounter.COUNT];
 
     private final SampleResolver resolver;
-    private final SampleWeights weights;
-    /** The events of the batch being processed or scanned, handed to the sink at its end. */
-    private final EventColumns events = new EventColumns(BATCH);
-    private static final int ALLOCATE = MemoryEventType.ALLOCATE.code();
-    private static final int DEALLOCATE = MemoryEventType.DEALLOCATE.code();
-    /** Entries of {@link #commit} filled by the batch being processed. */
-    private int commits;
-    private final long[] gcStart = new long[GC_SLOTS];
-    private final long[] gcEnd = new long[GC_SLOTS];
-    private final int[] gcOrdinal = new int[GC_SLOTS];
-    /** The first collection whose end is not known yet. */
-    private int nextCollection;
-    /** Collections started at the last scan. */
-    private long scannedAt = -1;
-    private volatile int ownNameId;
-    private volatile long ownTid = -1;
-    private boolean closed;
-
-    private long sampleIds;
-    private long kept;
-    private long ownSamples;
-    private long filtered;
-    /** Samples of {@code java.lang.Class} objects (mirrors the JVM allocates while it loads a class), left out. */
-    private long classMirrors;
-    /** Samples of a JMX connector's work on JDK frames alone ({@link StackTable.JvmStack#jmxConnector}), left out. */
-    private long jmxConnector;
-    private long unresolved;
-    private long untracked;
-    private long ambiguous;
-    private long collected;
+    /** Queued samples to events ({@code ALLOCATE}s). */
+    private final SampleDrain samples;
+    /** Tracked samples to {@code DEALLOCATE}s and held states, collection by collection. */
+    private final JvmtiLiveness liveness;
     /** The collections as JVMTI reports them, handed on for the GC records (memscope's own GC listener too). */
     private final CollectionLog pauses;
-
-
+    private boolean closed;
 
     private JvmtiHeapSampler(StackTable stackTable, int depth, boolean includeJdk, SiteFilter filter,
                              double mean, long jvmInterval, StringTable strings, HeapSampleSink sink,
                              LiveSites liveSites, CollectionLog pauses) {
         this.resolver = new SampleResolver(stackTable, depth, includeJdk, strings);
-        this.filter = filter;
         this.mean = mean;
         this.jvmInterval = jvmInterval;
-        this.weights = new SampleWeights(mean);
+        SampleWeights weights = new SampleWeights(mean);
+        // one batch: the events of a drain and of a scan reach the sink in the order they were made
+        SampleBatch batch = new SampleBatch(SampleDrain.BATCH, sink);
+        this.samples = new SampleDrain(resolver, filter, weights, liveSites, pauses, batch);
+        this.liveness = new JvmtiLiveness(weights, liveSites, pauses, batch);
         this.strings = strings;
-        this.sink = sink;
-        this.liveSites = liveSites;
         this.pauses = pauses;
-        this.nextCollection = 0; // the library's first collection of this capture
     }
 
     /** The outcome of {@link #start}: a running sampler, or why there is none. */
@@ -223,10 +174,10 @@ final class JvmtiHeapSampler {
 
     /** Declares the thread that drains (its allocations are then not sampled; it is the thread of DEALLOCATEs). */
     void drainingThread(Thread t) {
-        ownNameId = strings.intern(t.getName());
-        ownTid = threadId(t);
+        long tid = threadId(t);
+        liveness.drainThread(tid, strings.intern(t.getName()));
         try {
-            SamplerNatives.ownThread(ownTid);
+            SamplerNatives.ownThread(tid);
         } catch (Throwable e) {
             Failures.report("agent.jvmti.own", e);
         }
@@ -281,15 +232,15 @@ final class JvmtiHeapSampler {
             // machine), which must not stand between a collection and the check of what it collected (the check
             // after each collection is what attributes collections when the JVM's weak handles cannot be read
             // directly, see live_table.h).
-            boolean ended = collections();
-            n = drainQueue(false);
+            boolean ended = liveness.collections();
+            n = samples.drainQueue(false);
             if (ended) {
-                scan(CollectionLog.NO_VERDICT);
+                liveness.scan(CollectionLog.NO_VERDICT);
                 if (pauses != null) {
                     pauses.caughtUp();
                 }
             }
-            judge(ended);
+            liveness.judge(ended);
         } catch (Throwable t) {
             Failures.report("agent.jvmti.drain", t);
         }
@@ -309,14 +260,14 @@ final class JvmtiHeapSampler {
             if (rc != 0) {
                 Failures.report("agent.jvmti.stop", new IllegalStateException(SamplerLibrary.describe(rc)));
             }
-            drainQueue(true);
-            collections();
-            scan(CollectionLog.NO_VERDICT);
+            samples.drainQueue(true);
+            liveness.collections();
+            liveness.scan(CollectionLog.NO_VERDICT);
             if (pauses != null) {
                 pauses.caughtUp();
             }
-            lastCut = 0;
-            judge(true); // the collection the caller may have run: what it examined
+            liveness.cutNext();
+            liveness.judge(true); // the collection the caller may have run: what it examined
             readCounters();
             if (counter(SamplerCounter.QUEUE_BROKEN) != 0) {
                 // the library stopped sampling where it found the queue overwritten: the samples after are missing
@@ -344,276 +295,6 @@ final class JvmtiHeapSampler {
         } catch (Throwable t) {
             Failures.report("agent.jvmti.stop", t);
         }
-    }
-
-    /**
-     * @param all until the queue is empty (after {@link #pause}: nothing is added any more); else at most
-     *            {@value #ROUNDS} batches, what producers add meanwhile is taken next round
-     */
-    private long drainQueue(boolean all) throws Throwable {
-        long total = 0;
-        for (int round = 0; all || round < ROUNDS; round++) {
-            int n = SamplerNatives.drain(records, frames, all);
-            if (n <= 0) {
-                break;
-            }
-            process(n);
-            total += n;
-        }
-        return total;
-    }
-
-    /**
-     * Records one batch of the library's drain. Each record is {@code RECORD_LONGS} longs: its live-table index (-1:
-     * its collection is not tracked, the table is full), size, time, thread id, stack hash, a global reference to
-     * its Thread when the thread announces itself, class id | GC epoch &lt;&lt; 32, frames sent | their offset in
-     * {@link #frames} &lt;&lt; 32 (native/sample_record.h draws it). The library then learns which samples are kept
-     * ({@code commit0}).
-     *
-     * <p>The loop only calls {@link #record} per record: this method runs a few hundred times per capture, too few
-     * for the JIT to compile it early (a loop body here would run interpreted for much of a short program), while
-     * a method called per sample is compiled after a few thousand samples.
-     */
-    private void process(int n) {
-        commits = 0;
-        int i = 0;
-        try {
-            for (; i < n; i++) {
-                record(i * RECORD_LONGS);
-            }
-            if (commits > 0) {
-                SamplerNatives.commit(commit, commits);
-            }
-        } finally {
-            recordEvents(); // also those of the samples before a failure, as when each was recorded at once
-            for (int j = i + 1; j < n; j++) {
-                // records a failure left unread: their announcements' global references are still deleted
-                long announce = records[j * RECORD_LONGS + 5];
-                if (announce != 0) {
-                    SamplerNatives.thread(announce);
-                }
-            }
-        }
-    }
-
-    /**
-     * Hands the events of a batch to the sink, one call per batch: what records an event (the recording's locks,
-     * checks and encoder) is then compiled once, for the sink's loop, instead of into every caller per sample.
-     */
-    private void recordEvents() {
-        if (events.size > 0) {
-            try {
-                sink.events(events);
-            } finally {
-                events.clear();
-            }
-        }
-    }
-
-    /** Records the sample of the record at {@code r} in {@link #records} (see {@link #process}). */
-    private void record(int r) {
-        long index = records[r];
-        long tid = records[r + 3];
-        long announce = records[r + 5];
-        int classId = (int) records[r + 6];
-        // the announcement first, whatever becomes of the sample: its global reference is deleted only by this call
-        SampleResolver.ThreadInfo thread = announce != 0
-                ? resolver.announce(tid, SamplerNatives.thread(announce))
-                : resolver.thread(tid);
-        if (classId != 0 && resolver.isClassMirror(classId, resolver.knows(classId) ? null
-                : SamplerNatives.className(classId))) {
-            // the JVM's class mirrors, allocated while a class loads: not the application's allocations
-            classMirrors++;
-            // Its stack is learnt all the same when its frames came with it: the library now names that stack by its
-            // key alone, and the next sample there (the instance whose allocation loaded the class, at the same
-            // bytecode) would otherwise be unresolvable and lost.
-            long frameWord = records[r + 7];
-            resolver.stack(records[r + 4], frames, (int) frameWord, (int) (frameWord >>> 32));
-            if (index >= 0) {
-                commit(index, 0, -1, 0);
-            }
-            return;
-        }
-        long frameWord = records[r + 7];
-        StackTable.JvmStack js = resolver.stack(records[r + 4], frames, (int) frameWord, (int) (frameWord >>> 32));
-        if (js == null) {
-            unresolved++;
-        } else if (js == StackTable.OWN || js.jdkOnly && thread != null && thread.notifications
-                && pauses != null && pauses.listening()) {
-            ownSamples++;
-        } else if (js.jmxConnector || js.jdkOnly && thread != null && thread.jmxConnector) {
-            jmxConnector++; // a JMX connector's work: memscope's own queries (live, top, accounting), or a tool's
-        } else if (!filter.acceptsAll() && !js.accepted(filter)) {
-            filtered++;
-        } else {
-            keep(r, index, tid, thread, js, classId);
-            return;
-        }
-        if (index >= 0) {
-            commit(index, 0, -1, 0);
-        }
-    }
-
-    /** Records a sample that is kept: its site, weight, event and (when tracked) its live-table entry. */
-    private void keep(int r, long index, long tid, SampleResolver.ThreadInfo thread, StackTable.JvmStack js,
-                      int classId) {
-        long size = records[r + 1];
-        String typeName = resolver.typeName(classId, classId == 0 || resolver.knows(classId) ? null
-                : SamplerNatives.className(classId));
-        int site = js.site(classId, typeName);
-        long id = ++sampleIds;
-        double w = weights.weight(size);
-        boolean tracked = index >= 0;
-        if (tracked) {
-            liveSites.sampled(site, size, w);
-        } else {
-            liveSites.allocatedOnly(site, size, w);
-            untracked++;
-        }
-        events.add(records[r + 2], ALLOCATE, tracked ? id : 0, size, 0, tid, thread == null ? 0 : thread.nameId, 0,
-                resolver.typeNameId(classId), js.id, site);
-        kept++;
-        if (tracked) {
-            commit(index, id, site, js.id);
-        }
-    }
-
-    private void commit(long index, long id, int site, long stackId) {
-        int c = commits++ * COMMIT_LONGS;
-        commit[c] = index;
-        commit[c + 1] = id;
-        commit[c + 2] = site;
-        commit[c + 3] = stackId;
-    }
-
-    /** Takes the collections the library logged since the last call; @return whether any ended */
-    private boolean collections() {
-        boolean ended = false;
-        for (;;) {
-            int n = SamplerNatives.collections(gcOut, nextCollection);
-            for (int i = 0; i < n; i++) {
-                int ordinal = (int) gcOut[3 * i];
-                long start = gcOut[3 * i + 1];
-                long end = gcOut[3 * i + 2];
-                gcStart[ordinal & (GC_SLOTS - 1)] = start;
-                gcEnd[ordinal & (GC_SLOTS - 1)] = end;
-                gcOrdinal[ordinal & (GC_SLOTS - 1)] = ordinal;
-                nextCollection = ordinal + 1;
-                ended = true;
-                if (pauses != null) {
-                    pauses.pause(ordinal, start, end);
-                }
-            }
-            if (n < gcOut.length / 3) {
-                return ended;
-            }
-        }
-    }
-
-    /** {@link System#nanoTime()} of the last cut; cuts are made after collections, and at most every 50 ms else. */
-    private long lastCut;
-    private static final long CUT_NANOS = 50_000_000L;
-
-    /**
-     * Reads the GC beans after collections ended (and now and then: a concurrent cycle ends between pauses) and, when
-     * a collection that examined the whole heap was decided, confirms the samples it judged.
-     */
-    private void judge(boolean ended) throws Throwable {
-        if (pauses == null) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (!ended && now - lastCut < CUT_NANOS) {
-            return;
-        }
-        lastCut = now;
-        collections(); // every pause ended so far is known to the log: the cut covers them
-        pauses.cut();
-        long verdict = pauses.takeVerdict();
-        if (verdict != CollectionLog.NO_VERDICT) {
-            scan(verdict);
-            liveSites.heldAsOf(verdict);
-        }
-    }
-
-    /**
-     * Checks every tracked sample; each one collected becomes a DEALLOCATE at the end of its collection, each one
-     * seen alive after a collection that started after it was taken becomes unconfirmed, and, with a verdict, each
-     * one sampled before {@code confirmBefore} and alive becomes held ({@link LiveSites#moved}).
-     *
-     * @param confirmBefore the snapshot of a collection that examined the whole heap, or
-     *                      {@link CollectionLog#NO_VERDICT}
-     */
-    private void scan(long confirmBefore) throws Throwable {
-        boolean begin = true;
-        long now = System.nanoTime();
-        // every collection ended before this pass is judged by it: the survivors are as of the latest one
-        int judged = nextCollection - 1;
-        for (;;) {
-            int rc = SamplerNatives.scan(scanOut, begin, confirmBefore);
-            begin = false;
-            int n = rc >>> 1;
-            try {
-                for (int i = 0; i < n; i++) {
-                    scanned(i * SCAN_LONGS, now); // a method per entry, compiled early (see process)
-                }
-            } finally {
-                recordEvents();
-            }
-            if ((rc & 1) != 0) {
-                break;
-            }
-        }
-        int slot = judged & (GC_SLOTS - 1);
-        if (judged > 0 && gcOrdinal[slot] == judged) {
-            liveSites.survivorsAsOf(gcStart[slot]);
-        }
-    }
-
-    /** @return the {@link LiveSites} state of the library's held bits ({@code HELD_SURVIVOR}, {@code HELD_CONFIRMED}) */
-    static int state(long heldBits) {
-        return (heldBits & 2) != 0 ? LiveSites.CONFIRMED : (heldBits & 1) != 0 ? LiveSites.UNCONFIRMED : LiveSites.NEW;
-    }
-
-    /** Settles the scan output entry at {@code s} in {@link #scanOut}: held, or collected (a DEALLOCATE). */
-    private void scanned(int s, long now) {
-        long id = scanOut[s];
-        int site = (int) scanOut[s + 1];
-        long size = scanOut[s + 2];
-        long time = scanOut[s + 3];
-        long checked = scanOut[s + 4];
-        long collectedBy = scanOut[s + 5]; // 0: not collected, it moved
-        long held = scanOut[s + 6];
-        double w = weights.weight(size);
-        if (collectedBy == 0) {
-            liveSites.moved(site, size, w, state(held & 0xFF), state(held >>> 8 & 0xFF));
-            return;
-        }
-        long at;
-        if (collectedBy > checked) {
-            int ordinal = (int) (checked + 1);
-            int slot = ordinal & (GC_SLOTS - 1);
-            if (gcOrdinal[slot] != ordinal) {
-                collections(); // collections that ended after this round's first look
-            }
-            // the end of the collection that freed it: after its start, before the next one's (the
-            // recording's rule: a DEALLOCATE belongs to the last collection that started before it)
-            at = gcOrdinal[slot] != ordinal ? now : gcEnd[slot] > gcStart[slot] ? gcEnd[slot]
-                    : gcStart[slot] + 1;
-            if (collectedBy > checked + 1) {
-                ambiguous++;
-            } else if (pauses != null) {
-                pauses.freed(ordinal, time); // evidence for the collection log of what that pause examined
-            }
-        } else {
-            at = now; // cleared concurrently (ZGC, Shenandoah): no pause began since it was seen alive
-        }
-        if (at < time) {
-            at = time;
-        }
-        liveSites.collected(site, size, w, state(held));
-        events.add(at, DEALLOCATE, id, size, at - time, ownTid, ownNameId, 0, 0, 0, site);
-        collected++;
     }
 
     /**
@@ -646,7 +327,7 @@ final class JvmtiHeapSampler {
             return;
         }
         try {
-            collections();
+            liveness.collections();
         } catch (Throwable t) {
             Failures.report("agent.jvmti.collections", t);
         }
@@ -731,32 +412,32 @@ final class JvmtiHeapSampler {
 
     /** @return samples recorded */
     synchronized long kept() {
-        return kept;
+        return samples.kept();
     }
 
-    /** @return samples recorded whose collection is not tracked (the live table was full) */
     /** @return what the records refer to, resolved (its tables' sizes and counters: {@link TableBounds}) */
     SampleResolver resolver() {
         return resolver;
     }
 
+    /** @return samples recorded whose collection is not tracked (the live table was full) */
     synchronized long untracked() {
-        return untracked;
+        return samples.untracked();
     }
 
     /** @return samples collected by one of several collections that ended between two checks */
     synchronized long ambiguous() {
-        return ambiguous;
+        return liveness.ambiguous();
     }
 
     /** @return tracked samples seen collected */
     synchronized long collected() {
-        return collected;
+        return liveness.collected();
     }
 
     /** @return samples of memscope's own allocations, dropped (the drain thread's are not even queued) */
     synchronized long own() {
-        return ownSamples + counters[SamplerCounter.OWN_THREAD.ordinal()];
+        return samples.own() + counters[SamplerCounter.OWN_THREAD.ordinal()];
     }
 
     /**
@@ -767,38 +448,38 @@ final class JvmtiHeapSampler {
         readCounters();
         synchronized (this) {
             return counters[SamplerCounter.DROPPED_FULL.ordinal()] + counters[SamplerCounter.SKIPPED_ERROR.ordinal()]
-                    + counters[SamplerCounter.SKIPPED_EXCEPTION.ordinal()] + unresolved;
+                    + counters[SamplerCounter.SKIPPED_EXCEPTION.ordinal()] + samples.unresolved();
         }
     }
 
     /** @return samples dropped by include/exclude */
     synchronized long filtered() {
-        return filtered;
+        return samples.filtered();
     }
 
     /** @return samples of a JMX connector's work, left out */
     synchronized long jmxConnector() {
-        return jmxConnector;
+        return samples.jmxConnector();
     }
 
     /** @return samples of {@code java.lang.Class} objects, left out */
     synchronized long classMirrors() {
-        return classMirrors;
+        return samples.classMirrors();
     }
 
     /** @return samples whose stack could not be resolved (dropped) */
     synchronized long unresolved() {
-        return unresolved;
+        return samples.unresolved();
     }
 
     /** @return the drain thread's name id (the thread of DEALLOCATE events) */
     int ownNameId() {
-        return ownNameId;
+        return liveness.ownNameId();
     }
 
     /** @return the drain thread's id */
     long ownTid() {
-        return ownTid;
+        return liveness.ownTid();
     }
 
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+

@@ -1,14 +1,11 @@
 package io.memscope.agent.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.memscope.agent.boot.BootHooks;
 import io.memscope.agent.boot.SamplerNatives;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -25,9 +22,9 @@ import org.junit.jupiter.api.Test;
  * System.gc(). Platform: the JVMTI sampler library is built for Linux x86_64 only; elsewhere the test is skipped.
  */
 class LiveTableHarvestTest {
-    private static final int RECORD_LONGS = JvmtiHeapSampler.RECORD_LONGS;
-    private static final int COMMIT_LONGS = JvmtiHeapSampler.COMMIT_LONGS;
-    private static final int SCAN_LONGS = JvmtiHeapSampler.SCAN_LONGS;
+    private static final int RECORD_LONGS = SampleDrain.RECORD_LONGS;
+    private static final int COMMIT_LONGS = SampleDrain.COMMIT_LONGS;
+    private static final int SCAN_LONGS = JvmtiLiveness.SCAN_LONGS;
     private static final int BATCH = 512;
 
     /** Kept reachable until the test drops them. */
@@ -35,12 +32,7 @@ class LiveTableHarvestTest {
 
     @Test
     void aHarvestLeftUnfinishedIsNotGoneThroughTwice() throws Exception {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "");
-        assumeTrue(os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
-                "the JVMTI sampler library is Linux x86_64 only");
-        BootHooks.install(null); // java.lang is opened to the tests by the surefire argLine
-        assertThat(SamplerLibrary.load()).isEmpty();
+        SamplerLibraryInTests.load();
         // interval 256 bytes, no distances of memscope's own, 8 frames, 4 MiB queue, 1M tracked, sampling, no walk
         assertThat(SamplerNatives.start(256, 256, false, 8, 4L << 20, 1 << 20, true, 0)).isZero();
         boolean closed = false;
@@ -57,7 +49,7 @@ class LiveTableHarvestTest {
             long[] small = new long[SCAN_LONGS]; // one entry per call: the harvest stops after its first report
             int rc = SamplerNatives.scan(small, true, Long.MIN_VALUE);
             assertThat(rc & 1).as("the first call did not go through the whole table").isZero();
-            // ... and is left unfinished: the next harvest starts over, as JvmtiHeapSampler.scan does
+            // ... and is left unfinished: the next harvest starts over, as JvmtiLiveness.scan does
             Set<Long> collected = new HashSet<>();
             harvest(collected);
 

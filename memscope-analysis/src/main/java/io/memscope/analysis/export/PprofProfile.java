@@ -41,7 +41,8 @@ public final class PprofProfile {
     /**
      * @return the profile's period: memscope's mean heap sampling interval in bytes (metadata {@code intervalBytes});
      *         0 for a JFR recording (its samples have no byte period: JFR throttles them by rate, async-profiler's
-     *         carry their own weights) or a recording that does not say it, and then no period is written
+     *         carry their own weights) or a recording that does not say it as a positive whole number, and then no
+     *         period is written. The one rule for the period ({@code memscope export --format pprof} uses it).
      */
     public static long period(Report r) {
         if (r.recording().jfr()) {

@@ -121,27 +121,26 @@ final class BlockWriter {
     }
 
     void writeEvents() throws IOException {
+        int n = events.count();
+        write(BlockType.EVENTS, events);
+        eventsInFile += n;
+    }
+
+    void writeApiEvents() throws IOException {
+        write(BlockType.API_EVENTS, apiEvents);
+    }
+
+    /** Writes an EVENTS or API_EVENTS block and empties its encoder. */
+    private void write(BlockType type, EventBlockCodec.Encoder encoder) throws IOException {
         syncStrings();
         // Sites and stacks the events use go first when they are known already.
         tables.write(tables.sites, output);
         tables.write(tables.stacks, output);
         ByteSink prefix = scratch;
         prefix.reset();
-        events.writePrefix(prefix);
-        output.block(BlockType.EVENTS, prefix, events.body);
-        eventsInFile += events.count();
-        events.reset();
-    }
-
-    void writeApiEvents() throws IOException {
-        syncStrings();
-        tables.write(tables.sites, output);
-        tables.write(tables.stacks, output);
-        ByteSink prefix = scratch;
-        prefix.reset();
-        apiEvents.writePrefix(prefix);
-        output.block(BlockType.API_EVENTS, prefix, apiEvents.body);
-        apiEvents.reset();
+        encoder.writePrefix(prefix);
+        output.block(type, prefix, encoder.body);
+        encoder.reset();
     }
 
     void writeScopeEdges() throws IOException {

@@ -15,13 +15,9 @@ import io.memscope.recording.EventSink;
 import io.memscope.recording.EventView;
 import io.memscope.internal.store.StringTable;
 
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
@@ -34,7 +30,9 @@ import java.util.Objects;
  * events it is written out as one block. Sites, stacks, metadata, GC records, site counts and anomalies are
  * buffered the same way, each in a {@link SideTable} (encodings: {@link SideTables}); {@link BlockWriter} keeps them
  * and writes them in order. Memory use is therefore bounded by a few blocks plus the strings of the file (of the
- * chunk) being written, whatever the length of the history. Each block reaches the file
+ * chunk) being written, whatever the length of the history. The file itself (from its header to its END, its
+ * failure, its rotation to the next chunk) is a {@link RecordingFile}'s; this class takes the records: checks them,
+ * encodes them into its blocks and keeps what a chunk carries. Each block reaches the file
  * (the OS page cache) whole, in one write ({@link BlockOutput}): a process killed at any moment leaves a file whose
  * complete blocks are all readable.
  *
@@ -76,22 +74,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     private final FileStrings fileStrings;
     /** The blocks being filled and written. */
     private final BlockWriter blocks;
-    private BlockOutput output;
+    /** The file (chunk) being written: its output, failure, event totals and ends. */
+    private final RecordingFile recording;
     private long apiEventsWritten;
     private long scopeEdgesWritten;
 
     private int knownStrings;                // cached strings.size()
-    private long eventsWritten;              // events in blocks written or pending
-    private long eventsDropped;              // reported with addDropped + refused by this writer
-    private long eventsRefused;              // offered after close
-    private long lastTimestamp;
-    private IOException failure;
-    private boolean closed;
-    /** The chunks (format 1.6); null for a recording of one file. */
-    private final ChunkRotation chunks;
-    /** What the chunks carry ({@code chunks.state()}), null for one file. */
+    /** What the chunks carry, null for one file. */
     private final ChunkState chunkState;
-    private final int maxEventsPerBlock;
 
     /**
      * Defines the sites and stacks a new chunk's carried records refer to (by calling {@link #site} and
@@ -113,33 +103,11 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     RecordingWriter(RecordingWriterBuilder b) throws IOException {
         this.file = b.file;
         this.strings = b.strings != null ? b.strings : new StringTable();
-        this.maxEventsPerBlock = b.maxEventsPerBlock;
         this.fileStrings = new FileStrings(strings);
         this.blocks = new BlockWriter(fileStrings, b.blockBytes, b.maxEventsPerBlock);
         this.knownStrings = strings.size();
-        long nanoTime = b.clockSet ? b.nanoTime : System.nanoTime();
-        long epochNanos;
-        if (b.clockSet) {
-            epochNanos = b.epochNanos;
-        } else {
-            Instant now = Instant.now();
-            epochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        }
-        this.lastTimestamp = nanoTime;
-        ChunkPolicy policy = b.output == null ? b.chunks : null;
-        this.chunks = policy == null ? null
-                : new ChunkRotation(file, policy, epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
-        this.chunkState = chunks == null ? null : chunks.state();
-        OutputStream out = b.output != null ? b.output : file.getFileSystem() == FileSystems.getDefault()
-                ? new FileOutputStream(file.toFile()) : Files.newOutputStream(file); // created, or truncated
-        this.output = new BlockOutput(out, fileStrings, b.blockBytes);
-        blocks.open(output);
-        try {
-            output.header(epochNanos, nanoTime, b.pid, b.processStartEpochMillis);
-        } catch (IOException e) {
-            out.close();
-            throw e;
-        }
+        this.recording = new RecordingFile(b, fileStrings, blocks);
+        this.chunkState = recording.chunkState();
     }
 
     /** @return a builder for a writer on {@code file} (created, or truncated if it exists) */
@@ -180,17 +148,17 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void accept(long timestampNanos, MemoryEventType type, long address, long size,
                                     long previousSize, long threadId, int threadNameId, int variableNameId,
                                     int typeNameId, long stackId, int siteId) {
-        if (closed) {
-            eventsRefused++;
+        if (recording.closed()) {
+            recording.eventRefused();
             return;
         }
-        if (failure != null) {
-            eventsDropped++;
+        if (recording.failed()) {
+            recording.eventDropped();
             return;
         }
         if (type == null || !knownString(threadNameId) || !knownString(variableNameId)
                 || !knownString(typeNameId)) {
-            eventsDropped++;
+            recording.eventDropped();
             Failures.report("recording.writer", MemscopeException.memory("event refused: type " + type
                     + ", string ids " + threadNameId + "/" + variableNameId + "/" + typeNameId
                     + " not all in the string table of " + strings.size()));
@@ -199,10 +167,8 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         blocks.events.add(timestampNanos, type.code(), address, size, previousSize, threadId,
                 fileStrings.of(threadNameId), fileStrings.of(variableNameId), fileStrings.of(typeNameId), stackId,
                 siteId);
-        eventsWritten++;
-        lastTimestamp = timestampNanos;
-        if (chunks != null) {
-            chunks.timestamp(timestampNanos);
+        recording.eventAdded(timestampNanos);
+        if (chunkState != null) {
             chunkState.event(timestampNanos, type.code(), address, size, previousSize, threadId, threadNameId,
                     variableNameId, typeNameId, stackId, siteId);
         }
@@ -210,10 +176,10 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             try {
                 blocks.writeEvents();
             } catch (IOException e) {
-                failure = e;
+                recording.failedWith(e);
                 return;
             }
-            if (chunks != null && definitions != null && chunks.full(output.bytesWritten())) {
+            if (definitions != null && recording.chunkFull()) {
                 rotate(definitions); // within one block of the chunk size, whatever the rate of events
             }
         }
@@ -235,7 +201,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     public synchronized void apiEvent(long timestampNanos, MemoryEventType type, long address, long size,
                                       long previousSize, long threadId, int threadNameId, int variableNameId,
                                       int typeNameId, long stackId, int siteId) {
-        if (closed || failure != null) {
+        if (recording.closed() || recording.failed()) {
             return;
         }
         if (type == null || !knownString(threadNameId) || !knownString(variableNameId)
@@ -252,7 +218,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             try {
                 blocks.writeApiEvents();
             } catch (IOException e) {
-                failure = e;
+                recording.failedWith(e);
             }
         }
     }
@@ -286,7 +252,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      */
     public synchronized void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit,
                                        int pathId, long taskId, long allocatedBytes) {
-        if (closed || failure != null || pathId == 0) {
+        if (recording.closed() || recording.failed() || pathId == 0) {
             return;
         }
         if (!knownString(threadNameId)) {
@@ -304,7 +270,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
             try {
                 blocks.writeScopeEdges();
             } catch (IOException e) {
-                failure = e;
+                recording.failedWith(e);
             }
         }
     }
@@ -337,7 +303,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * throws for a snapshot's content; an I/O failure is kept like any other (see {@link #flush()}).
      */
     public synchronized void accounting(AccountingSnapshot snapshot) {
-        if (closed || failure != null || snapshot == null) {
+        if (recording.closed() || recording.failed() || snapshot == null) {
             return;
         }
         ByteSink s = blocks.tables.accounting(snapshot);
@@ -347,7 +313,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         try {
             blocks.block(BlockType.ACCOUNTING, s);
         } catch (IOException e) {
-            failure = e;
+            recording.failedWith(e);
         }
     }
 
@@ -360,14 +326,14 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      *                                  come before it, or a sample's node is not one of the walk's
      */
     public synchronized void retention(io.memscope.recording.RetentionWalk walk) {
-        if (closed || failure != null || walk == null) {
+        if (recording.closed() || recording.failed() || walk == null) {
             return;
         }
         ByteSink s = blocks.tables.retention(walk);
         try {
             blocks.block(BlockType.RETENTION, s);
         } catch (IOException e) {
-            failure = e;
+            recording.failedWith(e);
         }
     }
 
@@ -377,7 +343,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * left out); an I/O failure is kept like any other (see {@link #flush()}).
      */
     public synchronized void processMemory(io.memscope.recording.Recording.ProcessMemorySamples samples) {
-        if (closed || failure != null || samples == null || samples.size() == 0) {
+        if (recording.closed() || recording.failed() || samples == null || samples.size() == 0) {
             return;
         }
         ByteSink s;
@@ -390,7 +356,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
         try {
             blocks.block(BlockType.PROCESS_MEMORY, s);
         } catch (IOException e) {
-            failure = e;
+            recording.failedWith(e);
         }
     }
 
@@ -406,9 +372,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** Counts events that were recorded but will not be in the file (for example dropped by a bounded store). */
     public synchronized void addDropped(long count) {
-        if (count > 0) {
-            eventsDropped += count;
-        }
+        recording.addDropped(count);
     }
 
     // ------------------------------------------------------------------------------------------ side tables
@@ -561,14 +525,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** Writes the table's block once it is full. */
     private void added(SideTable table) {
-        if (blocks.full(table)) {
-            try {
-                blocks.write(table);
-            } catch (IOException e) {
-                failure = e;
-                throw failed();
-            }
-        }
+        recording.added(table);
     }
 
     // ---------------------------------------------------------------------------------------------- chunks
@@ -583,21 +540,20 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
     }
 
     private ChunkDefinitions definitions;
-    private boolean rotating;
 
     /** @return whether this writer writes a chunked recording (a {@link ChunkPolicy} was given) */
     public boolean chunked() {
-        return chunks != null;
+        return chunkState != null;
     }
 
     /** @return the file of the chunk being written (the recording's file when it is not chunked) */
     public synchronized Path chunkFile() {
-        return chunks == null ? file : chunks.file();
+        return recording.chunkFile();
     }
 
     /** @return the index of the chunk being written, 1 for the first (and for a recording that is not chunked) */
     public synchronized int chunkIndex() {
-        return chunks == null ? 1 : chunks.index();
+        return recording.chunkIndex();
     }
 
     /** @return strings the file (the chunk being written) defines so far, including the reserved id 0 */
@@ -615,7 +571,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
 
     /** @return chunks deleted so far to hold the bounds */
     public synchronized long chunksDeleted() {
-        return chunks == null ? 0 : chunks.deleted();
+        return recording.chunksDeleted();
     }
 
     /** @return outstanding allocations not carried into later chunks (beyond the carry's bound), so far */
@@ -632,16 +588,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * @return whether a new chunk was started
      */
     public synchronized boolean rotateIfDue(ChunkDefinitions definitions) {
-        if (chunks == null || closed || failure != null) {
-            return false;
-        }
-        boolean due = chunks.due(output.bytesWritten());
-        if (due) {
-            rotate(definitions);
-        } else {
-            chunks.deleteBeyondBounds(output.bytesWritten());
-        }
-        return due;
+        return recording.rotateIfDue(this, definitions);
     }
 
     /**
@@ -651,59 +598,17 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * the latest cumulative records; then deletes the oldest closed chunks beyond the bounds. Never throws.
      */
     public synchronized void rotate(ChunkDefinitions definitions) {
-        if (chunks == null || closed || failure != null || rotating) {
-            return;
-        }
-        rotating = true;
-        try {
-            blocks.flushAll();
-            endFile(true);
-            output.close();
-            output = chunks.next(output.bytesWritten(), eventsWritten, eventsDropped, fileStrings,
-                    blocks.blockBytes());
-            fileStrings.reset(); // the new chunk defines the strings its own records use, and only those
-            blocks.open(output);
-            chunks.writeHead(blocks, this, definitions, maxEventsPerBlock);
-        } catch (IOException | RuntimeException e) {
-            failure = e instanceof IOException ? (IOException) e : new IOException(e);
-            return;
-        } finally {
-            rotating = false;
-        }
-        chunks.deleteBeyondBounds(output.bytesWritten());
-    }
-
-    /**
-     * Ends the file being written (the recording's, or a chunk at its rotation), every buffered record already in it:
-     * its END block (its events and drops since it began). The place for what a file says about itself at its end,
-     * before END.
-     */
-    private void endFile(boolean clean) throws IOException {
-        long eventsBase = chunks == null ? 0 : chunks.eventsBase();
-        long droppedBase = chunks == null ? 0 : chunks.droppedBase();
-        blocks.end(eventsWritten - eventsBase, eventsDropped - droppedBase, clean, lastTimestamp);
+        recording.rotate(this, definitions);
     }
 
     /** Writes every buffered entry to the file (as complete blocks). */
     public synchronized void flush() {
-        ensureOpen();
-        try {
-            blocks.flushAll();
-        } catch (IOException e) {
-            failure = e;
-            throw failed();
-        }
+        recording.flush();
     }
 
     /** Like {@link #flush()}, then forces the file's content to the storage device (survives a power loss). */
     public synchronized void sync() {
-        flush();
-        try {
-            output.sync();
-        } catch (IOException e) {
-            failure = e;
-            throw failed();
-        }
+        recording.sync();
     }
 
     /** Writes what is buffered and the END block (clean), and closes the file. Idempotent. */
@@ -719,34 +624,12 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      *              running): readers see it in {@link Totals#clean()}
      */
     public synchronized void close(boolean clean) {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            if (failure == null) {
-                blocks.flushAll();
-                endFile(clean);
-            }
-        } catch (IOException e) {
-            failure = e;
-        } finally {
-            try {
-                output.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                }
-            }
-        }
-        if (failure != null) {
-            throw failed();
-        }
+        recording.close(clean);
     }
 
     /** @return the write failure that stopped this writer, or null */
     public synchronized IOException failure() {
-        return failure;
+        return recording.failure();
     }
 
     /**
@@ -755,10 +638,7 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      */
     public synchronized void moveTo(OutputStream next) {
         Objects.requireNonNull(next, "next");
-        if (closed) {
-            throw MemscopeException.export("recording " + file + " is closed", null);
-        }
-        output.moveTo(next);
+        recording.moveTo(next);
     }
 
     /**
@@ -772,83 +652,52 @@ public final class RecordingWriter implements EventSink, AutoCloseable {
      * @return whether the recording could be ended
      */
     public synchronized boolean salvage(java.util.Map<String, String> ending) {
-        if (closed || failure == null) {
+        if (!recording.salvageable()) {
             return false;
         }
         try {
-            output.truncateToLastBlock();
-            long lost = eventsWritten - blocks.eventsInFile();
-            eventsDropped += lost;
-            eventsWritten = blocks.eventsInFile();
-            blocks.discardAll();
-            failure = null;
+            recording.truncateToLastBlock();
             for (java.util.Map.Entry<String, String> m : ending.entrySet()) {
                 metadata(m.getKey(), m.getValue());
             }
             close(false);
             return true;
         } catch (IOException | RuntimeException e) {
-            if (failure == null) {
-                failure = e instanceof IOException ? (IOException) e : new IOException(e);
-            }
-            closed = true;
-            try {
-                output.close();
-            } catch (IOException ignored) {
-                // nothing more to save
-            }
+            recording.abandon(e);
             return false;
         }
     }
 
     /** @return events in blocks written whole so far */
     public synchronized long eventsInFile() {
-        return blocks.eventsInFile();
+        return recording.eventsInFile();
     }
 
     /** @return events accepted into the file so far (written or in the current block) */
     public synchronized long eventsWritten() {
-        return eventsWritten;
+        return recording.eventsWritten();
     }
 
     /** @return events dropped: reported with {@link #addDropped}, refused, or offered after an I/O failure */
     public synchronized long eventsDropped() {
-        return eventsDropped;
+        return recording.eventsDropped();
     }
 
     /** @return events offered after {@link #close()} (not in the file, not in its END totals) */
     public synchronized long eventsRefused() {
-        return eventsRefused;
+        return recording.eventsRefused();
     }
 
     /** @return bytes written to the file so far (excluding what is still buffered) */
     public synchronized long bytesWritten() {
-        return output.bytesWritten();
-    }
-
-    private void ensureOpen() {
-        if (closed) {
-            throw MemscopeException.export("recording " + file + " is closed", null);
-        }
-        if (failure != null) {
-            throw failed();
-        }
+        return recording.bytesWritten();
     }
 
     /**
-     * @return false after a write failed: side-table entries are then discarded (the failure is thrown by the next
-     *         {@link #flush()} or {@link #close()}, and {@link #salvage} may still end the file cleanly)
+     * @return false after a write failed: side-table entries are then discarded (see {@link RecordingFile#accepting})
      * @throws MemscopeException when the writer is closed
      */
     private boolean accepting() {
-        if (closed) {
-            throw MemscopeException.export("recording " + file + " is closed", null);
-        }
-        return failure == null;
+        return recording.accepting();
     }
-
-    private MemscopeException failed() {
-        return MemscopeException.export("cannot write recording " + file + ": " + failure, failure);
-    }
-
 }

@@ -7,14 +7,10 @@ import io.memscope.MemoryEventType;
 import io.memscope.internal.error.Failures;
 import io.memscope.error.MemscopeException;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -23,9 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Recording</h2>
  * {@link #record(MemoryEventType, long, long, long, int, long, int, int)} writes into the calling thread's own
- * {@link ThreadBuffer} (found in a small array by thread id, else through a {@code ThreadLocal}): primitive
- * column chunks of up to 4096 events, no shared lock, queue or counter, and no allocation except a new chunk
- * once per up to 4096 events (none at all when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest
+ * {@link ThreadBuffer} (found in a small array by thread id, else through a {@code ThreadLocal}:
+ * {@link BufferLookup}): primitive column chunks of up to 4096 events, no shared lock, queue or counter, and no
+ * allocation except a new chunk once per up to 4096 events (none at all when chunks freed by {@link #drainTo}, {@link #clear} or drop-oldest
  * are reused). The thread's id and name are taken from the current thread once, at its first event in this
  * store (a later rename is not seen).
  * Strings are interned in {@link #strings()}; a stored event holds no object: 32 bytes per event (timestamp,
@@ -52,12 +48,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li>Bounded mode ({@link Builder#capacityEvents}, {@link Builder#capacityBytes}): at most the capacity of
  *     events is stored. Threads reserve capacity in leases of up to 1/16 of it (at most 1024 events), so drops
  *     may begin while up to one lease per live thread is reserved but unused. When full, {@link OverflowPolicy}
- *     decides which events go; {@link #dropped()} (and {@link Snapshot#dropped()}) counts every one exactly.</li>
+ *     decides which events go ({@link StoreCapacity}); {@link #dropped()} (and {@link Snapshot#dropped()})
+ *     counts every one exactly.</li>
  * <li>A thread that ends keeps its events until they are drained or cleared, but not its buffer: the store finds
  *     ended threads through a {@code WeakReference<Thread>} per buffer, and on snapshot, drain, clear and whenever
- *     the registry ({@link BufferRegistry}) is full it moves their events (up to {@value #BURY_LIMIT} per thread;
- *     32 bytes each, with their thread id and name) into one shared "graveyard" buffer and unregisters their
- *     buffers; buffers of ended threads with more events are unregistered once drained. Meanwhile {@link #size()}
+ *     the registry ({@link BufferRegistry}) is full it moves their events ({@link EndedThreads}: up to
+ *     {@value #BURY_LIMIT} per thread; 32 bytes each, with their thread id and name) into one shared "graveyard"
+ *     buffer and unregisters their buffers; buffers of ended threads with more events are unregistered once drained. Meanwhile {@link #size()}
  *     and {@link #dropped()} wait (a seqlock) so that they never count a moving event twice or not at all. The
  *     {@code ThreadLocal} holds only a weak reference to the buffer, so neither an ended thread's buffer nor a
  *     discarded store is kept alive by a thread.</li>
@@ -72,11 +69,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class EventStore {
     private static final long UNBOUNDED = Long.MAX_VALUE;
     private static final int UNBOUNDED_POOL_CHUNKS = 64;
-    /**
-     * Ended threads holding at most this many events have them moved to the graveyard (their buffer's overhead
-     * matters next to so few events); larger ones keep their buffer until drained.
-     */
-    static final int BURY_LIMIT = Chunk.MAX_CAPACITY;
+    /** See {@link EndedThreads#BURY_LIMIT}. */
+    static final int BURY_LIMIT = EndedThreads.BURY_LIMIT;
 
     private final StringTable strings;
     private final ClockSource clock;
@@ -84,25 +78,7 @@ public final class EventStore {
     private final long wallClockEpochNanos;
     private final long nanoTimeAtEpoch;
 
-    private final ThreadLocal<WeakReference<ThreadBuffer>> local = new ThreadLocal<>();
-    private static final int BY_THREAD_ID_SLOTS = 256;
-    private static final int BY_THREAD_ID_MASK = BY_THREAD_ID_SLOTS - 1;
-
-    /**
-     * The handle on {@link #byThreadId}'s slots, made when a thread registers its first buffer, not with this class:
-     * the agent makes its stores before the application's main, where the JVM's first {@code VarHandle} costs
-     * milliseconds, and a store may never register a buffer.
-     */
-    private static final class Slots {
-        static final VarHandle BY_THREAD_ID = MethodHandles.arrayElementVarHandle(ThreadBuffer[].class);
-    }
-    /**
-     * Registered buffers by {@code threadId & 255}, for a lookup cheaper than the {@code ThreadLocal}: a slot
-     * holds the buffer of the first live thread registered with that low thread id (taken over, by CAS, once its
-     * owner ends) and is cleared when that buffer is unregistered, so it keeps nothing alive that the registry
-     * does not. Threads whose slot is taken use the {@code ThreadLocal}.
-     */
-    private final ThreadBuffer[] byThreadId = new ThreadBuffer[BY_THREAD_ID_SLOTS];
+    private final BufferLookup lookup = new BufferLookup();
     private final BufferRegistry registry = new BufferRegistry();
     /** Held by everything that reads chunks or removes events: snapshot, drain, clear, eviction, reaping. */
     private final ReentrantLock maintenance = new ReentrantLock();
@@ -110,24 +86,9 @@ public final class EventStore {
 
     private final long capacity;
     private final OverflowPolicy overflow;
-    private final int leaseSize;
-    /** Bounded mode: capacity neither stored nor leased to a thread. */
-    private final AtomicLong free;
-    /** Events removed by drop-oldest since creation or the last clear (written under the lock). */
-    private volatile long evicted;
-    /** Drop-newest counts of buffers already unregistered (written under the lock). */
-    private volatile long reapedDropped;
-    /**
-     * The events of ended threads, moved out of their buffers so that those can be released before the events are
-     * drained. Written only under the maintenance lock (its "owner"); null while there is none.
-     */
-    private ThreadBuffer graveyard;
-    /**
-     * Seqlock for readers that sum per-buffer counters ({@link #size()}, {@link #dropped()}): odd while events or
-     * counts move between buffers (compaction, reaping), so that such a sum is retried instead of seeing an event
-     * twice or not at all.
-     */
-    private volatile long moving;
+    /** Bounded mode's capacity; null when unbounded. */
+    private final StoreCapacity bounded;
+    private final EndedThreads ended;
 
     private EventStore(Builder b) {
         this.strings = b.strings != null ? b.strings : new StringTable();
@@ -141,12 +102,12 @@ public final class EventStore {
         this.wallClockEpochNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano();
         this.capacity = b.capacity;
         this.overflow = b.overflow;
-        boolean bounded = capacity != UNBOUNDED;
-        this.leaseSize = bounded ? (int) Math.max(1, Math.min(1024, capacity / 16)) : 0;
-        this.free = bounded ? new AtomicLong(capacity) : null;
-        this.pool = new ChunkPool(bounded
+        boolean isBounded = capacity != UNBOUNDED;
+        this.bounded = isBounded ? new StoreCapacity(capacity, overflow, registry, maintenance) : null;
+        this.pool = new ChunkPool(isBounded
                 ? (int) Math.min(UNBOUNDED_POOL_CHUNKS * 4L, capacity / Chunk.MAX_CAPACITY + 2)
                 : UNBOUNDED_POOL_CHUNKS);
+        this.ended = new EndedThreads(registry, lookup, pool, bounded);
     }
 
     /** @return a builder for a store: unbounded, {@link ClockSource#NANO_TIME} unless told otherwise */
@@ -244,128 +205,33 @@ public final class EventStore {
         }
     }
 
-    /**
-     * The current thread's buffer: first looked up in {@link #byThreadId} (slot {@code threadId & mask}, valid
-     * when the buffer's owner is this very thread: a few dependent loads), else through the {@code ThreadLocal}
-     * (several more, about 5 ns here), else registered.
-     */
-    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
+    /** The current thread's buffer ({@link BufferLookup}), registered at its first event. */
     private ThreadBuffer buffer() {
         Thread t = Thread.currentThread();
-        ThreadBuffer b = byThreadId[(int) t.getId() & BY_THREAD_ID_MASK]; // racy read: owner is a final field
-        if (b != null && b.isOwnedBy(t)) {
-            return b;
-        }
-        WeakReference<ThreadBuffer> ref = local.get();
-        b = ref == null ? null : ref.get();
-        return b != null ? b : register();
+        ThreadBuffer b = lookup.find(t);
+        return b != null ? b : register(t);
     }
 
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19+
-    private ThreadBuffer register() {
-        Thread t = Thread.currentThread();
-        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.internName(t.getName()), pool,
-                free != null ? this : null);
+    private ThreadBuffer register(Thread t) {
+        ThreadBuffer b = new ThreadBuffer(t, t.getId(), strings.internName(t.getName()), pool, bounded);
         if (registry.table().full() && maintenance.tryLock()) {
             try {
-                reapLocked();
+                ended.reapLocked();
             } finally {
                 maintenance.unlock();
             }
         }
         registry.add(b);
-        local.set(new WeakReference<>(b));
-        int slot = (int) t.getId() & BY_THREAD_ID_MASK;
-        ThreadBuffer taken = (ThreadBuffer) Slots.BY_THREAD_ID.getVolatile(byThreadId, slot);
-        if (taken == null || taken.ownerDead()) {
-            Slots.BY_THREAD_ID.compareAndSet(byThreadId, slot, taken, b); // lost a race: the ThreadLocal path serves
-        }
+        lookup.remember(b);
         return b;
-    }
-
-    /** Bounded mode, on the owner thread: gets a new lease, making room or counting a drop if full. */
-    boolean reserve(ThreadBuffer b) {
-        long got = takeFree();
-        if (got == 0 && overflow == OverflowPolicy.DROP_OLDEST && maintenance.tryLock()) {
-            try {
-                evictOldestLocked(leaseSize);
-            } finally {
-                maintenance.unlock();
-            }
-            got = takeFree();
-        }
-        if (got == 0) {
-            b.countDropped();
-            return false;
-        }
-        b.grantLease(got);
-        return true;
-    }
-
-    private long takeFree() {
-        while (true) {
-            long f = free.get();
-            if (f <= 0) {
-                return 0;
-            }
-            long take = Math.min(leaseSize, f);
-            if (free.compareAndSet(f, f - take)) {
-                return take;
-            }
-        }
-    }
-
-    /** Under the lock: removes about {@code need} of the oldest events, oldest thread head first. */
-    private void evictOldestLocked(long need) {
-        BufferRegistry.Table r = registry.table();
-        int n = r.count;
-        long removed = 0;
-        while (removed < need) {
-            ThreadBuffer oldest = null;
-            long oldestTimestamp = Long.MAX_VALUE;
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                long s = b.start();
-                if (s < b.end()) {
-                    long t = b.timestampAt(s);
-                    if (oldest == null || t < oldestTimestamp) {
-                        oldest = b;
-                        oldestTimestamp = t;
-                    }
-                }
-            }
-            if (oldest == null) {
-                break;
-            }
-            long s = oldest.start();
-            long take = Math.min(need - removed, oldest.end() - s);
-            removed += oldest.removeUpTo(s + take);
-        }
-        if (removed > 0) {
-            evicted = evicted + removed;
-            free.addAndGet(removed);
-        }
     }
 
     // ------------------------------------------------------------------------------------------ reading
 
     /** @return the number of events stored: exact as soon as {@code record} returns */
     public long size() {
-        while (true) {
-            long seq = moving;
-            if ((seq & 1) == 0) {
-                BufferRegistry.Table r = registry.table();
-                int n = r.count;
-                long sum = 0;
-                for (int i = 0; i < n; i++) {
-                    sum += r.slots[i].size();
-                }
-                if (moving == seq) {
-                    return sum;
-                }
-            }
-            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
-        }
+        return ended.size();
     }
 
     /**
@@ -373,22 +239,7 @@ public final class EventStore {
      *         {@link #clear()}; exact
      */
     public long dropped() {
-        while (true) {
-            long seq = moving;
-            if ((seq & 1) == 0) {
-                BufferRegistry.Table r = registry.table();
-                int n = r.count;
-                long sum = evicted + reapedDropped;
-                for (int i = 0; i < n; i++) {
-                    ThreadBuffer b = r.slots[i];
-                    sum += b.droppedNewest() - b.droppedBaseline;
-                }
-                if (moving == seq) {
-                    return sum;
-                }
-            }
-            Thread.yield(); // events are moving between buffers (rare, under the lock): wait for the end
-        }
+        return ended.dropped(bounded == null ? 0 : bounded.evicted());
     }
 
     /**
@@ -402,7 +253,7 @@ public final class EventStore {
             BufferRegistry.Cut cut = registry.cut();
             EventColumns columns = EventColumns.build(cut.buffers, cut.from, cut.to, cut.n, strings,
                     dropped(), wallClockEpochNanos, nanoTimeAtEpoch);
-            reapLocked();
+            ended.reapLocked();
             return new Snapshot(columns);
         } finally {
             maintenance.unlock();
@@ -429,7 +280,7 @@ public final class EventStore {
             if (cut.empty()) {
                 // nothing to hand out (the agent's first and last drains of a short program): the merge's classes
                 // stay unloaded
-                reapLocked();
+                ended.reapLocked();
                 return 0;
             }
             List<Run> runs = new ArrayList<>();
@@ -461,10 +312,10 @@ public final class EventStore {
             for (int i = 0; i < cut.n; i++) {
                 removed += cut.buffers[i].removeUpTo(cut.to[i]);
             }
-            if (free != null && removed > 0) {
-                free.addAndGet(removed);
+            if (bounded != null) {
+                bounded.release(removed);
             }
-            reapLocked();
+            ended.reapLocked();
             return removed;
         } finally {
             maintenance.unlock();
@@ -486,12 +337,14 @@ public final class EventStore {
                 removed += b.removeUpTo(b.end());
                 b.droppedBaseline = b.droppedNewest();
             }
-            evicted = 0;
-            reapedDropped = 0;
-            if (free != null && removed > 0) {
-                free.addAndGet(removed);
+            if (bounded != null) {
+                bounded.resetEvicted();
             }
-            reapLocked();
+            ended.resetDropped();
+            if (bounded != null) {
+                bounded.release(removed);
+            }
+            ended.reapLocked();
         } finally {
             maintenance.unlock();
         }
@@ -528,94 +381,6 @@ public final class EventStore {
 
     int pooledChunks() {
         return pool.size();
-    }
-
-    // ------------------------------------------------------------------------------------------ internals
-
-    /**
-     * Under the lock: moves the events of ended threads into the graveyard, then unregisters the buffers of ended
-     * threads (and an empty graveyard), returning their unused lease and keeping their drop counts.
-     */
-    private void reapLocked() {
-        BufferRegistry.Table r = registry.table();
-        int n = r.count;
-        boolean any = false;
-        for (int i = 0; i < n && !any; i++) {
-            ThreadBuffer b = r.slots[i];
-            any = b.ownerDead() || (b.isGraveyard() && b.size() == 0);
-        }
-        if (!any) {
-            return;
-        }
-        moving++; // odd: size() and dropped() wait
-        try {
-            for (int i = 0; i < n; i++) {
-                ThreadBuffer b = r.slots[i];
-                long size = b.size();
-                if (size > 0 && size <= BURY_LIMIT && b.ownerDead()) {
-                    buryLocked(b);
-                }
-            }
-            long[] dropped = {reapedDropped};
-            registry.removeIf(EventStore::releasable, b -> {
-                Slots.BY_THREAD_ID.compareAndSet(byThreadId, (int) b.threadId & BY_THREAD_ID_MASK, b, null);
-                dropped[0] += b.droppedNewest() - b.droppedBaseline;
-                if (free != null) {
-                    long unused = b.takeBackLease();
-                    if (unused > 0) {
-                        free.addAndGet(unused);
-                    }
-                }
-                if (b == graveyard) {
-                    graveyard = null;
-                }
-            });
-            reapedDropped = dropped[0];
-        } finally {
-            moving++; // even again
-        }
-    }
-
-    /** A dead thread's buffer, or the graveyard, holding no events. Under the lock. */
-    private static boolean releasable(ThreadBuffer b) {
-        return (b.ownerDead() || b.isGraveyard()) && b.start() == b.end();
-    }
-
-    /**
-     * Under the lock, inside {@code moving}: moves the events of an ended thread's buffer to the graveyard (with
-     * their contexts, so thread ids and names stay), so that the buffer, its chunks and its context table can be
-     * released before the events are drained.
-     */
-    private void buryLocked(ThreadBuffer dead) {
-        ThreadBuffer g = graveyard;
-        if (g == null) {
-            g = new ThreadBuffer(null, 0, 0, pool, null);
-            registry.add(g);
-            graveyard = g;
-        }
-        long from = dead.start();
-        long to = dead.end();
-        dead.contexts.size(); // acquire: the entries cover every event below the end read above
-        ContextTable.Entries e = dead.contexts.entries();
-        Chunk c = dead.chunkAt(from);
-        int i = (int) (from - c.base);
-        long p = from;
-        for (; p < to; p++, i++) {
-            if (i == c.capacity) {
-                c = c.next;
-                i = 0;
-            }
-            int context = c.contexts[i];
-            int k = context & ContextTable.INDEX_MASK;
-            int moved = g.contexts.indexOf(e.threadIds[k], e.threadNames[k], e.sites[k], e.stacks[k],
-                    e.typeNames[k], e.variableNames[k], e.previousSizes[k]);
-            if (moved < 0) {
-                break; // graveyard context table full: the rest stays where it is
-            }
-            g.append(c.timestamps[i], (context & ~ContextTable.INDEX_MASK) | moved, c.addresses[i], c.sizes[i],
-                    c.previous[i]);
-        }
-        dead.removeUpTo(p);
     }
 
     /** Configures an {@link EventStore}. */

@@ -48,8 +48,8 @@ final class ThreadBuffer {
     final int threadNameId;
     final ContextTable contexts = new ContextTable();
     private final ChunkPool pool;
-    /** The store, for bounded mode's leases; null when unbounded. */
-    private final EventStore bounded;
+    /** The store's capacity, for bounded mode's leases; null when unbounded. */
+    private final StoreCapacity bounded;
 
     // ---- owner thread only ----
     /** The chunk holding position {@code end} (or full, when {@code end} is its last position + 1). */
@@ -74,7 +74,7 @@ final class ThreadBuffer {
     /** {@link #droppedNewest()} at the last clear, so that clear resets the dropped count. */
     volatile long droppedBaseline;
 
-    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool, EventStore bounded) {
+    ThreadBuffer(Thread thread, long threadId, int threadNameId, ChunkPool pool, StoreCapacity bounded) {
         this.bounded = bounded;
         this.owner = thread == null ? null : new WeakReference<>(thread);
         this.threadId = threadId;

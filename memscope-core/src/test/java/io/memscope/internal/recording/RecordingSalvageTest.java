@@ -87,9 +87,9 @@ class RecordingSalvageTest {
         w.flush();
         long whole = w.bytesWritten();
         Files.write(file, new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.APPEND); // a torn block
-        java.lang.reflect.Field failure = RecordingWriter.class.getDeclaredField("failure");
-        failure.setAccessible(true);
-        failure.set(w, new IOException("No space left on device"));
+        java.lang.reflect.Field recording = RecordingWriter.class.getDeclaredField("recording");
+        recording.setAccessible(true);
+        ((RecordingFile) recording.get(w)).failedWith(new IOException("No space left on device"));
         assertThat(w.salvage(Map.of("recordingFailure", "No space left on device"))).isTrue();
         assertThat(RecordingReader.readStrict(file).eventCount()).isEqualTo(500);
         assertThat(Files.size(file)).isGreaterThan(whole);
