@@ -469,6 +469,9 @@ final class CollectionLog {
         if (kinds == null) {
             for (GcPause p : pauses) {
                 p.classified = true; // no beans read: nothing known of what any pause examined
+                if (p.endCheckFrom != Long.MIN_VALUE) {
+                    endCheckPause(p);
+                }
             }
             return;
         }
@@ -503,6 +506,9 @@ final class CollectionLog {
             p.unnamedMarkingEnd = names != null && names.length == 0 && p.examined == Examined.WHOLE_HEAP;
             p.snapshot = kind[1];
             p.classified = true;
+            if (p.endCheckFrom != Long.MIN_VALUE) {
+                endCheckPause(p);
+            }
             if (p.examined == Examined.WHOLE_HEAP) {
                 verdict = Math.max(verdict, p.snapshot);
             }
@@ -529,14 +535,31 @@ final class CollectionLog {
         }
         boolean cycle = cycles.endCheck(fromNanos, toNanos); // its own record judges the whole heap already
         if (last != null && !cycle) {
-            last.classified = true;
-            last.examined = Examined.WHOLE_HEAP;
-            last.snapshot = fromNanos;
+            // System.gc() returned: whatever record says it, a collection of the whole heap judged every sample taken
+            // before the call
             verdict = Math.max(verdict, fromNanos);
+            last.endCheckFrom = fromNanos;
             if (last.details.isEmpty()) {
                 endCheckFigures = new long[] {last.ordinal, usedBefore, usedAfter, committed};
             }
+            if (last.classified) {
+                endCheckPause(last);
+            } // else its bean collections, once known, decide (classify): the check's own or a later young one
         }
+    }
+
+    /** The end check's pause as {@link #endCheck} chose it, now classified: the whole heap unless it was young. */
+    private void endCheckPause(GcPause p) {
+        if (p.examined == Examined.YOUNG) {
+            // another thread's young collection after the check's own, which its record judges (a full collection)
+            if (endCheckFigures != null && endCheckFigures[0] == p.ordinal) {
+                endCheckFigures = null;
+            }
+        } else {
+            p.examined = Examined.WHOLE_HEAP;
+            p.snapshot = p.endCheckFrom;
+        }
+        p.endCheckFrom = Long.MIN_VALUE;
     }
 
     /**

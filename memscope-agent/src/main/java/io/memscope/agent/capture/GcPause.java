@@ -28,6 +28,12 @@ final class GcPause {
     /** Classified as the end of a G1 marking no bean counts (JDK 17 to 19): known to hold no bean collection. */
     boolean unnamedMarkingEnd;
     long snapshot;
+    /**
+     * The start of the capture's end check when this pause is the one the check took for its own before the pause's
+     * bean collections were known (whole heap, unless they say young: another thread's young collection after the
+     * check's own); MIN_VALUE: not so.
+     */
+    long endCheckFrom = Long.MIN_VALUE;
     /** The heap used and committed read right after it, when no notification can say them; -1: not read. */
     long measuredUsed = -1;
     long measuredCommitted;

@@ -121,6 +121,39 @@ class CollectionMatchingTest {
         return log;
     }
 
+    /**
+     * The end check's System.gc() ran a full collection, and another thread's young collection followed before the
+     * call returned, both before their bean collections were known: the young one, the last in the check's window,
+     * stays young (a young collection proves nothing about old objects); the full one judges the whole heap.
+     */
+    @Test
+    void aYoungCollectionAfterTheEndChecksOwnInItsWindowStaysYoung() {
+        FakeJvm jvm = new FakeJvm("G1 Young Generation", "G1 Old Generation");
+        CollectionLog log = log(jvm);
+        int[] seen = {0};
+        log.readBeans(jvm, () -> jvm.clock);
+        learnClock(jvm, log, seen);
+        long from = jvm.clock - 1;
+        List<GcBeans.Collection> sent = new ArrayList<>();
+        sent.addAll(jvm.pause(40, 1, 38, 60 << 20, 12 << 20, 1)); // the check's full collection
+        sent.addAll(jvm.pause(5, 1, 3, 14 << 20, 12 << 20, 0));   // another thread's young one
+        jvm.drain(log, seen);
+        long to = jvm.clock;
+        log.endCheck(from, to, 60 << 20, 12 << 20, 64 << 20); // before the cut: neither pause classified yet
+        log.cut();
+        for (GcBeans.Collection c : sent) {
+            log.notified(c.bean(), c.bean() == 0 ? "end of minor GC" : "end of major GC", "System.gc()", c);
+        }
+        List<GcRecord> records = log.take(true);
+        assertThat(records).hasSize(5);
+        assertThat(records.subList(3, 5)).extracting(GcRecord::name)
+                .containsExactly("G1 Old Generation", "G1 Young Generation");
+        assertThat(records.subList(3, 5)).extracting(GcRecord::examined)
+                .containsExactly(Examined.WHOLE_HEAP, Examined.YOUNG);
+        assertThat(records.get(4).heapUsedBefore()).as("the JVM's figures, not the check's").isEqualTo(14 << 20);
+        assertThat(log.takeVerdict()).isGreaterThanOrEqualTo(from);
+    }
+
     @Test
     void aFirstPauseLongerThanItsManagementIntervalDoesNotMisplaceTheLaterOnes() {
         // The bug of a loaded machine: the first pause's JVMTI interval was 40 ms longer than its management interval;
