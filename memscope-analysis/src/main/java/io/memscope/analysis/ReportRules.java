@@ -139,6 +139,9 @@ final class ReportRules {
         return p.allocatedBytes() * 100 < allAllocatedBytes;
     }
 
+    /** The least growth of a native leak suspect (exact native memory: direct buffers, Unsafe, arenas), in bytes. */
+    static final long NATIVE_LEAK_MIN_GROWTH = 64 * 1024;
+
     /** @return a native site's growth: outstanding now less outstanding at the midpoint of its allocation window */
     static long nativeGrowth(SiteTally a) {
         return Math.max(0, a.nOutstanding - (a.nMidTaken ? a.nAtMid : a.nOutstanding));
@@ -148,13 +151,16 @@ final class ReportRules {
      * A native leak is judged like a heap leak: outstanding at the end, and grown over the second half of the site's
      * allocation window, which covers at least 5% of the report's or half a second (a pool filled once, or buffers
      * taken at start-up and reused, are outstanding but not leaks; the floor keeps a leak of a few requests a second
-     * found in a long run, or in one a loaded machine made long).
+     * found in a long run, or in one a loaded machine made long). And it must have grown by at least
+     * {@value #NATIVE_LEAK_MIN_GROWTH} bytes: a library's few buffers kept a little longer (an HTTP client's 464 B,
+     * "+240 B over its second half") are nothing a user can act on.
      *
      * @return whether a native site is a leak suspect
      */
     static boolean nativeLeakSuspect(SiteTally a, long windowNanos) {
         long growth = nativeGrowth(a);
-        return a.nOutstanding > 0 && growth > 0 && growth * 4 >= a.nOutstanding && a.firstAlloc != Long.MAX_VALUE
+        return a.nOutstanding > 0 && growth >= NATIVE_LEAK_MIN_GROWTH && growth * 4 >= a.nOutstanding
+                && a.firstAlloc != Long.MAX_VALUE
                 && a.lastAlloc - a.firstAlloc >= Math.min(windowNanos / 20, 500_000_000L);
     }
 

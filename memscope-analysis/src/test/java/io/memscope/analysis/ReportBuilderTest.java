@@ -139,6 +139,31 @@ class ReportBuilderTest {
         assertThat(r.topAllocationSites().get(0).site()).isEqualTo("a.Concat.run(Concat.java:20)");
     }
 
+    /**
+     * Two native sites outstanding and growing over their second half: a library's few small buffers (+240 B) and a
+     * real leak (+160 KiB). Only the second is a suspect: growth under 64 KiB is nothing to act on.
+     */
+    @Test
+    void aNativeSuspectGrewByAtLeast64KiB() {
+        Site small = new Site(5, "a.Client", "buffer", "Client.java", 50, Site.NATIVE_DIRECT);
+        Site large = new Site(6, "a.Cache", "block", "Cache.java", 60, Site.NATIVE_DIRECT);
+        TestRun d = TestRun.create(tmp.resolve("small.msrec"))
+                .meta(MetadataKeys.MODE, "sample")
+                .meta(MetadataKeys.INTERVAL_BYTES, "1024")
+                .meta(MetadataKeys.START_NANOS, "0")
+                .meta(MetadataKeys.END_NANOS, Long.toString(1000 * MS))
+                .site(small).site(large);
+        for (int i = 0; i < 10; i++) {
+            d.event(100 * MS + i * 80 * MS, MemoryEventType.ALLOCATE, 0x10000 + i * 0x100, 48, 0, 5);
+            d.event(100 * MS + i * 80 * MS + MS, MemoryEventType.ALLOCATE, 0x100000 + i * 0x10000, 32 * 1024, 0, 6);
+        }
+        Report r = ReportBuilder.build(d.close());
+        assertThat(r.nativeMemory().leaks()).extracting(SiteProfile::site)
+                .containsExactlyInAnyOrder("a.Client.buffer(Client.java:50)", "a.Cache.block(Cache.java:60)");
+        assertThat(r.nativeMemory().leakSuspects()).extracting(SiteProfile::site)
+                .containsExactly("a.Cache.block(Cache.java:60)");
+    }
+
     @Test
     void nativeOutstandingAndGcFigures() {
         Report r = report();
