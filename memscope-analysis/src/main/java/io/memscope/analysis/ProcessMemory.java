@@ -24,7 +24,8 @@ import java.util.List;
  * @param measuredSamples the samples in the window before that bound
  * @param peak            the sample of largest RSS in the window (of all measured ones), or null without RSS; its
  *                        resident figures (heap, code cache, stacks) are those of the resident check's pass nearest
- *                        to it in time, which a later sample may carry ({@link Sample#residentAtMs} says when)
+ *                        before or after it whose resident set was nearer the peak's ({@link #nearestPass}), which
+ *                        a later sample may carry ({@link Sample#residentAtMs} says when)
  * @param end             the last sample in the window
  * @param threadStacks    {@code nmt} (NMT's committed stack bytes) or {@code estimate} (threads times the stack size:
  *                        reserved, an upper bound of what is resident)
@@ -166,7 +167,7 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
             }
         }
         if (peak != null) {
-            peak = peak.withResidentOf(nearestPass(all, peak.timeMs()));
+            peak = peak.withResidentOf(nearestPass(all, peak.timeMs(), peak.rssBytes()));
         }
         long interval = 0;
         try {
@@ -200,12 +201,19 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
     }
 
     /**
-     * @return the first sample carrying the resident pass measured nearest to {@code timeMs} (before or after it; the
-     *         later one on a tie), or a sample without resident figures when none has any
+     * The resident check's pass whose figures stand for a moment's: of the pass nearest before it and the pass
+     * nearest after it, the one whose process looked more like that moment's (the resident set of the first sample
+     * carrying it nearer {@code rssBytes}), the nearer in time on a tie. A collection between the moment and the
+     * nearest pass can change what is resident by hundreds of MiB (G1 returning heap to the OS after a full
+     * collection); the pass that saw about the same resident set saw about the same memory.
+     *
+     * @param rssBytes the moment's resident set; below 0 (unknown): the nearer in time
+     * @return the first sample carrying that pass (the later one on a tie), or a sample without resident figures when
+     *         none has any
      */
-    static Sample nearestPass(List<Sample> all, double timeMs) {
-        Sample best = all.get(0);
-        double bestDistance = Double.POSITIVE_INFINITY;
+    static Sample nearestPass(List<Sample> all, double timeMs, long rssBytes) {
+        Sample before = null;
+        Sample after = null;
         double seen = Double.NaN;
         for (Sample s : all) {
             double at = s.residentAtMs();
@@ -213,13 +221,27 @@ public record ProcessMemory(long intervalMs, List<Sample> samples, int measuredS
                 continue;
             }
             seen = at;
-            double d = Math.abs(at - timeMs);
-            if (d <= bestDistance) {
-                bestDistance = d;
-                best = s;
+            if (at <= timeMs) {
+                if (before == null || at >= before.residentAtMs()) {
+                    before = s;
+                }
+            } else if (after == null || at < after.residentAtMs()) {
+                after = s;
             }
         }
-        return best;
+        if (before == null || after == null) {
+            return before != null ? before : after != null ? after : all.get(0);
+        }
+        double dBefore = timeMs - before.residentAtMs();
+        double dAfter = after.residentAtMs() - timeMs;
+        if (rssBytes >= 0 && before.rssBytes() >= 0 && after.rssBytes() >= 0) {
+            long rBefore = Math.abs(before.rssBytes() - rssBytes);
+            long rAfter = Math.abs(after.rssBytes() - rssBytes);
+            if (rBefore != rAfter) {
+                return rBefore < rAfter ? before : after;
+            }
+        }
+        return dBefore < dAfter ? before : after;
     }
 
     /** At most {@value #MAX_SAMPLES}: consecutive buckets, each keeping its sample of largest RSS. */

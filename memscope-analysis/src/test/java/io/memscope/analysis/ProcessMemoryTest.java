@@ -69,7 +69,7 @@ class ProcessMemoryTest {
         // heap), carried from the sample at 1100 ms; another at 5000 ms
         List<ProcessMemory.Sample> all = List.of(withPass(0, 60, 16, 0), withPass(900, 150, 16, 0),
                 withPass(1000, 200, 16, 0), withPass(1100, 199, 140, 1040), withPass(5000, 100, 60, 4990));
-        ProcessMemory.Sample nearest = ProcessMemory.nearestPass(all, 1000);
+        ProcessMemory.Sample nearest = ProcessMemory.nearestPass(all, 1000, 200);
         assertThat(nearest.residentAtMs()).isEqualTo(1040);
         ProcessMemory.Sample peak = all.get(2).withResidentOf(nearest);
         assertThat(peak.rssBytes()).isEqualTo(200);
@@ -85,7 +85,7 @@ class ProcessMemoryTest {
     @Test
     void withoutResidentFiguresThePeakIsItsOwnSample() {
         List<ProcessMemory.Sample> all = List.of(sample(0, 5), sample(100, 6));
-        ProcessMemory.Sample peak = all.get(1).withResidentOf(ProcessMemory.nearestPass(all, 100));
+        ProcessMemory.Sample peak = all.get(1).withResidentOf(ProcessMemory.nearestPass(all, 100, 6));
         assertThat(peak).isEqualTo(all.get(1));
         assertThat(ProcessMemorySummary.residentAge(peak)).isEmpty();
     }
@@ -94,9 +94,24 @@ class ProcessMemoryTest {
     void aPassBeforeThePeakIsTakenWhenItIsTheNearest() {
         List<ProcessMemory.Sample> all = List.of(withPass(0, 60, 16, 0), withPass(950, 190, 120, 930),
                 withPass(1000, 200, 120, 930), withPass(3000, 100, 60, 2990));
-        ProcessMemory.Sample peak = all.get(2).withResidentOf(ProcessMemory.nearestPass(all, 1000));
+        ProcessMemory.Sample peak = all.get(2).withResidentOf(ProcessMemory.nearestPass(all, 1000, 200));
         assertThat(peak.residentAgeMs()).isEqualTo(-70);
         assertThat(ProcessMemorySummary.residentAge(peak))
                 .isEqualTo("; resident figures measured 70 ms before the peak");
+    }
+
+    /**
+     * A full collection right after the peak returned most of the heap to the OS: the pass nearest in time (after it)
+     * saw a resident set of 90 where the peak had 200; the one before saw 195, about the peak's memory, and stands
+     * for it.
+     */
+    @Test
+    void aPassAfterACollectionThatShrankTheProcessDoesNotStandForThePeak() {
+        List<ProcessMemory.Sample> all = List.of(withPass(0, 60, 16, 0), withPass(700, 195, 130, 690),
+                withPass(1000, 200, 130, 690), withPass(1100, 90, 30, 1050), withPass(3000, 95, 30, 1050));
+        ProcessMemory.Sample peak = all.get(2).withResidentOf(ProcessMemory.nearestPass(all, 1000, 200));
+        assertThat(peak.residentAgeMs()).isEqualTo(-310);
+        assertThat(peak.heapBytes()).isEqualTo(130);
+        assertThat(ProcessMemory.nearestPass(all, 1000, -1).residentAtMs()).as("by time alone").isEqualTo(1050);
     }
 }
