@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import memscope.fixtures.MallocHandOffFixture;
 import memscope.fixtures.MallocLateRecordFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,13 +21,16 @@ import org.junit.jupiter.api.io.TempDir;
 class MallocLateRecordTest {
     private static final String SRC = "memscope/fixtures/MallocLateRecordFixture.java";
     private static final String FIXTURE = MallocLateRecordFixture.class.getName();
+    private static final String WORKERS_SRC = "memscope/fixtures/MallocHandOffFixture.java";
+    private static final String WORKERS = MallocHandOffFixture.class.getName();
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aRecordPublishedLateCostsNoFree(@TempDir Path out) throws Exception {
         assumeThat(System.getProperty("os.arch")).as("the malloc sampler is Linux x86_64").isIn("amd64", "x86_64");
-        int deflaters = Jvms.lineOf(SRC, "// LATE-D");
-        int inflaters = Jvms.lineOf(SRC, "// LATE-I");
+        // the workers are the hand-off fixture's
+        int deflaters = Jvms.lineOf(WORKERS_SRC, "// HANDOFF-D");
+        int inflaters = Jvms.lineOf(WORKERS_SRC, "// HANDOFF-I");
         int stalled = Jvms.lineOf(SRC, "// LATE-S");
         for (String java : Jvms.javas()) {
             Path dir = out.resolve(Path.of(java).getParent().getParent().getFileName().toString());
@@ -40,11 +44,11 @@ class MallocLateRecordTest {
             assertThat(r.metadata("malloc.testStalls")).as(java + ": stalled").isEqualTo(1);
             assertThat(r.metadata("malloc.ringFull")).as(java + ": records that found the ring full")
                     .isGreaterThanOrEqualTo(2000);
-            assertThat(r.allocationsAt(FIXTURE, deflaters)).as(java + ": deflaters sampled").hasSizeGreaterThan(1000);
+            assertThat(r.allocationsAt(WORKERS, deflaters)).as(java + ": deflaters sampled").hasSizeGreaterThan(1000);
             assertThat(r.allocationsAt(FIXTURE, stalled)).as(java + ": the late sample arrived").isNotEmpty();
             // every block was ended: a free lost to the full ring would leave its block outstanding
-            assertThat(r.outstandingAt(FIXTURE, deflaters)).as(java + ": outstanding deflater blocks").isEmpty();
-            assertThat(r.outstandingAt(FIXTURE, inflaters)).as(java + ": outstanding inflater blocks").isEmpty();
+            assertThat(r.outstandingAt(WORKERS, deflaters)).as(java + ": outstanding deflater blocks").isEmpty();
+            assertThat(r.outstandingAt(WORKERS, inflaters)).as(java + ": outstanding inflater blocks").isEmpty();
             assertThat(r.outstandingAt(FIXTURE, stalled)).as(java + ": the late sample's block").isEmpty();
             // the records that found the ring full waited in their blocks' slots and were all sent
             assertThat(r.metadata("malloc.freesDeferred")).as(java + ": frees deferred").isPositive();
