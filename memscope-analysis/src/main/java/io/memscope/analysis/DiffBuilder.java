@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Compares two {@link Report}s into a {@link RunDiff}: matches sites and stacks, divides figures by the
@@ -33,27 +34,21 @@ public final class DiffBuilder {
         RunDiff.Figures bt = totals(base, n.baseDivisor());
         RunDiff.Figures nt = totals(newer, n.newDivisor());
 
+        // sites and stacks are matched by name with hidden classes' addresses left out: a lambda's class is
+        // Foo$$Lambda$84.0x00007fd4780b4498 in one run and Foo$$Lambda$112.0x00007f62941069c8 in the next
         Map<String, RunDiff.Entry> sites = new LinkedHashMap<>();
         for (SiteProfile p : base.sites()) {
-            sites.put(p.site() + "\u0000" + p.type(), entry(p.site(), p.type(), p.stack(),
-                    site(p, n.baseDivisor()), RunDiff.Figures.ZERO));
+            merge(sites, false, p.site(), p.type(), p.stack(), site(p, n.baseDivisor()), RunDiff.Figures.ZERO);
         }
         for (SiteProfile p : newer.sites()) {
-            String key = p.site() + "\u0000" + p.type();
-            RunDiff.Entry e = sites.get(key);
-            sites.put(key, entry(p.site(), p.type(), e == null || e.frames().isEmpty() ? p.stack()
-                    : e.frames(), e == null ? RunDiff.Figures.ZERO : e.base(), site(p, n.newDivisor())));
+            merge(sites, false, p.site(), p.type(), p.stack(), RunDiff.Figures.ZERO, site(p, n.newDivisor()));
         }
         Map<String, RunDiff.Entry> stacks = new LinkedHashMap<>();
         for (StackProfile p : base.stacks()) {
-            stacks.put(stackKey(p), entry(p.site(), p.type(), p.frames(), stack(p, n.baseDivisor()),
-                    RunDiff.Figures.ZERO));
+            merge(stacks, true, p.site(), p.type(), p.frames(), stack(p, n.baseDivisor()), RunDiff.Figures.ZERO);
         }
         for (StackProfile p : newer.stacks()) {
-            String key = stackKey(p);
-            RunDiff.Entry e = stacks.get(key);
-            stacks.put(key, entry(p.site(), p.type(), p.frames(),
-                    e == null ? RunDiff.Figures.ZERO : e.base(), stack(p, n.newDivisor())));
+            merge(stacks, true, p.site(), p.type(), p.frames(), RunDiff.Figures.ZERO, stack(p, n.newDivisor()));
         }
         List<RunDiff.Entry> siteList = compared(sites.values(), metric);
         // the family of tests: every site compared, and the total
@@ -182,8 +177,38 @@ public final class DiffBuilder {
         return out;
     }
 
-    private static String stackKey(StackProfile p) {
-        return String.join("\u0001", p.frames()) + "\u0000" + p.type();
+    /** A lambda's class number and a hidden class's address: {@code $$Lambda$84} and {@code .0x00007fd4780b4498}. */
+    private static final Pattern LAMBDA_NUMBER = Pattern.compile("\\$\\$Lambda\\$\\d+");
+    private static final Pattern HIDDEN_ADDRESS = Pattern.compile("(?<=[\\w$])[./]0x\\p{XDigit}+(?![\\w$])");
+
+    /**
+     * @return {@code name} (a class, a site or a frame) with the parts of hidden classes' names that change from
+     *         run to run left out: {@code Foo$$Lambda$84.0x00007fd4780b4498} and {@code Foo$$Lambda/0x0000000801001234}
+     *         are both {@code Foo$$Lambda}
+     */
+    static String withoutHiddenAddresses(String name) {
+        if (name == null || name.indexOf("0x") < 0 && name.indexOf("$$Lambda$") < 0) {
+            return name;
+        }
+        return HIDDEN_ADDRESS.matcher(LAMBDA_NUMBER.matcher(name).replaceAll("\\$\\$Lambda")).replaceAll("");
+    }
+
+    /**
+     * Adds one site's or stack's figures to {@code into}, under its name with hidden classes' addresses left out;
+     * two sites of a run with the same such name (two lambda classes of one line) are summed.
+     *
+     * @param byFrames whether entries are stacks, matched by their frames and type, rather than sites, matched by
+     *                 site and type
+     */
+    private static void merge(Map<String, RunDiff.Entry> into, boolean byFrames, String site, String type, List<String> frames,
+                              RunDiff.Figures base, RunDiff.Figures newer) {
+        String s = withoutHiddenAddresses(site);
+        String t = withoutHiddenAddresses(type);
+        List<String> f = frames == null ? List.of()
+                : frames.stream().map(DiffBuilder::withoutHiddenAddresses).toList();
+        String key = (byFrames ? String.join("\u0001", f) : s) + "\u0000" + t;
+        into.merge(key, entry(s, t, f, base, newer), (a, b) -> entry(a.site(), a.type(),
+                a.frames().isEmpty() ? b.frames() : a.frames(), a.base().plus(b.base()), a.newer().plus(b.newer())));
     }
 
     private static List<RunDiff.Entry> compared(java.util.Collection<RunDiff.Entry> entries, DiffMetric m) {

@@ -94,6 +94,14 @@ public record RunDiff(DiffMetric metric, Normalization normalization, Figures ba
         /** No figures (a site absent from a run). */
         public static final Figures ZERO = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
+        /** @return these figures and {@code o}'s summed (two sites of a run that a diff takes as one) */
+        public Figures plus(Figures o) {
+            return new Figures(allocatedBytes + o.allocatedBytes, allocatedObjects + o.allocatedObjects,
+                    liveBytes + o.liveBytes, liveObjects + o.liveObjects, peakBytes + o.peakBytes,
+                    peakObjects + o.peakObjects, nativeBytes + o.nativeBytes, nativeBlocks + o.nativeBlocks,
+                    allocatedSamples + o.allocatedSamples, liveSamples + o.liveSamples, peakSamples + o.peakSamples);
+        }
+
         /** @return the sampled objects behind {@link #value}; 0 for native memory (exact, not sampled) */
         public long samples(DiffMetric m) {
             return switch (m) {
