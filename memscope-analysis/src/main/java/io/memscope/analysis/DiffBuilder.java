@@ -211,15 +211,16 @@ public final class DiffBuilder {
                 a.frames().isEmpty() ? b.frames() : a.frames(), a.base().plus(b.base()), a.newer().plus(b.newer())));
     }
 
+    /**
+     * @return the entries with some of the metric in either run: a site with none in both (a heap site in a diff of
+     *         native memory, a temporary in a diff of held bytes) is not a comparison, and is left out of the table
+     *         and of the family of tests
+     */
     private static List<RunDiff.Entry> compared(java.util.Collection<RunDiff.Entry> entries, DiffMetric m) {
         List<RunDiff.Entry> l = new ArrayList<>(entries);
         l.removeIf(e -> e.base().value(m) == 0 && e.newer().value(m) == 0 && e.base().count(m) == 0
-                && e.newer().count(m) == 0 && allZero(e));
+                && e.newer().count(m) == 0 && e.base().samples(m) == 0 && e.newer().samples(m) == 0);
         return l;
-    }
-
-    private static boolean allZero(RunDiff.Entry e) {
-        return e.base().equals(RunDiff.Figures.ZERO) && e.newer().equals(RunDiff.Figures.ZERO);
     }
 
     private static RunDiff.Figures totals(Report r, double d) {
