@@ -200,8 +200,8 @@ public final class DiffBuilder {
      * @param byFrames whether entries are stacks, matched by their frames and type, rather than sites, matched by
      *                 site and type
      */
-    private static void merge(Map<String, RunDiff.Entry> into, boolean byFrames, String site, String type, List<String> frames,
-                              RunDiff.Figures base, RunDiff.Figures newer) {
+    private static void merge(Map<String, RunDiff.Entry> into, boolean byFrames, String site, String type,
+                              List<String> frames, RunDiff.Figures base, RunDiff.Figures newer) {
         String s = withoutHiddenAddresses(site);
         String t = withoutHiddenAddresses(type);
         List<String> f = frames == null ? List.of()

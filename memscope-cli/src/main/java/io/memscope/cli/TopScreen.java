@@ -42,10 +42,11 @@ final class TopScreen {
         lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
                 f.pid(), f.mode(), Summary.bytes(f.intervalBytes()), duration(f.uptimeMillis()),
                 CLOCK.format(Instant.ofEpochMilli(f.takenAtMillis())), state), width)));
-        String unconfirmed = f.unconfirmedBytes() > 0 ? " + " + Summary.bytes(f.unconfirmedBytes()) + " unconfirmed"
-                : "";
+        double interval = sampleInterval(f);
+        String unconfirmed = f.unconfirmedBytes() > 0
+                ? " + " + Summary.estimate(f.unconfirmedBytes(), interval) + " unconfirmed" : "";
         String held = f.heldAgeMillis() < 0 ? "held: no whole-heap GC yet" + unconfirmed
-                : "held " + Summary.bytes(f.heldBytes()) + " (est., reachable at the whole-heap GC "
+                : "held " + Summary.estimate(f.heldBytes(), interval) + " (est., reachable at the whole-heap GC "
                 + duration(f.heldAgeMillis()) + " ago)" + unconfirmed;
         lines.add(plain(fit(String.format(Locale.ROOT, "heap   used %s of %s committed%s  %s", Summary.bytes(f.heapUsed()),
                 Summary.bytes(f.heapCommitted()), f.heapMax() > 0 ? " (max " + Summary.bytes(f.heapMax()) + ")" : "",
@@ -76,10 +77,12 @@ final class TopScreen {
                         : "  (below: sites holding nothing at the last whole-heap GC, by live bytes)", width),
                         AttributedStyle.DEFAULT.faint()));
             }
-            lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s", Summary.bytes(r.heldBytes()),
-                    Summary.bytes(Math.max(0, r.allocationRate())) + "/s", Summary.bytes(r.liveBytes()),
-                    Summary.bytes(r.allocatedBytes()), fit(TerminalText.safe(r.type()), 16), TerminalText.safe(r.site())),
-                    width)));
+            // estimates as precise as their samples make them (the report's rounding, "~"); the rate is over one second
+            lines.add(plain(fit(String.format(Locale.ROOT, "%10s %11s %10s %11s  %-16s %s",
+                    Summary.estimate(r.heldBytes(), interval),
+                    Summary.estimate(Math.max(0, r.allocationRate()), interval) + "/s",
+                    Summary.estimate(r.liveBytes(), interval), Summary.estimate(r.allocatedBytes(), interval),
+                    fit(TerminalText.safe(shortType(r.type())), 16), TerminalText.safe(r.site())), width)));
             String path = paths.of(r);
             if (path != null) {
                 lines.add(new AttributedString(fit("           held by " + TerminalText.safe(path), width),
@@ -142,6 +145,29 @@ final class TopScreen {
         if (bytes >= 0) {
             sb.append("  ").append(name).append(' ').append(Summary.bytes(bytes)).append(resident ? " res" : "");
         }
+    }
+
+    /** @return the agent's mean sampling interval, with which its site figures were estimated; 0 when exact */
+    private static double sampleInterval(TopFrame f) {
+        return "exact".equals(f.mode()) ? 0 : Math.max(0, f.intervalBytes());
+    }
+
+    private static final java.util.regex.Pattern HIDDEN_ADDRESS =
+            java.util.regex.Pattern.compile("(?<=[\\w$])[./]0x\\p{XDigit}+(?![\\w$])");
+
+    /**
+     * @return the type's name without its package and without a hidden class's address, for the 16 columns of the
+     *         table: {@code ConcurrentHashMap$Node}, {@code String[]}, {@code BoundedLocalCache$$Lambda$84}; the
+     *         site beside it names the code
+     */
+    static String shortType(String type) {
+        if (type == null) {
+            return "";
+        }
+        String t = HIDDEN_ADDRESS.matcher(type).replaceAll("");
+        int dims = t.indexOf('[');
+        String element = dims < 0 ? t : t.substring(0, dims);
+        return element.substring(element.lastIndexOf('.') + 1) + (dims < 0 ? "" : t.substring(dims));
     }
 
     private static String head(TopSort sort) {

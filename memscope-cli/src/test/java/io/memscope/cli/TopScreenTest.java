@@ -42,8 +42,8 @@ class TopScreenTest {
         List<String> l = text(TopScreen.render(frame(TopSort.HELD, 1000, 1200), 0, true, false));
         assertThat(l.get(0)).startsWith("memscope top  pid 4242  sample mode, interval 512.0 KiB  up 1m15s")
                 .endsWith("[running]");
-        assertThat(l.get(1)).isEqualTo("heap   used 300.0 MiB of 1.0 GiB committed (max 4.0 GiB)  held 120.0 MiB "
-                + "(est., reachable at the whole-heap GC 1.2 s ago) + 16.0 MiB unconfirmed");
+        assertThat(l.get(1)).isEqualTo("heap   used 300.0 MiB of 1.0 GiB committed (max 4.0 GiB)  held ~120 MiB "
+                + "(est., reachable at the whole-heap GC 1.2 s ago) + ~16 MiB unconfirmed");
         assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding 3.0 MiB in 7 blocks");
         assertThat(l.get(3)).as("committed parts above RSS: other is 0").isEqualTo("rss    700.0 MiB (anon 650.0 MiB, "
                 + "file 50.0 MiB)  heap 1.0 GiB  metaspace 40.0 MiB  code 10.0 MiB  threads 19 (stacks 19.0 MiB)  "
@@ -52,10 +52,10 @@ class TopScreenTest {
                 + "(G1 Young Generation, G1 Concurrent GC)");
         assertThat(l.get(5)).startsWith("keys: h held  r rate  l live  a allocated  w why held  p pause  q quit").endsWith("sort: held");
         assertThat(l.get(7)).contains("*held").doesNotContain("*rate");
-        assertThat(l.get(8)).contains("100.0 MiB", "2.0 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
+        assertThat(l.get(8)).contains("~100 MiB", "~2 MiB/s", "byte[]", "com.acme.Cache.put(Cache.java:42)");
         // a site holding nothing in the held order: one the live order added below the sites holding something
         assertThat(l.get(9)).isEqualTo("  (below: sites holding nothing at the last whole-heap GC, by live bytes)");
-        assertThat(l.get(10)).contains("java.util.concu~ ", "com.acme.Parser.token(Parser.java:7)");
+        assertThat(l.get(10)).contains("ConcurrentHashM~ ", "com.acme.Parser.token(Parser.java:7)");
         assertThat(l).hasSize(TopScreen.HEADER_LINES + 3);
     }
 
@@ -77,7 +77,7 @@ class TopScreenTest {
     void plainOutputHasNoKeysAndTheFirstFrameHasNoGcWindowYet() {
         List<String> l = text(TopScreen.render(frame(TopSort.RATE, 0, -1), 0, false, false));
         assertThat(l.get(0)).doesNotContain("[running]", "[PAUSED]");
-        assertThat(l.get(1)).endsWith("held: no whole-heap GC yet + 16.0 MiB unconfirmed");
+        assertThat(l.get(1)).endsWith("held: no whole-heap GC yet + ~16 MiB unconfirmed");
         assertThat(l.get(3)).startsWith("rss    700.0 MiB");
         assertThat(l.get(4)).contains("from the next refresh on");
         assertThat(l.get(5)).isEqualTo("sort: rate");
@@ -108,6 +108,41 @@ class TopScreenTest {
         }
         assertThat(String.join("\n", l)).contains("\\e[31mred\\e]0;pwned\\x07\\e[2J\\x9b1m\\r\\nFORGED");
         assertThat(l).hasSize(TopScreen.HEADER_LINES + 1);
+    }
+
+    /**
+     * The sites' figures are estimates and show their precision as the report does: a new user's Netty and Caffeine
+     * program had rows of one sample each shown as "512.0 KiB" (the report said "~500 KiB (1 sample)"), and types
+     * cut to their package ("java.util.concu~", "com.github.benm~"). In exact mode the figures are counted, shown
+     * whole.
+     */
+    @Test
+    void siteFiguresShowTheirPrecisionAndTypesTheirClassName() {
+        TopFrame.Row one = new TopFrame.Row("com.github.benmanes.caffeine.cache.BoundedLocalCache.put("
+                + "BoundedLocalCache.java:2304)", "java.util.concurrent.ConcurrentHashMap$Node", 512 * 1024,
+                512 * 1024, 0, 512 * 1024, 0);
+        TopFrame.Row lambda = new TopFrame.Row("com.github.benmanes.caffeine.cache.BoundedLocalCache.evictEntry("
+                + "BoundedLocalCache.java:1024)", "com.github.benmanes.caffeine.cache.BoundedLocalCache$$Lambda$84"
+                + ".0x00007fd4780b4498", 0, 3L << 20, 1 << 20, 47L << 20, 0);
+        TopFrame sampled = new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20, 6L << 30,
+                57L << 20, 500, 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, List.of(one, lambda),
+                0, java.util.Map.of(), -1);
+        List<String> l = text(TopScreen.render(sampled, 0, false, false));
+        assertThat(l.get(1)).contains("held ~57 MiB (est.");
+        assertThat(l.get(8)).startsWith("  ~500 KiB").contains(" ConcurrentHashM~ ").doesNotContain("512.0 KiB");
+        assertThat(l.get(10)).contains("~3 MiB", "~47 MiB", " BoundedLocalCac~ ");
+
+        TopFrame exact = new TopFrame("4242", "exact", 1, 9_300, 0, 150L << 20, 768L << 20, 6L << 30, 57L << 20, 500,
+                126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, List.of(one), 0, java.util.Map.of(),
+                -1);
+        assertThat(text(TopScreen.render(exact, 0, false, false)).get(8)).startsWith(" 512.0 KiB");
+
+        assertThat(TopScreen.shortType("java.util.concurrent.ConcurrentHashMap$Node"))
+                .isEqualTo("ConcurrentHashMap$Node");
+        assertThat(TopScreen.shortType("java.lang.String[][]")).isEqualTo("String[][]");
+        assertThat(TopScreen.shortType("byte[]")).isEqualTo("byte[]");
+        assertThat(TopScreen.shortType("a.B$$Lambda/0x0000000801001234")).isEqualTo("B$$Lambda");
+        assertThat(TopScreen.shortType("native:direct-buffer")).isEqualTo("native:direct-buffer");
     }
 
     @Test
