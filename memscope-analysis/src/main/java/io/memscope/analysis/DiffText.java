@@ -48,10 +48,18 @@ public final class DiffText {
         if (d.sites().isEmpty()) {
             sb.append("  no sites\n");
         }
-        sb.append(String.format(Locale.ROOT, "  %d of %d sites changed by more than sampling noise; \"noise\": a "
-                        + "change sampling alone explains (two-sided test on each site's samples, at most %.0f%% "
-                        + "chance of any false alarm in this comparison: docs/formats/report-json.md)%n",
-                d.sites().size() - noise, d.sites().size(), SamplingNoise.FAMILY_FALSE_ALARM_RATE * 100));
+        boolean exact = sig.baseFactor() == 0 && sig.newFactor() == 0
+                && d.sites().stream().noneMatch(e -> io.memscope.recording.Site.NATIVE_MALLOC.equals(e.type()));
+        if (exact) {
+            // direct buffers, Unsafe and arenas are counted, not sampled: no test, every change is one
+            sb.append(String.format(Locale.ROOT, "  %d of %d sites changed (exact figures: no sampling noise)%n",
+                    d.sites().size() - noise, d.sites().size()));
+        } else {
+            sb.append(String.format(Locale.ROOT, "  %d of %d sites changed by more than sampling noise; \"noise\": a "
+                            + "change sampling alone explains (two-sided test on each site's samples, at most %.0f%% "
+                            + "chance of any false alarm in this comparison: docs/formats/report-json.md)%n",
+                    d.sites().size() - noise, d.sites().size(), SamplingNoise.FAMILY_FALSE_ALARM_RATE * 100));
+        }
         if (sig.model() != null) {
             sb.append("  noise model: ").append(sig.model()).append('\n');
         }

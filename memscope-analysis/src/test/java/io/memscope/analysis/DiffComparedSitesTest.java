@@ -40,10 +40,13 @@ class DiffComparedSitesTest {
         assertThat(nativeDiff.sites()).extracting(RunDiff.Entry::site)
                 .containsExactly("app.Pool.newChunk(Pool.java:30)");
         assertThat(nativeDiff.significance().tests()).isEqualTo(2);
+        assertThat(DiffText.format(nativeDiff, 20)).contains("1 of 1 sites changed (exact figures: no sampling noise)")
+                .doesNotContain("more than sampling noise");
 
         RunDiff live = DiffBuilder.diff(base, newer, DiffMetric.LIVE, false, null);
         assertThat(live.sites()).extracting(RunDiff.Entry::site).containsExactly("app.Cache.put(Cache.java:20)");
         assertThat(live.significance().tests()).isEqualTo(2);
+        assertThat(DiffText.format(live, 20)).contains("1 of 1 sites changed by more than sampling noise");
 
         RunDiff allocated = DiffBuilder.diff(base, newer, DiffMetric.ALLOCATED, false, null);
         assertThat(allocated.sites()).extracting(RunDiff.Entry::site)
