@@ -3,6 +3,7 @@ package io.memscope.analysis;
 import io.memscope.launch.MetadataKeys;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import static io.memscope.analysis.text.TerminalText.safe;
 
 /**
@@ -43,13 +44,24 @@ public final class Summary {
     }
 
     /**
-     * The agent's own heap, as a part of the heap in use: " (memscope's own tables about X of it)", or "" when the
-     * recording does not say (older agents, JFR recordings).
+     * The agent's own heap, as a part of the heap in use at the peak: " (memscope's own tables about X of it)", or ""
+     * when the recording does not say (older agents, JFR recordings). A peak at or after the moment the capture let
+     * its out-of-memory reserves go (the end check's collection) did not hold them: they are left out then.
      */
     static String agentHeap(Report r) {
-        String v = r.metadata().get(MetadataKeys.AGENT_HEAP_BYTES);
+        Map<String, String> m = r.metadata();
         try {
-            return v == null ? "" : " (memscope's own tables about " + bytes(Long.parseLong(v)) + " of it)";
+            String v = m.get(MetadataKeys.AGENT_HEAP_BYTES);
+            if (v == null) {
+                return "";
+            }
+            long bytes = Long.parseLong(v);
+            String released = m.get(MetadataKeys.AGENT_RESERVES_RELEASED_NANOS);
+            Peak peak = r.peak();
+            if (released != null && peak != null && peak.timeNanos() >= Long.parseLong(released)) {
+                bytes -= Long.parseLong(m.getOrDefault(MetadataKeys.AGENT_RESERVE_BYTES, "0"));
+            }
+            return " (memscope's own tables about " + bytes(Math.max(0, bytes)) + " of it)";
         } catch (NumberFormatException e) {
             return "";
         }

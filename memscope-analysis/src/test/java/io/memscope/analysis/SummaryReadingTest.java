@@ -102,6 +102,27 @@ class SummaryReadingTest {
         assertThat(io.memscope.analysis.html.ReportPageData.heldNotes(r)).noneMatch(n -> n.contains("than the peak"));
     }
 
+    /**
+     * The agent's own heap beside the heap in use at the peak: with the out-of-memory reserves (8 MiB of 12) while
+     * the capture ran, without them at a peak after the capture let them go (the end check's collection).
+     */
+    @Test
+    void theAgentsReservesCountOnlyAtAPeakBeforeTheyWereLetGo() {
+        for (boolean before : new boolean[] {true, false}) {
+            TestRun d = before ? run("reserves-held", new GcRecord(800 * MS, MS, "G1 Old Generation", "System.gc()",
+                    40 * MIB, 25 * MIB, 64 * MIB, "end of major GC")
+                    .withExamined(GcRecord.Examined.WHOLE_HEAP, 800 * MS, 800 * MS)) : run("reserves-gone");
+            d.meta(MetadataKeys.AGENT_HEAP_BYTES, Long.toString(12 * MIB))
+                    .meta(MetadataKeys.AGENT_RESERVE_BYTES, Long.toString(8 * MIB))
+                    .meta(MetadataKeys.AGENT_RESERVES_RELEASED_NANOS, Long.toString(940 * MS));
+            d.close();
+            Report r = ReportBuilder.build(d.file());
+            assertThat(r.peak().timeMs()).isEqualTo(before ? 800.0 : 950.0);
+            assertThat(Summary.format(r)).as("peak before the reserves went: " + before)
+                    .contains("in use (memscope's own tables about " + (before ? "12.0" : "4.0") + " MiB of it)");
+        }
+    }
+
     /** A restricted window starting after the Remark: the peak is chosen among the window's collections only. */
     @Test
     void aWindowsPeakIsAmongItsOwnWholeHeapCollections() {

@@ -47,6 +47,10 @@ class AgentHeapTest {
             assertThat((double) estimate).as(java + ": the agent's heap, estimated, against the heap in use with "
                     + "the agent less without it (" + difference + " bytes)")
                     .isBetween(difference / 2.0, difference * 2.0);
+            // the reserves' part (1/32 and 1/64 of -Xmx256m, each at most 4 MiB), let go before the end check
+            assertThat(Jvms.metadataCount(meta, "agent.reserveBytes")).as(java).isBetween(7L << 20, 8L << 20);
+            assertThat(Jvms.metadataCount(meta, "agent.reservesReleasedNanos")).as(java)
+                    .isBetween(Jvms.metadataCount(meta, "startNanos"), Jvms.metadataCount(meta, "endNanos"));
             // the stacks' text is a part of it: hundreds of stacks were sampled
             assertThat(Jvms.metadataCount(meta, "bounds.stacks")).as(java).isGreaterThan(100);
             assertThat(Files.readString(Jvms.summaryFile(dir.resolve("run")))).as(java)

@@ -1,5 +1,7 @@
 package io.memscope.junit;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 import org.junit.platform.commons.PreconditionViolationException;
 
@@ -11,7 +13,8 @@ final class Sizes {
     /**
      * @param text a number, optionally with a unit: {@code B}, {@code K}/{@code KB}/{@code KiB}, {@code M}/{@code MB}/
      *             {@code MiB}, {@code G}/{@code GB}/{@code GiB}, {@code T}/{@code TB}/{@code TiB} (case-insensitive,
-     *             powers of 1024, as the agent's {@code interval} option)
+     *             powers of 1024, a decimal rounded down to whole bytes): the grammar of the agent's sizes
+     *             ({@code interval=512k}), which this module may not depend on; SizesTest checks that both agree
      * @param what the annotation and attribute, for the message
      * @throws PreconditionViolationException for anything else (JUnit reports it as the test's failure)
      */
@@ -21,28 +24,25 @@ final class Sizes {
         while (i < t.length() && (Character.isDigit(t.charAt(i)) || t.charAt(i) == '.')) {
             i++;
         }
-        String number = t.substring(0, i);
-        String unit = t.substring(i).trim();
-        long factor;
-        switch (unit) {
-            case "": case "b": factor = 1; break;
-            case "k": case "kb": case "kib": factor = 1L << 10; break;
-            case "m": case "mb": case "mib": factor = 1L << 20; break;
-            case "g": case "gb": case "gib": factor = 1L << 30; break;
-            case "t": case "tb": case "tib": factor = 1L << 40; break;
-            default: factor = -1;
-        }
-        double value;
+        int shift = switch (t.substring(i).trim()) {
+            case "", "b" -> 0;
+            case "k", "kb", "kib" -> 10;
+            case "m", "mb", "mib" -> 20;
+            case "g", "gb", "gib" -> 30;
+            case "t", "tb", "tib" -> 40;
+            default -> -1;
+        };
         try {
-            value = number.isEmpty() ? Double.NaN : Double.parseDouble(number);
-        } catch (NumberFormatException e) {
-            value = Double.NaN;
-        }
-        if (factor < 0 || Double.isNaN(value) || value * factor >= Long.MAX_VALUE) {
+            if (shift < 0) {
+                throw new NumberFormatException();
+            }
+            // exact: a double would round sizes past 2^53 bytes
+            BigDecimal bytes = new BigDecimal(t.substring(0, i)).multiply(BigDecimal.valueOf(1L << shift));
+            return bytes.setScale(0, RoundingMode.FLOOR).longValueExact();
+        } catch (NumberFormatException | ArithmeticException e) {
             throw new PreconditionViolationException(what + ": '" + text + "' is not a size (examples: 0, 4096, "
                     + "512KB, 50MB, 1.5GB; units are powers of 1024)");
         }
-        return (long) Math.floor(value * factor);
     }
 
     /** @return {@code 12.3 MiB}, {@code 512 B}: three significant digits, powers of 1024 */

@@ -3,6 +3,7 @@ package io.memscope.junit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memscope.launch.OptionValues;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.commons.PreconditionViolationException;
 
@@ -24,6 +25,28 @@ class SizesTest {
             assertThatThrownBy(() -> Sizes.parse(bad, "@MaxAllocation")).as(bad)
                     .isInstanceOf(PreconditionViolationException.class).hasMessageContaining("@MaxAllocation")
                     .hasMessageContaining("is not a size");
+        }
+    }
+
+    /** A size means the same in an annotation as in the agent's options: one grammar, read in two modules. */
+    @Test
+    void agreesWithTheAgentsOptions() {
+        String[] sizes = {"0", "4096", "512k", "512K", "512kb", "512KiB", "50MB", "50mib", " 1.5 GiB ", "2tb", "2T",
+            "1_000", "1__0", "_1", ".5k", "1.", "3b", "0.3", "1.9999B", "9007199254740993", "8388607.999TiB",
+            "", "MB", "-1MB", "12 apples", "1.2.3", "99999999999TB", ".", "1e3", "0x10", "1 p", "1kk", null};
+        for (String s : sizes) {
+            Long annotation = parsedOrNull(() -> Sizes.parse(s, "x"));
+            Long agent = parsedOrNull(() -> OptionValues.parseBytes(s));
+            assertThat(annotation).as("'" + s + "'").isEqualTo(agent);
+        }
+        assertThat(OptionValues.parseBytes("9007199254740993")).isEqualTo(9007199254740993L); // exact, not a double
+    }
+
+    private static Long parsedOrNull(java.util.function.LongSupplier parse) {
+        try {
+            return parse.getAsLong();
+        } catch (IllegalArgumentException | PreconditionViolationException e) {
+            return null;
         }
     }
 

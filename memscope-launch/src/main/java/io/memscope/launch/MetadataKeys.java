@@ -76,11 +76,18 @@ public final class MetadataKeys {
     }
 
     /**
-     * Heap bytes the capture itself held at its end (its tables, buffers and out-of-memory reserves), estimated from
+     * Heap bytes the capture itself held as it ended (its tables, buffers and out-of-memory reserves), estimated from
      * its tables' sizes (docs/agent.md "The agent's own heap"): part of the heap the JVM reports in use, never of what
      * memscope reports held.
      */
     public static final String AGENT_HEAP_BYTES = "agent.heapBytes";
+    /**
+     * The part of {@link #AGENT_HEAP_BYTES} that is the out-of-memory reserves (exact): held while the capture runs,
+     * let go when it ends, before the end check's collection.
+     */
+    public static final String AGENT_RESERVE_BYTES = "agent.reserveBytes";
+    /** {@code System.nanoTime()} when the capture let its reserves go: collections from then on do not hold them. */
+    public static final String AGENT_RESERVES_RELEASED_NANOS = "agent.reservesReleasedNanos";
 
     // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
     /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */

@@ -1,5 +1,7 @@
 package io.memscope.launch;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,27 +20,43 @@ public final class OptionValues {
     private OptionValues() {
     }
 
-    /** Parses {@code 524288}, {@code 512k}, {@code 1m}, {@code 1g} (binary units, case-insensitive). */
+    /** What {@link #parseBytes} accepts, for messages. */
+    public static final String BYTES_FORM = "a size like 4096, 512k, 50MB or 1.5GiB (units are powers of 1024)";
+
+    /**
+     * Parses a size in bytes: a number with an optional unit, {@code 524288}, {@code 512k}, {@code 50MB},
+     * {@code 1.5GiB}. The number is whole or decimal ({@code _} is ignored: {@code 1_000}); the unit is {@code B},
+     * {@code K}/{@code KB}/{@code KiB}, {@code M}/{@code MB}/{@code MiB}, {@code G}/{@code GB}/{@code GiB} or
+     * {@code T}/{@code TB}/{@code TiB}, case-insensitive, powers of 1024 whatever its spelling (as the JVM's
+     * {@code -Xmx}), optionally after a space. A decimal is rounded down to whole bytes. The agent's options and the
+     * command line read sizes here; the JUnit extension's annotations, which may not depend on this module, read the
+     * same grammar (its tests check that both agree), so a size means the same wherever it is written.
+     *
+     * @throws IllegalArgumentException for anything else: a negative number, another unit, more than
+     *                                  {@link Long#MAX_VALUE} bytes ({@link #BYTES_FORM} in its message)
+     */
     public static long parseBytes(String v) {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (s.endsWith("b")) {
-            s = s.substring(0, s.length() - 1);
+        String s = v == null ? "" : v.trim().replace("_", "").toLowerCase(Locale.ROOT);
+        int end = 0;
+        while (end < s.length() && (Character.isDigit(s.charAt(end)) || s.charAt(end) == '.')) {
+            end++;
         }
-        if (s.endsWith("k")) {
-            mult = 1024;
-        } else if (s.endsWith("m")) {
-            mult = 1024 * 1024;
-        } else if (s.endsWith("g")) {
-            mult = 1024L * 1024 * 1024;
-        }
-        if (mult != 1) {
-            s = s.substring(0, s.length() - 1);
-        }
+        int shift = switch (s.substring(end).trim()) {
+            case "", "b" -> 0;
+            case "k", "kb", "kib" -> 10;
+            case "m", "mb", "mib" -> 20;
+            case "g", "gb", "gib" -> 30;
+            case "t", "tb", "tib" -> 40;
+            default -> -1;
+        };
         try {
-            return Math.multiplyExact(Long.parseLong(s.trim()), mult);
+            if (shift < 0) {
+                throw new NumberFormatException();
+            }
+            BigDecimal bytes = new BigDecimal(s.substring(0, end)).multiply(BigDecimal.valueOf(1L << shift));
+            return bytes.setScale(0, RoundingMode.FLOOR).longValueExact();
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("expected bytes like 524288, 512k or 1m");
+            throw new IllegalArgumentException("expected " + BYTES_FORM);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.memscope.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -142,6 +143,15 @@ class AgentOptionsTest {
         assertThat(OptionValues.parseBytes("512k")).isEqualTo(524288);
         assertThat(OptionValues.parseBytes("2MB")).isEqualTo(2 << 20);
         assertThat(OptionValues.parseBytes("1g")).isEqualTo(1L << 30);
+        assertThat(OptionValues.parseBytes("1.5MiB")).isEqualTo(3 << 19);
+        assertThat(OptionValues.parseBytes("2 TB")).isEqualTo(2L << 40);
+        assertThat(AgentOptions.parse("interval=0.5KiB", Map.of()).intervalBytes()).isEqualTo(512);
+        for (String bad : new String[] {"-1", "1e3", "12 apples", "1.2.3", "9999999999t"}) {
+            assertThatThrownBy(() -> OptionValues.parseBytes(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("512k, 50MB or 1.5GiB");
+        }
+        assertThat(AgentOptions.parse("endCheckMaxHeap=-1", Map.of()).errors()).singleElement().asString()
+                .contains("endCheckMaxHeap", "1.5GiB");
     }
 
     @Test

@@ -34,6 +34,9 @@ final class CaptureEnd {
         OutOfMemoryWatch oom = session.outOfMemory;
         if (oom != null) {
             oom.release(); // the room kept for this end
+            // collections from now on (the end check's) no longer hold the reserves: the report's figures say so
+            session.endMetadata.put(MetadataKeys.AGENT_RESERVES_RELEASED_NANOS, Long.toString(System.nanoTime()));
+            session.endMetadata.put(MetadataKeys.AGENT_RESERVE_BYTES, Long.toString(oom.reserveBytes));
         }
         try {
             Hooks.heapSampling = false;

@@ -24,7 +24,8 @@ import java.util.function.IntFunction;
  *       {@code /proc/PID/status}), and the heap each uses right after a full collection ({@code jcmd PID GC.run},
  *       the figure from the JVM's GC log in OUT: the agent's Java tables live in the heap, whose resident pages the
  *       fixed-size heap hides from RSS), and the differences: the agent's memory, which must not grow after the
- *       first minutes.</li>
+ *       first minutes. Both run with NMT ({@code summary}); its figures at minute 1, every tenth minute and the last
+ *       go to {@code OUT/nmt-with-M.txt} and {@code OUT/nmt-without-M.txt}.</li>
  * </ul>
  */
 public final class SoakMain {
@@ -48,7 +49,8 @@ public final class SoakMain {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = Path.of(SoakMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         long seconds = minutes * 60L + 30;
-        List<String> heap = List.of("-Xms512m", "-Xmx512m", "-XX:+UseG1GC");
+        // NMT in both: where the resident difference outside the heap goes (its own cost is the same in both)
+        List<String> heap = List.of("-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-XX:NativeMemoryTracking=summary");
         Files.createDirectories(out);
         Path gcWith = out.resolve("gc-with.log");
         Path gcWithout = out.resolve("gc-without.log");
@@ -73,6 +75,12 @@ public final class SoakMain {
                 long rb = rss(b.pid());
                 System.out.printf("%6d  %12.1f  %15.1f  %12.1f  %27.1f  %11.1f  %13.1f%n", m, ra / 1048576.0,
                         rb / 1048576.0, (ra - rb) / 1048576.0, ha / 1048576.0, hb / 1048576.0, (ha - hb) / 1048576.0);
+                if (m == 1 || m % 10 == 0 || m == minutes) {
+                    Files.writeString(out.resolve("nmt-with-" + m + ".txt"),
+                            run(jcmd, Long.toString(a.pid()), "VM.native_memory", "summary"));
+                    Files.writeString(out.resolve("nmt-without-" + m + ".txt"),
+                            run(jcmd, Long.toString(b.pid()), "VM.native_memory", "summary"));
+                }
             }
         } finally {
             System.out.println("with agent exited " + a.waitFor() + ", without " + b.waitFor());
