@@ -39,8 +39,9 @@ final class TopScreen {
     static List<AttributedString> render(TopFrame f, int width, boolean interactive, boolean paused, TopPaths paths) {
         List<AttributedString> lines = new ArrayList<>();
         String state = interactive ? (paused ? "  [PAUSED]" : "  [running]") : "";
-        lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  up %s  %s%s",
-                f.pid(), f.mode(), Summary.bytes(f.intervalBytes()), duration(f.uptimeMillis()),
+        lines.add(bold(fit(String.format(Locale.ROOT, "memscope top  pid %s  %s mode, interval %s  %s  %s%s",
+                f.pid(), f.mode(), Summary.bytes(f.intervalBytes()),
+                (f.attached() ? "attached " + duration(f.uptimeMillis()) + " ago" : "up " + duration(f.uptimeMillis())),
                 CLOCK.format(Instant.ofEpochMilli(f.takenAtMillis())), state), width)));
         double interval = sampleInterval(f);
         String unconfirmed = f.unconfirmedBytes() > 0
@@ -51,8 +52,10 @@ final class TopScreen {
         lines.add(plain(fit(String.format(Locale.ROOT, "heap   used %s of %s committed%s  %s", Summary.bytes(f.heapUsed()),
                 Summary.bytes(f.heapCommitted()), f.heapMax() > 0 ? " (max " + Summary.bytes(f.heapMax()) + ")" : "",
                 held), width)));
-        lines.add(plain(fit(String.format(Locale.ROOT, "alloc  %s/s (%s)  native outstanding %s in %d blocks%s",
+        // attached: what was allocated before the attach (a pool's chunks, say) is not seen, the reader must know
+        lines.add(plain(fit(String.format(Locale.ROOT, "alloc  %s/s (%s)  native outstanding%s %s in %d blocks%s",
                 Summary.bytes(Math.max(0, f.allocationRate())), f.allocationRateExact() ? "all threads" : "est.",
+                f.attached() ? " since the attach" : "",
                 Summary.bytes(Math.max(0, f.nativeBytes())), Math.max(0, f.nativeBlocks()),
                 f.mallocBytes() >= 0 ? ", malloc " + Summary.bytes(f.mallocBytes()) + " (est.)" : ""), width)));
         String rss = rss(f.processMemory());

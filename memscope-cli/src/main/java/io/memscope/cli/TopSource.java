@@ -20,7 +20,8 @@ import javax.management.openmbean.CompositeData;
 final class TopSource {
     private static final String[] AGENT_ATTRIBUTES = {"Mode", "IntervalBytes", "UptimeMillis", "HeldBytes",
         "HeldAgeMillis", "AllocationRate", "NativeOutstandingBytes", "NativeOutstandingBlocks", "GcCount",
-        "UnconfirmedBytes", "ProcessMemory", "ProcessMemoryParts", "MallocOutstandingBytes"};
+        "UnconfirmedBytes", "ProcessMemory", "ProcessMemoryParts", "MallocOutstandingBytes",
+        "Attached"};
 
     private final MBeanServerConnection server;
     private final String pid;
@@ -177,7 +178,8 @@ final class TopSource {
                 (Long) heap.get("max"), num(a, "HeldBytes"), num(a, "HeldAgeMillis"), allocationRate, exact,
                 num(a, "NativeOutstandingBytes"), num(a, "NativeOutstandingBlocks"), window, pauses, pauseMillis,
                 pauseMax, cycles, names, sort, list, Math.max(0, num(a, "UnconfirmedBytes")), processMemory(a),
-                a.get("MallocOutstandingBytes") instanceof Number m ? m.longValue() : -1);
+                a.get("MallocOutstandingBytes") instanceof Number m ? m.longValue() : -1,
+                Boolean.TRUE.equals(a.get("Attached")));
     }
 
     private static List<TopFrame.Row> rows(Object result) {

@@ -33,6 +33,22 @@ class TopScreenTest {
                 + "malloc 12.0 MiB (est.)");
     }
 
+    /** Attached to a running JVM: the native figure (a pool's chunks taken before) starts at the attach. */
+    @Test
+    void anAttachedAgentsFiguresSayTheyStartAtTheAttach() {
+        TopFrame f = frame(TopSort.HELD, 1000, 1200);
+        TopFrame attached = new TopFrame(f.pid(), f.mode(), f.intervalBytes(), f.uptimeMillis(), f.takenAtMillis(),
+                f.heapUsed(), f.heapCommitted(), f.heapMax(), f.heldBytes(), f.heldAgeMillis(), f.allocationRate(),
+                f.allocationRateExact(), f.nativeBytes(), f.nativeBlocks(), f.gcWindowMillis(), f.gcPauses(),
+                f.gcPauseMillis(), f.gcPauseMaxMillis(), f.gcCycles(), f.gcCollectors(), f.sort(), f.rows(),
+                f.unconfirmedBytes(), f.processMemory(), f.mallocBytes(), true);
+        List<String> l = text(TopScreen.render(attached, 0, true, false));
+        assertThat(l.get(0)).contains("attached 1m15s ago").doesNotContain(" up ");
+        assertThat(l.get(2)).isEqualTo("alloc  800.0 MiB/s (all threads)  native outstanding since the attach "
+                + "3.0 MiB in 7 blocks");
+        assertThat(text(TopScreen.render(f, 0, true, false)).get(0)).contains(" up 1m15s ");
+    }
+
     private static List<String> text(List<AttributedString> lines) {
         return lines.stream().map(AttributedString::toString).toList();
     }

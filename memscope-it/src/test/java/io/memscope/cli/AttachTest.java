@@ -61,6 +61,11 @@ class AttachTest {
             await("100 events in " + recording2).atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
                     .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> io.memscope.analysis.RecordedRun.open(recording2).eventCount() >= 100);
+            // top on the attached agent: its figures start at the attach, and it says so
+            CliRun top = CliRun.run("top", pid, "-n", "1");
+            assertThat(top.exit).as(top.err).isZero();
+            assertThat(top.out).contains("native outstanding since the attach")
+                    .containsPattern("  attached [0-9.hms ]+ ago");
             CliRun detached = CliRun.run("detach", pid);
             assertThat(detached.exit).as(detached.err).isZero();
             assertThat(detached.out).contains("memscope report for pid " + pid);

@@ -84,7 +84,9 @@ class TopCommandTest {
         String last = frames.get(2);
         assertThat(line(last, "memscope top  pid " + pid)).contains("sample mode");
         assertThat(line(last, "heap   used")).contains("committed", "held");
-        assertThat(line(last, "alloc  ")).contains("/s (all threads)", "native outstanding");
+        assertThat(line(last, "alloc  ")).contains("/s (all threads)", "native outstanding")
+                .doesNotContain("since the attach"); // started with the JVM
+        assertThat(line(last, "memscope top  pid " + pid)).contains(" up ");
         assertThat(line(last, "gc     last ")).contains("pause");
         // the agent's latest process memory sample (Linux: /proc/self/status)
         assertThat(line(last, "rss    ")).matches("rss    [0-9.]+ [KMG]iB \\(anon .*\\)  heap .*  metaspace .*  code .*  "

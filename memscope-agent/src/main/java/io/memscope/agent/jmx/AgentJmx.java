@@ -47,6 +47,11 @@ public final class AgentJmx implements AgentMXBean {
     }
 
     @Override
+    public boolean isAttached() {
+        return !session.seenFromJvmStart();
+    }
+
+    @Override
     public long getUptimeMillis() {
         return (System.nanoTime() - session.startNanos()) / 1_000_000L;
     }

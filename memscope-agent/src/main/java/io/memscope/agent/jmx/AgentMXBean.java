@@ -81,6 +81,12 @@ public interface AgentMXBean {
     /** @return estimated heap bytes allocated per second over all sites during the agent's last full second */
     long getAllocationRate();
 
+    /**
+     * @return whether the agent was attached to a running JVM: then its figures (native outstanding, allocated, held)
+     *         cover only what happened since the attach
+     */
+    boolean isAttached();
+
     /** @return native bytes (direct buffers, Unsafe, FFM arenas) allocated and not yet freed; 0 with native=false */
     long getNativeOutstandingBytes();
 
