@@ -166,12 +166,17 @@ public final class EventBlockFolder<P extends EventFold.Part> implements AutoClo
         return bytes;
     }
 
-    /** Reading thread: folds the events of a carried EVENTS block (a CARRY block's), from {@code in}'s position. */
-    void carried(ByteSource in, int stringCount) {
+    /**
+     * Reading thread: folds the events of a carried EVENTS block (a CARRY block's) at {@code bytes[from, limit)}.
+     *
+     * @return where its last event ends
+     */
+    int carried(byte[] bytes, int from, int limit, int stringCount) {
         start();
         P part = fold.part();
-        scanner.scan(in, stringCount, part); // a malformed carried block ends the read before anything is merged
+        int end = scanner.scan(bytes, from, limit, stringCount, part); // if malformed: nothing merged
         fold.merge(part);
+        return end;
     }
 
     private void work(int index) {

@@ -25,6 +25,11 @@ final class EventBlockScanner {
     private static final MemoryEventType[] TYPES = MemoryEventType.values();
 
     private final BlockThreads threads = new BlockThreads();
+    private byte[] bytes;
+    private int position;
+    private int limit;
+    /** Over the same payload, for what is read through {@link ByteSource} (a thread reference, an error). */
+    private ByteSource source;
 
     /**
      * Scans a whole top-level EVENTS payload {@code bytes[0, length)}, including the check that nothing follows its
@@ -33,33 +38,38 @@ final class EventBlockScanner {
      * @throws ByteSource.Malformed on any inconsistency, at the position where it was found
      */
     void scanBlock(byte[] bytes, int length, int stringCount, EventFold.Part part) {
-        ByteSource in = new ByteSource(bytes, 0, length);
-        scan(in, stringCount, part);
-        if (in.hasRemaining()) {
-            throw new ByteSource.Malformed(in.position(), in.remaining() + " unused bytes at the end of the "
-                    + BlockType.EVENTS + " block");
+        int end = scan(bytes, 0, length, stringCount, part);
+        if (end < length) {
+            throw new ByteSource.Malformed(end, (length - end) + " unused bytes at the end of the " + BlockType.EVENTS
+                    + " block");
         }
     }
 
     /**
-     * Scans one payload from {@code in}'s position, as {@link EventBlockCodec.Decoder#decode} decodes it.
+     * Scans one payload at {@code bytes[from, limit)}, as {@link EventBlockCodec.Decoder#decode} decodes one from a
+     * {@link ByteSource} over the same bytes.
      *
      * @param stringCount number of string ids defined so far (ids 0 .. stringCount-1 are valid)
+     * @return where the payload's last event ends
      * @throws ByteSource.Malformed on any inconsistency, at the position where it was found
      */
-    void scan(ByteSource in, int stringCount, EventFold.Part part) {
+    int scan(byte[] bytes, int from, int limit, int stringCount, EventFold.Part part) {
+        this.bytes = bytes;
+        this.position = from;
+        this.limit = limit;
+        this.source = new ByteSource(bytes, 0, limit);
         threads.reset();
-        int countAt = in.position();
-        long count = in.uleb();
-        if (count < 1 || count > RecordingFormat.MAX_EVENTS_PER_BLOCK || count > in.remaining() / 4) {
+        int countAt = position;
+        long count = uleb();
+        if (count < 1 || count > RecordingFormat.MAX_EVENTS_PER_BLOCK || count > (limit - position) / 4) {
             throw new ByteSource.Malformed(countAt, "event count " + Long.toUnsignedString(count)
-                    + " impossible for a payload of " + in.remaining() + " remaining bytes");
+                    + " impossible for a payload of " + (limit - position) + " remaining bytes");
         }
-        long timestamp = in.zigzag();
+        long timestamp = zigzag();
         int stackCount = 0;
         for (int i = 0; i < count; i++) {
-            int eventAt = in.position();
-            long tagValue = in.uleb();
+            int eventAt = position;
+            long tagValue = uleb();
             if ((tagValue & ~(long) TAG_ALL) != 0) {
                 throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown tag bits 0x"
                         + Long.toHexString(tagValue));
@@ -69,23 +79,30 @@ final class EventBlockScanner {
             if (typeCode > 5) {
                 throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown event type code " + typeCode);
             }
-            timestamp += in.zigzag();
+            timestamp += zigzag();
             if ((tag & TAG_THREAD) != 0) {
-                threads.read(in, stringCount, "event", i);
+                source.reset(position);
+                threads.read(source, stringCount, "event", i);
+                position = source.position();
             }
-            in.uleb(); // the address delta
-            int site = (int) in.ulebAtMost(0xFFFF_FFFFL, "site id");
+            uleb(); // the address delta
+            int siteAt = position;
+            long site = uleb();
+            if (site < 0 || site > 0xFFFF_FFFFL) {
+                throw new ByteSource.Malformed(siteAt, "site id " + Long.toUnsignedString(site)
+                        + " exceeds the limit " + 0xFFFF_FFFFL);
+            }
             if ((tag & TAG_SIZE) != 0) {
-                in.uleb();
+                uleb();
             }
             if ((tag & TAG_TYPE_NAME) != 0) {
-                EventBlockCodec.Decoder.stringId(in, stringCount, "type name");
+                stringId(stringCount, "type name");
             }
             if ((tag & TAG_STACK) != 0) {
-                int refAt = in.position();
-                long ref = in.uleb();
+                int refAt = position;
+                long ref = uleb();
                 if (ref == stackCount) {
-                    in.uleb(); // a new entry of the block's stack table: the stack id
+                    uleb(); // a new entry of the block's stack table: the stack id
                     stackCount++;
                 } else if (ref < 0 || ref > stackCount) {
                     throw new ByteSource.Malformed(refAt, "event " + i + ": stack reference "
@@ -93,12 +110,57 @@ final class EventBlockScanner {
                 }
             }
             if ((tag & TAG_PREVIOUS_SIZE) != 0) {
-                in.uleb();
+                uleb();
             }
             if ((tag & TAG_VARIABLE) != 0) {
-                EventBlockCodec.Decoder.stringId(in, stringCount, "variable name");
+                stringId(stringCount, "variable name");
             }
-            part.add(TYPES[typeCode], timestamp, site);
+            part.add(TYPES[typeCode], timestamp, (int) site);
         }
+        return position;
+    }
+
+    /** {@link EventBlockCodec.Decoder#stringId}, here. */
+    private void stringId(int stringCount, String what) {
+        int at = position;
+        long id = uleb();
+        if (id < 0 || id >= stringCount) {
+            throw new ByteSource.Malformed(at, what + " string id " + Long.toUnsignedString(id)
+                    + " is not defined (the string table has " + stringCount + " ids)");
+        }
+    }
+
+    private long zigzag() {
+        long v = uleb();
+        return (v >>> 1) ^ -(v & 1);
+    }
+
+    /**
+     * {@link ByteSource#uleb}: without a bounds check per byte while ten bytes remain; anything else (the end of the
+     * payload near, a varint too long) read by {@link ByteSource} itself, which throws what the full decoder throws.
+     */
+    private long uleb() {
+        int p = position;
+        if (limit - p >= 10) {
+            byte[] b = bytes;
+            long result = 0;
+            for (int shift = 0; shift < 63; shift += 7) {
+                int x = b[p++];
+                result |= (long) (x & 0x7F) << shift;
+                if (x >= 0) {
+                    position = p;
+                    return result;
+                }
+            }
+            int x = b[p++] & 0xFF;
+            if ((x & 0xFE) == 0) {
+                position = p;
+                return result | (long) x << 63;
+            }
+        }
+        source.reset(position);
+        long v = source.uleb();
+        position = source.position();
+        return v;
     }
 }

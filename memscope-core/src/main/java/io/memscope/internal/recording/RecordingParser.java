@@ -480,7 +480,7 @@ public final class RecordingParser {
 
     private void events(ByteSource in) {
         if (folder != null) { // a carried block (top-level ones go to the folder whole)
-            folder.carried(in, stringCount);
+            in.reset(folder.carried(payload, in.position(), in.position() + in.remaining(), stringCount));
             return;
         }
         decoder.decode(in, stringCount, blockEvents);
