@@ -23,6 +23,8 @@ import io.memscope.recording.RecordingReader.EventFold;
  */
 final class EventBlockScanner {
     private static final MemoryEventType[] TYPES = MemoryEventType.values();
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private final BlockThreads threads = new BlockThreads();
     private byte[] bytes;
@@ -85,7 +87,7 @@ final class EventBlockScanner {
                 threads.read(source, stringCount, "event", i);
                 position = source.position();
             }
-            uleb(); // the address delta
+            skip(); // the address delta
             int siteAt = position;
             long site = uleb();
             if (site < 0 || site > 0xFFFF_FFFFL) {
@@ -93,7 +95,7 @@ final class EventBlockScanner {
                         + " exceeds the limit " + 0xFFFF_FFFFL);
             }
             if ((tag & TAG_SIZE) != 0) {
-                uleb();
+                skip();
             }
             if ((tag & TAG_TYPE_NAME) != 0) {
                 stringId(stringCount, "type name");
@@ -102,7 +104,7 @@ final class EventBlockScanner {
                 int refAt = position;
                 long ref = uleb();
                 if (ref == stackCount) {
-                    uleb(); // a new entry of the block's stack table: the stack id
+                    skip(); // a new entry of the block's stack table: the stack id
                     stackCount++;
                 } else if (ref < 0 || ref > stackCount) {
                     throw new ByteSource.Malformed(refAt, "event " + i + ": stack reference "
@@ -110,7 +112,7 @@ final class EventBlockScanner {
                 }
             }
             if ((tag & TAG_PREVIOUS_SIZE) != 0) {
-                uleb();
+                skip();
             }
             if ((tag & TAG_VARIABLE) != 0) {
                 stringId(stringCount, "variable name");
@@ -133,6 +135,22 @@ final class EventBlockScanner {
     private long zigzag() {
         long v = uleb();
         return (v >>> 1) ^ -(v & 1);
+    }
+
+    /**
+     * Steps over a varint whose value is not needed: its end found in one 8-byte word when it is that short (it then
+     * fits in 56 bits: nothing to check), else read by {@link #uleb}.
+     */
+    private void skip() {
+        int p = position;
+        if (limit - p >= 8) {
+            long stops = ~(long) LONGS.get(bytes, p) & 0x8080_8080_8080_8080L;
+            if (stops != 0) {
+                position = p + (Long.numberOfTrailingZeros(stops) >>> 3) + 1;
+                return;
+            }
+        }
+        uleb();
     }
 
     /**
