@@ -26,7 +26,8 @@ import java.util.Optional;
  *   <li>{@link #readStrict(Path)}: the same, but any damage (including a missing END block) throws.</li>
  *   <li>{@link #readTables(Path, RecordingVisitor)}: one pass that keeps everything but the events, API events and
  *       scope edges in memory, and hands the whole file to a visitor as it is read: for an analysis of a file of
- *       any size.</li>
+ *       any size; {@link #readTables(Path, RecordingVisitor, EventFold)} folds the events into an
+ *       order-independent summary on several threads instead.</li>
  *   <li>{@link #stream(Path, RecordingVisitor)}: block by block to a visitor, in memory only the string table
  *       and one block: for files of any size.</li>
  * </ul>
