@@ -30,14 +30,32 @@ final class AllocationWindows {
         this.to = to;
     }
 
+    /** @return the start of the range counted (nanoseconds, inclusive) */
+    long from() {
+        return from;
+    }
+
+    /** @return the end of the range counted (nanoseconds, inclusive) */
+    long to() {
+        return to;
+    }
+
     /** Counts one event (only ALLOCATEs inside the range count). */
     void add(EventView e) {
-        long t = e.timestampNanos();
-        if (e.type() != MemoryEventType.ALLOCATE || t < from || t > to) {
+        add(e.type(), e.timestampNanos(), e.siteId());
+    }
+
+    /** Counts one event (only ALLOCATEs inside the range count). */
+    void add(MemoryEventType type, long t, int siteId) {
+        if (type != MemoryEventType.ALLOCATE || t < from || t > to) {
             return;
         }
+        extend(siteId, t, t);
         lastCounted = Math.max(lastCounted, t);
-        int siteId = e.siteId();
+    }
+
+    /** Widens the site's window to cover {@code first} .. {@code last}. */
+    private void extend(int siteId, long first, long last) {
         if (siteId >= 0 && siteId < 1 << 16) {
             int i = siteId * 2;
             if (i >= small.length) {
@@ -49,13 +67,32 @@ final class AllocationWindows {
                     small[j + 1] = Long.MIN_VALUE;
                 }
             }
-            small[i] = Math.min(small[i], t);
-            small[i + 1] = Math.max(small[i + 1], t);
+            small[i] = Math.min(small[i], first);
+            small[i + 1] = Math.max(small[i + 1], last);
             return;
         }
         long[] w = bySite.computeIfAbsent(siteId, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
-        w[0] = Math.min(w[0], t);
-        w[1] = Math.max(w[1], t);
+        w[0] = Math.min(w[0], first);
+        w[1] = Math.max(w[1], last);
+    }
+
+    /**
+     * Adds the windows of {@code other}, counted over the same range from other events: the result is what counting
+     * both sets of events here would have given, whatever their order.
+     */
+    void merge(AllocationWindows other) {
+        if (other.from != from || other.to != to) {
+            throw new IllegalArgumentException("windows of another range");
+        }
+        for (int i = 0; i < other.small.length; i += 2) {
+            if (other.small[i] != Long.MAX_VALUE) {
+                extend(i / 2, other.small[i], other.small[i + 1]);
+            }
+        }
+        for (Map.Entry<Integer, long[]> e : other.bySite.entrySet()) {
+            extend(e.getKey(), e.getValue()[0], e.getValue()[1]);
+        }
+        lastCounted = Math.max(lastCounted, other.lastCounted);
     }
 
     /** @return {first, last} allocation of the site, or null if it allocated nothing (in the range) */

@@ -138,7 +138,7 @@ public final class RecordedRun {
         ChunkWindow selection = all != null && selectChunks ? ChunkWindow.of(all, window) : null;
         if (selection != null) {
             ChunkSet read = selection.chunks();
-            Recording tables = RecordingReader.readTables(read, streams);
+            Recording tables = RecordingReader.readTables(read, streams, streams);
             Replay some = (limit, sink, alongside, timeOrdered) ->
                     EventPipe.stream(read::stream, limit, sink, alongside, timeOrdered);
             RecordedRun run = new RecordedRun(file, read, Tables.of(tables), streams, some, Origin.memscope());
@@ -148,7 +148,7 @@ public final class RecordedRun {
             // the run's start is not the one the chunks were chosen by: read them all
             return open(file, window, false);
         }
-        Recording tables = RecordingReader.readTables(file, streams);
+        Recording tables = RecordingReader.readTables(file, streams, streams);
         Replay memscope = (limit, sink, alongside, timeOrdered) ->
                 EventPipe.stream(file, limit, sink, alongside, timeOrdered);
         return new RecordedRun(file, all, Tables.of(tables), streams, memscope, Origin.memscope());
@@ -497,7 +497,7 @@ public final class RecordedRun {
      * What the first read learns from the file's streams, which it does not keep: the events' count, first and
      * last timestamps and allocation windows, the threads with scope edges, whether API records are there.
      */
-    static final class Streams implements RecordingVisitor {
+    static final class Streams implements RecordingVisitor, RecordingReader.EventFold<Streams.Part> {
         private final TimeWindow window;
         final AllocationWindows all = new AllocationWindows();
         /** The allocation windows inside the report's window (null: unrestricted, or its bounds not known in time). */
@@ -525,6 +525,64 @@ public final class RecordedRun {
         public void metadata(String key, String value) {
             if (key.equals(MetadataKeys.START_NANOS)) {
                 startNanos = value;
+            }
+        }
+
+        /** The restricted window's bounds as decided at the first event ({@link #firstEvents}); null: none. */
+        private long[] bounds;
+
+        /** The first events in file order are reached: the report's window is placed as {@link #accept} would. */
+        @Override
+        public void firstEvents() {
+            if (window.restricted()) {
+                AllocationWindows w = windowBounds();
+                bounds = w == null ? null : new long[] {w.from(), w.to()};
+            }
+        }
+
+        @Override
+        public Part part() {
+            return new Part(bounds == null ? null : new AllocationWindows(bounds[0], bounds[1]));
+        }
+
+        @Override
+        public void merge(Part p) {
+            if (p.count == 0) {
+                return; // as in order: the windows inside the report's window exist once an event was seen
+            }
+            eventCount += p.count;
+            firstNanos = Math.min(firstNanos, p.firstNanos);
+            lastNanos = Math.max(lastNanos, p.lastNanos);
+            all.merge(p.all);
+            if (p.inWindow != null) {
+                if (inWindow == null) {
+                    inWindow = new AllocationWindows(bounds[0], bounds[1]);
+                }
+                inWindow.merge(p.inWindow);
+            }
+        }
+
+        /** What one decoding thread learnt from its events: merged, it is what {@link #accept} learns of them all. */
+        static final class Part implements RecordingReader.EventFold.Part {
+            long count;
+            long firstNanos = Long.MAX_VALUE;
+            long lastNanos = Long.MIN_VALUE;
+            final AllocationWindows all = new AllocationWindows();
+            final AllocationWindows inWindow;
+
+            Part(AllocationWindows inWindow) {
+                this.inWindow = inWindow;
+            }
+
+            @Override
+            public void add(io.memscope.MemoryEventType type, long t, int siteId) {
+                count++;
+                firstNanos = Math.min(firstNanos, t);
+                lastNanos = Math.max(lastNanos, t);
+                all.add(type, t, siteId);
+                if (inWindow != null) {
+                    inWindow.add(type, t, siteId);
+                }
             }
         }
 

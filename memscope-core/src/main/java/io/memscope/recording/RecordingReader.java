@@ -2,6 +2,7 @@ package io.memscope.recording;
 
 import io.memscope.internal.recording.BlockType;
 import io.memscope.internal.recording.ChunkPolicy;
+import io.memscope.internal.recording.EventBlockFolder;
 import io.memscope.internal.recording.RecordingFormat;
 import io.memscope.internal.recording.RecordingParser;
 import io.memscope.error.CorruptFileException;
@@ -25,7 +26,8 @@ import java.util.Optional;
  *   <li>{@link #readStrict(Path)}: the same, but any damage (including a missing END block) throws.</li>
  *   <li>{@link #readTables(Path, RecordingVisitor)}: one pass that keeps everything but the events, API events and
  *       scope edges in memory, and hands the whole file to a visitor as it is read: for an analysis of a file of
- *       any size.</li>
+ *       any size; {@link #readTables(Path, RecordingVisitor, EventFold)} folds the events into an
+ *       order-independent summary on several threads instead.</li>
  *   <li>{@link #stream(Path, RecordingVisitor)}: block by block to a visitor, in memory only the string table
  *       and one block: for files of any size.</li>
  * </ul>
@@ -95,6 +97,74 @@ public final class RecordingReader {
         int[] skipped = new int[1];
         Optional<Damage> damage = chunks.stream(c, skipped);
         return c.build(damage.orElse(null), chunks.bytes(), skipped[0]);
+    }
+
+    /**
+     * {@link #readTables(Path, RecordingVisitor)}, but the events of the EVENTS blocks go to {@code events} instead of
+     * {@code streams}: decoded on several threads, each into a part of its own, in no particular order, and merged
+     * into {@code events} on the calling thread. Only what a fold can use is decoded (type, timestamp, site), every
+     * block still checked as fully as {@link #readTables(Path, RecordingVisitor)} does: the damage, the tables and
+     * the callbacks to {@code streams} are the same, and the parts hold exactly the events that it would have
+     * delivered. For an order-independent summary of the events (a count, extremes, per-site extremes).
+     *
+     * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
+     */
+    public static <P extends EventFold.Part> Recording readTables(Path file, RecordingVisitor streams,
+                                                                  EventFold<P> events) {
+        if (Files.isDirectory(file)) {
+            return readTables(ChunkSet.of(file), streams, events);
+        }
+        RecordingCollector c = new RecordingCollector(java.util.Objects.requireNonNull(streams, "streams"));
+        try (EventBlockFolder<P> folder = new EventBlockFolder<>(events, EventBlockFolder.defaultWorkers())) {
+            RecordingParser parser = new RecordingParser(file, c).foldEvents(folder);
+            Optional<Damage> damage = parser.run();
+            return c.build(damage.orElse(null), size(file), parser.skippedBlocks());
+        }
+    }
+
+    /**
+     * {@link #readTables(Path, RecordingVisitor, EventFold)} of some of a chunked recording's chunks.
+     *
+     * @throws CorruptFileException if a chunk's header is missing, damaged or of an unsupported version
+     */
+    public static <P extends EventFold.Part> Recording readTables(ChunkSet chunks, RecordingVisitor streams,
+                                                                  EventFold<P> events) {
+        RecordingCollector c = new RecordingCollector(java.util.Objects.requireNonNull(streams, "streams"));
+        int[] skipped = new int[1];
+        Optional<Damage> damage;
+        try (EventBlockFolder<P> folder = new EventBlockFolder<>(events, EventBlockFolder.defaultWorkers())) {
+            damage = chunks.stream(c, skipped, folder);
+        }
+        return c.build(damage.orElse(null), chunks.bytes(), skipped[0]);
+    }
+
+    /**
+     * An order-independent summary of a recording's events, computed in parts ({@link #readTables(Path,
+     * RecordingVisitor, EventFold)}): each decoding thread adds its events to a part of its own; the parts are merged
+     * into the fold on the reading thread. Counts, minima and maxima fold this way; anything that needs the events'
+     * order does not.
+     *
+     * @param <P> the part
+     */
+    public interface EventFold<P extends EventFold.Part> {
+        /**
+         * Called once, on the reading thread, when the read reaches the recording's first events in file order
+         * (before any part is made): what the callbacks before them told ({@link RecordingVisitor#header},
+         * {@link RecordingVisitor#metadata}) is what is known before the first event.
+         */
+        void firstEvents();
+
+        /** @return a new, empty part (called on the reading thread) */
+        P part();
+
+        /** Adds a part's events (called on the reading thread, the part's thread done with it). */
+        void merge(P part);
+
+        /** Part of a fold: the events one thread decoded. Not thread-safe (one thread adds to it). */
+        interface Part {
+            /** Adds one event. */
+            void add(io.memscope.MemoryEventType type, long timestampNanos, int siteId);
+        }
     }
 
     /**
@@ -441,11 +511,17 @@ public final class RecordingReader {
          * skipped.
          */
         public Optional<Damage> stream(RecordingVisitor visitor, int[] skipped) {
+            return stream(visitor, skipped, null);
+        }
+
+        /** {@link #stream(RecordingVisitor, int[])}, the EVENTS blocks' events to {@code folder} if not null. */
+        private Optional<Damage> stream(RecordingVisitor visitor, int[] skipped, EventBlockFolder<?> folder) {
             io.memscope.internal.recording.JoinedChunks joined = new io.memscope.internal.recording.JoinedChunks(visitor);
             Optional<Damage> damage = Optional.empty();
             for (int i = 0; i < files.size(); i++) {
                 joined.chunk(i == 0);
-                RecordingParser parser = new RecordingParser(files.get(i), joined).deliverCarry(i == 0);
+                RecordingParser parser = new RecordingParser(files.get(i), joined).deliverCarry(i == 0)
+                        .foldEvents(folder);
                 Optional<Damage> d = parser.run();
                 skipped[0] += parser.skippedBlocks();
                 if (d.isPresent() && (damage.isEmpty() || i == files.size() - 1)) {

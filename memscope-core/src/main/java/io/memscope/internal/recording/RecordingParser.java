@@ -84,6 +84,18 @@ public final class RecordingParser {
     private boolean deliverCarry = true;
 
     /**
+     * Hands the events of EVENTS blocks to {@code folder} (its fold) instead of the visitor ({@link EventBlockFolder}),
+     * if not null; every other callback is delivered as without it, and so is the damage.
+     */
+    public RecordingParser foldEvents(EventBlockFolder<?> folder) {
+        this.folder = folder;
+        return this;
+    }
+
+    /** Where the events go instead of the visitor; null: to the visitor. */
+    private EventBlockFolder<?> folder;
+
+    /**
      * @return the damage, if the file is truncated or corrupt after its header
      * @throws CorruptFileException if the header is missing, damaged or of an unsupported version
      * @throws MemscopeException    (SYSTEM) if the file cannot be read
@@ -93,6 +105,10 @@ public final class RecordingParser {
             long fileSize = ch.size();
             readHeader(ch, fileSize);
             Optional<Damage> damage = readBlocks(ch, fileSize);
+            Optional<Damage> malformed = settle(ch);
+            if (malformed.isPresent()) {
+                damage = malformed; // before whatever ended the read: the read ends at it
+            }
             deliverPendingGc();
             return damage;
         } catch (NoSuchFileException e) {
@@ -144,6 +160,22 @@ public final class RecordingParser {
         }
         visitor.header(new RecordingHeader(major, minor, flags, b.getLong(16), b.getLong(24), b.getLong(32),
                 b.getLong(40)));
+    }
+
+    /**
+     * Waits for the EVENTS blocks handed to the folder: @return the damage of the malformed one first in file order,
+     * empty if none (or without a folder)
+     */
+    private Optional<Damage> settle(FileChannel ch) throws IOException {
+        if (folder == null) {
+            return Optional.empty();
+        }
+        EventBlockFolder.Failure f = folder.settle((at, dst, length) -> readAt(ch, at, dst, length));
+        if (f == null) {
+            return Optional.empty();
+        }
+        return damage(f.payloadOffset() + f.malformed().position, BlockType.EVENTS + " block at " + f.blockOffset()
+                + ": " + f.malformed().getMessage());
     }
 
     private Optional<Damage> readBlocks(FileChannel ch, long fileSize) throws IOException {
@@ -198,6 +230,20 @@ public final class RecordingParser {
             }
             blocksRead++;
             BlockType type = BlockType.ofCode(typeCode);
+            if (folder != null) {
+                if (type == BlockType.EVENTS) {
+                    // decoded on the folder's threads; the count it declares is checked there (damage if wrong)
+                    deliverPendingGc();
+                    eventsRead += EventBlockFolder.declaredCount(payload, len);
+                    payload = folder.submit(payload, len, stringCount, offset, payloadOffset);
+                    offset = payloadOffset + len;
+                    continue;
+                }
+                Optional<Damage> malformed = settle(ch); // nothing after a malformed EVENTS block is delivered
+                if (malformed.isPresent()) {
+                    return malformed;
+                }
+            }
             if (type != BlockType.GC_DETAILS && type != BlockType.GC_SCOPE) {
                 deliverPendingGc();
             }
@@ -433,6 +479,10 @@ public final class RecordingParser {
     }
 
     private void events(ByteSource in) {
+        if (folder != null) { // a carried block (top-level ones go to the folder whole)
+            in.reset(folder.carried(payload, in.position(), in.position() + in.remaining(), stringCount));
+            return;
+        }
         decoder.decode(in, stringCount, blockEvents);
         eventsRead += blockEvents.size;
         if (visitor instanceof ColumnSink) {
