@@ -71,6 +71,14 @@ final class ReportReplay implements EventSink {
     /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
     private final SiteTally[] smallIds = new SiteTally[1 << 16];
     final List<SiteTally> sites = new ArrayList<>();
+    /** Stack ids below this are looked up directly ({@link #stacksById}); larger ones in their site's table. */
+    static final int MAX_STACK_IDS = 1 << 20;
+    /**
+     * By stack id, for the usual small, dense ids (the agent's): the tally of that stack with the site it was last
+     * seen with. An event finds its stack here in one array read (the site checked), rather than hashing into its
+     * site's table; a stack id seen with another site goes to that site's table and is remembered with it.
+     */
+    private StackTally[] stacksById = new StackTally[1 << 12];
     final List<StackTally> stacks = new ArrayList<>();
 
     // replay position: the next boundary of the timeline, the last point crossed (-1: none), as the held half
@@ -218,15 +226,33 @@ final class ReportReplay implements EventSink {
 
     /** @return the tally of (stack, site), created at its first event */
     StackTally stack(long stackId, SiteTally site) {
-        StackTally s = site.stack(stackId);
-        if (s != null) {
-            return s;
+        StackTally[] t = stacksById;
+        if (stackId >= 0 && stackId < t.length) {
+            StackTally s = t[(int) stackId];
+            if (s != null && s.site == site) {
+                return s;
+            }
         }
-        int key = stacks.size();
-        s = new StackTally(key, stackId, site);
-        stacks.add(s);
-        site.addStack(s);
-        held.newStack(s);
+        return stackOfSite(stackId, site);
+    }
+
+    /** The tally of (stack, site) from the site's own table, created at its first event, then remembered by id. */
+    private StackTally stackOfSite(long stackId, SiteTally site) {
+        StackTally s = site.stack(stackId);
+        if (s == null) {
+            int key = stacks.size();
+            s = new StackTally(key, stackId, site);
+            stacks.add(s);
+            site.addStack(s);
+            held.newStack(s);
+        }
+        if (stackId >= 0 && stackId < MAX_STACK_IDS) {
+            if (stackId >= stacksById.length) {
+                int n = Integer.highestOneBit((int) stackId) << 1;
+                stacksById = java.util.Arrays.copyOf(stacksById, n);
+            }
+            stacksById[(int) stackId] = s;
+        }
         return s;
     }
 
