@@ -16,6 +16,8 @@ final class StackTally {
     /** The bucket being filled and its bytes, kept in fields: most allocations of a stack fall in it. */
     int openBucket = -1;
     double openBytes;
+    /** The latest bucket in {@link #buckets}, -1 before the first. */
+    private int maxBucket = -1;
     // native
     long nOutstanding;
     double nBlocks;
@@ -48,12 +50,22 @@ final class StackTally {
         double bytes = openBytes;
         openBucket = -1;
         openBytes = 0;
+        if (b > maxBucket) {
+            // later than every bucket kept (the events come in time order): a new one, and no need to read the arrays
+            maxBucket = b;
+            append(b, bytes);
+            return;
+        }
         for (int i = bucketCount - 1; i >= 0 && i >= bucketCount - 4; i--) {
             if (buckets[i] == b) {
                 bucketBytes[i] += bytes;
                 return;
             }
         }
+        append(b, bytes);
+    }
+
+    private void append(int b, double bytes) {
         if (bucketCount == buckets.length) {
             buckets = java.util.Arrays.copyOf(buckets, bucketCount * 2);
             bucketBytes = java.util.Arrays.copyOf(bucketBytes, bucketCount * 2);
