@@ -8,6 +8,8 @@ final class StackTally {
     final int key;
     final long stackId;
     final SiteTally site;
+    /** {@code site.key}, kept here: the replay reads it per event with the stack's figures. */
+    final int siteKey;
     double allocBytes;
     double allocCount;
     int[] buckets = new int[4];
@@ -29,6 +31,7 @@ final class StackTally {
         this.key = key;
         this.stackId = stackId;
         this.site = site;
+        this.siteKey = site.key;
     }
 
     void addToBucket(int b, double bytes) {
