@@ -129,7 +129,7 @@ final class EventPipe {
     }
 
     /** Fills chunks with events on the decoder thread and hands the full ones over. */
-    private static final class Filler implements EventSink {
+    private static final class Filler implements TimeOrder.RunSink {
         private final BlockingQueue<Chunk> full;
         private final BlockingQueue<Chunk> free;
         private final java.util.concurrent.atomic.AtomicBoolean cancelled;
@@ -157,6 +157,27 @@ final class EventPipe {
             if (c.size == CHUNK) {
                 put(full, c);
                 current = null;
+            }
+        }
+
+        @Override
+        public void run(long[] ts, byte[] type, long[] address, long[] size, long[] previous, long[] thread,
+                        int[] threadName, int[] variable, int[] typeName, long[] stack, int[] site, int from, int n) {
+            while (n > 0 && !cancelled.get()) {
+                Chunk c = current;
+                if (c == null) {
+                    c = take(free);
+                    c.size = 0;
+                    current = c;
+                }
+                int k = Math.min(n, CHUNK - c.size);
+                c.add(ts, type, address, size, previous, thread, threadName, variable, typeName, stack, site, from, k);
+                from += k;
+                n -= k;
+                if (c.size == CHUNK) {
+                    put(full, c);
+                    current = null;
+                }
             }
         }
 
@@ -317,6 +338,24 @@ final class EventPipe {
             typeName[i] = e.typeNameId();
             stack[i] = e.stackId();
             site[i] = e.siteId();
+        }
+
+        /** Appends {@code n} events from index {@code from} of the columns given. */
+        void add(long[] ts, byte[] type, long[] address, long[] size, long[] previous, long[] thread,
+                 int[] threadName, int[] variable, int[] typeName, long[] stack, int[] site, int from, int n) {
+            int i = this.size;
+            System.arraycopy(ts, from, this.ts, i, n);
+            System.arraycopy(type, from, this.type, i, n);
+            System.arraycopy(address, from, this.address, i, n);
+            System.arraycopy(size, from, this.size_, i, n);
+            System.arraycopy(previous, from, this.previous, i, n);
+            System.arraycopy(thread, from, this.thread, i, n);
+            System.arraycopy(threadName, from, this.threadName, i, n);
+            System.arraycopy(variable, from, this.variable, i, n);
+            System.arraycopy(typeName, from, this.typeName, i, n);
+            System.arraycopy(stack, from, this.stack, i, n);
+            System.arraycopy(site, from, this.site, i, n);
+            this.size = i + n;
         }
 
         /** Passes the chunk's events to {@code sink}, in order, through {@code view}. */

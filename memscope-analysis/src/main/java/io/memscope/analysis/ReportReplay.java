@@ -70,7 +70,28 @@ final class ReportReplay implements EventSink {
     private final Map<Integer, SiteTally> sitesById = new HashMap<>();
     /** Sites by id for the usual small, dense ids (the agent's): no boxing per event. */
     private final SiteTally[] smallIds = new SiteTally[1 << 16];
+    /**
+     * Of those, the heap sites met so far: a heap sample's collection needs nothing from its site's tally, so it is
+     * handed to the held half without reading the tally (a cache line of 3,000 sites' per event, half the events).
+     */
+    private final boolean[] heapSites = new boolean[1 << 16];
+    /**
+     * Each heap site's samples and estimated bytes and objects allocated in the window, by site key, summed here (in
+     * event order, as in the tallies) and moved into the tallies by {@link #finish}: per event the allocation half
+     * writes a few compact arrays instead of a cache line of one of 3,000 tallies.
+     */
+    private long[] siteSamples = new long[256];
+    private double[] siteBytes = new double[256];
+    private double[] siteCount = new double[256];
     final List<SiteTally> sites = new ArrayList<>();
+    /** Stack ids below this are looked up directly ({@link #stacksById}); larger ones in their site's table. */
+    static final int MAX_STACK_IDS = 1 << 20;
+    /**
+     * By stack id, for the usual small, dense ids (the agent's): the tally of that stack with the site it was last
+     * seen with. An event finds its stack here in one array read (the site checked), rather than hashing into its
+     * site's table; a stack id seen with another site goes to that site's table and is remembered with it.
+     */
+    private StackTally[] stacksById = new StackTally[1 << 12];
     final List<StackTally> stacks = new ArrayList<>();
 
     // replay position: the next boundary of the timeline, the last point crossed (-1: none), as the held half
@@ -197,6 +218,11 @@ final class ReportReplay implements EventSink {
                 s = new Site(siteId, "unknown", "site" + siteId, null, 0, null);
             }
             a = new SiteTally(sites.size(), s, s.typeName());
+            if (a.key == siteSamples.length) {
+                siteSamples = java.util.Arrays.copyOf(siteSamples, a.key * 2);
+                siteBytes = java.util.Arrays.copyOf(siteBytes, a.key * 2);
+                siteCount = java.util.Arrays.copyOf(siteCount, a.key * 2);
+            }
             long[] w = windows.window(siteId);
             if (w != null) {
                 a.firstAlloc = w[0];
@@ -207,6 +233,7 @@ final class ReportReplay implements EventSink {
             sitesById.put(siteId, a);
             if (small) {
                 smallIds[siteId] = a;
+                heapSites[siteId] = !a.isNative;
             }
             sites.add(a);
             if (inWindow) {
@@ -218,15 +245,52 @@ final class ReportReplay implements EventSink {
 
     /** @return the tally of (stack, site), created at its first event */
     StackTally stack(long stackId, SiteTally site) {
-        StackTally s = site.stack(stackId);
-        if (s != null) {
-            return s;
+        StackTally[] t = stacksById;
+        if (stackId >= 0 && stackId < t.length) {
+            StackTally s = t[(int) stackId];
+            if (s != null && s.site == site) {
+                return s;
+            }
         }
-        int key = stacks.size();
-        s = new StackTally(key, stackId, site);
-        stacks.add(s);
-        site.addStack(s);
-        held.newStack(s);
+        return stackOfSite(stackId, site);
+    }
+
+    /**
+     * The tally of (stack, site) for a heap sample: the site's stack id is its first heap sample's with one. A pair
+     * found (by id or in the site's table) had a sample of the site before, which set it already if it had one.
+     */
+    private StackTally heapStack(long stackId, SiteTally site) {
+        StackTally[] t = stacksById;
+        if (stackId >= 0 && stackId < t.length) {
+            StackTally s = t[(int) stackId];
+            if (s != null && s.site == site) {
+                return s;
+            }
+        }
+        StackTally s = stackOfSite(stackId, site);
+        if (site.stackId == 0) {
+            site.stackId = stackId;
+        }
+        return s;
+    }
+
+    /** The tally of (stack, site) from the site's own table, created at its first event, then remembered by id. */
+    private StackTally stackOfSite(long stackId, SiteTally site) {
+        StackTally s = site.stack(stackId);
+        if (s == null) {
+            int key = stacks.size();
+            s = new StackTally(key, stackId, site);
+            stacks.add(s);
+            site.addStack(s);
+            held.newStack(s);
+        }
+        if (stackId >= 0 && stackId < MAX_STACK_IDS) {
+            if (stackId >= stacksById.length) {
+                int n = Integer.highestOneBit((int) stackId) << 1;
+                stacksById = java.util.Arrays.copyOf(stacksById, n);
+            }
+            stacksById[(int) stackId] = s;
+        }
         return s;
     }
 
@@ -255,14 +319,32 @@ final class ReportReplay implements EventSink {
         if (!inWindow && t >= from) {
             enterWindow();
         }
-        SiteTally site = site(e.siteId());
+        int siteId = e.siteId();
+        MemoryEventType type = e.type();
+        if (siteId >= 0 && siteId < heapSites.length && heapSites[siteId]) {
+            // a heap site already met: what the branch below does, without reading the site's tally
+            if (type == MemoryEventType.ALLOCATE) {
+                if (t <= to) {
+                    allocated(t, e.address(), e.size(), e.typeNameId(), e.stackId(), smallIds[siteId]);
+                    return;
+                }
+            } else if (type == MemoryEventType.DEALLOCATE) {
+                held.collected(t, e.address(), e.size(), e.previousSize(), probability(e.size()));
+                return;
+            }
+            if (crossed) {
+                held.tick(t);
+            }
+            return;
+        }
+        SiteTally site = site(siteId);
         if (!site.isNative) {
-            if (e.type() == MemoryEventType.ALLOCATE) {
+            if (type == MemoryEventType.ALLOCATE) {
                 if (t <= to) {
                     allocated(t, e.address(), e.size(), e.typeNameId(), e.stackId(), site);
                     return;
                 }
-            } else if (e.type() == MemoryEventType.DEALLOCATE) {
+            } else if (type == MemoryEventType.DEALLOCATE) {
                 held.collected(t, e.address(), e.size(), e.previousSize(), probability(e.size()));
                 return;
             }
@@ -306,16 +388,14 @@ final class ReportReplay implements EventSink {
         double p = probability(size);
         double wb = size / p;
         double wc = 1 / p;
-        StackTally stack = stack(stackId, site);
-        held.allocated(t, address, size, typeNameId, p, site.key, stack.key);
-        if (site.stackId == 0) {
-            site.stackId = stackId;
-        }
+        StackTally stack = heapStack(stackId, site);
+        int k = stack.siteKey; // the site's key from the stack's tally, in cache: the site's is not read
+        held.allocated(t, address, size, typeNameId, p, k, stack.key);
         // JFR: a held sample is an object the allocation samples have counted already (their weights cover it)
         if (t >= from && (address == UNTRACKED || !eventWeights)) {
-            site.samples++;
-            site.estBytes += wb;
-            site.estCount += wc;
+            siteSamples[k]++;
+            siteBytes[k] += wb;
+            siteCount[k] += wc;
             stack.allocBytes += wb;
             stack.allocCount += wc;
             int b = timeline.bucketOf(t);
@@ -354,6 +434,13 @@ final class ReportReplay implements EventSink {
             enterWindow();
         }
         held.finish();
+        for (SiteTally a : sites) {
+            if (!a.isNative) {
+                a.samples = siteSamples[a.key];
+                a.estBytes = siteBytes[a.key];
+                a.estCount = siteCount[a.key];
+            }
+        }
         heldResults = held.held();
         peakGc = heldResults.peakGc;
         natives.finish(sites, stacks);

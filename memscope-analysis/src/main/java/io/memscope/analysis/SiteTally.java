@@ -21,7 +21,7 @@ final class SiteTally {
     long lastAlloc = Long.MIN_VALUE;
     /** The site's allocation window is known (its leak references are chosen from it). */
     boolean windowKnown;
-    // heap
+    // heap: samples and estimates allocated in the window, set when the replay ends (ReportReplay sums them per key)
     long samples;
     long deadSamples;
     double estBytes;

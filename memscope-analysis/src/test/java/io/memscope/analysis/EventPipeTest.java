@@ -96,4 +96,31 @@ class EventPipeTest {
         });
         assertThat(piped.n).isEqualTo(EVENTS * 3);
     }
+
+    /**
+     * Put in time order on the decoding thread ({@link TimeOrder} releasing runs straight into the chunks): every
+     * field of every event as the old slot time order gives it, over many chunks, with events behind and ties.
+     */
+    @Test
+    void timeOrderedEventsAreThoseOfTheSlotTimeOrder() {
+        TestRun run = TestRun.create(tmp.resolve("order.msrec"));
+        java.util.Random rnd = new java.util.Random(3);
+        for (int i = 0; i < EVENTS; i++) {
+            long t = 1_000L * i - (rnd.nextInt(10) == 0 ? rnd.nextInt(50_000) : 0);
+            run.alloc(t, 16L * i, 64 + i % 7, 1 + i % 3, 1 + i % 5);
+        }
+        run.close();
+        java.util.List<String> expected = new java.util.ArrayList<>();
+        SlotTimeOrder reference = new SlotTimeOrder(e -> expected.add(e.toString()));
+        RecordingReader.stream(run.file(), new RecordingVisitor() {
+            @Override
+            public void accept(io.memscope.recording.EventView e) {
+                reference.accept(e);
+            }
+        });
+        reference.finish();
+        java.util.List<String> piped = new java.util.ArrayList<>();
+        EventPipe.stream(run.file(), Long.MAX_VALUE, e -> piped.add(e.toString()), null, true);
+        assertThat(piped).hasSize(EVENTS).isEqualTo(expected);
+    }
 }

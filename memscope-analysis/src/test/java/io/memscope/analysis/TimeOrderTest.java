@@ -155,4 +155,104 @@ class TimeOrderTest {
             assertThat(out.get(i).time()).isGreaterThanOrEqualTo(out.get(i - 1).time());
         }
     }
+
+    /** Every field of an event as a sink saw it. */
+    private static String fields(io.memscope.recording.EventView e) {
+        return e.toString();
+    }
+
+    /** A sink that takes runs of columns too (as the decoding thread's chunks do), recording every event's fields. */
+    private static final class RunRecorder implements TimeOrder.RunSink {
+        final List<String> seen = new ArrayList<>();
+        int runs;
+
+        @Override
+        public void accept(io.memscope.recording.EventView e) {
+            seen.add(fields(e));
+        }
+
+        @Override
+        public void run(long[] ts, byte[] type, long[] address, long[] size, long[] previous, long[] thread,
+                        int[] threadName, int[] variable, int[] typeName, long[] stack, int[] site, int from, int n) {
+            runs++;
+            io.memscope.recording.EventView v = new io.memscope.recording.EventView();
+            for (int i = from; i < from + n; i++) {
+                seen.add(fields(v.set(ts[i], MemoryEventType.values()[type[i]], address[i], size[i], previous[i],
+                        thread[i], threadName[i], variable[i], typeName[i], stack[i], site[i])));
+            }
+        }
+    }
+
+    /** Feeds the same events, every field set from the event's number, to the ring-order time order and the old one. */
+    private static void assertSameAsSlotOrder(String what, long window, int capacity, long[] times) {
+        List<String> expected = new ArrayList<>();
+        SlotTimeOrder reference = new SlotTimeOrder(window, capacity, e -> expected.add(fields(e)));
+        List<String> plain = new ArrayList<>();
+        TimeOrder perEvent = new TimeOrder(window, capacity, e -> plain.add(fields(e)));
+        RunRecorder runs = new RunRecorder();
+        TimeOrder inRuns = new TimeOrder(window, capacity, runs);
+        io.memscope.recording.EventView view = new io.memscope.recording.EventView();
+        MemoryEventType[] types = MemoryEventType.values();
+        for (int i = 0; i < times.length; i++) {
+            view.set(times[i], types[i % types.length], 1000L + i, 16L * i, i % 5, i % 7, i % 11, i % 13, i % 17,
+                    30_000L + i, i % 3000);
+            reference.accept(view);
+            perEvent.accept(view);
+            inRuns.accept(view);
+        }
+        reference.finish();
+        perEvent.finish();
+        inRuns.finish();
+        assertThat(plain).as(what + ": event by event").isEqualTo(expected);
+        assertThat(runs.seen).as(what + ": in runs").isEqualTo(expected);
+        assertThat(perEvent.late()).as(what).isEqualTo(reference.late());
+        assertThat(inRuns.late()).as(what).isEqualTo(reference.late());
+    }
+
+    /**
+     * The ring-order columns release exactly what the slot columns released, every field, whether the sink takes
+     * runs or single events: random streams (window and capacity binding or not), a buffer far behind (the heap's
+     * columns grow), long runs in order (the ring grows and wraps), ties between the ring and the heap, late events.
+     */
+    @Test
+    void releasesWhatTheSlotColumnsReleasedFieldForField() {
+        Random rnd = new Random(11);
+        for (int round = 0; round < 60; round++) {
+            int n = 1 + rnd.nextInt(20_000);
+            long window = 1 + rnd.nextInt(rnd.nextBoolean() ? 50 : 20_000);
+            int capacity = 1 << (1 + rnd.nextInt(14));
+            long[] times = new long[n];
+            long clock = 0;
+            for (int i = 0; i < n; i++) {
+                clock += rnd.nextInt(4); // many ties
+                int kind = rnd.nextInt(100);
+                times[i] = kind < 70 ? clock : kind < 95 ? clock - rnd.nextInt(30) : clock - rnd.nextInt(40_000);
+            }
+            assertSameAsSlotOrder("random round " + round, window, capacity, times);
+        }
+        int n = 50_000;
+        long[] behind = new long[n];
+        for (int i = 0; i < n / 2; i++) {
+            behind[i] = 1_000_000L + i;
+            behind[n / 2 + i] = i * 7L; // every event behind the newest: the heap's columns grow
+        }
+        assertSameAsSlotOrder("a buffer behind", 10_000_000L, 1 << 18, behind);
+        assertSameAsSlotOrder("a buffer behind, capacity binding", 10_000_000L, 1 << 12, behind);
+        long[] inOrder = new long[n];
+        for (int i = 0; i < n; i++) {
+            inOrder[i] = i / 3 + (i % 1000 == 999 ? -500 : 0); // in order (ties), now and then one behind
+        }
+        assertSameAsSlotOrder("in order, the ring wrapping and growing", 1_000, 1 << 16, inOrder);
+        assertSameAsSlotOrder("in order, window wide", Long.MAX_VALUE / 4, 1 << 16, inOrder);
+        long[] sawtooth = new long[n];
+        for (int i = 0; i < n; i++) {
+            sawtooth[i] = (i / 100) * 50L + (i % 100); // each buffer overlaps the one before: ring and heap ties
+        }
+        assertSameAsSlotOrder("overlapping buffers", 120, 1 << 10, sawtooth);
+        long[] late = new long[n];
+        for (int i = 0; i < n; i++) {
+            late[i] = i % 10 == 0 ? i - 5_000L : i; // far behind the window: late, passed on at once
+        }
+        assertSameAsSlotOrder("late events", 100, 1 << 14, late);
+    }
 }

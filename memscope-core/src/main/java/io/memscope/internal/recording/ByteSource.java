@@ -46,6 +46,19 @@ public final class ByteSource {
     }
 
     public long uleb() {
+        int p = position;
+        if (p < limit) {
+            byte b = bytes[p];
+            if (b >= 0) { // one byte, the most common varint: read in line
+                position = p + 1;
+                return b;
+            }
+        }
+        return ulebLong();
+    }
+
+    /** A varint of more than one byte, or one running past the end (the checks and their errors). */
+    private long ulebLong() {
         int start = position;
         long result = 0;
         for (int shift = 0; shift < 64; shift += 7) {
