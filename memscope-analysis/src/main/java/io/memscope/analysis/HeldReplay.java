@@ -91,6 +91,7 @@ final class HeldReplay {
         this.to = owner.to;
         this.windowFirstGc = owner.windowFirstGc;
         this.endGc = owner.endGc;
+        heldStacks.figuresOfStacksOnly(); // a report reads of stacks only their figures at the end and at the peak
         for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
             lastMark = gcs.pointAt(b) < 0 ? b : -1;
         }
