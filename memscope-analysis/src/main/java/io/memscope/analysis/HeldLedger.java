@@ -161,8 +161,8 @@ final class HeldLedger {
     }
 
     /**
-     * Keeps only the figures a report reads of stacks: held, count and unconfirmed at the end and at the peak (and the
-     * totals). A key's own peak ({@link #peakBytes}) and the leak rule's measures (references, late frees, the
+     * Keeps only the figures a report reads of stacks: held, count and unconfirmed at the end and at the peak. The
+     * totals ({@link #heldBytes()}, {@link #presentBytes()} and the like: the sites' ledger's), a key's own peak ({@link #peakBytes}) and the leak rule's measures (references, late frees, the
      * variance freed: {@link #endMeasureBytes}, {@link #markBytes} and the like) are then not kept and read 0 or
      * the bare held figures; a visit at a collection ({@link #measure}) only clears the key's flag. Call before the
      * first key: a stack has no leak references, and its ledger's tens of thousands of keys are met in any order, so
@@ -292,13 +292,17 @@ final class HeldLedger {
         c[at + N] += n;
         c[at + SAMPLES] += s;
         c[at + V] += v;
-        totBytes[bucket] += b;
-        totCount[bucket] += n;
-        totVariance[bucket] += v;
+        if (full) {
+            totBytes[bucket] += b;
+            totCount[bucket] += n;
+            totVariance[bucket] += v;
+        }
         if (c[at + SAMPLES] == 0) { // exactly nothing: no rounding residue
-            totBytes[bucket] -= c[at + B];
-            totCount[bucket] -= c[at + N];
-            totVariance[bucket] -= c[at + V];
+            if (full) {
+                totBytes[bucket] -= c[at + B];
+                totCount[bucket] -= c[at + N];
+                totVariance[bucket] -= c[at + V];
+            }
             c[at + B] = 0;
             c[at + N] = 0;
             c[at + V] = 0;
@@ -319,17 +323,19 @@ final class HeldLedger {
         c[f + N] = 0;
         c[f + SAMPLES] = 0;
         c[f + V] = 0;
-        totBytes[from] -= b;
-        totCount[from] -= n;
-        totVariance[from] -= v;
         int t = key * CELLS + to * BUCKET;
         c[t + B] += b;
         c[t + N] += n;
         c[t + SAMPLES] += s;
         c[t + V] += v;
-        totBytes[to] += b;
-        totCount[to] += n;
-        totVariance[to] += v;
+        if (full) {
+            totBytes[from] -= b;
+            totCount[from] -= n;
+            totVariance[from] -= v;
+            totBytes[to] += b;
+            totCount[to] += n;
+            totVariance[to] += v;
+        }
         touch(key);
     }
 

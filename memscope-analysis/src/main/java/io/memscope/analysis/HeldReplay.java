@@ -37,9 +37,11 @@ final class HeldReplay {
     private final List<SiteTally> sites = new ArrayList<>();
     private int[] siteOfStack = new int[1024];
     private int stackCount;
-    /** Per site key: samples collected in the window, and of those freed by the first collection after them. */
-    private long[] deadSamples = new long[256];
-    private long[] freedByFirst = new long[256];
+    /**
+     * Per site key, side by side ({@code key * 2}, {@code key * 2 + 1}): samples collected in the window, and of those
+     * freed by the first collection after them.
+     */
+    private long[] deaths = new long[256 * 2];
     /**
      * Per site key: its lifetimes, and whether its type is still to learn (none, or "?"). This half reads them per
      * event here rather than in the site's tally, whose fields the allocation half writes per event: a read of the
@@ -50,11 +52,34 @@ final class HeldReplay {
     private LifetimeMedian[] lifetimes = new LifetimeMedian[256];
     private boolean[] typeWanted = new boolean[256];
 
+    /**
+     * The stacks' ledger's operations, deferred in order and applied together ({@link #applyDeferred}) before the next
+     * crossing (the first to read that ledger) and whenever {@value #DEFERRED} wait: the same operations in the same
+     * order, so the same figures bit for bit. Applied in a loop of their own, the cache misses of consecutive
+     * operations (tens of thousands of stacks, met in any order) overlap instead of each waiting behind the rest of
+     * its event's work. Likewise the sites' lifetimes, read only at the end. Per operation: the stack key; -1 for an
+     * allocation, else the epoch of the sample collected; its bytes, count and variance.
+     */
+    private static final int DEFERRED = 1024;
+    private final int[] stackOpKey = new int[DEFERRED];
+    private final int[] stackOpEpoch = new int[DEFERRED];
+    private final double[] stackOpFigures = new double[DEFERRED * 3];
+    private int stackOps;
+    private final int[] lifetimeSite = new int[DEFERRED];
+    private final long[] lifetimeAge = new long[DEFERRED];
+    private int lifetimeOps;
+
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
     /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
     private int lastMark = -1;
     private int epoch;
+    /**
+     * The boundaries of the last two points crossed (-1: none): a sample allocated at epoch {@code e} has had at most
+     * one collection since when {@code e > pointBeforeLast} (the points crossed from boundary {@code e} on).
+     */
+    private int lastPoint = -1;
+    private int pointBeforeLast = -1;
     /** The last point crossed, not measured yet (-1: none). */
     private int toMeasure = -1;
     private int measured = -1;
@@ -99,10 +124,9 @@ final class HeldReplay {
 
     /** A site of the allocation half: a key of the ledgers, its leak references chosen. */
     void register(SiteTally a) {
-        if (a.key >= deadSamples.length) {
-            int n = Math.max(a.key + 1, deadSamples.length * 2);
-            deadSamples = Arrays.copyOf(deadSamples, n);
-            freedByFirst = Arrays.copyOf(freedByFirst, n);
+        if (a.key >= lifetimes.length) {
+            int n = Math.max(a.key + 1, lifetimes.length * 2);
+            deaths = Arrays.copyOf(deaths, n * 2);
             lifetimes = Arrays.copyOf(lifetimes, n);
             typeWanted = Arrays.copyOf(typeWanted, n);
         }
@@ -167,7 +191,7 @@ final class HeldReplay {
             double var = (double) size * size * (1 - p) / (p * p);
             samples.put(address, stackKey, epoch);
             heldSites.allocated(siteKey, wb, wc, var);
-            heldStacks.allocated(stackKey, wb, wc, var);
+            deferStackOp(stackKey, -1, wb, wc, var);
         }
         if (typeNameId != 0 && typeWanted[siteKey]) {
             SiteTally site = sites.get(siteKey);
@@ -194,18 +218,60 @@ final class HeldReplay {
         int stackKey = samples.stack(slot);
         int siteKey = siteOfStack[stackKey];
         heldSites.collected(siteKey, wb, wc, var, born);
-        heldStacks.collected(stackKey, wb, wc, var, born);
+        deferStackOp(stackKey, born, wb, wc, var);
         long allocated = t - age;
         if (allocated >= from && allocated <= to) {
-            deadSamples[siteKey]++;
+            deaths[siteKey * 2]++;
             if (t <= to) {
-                lifetimes[siteKey].add(age);
-                if (gcs.pointsBetween(born, epoch) <= 1) {
-                    freedByFirst[siteKey]++; // it survived no collection
+                if (lifetimeOps == DEFERRED) {
+                    applyLifetimes();
+                }
+                lifetimeSite[lifetimeOps] = siteKey;
+                lifetimeAge[lifetimeOps++] = age;
+                if (born > pointBeforeLast) {
+                    deaths[siteKey * 2 + 1]++; // it survived no collection: at most one point since its allocation
                 }
             }
         }
         samples.remove(slot);
+    }
+
+    private void deferStackOp(int key, int epoch, double b, double n, double v) {
+        if (stackOps == DEFERRED) {
+            applyDeferred();
+        }
+        int i = stackOps++;
+        stackOpKey[i] = key;
+        stackOpEpoch[i] = epoch;
+        stackOpFigures[i * 3] = b;
+        stackOpFigures[i * 3 + 1] = n;
+        stackOpFigures[i * 3 + 2] = v;
+    }
+
+    /** Applies the stacks' ledger's deferred operations, in order. */
+    private void applyDeferred() {
+        HeldLedger l = heldStacks;
+        int[] keys = stackOpKey;
+        int[] epochs = stackOpEpoch;
+        double[] f = stackOpFigures;
+        for (int i = 0, n = stackOps; i < n; i++) {
+            int e = epochs[i];
+            if (e < 0) {
+                l.allocated(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
+            } else {
+                l.collected(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
+            }
+        }
+        stackOps = 0;
+    }
+
+    /** Adds the deferred lifetimes to their sites' medians, in order. */
+    private void applyLifetimes() {
+        LifetimeMedian[] m = lifetimes;
+        for (int i = 0, n = lifetimeOps; i < n; i++) {
+            m[lifetimeSite[i]].add(lifetimeAge[i]);
+        }
+        lifetimeOps = 0;
     }
 
     /**
@@ -213,6 +279,7 @@ final class HeldReplay {
      * boundary is crossed (its frees observed before it), or at the end.
      */
     private void crossBefore(long t) {
+        applyDeferred();
         while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
             cross(nextBoundary++);
             if (done) {
@@ -253,6 +320,8 @@ final class HeldReplay {
             heldSites.crossPoint(b, verdict);
             heldStacks.crossPoint(b, verdict);
             toMeasure = k;
+            pointBeforeLast = lastPoint;
+            lastPoint = b;
         }
         epoch = b + 1;
     }
@@ -411,14 +480,16 @@ final class HeldReplay {
         finishReplay();
         samples.clear();
         for (SiteTally a : sites) {
-            a.deadSamples = deadSamples[a.key];
-            a.freedByFirstCollection = freedByFirst[a.key];
+            a.deadSamples = deaths[a.key * 2];
+            a.freedByFirstCollection = deaths[a.key * 2 + 1];
             a.lifetimes = lifetimes[a.key];
         }
     }
 
     /** The collections of the window not crossed by an event, the last one measured. */
     private void finishReplay() {
+        applyDeferred();
+        applyLifetimes();
         if (done) {
             return;
         }
