@@ -53,14 +53,16 @@ final class HeldReplay {
     private boolean[] typeWanted = new boolean[256];
 
     /**
-     * The stacks' ledger's operations, deferred in order and applied together ({@link #applyDeferred}) before the next
-     * crossing (the first to read that ledger) and whenever {@value #DEFERRED} wait: the same operations in the same
-     * order, so the same figures bit for bit. Applied in a loop of their own, the cache misses of consecutive
-     * operations (tens of thousands of stacks, met in any order) overlap instead of each waiting behind the rest of
-     * its event's work. Likewise the sites' lifetimes, read only at the end. Per operation: the stack key; -1 for an
-     * allocation, else the epoch of the sample collected; its bytes, count and variance.
+     * The ledgers' operations, deferred in order and applied together ({@link #applyDeferred}) before the next
+     * crossing (the first to read the ledgers) and whenever {@value #DEFERRED} wait: each ledger is given the same
+     * operations in the same order, so the same figures bit for bit. Applied in a loop of their own, after a loop that
+     * only reads the cells they will update ({@link HeldLedger#warm}), the cache misses of consecutive operations
+     * (thousands of sites, tens of thousands of stacks, met in any order) overlap instead of each waiting behind the
+     * rest of its event's work. Likewise the sites' lifetimes, read only at the end. Per operation: the site key, the
+     * stack key; -1 for an allocation, else the epoch of the sample collected; its bytes, count and variance.
      */
     private static final int DEFERRED = 1024;
+    private final int[] siteOpKey = new int[DEFERRED];
     private final int[] stackOpKey = new int[DEFERRED];
     private final int[] stackOpEpoch = new int[DEFERRED];
     private final double[] stackOpFigures = new double[DEFERRED * 3];
@@ -68,6 +70,8 @@ final class HeldReplay {
     private final int[] lifetimeSite = new int[DEFERRED];
     private final long[] lifetimeAge = new long[DEFERRED];
     private int lifetimeOps;
+    /** What {@link HeldLedger#warm} read: kept so that the reads are not optimized away; meaningless. */
+    private double warmth;
 
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
@@ -190,8 +194,7 @@ final class HeldReplay {
             double wc = 1 / p;
             double var = (double) size * size * (1 - p) / (p * p);
             samples.put(address, stackKey, epoch);
-            heldSites.allocated(siteKey, wb, wc, var);
-            deferStackOp(stackKey, -1, wb, wc, var);
+            defer(siteKey, stackKey, -1, wb, wc, var);
         }
         if (typeNameId != 0 && typeWanted[siteKey]) {
             SiteTally site = sites.get(siteKey);
@@ -217,8 +220,7 @@ final class HeldReplay {
         double var = (double) size * size * (1 - p) / (p * p);
         int stackKey = samples.stack(slot);
         int siteKey = siteOfStack[stackKey];
-        heldSites.collected(siteKey, wb, wc, var, born);
-        deferStackOp(stackKey, born, wb, wc, var);
+        defer(siteKey, stackKey, born, wb, wc, var);
         long allocated = t - age;
         if (allocated >= from && allocated <= to) {
             deaths[siteKey * 2]++;
@@ -236,29 +238,39 @@ final class HeldReplay {
         samples.remove(slot);
     }
 
-    private void deferStackOp(int key, int epoch, double b, double n, double v) {
+    private void defer(int siteKey, int stackKey, int epoch, double b, double n, double v) {
         if (stackOps == DEFERRED) {
             applyDeferred();
         }
         int i = stackOps++;
-        stackOpKey[i] = key;
+        siteOpKey[i] = siteKey;
+        stackOpKey[i] = stackKey;
         stackOpEpoch[i] = epoch;
         stackOpFigures[i * 3] = b;
         stackOpFigures[i * 3 + 1] = n;
         stackOpFigures[i * 3 + 2] = v;
     }
 
-    /** Applies the stacks' ledger's deferred operations, in order. */
+    /** Applies the ledgers' deferred operations, in order. */
     private void applyDeferred() {
-        HeldLedger l = heldStacks;
+        int n = stackOps;
+        if (n == 0) {
+            return;
+        }
+        int[] sk = siteOpKey;
         int[] keys = stackOpKey;
         int[] epochs = stackOpEpoch;
         double[] f = stackOpFigures;
-        for (int i = 0, n = stackOps; i < n; i++) {
+        warmth += heldSites.warm(sk, n) + heldStacks.warm(keys, n);
+        HeldLedger sl = heldSites;
+        HeldLedger l = heldStacks;
+        for (int i = 0; i < n; i++) {
             int e = epochs[i];
             if (e < 0) {
+                sl.allocated(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
                 l.allocated(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
             } else {
+                sl.collected(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
                 l.collected(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
             }
         }
