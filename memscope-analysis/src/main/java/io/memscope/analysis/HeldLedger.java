@@ -289,15 +289,16 @@ final class HeldLedger {
      * Reads a word of each half of the cells of each of {@code n} keys (the buckets C and S, U and Y) that operations
      * are about to update, so that their cells are in the cache when the operations come: a loop of loads and nothing
      * else, without a branch, issues many at once, where the operations, each waiting for its cells, would take their
-     * misses one by one. The keys must exist.
+     * misses one by one. (A key not made to exist yet reads the last key's cells.)
      *
      * @return a sum of what was read, meaningless: the caller keeps it so that the reads happen
      */
     double warm(int[] keys, int n) {
         double[] c = cells;
+        int last = c.length / CELLS - 1;
         double sum = 0;
         for (int i = 0; i < n; i++) {
-            int at = keys[i] * CELLS;
+            int at = Math.min(keys[i], last) * CELLS;
             sum += c[at + SAMPLES] + c[at + U * BUCKET + SAMPLES];
         }
         return sum;

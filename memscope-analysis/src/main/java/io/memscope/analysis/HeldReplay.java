@@ -62,11 +62,11 @@ final class HeldReplay {
      * stack key; -1 for an allocation, else the epoch of the sample collected; its bytes, count and variance.
      */
     private static final int DEFERRED = 1024;
-    private final int[] siteOpKey = new int[DEFERRED];
-    private final int[] stackOpKey = new int[DEFERRED];
-    private final int[] stackOpEpoch = new int[DEFERRED];
-    private final double[] stackOpFigures = new double[DEFERRED * 3];
-    private int stackOps;
+    private final int[] opSite = new int[DEFERRED];
+    private final int[] opStack = new int[DEFERRED];
+    private final int[] opEpoch = new int[DEFERRED];
+    private final double[] opFigures = new double[DEFERRED * 3];
+    private int ops;
     private final int[] lifetimeSite = new int[DEFERRED];
     private final long[] lifetimeAge = new long[DEFERRED];
     private int lifetimeOps;
@@ -239,28 +239,28 @@ final class HeldReplay {
     }
 
     private void defer(int siteKey, int stackKey, int epoch, double b, double n, double v) {
-        if (stackOps == DEFERRED) {
+        if (ops == DEFERRED) {
             applyDeferred();
         }
-        int i = stackOps++;
-        siteOpKey[i] = siteKey;
-        stackOpKey[i] = stackKey;
-        stackOpEpoch[i] = epoch;
-        stackOpFigures[i * 3] = b;
-        stackOpFigures[i * 3 + 1] = n;
-        stackOpFigures[i * 3 + 2] = v;
+        int i = ops++;
+        opSite[i] = siteKey;
+        opStack[i] = stackKey;
+        opEpoch[i] = epoch;
+        opFigures[i * 3] = b;
+        opFigures[i * 3 + 1] = n;
+        opFigures[i * 3 + 2] = v;
     }
 
     /** Applies the ledgers' deferred operations, in order. */
     private void applyDeferred() {
-        int n = stackOps;
+        int n = ops;
         if (n == 0) {
             return;
         }
-        int[] sk = siteOpKey;
-        int[] keys = stackOpKey;
-        int[] epochs = stackOpEpoch;
-        double[] f = stackOpFigures;
+        int[] sk = opSite;
+        int[] keys = opStack;
+        int[] epochs = opEpoch;
+        double[] f = opFigures;
         warmth += heldSites.warm(sk, n) + heldStacks.warm(keys, n);
         HeldLedger sl = heldSites;
         HeldLedger l = heldStacks;
@@ -274,7 +274,7 @@ final class HeldReplay {
                 l.collected(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
             }
         }
-        stackOps = 0;
+        ops = 0;
     }
 
     /** Adds the deferred lifetimes to their sites' medians, in order. */

@@ -74,7 +74,7 @@ class HeldLedgerTest {
                     epoch = ++boundary;
                 }
                 full.crossPoint(boundary, false);
-                stacks.crossPoint(boundary);
+                stacks.crossPoint(boundary, false);
                 toMeasure = k;
                 epoch = ++boundary;
             }
