@@ -41,27 +41,30 @@ final class HeldLedger {
     static final int S = 1;
     static final int U = 2;
     static final int Y = 3;
-    /** A bucket's bytes, count and variance in {@link #cells}. */
+    /** A bucket's bytes, count, samples and variance in {@link #cells}. */
     private static final int B = 0;
     private static final int N = 1;
-    private static final int V = 2;
-    /** Doubles per key in {@link #cells}: three per bucket. */
-    private static final int CELLS = 12;
+    private static final int SAMPLES = 2;
+    private static final int V = 3;
+    /** Doubles per bucket and per key in {@link #cells}. */
+    private static final int BUCKET = 4;
+    private static final int CELLS = 4 * BUCKET;
     /** Reference collections per key ({@link #mark}). */
     static final int MARKS = 2;
 
-    // per key and bucket: bytes, count (objects), samples, variance (bytes)
     /**
-     * Per key and bucket: bytes, count (objects) and variance (bytes), side by side, so that an event's update of its
-     * key touches one or two cache lines rather than one per array (the replay's keys are tens of thousands, met in
-     * any order):
+     * Per key and bucket: bytes, count (objects), samples and variance (bytes), side by side, so that an event's
+     * update of its key's bucket touches 32 contiguous bytes (one cache line, or two) rather than a line per array
+     * (the replay's keys are tens of thousands, met in any order), and a move between adjacent buckets 64:
      * <pre>
-     *   key * 12:  C bytes, C count, C variance, S bytes, S count, S variance, U ..., Y ...
+     *   key * 16:       C bytes, C count, C samples, C variance,
+     *   key * 16 + 4:   S bytes, S count, S samples, S variance,
+     *   key * 16 + 8:   U ...
+     *   key * 16 + 12:  Y ...
      * </pre>
+     * Samples are whole numbers held exactly in a double (up to 2^53).
      */
     private double[] cells = new double[16 * CELLS];
-    /** Per key and bucket: samples, at {@code key * 4 + bucket}. */
-    private long[] sampleCells = new long[16 * 4];
     private final double[] totBytes = new double[4];
     private final double[] totCount = new double[4];
     private final double[] totVariance = new double[4];
@@ -103,8 +106,11 @@ final class HeldLedger {
     private double[] peakGcCount = new double[16];
     private double[] peakGcUnconfirmed = new double[16];
     private long[] peakGcSamples = new long[16];
-    /** Per key and reference: the collection, the held bytes, samples and variance there. */
-    private int[][] mark = new int[MARKS][16];
+    /**
+     * Per key, its reference collections side by side ({@code key * MARKS + slot}, -1: none), so that a visit reads
+     * both in one cache line; per key and reference: the held bytes, samples and variance there.
+     */
+    private int[] marks = new int[16 * MARKS];
     private double[][] markBytes = new double[MARKS][16];
     private long[][] markSamples = new long[MARKS][16];
     private double[][] markVariance = new double[MARKS][16];
@@ -137,6 +143,8 @@ final class HeldLedger {
     private int pendingMark = -1;
     private int youngFrom = -1;
 
+    /** Whether own peaks and the leak rule's measures are kept ({@link #figuresOfStacksOnly}: not). */
+    private boolean full = true;
     private final int endIndex;
     /** The last collection measured, -1 before the first. */
     private int lastMeasured = -1;
@@ -149,9 +157,22 @@ final class HeldLedger {
     HeldLedger(int windowFirst, int endIndex) {
         this.windowFirst = windowFirst;
         this.endIndex = endIndex;
-        for (int[] m : mark) {
-            Arrays.fill(m, -1);
+        Arrays.fill(marks, -1);
+    }
+
+    /**
+     * Keeps only the figures a report reads of stacks: held, count and unconfirmed at the end and at the peak. The
+     * totals ({@link #heldBytes()}, {@link #presentBytes()} and the like: the sites' ledger's), a key's own peak ({@link #peakBytes}) and the leak rule's measures (references, late frees, the
+     * variance freed: {@link #endMeasureBytes}, {@link #markBytes} and the like) are then not kept and read 0 or
+     * the bare held figures; a visit at a collection ({@link #measure}) only clears the key's flag. Call before the
+     * first key: a stack has no leak references, and its ledger's tens of thousands of keys are met in any order, so
+     * that every per-key array not touched is a cache miss saved per event or per visit.
+     */
+    void figuresOfStacksOnly() {
+        if (keys != 0) {
+            throw new IllegalStateException("keys exist already");
         }
+        full = false;
     }
 
     /** Makes keys {@code 0..key} exist. */
@@ -162,7 +183,6 @@ final class HeldLedger {
         if (key >= peakBytes.length) {
             int n = Math.max(key + 1, peakBytes.length * 2);
             cells = Arrays.copyOf(cells, n * CELLS);
-            sampleCells = Arrays.copyOf(sampleCells, n * 4);
             peakBytes = Arrays.copyOf(peakBytes, n);
             peakUnconfirmed = Arrays.copyOf(peakUnconfirmed, n);
             endBytes = Arrays.copyOf(endBytes, n);
@@ -183,10 +203,10 @@ final class HeldLedger {
             peakGcCount = Arrays.copyOf(peakGcCount, n);
             peakGcUnconfirmed = Arrays.copyOf(peakGcUnconfirmed, n);
             peakGcSamples = Arrays.copyOf(peakGcSamples, n);
+            int old = marks.length;
+            marks = Arrays.copyOf(marks, n * MARKS);
+            Arrays.fill(marks, old, n * MARKS, -1);
             for (int m = 0; m < MARKS; m++) {
-                int old = mark[m].length;
-                mark[m] = Arrays.copyOf(mark[m], n);
-                Arrays.fill(mark[m], old, n, -1);
                 markBytes[m] = Arrays.copyOf(markBytes[m], n);
                 markSamples[m] = Arrays.copyOf(markSamples[m], n);
                 markVariance[m] = Arrays.copyOf(markVariance[m], n);
@@ -204,7 +224,7 @@ final class HeldLedger {
     /** Sets the collection at which reference {@code slot} of {@code key} is taken (-1: none). */
     void mark(int key, int slot, int gcIndex) {
         ensure(key);
-        mark[slot][key] = gcIndex;
+        marks[key * MARKS + slot] = gcIndex;
     }
 
     private void touch(int key) {
@@ -249,7 +269,9 @@ final class HeldLedger {
         ensure(key);
         int bucket = bucketOf(epoch);
         add(bucket, key, -b, -n, -1, -v);
-        if (bucket == C) {
+        if (!full) {
+            // no leak measures
+        } else if (bucket == C) {
             freedVariance[key] += v;
         } else if (bucket == S && pointsSinceMark >= 2) {
             lateBytes[key] += b;
@@ -263,46 +285,76 @@ final class HeldLedger {
         touch(key);
     }
 
+    /**
+     * Reads a word of each half of the cells of each of {@code n} keys (the buckets C and S, U and Y) that operations
+     * are about to update, so that their cells are in the cache when the operations come: a loop of loads and nothing
+     * else, without a branch, issues many at once, where the operations, each waiting for its cells, would take their
+     * misses one by one. (A key not made to exist yet reads the last key's cells.)
+     *
+     * @return a sum of what was read, meaningless: the caller keeps it so that the reads happen
+     */
+    double warm(int[] keys, int n) {
+        double[] c = cells;
+        int last = c.length / CELLS - 1;
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            int at = Math.min(keys[i], last) * CELLS;
+            sum += c[at + SAMPLES] + c[at + U * BUCKET + SAMPLES];
+        }
+        return sum;
+    }
+
     private void add(int bucket, int key, double b, double n, long s, double v) {
-        cells[key * CELLS + bucket * 3 + B] += b;
-        cells[key * CELLS + bucket * 3 + N] += n;
-        sampleCells[key * 4 + bucket] += s;
-        cells[key * CELLS + bucket * 3 + V] += v;
-        totBytes[bucket] += b;
-        totCount[bucket] += n;
-        totVariance[bucket] += v;
-        if (sampleCells[key * 4 + bucket] == 0) { // exactly nothing: no rounding residue
-            totBytes[bucket] -= cells[key * CELLS + bucket * 3 + B];
-            totCount[bucket] -= cells[key * CELLS + bucket * 3 + N];
-            totVariance[bucket] -= cells[key * CELLS + bucket * 3 + V];
-            cells[key * CELLS + bucket * 3 + B] = 0;
-            cells[key * CELLS + bucket * 3 + N] = 0;
-            cells[key * CELLS + bucket * 3 + V] = 0;
+        double[] c = cells;
+        int at = key * CELLS + bucket * BUCKET;
+        c[at + B] += b;
+        c[at + N] += n;
+        c[at + SAMPLES] += s;
+        c[at + V] += v;
+        if (full) {
+            totBytes[bucket] += b;
+            totCount[bucket] += n;
+            totVariance[bucket] += v;
+        }
+        if (c[at + SAMPLES] == 0) { // exactly nothing: no rounding residue
+            if (full) {
+                totBytes[bucket] -= c[at + B];
+                totCount[bucket] -= c[at + N];
+                totVariance[bucket] -= c[at + V];
+            }
+            c[at + B] = 0;
+            c[at + N] = 0;
+            c[at + V] = 0;
         }
     }
 
     private void move(int from, int to, int key) {
-        long s = sampleCells[key * 4 + from];
+        double[] c = cells;
+        int f = key * CELLS + from * BUCKET;
+        double s = c[f + SAMPLES];
         if (s == 0) {
             return;
         }
-        double b = cells[key * CELLS + from * 3 + B];
-        double n = cells[key * CELLS + from * 3 + N];
-        double v = cells[key * CELLS + from * 3 + V];
-        cells[key * CELLS + from * 3 + B] = 0;
-        cells[key * CELLS + from * 3 + N] = 0;
-        sampleCells[key * 4 + from] = 0;
-        cells[key * CELLS + from * 3 + V] = 0;
-        totBytes[from] -= b;
-        totCount[from] -= n;
-        totVariance[from] -= v;
-        cells[key * CELLS + to * 3 + B] += b;
-        cells[key * CELLS + to * 3 + N] += n;
-        sampleCells[key * 4 + to] += s;
-        cells[key * CELLS + to * 3 + V] += v;
-        totBytes[to] += b;
-        totCount[to] += n;
-        totVariance[to] += v;
+        double b = c[f + B];
+        double n = c[f + N];
+        double v = c[f + V];
+        c[f + B] = 0;
+        c[f + N] = 0;
+        c[f + SAMPLES] = 0;
+        c[f + V] = 0;
+        int t = key * CELLS + to * BUCKET;
+        c[t + B] += b;
+        c[t + N] += n;
+        c[t + SAMPLES] += s;
+        c[t + V] += v;
+        if (full) {
+            totBytes[from] -= b;
+            totCount[from] -= n;
+            totVariance[from] -= v;
+            totBytes[to] += b;
+            totCount[to] += n;
+            totVariance[to] += v;
+        }
         touch(key);
     }
 
@@ -414,7 +466,8 @@ final class HeldLedger {
     }
 
     private boolean settled(int key) {
-        return sampleCells[key * 4 + S] == 0 && sampleCells[key * 4 + U] == 0 && sampleCells[key * 4 + Y] == 0;
+        int at = key * CELLS + SAMPLES;
+        return cells[at + S * BUCKET] == 0 && cells[at + U * BUCKET] == 0 && cells[at + Y * BUCKET] == 0;
     }
 
     /**
@@ -440,7 +493,9 @@ final class HeldLedger {
                 flags[key] |= SINCE_PEAK;
                 sincePeakList[sincePeakCount++] = key;
             }
-            take(key, k);
+            if (full) {
+                take(key, k);
+            }
         }
         dirtyCount = 0;
         lastMeasured = k;
@@ -453,15 +508,15 @@ final class HeldLedger {
     /** The figures at the end: every key's as it stands (each key's at its last visit, all visits at or before it). */
     private void takeEnd() {
         for (int key = 0; key < keys; key++) {
-            endBytes[key] = cells[key * CELLS + C * 3 + B];
-            endCount[key] = cells[key * CELLS + C * 3 + N];
-            endSamples[key] = sampleCells[key * 4 + C];
-            endUnconfirmed[key] = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
-            endVariance[key] = cells[key * CELLS + C * 3 + V];
+            endBytes[key] = cells[key * CELLS + C * BUCKET + B];
+            endCount[key] = cells[key * CELLS + C * BUCKET + N];
+            endSamples[key] = (long) cells[key * CELLS + C * BUCKET + SAMPLES];
+            endUnconfirmed[key] = cells[key * CELLS + S * BUCKET + B] + cells[key * CELLS + U * BUCKET + B];
+            endVariance[key] = cells[key * CELLS + C * BUCKET + V];
             endFreedVariance[key] = freedVariance[key];
-            endMeasureBytes[key] = cells[key * CELLS + C * 3 + B] + lateBytes[key];
-            endMeasureVariance[key] = cells[key * CELLS + C * 3 + V] + lateVariance[key];
-            endMeasureSamples[key] = sampleCells[key * 4 + C] + lateSamples[key];
+            endMeasureBytes[key] = cells[key * CELLS + C * BUCKET + B] + lateBytes[key];
+            endMeasureVariance[key] = cells[key * CELLS + C * BUCKET + V] + lateVariance[key];
+            endMeasureSamples[key] = (long) cells[key * CELLS + C * BUCKET + SAMPLES] + lateSamples[key];
         }
     }
 
@@ -474,26 +529,25 @@ final class HeldLedger {
         for (int i = 0; i < sincePeakCount; i++) {
             int key = sincePeakList[i];
             flags[key] &= ~SINCE_PEAK;
-            peakGcBytes[key] = cells[key * CELLS + C * 3 + B];
-            peakGcCount[key] = cells[key * CELLS + C * 3 + N];
-            peakGcUnconfirmed[key] = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
-            peakGcSamples[key] = sampleCells[key * 4 + C];
+            peakGcBytes[key] = cells[key * CELLS + C * BUCKET + B];
+            peakGcCount[key] = cells[key * CELLS + C * BUCKET + N];
+            peakGcUnconfirmed[key] = cells[key * CELLS + S * BUCKET + B] + cells[key * CELLS + U * BUCKET + B];
+            peakGcSamples[key] = (long) cells[key * CELLS + C * BUCKET + SAMPLES];
         }
         sincePeakCount = 0;
     }
 
     private void take(int key, int k) {
-        double b = cells[key * CELLS + C * 3 + B];
-        double unconfirmed = cells[key * CELLS + S * 3 + B] + cells[key * CELLS + U * 3 + B];
+        double b = cells[key * CELLS + C * BUCKET + B];
         if (k >= windowFirst && b > peakBytes[key]) {
             peakBytes[key] = b;
-            peakUnconfirmed[key] = unconfirmed;
+            peakUnconfirmed[key] = cells[key * CELLS + S * BUCKET + B] + cells[key * CELLS + U * BUCKET + B];
         }
         for (int m = 0; m < MARKS; m++) {
-            if (k <= mark[m][key]) {
+            if (k <= marks[key * MARKS + m]) {
                 markBytes[m][key] = b + lateBytes[key];
-                markSamples[m][key] = sampleCells[key * 4 + C] + lateSamples[key];
-                markVariance[m][key] = cells[key * CELLS + C * 3 + V] + lateVariance[key];
+                markSamples[m][key] = (long) cells[key * CELLS + C * BUCKET + SAMPLES] + lateSamples[key];
+                markVariance[m][key] = cells[key * CELLS + C * BUCKET + V] + lateVariance[key];
                 markFreedVariance[m][key] = freedVariance[key];
             }
         }
@@ -530,7 +584,7 @@ final class HeldLedger {
 
     /** @return held bytes of {@code key} at the collection just measured (any key, between measure and advance) */
     double heldBytes(int key) {
-        return key < keys ? cells[key * CELLS + C * 3 + B] : 0;
+        return key < keys ? cells[key * CELLS + C * BUCKET + B] : 0;
     }
 
     int keys() {

@@ -37,9 +37,11 @@ final class HeldReplay {
     private final List<SiteTally> sites = new ArrayList<>();
     private int[] siteOfStack = new int[1024];
     private int stackCount;
-    /** Per site key: samples collected in the window, and of those freed by the first collection after them. */
-    private long[] deadSamples = new long[256];
-    private long[] freedByFirst = new long[256];
+    /**
+     * Per site key, side by side ({@code key * 2}, {@code key * 2 + 1}): samples collected in the window, and of those
+     * freed by the first collection after them.
+     */
+    private long[] deaths = new long[256 * 2];
     /**
      * Per site key: its lifetimes, and whether its type is still to learn (none, or "?"). This half reads them per
      * event here rather than in the site's tally, whose fields the allocation half writes per event: a read of the
@@ -50,11 +52,38 @@ final class HeldReplay {
     private LifetimeMedian[] lifetimes = new LifetimeMedian[256];
     private boolean[] typeWanted = new boolean[256];
 
+    /**
+     * The ledgers' operations, deferred in order and applied together ({@link #applyDeferred}) before the next
+     * crossing (the first to read the ledgers) and whenever {@value #DEFERRED} wait: each ledger is given the same
+     * operations in the same order, so the same figures bit for bit. Applied in a loop of their own, after a loop that
+     * only reads the cells they will update ({@link HeldLedger#warm}), the cache misses of consecutive operations
+     * (thousands of sites, tens of thousands of stacks, met in any order) overlap instead of each waiting behind the
+     * rest of its event's work. Likewise the sites' lifetimes, read only at the end. Per operation: the site key, the
+     * stack key; -1 for an allocation, else the epoch of the sample collected; its bytes, count and variance.
+     */
+    private static final int DEFERRED = 1024;
+    private final int[] opSite = new int[DEFERRED];
+    private final int[] opStack = new int[DEFERRED];
+    private final int[] opEpoch = new int[DEFERRED];
+    private final double[] opFigures = new double[DEFERRED * 3];
+    private int ops;
+    private final int[] lifetimeSite = new int[DEFERRED];
+    private final long[] lifetimeAge = new long[DEFERRED];
+    private int lifetimeOps;
+    /** What {@link HeldLedger#warm} read: kept so that the reads are not optimized away; meaningless. */
+    private double warmth;
+
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
     /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
     private int lastMark = -1;
     private int epoch;
+    /**
+     * The boundaries of the last two points crossed (-1: none): a sample allocated at epoch {@code e} has had at most
+     * one collection since when {@code e > pointBeforeLast} (the points crossed from boundary {@code e} on).
+     */
+    private int lastPoint = -1;
+    private int pointBeforeLast = -1;
     /** The last point crossed, not measured yet (-1: none). */
     private int toMeasure = -1;
     private int measured = -1;
@@ -91,6 +120,7 @@ final class HeldReplay {
         this.to = owner.to;
         this.windowFirstGc = owner.windowFirstGc;
         this.endGc = owner.endGc;
+        heldStacks.figuresOfStacksOnly(); // a report reads of stacks only their figures at the end and at the peak
         for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
             lastMark = gcs.pointAt(b) < 0 ? b : -1;
         }
@@ -98,10 +128,9 @@ final class HeldReplay {
 
     /** A site of the allocation half: a key of the ledgers, its leak references chosen. */
     void register(SiteTally a) {
-        if (a.key >= deadSamples.length) {
-            int n = Math.max(a.key + 1, deadSamples.length * 2);
-            deadSamples = Arrays.copyOf(deadSamples, n);
-            freedByFirst = Arrays.copyOf(freedByFirst, n);
+        if (a.key >= lifetimes.length) {
+            int n = Math.max(a.key + 1, lifetimes.length * 2);
+            deaths = Arrays.copyOf(deaths, n * 2);
             lifetimes = Arrays.copyOf(lifetimes, n);
             typeWanted = Arrays.copyOf(typeWanted, n);
         }
@@ -165,8 +194,7 @@ final class HeldReplay {
             double wc = 1 / p;
             double var = (double) size * size * (1 - p) / (p * p);
             samples.put(address, stackKey, epoch);
-            heldSites.allocated(siteKey, wb, wc, var);
-            heldStacks.allocated(stackKey, wb, wc, var);
+            defer(siteKey, stackKey, -1, wb, wc, var);
         }
         if (typeNameId != 0 && typeWanted[siteKey]) {
             SiteTally site = sites.get(siteKey);
@@ -192,19 +220,70 @@ final class HeldReplay {
         double var = (double) size * size * (1 - p) / (p * p);
         int stackKey = samples.stack(slot);
         int siteKey = siteOfStack[stackKey];
-        heldSites.collected(siteKey, wb, wc, var, born);
-        heldStacks.collected(stackKey, wb, wc, var, born);
+        defer(siteKey, stackKey, born, wb, wc, var);
         long allocated = t - age;
         if (allocated >= from && allocated <= to) {
-            deadSamples[siteKey]++;
+            deaths[siteKey * 2]++;
             if (t <= to) {
-                lifetimes[siteKey].add(age);
-                if (gcs.pointsBetween(born, epoch) <= 1) {
-                    freedByFirst[siteKey]++; // it survived no collection
+                if (lifetimeOps == DEFERRED) {
+                    applyLifetimes();
+                }
+                lifetimeSite[lifetimeOps] = siteKey;
+                lifetimeAge[lifetimeOps++] = age;
+                if (born > pointBeforeLast) {
+                    deaths[siteKey * 2 + 1]++; // it survived no collection: at most one point since its allocation
                 }
             }
         }
         samples.remove(slot);
+    }
+
+    private void defer(int siteKey, int stackKey, int epoch, double b, double n, double v) {
+        if (ops == DEFERRED) {
+            applyDeferred();
+        }
+        int i = ops++;
+        opSite[i] = siteKey;
+        opStack[i] = stackKey;
+        opEpoch[i] = epoch;
+        opFigures[i * 3] = b;
+        opFigures[i * 3 + 1] = n;
+        opFigures[i * 3 + 2] = v;
+    }
+
+    /** Applies the ledgers' deferred operations, in order. */
+    private void applyDeferred() {
+        int n = ops;
+        if (n == 0) {
+            return;
+        }
+        int[] sk = opSite;
+        int[] keys = opStack;
+        int[] epochs = opEpoch;
+        double[] f = opFigures;
+        warmth += heldSites.warm(sk, n) + heldStacks.warm(keys, n);
+        HeldLedger sl = heldSites;
+        HeldLedger l = heldStacks;
+        for (int i = 0; i < n; i++) {
+            int e = epochs[i];
+            if (e < 0) {
+                sl.allocated(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
+                l.allocated(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
+            } else {
+                sl.collected(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
+                l.collected(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
+            }
+        }
+        ops = 0;
+    }
+
+    /** Adds the deferred lifetimes to their sites' medians, in order. */
+    private void applyLifetimes() {
+        LifetimeMedian[] m = lifetimes;
+        for (int i = 0, n = lifetimeOps; i < n; i++) {
+            m[lifetimeSite[i]].add(lifetimeAge[i]);
+        }
+        lifetimeOps = 0;
     }
 
     /**
@@ -212,6 +291,7 @@ final class HeldReplay {
      * boundary is crossed (its frees observed before it), or at the end.
      */
     private void crossBefore(long t) {
+        applyDeferred();
         while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
             cross(nextBoundary++);
             if (done) {
@@ -252,6 +332,8 @@ final class HeldReplay {
             heldSites.crossPoint(b, verdict);
             heldStacks.crossPoint(b, verdict);
             toMeasure = k;
+            pointBeforeLast = lastPoint;
+            lastPoint = b;
         }
         epoch = b + 1;
     }
@@ -410,14 +492,16 @@ final class HeldReplay {
         finishReplay();
         samples.clear();
         for (SiteTally a : sites) {
-            a.deadSamples = deadSamples[a.key];
-            a.freedByFirstCollection = freedByFirst[a.key];
+            a.deadSamples = deaths[a.key * 2];
+            a.freedByFirstCollection = deaths[a.key * 2 + 1];
             a.lifetimes = lifetimes[a.key];
         }
     }
 
     /** The collections of the window not crossed by an event, the last one measured. */
     private void finishReplay() {
+        applyDeferred();
+        applyLifetimes();
         if (done) {
             return;
         }
