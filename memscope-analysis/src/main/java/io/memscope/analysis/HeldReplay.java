@@ -52,26 +52,8 @@ final class HeldReplay {
     private LifetimeMedian[] lifetimes = new LifetimeMedian[256];
     private boolean[] typeWanted = new boolean[256];
 
-    /**
-     * The ledgers' operations, deferred in order and applied together ({@link #applyDeferred}) before the next
-     * crossing (the first to read the ledgers) and whenever {@value #DEFERRED} wait: each ledger is given the same
-     * operations in the same order, so the same figures bit for bit. Applied in a loop of their own, after a loop that
-     * only reads the cells they will update ({@link HeldLedger#warm}), the cache misses of consecutive operations
-     * (thousands of sites, tens of thousands of stacks, met in any order) overlap instead of each waiting behind the
-     * rest of its event's work. Likewise the sites' lifetimes, read only at the end. Per operation: the site key, the
-     * stack key; -1 for an allocation, else the epoch of the sample collected; its bytes, count and variance.
-     */
-    private static final int DEFERRED = 1024;
-    private final int[] opSite = new int[DEFERRED];
-    private final int[] opStack = new int[DEFERRED];
-    private final int[] opEpoch = new int[DEFERRED];
-    private final double[] opFigures = new double[DEFERRED * 3];
-    private int ops;
-    private final int[] lifetimeSite = new int[DEFERRED];
-    private final long[] lifetimeAge = new long[DEFERRED];
-    private int lifetimeOps;
-    /** What {@link HeldLedger#warm} read: kept so that the reads are not optimized away; meaningless. */
-    private double warmth;
+    /** The ledgers' operations and the sites' lifetimes, deferred in order and applied together. */
+    private final HeldOperations deferred;
 
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
@@ -121,6 +103,7 @@ final class HeldReplay {
         this.windowFirstGc = owner.windowFirstGc;
         this.endGc = owner.endGc;
         heldStacks.figuresOfStacksOnly(); // a report reads of stacks only their figures at the end and at the peak
+        this.deferred = new HeldOperations(heldSites, heldStacks);
         for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
             lastMark = gcs.pointAt(b) < 0 ? b : -1;
         }
@@ -194,7 +177,7 @@ final class HeldReplay {
             double wc = 1 / p;
             double var = (double) size * size * (1 - p) / (p * p);
             samples.put(address, stackKey, epoch);
-            defer(siteKey, stackKey, -1, wb, wc, var);
+            deferred.allocated(siteKey, stackKey, wb, wc, var);
         }
         if (typeNameId != 0 && typeWanted[siteKey]) {
             SiteTally site = sites.get(siteKey);
@@ -220,16 +203,12 @@ final class HeldReplay {
         double var = (double) size * size * (1 - p) / (p * p);
         int stackKey = samples.stack(slot);
         int siteKey = siteOfStack[stackKey];
-        defer(siteKey, stackKey, born, wb, wc, var);
+        deferred.collected(siteKey, stackKey, born, wb, wc, var);
         long allocated = t - age;
         if (allocated >= from && allocated <= to) {
             deaths[siteKey * 2]++;
             if (t <= to) {
-                if (lifetimeOps == DEFERRED) {
-                    applyLifetimes();
-                }
-                lifetimeSite[lifetimeOps] = siteKey;
-                lifetimeAge[lifetimeOps++] = age;
+                deferred.lifetime(lifetimes, siteKey, age);
                 if (born > pointBeforeLast) {
                     deaths[siteKey * 2 + 1]++; // it survived no collection: at most one point since its allocation
                 }
@@ -238,60 +217,12 @@ final class HeldReplay {
         samples.remove(slot);
     }
 
-    private void defer(int siteKey, int stackKey, int epoch, double b, double n, double v) {
-        if (ops == DEFERRED) {
-            applyDeferred();
-        }
-        int i = ops++;
-        opSite[i] = siteKey;
-        opStack[i] = stackKey;
-        opEpoch[i] = epoch;
-        opFigures[i * 3] = b;
-        opFigures[i * 3 + 1] = n;
-        opFigures[i * 3 + 2] = v;
-    }
-
-    /** Applies the ledgers' deferred operations, in order. */
-    private void applyDeferred() {
-        int n = ops;
-        if (n == 0) {
-            return;
-        }
-        int[] sk = opSite;
-        int[] keys = opStack;
-        int[] epochs = opEpoch;
-        double[] f = opFigures;
-        warmth += heldSites.warm(sk, n) + heldStacks.warm(keys, n);
-        HeldLedger sl = heldSites;
-        HeldLedger l = heldStacks;
-        for (int i = 0; i < n; i++) {
-            int e = epochs[i];
-            if (e < 0) {
-                sl.allocated(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
-                l.allocated(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2]);
-            } else {
-                sl.collected(sk[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
-                l.collected(keys[i], f[i * 3], f[i * 3 + 1], f[i * 3 + 2], e);
-            }
-        }
-        ops = 0;
-    }
-
-    /** Adds the deferred lifetimes to their sites' medians, in order. */
-    private void applyLifetimes() {
-        LifetimeMedian[] m = lifetimes;
-        for (int i = 0, n = lifetimeOps; i < n; i++) {
-            m[lifetimeSite[i]].add(lifetimeAge[i]);
-        }
-        lifetimeOps = 0;
-    }
-
     /**
      * Crosses the boundaries (positions and snapshots) before {@code t}: a point crossed is measured when the next
      * boundary is crossed (its frees observed before it), or at the end.
      */
     private void crossBefore(long t) {
-        applyDeferred();
+        deferred.apply();
         while (nextBoundary < gcs.boundaries() && gcs.boundaryTime(nextBoundary) < t) {
             cross(nextBoundary++);
             if (done) {
@@ -500,8 +431,8 @@ final class HeldReplay {
 
     /** The collections of the window not crossed by an event, the last one measured. */
     private void finishReplay() {
-        applyDeferred();
-        applyLifetimes();
+        deferred.apply();
+        deferred.applyLifetimes(lifetimes);
         if (done) {
             return;
         }
