@@ -92,7 +92,8 @@ class CompatibilityTest {
         assertThat(Files.readString(traced)).isEqualTo(Files.readString(plain));
         Object report = Jvms.report(out);
         Map<String, Object> meta = Json.obj(report, "metadata");
-        assertThat(Json.num(Json.obj(report, "failures"), "count")).isZero();
+        assertThat(Json.num(Json.obj(report, "failures"), "count")).as("the agent's failures: %s, metadata %s",
+                Json.obj(report, "failures"), meta).isZero();
         assertThat(meta.get("classesSkippedOnError")).isEqualTo("0");
         assertThat(Long.parseLong((String) meta.get("instrumentedClasses"))).isGreaterThan(includeJdk ? 500 : 200);
         assertThat(Json.num(Json.obj(report, "totals"), "allocatedBytes")).isPositive();
