@@ -388,8 +388,7 @@ public final class Agent {
             transformer = t;
             if (options.jmx()) {
                 PlatformServerGate.arm(new AgentJmxRegistrar(session,
-                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes(), attached),
-                        null);
+                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes()), null);
             }
             if (options.nativeMemory() || t.transformsNewClasses()) {
                 inst.addTransformer(t, true);

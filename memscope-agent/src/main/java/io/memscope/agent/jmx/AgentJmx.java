@@ -24,13 +24,11 @@ public final class AgentJmx implements AgentMXBean {
     private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
-    private final boolean attached;
 
-    AgentJmx(CaptureSession session, String mode, long intervalBytes, boolean attached) {
+    AgentJmx(CaptureSession session, String mode, long intervalBytes) {
         this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
-        this.attached = attached;
     }
 
     @Override
@@ -50,7 +48,7 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public boolean isAttached() {
-        return attached; // fixed at the start: no lock (the capture's end holds the session's for seconds)
+        return !session.seenFromJvmStart();
     }
 
     @Override
