@@ -388,7 +388,8 @@ public final class Agent {
             transformer = t;
             if (options.jmx()) {
                 PlatformServerGate.arm(new AgentJmxRegistrar(session,
-                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes()), null);
+                        options.mode().name().toLowerCase(java.util.Locale.ROOT), options.intervalBytes(), attached),
+                        null);
             }
             if (options.nativeMemory() || t.transformsNewClasses()) {
                 inst.addTransformer(t, true);

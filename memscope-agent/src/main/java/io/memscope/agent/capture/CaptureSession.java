@@ -229,11 +229,6 @@ public final class CaptureSession {
      * Whether the capture starts with the JVM ({@code -javaagent}, the default) or later ({@code attach}): then the
      * GC beans' counts are read at its start, and a G1 marking may be running.
      */
-    /** @return whether the capture began with the JVM (not attached to it later) */
-    public synchronized boolean seenFromJvmStart() {
-        return seenFromJvmStart;
-    }
-
     public synchronized void seenFromJvmStart(boolean fromStart) {
         seenFromJvmStart = fromStart;
     }

@@ -24,11 +24,13 @@ public final class AgentJmx implements AgentMXBean {
     private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
+    private final boolean attached;
 
-    AgentJmx(CaptureSession session, String mode, long intervalBytes) {
+    AgentJmx(CaptureSession session, String mode, long intervalBytes, boolean attached) {
         this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
+        this.attached = attached;
     }
 
     @Override
@@ -48,7 +50,7 @@ public final class AgentJmx implements AgentMXBean {
 
     @Override
     public boolean isAttached() {
-        return !session.seenFromJvmStart();
+        return attached; // fixed at the start: no lock (the capture's end holds the session's for seconds)
     }
 
     @Override

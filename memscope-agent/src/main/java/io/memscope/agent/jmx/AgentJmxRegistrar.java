@@ -14,11 +14,14 @@ public final class AgentJmxRegistrar implements PlatformServerGate.Registrar {
     private final CaptureSession session;
     private final String mode;
     private final long intervalBytes;
+    private final boolean attached;
 
-    public AgentJmxRegistrar(CaptureSession session, String mode, long intervalBytes) {
+    /** @param attached the agent was attached to the running JVM (not started with it) */
+    public AgentJmxRegistrar(CaptureSession session, String mode, long intervalBytes, boolean attached) {
         this.session = session;
         this.mode = mode;
         this.intervalBytes = intervalBytes;
+        this.attached = attached;
     }
 
     @Override
@@ -29,7 +32,7 @@ public final class AgentJmxRegistrar implements PlatformServerGate.Registrar {
             if (s.isRegistered(name)) {
                 s.unregisterMBean(name);
             }
-            s.registerMBean(new AgentJmx(session, mode, intervalBytes), name);
+            s.registerMBean(new AgentJmx(session, mode, intervalBytes, attached), name);
         } catch (Throwable t) {
             Failures.report("agent.jmx.register", t);
         }
