@@ -137,8 +137,8 @@ class PushTest {
                     100.0 * (pushedChurn - reportChurn) / reportChurn, heldOf(pushes, retained),
                     number(site(report, "topLiveSites", retained), "liveBytes"),
                     (long) PushFixture.RETAINED_ARRAYS * (PushFixture.RETAINED_BYTES + 16));
-            assertThat((double) pushedChurn).as("churn site's alloc_space, pushed against the report")
-                    .isCloseTo(reportChurn, within(reportChurn * 0.01));
+            assertThat((double) pushedChurn).as("churn site's alloc_space, pushed against the report; the pushes: %s",
+                    pushSummary(pushes)).isCloseTo(reportChurn, within(reportChurn * 0.01));
             ProfileProto.Profile first = pushes.stream().filter(p -> PushReceiver.sum(p.profile(), "alloc_space",
                     f -> f.contains(churn)) > 0).findFirst().orElseThrow().profile();
             assertThat(labels(first, "thread")).contains("main");
@@ -312,6 +312,34 @@ class PushTest {
             }
         }
         return l;
+    }
+
+    /** Each push's interval, total alloc_space and heaviest leaf frames: what a failure needs to be understood. */
+    private static String pushSummary(List<PushReceiver.Push> pushes) {
+        StringBuilder b = new StringBuilder();
+        for (PushReceiver.Push p : pushes) {
+            ProfileProto.Profile prof = p.profile();
+            Map<String, Long> leaves = new java.util.HashMap<>();
+            long total = 0;
+            int index = 0;
+            for (int i = 0; i < prof.getSampleTypeCount(); i++) {
+                if (prof.getStringTable((int) prof.getSampleType(i).getType()).equals("alloc_space")) {
+                    index = i;
+                }
+            }
+            for (ProfileProto.Sample s : prof.getSampleList()) {
+                List<String> frames = PushReceiver.frames(prof, s);
+                long v = s.getValue(index);
+                total += v;
+                leaves.merge(frames.isEmpty() ? "(no frames)" : frames.get(0), v, Long::sum);
+            }
+            b.append("\n  ").append(p.query().get("from")).append("..").append(p.query().get("until"))
+                    .append(": alloc_space ").append(total).append(", samples ").append(prof.getSampleCount())
+                    .append(", top leaves ");
+            leaves.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(3)
+                    .forEach(e -> b.append(e.getKey()).append('=').append(e.getValue()).append("; "));
+        }
+        return b.toString();
     }
 
     private static long heldOf(List<PushReceiver.Push> pushes, String frame) {

@@ -19,9 +19,9 @@ final class GcDetails {
 
     GcDetails(String name, String action, String cause, long key, long startMillis, long durationMillis,
             long before, long after, long committed, long receivedNanos, boolean notified) {
-        this.name = name;
-        this.action = action;
-        this.cause = cause;
+        this.name = canonical(name);
+        this.action = canonical(action);
+        this.cause = canonical(cause);
         this.key = key;
         this.startMillis = startMillis;
         this.durationMillis = durationMillis;
@@ -30,6 +30,14 @@ final class GcDetails {
         this.committed = committed;
         this.receivedNanos = receivedNanos;
         this.notified = notified;
+    }
+
+    /**
+     * A collector's name, action or cause as one shared string: each notification brings new copies of a few
+     * texts, and the records kept for the MXBean would otherwise hold a copy each.
+     */
+    static String canonical(String s) {
+        return s == null ? null : s.intern();
     }
 
     /** @return the key of a bean's collection: the bean's index in the upper 16 bits, the collection's id below */

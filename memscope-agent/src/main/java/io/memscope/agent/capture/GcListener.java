@@ -106,7 +106,7 @@ final class GcListener implements NotificationListener {
                     GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
             GcInfo gi = info.getGcInfo();
             long upper = System.nanoTime() - (gi.getStartTime() + gi.getDuration()) * 1_000_000L;
-            String name = info.getGcName();
+            String name = GcDetails.canonical(info.getGcName());
             synchronized (records) {
                 offsetUpper = Math.min(offsetUpper, upper);
                 long start = offsetUpper - MARGIN_NANOS + gi.getStartTime() * 1_000_000L;
@@ -124,9 +124,9 @@ final class GcListener implements NotificationListener {
                     examined = GcRecord.Examined.ofCode((int) k[0]);
                     snapshot = k[1];
                 }
-                GcRecord r = new GcRecord(start, duration, name, info.getGcCause(),
+                GcRecord r = new GcRecord(start, duration, name, GcDetails.canonical(info.getGcCause()),
                         heap(gi.getMemoryUsageBeforeGc()), heap(gi.getMemoryUsageAfterGc()),
-                        committed(gi.getMemoryUsageAfterGc()), info.getGcAction(), examined,
+                        committed(gi.getMemoryUsageAfterGc()), GcDetails.canonical(info.getGcAction()), examined,
                         examined == GcRecord.Examined.WHOLE_HEAP ? Math.min(snapshot, start) : start, verdictAt);
                 if (r.wholeHeap()) {
                     verdict = Math.max(verdict, r.snapshotNanos());
@@ -185,7 +185,7 @@ final class GcListener implements NotificationListener {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         synchronized (records) {
             while (true) {
-                for (GcRecord r : history.since(since, GcHistory.KEPT)) {
+                for (GcRecord r : history.since(since, history.kept())) {
                     if ("System.gc()".equals(r.cause()) && (r.name() == null || !r.name().endsWith("Pauses"))) {
                         return true;
                     }
