@@ -35,18 +35,6 @@ record TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, 
                 List<String> gcCollectors, TopSort sort, List<Row> rows, long unconfirmedBytes,
                 java.util.Map<String, Long> processMemory, long mallocBytes, boolean attached) {
 
-    /** A frame of an agent that started with the JVM. */
-    TopFrame(String pid, String mode, long intervalBytes, long uptimeMillis, long takenAtMillis, long heapUsed,
-             long heapCommitted, long heapMax, long heldBytes, long heldAgeMillis, long allocationRate,
-             boolean allocationRateExact, long nativeBytes, long nativeBlocks, long gcWindowMillis, int gcPauses,
-             long gcPauseMillis, long gcPauseMaxMillis, int gcCycles, List<String> gcCollectors, TopSort sort,
-             List<Row> rows, long unconfirmedBytes, java.util.Map<String, Long> processMemory, long mallocBytes) {
-        this(pid, mode, intervalBytes, uptimeMillis, takenAtMillis, heapUsed, heapCommitted, heapMax, heldBytes,
-                heldAgeMillis, allocationRate, allocationRateExact, nativeBytes, nativeBlocks, gcWindowMillis, gcPauses,
-                gcPauseMillis, gcPauseMaxMillis, gcCycles, gcCollectors, sort, rows, unconfirmedBytes, processMemory,
-                mallocBytes, false);
-    }
-
     /** One site, estimated from samples. {@code allocationRate} is bytes per second over the agent's last full second. */
     record Row(String site, String type, long heldBytes, long liveBytes, long allocationRate, long allocatedBytes,
                long unconfirmedBytes) {

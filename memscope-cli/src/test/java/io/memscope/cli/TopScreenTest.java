@@ -23,7 +23,7 @@ class TopScreenTest {
                 16L << 20, java.util.Map.of("rss", 700L << 20, "rssAnon", 650L << 20, "rssFile", 50L << 20,
                         "heapCommitted", 1L << 30, "metaspace", 40L << 20, "codeCache", 10L << 20, "threads", 19L,
                         "threadStacks", 19L << 20, "directBuffers", 3L << 20, "trackedNative", 4L << 20),
-                mallocBytes);
+                mallocBytes, false);
     }
 
     @Test
@@ -117,7 +117,7 @@ class TopScreenTest {
         TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 75_000, 0, 300L << 20, 1L << 30, 4L << 30,
                 120L << 20, 5, 800L << 20, true, 3 << 20, 7, 1000, 3, 12, 6, 1, List.of("GC " + hostile),
                 TopSort.HELD, List.of(new TopFrame.Row("com.acme." + hostile + ".put(Cache.java:42)", hostile,
-                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0, java.util.Map.of(), -1);
+                        100L << 20, 101L << 20, 2L << 20, 101L << 20, 0)), 0, java.util.Map.of(), -1, false);
         List<String> l = text(TopScreen.render(f, 0, true, false));
         for (String line : l) {
             assertThat(line).doesNotContain("\u001b", "\r", "\n", "\u0007", "\u009b");
@@ -142,7 +142,7 @@ class TopScreenTest {
                 + ".0x00007fd4780b4498", 0, 3L << 20, 1 << 20, 47L << 20, 0);
         TopFrame sampled = new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20, 6L << 30,
                 57L << 20, 500, 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, List.of(one, lambda),
-                0, java.util.Map.of(), -1);
+                0, java.util.Map.of(), -1, false);
         List<String> l = text(TopScreen.render(sampled, 0, false, false));
         assertThat(l.get(1)).contains("held ~57 MiB (est.");
         assertThat(l.get(8)).startsWith("  ~500 KiB").contains(" ConcurrentHashM~ ").doesNotContain("512.0 KiB");
@@ -150,7 +150,7 @@ class TopScreenTest {
 
         TopFrame exact = new TopFrame("4242", "exact", 1, 9_300, 0, 150L << 20, 768L << 20, 6L << 30, 57L << 20, 500,
                 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, List.of(one), 0, java.util.Map.of(),
-                -1);
+                -1, false);
         assertThat(text(TopScreen.render(exact, 0, false, false)).get(8)).startsWith(" 512.0 KiB");
 
         assertThat(TopScreen.shortType("java.util.concurrent.ConcurrentHashMap$Node"))
@@ -204,7 +204,7 @@ class TopScreenTest {
 
         TopFrame f = new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20, 6L << 30, -1, -1,
                 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.HELD, merged, 6L << 20, java.util.Map.of(),
-                -1);
+                -1, false);
         List<String> l = text(TopScreen.render(f, 0, false, false));
         assertThat(l.get(8)).endsWith(leak.site());
         assertThat(l.get(9)).isEqualTo("  (no whole-heap GC yet, so nothing is known held; below: the sites by live "
@@ -213,7 +213,7 @@ class TopScreenTest {
         assertThat(l.get(11)).endsWith(json.site());
         assertThat(text(TopScreen.render(new TopFrame("4242", "sample", 512 * 1024, 9_300, 0, 150L << 20, 768L << 20,
                 6L << 30, -1, -1, 126L << 20, true, 0, 0, 0, 0, 0, 0, 0, List.of(), TopSort.LIVE, merged, 6L << 20,
-                java.util.Map.of(), -1), 0, false, false))).as("other orders have no such line").hasSize(
+                java.util.Map.of(), -1, false), 0, false, false))).as("other orders have no such line").hasSize(
                 TopScreen.HEADER_LINES + 3);
     }
 }

@@ -215,10 +215,7 @@ public final class EventBlockCodec {
             int countAt = in.position();
             long count = in.uleb();
             // Every event takes at least 4 bytes (tag, time delta, address delta, site): validate before allocating.
-            if (count < 1 || count > RecordingFormat.MAX_EVENTS_PER_BLOCK || count > in.remaining() / 4) {
-                throw new ByteSource.Malformed(countAt, "event count " + Long.toUnsignedString(count)
-                        + " impossible for a payload of " + in.remaining() + " remaining bytes");
-            }
+            checkCount(count, in.remaining(), countAt);
             long timestamp = in.zigzag();
             long address = 0;
             long threadId = 0;
@@ -226,16 +223,8 @@ public final class EventBlockCodec {
             int stackCount = 0;
             for (int i = 0; i < count; i++) {
                 int eventAt = in.position();
-                long tagValue = in.uleb();
-                if ((tagValue & ~(long) TAG_ALL) != 0) {
-                    throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown tag bits 0x"
-                            + Long.toHexString(tagValue));
-                }
-                int tag = (int) tagValue;
+                int tag = checkTag(in.uleb(), i, eventAt);
                 int typeCode = tag & TAG_TYPE_MASK;
-                if (typeCode > 5) {
-                    throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown event type code " + typeCode);
-                }
                 timestamp += in.zigzag();
                 if ((tag & TAG_THREAD) != 0) {
                     threads.read(in, stringCount, "event", i);
@@ -261,8 +250,7 @@ public final class EventBlockCodec {
                         }
                         stackIds[stackCount++] = stack;
                     } else {
-                        throw new ByteSource.Malformed(refAt, "event " + i + ": stack reference "
-                                + Long.toUnsignedString(ref) + " beyond the block's " + stackCount + " stacks");
+                        throw badStackReference(ref, stackCount, i, refAt);
                     }
                 }
                 long previousSize = (tag & TAG_PREVIOUS_SIZE) != 0 ? in.uleb() : 0;
@@ -275,12 +263,51 @@ public final class EventBlockCodec {
 
         static int stringId(ByteSource in, int stringCount, String what) {
             int at = in.position();
-            long id = in.uleb();
-            if (id < 0 || id >= stringCount) {
-                throw new ByteSource.Malformed(at, what + " string id " + Long.toUnsignedString(id)
-                        + " is not defined (the string table has " + stringCount + " ids)");
-            }
-            return (int) id;
+            return checkStringId(in.uleb(), stringCount, what, at);
         }
+    }
+
+    // The checks both decoders make (this one and the first read's EventBlockScanner), with their messages: a
+    // damaged payload is refused by either at the same position with the same words.
+
+    /** @throws ByteSource.Malformed when {@code count} events cannot fit in {@code remaining} bytes (4 at least each) */
+    static void checkCount(long count, int remaining, int at) {
+        if (count < 1 || count > RecordingFormat.MAX_EVENTS_PER_BLOCK || count > remaining / 4) {
+            throw new ByteSource.Malformed(at, "event count " + Long.toUnsignedString(count)
+                    + " impossible for a payload of " + remaining + " remaining bytes");
+        }
+    }
+
+    /**
+     * @return the tag of event {@code i}, read at {@code at}
+     * @throws ByteSource.Malformed on tag bits or an event type this format does not define
+     */
+    static int checkTag(long tagValue, int i, int at) {
+        if ((tagValue & ~(long) TAG_ALL) != 0) {
+            throw new ByteSource.Malformed(at, "event " + i + ": unknown tag bits 0x" + Long.toHexString(tagValue));
+        }
+        int typeCode = (int) tagValue & TAG_TYPE_MASK;
+        if (typeCode > 5) {
+            throw new ByteSource.Malformed(at, "event " + i + ": unknown event type code " + typeCode);
+        }
+        return (int) tagValue;
+    }
+
+    /**
+     * @return {@code id}, a string id read at {@code at}
+     * @throws ByteSource.Malformed when the string table of {@code stringCount} ids does not define it
+     */
+    static int checkStringId(long id, int stringCount, String what, int at) {
+        if (id < 0 || id >= stringCount) {
+            throw new ByteSource.Malformed(at, what + " string id " + Long.toUnsignedString(id)
+                    + " is not defined (the string table has " + stringCount + " ids)");
+        }
+        return (int) id;
+    }
+
+    /** @return the error for event {@code i}'s stack reference beyond the block's {@code stackCount} stacks */
+    static ByteSource.Malformed badStackReference(long ref, int stackCount, int i, int at) {
+        return new ByteSource.Malformed(at, "event " + i + ": stack reference " + Long.toUnsignedString(ref)
+                + " beyond the block's " + stackCount + " stacks");
     }
 }

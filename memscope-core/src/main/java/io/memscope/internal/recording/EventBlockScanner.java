@@ -1,6 +1,5 @@
 package io.memscope.internal.recording;
 
-import static io.memscope.internal.recording.RecordingFormat.TAG_ALL;
 import static io.memscope.internal.recording.RecordingFormat.TAG_PREVIOUS_SIZE;
 import static io.memscope.internal.recording.RecordingFormat.TAG_SIZE;
 import static io.memscope.internal.recording.RecordingFormat.TAG_STACK;
@@ -63,24 +62,13 @@ final class EventBlockScanner {
         threads.reset();
         int countAt = position;
         long count = uleb();
-        if (count < 1 || count > RecordingFormat.MAX_EVENTS_PER_BLOCK || count > (limit - position) / 4) {
-            throw new ByteSource.Malformed(countAt, "event count " + Long.toUnsignedString(count)
-                    + " impossible for a payload of " + (limit - position) + " remaining bytes");
-        }
+        EventBlockCodec.checkCount(count, limit - position, countAt);
         long timestamp = zigzag();
         int stackCount = 0;
         for (int i = 0; i < count; i++) {
             int eventAt = position;
-            long tagValue = uleb();
-            if ((tagValue & ~(long) TAG_ALL) != 0) {
-                throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown tag bits 0x"
-                        + Long.toHexString(tagValue));
-            }
-            int tag = (int) tagValue;
+            int tag = EventBlockCodec.checkTag(uleb(), i, eventAt);
             int typeCode = tag & TAG_TYPE_MASK;
-            if (typeCode > 5) {
-                throw new ByteSource.Malformed(eventAt, "event " + i + ": unknown event type code " + typeCode);
-            }
             timestamp += zigzag();
             if ((tag & TAG_THREAD) != 0) {
                 source.reset(position);
@@ -107,8 +95,7 @@ final class EventBlockScanner {
                     skip(); // a new entry of the block's stack table: the stack id
                     stackCount++;
                 } else if (ref < 0 || ref > stackCount) {
-                    throw new ByteSource.Malformed(refAt, "event " + i + ": stack reference "
-                            + Long.toUnsignedString(ref) + " beyond the block's " + stackCount + " stacks");
+                    throw EventBlockCodec.badStackReference(ref, stackCount, i, refAt);
                 }
             }
             if ((tag & TAG_PREVIOUS_SIZE) != 0) {
@@ -125,11 +112,7 @@ final class EventBlockScanner {
     /** {@link EventBlockCodec.Decoder#stringId}, here. */
     private void stringId(int stringCount, String what) {
         int at = position;
-        long id = uleb();
-        if (id < 0 || id >= stringCount) {
-            throw new ByteSource.Malformed(at, what + " string id " + Long.toUnsignedString(id)
-                    + " is not defined (the string table has " + stringCount + " ids)");
-        }
+        EventBlockCodec.checkStringId(uleb(), stringCount, what, at);
     }
 
     private long zigzag() {
