@@ -357,10 +357,20 @@ public final class LiveSites {
     }
 
     private void ensure(int site) {
-        if ((site + 1) * STRIDE > sums.length) {
-            int n = Math.max(sums.length * 2, (site + 1) * STRIDE);
-            sums = Arrays.copyOf(sums, n);
-            counts = Arrays.copyOf(counts, n / STRIDE * COUNTS);
+        int have = sums.length / STRIDE;
+        if (site >= have) {
+            // doubling, but not past the site table's bound: the site beyond it would double the arrays once more
+            // (at the default bound 14 MiB of the agent's heap for one site)
+            int sites = (int) Math.max(site + 1L, Math.min(2L * have, SiteTable.limit() + 1L));
+            sums = Arrays.copyOf(sums, sites * STRIDE);
+            counts = Arrays.copyOf(counts, sites * COUNTS);
+        }
+    }
+
+    /** @return sites the arrays have room for */
+    int capacity() {
+        synchronized (lock) {
+            return sums.length / STRIDE;
         }
     }
 

@@ -101,7 +101,8 @@ public final class SiteTable {
                               boolean dynamicType) {
         Info[] a = sites;
         if (next == a.length) {
-            a = Arrays.copyOf(a, a.length * 2);
+            // doubling, not past the bound and the site beyond it
+            a = Arrays.copyOf(a, (int) Math.max(next + 1L, Math.min(2L * a.length, limit + 1L)));
             sizes = Arrays.copyOf(sizes, a.length);
         }
         a[next] = new Info(next, className, method, file, line, type, dynamicType);

@@ -139,4 +139,17 @@ class LiveSitesTest {
         assertThat(sites.liveBytes()).isZero();
         assertThat(sites.allocatedBytes()).isEqualTo(5000);
     }
+
+    /** The per-site arrays grow by doubling up to the site table's bound and the site beyond it, never past it. */
+    @Test
+    void perSiteArraysStopAtTheSiteTablesBound() {
+        sample(300, 10);
+        assertThat(sites.capacity()).isEqualTo(512);
+        int beyond = SiteTable.limit(); // the id of the site beyond the bound
+        sample(beyond - 1, 10);
+        sample(beyond, 10);
+        assertThat(sites.capacity()).isEqualTo(beyond + 1);
+        assertThat(usage(beyond).allocatedBytes()).isEqualTo(10);
+        assertThat(usage(300).allocatedBytes()).isEqualTo(10);
+    }
 }

@@ -25,7 +25,8 @@ import java.util.function.IntFunction;
  *       the figure from the JVM's GC log in OUT: the agent's Java tables live in the heap, whose resident pages the
  *       fixed-size heap hides from RSS), and the differences: the agent's memory, which must not grow after the
  *       first minutes. Both run with NMT ({@code summary}); its figures at minute 1, every tenth minute and the last
- *       go to {@code OUT/nmt-with-M.txt} and {@code OUT/nmt-without-M.txt}.</li>
+ *       go to {@code OUT/nmt-with-M.txt} and {@code OUT/nmt-without-M.txt}, and the class histogram of the JVM with the
+ *       agent ({@code jcmd PID GC.class_histogram}) to {@code OUT/histogram-with-M.txt}.</li>
  * </ul>
  */
 public final class SoakMain {
@@ -80,6 +81,9 @@ public final class SoakMain {
                             run(jcmd, Long.toString(a.pid()), "VM.native_memory", "summary"));
                     Files.writeString(out.resolve("nmt-without-" + m + ".txt"),
                             run(jcmd, Long.toString(b.pid()), "VM.native_memory", "summary"));
+                    // what the agent's heap holds, by class: which table grows, if one does
+                    Files.writeString(out.resolve("histogram-with-" + m + ".txt"),
+                            run(jcmd, Long.toString(a.pid()), "GC.class_histogram"));
                 }
             }
         } finally {
