@@ -39,7 +39,7 @@ import jdk.jfr.consumer.RecordingFile;
  * memscope recording gives the analysis, from {@link RecordingFile} streamed event by event (never the whole file in
  * memory; kept are the stacks, the sites, the collections, the process-memory samples and the held samples, which JFR
  * bounds: 256 old-object samples by default). Read twice like a memscope recording: {@link #read} learns the tables and
- * feeds the first read's {@link RecordedRun.Streams}; {@link #replay} streams the events again.
+ * feeds the first read's {@link FirstReadStreams}; {@link #replay} streams the events again.
  *
  * <p>Mapping (docs/jfr.md):
  * <ul>

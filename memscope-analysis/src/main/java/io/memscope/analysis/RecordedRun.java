@@ -5,7 +5,6 @@ import io.memscope.recording.AccountingSnapshot;
 import io.memscope.recording.Anomaly;
 import io.memscope.recording.Damage;
 import io.memscope.recording.EventSink;
-import io.memscope.recording.EventView;
 import io.memscope.recording.GcRecord;
 import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.Recording;
@@ -19,12 +18,10 @@ import io.memscope.recording.Totals;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * One JVM's recording opened for analysis: the only input of every report, diff and export. {@link #open} reads
@@ -50,7 +47,7 @@ public final class RecordedRun {
     /** The chunks read, for a chunked recording's folder; null for a file. */
     private final ChunkSet chunks;
     private final Tables tables;
-    private final Streams streams;
+    private final FirstReadStreams streams;
     private final Replay replayer;
     private final Origin origin;
     private final Map<String, String> metadata = new LinkedHashMap<>();
@@ -61,7 +58,8 @@ public final class RecordedRun {
     /** Sites by id for the usual small, dense ids (the agent's): analyses look one up per event, unboxed. */
     private final Site[] smallSites;
 
-    private RecordedRun(Path file, ChunkSet chunks, Tables tables, Streams streams, Replay replayer, Origin origin) {
+    private RecordedRun(Path file, ChunkSet chunks, Tables tables, FirstReadStreams streams, Replay replayer,
+                        Origin origin) {
         this.file = file;
         this.chunks = chunks;
         this.tables = tables;
@@ -129,7 +127,7 @@ public final class RecordedRun {
      * chunk read carries their state), those wholly after it neither.
      */
     static RecordedRun open(Path file, TimeWindow window, boolean selectChunks) {
-        Streams streams = new Streams(window);
+        FirstReadStreams streams = new FirstReadStreams(window);
         if (JfrSource.isJfr(file)) {
             JfrSource jfr = JfrSource.read(file, streams);
             return new RecordedRun(file, null, jfr.tables(), streams, jfr::replay, jfr.origin());
@@ -490,159 +488,6 @@ public final class RecordedRun {
                     return !r.functionStats().isEmpty();
                 }
             };
-        }
-    }
-
-    /**
-     * What the first read learns from the file's streams, which it does not keep: the events' count, first and
-     * last timestamps and allocation windows, the threads with scope edges, whether API records are there.
-     */
-    static final class Streams implements RecordingVisitor, RecordingReader.EventFold<Streams.Part> {
-        private final TimeWindow window;
-        final AllocationWindows all = new AllocationWindows();
-        /** The allocation windows inside the report's window (null: unrestricted, or its bounds not known in time). */
-        AllocationWindows inWindow;
-        private String startNanos;
-        private RecordingHeader header;
-        long eventCount;
-        long firstNanos = Long.MAX_VALUE;
-        long lastNanos = Long.MIN_VALUE;
-        /** Threads with scope edges: a handful, not one entry per edge. */
-        final Set<Long> scopeThreads = new HashSet<>();
-        private long lastScopeThread = Long.MIN_VALUE;
-        boolean apiRecords;
-
-        Streams(TimeWindow window) {
-            this.window = window;
-        }
-
-        @Override
-        public void header(RecordingHeader h) {
-            header = h;
-        }
-
-        @Override
-        public void metadata(String key, String value) {
-            if (key.equals(MetadataKeys.START_NANOS)) {
-                startNanos = value;
-            }
-        }
-
-        /** The restricted window's bounds as decided at the first event ({@link #firstEvents}); null: none. */
-        private long[] bounds;
-
-        /** The first events in file order are reached: the report's window is placed as {@link #accept} would. */
-        @Override
-        public void firstEvents() {
-            if (window.restricted()) {
-                AllocationWindows w = windowBounds();
-                bounds = w == null ? null : new long[] {w.from(), w.to()};
-            }
-        }
-
-        @Override
-        public Part part() {
-            return new Part(bounds == null ? null : new AllocationWindows(bounds[0], bounds[1]));
-        }
-
-        @Override
-        public void merge(Part p) {
-            if (p.count == 0) {
-                return; // as in order: the windows inside the report's window exist once an event was seen
-            }
-            eventCount += p.count;
-            firstNanos = Math.min(firstNanos, p.firstNanos);
-            lastNanos = Math.max(lastNanos, p.lastNanos);
-            all.merge(p.all);
-            if (p.inWindow != null) {
-                if (inWindow == null) {
-                    inWindow = new AllocationWindows(bounds[0], bounds[1]);
-                }
-                inWindow.merge(p.inWindow);
-            }
-        }
-
-        /** What one decoding thread learnt from its events: merged, it is what {@link #accept} learns of them all. */
-        static final class Part implements RecordingReader.EventFold.Part {
-            long count;
-            long firstNanos = Long.MAX_VALUE;
-            long lastNanos = Long.MIN_VALUE;
-            final AllocationWindows all = new AllocationWindows();
-            final AllocationWindows inWindow;
-
-            Part(AllocationWindows inWindow) {
-                this.inWindow = inWindow;
-            }
-
-            @Override
-            public void add(io.memscope.MemoryEventType type, long t, int siteId) {
-                count++;
-                firstNanos = Math.min(firstNanos, t);
-                lastNanos = Math.max(lastNanos, t);
-                all.add(type, t, siteId);
-                if (inWindow != null) {
-                    inWindow.add(type, t, siteId);
-                }
-            }
-        }
-
-        @Override
-        public void accept(EventView e) {
-            if (eventCount++ == 0 && window.restricted()) {
-                inWindow = windowBounds();
-            }
-            long t = e.timestampNanos();
-            firstNanos = Math.min(firstNanos, t);
-            lastNanos = Math.max(lastNanos, t);
-            all.add(e);
-            if (inWindow != null) {
-                inWindow.add(e);
-            }
-        }
-
-        /**
-         * @return the allocation windows to learn inside the report's window, as far as the run's start known so far
-         *         places it: the metadata's {@value MetadataKeys#START_NANOS} if it came before the first event, else
-         *         the header's clock pair (the agent writes its metadata after the first events, and the capture's
-         *         start as the header's {@code nanoTime}); the report checks it is the start it uses
-         *         ({@link AllocationWindows#covers}); null without either
-         */
-        private AllocationWindows windowBounds() {
-            long start;
-            if (startNanos != null) {
-                try {
-                    start = Long.parseLong(startNanos.trim());
-                } catch (NumberFormatException e) {
-                    return null;
-                }
-            } else if (header != null) {
-                start = header.nanoTime();
-            } else {
-                return null;
-            }
-            long from = window.fromSeconds() == null ? start : start + Math.round(window.fromSeconds() * 1e9);
-            long to = window.toSeconds() == null ? Long.MAX_VALUE : start + Math.round(window.toSeconds() * 1e9);
-            return new AllocationWindows(from, to);
-        }
-
-        @Override
-        public void scopePath(io.memscope.recording.ScopePath path) {
-            apiRecords = true;
-        }
-
-        @Override
-        public void scopeEdge(long timestampNanos, long threadId, int threadNameId, boolean exit, int pathId,
-                              long taskId, long allocatedBytes) {
-            apiRecords = true;
-            if (threadId != lastScopeThread) { // edges come in runs of one thread: box only when it changes
-                lastScopeThread = threadId;
-                scopeThreads.add(threadId);
-            }
-        }
-
-        @Override
-        public void apiEvent(EventView e) {
-            apiRecords = true;
         }
     }
 }

@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The first read folds the events of EVENTS blocks in parts on several threads with a light decoder
  * ({@link RecordingReader#readTables(Path, io.memscope.recording.RecordingVisitor, RecordingReader.EventFold)}):
- * what {@link RecordedRun.Streams} learns that way (count, first and last timestamp, the sites' allocation windows
+ * what {@link FirstReadStreams} learns that way (count, first and last timestamp, the sites' allocation windows
  * over the whole run and inside a report's window) and the damage must be what a plain read in file order, every
- * event decoded in full and delivered to {@link RecordedRun.Streams#accept}, gives: on recordings of many blocks,
+ * event decoded in full and delivered to {@link FirstReadStreams#accept}, gives: on recordings of many blocks,
  * damaged ones (a corrupt block, a truncated last block, a killed writer, a malformed block whose CRC matches), and
  * chunked ones (all chunks, a window's selection read from its carried state).
  */
@@ -132,26 +132,26 @@ class FirstReadFoldTest {
     }
 
     private static Figures folded(Path file, TimeWindow w) {
-        RecordedRun.Streams s = new RecordedRun.Streams(w);
+        FirstReadStreams s = new FirstReadStreams(w);
         return figures(s, RecordingReader.readTables(file, s, s));
     }
 
     private static Figures sequential(Path file, TimeWindow w) {
-        RecordedRun.Streams s = new RecordedRun.Streams(w);
+        FirstReadStreams s = new FirstReadStreams(w);
         return figures(s, RecordingReader.readTables(file, s));
     }
 
     private static Figures foldedChunks(ChunkSet chunks, TimeWindow w) {
-        RecordedRun.Streams s = new RecordedRun.Streams(w);
+        FirstReadStreams s = new FirstReadStreams(w);
         return figures(s, RecordingReader.readTables(chunks, s, s));
     }
 
     private static Figures sequentialChunks(ChunkSet chunks, TimeWindow w) {
-        RecordedRun.Streams s = new RecordedRun.Streams(w);
+        FirstReadStreams s = new FirstReadStreams(w);
         return figures(s, RecordingReader.readTables(chunks, s));
     }
 
-    private static Figures figures(RecordedRun.Streams s, Recording r) {
+    private static Figures figures(FirstReadStreams s, Recording r) {
         return new Figures(s.eventCount, s.firstNanos, s.lastNanos, windows(s.all),
                 s.inWindow == null ? null : windows(s.inWindow), r.damage().orElse(null), r.skippedBlocks(),
                 r.sites().size(), r.gcRecords().size(), r.stringCount());
