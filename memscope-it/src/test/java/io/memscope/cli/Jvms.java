@@ -36,6 +36,23 @@ final class Jvms {
         return l;
     }
 
+    /**
+     * @return whether this process ignores SIGHUP (run under {@code nohup}): the JVMs it starts inherit that, and a
+     *         JVM that starts with SIGHUP ignored never handles it (Linux: {@code SigIgn} of /proc/self/status)
+     */
+    static boolean sighupIgnored() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    return (Long.parseLong(line.substring("SigIgn:".length()).trim(), 16) & 1) != 0;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+        return false;
+    }
+
     /** A class path with the test classes and the jars (or directories) holding the given classes. */
     static String classPath(Class<?>... classes) {
         List<String> parts = new ArrayList<>();
