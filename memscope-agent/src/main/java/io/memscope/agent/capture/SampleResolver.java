@@ -118,7 +118,8 @@ final class SampleResolver {
     }
 
     private StackTable.JvmStack resolve(long[] frames, int frameOffset, int frameCount) {
-        if (methods.size() >= maxStacks) {
+        // room for every method of this stack: the table never holds more than its bound, even for a moment
+        if (methods.size() > 0 && methods.size() + frameCount > maxStacks) {
             methodsEvicted += methods.size();
             methods.clear();
         }
