@@ -9,18 +9,21 @@ import java.util.Map;
  * <p>The parts: the two reserves for running out of memory (their exact sizes, held while the capture runs); the
  * stacks' text ({@link StackFrames#bytes}: the stacks held times the mean size of those added, each frame string at
  * its length); the malloc drain's buffer when malloc is sampled (exact); and the other tables' entries at a fixed size
- * each: a site {@value #SITE_BYTES} bytes (its descriptor, names and per-site figures), a string
- * {@value #STRING_BYTES}, a resolved stack {@value #RESOLVED_STACK_BYTES}, a method {@value #METHOD_BYTES}, a thread
- * {@value #THREAD_BYTES}. Those sizes are estimates of the objects involved (compressed references), not
- * measurements: the total is an estimate, to a few tens of percent, of memory most of which (at rest, the reserves)
- * is known exactly. Objects that are garbage already, the classes' static data and the application's sampled objects
+ * each: a site {@value #SITE_BYTES} bytes (its descriptor and names, its key in the site index, its per-site
+ * figures), a name in the capture's string table {@value #STRING_BYTES}, a name in the recording's string table
+ * {@value #FILE_STRING_BYTES} (the name, its map entry and id), a resolved stack {@value #RESOLVED_STACK_BYTES} (with
+ * its per-type site map), a method {@value #METHOD_BYTES} (names, line table, frame texts), a thread
+ * {@value #THREAD_BYTES}. Those sizes are the mean sizes class histograms of an hour-long soak at the default bounds
+ * showed (docs/benchmarks.md, "What the heap holds"), not measurements of this run: the total is an estimate, to a
+ * few tens of percent, of memory most of which (at rest, the reserves) is known exactly. Objects that are garbage already, the classes' static data and the application's sampled objects
  * (weakly referenced from native memory) are not in it.
  */
 final class AgentHeap {
-    static final int SITE_BYTES = 256;
+    static final int SITE_BYTES = 416;
     static final int STRING_BYTES = 96;
-    static final int RESOLVED_STACK_BYTES = 128;
-    static final int METHOD_BYTES = 160;
+    static final int FILE_STRING_BYTES = 150;
+    static final int RESOLVED_STACK_BYTES = 256;
+    static final int METHOD_BYTES = 256;
     static final int THREAD_BYTES = 256;
 
     private AgentHeap() {
@@ -44,6 +47,7 @@ final class AgentHeap {
         }
         b += SITE_BYTES * bounds.getOrDefault("sites", 0L);
         b += STRING_BYTES * bounds.getOrDefault("strings", 0L);
+        b += FILE_STRING_BYTES * (s.recording == null ? 0L : s.recording.fileStrings());
         b += RESOLVED_STACK_BYTES * bounds.getOrDefault("resolvedStacks", 0L);
         b += METHOD_BYTES * bounds.getOrDefault("methods", 0L);
         b += THREAD_BYTES * bounds.getOrDefault("threads", 0L);

@@ -108,6 +108,12 @@ final class CaptureRecording {
         return rs == null ? 0 : rs.writer().fileStringsRefused();
     }
 
+    /** @return names the recording's string table holds now (the chunk being written's), 0 before the file is open */
+    long fileStrings() {
+        RecordingStream rs = stream;
+        return rs == null ? 0 : rs.writer().fileStrings();
+    }
+
     /** Every ALLOCATE event the recording takes goes into {@code t} too, from now on (the push). */
     void push(PushTable t) {
         push = t;
