@@ -50,13 +50,16 @@ class HostSafetyTest {
     /**
      * A program that lives in 8 MB, sampled every KiB, whose recording cannot be written: memscope keeps what it can
      * in bounded memory, says so at once, drops the rest with a count, and the program runs to its end (with an
-     * unbounded store it died of OutOfMemoryError within seconds).
+     * unbounded store it died of OutOfMemoryError within seconds: the run drops over a million events). The program
+     * keeps 2 MB of the 8: on JDK 25 the agent's fixed tables (sized for large heaps: the JVM sampler's drain and
+     * resolver arrays, its reserves, the recording held in memory) and the JDK's own larger start take about 3.5 MB
+     * more of the live heap than without the agent, and a 3 MB cache no longer fit.
      */
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aRecordingThatCannotBeWrittenTakesBoundedMemory(@TempDir Path tmp) throws Exception {
         Path file = Files.writeString(tmp.resolve("a-file"), "not a folder");
-        Run run = java(file.resolve("out"), ",interval=1k", List.of("-Xmx8m", "-XX:+UseSerialGC"), "8000", "3000");
+        Run run = java(file.resolve("out"), ",interval=1k", List.of("-Xmx8m", "-XX:+UseSerialGC"), "8000", "2000");
         assertThat(run.output).as(run.output).contains("done").doesNotContain("OutOfMemoryError");
         assertThat(run.exit).as(run.output).isZero();
         assertThat(run.output).contains("memscope agent: cannot write " + file.resolve("out"))

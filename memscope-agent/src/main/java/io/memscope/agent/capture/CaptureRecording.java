@@ -140,6 +140,13 @@ final class CaptureRecording {
                     }
                 }
                 stream = rs;
+                if (rs != null) {
+                    // set by another thread while the stream was made: that thread read no stream yet, and the
+                    // stream may have read the field before it was set (both fields volatile: one of the two sees
+                    // the other's write). A push table missed here was never fed: every push had no allocations.
+                    rs.push(push);
+                    rs.jvmSampler(jvmSampler);
+                }
             }
         }
     }
