@@ -179,12 +179,7 @@ final class PushReceiver implements AutoCloseable {
 
     /** The values of sample type {@code type} per sample, with the function names of the sample's locations. */
     static long sum(ProfileProto.Profile p, String type, java.util.function.Predicate<List<String>> stack) {
-        int index = -1;
-        for (int i = 0; i < p.getSampleTypeCount(); i++) {
-            if (p.getStringTable((int) p.getSampleType(i).getType()).equals(type)) {
-                index = i;
-            }
-        }
+        int index = sampleTypeIndex(p, type);
         if (index < 0) {
             throw new AssertionError("no sample type " + type);
         }
@@ -195,6 +190,17 @@ final class PushReceiver implements AutoCloseable {
             }
         }
         return total;
+    }
+
+    /** @return the index of the sample type named {@code type} in the profile's values, -1 when it has none */
+    static int sampleTypeIndex(ProfileProto.Profile p, String type) {
+        int index = -1;
+        for (int i = 0; i < p.getSampleTypeCount(); i++) {
+            if (p.getStringTable((int) p.getSampleType(i).getType()).equals(type)) {
+                index = i;
+            }
+        }
+        return index;
     }
 
     /** @return the sample's frames, leaf first, as {@code function(file:line)} */

@@ -299,12 +299,7 @@ class PushTest {
     }
 
     private static List<String> mallocStacks(ProfileProto.Profile p) {
-        int type = -1;
-        for (int i = 0; i < p.getSampleTypeCount(); i++) {
-            if (p.getStringTable((int) p.getSampleType(i).getType()).equals("malloc_inuse_space")) {
-                type = i;
-            }
-        }
+        int type = PushReceiver.sampleTypeIndex(p, "malloc_inuse_space");
         List<String> l = new ArrayList<>();
         for (ProfileProto.Sample s : p.getSampleList()) {
             if (s.getValue(type) > 0 && l.size() < 10) {
@@ -321,12 +316,7 @@ class PushTest {
             ProfileProto.Profile prof = p.profile();
             Map<String, Long> leaves = new java.util.HashMap<>();
             long total = 0;
-            int index = 0;
-            for (int i = 0; i < prof.getSampleTypeCount(); i++) {
-                if (prof.getStringTable((int) prof.getSampleType(i).getType()).equals("alloc_space")) {
-                    index = i;
-                }
-            }
+            int index = Math.max(0, PushReceiver.sampleTypeIndex(prof, "alloc_space"));
             for (ProfileProto.Sample s : prof.getSampleList()) {
                 List<String> frames = PushReceiver.frames(prof, s);
                 long v = s.getValue(index);
@@ -380,12 +370,7 @@ class PushTest {
     /** @return alloc_space of the samples with {@code frame} in their stack whose {@code scope} label matches */
     private static long scopeBytes(ProfileProto.Profile p, String frame,
                                    java.util.function.Predicate<String> scope) {
-        int space = -1;
-        for (int i = 0; i < p.getSampleTypeCount(); i++) {
-            if (p.getStringTable((int) p.getSampleType(i).getType()).equals("alloc_space")) {
-                space = i;
-            }
-        }
+        int space = PushReceiver.sampleTypeIndex(p, "alloc_space");
         long sum = 0;
         for (ProfileProto.Sample s : p.getSampleList()) {
             if (PushReceiver.frames(p, s).contains(frame) && scope.test(label(p, s, "scope"))) {
