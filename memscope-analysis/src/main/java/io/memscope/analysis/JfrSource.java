@@ -83,6 +83,12 @@ final class JfrSource {
     private long oldObjectsSized;
     private long liveObjects;
     private long mallocs;
+    /** async-profiler's {@code nativemem} interval from its settings (4.2 and later write it), -1 when not written. */
+    private long nativememInterval = -1;
+    /** The recorded mallocs' addresses not yet freed (first read): which frees find their malloc. */
+    private final java.util.Set<Long> mallocAddresses = new java.util.HashSet<>();
+    private long frees;
+    private long freesWithoutMalloc;
     private boolean asyncProfiler;
     private RecordingHeader header;
     private List<GcRecord> gcRecords = List.of();
@@ -151,6 +157,13 @@ final class JfrSource {
         if (w.sum > 0) {
             s.metadata.put(EFFECTIVE_WEIGHT_BYTES, Long.toString(Math.max(1, Math.round(w.squares / w.sum))));
         }
+        if (s.mallocs > 0) {
+            // async-profiler's nativemem: a byte counter, the call that takes it past the interval recorded; bare
+            // nativemem (interval 0) records every call, and is what is assumed when the recording does not say
+            s.metadata.put(MetadataKeys.MALLOC_SAMPLING, MallocSampling.COUNTER);
+            s.metadata.put(MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(Math.max(0, s.nativememInterval)));
+        }
+        s.mallocAddresses.clear();
         s.held.sort(Comparator.comparingLong(h -> h.allocatedNanos));
         for (Held h : s.held) {
             first.accept(h.view(s.view));
@@ -302,9 +315,16 @@ final class JfrSource {
                 }
                 return false;
             }
+            case "jdk.ActiveSetting": {
+                if (first && "nativemem".equals(e.getString("name"))) {
+                    nativememInterval = parseSetting(e.getString("value"));
+                }
+                return false;
+            }
             case "profiler.Malloc": {
                 if (first) {
                     mallocs++;
+                    mallocAddresses.add(e.getLong("address"));
                 }
                 long stack = stacks.stackId(e.getStackTrace());
                 int site = stacks.siteId(e.getStackTrace(), MALLOC);
@@ -313,6 +333,12 @@ final class JfrSource {
                 return true;
             }
             case "profiler.Free": {
+                if (first) {
+                    frees++;
+                    if (!mallocAddresses.remove(e.getLong("address"))) {
+                        freesWithoutMalloc++;
+                    }
+                }
                 view.set(nanos(e.getStartTime()), MemoryEventType.DEALLOCATE, e.getLong("address"), 0, 0,
                         threadId(e), 0, 0, 0, 0, JfrStacks.FREE_SITE);
                 return true;
@@ -410,6 +436,9 @@ final class JfrSource {
         if (oldObjects > 0 && retention.rooted() == 0) {
             l.add("no paths to GC roots: record with path-to-gc-roots=true");
         }
+        if (mallocs > 0) {
+            mallocLimitations(l);
+        }
         if (mallocs == 0) {
             l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)" + (!runtime.hasNmt() ? ""
                     : "; NMT's committed bytes per category are in the process memory section"));
@@ -419,6 +448,31 @@ final class JfrSource {
         }
         l.add("no scopes, named objects, pools or accounting (memscope's API)");
         return new RecordedRun.Origin("jfr", producer, l, true);
+    }
+
+    /** What the malloc figures are: exact, estimates at a known interval, or counted as exact on an assumption. */
+    private void mallocLimitations(List<String> l) {
+        if (nativememInterval > 1) {
+            l.add(String.format(Locale.ROOT, "native figures are estimates: async-profiler recorded one malloc call "
+                    + "per %d bytes malloc'd (nativemem=%d); a recorded block of s bytes stands for max(s, %d) bytes",
+                    nativememInterval, nativememInterval, nativememInterval));
+        } else if (nativememInterval < 0) {
+            double unmatched = frees == 0 ? 0 : (double) freesWithoutMalloc / frees;
+            l.add(String.format(Locale.ROOT, "native figures count each recorded malloc call once: async-profiler "
+                    + "before 4.2 does not write its nativemem interval, and nativemem without one records every call"
+                    + "%s", unmatched <= 0.5 ? "" : String.format(Locale.ROOT, "; but %.0f%% of the %d frees found no "
+                    + "recorded malloc, as when an interval was set (nativemem=N records one call per N bytes): "
+                    + "then the native figures are under-estimates", 100 * unmatched, frees)));
+        }
+    }
+
+    /** @return a setting's integer value, -1 when it is not one */
+    private static long parseSetting(String value) {
+        try {
+            return value == null ? -1 : Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static long threadId(RecordedEvent e) {

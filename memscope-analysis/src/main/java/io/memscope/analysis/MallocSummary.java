@@ -32,10 +32,9 @@ final class MallocSummary {
             }
         }
         double interval = m.intervalBytes();
-        sb.append(String.format(Locale.ROOT, "    malloc (sampled, mean interval %s, %d samples): %s allocated, %s "
-                        + "outstanding%s", Summary.bytes(m.intervalBytes()), m.samples(),
+        sb.append(String.format(Locale.ROOT, "    malloc (%s): %s allocated, %s outstanding%s", how(m),
                 Summary.estimate(m.allocatedBytes(), interval), Summary.estimate(m.outstandingBytes(), interval),
-                Summary.fewSamples(m.outstandingSamples())));
+                exact(m) ? "" : Summary.fewSamples(m.outstandingSamples())));
         String most = mostAt(m);
         if (most != null) {
             sb.append(String.format(Locale.ROOT, "; at the %s peak %s, most at %s",
@@ -43,6 +42,23 @@ final class MallocSummary {
         }
         sb.append('\n');
         noJavaStack(sb, m);
+    }
+
+    /** @return whether every malloc call was recorded: the figures are exact */
+    static boolean exact(Report.Malloc m) {
+        return m.sampling().equals(MallocSampling.COUNTER) && m.intervalBytes() <= 1;
+    }
+
+    /** @return how the malloc figures were sampled, and from how many samples */
+    static String how(Report.Malloc m) {
+        if (!m.sampling().equals(MallocSampling.COUNTER)) {
+            return String.format(Locale.ROOT, "sampled, mean interval %s, %d samples", Summary.bytes(m.intervalBytes()),
+                    m.samples());
+        }
+        return exact(m)
+                ? String.format(Locale.ROOT, "async-profiler's nativemem: every call recorded, %d calls", m.samples())
+                : String.format(Locale.ROOT, "async-profiler's nativemem: one call per %s malloc'd recorded, %d samples",
+                        Summary.bytes(m.intervalBytes()), m.samples());
     }
 
     /**

@@ -9,10 +9,10 @@ import java.util.Map;
  * the window, the peak of outstanding bytes and each site's and stack's figures at it, and each site's outstanding
  * bytes at the midpoint of its allocation window (the native leak rule's, {@link ReportRules#nativeGrowth}).
  *
- * <p><b>Malloc samples.</b> The events of a {@code native:malloc} site are samples taken by bytes with a mean
- * interval {@code m} (metadata {@code malloc.intervalBytes}), as heap samples are: a block of {@code s} bytes was
- * sampled with probability {@code p = 1 - exp(-s/m)} ({@link ReportBuilder#probability}) and stands for
- * {@code s/p} bytes (rounded to a byte) and {@code 1/p} blocks; its free takes away that same weight. Every figure
+ * <p><b>Malloc samples.</b> The events of a {@code native:malloc} site are samples taken by bytes with an interval
+ * {@code m} (metadata {@code malloc.intervalBytes}): a block of {@code s} bytes was sampled with a probability
+ * {@code p} that {@link MallocSampling} gives ({@code 1 - exp(-s/m)} for memscope's samples, as heap samples are) and
+ * stands for {@code s/p} bytes (rounded to a byte) and {@code 1/p} blocks; its free takes away that same weight. Every figure
  * of such a site (allocated, outstanding, at the peak) is that estimate, its precision from its sample count
  * ({@link SamplingNoise}). Other native sites' figures are exact. The malloc sites' outstanding bytes are also kept
  * at the process's RSS peak when the recording has process samples ({@link #rssPeakNanos}), and at the end split by
@@ -28,7 +28,7 @@ final class NativeLedger {
     private final long from;
     private final long to;
     private final TimelineBuckets timeline;
-    private final double mallocInterval;
+    private final MallocSampling malloc;
     /** When the process's RSS peaked (its sample's time), or {@link Long#MAX_VALUE} without process samples. */
     private final long rssPeakNanos;
     private final List<SiteTally> sites;
@@ -53,16 +53,16 @@ final class NativeLedger {
     boolean rssTaken;
 
     /**
-     * @param mallocInterval the malloc sampling interval, bytes
+     * @param malloc         how malloc was sampled
      * @param rssPeakNanos   when the process's RSS peaked, {@link Long#MAX_VALUE} when unknown
      * @param sites          the replay's sites (the ledger reads them at the RSS peak)
      */
-    NativeLedger(long from, long to, TimelineBuckets timeline, double mallocInterval, long rssPeakNanos,
+    NativeLedger(long from, long to, TimelineBuckets timeline, MallocSampling malloc, long rssPeakNanos,
                  List<SiteTally> sites) {
         this.from = from;
         this.to = to;
         this.timeline = timeline;
-        this.mallocInterval = mallocInterval;
+        this.malloc = malloc;
         this.rssPeakNanos = rssPeakNanos;
         this.sites = sites;
     }
@@ -93,7 +93,7 @@ final class NativeLedger {
         long bytes = size;
         double count = 1;
         if (site.isMalloc) {
-            double p = ReportBuilder.probability(size, mallocInterval);
+            double p = malloc.probability(size);
             bytes = Math.round(size / p);
             count = 1 / p;
         }

@@ -252,10 +252,13 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
 
     /**
      * Native memory from the C allocator ({@code native:malloc} sites), estimated from samples: each sampled block
-     * of {@code s} bytes weighs {@code s/p} bytes, {@code p = 1 - exp(-s/intervalBytes)}, as heap samples do. These
-     * figures are also in {@link NativeMemory}'s totals and site lists.
+     * of {@code s} bytes weighs {@code s/p} bytes, {@code p} as {@code sampling} says (memscope's own samples as heap
+     * samples do). These figures are also in {@link NativeMemory}'s totals and site lists.
      *
-     * @param intervalBytes      the mean sampling interval (metadata {@code malloc.intervalBytes})
+     * @param intervalBytes      the sampling interval (metadata {@code malloc.intervalBytes}); 0: every malloc recorded
+     * @param sampling           how: {@code poisson} (memscope's hooks: {@code p = 1 - exp(-s/intervalBytes)}) or
+     *                           {@code counter} (async-profiler's {@code nativemem}: {@code p = min(1, s/intervalBytes)},
+     *                           1 at interval 0)
      * @param samples            sampled blocks allocated in the window
      * @param allocatedBytes     bytes allocated in the window (estimate)
      * @param outstandingBytes   bytes outstanding at the end of the window (estimate)
@@ -267,7 +270,7 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param atPeak             the malloc sites' outstanding then, largest first
      * @param coverage           what the interception covered (from the metadata)
      */
-    public record Malloc(long intervalBytes, long samples, long allocatedBytes, long outstandingBytes,
+    public record Malloc(long intervalBytes, String sampling, long samples, long allocatedBytes, long outstandingBytes,
                          long outstandingSamples, String atPeakOf, double atPeakMs, long atPeakBytes,
                          List<Peak.Holder> atPeak, Coverage coverage) {
         public Malloc {

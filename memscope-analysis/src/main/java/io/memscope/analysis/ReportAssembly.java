@@ -242,7 +242,7 @@ final class ReportAssembly {
             if (!a.isNative || (a.nAllocated == 0 && a.nOutstanding == 0 && a.nPeak <= 0)) {
                 continue;
             }
-            boolean leak = a.isMalloc ? ReportRules.mallocLeakSuspect(a, windowNanos, r.mallocInterval)
+            boolean leak = a.isMalloc ? ReportRules.mallocLeakSuspect(a, windowNanos, r.mallocSampling.intervalBytes())
                     : ReportRules.nativeLeakSuspect(a, windowNanos);
             long growth = a.isMalloc ? ReportRules.mallocGrowth(a) : ReportRules.nativeGrowth(a);
             nativeSites.add(new SiteProfile(a.site.frame(), ReportReplay.typeOf(a), true, a.nAllocated,
@@ -318,7 +318,7 @@ final class ReportAssembly {
                     atRss ? a.nAtRssPeakSamples : a.nAtPeakSamples, run.stack(a.stackId), 0));
         }
         double atMs = atRss ? r.processMemory.peak().timeMs() : nativePeak == null ? -1 : nativePeak.timeMs();
-        return new Report.Malloc(Math.round(r.mallocInterval), n.mallocSamples, n.mallocAllocated,
+        return new Report.Malloc(r.mallocSampling.intervalBytes(), r.mallocSampling.law(), n.mallocSamples, n.mallocAllocated,
                 n.mallocOutstanding, n.mallocLiveSamples, atRss ? "rss" : "native", atMs, atPeakBytes, holders,
                 Report.Malloc.Coverage.of(meta));
     }

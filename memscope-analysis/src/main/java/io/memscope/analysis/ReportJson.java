@@ -218,6 +218,7 @@ public final class ReportJson {
         }
         w.name("malloc").beginObject()
                 .field("intervalBytes", m.intervalBytes())
+                .field("sampling", m.sampling())
                 .field("samples", m.samples())
                 .field("allocatedBytes", m.allocatedBytes())
                 .field("outstandingBytes", m.outstandingBytes())

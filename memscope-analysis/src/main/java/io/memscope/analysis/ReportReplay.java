@@ -56,8 +56,8 @@ final class ReportReplay implements EventSink {
     final NativeLedger natives;
     /** The process's memory over the window (RSS samples), or null without samples. */
     final ProcessMemory processMemory;
-    /** The malloc sampling interval (metadata {@code malloc.intervalBytes}), bytes. */
-    final double mallocInterval;
+    /** How malloc was sampled (metadata {@code malloc.intervalBytes}, {@code malloc.sampling}). */
+    final MallocSampling mallocSampling;
     /** Sizes below this have their sampling probability computed once ({@link #probabilities}). */
     static final int SIZES = 1 << 18;
     /**
@@ -160,10 +160,10 @@ final class ReportReplay implements EventSink {
         this.rules = new ReportRules(gcs, windowFirstGc, endWholeGc, heldSites, runStart);
         this.timeline = new TimelineBuckets(from, to);
         this.processMemory = ProcessMemory.of(run, runStart, from, to);
-        this.mallocInterval = Math.max(1, run.metadataLong(MetadataKeys.MALLOC_INTERVAL_BYTES, 512 * 1024));
+        this.mallocSampling = MallocSampling.of(run);
         long rssPeak = processMemory == null || processMemory.peak() == null ? Long.MAX_VALUE
                 : runStart + Math.round(processMemory.peak().timeMs() * 1e6);
-        this.natives = new NativeLedger(from, to, timeline, mallocInterval, rssPeak, sites);
+        this.natives = new NativeLedger(from, to, timeline, mallocSampling, rssPeak, sites);
         this.held = new HeldHandOff(new HeldReplay(this));
     }
 

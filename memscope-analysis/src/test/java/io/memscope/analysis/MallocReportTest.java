@@ -146,6 +146,60 @@ class MallocReportTest {
     }
 
     /**
+     * async-profiler's nativemem sampling, a byte counter (the call that takes it past the interval is recorded, the
+     * counter keeps the remainder): a block of s bytes weighs max(s, interval); at interval 0 every call is recorded
+     * and the figures are exact.
+     */
+    @Test
+    void counterSamplingAsAsyncProfilersNativememEstimatesTheTruth() {
+        for (long interval : new long[] {0, 16 * 1024}) {
+            SplittableRandom rnd = new SplittableRandom(20261128);
+            TestRun t = TestRun.create(dir.resolve("counter-" + interval + ".msr")).site(UNZIP)
+                    .stack(100, UNZIP_STACK)
+                    .meta(MetadataKeys.MALLOC_INTERVAL_BYTES, Long.toString(interval))
+                    .meta(MetadataKeys.MALLOC_SAMPLING, "counter")
+                    .meta(MetadataKeys.START_NANOS, "0");
+            long counter = 0;
+            long trueAllocated = 0;
+            long trueOutstanding = 0;
+            long samples = 0;
+            int n = 10_000;
+            for (int i = 0; i < n; i++) {
+                long size = 16 + rnd.nextInt(32 * 1024);
+                trueAllocated += size;
+                boolean kept = i % 10 >= 7;
+                counter += size;
+                if (interval <= 1 || counter >= interval) {
+                    counter = interval <= 1 ? 0 : counter % interval;
+                    samples++;
+                    long address = 0x10_0000L + i * 64L;
+                    t.event(i * 100_000L, MemoryEventType.ALLOCATE, address, size, 0, 1, 100, null);
+                    if (!kept) {
+                        t.event(i * 100_000L + 50_000, MemoryEventType.DEALLOCATE, address, size, 0, 1, 100, null);
+                    }
+                }
+                trueOutstanding += kept ? size : 0;
+            }
+            Report.Malloc m = ReportBuilder.build(t.close()).nativeMemory().malloc();
+            assertThat(m.sampling()).isEqualTo("counter");
+            assertThat(m.intervalBytes()).isEqualTo(interval);
+            assertThat(m.samples()).isEqualTo(samples);
+            if (interval == 0) {
+                assertThat(samples).isEqualTo(n);
+                assertThat(m.allocatedBytes()).isEqualTo(trueAllocated);
+                assertThat(m.outstandingBytes()).isEqualTo(trueOutstanding);
+            } else {
+                assertThat(samples).isLessThan(n);
+                assertThat((double) m.allocatedBytes()).isCloseTo(trueAllocated, org.assertj.core.data.Offset.offset(
+                        4 * Math.sqrt(SamplingNoise.variance(trueAllocated, interval))));
+                assertThat((double) m.outstandingBytes()).isCloseTo(trueOutstanding,
+                        org.assertj.core.data.Offset.offset(
+                                4 * Math.sqrt(SamplingNoise.variance(trueOutstanding, interval))));
+            }
+        }
+    }
+
+    /**
      * A site that mallocs and never frees over the run is a leak suspect; one that mallocs and frees 5 ms later in
      * a loop is not, though a few of its blocks are outstanding at the end (the window's youngest part).
      */
@@ -193,7 +247,7 @@ class MallocReportTest {
         assertThat(r.nativeMemory().leaks()).extracting(SiteProfile::site).contains("libfoo.so!foo_ctx_new");
 
         String json = json(r);
-        assertThat(json).contains("\"malloc\":{\"intervalBytes\":4096,\"samples\":2004")
+        assertThat(json).contains("\"malloc\":{\"intervalBytes\":4096,\"sampling\":\"poisson\",\"samples\":2004")
                 .contains("\"nativeFrames\":[\"libz.so.1!inflateInit2_\",\"libzip.so+0x1a2b\"]")
                 .contains("\"atRssPeakOf\":\"native\"")
                 .contains("\"coverage\":{\"selfTest\":\"passed\",\"patchedLibraries\":7,\"skippedLibraries\":3,"

@@ -92,6 +92,12 @@ public final class MetadataKeys {
     // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
     /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */
     public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";
+    /**
+     * How malloc was sampled: {@code poisson} (memscope's hooks; the default when absent) or {@code counter}
+     * (async-profiler's {@code nativemem}: the call that takes a byte counter past the interval is recorded; every
+     * call at interval 0).
+     */
+    public static final String MALLOC_SAMPLING = "malloc.sampling";
     /** malloc samples taken (records queued by the hooks). */
     public static final String MALLOC_SAMPLES = "malloc.samples";
     /**
