@@ -36,7 +36,8 @@ function renderCards() {
     plural(t.nativeOutstandingBlocks, 'block') + ', peak ' + fmtBytes(t.nativePeakBytes)
     + (t.nativePeakTimeMs >= 0 ? ' at ' + fmtSec(t.nativePeakTimeMs / 1000) : '')
     + (t.mallocOutstandingBytes > 0 ? '; of it malloc ' + fmtEstBytes(t.mallocOutstandingBytes,
-      estError(t.mallocOutstandingBytes, MALLOC_INTERVAL)) + ' (estimated from samples)' : ''),
+      estError(t.mallocOutstandingBytes, MALLOC_INTERVAL))
+      + (MALLOC_INTERVAL > 0 ? ' (estimated from samples)' : ' (every call recorded)') : ''),
     (D.sites || []).some(function (s) { return s.nativeLeak; }), 'card-native');
   card('GC', fmtCount(t.gcCount) + ' collections', fmtCount(t.gcPauseCount) + ' pauses, ' + fmtMs(t.gcPauseTotalMs) + ' in total, max ' + fmtMs(t.gcPauseMaxMs), false, 'card-gc');
 }
