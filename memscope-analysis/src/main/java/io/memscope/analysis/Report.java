@@ -328,14 +328,17 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
     }
 
     /**
-     * @param count               collections of any kind in the window
+     * @param count               collections of any kind in the window, with their records
+     * @param untimedCount        collections of the whole recording the agent counted without a record: they went
+     *                            by faster than it read them (metadata {@code gc.collectionsUntimed}); not in
+     *                            {@code count}
      * @param pauseCount          collections that paused the application
      * @param pauseTotalMs        sum of pauses, ms
      * @param pauseMaxMs          longest pause, ms
      * @param maxHeapAfterGcBytes highest heap use right after a collection
      * @param collections         every collection of the window, oldest first
      */
-    public record Gc(long count, long pauseCount, double pauseTotalMs, double pauseMaxMs, long maxHeapAfterGcBytes,
+    public record Gc(long count, long untimedCount, long pauseCount, double pauseTotalMs, double pauseMaxMs, long maxHeapAfterGcBytes,
                      List<GcRecord> collections) {
     }
 }

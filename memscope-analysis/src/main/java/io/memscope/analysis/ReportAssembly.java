@@ -431,7 +431,8 @@ final class ReportAssembly {
                 t.pause[b] += ms;
             }
         }
-        return new Report.Gc(collections.size(), pauses, pauseTotal, pauseMax, maxAfter, collections);
+        return new Report.Gc(collections.size(), run.metadataLong(MetadataKeys.GC_COLLECTIONS_UNTIMED, 0), pauses,
+                pauseTotal, pauseMax, maxAfter, collections);
     }
 
     private Report.HeapCheck heapCheck() {

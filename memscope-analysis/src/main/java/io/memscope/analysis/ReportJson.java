@@ -255,6 +255,7 @@ public final class ReportJson {
     private static void gc(JsonWriter w, Report.Gc g) {
         w.name("gc").beginObject()
                 .field("count", g.count())
+                .field("untimedCount", g.untimedCount())
                 .field("pauseCount", g.pauseCount())
                 .field("pauseTotalMs", g.pauseTotalMs())
                 .field("pauseMaxMs", g.pauseMaxMs())

@@ -68,7 +68,7 @@ class DiffSignificanceTest {
                 new Report.Source("test", "1.0", true, true, 0, 0, null, -1, 0),
                 new Report.Window(0, 0, 1_000_000_000L, false), totals, null, sites, List.of(), List.of(), List.of(),
                 List.of(), new Report.NativeMemory(0, 0, 0, 0, 0, 0, null, List.of(), List.of(), Map.of(), List.of(), null),
-                new Report.Gc(0, 0, 0, 0, 0, List.of()), new Timeline(0, 1, List.of()), List.of(), 0, List.of(),
+                new Report.Gc(0, 0, 0, 0, 0, 0, List.of()), new Timeline(0, 1, List.of()), List.of(), 0, List.of(),
                 ApiReport.EMPTY, null, new Report.HeapCheck(0, 0, 0, Double.NaN, null, 0, 0, 0), Retention.NONE);
     }
 

@@ -89,6 +89,12 @@ public final class MetadataKeys {
     /** {@code System.nanoTime()} when the capture let its reserves go: collections from then on do not hold them. */
     public static final String AGENT_RESERVES_RELEASED_NANOS = "agent.reservesReleasedNanos";
 
+    /**
+     * Collections the JVM reported that the agent read too late to time: they had left its log of the latest 4,096
+     * (a drain thread stalled while the program collected thousands of times a second). Counted, with no record.
+     */
+    public static final String GC_COLLECTIONS_UNTIMED = "gc.collectionsUntimed";
+
     // Native malloc sampling (docs/agent.md "Native malloc"); absent when it was not asked for.
     /** Mean bytes between malloc samples; a sample of s bytes weighs s / (1 - exp(-s / this)). */
     public static final String MALLOC_INTERVAL_BYTES = "malloc.intervalBytes";

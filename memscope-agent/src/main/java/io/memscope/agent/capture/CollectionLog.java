@@ -1,6 +1,7 @@
 package io.memscope.agent.capture;
 
 import io.memscope.internal.error.Failures;
+import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.GcRecord.Examined;
 import java.util.ArrayList;
@@ -96,6 +97,8 @@ final class CollectionLog {
     private LongSupplier gcOrdinals;
     private GcBeans beans;
     private CollectionKinds kinds;
+    /** Collections that left the sampler library's log before the drain thread read them ({@link #untimed}). */
+    private long untimed;
     /** The highest ordinal passed to {@link #pause}. */
     private int lastPauseOrdinal;
     /** The cuts: the beans' counts read between pauses. */
@@ -150,6 +153,15 @@ final class CollectionLog {
         if (unheard) {
             measure(p);
         }
+    }
+
+    /**
+     * Collections the JVM reported that the drain thread read too late: the sampler library's log of the latest
+     * 4,096 had dropped them (drain thread). They have no time, so no record: they are counted
+     * ({@code gc.collectionsUntimed}), and the report adds them to its count.
+     */
+    synchronized void untimed(int collections) {
+        untimed += collections;
     }
 
     /**
@@ -610,6 +622,7 @@ final class CollectionLog {
         out.put("gc.clockUncertaintyNanos", times.paired() ? Long.toString(times.clock().uncertainty()) : "unknown");
         out.put("gc.collectionsWithoutHeapFigures", Long.toString(withoutFigures));
         out.put("gc.collectionsWithMeasuredHeap", Long.toString(measuredFigures));
+        out.put(MetadataKeys.GC_COLLECTIONS_UNTIMED, Long.toString(untimed));
     }
 
     /**

@@ -46,6 +46,12 @@ final class JvmtiLiveness {
 
     private long ambiguous;
     private long collected;
+    /**
+     * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls N ms once,
+     * when it has read 100 collections, so that the library's log of collections moves past some it did not read.
+     */
+    private static final long STALL_MILLIS = stallMillis();
+    private boolean stalled;
 
     JvmtiLiveness(SampleWeights weights, LiveSites liveSites, CollectionLog pauses, SampleBatch batch) {
         this.weights = weights;
@@ -68,6 +74,10 @@ final class JvmtiLiveness {
             int n = SamplerNatives.collections(gcOut, nextCollection);
             for (int i = 0; i < n; i++) {
                 int ordinal = (int) gcOut[3 * i];
+                if (nextCollection > 0 && ordinal > nextCollection && pauses != null) {
+                    // the library's log keeps the latest 4,096: those between were overwritten before this read
+                    pauses.untimed(ordinal - nextCollection);
+                }
                 long start = gcOut[3 * i + 1];
                 long end = gcOut[3 * i + 2];
                 gcStart[ordinal & (GC_SLOTS - 1)] = start;
@@ -80,8 +90,29 @@ final class JvmtiLiveness {
                 }
             }
             if (n < gcOut.length / 3) {
+                if (STALL_MILLIS > 0 && !stalled && nextCollection > 100) {
+                    stalled = true;
+                    stall();
+                }
                 return ended;
             }
+        }
+    }
+
+    private static long stallMillis() {
+        try {
+            String v = System.getenv("MEMSCOPE_TEST_DRAIN_STALL_MS");
+            return v == null ? 0 : Long.parseLong(v.trim());
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static void stall() {
+        try {
+            Thread.sleep(STALL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

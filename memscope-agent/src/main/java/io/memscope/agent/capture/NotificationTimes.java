@@ -1,5 +1,8 @@
 package io.memscope.agent.capture;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -16,6 +19,14 @@ final class NotificationTimes {
     /** nanoTime minus the management clock's milliseconds times 10^6 from {@link #calibrate}; valid when {@link #offsetKnown}. */
     private long offset;
     private boolean offsetKnown;
+    /** When the last calibration placed nothing ({@link System#nanoTime()}), 0 when none failed. */
+    private long failedAt;
+    /** {@link #calibrate}'s bounds. */
+    static final int ANCHORS = 4;
+    static final int PAIRED_PAUSES = 2048;
+    static final int SCORED = 64;
+    static final long RETRY_NANOS = 250_000_000L;
+    static final int SMALL = 256;
 
     /** A pause and the bean collection known to be inside it (see {@link ManagementClock#pair}). */
     void pair(long pauseStart, long pauseEnd, long startMillis, long durationMillis) {
@@ -72,11 +83,6 @@ final class NotificationTimes {
         return nearest(candidates, from, to);
     }
 
-    /** @return the collection (not yet written) whose time contains the predicted start, or null */
-    private static GcPause containing(List<GcPause> pauses, long predicted) {
-        return nearest(pauses, predicted, predicted);
-    }
-
     /** @return the pause nearest to the interval {@code [from, to]}, if within {@link #TOLERANCE_NANOS}, or null */
     private static GcPause nearest(List<GcPause> pauses, long from, long to) {
         GcPause best = null;
@@ -97,24 +103,41 @@ final class NotificationTimes {
      * fit their collections' best (the management clock's milliseconds against JVMTI's nanoseconds), then the later
      * collection. With a single notification (the first collection seen, its details read from
      * {@code getLastGcInfo()} once several collections may have passed) the durations decide.
+     *
+     * <p>Bounded, because it runs on the drain thread under the log's lock (which the JDK's notification thread waits
+     * for): a drain thread that fell behind a program collecting thousands of times a second meets thousands of pauses
+     * and notifications at once, and trying every pairing against every notification took minutes. So at most
+     * {@value #ANCHORS} notifications, spread over those at hand, are paired with each of the latest
+     * {@value #PAIRED_PAUSES} pauses; each pairing is scored on at most {@value #SCORED} notifications, each placed
+     * by a binary search of the pauses by start; and after a calibration that placed nothing the next waits
+     * {@value #RETRY_NANOS} ns (unless there are at most {@value #SMALL} pauses and notifications: then it is cheap).
      */
     private void calibrate(List<GcPause> pauses, List<GcDetails> arrived) {
+        long now = System.nanoTime();
+        if (failedAt != 0 && now - failedAt < RETRY_NANOS && pauses.size() + arrived.size() > SMALL) {
+            return;
+        }
+        List<GcDetails> usable = new ArrayList<>();
+        for (GcDetails d : arrived) {
+            if (!d.name.contains("Cycles")) {
+                usable.add(d);
+            }
+        }
+        GcPause[] byStart = pauses.toArray(new GcPause[0]);
+        Arrays.sort(byStart, Comparator.comparingLong((GcPause p) -> p.start));
+        List<GcDetails> anchors = spread(usable, ANCHORS);
+        List<GcDetails> scored = spread(usable, SCORED);
         int bestScore = 0;
         long bestMisfit = Long.MAX_VALUE;
         long bestOffset = 0;
-        for (GcPause p : pauses) {
-            for (GcDetails d : arrived) {
-                if (d.name.contains("Cycles")) {
-                    continue;
-                }
+        for (int i = Math.max(0, pauses.size() - PAIRED_PAUSES); i < pauses.size(); i++) {
+            GcPause p = pauses.get(i);
+            for (GcDetails d : anchors) {
                 long candidate = p.start - d.startMillis * 1_000_000L;
                 int score = 0;
                 long misfit = 0;
-                for (GcDetails other : arrived) {
-                    if (other.name.contains("Cycles")) {
-                        continue;
-                    }
-                    GcPause q = containing(pauses, candidate + other.startMillis * 1_000_000L);
+                for (GcDetails other : scored) {
+                    GcPause q = containing(byStart, candidate + other.startMillis * 1_000_000L);
                     if (q != null) {
                         score++;
                         misfit += Math.abs((q.end - q.start) - other.durationMillis * 1_000_000L);
@@ -129,5 +152,46 @@ final class NotificationTimes {
         }
         offset = bestOffset;
         offsetKnown = bestScore > 0;
+        failedAt = offsetKnown ? 0 : Math.max(1, now);
+    }
+
+    /** @return at most {@code n} of the list, evenly spread over it, the last among them */
+    static <T> List<T> spread(List<T> all, int n) {
+        if (all.size() <= n) {
+            return all;
+        }
+        List<T> out = new ArrayList<>(n);
+        for (int k = n - 1; k >= 0; k--) {
+            out.add(all.get(all.size() - 1 - (int) ((long) k * (all.size() - 1) / (n - 1))));
+        }
+        return out;
+    }
+
+    /**
+     * @param byStart the pauses by start
+     * @return the pause nearest to {@code t} among those by start, if within {@link #TOLERANCE_NANOS}, or null
+     */
+    static GcPause containing(GcPause[] byStart, long t) {
+        int lo = 0;
+        int hi = byStart.length - 1;
+        while (lo <= hi) { // the last pause that starts at or before t
+            int mid = (lo + hi) >>> 1;
+            if (byStart[mid].start <= t) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        GcPause best = null;
+        long bestDistance = Long.MAX_VALUE;
+        for (int i = Math.max(0, hi - 1); i <= Math.min(byStart.length - 1, hi + 1); i++) {
+            GcPause p = byStart[i];
+            long distance = t < p.start ? p.start - t : t > p.end ? t - p.end : 0;
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = p;
+            }
+        }
+        return bestDistance <= TOLERANCE_NANOS ? best : null;
     }
 }

@@ -7,6 +7,7 @@ import io.memscope.recording.GcRecord.Examined;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The collection log's matching of the JVM's pauses (JVMTI) with its beans' collections (counts, last collection,
@@ -178,6 +179,39 @@ class CollectionMatchingTest {
             assertThat(r.examined()).isEqualTo(Examined.YOUNG);
         });
         assertThat(records.subList(1, 6)).allSatisfy(r -> assertThat(r.cause()).isEqualTo("G1 Evacuation Pause"));
+        assertThat(log.unmatched()).isZero();
+    }
+
+    /**
+     * A drain thread that fell thousands of collections behind before the management clock was learned: one cut holds
+     * them all, placed by time with an offset calibrated on them. Calibrating by trying every pairing against every
+     * notification took minutes at this size, under the lock the JDK's notification thread waits for (the timeout
+     * guards against that hang; it measures nothing).
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void thousandsOfPausesInOneCutBeforeTheClockIsKnownArePlacedByTime() {
+        FakeJvm jvm = new FakeJvm("PS Scavenge", "PS MarkSweep");
+        CollectionLog log = log(jvm);
+        int[] seen = {0};
+        log.readBeans(jvm, () -> jvm.clock);
+        List<GcBeans.Collection> sent = new ArrayList<>();
+        int n = 3000;
+        for (int i = 0; i < n; i++) {
+            sent.addAll(jvm.pause(5, 1, 3, 40 << 20, 20 << 20, 0));
+            if (i % 10 == 0) {
+                jvm.pause(1, 0, 0, 0, 0); // a VM operation no bean counts: not one bean collection per pause
+            }
+        }
+        jvm.drain(log, seen);
+        for (GcBeans.Collection c : sent) {
+            log.notified(c.bean(), "end of minor GC", "Allocation Failure", c);
+        }
+        log.cut();
+        List<GcRecord> records = log.take(true);
+        assertThat(records).hasSize(n + n / 10);
+        assertThat(records).filteredOn(r -> r.hasHeapFigures()).hasSize(n)
+                .allSatisfy(r -> assertThat(r.cause()).isEqualTo("Allocation Failure"));
         assertThat(log.unmatched()).isZero();
     }
 
