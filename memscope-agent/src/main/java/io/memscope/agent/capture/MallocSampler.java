@@ -58,7 +58,8 @@ final class MallocSampler {
     private final int depth;
     private final Map<String, String> endMetadata;
     private final NativeSymbols symbols = new NativeSymbols();
-    private final LongMap<SampledMethod> methods = new LongMap<>(1024);
+    /** The Java frames' methods by jmethodID, bounded as the stacks are (the evicted described again when met). */
+    private final LongCache<SampledMethod> methods;
     /**
      * Sampled blocks without a stack id (their frames came whole) not freed yet: address to {size, site, estimated
      * bytes, key}. Drain thread only. Blocks with an id need none: their free brings size and id back.
@@ -115,6 +116,7 @@ final class MallocSampler {
                           Map<String, String> endMetadata) {
         this.recording = recording;
         this.stacks = stacks;
+        this.methods = new LongCache<>(stacks.bounded().limit());
         this.strings = strings;
         this.interval = interval;
         this.weights = new SampleWeights(interval);

@@ -11,9 +11,9 @@ import io.memscope.internal.store.StringTable;
  *
  * <p>Memory, bounded: stacks by raw hash, the first {@value #PINNED_STACKS} for the capture (the sampler library
  * sends a stack's frames once for at most 32,768 hashes and later only the hash, so those must stay resolvable),
- * the later ones (whose records always bring their frames) in a second table emptied when it reaches
- * {@code maxStacks}, counted in {@link #stacksEvicted}; methods by jmethodID up to {@code maxStacks} too, then
- * emptied (described again through JVMTI when met again), counted in {@link #methodsEvicted}; threads by id,
+ * the later ones (whose records always bring their frames) in a {@link LongCache} of {@code maxStacks}, the
+ * evicted counted in {@link #stacksEvicted}; methods by jmethodID in a {@link LongCache} of {@code maxStacks} too
+ * (an evicted method is described again through JVMTI when met again), counted in {@link #methodsEvicted}; threads by id,
  * those found dead at two sweeps in a row forgotten (a dead thread allocates no more), counted in
  * {@link #threadsForgotten}; one type name per class the library numbered (bounded by its class table).
  */
@@ -63,23 +63,22 @@ final class SampleResolver {
     static final int PINNED_STACKS = 32_768 + 4_096;
     private final LongMap<StackTable.JvmStack> stacks = new LongMap<>(1024);
     /** Stacks past {@link #PINNED_STACKS}: their records bring their frames, so this table may be emptied. */
-    private final LongMap<StackTable.JvmStack> laterStacks = new LongMap<>(1024);
-    private final int maxStacks;
-    private long stacksEvicted;
-    private long methodsEvicted;
+    private final LongCache<StackTable.JvmStack> laterStacks;
     private long threadsForgotten;
     /** Threads known when the dead ones are looked for next. */
     private int threadSweepAt = 4096;
     private final LongMap<ThreadInfo> threads = new LongMap<>(64);
     /** The stacks' methods by jmethodID. */
-    private final LongMap<SampledMethod> methods = new LongMap<>(1024);
+    private final LongCache<SampledMethod> methods;
     private final StackTable.JvmStack noFrames = StackTable.noFrames();
     private String[] typeNames = new String[256];
     private int[] typeNameIds = new int[256];
 
     SampleResolver(StackTable stackTable, int depth, boolean includeJdk, StringTable strings) {
         this.stackTable = stackTable;
-        this.maxStacks = stackTable.bounded().limit();
+        int maxStacks = stackTable.bounded().limit();
+        this.laterStacks = new LongCache<>(maxStacks);
+        this.methods = new LongCache<>(maxStacks);
         this.depth = depth;
         this.includeJdk = includeJdk;
         this.strings = strings;
@@ -107,10 +106,6 @@ final class SampleResolver {
             if (stacks.size() < PINNED_STACKS) {
                 stacks.put(hash, js);
             } else {
-                if (laterStacks.size() >= maxStacks) {
-                    stacksEvicted += laterStacks.size();
-                    laterStacks.clear();
-                }
                 laterStacks.put(hash, js);
             }
         }
@@ -119,10 +114,7 @@ final class SampleResolver {
 
     private StackTable.JvmStack resolve(long[] frames, int frameOffset, int frameCount) {
         // room for every method of this stack: the table never holds more than its bound, even for a moment
-        if (methods.size() > 0 && methods.size() + frameCount > maxStacks) {
-            methodsEvicted += methods.size();
-            methods.clear();
-        }
+        methods.makeRoom(frameCount);
         return stackTable.resolveRaw(frames, frameOffset, frameCount, depth, includeJdk, methods);
     }
 
@@ -174,12 +166,12 @@ final class SampleResolver {
 
     /** @return resolved stacks dropped from the later table (resolved again from their frames when met again) */
     long stacksEvicted() {
-        return stacksEvicted;
+        return laterStacks.evicted();
     }
 
     /** @return resolved methods dropped (described again when met again) */
     long methodsEvicted() {
-        return methodsEvicted;
+        return methods.evicted();
     }
 
     /** @return dead threads forgotten */

@@ -351,7 +351,7 @@ final class StackTable {
      * @return {@link #OWN} when memscope's own code allocated
      */
     JvmStack resolveRaw(long[] raw, int offset, int count, int depth, boolean includeJdk,
-                        LongMap<SampledMethod> methods) {
+                        LongCache<SampledMethod> methods) {
         // One method on purpose: it runs once per distinct raw stack, and a body this size is one the JIT compiles
         // on its own instead of into the drain's per-sample code (where it would be compiled again, rarely run).
         if (count <= 0) {
@@ -460,7 +460,7 @@ final class StackTable {
     }
 
     /** A method not resolved yet: described through JVMTI and added to {@code methods} (unless unknown). */
-    private static SampledMethod method(long id, LongMap<SampledMethod> methods) {
+    private static SampledMethod method(long id, LongCache<SampledMethod> methods) {
         SampledMethod m = SampledMethod.resolve(id);
         if (m == null) {
             return SampledMethod.UNKNOWN;
