@@ -43,7 +43,7 @@ class ReportJsonCompatibilityTest {
      * has none of them and today's report has them ({@code []}: every entry of a list).
      */
     static final Set<String> ADDED = Set.of("/processMemory", "/native/malloc", "/native/leaks[]/nativeFrames",
-            "/native/leakSuspects[]/nativeFrames", "/source");
+            "/native/leakSuspects[]/nativeFrames", "/source", "/gc/untimedCount");
 
     /**
      * Fields whose value may differ between two builds of the same recording (the machine or the time of the
