@@ -431,17 +431,48 @@ public final class Agent {
         loadedClasses.retransformForHeapHooks(t);
     }
 
+    /**
+     * How long the JVM's exit waits at most for the capture's end and the recording's close. Past it the JVM exits and
+     * the recording stays readable up to its last complete block: the end must never hold the host's exit (a drain
+     * thread stuck in long work once held it for hours).
+     */
+    static final long EXIT_DEADLINE_MILLIS = 30_000;
+
     private static void atExit() {
         Agent a;
         synchronized (Agent.class) {
             a = current;
         }
-        if (a != null) {
-            CaptureSession s = a.session;
-            if (s != null) {
-                s.releaseReserve(); // before anything else allocates: the JVM may be out of memory
-            }
+        if (a == null) {
+            return;
+        }
+        CaptureSession s = a.session;
+        if (s != null) {
+            s.releaseReserve(); // before anything else allocates: the JVM may be out of memory
+        }
+        Thread end;
+        try {
+            end = new Thread(new Runnable() { // no lambda: nothing of java.lang.invoke to set up at the exit
+                @Override
+                public void run() {
+                    a.stop(false);
+                }
+            }, "memscope-exit");
+            end.setDaemon(true);
+            end.start();
+        } catch (Throwable noThread) { // out of memory or of threads: the end on this thread, unbounded
             a.stop(false);
+            return;
+        }
+        try {
+            end.join(EXIT_DEADLINE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (end.isAlive()) {
+            System.err.println("memscope agent: the recording was not finished within " + EXIT_DEADLINE_MILLIS / 1000
+                    + " s of the JVM's exit; the JVM exits now, and the recording in " + a.dir
+                    + " is readable up to its last complete block");
         }
     }
 

@@ -66,7 +66,7 @@ class ExitBoundTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void collectionsTheAgentFellBehindOnAreCountedAsUntimed(@TempDir Path out) throws Exception {
-        Run run = run(Jvms.current(), out, "MEMSCOPE_TEST_DRAIN_STALL_MS", "1000");
+        Run run = run(Jvms.current(), out, COLLECTIONS, "MEMSCOPE_TEST_DRAIN_STALL_MS", "1000");
         assertThat(run.output).contains("done").contains("recording closed");
         Map<String, Object> gc = Json.obj(Jvms.reportFromRecording(out), "gc");
         assertThat(Json.num(gc, "untimedCount")).as("%s", gc.get("count")).isPositive();
@@ -80,15 +80,34 @@ class ExitBoundTest {
         assertThat(text.out).contains("more collections over the whole run that the agent counted but could not time");
     }
 
+    /**
+     * The capture's end cannot run (a test hook stalls the drain thread for 10 minutes, holding the lock the end
+     * needs): the JVM still exits, at the agent's exit deadline, says so, and the recording is readable.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aCaptureEndThatCannotRunDoesNotHoldTheJvmsExit(@TempDir Path out) throws Exception {
+        Run run = run(Jvms.current(), out, 2_000, "MEMSCOPE_TEST_DRAIN_STALL_MS", "600000");
+        assertThat(run.output).contains("done")
+                .contains("the recording was not finished within 30 s of the JVM's exit")
+                .doesNotContain("recording closed");
+        Map<String, Object> gc = Json.obj(Jvms.reportFromRecording(out), "gc");
+        assertThat(gc).isNotNull();
+    }
+
     private record Run(String output, long exitMillis) {
     }
 
     /** Runs the fixture under the agent; asserts that the JVM exited by itself, within the bound, with status 0. */
     private static Run run(String java, Path out, String... environment) throws Exception {
+        return run(java, out, COLLECTIONS, environment);
+    }
+
+    private static Run run(String java, Path out, int collections, String... environment) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(java, "-XX:+UseSerialGC", "-Xmx32m", "-Xmn1m",
                 "-javaagent:" + System.getProperty("memscope.agent.jar") + "=out=" + out,
                 "-cp", Jvms.classPath(ManyCollectionsFixture.class), ManyCollectionsFixture.class.getName(),
-                Integer.toString(COLLECTIONS));
+                Integer.toString(collections));
         for (int i = 0; i + 1 < environment.length; i += 2) {
             pb.environment().put(environment[i], environment[i + 1]);
         }
