@@ -5,7 +5,6 @@ import io.memscope.launch.MetadataKeys;
 import io.memscope.recording.GcRecord;
 import io.memscope.recording.GcRecord.Examined;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -425,22 +424,28 @@ final class CollectionLog {
         match();
         long now = now();
         classify(all);
-        for (Iterator<GcPause> it = pauses.iterator(); it.hasNext(); ) {
-            GcPause p = it.next();
-            boolean complete = p.classified && p.resolved() && allNotified(p);
-            if (!all && !complete && now - p.end < SETTLE_NANOS || !p.classified) {
-                break;
-            }
-            if (p.expected != null && p.expected.length > 0 && p.details.isEmpty()) {
-                if (p.measuredUsed >= 0) {
-                    measuredFigures++; // the JVM's figures were lost, memscope's reading stands in
-                } else {
-                    withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
+        int written = 0;
+        try {
+            for (GcPause p : pauses) {
+                boolean complete = p.classified && p.resolved() && allNotified(p);
+                if (!all && !complete && now - p.end < SETTLE_NANOS || !p.classified) {
+                    break;
                 }
+                if (p.expected != null && p.expected.length > 0 && p.details.isEmpty()) {
+                    if (p.measuredUsed >= 0) {
+                        measuredFigures++; // the JVM's figures were lost, memscope's reading stands in
+                    } else {
+                        withoutFigures++; // a collection the JVM counted whose figures were no longer to be had
+                    }
+                }
+                done(p.record(beans, endCheckFigures));
+                matching.written(p);
+                written++;
             }
-            done(p.record(beans, endCheckFigures));
-            matching.written(p);
-            it.remove();
+        } finally {
+            // the written ones go at once: one by one from the front moved every later pause each time, and a drain
+            // thread that fell behind writes thousands together
+            pauses.subList(0, written).clear();
         }
         cycles.settle(all, now, this);
     }
