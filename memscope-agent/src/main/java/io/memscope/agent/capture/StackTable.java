@@ -269,8 +269,14 @@ final class StackTable {
          * served in the application's JVM (or another tool's), not the application's allocations.
          */
         final boolean jmxConnector;
-        /** Site id per allocated type name at this stack. */
-        final ConcurrentHashMap<String, Integer> sites = new ConcurrentHashMap<>(4);
+        /**
+         * The first type name allocated at this stack and its site id ({@link #firstSite} written before it): almost
+         * every stack allocates one type only. Other types' sites are in {@link #moreSites}, made when a second one
+         * comes (a map per stack cost about 150 bytes each, up to 15 MiB at the default bounds).
+         */
+        private volatile String firstType;
+        private int firstSite;
+        private volatile ConcurrentHashMap<String, Integer> moreSites;
         /** {@link SiteFilter} generation &lt;&lt; 1 | accepted: one field, so that it is read and written whole. */
         private volatile int filtered = -1;
 
@@ -302,11 +308,40 @@ final class StackTable {
             this.siteLine = siteLine;
         }
 
+        /** @return the site of objects of this type allocated at this stack (any thread) */
         int site(String type) {
-            Integer s = sites.get(type);
+            String first = firstType;
+            if (first != null) {
+                if (first.equals(type)) {
+                    return firstSite;
+                }
+                ConcurrentHashMap<String, Integer> more = moreSites;
+                Integer s = more == null ? null : more.get(type);
+                if (s != null) {
+                    return s;
+                }
+            }
+            return register(type);
+        }
+
+        private synchronized int register(String type) {
+            if (firstType == null) {
+                firstSite = SiteTable.registerFrame(siteClass, siteMethod, siteFile, siteLine, type);
+                firstType = type;
+                return firstSite;
+            }
+            if (firstType.equals(type)) {
+                return firstSite;
+            }
+            ConcurrentHashMap<String, Integer> more = moreSites;
+            if (more == null) {
+                more = new ConcurrentHashMap<>(4);
+                moreSites = more;
+            }
+            Integer s = more.get(type);
             if (s == null) {
                 s = SiteTable.registerFrame(siteClass, siteMethod, siteFile, siteLine, type);
-                sites.putIfAbsent(type, s);
+                more.put(type, s);
             }
             return s;
         }

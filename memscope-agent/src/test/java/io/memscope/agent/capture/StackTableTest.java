@@ -38,6 +38,20 @@ class StackTableTest {
         assertThat(t.size()).isZero();
     }
 
+    /** A stack's site per allocated type: the first type's kept in fields, others' in a map made for them. */
+    @Test
+    void aStackHasOneSitePerAllocatedType() {
+        StackTable.JvmStack js = new StackTable.JvmStack(7, "com.acme.Parser", "parse", "Parser.java", 12, false,
+                false);
+        int bytes = js.site("byte[]");
+        int chars = js.site("char[]");
+        assertThat(chars).isNotEqualTo(bytes);
+        assertThat(js.site("byte[]")).isEqualTo(bytes);
+        assertThat(js.site("char[]")).isEqualTo(chars);
+        assertThat(js.site(1, "byte[]")).isEqualTo(bytes);
+        assertThat(js.site(2, "char[]")).isEqualTo(chars);
+    }
+
     private static long captureHere(StackTable t) {
         return t.capture(8); // the frames below this test's (agent-package) frames: the same for both calls
     }
