@@ -472,7 +472,11 @@ public final class Agent {
         if (end.isAlive()) {
             System.err.println("memscope agent: the recording was not finished within " + EXIT_DEADLINE_MILLIS / 1000
                     + " s of the JVM's exit; the JVM exits now, and the recording in " + a.dir
-                    + " is readable up to its last complete block");
+                    + " is readable up to its last complete block. The capture's end was at:");
+            StackTraceElement[] where = end.getStackTrace();
+            for (int i = 0; i < Math.min(where.length, 16); i++) {
+                System.err.println("memscope agent:     at " + where[i]);
+            }
         }
     }
 

@@ -59,14 +59,14 @@ class ExitBoundTest {
     }
 
     /**
-     * The drain thread stalls 1 s (a test hook) while the program collects thousands of times a second: the sampler
-     * library's log, which keeps the latest 4096, moves past collections the agent did not read. Those are counted,
+     * The drain thread stalls (a test hook) while the program collects thousands of times a second, until the sampler
+     * library's log, which keeps the latest 4096, has moved past collections the agent did not read. Those are counted,
      * never silently lost: the report's count and its untimed count add up to the JVM's.
      */
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void collectionsTheAgentFellBehindOnAreCountedAsUntimed(@TempDir Path out) throws Exception {
-        Run run = run(Jvms.current(), out, COLLECTIONS, "MEMSCOPE_TEST_DRAIN_STALL_MS", "1000");
+        Run run = run(Jvms.current(), out, COLLECTIONS, "MEMSCOPE_TEST_DRAIN_STALL_MS", "60000");
         assertThat(run.output).contains("done").contains("recording closed");
         Map<String, Object> gc = Json.obj(Jvms.reportFromRecording(out), "gc");
         assertThat(Json.num(gc, "untimedCount")).as("%s", gc.get("count")).isPositive();

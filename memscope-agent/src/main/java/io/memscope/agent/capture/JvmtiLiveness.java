@@ -47,8 +47,9 @@ final class JvmtiLiveness {
     private long ambiguous;
     private long collected;
     /**
-     * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls N ms once,
-     * when it has read 100 collections, so that the library's log of collections moves past some it did not read.
+     * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls once, when it
+     * has read 100 collections, until the library's log of the latest {@value #LIBRARY_GC_LOG} collections has moved
+     * past 100 it did not read, or N ms have passed.
      */
     private static final long STALL_MILLIS = stallMillis();
     private boolean stalled;
@@ -108,9 +109,20 @@ final class JvmtiLiveness {
         }
     }
 
-    private static void stall() {
+    /** The collections the sampler library logs (live_table.h's GC_LOG_SLOTS). */
+    static final int LIBRARY_GC_LOG = 4096;
+
+    private void stall() {
+        long[] counts = new long[SamplerCounter.GC_FINISHED.ordinal() + 1];
+        long until = System.nanoTime() + STALL_MILLIS * 1_000_000L;
         try {
-            Thread.sleep(STALL_MILLIS);
+            while (System.nanoTime() < until) {
+                SamplerNatives.counters(counts);
+                if (counts[SamplerCounter.GC_FINISHED.ordinal()] > nextCollection + LIBRARY_GC_LOG + 100L) {
+                    return;
+                }
+                Thread.sleep(10);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
