@@ -71,6 +71,12 @@ final class DetailsMatching {
      */
     long match(List<GcPause> pauses, BeanCuts cuts, long now) {
         long verdict = CollectionLog.NO_VERDICT;
+        if (arrived.isEmpty()) {
+            return verdict;
+        }
+        // the ambiguous cuts' groups, once: a backlog of thousands of pauses shares a few groups, and looking through
+        // every pause for every notification made each match quadratic in the backlog
+        List<PauseGroup> groups = openGroups(pauses);
         for (Iterator<GcDetails> it = arrived.iterator(); it.hasNext(); ) {
             GcDetails d = it.next();
             int bean = (int) (d.key >>> 48);
@@ -86,7 +92,7 @@ final class DetailsMatching {
                 it.remove();
                 continue;
             }
-            GcPause byTime = openGroupPause(pauses, d);
+            GcPause byTime = openGroupPause(groups, pauses, d);
             if (byTime != null) {
                 byTime.group.open.remove(d.key);
                 placed.put(d.key, byTime);
@@ -95,7 +101,7 @@ final class DetailsMatching {
                 continue;
             }
             boolean covered = cuts.covers(bean, id);
-            if (covered && !inOpenGroup(pauses, d.key)) {
+            if (covered && !inOpenGroup(groups, d.key)) {
                 // counted by a cut but in no pending pause: before the capture, or its pause was written already
                 it.remove();
                 continue;
@@ -113,9 +119,24 @@ final class DetailsMatching {
         return verdict;
     }
 
-    private boolean inOpenGroup(List<GcPause> pauses, long key) {
+    /** @return the distinct groups of the pauses (an ambiguous cut's pauses share theirs), in order */
+    private static List<PauseGroup> openGroups(List<GcPause> pauses) {
+        List<PauseGroup> groups = new java.util.ArrayList<>();
+        PauseGroup last = null;
         for (GcPause p : pauses) {
-            if (p.group != null && p.group.open.contains(key)) {
+            if (p.group != null && p.group != last) {
+                last = p.group;
+                if (!groups.contains(last)) {
+                    groups.add(last);
+                }
+            }
+        }
+        return groups;
+    }
+
+    private static boolean inOpenGroup(List<PauseGroup> groups, long key) {
+        for (PauseGroup g : groups) {
+            if (g.open.contains(key)) {
                 return true;
             }
         }
@@ -123,10 +144,10 @@ final class DetailsMatching {
     }
 
     /** @return the pause of an ambiguous cut whose time holds this bean collection, or null (not yet known) */
-    private GcPause openGroupPause(List<GcPause> pauses, GcDetails d) {
-        for (GcPause p : pauses) {
-            if (p.group != null && p.group.open.contains(d.key)) {
-                return times.byTime(d, p.group.pauses, pauses, arrived);
+    private GcPause openGroupPause(List<PauseGroup> groups, List<GcPause> pauses, GcDetails d) {
+        for (PauseGroup g : groups) {
+            if (g.open.contains(d.key)) {
+                return times.byTime(d, g.pauses, pauses, arrived);
             }
         }
         return null;
