@@ -19,14 +19,14 @@ final class NotificationTimes {
     /** nanoTime minus the management clock's milliseconds times 10^6 from {@link #calibrate}; valid when {@link #offsetKnown}. */
     private long offset;
     private boolean offsetKnown;
-    /** When the last calibration placed nothing ({@link System#nanoTime()}), 0 when none failed. */
-    private long failedAt;
+    /** The pauses and notifications at hand when the last calibration placed nothing; -1 when none failed. */
+    private int failedPauses = -1;
+    private int failedArrived;
     /** {@link #calibrate}'s bounds. */
-    static final int ANCHORS = 4;
+    static final int FEW = 16;
+    static final int ANCHORS = 8;
     static final int PAIRED_PAUSES = 2048;
     static final int SCORED = 64;
-    static final long RETRY_NANOS = 250_000_000L;
-    static final int SMALL = 256;
 
     /** A pause and the bean collection known to be inside it (see {@link ManagementClock#pair}). */
     void pair(long pauseStart, long pauseEnd, long startMillis, long durationMillis) {
@@ -106,16 +106,15 @@ final class NotificationTimes {
      *
      * <p>Bounded, because it runs on the drain thread under the log's lock (which the JDK's notification thread waits
      * for): a drain thread that fell behind a program collecting thousands of times a second meets thousands of pauses
-     * and notifications at once, and trying every pairing against every notification took minutes. So at most
-     * {@value #ANCHORS} notifications, spread over those at hand, are paired with each of the latest
-     * {@value #PAIRED_PAUSES} pauses; each pairing is scored on at most {@value #SCORED} notifications, each placed
-     * by a binary search of the pauses by start; and after a calibration that placed nothing the next waits
-     * {@value #RETRY_NANOS} ns (unless there are at most {@value #SMALL} pauses and notifications: then it is cheap).
+     * and notifications at once, and trying every pairing against every notification took minutes. So each
+     * notification is placed by a binary search of the pauses by start; the latest {@value #PAIRED_PAUSES} pauses are
+     * paired with every notification when there are at most {@value #FEW}, else with {@value #ANCHORS} spread over
+     * them, each pairing then scored on {@value #SCORED} of them; and after a calibration that placed nothing the next
+     * waits for new pauses or notifications (a failed one is not tried again for each notification).
      */
     private void calibrate(List<GcPause> pauses, List<GcDetails> arrived) {
-        long now = System.nanoTime();
-        if (failedAt != 0 && now - failedAt < RETRY_NANOS && pauses.size() + arrived.size() > SMALL) {
-            return;
+        if (failedPauses >= 0 && pauses.size() <= failedPauses && arrived.size() <= failedArrived) {
+            return; // nothing new since a calibration that placed nothing
         }
         List<GcDetails> usable = new ArrayList<>();
         for (GcDetails d : arrived) {
@@ -125,8 +124,10 @@ final class NotificationTimes {
         }
         GcPause[] byStart = pauses.toArray(new GcPause[0]);
         Arrays.sort(byStart, Comparator.comparingLong((GcPause p) -> p.start));
-        List<GcDetails> anchors = spread(usable, ANCHORS);
-        List<GcDetails> scored = spread(usable, SCORED);
+        // every notification when they are few (the pairing that places most of them, as before a backlog)
+        boolean few = usable.size() <= FEW;
+        List<GcDetails> anchors = few ? usable : spread(usable, ANCHORS);
+        List<GcDetails> scored = few ? usable : spread(usable, SCORED);
         int bestScore = 0;
         long bestMisfit = Long.MAX_VALUE;
         long bestOffset = 0;
@@ -152,7 +153,8 @@ final class NotificationTimes {
         }
         offset = bestOffset;
         offsetKnown = bestScore > 0;
-        failedAt = offsetKnown ? 0 : Math.max(1, now);
+        failedPauses = offsetKnown ? -1 : pauses.size();
+        failedArrived = arrived.size();
     }
 
     /** @return at most {@code n} of the list, evenly spread over it, the last among them */
