@@ -10,7 +10,8 @@ import io.memscope.launch.MetadataKeys;
  *     {@code s} bytes was sampled with probability {@code p = 1 - exp(-s/m)}.</li>
  * <li>{@link #COUNTER} (async-profiler's {@code nativemem=m}): a counter of bytes malloc'd; the call that takes it
  *     past {@code m} is recorded and the counter keeps the remainder. A block of {@code s} bytes is recorded with
- *     probability {@code p = min(1, s/m)}; with {@code m = 0} (bare {@code nativemem}) every call is, {@code p = 1}.</li>
+ *     probability {@code p = min(1, s/m)}; with {@code m = 0} (bare {@code nativemem}) every call is,
+ *     {@code p = 1}.</li>
  * </ul>
  * A recorded block stands for {@code s/p} bytes and {@code 1/p} blocks; its free takes away the same weight. The
  * standard error of a site's estimate {@code B} is at most {@code sqrt(m·B)} under either law ({@link SamplingNoise}),

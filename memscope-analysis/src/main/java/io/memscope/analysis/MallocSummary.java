@@ -57,8 +57,8 @@ final class MallocSummary {
         }
         return exact(m)
                 ? String.format(Locale.ROOT, "async-profiler's nativemem: every call recorded, %d calls", m.samples())
-                : String.format(Locale.ROOT, "async-profiler's nativemem: one call per %s malloc'd recorded, %d samples",
-                        Summary.bytes(m.intervalBytes()), m.samples());
+                : String.format(Locale.ROOT, "async-profiler's nativemem: one call per %s malloc'd recorded, "
+                        + "%d samples", Summary.bytes(m.intervalBytes()), m.samples());
     }
 
     /**

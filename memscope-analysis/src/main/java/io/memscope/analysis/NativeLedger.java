@@ -11,9 +11,9 @@ import java.util.Map;
  *
  * <p><b>Malloc samples.</b> The events of a {@code native:malloc} site are samples taken by bytes with an interval
  * {@code m} (metadata {@code malloc.intervalBytes}): a block of {@code s} bytes was sampled with a probability
- * {@code p} that {@link MallocSampling} gives ({@code 1 - exp(-s/m)} for memscope's samples, as heap samples are) and
- * stands for {@code s/p} bytes (rounded to a byte) and {@code 1/p} blocks; its free takes away that same weight. Every figure
- * of such a site (allocated, outstanding, at the peak) is that estimate, its precision from its sample count
+ * {@code p} that {@link MallocSampling} gives ({@code 1 - exp(-s/m)} for memscope's samples, as heap samples are)
+ * and stands for {@code s/p} bytes (rounded to a byte) and {@code 1/p} blocks; its free takes away that same weight.
+ * Every figure of such a site (allocated, outstanding, at the peak) is that estimate, its precision from its sample count
  * ({@link SamplingNoise}). Other native sites' figures are exact. The malloc sites' outstanding bytes are also kept
  * at the process's RSS peak when the recording has process samples ({@link #rssPeakNanos}), and at the end split by
  * age: the blocks allocated before the window's youngest part ({@value #YOUNGEST_PERCENT}% of it) are the ones the

@@ -257,8 +257,8 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      *
      * @param intervalBytes      the sampling interval (metadata {@code malloc.intervalBytes}); 0: every malloc recorded
      * @param sampling           how: {@code poisson} (memscope's hooks: {@code p = 1 - exp(-s/intervalBytes)}) or
-     *                           {@code counter} (async-profiler's {@code nativemem}: {@code p = min(1, s/intervalBytes)},
-     *                           1 at interval 0)
+     *                           {@code counter} (async-profiler's {@code nativemem}:
+     *                           {@code p = min(1, s/intervalBytes)}, 1 at interval 0)
      * @param samples            sampled blocks allocated in the window
      * @param allocatedBytes     bytes allocated in the window (estimate)
      * @param outstandingBytes   bytes outstanding at the end of the window (estimate)
@@ -338,7 +338,7 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param maxHeapAfterGcBytes highest heap use right after a collection
      * @param collections         every collection of the window, oldest first
      */
-    public record Gc(long count, long untimedCount, long pauseCount, double pauseTotalMs, double pauseMaxMs, long maxHeapAfterGcBytes,
-                     List<GcRecord> collections) {
+    public record Gc(long count, long untimedCount, long pauseCount, double pauseTotalMs, double pauseMaxMs,
+                     long maxHeapAfterGcBytes, List<GcRecord> collections) {
     }
 }

@@ -318,8 +318,8 @@ final class ReportAssembly {
                     atRss ? a.nAtRssPeakSamples : a.nAtPeakSamples, run.stack(a.stackId), 0));
         }
         double atMs = atRss ? r.processMemory.peak().timeMs() : nativePeak == null ? -1 : nativePeak.timeMs();
-        return new Report.Malloc(r.mallocSampling.intervalBytes(), r.mallocSampling.law(), n.mallocSamples, n.mallocAllocated,
-                n.mallocOutstanding, n.mallocLiveSamples, atRss ? "rss" : "native", atMs, atPeakBytes, holders,
+        return new Report.Malloc(r.mallocSampling.intervalBytes(), r.mallocSampling.law(), n.mallocSamples,
+                n.mallocAllocated, n.mallocOutstanding, n.mallocLiveSamples, atRss ? "rss" : "native", atMs, atPeakBytes, holders,
                 Report.Malloc.Coverage.of(meta));
     }
 

@@ -32,8 +32,8 @@ public final class Summary {
                 + " max heap after GC %s%n", g.count(), g.pauseCount(), g.pauseTotalMs(), g.pauseMaxMs(),
                 bytes(g.maxHeapAfterGcBytes())));
         if (g.untimedCount() > 0) {
-            sb.append(String.format(Locale.ROOT, "  ! and %d more collections over the whole run that the agent counted "
-                    + "but could not time: they went by faster than it read them (it keeps the latest 4096), so they "
+            sb.append(String.format(Locale.ROOT, "  ! and %d more collections over the whole run that the agent "
+                    + "counted but could not time: they went by faster than it read them (it keeps the latest 4096), so they "
                     + "are in no figure above%n", g.untimedCount()));
         }
         ApiSummary.format(sb, r.api());

@@ -47,8 +47,8 @@ final class JvmtiLiveness {
     private long ambiguous;
     private long collected;
     /**
-     * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls once, when it
-     * has read 100 collections, until the library's log of the latest {@value #LIBRARY_GC_LOG} collections has moved
+     * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls once, when
+     * it has read 100 collections, until the library's log of the latest {@value #LIBRARY_GC_LOG} collections has moved
      * past 100 it did not read, or N ms have passed.
      */
     private static final long STALL_MILLIS = stallMillis();

@@ -13,8 +13,8 @@ import io.memscope.internal.store.StringTable;
  * sends a stack's frames once for at most 32,768 hashes and later only the hash, so those must stay resolvable),
  * the later ones (whose records always bring their frames) in a {@link LongCache} of {@code maxStacks}, the
  * evicted counted in {@link #stacksEvicted}; methods by jmethodID in a {@link LongCache} of {@code maxStacks} too
- * (an evicted method is described again through JVMTI when met again), counted in {@link #methodsEvicted}; threads by id,
- * those found dead at two sweeps in a row forgotten (a dead thread allocates no more), counted in
+ * (an evicted method is described again through JVMTI when met again), counted in {@link #methodsEvicted}; threads
+ * by id, those found dead at two sweeps in a row forgotten (a dead thread allocates no more), counted in
  * {@link #threadsForgotten}; one type name per class the library numbered (bounded by its class table).
  */
 final class SampleResolver {
