@@ -438,8 +438,7 @@ final class JfrSource {
         }
         if (mallocs > 0) {
             mallocLimitations(l);
-        }
-        if (mallocs == 0) {
+        } else {
             l.add("no native memory: JFR records no malloc (async-profiler's nativemem does)" + (!runtime.hasNmt() ? ""
                     : "; NMT's committed bytes per category are in the process memory section"));
         }

@@ -40,10 +40,18 @@ record MallocSampling(long intervalBytes, String law) {
                 COUNTER.equals(law) ? COUNTER : POISSON);
     }
 
+    /** @return whether every malloc call was recorded: the figures are exact */
+    boolean everyCall() {
+        return law.equals(COUNTER) && intervalBytes <= 1;
+    }
+
     /** @return the probability that a block of {@code size} bytes was recorded, in (0, 1] */
     double probability(long size) {
+        if (everyCall()) {
+            return 1;
+        }
         if (law.equals(COUNTER)) {
-            return intervalBytes <= 1 ? 1 : Math.min(1, Math.max(size, 1) / (double) intervalBytes);
+            return Math.min(1, Math.max(size, 1) / (double) intervalBytes);
         }
         return ReportBuilder.probability(size, intervalBytes);
     }

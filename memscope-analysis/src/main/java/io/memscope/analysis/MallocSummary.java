@@ -46,7 +46,7 @@ final class MallocSummary {
 
     /** @return whether every malloc call was recorded: the figures are exact */
     static boolean exact(Report.Malloc m) {
-        return m.sampling().equals(MallocSampling.COUNTER) && m.intervalBytes() <= 1;
+        return new MallocSampling(m.intervalBytes(), m.sampling()).everyCall();
     }
 
     /** @return how the malloc figures were sampled, and from how many samples */

@@ -147,8 +147,13 @@ class JfrReportTest {
         assertThat(dump.err).contains("is a JFR recording").contains("jfr print").doesNotContain("\tat ");
     }
 
-    /** @return async-profiler's library (linux-x64, from its Maven Central jar), copied into {@code tmp} */
-    private static Path asyncProfiler(Path tmp) throws Exception {
+    /**
+     * Records the fixture under async-profiler (linux-x64, its library from the Maven Central jar, copied into
+     * {@code tmp}) with the given options before {@code file=}.
+     *
+     * @return the JFR recording
+     */
+    private static Path asyncProfilerRecording(Path tmp, String options) throws Exception {
         assumeTrue(System.getProperty("os.name").equals("Linux") && System.getProperty("os.arch").equals("amd64"),
                 "async-profiler's library here is linux-x64");
         Path lib = tmp.resolve("libasyncProfiler.so");
@@ -156,15 +161,14 @@ class JfrReportTest {
              InputStream in = z.getInputStream(z.getEntry("linux-x64/libasyncProfiler.so"))) {
             Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
         }
-        return lib;
+        Path jfr = tmp.resolve("ap.jfr");
+        return record(Jvms.current(), "-agentpath:" + lib + "=" + options + ",file=" + jfr, jfr);
     }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void asyncProfilerRecordingGivesTheChurnTheLeakAndMalloc(@TempDir Path tmp) throws Exception {
-        Path lib = asyncProfiler(tmp);
-        Path jfr = tmp.resolve("ap.jfr");
-        record(Jvms.current(), "-agentpath:" + lib + "=start,alloc,live,nativemem,file=" + jfr, jfr);
+        Path jfr = asyncProfilerRecording(tmp, "start,alloc,live,nativemem");
         Object r = report(jfr, tmp.resolve("report.json"));
 
         assertThat(Jvms.sites(r, "topAllocationSites").get(0)).isEqualTo(site("churn", "// CHURN"));
@@ -202,9 +206,7 @@ class JfrReportTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void asyncProfilerMallocAtAnIntervalItDidNotRecordIsStatedAsAnUnderEstimate(@TempDir Path tmp) throws Exception {
-        Path lib = asyncProfiler(tmp);
-        Path jfr = tmp.resolve("ap.jfr");
-        record(Jvms.current(), "-agentpath:" + lib + "=start,nativemem=65536,file=" + jfr, jfr);
+        Path jfr = asyncProfilerRecording(tmp, "start,nativemem=65536");
         Object r = report(jfr, tmp.resolve("report.json"));
         assertThat(strings(Json.obj(r, "source").get("limitations")))
                 .anyMatch(l -> l.startsWith("native figures count each recorded malloc call once")
