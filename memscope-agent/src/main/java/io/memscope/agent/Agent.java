@@ -173,10 +173,24 @@ public final class Agent {
             }
             if (!shutdownHookAdded) {
                 shutdownHookAdded = true;
+                // Both threads made now: an exit out of memory has no room for a Thread or a class to load.
+                Thread end = new Thread(new Runnable() { // no lambda: nothing of java.lang.invoke at the exit
+                    @Override
+                    public void run() {
+                        Agent ending;
+                        synchronized (Agent.class) {
+                            ending = current;
+                        }
+                        if (ending != null) {
+                            ending.stop(false);
+                        }
+                    }
+                }, "memscope-exit");
+                end.setDaemon(true);
                 Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
                     @Override
                     public void run() {
-                        atExit();
+                        atExit(end);
                     }
                 }, "memscope-shutdown"));
             }
@@ -438,7 +452,8 @@ public final class Agent {
      */
     static final long EXIT_DEADLINE_MILLIS = 30_000;
 
-    private static void atExit() {
+    /** The shutdown hook: {@code end} (made with the hook, not started) finishes the capture, joined up to the deadline. */
+    private static void atExit(Thread end) {
         Agent a;
         synchronized (Agent.class) {
             a = current;
@@ -450,15 +465,7 @@ public final class Agent {
         if (s != null) {
             s.releaseReserve(); // before anything else allocates: the JVM may be out of memory
         }
-        Thread end;
         try {
-            end = new Thread(new Runnable() { // no lambda: nothing of java.lang.invoke to set up at the exit
-                @Override
-                public void run() {
-                    a.stop(false);
-                }
-            }, "memscope-exit");
-            end.setDaemon(true);
             end.start();
         } catch (Throwable noThread) { // out of memory or of threads: the end on this thread, unbounded
             a.stop(false);
@@ -533,8 +540,16 @@ public final class Agent {
         } catch (Throwable t) {
             try {
                 System.err.println("memscope agent: could not finish the recording: " + t);
-            } catch (Throwable ignored) {
-                // out of memory even for the message
+                StackTraceElement[] where = t.getStackTrace();
+                for (int i = 0; i < Math.min(where.length, 8); i++) {
+                    System.err.println("memscope agent:     at " + where[i]);
+                }
+            } catch (Throwable noRoom) {
+                try { // a constant: nothing to allocate for the text
+                    System.err.println("memscope agent: could not finish the recording (no memory left to say why)");
+                } catch (Throwable ignored) {
+                    // not even that
+                }
             }
         }
     }

@@ -30,11 +30,10 @@ import java.util.function.LongSupplier;
  *
  * <p>The resident parts (heap, code cache, thread stacks) come from the resident check, which runs on a thread of its
  * own ({@link ResidentCheckThread}): each sample carries its latest figures and their age ({@code residentAge}), and
- * its CPU time is counted in {@code processMemory.cpuNanos} too. When the resident set changed by more than
- * {@value #GROWTH_PERCENT}% and {@value #GROWTH_MIN_MIB} MiB since the sample that first carried the latest figures
- * (grew from its lowest since, or fell below that sample's), the sampler asks the check for a pass before its interval
- * (once per pass), so that the figures at a peak are measured near it; at the capture's end it asks for one more and
- * takes a last sample with it ({@link #end}).
+ * its CPU time is counted in {@code processMemory.cpuNanos} too. When the resident set changed much since the latest
+ * figures were measured ({@link ResidentStaleness}), the sampler asks the check for a pass before its interval (once
+ * per pass), so that the figures at a peak are measured near it; at the capture's end it asks for one more and takes a
+ * last sample with it ({@link #end}).
  *
  * <p>Not thread-safe: the background thread samples and flushes; the capture's end writes the rest after that thread
  * stopped.
@@ -50,10 +49,6 @@ final class ProcessMemorySampler {
             DIRECT = 12, TRACKED_NATIVE = 13, MAPPED = 14, HEAP_RESIDENT = 15, CODE_RESIDENT = 16,
             STACKS_RESIDENT = 17, STACKS_MATCHED = 18, MALLOC = 19, MALLOC_FREE = 20, RESIDENT_AGE = 21;
     private static final int P = 22;
-    /** The resident set's growth since the latest resident figures that asks for a pass: this much and more... */
-    static final long GROWTH_PERCENT = 3;
-    /** ...and this many MiB. */
-    static final long GROWTH_MIN_MIB = 4;
     /** How long the capture's end waits for its resident pass, at most. */
     static final long END_PASS_TIMEOUT_NANOS = 250_000_000L;
     /** /proc/self/status keys, in the order of the parts they fill (VmRSS .. Threads). */
@@ -65,13 +60,8 @@ final class ProcessMemorySampler {
     private final long detailMillis;
     /** The resident check's thread, whose latest figures each sample carries; null when off. */
     private ResidentCheckThread resident;
-    /** The time of the resident figures the latest sample carried ({@link Long#MIN_VALUE} none yet). */
-    private long residentSeen = Long.MIN_VALUE;
-    /** RSS at the first sample that carried them; whether a pass was asked for since. */
-    private long residentBaseRss = ProcessMemorySamples.UNKNOWN;
-    /** The lowest RSS since then (a fall and a growth back is a change too). */
-    private long residentLowRss = ProcessMemorySamples.UNKNOWN;
-    private boolean residentAsked;
+    /** When the resident figures are stale enough to ask for a pass. */
+    private final ResidentStaleness staleness = new ResidentStaleness();
     private long residentRequests;
     /** The JDK's direct and mapped buffer pools. */
     private final JdkBufferPools pools = new JdkBufferPools(this::failed);
@@ -243,44 +233,16 @@ final class ProcessMemorySampler {
             long at = r.figures(values, base + HEAP_RESIDENT);
             if (at != Long.MIN_VALUE) {
                 values[base + RESIDENT_AGE] = Math.max(0, nowNanos - at);
-                residentFresh(r, at, values[base + RSS]);
+                if (staleness.sample(at, nowNanos, values[base + RSS])) {
+                    residentRequests++;
+                    r.request();
+                }
             }
         }
         mallocInfo(values, base);
         System.arraycopy(values, base, latest, 0, P); // read by JMX threads: a torn read mixes two samples' parts
         times[count++] = nowNanos;
         samples++;
-    }
-
-    /**
-     * Asks the resident check for a pass when RSS changed much since the figures at {@code at} were first seen: grew
-     * from its lowest since then, or fell from its figure then (once per pass).
-     */
-    private void residentFresh(ResidentCheckThread r, long at, long rss) {
-        if (at != residentSeen) {
-            residentSeen = at;
-            residentBaseRss = rss;
-            residentLowRss = rss;
-            residentAsked = false;
-            return;
-        }
-        if (rss >= 0 && rss < residentLowRss) {
-            residentLowRss = rss;
-        }
-        if (!residentAsked && (grewMuch(residentLowRss, rss) || grewMuch(rss, residentBaseRss))) {
-            residentAsked = true;
-            residentRequests++;
-            r.request();
-        }
-    }
-
-    /** @return whether {@code rss} is more than GROWTH_PERCENT% and GROWTH_MIN_MIB MiB above {@code base} */
-    static boolean grewMuch(long base, long rss) {
-        if (base < 0 || rss < 0) {
-            return false;
-        }
-        long growth = rss - base;
-        return growth > GROWTH_MIN_MIB << 20 && growth > base / 100 * GROWTH_PERCENT;
     }
 
     /**

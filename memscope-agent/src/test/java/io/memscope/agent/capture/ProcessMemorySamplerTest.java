@@ -27,17 +27,6 @@ class ProcessMemorySamplerTest {
     }
 
     @Test
-    void aResidentPassIsAskedForWhenRssGrewByAFewPercentAndMegabytes() {
-        long mib = 1L << 20;
-        assertThat(ProcessMemorySampler.grewMuch(100 * mib, 103 * mib)).as("3 MiB: below the minimum").isFalse();
-        assertThat(ProcessMemorySampler.grewMuch(100 * mib, 105 * mib)).isTrue();
-        assertThat(ProcessMemorySampler.grewMuch(1000 * mib, 1020 * mib)).as("2%").isFalse();
-        assertThat(ProcessMemorySampler.grewMuch(1000 * mib, 1040 * mib)).isTrue();
-        assertThat(ProcessMemorySampler.grewMuch(100 * mib, 50 * mib)).as("shrunk").isFalse();
-        assertThat(ProcessMemorySampler.grewMuch(-1, 50 * mib)).as("unknown").isFalse();
-    }
-
-    @Test
     void missingKeysStayUnknown() {
         byte[] b = "Name:\tjava\nVmRSS:\t  10 kB\n".getBytes(StandardCharsets.US_ASCII);
         long[] out = new long[6];
