@@ -561,6 +561,7 @@ JNIEXPORT void JNICALL Java_java_lang_MemscopeHooks_jvmtiCounters0(JNIEnv *jni, 
         [MS_EXHAUSTED_LAST_NANOS] = __atomic_load_n(&exhausted_last_nanos, __ATOMIC_RELAXED),
         [MS_EXHAUSTED_FLAGS] = __atomic_load_n(&exhausted_flags, __ATOMIC_RELAXED),
         [MS_QUEUE_BROKEN] = ring.broken,
+        [MS_CAPTURE_FIRST_COLLECTION] = (jlong) capture_first_collection,
     };
     jsize n = (*jni)->GetArrayLength(jni, out);
     (*jni)->SetLongArrayRegion(jni, out, 0, n < MS_COUNTER_COUNT ? n : MS_COUNTER_COUNT, c);

@@ -42,6 +42,8 @@
  *   EXHAUSTED_FLAGS      the JVMTI_RESOURCE_EXHAUSTED_* flags seen, or-ed
  *   QUEUE_BROKEN         1 when the drain found the queue's memory overwritten (a record's length or layout that
  *                        on_sampled cannot have written): sampling stopped there and the queue was read no further
+ *   CAPTURE_FIRST_COLLECTION  the ordinal of the capture's first collection (collections before it finished before
+ *                        the capture started)
  */
 #ifndef MEMSCOPE_SAMPLER_COUNTERS_H
 #define MEMSCOPE_SAMPLER_COUNTERS_H
@@ -82,7 +84,8 @@
     X(EXHAUSTED_FIRST_NANOS) \
     X(EXHAUSTED_LAST_NANOS) \
     X(EXHAUSTED_FLAGS) \
-    X(QUEUE_BROKEN)
+    X(QUEUE_BROKEN) \
+    X(CAPTURE_FIRST_COLLECTION)
 
 #define MS_COUNTER_ENUM(name) MS_##name,
 enum ms_counter {

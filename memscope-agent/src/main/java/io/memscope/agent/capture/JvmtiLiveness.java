@@ -48,10 +48,12 @@ final class JvmtiLiveness {
     private long collected;
     /**
      * A test hook: with {@code MEMSCOPE_TEST_DRAIN_STALL_MS=N} in the environment, the drain thread stalls once, when
-     * it has read 100 collections, until the library's log of the latest {@value #LIBRARY_GC_LOG} collections has moved
-     * past 100 it did not read, or N ms have passed.
+     * it has read {@code MEMSCOPE_TEST_DRAIN_STALL_AFTER} collections (100 when not set; 0: before its first read),
+     * until the library's log of the latest {@value #LIBRARY_GC_LOG} collections has moved past 100 it did not read,
+     * or N ms have passed.
      */
-    private static final long STALL_MILLIS = stallMillis();
+    private static final long STALL_MILLIS = testSetting("MEMSCOPE_TEST_DRAIN_STALL_MS", 0);
+    private static final long STALL_AFTER = testSetting("MEMSCOPE_TEST_DRAIN_STALL_AFTER", 100);
     private boolean stalled;
 
     JvmtiLiveness(SampleWeights weights, LiveSites liveSites, CollectionLog pauses, SampleBatch batch) {
@@ -75,9 +77,12 @@ final class JvmtiLiveness {
             int n = SamplerNatives.collections(gcOut, nextCollection);
             for (int i = 0; i < n; i++) {
                 int ordinal = (int) gcOut[3 * i];
-                if (nextCollection > 0 && ordinal > nextCollection && pauses != null) {
+                if (pauses != null) {
                     // the library's log keeps the latest 4,096: those between were overwritten before this read
-                    pauses.untimed(ordinal - nextCollection);
+                    int expected = nextCollection > 0 ? nextCollection : captureFirstCollection();
+                    if (ordinal > expected) {
+                        pauses.untimed(ordinal - expected);
+                    }
                 }
                 long start = gcOut[3 * i + 1];
                 long end = gcOut[3 * i + 2];
@@ -91,7 +96,7 @@ final class JvmtiLiveness {
                 }
             }
             if (n < gcOut.length / 3) {
-                if (STALL_MILLIS > 0 && !stalled && nextCollection > 100) {
+                if (STALL_MILLIS > 0 && !stalled && nextCollection >= STALL_AFTER) {
                     stalled = true;
                     stall();
                 }
@@ -100,12 +105,20 @@ final class JvmtiLiveness {
         }
     }
 
-    private static long stallMillis() {
+    /** @return the ordinal of the capture's first collection in the library's log (read once, at the first read) */
+    private int captureFirstCollection() {
+        long[] c = new long[SamplerCounter.COUNT];
+        SamplerNatives.counters(c);
+        long first = c[SamplerCounter.CAPTURE_FIRST_COLLECTION.ordinal()];
+        return first > 0 ? (int) first : Integer.MAX_VALUE; // an older library without the counter: nothing counted
+    }
+
+    private static long testSetting(String name, long otherwise) {
         try {
-            String v = System.getenv("MEMSCOPE_TEST_DRAIN_STALL_MS");
-            return v == null ? 0 : Long.parseLong(v.trim());
+            String v = System.getenv(name);
+            return v == null ? otherwise : Long.parseLong(v.trim());
         } catch (RuntimeException e) {
-            return 0;
+            return otherwise;
         }
     }
 

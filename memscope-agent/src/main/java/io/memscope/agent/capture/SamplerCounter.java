@@ -82,7 +82,9 @@ enum SamplerCounter {
      * 1 when the drain found the queue's memory overwritten (a record on_sampled cannot have written): sampling
      * stopped there and the queue was read no further, instead of zeroing or reading past the bad record.
      */
-    QUEUE_BROKEN;
+    QUEUE_BROKEN,
+    /** The ordinal of the capture's first collection: those before it finished before the capture started. */
+    CAPTURE_FIRST_COLLECTION;
 
     /** Length of the array counters0 fills. */
     static final int COUNT = values().length;
