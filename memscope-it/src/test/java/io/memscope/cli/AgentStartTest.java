@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -68,6 +69,33 @@ class AgentStartTest {
         // and the recording, written with neither, reads back closed and whole
         Object report = Jvms.reportFromRecording(dir.resolve("out-2"));
         assertThat(Json.obj(report, "recording").get("closed")).isEqualTo(true);
+    }
+
+    /**
+     * A capture that ends within the process sampler's first interval never sets it up (the JDK's management beans,
+     * the resident check's thread: tens of ms of CPU the exit would wait for) and says so. The interval is a minute
+     * here, so that a loaded machine cannot make the program outlive it.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aCaptureShorterThanTheProcessSamplersFirstIntervalDoesNotSetItUp(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("classes.log");
+        Path out = dir.resolve("out");
+        ProcessBuilder pb = new ProcessBuilder(Jvms.current(), "-Xlog:class+load=info:file=" + log,
+                "-javaagent:" + System.getProperty("memscope.agent.jar") + "=out=" + out + ",processMemory=60000",
+                "-cp", Jvms.classPath(HelloFixture.class), HelloFixture.class.getName());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(output).isZero();
+        assertThat(Files.readAllLines(log)).as("the process sampler and the resident check never loaded")
+                .noneMatch(l -> l.contains(" io.memscope.agent.capture.ProcessMemorySampler ")
+                        || l.contains(" io.memscope.agent.capture.ResidentCheckThread "));
+        Object report = Jvms.reportFromRecording(out);
+        assertThat(Json.obj(report, "recording").get("closed")).isEqualTo(true);
+        assertThat(Json.obj(report, "metadata").get("processMemory.off"))
+                .isEqualTo("the capture ended before its first sample, 60000 ms after its start");
+        assertThat(report).extracting(r -> ((java.util.Map<?, ?>) r).get("processMemory")).isNull();
     }
 
     private static int indexOf(List<String> lines, String what) {

@@ -81,6 +81,10 @@ final class CaptureEnd {
                 }
             }
             ProcessMemorySampler pm = session.processMemory;
+            if (pm == null && session.processMemoryMillis > 0) {
+                session.endMetadata.put("processMemory.off", "the capture ended before its first sample, "
+                        + session.processMemoryMillis + " ms after its start");
+            }
             if (pm != null) { // the background thread stopped: its last samples, its figures
                 try {
                     pm.writeTo(session.recording);

@@ -56,12 +56,9 @@ final class CaptureLoop implements Runnable {
         long lastCounts = lastFold;
         s.recording.open();
         ProcessMemorySampler pm = s.processMemory; // kept when this loop starts again after a failure (its thread)
-        if (pm == null && s.processMemoryMillis > 0) {
-            pm = new ProcessMemorySampler(s.processMemoryMillis, s.rssDetailMillis, s.settings.flushMillis(),
-                    s.settings.nativeMemory() ? s.nativeTracker::outstandingBytes : null)
-                    .start(System.nanoTime(), s.inst);
-            s.processMemory = pm;
-        }
+        // The process sampler starts one interval in: its set-up (the JDK's management beans, the resident check's
+        // thread) costs tens of ms of CPU, and a capture that ends sooner would wait for it at the JVM's exit.
+        long pmStart = s.processMemoryMillis > 0 ? System.nanoTime() + s.processMemoryMillis * 1_000_000L : 0;
         // Never interrupted: an interrupt during a FileChannel write would close the recording.
         while (s.running) {
             try {
@@ -70,8 +67,16 @@ final class CaptureLoop implements Runnable {
                 if (oom != null && oom.waitWhileOut(sampler)) {
                     continue;
                 }
-                long idle = pm == null ? JvmtiHeapSampler.IDLE_NANOS
-                        : Math.max(1_000_000L, Math.min(JvmtiHeapSampler.IDLE_NANOS, pm.nanosToNext(System.nanoTime())));
+                if (pm == null && pmStart != 0 && System.nanoTime() - pmStart >= 0) {
+                    pm = new ProcessMemorySampler(s.processMemoryMillis, s.rssDetailMillis, s.settings.flushMillis(),
+                            s.settings.nativeMemory() ? s.nativeTracker::outstandingBytes : null)
+                            .start(System.nanoTime(), s.inst);
+                    s.processMemory = pm;
+                }
+                long beforeWait = System.nanoTime();
+                long idle = pm != null ? pm.nanosToNext(beforeWait)
+                        : pmStart != 0 ? pmStart - beforeWait : Long.MAX_VALUE;
+                idle = Math.max(1_000_000L, Math.min(JvmtiHeapSampler.IDLE_NANOS, idle));
                 if (sampler != null) {
                     sampler.await(idle);
                     sampler.drain();

@@ -271,8 +271,9 @@ final class ResidentCheckThread implements Runnable {
 
     /**
      * Asks for a pass now and waits for it at most {@code timeoutNanos}: the capture's end, so that the run's last
-     * figures are fresh. Skipped when the check is off or a pass costs much (the last one took more than
-     * {@value #END_PASS_MAX_MILLIS} ms of CPU): a JVM's exit does no heavy work. What happened is kept
+     * figures are fresh. Skipped when the check is off, has not made its first pass yet (its set-up, tens of ms, would
+     * hold a short program's exit) or a pass costs much (the last one took more than {@value #END_PASS_MAX_MILLIS} ms
+     * of CPU): a JVM's exit does no heavy work. What happened is kept
      * ({@code processMemory.rssDetailEndPass}).
      *
      * @return whether a pass ended meanwhile
@@ -282,6 +283,10 @@ final class ResidentCheckThread implements Runnable {
         synchronized (this) {
             if (thread == null || !running || off != null) {
                 endPass = "skipped: the check is off";
+                return false;
+            }
+            if (passes + failures == 0) { // still setting up: waiting would hold a short program's exit
+                endPass = "skipped: the check had not made its first pass";
                 return false;
             }
             long cost = threadBean != null ? lastCpuNanos : lastWallNanos;
