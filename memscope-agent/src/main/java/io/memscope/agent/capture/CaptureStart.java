@@ -98,9 +98,6 @@ final class CaptureStart {
         for (ThreadState ts : ThreadState.ALL) {
             ts.untilSample = ts.nextInterval(s.settings.intervalBytes());
         }
-        s.outOfMemory = new OutOfMemoryWatch(OutOfMemoryWatch.jvmReserveBytes(), OutOfMemoryWatch.endReserveBytes(),
-                s.jvmti != null);
-        OutOfMemoryWatch.prepare();
         s.survive(null); // resolved now, while there is memory
         s.running = true;
         Thread t = new Thread(new CaptureLoop(s), "memscope-reaper");

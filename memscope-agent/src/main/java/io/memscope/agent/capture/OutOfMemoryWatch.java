@@ -10,7 +10,8 @@ import java.util.Map;
  *
  * <p>The JVM posts JVMTI ResourceExhausted after its last collection failed and before it throws the
  * {@code OutOfMemoryError} (the JVM sampler's library counts it without allocating: {@link #jvmti}); memscope's own
- * threads may also meet the error ({@link #caught}). Two reserves, arrays allocated when the capture starts:
+ * threads may also meet the error ({@link #caught}). Two reserves, arrays allocated when the capture starts (by its
+ * background thread, off the application's start):
  *
  * <ul>
  * <li><b>for the JVM</b> ({@link #jvmReserveBytes()}): let go the moment the JVM runs out of memory (by the library's
