@@ -38,6 +38,10 @@ final class CaptureEnd {
             session.endMetadata.put(MetadataKeys.AGENT_RESERVES_RELEASED_NANOS, Long.toString(System.nanoTime()));
             session.endMetadata.put(MetadataKeys.AGENT_RESERVE_BYTES, Long.toString(oom.reserveBytes));
         }
+        CollectionLog ending = session.collections;
+        if (ending != null) {
+            ending.captureEnding();
+        }
         try {
             Hooks.heapSampling = false;
             Hooks.heapEnabled = false;

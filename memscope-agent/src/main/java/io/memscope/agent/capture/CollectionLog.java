@@ -104,6 +104,8 @@ final class CollectionLog {
     private final BeanCuts cuts = new BeanCuts();
     private boolean listening;
     private boolean stopped;
+    /** The capture's end began ({@link #captureEnding}): no listener is started any more. */
+    private volatile boolean ending;
     /** The latest snapshot of a whole-heap collection not yet taken by {@link #takeVerdict}. */
     private long verdict = NO_VERDICT;
 
@@ -211,9 +213,17 @@ final class CollectionLog {
         }
     }
 
+    /**
+     * The capture's end begins (any thread): a listener not started yet is not started (a program whose first
+     * collection is the end check's would load JMX at its exit, for no notification it could still use).
+     */
+    void captureEnding() {
+        ending = true;
+    }
+
     /** The collections that ended so far have all been passed to {@link #pause} (drain thread). */
     void caughtUp() {
-        if (notifications && !listening && !stopped) {
+        if (notifications && !listening && !stopped && !ending) {
             listening = true;
             // on a thread of its own: loading JMX takes long on a loaded machine, and the drain thread keeps reading
             // the heap after each pause meanwhile ({@link #measure})

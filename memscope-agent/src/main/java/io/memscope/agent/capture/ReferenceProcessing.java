@@ -1,7 +1,5 @@
 package io.memscope.agent.capture;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
 import java.util.Set;
@@ -14,7 +12,8 @@ import java.util.Set;
  * JVM, and holds nothing of a capture.
  */
 final class ReferenceProcessing {
-    private static volatile MethodHandle wait;
+    private static volatile java.lang.reflect.Method wait;
+    private static volatile Object access;
     private static volatile boolean unavailable;
 
     private ReferenceProcessing() {
@@ -27,12 +26,12 @@ final class ReferenceProcessing {
      *         access is not available
      */
     static Boolean waitOnce(Instrumentation inst) {
-        MethodHandle h = handle(inst);
-        if (h == null) {
+        java.lang.reflect.Method m = method(inst);
+        if (m == null) {
             return null;
         }
         try {
-            return (boolean) h.invokeExact();
+            return (Boolean) m.invoke(access);
         } catch (Throwable t) {
             return null;
         }
@@ -61,10 +60,10 @@ final class ReferenceProcessing {
         return wait != null ? "jdk" : unavailable ? "polled" : "unused";
     }
 
-    private static MethodHandle handle(Instrumentation inst) {
-        MethodHandle h = wait;
-        if (h != null || unavailable) {
-            return h;
+    private static java.lang.reflect.Method method(Instrumentation inst) {
+        java.lang.reflect.Method m = wait;
+        if (m != null || unavailable) {
+            return m;
         }
         try {
             if (inst != null) {
@@ -73,15 +72,10 @@ final class ReferenceProcessing {
                         Set.of(ReferenceProcessing.class.getModule())), Map.of(), Set.of(), Map.of());
             }
             Class<?> secrets = Class.forName("jdk.internal.access.SharedSecrets");
-            Object access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
-            java.lang.reflect.Method m = Class.forName("jdk.internal.access.JavaLangRefAccess")
-                    .getMethod("waitForReferenceProcessing");
-            // This class's own lookup: the package is exported to this module only (a qualified export), which a
-            // public lookup never sees.
-            h = MethodHandles.lookup().unreflect(m).bindTo(access)
-                    .asType(java.lang.invoke.MethodType.methodType(boolean.class));
-            wait = h;
-            return h;
+            access = secrets.getMethod("getJavaLangRefAccess").invoke(null);
+            m = Class.forName("jdk.internal.access.JavaLangRefAccess").getMethod("waitForReferenceProcessing");
+            wait = m; // after access: a reader that sees the method sees its receiver
+            return m;
         } catch (Throwable t) {
             unavailable = true;
             return null;
