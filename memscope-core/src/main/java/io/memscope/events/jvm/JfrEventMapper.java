@@ -263,12 +263,14 @@ final class JfrEventMapper {
 
     /**
      * Writes the held pauses with what is known of their collections: a pause still unnamed after two more
-     * flushes of the stream (about 2 s), or every pause when {@code force} (exit), is written as it is.
+     * flushes of the stream and at least {@link #PENDING_NANOS} after it arrived ({@link #stale}), or every pause when
+     * {@code force} (exit), is written as it is.
      */
     synchronized void flushPending(boolean force) {
+        long now = System.nanoTime();
         for (java.util.Iterator<PendingPause> it = pending.iterator(); it.hasNext(); ) {
             PendingPause p = it.next();
-            if (force || p.flushes++ >= 2) {
+            if (force || stale(++p.flushes, now - p.heldSince)) {
                 writePause(p);
                 it.remove();
             }
@@ -302,11 +304,26 @@ final class JfrEventMapper {
         }
     }
 
+    /** How long a pause waits for its collection's name at least (with {@link #stale}'s two flushes). */
+    static final long PENDING_NANOS = 2_000_000_000L;
+
+    /**
+     * @return whether a held pause is written unnamed: more than two flushes of the stream since it arrived, and at
+     *         least {@link #PENDING_NANOS}. Flushes alone are not time: a stream behind, or the last chunk read at the
+     *         JVM's exit, delivers several in a row, and a pause whose collection came one segment later was written
+     *         unnamed before pauses named after it
+     */
+    static boolean stale(int flushesSince, long heldNanos) {
+        return flushesSince > 2 && heldNanos >= PENDING_NANOS;
+    }
+
     /** A pause waiting for its name. */
     private static final class PendingPause {
         final long gcId;
         final long begin;
         final long end;
+        /** {@link System#nanoTime()} when it arrived. */
+        final long heldSince = System.nanoTime();
         int flushes;
 
         PendingPause(long gcId, long begin, long end) {

@@ -21,4 +21,16 @@ class PauseNameTest {
         assertThat(JfrEventMapper.pauseName(new String[] {"Z", "Warmup"}, null)).isEqualTo("GC Pause");
         assertThat(JfrEventMapper.pauseName(null, "Normal")).isEqualTo("GC Pause");
     }
+
+    /**
+     * A pause waits for its collection's name over more than two flushes and two seconds: flushes in a row (a stream
+     * catching up, the last chunk read at exit) are not time, and its collection may come a segment later.
+     */
+    @Test
+    void aPauseIsWrittenUnnamedOnlyAfterMoreThanTwoFlushesAndTwoSeconds() {
+        long ms = 1_000_000L;
+        assertThat(JfrEventMapper.stale(3, 50 * ms)).as("three flushes in a row").isFalse();
+        assertThat(JfrEventMapper.stale(2, 5_000 * ms)).as("two flushes").isFalse();
+        assertThat(JfrEventMapper.stale(3, 2_000 * ms)).isTrue();
+    }
 }
