@@ -452,7 +452,7 @@ public final class Agent {
      */
     static final long EXIT_DEADLINE_MILLIS = 30_000;
 
-    /** The shutdown hook: {@code end} (made with the hook, not started) finishes the capture, joined up to the deadline. */
+    /** The shutdown hook: {@code end} (made with the hook, not started) ends the capture, joined up to the deadline. */
     private static void atExit(Thread end) {
         Agent a;
         synchronized (Agent.class) {
