@@ -157,10 +157,7 @@ public final class Agent {
                 Failures.report("agent.start", t);
                 String msg = "memscope agent: could not start (" + t + "); the application runs without memscope";
                 System.err.println(msg);
-                StackTraceElement[] where = t.getStackTrace();
-                for (int i = 0; i < Math.min(where.length, 12); i++) {
-                    System.err.println("memscope agent:     at " + where[i]);
-                }
+                printFrames(t.getStackTrace(), 12);
                 if (o.strict()) {
                     throw new IllegalStateException(msg, t);
                 }
@@ -480,10 +477,7 @@ public final class Agent {
             System.err.println("memscope agent: the recording was not finished within " + EXIT_DEADLINE_MILLIS / 1000
                     + " s of the JVM's exit; the JVM exits now, and the recording in " + a.dir
                     + " is readable up to its last complete block. The capture's end was at:");
-            StackTraceElement[] where = end.getStackTrace();
-            for (int i = 0; i < Math.min(where.length, 16); i++) {
-                System.err.println("memscope agent:     at " + where[i]);
-            }
+            printFrames(end.getStackTrace(), 16);
         }
     }
 
@@ -540,10 +534,7 @@ public final class Agent {
         } catch (Throwable t) {
             try {
                 System.err.println("memscope agent: could not finish the recording: " + t);
-                StackTraceElement[] where = t.getStackTrace();
-                for (int i = 0; i < Math.min(where.length, 8); i++) {
-                    System.err.println("memscope agent:     at " + where[i]);
-                }
+                printFrames(t.getStackTrace(), 8);
             } catch (Throwable noRoom) {
                 try { // a constant: nothing to allocate for the text
                     System.err.println("memscope agent: could not finish the recording (no memory left to say why)");
@@ -551,6 +542,13 @@ public final class Agent {
                     // not even that
                 }
             }
+        }
+    }
+
+    /** Prints the first {@code max} frames of {@code where} on stderr, one line each. */
+    private static void printFrames(StackTraceElement[] where, int max) {
+        for (int i = 0; i < Math.min(where.length, max); i++) {
+            System.err.println("memscope agent:     at " + where[i]);
         }
     }
 
