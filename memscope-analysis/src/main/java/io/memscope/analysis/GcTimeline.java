@@ -29,6 +29,17 @@ import java.util.List;
  * positions (points) and the snapshots of the whole-heap ones (marks), in time order, a mark before a point at the same
  * time: {@link HeldLedger} moves its samples between buckets there.
  *
+ * <p><b>Overlapping snapshots.</b> {@link HeldLedger} keeps one snapshot pending at a time. A snapshot whose
+ * collection's verdict comes after the pending one's is not taken (that verdict will confirm the pending snapshot,
+ * which it covers): so overlapping whole-heap collections (generational ZGC's major cycles, whose snapshots lag their
+ * starts by many young collections) still confirm, one in a few. One whose verdict comes first replaces the pending
+ * one, and so does the last snapshot of the timeline (the end check's cycle, placed over the one it waited for within
+ * the clock's uncertainty): no later collection would judge what was allocated between the two snapshots. Which
+ * snapshots are taken and which collection confirms which follow from the timeline alone ({@link #markTaken},
+ * {@link #confirms}). A whole-heap collection that confirms nothing measures, as held, what was reachable at an
+ * earlier snapshot and is still there: less than what it held for anything that turns over. So the leak rule compares
+ * held only at collections that confirm, each at the snapshot it confirmed ({@link #confirmedSnapshot}).
+ *
  * <p><b>Which records.</b> Every record but the {@code ... Pauses} records of concurrent collectors (ZGC, Shenandoah),
  * which report the pauses inside a cycle separately from the cycle that reclaims: their heap figures are taken
  * mid-cycle. With no such record (GC notifications off), a single synthetic point at the end of the capture stands
@@ -44,6 +55,10 @@ final class GcTimeline {
     /** Per point: its boundary, and (whole-heap points) its snapshot's boundary, else -1. */
     private final int[] pointBoundary;
     private final int[] markBoundary;
+    /** Per boundary: whether it is a snapshot the held ledger takes (class comment: overlapping snapshots). */
+    private final boolean[] markTaken;
+    /** Per point: the boundary of the snapshot its verdict confirms, or -1. */
+    private final int[] confirms;
 
     private GcTimeline(List<GcRecord> points, boolean synthetic) {
         this.points = points;
@@ -83,6 +98,65 @@ final class GcTimeline {
                 markBoundary[-1 - of] = i;
             }
         }
+        this.markTaken = new boolean[b.size()];
+        this.confirms = new int[n];
+        schedule();
+    }
+
+    /**
+     * Decides, in time order, which snapshots the held ledger takes and which collection confirms each (class
+     * comment). A point's verdict is taken when the replay leaves it (its frees observed): before the next boundary.
+     */
+    private void schedule() {
+        Arrays.fill(confirms, -1);
+        int lastMark = -1;
+        for (int b = boundaryOf.length - 1; b >= 0 && lastMark < 0; b--) {
+            lastMark = boundaryOf[b] < 0 ? b : -1;
+        }
+        int pending = -1;
+        int left = -1; // the point whose verdict is taken before the next boundary
+        for (int b = 0; b <= boundaryOf.length; b++) {
+            if (left >= 0 && pending >= 0 && markBoundary[left] >= pending) {
+                confirms[left] = pending;
+                pending = -1;
+            }
+            left = -1;
+            if (b == boundaryOf.length) {
+                break;
+            }
+            if (boundaryOf[b] >= 0) {
+                left = boundaryOf[b];
+            } else if (pending < 0 || b == lastMark
+                    || pointBoundary[-1 - boundaryOf[b]] < pointBoundary[-1 - boundaryOf[pending]]) {
+                markTaken[b] = true;
+                pending = b;
+            }
+        }
+    }
+
+    /** @return whether boundary {@code b} is a snapshot the held ledger takes (class comment) */
+    boolean markTaken(int b) {
+        return markTaken[b];
+    }
+
+    /** @return the boundary of the snapshot point {@code k}'s verdict confirms, or -1 (class comment) */
+    int confirms(int k) {
+        return confirms[k];
+    }
+
+    /** @return the time of the snapshot point {@code k} confirms: held there was reachable then; MIN_VALUE if none */
+    long confirmedSnapshot(int k) {
+        return confirms[k] < 0 ? Long.MIN_VALUE : boundaryTime[confirms[k]];
+    }
+
+    /** @return the last point among {@code from..to} that confirms a snapshot, or -1 */
+    int lastConfirming(int from, int to) {
+        for (int k = Math.min(to, positions.length - 1); k >= Math.max(0, from); k--) {
+            if (confirms[k] >= 0) {
+                return k;
+            }
+        }
+        return -1;
     }
 
     /** @return when a record's verdict holds: its start, or the end of a whole-heap concurrent cycle */
@@ -223,11 +297,6 @@ final class GcTimeline {
 
     private int[] pointsBefore;
 
-    /** @return the point whose snapshot boundary {@code b} is, or -1 when it is a point */
-    int snapshotOf(int b) {
-        return boundaryOf[b] < 0 ? -1 - boundaryOf[b] : -1;
-    }
-
     /** @return the boundary of point {@code k}'s position */
     int pointBoundary(int k) {
         return pointBoundary[k];
@@ -259,16 +328,6 @@ final class GcTimeline {
             i--;
         }
         return i;
-    }
-
-    /** @return the last whole-heap point among {@code from..to}, or -1 */
-    int lastWholeHeap(int from, int to) {
-        for (int k = Math.min(to, positions.length - 1); k >= Math.max(0, from); k--) {
-            if (wholeHeap(k)) {
-                return k;
-            }
-        }
-        return -1;
     }
 
     /** @return the last whole-heap point among {@code from..to} positioned at or before {@code nanos}, or -1 */

@@ -17,10 +17,8 @@ import java.util.Arrays;
  * U and Y move into S; at a collection's position (a <i>point</i>), Y moves into U; when a whole-heap collection is
  * measured (its frees counted), S moves into C ({@link #confirm}). A sample's bucket follows from its epoch (the
  * boundaries crossed before its allocation): {@link #bucketOf}. Held at collection {@code k} is C, unconfirmed is
- * S + U (Y was allocated after it). At most one snapshot is pending: the replay ({@link ReportBuilder}) crosses a new
- * mark only when its collection's verdict comes before the pending one's, or when it is the timeline's last snapshot
- * (it then replaces it: that collection confirms nothing, conservative); else it skips it, and the next whole-heap
- * collection whose snapshot is at or after the pending one confirms the pending one ({@link #pendingAtOrBefore}).
+ * S + U (Y was allocated after it). At most one snapshot is pending: which marks the replay crosses and which
+ * collection confirms each is {@link GcTimeline}'s schedule ({@link GcTimeline#markTaken}, {@link GcTimeline#confirms}).
  *
  * <p>Events arrive in time order; when the replay passes the boundary after collection {@code k}, {@link #measure}
  * takes the figures of {@code k}. Only keys whose figures changed since the last measure are visited (a dirty list),
@@ -408,18 +406,9 @@ final class HeldLedger {
         lateCount = 0;
     }
 
-    /**
-     * The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older.
-     *
-     * @param verdict it is the collection of the pending snapshot
-     */
-    void crossPoint(int boundary, boolean verdict) {
-        pointsSinceMark++;
-        crossPoint(boundary);
-    }
-
     /** The replay crosses a collection's position (boundary {@code boundary}): what was allocated before it is older. */
     void crossPoint(int boundary) {
+        pointsSinceMark++;
         for (int i = 0; i < youngCount; i++) {
             int key = youngList[i];
             flags[key] &= ~YOUNG;
@@ -432,14 +421,6 @@ final class HeldLedger {
     /** @return whether {@code boundary} is the snapshot still waiting for its collection's verdict */
     boolean pending(int boundary) {
         return pendingMark == boundary && boundary >= 0;
-    }
-
-    /**
-     * @return whether a snapshot at or before {@code boundary} is pending: a collection that judged everything
-     *         allocated before {@code boundary} judged what that snapshot covers, so its verdict confirms it
-     */
-    boolean pendingAtOrBefore(int boundary) {
-        return pendingMark >= 0 && boundary >= 0 && pendingMark <= boundary;
     }
 
     /** @return the boundary of the pending snapshot, or -1 */

@@ -57,8 +57,6 @@ final class HeldReplay {
 
     // replay position: the next boundary of the timeline (positions and snapshots), boundaries crossed
     private int nextBoundary;
-    /** The last snapshot boundary of the timeline (-1 when none): always taken, nothing after it would confirm. */
-    private int lastMark = -1;
     private int epoch;
     /**
      * The boundaries of the last two points crossed (-1: none): a sample allocated at epoch {@code e} has had at most
@@ -104,9 +102,6 @@ final class HeldReplay {
         this.endGc = owner.endGc;
         heldStacks.figuresOfStacksOnly(); // a report reads of stacks only their figures at the end and at the peak
         this.deferred = new HeldOperations(heldSites, heldStacks);
-        for (int b = gcs.boundaries() - 1; b >= 0 && lastMark < 0; b--) {
-            lastMark = gcs.pointAt(b) < 0 ? b : -1;
-        }
     }
 
     /** A site of the allocation half: a key of the ledgers, its leak references chosen. */
@@ -245,23 +240,13 @@ final class HeldReplay {
         }
         int k = gcs.pointAt(b);
         if (k < 0) {
-            // One snapshot pends at a time. A snapshot whose collection's verdict comes after the pending one's is
-            // not taken (its verdict will confirm the pending snapshot, which it covers): so overlapping whole-heap
-            // collections (generational ZGC's major cycles, whose snapshots lag their starts) still confirm, one
-            // in a few. One whose verdict comes first replaces the pending one, and so does the last snapshot of
-            // the timeline (the end check's cycle, placed over the one it waited for within the clock's
-            // uncertainty): no later collection would judge what was allocated between the two snapshots.
-            int pending = heldSites.pendingMark();
-            int of = gcs.snapshotOf(b);
-            if (pending < 0 || of < 0 || b == lastMark
-                    || gcs.pointBoundary(of) < gcs.pointBoundary(gcs.snapshotOf(pending))) {
+            if (gcs.markTaken(b)) { // one snapshot pends at a time (GcTimeline: overlapping snapshots)
                 heldSites.crossMark(b);
                 heldStacks.crossMark(b);
             }
         } else {
-            boolean verdict = heldSites.pendingAtOrBefore(gcs.markOf(k));
-            heldSites.crossPoint(b, verdict);
-            heldStacks.crossPoint(b, verdict);
+            heldSites.crossPoint(b);
+            heldStacks.crossPoint(b);
             toMeasure = k;
             pointBeforeLast = lastPoint;
             lastPoint = b;
@@ -271,8 +256,8 @@ final class HeldReplay {
 
     /** Takes the figures of collection {@code k} (the replay is at the boundary after it, or the end). */
     private void measure(int k) {
-        int mark = gcs.markOf(k);
-        if (mark >= 0 && heldSites.pendingAtOrBefore(mark)) {
+        int confirmed = gcs.confirms(k);
+        if (confirmed >= 0 && heldSites.pending(confirmed)) {
             heldSites.confirm(); // a whole-heap collection: what it judged and did not free was reachable
             heldStacks.confirm();
         }

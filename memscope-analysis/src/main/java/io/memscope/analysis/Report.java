@@ -161,7 +161,8 @@ public record Report(Map<String, String> metadata, Source recording, Window wind
      * @param unconfirmedAtPeakBytes the same at the peak collection
      * @param wholeHeapCollections   collections of the window that examined the whole heap (the agent's end check
      *                         included): the held figures' and the leak rule's evidence
-     * @param heldAsOfMs       when the last of them judged the heap, ms since the run's start; NaN when none did
+     * @param heldAsOfMs       the snapshot the last of them to confirm one confirmed (held figures are what was
+     *                         reachable then), ms since the run's start; NaN when none did
      */
     public record Totals(long allocatedBytes, long allocatedObjects, long peakHeldBytes, long heldAtEndBytes,
                          long samples, long durationMs, boolean exact, double exactCountsAsOfMs,

@@ -400,7 +400,7 @@ final class ReportAssembly {
                     "true".equalsIgnoreCase(run.metadata().get(MetadataKeys.OPTION_INCLUDE_JDK)));
         }
         double heldAsOf = r.endWholeGc < 0 ? Double.NaN
-                : (r.gcs.record(r.endWholeGc).snapshotNanos() - r.runStart) / 1e6;
+                : (r.gcs.confirmedSnapshot(r.endWholeGc) - r.runStart) / 1e6;
         return new Report.Totals(allocatedBytes, allocatedObjects, peak != null ? peakEstimate : liveAtEnd,
                 liveAtEnd, sampleCount, windowNanos / 1_000_000, exact, countsAsOfMs, coverage, unconfirmedAtEnd,
                 peak != null ? unconfirmedAtPeak : unconfirmedAtEnd, r.gcs.wholeHeapCount(r.windowFirstGc, r.endGc),

@@ -51,8 +51,10 @@ import java.nio.file.Path;
  * ({@link Report.Totals#exactCountsAsOfMs()}), and allocations after it are not in them.
  *
  * <p><b>Leak suspects</b> are judged on held (confirmed) bytes at whole-heap collections only, and need evidence. For
- * each heap site, three whole-heap collections of the window are compared, placed in time by their snapshots (held at
- * one is what was reachable then): the last one of the window ("end"), a first one (the last whose snapshot is at or
+ * each heap site, three whole-heap collections of the window that confirmed a snapshot are compared, placed in time by
+ * the snapshots they confirmed (held at one is what was reachable then; when whole-heap collections overlap, as
+ * generational ZGC's major cycles do, one confirms in a few, and what the others hold is an older snapshot's
+ * survivors: {@link GcTimeline}): the last one of the window ("end"), a first one (the last whose snapshot is at or
  * before a third of the way from the site's first allocation in the window to the end's, or, when none is there, the
  * first after that allocation) and a second one (the last at or before two thirds of the way, after the first, or,
  * when none is there, the one halfway between the first and the end); all with snapshots after the site's first

@@ -47,7 +47,10 @@ final class ReportReplay implements EventSink {
      * it measures ({@link HeldReplay}), known once {@link #finish} has run (the allocation half does not need it).
      */
     int peakGc = -1;
-    /** The last whole-heap collection of the window, -1 when none. */
+    /**
+     * The last collection of the window that confirmed a snapshot (what it held was reachable then: GcTimeline,
+     * overlapping snapshots), -1 when none.
+     */
     final int endWholeGc;
     final HeldLedger heldSites;
     final HeldLedger heldStacks;
@@ -154,7 +157,7 @@ final class ReportReplay implements EventSink {
         this.gcs = GcTimeline.of(run, to);
         this.windowFirstGc = gcs.firstAtOrAfter(from);
         this.endGc = gcs.lastAtOrBefore(to);
-        this.endWholeGc = gcs.lastWholeHeap(windowFirstGc, endGc);
+        this.endWholeGc = gcs.lastConfirming(windowFirstGc, endGc);
         this.heldSites = new HeldLedger(windowFirstGc, endGc);
         this.heldStacks = new HeldLedger(windowFirstGc, endGc);
         this.rules = new ReportRules(gcs, windowFirstGc, endWholeGc, heldSites, runStart);

@@ -12,7 +12,7 @@ import java.util.List;
 final class ReportRules {
     private final GcTimeline gcs;
     private final int windowFirstGc;
-    /** The last whole-heap collection of the window, -1 when none. */
+    /** The last collection of the window that confirmed a snapshot, -1 when none. */
     private final int endWholeGc;
     private final HeldLedger heldSites;
     private final long runStart;
@@ -29,13 +29,15 @@ final class ReportRules {
      * Chooses the leak rule's reference collections of a heap site (class comment of {@link ReportBuilder}): the last
      * whole-heap collections at or before a third and two thirds of the way from its first allocation to the
      * window's last whole-heap collection, after the first allocation, distinct and before that last one; and has the
-     * held ledger mark them. Called once per site, when the replay first meets it (before those collections).
+     * held ledger mark them. Only collections that confirmed a snapshot, compared at the snapshot each confirmed
+     * ({@link GcTimeline}, overlapping snapshots): what another one holds is an older snapshot's survivors. Called once
+     * per site, when the replay first meets it (before those collections).
      */
     void chooseReferences(SiteTally a) {
         if (endWholeGc < 0) {
             return;
         }
-        long end = gcs.snapshot(endWholeGc);
+        long end = gcs.confirmedSnapshot(endWholeGc);
         long span = end - a.firstAlloc;
         if (span <= 0) {
             return;
@@ -44,7 +46,8 @@ final class ReportRules {
         // the last one; compared by their snapshots: held at one is what was reachable then
         List<Integer> after = new ArrayList<>();
         for (int k = Math.max(0, windowFirstGc); k < endWholeGc; k++) {
-            if (gcs.wholeHeap(k) && gcs.snapshot(k) > a.firstAlloc && gcs.snapshot(k) < end) {
+            long snapshot = gcs.confirmedSnapshot(k);
+            if (gcs.confirms(k) >= 0 && snapshot > a.firstAlloc && snapshot < end) {
                 after.add(k);
             }
         }
@@ -54,7 +57,7 @@ final class ReportRules {
         int first = -1;
         int second = -1;
         for (int k : after) {
-            if (gcs.snapshot(k) <= a.firstAlloc + span / 3) {
+            if (gcs.confirmedSnapshot(k) <= a.firstAlloc + span / 3) {
                 first = k;
             }
         }
@@ -62,8 +65,8 @@ final class ReportRules {
             first = after.get(0); // none in the first third: the first one there is
         }
         for (int k : after) {
-            if (k > first && gcs.snapshot(k) > gcs.snapshot(first)
-                    && gcs.snapshot(k) <= a.firstAlloc + 2 * (span / 3)) {
+            if (k > first && gcs.confirmedSnapshot(k) > gcs.confirmedSnapshot(first)
+                    && gcs.confirmedSnapshot(k) <= a.firstAlloc + 2 * (span / 3)) {
                 second = k;
             }
         }
@@ -71,7 +74,7 @@ final class ReportRules {
             int i = after.indexOf(first);
             second = after.get(Math.min(after.size() - 1, i + Math.max(1, (after.size() - i) / 2)));
         }
-        if (second <= first || gcs.snapshot(second) <= gcs.snapshot(first)) {
+        if (second <= first || gcs.confirmedSnapshot(second) <= gcs.confirmedSnapshot(first)) {
             return;
         }
         a.firstRef = first;
@@ -99,9 +102,9 @@ final class ReportRules {
                 heldSites.markFreedVariance(a.key, 1), heldSites.endFreedVariance(a.key));
         boolean significant = b2 - b1 > ReportBuilder.LEAK_STEP_SIGMAS * Math.sqrt(s12)
                 && b3 - b2 > ReportBuilder.LEAK_STEP_SIGMAS * Math.sqrt(s23);
-        return new SiteProfile.Growth((gcs.snapshot(a.firstRef) - runStart) / 1e6, Math.round(b1),
-                (gcs.snapshot(a.secondRef) - runStart) / 1e6, Math.round(b2),
-                (gcs.snapshot(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endMeasureSamples(a.key),
+        return new SiteProfile.Growth((gcs.confirmedSnapshot(a.firstRef) - runStart) / 1e6, Math.round(b1),
+                (gcs.confirmedSnapshot(a.secondRef) - runStart) / 1e6, Math.round(b2),
+                (gcs.confirmedSnapshot(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endMeasureSamples(a.key),
                 significant);
     }
 

@@ -73,8 +73,8 @@ class HeldLedgerTest {
                     stacks.crossMark(boundary);
                     epoch = ++boundary;
                 }
-                full.crossPoint(boundary, false);
-                stacks.crossPoint(boundary, false);
+                full.crossPoint(boundary);
+                stacks.crossPoint(boundary);
                 toMeasure = k;
                 epoch = ++boundary;
             }
