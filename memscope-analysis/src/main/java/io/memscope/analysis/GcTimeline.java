@@ -33,12 +33,13 @@ import java.util.List;
  * collection's verdict comes after the pending one's is not taken (that verdict will confirm the pending snapshot,
  * which it covers): so overlapping whole-heap collections (generational ZGC's major cycles, whose snapshots lag their
  * starts by many young collections) still confirm, one in a few. One whose verdict comes first replaces the pending
- * one, and so does the last snapshot of the timeline (the end check's cycle, placed over the one it waited for within
- * the clock's uncertainty): no later collection would judge what was allocated between the two snapshots. Which
- * snapshots are taken and which collection confirms which follow from the timeline alone ({@link #markTaken},
- * {@link #confirms}). A whole-heap collection that confirms nothing measures, as held, what was reachable at an
- * earlier snapshot and is still there: less than what it held for anything that turns over. So the leak rule compares
- * held only at collections that confirm, each at the snapshot it confirmed ({@link #confirmedSnapshot}).
+ * one, and so does the last snapshot of the window (normally the end check's cycle, placed over the one it waited for
+ * within the clock's uncertainty, or starting while another cycle ends): no later collection would judge what was
+ * allocated between the two snapshots. Which snapshots are taken and which collection confirms which follow from the
+ * timeline alone ({@link #markTaken}, {@link #confirms}). A whole-heap collection that confirms nothing measures, as
+ * held, what was reachable at an earlier snapshot and is still there: less than what it held for anything that turns
+ * over. So the leak rule compares held only at collections that confirm, each at the snapshot it confirmed
+ * ({@link #confirmedSnapshot}).
  *
  * <p><b>Which records.</b> Every record but the {@code ... Pauses} records of concurrent collectors (ZGC, Shenandoah),
  * which report the pauses inside a cycle separately from the cycle that reclaims: their heap figures are taken
@@ -60,7 +61,7 @@ final class GcTimeline {
     /** Per point: the boundary of the snapshot its verdict confirms, or -1. */
     private final int[] confirms;
 
-    private GcTimeline(List<GcRecord> points, boolean synthetic) {
+    private GcTimeline(List<GcRecord> points, boolean synthetic, long endNanos) {
         this.points = points;
         this.synthetic = synthetic;
         int n = points.size();
@@ -100,18 +101,23 @@ final class GcTimeline {
         }
         this.markTaken = new boolean[b.size()];
         this.confirms = new int[n];
-        schedule();
+        schedule(endNanos);
     }
 
     /**
      * Decides, in time order, which snapshots the held ledger takes and which collection confirms each (class
      * comment). A point's verdict is taken when the replay leaves it (its frees observed): before the next boundary.
+     *
+     * @param endNanos the end of the timeline's window: its last snapshot is that of the last whole-heap collection
+     *                 whose verdict is in it (collections recorded after the capture's end check are not)
      */
-    private void schedule() {
+    private void schedule(long endNanos) {
         Arrays.fill(confirms, -1);
         int lastMark = -1;
-        for (int b = boundaryOf.length - 1; b >= 0 && lastMark < 0; b--) {
-            lastMark = boundaryOf[b] < 0 ? b : -1;
+        for (int k = positions.length - 1; k >= 0 && lastMark < 0; k--) {
+            if (markBoundary[k] >= 0 && positions[k] <= endNanos) {
+                lastMark = markBoundary[k];
+            }
         }
         int pending = -1;
         int left = -1; // the point whose verdict is taken before the next boundary
@@ -170,7 +176,8 @@ final class GcTimeline {
      * concurrent cycles of ZGC and Shenandoah recognized by their names ({@link GcRecord.Examined#ofCollector}; G1's
      * marking-end pauses not, their marking's snapshot being unknown), the others stay unknown.
      *
-     * @param endNanos the end of the capture, where the synthetic point goes when no record reclaims memory
+     * @param endNanos the end of the window: where the synthetic point goes when no record reclaims memory, and the
+     *                 bound of the last snapshot (class comment: overlapping snapshots)
      */
     static GcTimeline of(RecordedRun run, long endNanos) {
         return of(withExamined(run.gcRecords()), endNanos);
@@ -198,7 +205,8 @@ final class GcTimeline {
 
     /**
      * @param records every collection of the recording
-     * @param endNanos the end of the capture, where the synthetic point goes when no record reclaims memory
+     * @param endNanos the end of the window: where the synthetic point goes when no record reclaims memory, and the
+     *                 bound of the last snapshot (class comment: overlapping snapshots)
      */
     static GcTimeline of(List<GcRecord> records, long endNanos) {
         List<GcRecord> l = new ArrayList<>();
@@ -210,9 +218,9 @@ final class GcTimeline {
         l.sort(Comparator.comparingLong((GcRecord r) -> position(r)).thenComparingLong(GcRecord::startNanos));
         if (l.isEmpty()) {
             l.add(new GcRecord(endNanos, 0, "end of capture", null, 0, 0, 0, null));
-            return new GcTimeline(l, true);
+            return new GcTimeline(l, true, endNanos);
         }
-        return new GcTimeline(l, false);
+        return new GcTimeline(l, false, endNanos);
     }
 
     /** @return whether a record is a collection whose heap figures are taken after memory was reclaimed */

@@ -75,14 +75,16 @@ final class HeldLedger {
     private double[] endUnconfirmed = new double[16];
     private double[] endVariance = new double[16];
     /**
-     * Per key: the samples of S freed after the first collection at or after a snapshot, up to and including its
-     * collection's verdict (F). The first collection frees what was garbage at the snapshot; later young collections
-     * free what became garbage after it: reachable at the snapshot. When collections came between the snapshot and the
-     * verdict (G1's marking, a generational ZGC major cycle: their snapshot is a bound that may precede the marking's
-     * real start), what the verdict itself freed of what was allocated before the snapshot is counted too: an upper
-     * bound of what was reachable at the snapshot. So the leak rule's measure of that collection, C + F, is at least
-     * what was reachable then (exact for a stop-the-world full collection and for a ZGC or Shenandoah cycle, where F
-     * is 0), which errs towards not calling a site a suspect; the report's held figure is C, what is still there.
+     * Per key: the samples allocated before the pending snapshot (in S, or in C: confirmed by an earlier snapshot)
+     * freed after the first collection at or after it, up to and including its collection's verdict (F). The first
+     * collection frees what was garbage at the snapshot; later young collections free what became garbage after it:
+     * reachable at the snapshot. When collections came between the snapshot and the verdict (G1's marking, a
+     * generational ZGC major cycle: their snapshot is a bound that may precede the marking's real start, and other
+     * major cycles end in between), what they and the verdict itself freed of what was allocated before the snapshot
+     * is counted too: an upper bound of what was reachable at the snapshot. So the leak rule's measure of that
+     * collection, C + F, is at least what was reachable then (exact for a stop-the-world full collection and for a
+     * ZGC or Shenandoah cycle, where F is 0), which errs towards not calling a site a suspect; the report's held
+     * figure is C, what is still there.
      */
     private double[] lateBytes = new double[16];
     private double[] lateVariance = new double[16];
@@ -269,9 +271,7 @@ final class HeldLedger {
         add(bucket, key, -b, -n, -1, -v);
         if (!full) {
             // no leak measures
-        } else if (bucket == C) {
-            freedVariance[key] += v;
-        } else if (bucket == S && pointsSinceMark >= 2) {
+        } else if ((bucket == S || bucket == C && pendingMark >= 0) && pointsSinceMark >= 2) {
             lateBytes[key] += b;
             lateVariance[key] += v;
             lateSamples[key]++;
@@ -279,6 +279,8 @@ final class HeldLedger {
                 flags[key] |= LATE;
                 lateList[lateCount++] = key;
             }
+        } else if (bucket == C) {
+            freedVariance[key] += v;
         }
         touch(key);
     }

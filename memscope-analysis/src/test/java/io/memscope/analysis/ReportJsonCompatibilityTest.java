@@ -51,6 +51,17 @@ class ReportJsonCompatibilityTest {
      */
     static final Set<String> MAY_DIFFER = Set.of();
 
+    /**
+     * Values a later rule changed, by exact path, with today's value: the leak rule's held figure at a reference
+     * collection counts the samples an earlier snapshot confirmed that were freed between the reference's snapshot and
+     * its verdict (report-json.md, "Leak suspects": an upper bound of what was reachable then). The demo's leaky cache
+     * read 6,297,698 bytes at its second reference (G1's Remark at 4.6 s), below its 9.4 MB before and 11.5 MB
+     * after; it reads 11,020,972 now.
+     */
+    static final Map<String, String> RULE_CHANGED = Map.of(
+            "/topAllocationSites[2]/growth/secondBytes", "11020972",
+            "/topLiveSites[1]/growth/secondBytes", "11020972");
+
     /** The golden's {@code version} (today's is {@link ReportJson#VERSION}). */
     static final int GOLDEN_VERSION = 3;
 
@@ -146,7 +157,7 @@ class ReportJsonCompatibilityTest {
             for (int i = 0; i < Math.min(was.size(), is.size()); i++) {
                 compare(was.get(i), is.get(i), path + "[" + i + "]", differences);
             }
-        } else if (!was.equals(is)) {
+        } else if (!was.equals(is) && !is.asText().equals(RULE_CHANGED.get(path))) {
             differences.add(path + ": " + was + " became " + is);
         }
     }
