@@ -132,6 +132,13 @@ class HeldMeansReachableTest {
                 .isCloseTo(cacheBytes, within(cacheBytes * 0.3));
         assertThat(Json.num(cacheSite, "allocatedBytes")).as("the cache turned over")
                 .isGreaterThan(3 * cacheBytes);
+        // held at the leak rule's reference collections is what was reachable at their snapshots: the whole cache,
+        // although its entries turn over in well under a second (an upper bound there, never a fraction of it)
+        Map<String, Object> cacheGrowth = Json.obj(cacheSite, "growth");
+        for (String reference : List.of("firstBytes", "secondBytes", "endBytes")) {
+            assertThat((double) Json.num(cacheGrowth, reference)).as("the cache at %s: %s", reference, cacheGrowth)
+                    .isGreaterThan(cacheBytes * 0.7);
+        }
         assertThat(Files.readString(Jvms.summaryFile(out))).contains("Leak suspects (held at whole-heap collections")
                 .contains(leak);
     }
