@@ -159,6 +159,13 @@ final class CollectionKinds {
                 }
             }
         }
+        if (markingEnd && examined == Examined.YOUNG && !full) {
+            // the marking-end bean and a young one both placed in this pause (a cut of several pauses, matched
+            // ambiguously): a pause is one or the other, which is not known; neither a young collection's label nor
+            // a marking's verdict (what it freed may be young garbage)
+            markingEnd = false;
+            examined = Examined.UNKNOWN;
+        }
         long snapshot = startNanos;
         // a marking end that freed nothing proves nothing: a Cleanup, a Remark whose marking restarts (mark stack
         // overflow), or (no bean counts it) another pause of the JVM's that did no collecting
