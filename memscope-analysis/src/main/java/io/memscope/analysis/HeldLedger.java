@@ -18,7 +18,8 @@ import java.util.Arrays;
  * measured (its frees counted), S moves into C ({@link #confirm}). A sample's bucket follows from its epoch (the
  * boundaries crossed before its allocation): {@link #bucketOf}. Held at collection {@code k} is C, unconfirmed is
  * S + U (Y was allocated after it). At most one snapshot is pending: which marks the replay crosses and which
- * collection confirms each is {@link GcTimeline}'s schedule ({@link GcTimeline#markTaken}, {@link GcTimeline#confirms}).
+ * collection confirms each is {@link GcTimeline}'s schedule ({@link GcTimeline#markTaken},
+ * {@link GcTimeline#confirms}).
  *
  * <p>Events arrive in time order; when the replay passes the boundary after collection {@code k}, {@link #measure}
  * takes the figures of {@code k}. Only keys whose figures changed since the last measure are visited (a dirty list),

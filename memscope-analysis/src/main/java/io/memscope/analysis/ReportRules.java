@@ -104,8 +104,8 @@ final class ReportRules {
                 && b3 - b2 > ReportBuilder.LEAK_STEP_SIGMAS * Math.sqrt(s23);
         return new SiteProfile.Growth((gcs.confirmedSnapshot(a.firstRef) - runStart) / 1e6, Math.round(b1),
                 (gcs.confirmedSnapshot(a.secondRef) - runStart) / 1e6, Math.round(b2),
-                (gcs.confirmedSnapshot(endWholeGc) - runStart) / 1e6, Math.round(b3), heldSites.endMeasureSamples(a.key),
-                significant);
+                (gcs.confirmedSnapshot(endWholeGc) - runStart) / 1e6, Math.round(b3),
+                heldSites.endMeasureSamples(a.key), significant);
     }
 
     /** @return the variance of the difference of two held estimates of a site (see {@link #growth}) */
