@@ -305,11 +305,6 @@ final class GcTimeline {
 
     private int[] pointsBefore;
 
-    /** @return the boundary of point {@code k}'s position */
-    int pointBoundary(int k) {
-        return pointBoundary[k];
-    }
-
     /** @return the boundary of point {@code k}'s snapshot, or -1 when it did not examine the whole heap */
     int markOf(int k) {
         return markBoundary[k];
@@ -336,16 +331,6 @@ final class GcTimeline {
             i--;
         }
         return i;
-    }
-
-    /** @return the last whole-heap point among {@code from..to} positioned at or before {@code nanos}, or -1 */
-    int lastWholeHeapAtOrBefore(int from, int to, long nanos) {
-        for (int k = Math.min(to, positions.length - 1); k >= Math.max(0, from); k--) {
-            if (wholeHeap(k) && positions[k] <= nanos) {
-                return k;
-            }
-        }
-        return -1;
     }
 
     /**

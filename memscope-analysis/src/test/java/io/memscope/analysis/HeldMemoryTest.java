@@ -27,9 +27,7 @@ class HeldMemoryTest {
     Path tmp;
 
     private Path recording() {
-        TestRun d = TestRun.create(tmp.resolve("held.msrec"))
-                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
-                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(450 * MS))
+        TestRun d = capture("held", 450)
                 .site(BIG).site(GARBAGE).site(SMALL)
                 .stack(77, "a.Big.build(Big.java:1)", "a.Main.main(Main.java:9)");
         for (int i = 0; i < 10; i++) {
@@ -57,6 +55,28 @@ class HeldMemoryTest {
                 64 * MIB, "end of major GC"));
         d.close();
         return d.file();
+    }
+
+    /** @return a sampled capture of {@code endMs}, the interval 1 KiB (samples of 1 MiB weigh their own size) */
+    private TestRun capture(String name, long endMs) {
+        return TestRun.create(tmp.resolve(name + ".msrec"))
+                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
+                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(endMs * MS));
+    }
+
+    /**
+     * @return a capture of 300 ms: 4 MiB of {@link #BIG} allocated from 50 ms, 2 MiB of {@link #SMALL} from
+     *         {@code smallAtMs}, never freed; the caller adds the collections
+     */
+    private TestRun bigThenSmall(String name, long smallAtMs) {
+        TestRun d = capture(name, 300).site(BIG).site(SMALL);
+        for (int i = 0; i < 4; i++) {
+            d.alloc((50 + i) * MS, 100 + i, MIB, 1);
+        }
+        for (int i = 0; i < 2; i++) {
+            d.alloc((smallAtMs + i) * MS, 200 + i, MIB, 3);
+        }
+        return d;
     }
 
     private static SiteProfile site(Report r, String frame) {
@@ -124,16 +144,7 @@ class HeldMemoryTest {
      */
     @Test
     void theLastWholeHeapCycleJudgesEvenWhenItOverlapsThePendingOne() {
-        TestRun d = TestRun.create(tmp.resolve("overlap.msrec"))
-                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
-                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(300 * MS))
-                .site(BIG).site(SMALL);
-        for (int i = 0; i < 4; i++) {
-            d.alloc((50 + i) * MS, 100 + i, MIB, 1);
-        }
-        for (int i = 0; i < 2; i++) {
-            d.alloc((150 + i) * MS, 200 + i, MIB, 3); // after the first cycle's snapshot, before the second's
-        }
+        TestRun d = bigThenSmall("overlap", 150); // small: after the first cycle's snapshot, before the second's
         d.gc(new GcRecord(100 * MS, 100 * MS, "ZGC Cycles", "Allocation Rate", 0, 0, 0, null,
                 GcRecord.Examined.WHOLE_HEAP, 100 * MS, 200 * MS));
         d.gc(new GcRecord(180 * MS, 80 * MS, "ZGC Cycles", "System.gc()", 0, 0, 0, null,
@@ -152,16 +163,7 @@ class HeldMemoryTest {
      */
     @Test
     void theEndChecksCycleJudgesEvenWhenACycleIsRecordedAfterTheCapture() {
-        TestRun d = TestRun.create(tmp.resolve("after.msrec"))
-                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
-                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(300 * MS))
-                .site(BIG).site(SMALL);
-        for (int i = 0; i < 4; i++) {
-            d.alloc((50 + i) * MS, 100 + i, MIB, 1);
-        }
-        for (int i = 0; i < 2; i++) {
-            d.alloc((120 + i) * MS, 200 + i, MIB, 3); // after the pending cycle's snapshot, before the end check's
-        }
+        TestRun d = bigThenSmall("after", 120); // small: after the pending cycle's snapshot, before the end check's
         d.gc(new GcRecord(150 * MS, 50 * MS, "ZGC Major Cycles", "Allocation Rate", 0, 0, 0, null,
                 GcRecord.Examined.WHOLE_HEAP, 80 * MS, 200 * MS));
         d.gc(new GcRecord(199 * MS, 20 * MS, "ZGC Major Cycles", "System.gc()", 0, 0, 0, null,
@@ -329,10 +331,7 @@ class HeldMemoryTest {
     void overlappingWholeHeapCyclesAreComparedWhereTheyConfirmed() {
         Site cache = new Site(4, "a.Cache", "put", "Cache.java", 4, "byte[]");
         Site leak = new Site(5, "a.Leak", "add", "Leak.java", 5, "byte[]");
-        TestRun d = TestRun.create(tmp.resolve("generational.msrec"))
-                .meta(MetadataKeys.MODE, "sample").meta(MetadataKeys.INTERVAL_BYTES, "1024")
-                .meta(MetadataKeys.START_NANOS, "0").meta(MetadataKeys.END_NANOS, Long.toString(3000 * MS))
-                .site(cache).site(leak);
+        TestRun d = capture("generational", 3000).site(cache).site(leak);
         List<Long> majorStarts = new java.util.ArrayList<>();
         for (long start = 400; start <= 2900; start += 100) {
             majorStarts.add(start); // the last, at 2900, is the end check
